@@ -1,0 +1,47 @@
+// Small allocation-free helpers for parsing text fields: trimming, numbers, JSON number shape.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace gpucost::text {
+
+inline bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
+inline bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+inline std::string_view trim(std::string_view s) {
+  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
+  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
+  return s;
+}
+inline std::string_view rtrim(std::string_view s) {
+  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+/// Next whitespace-separated token of `s` starting at `pos`; advances pos. Empty at end.
+inline std::string_view next_token(std::string_view s, std::size_t& pos) {
+  while (pos < s.size() && is_space(s[pos])) ++pos;
+  const std::size_t start = pos;
+  while (pos < s.size() && !is_space(s[pos])) ++pos;
+  return s.substr(start, pos - start);
+}
+
+/// Parses the whole of `s` as a decimal floating point number (no spaces, no unit).
+std::optional<double> parse_double(std::string_view s);
+/// Parses the whole of `s` as a signed decimal integer.
+std::optional<std::int64_t> parse_int(std::string_view s);
+/// Parses "0x..." hexadecimal (nvidia-smi bit masks).
+std::optional<std::uint64_t> parse_hex(std::string_view s);
+
+/// True when `s` is a number in strict JSON grammar (so it can be copied to output verbatim).
+bool is_json_number(std::string_view s);
+
+/// Case-insensitive ASCII equality.
+bool iequals(std::string_view a, std::string_view b);
+
+/// Edit distance, for "did you mean" hints.
+std::size_t edit_distance(std::string_view a, std::string_view b);
+
+}  // namespace gpucost::text

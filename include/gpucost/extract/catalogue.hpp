@@ -1,0 +1,26 @@
+// The indicator catalogue: one table in code (id, key, unit, name, definition) that drives
+// `gpucost extract --list`, the features JSON and docs/indicators.md.
+#pragma once
+
+#include <span>
+#include <string_view>
+
+namespace gpucost::extract {
+
+enum class Scope { host_and_gpu, host_only, gpu_only };
+
+struct IndicatorDef {
+  std::string_view id;          ///< stable: F001, F002, ...
+  std::string_view key;         ///< JSON key, unit as suffix
+  std::string_view unit;        ///< "s", "kWh", "W", "°C", "ratio" (0-1), "count"
+  std::string_view category;    ///< "job", "power", "thermal", "clocks", "utilisation"
+  std::string_view name;        ///< short human name
+  std::string_view definition;  ///< one line, exact
+  Scope scope = Scope::host_and_gpu;
+};
+
+std::span<const IndicatorDef> catalogue();
+/// nullptr when the key is not in the catalogue.
+const IndicatorDef* find_indicator(std::string_view key);
+
+}  // namespace gpucost::extract

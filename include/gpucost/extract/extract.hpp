@@ -1,0 +1,80 @@
+// Stage 2, extract: telemetry samples -> per-GPU and host indicators over a job window.
+#pragma once
+
+#include <gpucost/core/error.hpp>
+#include <gpucost/core/event.hpp>
+#include <gpucost/prep/prep.hpp>
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gpucost::extract {
+
+inline constexpr std::string_view kFeaturesSchema = "gpucost.features";
+inline constexpr int kFeaturesVersion = 1;
+
+/// The telemetry values extract uses from one sample; NaN = not in the sample.
+struct Sample {
+  std::int64_t ts_ns = 0;
+  double power_w, util_pct, temp_c, pclk_mhz;
+};
+
+/// Collects "sample" events per GPU (telemetry without a GPU index belongs to GPU 0).
+class SampleCollector final : public prep::EventSink {
+ public:
+  void on_event(const Event& event) override;
+  [[nodiscard]] const std::map<int, std::vector<Sample>>& series() const { return m_series; }
+  [[nodiscard]] const std::string& host() const { return m_host; }
+
+ private:
+  std::map<int, std::vector<Sample>> m_series;
+  std::string m_host;
+};
+
+struct ExtractOptions {
+  std::optional<std::int64_t> from_ns, to_ns;  ///< --from / --to; else first/last sample
+  double temp_threshold_c = 78.0;
+};
+
+/// A value, or why it is absent (never a silent 0).
+struct IndicatorValue {
+  std::optional<double> value;
+  std::string reason;  ///< set when value is empty
+};
+
+using IndicatorSet = std::map<std::string, IndicatorValue>;  // key -> value
+
+struct GpuFeatures {
+  int gpu = 0;
+  IndicatorSet indicators;
+};
+
+struct Features {
+  std::int64_t from_ns = 0, to_ns = 0;
+  std::string chosen_by;  ///< "flags" or "samples"
+  std::string host;
+  IndicatorSet host_indicators;
+  std::vector<GpuFeatures> gpus;
+
+  [[nodiscard]] double wall_s() const { return static_cast<double>(to_ns - from_ns) / 1e9; }
+};
+
+/// Computes every indicator. Fails when there is no sample at all to choose a window from.
+Expected<Features> compute_features(const SampleCollector& samples, const ExtractOptions& options);
+
+/// The features document (schema gpucost.features, version 1) as pretty JSON.
+std::string features_to_json(const Features& features);
+/// Reads a features document back (breakeven's input).
+Expected<Features> features_from_json(std::string_view text, const std::string& path);
+/// True when `head` looks like a features document.
+bool is_features_document(std::string_view head);
+
+// ---- the statistics, exposed for unit tests -----------------------------------------------
+
+/// Intervals between samples longer than this are gaps: max(10 s, 5 x median interval).
+double gap_limit_s(double median_interval_s);
+
+}  // namespace gpucost::extract

@@ -1,0 +1,32 @@
+// Output to "-" (stdout) or to a file written atomically: a temporary file in the same
+// directory, renamed over the target only when everything was written.
+#pragma once
+
+#include <gpucost/core/error.hpp>
+
+#include <cstdio>
+#include <string>
+
+namespace gpucost::io {
+
+class OutputFile {
+ public:
+  /// "-" or empty = stdout.
+  static Expected<OutputFile> open(const std::string& path);
+  OutputFile(OutputFile&& other) noexcept;
+  OutputFile& operator=(OutputFile&&) = delete;
+  OutputFile(const OutputFile&) = delete;
+  ~OutputFile();  ///< removes the temporary file when commit() was not reached
+
+  [[nodiscard]] std::FILE* stream() const { return m_file; }
+  /// Flushes, checks for write errors and renames into place.
+  Status commit();
+
+ private:
+  OutputFile() = default;
+  std::FILE* m_file = nullptr;
+  std::string m_path, m_tmp;
+  bool m_stdout = true;
+};
+
+}  // namespace gpucost::io

@@ -1,0 +1,49 @@
+// The gpucost.events stream (docs/formats.md): writer (JSON Lines or TSV) and reader.
+#pragma once
+
+#include <gpucost/core/error.hpp>
+#include <gpucost/core/event.hpp>
+#include <gpucost/prep/prep.hpp>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace gpucost::io {
+
+class LineReader;
+
+inline constexpr std::string_view kEventsSchema = "gpucost.events";
+inline constexpr int kEventsVersion = 1;
+
+enum class StreamFormat { jsonl, tsv };
+
+/// Writes events as they come; write_summary() ends the stream.
+class EventWriter final : public prep::EventSink {
+ public:
+  EventWriter(std::FILE* out, StreamFormat format);
+  ~EventWriter() override;
+  EventWriter(const EventWriter&) = delete;
+  EventWriter& operator=(const EventWriter&) = delete;
+
+  /// Header line: schema, version, the zone used for local times, the generator.
+  void write_header(const std::string& tz_name, const std::string& version);
+  void on_event(const Event& event) override;
+  /// Summary line with per-input counts (JSON Lines only; TSV has no summary row).
+  void write_summary(const std::vector<prep::InputStats>& inputs);
+  void flush();
+  [[nodiscard]] bool failed() const;
+
+ private:
+  struct Impl;
+  Impl* m_impl;
+};
+
+/// True when `head` starts with a gpucost.events header line.
+bool is_event_stream(std::string_view head);
+
+/// Reads a gpucost.events JSON Lines stream back into events (for extract and breakeven).
+/// Malformed lines are counted in `stats` like any other input.
+Status read_event_stream(LineReader& reader, prep::EventSink& sink, prep::InputStats& stats);
+
+}  // namespace gpucost::io

@@ -1,0 +1,76 @@
+// Streaming line reader over a file or stdin, plain, gzip or zstd (detected by magic bytes).
+// Reads big blocks, splits them with memchr and hands out string_views into its own buffer:
+// no allocation per line, memory bounded by the block size plus the longest allowed line.
+#pragma once
+
+#include <gpucost/core/error.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace gpucost::io {
+
+enum class Compression { none, gzip, zstd };
+std::string_view to_string(Compression c);
+
+/// Decompressed bytes of one input. Implementations: plain fd, zlib, zstd.
+class ByteSource {
+ public:
+  virtual ~ByteSource() = default;
+  /// Reads up to n bytes; 0 at the end. On a read or decompression error returns 0 and
+  /// error() describes it (a truncated archive keeps every byte before the cut).
+  virtual std::size_t read(char* buf, std::size_t n) = 0;
+  [[nodiscard]] const std::string& error() const { return m_error; }
+
+ protected:
+  std::string m_error;
+};
+
+/// One line without its '\n' and without one trailing '\r'.
+struct Line {
+  std::string_view text;
+  std::uint64_t number = 0;        ///< 1-based line number
+  std::uint64_t full_length = 0;   ///< bytes of the whole line when it was cut (overlong)
+  bool overlong = false;           ///< longer than the limit: text holds only its start
+};
+
+class LineReader {
+ public:
+  /// Lines longer than this are reported as overlong and skipped, keeping memory bounded.
+  static constexpr std::size_t kMaxLineBytes = 4u << 20;
+  static constexpr std::size_t kBlockBytes = 1u << 20;
+
+  /// Opens a path, or stdin for "-". Fails on a missing/unreadable file or a directory.
+  static Expected<std::unique_ptr<LineReader>> open(const std::string& path);
+  /// Reads lines from an in-memory string (tests, in-process stages).
+  static std::unique_ptr<LineReader> from_string(std::string data);
+
+  explicit LineReader(std::unique_ptr<ByteSource> src, Compression c);
+  ~LineReader();
+  LineReader(const LineReader&) = delete;
+  LineReader& operator=(const LineReader&) = delete;
+
+  /// Next line; false at the end of input.
+  bool next(Line& line);
+  /// Looks at the first bytes without consuming them (format detection); up to n bytes.
+  std::string_view peek(std::size_t n);
+
+  [[nodiscard]] Compression compression() const { return m_compression; }
+  /// Non-empty when the input ended early (read error, truncated archive).
+  [[nodiscard]] const std::string& error() const;
+  [[nodiscard]] std::uint64_t bytes_read() const { return m_bytes; }
+
+ private:
+  bool fill();  // appends a block; false at EOF
+
+  std::unique_ptr<ByteSource> m_src;
+  Compression m_compression;
+  std::unique_ptr<char[]> m_buf;
+  std::size_t m_cap = 0, m_begin = 0, m_end = 0;
+  std::uint64_t m_line_no = 0, m_bytes = 0;
+  bool m_eof = false;
+};
+
+}  // namespace gpucost::io

@@ -1,0 +1,31 @@
+// Feeding a stage from its inputs: raw logs (prep in-process), gpucost.events streams, or a
+// gpucost.features document. Globs are expanded here so cron jobs can quote them.
+#pragma once
+
+#include <gpucost/core/error.hpp>
+#include <gpucost/core/time.hpp>
+#include <gpucost/extract/extract.hpp>
+#include <gpucost/prep/prep.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gpucost::pipeline {
+
+/// Expands arguments that contain * ? [ and do not exist as files (sorted, like the shell).
+/// "-" stays stdin. Fails when a pattern matches nothing.
+Expected<std::vector<std::string>> expand_inputs(const std::vector<std::string>& args);
+
+/// Runs every input into `sink`: event streams are read back, raw logs go through prep.
+/// One InputStats per input is appended to `stats` (also when it fails).
+Status feed_inputs(const std::vector<std::string>& paths, const prep::PrepOptions& options, LocalClock& clock,
+                   prep::EventSink& sink, std::vector<prep::InputStats>& stats);
+
+/// Features from the inputs: a single gpucost.features document is read as is; anything else
+/// is collected and passed through extract.
+Expected<extract::Features> load_features(const std::vector<std::string>& paths, const prep::PrepOptions& options,
+                                          LocalClock& clock, const extract::ExtractOptions& extract_options,
+                                          std::vector<prep::InputStats>& stats);
+
+}  // namespace gpucost::pipeline

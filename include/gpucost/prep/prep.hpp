@@ -1,0 +1,114 @@
+// Stage 1, prep: raw tool output -> normalised events on one UTC clock.
+// run_prep() detects each input's format, runs its line parser and hands every event to a sink;
+// it accounts for every line (event, ignored or malformed) in InputStats.
+#pragma once
+
+#include <gpucost/core/error.hpp>
+#include <gpucost/core/event.hpp>
+#include <gpucost/core/time.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gpucost::io {
+class LineReader;
+struct Line;
+}  // namespace gpucost::io
+
+namespace gpucost::prep {
+
+enum class Format { unknown, dmon, pmon, query_csv };
+
+std::string_view format_name(Format f);
+/// "dmon", "pmon", "query-csv" (also "query_csv", "csv"); false when unknown.
+bool format_from_name(std::string_view name, Format& out);
+/// Names accepted by --input-format, for help text and hints.
+std::string format_names();
+
+/// Receives events; the Event and its string_views are valid only during the call.
+class EventSink {
+ public:
+  virtual ~EventSink() = default;
+  virtual void on_event(const Event& event) = 0;
+};
+
+struct MalformedExample {
+  std::uint64_t line = 0;
+  std::string reason;
+  std::string excerpt;
+};
+
+/// How an input's times were put on the UTC clock.
+enum class TimeBasis { none, absolute, local, relative };
+std::string_view to_string(TimeBasis b);
+
+/// Per-input accounting: lines == event lines + ignored + malformed.
+struct InputStats {
+  std::string path;
+  Format format = Format::unknown;
+  std::string compression = "none";
+  std::uint64_t lines = 0, events = 0, ignored = 0, malformed = 0;
+  TimeBasis time_basis = TimeBasis::none;
+  std::vector<MalformedExample> examples;  ///< the first few malformed lines
+  std::vector<std::string> notes;          ///< e.g. "no --start: times are relative"
+  std::string truncated;                   ///< non-empty when the input ended early
+};
+
+/// Adds a note to the input's summary unless it is already there.
+void add_note(InputStats& stats, std::string text);
+
+struct PrepOptions {
+  Format forced = Format::unknown;          ///< --input-format; unknown = detect
+  std::optional<CivilTime> date;            ///< --date, for dmon -o T
+  std::optional<IsoInstant> start;          ///< --start, for inputs without times
+  std::optional<double> interval_s;         ///< --interval (seconds)
+  std::string fields;                       ///< --fields, for query CSV without a header
+  std::string host = "localhost";           ///< host name put on every event
+  std::size_t max_examples = 5;
+};
+
+/// Detects the format of an input from its first bytes; Format::unknown when none fits.
+Format detect_format(std::string_view head, const PrepOptions& options);
+
+/// Parses one input into `sink`. Fails (ErrorKind::format) only when the format cannot be
+/// determined; bad lines are counted in `stats`, never errors.
+Status run_prep_input(io::LineReader& reader, const PrepOptions& options, LocalClock& clock,
+                      EventSink& sink, InputStats& stats);
+
+// ---- parser plumbing, shared by the per-format parsers --------------------------------
+
+enum class LineResult { event, ignored, malformed };
+
+/// What a parser needs besides the line: options, clock, the event to fill, the sink.
+struct ParseContext {
+  const PrepOptions& options;
+  LocalClock& clock;
+  EventSink& sink;
+  InputStats& stats;
+  Event event;
+  std::string_view reason;  ///< set by a parser that returns LineResult::malformed
+  std::string reason_buf;   ///< owns a formatted reason when a literal is not enough
+
+  /// Sends the filled event to the sink.
+  void emit() {
+    event.host = options.host;
+    sink.on_event(event);
+    ++stats.events;
+  }
+  LineResult malformed(std::string_view why) {
+    reason = why;
+    return LineResult::malformed;
+  }
+};
+
+/// One parser per format; created per input, so it may keep per-file state.
+class LineParser {
+ public:
+  virtual ~LineParser() = default;
+  virtual LineResult parse(std::string_view line, ParseContext& ctx) = 0;
+};
+
+}  // namespace gpucost::prep

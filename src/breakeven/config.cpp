@@ -1,0 +1,183 @@
+#include <gpucost/breakeven/config.hpp>
+
+#include <gpucost/core/text.hpp>
+
+#include <fmt/format.h>
+#include <toml++/toml.h>
+
+#include <array>
+#include <cmath>
+#include <limits>
+#include <map>
+
+namespace gpucost::breakeven {
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+constexpr std::array kKeys = {
+    ConfigKey{"currency", "", "currency code used in output", false, true},
+    ConfigKey{"line", "ratio", "premium threshold: above it, renting is advised (0.12 = 12 %)", false, false, -1, kInf, true},
+    ConfigKey{"electricity.price_per_kwh", "currency/kWh", "flat electricity price", true, false, 0, kInf},
+    ConfigKey{"local.hardware_price", "currency", "purchase price of the machine (GPUs and host)", true, false, 0, kInf},
+    ConfigKey{"local.residual_fraction", "ratio", "resale value at end of life / price", false, false, 0, 1},
+    ConfigKey{"local.lifetime_years", "years", "amortisation period", false, false, 0, 100, true},
+    ConfigKey{"local.use_hours_per_year", "h/year", "hours a year the machine does paid work", false, false, 0, 8760, true},
+    ConfigKey{"local.cooling_factor", "ratio", "facility overhead on electricity (PUE), >= 1 in practice", false, false, 0, 10, true},
+    ConfigKey{"local.system_power_w", "W", "power of the rest of the machine (CPU, disks, fans)", false, false, 0, 1e6},
+    ConfigKey{"local.hourly_wage", "currency/h", "cost of an hour of an operator's time", false, false, 0, kInf},
+    ConfigKey{"local.maintenance_hours_per_year", "h/year", "yearly operator hours spent on the machine", false, false, 0, 8760},
+    ConfigKey{"cloud.name", "", "label of the cloud offer", false, true},
+    ConfigKey{"cloud.rate_per_hour", "currency/h", "price of the cloud instance per hour", true, false, 0, kInf, true},
+    ConfigKey{"cloud.speed_ratio", "ratio", "cloud GPU speed / local GPU speed on this job's work", false, false, 0, 1000, true},
+    ConfigKey{"cloud.cold_start_s", "s", "billed time before the job starts (boot, image pull, data)", false, false, 0, kInf},
+    ConfigKey{"cloud.billing_increment_s", "s", "billing granularity (1 = per second, 3600 = per hour)", false, false, 0, kInf, true},
+    ConfigKey{"cloud.billing_minimum_s", "s", "minimum billed time per job", false, false, 0, kInf},
+    ConfigKey{"cloud.fixed_per_job", "currency", "fixed cost per job (egress, storage)", false, false, 0, kInf},
+};
+
+double* number_slot(CostConfig& c, std::string_view path) {
+  static const std::map<std::string_view, double CostConfig::*> kSlots = {
+      {"line", &CostConfig::line},
+      {"electricity.price_per_kwh", &CostConfig::price_per_kwh},
+      {"local.hardware_price", &CostConfig::hardware_price},
+      {"local.residual_fraction", &CostConfig::residual_fraction},
+      {"local.lifetime_years", &CostConfig::lifetime_years},
+      {"local.use_hours_per_year", &CostConfig::use_hours_per_year},
+      {"local.cooling_factor", &CostConfig::cooling_factor},
+      {"local.system_power_w", &CostConfig::system_power_w},
+      {"local.hourly_wage", &CostConfig::hourly_wage},
+      {"local.maintenance_hours_per_year", &CostConfig::maintenance_hours_per_year},
+      {"cloud.rate_per_hour", &CostConfig::rate_per_hour},
+      {"cloud.speed_ratio", &CostConfig::speed_ratio},
+      {"cloud.cold_start_s", &CostConfig::cold_start_s},
+      {"cloud.billing_increment_s", &CostConfig::billing_increment_s},
+      {"cloud.billing_minimum_s", &CostConfig::billing_minimum_s},
+      {"cloud.fixed_per_job", &CostConfig::fixed_per_job},
+  };
+  const auto it = kSlots.find(path);
+  return it == kSlots.end() ? nullptr : &(c.*(it->second));
+}
+
+std::string* string_slot(CostConfig& c, std::string_view path) {
+  if (path == "currency") return &c.currency;
+  if (path == "cloud.name") return &c.cloud_name;
+  return nullptr;
+}
+
+const ConfigKey* find_key(std::string_view path) {
+  for (const auto& k : kKeys)
+    if (k.path == path) return &k;
+  return nullptr;
+}
+
+std::string did_you_mean(std::string_view path) {
+  std::string best;
+  std::size_t best_d = 4;
+  for (const auto& k : kKeys) {
+    const std::size_t d = text::edit_distance(path, k.path);
+    std::string_view leaf = k.path.substr(k.path.rfind('.') == std::string_view::npos ? 0 : k.path.rfind('.') + 1);
+    const bool same_leaf = path.size() >= leaf.size() && path.substr(path.size() - leaf.size()) == leaf;
+    if (d < best_d || (same_leaf && best.empty())) {
+      best_d = d;
+      best = std::string(k.path);
+    }
+  }
+  return best.empty() ? "see docs/cost-model.md for the keys" : "did you mean '" + best + "'?";
+}
+
+// Assigns one value; `where` names its origin for messages ("config.toml", "--set").
+Status assign(CostConfig& c, std::string_view path, const toml::node& node, std::string_view where,
+              std::map<std::string, bool>& seen) {
+  const ConfigKey* key = find_key(path);
+  if (key == nullptr)
+    return make_error(ErrorKind::config, fmt::format("{}: unknown key '{}'", where, path), did_you_mean(path));
+  if (key->is_string) {
+    const auto s = node.value<std::string>();
+    if (!s) return make_error(ErrorKind::config, fmt::format("{}: '{}' must be a string", where, path));
+    *string_slot(c, path) = *s;
+  } else {
+    const auto d = node.value<double>();  // integers convert too
+    if (!d || !std::isfinite(*d))
+      return make_error(ErrorKind::config, fmt::format("{}: '{}' must be a number", where, path),
+                        fmt::format("e.g. {} = 0.30", path.substr(path.rfind('.') == std::string_view::npos ? 0 : path.rfind('.') + 1)));
+    const bool low = key->min_exclusive ? *d <= key->min : *d < key->min;
+    if (low || *d > key->max) {
+      const std::string range = key->max == kInf
+                                    ? fmt::format("{} {}", key->min_exclusive ? ">" : ">=", key->min)
+                                    : fmt::format("in {}{}, {}]", key->min_exclusive ? "(" : "[", key->min, key->max);
+      return make_error(ErrorKind::config, fmt::format("{}: '{}' = {} is out of range", where, path, *d),
+                        fmt::format("it must be {} ({})", range, key->description));
+    }
+    *number_slot(c, path) = *d;
+  }
+  seen[std::string(path)] = true;
+  return {};
+}
+
+Status apply_table(CostConfig& c, const toml::table& tbl, const std::string& prefix, std::string_view where,
+                   std::map<std::string, bool>& seen) {
+  for (const auto& [k, node] : tbl) {
+    const std::string path = prefix.empty() ? std::string(k.str()) : prefix + "." + std::string(k.str());
+    if (const auto* sub = node.as_table()) {
+      if (!prefix.empty())
+        return make_error(ErrorKind::config, fmt::format("{}: unknown section '[{}]'", where, path), did_you_mean(path));
+      if (auto st = apply_table(c, *sub, path, where, seen); !st) return st;
+      continue;
+    }
+    if (auto st = assign(c, path, node, where, seen); !st) return st;
+  }
+  return {};
+}
+
+}  // namespace
+
+std::span<const ConfigKey> config_keys() { return kKeys; }
+
+Expected<CostConfig> load_config(const std::optional<std::string>& path, const std::vector<std::string>& overrides) {
+  CostConfig c;
+  std::map<std::string, bool> seen;
+  if (path) {
+    toml::table tbl;
+    try {
+      tbl = toml::parse_file(*path);
+    } catch (const toml::parse_error& e) {
+      const auto& src = e.source();
+      std::string desc(e.description());
+      if (src.path == nullptr && std::string(e.description()).find("could not") != std::string::npos)
+        return make_error(ErrorKind::io, fmt::format("{}: {}", *path, desc), "check the --config path");
+      return make_error(ErrorKind::config, fmt::format("{}:{}:{}: {}", *path, src.begin.line, src.begin.column, desc),
+                        "the config is TOML; see testdata/config/ for examples");
+    }
+    if (auto st = apply_table(c, tbl, "", *path, seen); !st) return st.error();
+  }
+  for (const std::string& ov : overrides) {
+    const std::size_t eq = ov.find('=');
+    if (eq == std::string::npos || eq == 0)
+      return make_error(ErrorKind::usage, fmt::format("--set '{}': expected section.key=value", ov),
+                        "e.g. --set electricity.price_per_kwh=0.30");
+    const std::string key(text::trim(std::string_view(ov).substr(0, eq)));
+    const std::string value(text::trim(std::string_view(ov).substr(eq + 1)));
+    const ConfigKey* known = find_key(key);
+    if (known == nullptr)
+      return make_error(ErrorKind::config, fmt::format("--set: unknown key '{}'", key), did_you_mean(key));
+    // Parse the value as TOML so numbers stay numbers; a bare word is a string.
+    toml::table parsed;
+    try {
+      parsed = toml::parse("v = " + value);
+    } catch (const toml::parse_error&) {
+      parsed = toml::table{};
+      parsed.insert("v", value);
+    }
+    if (auto st = assign(c, key, *parsed.get("v"), "--set", seen); !st) return st.error();
+  }
+  for (const auto& k : kKeys) {
+    if (k.required && !seen.count(std::string(k.path)))
+      return make_error(ErrorKind::config, fmt::format("missing required key '{}' ({})", k.path, k.description),
+                        fmt::format("add it to the config or pass --set {}=VALUE", k.path));
+  }
+  return c;
+}
+
+}  // namespace gpucost::breakeven

@@ -1,0 +1,83 @@
+#include <gpucost/breakeven/cost_model.hpp>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace gpucost::breakeven {
+
+Expected<JobInputs> job_inputs(const extract::Features& f) {
+  JobInputs in;
+  in.wall_h = f.wall_s() / 3600.0;
+  if (!(in.wall_h > 0))
+    return make_error(ErrorKind::usage, "the job window is 0 s long: there is nothing to price",
+                      "give a log with at least two samples at different times, or widen --from/--to");
+  bool any_util = false;
+  for (const auto& g : f.gpus) {
+    const auto e = g.indicators.find("energy_kwh");
+    if (e == g.indicators.end() || !e->second.value)
+      return make_error(ErrorKind::format,
+                        fmt::format("GPU {}: energy unknown ({})", g.gpu,
+                                    e == g.indicators.end() ? "no indicator" : e->second.reason),
+                        "the telemetry must include power (dmon -s p, or power.draw in --query-gpu)");
+    in.energy_kwh.push_back(*e->second.value);
+    const auto u = g.indicators.find("util_mean");
+    if (u != g.indicators.end() && u->second.value) {
+      in.util.push_back(*u->second.value);
+      any_util = true;
+    } else {
+      in.util.push_back(1.0);  // unknown: assume the GPU was busy throughout
+      in.util_assumed = true;
+    }
+  }
+  (void)any_util;
+  if (in.energy_kwh.empty()) return make_error(ErrorKind::format, "no GPU in the features");
+  return in;
+}
+
+Result compute(const CostConfig& c, const JobInputs& job) {
+  Result r;
+  r.job = job;
+  const double W = job.wall_h;
+  for (double e : job.energy_kwh) r.energy_kwh += e;
+  for (double u : job.util) r.util_mean += u;
+  r.util_mean /= static_cast<double>(std::max<std::size_t>(1, job.util.size()));
+
+  // Local: electricity, amortisation, maintenance.
+  r.electricity = c.cooling_factor * c.price_per_kwh * (r.energy_kwh + c.system_power_w * W / 1000.0);
+  const double capital_per_year = c.hardware_price * (1.0 - c.residual_fraction) / c.lifetime_years;
+  r.amortisation = capital_per_year / c.use_hours_per_year * W;
+  r.maintenance = c.hourly_wage * c.maintenance_hours_per_year / c.use_hours_per_year * W;
+  r.local_total = r.electricity + r.amortisation + r.maintenance;
+
+  // Cloud: the busy share of the job runs speed_ratio times faster; billing rounds up.
+  r.q = (1.0 - r.util_mean) + r.util_mean / c.speed_ratio;
+  const double raw_s = r.q * W * 3600.0 + c.cold_start_s;
+  r.billed_s = std::max(c.billing_minimum_s, std::ceil(raw_s / c.billing_increment_s) * c.billing_increment_s);
+  r.cloud_total = c.rate_per_hour * r.billed_s / 3600.0 + c.fixed_per_job;
+
+  r.line = c.line;
+  r.premium = r.local_total / r.cloud_total - 1.0;
+  r.above_line = r.premium > c.line;
+
+  // Break-even job length: local c_L·T against cloud rate·q·T + k.
+  const double c_L = r.local_total / W;
+  const double k = c.rate_per_hour * c.cold_start_s / 3600.0 + c.fixed_per_job;
+  const double denom = c_L - c.rate_per_hour * r.q;
+  if (denom > 0) r.job_hours.value = k / denom;
+  else r.job_hours.reason = "local costs no more per hour than cloud: local is cheaper at every job length";
+  const double denom_line = c_L - (1.0 + c.line) * c.rate_per_hour * r.q;
+  if (denom_line > 0) r.line_job_hours.value = (1.0 + c.line) * k / denom_line;
+  else r.line_job_hours.reason = "the premium stays below the line at every job length";
+
+  // Break-even use per year: fixed yearly cost F against the hourly margin r - v.
+  const double F = capital_per_year + c.hourly_wage * c.maintenance_hours_per_year;
+  const double v = r.electricity / W;
+  const double rr = r.cloud_total / W;
+  if (rr > v) r.use_hours_per_year.value = F / (rr - v);
+  else r.use_hours_per_year.reason = "electricity alone costs more per hour than the cloud: no use per year breaks even";
+  return r;
+}
+
+}  // namespace gpucost::breakeven

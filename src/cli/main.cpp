@@ -1,0 +1,314 @@
+// gpucost: the command line. Parses arguments with CLI11, calls gpucost_core, prints.
+// Exit status: 0 ok, 1 --strict and malformed lines, 2 usage/operational error.
+#include "console.hpp"
+
+#include <gpucost/breakeven/config.hpp>
+#include <gpucost/breakeven/cost_model.hpp>
+#include <gpucost/extract/catalogue.hpp>
+#include <gpucost/extract/extract.hpp>
+#include <gpucost/io/atomic_file.hpp>
+#include <gpucost/io/event_stream.hpp>
+#include <gpucost/pipeline/inputs.hpp>
+#include <gpucost/prep/prep.hpp>
+#include <gpucost/report/breakeven_report.hpp>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <csignal>
+#include <unistd.h>
+
+namespace gpucost::cli {
+
+namespace {
+
+constexpr const char* kExitFooter =
+    "Exit status: 0 success (warnings may be printed), 1 --strict and malformed input lines,\n"
+    "2 usage or operational error (unreadable file, unknown format, bad config). See README.md.";
+
+/// Options shared by every subcommand that reads logs.
+struct InputArgs {
+  std::vector<std::string> inputs;
+  std::string input_format, tz, date, start, fields, host;
+  double interval_s = 0;
+  bool strict = false, quiet = false;
+};
+
+void add_input_options(CLI::App* app, InputArgs& a) {
+  app->add_option("inputs", a.inputs, "log files, globs or - for stdin (.gz/.zst read transparently)")
+      ->type_name("FILE...");
+  app->add_option("--input-format", a.input_format, "force the format: " + prep::format_names())
+      ->type_name("NAME")->group("Input");
+  app->add_option("--tz", a.tz, "IANA zone of local times in the logs (default: this machine's zone)")
+      ->type_name("ZONE")->group("Input");
+  app->add_option("--date", a.date, "date of dmon -o T output (time of day only)")->type_name("YYYY-MM-DD")->group("Input");
+  app->add_option("--start", a.start, "time of the first row for logs without times (ISO 8601; local unless Z/offset)")
+      ->type_name("TIME")->group("Input");
+  app->add_option("--interval", a.interval_s, "seconds between cycles for logs without times (dmon -d, -l)")
+      ->type_name("SECONDS")->group("Input");
+  app->add_option("--fields", a.fields, "the --query-gpu field list, for CSV written with noheader")
+      ->type_name("LIST")->group("Input");
+  app->add_option("--host", a.host, "host name for the events (default: this machine's name)")->type_name("NAME")->group("Input");
+  app->add_flag("--strict", a.strict, "exit with status 1 when any input line is malformed")->group("Input");
+  app->add_flag("-q,--quiet", a.quiet, "do not print notes (warnings and errors still go to stderr)");
+}
+
+Expected<prep::PrepOptions> prep_options(const InputArgs& a) {
+  prep::PrepOptions o;
+  if (!a.input_format.empty() && !prep::format_from_name(a.input_format, o.forced))
+    return make_error(ErrorKind::usage, fmt::format("--input-format: unknown format '{}'", a.input_format),
+                      "one of: " + prep::format_names());
+  if (!a.date.empty()) {
+    o.date = parse_civil_date(a.date);
+    if (!o.date) return make_error(ErrorKind::usage, fmt::format("--date: '{}' is not a date", a.date), "use YYYY-MM-DD");
+  }
+  if (!a.start.empty()) {
+    o.start = parse_iso8601(a.start);
+    if (!o.start)
+      return make_error(ErrorKind::usage, fmt::format("--start: '{}' is not an ISO 8601 time", a.start),
+                        "e.g. 2024-06-12T14:22:18 (local in --tz) or 2024-06-12T12:22:18Z");
+  }
+  if (a.interval_s != 0) {
+    if (!(a.interval_s > 0))
+      return make_error(ErrorKind::usage, "--interval: must be a positive number of seconds", "e.g. --interval 1 or 0.5");
+    o.interval_s = a.interval_s;
+  }
+  o.fields = a.fields;
+  o.host = a.host;
+  if (o.host.empty()) {
+    char buf[256] = {};
+    o.host = ::gethostname(buf, sizeof buf - 1) == 0 && buf[0] != '\0' ? buf : "localhost";
+  }
+  return o;
+}
+
+Expected<std::int64_t> parse_instant(const std::string& flag, const std::string& text, LocalClock& clock) {
+  const auto iso = parse_iso8601(text);
+  if (!iso)
+    return make_error(ErrorKind::usage, fmt::format("{}: '{}' is not an ISO 8601 time", flag, text),
+                      "e.g. 2024-06-12T14:22:18Z or 2024-06-12T16:22:18 (local in --tz)");
+  if (iso->offset_s) return iso->civil.as_utc_ns() - *iso->offset_s * kNsPerSecond;
+  return clock.to_utc_ns(iso->civil.as_utc_ns());
+}
+
+struct Common {
+  prep::PrepOptions prep;
+  LocalClock clock = LocalClock::utc();
+  std::vector<std::string> paths;
+};
+
+Expected<Common> common_setup(const InputArgs& a) {
+  Common c;
+  auto po = prep_options(a);
+  if (!po) return po.error();
+  c.prep = std::move(*po);
+  auto clock = LocalClock::make(a.tz);
+  if (!clock) return clock.error();
+  c.clock = *clock;
+  auto paths = pipeline::expand_inputs(a.inputs.empty() ? std::vector<std::string>{"-"} : a.inputs);
+  if (!paths) return paths.error();
+  c.paths = std::move(*paths);
+  if (c.paths.empty()) c.paths.emplace_back("-");
+  return c;
+}
+
+int finish_inputs(const std::vector<prep::InputStats>& stats, const InputArgs& a, const LocalClock& clock) {
+  if (clock.fell_back_to_utc() && !a.quiet)
+    fmt::print(stderr, "gpucost: note: this machine has no time zone set: local times are read as UTC (use --tz)\n");
+  const std::uint64_t malformed = report_inputs(stats, a.quiet);
+  return a.strict && malformed > 0 ? kStrictFailed : kOk;
+}
+
+// ---- prep ---------------------------------------------------------------------------------
+
+struct PrepArgs {
+  InputArgs in;
+  std::string output = "-", output_format = "jsonl";
+};
+
+int run_prep(const PrepArgs& args) {
+  auto common = common_setup(args.in);
+  if (!common) return fail(common.error());
+  auto out = io::OutputFile::open(args.output);
+  if (!out) return fail(out.error());
+  io::EventWriter writer(out->stream(), args.output_format == "tsv" ? io::StreamFormat::tsv : io::StreamFormat::jsonl);
+  writer.write_header(common->clock.name(), GPUCOST_VERSION);
+  std::vector<prep::InputStats> stats;
+  const Status st = pipeline::feed_inputs(common->paths, common->prep, common->clock, writer, stats);
+  writer.write_summary(stats);
+  writer.flush();
+  if (!st) return fail(st.error());
+  if (auto c = out->commit(); !c) return fail(c.error());
+  return finish_inputs(stats, args.in, common->clock);
+}
+
+// ---- extract ------------------------------------------------------------------------------
+
+struct ExtractArgs {
+  InputArgs in;
+  std::string output = "-", from, to;
+  bool list = false, json = false;
+};
+
+int print_catalogue(bool json) {
+  if (json) {
+    std::string b = "[\n";
+    bool first = true;
+    for (const auto& d : extract::catalogue()) {
+      b += first ? "" : ",\n";
+      first = false;
+      b += fmt::format("  {{\"id\": \"{}\", \"key\": \"{}\", \"unit\": \"{}\", \"category\": \"{}\", \"name\": \"{}\", "
+                       "\"definition\": \"{}\"}}",
+                       d.id, d.key, d.unit, d.category, d.name, d.definition);
+    }
+    fmt::print("{}\n]\n", b);
+    return kOk;
+  }
+  for (const auto& d : extract::catalogue())
+    fmt::print("{}  {:<26} {:<6} {:<12} {}\n", d.id, d.key, d.unit, d.category, d.definition);
+  return kOk;
+}
+
+Expected<extract::ExtractOptions> extract_options(const std::string& from, const std::string& to, LocalClock& clock) {
+  extract::ExtractOptions o;
+  if (!from.empty()) {
+    auto t = parse_instant("--from", from, clock);
+    if (!t) return t.error();
+    o.from_ns = *t;
+  }
+  if (!to.empty()) {
+    auto t = parse_instant("--to", to, clock);
+    if (!t) return t.error();
+    o.to_ns = *t;
+  }
+  return o;
+}
+
+int run_extract(const ExtractArgs& args) {
+  if (args.list) return print_catalogue(args.json);
+  auto common = common_setup(args.in);
+  if (!common) return fail(common.error());
+  auto eo = extract_options(args.from, args.to, common->clock);
+  if (!eo) return fail(eo.error());
+  extract::SampleCollector samples;
+  std::vector<prep::InputStats> stats;
+  if (auto st = pipeline::feed_inputs(common->paths, common->prep, common->clock, samples, stats); !st) {
+    report_inputs(stats, true);
+    return fail(st.error());
+  }
+  const int status = finish_inputs(stats, args.in, common->clock);
+  auto features = extract::compute_features(samples, *eo);
+  if (!features) return fail(features.error());
+  auto out = io::OutputFile::open(args.output);
+  if (!out) return fail(out.error());
+  const std::string text = extract::features_to_json(*features);
+  std::fwrite(text.data(), 1, text.size(), out->stream());
+  if (auto c = out->commit(); !c) return fail(c.error());
+  return status;
+}
+
+// ---- breakeven ----------------------------------------------------------------------------
+
+struct BreakevenArgs {
+  InputArgs in;
+  std::string output = "-", from, to, config;
+  std::vector<std::string> sets;
+  bool json = false;
+};
+
+int run_breakeven(const BreakevenArgs& args) {
+  auto config = breakeven::load_config(args.config.empty() ? std::nullopt : std::optional<std::string>(args.config),
+                                       args.sets);
+  if (!config) return fail(config.error());
+  auto common = common_setup(args.in);
+  if (!common) return fail(common.error());
+  auto eo = extract_options(args.from, args.to, common->clock);
+  if (!eo) return fail(eo.error());
+  std::vector<prep::InputStats> stats;
+  auto features = pipeline::load_features(common->paths, common->prep, common->clock, *eo, stats);
+  const int status = finish_inputs(stats, args.in, common->clock);
+  if (!features) return fail(features.error());
+  auto job = breakeven::job_inputs(*features);
+  if (!job) return fail(job.error());
+  const breakeven::Result result = breakeven::compute(*config, *job);
+  auto out = io::OutputFile::open(args.output);
+  if (!out) return fail(out.error());
+  const std::string text = args.json ? report::breakeven_json(result, *config, *features)
+                                     : report::breakeven_table(result, *config, *features);
+  std::fwrite(text.data(), 1, text.size(), out->stream());
+  if (auto c = out->commit(); !c) return fail(c.error());
+  return status;
+}
+
+}  // namespace
+
+int main_impl(int argc, char** argv) {
+  CLI::App app{"gpucost: the true cost of a GPU job from the logs the machine already writes,\n"
+               "and whether renting would have been cheaper.",
+               "gpucost"};
+  app.footer(kExitFooter);
+  app.set_version_flag("--version", std::string("gpucost ") + GPUCOST_VERSION);
+  app.require_subcommand(1);
+
+  PrepArgs prep_args;
+  auto* prep_cmd = app.add_subcommand("prep", "normalise raw GPU logs into a gpucost.events stream");
+  add_input_options(prep_cmd, prep_args.in);
+  prep_cmd->add_option("-o,--output", prep_args.output, "output file (written atomically), - = stdout")
+      ->type_name("FILE")->group("Output");
+  prep_cmd->add_option("--output-format", prep_args.output_format, "jsonl (default) or tsv")
+      ->check(CLI::IsMember({"jsonl", "tsv"}))->type_name("FMT")->group("Output");
+  prep_cmd->footer("Example: gpucost prep dmon.log query.csv.gz > events.jsonl\n" + std::string(kExitFooter));
+
+  ExtractArgs extract_args;
+  auto* extract_cmd = app.add_subcommand("extract", "compute cost indicators per GPU and host over the job window");
+  add_input_options(extract_cmd, extract_args.in);
+  extract_cmd->add_option("--from", extract_args.from, "window start (ISO 8601; local in --tz unless Z/offset)")
+      ->type_name("TIME")->group("Window");
+  extract_cmd->add_option("--to", extract_args.to, "window end")->type_name("TIME")->group("Window");
+  extract_cmd->add_flag("--list", extract_args.list, "print the indicator catalogue and exit");
+  extract_cmd->add_flag("--json", extract_args.json, "with --list: as JSON");
+  extract_cmd->add_option("-o,--output", extract_args.output, "output file, - = stdout")->type_name("FILE")->group("Output");
+  extract_cmd->footer("Example: gpucost prep dmon.log | gpucost extract - > features.json\n" + std::string(kExitFooter));
+
+  BreakevenArgs be_args;
+  auto* be_cmd = app.add_subcommand("breakeven", "price the job locally and in the cloud; solve the break-even");
+  add_input_options(be_cmd, be_args.in);
+  be_cmd->add_option("-c,--config", be_args.config, "cost configuration (TOML)")->type_name("FILE")->group("Model");
+  be_cmd->add_option("--set", be_args.sets, "override a config key, e.g. --set cloud.rate_per_hour=2.5")
+      ->type_name("KEY=VALUE")->group("Model");
+  be_cmd->add_option("--from", be_args.from, "window start (ISO 8601)")->type_name("TIME")->group("Window");
+  be_cmd->add_option("--to", be_args.to, "window end")->type_name("TIME")->group("Window");
+  be_cmd->add_flag("--json", be_args.json, "print JSON instead of the table")->group("Output");
+  be_cmd->add_option("-o,--output", be_args.output, "output file, - = stdout")->type_name("FILE")->group("Output");
+  be_cmd->footer("Example: gpucost breakeven --config my.toml dmon.log\n" + std::string(kExitFooter));
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    fmt::print("{}", app.help());
+    return kOk;
+  } catch (const CLI::CallForAllHelp&) {
+    fmt::print("{}", app.help("", CLI::AppFormatMode::All));
+    return kOk;
+  } catch (const CLI::CallForVersion&) {
+    fmt::print("gpucost {}\n", GPUCOST_VERSION);
+    return kOk;
+  } catch (const CLI::ParseError& e) {
+    fmt::print(stderr, "gpucost: error: {}\n  hint: run 'gpucost --help' or 'gpucost <command> --help'\n", e.what());
+    return kError;
+  }
+  if (prep_cmd->parsed()) return run_prep(prep_args);
+  if (extract_cmd->parsed()) return run_extract(extract_args);
+  return run_breakeven(be_args);
+}
+
+}  // namespace gpucost::cli
+
+int main(int argc, char** argv) {
+  try {
+    return gpucost::cli::main_impl(argc, argv);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "gpucost: internal error: {}\n", e.what());
+    return gpucost::cli::kError;
+  }
+}

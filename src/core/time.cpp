@@ -1,0 +1,227 @@
+#include <gpucost/core/time.hpp>
+
+#include <gpucost/core/text.hpp>
+
+#include <date/tz.h>
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cstdlib>
+
+namespace gpucost {
+
+std::int64_t days_from_civil(std::int64_t y, unsigned m, unsigned d) {
+  y -= m <= 2 ? 1 : 0;
+  const std::int64_t era = (y >= 0 ? y : y - 399) / 400;
+  const auto yoe = static_cast<unsigned>(y - era * 400);
+  const unsigned doy = (153 * (m + (m > 2 ? static_cast<unsigned>(-3) : 9)) + 2) / 5 + d - 1;
+  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + static_cast<std::int64_t>(doe) - 719468;
+}
+
+std::int64_t CivilTime::as_utc_ns() const {
+  const std::int64_t days = days_from_civil(year, month, day);
+  const std::int64_t secs = days * 86400 + hour * 3600 + minute * 60 + second;
+  return secs * kNsPerSecond + nanos;
+}
+
+namespace {
+
+bool is_leap(int y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
+
+unsigned days_in_month(int y, unsigned m) {
+  static constexpr unsigned kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  return m == 2 && is_leap(y) ? 29 : kDays[m - 1];
+}
+
+// Reads exactly n digits at s[pos]; advances pos.
+bool digits(std::string_view s, std::size_t& pos, std::size_t n, unsigned& out) {
+  if (pos + n > s.size()) return false;
+  unsigned v = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const char c = s[pos + i];
+    if (!text::is_digit(c)) return false;
+    v = v * 10 + static_cast<unsigned>(c - '0');
+  }
+  pos += n;
+  out = v;
+  return true;
+}
+
+// Reads ".fff..." (1-9 digits) into nanoseconds; returns false on a dot without digits.
+bool fraction(std::string_view s, std::size_t& pos, std::int64_t& nanos) {
+  nanos = 0;
+  if (pos >= s.size() || (s[pos] != '.' && s[pos] != ',')) return true;
+  ++pos;
+  std::int64_t scale = 100'000'000;
+  std::size_t n = 0;
+  while (pos < s.size() && text::is_digit(s[pos])) {
+    if (scale > 0) nanos += (s[pos] - '0') * scale;
+    scale /= 10;
+    ++pos;
+    ++n;
+  }
+  return n > 0;
+}
+
+bool parse_date_part(std::string_view s, std::size_t& pos, CivilTime& t) {
+  unsigned y = 0, m = 0, d = 0;
+  if (!digits(s, pos, 4, y)) return false;
+  if (pos < s.size() && (s[pos] == '/' || s[pos] == '-')) {
+    const char sep = s[pos++];
+    if (!digits(s, pos, 2, m) || pos >= s.size() || s[pos++] != sep || !digits(s, pos, 2, d)) return false;
+  } else if (!digits(s, pos, 2, m) || !digits(s, pos, 2, d)) {
+    return false;
+  }
+  t.year = static_cast<int>(y);
+  t.month = m;
+  t.day = d;
+  return true;
+}
+
+bool parse_time_part(std::string_view s, std::size_t& pos, CivilTime& t) {
+  unsigned h = 0, mi = 0, se = 0;
+  if (!digits(s, pos, 2, h) || pos >= s.size() || s[pos++] != ':' || !digits(s, pos, 2, mi)) return false;
+  if (pos < s.size() && s[pos] == ':') {
+    ++pos;
+    if (!digits(s, pos, 2, se)) return false;
+  }
+  t.hour = h;
+  t.minute = mi;
+  t.second = se;
+  return fraction(s, pos, t.nanos);
+}
+
+}  // namespace
+
+bool valid_civil(const CivilTime& t) {
+  return t.month >= 1 && t.month <= 12 && t.day >= 1 && t.day <= days_in_month(t.year, t.month) &&
+         t.hour < 24 && t.minute < 60 && t.second < 61;
+}
+
+std::optional<CivilTime> parse_civil_datetime(std::string_view s) {
+  CivilTime t;
+  std::size_t pos = 0;
+  if (!parse_date_part(s, pos, t)) return std::nullopt;
+  if (pos >= s.size() || (s[pos] != ' ' && s[pos] != 'T')) return std::nullopt;
+  while (pos < s.size() && (s[pos] == ' ' || s[pos] == 'T')) ++pos;
+  if (!parse_time_part(s, pos, t) || pos != s.size() || !valid_civil(t)) return std::nullopt;
+  return t;
+}
+
+std::optional<CivilTime> parse_civil_date(std::string_view s) {
+  CivilTime t;
+  std::size_t pos = 0;
+  if (!parse_date_part(s, pos, t) || pos != s.size() || !valid_civil(t)) return std::nullopt;
+  return t;
+}
+
+bool parse_clock_time(std::string_view s, CivilTime& into) {
+  CivilTime t = into;
+  std::size_t pos = 0;
+  if (!parse_time_part(s, pos, t) || pos != s.size() || !valid_civil(t)) return false;
+  into = t;
+  return true;
+}
+
+std::optional<IsoInstant> parse_iso8601(std::string_view s) {
+  IsoInstant out;
+  std::size_t pos = 0;
+  if (!parse_date_part(s, pos, out.civil)) return std::nullopt;
+  if (pos < s.size() && (s[pos] == 'T' || s[pos] == ' ')) {
+    ++pos;
+    if (!parse_time_part(s, pos, out.civil)) return std::nullopt;
+  }
+  if (pos < s.size() && (s[pos] == 'Z' || s[pos] == 'z')) {
+    out.offset_s = 0;
+    ++pos;
+  } else if (pos < s.size() && (s[pos] == '+' || s[pos] == '-')) {
+    const int sign = s[pos++] == '-' ? -1 : 1;
+    unsigned hh = 0, mm = 0;
+    if (!digits(s, pos, 2, hh)) return std::nullopt;
+    if (pos < s.size() && s[pos] == ':') ++pos;
+    if (pos < s.size() && !digits(s, pos, 2, mm)) return std::nullopt;
+    if (hh > 23 || mm > 59) return std::nullopt;
+    out.offset_s = sign * static_cast<std::int64_t>(hh * 3600 + mm * 60);
+  }
+  if (pos != s.size() || !valid_civil(out.civil)) return std::nullopt;
+  return out;
+}
+
+std::string format_utc(std::int64_t ts_ns) {
+  std::int64_t secs = ts_ns / kNsPerSecond;
+  std::int64_t frac = ts_ns % kNsPerSecond;
+  if (frac < 0) {
+    frac += kNsPerSecond;
+    --secs;
+  }
+  std::int64_t days = secs / 86400;
+  std::int64_t sod = secs % 86400;
+  if (sod < 0) {
+    sod += 86400;
+    --days;
+  }
+  const date::year_month_day ymd{date::sys_days{date::days{days}}};
+  std::string out = fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}", static_cast<int>(ymd.year()),
+                                static_cast<unsigned>(ymd.month()), static_cast<unsigned>(ymd.day()),
+                                sod / 3600, sod / 60 % 60, sod % 60);
+  if (frac != 0) {
+    std::string f = fmt::format("{:09}", frac);
+    while (!f.empty() && f.back() == '0') f.pop_back();
+    out += '.';
+    out += f;
+  }
+  out += 'Z';
+  return out;
+}
+
+LocalClock LocalClock::utc() { return LocalClock{}; }
+
+Expected<LocalClock> LocalClock::make(std::string_view name) {
+  LocalClock clock;
+  if (name.empty()) {
+    if (const char* env = std::getenv("TZ"); env != nullptr && *env != '\0') {
+      name = env;
+      if (name.front() == ':') name.remove_prefix(1);
+    }
+  }
+  if (name.empty()) {
+    try {
+      clock.m_zone = date::current_zone();
+      clock.m_name = std::string(clock.m_zone->name());
+    } catch (const std::exception&) {
+      clock.m_fallback = true;  // no /etc/localtime: stay on UTC, the summary says so
+    }
+    return clock;
+  }
+  if (name == "UTC" || name == "Etc/UTC" || name == "Z") return clock;
+  try {
+    clock.m_zone = date::locate_zone(name);
+    clock.m_name = std::string(name);
+  } catch (const std::exception&) {
+    return make_error(ErrorKind::usage, fmt::format("--tz: unknown time zone '{}'", name),
+                      "give an IANA zone name such as Europe/Berlin or America/New_York "
+                      "(see /usr/share/zoneinfo)");
+  }
+  return clock;
+}
+
+std::int64_t LocalClock::to_utc_ns(std::int64_t local_ns) {
+  if (m_zone == nullptr) return local_ns;
+  if (local_ns >= m_cache_begin && local_ns < m_cache_end) return local_ns - m_cache_offset_ns;
+  // Offsets change only at transitions, which fall on quarter hours of local time in every
+  // current zone; cache one 15-minute bucket at a time.
+  constexpr std::int64_t kBucket = 900 * kNsPerSecond;
+  std::int64_t bucket = local_ns / kBucket;
+  if (local_ns < 0 && local_ns % kBucket != 0) --bucket;
+  const auto local_s = date::local_seconds{std::chrono::seconds{local_ns / kNsPerSecond}};
+  const date::local_info info = m_zone->get_info(local_s);
+  // unique: the offset; repeated hour: the earlier instant (first); DST gap: the offset before
+  // the gap, which moves the time forward by the gap's length.
+  m_cache_offset_ns = static_cast<std::int64_t>(info.first.offset.count()) * kNsPerSecond;
+  m_cache_begin = bucket * kBucket;
+  m_cache_end = m_cache_begin + kBucket;
+  return local_ns - m_cache_offset_ns;
+}
+
+}  // namespace gpucost

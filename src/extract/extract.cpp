@@ -1,0 +1,250 @@
+// The extract stage: per-GPU time-weighted statistics over the job window. Every formula is
+// in docs/indicators.md; the unit tests recompute them by hand.
+#include <gpucost/extract/extract.hpp>
+
+#include <gpucost/core/time.hpp>
+#include <gpucost/extract/catalogue.hpp>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace gpucost::extract {
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kJoulesPerKwh = 3.6e6;
+
+double secs(std::int64_t ns) { return static_cast<double>(ns) / 1e9; }
+
+void set(IndicatorSet& set, std::string_view key, double v) { set[std::string(key)] = IndicatorValue{v, {}}; }
+void absent(IndicatorSet& set, std::string_view key, std::string reason) {
+  set[std::string(key)] = IndicatorValue{std::nullopt, std::move(reason)};
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return kNaN;
+  const std::size_t mid = v.size() / 2;
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid), v.end());
+  const double hi = v[mid];
+  if (v.size() % 2 == 1) return hi;
+  const double lo = *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid));
+  return (lo + hi) / 2;
+}
+
+// Time-weighted statistics of one metric: consecutive samples that carry the metric form an
+// interval; it counts when it is no longer than the gap limit, and the left sample holds.
+struct Held {
+  double covered_s = 0;     // sum of covered intervals
+  double sum = 0;           // sum of v_left x dt
+  double trapezoid = 0;     // sum of (v_left + v_right) / 2 x dt
+  double zero_s = 0;        // covered time whose left sample is 0
+  double above_s = 0;       // covered time whose left sample is > threshold
+  double max = kNaN;
+  std::size_t count = 0;
+  double first = kNaN;      // value of the first sample (a lone sample's value)
+  std::vector<std::pair<double, double>> weighted;  // (value, weight) for quantiles
+};
+
+template <typename Get>
+Held held_stats(const std::vector<Sample>& s, Get get, double limit_s, double threshold) {
+  Held h;
+  const Sample* prev = nullptr;
+  for (const Sample& cur : s) {
+    const double v = get(cur);
+    if (std::isnan(v)) continue;
+    ++h.count;
+    if (std::isnan(h.max) || v > h.max) h.max = v;
+    if (std::isnan(h.first)) h.first = v;
+    if (prev != nullptr) {
+      const double pv = get(*prev);
+      const double dt = secs(cur.ts_ns - prev->ts_ns);
+      if (dt > 0 && dt <= limit_s) {
+        h.covered_s += dt;
+        h.sum += pv * dt;
+        h.trapezoid += (pv + v) / 2 * dt;
+        if (pv == 0) h.zero_s += dt;
+        if (pv > threshold) h.above_s += dt;
+        h.weighted.emplace_back(pv, dt);
+      }
+    }
+    prev = &cur;
+  }
+  return h;
+}
+
+double weighted_quantile(std::vector<std::pair<double, double>> vw, double q) {
+  if (vw.empty()) return kNaN;
+  std::sort(vw.begin(), vw.end());
+  double total = 0;
+  for (const auto& [v, w] : vw) total += w;
+  double acc = 0;
+  for (const auto& [v, w] : vw) {
+    acc += w;
+    if (acc >= q * total) return v;
+  }
+  return vw.back().first;
+}
+
+void gpu_indicators(const std::vector<Sample>& s, double wall_s, double threshold, IndicatorSet& out,
+                    double& filled_j, double& energy_j) {
+  std::vector<double> gaps;
+  for (std::size_t i = 1; i < s.size(); ++i) {
+    const double dt = secs(s[i].ts_ns - s[i - 1].ts_ns);
+    if (dt > 0) gaps.push_back(dt);
+  }
+  const double med = median(gaps);
+  const double limit = gap_limit_s(std::isnan(med) ? 0 : med);
+  double covered = 0;
+  for (double dt : gaps)
+    if (dt <= limit) covered += dt;
+
+  set(out, "wall_s", wall_s);
+  set(out, "samples", static_cast<double>(s.size()));
+  if (std::isnan(med)) absent(out, "sample_interval_median_s", "fewer than two samples at distinct times");
+  else set(out, "sample_interval_median_s", med);
+  if (wall_s > 0) set(out, "coverage", std::min(1.0, covered / wall_s));
+  else absent(out, "coverage", "the window is empty (wall time 0 s)");
+
+  // Power and energy.
+  const Held p = held_stats(s, [](const Sample& x) { return x.power_w; }, limit, kNaN);
+  if (p.count == 0) {
+    for (auto k : {"energy_kwh", "energy_filled_fraction", "power_mean_w", "power_p95_w", "power_max_w"})
+      absent(out, k, "no power samples");
+  } else {
+    const double mean = p.covered_s > 0 ? p.trapezoid / p.covered_s : p.first;
+    const double uncovered = std::max(0.0, wall_s - p.covered_s);
+    const double filled = mean * uncovered;
+    const double e = p.trapezoid + filled;
+    filled_j += filled;
+    energy_j += e;
+    set(out, "energy_kwh", e / kJoulesPerKwh);
+    if (e > 0) set(out, "energy_filled_fraction", filled / e);
+    else absent(out, "energy_filled_fraction", "energy is 0");
+    set(out, "power_mean_w", mean);
+    set(out, "power_p95_w", p.weighted.empty() ? p.first : weighted_quantile(p.weighted, 0.95));
+    set(out, "power_max_w", p.max);
+  }
+
+  // Utilisation (percent in the stream, a 0-1 ratio here).
+  const Held u = held_stats(s, [](const Sample& x) { return x.util_pct; }, limit, kNaN);
+  if (u.count == 0) {
+    absent(out, "util_mean", "no utilisation samples (MIG mode prints none)");
+    absent(out, "idle_fraction", "no utilisation samples (MIG mode prints none)");
+  } else if (u.covered_s <= 0) {
+    set(out, "util_mean", u.first / 100);
+    set(out, "idle_fraction", u.first == 0 ? 1.0 : 0.0);
+  } else {
+    set(out, "util_mean", u.sum / u.covered_s / 100);
+    set(out, "idle_fraction", u.zero_s / u.covered_s);
+  }
+
+  // Temperature.
+  const Held t = held_stats(s, [](const Sample& x) { return x.temp_c; }, limit, threshold);
+  if (t.count == 0) {
+    for (auto k : {"temp_mean_c", "temp_max_c", "time_above_78c_s"}) absent(out, k, "no temperature samples");
+  } else {
+    set(out, "temp_mean_c", t.covered_s > 0 ? t.sum / t.covered_s : t.first);
+    set(out, "temp_max_c", t.max);
+    set(out, "time_above_78c_s", t.above_s);
+  }
+
+  // SM clock against the largest clock seen.
+  const Held c = held_stats(s, [](const Sample& x) { return x.pclk_mhz; }, limit, kNaN);
+  if (c.count == 0 || !(c.max > 0)) {
+    absent(out, "sm_clock_ratio", "no SM clock samples");
+  } else {
+    const double mean = c.covered_s > 0 ? c.sum / c.covered_s : c.first;
+    set(out, "sm_clock_ratio", mean / c.max);
+  }
+}
+
+// Host values: energy and sample counts are sums, maxima are maxima, the rest means over GPUs.
+void host_indicators(const Features& f, double filled_j, double energy_j, IndicatorSet& out) {
+  set(out, "wall_s", f.wall_s());
+  set(out, "gpu_count", static_cast<double>(f.gpus.size()));
+  for (const IndicatorDef& def : catalogue()) {
+    const std::string key(def.key);
+    if (key == "wall_s" || key == "gpu_count") continue;
+    const bool is_sum = key == "energy_kwh" || key == "samples";
+    const bool is_max = key == "power_max_w" || key == "temp_max_c";
+    double acc = is_max ? -std::numeric_limits<double>::infinity() : 0;
+    std::size_t n = 0;
+    std::string reason;
+    for (const GpuFeatures& g : f.gpus) {
+      const auto it = g.indicators.find(key);
+      if (it == g.indicators.end() || !it->second.value) {
+        if (it != g.indicators.end() && reason.empty()) reason = it->second.reason;
+        continue;
+      }
+      acc = is_max ? std::max(acc, *it->second.value) : acc + *it->second.value;
+      ++n;
+    }
+    if (key == "energy_filled_fraction") {
+      if (energy_j > 0) set(out, key, filled_j / energy_j);
+      else absent(out, key, reason.empty() ? "energy is 0" : reason);
+      continue;
+    }
+    if (n == 0) {
+      absent(out, key, reason.empty() ? "no GPU has this indicator" : reason);
+      continue;
+    }
+    set(out, key, is_sum || is_max ? acc : acc / static_cast<double>(n));
+  }
+}
+
+}  // namespace
+
+double gap_limit_s(double median_interval_s) { return std::max(10.0, 5.0 * median_interval_s); }
+
+void SampleCollector::on_event(const Event& ev) {
+  if (ev.kind != "sample") return;
+  if (m_host.empty() && !ev.host.empty()) m_host = std::string(ev.host);
+  const auto get = [&](Metric m) { return ev.has(m) ? ev.get(m) : kNaN; };
+  const int gpu = ev.gpu < 0 ? 0 : ev.gpu;
+  m_series[gpu].push_back(
+      Sample{ev.ts_ns, get(Metric::power_w), get(Metric::sm_pct), get(Metric::temp_c), get(Metric::pclk_mhz)});
+}
+
+Expected<Features> compute_features(const SampleCollector& samples, const ExtractOptions& options) {
+  std::int64_t lo = std::numeric_limits<std::int64_t>::max(), hi = std::numeric_limits<std::int64_t>::min();
+  for (const auto& [gpu, s] : samples.series())
+    for (const Sample& x : s) {
+      lo = std::min(lo, x.ts_ns);
+      hi = std::max(hi, x.ts_ns);
+    }
+  if (lo > hi)
+    return make_error(ErrorKind::format, "no telemetry samples in the input",
+                      "give nvidia-smi dmon or --query-gpu output (or a gpucost.events stream with sample events)");
+  Features f;
+  f.host = samples.host();
+  f.from_ns = options.from_ns.value_or(lo);
+  f.to_ns = options.to_ns.value_or(hi);
+  f.chosen_by = options.from_ns || options.to_ns ? "flags" : "samples";
+  if (f.to_ns < f.from_ns)
+    return make_error(ErrorKind::usage, "--from/--to: the window ends before it starts",
+                      "give --from earlier than --to (ISO 8601, e.g. 2024-06-12T14:22:18Z)");
+
+  double filled_j = 0, energy_j = 0;
+  for (const auto& [gpu, all] : samples.series()) {
+    std::vector<Sample> s;
+    for (const Sample& x : all)
+      if (x.ts_ns >= f.from_ns && x.ts_ns <= f.to_ns) s.push_back(x);
+    if (s.empty()) continue;
+    std::stable_sort(s.begin(), s.end(), [](const Sample& a, const Sample& b) { return a.ts_ns < b.ts_ns; });
+    GpuFeatures g;
+    g.gpu = gpu;
+    gpu_indicators(s, f.wall_s(), options.temp_threshold_c, g.indicators, filled_j, energy_j);
+    f.gpus.push_back(std::move(g));
+  }
+  if (f.gpus.empty())
+    return make_error(ErrorKind::usage, "--from/--to: no sample falls inside the window",
+                      fmt::format("the samples run from {} to {}", format_utc(lo), format_utc(hi)));
+  host_indicators(f, filled_j, energy_j, f.host_indicators);
+  return f;
+}
+
+}  // namespace gpucost::extract

@@ -1,0 +1,60 @@
+#include <gpucost/io/atomic_file.hpp>
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <unistd.h>
+
+namespace gpucost::io {
+
+Expected<OutputFile> OutputFile::open(const std::string& path) {
+  OutputFile f;
+  if (path.empty() || path == "-") {
+    f.m_file = stdout;
+    return f;
+  }
+  f.m_stdout = false;
+  f.m_path = path;
+  std::string tmpl = path + ".tmp.XXXXXX";
+  const int fd = ::mkstemp(tmpl.data());
+  if (fd < 0)
+    return make_error(ErrorKind::io, fmt::format("{}: cannot create the output: {}", path, std::strerror(errno)),
+                      "check that the directory exists and is writable");
+  f.m_tmp = tmpl;
+  f.m_file = ::fdopen(fd, "wb");
+  return f;
+}
+
+OutputFile::OutputFile(OutputFile&& o) noexcept
+    : m_file(o.m_file), m_path(std::move(o.m_path)), m_tmp(std::move(o.m_tmp)), m_stdout(o.m_stdout) {
+  o.m_file = nullptr;
+  o.m_tmp.clear();
+}
+
+OutputFile::~OutputFile() {
+  if (!m_stdout && m_file != nullptr) std::fclose(m_file);
+  if (!m_tmp.empty()) ::unlink(m_tmp.c_str());
+}
+
+Status OutputFile::commit() {
+  if (m_stdout) {
+    if (std::fflush(stdout) != 0 && errno != EPIPE)
+      return make_error(ErrorKind::io, fmt::format("stdout: write failed: {}", std::strerror(errno)));
+    return {};
+  }
+  const bool write_ok = std::fflush(m_file) == 0 && std::ferror(m_file) == 0 && ::fsync(::fileno(m_file)) == 0;
+  const int err = errno;
+  const bool close_ok = std::fclose(m_file) == 0;
+  m_file = nullptr;
+  if (!write_ok || !close_ok)
+    return make_error(ErrorKind::io, fmt::format("{}: write failed: {}", m_path, std::strerror(err)),
+                      "the previous file (if any) was left untouched");
+  if (::rename(m_tmp.c_str(), m_path.c_str()) != 0)
+    return make_error(ErrorKind::io, fmt::format("{}: cannot rename the output into place: {}", m_path, std::strerror(errno)));
+  m_tmp.clear();
+  return {};
+}
+
+}  // namespace gpucost::io

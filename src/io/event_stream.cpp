@@ -1,0 +1,324 @@
+#include <gpucost/io/event_stream.hpp>
+
+#include <gpucost/core/text.hpp>
+#include <gpucost/io/json_out.hpp>
+#include <gpucost/io/line_reader.hpp>
+
+#include <fmt/format.h>
+#include <simdjson.h>
+
+#include <cstring>
+
+namespace gpucost::io {
+
+namespace {
+
+// Text fields that have their own TSV column (in this order).
+constexpr std::string_view kTsvTextColumns[] = {"name", "uuid", "pci_bus_id", "type", "command"};
+
+}  // namespace
+
+struct EventWriter::Impl {
+  OutBuffer out;
+  StreamFormat format;
+  std::string host_cache_key, host_json;  // the host name, escaped once
+  Impl(std::FILE* f, StreamFormat fmt_) : out(f), format(fmt_) {}
+
+  void json_event(const Event& ev) {
+    std::string& b = out.buffer();
+    b.append("{\"type\":\"event\",\"ts_ns\":");
+    out.integer(ev.ts_ns);
+    b.append(",\"source\":");
+    append_json_string(b, ev.source);
+    if (ev.host != host_cache_key) {
+      host_cache_key.assign(ev.host);
+      host_json.clear();
+      append_json_string(host_json, ev.host);
+    }
+    b.append(",\"host\":");
+    b.append(host_json);
+    b.append(",\"gpu\":");
+    if (ev.gpu >= 0) out.integer(ev.gpu);
+    else b.append("null");
+    b.append(",\"kind\":");
+    append_json_string(b, ev.kind);
+    for (std::uint64_t bits = ev.present; bits != 0; bits &= bits - 1) {
+      const auto i = static_cast<std::size_t>(__builtin_ctzll(bits));
+      b.append(",\"");
+      b.append(kMetricInfo[i].key);
+      b.append("\":");
+      if (!ev.texts[i].empty()) b.append(ev.texts[i]);
+      else append_json_number(b, ev.values[i]);
+    }
+    bool any_extra = false;
+    for (const Field& f : ev.fields) {
+      if (f.extra) {
+        any_extra = true;
+        continue;
+      }
+      field(b, f);
+    }
+    if (any_extra) {
+      b.append(",\"extra\":{");
+      bool first = true;
+      for (const Field& f : ev.fields) {
+        if (!f.extra) continue;
+        if (!first) b.push_back(',');
+        first = false;
+        append_json_string(b, f.key);
+        b.push_back(':');
+        value(b, f);
+      }
+      b.push_back('}');
+    }
+    b.append("}\n");
+  }
+
+  static void field(std::string& b, const Field& f) {
+    b.push_back(',');
+    append_json_string(b, f.key);
+    b.push_back(':');
+    value(b, f);
+  }
+  static void value(std::string& b, const Field& f) {
+    if (f.numeric) b.append(f.value);
+    else append_json_string(b, f.value);
+  }
+
+  // TSV cells must not contain tabs or newlines.
+  static void tsv_cell(std::string& b, std::string_view s) {
+    for (char c : s) b.push_back(c == '\t' || c == '\n' || c == '\r' ? ' ' : c);
+  }
+
+  void tsv_header() {
+    std::string& b = out.buffer();
+    b.append("ts_ns\tsource\thost\tgpu\tkind");
+    for (const auto& m : kMetricInfo) {
+      b.push_back('\t');
+      b.append(m.key);
+    }
+    for (std::string_view t : kTsvTextColumns) {
+      b.push_back('\t');
+      b.append(t);
+    }
+    b.push_back('\n');
+  }
+
+  void tsv_event(const Event& ev) {
+    std::string& b = out.buffer();
+    out.integer(ev.ts_ns);
+    b.push_back('\t');
+    tsv_cell(b, ev.source);
+    b.push_back('\t');
+    tsv_cell(b, ev.host);
+    b.push_back('\t');
+    if (ev.gpu >= 0) out.integer(ev.gpu);
+    b.push_back('\t');
+    tsv_cell(b, ev.kind);
+    for (std::size_t i = 0; i < kMetricCount; ++i) {
+      b.push_back('\t');
+      if (!ev.has(static_cast<Metric>(i))) continue;
+      if (!ev.texts[i].empty()) b.append(ev.texts[i]);
+      else append_json_number(b, ev.values[i]);
+    }
+    for (std::string_view t : kTsvTextColumns) {
+      b.push_back('\t');
+      for (const Field& f : ev.fields)
+        if (!f.extra && f.key == t) tsv_cell(b, f.value);
+    }
+    b.push_back('\n');
+  }
+};
+
+EventWriter::EventWriter(std::FILE* out, StreamFormat format) : m_impl(new Impl(out, format)) {}
+EventWriter::~EventWriter() { delete m_impl; }
+
+void EventWriter::write_header(const std::string& tz_name, const std::string& version) {
+  if (m_impl->format == StreamFormat::tsv) {
+    m_impl->tsv_header();
+    return;
+  }
+  std::string& b = m_impl->out.buffer();
+  b.append(fmt::format("{{\"type\":\"header\",\"schema\":\"{}\",\"version\":{},\"generator\":", kEventsSchema,
+                       kEventsVersion));
+  append_json_string(b, "gpucost " + version);
+  b.append(",\"tz\":");
+  append_json_string(b, tz_name);
+  b.append(",\"time_unit\":\"ns\"}\n");
+}
+
+void EventWriter::on_event(const Event& event) {
+  if (m_impl->format == StreamFormat::tsv) m_impl->tsv_event(event);
+  else m_impl->json_event(event);
+  m_impl->out.maybe_flush();
+}
+
+void EventWriter::write_summary(const std::vector<prep::InputStats>& inputs) {
+  if (m_impl->format == StreamFormat::tsv) return;
+  std::string& b = m_impl->out.buffer();
+  b.append("{\"type\":\"summary\",\"inputs\":[");
+  std::uint64_t lines = 0, events = 0, ignored = 0, malformed = 0;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const auto& s = inputs[i];
+    if (i > 0) b.push_back(',');
+    b.append("{\"path\":");
+    append_json_string(b, s.path);
+    b.append(",\"format\":");
+    append_json_string(b, prep::format_name(s.format));
+    b.append(",\"compression\":");
+    append_json_string(b, s.compression);
+    b.append(fmt::format(",\"lines\":{},\"events\":{},\"ignored\":{},\"malformed\":{},\"time_basis\":", s.lines,
+                         s.events, s.ignored, s.malformed));
+    append_json_string(b, prep::to_string(s.time_basis));
+    b.append(",\"truncated\":");
+    if (s.truncated.empty()) b.append("null");
+    else append_json_string(b, s.truncated);
+    b.append(",\"malformed_examples\":[");
+    for (std::size_t k = 0; k < s.examples.size(); ++k) {
+      if (k > 0) b.push_back(',');
+      b.append(fmt::format("{{\"line\":{},\"reason\":", s.examples[k].line));
+      append_json_string(b, s.examples[k].reason);
+      b.append(",\"excerpt\":");
+      append_json_string(b, s.examples[k].excerpt);
+      b.push_back('}');
+    }
+    b.append("],\"notes\":[");
+    for (std::size_t k = 0; k < s.notes.size(); ++k) {
+      if (k > 0) b.push_back(',');
+      append_json_string(b, s.notes[k]);
+    }
+    b.append("]}");
+    lines += s.lines;
+    events += s.events;
+    ignored += s.ignored;
+    malformed += s.malformed;
+  }
+  b.append(fmt::format("],\"lines\":{},\"events\":{},\"ignored\":{},\"malformed\":{}}}\n", lines, events, ignored,
+                       malformed));
+}
+
+void EventWriter::flush() { m_impl->out.flush(); }
+bool EventWriter::failed() const { return m_impl->out.failed(); }
+
+bool is_event_stream(std::string_view head) {
+  const std::size_t nl = head.find('\n');
+  const std::string_view first = head.substr(0, nl);
+  return first.find("\"type\":\"header\"") != std::string_view::npos &&
+         first.find(kEventsSchema) != std::string_view::npos;
+}
+
+namespace {
+
+// Fills `ev` from one parsed event object. Returns an error reason, or empty on success.
+std::string_view fill_event(simdjson::ondemand::object obj, Event& ev) {
+  ev.reset();
+  ev.gpu = -1;
+  for (auto member : obj) {
+    std::string_view key;
+    if (member.unescaped_key().get(key) != simdjson::SUCCESS) return "bad key";
+    simdjson::ondemand::value v;
+    if (member.value().get(v) != simdjson::SUCCESS) return "bad value";
+    if (key == "type") continue;
+    if (key == "ts_ns") {
+      std::int64_t ts = 0;
+      if (v.get_int64().get(ts) != simdjson::SUCCESS) return "ts_ns is not an integer";
+      ev.ts_ns = ts;
+    } else if (key == "source") {
+      if (v.get_string().get(ev.source) != simdjson::SUCCESS) return "source is not a string";
+    } else if (key == "host") {
+      if (v.get_string().get(ev.host) != simdjson::SUCCESS) return "host is not a string";
+    } else if (key == "kind") {
+      if (v.get_string().get(ev.kind) != simdjson::SUCCESS) return "kind is not a string";
+    } else if (key == "gpu") {
+      bool is_null = false;
+      if (v.is_null().get(is_null) == simdjson::SUCCESS && is_null) continue;
+      std::int64_t g = 0;
+      if (v.get_int64().get(g) != simdjson::SUCCESS || g < 0 || g > 1'000'000) return "gpu is not an index";
+      ev.gpu = static_cast<std::int32_t>(g);
+    } else if (Metric m{}; metric_from_key(key, m)) {
+      double d = 0;
+      if (v.get_double().get(d) != simdjson::SUCCESS) return "metric is not a number";
+      ev.set(m, d);
+    } else {
+      std::string_view raw;  // text fields and "extra": kept as strings for the reader
+      if (v.get_string().get(raw) == simdjson::SUCCESS) ev.fields.push_back(Field{key, raw, false, false});
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+Status read_event_stream(LineReader& reader, prep::EventSink& sink, prep::InputStats& stats) {
+  simdjson::ondemand::parser parser;
+  std::string padded;
+  padded.reserve(1 << 16);
+  Event ev;
+  Line line;
+  bool header_seen = false;
+  stats.format = prep::Format::unknown;
+  while (reader.next(line)) {
+    ++stats.lines;
+    const auto bad = [&](std::string_view why) {
+      ++stats.malformed;
+      if (stats.examples.size() < 5)
+        stats.examples.push_back(prep::MalformedExample{line.number, std::string(why), std::string(line.text.substr(0, 120))});
+    };
+    if (line.overlong) {
+      bad("line too long");
+      continue;
+    }
+    if (text::trim(line.text).empty()) {
+      ++stats.ignored;
+      continue;
+    }
+    padded.assign(line.text);
+    padded.append(simdjson::SIMDJSON_PADDING, ' ');
+    simdjson::ondemand::document doc;
+    if (parser.iterate(padded.data(), line.text.size(), padded.size()).get(doc) != simdjson::SUCCESS) {
+      bad("not JSON");
+      continue;
+    }
+    simdjson::ondemand::object obj;
+    std::string_view type;
+    if (doc.get_object().get(obj) != simdjson::SUCCESS || obj["type"].get_string().get(type) != simdjson::SUCCESS) {
+      bad("not a gpucost.events record");
+      continue;
+    }
+    if (type == "header") {
+      std::string_view schema;
+      std::int64_t version = 0;
+      obj.reset();
+      if (obj["schema"].get_string().get(schema) != simdjson::SUCCESS || schema != kEventsSchema)
+        return make_error(ErrorKind::schema, fmt::format("{}: not a gpucost.events stream", stats.path));
+      if (obj["version"].get_int64().get(version) != simdjson::SUCCESS || version != kEventsVersion)
+        return make_error(ErrorKind::schema,
+                          fmt::format("{}: gpucost.events version {} is not supported (this gpucost reads {})",
+                                      stats.path, version, kEventsVersion),
+                          "re-run `gpucost prep` with this version of gpucost");
+      header_seen = true;
+      ++stats.ignored;
+      continue;
+    }
+    if (type == "summary") {
+      ++stats.ignored;
+      continue;
+    }
+    if (type != "event" || !header_seen) {
+      bad(header_seen ? "unknown record type" : "record before the header line");
+      continue;
+    }
+    obj.reset();
+    const std::string_view err = fill_event(obj, ev);
+    if (!err.empty()) {
+      bad(err);
+      continue;
+    }
+    sink.on_event(ev);
+    ++stats.events;
+  }
+  stats.truncated = reader.error();
+  return {};
+}
+
+}  // namespace gpucost::io

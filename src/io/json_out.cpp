@@ -1,0 +1,117 @@
+#include <gpucost/io/json_out.hpp>
+
+#include <charconv>
+#include <cmath>
+
+namespace gpucost::io {
+
+void append_json_number(std::string& out, double v) {
+  if (!std::isfinite(v)) {
+    out.append("null");
+    return;
+  }
+  char tmp[32];
+  // Integral values in the exactly representable range print as integers: "250", not "250.0".
+  if (v == std::trunc(v) && std::fabs(v) < 9.0e15) {
+    auto [p, ec] = std::to_chars(tmp, tmp + sizeof tmp, static_cast<std::int64_t>(v));
+    out.append(tmp, p);
+    return;
+  }
+  auto [p, ec] = std::to_chars(tmp, tmp + sizeof tmp, v);
+  out.append(tmp, p);
+}
+
+namespace {
+
+// Length of a valid UTF-8 sequence starting at s[i], or 0 when invalid.
+std::size_t utf8_len(std::string_view s, std::size_t i) {
+  const auto c = static_cast<unsigned char>(s[i]);
+  std::size_t n = 0;
+  unsigned min = 0;
+  if (c >= 0xC2 && c <= 0xDF) {
+    n = 2;
+    min = 0x80;
+  } else if (c >= 0xE0 && c <= 0xEF) {
+    n = 3;
+    min = 0x800;
+  } else if (c >= 0xF0 && c <= 0xF4) {
+    n = 4;
+    min = 0x10000;
+  } else {
+    return 0;
+  }
+  if (i + n > s.size()) return 0;
+  unsigned cp = c & (0xFFu >> (n + 1));
+  for (std::size_t k = 1; k < n; ++k) {
+    const auto cc = static_cast<unsigned char>(s[i + k]);
+    if ((cc & 0xC0) != 0x80) return 0;
+    cp = (cp << 6) | (cc & 0x3Fu);
+  }
+  if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
+  return n;
+}
+
+}  // namespace
+
+void append_json_string(std::string& out, std::string_view s) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  out.push_back('"');
+  std::size_t i = 0;
+  while (i < s.size()) {
+    // Fast path: a run of plain printable ASCII.
+    std::size_t j = i;
+    while (j < s.size()) {
+      const auto c = static_cast<unsigned char>(s[j]);
+      if (c < 0x20 || c == '"' || c == '\\' || c >= 0x80) break;
+      ++j;
+    }
+    out.append(s.data() + i, j - i);
+    i = j;
+    if (i >= s.size()) break;
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c == '"' || c == '\\') {
+      out.push_back('\\');
+      out.push_back(static_cast<char>(c));
+      ++i;
+    } else if (c < 0x20) {
+      switch (c) {
+        case '\n': out.append("\\n"); break;
+        case '\t': out.append("\\t"); break;
+        case '\r': out.append("\\r"); break;
+        default:
+          out.append("\\u00");
+          out.push_back(kHex[c >> 4]);
+          out.push_back(kHex[c & 15]);
+      }
+      ++i;
+    } else {
+      const std::size_t n = utf8_len(s, i);
+      if (n == 0) {
+        out.append("\xEF\xBF\xBD");  // U+FFFD for a byte that is not valid UTF-8
+        ++i;
+      } else {
+        out.append(s.data() + i, n);
+        i += n;
+      }
+    }
+  }
+  out.push_back('"');
+}
+
+void OutBuffer::integer(std::int64_t v) {
+  char tmp[24];
+  auto [p, ec] = std::to_chars(tmp, tmp + sizeof tmp, v);
+  m_buf.append(tmp, p);
+}
+
+void OutBuffer::number(double v) { append_json_number(m_buf, v); }
+
+void OutBuffer::string(std::string_view s) { append_json_string(m_buf, s); }
+
+void OutBuffer::flush() {
+  if (m_buf.empty() || m_out == nullptr) return;
+  if (!m_failed && std::fwrite(m_buf.data(), 1, m_buf.size(), m_out) != m_buf.size()) m_failed = true;
+  m_buf.clear();
+}
+
+}  // namespace gpucost::io

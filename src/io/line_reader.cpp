@@ -1,0 +1,318 @@
+#include <gpucost/io/line_reader.hpp>
+
+#include <fmt/format.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace gpucost::io {
+
+std::string_view to_string(Compression c) {
+  switch (c) {
+    case Compression::gzip: return "gzip";
+    case Compression::zstd: return "zstd";
+    case Compression::none: break;
+  }
+  return "none";
+}
+
+namespace {
+
+/// Raw bytes of a file descriptor, starting with bytes already read for magic detection.
+class FdSource final : public ByteSource {
+ public:
+  FdSource(int fd, bool owned, std::string prefix) : m_fd(fd), m_owned(owned), m_prefix(std::move(prefix)) {}
+  ~FdSource() override {
+    if (m_owned) ::close(m_fd);
+  }
+  FdSource(const FdSource&) = delete;
+  FdSource& operator=(const FdSource&) = delete;
+
+  std::size_t read(char* buf, std::size_t n) override {
+    if (m_prefix_pos < m_prefix.size()) {
+      const std::size_t k = std::min(n, m_prefix.size() - m_prefix_pos);
+      std::memcpy(buf, m_prefix.data() + m_prefix_pos, k);
+      m_prefix_pos += k;
+      return k;
+    }
+    for (;;) {
+      const ssize_t got = ::read(m_fd, buf, n);
+      if (got >= 0) return static_cast<std::size_t>(got);
+      if (errno == EINTR) continue;
+      m_error = fmt::format("read error: {}", std::strerror(errno));
+      return 0;
+    }
+  }
+
+ private:
+  int m_fd;
+  bool m_owned;
+  std::string m_prefix;
+  std::size_t m_prefix_pos = 0;
+};
+
+constexpr std::size_t kInBytes = 256u << 10;
+
+/// gzip (and concatenated gzip members, as `cat a.gz b.gz` or some log rotators write).
+class GzipSource final : public ByteSource {
+ public:
+  explicit GzipSource(std::unique_ptr<ByteSource> raw) : m_raw(std::move(raw)), m_in(new unsigned char[kInBytes]) {
+    std::memset(&m_z, 0, sizeof m_z);
+    m_ok = inflateInit2(&m_z, 15 + 16) == Z_OK;
+    if (!m_ok) m_error = "cannot initialise zlib";
+  }
+  ~GzipSource() override { inflateEnd(&m_z); }
+  GzipSource(const GzipSource&) = delete;
+  GzipSource& operator=(const GzipSource&) = delete;
+
+  std::size_t read(char* buf, std::size_t n) override {
+    if (!m_ok || m_done) return 0;
+    m_z.next_out = reinterpret_cast<unsigned char*>(buf);
+    m_z.avail_out = static_cast<uInt>(n);
+    while (m_z.avail_out == n) {
+      if (m_z.avail_in == 0 && !m_in_eof) {
+        const std::size_t got = m_raw->read(reinterpret_cast<char*>(m_in.get()), kInBytes);
+        if (got == 0) {
+          m_in_eof = true;
+          if (!m_raw->error().empty()) m_error = m_raw->error();
+        }
+        m_z.next_in = m_in.get();
+        m_z.avail_in = static_cast<uInt>(got);
+      }
+      const int rc = inflate(&m_z, Z_NO_FLUSH);
+      if (rc == Z_STREAM_END) {
+        m_member_open = false;
+        if (m_z.avail_in == 0 && !m_in_eof) {  // look for another member
+          const std::size_t got = m_raw->read(reinterpret_cast<char*>(m_in.get()), kInBytes);
+          m_z.next_in = m_in.get();
+          m_z.avail_in = static_cast<uInt>(got);
+          if (got == 0) m_in_eof = true;
+        }
+        if (m_z.avail_in == 0) {
+          m_done = true;
+          break;
+        }
+        inflateReset(&m_z);
+        m_member_open = true;
+        continue;
+      }
+      m_member_open = true;
+      if (rc == Z_BUF_ERROR && m_in_eof && m_z.avail_in == 0) {
+        if (m_error.empty()) m_error = "truncated gzip stream (the archive ends mid-way)";
+        m_done = true;
+        break;
+      }
+      if (rc != Z_OK && rc != Z_BUF_ERROR) {
+        m_error = fmt::format("corrupt gzip data ({})", m_z.msg != nullptr ? m_z.msg : "inflate failed");
+        m_done = true;
+        break;
+      }
+    }
+    return n - m_z.avail_out;
+  }
+
+ private:
+  std::unique_ptr<ByteSource> m_raw;
+  std::unique_ptr<unsigned char[]> m_in;
+  z_stream m_z{};
+  bool m_ok = false, m_done = false, m_in_eof = false, m_member_open = true;
+};
+
+class ZstdSource final : public ByteSource {
+ public:
+  explicit ZstdSource(std::unique_ptr<ByteSource> raw)
+      : m_raw(std::move(raw)), m_in(new char[kInBytes]), m_ctx(ZSTD_createDCtx()) {}
+  ~ZstdSource() override { ZSTD_freeDCtx(m_ctx); }
+  ZstdSource(const ZstdSource&) = delete;
+  ZstdSource& operator=(const ZstdSource&) = delete;
+
+  std::size_t read(char* buf, std::size_t n) override {
+    if (m_done) return 0;
+    ZSTD_outBuffer out{buf, n, 0};
+    while (out.pos == 0) {
+      if (m_inb.pos == m_inb.size) {
+        const std::size_t got = m_raw->read(m_in.get(), kInBytes);
+        if (got == 0) {
+          if (!m_raw->error().empty()) m_error = m_raw->error();
+          else if (m_last != 0) m_error = "truncated zstd stream (the archive ends mid-frame)";
+          m_done = true;
+          break;
+        }
+        m_inb = ZSTD_inBuffer{m_in.get(), got, 0};
+      }
+      m_last = ZSTD_decompressStream(m_ctx, &out, &m_inb);
+      if (ZSTD_isError(m_last) != 0) {
+        m_error = fmt::format("corrupt zstd data ({})", ZSTD_getErrorName(m_last));
+        m_done = true;
+        break;
+      }
+    }
+    return out.pos;
+  }
+
+ private:
+  std::unique_ptr<ByteSource> m_raw;
+  std::unique_ptr<char[]> m_in;
+  ZSTD_DCtx* m_ctx;
+  ZSTD_inBuffer m_inb{nullptr, 0, 0};
+  std::size_t m_last = 0;
+  bool m_done = false;
+};
+
+class StringSource final : public ByteSource {
+ public:
+  explicit StringSource(std::string s) : m_s(std::move(s)) {}
+  std::size_t read(char* buf, std::size_t n) override {
+    const std::size_t k = std::min(n, m_s.size() - m_pos);
+    std::memcpy(buf, m_s.data() + m_pos, k);
+    m_pos += k;
+    return k;
+  }
+
+ private:
+  std::string m_s;
+  std::size_t m_pos = 0;
+};
+
+Compression sniff(std::string_view head) {
+  if (head.size() >= 2 && static_cast<unsigned char>(head[0]) == 0x1f && static_cast<unsigned char>(head[1]) == 0x8b)
+    return Compression::gzip;
+  if (head.size() >= 4 && static_cast<unsigned char>(head[0]) == 0x28 && static_cast<unsigned char>(head[1]) == 0xb5 &&
+      static_cast<unsigned char>(head[2]) == 0x2f && static_cast<unsigned char>(head[3]) == 0xfd)
+    return Compression::zstd;
+  return Compression::none;
+}
+
+}  // namespace
+
+Expected<std::unique_ptr<LineReader>> LineReader::open(const std::string& path) {
+  int fd = 0;
+  const bool is_stdin = path == "-";
+  if (!is_stdin) {
+    fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+      const int err = errno;
+      std::string hint = err == ENOENT ? "check the path; globs are expanded, quote them for gpucost to expand"
+                         : err == EACCES ? "the file is not readable by this user"
+                                         : "";
+      return make_error(ErrorKind::io, fmt::format("{}: cannot open: {}", path, std::strerror(err)), hint);
+    }
+    struct stat st {};
+    if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+      ::close(fd);
+      return make_error(ErrorKind::io, fmt::format("{}: is a directory", path),
+                        "pass the files inside it, e.g. 'dir/*.log'");
+    }
+  }
+  // Read the magic bytes, then hand them back as the start of the raw stream.
+  std::string prefix(4, '\0');
+  std::size_t have = 0;
+  while (have < 4) {
+    const ssize_t got = ::read(fd, prefix.data() + have, 4 - have);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) break;
+    have += static_cast<std::size_t>(got);
+  }
+  prefix.resize(have);
+  const Compression c = sniff(prefix);
+  std::unique_ptr<ByteSource> src = std::make_unique<FdSource>(fd, !is_stdin, std::move(prefix));
+  if (c == Compression::gzip) src = std::make_unique<GzipSource>(std::move(src));
+  if (c == Compression::zstd) src = std::make_unique<ZstdSource>(std::move(src));
+  return std::make_unique<LineReader>(std::move(src), c);
+}
+
+std::unique_ptr<LineReader> LineReader::from_string(std::string data) {
+  return std::make_unique<LineReader>(std::make_unique<StringSource>(std::move(data)), Compression::none);
+}
+
+LineReader::LineReader(std::unique_ptr<ByteSource> src, Compression c)
+    : m_src(std::move(src)), m_compression(c), m_buf(new char[kMaxLineBytes + kBlockBytes]),
+      m_cap(kMaxLineBytes + kBlockBytes) {}
+
+LineReader::~LineReader() = default;
+
+const std::string& LineReader::error() const { return m_src->error(); }
+
+bool LineReader::fill() {
+  if (m_eof) return false;
+  if (m_begin > 0 && m_cap - m_end < kBlockBytes) {
+    std::memmove(m_buf.get(), m_buf.get() + m_begin, m_end - m_begin);
+    m_end -= m_begin;
+    m_begin = 0;
+  }
+  const std::size_t got = m_src->read(m_buf.get() + m_end, m_cap - m_end);
+  if (got == 0) {
+    m_eof = true;
+    return false;
+  }
+  m_end += got;
+  m_bytes += got;
+  return true;
+}
+
+std::string_view LineReader::peek(std::size_t n) {
+  n = std::min(n, m_cap - kBlockBytes);
+  while (m_end - m_begin < n && fill()) {
+  }
+  return {m_buf.get() + m_begin, std::min(n, m_end - m_begin)};
+}
+
+bool LineReader::next(Line& line) {
+  std::size_t scanned = m_begin;  // bytes before this offset hold no '\n'
+  for (;;) {
+    const char* base = m_buf.get();
+    const void* nl = std::memchr(base + scanned, '\n', m_end - scanned);
+    if (nl != nullptr) {
+      const std::size_t pos = static_cast<std::size_t>(static_cast<const char*>(nl) - base);
+      std::string_view text(base + m_begin, pos - m_begin);
+      if (!text.empty() && text.back() == '\r') text.remove_suffix(1);
+      m_begin = pos + 1;
+      line = Line{text, ++m_line_no, 0, false};
+      return true;
+    }
+    if (m_end - m_begin >= kMaxLineBytes) break;  // overlong: handled below
+    const std::size_t before = m_begin;
+    scanned = m_end;
+    if (!fill()) {
+      if (m_begin == m_end) return false;
+      std::string_view text(m_buf.get() + m_begin, m_end - m_begin);  // no final newline
+      if (!text.empty() && text.back() == '\r') text.remove_suffix(1);
+      m_begin = m_end;
+      line = Line{text, ++m_line_no, 0, false};
+      return true;
+    }
+    scanned -= before - m_begin;  // fill() may have moved the data to the front
+  }
+  // A line longer than kMaxLineBytes: keep its first bytes as the excerpt, skip the rest.
+  constexpr std::size_t kHead = 120;
+  std::uint64_t length = m_end - m_begin;
+  std::memmove(m_buf.get(), m_buf.get() + m_begin, kHead);
+  m_begin = kHead;
+  m_end = kHead;
+  for (;;) {
+    const std::size_t got = m_src->read(m_buf.get() + kHead, m_cap - kHead);
+    if (got == 0) {
+      m_eof = true;
+      break;
+    }
+    m_bytes += got;
+    const void* nl = std::memchr(m_buf.get() + kHead, '\n', got);
+    if (nl != nullptr) {
+      const std::size_t k = static_cast<std::size_t>(static_cast<const char*>(nl) - (m_buf.get() + kHead));
+      length += k;
+      m_begin = kHead + k + 1;
+      m_end = kHead + got;
+      break;
+    }
+    length += got;
+  }
+  line = Line{std::string_view(m_buf.get(), kHead), ++m_line_no, length, true};
+  return true;
+}
+
+}  // namespace gpucost::io

@@ -1,0 +1,132 @@
+// nvidia-smi pmon (formats.md §2): one row per (GPU, process) per cycle; the command is the
+// rest of the line and may contain spaces ("NVIDIA Share.exe"):
+//   # gpu         pid   type     sm    mem    enc    dec    jpg    ofa    command
+//   # Idx           #    C/G      %      %      %      %      %      %    name
+//       0      11345     C     99     10      -      -      -      -    gpu_burn
+// A GPU without processes prints a row of '-': it becomes a "no_process" event.
+#include "parsers.hpp"
+#include "smi_table.hpp"
+
+#include <gpucost/core/text.hpp>
+
+#include <algorithm>
+
+namespace gpucost::prep {
+
+namespace {
+
+class PmonParser final : public LineParser {
+ public:
+  explicit PmonParser(ParseContext& ctx) : m_clock(ctx.options, ctx.clock, ctx.stats) {}
+
+  LineResult parse(std::string_view line, ParseContext& ctx) override {
+    const std::string_view body = text::trim(line);
+    if (body.empty()) return LineResult::ignored;
+    if (body.front() == '#') {
+      m_table.on_hash_line(body, true);
+      return LineResult::ignored;
+    }
+    if (!m_table.has_header()) return ctx.malformed("data row before any '# gpu pid ...' header line");
+    const auto& cols = m_table.columns();
+    const bool has_command = !cols.empty() && cols.back().role == ColumnRole::command;
+    if (!split_row(body, cols.size(), has_command)) {
+      ctx.reason_buf = "expected " + std::to_string(cols.size()) + " columns as in the header, found " +
+                       std::to_string(m_tokens.size());
+      return ctx.malformed(ctx.reason_buf);
+    }
+    Event& ev = ctx.event;
+    ev.reset();
+    ev.source = "pmon";
+    std::int64_t gpu = -1;
+    std::string_view pid_cell = "-";
+    for (std::size_t i = 0; i < cols.size(); ++i) {
+      const Column& col = cols[i];
+      const std::string_view cell = m_tokens[i];
+      switch (col.role) {
+        case ColumnRole::gpu: {
+          const auto g = text::parse_int(cell);
+          if (!g || *g < 0 || *g > 1'000'000) return ctx.malformed("gpu index is not a number");
+          gpu = *g;
+          break;
+        }
+        case ColumnRole::pid:
+          pid_cell = cell;
+          if (cell != "-" && !set_metric_cell(ev, Metric::pid, cell)) return ctx.malformed("pid is not a number");
+          break;
+        case ColumnRole::type:
+          if (cell != "-") ev.fields.push_back(Field{"type", cell, false});
+          break;
+        case ColumnRole::command:
+          if (cell != "-" && !cell.empty()) ev.fields.push_back(Field{"command", cell, false});
+          break;
+        case ColumnRole::metric:
+          if (!set_metric_cell(ev, col.metric, cell)) {
+            ctx.reason_buf = "column '" + col.name + "' is not a number";
+            return ctx.malformed(ctx.reason_buf);
+          }
+          break;
+        case ColumnRole::extra:
+          if (cell != "-") ev.fields.push_back(Field{col.name, cell, text::is_json_number(cell), true});
+          break;
+        default:
+          break;
+      }
+    }
+    if (gpu < 0) return ctx.malformed("no gpu column");
+    advance_cycle(gpu, pid_cell);
+    if (!row_time(m_table, m_tokens, m_cycle, m_clock, ev.ts_ns)) return ctx.malformed("bad date or time");
+    ev.gpu = static_cast<std::int32_t>(gpu);
+    ev.kind = pid_cell == "-" ? "no_process" : "process";
+    ctx.emit();
+    return LineResult::event;
+  }
+
+ private:
+  // Fixed columns from the left, the rest of the line is the command (it may hold spaces).
+  bool split_row(std::string_view body, std::size_t ncols, bool has_command) {
+    m_tokens.clear();
+    if (m_table.csv()) {
+      split_tokens(body, true, m_tokens);
+      return m_tokens.size() == ncols;
+    }
+    std::size_t pos = 0;
+    const std::size_t fixed = has_command ? ncols - 1 : ncols;
+    for (std::size_t i = 0; i < fixed; ++i) {
+      const std::string_view tok = text::next_token(body, pos);
+      if (tok.empty()) return false;
+      m_tokens.push_back(tok);
+    }
+    const std::string_view rest = text::trim(body.substr(std::min(pos, body.size())));
+    if (has_command) {
+      if (rest.empty()) return false;
+      m_tokens.push_back(rest);
+      return true;
+    }
+    return rest.empty();
+  }
+
+  // A new cycle starts when the GPU index goes down, or a process repeats on the same GPU.
+  void advance_cycle(std::int64_t gpu, std::string_view pid) {
+    const bool repeat = gpu == m_prev_gpu && std::find(m_pids.begin(), m_pids.end(), pid) != m_pids.end();
+    if (m_prev_gpu >= 0 && (gpu < m_prev_gpu || repeat)) {
+      ++m_cycle;
+      m_pids.clear();
+    }
+    if (gpu != m_prev_gpu) m_pids.clear();
+    m_pids.emplace_back(pid);
+    m_prev_gpu = gpu;
+  }
+
+  SmiTable m_table;
+  RowClock m_clock;
+  std::vector<std::string_view> m_tokens;
+  std::vector<std::string> m_pids;  // pids seen on m_prev_gpu in the current cycle
+  std::uint64_t m_cycle = 0;
+  std::int64_t m_prev_gpu = -1;
+};
+
+}  // namespace
+
+std::unique_ptr<LineParser> make_pmon_parser(ParseContext& ctx) { return std::make_unique<PmonParser>(ctx); }
+
+}  // namespace gpucost::prep

@@ -1,0 +1,301 @@
+// nvidia-smi --query-gpu=... --format=csv[,noheader][,nounits] (formats.md §3):
+//   timestamp, index, power.draw [W], utilization.gpu [%]
+//   2024/06/12 14:22:18.123, 0, 245.32 W, 98 %
+// Columns are mapped by header name; with noheader the names come from --fields.
+#include "parsers.hpp"
+#include "query_fields.hpp"
+#include "row_clock.hpp"
+
+#include <gpucost/core/text.hpp>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <string>
+
+namespace gpucost::prep {
+
+namespace {
+
+struct CsvColumn {
+  std::string name;  // canonical property name
+  std::string unit;  // from the header bracket, else the table's unit
+  QueryRole role = QueryRole::other;
+  Metric metric = Metric::count_;
+  double scale = 1.0;  // header unit -> canonical unit
+};
+
+// Splits "power.draw [W]" into name and unit.
+void split_header_cell(std::string_view cell, std::string_view& name, std::string_view& unit) {
+  cell = text::trim(cell);
+  unit = {};
+  name = cell;
+  const std::size_t lb = cell.rfind(" [");
+  if (lb != std::string_view::npos && cell.back() == ']') {
+    unit = cell.substr(lb + 2, cell.size() - lb - 3);
+    name = text::trim(cell.substr(0, lb));
+  }
+}
+
+// Factor from a header unit to the canonical unit of a metric; 0 when not convertible.
+double unit_scale(std::string_view canonical, std::string_view unit) {
+  if (unit.empty() || unit == canonical) return 1.0;
+  if (canonical == "MiB") {
+    if (unit == "KiB") return 1.0 / 1024;
+    if (unit == "GiB") return 1024;
+    if (unit == "MB") return 1.0;  // nvidia-smi's MB are MiB
+  }
+  if (canonical == "W" && unit == "mW") return 1e-3;
+  if (canonical == "MHz" && unit == "GHz") return 1e3;
+  if (canonical == "C" && unit == "°C") return 1.0;
+  return 0.0;
+}
+
+bool is_null_marker(std::string_view v) {
+  return v.empty() || v == "N/A" || (v.size() >= 2 && v.front() == '[' && v.back() == ']');
+}
+
+// Removes the unit nvidia-smi repeats after each value ("245.32 W", "11175 MiB", "0 us").
+std::string_view strip_unit(std::string_view v, std::string_view unit) {
+  if (!unit.empty() && v.size() > unit.size() + 1 && v.substr(v.size() - unit.size()) == unit &&
+      v[v.size() - unit.size() - 1] == ' ')
+    return text::rtrim(v.substr(0, v.size() - unit.size() - 1));
+  return v;
+}
+
+bool looks_like_header_cell(std::string_view cell) {
+  std::string_view name, unit;
+  split_header_cell(cell, name, unit);
+  if (name.empty()) return false;
+  for (char c : name) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || text::is_digit(c) || c == '.' || c == '_';
+    if (!ok) return false;
+  }
+  return !text::is_digit(name.front());
+}
+
+class QueryCsvParser final : public LineParser {
+ public:
+  QueryCsvParser(ParseContext& ctx) : m_clock(ctx.options, ctx.clock, ctx.stats) {}
+
+  /// Builds the columns from a header line or a --fields list.
+  void set_columns(std::string_view list, bool from_header) {
+    m_cols.clear();
+    std::vector<std::string_view> cells;
+    split(list, cells);
+    std::array<int, kMetricCount> best_priority;
+    best_priority.fill(1 << 30);
+    std::vector<const QueryField*> infos;
+    for (std::string_view cell : cells) {
+      std::string_view name, unit;
+      split_header_cell(cell, name, unit);
+      const QueryField* f = find_query_field(name);
+      CsvColumn col;
+      col.name = std::string(f != nullptr ? f->name : name);  // aliases print as canonical names
+      col.unit = std::string(!unit.empty() || from_header ? unit : (f != nullptr ? f->unit : ""));
+      if (f != nullptr) {
+        col.role = f->role;
+        col.metric = f->metric;
+        if (f->role == QueryRole::metric) {
+          col.scale = unit_scale(f->unit, unit);
+          if (col.scale == 0.0) col.role = QueryRole::other;  // unknown unit: keep the raw value
+        }
+      }
+      if (f != nullptr && col.role == QueryRole::metric) {
+        auto& best = best_priority[static_cast<std::size_t>(f->metric)];
+        best = std::min(best, f->priority);
+      }
+      infos.push_back(f);
+      m_cols.push_back(std::move(col));
+    }
+    // Several properties can feed one metric (power.draw, power.draw.average, ...): the best
+    // one present wins, the others are kept as plain fields.
+    for (std::size_t i = 0; i < m_cols.size(); ++i) {
+      CsvColumn& col = m_cols[i];
+      if (col.role == QueryRole::metric &&
+          infos[i]->priority != best_priority[static_cast<std::size_t>(col.metric)])
+        col.role = QueryRole::other;
+      if (col.role == QueryRole::timestamp) m_has_timestamp = true;
+      if (col.role == QueryRole::index) m_has_index = true;
+    }
+  }
+
+  LineResult parse(std::string_view line, ParseContext& ctx) override {
+    const std::string_view body = text::rtrim(line);
+    if (body.empty()) return LineResult::ignored;
+    if (m_expect_header) {
+      m_expect_header = false;
+      if (looks_like_header_line(body)) {
+        set_columns(body, true);
+        return LineResult::ignored;
+      }
+    }
+    if (m_cols.empty()) return ctx.malformed("no header line and no --fields");
+    split(body, m_cells);
+    if (m_cells.size() != m_cols.size()) {
+      // nvidia-smi prints the header again when a loop is restarted into the same file.
+      if (looks_like_header_line(body)) {
+        set_columns(body, true);
+        return LineResult::ignored;
+      }
+      ctx.reason_buf = fmt::format("expected {} fields as in the header, found {}", m_cols.size(), m_cells.size());
+      return ctx.malformed(ctx.reason_buf);
+    }
+    if (m_cells == m_header_cells_cache) return LineResult::ignored;
+    Event& ev = ctx.event;
+    ev.reset();
+    ev.source = "query-csv";
+    ev.kind = "sample";
+    std::string_view identity, index_cell, ts_cell;
+    for (std::size_t i = 0; i < m_cols.size(); ++i) {
+      const CsvColumn& col = m_cols[i];
+      std::string_view v = m_cells[i];
+      if (is_null_marker(v)) continue;
+      v = strip_unit(v, col.unit);
+      switch (col.role) {
+        case QueryRole::timestamp: ts_cell = v; break;
+        case QueryRole::index:
+          index_cell = v;
+          identity = v;
+          break;
+        case QueryRole::bus_id:
+          ev.fields.push_back(Field{"pci_bus_id", v, false});
+          if (index_cell.empty()) identity = v;
+          break;
+        case QueryRole::uuid:
+          ev.fields.push_back(Field{"uuid", v, false});
+          if (index_cell.empty() && identity.empty()) identity = v;
+          break;
+        case QueryRole::name:
+          ev.fields.push_back(Field{"name", v, false});
+          if (identity.empty()) m_name_identity = v;
+          break;
+        case QueryRole::text: ev.fields.push_back(Field{col.name, v, false}); break;
+        case QueryRole::metric: {
+          const auto d = text::parse_double(v);
+          if (!d) {
+            ctx.reason_buf = fmt::format("'{}' is not a number", col.name);
+            return ctx.malformed(ctx.reason_buf);
+          }
+          const bool verbatim = col.scale == 1.0 && text::is_json_number(v);
+          ev.set(col.metric, *d * col.scale, verbatim ? v : std::string_view{});
+          break;
+        }
+        case QueryRole::pstate: {
+          // "P0".."P15"; P0 is the highest performance state.
+          const auto n = v.size() > 1 && (v[0] == 'P' || v[0] == 'p') ? text::parse_int(v.substr(1)) : std::nullopt;
+          if (n) ev.set(Metric::pstate, static_cast<double>(*n), v.substr(1));
+          else ev.fields.push_back(Field{col.name, v, false, true});
+          break;
+        }
+        case QueryRole::hex_mask: {
+          const auto mask = text::parse_hex(v);
+          if (mask) ev.set(Metric::throttle_mask, static_cast<double>(*mask));
+          else ev.fields.push_back(Field{col.name, v, false, true});
+          break;
+        }
+        case QueryRole::other: ev.fields.push_back(Field{col.name, v, text::is_json_number(v), true}); break;
+      }
+    }
+    if (identity.empty()) identity = m_name_identity;
+    m_name_identity = {};
+    // GPU: the index column, else the order in which bus ids/uuids first appear, else the
+    // position of the row within its sample.
+    const bool new_sample = note_identity(identity);
+    if (!index_cell.empty()) {
+      const auto g = text::parse_int(index_cell);
+      if (!g || *g < 0 || *g > 1'000'000) return ctx.malformed("index is not a GPU number");
+      ev.gpu = static_cast<std::int32_t>(*g);
+    } else {
+      ev.gpu = m_gpu_of_row;
+    }
+    (void)new_sample;
+    if (m_has_timestamp) {
+      if (ts_cell.empty()) return ctx.malformed("timestamp is missing");
+      const auto civil = parse_civil_datetime(ts_cell);
+      if (!civil) return ctx.malformed("bad timestamp (expected YYYY/MM/DD HH:MM:SS.mmm)");
+      ev.ts_ns = m_clock.local_ts(*civil);
+    } else {
+      ev.ts_ns = m_clock.cycle_ts(m_sample);
+    }
+    ctx.emit();
+    return LineResult::event;
+  }
+
+  void expect_header(bool b) { m_expect_header = b; }
+
+ private:
+  static void split(std::string_view line, std::vector<std::string_view>& out) {
+    out.clear();
+    std::size_t start = 0;
+    for (;;) {
+      const std::size_t comma = line.find(',', start);
+      out.push_back(text::trim(line.substr(start, comma == std::string_view::npos ? line.npos : comma - start)));
+      if (comma == std::string_view::npos) break;
+      start = comma + 1;
+    }
+  }
+
+  bool looks_like_header_line(std::string_view body) {
+    std::vector<std::string_view> cells;
+    split(body, cells);
+    std::size_t known = 0;
+    for (std::string_view c : cells) {
+      if (!looks_like_header_cell(c)) return false;
+      std::string_view name, unit;
+      split_header_cell(c, name, unit);
+      if (find_query_field(name) != nullptr) ++known;
+    }
+    return known > 0 || cells.size() > 1;
+  }
+
+  // Tracks sample boundaries for rows without a timestamp: a GPU identity seen twice starts a
+  // new sample. Sets m_gpu_of_row. Returns true when this row starts a new sample.
+  bool note_identity(std::string_view identity) {
+    bool fresh = false;
+    if (identity.empty() || std::find(m_seen.begin(), m_seen.end(), identity) != m_seen.end()) {
+      if (m_rows_in_sample > 0) {
+        ++m_sample;
+        fresh = true;
+      }
+      m_seen.clear();
+      m_rows_in_sample = 0;
+    }
+    m_seen.emplace_back(identity);
+    // Ordinal of a bus id/uuid across the file; position within the sample for names.
+    auto it = std::find(m_order.begin(), m_order.end(), identity);
+    if (it == m_order.end()) {
+      m_order.emplace_back(identity);
+      it = m_order.end() - 1;
+    }
+    m_gpu_of_row = m_by_position ? static_cast<std::int32_t>(m_rows_in_sample)
+                                 : static_cast<std::int32_t>(it - m_order.begin());
+    ++m_rows_in_sample;
+    return fresh;
+  }
+
+ public:
+  bool m_by_position = false;
+
+ private:
+  RowClock m_clock;
+  std::vector<CsvColumn> m_cols;
+  std::vector<std::string_view> m_cells;
+  std::vector<std::string_view> m_header_cells_cache;
+  std::vector<std::string> m_seen, m_order;
+  std::string_view m_name_identity;
+  std::uint64_t m_sample = 0, m_rows_in_sample = 0;
+  std::int32_t m_gpu_of_row = 0;
+  bool m_expect_header = true, m_has_timestamp = false, m_has_index = false;
+};
+
+}  // namespace
+
+Expected<std::unique_ptr<LineParser>> make_query_csv_parser(ParseContext& ctx, std::string_view first_line) {
+  auto parser = std::make_unique<QueryCsvParser>(ctx);
+  (void)first_line;
+  if (!ctx.options.fields.empty()) parser->set_columns(ctx.options.fields, false);
+  return std::unique_ptr<LineParser>(std::move(parser));
+}
+
+}  // namespace gpucost::prep

@@ -1,0 +1,15 @@
+// Factories of the per-format line parsers. Internal to prep.
+#pragma once
+
+#include <gpucost/prep/prep.hpp>
+
+#include <memory>
+
+namespace gpucost::prep {
+
+std::unique_ptr<LineParser> make_dmon_parser(ParseContext& ctx);
+std::unique_ptr<LineParser> make_pmon_parser(ParseContext& ctx);
+/// Fails when the CSV has no header and no usable --fields list.
+Expected<std::unique_ptr<LineParser>> make_query_csv_parser(ParseContext& ctx, std::string_view first_line);
+
+}  // namespace gpucost::prep

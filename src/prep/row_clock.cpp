@@ -1,0 +1,80 @@
+#include "row_clock.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+namespace gpucost::prep {
+
+void RowClock::set_basis(TimeBasis b) {
+  // The weakest basis seen wins: relative < local < absolute.
+  if (m_stats.time_basis == TimeBasis::none || static_cast<int>(b) > static_cast<int>(m_stats.time_basis))
+    m_stats.time_basis = b;
+}
+
+double RowClock::interval_s() {
+  if (m_options.interval_s) return *m_options.interval_s;
+  add_note(m_stats, "no --interval given: 1 s between cycles assumed (the default of dmon -d and query -l)");
+  return 1.0;
+}
+
+std::int64_t RowClock::cycle_ts(std::uint64_t cycle) {
+  if (!m_start_resolved) {
+    m_start_resolved = true;
+    if (m_options.start) {
+      const IsoInstant& s = *m_options.start;
+      if (s.offset_s) {
+        m_start_ns = s.civil.as_utc_ns() - *s.offset_s * kNsPerSecond;
+        set_basis(TimeBasis::absolute);
+      } else {
+        m_start_ns = m_clock.to_utc_ns(s.civil.as_utc_ns());
+        set_basis(TimeBasis::local);
+      }
+    } else {
+      m_start_ns = 0;
+      set_basis(TimeBasis::relative);
+      m_stats.notes.push_back(
+          "no time in the input and no --start: times are relative to the first row "
+          "(1970-01-01T00:00:00Z = start); give --start to place them");
+    }
+  }
+  const double step_ns = interval_s() * 1e9;
+  return m_start_ns + static_cast<std::int64_t>(std::llround(static_cast<double>(cycle) * step_ns));
+}
+
+std::int64_t RowClock::local_ts(const CivilTime& civil) {
+  set_basis(TimeBasis::local);
+  return m_clock.to_utc_ns(civil.as_utc_ns());
+}
+
+bool RowClock::time_of_day_ts(std::string_view hhmmss, std::int64_t& out) {
+  CivilTime t;
+  if (m_options.date) t = *m_options.date;
+  if (!parse_clock_time(hhmmss, t)) return false;
+  const std::int64_t tod = (static_cast<std::int64_t>(t.hour) * 3600 + t.minute * 60 + t.second) * kNsPerSecond + t.nanos;
+  if (m_prev_tod_ns >= 0 && tod + 12 * 3600 * kNsPerSecond < m_prev_tod_ns) ++m_day_offset;
+  m_prev_tod_ns = tod;
+  const std::int64_t day_ns = m_day_offset * 86400 * kNsPerSecond;
+  if (m_options.date) {
+    out = local_ts(t) + day_ns;  // a DST change at midnight is not modelled for rolled-over days
+  } else {
+    if (m_stats.time_basis != TimeBasis::relative) {
+      m_stats.notes.push_back(
+          "times of day without a date and no --date: placed on 1970-01-01 (relative clock); "
+          "give --date YYYY-MM-DD");
+    }
+    set_basis(TimeBasis::relative);
+    out = t.as_utc_ns() + day_ns;
+  }
+  return true;
+}
+
+std::int64_t RowClock::date_cycle_ts(const CivilTime& date, std::uint64_t cycle) {
+  CivilTime midnight = date;
+  midnight.hour = midnight.minute = midnight.second = 0;
+  midnight.nanos = 0;
+  const double step_ns = interval_s() * 1e9;
+  return local_ts(midnight) + static_cast<std::int64_t>(std::llround(static_cast<double>(cycle) * step_ns));
+}
+
+}  // namespace gpucost::prep

@@ -1,0 +1,63 @@
+// Shared pieces of the two scrolling nvidia-smi tables, dmon and pmon: '#' header pairs,
+// whitespace (or, for `--format csv`, comma) tokenising, date/time key columns. Internal.
+#pragma once
+
+#include "row_clock.hpp"
+
+#include <gpucost/core/event.hpp>
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gpucost::prep {
+
+enum class ColumnRole { date, time, gpu, metric, pid, type, command, extra };
+
+struct Column {
+  std::string name;  ///< as printed in the name line
+  std::string unit;  ///< from the unit line, when one followed
+  ColumnRole role = ColumnRole::extra;
+  Metric metric = Metric::count_;
+};
+
+/// Splits a line into tokens on whitespace, or on commas (trimmed) in csv mode.
+void split_tokens(std::string_view line, bool csv, std::vector<std::string_view>& out);
+
+/// The metric a dmon/pmon column name stands for ("pwr" -> power_w); false when unknown.
+bool smi_column_metric(std::string_view name, Metric& out);
+
+/// State of a header-driven table: the column map of the most recent name line.
+class SmiTable {
+ public:
+  /// Handles a '#' line: a name line resets the columns, a unit line fills units, any other
+  /// '#' line is a comment. Always an ignored line for the accounting.
+  void on_hash_line(std::string_view line, bool pmon);
+  [[nodiscard]] bool has_header() const { return !m_columns.empty(); }
+  [[nodiscard]] const std::vector<Column>& columns() const { return m_columns; }
+  [[nodiscard]] bool csv() const { return m_csv; }
+  [[nodiscard]] int date_col() const { return m_date; }
+  [[nodiscard]] int time_col() const { return m_time; }
+  [[nodiscard]] bool header_changed() {
+    const bool c = m_changed;
+    m_changed = false;
+    return c;
+  }
+
+ private:
+  std::vector<Column> m_columns;
+  bool m_csv = false;
+  bool m_changed = false;
+  bool m_expect_units = false;
+  int m_date = -1, m_time = -1;
+};
+
+/// Computes the time of a row from its date/time tokens, or from its cycle number.
+bool row_time(const SmiTable& table, const std::vector<std::string_view>& tokens, std::uint64_t cycle,
+              RowClock& clock, std::int64_t& ts_ns);
+
+/// Parses a metric cell: "-" (or empty) = missing (returns true, nothing set), a number sets
+/// the event's metric; anything else returns false.
+bool set_metric_cell(Event& event, Metric metric, std::string_view cell);
+
+}  // namespace gpucost::prep

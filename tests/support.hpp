@@ -1,0 +1,78 @@
+// Helpers shared by the unit tests: run prep over a string, collect events as owned copies.
+#pragma once
+
+#include <gpucost/core/event.hpp>
+#include <gpucost/core/time.hpp>
+#include <gpucost/io/line_reader.hpp>
+#include <gpucost/prep/prep.hpp>
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gpucost::test {
+
+/// An Event with its strings copied, so it outlives the parser's line buffer.
+struct OwnedEvent {
+  std::int64_t ts_ns = 0;
+  std::string source, host, kind;
+  int gpu = -1;
+  std::map<std::string, double> metrics;     // metric key -> value
+  std::map<std::string, std::string> fields; // field key -> value (extras too)
+
+  [[nodiscard]] std::optional<double> metric(const std::string& key) const {
+    const auto it = metrics.find(key);
+    return it == metrics.end() ? std::nullopt : std::optional<double>(it->second);
+  }
+};
+
+class CollectingSink final : public prep::EventSink {
+ public:
+  std::vector<OwnedEvent> events;
+  void on_event(const Event& ev) override {
+    OwnedEvent o;
+    o.ts_ns = ev.ts_ns;
+    o.source = std::string(ev.source);
+    o.host = std::string(ev.host);
+    o.kind = std::string(ev.kind);
+    o.gpu = ev.gpu;
+    for (std::size_t i = 0; i < kMetricCount; ++i)
+      if (ev.has(static_cast<Metric>(i))) o.metrics[std::string(kMetricInfo[i].key)] = ev.values[i];
+    for (const Field& f : ev.fields) o.fields[std::string(f.key)] = std::string(f.value);
+    events.push_back(std::move(o));
+  }
+};
+
+struct PrepRun {
+  Status status;
+  prep::InputStats stats;
+  std::vector<OwnedEvent> events;
+};
+
+/// Runs prep over `text` with the given options (zone UTC unless `tz` is given).
+inline PrepRun run_prep_text(const std::string& text, prep::PrepOptions options = {}, const std::string& tz = "UTC") {
+  auto reader = io::LineReader::from_string(text);
+  auto clock = LocalClock::make(tz);
+  CollectingSink sink;
+  PrepRun run;
+  run.stats.path = "test";
+  run.status = prep::run_prep_input(*reader, options, *clock, sink, run.stats);
+  run.events = std::move(sink.events);
+  return run;
+}
+
+/// ns since the epoch of a UTC wall-clock time.
+inline std::int64_t utc_ns(int y, unsigned mo, unsigned d, unsigned h, unsigned mi, unsigned s, std::int64_t ms = 0) {
+  CivilTime t;
+  t.year = y;
+  t.month = mo;
+  t.day = d;
+  t.hour = h;
+  t.minute = mi;
+  t.second = s;
+  t.nanos = ms * 1'000'000;
+  return t.as_utc_ns();
+}
+
+}  // namespace gpucost::test
