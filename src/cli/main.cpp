@@ -109,6 +109,8 @@ Expected<Common> common_setup(const InputArgs& a) {
   if (!paths) return paths.error();
   c.paths = std::move(*paths);
   if (c.paths.empty()) c.paths.emplace_back("-");
+  // Refuse unreadable inputs before any output is written.
+  if (auto st = pipeline::check_readable(c.paths); !st) return st.error();
   return c;
 }
 
@@ -275,7 +277,7 @@ int main_impl(int argc, char** argv) {
   add_input_options(be_cmd, be_args.in);
   be_cmd->add_option("-c,--config", be_args.config, "cost configuration (TOML)")->type_name("FILE")->group("Model");
   be_cmd->add_option("--set", be_args.sets, "override a config key, e.g. --set cloud.rate_per_hour=2.5")
-      ->type_name("KEY=VALUE")->group("Model");
+      ->type_name("KEY=VALUE")->allow_extra_args(false)->group("Model");
   be_cmd->add_option("--from", be_args.from, "window start (ISO 8601)")->type_name("TIME")->group("Window");
   be_cmd->add_option("--to", be_args.to, "window end")->type_name("TIME")->group("Window");
   be_cmd->add_flag("--json", be_args.json, "print JSON instead of the table")->group("Output");

@@ -31,6 +31,15 @@ Expected<std::vector<std::string>> expand_inputs(const std::vector<std::string>&
   return out;
 }
 
+Status check_readable(const std::vector<std::string>& paths) {
+  for (const std::string& p : paths) {
+    if (p == "-") continue;
+    auto reader = io::LineReader::open(p);  // same checks and messages as the real open
+    if (!reader) return reader.error();
+  }
+  return {};
+}
+
 Status feed_inputs(const std::vector<std::string>& paths, const prep::PrepOptions& options, LocalClock& clock,
                    prep::EventSink& sink, std::vector<prep::InputStats>& stats) {
   for (const std::string& path : paths) {

@@ -17,6 +17,9 @@ namespace gpucost::pipeline {
 /// "-" stays stdin. Fails when a pattern matches nothing.
 Expected<std::vector<std::string>> expand_inputs(const std::vector<std::string>& args);
 
+/// Fails on the first path that is missing, a directory or unreadable ("-" is always fine).
+Status check_readable(const std::vector<std::string>& paths);
+
 /// Runs every input into `sink`: event streams are read back, raw logs go through prep.
 /// One InputStats per input is appended to `stats` (also when it fails).
 Status feed_inputs(const std::vector<std::string>& paths, const prep::PrepOptions& options, LocalClock& clock,

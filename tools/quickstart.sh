@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# The two README commands. On a fresh Debian 12 machine (run as root, or with sudo available):
+#   tools/quickstart.sh run    install what is missing, build (Release), run gpucost breakeven on the samples
+#   tools/quickstart.sh test   the same, then build and pass every test
+# Idempotent: packages already installed are not reinstalled; the build directory is reused.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+mode=${1:-run}
+build_dir=${GPUCOST_BUILD_DIR:-build}
+packages=(cmake g++ make ninja-build pkg-config tzdata
+          libcli11-dev libfmt-dev libspdlog-dev libsimdjson-dev catch2 libtomlplusplus-dev
+          zlib1g-dev libzstd-dev libhowardhinnant-date-dev)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "quickstart: installing ${missing[*]}"
+  sudo_cmd=""
+  [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
+  $sudo_cmd apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+jobs=$(nproc 2>/dev/null || echo 2)
+cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DGPUCOST_BUILD_TESTS="$([ "$mode" = test ] && echo ON || echo OFF)" >/dev/null
+cmake --build "$build_dir" -j "$jobs"
+
+gpucost="$build_dir/src/cli/gpucost"
+echo
+echo "\$ gpucost breakeven --config testdata/samples/workstation.toml --tz Europe/Berlin testdata/samples/rtx4090_finetune_query.csv"
+"$gpucost" breakeven --config testdata/samples/workstation.toml --tz Europe/Berlin --host workstation \
+  testdata/samples/rtx4090_finetune_query.csv
+
+if [ "$mode" = test ]; then
+  echo
+  ctest --test-dir "$build_dir" --output-on-failure -j "$jobs"
+fi
