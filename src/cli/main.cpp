@@ -15,7 +15,9 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <cerrno>
 #include <csignal>
+#include <cstring>
 #include <unistd.h>
 
 namespace gpucost::cli {
@@ -140,6 +142,9 @@ int run_prep(const PrepArgs& args) {
   writer.write_summary(stats);
   writer.flush();
   if (!st) return fail(st.error());
+  if (writer.failed() && errno != EPIPE)
+    return fail(make_error(ErrorKind::io, fmt::format("{}: write failed: {}", args.output, std::strerror(errno)),
+                           "check the free space of the output's disk"));
   if (auto c = out->commit(); !c) return fail(c.error());
   return finish_inputs(stats, args.in, common->clock);
 }
