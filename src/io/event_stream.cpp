@@ -7,7 +7,9 @@
 #include <fmt/format.h>
 #include <simdjson.h>
 
+#include <charconv>
 #include <cstring>
+#include <memory>
 
 namespace gpucost::io {
 
@@ -24,31 +26,71 @@ struct EventWriter::Impl {
   std::string host_cache_key, host_json;  // the host name, escaped once
   Impl(std::FILE* f, StreamFormat fmt_) : out(f), format(fmt_) {}
 
+  // The hot path: one event line, written with raw pointers into a scratch buffer sized for the
+  // worst case, then appended once.
+  std::unique_ptr<char[]> line;
+  std::size_t line_cap = 0;
+
+  static char* put(char* p, std::string_view s) {
+    std::memcpy(p, s.data(), s.size());
+    return p + s.size();
+  }
+  static char* put_string(char* p, std::string_view s) {
+    // Plain printable ASCII is copied as is; anything else goes through the escaping writer.
+    for (char c : s) {
+      const auto u = static_cast<unsigned char>(c);
+      if (u < 0x20 || c == '"' || c == '\\' || u >= 0x80) {
+        std::string tmp;
+        append_json_string(tmp, s);
+        return put(p, tmp);
+      }
+    }
+    *p++ = '"';
+    p = put(p, s);
+    *p++ = '"';
+    return p;
+  }
+  static char* put_int(char* p, std::int64_t v) { return std::to_chars(p, p + 24, v).ptr; }
+  static char* put_value(char* p, const Field& f) { return f.numeric ? put(p, f.value) : put_string(p, f.value); }
+
   void json_event(const Event& ev) {
-    std::string& b = out.buffer();
-    b.append("{\"type\":\"event\",\"ts_ns\":");
-    out.integer(ev.ts_ns);
-    b.append(",\"source\":");
-    append_json_string(b, ev.source);
+    std::size_t bound = 160 + host_json.size() + 6 * (ev.source.size() + ev.kind.size() + ev.host.size());
+    bound += kMetricCount * 64;
+    for (const Field& f : ev.fields) bound += 6 * (f.key.size() + f.value.size()) + 16;
+    if (bound > line_cap) {
+      line_cap = bound * 2;
+      line.reset(new char[line_cap]);
+    }
     if (ev.host != host_cache_key) {
       host_cache_key.assign(ev.host);
       host_json.clear();
       append_json_string(host_json, ev.host);
     }
-    b.append(",\"host\":");
-    b.append(host_json);
-    b.append(",\"gpu\":");
-    if (ev.gpu >= 0) out.integer(ev.gpu);
-    else b.append("null");
-    b.append(",\"kind\":");
-    append_json_string(b, ev.kind);
+    char* p = line.get();
+    p = put(p, "{\"type\":\"event\",\"ts_ns\":");
+    p = put_int(p, ev.ts_ns);
+    p = put(p, ",\"source\":");
+    p = put_string(p, ev.source);
+    p = put(p, ",\"host\":");
+    p = put(p, host_json);
+    p = put(p, ",\"gpu\":");
+    p = ev.gpu >= 0 ? put_int(p, ev.gpu) : put(p, "null");
+    p = put(p, ",\"kind\":");
+    p = put_string(p, ev.kind);
     for (std::uint64_t bits = ev.present; bits != 0; bits &= bits - 1) {
       const auto i = static_cast<std::size_t>(__builtin_ctzll(bits));
-      b.append(",\"");
-      b.append(kMetricInfo[i].key);
-      b.append("\":");
-      if (!ev.texts[i].empty()) b.append(ev.texts[i]);
-      else append_json_number(b, ev.values[i]);
+      *p++ = ',';
+      *p++ = '"';
+      p = put(p, kMetricInfo[i].key);
+      *p++ = '"';
+      *p++ = ':';
+      if (!ev.texts[i].empty() && ev.texts[i].size() < 32) {
+        p = put(p, ev.texts[i]);
+      } else {
+        std::string tmp;
+        append_json_number(tmp, ev.values[i]);
+        p = put(p, tmp);
+      }
     }
     bool any_extra = false;
     for (const Field& f : ev.fields) {
@@ -56,22 +98,27 @@ struct EventWriter::Impl {
         any_extra = true;
         continue;
       }
-      field(b, f);
+      *p++ = ',';
+      p = put_string(p, f.key);
+      *p++ = ':';
+      p = put_value(p, f);
     }
     if (any_extra) {
-      b.append(",\"extra\":{");
+      p = put(p, ",\"extra\":{");
       bool first = true;
       for (const Field& f : ev.fields) {
         if (!f.extra) continue;
-        if (!first) b.push_back(',');
+        if (!first) *p++ = ',';
         first = false;
-        append_json_string(b, f.key);
-        b.push_back(':');
-        value(b, f);
+        p = put_string(p, f.key);
+        *p++ = ':';
+        p = put_value(p, f);
       }
-      b.push_back('}');
+      *p++ = '}';
     }
-    b.append("}\n");
+    *p++ = '}';
+    *p++ = '\n';
+    out.raw(std::string_view(line.get(), static_cast<std::size_t>(p - line.get())));
   }
 
   static void field(std::string& b, const Field& f) {

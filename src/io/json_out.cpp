@@ -1,5 +1,6 @@
 #include <gpucost/io/json_out.hpp>
 
+#include <array>
 #include <charconv>
 #include <cmath>
 
@@ -53,6 +54,13 @@ std::size_t utf8_len(std::string_view s, std::size_t i) {
 
 }  // namespace
 
+// 1 for bytes that cannot be copied into a JSON string as they are.
+constexpr auto kNeedsCare = [] {
+  std::array<unsigned char, 256> t{};
+  for (unsigned c = 0; c < 256; ++c) t[c] = (c < 0x20 || c == '"' || c == '\\' || c >= 0x80) ? 1 : 0;
+  return t;
+}();
+
 void append_json_string(std::string& out, std::string_view s) {
   static constexpr char kHex[] = "0123456789abcdef";
   out.push_back('"');
@@ -60,11 +68,7 @@ void append_json_string(std::string& out, std::string_view s) {
   while (i < s.size()) {
     // Fast path: a run of plain printable ASCII.
     std::size_t j = i;
-    while (j < s.size()) {
-      const auto c = static_cast<unsigned char>(s[j]);
-      if (c < 0x20 || c == '"' || c == '\\' || c >= 0x80) break;
-      ++j;
-    }
+    while (j < s.size() && kNeedsCare[static_cast<unsigned char>(s[j])] == 0) ++j;
     out.append(s.data() + i, j - i);
     i = j;
     if (i >= s.size()) break;
