@@ -112,7 +112,7 @@ Expected<Common> common_setup(const InputArgs& a) {
   c.paths = std::move(*paths);
   if (c.paths.empty()) c.paths.emplace_back("-");
   // Refuse unreadable inputs before any output is written.
-  if (auto st = pipeline::check_readable(c.paths); !st) return st.error();
+  if (auto st = pipeline::check_inputs(c.paths, c.prep); !st) return st.error();
   return c;
 }
 

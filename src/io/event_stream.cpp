@@ -24,6 +24,7 @@ struct EventWriter::Impl {
   OutBuffer out;
   StreamFormat format;
   std::string host_cache_key, host_json;  // the host name, escaped once
+  std::string tz_name;                     // repeated in the summary
   Impl(std::FILE* f, StreamFormat fmt_) : out(f), format(fmt_) {}
 
   // The hot path: one event line, written with raw pointers into a scratch buffer sized for the
@@ -181,6 +182,7 @@ EventWriter::EventWriter(std::FILE* out, StreamFormat format) : m_impl(new Impl(
 EventWriter::~EventWriter() { delete m_impl; }
 
 void EventWriter::write_header(const std::string& tz_name, const std::string& version) {
+  m_impl->tz_name = tz_name;
   if (m_impl->format == StreamFormat::tsv) {
     m_impl->tsv_header();
     return;
@@ -240,8 +242,10 @@ void EventWriter::write_summary(const std::vector<prep::InputStats>& inputs) {
     ignored += s.ignored;
     malformed += s.malformed;
   }
-  b.append(fmt::format("],\"lines\":{},\"events\":{},\"ignored\":{},\"malformed\":{}}}\n", lines, events, ignored,
+  b.append(fmt::format("],\"lines\":{},\"events\":{},\"ignored\":{},\"malformed\":{},\"tz\":", lines, events, ignored,
                        malformed));
+  append_json_string(b, m_impl->tz_name);
+  b.append("}\n");
 }
 
 void EventWriter::flush() { m_impl->out.flush(); }

@@ -31,11 +31,15 @@ Expected<std::vector<std::string>> expand_inputs(const std::vector<std::string>&
   return out;
 }
 
-Status check_readable(const std::vector<std::string>& paths) {
+Status check_inputs(const std::vector<std::string>& paths, const prep::PrepOptions& options) {
   for (const std::string& p : paths) {
-    if (p == "-") continue;
+    if (p == "-") continue;  // stdin can be read once only: checked as it is read
     auto reader = io::LineReader::open(p);  // same checks and messages as the real open
     if (!reader) return reader.error();
+    const std::string_view head = (*reader)->peek(64 * 1024);
+    if (options.forced != prep::Format::unknown || io::is_event_stream(head) || extract::is_features_document(head))
+      continue;
+    if (auto st = prep::check_format(head, options, p); !st) return st;
   }
   return {};
 }

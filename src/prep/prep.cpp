@@ -104,6 +104,18 @@ Format detect_format(std::string_view head, const PrepOptions& options) {
   return Format::unknown;
 }
 
+Status check_format(std::string_view head, const PrepOptions& options, const std::string& path) {
+  if (options.forced != Format::unknown || detect_format(head, options) != Format::unknown) return {};
+  const std::string_view first = first_nonblank_line(head);
+  if (first.empty()) return {};
+  if (first.find(',') != std::string_view::npos)
+    return make_error(ErrorKind::format, fmt::format("{}: cannot recognise the format", path),
+                      "this looks like CSV: for `nvidia-smi --query-gpu=... --format=csv,noheader` pass "
+                      "--fields with the --query-gpu list; or force one with --input-format " + format_names());
+  return make_error(ErrorKind::format, fmt::format("{}: cannot recognise the format", path),
+                    "supported: " + format_names() + "; force one with --input-format NAME");
+}
+
 Status run_prep_input(io::LineReader& reader, const PrepOptions& options, LocalClock& clock, EventSink& sink,
                       InputStats& stats) {
   stats.compression = std::string(io::to_string(reader.compression()));
@@ -111,23 +123,15 @@ Status run_prep_input(io::LineReader& reader, const PrepOptions& options, LocalC
   Format format = options.forced;
   if (format == Format::unknown) format = detect_format(head, options);
   if (format == Format::unknown) {
-    const std::string_view first = first_nonblank_line(head);
-    if (first.empty()) {
-      stats.format = Format::unknown;  // an empty input: nothing to parse, nothing lost
-      io::Line line;
-      while (reader.next(line)) {
-        ++stats.lines;
-        ++stats.ignored;
-      }
-      add_note(stats, "empty input");
-      return {};
+    if (auto st = check_format(head, options, stats.path); !st) return st;
+    stats.format = Format::unknown;  // an empty input: nothing to parse, nothing lost
+    io::Line line;
+    while (reader.next(line)) {
+      ++stats.lines;
+      ++stats.ignored;
     }
-    if (first.find(',') != std::string_view::npos)
-      return make_error(ErrorKind::format, fmt::format("{}: cannot recognise the format", stats.path),
-                        "this looks like CSV: for `nvidia-smi --query-gpu=... --format=csv,noheader` pass "
-                        "--fields with the --query-gpu list; or force one with --input-format " + format_names());
-    return make_error(ErrorKind::format, fmt::format("{}: cannot recognise the format", stats.path),
-                      "supported: " + format_names() + "; force one with --input-format NAME");
+    add_note(stats, "empty input");
+    return {};
   }
   stats.format = format;
 

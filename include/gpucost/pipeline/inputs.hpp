@@ -17,8 +17,9 @@ namespace gpucost::pipeline {
 /// "-" stays stdin. Fails when a pattern matches nothing.
 Expected<std::vector<std::string>> expand_inputs(const std::vector<std::string>& args);
 
-/// Fails on the first path that is missing, a directory or unreadable ("-" is always fine).
-Status check_readable(const std::vector<std::string>& paths);
+/// Fails on the first path that is missing, a directory, unreadable, or of no known format,
+/// so that nothing is written before such an error ("-" is checked while it is read).
+Status check_inputs(const std::vector<std::string>& paths, const prep::PrepOptions& options);
 
 /// Runs every input into `sink`: event streams are read back, raw logs go through prep.
 /// One InputStats per input is appended to `stats` (also when it fails).

@@ -73,6 +73,10 @@ struct PrepOptions {
 /// Detects the format of an input from its first bytes; Format::unknown when none fits.
 Format detect_format(std::string_view head, const PrepOptions& options);
 
+/// Fails with a hint when `head` (the start of input `path`) is of no known format; an empty
+/// input is fine (it has nothing to parse).
+Status check_format(std::string_view head, const PrepOptions& options, const std::string& path);
+
 /// Parses one input into `sink`. Fails (ErrorKind::format) only when the format cannot be
 /// determined; bad lines are counted in `stats`, never errors.
 Status run_prep_input(io::LineReader& reader, const PrepOptions& options, LocalClock& clock,
