@@ -1,0 +1,160 @@
+// The gpucost.events writer and reader: deterministic lines, escaping, a lossless round trip.
+#include "support.hpp"
+
+#include <gpucost/io/event_stream.hpp>
+#include <gpucost/io/json_out.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <string>
+
+using namespace gpucost;
+
+namespace {
+
+// Runs `fn(FILE*)` with a memory stream and returns what it wrote.
+template <typename Fn>
+std::string capture(Fn fn) {
+  char* data = nullptr;
+  std::size_t size = 0;
+  std::FILE* f = open_memstream(&data, &size);
+  fn(f);
+  std::fclose(f);
+  std::string out(data, size);
+  std::free(data);
+  return out;
+}
+
+Event sample_event() {
+  Event ev;
+  ev.ts_ns = 1718194938123000000;
+  ev.source = "query-csv";
+  ev.host = "node \"7\"";
+  ev.gpu = 3;
+  ev.kind = "sample";
+  ev.set(Metric::power_w, 245.32, "245.32");
+  ev.set(Metric::sm_pct, 98);
+  ev.set(Metric::temp_c, 0.1 + 0.2);  // not representable as typed: shortest round trip
+  ev.fields.push_back(Field{"name", "NVIDIA A100\tSXM", false, false});
+  ev.fields.push_back(Field{"ecc.mode.current", "Enabled", false, true});
+  ev.fields.push_back(Field{"encoder.stats.sessionCount", "0", true, true});
+  return ev;
+}
+
+}  // namespace
+
+TEST_CASE("io::EventWriter: one JSON line per event, metrics in table order, extras grouped", "[io]") {
+  const std::string out = capture([](std::FILE* f) {
+    io::EventWriter w(f, io::StreamFormat::jsonl);
+    w.on_event(sample_event());
+    w.flush();
+  });
+  CHECK(out ==
+        "{\"type\":\"event\",\"ts_ns\":1718194938123000000,\"source\":\"query-csv\",\"host\":\"node \\\"7\\\"\","
+        "\"gpu\":3,\"kind\":\"sample\",\"power_w\":245.32,\"temp_c\":0.30000000000000004,\"sm_pct\":98,"
+        "\"name\":\"NVIDIA A100\\tSXM\",\"extra\":{\"ecc.mode.current\":\"Enabled\",\"encoder.stats.sessionCount\":0}}\n");
+}
+
+TEST_CASE("io::EventWriter: header, summary with counts and zone", "[io]") {
+  prep::InputStats st;
+  st.path = "a.log";
+  st.format = prep::Format::dmon;
+  st.lines = 12;
+  st.events = 9;
+  st.ignored = 2;
+  st.malformed = 1;
+  st.time_basis = prep::TimeBasis::local;
+  st.examples.push_back(prep::MalformedExample{7, "bad", "x\x01y"});
+  const std::string out = capture([&](std::FILE* f) {
+    io::EventWriter w(f, io::StreamFormat::jsonl);
+    w.write_header("Europe/Berlin", "9.9");
+    w.write_summary({st});
+    w.flush();
+  });
+  CHECK(out.find("{\"type\":\"header\",\"schema\":\"gpucost.events\",\"version\":1,") == 0);
+  CHECK(out.find("\"lines\":12,\"events\":9,\"ignored\":2,\"malformed\":1") != std::string::npos);
+  CHECK(out.find("\"excerpt\":\"x\\u0001y\"") != std::string::npos);
+  CHECK(out.find("\"tz\":\"Europe/Berlin\"}\n") != std::string::npos);
+}
+
+TEST_CASE("io::read_event_stream: the writer's output reads back to the same events", "[io]") {
+  const std::string text = capture([](std::FILE* f) {
+    io::EventWriter w(f, io::StreamFormat::jsonl);
+    w.write_header("UTC", "test");
+    Event ev = sample_event();
+    w.on_event(ev);
+    ev.gpu = -1;
+    ev.ts_ns = -5;  // before the epoch: still an integer
+    w.on_event(ev);
+    w.write_summary({});
+    w.flush();
+  });
+  auto reader = io::LineReader::from_string(text);
+  test::CollectingSink sink;
+  prep::InputStats st;
+  REQUIRE(io::read_event_stream(*reader, sink, st));
+  CHECK(st.lines == 4);
+  CHECK(st.events == 2);
+  CHECK(st.ignored == 2);  // header and summary
+  CHECK(st.malformed == 0);
+  REQUIRE(sink.events.size() == 2);
+  const auto& e = sink.events[0];
+  CHECK(e.ts_ns == 1718194938123000000);
+  CHECK(e.host == "node \"7\"");
+  CHECK(e.gpu == 3);
+  CHECK(e.metric("power_w") == Approx(245.32).epsilon(0));
+  CHECK(e.metric("temp_c") == 0.1 + 0.2);
+  CHECK(e.fields.at("name") == "NVIDIA A100\tSXM");
+  CHECK(sink.events[1].gpu == -1);
+  CHECK(sink.events[1].ts_ns == -5);
+}
+
+TEST_CASE("io::read_event_stream: bad lines are counted, a wrong version is an error", "[io]") {
+  SECTION("malformed lines") {
+    auto reader = io::LineReader::from_string(
+        "{\"type\":\"header\",\"schema\":\"gpucost.events\",\"version\":1}\n"
+        "{\"type\":\"event\",\"ts_ns\":\"soon\",\"source\":\"dmon\"}\n"
+        "not json\n"
+        "\n"
+        "{\"type\":\"event\",\"ts_ns\":1,\"source\":\"dmon\",\"host\":\"h\",\"gpu\":0,\"kind\":\"sample\",\"power_w\":5}\n");
+    test::CollectingSink sink;
+    prep::InputStats st;
+    REQUIRE(io::read_event_stream(*reader, sink, st));
+    CHECK(st.lines == 5);
+    CHECK(st.malformed == 2);
+    CHECK(st.ignored == 2);
+    CHECK(st.events == 1);
+    CHECK(st.lines == st.events + st.ignored + st.malformed);
+    REQUIRE(st.examples.size() == 2);
+    CHECK(st.examples[0].line == 2);
+    CHECK(st.examples[0].reason == "ts_ns is not an integer");
+  }
+  SECTION("version 2 is refused with a hint") {
+    auto reader = io::LineReader::from_string("{\"type\":\"header\",\"schema\":\"gpucost.events\",\"version\":2}\n");
+    test::CollectingSink sink;
+    prep::InputStats st;
+    const Status s = io::read_event_stream(*reader, sink, st);
+    REQUIRE_FALSE(s);
+    CHECK(s.error().kind == ErrorKind::schema);
+    CHECK(s.error().hint.find("gpucost prep") != std::string::npos);
+  }
+}
+
+TEST_CASE("io::append_json_string: escapes and invalid UTF-8", "[io]") {
+  std::string out;
+  io::append_json_string(out, "a\"b\\c\nd\x7f \xc3\xa9 \xff end");
+  CHECK(out == "\"a\\\"b\\\\c\\nd\x7f \xc3\xa9 \xef\xbf\xbd end\"");
+}
+
+TEST_CASE("io::append_json_number: integers plain, others shortest, non-finite null", "[io]") {
+  std::string out;
+  io::append_json_number(out, 250.0);
+  out += ' ';
+  io::append_json_number(out, 245.32);
+  out += ' ';
+  io::append_json_number(out, -0.000125);
+  out += ' ';
+  io::append_json_number(out, std::numeric_limits<double>::quiet_NaN());
+  CHECK(out == "250 245.32 -0.000125 null");
+}
