@@ -6,9 +6,14 @@
 #include <toml++/toml.h>
 
 #include <array>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <limits>
 #include <map>
+#include <sstream>
 
 namespace gpucost::breakeven {
 
@@ -87,6 +92,33 @@ std::string did_you_mean(std::string_view path) {
   return best.empty() ? "see docs/cost-model.md for the keys" : "did you mean '" + best + "'?";
 }
 
+std::string_view section_of(std::string_view path) {
+  const std::size_t dot = path.find('.');
+  return dot == std::string_view::npos ? std::string_view{} : path.substr(0, dot);
+}
+
+bool is_section(std::string_view name) {
+  for (const auto& k : kKeys)
+    if (!section_of(k.path).empty() && section_of(k.path) == name) return true;
+  return false;
+}
+
+std::string did_you_mean_section(std::string_view name) {
+  std::string_view best;
+  std::size_t best_d = 4;
+  for (const auto& k : kKeys) {
+    const std::string_view sec = section_of(k.path);
+    if (sec.empty()) continue;
+    const std::size_t d = text::edit_distance(name, sec);
+    if (d < best_d) {
+      best_d = d;
+      best = sec;
+    }
+  }
+  return best.empty() ? "the sections are [electricity], [local] and [cloud]; see docs/cost-model.md"
+                      : fmt::format("did you mean '[{}]'?", best);
+}
+
 // Assigns one value; `where` names its origin for messages ("config.toml", "--set").
 Status assign(CostConfig& c, std::string_view path, const toml::node& node, std::string_view where,
               std::map<std::string, bool>& seen) {
@@ -121,8 +153,9 @@ Status apply_table(CostConfig& c, const toml::table& tbl, const std::string& pre
   for (const auto& [k, node] : tbl) {
     const std::string path = prefix.empty() ? std::string(k.str()) : prefix + "." + std::string(k.str());
     if (const auto* sub = node.as_table()) {
-      if (!prefix.empty())
-        return make_error(ErrorKind::config, fmt::format("{}: unknown section '[{}]'", where, path), did_you_mean(path));
+      if (!prefix.empty() || !is_section(path))
+        return make_error(ErrorKind::config, fmt::format("{}: unknown section '[{}]'", where, path),
+                          did_you_mean_section(path));
       if (auto st = apply_table(c, *sub, path, where, seen); !st) return st;
       continue;
     }
@@ -139,16 +172,28 @@ Expected<CostConfig> load_config(const std::optional<std::string>& path, const s
   CostConfig c;
   std::map<std::string, bool> seen;
   if (path) {
+    // Read the file here rather than with toml::parse_file: its "could not be opened" is a
+    // parse_error at 0:0, and a directory reads as an empty (valid) document.
+    std::error_code ec;
+    if (std::filesystem::is_directory(*path, ec))
+      return make_error(ErrorKind::io, fmt::format("{}: is a directory", *path),
+                        "give the config file, e.g. --config cost.toml");
+    std::ifstream in(*path, std::ios::binary);
+    if (!in)
+      return make_error(ErrorKind::io, fmt::format("{}: cannot open: {}", *path, std::strerror(errno)),
+                        "check the --config path");
+    std::ostringstream text;
+    text << in.rdbuf();
+    if (in.bad())
+      return make_error(ErrorKind::io, fmt::format("{}: read error", *path), "check the --config path");
     toml::table tbl;
     try {
-      tbl = toml::parse_file(*path);
+      tbl = toml::parse(text.str(), std::string_view(*path));
     } catch (const toml::parse_error& e) {
       const auto& src = e.source();
-      std::string desc(e.description());
-      if (src.path == nullptr && std::string(e.description()).find("could not") != std::string::npos)
-        return make_error(ErrorKind::io, fmt::format("{}: {}", *path, desc), "check the --config path");
-      return make_error(ErrorKind::config, fmt::format("{}:{}:{}: {}", *path, src.begin.line, src.begin.column, desc),
-                        "the config is TOML; see testdata/config/ for examples");
+      return make_error(ErrorKind::config,
+                        fmt::format("{}:{}:{}: {}", *path, src.begin.line, src.begin.column, e.description()),
+                        "the config is TOML (https://toml.io); see docs/cost-model.md for the keys");
     }
     if (auto st = apply_table(c, tbl, "", *path, seen); !st) return st.error();
   }

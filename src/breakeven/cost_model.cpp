@@ -7,13 +7,25 @@
 
 namespace gpucost::breakeven {
 
+namespace {
+
+// ceil() of a count of billing increments. W arrives in hours (wall_s / 3600), so q x W x 3600
+// may land a rounding error above a whole count: a 57 s job gives 57.000000000000007 s, which
+// a bare ceil() would bill as 58 s. Counts within 1e-9 (relative) of an integer are that integer.
+double billed_increments(double n) {
+  const double nearest = std::round(n);
+  if (std::fabs(n - nearest) <= 1e-9 * std::max(1.0, std::fabs(nearest))) return nearest;
+  return std::ceil(n);
+}
+
+}  // namespace
+
 Expected<JobInputs> job_inputs(const extract::Features& f) {
   JobInputs in;
   in.wall_h = f.wall_s() / 3600.0;
   if (!(in.wall_h > 0))
     return make_error(ErrorKind::usage, "the job window is 0 s long: there is nothing to price",
                       "give a log with at least two samples at different times, or widen --from/--to");
-  bool any_util = false;
   for (const auto& g : f.gpus) {
     const auto e = g.indicators.find("energy_kwh");
     if (e == g.indicators.end() || !e->second.value)
@@ -25,13 +37,11 @@ Expected<JobInputs> job_inputs(const extract::Features& f) {
     const auto u = g.indicators.find("util_mean");
     if (u != g.indicators.end() && u->second.value) {
       in.util.push_back(*u->second.value);
-      any_util = true;
     } else {
       in.util.push_back(1.0);  // unknown: assume the GPU was busy throughout
       in.util_assumed = true;
     }
   }
-  (void)any_util;
   if (in.energy_kwh.empty()) return make_error(ErrorKind::format, "no GPU in the features");
   return in;
 }
@@ -41,8 +51,10 @@ Result compute(const CostConfig& c, const JobInputs& job) {
   r.job = job;
   const double W = job.wall_h;
   for (double e : job.energy_kwh) r.energy_kwh += e;
+  // ū: mean over GPUs; with no utilisation at all the GPUs count as busy throughout (ū = 1),
+  // which bills the whole job at the cloud's speed-up rather than inventing idle time.
   for (double u : job.util) r.util_mean += u;
-  r.util_mean /= static_cast<double>(std::max<std::size_t>(1, job.util.size()));
+  r.util_mean = job.util.empty() ? 1.0 : r.util_mean / static_cast<double>(job.util.size());
 
   // Local: electricity, amortisation, maintenance.
   r.electricity = c.cooling_factor * c.price_per_kwh * (r.energy_kwh + c.system_power_w * W / 1000.0);
@@ -54,7 +66,7 @@ Result compute(const CostConfig& c, const JobInputs& job) {
   // Cloud: the busy share of the job runs speed_ratio times faster; billing rounds up.
   r.q = (1.0 - r.util_mean) + r.util_mean / c.speed_ratio;
   const double raw_s = r.q * W * 3600.0 + c.cold_start_s;
-  r.billed_s = std::max(c.billing_minimum_s, std::ceil(raw_s / c.billing_increment_s) * c.billing_increment_s);
+  r.billed_s = std::max(c.billing_minimum_s, billed_increments(raw_s / c.billing_increment_s) * c.billing_increment_s);
   r.cloud_total = c.rate_per_hour * r.billed_s / 3600.0 + c.fixed_per_job;
 
   r.line = c.line;
@@ -76,7 +88,9 @@ Result compute(const CostConfig& c, const JobInputs& job) {
   const double v = r.electricity / W;
   const double rr = r.cloud_total / W;
   if (rr > v) r.use_hours_per_year.value = F / (rr - v);
-  else r.use_hours_per_year.reason = "electricity alone costs more per hour than the cloud: no use per year breaks even";
+  else
+    r.use_hours_per_year.reason =
+        "electricity alone costs at least as much per hour as the cloud: no use per year breaks even";
   return r;
 }
 

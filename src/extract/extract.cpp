@@ -44,9 +44,17 @@ struct Held {
   double zero_s = 0;        // covered time whose left sample is 0
   double above_s = 0;       // covered time whose left sample is > threshold
   double max = kNaN;
-  std::size_t count = 0;
-  double first = kNaN;      // value of the first sample (a lone sample's value)
+  std::size_t count = 0;    // samples that carry the metric
+  double plain_sum = 0;     // sum of the sample values (unweighted)
+  std::size_t plain_zero = 0;                       // samples that read 0
+  std::vector<double> values;                       // every sample value (unweighted fallback)
   std::vector<std::pair<double, double>> weighted;  // (value, weight) for quantiles
+
+  // Time-weighted mean over covered intervals; with no covered interval (a lone sample, or
+  // samples all separated by gaps) the plain mean of the samples, so one sample gives itself.
+  [[nodiscard]] double held_mean() const {
+    return covered_s > 0 ? sum / covered_s : plain_sum / static_cast<double>(count);
+  }
 };
 
 template <typename Get>
@@ -57,8 +65,10 @@ Held held_stats(const std::vector<Sample>& s, Get get, double limit_s, double th
     const double v = get(cur);
     if (std::isnan(v)) continue;
     ++h.count;
+    h.plain_sum += v;
+    if (v == 0) ++h.plain_zero;
+    h.values.push_back(v);
     if (std::isnan(h.max) || v > h.max) h.max = v;
-    if (std::isnan(h.first)) h.first = v;
     if (prev != nullptr) {
       const double pv = get(*prev);
       const double dt = secs(cur.ts_ns - prev->ts_ns);
@@ -76,17 +86,29 @@ Held held_stats(const std::vector<Sample>& s, Get get, double limit_s, double th
   return h;
 }
 
+// The smallest value v such that the samples reading <= v hold at least q of the total weight.
+// The relative tolerance keeps an exact hand-computed boundary (19 s of 20 s at q = 0.95) from
+// tipping to the next value on the rounding of 0.95 x 20.
 double weighted_quantile(std::vector<std::pair<double, double>> vw, double q) {
   if (vw.empty()) return kNaN;
   std::sort(vw.begin(), vw.end());
   double total = 0;
   for (const auto& [v, w] : vw) total += w;
+  const double target = q * total * (1 - 1e-12);
   double acc = 0;
   for (const auto& [v, w] : vw) {
     acc += w;
-    if (acc >= q * total) return v;
+    if (acc >= target) return v;
   }
   return vw.back().first;
+}
+
+// Quantile of the held statistics: time-weighted over covered intervals, else every sample weighs 1.
+double held_quantile(const Held& h, double q) {
+  if (!h.weighted.empty()) return weighted_quantile(h.weighted, q);
+  std::vector<std::pair<double, double>> equal;
+  for (double v : h.values) equal.emplace_back(v, 1.0);
+  return weighted_quantile(std::move(equal), q);
 }
 
 void gpu_indicators(const std::vector<Sample>& s, double wall_s, double threshold, IndicatorSet& out,
@@ -115,7 +137,9 @@ void gpu_indicators(const std::vector<Sample>& s, double wall_s, double threshol
     for (auto k : {"energy_kwh", "energy_filled_fraction", "power_mean_w", "power_p95_w", "power_max_w"})
       absent(out, k, "no power samples");
   } else {
-    const double mean = p.covered_s > 0 ? p.trapezoid / p.covered_s : p.first;
+    // Mean power = covered trapezoid energy / covered time, so that filling uncovered time
+    // with it extends the measured energy at the measured rate.
+    const double mean = p.covered_s > 0 ? p.trapezoid / p.covered_s : p.held_mean();
     const double uncovered = std::max(0.0, wall_s - p.covered_s);
     const double filled = mean * uncovered;
     const double e = p.trapezoid + filled;
@@ -125,7 +149,7 @@ void gpu_indicators(const std::vector<Sample>& s, double wall_s, double threshol
     if (e > 0) set(out, "energy_filled_fraction", filled / e);
     else absent(out, "energy_filled_fraction", "energy is 0");
     set(out, "power_mean_w", mean);
-    set(out, "power_p95_w", p.weighted.empty() ? p.first : weighted_quantile(p.weighted, 0.95));
+    set(out, "power_p95_w", held_quantile(p, 0.95));
     set(out, "power_max_w", p.max);
   }
 
@@ -134,12 +158,10 @@ void gpu_indicators(const std::vector<Sample>& s, double wall_s, double threshol
   if (u.count == 0) {
     absent(out, "util_mean", "no utilisation samples (MIG mode prints none)");
     absent(out, "idle_fraction", "no utilisation samples (MIG mode prints none)");
-  } else if (u.covered_s <= 0) {
-    set(out, "util_mean", u.first / 100);
-    set(out, "idle_fraction", u.first == 0 ? 1.0 : 0.0);
   } else {
-    set(out, "util_mean", u.sum / u.covered_s / 100);
-    set(out, "idle_fraction", u.zero_s / u.covered_s);
+    set(out, "util_mean", u.held_mean() / 100);
+    set(out, "idle_fraction", u.covered_s > 0 ? u.zero_s / u.covered_s
+                                              : static_cast<double>(u.plain_zero) / static_cast<double>(u.count));
   }
 
   // Temperature.
@@ -147,7 +169,7 @@ void gpu_indicators(const std::vector<Sample>& s, double wall_s, double threshol
   if (t.count == 0) {
     for (auto k : {"temp_mean_c", "temp_max_c", "time_above_78c_s"}) absent(out, k, "no temperature samples");
   } else {
-    set(out, "temp_mean_c", t.covered_s > 0 ? t.sum / t.covered_s : t.first);
+    set(out, "temp_mean_c", t.held_mean());
     set(out, "temp_max_c", t.max);
     set(out, "time_above_78c_s", t.above_s);
   }
@@ -157,12 +179,13 @@ void gpu_indicators(const std::vector<Sample>& s, double wall_s, double threshol
   if (c.count == 0 || !(c.max > 0)) {
     absent(out, "sm_clock_ratio", "no SM clock samples");
   } else {
-    const double mean = c.covered_s > 0 ? c.sum / c.covered_s : c.first;
-    set(out, "sm_clock_ratio", mean / c.max);
+    set(out, "sm_clock_ratio", c.held_mean() / c.max);
   }
 }
 
-// Host values: energy and sample counts are sums, maxima are maxima, the rest means over GPUs.
+// Host values: energy and sample counts are sums, maxima are maxima, the rest means over the
+// GPUs that have the indicator. A sum is absent when any GPU lacks its term: a host energy that
+// silently left a GPU out would look like a measurement.
 void host_indicators(const Features& f, double filled_j, double energy_j, IndicatorSet& out) {
   set(out, "wall_s", f.wall_s());
   set(out, "gpu_count", static_cast<double>(f.gpus.size()));
@@ -173,19 +196,28 @@ void host_indicators(const Features& f, double filled_j, double energy_j, Indica
     const bool is_max = key == "power_max_w" || key == "temp_max_c";
     double acc = is_max ? -std::numeric_limits<double>::infinity() : 0;
     std::size_t n = 0;
-    std::string reason;
+    std::string reason, gpu_reason;  // the first missing GPU's reason, bare and naming the GPU
     for (const GpuFeatures& g : f.gpus) {
       const auto it = g.indicators.find(key);
       if (it == g.indicators.end() || !it->second.value) {
-        if (it != g.indicators.end() && reason.empty()) reason = it->second.reason;
+        if (reason.empty()) {
+          reason = it == g.indicators.end() ? "not computed" : it->second.reason;
+          gpu_reason = fmt::format("GPU {}: {}", g.gpu, reason);
+        }
         continue;
       }
       acc = is_max ? std::max(acc, *it->second.value) : acc + *it->second.value;
       ++n;
     }
-    if (key == "energy_filled_fraction") {
-      if (energy_j > 0) set(out, key, filled_j / energy_j);
-      else absent(out, key, reason.empty() ? "energy is 0" : reason);
+    if (is_sum && n < f.gpus.size()) {
+      absent(out, key, gpu_reason);
+      continue;
+    }
+    if (key == "energy_filled_fraction") {  // over the summed energies, not a mean of fractions
+      const IndicatorValue& energy = out["energy_kwh"];  // set earlier: catalogue order
+      if (!energy.value) absent(out, key, energy.reason);
+      else if (energy_j > 0) set(out, key, filled_j / energy_j);
+      else absent(out, key, "energy is 0");
       continue;
     }
     if (n == 0) {
@@ -224,9 +256,14 @@ Expected<Features> compute_features(const SampleCollector& samples, const Extrac
   f.from_ns = options.from_ns.value_or(lo);
   f.to_ns = options.to_ns.value_or(hi);
   f.chosen_by = options.from_ns || options.to_ns ? "flags" : "samples";
-  if (f.to_ns < f.from_ns)
-    return make_error(ErrorKind::usage, "--from/--to: the window ends before it starts",
-                      "give --from earlier than --to (ISO 8601, e.g. 2024-06-12T14:22:18Z)");
+  if (f.to_ns < f.from_ns) {
+    if (options.from_ns && options.to_ns)
+      return make_error(ErrorKind::usage, "--from/--to: the window ends before it starts",
+                        "give --from earlier than --to (ISO 8601, e.g. 2024-06-12T14:22:18Z)");
+    // Only one end was given and it lies beyond the samples.
+    return make_error(ErrorKind::usage, "--from/--to: no sample falls inside the window",
+                      fmt::format("the samples run from {} to {}", format_utc(lo), format_utc(hi)));
+  }
 
   double filled_j = 0, energy_j = 0;
   for (const auto& [gpu, all] : samples.series()) {

@@ -6,6 +6,7 @@
 #include <gpucost/prep/prep.hpp>
 
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -19,7 +20,10 @@ inline constexpr int kFeaturesVersion = 1;
 /// The telemetry values extract uses from one sample; NaN = not in the sample.
 struct Sample {
   std::int64_t ts_ns = 0;
-  double power_w, util_pct, temp_c, pclk_mhz;
+  double power_w = std::numeric_limits<double>::quiet_NaN();   ///< W
+  double util_pct = std::numeric_limits<double>::quiet_NaN();  ///< sm_pct, %
+  double temp_c = std::numeric_limits<double>::quiet_NaN();    ///< °C
+  double pclk_mhz = std::numeric_limits<double>::quiet_NaN();  ///< SM clock, MHz
 };
 
 /// Collects "sample" events per GPU (telemetry without a GPU index belongs to GPU 0).
