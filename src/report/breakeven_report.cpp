@@ -87,11 +87,13 @@ std::string breakeven_table(const breakeven::Result& r, const breakeven::CostCon
                    f.host.empty() ? "" : ", host " + f.host);
   b += fmt::format("measured  energy {:.4f} kWh, mean utilisation {:.1f} %{}\n\n", r.energy_kwh, r.util_mean * 100,
                    r.job.util_assumed ? " (utilisation not measured: 100 % assumed)" : "");
-  b += fmt::format("{:<14}{:>14}  {}\n", "local", "", "");
+  b += "local\n";
   b += fmt::format("  {:<12}{:>14}  {:.4f} kWh GPU + {:.0f} W system, x{:.2f} cooling, {} {}/kWh\n", "electricity",
                    money(r.electricity, cur), r.energy_kwh, c.system_power_w, c.cooling_factor, c.price_per_kwh, cur);
-  b += fmt::format("  {:<12}{:>14}  {} {} over {} y x {} h/y\n", "amortisation", money(r.amortisation, cur),
-                   c.hardware_price, cur, c.lifetime_years, c.use_hours_per_year);
+  b += fmt::format("  {:<12}{:>14}  {} {}{} over {} y x {} h/y\n", "amortisation", money(r.amortisation, cur),
+                   c.hardware_price, cur,
+                   c.residual_fraction > 0 ? fmt::format(" less {:g} % resale", c.residual_fraction * 100) : "",
+                   c.lifetime_years, c.use_hours_per_year);
   b += fmt::format("  {:<12}{:>14}  {} h/y at {} {}/h\n", "maintenance", money(r.maintenance, cur),
                    c.maintenance_hours_per_year, c.hourly_wage, cur);
   b += fmt::format("  {:<12}{:>14}\n", "total", money(r.local_total, cur));
