@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <vector>
 
 namespace gpucost::text {
@@ -52,7 +53,7 @@ std::optional<double> parse_double(std::string_view s) {
   double v = 0;
   const auto* end = s.data() + s.size();
   auto [p, ec] = std::from_chars(s.data(), end, v);
-  if (ec != std::errc{} || p != end) return std::nullopt;
+  if (ec != std::errc{} || p != end || !std::isfinite(v)) return std::nullopt;  // no "inf", "nan"
   return v;
 }
 

@@ -139,8 +139,10 @@ std::optional<IsoInstant> parse_iso8601(std::string_view s) {
     const int sign = s[pos++] == '-' ? -1 : 1;
     unsigned hh = 0, mm = 0;
     if (!digits(s, pos, 2, hh)) return std::nullopt;
-    if (pos < s.size() && s[pos] == ':') ++pos;
-    if (pos < s.size() && !digits(s, pos, 2, mm)) return std::nullopt;
+    // "+hh", "+hhmm" or "+hh:mm": a colon must be followed by the minutes.
+    const bool colon = pos < s.size() && s[pos] == ':';
+    if (colon) ++pos;
+    if ((colon || pos < s.size()) && !digits(s, pos, 2, mm)) return std::nullopt;
     if (hh > 23 || mm > 59) return std::nullopt;
     out.offset_s = sign * static_cast<std::int64_t>(hh * 3600 + mm * 60);
   }

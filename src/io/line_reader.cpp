@@ -263,19 +263,25 @@ std::string_view LineReader::peek(std::size_t n) {
 }
 
 bool LineReader::next(Line& line) {
+  constexpr std::size_t kHead = 120;  // bytes of an overlong line kept as its excerpt
   std::size_t scanned = m_begin;  // bytes before this offset hold no '\n'
   for (;;) {
     const char* base = m_buf.get();
     const void* nl = std::memchr(base + scanned, '\n', m_end - scanned);
     if (nl != nullptr) {
       const std::size_t pos = static_cast<std::size_t>(static_cast<const char*>(nl) - base);
+      if (pos - m_begin > kMaxLineBytes) {  // an overlong line that arrived whole in the buffer
+        line = Line{std::string_view(base + m_begin, kHead), ++m_line_no, pos - m_begin, true};
+        m_begin = pos + 1;
+        return true;
+      }
       std::string_view text(base + m_begin, pos - m_begin);
       if (!text.empty() && text.back() == '\r') text.remove_suffix(1);
       m_begin = pos + 1;
       line = Line{text, ++m_line_no, 0, false};
       return true;
     }
-    if (m_end - m_begin >= kMaxLineBytes) break;  // overlong: handled below
+    if (m_end - m_begin > kMaxLineBytes) break;  // overlong: handled below
     const std::size_t before = m_begin;
     scanned = m_end;
     if (!fill()) {
@@ -289,7 +295,6 @@ bool LineReader::next(Line& line) {
     scanned -= before - m_begin;  // fill() may have moved the data to the front
   }
   // A line longer than kMaxLineBytes: keep its first bytes as the excerpt, skip the rest.
-  constexpr std::size_t kHead = 120;
   std::uint64_t length = m_end - m_begin;
   std::memmove(m_buf.get(), m_buf.get() + m_begin, kHead);
   m_begin = kHead;

@@ -105,9 +105,11 @@ class PmonParser final : public LineParser {
     return rest.empty();
   }
 
-  // A new cycle starts when the GPU index goes down, or a process repeats on the same GPU.
+  // A new cycle starts when the GPU index goes down, or a process repeats on the same GPU. An
+  // idle row ('-') is the only row of its GPU in a cycle, so it never shares one with another row.
   void advance_cycle(std::int64_t gpu, std::string_view pid) {
-    const bool repeat = gpu == m_prev_gpu && std::find(m_pids.begin(), m_pids.end(), pid) != m_pids.end();
+    const auto seen = [this](std::string_view p) { return std::find(m_pids.begin(), m_pids.end(), p) != m_pids.end(); };
+    const bool repeat = gpu == m_prev_gpu && (pid == "-" || seen("-") || seen(pid));
     if (m_prev_gpu >= 0 && (gpu < m_prev_gpu || repeat)) {
       ++m_cycle;
       m_pids.clear();

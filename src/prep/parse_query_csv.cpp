@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <string>
 
 namespace gpucost::prep {
@@ -22,7 +23,9 @@ struct CsvColumn {
   std::string unit;  // from the header bracket, else the table's unit
   QueryRole role = QueryRole::other;
   Metric metric = Metric::count_;
-  double scale = 1.0;  // header unit -> canonical unit
+  double scale = 1.0;   // header unit -> canonical unit
+  int priority = 0;     // among the columns that feed one metric, the lowest wins
+  bool primary = true;  // the best column of its metric in this header
 };
 
 // Splits "power.draw [W]" into name and unit.
@@ -74,6 +77,30 @@ bool looks_like_header_cell(std::string_view cell) {
   return !text::is_digit(name.front());
 }
 
+void split_cells(std::string_view line, std::vector<std::string_view>& out) {
+  out.clear();
+  std::size_t start = 0;
+  for (;;) {
+    const std::size_t comma = line.find(',', start);
+    out.push_back(text::trim(line.substr(start, comma == std::string_view::npos ? line.npos : comma - start)));
+    if (comma == std::string_view::npos) break;
+    start = comma + 1;
+  }
+}
+
+// A header line: every cell is a property name ("power.draw [W]") and one is a known property.
+// Before any column is known, a line of several name-like cells is taken as a header too.
+bool looks_like_header(const std::vector<std::string_view>& cells, bool have_columns) {
+  std::size_t known = 0;
+  for (std::string_view c : cells) {
+    if (!looks_like_header_cell(c)) return false;
+    std::string_view name, unit;
+    split_header_cell(c, name, unit);
+    if (find_query_field(name) != nullptr) ++known;
+  }
+  return known > 0 || (!have_columns && cells.size() > 1);
+}
+
 class QueryCsvParser final : public LineParser {
  public:
   QueryCsvParser(ParseContext& ctx) : m_clock(ctx.options, ctx.clock, ctx.stats) {}
@@ -81,8 +108,9 @@ class QueryCsvParser final : public LineParser {
   /// Builds the columns from a header line or a --fields list.
   void set_columns(std::string_view list, bool from_header) {
     m_cols.clear();
+    m_has_timestamp = m_has_index = false;
     std::vector<std::string_view> cells;
-    split(list, cells);
+    split_cells(list, cells);
     std::array<int, kMetricCount> best_priority;
     best_priority.fill(1 << 30);
     std::vector<const QueryField*> infos;
@@ -102,6 +130,7 @@ class QueryCsvParser final : public LineParser {
         }
       }
       if (f != nullptr && col.role == QueryRole::metric) {
+        col.priority = f->priority;
         auto& best = best_priority[static_cast<std::size_t>(f->metric)];
         best = std::min(best, f->priority);
       }
@@ -109,12 +138,12 @@ class QueryCsvParser final : public LineParser {
       m_cols.push_back(std::move(col));
     }
     // Several properties can feed one metric (power.draw, power.draw.average, ...): the best
-    // one present wins, the others are kept as plain fields.
+    // one in the header is the primary; the others are kept as plain fields and fill the metric
+    // only in rows where the better ones are null.
     for (std::size_t i = 0; i < m_cols.size(); ++i) {
       CsvColumn& col = m_cols[i];
-      if (col.role == QueryRole::metric &&
-          infos[i]->priority != best_priority[static_cast<std::size_t>(col.metric)])
-        col.role = QueryRole::other;
+      if (col.role == QueryRole::metric)
+        col.primary = infos[i]->priority == best_priority[static_cast<std::size_t>(col.metric)];
       if (col.role == QueryRole::timestamp) m_has_timestamp = true;
       if (col.role == QueryRole::index) m_has_index = true;
     }
@@ -123,25 +152,17 @@ class QueryCsvParser final : public LineParser {
   LineResult parse(std::string_view line, ParseContext& ctx) override {
     const std::string_view body = text::rtrim(line);
     if (body.empty()) return LineResult::ignored;
-    if (m_expect_header) {
-      m_expect_header = false;
-      if (looks_like_header_line(body)) {
-        set_columns(body, true);
-        return LineResult::ignored;
-      }
+    split_cells(body, m_cells);
+    // The first line, or the header again when a loop is restarted into the same file.
+    if (looks_like_header(m_cells, !m_cols.empty())) {
+      set_columns(body, true);
+      return LineResult::ignored;
     }
     if (m_cols.empty()) return ctx.malformed("no header line and no --fields");
-    split(body, m_cells);
     if (m_cells.size() != m_cols.size()) {
-      // nvidia-smi prints the header again when a loop is restarted into the same file.
-      if (looks_like_header_line(body)) {
-        set_columns(body, true);
-        return LineResult::ignored;
-      }
       ctx.reason_buf = fmt::format("expected {} fields as in the header, found {}", m_cols.size(), m_cells.size());
       return ctx.malformed(ctx.reason_buf);
     }
-    if (m_cells == m_header_cells_cache) return LineResult::ignored;
     Event& ev = ctx.event;
     ev.reset();
     ev.source = "query-csv";
@@ -172,11 +193,16 @@ class QueryCsvParser final : public LineParser {
           break;
         case QueryRole::text: ev.fields.push_back(Field{col.name, v, false}); break;
         case QueryRole::metric: {
+          if (!col.primary) ev.fields.push_back(Field{col.name, v, text::is_json_number(v), true});
           const auto d = text::parse_double(v);
           if (!d) {
+            if (!col.primary) break;  // a fallback property: kept as text only
             ctx.reason_buf = fmt::format("'{}' is not a number", col.name);
             return ctx.malformed(ctx.reason_buf);
           }
+          const auto m = static_cast<std::size_t>(col.metric);
+          if (ev.has(col.metric) && m_row_priority[m] <= col.priority) break;
+          m_row_priority[m] = col.priority;
           const bool verbatim = col.scale == 1.0 && text::is_json_number(v);
           ev.set(col.metric, *d * col.scale, verbatim ? v : std::string_view{});
           break;
@@ -222,33 +248,7 @@ class QueryCsvParser final : public LineParser {
     return LineResult::event;
   }
 
-  void expect_header(bool b) { m_expect_header = b; }
-
  private:
-  static void split(std::string_view line, std::vector<std::string_view>& out) {
-    out.clear();
-    std::size_t start = 0;
-    for (;;) {
-      const std::size_t comma = line.find(',', start);
-      out.push_back(text::trim(line.substr(start, comma == std::string_view::npos ? line.npos : comma - start)));
-      if (comma == std::string_view::npos) break;
-      start = comma + 1;
-    }
-  }
-
-  bool looks_like_header_line(std::string_view body) {
-    std::vector<std::string_view> cells;
-    split(body, cells);
-    std::size_t known = 0;
-    for (std::string_view c : cells) {
-      if (!looks_like_header_cell(c)) return false;
-      std::string_view name, unit;
-      split_header_cell(c, name, unit);
-      if (find_query_field(name) != nullptr) ++known;
-    }
-    return known > 0 || cells.size() > 1;
-  }
-
   // Tracks sample boundaries for rows without a timestamp: a GPU identity seen twice starts a
   // new sample. Sets m_gpu_of_row. Returns true when this row starts a new sample.
   bool note_identity(std::string_view identity) {
@@ -281,19 +281,29 @@ class QueryCsvParser final : public LineParser {
   RowClock m_clock;
   std::vector<CsvColumn> m_cols;
   std::vector<std::string_view> m_cells;
-  std::vector<std::string_view> m_header_cells_cache;
+  std::array<int, kMetricCount> m_row_priority{};  // priority of the column that set each metric
   std::vector<std::string> m_seen, m_order;
   std::string_view m_name_identity;
   std::uint64_t m_sample = 0, m_rows_in_sample = 0;
   std::int32_t m_gpu_of_row = 0;
-  bool m_expect_header = true, m_has_timestamp = false, m_has_index = false;
+  bool m_has_timestamp = false, m_has_index = false;
 };
 
 }  // namespace
 
+Status check_query_csv_head(std::string_view first_line, const PrepOptions& options, const std::string& path) {
+  if (!options.fields.empty() || first_line.empty()) return {};
+  std::vector<std::string_view> cells;
+  split_cells(first_line, cells);
+  if (looks_like_header(cells, false)) return {};
+  return make_error(ErrorKind::format, fmt::format("{}: CSV without a header line and no --fields", path),
+                    "for `nvidia-smi --query-gpu=... --format=csv,noheader` pass --fields with the "
+                    "--query-gpu list, e.g. --fields timestamp,index,power.draw");
+}
+
 Expected<std::unique_ptr<LineParser>> make_query_csv_parser(ParseContext& ctx, std::string_view first_line) {
+  if (auto st = check_query_csv_head(first_line, ctx.options, ctx.stats.path); !st) return st.error();
   auto parser = std::make_unique<QueryCsvParser>(ctx);
-  (void)first_line;
   if (!ctx.options.fields.empty()) parser->set_columns(ctx.options.fields, false);
   return std::unique_ptr<LineParser>(std::move(parser));
 }

@@ -105,8 +105,9 @@ Format detect_format(std::string_view head, const PrepOptions& options) {
 }
 
 Status check_format(std::string_view head, const PrepOptions& options, const std::string& path) {
-  if (options.forced != Format::unknown || detect_format(head, options) != Format::unknown) return {};
   const std::string_view first = first_nonblank_line(head);
+  if (options.forced == Format::query_csv) return check_query_csv_head(first, options, path);
+  if (options.forced != Format::unknown || detect_format(head, options) != Format::unknown) return {};
   if (first.empty()) return {};
   if (first.find(',') != std::string_view::npos)
     return make_error(ErrorKind::format, fmt::format("{}: cannot recognise the format", path),

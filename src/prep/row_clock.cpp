@@ -56,7 +56,8 @@ bool RowClock::time_of_day_ts(std::string_view hhmmss, std::int64_t& out) {
   m_prev_tod_ns = tod;
   const std::int64_t day_ns = m_day_offset * 86400 * kNsPerSecond;
   if (m_options.date) {
-    out = local_ts(t) + day_ns;  // a DST change at midnight is not modelled for rolled-over days
+    set_basis(TimeBasis::local);
+    out = m_clock.to_utc_ns(t.as_utc_ns() + day_ns);  // the zone offset of the rolled-over day
   } else {
     if (m_stats.time_basis != TimeBasis::relative) {
       m_stats.notes.push_back(
