@@ -227,7 +227,8 @@ class QueryCsvParser final : public LineParser {
     m_name_identity = {};
     // GPU: the index column, else the order in which bus ids/uuids first appear, else the
     // position of the row within its sample.
-    const bool new_sample = note_identity(identity);
+    // (With both an index and a timestamp nothing needs tracking: the common fast case.)
+    if (!m_has_timestamp || index_cell.empty()) note_identity(identity);
     if (!index_cell.empty()) {
       const auto g = text::parse_int(index_cell);
       if (!g || *g < 0 || *g > 1'000'000) return ctx.malformed("index is not a GPU number");
@@ -235,7 +236,6 @@ class QueryCsvParser final : public LineParser {
     } else {
       ev.gpu = m_gpu_of_row;
     }
-    (void)new_sample;
     if (m_has_timestamp) {
       if (ts_cell.empty()) return ctx.malformed("timestamp is missing");
       const auto civil = parse_civil_datetime(ts_cell);
@@ -250,41 +250,31 @@ class QueryCsvParser final : public LineParser {
 
  private:
   // Tracks sample boundaries for rows without a timestamp: a GPU identity seen twice starts a
-  // new sample. Sets m_gpu_of_row. Returns true when this row starts a new sample.
-  bool note_identity(std::string_view identity) {
-    bool fresh = false;
-    if (identity.empty() || std::find(m_seen.begin(), m_seen.end(), identity) != m_seen.end()) {
-      if (m_rows_in_sample > 0) {
-        ++m_sample;
-        fresh = true;
-      }
-      m_seen.clear();
-      m_rows_in_sample = 0;
+  // new sample. Sets m_gpu_of_row: the ordinal of the identity in order of first appearance.
+  void note_identity(std::string_view identity) {
+    const auto seen_end = m_seen.begin() + static_cast<std::ptrdiff_t>(m_seen_count);
+    if (identity.empty() || std::find(m_seen.begin(), seen_end, identity) != seen_end) {
+      if (m_seen_count > 0) ++m_sample;
+      m_seen_count = 0;
     }
-    m_seen.emplace_back(identity);
-    // Ordinal of a bus id/uuid across the file; position within the sample for names.
+    if (m_seen_count == m_seen.size()) m_seen.emplace_back();
+    m_seen[m_seen_count++].assign(identity);  // reuses the string's capacity: no allocation
     auto it = std::find(m_order.begin(), m_order.end(), identity);
     if (it == m_order.end()) {
-      m_order.emplace_back(identity);
+      m_order.emplace_back(identity);  // once per GPU
       it = m_order.end() - 1;
     }
-    m_gpu_of_row = m_by_position ? static_cast<std::int32_t>(m_rows_in_sample)
-                                 : static_cast<std::int32_t>(it - m_order.begin());
-    ++m_rows_in_sample;
-    return fresh;
+    m_gpu_of_row = static_cast<std::int32_t>(it - m_order.begin());
   }
 
- public:
-  bool m_by_position = false;
-
- private:
   RowClock m_clock;
   std::vector<CsvColumn> m_cols;
   std::vector<std::string_view> m_cells;
   std::array<int, kMetricCount> m_row_priority{};  // priority of the column that set each metric
-  std::vector<std::string> m_seen, m_order;
+  std::vector<std::string> m_seen, m_order;  // identities in this sample / in the file
+  std::size_t m_seen_count = 0;
   std::string_view m_name_identity;
-  std::uint64_t m_sample = 0, m_rows_in_sample = 0;
+  std::uint64_t m_sample = 0;
   std::int32_t m_gpu_of_row = 0;
   bool m_has_timestamp = false, m_has_index = false;
 };

@@ -14,7 +14,10 @@ void RowClock::set_basis(TimeBasis b) {
 
 double RowClock::interval_s() {
   if (m_options.interval_s) return *m_options.interval_s;
-  add_note(m_stats, "no --interval given: 1 s between cycles assumed (the default of dmon -d and query -l)");
+  if (!m_interval_noted) {
+    m_interval_noted = true;
+    add_note(m_stats, "no --interval given: 1 s between cycles assumed (the default of dmon -d and query -l)");
+  }
   return 1.0;
 }
 

@@ -29,6 +29,7 @@ class RowClock {
   LocalClock& m_clock;
   InputStats& m_stats;
   bool m_start_resolved = false;
+  bool m_interval_noted = false;
   std::int64_t m_start_ns = 0;
   bool m_start_is_local = false;
   std::int64_t m_day_offset = 0;       // days added by midnight crossings (time-of-day input)
