@@ -14,7 +14,8 @@ namespace {
 constexpr double kPow10[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
 
 // "123", "-45.67": true and `out` set; false for anything else (then from_chars decides).
-bool parse_plain_decimal(std::string_view s, double& out) {
+// `json` tells whether the text is also a JSON number as written (no leading zeros).
+bool parse_plain_decimal(std::string_view s, double& out, bool& json) {
   std::size_t i = 0;
   const bool neg = !s.empty() && s[0] == '-';
   if (neg) ++i;
@@ -26,7 +27,8 @@ bool parse_plain_decimal(std::string_view s, double& out) {
     ++digits;
     ++i;
   }
-  if (i == int_start) return false;
+  const std::size_t int_digits = i - int_start;
+  if (int_digits == 0) return false;
   if (i < s.size() && s[i] == '.') {
     ++i;
     const std::size_t frac_start = i;
@@ -39,8 +41,9 @@ bool parse_plain_decimal(std::string_view s, double& out) {
     if (i == frac_start) return false;
   }
   if (i != s.size() || digits > 15) return false;
-  const double v = static_cast<double>(mant) / kPow10[frac];
+  const double v = frac == 0 ? static_cast<double>(mant) : static_cast<double>(mant) / kPow10[frac];
   out = neg ? -v : v;
+  json = !(int_digits > 1 && s[int_start] == '0');
   return true;
 }
 
@@ -49,12 +52,23 @@ bool parse_plain_decimal(std::string_view s, double& out) {
 std::optional<double> parse_double(std::string_view s) {
   if (s.empty()) return std::nullopt;
   if (s.front() == '+') s.remove_prefix(1);
-  if (double fast = 0; parse_plain_decimal(s, fast)) return fast;
+  double fast = 0;
+  bool json = false;
+  if (parse_plain_decimal(s, fast, json)) return fast;
   double v = 0;
   const auto* end = s.data() + s.size();
   auto [p, ec] = std::from_chars(s.data(), end, v);
   if (ec != std::errc{} || p != end || !std::isfinite(v)) return std::nullopt;  // no "inf", "nan"
   return v;
+}
+
+bool parse_number(std::string_view s, double& out, bool& json) {
+  if (parse_plain_decimal(s, out, json)) return true;
+  const auto v = parse_double(s);
+  if (!v) return false;
+  out = *v;
+  json = is_json_number(s);
+  return true;
 }
 
 std::optional<std::int64_t> parse_int(std::string_view s) {

@@ -91,6 +91,9 @@ void split_cells(std::string_view line, std::vector<std::string_view>& out) {
 // A header line: every cell is a property name ("power.draw [W]") and one is a known property.
 // Before any column is known, a line of several name-like cells is taken as a header too.
 bool looks_like_header(const std::vector<std::string_view>& cells, bool have_columns) {
+  // Property names start with a letter; data rows mostly start with a digit (timestamp, index).
+  const auto letter = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); };
+  if (cells.empty() || cells[0].empty() || !letter(cells[0][0])) return false;
   std::size_t known = 0;
   for (std::string_view c : cells) {
     if (!looks_like_header_cell(c)) return false;
@@ -193,9 +196,11 @@ class QueryCsvParser final : public LineParser {
           break;
         case QueryRole::text: ev.fields.push_back(Field{col.name, v, false}); break;
         case QueryRole::metric: {
-          if (!col.primary) ev.fields.push_back(Field{col.name, v, text::is_json_number(v), true});
-          const auto d = text::parse_double(v);
-          if (!d) {
+          double d = 0;
+          bool json = false;
+          const bool is_number = text::parse_number(v, d, json);
+          if (!col.primary) ev.fields.push_back(Field{col.name, v, is_number && json, true});
+          if (!is_number) {
             if (!col.primary) break;  // a fallback property: kept as text only
             ctx.reason_buf = fmt::format("'{}' is not a number", col.name);
             return ctx.malformed(ctx.reason_buf);
@@ -203,8 +208,8 @@ class QueryCsvParser final : public LineParser {
           const auto m = static_cast<std::size_t>(col.metric);
           if (ev.has(col.metric) && m_row_priority[m] <= col.priority) break;
           m_row_priority[m] = col.priority;
-          const bool verbatim = col.scale == 1.0 && text::is_json_number(v);
-          ev.set(col.metric, *d * col.scale, verbatim ? v : std::string_view{});
+          const bool verbatim = col.scale == 1.0 && json;
+          ev.set(col.metric, d * col.scale, verbatim ? v : std::string_view{});
           break;
         }
         case QueryRole::pstate: {

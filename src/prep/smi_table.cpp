@@ -135,9 +135,10 @@ bool row_time(const SmiTable& table, const std::vector<std::string_view>& tokens
 
 bool set_metric_cell(Event& event, Metric metric, std::string_view cell) {
   if (cell.empty() || cell == "-" || cell == "N/A") return true;
-  const auto v = text::parse_double(cell);
-  if (!v) return false;
-  event.set(metric, *v, text::is_json_number(cell) ? cell : std::string_view{});
+  double v = 0;
+  bool json = false;
+  if (!text::parse_number(cell, v, json)) return false;
+  event.set(metric, v, json ? cell : std::string_view{});
   return true;
 }
 

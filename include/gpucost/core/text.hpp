@@ -30,6 +30,9 @@ inline std::string_view next_token(std::string_view s, std::size_t& pos) {
 
 /// Parses the whole of `s` as a decimal floating point number (no spaces, no unit).
 std::optional<double> parse_double(std::string_view s);
+/// parse_double and is_json_number in one pass: false when `s` is not a number; `json` is true
+/// when the text can be copied to JSON output as written.
+bool parse_number(std::string_view s, double& out, bool& json);
 /// Parses the whole of `s` as a signed decimal integer.
 std::optional<std::int64_t> parse_int(std::string_view s);
 /// Parses "0x..." hexadecimal (nvidia-smi bit masks).
