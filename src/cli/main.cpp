@@ -3,6 +3,7 @@
 #include "console.hpp"
 
 #include <gpucost/breakeven/config.hpp>
+#include <gpucost/core/log.hpp>
 #include <gpucost/breakeven/cost_model.hpp>
 #include <gpucost/extract/catalogue.hpp>
 #include <gpucost/extract/extract.hpp>
@@ -16,6 +17,7 @@
 #include <fmt/format.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <csignal>
 #include <cstring>
 #include <unistd.h>
@@ -34,6 +36,7 @@ struct InputArgs {
   std::string input_format, tz, date, start, fields, host;
   double interval_s = 0;
   bool strict = false, quiet = false;
+  int verbose = 0;
 };
 
 void add_input_options(CLI::App* app, InputArgs& a) {
@@ -53,6 +56,7 @@ void add_input_options(CLI::App* app, InputArgs& a) {
   app->add_option("--host", a.host, "host name for the events (default: this machine's name)")->type_name("NAME")->group("Input");
   app->add_flag("--strict", a.strict, "exit with status 1 when any input line is malformed")->group("Input");
   app->add_flag("-q,--quiet", a.quiet, "do not print notes (warnings and errors still go to stderr)");
+  app->add_flag("-v,--verbose", a.verbose, "log progress to stderr (-v info, -vv debug); also GPUCOST_LOG=LEVEL");
 }
 
 Expected<prep::PrepOptions> prep_options(const InputArgs& a) {
@@ -100,6 +104,8 @@ struct Common {
 };
 
 Expected<Common> common_setup(const InputArgs& a) {
+  if (a.verbose > 0) enable_stderr_log(a.verbose == 1 ? "info" : "debug");
+  else if (const char* env = std::getenv("GPUCOST_LOG"); env != nullptr && *env != '\0') enable_stderr_log(env);
   Common c;
   auto po = prep_options(a);
   if (!po) return po.error();

@@ -5,12 +5,14 @@
 #include "parsers.hpp"
 #include "query_fields.hpp"
 
+#include <gpucost/core/log.hpp>
 #include <gpucost/core/text.hpp>
 #include <gpucost/io/line_reader.hpp>
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 
 namespace gpucost::prep {
 
@@ -150,6 +152,9 @@ Status run_prep_input(io::LineReader& reader, const PrepOptions& options, LocalC
     case Format::unknown: break;
   }
 
+  log().debug("{}: format {} ({}), compression {}", stats.path, format_name(format),
+              options.forced != Format::unknown ? "forced" : "detected", stats.compression);
+  const auto started = std::chrono::steady_clock::now();
   io::Line line;
   while (reader.next(line)) {
     ++stats.lines;
@@ -170,6 +175,9 @@ Status run_prep_input(io::LineReader& reader, const PrepOptions& options, LocalC
     }
   }
   stats.truncated = reader.error();
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  log().info("{}: {} lines ({} events, {} ignored, {} malformed), {:.1f} MB in {:.3f} s", stats.path, stats.lines,
+             stats.events, stats.ignored, stats.malformed, static_cast<double>(reader.bytes_read()) / 1e6, secs);
   return {};
 }
 
