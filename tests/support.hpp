@@ -6,8 +6,12 @@
 #include <gpucost/io/line_reader.hpp>
 #include <gpucost/prep/prep.hpp>
 
+#include <catch2/catch.hpp>
+
+#include <fstream>
 #include <map>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -60,6 +64,30 @@ inline PrepRun run_prep_text(const std::string& text, prep::PrepOptions options 
   run.status = prep::run_prep_input(*reader, options, *clock, sink, run.stats);
   run.events = std::move(sink.events);
   return run;
+}
+
+/// Contents of a file under testdata/ (a fixture written in the shape of a real tool's output).
+inline std::string fixture(const std::string& rel) {
+  const std::string path = std::string(GPUCOST_TESTDATA_DIR) + "/" + rel;
+  std::ifstream in(path, std::ios::binary);
+  INFO("fixture " << path);
+  REQUIRE(in.good());
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+/// Every line is an event line, ignored or malformed; the sink saw exactly the counted events.
+inline void check_accounting(const PrepRun& r) {
+  CHECK(r.status);
+  CHECK(r.stats.lines == r.stats.events + r.stats.ignored + r.stats.malformed);
+  CHECK(r.events.size() == r.stats.events);
+}
+
+/// A text field of an event, or "<absent>".
+inline std::string field(const OwnedEvent& e, const std::string& key) {
+  const auto it = e.fields.find(key);
+  return it == e.fields.end() ? std::string("<absent>") : it->second;
 }
 
 /// ns since the epoch of a UTC wall-clock time.

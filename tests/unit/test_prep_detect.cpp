@@ -8,20 +8,11 @@
 #include <sstream>
 
 using gpucost::test::PrepRun;
+using gpucost::test::fixture;
 using gpucost::test::run_prep_text;
 namespace prep = gpucost::prep;
 
 namespace {
-
-std::string fixture(const std::string& rel) {
-  const std::string path = std::string(GPUCOST_TESTDATA_DIR) + "/" + rel;
-  std::ifstream in(path, std::ios::binary);
-  INFO("fixture " << path);
-  REQUIRE(in.good());
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 prep::Format detect(const std::string& head, const std::string& fields = {}) {
   prep::PrepOptions o;

@@ -8,6 +8,8 @@
 #include <sstream>
 
 using gpucost::test::PrepRun;
+using gpucost::test::fixture;
+using gpucost::test::check_accounting;
 using gpucost::test::run_prep_text;
 using gpucost::test::utc_ns;
 namespace prep = gpucost::prep;
@@ -16,22 +18,6 @@ namespace {
 
 constexpr std::int64_t kSec = gpucost::kNsPerSecond;
 
-std::string fixture(const std::string& rel) {
-  const std::string path = std::string(GPUCOST_TESTDATA_DIR) + "/" + rel;
-  std::ifstream in(path, std::ios::binary);
-  INFO("fixture " << path);
-  REQUIRE(in.good());
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-// Every line is an event line, ignored or malformed; the sink saw exactly the counted events.
-void check_accounting(const PrepRun& r) {
-  CHECK(r.status);
-  CHECK(r.stats.lines == r.stats.events + r.stats.ignored + r.stats.malformed);
-  CHECK(r.events.size() == r.stats.events);
-}
 
 std::string replace_all(std::string s, const std::string& from, const std::string& to) {
   for (std::size_t pos = 0; (pos = s.find(from, pos)) != std::string::npos; pos += to.size())

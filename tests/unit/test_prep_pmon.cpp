@@ -8,6 +8,9 @@
 #include <sstream>
 
 using gpucost::test::PrepRun;
+using gpucost::test::field;
+using gpucost::test::fixture;
+using gpucost::test::check_accounting;
 using gpucost::test::run_prep_text;
 using gpucost::test::utc_ns;
 namespace prep = gpucost::prep;
@@ -16,26 +19,6 @@ namespace {
 
 constexpr std::int64_t kSec = gpucost::kNsPerSecond;
 
-std::string fixture(const std::string& rel) {
-  const std::string path = std::string(GPUCOST_TESTDATA_DIR) + "/" + rel;
-  std::ifstream in(path, std::ios::binary);
-  INFO("fixture " << path);
-  REQUIRE(in.good());
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-void check_accounting(const PrepRun& r) {
-  CHECK(r.status);
-  CHECK(r.stats.lines == r.stats.events + r.stats.ignored + r.stats.malformed);
-  CHECK(r.events.size() == r.stats.events);
-}
-
-std::string field(const gpucost::test::OwnedEvent& e, const std::string& key) {
-  const auto it = e.fields.find(key);
-  return it == e.fields.end() ? std::string("<absent>") : it->second;
-}
 
 }  // namespace
 

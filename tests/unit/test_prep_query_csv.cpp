@@ -11,6 +11,9 @@
 #include <sstream>
 
 using gpucost::test::PrepRun;
+using gpucost::test::field;
+using gpucost::test::fixture;
+using gpucost::test::check_accounting;
 using gpucost::test::run_prep_text;
 using gpucost::test::utc_ns;
 namespace prep = gpucost::prep;
@@ -26,19 +29,6 @@ std::string read_file(const std::string& path) {
   std::ostringstream ss;
   ss << in.rdbuf();
   return ss.str();
-}
-
-std::string fixture(const std::string& rel) { return read_file(std::string(GPUCOST_TESTDATA_DIR) + "/" + rel); }
-
-void check_accounting(const PrepRun& r) {
-  CHECK(r.status);
-  CHECK(r.stats.lines == r.stats.events + r.stats.ignored + r.stats.malformed);
-  CHECK(r.events.size() == r.stats.events);
-}
-
-std::string field(const gpucost::test::OwnedEvent& e, const std::string& key) {
-  const auto it = e.fields.find(key);
-  return it == e.fields.end() ? std::string("<absent>") : it->second;
 }
 
 }  // namespace
