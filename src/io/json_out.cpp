@@ -108,9 +108,6 @@ void OutBuffer::integer(std::int64_t v) {
   m_buf.append(tmp, p);
 }
 
-void OutBuffer::number(double v) { append_json_number(m_buf, v); }
-
-void OutBuffer::string(std::string_view s) { append_json_string(m_buf, s); }
 
 void OutBuffer::flush() {
   if (m_buf.empty() || m_out == nullptr) return;

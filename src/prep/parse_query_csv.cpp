@@ -111,7 +111,7 @@ class QueryCsvParser final : public LineParser {
   /// Builds the columns from a header line or a --fields list.
   void set_columns(std::string_view list, bool from_header) {
     m_cols.clear();
-    m_has_timestamp = m_has_index = false;
+    m_has_timestamp = false;
     std::vector<std::string_view> cells;
     split_cells(list, cells);
     std::array<int, kMetricCount> best_priority;
@@ -148,7 +148,6 @@ class QueryCsvParser final : public LineParser {
       if (col.role == QueryRole::metric)
         col.primary = infos[i]->priority == best_priority[static_cast<std::size_t>(col.metric)];
       if (col.role == QueryRole::timestamp) m_has_timestamp = true;
-      if (col.role == QueryRole::index) m_has_index = true;
     }
   }
 
@@ -281,7 +280,7 @@ class QueryCsvParser final : public LineParser {
   std::string_view m_name_identity;
   std::uint64_t m_sample = 0;
   std::int32_t m_gpu_of_row = 0;
-  bool m_has_timestamp = false, m_has_index = false;
+  bool m_has_timestamp = false;
 };
 
 }  // namespace

@@ -19,10 +19,6 @@ class OutBuffer {
   void raw(std::string_view s) { m_buf.append(s); }
   void ch(char c) { m_buf.push_back(c); }
   void integer(std::int64_t v);
-  /// Shortest round-trip decimal; integral values without ".0"; NaN/inf as null.
-  void number(double v);
-  /// A JSON string literal with escapes; invalid UTF-8 bytes become U+FFFD.
-  void string(std::string_view s);
   /// Writes through when the buffer is large; call flush() at the end.
   void maybe_flush() {
     if (m_buf.size() >= kFlushBytes) flush();
