@@ -216,9 +216,16 @@ void EventWriter::write_summary(const std::vector<prep::InputStats>& inputs) {
     append_json_string(b, prep::format_name(s.format));
     b.append(",\"compression\":");
     append_json_string(b, s.compression);
-    b.append(fmt::format(",\"lines\":{},\"events\":{},\"ignored\":{},\"malformed\":{},\"time_basis\":", s.lines,
-                         s.events, s.ignored, s.malformed));
+    b.append(fmt::format(",\"lines\":{},\"events\":{},\"event_lines\":{},\"ignored\":{},\"malformed\":{},\"time_basis\":",
+                         s.lines, s.events, s.event_lines, s.ignored, s.malformed));
     append_json_string(b, prep::to_string(s.time_basis));
+    if (!s.clock.empty()) {
+      b.append(",\"clock\":");
+      append_json_string(b, s.clock);
+    }
+    if (s.events > 0) {
+      b.append(fmt::format(",\"first_ts_ns\":{},\"last_ts_ns\":{}", s.first_ts_ns, s.last_ts_ns));
+    }
     b.append(",\"truncated\":");
     if (s.truncated.empty()) b.append("null");
     else append_json_string(b, s.truncated);

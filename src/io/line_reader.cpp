@@ -192,6 +192,7 @@ Compression sniff(std::string_view head) {
 
 Expected<std::unique_ptr<LineReader>> LineReader::open(const std::string& path) {
   int fd = 0;
+  std::optional<std::int64_t> mtime;
   const bool is_stdin = path == "-";
   if (!is_stdin) {
     fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -203,7 +204,8 @@ Expected<std::unique_ptr<LineReader>> LineReader::open(const std::string& path) 
       return make_error(ErrorKind::io, fmt::format("{}: cannot open: {}", path, std::strerror(err)), hint);
     }
     struct stat st {};
-    if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+    if (::fstat(fd, &st) == 0) mtime = static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
+    if (S_ISDIR(st.st_mode)) {
       ::close(fd);
       return make_error(ErrorKind::io, fmt::format("{}: is a directory", path),
                         "pass the files inside it, e.g. 'dir/*.log'");
@@ -223,7 +225,9 @@ Expected<std::unique_ptr<LineReader>> LineReader::open(const std::string& path) 
   std::unique_ptr<ByteSource> src = std::make_unique<FdSource>(fd, !is_stdin, std::move(prefix));
   if (c == Compression::gzip) src = std::make_unique<GzipSource>(std::move(src));
   if (c == Compression::zstd) src = std::make_unique<ZstdSource>(std::move(src));
-  return std::make_unique<LineReader>(std::move(src), c);
+  auto reader = std::make_unique<LineReader>(std::move(src), c);
+  reader->m_mtime_ns = mtime;
+  return reader;
 }
 
 std::unique_ptr<LineReader> LineReader::from_string(std::string data) {

@@ -16,34 +16,79 @@
 
 namespace gpucost::prep {
 
+namespace {
+
+// Every format: its name for --input-format and the summary, and its parser factory. Detection
+// is in detect_format() (the order of the checks matters).
+struct FormatEntry {
+  Format format;
+  std::string_view name;
+  std::unique_ptr<LineParser> (*make)(ParseContext& ctx);
+};
+
+constexpr FormatEntry kFormats[] = {
+    {Format::dmon, "dmon", make_dmon_parser},
+    {Format::pmon, "pmon", make_pmon_parser},
+    {Format::query_csv, "query-csv", nullptr},  // needs the first line: see run_prep_input
+    // FORMAT-REGISTRY: one line per format, e.g. {Format::smi_q, "smi-q", make_smi_q_parser},
+};
+
+const FormatEntry* entry(Format f) {
+  for (const auto& e : kFormats)
+    if (e.format == f) return &e;
+  return nullptr;
+}
+
+}  // namespace
+
 std::string_view format_name(Format f) {
-  switch (f) {
-    case Format::dmon: return "dmon";
-    case Format::pmon: return "pmon";
-    case Format::query_csv: return "query-csv";
-    case Format::unknown: break;
-  }
-  return "unknown";
+  const FormatEntry* e = entry(f);
+  return e != nullptr ? e->name : "unknown";
 }
 
 bool format_from_name(std::string_view name, Format& out) {
-  if (name == "dmon") out = Format::dmon;
-  else if (name == "pmon") out = Format::pmon;
-  else if (name == "query-csv" || name == "query_csv" || name == "csv") out = Format::query_csv;
-  else return false;
-  return true;
+  if (name == "query_csv" || name == "csv") name = "query-csv";
+  for (const auto& e : kFormats) {
+    if (e.name == name) {
+      out = e.format;
+      return true;
+    }
+  }
+  return false;
 }
 
-std::string format_names() { return "dmon, pmon, query-csv"; }
+std::string format_names() {
+  std::string out;
+  for (const auto& e : kFormats) {
+    if (!out.empty()) out += ", ";
+    out += e.name;
+  }
+  return out;
+}
 
 std::string_view to_string(TimeBasis b) {
   switch (b) {
     case TimeBasis::absolute: return "absolute";
     case TimeBasis::local: return "local";
+    case TimeBasis::uptime: return "uptime";
     case TimeBasis::relative: return "relative";
     case TimeBasis::none: break;
   }
   return "none";
+}
+
+void ParseContext::settle(LineResult result, std::uint64_t lines, std::uint64_t first_line, std::string_view why,
+                          std::string_view excerpt) {
+  switch (result) {
+    case LineResult::event: stats.event_lines += lines; break;
+    case LineResult::ignored: stats.ignored += lines; break;
+    case LineResult::malformed:
+      stats.malformed += lines;
+      if (stats.examples.size() < options.max_examples)
+        stats.examples.push_back(MalformedExample{first_line, std::string(why), std::string(excerpt.substr(0, 120))});
+      break;
+    case LineResult::deferred: break;
+  }
 }
 
 void add_note(InputStats& stats, std::string text) {
@@ -138,18 +183,16 @@ Status run_prep_input(io::LineReader& reader, const PrepOptions& options, LocalC
   }
   stats.format = format;
 
-  ParseContext ctx{options, clock, sink, stats, Event{}, {}, {}};
+  ParseContext ctx{options, clock, sink, stats, Event{}, {}, {}, reader.mtime_ns(), 0};
   std::unique_ptr<LineParser> parser;
-  switch (format) {
-    case Format::dmon: parser = make_dmon_parser(ctx); break;
-    case Format::pmon: parser = make_pmon_parser(ctx); break;
-    case Format::query_csv: {
-      auto p = make_query_csv_parser(ctx, first_nonblank_line(head));
-      if (!p) return p.error();
-      parser = std::move(*p);
-      break;
-    }
-    case Format::unknown: break;
+  if (format == Format::query_csv) {
+    auto p = make_query_csv_parser(ctx, first_nonblank_line(head));
+    if (!p) return p.error();
+    parser = std::move(*p);
+  } else if (const FormatEntry* e = entry(format); e != nullptr && e->make != nullptr) {
+    parser = e->make(ctx);
+  } else {
+    return make_error(ErrorKind::internal, fmt::format("{}: no parser for format {}", stats.path, format_name(format)));
   }
 
   log().debug("{}: format {} ({}), compression {}", stats.path, format_name(format),
@@ -158,6 +201,7 @@ Status run_prep_input(io::LineReader& reader, const PrepOptions& options, LocalC
   io::Line line;
   while (reader.next(line)) {
     ++stats.lines;
+    ctx.line_no = line.number;
     LineResult result = LineResult::malformed;
     if (line.overlong) {
       ctx.reason_buf = fmt::format("line too long ({} bytes)", line.full_length);
@@ -165,16 +209,15 @@ Status run_prep_input(io::LineReader& reader, const PrepOptions& options, LocalC
     } else {
       result = parser->parse(line.text, ctx);
     }
-    if (result == LineResult::ignored) ++stats.ignored;
-    if (result == LineResult::malformed) {
-      ++stats.malformed;
-      if (stats.examples.size() < options.max_examples) {
-        const std::string_view excerpt = line.text.substr(0, 120);
-        stats.examples.push_back(MalformedExample{line.number, std::string(ctx.reason), std::string(excerpt)});
-      }
-    }
+    if (result != LineResult::deferred) ctx.settle(result, 1, line.number, ctx.reason, line.text);
   }
+  parser->finish(ctx);
   stats.truncated = reader.error();
+  if (stats.clock.empty()) {  // parsers with a special clock (uptime, inferred year) set their own
+    if (stats.time_basis == TimeBasis::local) stats.clock = "local time in " + clock.name();
+    if (stats.time_basis == TimeBasis::absolute) stats.clock = "absolute (UTC or an explicit offset)";
+    if (stats.time_basis == TimeBasis::relative) stats.clock = "relative: no anchor in the input or the options";
+  }
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   log().info("{}: {} lines ({} events, {} ignored, {} malformed), {:.1f} MB in {:.3f} s", stats.path, stats.lines,
              stats.events, stats.ignored, stats.malformed, static_cast<double>(reader.bytes_read()) / 1e6, secs);

@@ -5,6 +5,8 @@
 
 #include <array>
 #include <cstdint>
+#include <deque>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -90,6 +92,23 @@ struct Event {
   void reset() {
     present = 0;
     fields.clear();
+    m_owned_count = 0;
+  }
+  /// Copies `s` into storage owned by the event (for text built from several lines or looked
+  /// up elsewhere) and returns a view that stays valid until reset(). Reuses capacity.
+  std::string_view own(std::string_view s) {
+    if (m_owned_count == m_owned.size()) m_owned.emplace_back();
+    std::string& slot = m_owned[m_owned_count++];  // deque: other slots never move
+    slot.assign(s);
+    return slot;
+  }
+  /// Adds a text field; `copy` when the text does not outlive the current line.
+  void add_text(std::string_view key, std::string_view value, bool copy = false) {
+    fields.push_back(Field{key, copy ? own(value) : value, false, false});
+  }
+  /// Adds a numeric field from its decimal text (copied into the event).
+  void add_number(std::string_view key, std::int64_t value) {
+    fields.push_back(Field{key, own(std::to_string(value)), true, false});
   }
   [[nodiscard]] bool has(Metric m) const { return (present >> static_cast<unsigned>(m)) & 1U; }
   [[nodiscard]] double get(Metric m) const { return values[static_cast<std::size_t>(m)]; }
@@ -99,6 +118,10 @@ struct Event {
     texts[i] = text;
     present |= std::uint64_t{1} << i;
   }
+
+ private:
+  std::deque<std::string> m_owned;
+  std::size_t m_owned_count = 0;
 };
 
 }  // namespace gpucost

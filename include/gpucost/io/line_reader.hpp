@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -61,6 +62,8 @@ class LineReader {
   /// Non-empty when the input ended early (read error, truncated archive).
   [[nodiscard]] const std::string& error() const;
   [[nodiscard]] std::uint64_t bytes_read() const { return m_bytes; }
+  /// Modification time of the file (ns since the epoch); empty for stdin and strings.
+  [[nodiscard]] std::optional<std::int64_t> mtime_ns() const { return m_mtime_ns; }
 
  private:
   bool fill();  // appends a block; false at EOF
@@ -71,6 +74,7 @@ class LineReader {
   std::size_t m_cap = 0, m_begin = 0, m_end = 0;
   std::uint64_t m_line_no = 0, m_bytes = 0;
   bool m_eof = false;
+  std::optional<std::int64_t> m_mtime_ns;
 };
 
 }  // namespace gpucost::io

@@ -20,7 +20,19 @@ struct Line;
 
 namespace gpucost::prep {
 
-enum class Format { unknown, dmon, pmon, query_csv };
+enum class Format {
+  unknown,
+  dmon,          ///< nvidia-smi dmon
+  pmon,          ///< nvidia-smi pmon
+  query_csv,     ///< nvidia-smi --query-gpu CSV
+  smi_q,         ///< nvidia-smi -q text
+  smi_xml,       ///< nvidia-smi -q -x XML
+  dcgmi,         ///< dcgmi dmon
+  syslog,        ///< kern.log / syslog / messages (RFC 3164, RFC 3339 / ISO stamps)
+  dmesg,         ///< dmesg: raw, -T, --time-format=iso, <prio>, /dev/kmsg records, --decode
+  journal_json,  ///< journalctl -o json / json-pretty
+  journal_text,  ///< journalctl -o short* text modes
+};
 
 std::string_view format_name(Format f);
 /// "dmon", "pmon", "query-csv" (also "query_csv", "csv"); false when unknown.
@@ -42,7 +54,7 @@ struct MalformedExample {
 };
 
 /// How an input's times were put on the UTC clock.
-enum class TimeBasis { none, absolute, local, relative };
+enum class TimeBasis { none, absolute, local, uptime, relative };
 std::string_view to_string(TimeBasis b);
 
 /// Per-input accounting: lines == event lines + ignored + malformed.
@@ -51,6 +63,9 @@ struct InputStats {
   Format format = Format::unknown;
   std::string compression = "none";
   std::uint64_t lines = 0, events = 0, ignored = 0, malformed = 0;
+  std::uint64_t event_lines = 0;  ///< lines that became (part of) events; == events for tables
+  std::string clock;              ///< how times were placed, e.g. "uptime + boot time from --boot-time"
+  std::int64_t first_ts_ns = 0, last_ts_ns = 0;  ///< span of the events (valid when events > 0)
   TimeBasis time_basis = TimeBasis::none;
   std::vector<MalformedExample> examples;  ///< the first few malformed lines
   std::vector<std::string> notes;          ///< e.g. "no --start: times are relative"
@@ -67,6 +82,8 @@ struct PrepOptions {
   std::optional<double> interval_s;         ///< --interval (seconds)
   std::string fields;                       ///< --fields, for query CSV without a header
   std::string host = "localhost";           ///< host name put on every event
+  std::optional<std::int64_t> boot_time_ns; ///< --boot-time, for dmesg uptime stamps
+  std::optional<int> year;                  ///< --year, for syslog/journal stamps without a year
   std::size_t max_examples = 5;
 };
 
@@ -84,7 +101,9 @@ Status run_prep_input(io::LineReader& reader, const PrepOptions& options, LocalC
 
 // ---- parser plumbing, shared by the per-format parsers --------------------------------
 
-enum class LineResult { event, ignored, malformed };
+/// What became of a line. `deferred`: the parser holds it (a multi-line record) and accounts
+/// for it later with ParseContext::settle().
+enum class LineResult { event, ignored, malformed, deferred };
 
 /// What a parser needs besides the line: options, clock, the event to fill, the sink.
 struct ParseContext {
@@ -96,12 +115,21 @@ struct ParseContext {
   std::string_view reason;  ///< set by a parser that returns LineResult::malformed
   std::string reason_buf;   ///< owns a formatted reason when a literal is not enough
 
+  std::optional<std::int64_t> reference_ns;  ///< the input's mtime: a reference for year inference
+  std::uint64_t line_no = 0;                  ///< number of the line being parsed
+
   /// Sends the filled event to the sink.
   void emit() {
     event.host = options.host;
+    if (stats.events == 0 || event.ts_ns < stats.first_ts_ns) stats.first_ts_ns = event.ts_ns;
+    if (stats.events == 0 || event.ts_ns > stats.last_ts_ns) stats.last_ts_ns = event.ts_ns;
     sink.on_event(event);
     ++stats.events;
   }
+  /// Accounts for `lines` lines held back earlier (LineResult::deferred), starting at line
+  /// `first_line`; for `malformed`, `reason` and `excerpt` describe them.
+  void settle(LineResult result, std::uint64_t lines, std::uint64_t first_line = 0, std::string_view why = {},
+              std::string_view excerpt = {});
   LineResult malformed(std::string_view why) {
     reason = why;
     return LineResult::malformed;
@@ -113,6 +141,8 @@ class LineParser {
  public:
   virtual ~LineParser() = default;
   virtual LineResult parse(std::string_view line, ParseContext& ctx) = 0;
+  /// End of input: emit and settle() whatever is still held back.
+  virtual void finish(ParseContext& ctx) { (void)ctx; }
 };
 
 }  // namespace gpucost::prep
