@@ -164,63 +164,100 @@ Status check_format(std::string_view head, const PrepOptions& options, const std
                     "supported: " + format_names() + "; force one with --input-format NAME");
 }
 
-Status run_prep_input(io::LineReader& reader, const PrepOptions& options, LocalClock& clock, EventSink& sink,
-                      InputStats& stats) {
-  stats.compression = std::string(io::to_string(reader.compression()));
-  const std::string_view head = reader.peek(64 * 1024);
+struct InputParse::Impl {
+  io::LineReader& reader;
+  LocalClock& clock;
+  InputStats& stats;
+  ParseContext ctx;
+  std::unique_ptr<LineParser> parser;  // null: an empty input, all lines ignored
+  std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
+  bool done = false;
+
+  Impl(io::LineReader& r, const PrepOptions& options, LocalClock& c, EventSink& sink, InputStats& st)
+      : reader(r), clock(c), stats(st), ctx{options, c, sink, st, Event{}, {}, {}, r.mtime_ns(), 0} {}
+
+  void end() {
+    done = true;
+    if (parser) parser->finish(ctx);
+    stats.truncated = reader.error();
+    if (stats.clock.empty()) {  // parsers with a special clock (uptime, inferred year) set their own
+      if (stats.time_basis == TimeBasis::local) stats.clock = "local time in " + clock.name();
+      if (stats.time_basis == TimeBasis::absolute) stats.clock = "absolute (UTC or an explicit offset)";
+      if (stats.time_basis == TimeBasis::relative) stats.clock = "relative: no anchor in the input or the options";
+    }
+    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    log().info("{}: {} lines ({} events, {} ignored, {} malformed), {:.1f} MB in {:.3f} s", stats.path, stats.lines,
+               stats.events, stats.ignored, stats.malformed, static_cast<double>(reader.bytes_read()) / 1e6, secs);
+  }
+};
+
+InputParse::InputParse(io::LineReader& reader, const PrepOptions& options, LocalClock& clock, EventSink& sink,
+                       InputStats& stats)
+    : m_impl(std::make_unique<Impl>(reader, options, clock, sink, stats)) {}
+
+InputParse::~InputParse() = default;
+
+Status InputParse::start() {
+  Impl& m = *m_impl;
+  InputStats& stats = m.stats;
+  const PrepOptions& options = m.ctx.options;
+  stats.compression = std::string(io::to_string(m.reader.compression()));
+  const std::string_view head = m.reader.peek(64 * 1024);
   Format format = options.forced;
   if (format == Format::unknown) format = detect_format(head, options);
   if (format == Format::unknown) {
     if (auto st = check_format(head, options, stats.path); !st) return st;
     stats.format = Format::unknown;  // an empty input: nothing to parse, nothing lost
-    io::Line line;
-    while (reader.next(line)) {
-      ++stats.lines;
-      ++stats.ignored;
-    }
     add_note(stats, "empty input");
     return {};
   }
   stats.format = format;
-
-  ParseContext ctx{options, clock, sink, stats, Event{}, {}, {}, reader.mtime_ns(), 0};
-  std::unique_ptr<LineParser> parser;
   if (format == Format::query_csv) {
-    auto p = make_query_csv_parser(ctx, first_nonblank_line(head));
+    auto p = make_query_csv_parser(m.ctx, first_nonblank_line(head));
     if (!p) return p.error();
-    parser = std::move(*p);
+    m.parser = std::move(*p);
   } else if (const FormatEntry* e = entry(format); e != nullptr && e->make != nullptr) {
-    parser = e->make(ctx);
+    m.parser = e->make(m.ctx);
   } else {
     return make_error(ErrorKind::internal, fmt::format("{}: no parser for format {}", stats.path, format_name(format)));
   }
-
   log().debug("{}: format {} ({}), compression {}", stats.path, format_name(format),
               options.forced != Format::unknown ? "forced" : "detected", stats.compression);
-  const auto started = std::chrono::steady_clock::now();
+  return {};
+}
+
+bool InputParse::step() {
+  Impl& m = *m_impl;
+  if (m.done) return false;
   io::Line line;
-  while (reader.next(line)) {
-    ++stats.lines;
-    ctx.line_no = line.number;
-    LineResult result = LineResult::malformed;
-    if (line.overlong) {
-      ctx.reason_buf = fmt::format("line too long ({} bytes)", line.full_length);
-      ctx.reason = ctx.reason_buf;
-    } else {
-      result = parser->parse(line.text, ctx);
-    }
-    if (result != LineResult::deferred) ctx.settle(result, 1, line.number, ctx.reason, line.text);
+  if (!m.reader.next(line)) {
+    m.end();
+    return false;
   }
-  parser->finish(ctx);
-  stats.truncated = reader.error();
-  if (stats.clock.empty()) {  // parsers with a special clock (uptime, inferred year) set their own
-    if (stats.time_basis == TimeBasis::local) stats.clock = "local time in " + clock.name();
-    if (stats.time_basis == TimeBasis::absolute) stats.clock = "absolute (UTC or an explicit offset)";
-    if (stats.time_basis == TimeBasis::relative) stats.clock = "relative: no anchor in the input or the options";
+  ++m.stats.lines;
+  if (!m.parser) {
+    ++m.stats.ignored;
+    return true;
   }
-  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  log().info("{}: {} lines ({} events, {} ignored, {} malformed), {:.1f} MB in {:.3f} s", stats.path, stats.lines,
-             stats.events, stats.ignored, stats.malformed, static_cast<double>(reader.bytes_read()) / 1e6, secs);
+  ParseContext& ctx = m.ctx;
+  ctx.line_no = line.number;
+  LineResult result = LineResult::malformed;
+  if (line.overlong) {
+    ctx.reason_buf = fmt::format("line too long ({} bytes)", line.full_length);
+    ctx.reason = ctx.reason_buf;
+  } else {
+    result = m.parser->parse(line.text, ctx);
+  }
+  if (result != LineResult::deferred) ctx.settle(result, 1, line.number, ctx.reason, line.text);
+  return true;
+}
+
+Status run_prep_input(io::LineReader& reader, const PrepOptions& options, LocalClock& clock, EventSink& sink,
+                      InputStats& stats) {
+  InputParse parse(reader, options, clock, sink, stats);
+  if (auto st = parse.start(); !st) return st;
+  while (parse.step()) {
+  }
   return {};
 }
 

@@ -8,6 +8,7 @@
 #include <gpucost/core/time.hpp>
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -98,6 +99,25 @@ Status check_format(std::string_view head, const PrepOptions& options, const std
 /// determined; bad lines are counted in `stats`, never errors.
 Status run_prep_input(io::LineReader& reader, const PrepOptions& options, LocalClock& clock,
                       EventSink& sink, InputStats& stats);
+
+/// One input parsed a line at a time: what run_prep_input() does, in steps, so that several
+/// inputs can be read side by side (the time-ordered merge of `gpucost prep`).
+class InputParse {
+ public:
+  InputParse(io::LineReader& reader, const PrepOptions& options, LocalClock& clock, EventSink& sink,
+             InputStats& stats);
+  ~InputParse();
+  InputParse(const InputParse&) = delete;
+  InputParse& operator=(const InputParse&) = delete;
+  /// Detects the format and creates the parser; fails like run_prep_input.
+  Status start();
+  /// Reads and parses one line (its events go to the sink); false once the input is done.
+  bool step();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> m_impl;
+};
 
 // ---- parser plumbing, shared by the per-format parsers --------------------------------
 
