@@ -10,6 +10,7 @@
 #include <gpucost/io/atomic_file.hpp>
 #include <gpucost/io/event_stream.hpp>
 #include <gpucost/pipeline/inputs.hpp>
+#include <gpucost/pipeline/merge.hpp>
 #include <gpucost/prep/prep.hpp>
 #include <gpucost/report/breakeven_report.hpp>
 
@@ -144,7 +145,10 @@ int run_prep(const PrepArgs& args) {
   io::EventWriter writer(out->stream(), args.output_format == "tsv" ? io::StreamFormat::tsv : io::StreamFormat::jsonl);
   writer.write_header(common->clock.name(), GPUCOST_VERSION);
   std::vector<prep::InputStats> stats;
-  const Status st = pipeline::feed_inputs(common->paths, common->prep, common->clock, writer, stats);
+  // One input streams straight through in its own order; several are merged by time.
+  const Status st = common->paths.size() == 1
+                        ? pipeline::feed_inputs(common->paths, common->prep, common->clock, writer, stats)
+                        : pipeline::merge_inputs(common->paths, common->prep, common->clock, writer, stats);
   writer.write_summary(stats);
   writer.flush();
   if (!st) return fail(st.error());

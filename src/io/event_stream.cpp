@@ -54,7 +54,7 @@ struct EventWriter::Impl {
   static char* put_int(char* p, std::int64_t v) { return std::to_chars(p, p + 24, v).ptr; }
   static char* put_value(char* p, const Field& f) { return f.numeric ? put(p, f.value) : put_string(p, f.value); }
 
-  void json_event(const Event& ev) {
+  void json_event(const Event& ev, std::string& dst) {
     std::size_t bound = 160 + host_json.size() + 6 * (ev.source.size() + ev.kind.size() + ev.host.size());
     bound += kMetricCount * 64;
     for (const Field& f : ev.fields) bound += 6 * (f.key.size() + f.value.size()) + 16;
@@ -119,7 +119,7 @@ struct EventWriter::Impl {
     }
     *p++ = '}';
     *p++ = '\n';
-    out.raw(std::string_view(line.get(), static_cast<std::size_t>(p - line.get())));
+    dst.append(line.get(), static_cast<std::size_t>(p - line.get()));
   }
 
   static void field(std::string& b, const Field& f) {
@@ -152,15 +152,19 @@ struct EventWriter::Impl {
     b.push_back('\n');
   }
 
-  void tsv_event(const Event& ev) {
-    std::string& b = out.buffer();
-    out.integer(ev.ts_ns);
+  static void append_int(std::string& b, std::int64_t v) {
+    char tmp[24];
+    b.append(tmp, std::to_chars(tmp, tmp + sizeof tmp, v).ptr);
+  }
+
+  void tsv_event(const Event& ev, std::string& b) {
+    append_int(b, ev.ts_ns);
     b.push_back('\t');
     tsv_cell(b, ev.source);
     b.push_back('\t');
     tsv_cell(b, ev.host);
     b.push_back('\t');
-    if (ev.gpu >= 0) out.integer(ev.gpu);
+    if (ev.gpu >= 0) append_int(b, ev.gpu);
     b.push_back('\t');
     tsv_cell(b, ev.kind);
     for (std::size_t i = 0; i < kMetricCount; ++i) {
@@ -197,8 +201,17 @@ void EventWriter::write_header(const std::string& tz_name, const std::string& ve
 }
 
 void EventWriter::on_event(const Event& event) {
-  if (m_impl->format == StreamFormat::tsv) m_impl->tsv_event(event);
-  else m_impl->json_event(event);
+  format(event, m_impl->out.buffer());
+  m_impl->out.maybe_flush();
+}
+
+void EventWriter::format(const Event& event, std::string& out) {
+  if (m_impl->format == StreamFormat::tsv) m_impl->tsv_event(event, out);
+  else m_impl->json_event(event, out);
+}
+
+void EventWriter::write_line(std::string_view line) {
+  m_impl->out.raw(line);
   m_impl->out.maybe_flush();
 }
 
@@ -226,6 +239,7 @@ void EventWriter::write_summary(const std::vector<prep::InputStats>& inputs) {
     if (s.events > 0) {
       b.append(fmt::format(",\"first_ts_ns\":{},\"last_ts_ns\":{}", s.first_ts_ns, s.last_ts_ns));
     }
+    if (s.duplicates > 0) b.append(fmt::format(",\"duplicates\":{}", s.duplicates));
     b.append(",\"truncated\":");
     if (s.truncated.empty()) b.append("null");
     else append_json_string(b, s.truncated);
@@ -249,8 +263,10 @@ void EventWriter::write_summary(const std::vector<prep::InputStats>& inputs) {
     ignored += s.ignored;
     malformed += s.malformed;
   }
-  b.append(fmt::format("],\"lines\":{},\"events\":{},\"ignored\":{},\"malformed\":{},\"tz\":", lines, events, ignored,
-                       malformed));
+  std::uint64_t duplicates = 0;
+  for (const auto& in : inputs) duplicates += in.duplicates;
+  b.append(fmt::format("],\"lines\":{},\"events\":{},\"ignored\":{},\"malformed\":{},\"duplicates\":{},\"tz\":", lines,
+                       events, ignored, malformed, duplicates));
   append_json_string(b, m_impl->tz_name);
   b.append("}\n");
 }

@@ -29,6 +29,10 @@ class EventWriter final : public prep::EventSink {
   /// Header line: schema, version, the zone used for local times, the generator.
   void write_header(const std::string& tz_name, const std::string& version);
   void on_event(const Event& event) override;
+  /// Appends the line on_event() would write to `out` (JSON Lines or TSV, with its '\n').
+  void format(const Event& event, std::string& out);
+  /// Writes a line made by format().
+  void write_line(std::string_view line);
   /// Summary line with per-input counts (JSON Lines only; TSV has no summary row).
   void write_summary(const std::vector<prep::InputStats>& inputs);
   void flush();

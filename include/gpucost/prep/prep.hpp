@@ -65,6 +65,7 @@ struct InputStats {
   std::string compression = "none";
   std::uint64_t lines = 0, events = 0, ignored = 0, malformed = 0;
   std::uint64_t event_lines = 0;  ///< lines that became (part of) events; == events for tables
+  std::uint64_t duplicates = 0;   ///< events dropped because another input gave them (overlapping rotations)
   std::string clock;              ///< how times were placed, e.g. "uptime + boot time from --boot-time"
   std::int64_t first_ts_ns = 0, last_ts_ns = 0;  ///< span of the events (valid when events > 0)
   TimeBasis time_basis = TimeBasis::none;
