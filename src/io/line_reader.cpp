@@ -235,8 +235,7 @@ std::unique_ptr<LineReader> LineReader::from_string(std::string data) {
 }
 
 LineReader::LineReader(std::unique_ptr<ByteSource> src, Compression c)
-    : m_src(std::move(src)), m_compression(c), m_buf(new char[kMaxLineBytes + kBlockBytes]),
-      m_cap(kMaxLineBytes + kBlockBytes) {}
+    : m_src(std::move(src)), m_compression(c), m_buf(new char[kBlockBytes]), m_cap(kBlockBytes) {}
 
 LineReader::~LineReader() = default;
 
@@ -249,6 +248,17 @@ bool LineReader::fill() {
     m_end -= m_begin;
     m_begin = 0;
   }
+  // The buffer starts at one block and doubles only while a single line needs more room
+  // (up to kMaxLineBytes + kBlockBytes), so many inputs read side by side stay small.
+  if (m_cap - m_end < kBlockBytes / 2 && m_cap < kMaxLineBytes + kBlockBytes) {
+    const std::size_t cap = std::min(m_cap * 2, kMaxLineBytes + kBlockBytes);
+    std::unique_ptr<char[]> grown(new char[cap]);
+    std::memcpy(grown.get(), m_buf.get() + m_begin, m_end - m_begin);
+    m_end -= m_begin;
+    m_begin = 0;
+    m_buf = std::move(grown);
+    m_cap = cap;
+  }
   const std::size_t got = m_src->read(m_buf.get() + m_end, m_cap - m_end);
   if (got == 0) {
     m_eof = true;
@@ -260,7 +270,7 @@ bool LineReader::fill() {
 }
 
 std::string_view LineReader::peek(std::size_t n) {
-  n = std::min(n, m_cap - kBlockBytes);
+  n = std::min(n, kMaxLineBytes);
   while (m_end - m_begin < n && fill()) {
   }
   return {m_buf.get() + m_begin, std::min(n, m_end - m_begin)};
