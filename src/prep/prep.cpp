@@ -30,6 +30,8 @@ constexpr FormatEntry kFormats[] = {
     {Format::dmon, "dmon", make_dmon_parser},
     {Format::pmon, "pmon", make_pmon_parser},
     {Format::query_csv, "query-csv", nullptr},  // needs the first line: see run_prep_input
+    {Format::journal_json, "journal-json", make_journal_json_parser},
+    {Format::dcgmi, "dcgmi", make_dcgmi_parser},
     // FORMAT-REGISTRY: one line per format, e.g. {Format::smi_q, "smi-q", make_smi_q_parser},
 };
 
@@ -144,7 +146,15 @@ Format detect_format(std::string_view head, const PrepOptions& options) {
         if (text::iequals(key(tok), "pid")) return Format::pmon;
       return Format::dmon;
     }
+    if (text::iequals(first, "entity")) return Format::dcgmi;  // dcgmi dmon: "#Entity ...", "# Entity ..."
     return Format::unknown;
+  }
+  if (line.front() == '{') {
+    // journalctl -o json / json-pretty: journald's own fields in the first object.
+    const std::string_view start = head.substr(0, 16 * 1024);
+    if (start.find("\"__REALTIME_TIMESTAMP\"") != std::string_view::npos ||
+        start.find("\"__CURSOR\"") != std::string_view::npos)
+      return Format::journal_json;
   }
   if (looks_like_query_header(line)) return Format::query_csv;
   if (!options.fields.empty() && line.find(',') != std::string_view::npos) return Format::query_csv;

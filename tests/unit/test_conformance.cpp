@@ -1,4 +1,4 @@
-// Conformance: prep over every real capture in ../shared/corpus/logs/{dmon,pmon,query-csv}.
+// Conformance: prep over every real capture in ../shared/corpus/logs/{dmon,pmon,query-csv,journal-json,dcgmi}.
 // The corpus is read in place, never copied. When it is absent the test says so and passes.
 #include <catch2/catch.hpp>
 
@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -88,3 +89,96 @@ TEST_CASE("conformance: prep reads every dmon, pmon and query-csv capture of the
   }
   CHECK(files > 0);
 }
+
+TEST_CASE("conformance: prep reads every journal-json and dcgmi capture of the corpus", "[conformance]") {
+  const fs::path logs = fs::path(GPUCOST_CORPUS_DIR) / "logs";
+  if (!fs::is_directory(logs)) {
+    WARN("corpus not found at " << logs.string() << ": conformance test skipped");
+    SUCCEED("corpus absent");
+    return;
+  }
+  // What each known capture holds, read off the file by hand: events, ignored, malformed lines.
+  // The one malformed line is dcgmi's own "Error setting watches. Result: ..." in place of data.
+  struct Expect {
+    const char* file;
+    std::uint64_t events, ignored, malformed;
+  };
+  const Expect known[] = {
+      {"journal-json/lnav_imx6ul_journald.json", 0, 2, 0},  // two python GPS messages, no GPU event
+      {"dcgmi/dcgm244_8gpu_prof_na.txt", 10, 2, 0},         // GPU 0..7, GPU 0, GPU 1 (header pair)
+      {"dcgmi/dcgm3_old_header_error.txt", 0, 2, 1},        // DCGM 2.x header pair, then the error
+  };
+  // Data rows of dcgmi counted independently of the parser: an entity, its id, values.
+  const std::regex dcgmi_row(R"(^\s*[A-Za-z][A-Za-z0-9_-]*\s+\d+\s+\S.*$)");
+  std::size_t files = 0;
+  for (const auto& [folder, format] :
+       {std::pair{"journal-json", prep::Format::journal_json}, std::pair{"dcgmi", prep::Format::dcgmi}}) {
+    const fs::path dir = logs / folder;
+    if (!fs::is_directory(dir)) {
+      WARN("corpus folder " << dir.string() << " not found: skipped");
+      continue;
+    }
+    std::vector<fs::path> paths;
+    for (const auto& entry : fs::directory_iterator(dir))
+      if (entry.is_regular_file()) paths.push_back(entry.path());
+    std::sort(paths.begin(), paths.end());
+    for (const fs::path& path : paths) {
+      INFO(path.string());
+      ++files;
+      auto reader = gpucost::io::LineReader::open(path.string());
+      REQUIRE(reader);
+      auto clock = gpucost::LocalClock::make("UTC");
+      REQUIRE(clock);
+      CountingSink sink;
+      prep::InputStats stats;
+      stats.path = path.string();
+      REQUIRE(prep::run_prep_input(**reader, prep::PrepOptions{}, *clock, sink, stats));
+      const std::string first_bad = stats.examples.empty() ? std::string("none")
+                                                           : std::to_string(stats.examples[0].line) + ": " +
+                                                                 stats.examples[0].reason;
+      INFO("first malformed line " << first_bad);
+      CHECK(stats.format == format);
+      CHECK(stats.truncated.empty());
+      CHECK(stats.lines == stats.event_lines + stats.ignored + stats.malformed);
+      CHECK(sink.events == stats.events);
+      const std::string rel = std::string(folder) + "/" + path.filename().string();
+      const Expect* expect = nullptr;
+      for (const Expect& k : known)
+        if (rel == k.file) expect = &k;
+      if (expect != nullptr) {
+        CHECK(stats.events == expect->events);
+        CHECK(stats.ignored == expect->ignored);
+        CHECK(stats.malformed == expect->malformed);
+      } else {
+        CHECK(stats.malformed == 0);
+      }
+      if (format == prep::Format::dcgmi) {
+        std::uint64_t rows = 0;
+        auto again = gpucost::io::LineReader::open(path.string());
+        REQUIRE(again);
+        gpucost::io::Line line;
+        while ((*again)->next(line))
+          if (std::regex_match(std::string(line.text), dcgmi_row)) ++rows;
+        CHECK(stats.events == rows);
+      }
+    }
+  }
+  CHECK(files > 0);
+}
+
+namespace {
+
+// gpu_info events of one input: how many, and how many carry a driver version.
+class SmiInfoSink final : public prep::EventSink {
+ public:
+  std::uint64_t events = 0, gpu_info = 0, with_driver = 0;
+  void on_event(const gpucost::Event& event) override {
+    ++events;
+    if (event.kind != "gpu_info") return;
+    ++gpu_info;
+    for (const gpucost::Field& f : event.fields)
+      if (f.key == "driver_version" && !f.value.empty()) ++with_driver;
+  }
+};
+
+}  // namespace
