@@ -240,6 +240,20 @@ void EventWriter::write_summary(const std::vector<prep::InputStats>& inputs) {
       b.append(fmt::format(",\"first_ts_ns\":{},\"last_ts_ns\":{}", s.first_ts_ns, s.last_ts_ns));
     }
     if (s.duplicates > 0) b.append(fmt::format(",\"duplicates\":{}", s.duplicates));
+    if (!s.fingerprint.empty()) {  // the software stack seen: driver, CUDA, GPU names and count
+      const auto list = [&b](std::string_view key, const std::vector<std::string>& values) {
+        b.append(key);
+        for (std::size_t k = 0; k < values.size(); ++k) {
+          if (k > 0) b.push_back(',');
+          append_json_string(b, values[k]);
+        }
+        b.push_back(']');
+      };
+      list(",\"fingerprint\":{\"drivers\":[", s.fingerprint.drivers);
+      list(",\"cuda\":[", s.fingerprint.cuda);
+      list(",\"gpus\":[", s.fingerprint.gpus);
+      b.append(fmt::format(",\"gpu_count\":{}}}", s.fingerprint.gpu_count));
+    }
     b.append(",\"truncated\":");
     if (s.truncated.empty()) b.append("null");
     else append_json_string(b, s.truncated);

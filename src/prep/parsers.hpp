@@ -18,5 +18,10 @@ Status check_query_csv_head(std::string_view first_line, const PrepOptions& opti
 std::unique_ptr<LineParser> make_journal_json_parser(ParseContext& ctx);
 /// dcgmi dmon (parse_dcgmi.cpp).
 std::unique_ptr<LineParser> make_dcgmi_parser(ParseContext& ctx);
+/// nvidia-smi -q text and -q -x XML (parse_smi_q.cpp, parse_smi_xml.cpp).
+std::unique_ptr<LineParser> make_smi_q_parser(ParseContext& ctx);
+std::unique_ptr<LineParser> make_smi_xml_parser(ParseContext& ctx);
+/// smi_q / smi_xml when `head` starts like nvidia-smi -q / -q -x output, else unknown (smi_common.cpp).
+Format detect_smi(std::string_view head);
 
 }  // namespace gpucost::prep

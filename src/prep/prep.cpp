@@ -32,6 +32,8 @@ constexpr FormatEntry kFormats[] = {
     {Format::query_csv, "query-csv", nullptr},  // needs the first line: see run_prep_input
     {Format::journal_json, "journal-json", make_journal_json_parser},
     {Format::dcgmi, "dcgmi", make_dcgmi_parser},
+    {Format::smi_q, "smi-q", make_smi_q_parser},
+    {Format::smi_xml, "smi-xml", make_smi_xml_parser},
     // FORMAT-REGISTRY: one line per format, e.g. {Format::smi_q, "smi-q", make_smi_q_parser},
 };
 
@@ -132,6 +134,7 @@ bool looks_like_query_header(std::string_view line) {
 Format detect_format(std::string_view head, const PrepOptions& options) {
   const std::string_view line = first_nonblank_line(head);
   if (line.empty()) return Format::unknown;
+  if (const Format smi = detect_smi(head); smi != Format::unknown) return smi;  // nvidia-smi -q, -q -x
   if (line.front() == '#') {
     // dmon/pmon name line: "# gpu ...", "#Date Time gpu ..."; pmon has a pid column.
     std::string_view body = line.substr(1);

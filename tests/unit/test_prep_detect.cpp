@@ -59,7 +59,7 @@ TEST_CASE("prep::detect: text of no known format is Format::unknown and an error
   CHECK(detect("") == prep::Format::unknown);
   CHECK(detect("hello world\nthis is not a GPU log\n") == prep::Format::unknown);
   CHECK(detect("# some comment\n# gpu pwr\n") == prep::Format::unknown);
-  CHECK(detect("==============NVSMI LOG==============\n") == prep::Format::unknown);
+  CHECK(detect("==============NVSMI LOG==============\n") == prep::Format::smi_q);  // nvidia-smi -q
 
   const PrepRun r = run_prep_text("hello world\nthis is not a GPU log\n");
   REQUIRE_FALSE(r.status);
@@ -140,6 +140,8 @@ TEST_CASE("prep::detect: format names round-trip", "[prep][detect]") {
   CHECK(prep::format_from_name("csv", f));
   CHECK(f == prep::Format::query_csv);
   CHECK(prep::format_from_name("query_csv", f));
-  CHECK_FALSE(prep::format_from_name("smi-q", f));
+  CHECK(prep::format_from_name("smi-q", f));
+  CHECK(f == prep::Format::smi_q);
+  CHECK_FALSE(prep::format_from_name("no-such-format", f));
   CHECK(prep::format_name(prep::Format::unknown) == "unknown");
 }

@@ -7,6 +7,7 @@
 #include <gpucost/core/event.hpp>
 #include <gpucost/core/time.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -58,6 +59,18 @@ struct MalformedExample {
 enum class TimeBasis { none, absolute, local, uptime, relative };
 std::string_view to_string(TimeBasis b);
 
+/// The software stack an input shows (driver and CUDA versions, GPU names, distinct GPUs), from
+/// its gpu_info and driver events; written in the summary when not empty, to compare two runs.
+struct Fingerprint {
+  std::vector<std::string> drivers, cuda, gpus;  ///< distinct values in first-seen order
+  std::uint64_t gpu_count = 0;                   ///< distinct GPUs seen
+  [[nodiscard]] bool empty() const { return drivers.empty() && cuda.empty() && gpus.empty() && gpu_count == 0; }
+  /// Appends `value` to `list` unless it is empty or already there.
+  static void add(std::vector<std::string>& list, std::string_view value) {
+    if (!value.empty() && std::find(list.begin(), list.end(), value) == list.end()) list.emplace_back(value);
+  }
+};
+
 /// Per-input accounting: lines == event lines + ignored + malformed.
 struct InputStats {
   std::string path;
@@ -72,6 +85,7 @@ struct InputStats {
   std::vector<MalformedExample> examples;  ///< the first few malformed lines
   std::vector<std::string> notes;          ///< e.g. "no --start: times are relative"
   std::string truncated;                   ///< non-empty when the input ended early
+  Fingerprint fingerprint;
 };
 
 /// Adds a note to the input's summary unless it is already there.
