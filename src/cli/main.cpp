@@ -4,6 +4,7 @@
 
 #include <gpucost/breakeven/config.hpp>
 #include <gpucost/core/log.hpp>
+#include <gpucost/core/text.hpp>
 #include <gpucost/breakeven/cost_model.hpp>
 #include <gpucost/extract/catalogue.hpp>
 #include <gpucost/extract/extract.hpp>
@@ -34,8 +35,9 @@ constexpr const char* kExitFooter =
 /// Options shared by every subcommand that reads logs.
 struct InputArgs {
   std::vector<std::string> inputs;
-  std::string input_format, tz, date, start, fields, host;
+  std::string input_format, tz, date, start, fields, host, boot_time;
   double interval_s = 0;
+  int year = 0;
   bool strict = false, quiet = false;
   int verbose = 0;
 };
@@ -52,12 +54,48 @@ void add_input_options(CLI::App* app, InputArgs& a) {
       ->type_name("TIME")->group("Input");
   app->add_option("--interval", a.interval_s, "seconds between cycles for logs without times (dmon -d, -l)")
       ->type_name("SECONDS")->group("Input");
+  app->add_option("--boot-time", a.boot_time,
+                  "boot time for kernel uptime stamps (dmesg, journalctl -o short-monotonic): ISO 8601 "
+                  "(local unless Z/offset) or seconds since the epoch")
+      ->type_name("TIME")->group("Input");
+  app->add_option("--year", a.year, "year of the first syslog/journalctl stamp without a year (default: inferred "
+                                    "from the file's modification time)")
+      ->type_name("YYYY")->group("Input");
   app->add_option("--fields", a.fields, "the --query-gpu field list, for CSV written with noheader")
       ->type_name("LIST")->group("Input");
   app->add_option("--host", a.host, "host name for the events (default: this machine's name)")->type_name("NAME")->group("Input");
   app->add_flag("--strict", a.strict, "exit with status 1 when any input line is malformed")->group("Input");
   app->add_flag("-q,--quiet", a.quiet, "do not print notes (warnings and errors still go to stderr)");
   app->add_flag("-v,--verbose", a.verbose, "log progress to stderr (-v info, -vv debug); also GPUCOST_LOG=LEVEL");
+}
+
+/// --boot-time: "1718194938[.5]" (or "@1718194938") seconds since the epoch, or ISO 8601, local in
+/// --tz unless it carries Z or an offset.
+Expected<std::int64_t> parse_boot_time(const std::string& text, const std::string& tz) {
+  std::string_view s = text;
+  if (!s.empty() && s.front() == '@') s.remove_prefix(1);
+  const std::size_t dot = s.find('.');
+  const std::string_view whole = s.substr(0, dot);
+  const std::string_view frac = dot == std::string_view::npos ? std::string_view() : s.substr(dot + 1);
+  const bool digits = !whole.empty() && whole.size() <= 12 && frac.size() <= 9 &&
+                      s.find_first_not_of("0123456789.") == std::string_view::npos && frac.find('.') == std::string_view::npos;
+  if (digits && (whole.size() >= 9 || dot != std::string_view::npos)) {  // "20240612" is a date
+    std::int64_t ns = *text::parse_int(whole) * kNsPerSecond;
+    std::int64_t scale = kNsPerSecond / 10;
+    for (const char c : frac) {
+      ns += (c - '0') * scale;
+      scale /= 10;
+    }
+    return ns;
+  }
+  const auto iso = parse_iso8601(s);
+  if (!iso)
+    return make_error(ErrorKind::usage, fmt::format("--boot-time: '{}' is neither ISO 8601 nor epoch seconds", text),
+                      "e.g. --boot-time 2024-06-12T08:01:30Z, or --boot-time \"$(date -d \"$(uptime -s)\" +%s)\"");
+  if (iso->offset_s) return iso->civil.as_utc_ns() - *iso->offset_s * kNsPerSecond;
+  auto clock = LocalClock::make(tz);
+  if (!clock) return clock.error();
+  return clock->to_utc_ns(iso->civil.as_utc_ns());
 }
 
 Expected<prep::PrepOptions> prep_options(const InputArgs& a) {
@@ -79,6 +117,16 @@ Expected<prep::PrepOptions> prep_options(const InputArgs& a) {
     if (!(a.interval_s > 0))
       return make_error(ErrorKind::usage, "--interval: must be a positive number of seconds", "e.g. --interval 1 or 0.5");
     o.interval_s = a.interval_s;
+  }
+  if (!a.boot_time.empty()) {
+    auto boot = parse_boot_time(a.boot_time, a.tz);
+    if (!boot) return boot.error();
+    o.boot_time_ns = *boot;
+  }
+  if (a.year != 0) {
+    if (a.year < 1970 || a.year > 9999)
+      return make_error(ErrorKind::usage, fmt::format("--year: {} is out of range", a.year), "e.g. --year 2024");
+    o.year = a.year;
   }
   o.fields = a.fields;
   o.host = a.host;

@@ -24,4 +24,12 @@ std::unique_ptr<LineParser> make_smi_xml_parser(ParseContext& ctx);
 /// smi_q / smi_xml when `head` starts like nvidia-smi -q / -q -x output, else unknown (smi_common.cpp).
 Format detect_smi(std::string_view head);
 
+/// kern.log / syslog / messages, and the journalctl text modes (parse_syslog.cpp).
+std::unique_ptr<LineParser> make_syslog_parser(ParseContext& ctx);
+std::unique_ptr<LineParser> make_journal_text_parser(ParseContext& ctx);
+/// dmesg and /dev/kmsg records (parse_dmesg.cpp).
+std::unique_ptr<LineParser> make_dmesg_parser(ParseContext& ctx);
+/// syslog, journal_text or dmesg when the first lines of `head` have their shape, else unknown.
+Format detect_kernel_log(std::string_view head);
+
 }  // namespace gpucost::prep

@@ -34,6 +34,9 @@ constexpr FormatEntry kFormats[] = {
     {Format::dcgmi, "dcgmi", make_dcgmi_parser},
     {Format::smi_q, "smi-q", make_smi_q_parser},
     {Format::smi_xml, "smi-xml", make_smi_xml_parser},
+    {Format::syslog, "syslog", make_syslog_parser},
+    {Format::dmesg, "dmesg", make_dmesg_parser},
+    {Format::journal_text, "journal-text", make_journal_text_parser},
     // FORMAT-REGISTRY: one line per format, e.g. {Format::smi_q, "smi-q", make_smi_q_parser},
 };
 
@@ -160,6 +163,7 @@ Format detect_format(std::string_view head, const PrepOptions& options) {
       return Format::journal_json;
   }
   if (looks_like_query_header(line)) return Format::query_csv;
+  if (const Format klog = detect_kernel_log(head); klog != Format::unknown) return klog;  // kern.log, dmesg, journal
   if (!options.fields.empty() && line.find(',') != std::string_view::npos) return Format::query_csv;
   return Format::unknown;
 }

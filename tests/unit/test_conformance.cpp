@@ -1,4 +1,5 @@
-// Conformance: prep over every real capture in ../shared/corpus/logs/{dmon,pmon,query-csv,journal-json,dcgmi}.
+// Conformance: prep over every real capture in ../shared/corpus/logs/{dmon,pmon,query-csv,journal-json,dcgmi,
+// kernlog,dmesg,journal-text}.
 // The corpus is read in place, never copied. When it is absent the test says so and passes.
 #include <catch2/catch.hpp>
 
@@ -8,6 +9,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <regex>
 #include <string>
 #include <vector>
@@ -182,3 +184,92 @@ class SmiInfoSink final : public prep::EventSink {
 };
 
 }  // namespace
+
+namespace {
+
+// Kinds of the events of one input, and how many.
+class KindSink final : public prep::EventSink {
+ public:
+  std::uint64_t events = 0;
+  std::map<std::string, std::uint64_t> kinds;
+  void on_event(const gpucost::Event& event) override {
+    ++events;
+    ++kinds[std::string(event.kind)];
+  }
+};
+
+// Lines containing `needle`, counted independently of the parsers.
+std::uint64_t count_lines_with(const std::string& path, std::string_view needle) {
+  auto reader = gpucost::io::LineReader::open(path);
+  REQUIRE(reader);
+  std::uint64_t n = 0;
+  gpucost::io::Line line;
+  while ((*reader)->next(line))
+    if (line.text.find(needle) != std::string_view::npos) ++n;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("conformance: prep reads every kernlog, dmesg and journal-text capture of the corpus", "[conformance]") {
+  const fs::path logs = fs::path(GPUCOST_CORPUS_DIR) / "logs";
+  if (!fs::is_directory(logs)) {
+    WARN("corpus not found at " << logs.string() << ": conformance test skipped");
+    SUCCEED("corpus absent");
+    return;
+  }
+  // journalctl short and rsyslog files share their shape: either name is right for journal-text.
+  const std::pair<const char*, std::vector<prep::Format>> folders[] = {
+      {"kernlog", {prep::Format::syslog}},
+      {"dmesg", {prep::Format::dmesg}},
+      {"journal-text", {prep::Format::journal_text, prep::Format::syslog}}};
+  // A word of the file name says what the capture holds: at least one event of that kind.
+  const std::pair<const char*, const char*> named_kinds[] = {
+      {"xid", "xid"}, {"aer", "aer"}, {"suspend", "suspend"}, {"sleep", "suspend"}, {"lid", "lid"}, {"fallen", "gpu_lost"}};
+  std::size_t files = 0;
+  for (const auto& [folder, formats] : folders) {
+    const fs::path dir = logs / folder;
+    if (!fs::is_directory(dir)) {
+      WARN("corpus folder " << dir.string() << " not found: skipped");
+      continue;
+    }
+    std::vector<fs::path> paths;
+    for (const auto& entry : fs::directory_iterator(dir))
+      if (entry.is_regular_file()) paths.push_back(entry.path());
+    std::sort(paths.begin(), paths.end());
+    for (const fs::path& path : paths) {
+      INFO(path.string());
+      ++files;
+      auto reader = gpucost::io::LineReader::open(path.string());
+      REQUIRE(reader);
+      auto clock = gpucost::LocalClock::make("UTC");
+      REQUIRE(clock);
+      KindSink sink;
+      prep::InputStats stats;
+      stats.path = path.string();
+      const prep::PrepOptions options;
+      REQUIRE(prep::run_prep_input(**reader, options, *clock, sink, stats));
+      const std::string first_bad = stats.examples.empty() ? std::string("none")
+                                                           : std::to_string(stats.examples[0].line) + ": " +
+                                                                 stats.examples[0].reason;
+      INFO("first malformed line " << first_bad);
+      CHECK(std::find(formats.begin(), formats.end(), stats.format) != formats.end());
+      CHECK(stats.malformed == 0);
+      CHECK(stats.truncated.empty());
+      CHECK(stats.lines == stats.event_lines + stats.ignored + stats.malformed);
+      CHECK(sink.events == stats.events);
+      CHECK(stats.event_lines >= stats.events);
+      CHECK_FALSE(stats.clock.empty());
+      // Every Xid line is one xid event; every "PCIe Bus Error" line one aer event.
+      CHECK(sink.kinds["xid"] == count_lines_with(path.string(), "NVRM: Xid ("));
+      CHECK(sink.kinds["aer"] == count_lines_with(path.string(), "PCIe Bus Error: severity="));
+      const std::string name = path.filename().string();
+      for (const auto& [word, kind] : named_kinds) {
+        if (name.find(word) == std::string::npos) continue;
+        INFO("the file name says '" << word << "': expected a " << kind << " event");
+        CHECK(sink.kinds[kind] > 0);
+      }
+    }
+  }
+  CHECK(files > 0);
+}

@@ -1,0 +1,108 @@
+// Pieces shared by the kernel/system log parsers (parse_syslog.cpp: kern.log, syslog and the
+// journalctl text modes; parse_dmesg.cpp: dmesg and /dev/kmsg). Internal to prep.
+#pragma once
+
+#include <gpucost/core/event.hpp>
+#include <gpucost/core/time.hpp>
+#include <gpucost/prep/prep.hpp>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gpucost::prep::klog {
+
+/// Month 1..12 of a month name as strftime %b/%B prints it in en, fr, de, es, it, pt, nl, pl,
+/// ru, uk, zh/ja ("6月", "六月") or ko ("6월"): case-insensitive (ASCII, Latin-1, Cyrillic), with
+/// or without a trailing dot ("févr.", "фев", "Avril"). 0 when unknown.
+int month_number(std::string_view name);
+
+/// "12.345678" (the inside of a printk "[   12.345678]" stamp, spaces allowed before) -> ns.
+bool parse_uptime(std::string_view s, std::int64_t& ns);
+
+/// Reads 1..n decimal digits at s[pos]; advances pos. False when there is none.
+bool read_uint(std::string_view s, std::size_t& pos, std::size_t max_digits, std::uint64_t& out);
+
+/// "ident[pid]" or "ident" -> ident ("/usr/libexec/gdm-x-session[1631]" -> the path,
+/// "(system-sleep)[15544]" -> "(system-sleep)").
+std::string_view strip_pid(std::string_view tag);
+
+/// A time that may only be placed on the UTC clock once the whole input is read: a wall-clock
+/// time without a year (the year comes from the last line and the reference time) or an uptime
+/// (the boot time may come from a later line).
+struct HeldTime {
+  enum class Kind : std::uint8_t { final_ts, civil_no_year, uptime };
+  Kind kind = Kind::final_ts;
+  std::int64_t ns = 0;          ///< final_ts: UTC ns; uptime: ns since boot
+  CivilTime civil;              ///< civil_no_year: month..nanos; `year` holds the rollover count
+  std::int64_t uptime_ns = -1;  ///< a kernel uptime carried by the record as well (-1: none)
+  std::uint64_t line = 0;       ///< first line of the record
+};
+
+/// Deep copies of events held back until their times can be resolved; released in input order.
+/// Text lives in one arena, so holding an event costs no allocation once the buffers are warm.
+class HeldEvents {
+ public:
+  void hold(const Event& ev, const HeldTime& time);
+  [[nodiscard]] bool empty() const { return m_records.empty(); }
+  [[nodiscard]] std::size_t size() const { return m_records.size(); }
+  /// True when the buffer should be released now to keep memory bounded.
+  [[nodiscard]] bool full() const { return m_arena.size() > (16u << 20) || m_records.size() >= 200'000; }
+
+  /// Emits every held event, in order, with ts_ns = resolve(time), then empties the buffer.
+  template <class Resolve>
+  void release(ParseContext& ctx, Resolve&& resolve) {
+    for (const Record& r : m_records) {
+      rebuild(r, ctx.event);
+      ctx.event.ts_ns = resolve(r.time);
+      ctx.emit();
+    }
+    clear();
+  }
+
+ private:
+  struct Record {
+    HeldTime time;
+    std::string_view source;  // a literal of the parser
+    std::int32_t gpu = -1;
+    std::uint32_t kind_off = 0, kind_len = 0;
+    std::uint32_t first_field = 0, n_fields = 0, first_metric = 0, n_metrics = 0;
+  };
+  struct FieldRec {
+    std::uint32_t key_off, key_len, val_off, val_len;
+    bool numeric, extra;
+  };
+  struct MetricRec {
+    std::uint8_t index;
+    double value;
+    std::uint32_t text_off, text_len;
+  };
+  std::uint32_t put(std::string_view s);
+  void rebuild(const Record& r, Event& ev) const;
+  void clear();
+
+  std::string m_arena;
+  std::vector<Record> m_records;
+  std::vector<FieldRec> m_fields;
+  std::vector<MetricRec> m_metrics;
+};
+
+/// "weakest basis wins": none < absolute < local < uptime < relative.
+inline void raise_basis(InputStats& stats, TimeBasis b) {
+  if (static_cast<int>(b) > static_cast<int>(stats.time_basis)) stats.time_basis = b;
+}
+
+/// Shape of one line of a kernel/system log, for format detection.
+enum class LineShape {
+  none,          ///< not a line of these formats (or a continuation line)
+  syslog,        ///< "Jun 12 14:22:18 host tag: msg" or RFC 3339 "2024-...T...+02:00 host tag: msg"
+  journal,       ///< a shape only journalctl prints (separator, short-unix, short-monotonic, ...)
+  dmesg,         ///< "[ 12.3] msg", "<4>[...]", "[Tue Jun 11 ...]", iso with a comma, decode, kmsg
+};
+/// Shape of a syslog/journalctl line (parse_syslog.cpp).
+LineShape syslog_line_shape(std::string_view line);
+/// Shape of a dmesg line (parse_dmesg.cpp): LineShape::dmesg or none.
+LineShape dmesg_line_shape(std::string_view line);
+
+}  // namespace gpucost::prep::klog

@@ -1,0 +1,906 @@
+// Kernel and system logs in syslog files (formats.md §7: /var/log/kern.log, syslog, messages) and
+// the journalctl text modes (§9), one parser for both since they share the line shape:
+//   Jun  5 22:36:51 host kernel: [ 4564.303884] NVRM: Xid (PCI:0000:01:00): 79, ...    RFC 3164
+//   2024-06-12T14:22:18.123456+02:00 host kernel: NVRM: ...                             rsyslog RFC 3339
+//   May 01 21:08:08 deli systemd-logind[1050]: Lid closed.                              short
+//   May 01 21:08:08.123456 deli systemd-logind[1050]: ...                               short-precise
+//   2024-06-12T14:22:18+0200 deli kernel: ...                                           short-iso(-precise)
+//   1718194938.123456 deli kernel: ...                                                  short-unix
+//   [ 1234.567890] deli kernel: ...                                                    short-monotonic
+//   фев 12 00:48:02 kernel: ...                                                         --no-hostname, ru locale
+//   -- Reboot --                                                                        separators
+// The stamp shape is recognised per line. Only the prefix is scanned to find the identifier and
+// the message; the time is parsed only for lines that classify_message() turns into events.
+// Years: from --year, else the last line is placed not after the reference time (the file's
+// mtime) and earlier lines are walked back through Dec->Jan rollovers; events wait in a buffer
+// until the end of the input so that the year is known.
+#include "kernel_events.hpp"
+#include "klog_common.hpp"
+#include "parsers.hpp"
+
+#include <gpucost/core/text.hpp>
+
+#include <fmt/format.h>
+
+#include <array>
+#include <chrono>
+#include <cstring>
+
+namespace gpucost::prep {
+
+// ---- shared helpers (klog_common.hpp) ------------------------------------------------------
+
+namespace klog {
+
+namespace {
+
+struct MonthName {
+  std::string_view name;  // lower case, no trailing dot
+  int month;
+};
+
+// Abbreviated (%b) and full (%B) month names of the locales journalctl and dmesg -T print with.
+constexpr MonthName kMonthNames[] = {
+    // en
+    {"jan", 1}, {"feb", 2}, {"mar", 3}, {"apr", 4}, {"may", 5}, {"jun", 6}, {"jul", 7}, {"aug", 8}, {"sep", 9},
+    {"oct", 10}, {"nov", 11}, {"dec", 12}, {"sept", 9}, {"january", 1}, {"february", 2}, {"march", 3},
+    {"april", 4}, {"june", 6}, {"july", 7}, {"august", 8}, {"september", 9}, {"october", 10}, {"november", 11},
+    {"december", 12},
+    // fr
+    {"janv", 1}, {"févr", 2}, {"fév", 2}, {"fevr", 2}, {"mars", 3}, {"avr", 4}, {"mai", 5}, {"juin", 6},
+    {"juil", 7}, {"août", 8}, {"aout", 8}, {"déc", 12}, {"janvier", 1}, {"février", 2}, {"fevrier", 2},
+    {"avril", 4}, {"juillet", 7}, {"septembre", 9}, {"octobre", 10}, {"novembre", 11}, {"décembre", 12},
+    {"decembre", 12},
+    // de
+    {"jän", 1}, {"mär", 3}, {"märz", 3}, {"okt", 10}, {"dez", 12}, {"januar", 1}, {"jänner", 1}, {"februar", 2},
+    {"juni", 6}, {"juli", 7}, {"oktober", 10}, {"dezember", 12},
+    // es
+    {"ene", 1}, {"abr", 4}, {"ago", 8}, {"dic", 12}, {"enero", 1}, {"febrero", 2}, {"marzo", 3}, {"abril", 4},
+    {"mayo", 5}, {"junio", 6}, {"julio", 7}, {"agosto", 8}, {"septiembre", 9}, {"setiembre", 9},
+    {"octubre", 10}, {"noviembre", 11}, {"diciembre", 12},
+    // it
+    {"gen", 1}, {"mag", 5}, {"giu", 6}, {"lug", 7}, {"set", 9}, {"ott", 10}, {"gennaio", 1}, {"febbraio", 2},
+    {"aprile", 4}, {"maggio", 5}, {"giugno", 6}, {"luglio", 7}, {"settembre", 9}, {"ottobre", 10},
+    {"dicembre", 12},
+    // pt
+    {"fev", 2}, {"out", 10}, {"janeiro", 1}, {"fevereiro", 2}, {"março", 3}, {"maio", 5}, {"junho", 6},
+    {"julho", 7}, {"setembro", 9}, {"outubro", 10}, {"novembro", 11}, {"dezembro", 12},
+    // nl
+    {"mrt", 3}, {"mei", 5}, {"januari", 1}, {"februari", 2}, {"maart", 3}, {"augustus", 8},
+    // pl
+    {"sty", 1}, {"lut", 2}, {"kwi", 4}, {"maj", 5}, {"cze", 6}, {"lip", 7}, {"sie", 8}, {"wrz", 9}, {"paź", 10},
+    {"lis", 11}, {"gru", 12}, {"stycznia", 1}, {"lutego", 2}, {"marca", 3}, {"kwietnia", 4}, {"maja", 5},
+    {"czerwca", 6}, {"lipca", 7}, {"sierpnia", 8}, {"września", 9}, {"października", 10}, {"listopada", 11},
+    {"grudnia", 12},
+    // ru (nominative, genitive and the abbreviations of old and new glibc)
+    {"янв", 1}, {"фев", 2}, {"февр", 2}, {"мар", 3}, {"март", 3}, {"апр", 4}, {"май", 5}, {"мая", 5},
+    {"июн", 6}, {"июнь", 6}, {"июня", 6}, {"июл", 7}, {"июль", 7}, {"июля", 7}, {"авг", 8}, {"сен", 9},
+    {"сент", 9}, {"окт", 10}, {"ноя", 11}, {"нояб", 11}, {"дек", 12}, {"январь", 1}, {"января", 1},
+    {"февраль", 2}, {"февраля", 2}, {"марта", 3}, {"апрель", 4}, {"апреля", 4}, {"август", 8},
+    {"августа", 8}, {"сентябрь", 9}, {"сентября", 9}, {"октябрь", 10}, {"октября", 10}, {"ноябрь", 11},
+    {"ноября", 11}, {"декабрь", 12}, {"декабря", 12},
+    // uk
+    {"січ", 1}, {"лют", 2}, {"бер", 3}, {"кві", 4}, {"тра", 5}, {"чер", 6}, {"лип", 7}, {"сер", 8}, {"вер", 9},
+    {"жов", 10}, {"лис", 11}, {"гру", 12}, {"січня", 1}, {"лютого", 2}, {"березня", 3}, {"квітня", 4},
+    {"травня", 5}, {"червня", 6}, {"липня", 7}, {"серпня", 8}, {"вересня", 9}, {"жовтня", 10},
+    {"листопада", 11}, {"грудня", 12},
+    // zh / ja full names
+    {"一月", 1}, {"二月", 2}, {"三月", 3}, {"四月", 4}, {"五月", 5}, {"六月", 6}, {"七月", 7}, {"八月", 8},
+    {"九月", 9}, {"十月", 10}, {"十一月", 11}, {"十二月", 12},
+};
+
+// Lower-cases ASCII, Latin-1 capitals (U+00C0-U+00DE) and Cyrillic capitals (U+0400-U+042F)
+// of `s` into `out`; false when `s` does not fit.
+bool fold_case(std::string_view s, char* out, std::size_t cap, std::size_t& n) {
+  n = 0;
+  if (s.size() > cap) return false;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c >= 'A' && c <= 'Z') {
+      out[n++] = static_cast<char>(c + 32);
+    } else if (i + 1 < s.size() && (c == 0xC3 || c == 0xD0)) {
+      const auto d = static_cast<unsigned char>(s[i + 1]);
+      unsigned char c2 = c, d2 = d;
+      if (c == 0xC3 && d >= 0x80 && d <= 0x9E && d != 0x97) {
+        d2 = static_cast<unsigned char>(d + 0x20);
+      } else if (c == 0xD0 && d >= 0x90 && d <= 0x9F) {
+        d2 = static_cast<unsigned char>(d + 0x20);
+      } else if (c == 0xD0 && d >= 0xA0 && d <= 0xAF) {
+        c2 = 0xD1;
+        d2 = static_cast<unsigned char>(d - 0x20);
+      } else if (c == 0xD0 && d >= 0x80 && d <= 0x8F) {
+        c2 = 0xD1;
+        d2 = static_cast<unsigned char>(d + 0x10);
+      }
+      out[n++] = static_cast<char>(c2);
+      out[n++] = static_cast<char>(d2);
+      ++i;
+    } else {
+      out[n++] = static_cast<char>(c);
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+bool read_uint(std::string_view s, std::size_t& pos, std::size_t max_digits, std::uint64_t& out) {
+  std::size_t n = 0;
+  std::uint64_t v = 0;
+  while (pos < s.size() && n < max_digits && text::is_digit(s[pos])) {
+    v = v * 10 + static_cast<std::uint64_t>(s[pos] - '0');
+    ++pos;
+    ++n;
+  }
+  out = v;
+  return n > 0;
+}
+
+int month_number(std::string_view name) {
+  while (!name.empty() && name.back() == '.') name.remove_suffix(1);
+  if (name.empty() || name.size() > 40) return 0;
+  if (text::is_digit(name.front())) {  // "6月", "06月", "6월"
+    std::size_t pos = 0;
+    std::uint64_t v = 0;
+    read_uint(name, pos, 2, v);
+    const std::string_view rest = name.substr(pos);
+    return (rest == "月" || rest == "월") && v >= 1 && v <= 12 ? static_cast<int>(v) : 0;
+  }
+  char buf[48];
+  std::size_t n = 0;
+  if (!fold_case(name, buf, sizeof buf, n)) return 0;
+  const std::string_view low(buf, n);
+  for (const MonthName& m : kMonthNames)
+    if (m.name == low) return m.month;
+  return 0;
+}
+
+bool parse_uptime(std::string_view s, std::int64_t& ns) {
+  std::size_t pos = 0;
+  while (pos < s.size() && s[pos] == ' ') ++pos;
+  std::uint64_t secs = 0;
+  if (!read_uint(s, pos, 12, secs)) return false;
+  std::int64_t frac = 0;
+  if (pos < s.size() && s[pos] == '.') {
+    ++pos;
+    std::int64_t scale = 100'000'000;
+    std::size_t n = 0;
+    while (pos < s.size() && text::is_digit(s[pos])) {
+      frac += (s[pos] - '0') * scale;
+      scale /= 10;
+      ++pos;
+      ++n;
+    }
+    if (n == 0) return false;
+  }
+  if (pos != s.size()) return false;
+  ns = static_cast<std::int64_t>(secs) * kNsPerSecond + frac;
+  return true;
+}
+
+std::string_view strip_pid(std::string_view tag) {
+  if (!tag.empty() && tag.back() == ']') {
+    const std::size_t lb = tag.rfind('[');
+    if (lb != std::string_view::npos && lb > 0) return tag.substr(0, lb);
+  }
+  return tag;
+}
+
+std::uint32_t HeldEvents::put(std::string_view s) {
+  const auto off = static_cast<std::uint32_t>(m_arena.size());
+  m_arena.append(s);
+  return off;
+}
+
+void HeldEvents::hold(const Event& ev, const HeldTime& time) {
+  Record r;
+  r.time = time;
+  r.source = ev.source;
+  r.gpu = ev.gpu;
+  r.kind_off = put(ev.kind);
+  r.kind_len = static_cast<std::uint32_t>(ev.kind.size());
+  r.first_field = static_cast<std::uint32_t>(m_fields.size());
+  for (const Field& f : ev.fields) {
+    FieldRec fr{};
+    fr.key_off = put(f.key);
+    fr.key_len = static_cast<std::uint32_t>(f.key.size());
+    fr.val_off = put(f.value);
+    fr.val_len = static_cast<std::uint32_t>(f.value.size());
+    fr.numeric = f.numeric;
+    fr.extra = f.extra;
+    m_fields.push_back(fr);
+  }
+  r.n_fields = static_cast<std::uint32_t>(m_fields.size()) - r.first_field;
+  r.first_metric = static_cast<std::uint32_t>(m_metrics.size());
+  if (ev.present != 0) {
+    for (std::size_t i = 0; i < kMetricCount; ++i) {
+      if (!ev.has(static_cast<Metric>(i))) continue;
+      MetricRec mr{};
+      mr.index = static_cast<std::uint8_t>(i);
+      mr.value = ev.values[i];
+      mr.text_off = put(ev.texts[i]);
+      mr.text_len = static_cast<std::uint32_t>(ev.texts[i].size());
+      m_metrics.push_back(mr);
+    }
+  }
+  r.n_metrics = static_cast<std::uint32_t>(m_metrics.size()) - r.first_metric;
+  m_records.push_back(r);
+}
+
+void HeldEvents::rebuild(const Record& r, Event& ev) const {
+  const std::string_view arena(m_arena);
+  ev.reset();
+  ev.source = r.source;
+  ev.gpu = r.gpu;
+  ev.kind = arena.substr(r.kind_off, r.kind_len);
+  for (std::uint32_t i = 0; i < r.n_fields; ++i) {
+    const FieldRec& f = m_fields[r.first_field + i];
+    ev.fields.push_back(
+        Field{arena.substr(f.key_off, f.key_len), arena.substr(f.val_off, f.val_len), f.numeric, f.extra});
+  }
+  for (std::uint32_t i = 0; i < r.n_metrics; ++i) {
+    const MetricRec& m = m_metrics[r.first_metric + i];
+    ev.set(static_cast<Metric>(m.index), m.value, arena.substr(m.text_off, m.text_len));
+  }
+}
+
+void HeldEvents::clear() {
+  m_arena.clear();
+  m_records.clear();
+  m_fields.clear();
+  m_metrics.clear();
+}
+
+}  // namespace klog
+
+namespace {
+
+using klog::HeldTime;
+
+enum class Stamp : std::uint8_t { none, bsd, iso, unix_s, mono };
+
+/// The prefix of one line: where the stamp, identifier and message are.
+struct Prefix {
+  Stamp stamp = Stamp::none;
+  std::string_view stamp_text;  // the whole stamp
+  std::string_view second_key;  // the stamp up to the seconds: equal keys = same second
+  std::string_view month;       // bsd: the month token
+  std::string_view after_month; // bsd: " 5 22:36:09", "12 14:22:18.123"
+  std::string_view uptime;      // mono stamp, or the printk stamp inside a kernel message
+  std::string_view tag;         // "kernel:", "systemd-logind[1050]:", empty when none
+  bool host = false;            // a host field was present
+  std::string_view message;
+};
+
+inline bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+
+// Position of the first ' ' in s, npos when none: a plain loop, faster than memchr on the
+// short host and tag tokens it is used for.
+inline std::size_t find_space(std::string_view s) {
+  const char* p = s.data();
+  const std::size_t n = s.size();
+  for (std::size_t i = 0; i < n; ++i)
+    if (p[i] == ' ') return i;
+  return std::string_view::npos;
+}
+
+// "HH:MM:SS" at s[pos] (digits checked), then an optional ".ffffff"; advances pos.
+bool skip_clock(std::string_view s, std::size_t& pos) {
+  if (pos + 8 > s.size()) return false;
+  const char* p = s.data() + pos;
+  if (!(text::is_digit(p[0]) && text::is_digit(p[1]) && p[2] == ':' && text::is_digit(p[3]) &&
+        text::is_digit(p[4]) && p[5] == ':' && text::is_digit(p[6]) && text::is_digit(p[7])))
+    return false;
+  pos += 8;
+  if (pos < s.size() && s[pos] == '.') {
+    ++pos;
+    const std::size_t start = pos;
+    while (pos < s.size() && text::is_digit(s[pos])) ++pos;
+    if (pos == start) return false;
+  }
+  return true;
+}
+
+// Recognises the stamp at the start of `line`; returns the offset of what follows the stamp and
+// its separating space, 0 when there is no stamp.
+std::size_t scan_stamp(std::string_view line, Prefix& px) {
+  const std::size_t n = line.size();
+  if (n < 8) return 0;
+  const char c0 = line[0];
+  // Fast path: C-locale "Jun  5 22:36:09 " / "Jun 05 22:36:09 ".
+  if (n >= 16 && is_alpha(c0) && line[3] == ' ' && line[9] == ':' && line[12] == ':' && line[6] == ' ' &&
+      (line[4] == ' ' || text::is_digit(line[4])) && text::is_digit(line[5])) {
+    std::size_t pos = 7;
+    if (skip_clock(line, pos) && pos < n && line[pos] == ' ') {
+      px.stamp = Stamp::bsd;
+      px.month = line.substr(0, 3);
+      px.after_month = line.substr(3, pos - 3);
+      px.stamp_text = line.substr(0, pos);
+      px.second_key = line.substr(0, 15);
+      return pos + 1;
+    }
+  }
+  if (text::is_digit(c0)) {
+    // RFC 3339 / short-iso: "2024-06-12T14:22:18[.ffffff](Z|+hh:mm|+hhmm) "
+    if (n > 20 && line[4] == '-' && line[7] == '-' && line[10] == 'T' && line[13] == ':' && line[16] == ':') {
+      const std::size_t sp = line.find(' ');
+      if (sp == std::string_view::npos || sp < 19) return 0;
+      if (line[19] == ',') return 0;  // dmesg --time-format=iso writes a comma
+      px.stamp = Stamp::iso;
+      px.stamp_text = line.substr(0, sp);
+      px.second_key = line.substr(0, 19);
+      return sp + 1;
+    }
+    // short-unix: "1718194938.123456 "
+    std::size_t pos = 0;
+    while (pos < n && text::is_digit(line[pos])) ++pos;
+    if (pos >= 9 && pos < n && line[pos] == '.') {
+      const std::size_t int_end = pos++;
+      const std::size_t frac = pos;
+      while (pos < n && text::is_digit(line[pos])) ++pos;
+      if (pos > frac && pos < n && line[pos] == ' ') {
+        px.stamp = Stamp::unix_s;
+        px.stamp_text = line.substr(0, pos);
+        px.second_key = line.substr(0, int_end);
+        return pos + 1;
+      }
+      return 0;
+    }
+  }
+  if (c0 == '[') {  // short-monotonic: "[ 1234.567890] "
+    const std::size_t rb = line.find(']');
+    if (rb == std::string_view::npos || rb > 24 || rb + 1 >= n || line[rb + 1] != ' ') return 0;
+    std::int64_t ns = 0;
+    const std::string_view inner = line.substr(1, rb - 1);
+    if (!klog::parse_uptime(inner, ns)) return 0;
+    px.stamp = Stamp::mono;
+    px.stamp_text = line.substr(0, rb + 1);
+    px.uptime = inner;
+    const std::size_t dot = inner.find('.');
+    px.second_key = inner.substr(0, dot);
+    return rb + 2;
+  }
+  // General month-name stamp: "avril 12 ...", "фев 12 ...", "févr. 12 ...", "6月 12 ...", " 6월 12".
+  std::size_t start = 0;
+  if (c0 == ' ') {
+    while (start < n && line[start] == ' ') ++start;
+    if (start >= n || !text::is_digit(line[start])) return 0;
+  } else if (text::is_space(c0) || c0 == '-' || c0 == '<') {
+    return 0;
+  }
+  const std::size_t sp = line.find(' ', start);
+  if (sp == std::string_view::npos || sp == start || sp - start > 24) return 0;
+  std::size_t pos = sp;
+  while (pos < n && line[pos] == ' ') ++pos;
+  std::uint64_t day = 0;
+  if (!klog::read_uint(line, pos, 2, day) || day == 0 || day > 31 || pos >= n || line[pos] != ' ') return 0;
+  ++pos;
+  if (!skip_clock(line, pos) || pos >= n || line[pos] != ' ') return 0;
+  px.stamp = Stamp::bsd;
+  px.month = line.substr(start, sp - start);
+  px.after_month = line.substr(sp, pos - sp);
+  px.stamp_text = line.substr(start, pos - start);
+  const std::size_t dot = px.stamp_text.find('.', px.month.size());
+  px.second_key = px.stamp_text.substr(0, dot);
+  return pos + 1;
+}
+
+// After the stamp: "[host ]tag: message" or, without a tag, "[host ]message".
+void scan_tag(std::string_view rest, Prefix& px) {
+  const std::size_t e1 = find_space(rest);
+  const std::string_view tok1 = rest.substr(0, e1);
+  if (!tok1.empty() && tok1.back() == ':') {
+    px.tag = tok1;
+    px.message = e1 == std::string_view::npos ? std::string_view() : rest.substr(e1 + 1);
+    return;
+  }
+  if (e1 == std::string_view::npos) {  // a lone token: a host with an empty message
+    px.host = true;
+    return;
+  }
+  px.host = true;
+  const std::string_view rest2 = rest.substr(e1 + 1);
+  const std::size_t e2 = find_space(rest2);
+  const std::string_view tok2 = rest2.substr(0, e2);
+  if (!tok2.empty() && tok2.back() == ':') {
+    px.tag = tok2;
+    px.message = e2 == std::string_view::npos ? std::string_view() : rest2.substr(e2 + 1);
+  } else {
+    px.message = rest2;  // no tag: the whole text after the host
+  }
+}
+
+// "kernel: [ 4564.303884] NVRM: ..." -> uptime " 4564.303884", message "NVRM: ...".
+void strip_printk_stamp(Prefix& px) {
+  const std::string_view m = px.message;
+  if (m.size() < 3 || m[0] != '[') return;
+  // "[ 4564.303884]": blanks, digits, one dot; parsed only when the line becomes an event.
+  // printk prints "[%5lu.%06lu]": the common case is checked at fixed offsets.
+  if (m.size() >= 14 && m[13] == ']' && m[6] == '.' && text::is_digit(m[5]) && text::is_digit(m[7]) &&
+      text::is_digit(m[12])) {
+    px.uptime = m.substr(1, 12);
+    px.message = m.size() > 14 && m[14] == ' ' ? m.substr(15) : m.substr(14);
+    return;
+  }
+  const std::size_t limit = std::min<std::size_t>(m.size(), 24);
+  std::size_t rb = 1, dots = 0, digits = 0;
+  for (; rb < limit; ++rb) {
+    const char c = m[rb];
+    if (c == ']') break;
+    if (text::is_digit(c)) ++digits;
+    else if (c == '.') ++dots;
+    else if (c != ' ' || digits > 0) return;
+  }
+  if (rb >= limit || digits == 0 || dots > 1 || m[rb - 1] == '.') return;
+  const std::string_view inner = m.substr(1, rb - 1);
+  px.uptime = inner;
+  std::size_t after = rb + 1;
+  if (after < m.size() && m[after] == ' ') ++after;
+  px.message = m.substr(after);
+}
+
+bool is_tag_with_pid(std::string_view tok) {
+  // "ident[1234]:"
+  if (tok.size() < 5 || tok.back() != ':' || tok[tok.size() - 2] != ']') return false;
+  const std::size_t lb = tok.rfind('[');
+  if (lb == std::string_view::npos || lb == 0 || lb + 3 > tok.size() - 1) return false;
+  for (std::size_t i = lb + 1; i < tok.size() - 2; ++i)
+    if (!text::is_digit(tok[i])) return false;
+  return true;
+}
+
+bool is_separator(std::string_view line) {
+  return line.size() >= 5 && line[0] == '-' && line[1] == '-' && line[2] == ' ';
+}
+
+// ISO stamp with an explicit zone?
+bool iso_has_offset(std::string_view stamp) {
+  if (stamp.size() <= 19) return false;
+  const std::string_view tail = stamp.substr(19);
+  return tail.find_first_of("Zz+-") != std::string_view::npos;
+}
+
+constexpr std::int64_t kSlackNs = 26 * 3600 * kNsPerSecond;  // zone uncertainty of the reference
+
+class SyslogParser final : public LineParser {
+ public:
+  SyslogParser(ParseContext& ctx, bool journal) : m_journal(journal) {
+    m_source = journal ? "journal" : "syslog";
+    (void)ctx;
+  }
+
+  LineResult parse(std::string_view line, ParseContext& ctx) override {
+    // A member reset field by field: zeroing a fresh Prefix on every line costs more than the scan.
+    Prefix& px = m_px;
+    px.stamp = Stamp::none;
+    px.uptime = {};
+    px.tag = {};
+    px.host = false;
+    px.message = {};
+    const std::size_t body = scan_stamp(line, px);
+    if (body == 0) return other_line(line, ctx);
+
+    if (px.stamp == Stamp::bsd) track_month(line, px, ctx);
+    else note_stamp(px, ctx);
+    scan_tag(line.substr(body), px);
+    const std::string_view tag = px.tag.empty() ? std::string_view() : px.tag.substr(0, px.tag.size() - 1);
+    const std::string_view ident = klog::strip_pid(tag);
+    if (ident == "kernel") strip_printk_stamp(px);
+
+    Event& ev = ctx.event;
+    ev.reset();
+    ev.gpu = -1;
+    if (!classify_message(ident, px.message, ev)) {
+      // A follow-up line of the previous event's incident (AER detail lines, ...).
+      const bool cont = !m_prev_kind.empty() && px.second_key == std::string_view(m_prev_key.data(), m_prev_key_len) &&
+                        continues_incident(m_prev_kind, px.message);
+      m_last_was_event = cont;
+      return cont ? LineResult::event : LineResult::ignored;
+    }
+    return on_event(px, ctx);
+  }
+
+  void finish(ParseContext& ctx) override {
+    if (!m_held.empty()) release_held(ctx);
+    describe_clock(ctx);
+  }
+
+ private:
+  // A line without a stamp: separator, continuation, blank, or malformed.
+  LineResult other_line(std::string_view line, ParseContext& ctx) {
+    if (text::trim(line).empty()) return LineResult::ignored;
+    if (is_separator(line)) {
+      m_last_was_event = false;
+      const std::string_view rest = line.substr(3);
+      if (rest.substr(0, 6) == "Reboot" || rest.substr(0, 5) == "Boot ") {
+        if (m_seen_stamp) ++m_boots;
+        m_prev_kind.clear();
+      }
+      return LineResult::ignored;
+    }
+    if (text::is_space(line[0])) return m_last_was_event ? LineResult::event : LineResult::ignored;
+    m_last_was_event = false;
+    return ctx.malformed(m_journal ? "not a journalctl line: no timestamp at the start"
+                                   : "not a syslog line: no timestamp at the start");
+  }
+
+  static bool same_bytes(std::string_view a, const char* b) {
+    for (std::size_t i = 0; i < a.size(); ++i)
+      if (a[i] != b[i]) return false;
+    return true;
+  }
+
+  // Month of a bsd stamp (cached: consecutive lines share it) and the Dec->Jan rollovers.
+  void track_month(std::string_view line, const Prefix& px, ParseContext& ctx) {
+    int month = 0;
+    if (px.month.size() == m_month_tok_len && same_bytes(px.month, m_month_tok.data())) {
+      month = m_month_tok_value;
+    } else {
+      month = klog::month_number(px.month);
+      if (px.month.size() <= m_month_tok.size()) {
+        std::memcpy(m_month_tok.data(), px.month.data(), px.month.size());
+        m_month_tok_len = px.month.size();
+        m_month_tok_value = month;
+      }
+      if (month == 0 && !m_unknown_month_noted) {
+        m_unknown_month_noted = true;
+        add_note(ctx.stats, fmt::format("unknown month name '{}' (line {}): the month of the line before is used",
+                                        px.month, ctx.line_no));
+      }
+    }
+    if (month == 0) {
+      month = m_month;  // 0 while no line before had a known month
+    } else if (m_month != 0 && month + 6 <= m_month) {
+      ++m_rollovers;  // the month went down by 6 or more: a new year began
+    }
+    m_month = month;
+    if (!m_seen_bsd) {
+      m_seen_bsd = true;
+      klog::raise_basis(ctx.stats, TimeBasis::local);
+    }
+    m_seen_stamp = true;
+    // Day and time of the last stamp, for the year at the end ("  5 22:36:09", fraction cut).
+    const std::size_t len = std::min<std::size_t>(px.after_month.size(), 16);
+    const auto offset = static_cast<std::size_t>(px.after_month.data() - line.data());
+    if (line.size() - offset >= 16) std::memcpy(m_last_stamp.data(), px.after_month.data(), 16);  // inlined
+    else std::memcpy(m_last_stamp.data(), px.after_month.data(), len);
+    m_last_stamp_len = len;
+  }
+
+  void note_stamp(const Prefix& px, ParseContext& ctx) {
+    m_seen_stamp = true;
+    switch (px.stamp) {
+      case Stamp::iso:
+        if (iso_has_offset(px.stamp_text)) {
+          if (!m_seen_iso_abs) klog::raise_basis(ctx.stats, TimeBasis::absolute);
+          m_seen_iso_abs = true;
+        } else {
+          if (!m_seen_iso_local) klog::raise_basis(ctx.stats, TimeBasis::local);
+          m_seen_iso_local = true;
+        }
+        break;
+      case Stamp::unix_s:
+        if (!m_seen_unix) klog::raise_basis(ctx.stats, TimeBasis::absolute);
+        m_seen_unix = true;
+        break;
+      case Stamp::mono:
+        if (!m_seen_mono) {
+          m_seen_mono = true;
+          if (ctx.options.boot_time_ns) {
+            klog::raise_basis(ctx.stats, TimeBasis::absolute);
+          } else {
+            klog::raise_basis(ctx.stats, TimeBasis::uptime);
+            add_note(ctx.stats,
+                     "short-monotonic stamps and no --boot-time: times are seconds since boot "
+                     "(1970-01-01T00:00:00Z = boot); give --boot-time to place them");
+          }
+        }
+        break;
+      default:
+        break;
+    }
+  }
+
+  // Day and time of a bsd stamp: " 5 22:36:09", "12 14:22:18.123456".
+  static bool bsd_civil(std::string_view after_month, int month, CivilTime& c) {
+    std::size_t pos = 0;
+    while (pos < after_month.size() && after_month[pos] == ' ') ++pos;
+    std::uint64_t day = 0;
+    if (!klog::read_uint(after_month, pos, 2, day) || pos >= after_month.size() || after_month[pos] != ' ') return false;
+    ++pos;
+    c.month = static_cast<unsigned>(month);
+    c.day = static_cast<unsigned>(day);
+    return parse_clock_time(after_month.substr(pos), c);  // also checks the day against the month (year 1970)
+  }
+
+  LineResult on_event(const Prefix& px, ParseContext& ctx) {
+    Event& ev = ctx.event;
+    HeldTime t;
+    t.line = ctx.line_no;
+    if (!px.uptime.empty() && klog::parse_uptime(px.uptime, t.uptime_ns))
+      ev.fields.push_back(Field{"uptime_s", text::trim(px.uptime), true, false});
+    bool held_civil = false;
+    switch (px.stamp) {
+      case Stamp::bsd: {
+        if (m_month == 0) {
+          m_last_was_event = false;
+          ctx.reason_buf = fmt::format("unknown month name '{}'", px.month);
+          return ctx.malformed(ctx.reason_buf);
+        }
+        CivilTime c;
+        c.year = 2000;  // a leap year, so that Feb 29 passes the check
+        if (!bsd_civil(px.after_month, m_month, c)) {
+          m_last_was_event = false;
+          return ctx.malformed("bad day or time in the timestamp");
+        }
+        if (ctx.options.year) {
+          c.year = *ctx.options.year + m_rollovers;
+          t.ns = ctx.clock.to_utc_ns(c.as_utc_ns());
+        } else if (m_base_year) {
+          c.year = *m_base_year + m_rollovers;
+          t.ns = ctx.clock.to_utc_ns(c.as_utc_ns());
+        } else {
+          c.year = m_rollovers;  // offset from the base year, known at the end
+          t.kind = HeldTime::Kind::civil_no_year;
+          t.civil = c;
+          held_civil = true;
+        }
+        break;
+      }
+      case Stamp::iso: {
+        const auto iso = parse_iso8601(px.stamp_text);
+        if (!iso) {
+          m_last_was_event = false;
+          return ctx.malformed("bad ISO 8601 timestamp");
+        }
+        t.ns = iso->offset_s ? iso->civil.as_utc_ns() - *iso->offset_s * kNsPerSecond
+                             : ctx.clock.to_utc_ns(iso->civil.as_utc_ns());
+        break;
+      }
+      case Stamp::unix_s: {
+        std::int64_t ns = 0;
+        if (!klog::parse_uptime(px.stamp_text, ns)) {
+          m_last_was_event = false;
+          return ctx.malformed("bad seconds since the epoch");
+        }
+        t.ns = ns;
+        break;
+      }
+      case Stamp::mono:
+        t.ns = t.uptime_ns + (ctx.options.boot_time_ns ? *ctx.options.boot_time_ns : 0);
+        if (m_boots > 0 && !m_multi_boot_noted) {
+          m_multi_boot_noted = true;
+          add_note(ctx.stats, "short-monotonic stamps from more than one boot: every boot is placed with the same "
+                              "boot time");
+        }
+        break;
+      case Stamp::none:
+        break;
+    }
+    ev.source = m_source;
+
+    m_prev_kind.assign(ev.kind);
+    m_prev_key_len = std::min(px.second_key.size(), m_prev_key.size());
+    std::memcpy(m_prev_key.data(), px.second_key.data(), m_prev_key_len);
+    m_last_was_event = true;
+
+    if (held_civil || !m_held.empty()) {
+      m_held.hold(ev, t);
+      if (m_held.full()) release_held(ctx);
+    } else {
+      ev.ts_ns = t.ns;
+      note_boot(t);
+      ctx.emit();
+    }
+    return LineResult::event;
+  }
+
+  // A kernel uptime and a wall-clock time on the same line give the boot time.
+  void note_boot(const HeldTime& t) {
+    if (t.uptime_ns < 0 || m_boot_ns || m_seen_mono) return;
+    m_boot_ns = t.ns - t.uptime_ns;
+    m_boot_line = t.line;
+  }
+
+  // The year of the first stamp: from the last stamp, not after the reference time.
+  int infer_base_year(ParseContext& ctx) {
+    std::int64_t ref = 0;
+    if (ctx.reference_ns) {
+      ref = *ctx.reference_ns;
+      m_year_from = "the file's modification time";
+    } else {
+      ref = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+                .count();
+      m_year_from = "the current time (no file time)";
+      add_note(ctx.stats, "no file time to infer the year of the syslog stamps from: the current time is used; "
+                          "give --year");
+    }
+    // Local wall-clock time of the reference in the input's zone.
+    const std::int64_t ref_local = ref + (ref - ctx.clock.to_utc_ns(ref));
+    const int ref_year = civil_year(ref_local);
+    CivilTime last;
+    last.year = 2000;
+    if (m_month == 0 || !bsd_civil(std::string_view(m_last_stamp.data(), m_last_stamp_len), m_month, last))
+      return ref_year - m_rollovers;
+    int year = ref_year;
+    for (int back = 0; back < 8; ++back, --year) {
+      last.year = year;
+      if (valid_civil(last) && last.as_utc_ns() <= ref_local + kSlackNs) break;
+    }
+    return year - m_rollovers;
+  }
+
+  static int civil_year(std::int64_t ns) {
+    std::int64_t days = ns / kNsPerSecond / 86400;
+    if (ns < 0) --days;
+    // Howard Hinnant's civil_from_days, year only.
+    days += 719468;
+    const std::int64_t era = (days >= 0 ? days : days - 146096) / 146097;
+    const std::int64_t doe = days - era * 146097;
+    const std::int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    const std::int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    const std::int64_t mp = (5 * doy + 2) / 153;
+    const std::int64_t m = mp < 10 ? mp + 3 : mp - 9;
+    return static_cast<int>(yoe + era * 400 + (m <= 2 ? 1 : 0));
+  }
+
+  void release_held(ParseContext& ctx) {
+    if (!m_base_year && m_seen_bsd && !ctx.options.year) m_base_year = infer_base_year(ctx);
+    const int base = ctx.options.year ? *ctx.options.year : m_base_year.value_or(1970);
+    m_held.release(ctx, [&](const HeldTime& t) {
+      HeldTime r = t;
+      if (t.kind == HeldTime::Kind::civil_no_year) {
+        CivilTime c = t.civil;
+        c.year = base + t.civil.year;
+        r.ns = ctx.clock.to_utc_ns(c.as_utc_ns());
+      }
+      note_boot(r);
+      return r.ns;
+    });
+  }
+
+  void describe_clock(ParseContext& ctx) {
+    std::string out;
+    const auto add = [&](const std::string& part) {
+      if (!out.empty()) out += "; ";
+      out += part;
+    };
+    if (m_seen_bsd) {
+      std::string years;
+      if (ctx.options.year) {
+        const int y = *ctx.options.year;
+        years = m_rollovers > 0 ? fmt::format("years {}-{} from --year (Dec->Jan rollover)", y, y + m_rollovers)
+                                : fmt::format("year {} from --year", y);
+      } else {
+        if (!m_base_year) m_base_year = infer_base_year(ctx);
+        const int y = *m_base_year;
+        years = m_rollovers > 0
+                    ? fmt::format("years {}-{} inferred from {} (Dec->Jan rollover)", y, y + m_rollovers, m_year_from)
+                    : fmt::format("year {} inferred from {}", y, m_year_from);
+      }
+      add(fmt::format("local time in {}, {}", ctx.clock.name(), years));
+    }
+    if (m_seen_iso_local) add("local time in " + ctx.clock.name() + " (ISO stamps without an offset)");
+    if (m_seen_iso_abs) add("absolute (RFC 3339 offsets)");
+    if (m_seen_unix) add("absolute (seconds since the epoch)");
+    if (m_seen_mono) {
+      add(ctx.options.boot_time_ns
+              ? fmt::format("uptime + boot time {} from --boot-time", format_utc(*ctx.options.boot_time_ns))
+              : std::string("uptime: seconds since boot (no --boot-time)"));
+    }
+    if (m_boot_ns)
+      add(fmt::format("kernel uptime stamps in the messages put the boot at {} (line {})", format_utc(*m_boot_ns),
+                      m_boot_line));
+    if (!out.empty()) ctx.stats.clock = out;
+  }
+
+  bool m_journal;
+  std::string_view m_source;
+  Prefix m_px;
+  klog::HeldEvents m_held;
+  // month and year tracking
+  std::array<char, 24> m_month_tok{};
+  std::size_t m_month_tok_len = 0;
+  int m_month_tok_value = 0;
+  int m_month = 0;  // month of the last bsd stamp
+  int m_rollovers = 0;
+  std::array<char, 48> m_last_stamp{};  // day and time of the last bsd stamp
+  std::size_t m_last_stamp_len = 0;
+  std::optional<int> m_base_year;
+  std::string m_year_from;
+  bool m_unknown_month_noted = false;
+  // stamp kinds seen
+  bool m_seen_stamp = false, m_seen_bsd = false, m_seen_iso_abs = false, m_seen_iso_local = false,
+       m_seen_unix = false, m_seen_mono = false;
+  int m_boots = 0;
+  bool m_multi_boot_noted = false;
+  std::optional<std::int64_t> m_boot_ns;
+  std::uint64_t m_boot_line = 0;
+  // the incident of the previous event
+  std::string m_prev_kind;
+  std::array<char, 40> m_prev_key{};
+  std::size_t m_prev_key_len = 0;
+  bool m_last_was_event = false;
+};
+
+}  // namespace
+
+namespace klog {
+
+LineShape syslog_line_shape(std::string_view line) {
+  if (is_separator(line)) {
+    return line.size() >= 6 && line.substr(line.size() - 3) == " --" ? LineShape::journal : LineShape::none;
+  }
+  Prefix px;
+  const std::size_t body = scan_stamp(line, px);
+  if (body == 0) return LineShape::none;
+  scan_tag(line.substr(body), px);
+  if (px.tag.empty() || px.tag.size() < 2) return LineShape::none;
+  const bool kernel_or_pid = px.tag == "kernel:" || is_tag_with_pid(px.tag);
+  switch (px.stamp) {
+    case Stamp::bsd: {
+      const int month = month_number(px.month);
+      if (month == 0) return LineShape::none;
+      const bool c_locale = px.month.size() == 3 && is_alpha(px.month[0]) && is_alpha(px.month[1]) &&
+                            is_alpha(px.month[2]);
+      const std::string_view am = px.after_month;  // " 5 22:.." (rsyslog) or " 05 22:.." (journalctl)
+      const bool zero_padded = am.size() > 3 && am[1] == '0';
+      const bool precise = px.stamp_text.find('.', px.month.size()) != std::string_view::npos;
+      if (!px.host && !kernel_or_pid) return LineShape::none;
+      return (!c_locale || !px.host || zero_padded || precise) ? LineShape::journal : LineShape::syslog;
+    }
+    case Stamp::iso: {
+      if (!px.host && !kernel_or_pid) return LineShape::none;
+      // journalctl short-iso writes "+0200"; rsyslog "+02:00".
+      const std::string_view st = px.stamp_text;
+      const bool colon_offset = st.size() >= 6 && st[st.size() - 3] == ':';
+      return colon_offset || st.back() == 'Z' ? LineShape::syslog : LineShape::journal;
+    }
+    case Stamp::unix_s:
+      return px.host || kernel_or_pid ? LineShape::journal : LineShape::none;
+    case Stamp::mono: {
+      // Raw dmesg looks the same; journalctl has "host ident[pid]:" or "kernel:" after the stamp.
+      if (kernel_or_pid && px.host) return LineShape::journal;
+      if (!px.host && px.tag == "kernel:") return LineShape::journal;
+      return LineShape::none;
+    }
+    case Stamp::none:
+      break;
+  }
+  return LineShape::none;
+}
+
+}  // namespace klog
+
+Format detect_kernel_log(std::string_view head) {
+  std::size_t counts[4] = {0, 0, 0, 0};  // none, syslog, journal, dmesg
+  std::size_t considered = 0, pos = 0;
+  while (pos < head.size() && considered < 40) {
+    const std::size_t nl = head.find('\n', pos);
+    if (nl == std::string_view::npos && pos > 0 && head.size() >= 64 * 1024) break;  // a cut last line
+    std::string_view line = head.substr(pos, nl == std::string_view::npos ? head.npos : nl - pos);
+    pos = nl == std::string_view::npos ? head.size() : nl + 1;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (text::trim(line).empty()) continue;
+    klog::LineShape shape = klog::syslog_line_shape(line);  // " 6월 12 ..." (ko) starts with a blank
+    if (shape == klog::LineShape::none && text::is_space(line[0])) continue;  // a continuation line
+    ++considered;
+    if (shape == klog::LineShape::none) shape = klog::dmesg_line_shape(line);
+    ++counts[static_cast<int>(shape)];
+  }
+  const std::size_t syslog = counts[1], journal = counts[2], dmesg = counts[3];
+  const std::size_t known = syslog + journal + dmesg;
+  if (known == 0 || known < counts[0]) return Format::unknown;
+  if (dmesg > syslog + journal) return Format::dmesg;
+  return journal > 0 ? Format::journal_text : Format::syslog;
+}
+
+std::unique_ptr<LineParser> make_syslog_parser(ParseContext& ctx) {
+  return std::make_unique<SyslogParser>(ctx, false);
+}
+
+std::unique_ptr<LineParser> make_journal_text_parser(ParseContext& ctx) {
+  return std::make_unique<SyslogParser>(ctx, true);
+}
+
+}  // namespace gpucost::prep
