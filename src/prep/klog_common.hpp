@@ -48,7 +48,7 @@ class HeldEvents {
   [[nodiscard]] bool empty() const { return m_records.empty(); }
   [[nodiscard]] std::size_t size() const { return m_records.size(); }
   /// True when the buffer should be released now to keep memory bounded.
-  [[nodiscard]] bool full() const { return m_arena.size() > (16u << 20) || m_records.size() >= 200'000; }
+  [[nodiscard]] bool full() const { return m_arena.size() > (8u << 20) || m_records.size() >= 50'000; }
 
   /// Emits every held event, in order, with ts_ns = resolve(time), then empties the buffer.
   template <class Resolve>

@@ -332,3 +332,15 @@ TEST_CASE("prep::syslog: the format can be forced", "[prep][syslog]") {
   CHECK(prep::format_name(prep::Format::journal_text) == "journal-text");
   CHECK(prep::format_name(prep::Format::dmesg) == "dmesg");
 }
+
+TEST_CASE("prep::syslog: many events: the year buffer is released early and nothing is lost", "[prep][syslog]") {
+  std::string text;
+  constexpr int kEvents = 60'000;  // more than the buffer holds
+  for (int i = 0; i < kEvents; ++i)
+    text += std::string(i < kEvents / 2 ? "Dec 31" : "Jan  1") + " 10:00:00 h kernel: " + kXidLine + "\n";
+  const PrepRun r = run_file(text, utc_ns(2024, 1, 2, 0, 0, 0));
+  check_lines(r);
+  REQUIRE(r.events.size() == static_cast<std::size_t>(kEvents));
+  CHECK(r.events.front().ts_ns == utc_ns(2023, 12, 31, 10, 0, 0));
+  CHECK(r.events.back().ts_ns == utc_ns(2024, 1, 1, 10, 0, 0));
+}
