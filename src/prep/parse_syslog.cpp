@@ -274,14 +274,10 @@ struct Prefix {
 
 inline bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 
-// Position of the first ' ' in s, npos when none: a plain loop, faster than memchr on the
-// short host and tag tokens it is used for.
+// Position of the first ' ' in s, npos when none.
 inline std::size_t find_space(std::string_view s) {
-  const char* p = s.data();
-  const std::size_t n = s.size();
-  for (std::size_t i = 0; i < n; ++i)
-    if (p[i] == ' ') return i;
-  return std::string_view::npos;
+  const void* hit = s.empty() ? nullptr : std::memchr(s.data(), ' ', s.size());
+  return hit == nullptr ? std::string_view::npos : static_cast<std::size_t>(static_cast<const char*>(hit) - s.data());
 }
 
 // "HH:MM:SS" at s[pos] (digits checked), then an optional ".ffffff"; advances pos.
@@ -386,7 +382,16 @@ std::size_t scan_stamp(std::string_view line, Prefix& px) {
 }
 
 // After the stamp: "[host ]tag: message" or, without a tag, "[host ]message".
+inline bool starts_kernel_tag(std::string_view s) {
+  return s.size() >= 8 && std::memcmp(s.data(), "kernel: ", 8) == 0;
+}
+
 void scan_tag(std::string_view rest, Prefix& px) {
+  if (starts_kernel_tag(rest)) {  // no host (journalctl --no-hostname)
+    px.tag = rest.substr(0, 7);
+    px.message = rest.substr(8);
+    return;
+  }
   const std::size_t e1 = find_space(rest);
   const std::string_view tok1 = rest.substr(0, e1);
   if (!tok1.empty() && tok1.back() == ':') {
@@ -400,6 +405,11 @@ void scan_tag(std::string_view rest, Prefix& px) {
   }
   px.host = true;
   const std::string_view rest2 = rest.substr(e1 + 1);
+  if (starts_kernel_tag(rest2)) {  // the common kern.log line: "host kernel: ..."
+    px.tag = rest2.substr(0, 7);
+    px.message = rest2.substr(8);
+    return;
+  }
   const std::size_t e2 = find_space(rest2);
   const std::string_view tok2 = rest2.substr(0, e2);
   if (!tok2.empty() && tok2.back() == ':') {
