@@ -16,7 +16,7 @@ namespace gpucost::io {
 namespace {
 
 // Text fields that have their own TSV column (in this order).
-constexpr std::string_view kTsvTextColumns[] = {"name", "uuid", "pci_bus_id", "type", "command"};
+constexpr std::string_view kTsvTextColumns[] = {"name", "uuid", "pci_bus_id", "process_type", "command"};
 
 }  // namespace
 

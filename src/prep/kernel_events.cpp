@@ -470,7 +470,7 @@ bool classify_aer(string_view m, std::size_t sp, Event& ev) {
   ev.add_text("severity", severity);
   text(ev, "device", device);
   text(ev, "driver", m.substr(0, sp));
-  if (!type.empty()) text(ev, "type", type);
+  if (!type.empty()) text(ev, "error_type", type);
   if (!agent.empty()) text(ev, "agent", agent);
   text(ev, "message", m);
   return true;
@@ -714,6 +714,11 @@ bool classify_kernel(string_view m, Event& ev) {
     case 'P':
       if (has_prefix(m, "PM: ")) return classify_pm(m, ev);
       break;
+    case 'p':
+      // "printk: Suspending console(s) (use no_console_suspend to debug)": printed by every
+      // kernel as it suspends, also those too old for "PM: suspend entry".
+      if (has_prefix(m, "printk: Suspending console")) return suspend_event(ev, "suspend", {}, "kernel", m);
+      break;
     case 'L':
       if (has_prefix(m, "Linux version ")) {
         string_view r = m.substr(14);
@@ -820,6 +825,14 @@ bool classify_system(string_view ident, string_view m, Event& ev) {
     if (consume(r, "Reached target ") &&
         (r == "Shutdown." || r == "System Shutdown." || r == "shutdown.target - System Shutdown."))
       return shutdown_event(ev, {}, "systemd", m);
+    // NVIDIA's nvidia-suspend/-hibernate/-resume units (nvidia-sleep.sh) run just before the
+    // system sleeps and right after it wakes: "Finished NVIDIA system suspend actions."
+    if (consume(r, "Finished NVIDIA system ") && r.ends_with(" actions.")) {
+      r.remove_suffix(9);
+      if (r == "suspend") return suspend_event(ev, "suspend", "suspend", "systemd", m);
+      if (r == "hibernate") return suspend_event(ev, "suspend", "hibernate", "systemd", m);
+      if (r == "resume") return suspend_event(ev, "resume", {}, "systemd", m);
+    }
     return false;
   }
   if (ident == "nvidia-persistenced") {

@@ -54,7 +54,7 @@ class PmonParser final : public LineParser {
           if (cell != "-" && !set_metric_cell(ev, Metric::pid, cell)) return ctx.malformed("pid is not a number");
           break;
         case ColumnRole::type:
-          if (cell != "-") ev.fields.push_back(Field{"type", cell, false});
+          if (cell != "-") ev.fields.push_back(Field{"process_type", cell, false});
           break;
         case ColumnRole::command:
           if (cell != "-" && !cell.empty()) ev.fields.push_back(Field{"command", cell, false});

@@ -185,6 +185,78 @@ class SmiInfoSink final : public prep::EventSink {
 
 }  // namespace
 
+TEST_CASE("conformance: prep reads every smi-q and smi-xml capture of the corpus", "[conformance]") {
+  const fs::path logs = fs::path(GPUCOST_CORPUS_DIR) / "logs";
+  if (!fs::is_directory(logs)) {
+    WARN("corpus not found at " << logs.string() << ": conformance test skipped");
+    SUCCEED("corpus absent");
+    return;
+  }
+  std::size_t files = 0;
+  for (const auto& [folder, format] :
+       {std::pair{"smi-q", prep::Format::smi_q}, std::pair{"smi-xml", prep::Format::smi_xml}}) {
+    const fs::path dir = logs / folder;
+    if (!fs::is_directory(dir)) {
+      WARN("corpus folder " << dir.string() << " not found: skipped");
+      continue;
+    }
+    std::vector<fs::path> paths;
+    for (const auto& entry : fs::directory_iterator(dir))
+      if (entry.is_regular_file() && entry.path().filename() != "PROVENANCE.md") paths.push_back(entry.path());
+    std::sort(paths.begin(), paths.end());
+    for (const fs::path& path : paths) {
+      INFO(path.string());
+      ++files;
+      // GPU blocks and driver lines counted independently of the parser: "GPU <bus id>" lines at
+      // column 0 / <gpu ...> elements; a "Driver Version" line / <driver_version> element.
+      std::uint64_t blocks = 0;
+      bool has_driver = false;
+      {
+        auto reader = gpucost::io::LineReader::open(path.string());
+        REQUIRE(reader);
+        gpucost::io::Line line;
+        while ((*reader)->next(line)) {
+          const std::string_view t = line.text;
+          if (format == prep::Format::smi_q) {
+            const bool gpu_line = t.substr(0, 4) == "GPU " && t.find(" : ") == std::string_view::npos;
+            if (gpu_line && t.find(':') != std::string_view::npos) ++blocks;
+            has_driver = has_driver || t.substr(0, 14) == "Driver Version";
+          } else {
+            const std::string_view s = gpucost::text::trim(t);
+            if (s.substr(0, 5) == "<gpu " || s == "<gpu>") ++blocks;
+            has_driver = has_driver || s.substr(0, 16) == "<driver_version>";
+          }
+        }
+      }
+      auto reader = gpucost::io::LineReader::open(path.string());
+      REQUIRE(reader);
+      auto clock = gpucost::LocalClock::make("UTC");
+      REQUIRE(clock);
+      SmiInfoSink sink;
+      prep::InputStats stats;
+      stats.path = path.string();
+      REQUIRE(prep::run_prep_input(**reader, prep::PrepOptions{}, *clock, sink, stats));
+      const std::string first_bad = stats.examples.empty() ? std::string("none")
+                                                           : std::to_string(stats.examples[0].line) + ": " +
+                                                                 stats.examples[0].reason;
+      INFO("first malformed line " << first_bad);
+      CHECK(stats.format == format);
+      CHECK(stats.malformed == 0);
+      CHECK(stats.truncated.empty());
+      CHECK(stats.lines == stats.event_lines + stats.ignored + stats.malformed);
+      CHECK(sink.events == stats.events);
+      CHECK(blocks > 0);
+      CHECK(sink.gpu_info == blocks);  // one gpu_info per GPU block (one snapshot per file here)
+      if (has_driver) {
+        CHECK(sink.with_driver == blocks);
+        CHECK_FALSE(stats.fingerprint.drivers.empty());
+      }
+      CHECK(stats.fingerprint.gpu_count == blocks);
+    }
+  }
+  CHECK(files > 0);
+}
+
 namespace {
 
 // Kinds of the events of one input, and how many.

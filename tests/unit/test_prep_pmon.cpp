@@ -40,19 +40,19 @@ TEST_CASE("prep::pmon: default columns of driver 590+, C+G type, a truncated com
   CHECK(xorg.kind == "process");
   CHECK(xorg.gpu == 0);
   CHECK(xorg.metric("pid") == 2210.0);
-  CHECK(field(xorg, "type") == "G");
+  CHECK(field(xorg, "process_type") == "G");
   CHECK(field(xorg, "command") == "Xorg");
   CHECK(xorg.metrics.size() == 1);  // every utilisation column is '-'
 
   const auto& shell = r.events[1];
-  CHECK(field(shell, "type") == "C+G");
+  CHECK(field(shell, "process_type") == "C+G");
   CHECK(field(shell, "command") == "gnome-shell");
   CHECK(shell.metric("sm_pct") == 1.0);
   CHECK(shell.metric("mem_pct") == 0.0);
   CHECK_FALSE(shell.metric("enc_pct"));
 
   const auto& sd = r.events[2];
-  CHECK(field(sd, "type") == "C");
+  CHECK(field(sd, "process_type") == "C");
   CHECK(field(sd, "command") == "stable-diffusio");  // nvidia-smi cuts names at 15 characters
   CHECK(sd.metric("pid") == 40211.0);
   CHECK(sd.metric("sm_pct") == 98.0);
@@ -98,11 +98,11 @@ TEST_CASE("prep::pmon: commands with spaces and names cut at 16 characters (Wind
   REQUIRE(r.events.size() == 8);
   CHECK(field(r.events[0], "command") == "dwm.exe");
   CHECK(field(r.events[1], "command") == "NVIDIA Share.exe");
-  CHECK(field(r.events[1], "type") == "C+G");
+  CHECK(field(r.events[1], "process_type") == "C+G");
   CHECK(r.events[1].metric("pid") == 6140.0);
   CHECK(field(r.events[2], "command") == "steamwebhelper.e");
   CHECK(field(r.events[3], "command") == "obs64.exe");
-  CHECK(field(r.events[3], "type") == "C");
+  CHECK(field(r.events[3], "process_type") == "C");
   CHECK(r.events[3].metric("sm_pct") == 4.0);
   CHECK(r.events[3].metric("mem_pct") == 2.0);
   CHECK(r.events[3].metric("enc_pct") == 31.0);
