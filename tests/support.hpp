@@ -80,8 +80,8 @@ inline std::string fixture(const std::string& rel) {
 /// Every line is an event line, ignored or malformed; the sink saw exactly the counted events.
 inline void check_accounting(const PrepRun& r) {
   CHECK(r.status);
-  CHECK(r.stats.lines == r.stats.events + r.stats.ignored + r.stats.malformed);
-  CHECK(r.events.size() == r.stats.events);
+  CHECK(r.stats.lines == r.stats.event_lines + r.stats.ignored + r.stats.malformed);
+  CHECK(r.events.size() == r.stats.events - r.stats.duplicates);
 }
 
 /// A text field of an event, or "<absent>".

@@ -29,6 +29,10 @@ std::unique_ptr<LineParser> make_syslog_parser(ParseContext& ctx);
 std::unique_ptr<LineParser> make_journal_text_parser(ParseContext& ctx);
 /// dmesg and /dev/kmsg records (parse_dmesg.cpp).
 std::unique_ptr<LineParser> make_dmesg_parser(ParseContext& ctx);
+
+/// nvidia-bug-report.log: splits it into sections and feeds each to the parser of its format.
+std::unique_ptr<LineParser> make_bug_report_parser(ParseContext& ctx);
+bool looks_like_bug_report(std::string_view head);
 /// syslog, journal_text or dmesg when the first lines of `head` have their shape, else unknown.
 Format detect_kernel_log(std::string_view head);
 

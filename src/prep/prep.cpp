@@ -37,7 +37,7 @@ constexpr FormatEntry kFormats[] = {
     {Format::syslog, "syslog", make_syslog_parser},
     {Format::dmesg, "dmesg", make_dmesg_parser},
     {Format::journal_text, "journal-text", make_journal_text_parser},
-    // FORMAT-REGISTRY: one line per format, e.g. {Format::smi_q, "smi-q", make_smi_q_parser},
+    {Format::bug_report, "bug-report", make_bug_report_parser},
 };
 
 const FormatEntry* entry(Format f) {
@@ -137,6 +137,7 @@ bool looks_like_query_header(std::string_view line) {
 Format detect_format(std::string_view head, const PrepOptions& options) {
   const std::string_view line = first_nonblank_line(head);
   if (line.empty()) return Format::unknown;
+  if (looks_like_bug_report(head)) return Format::bug_report;  // before its sections' formats
   if (const Format smi = detect_smi(head); smi != Format::unknown) return smi;  // nvidia-smi -q, -q -x
   if (line.front() == '#') {
     // dmon/pmon name line: "# gpu ...", "#Date Time gpu ..."; pmon has a pid column.

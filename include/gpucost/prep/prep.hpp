@@ -34,6 +34,7 @@ enum class Format {
   dmesg,         ///< dmesg: raw, -T, --time-format=iso, <prio>, /dev/kmsg records, --decode
   journal_json,  ///< journalctl -o json / json-pretty
   journal_text,  ///< journalctl -o short* text modes
+  bug_report,    ///< nvidia-bug-report.log: sections handed to the parsers above
 };
 
 std::string_view format_name(Format f);
