@@ -98,6 +98,11 @@ void ParseContext::settle(LineResult result, std::uint64_t lines, std::uint64_t 
   }
 }
 
+void ParseContext::note_driver(const Event& event, InputStats& stats) {
+  for (const Field& f : event.fields)
+    if (f.key == "version") Fingerprint::add(stats.fingerprint.drivers, f.value);
+}
+
 void add_note(InputStats& stats, std::string text) {
   if (std::find(stats.notes.begin(), stats.notes.end(), text) == stats.notes.end()) stats.notes.push_back(std::move(text));
 }

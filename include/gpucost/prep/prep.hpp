@@ -159,9 +159,12 @@ struct ParseContext {
     event.host = options.host;
     if (stats.events == 0 || event.ts_ns < stats.first_ts_ns) stats.first_ts_ns = event.ts_ns;
     if (stats.events == 0 || event.ts_ns > stats.last_ts_ns) stats.last_ts_ns = event.ts_ns;
+    if (event.kind == "driver") note_driver(event, stats);
     sink.on_event(event);
     ++stats.events;
   }
+  /// A driver-load event names the driver version: it goes into the input's fingerprint.
+  static void note_driver(const Event& event, InputStats& stats);
   /// Accounts for `lines` lines held back earlier (LineResult::deferred), starting at line
   /// `first_line`; for `malformed`, `reason` and `excerpt` describe them.
   void settle(LineResult result, std::uint64_t lines, std::uint64_t first_line = 0, std::string_view why = {},
