@@ -145,6 +145,21 @@ for fmt in query-csv dmon; do
     "${pin[@]}" "$gpucost" prep "${opts[@]}" --strict --input-format "$fmt" -
 done
 
+# Host logs (issue: kernel log >= 1 GB/s, journal JSON >= 300 MB/s on one core): a kern.log and
+# a journalctl -o json export, mostly noise with rare GPU events (gen_hostlogs.py).
+klog="$out/kern-${size_mb}mb-s${seed}.log"
+jjson="$out/journal-${size_mb}mb-s${seed}.json"
+[[ -s "$klog" ]] || python3 "$here/gen_hostlogs.py" --format kernlog --mb "$size_mb" --seed "$seed" -o "$klog"
+[[ -s "$jjson" ]] || python3 "$here/gen_hostlogs.py" --format journal-json --mb "$size_mb" --seed "$seed" -o "$jjson"
+for fmt in kernlog journal-json; do
+  if [[ "$fmt" == kernlog ]]; then f="$klog"; pattern='NVRM|pcieport|AER|thermal'; else f="$jjson"; pattern='"MESSAGE":"[^"]*(NVRM|Lid|suspend)'; fi
+  n="$(bytes_of "$f")"
+  cat "$f" > /dev/null
+  measure "gpucost prep jsonl ($fmt)" "$n" "${pin[@]}" "$gpucost" prep "${common[@]}" --year 2024 --strict "$f"
+  sink="$out/grep.count" measure "grep -cE GPU lines ($fmt)" "$n" "${pin[@]}" grep -cE "$pattern" "$f"
+  (( have_mawk )) && measure "mawk filter, print \$1 ($fmt)" "$n" "${pin[@]}" mawk "/$pattern/ { print \$1 }" "$f"
+done
+
 {
   echo "gpucost: $gpucost ($("$gpucost" --version 2>&1 | head -n 1)); repo HEAD: $(cd "$root" && git rev-parse --short HEAD 2>/dev/null || echo '?')"
   echo "machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'); pinned: ${pin[*]:-no}; best of $runs"
@@ -160,6 +175,14 @@ done
   verdict() { if awk "BEGIN { exit !($2) }"; then echo "- PASS: $1"; else echo "- FAIL: $1"; fi; }
   q="gpucost prep jsonl (query-csv)"
   verdict "prep query-csv ${row_mbs[$q]} MB/s >= $target_mbs MB/s" "${row_mbs[$q]} >= $target_mbs"
+  k="gpucost prep jsonl (kernlog)"
+  verdict "prep kern.log ${row_mbs[$k]} MB/s >= 1000 MB/s" "${row_mbs[$k]} >= 1000"
+  verdict "prep kern.log ${row_mbs[$k]} MB/s >= grep -cE ${row_mbs[grep -cE GPU lines (kernlog)]} MB/s" \
+    "${row_mbs[$k]} >= ${row_mbs[grep -cE GPU lines (kernlog)]}"
+  j="gpucost prep jsonl (journal-json)"
+  verdict "prep journal JSON ${row_mbs[$j]} MB/s >= 300 MB/s" "${row_mbs[$j]} >= 300"
+  verdict "prep kern.log / journal JSON peak RSS ${row_rss[$k]} / ${row_rss[$j]} MB < $target_rss MB" \
+    "${row_rss[$k]} < $target_rss && ${row_rss[$j]} < $target_rss"
   for fmt in query-csv dmon; do
     a="${row_rss[gpucost prep jsonl ($fmt)]}" b="${row_rss[gpucost prep jsonl, stdin ${big}x ($fmt)]}"
     c="${row_rss[gpucost prep tsv ($fmt)]}"
