@@ -168,6 +168,7 @@ Expected<Common> common_setup(const InputArgs& a) {
   if (c.paths.empty()) c.paths.emplace_back("-");
   // Refuse unreadable inputs before any output is written.
   if (auto st = pipeline::check_inputs(c.paths, c.prep); !st) return st.error();
+  c.prep = pipeline::with_journal_boot_time(c.paths, std::move(c.prep));
   return c;
 }
 

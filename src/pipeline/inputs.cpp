@@ -1,6 +1,7 @@
 #include <gpucost/pipeline/inputs.hpp>
 
 #include <gpucost/io/event_stream.hpp>
+#include <gpucost/core/text.hpp>
 #include <gpucost/io/line_reader.hpp>
 
 #include <fmt/format.h>
@@ -42,6 +43,75 @@ Status check_inputs(const std::vector<std::string>& paths, const prep::PrepOptio
     if (auto st = prep::check_format(head, options, p); !st) return st;
   }
   return {};
+}
+
+namespace {
+
+// The quoted value after `"key"` and its colon on this line ("1718194938123456"); empty if absent.
+std::string_view json_string_value(std::string_view line, std::string_view key) {
+  std::size_t at = line.find(key);
+  if (at == std::string_view::npos) return {};
+  at = line.find(':', at + key.size());
+  if (at == std::string_view::npos) return {};
+  const std::size_t open = line.find('"', at);
+  if (open == std::string_view::npos) return {};
+  const std::size_t close = line.find('"', open + 1);
+  if (close == std::string_view::npos) return {};
+  return line.substr(open + 1, close - open - 1);
+}
+
+// Boot time (ns) of the last boot a journal JSON export covers: for every entry, realtime minus
+// monotonic; per boot the smallest (later entries drift up by the time spent suspended).
+std::optional<std::pair<std::int64_t, std::string>> journal_boot_time(const std::string& path) {
+  auto reader = io::LineReader::open(path);
+  if (!reader) return std::nullopt;
+  std::string boot, last_boot;
+  std::int64_t realtime = -1, monotonic = -1;  // -1: not seen yet in this entry
+  std::int64_t best = -1;
+  io::Line line;
+  while ((*reader)->next(line)) {
+    const std::string_view t = line.text;
+    if (const auto v = json_string_value(t, "\"__REALTIME_TIMESTAMP\""); !v.empty()) realtime = text::parse_int(v).value_or(-1);
+    if (const auto v = json_string_value(t, "\"__MONOTONIC_TIMESTAMP\""); !v.empty()) monotonic = text::parse_int(v).value_or(-1);
+    if (const auto v = json_string_value(t, "\"_BOOT_ID\""); !v.empty()) boot.assign(v);
+    if (realtime < 0 || monotonic < 0 || boot.empty()) continue;  // json-pretty: fields on several lines
+    if (boot != last_boot) {
+      last_boot = boot;
+      best = -1;
+    }
+    const std::int64_t b = (realtime - monotonic) * 1000;
+    if (best < 0 || b < best) best = b;
+    realtime = monotonic = -1;
+    boot.clear();
+  }
+  if (best < 0) return std::nullopt;
+  return std::make_pair(best, last_boot);
+}
+
+}  // namespace
+
+prep::PrepOptions with_journal_boot_time(const std::vector<std::string>& paths, prep::PrepOptions options) {
+  if (options.boot_time_ns) return options;
+  bool dmesg = false;
+  std::vector<std::string> journals;
+  for (const std::string& p : paths) {
+    if (p == "-") continue;  // stdin can be read once only
+    auto reader = io::LineReader::open(p);
+    if (!reader) continue;
+    const prep::Format f = options.forced != prep::Format::unknown ? options.forced
+                                                                   : prep::detect_format((*reader)->peek(64 * 1024), options);
+    dmesg = dmesg || f == prep::Format::dmesg;
+    if (f == prep::Format::journal_json) journals.push_back(p);
+  }
+  if (!dmesg) return options;
+  for (const std::string& j : journals) {
+    if (const auto found = journal_boot_time(j)) {
+      options.boot_time_ns = found->first;
+      options.boot_time_origin = "journal " + j + " (boot " + found->second + ")";
+      break;
+    }
+  }
+  return options;
 }
 
 Status feed_inputs(const std::vector<std::string>& paths, const prep::PrepOptions& options, LocalClock& clock,

@@ -392,7 +392,8 @@ class DmesgParser final : public LineParser {
       const bool placed = ctx.options.boot_time_ns || (m_boot_ns && !m_released_relative);
       klog::raise_basis(ctx.stats, placed ? TimeBasis::absolute : TimeBasis::uptime);
       if (ctx.options.boot_time_ns) {
-        add(fmt::format("uptime + boot time {} from --boot-time", format_utc(*ctx.options.boot_time_ns)));
+        add(fmt::format("uptime + boot time {} from {}", format_utc(*ctx.options.boot_time_ns),
+                        ctx.options.boot_time_origin));
       } else if (placed) {
         add(fmt::format("uptime + boot time {} derived from line {} (rtc_cmos set the system clock)",
                         format_utc(*m_boot_ns), m_boot_line));

@@ -82,3 +82,28 @@ TEST_CASE("pipeline::load_features: raw log and its events stream give the same 
   CHECK(stats[0].events == 3);
   CHECK(stats[0].ignored == 2);
 }
+
+TEST_CASE("pipeline::with_journal_boot_time: dmesg uptime placed with the journal's boot time", "[pipeline]") {
+  const fs::path dir = scratch_dir("boot");
+  write(dir / "dmesg.txt",
+        "[    0.000000] Linux version 6.8.0-45-generic (buildd@lcy02) #45-Ubuntu SMP\n"
+        "[ 1432.119804] NVRM: Xid (PCI:0000:01:00): 79, pid=4242, name=python3, GPU has fallen off the bus.\n");
+  // Two boots: the later one (b2) is the one dmesg shows. Its entries give realtime - monotonic
+  // = 1718194938.000000 - 120.000000 s and 1718194999.500000 - 181.400000 s (0.1 s later: the
+  // smallest is taken) -> boot at 1718194818 s.
+  write(dir / "journal.json",
+        "{\"__REALTIME_TIMESTAMP\":\"1718100000000000\",\"__MONOTONIC_TIMESTAMP\":\"5000000\",\"_BOOT_ID\":\"b1\",\"MESSAGE\":\"x\"}\n"
+        "{\"__REALTIME_TIMESTAMP\":\"1718194938000000\",\"__MONOTONIC_TIMESTAMP\":\"120000000\",\"_BOOT_ID\":\"b2\",\"MESSAGE\":\"y\"}\n"
+        "{\"__REALTIME_TIMESTAMP\":\"1718194999500000\",\"__MONOTONIC_TIMESTAMP\":\"181400000\",\"_BOOT_ID\":\"b2\",\"MESSAGE\":\"z\"}\n");
+  const prep::PrepOptions none;
+  const auto o = pipeline::with_journal_boot_time({(dir / "dmesg.txt").string(), (dir / "journal.json").string()}, none);
+  REQUIRE(o.boot_time_ns);
+  CHECK(*o.boot_time_ns == 1718194818LL * 1'000'000'000);
+  CHECK(o.boot_time_origin.find("boot b2") != std::string::npos);
+  // Without a dmesg input, or with --boot-time given, nothing changes.
+  CHECK_FALSE(pipeline::with_journal_boot_time({(dir / "journal.json").string()}, none).boot_time_ns);
+  prep::PrepOptions given;
+  given.boot_time_ns = 7;
+  CHECK(*pipeline::with_journal_boot_time({(dir / "dmesg.txt").string(), (dir / "journal.json").string()}, given)
+             .boot_time_ns == 7);
+}

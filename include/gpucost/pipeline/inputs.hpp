@@ -21,6 +21,11 @@ Expected<std::vector<std::string>> expand_inputs(const std::vector<std::string>&
 /// so that nothing is written before such an error ("-" is checked while it is read).
 Status check_inputs(const std::vector<std::string>& paths, const prep::PrepOptions& options);
 
+/// When some input is dmesg and no --boot-time was given, takes the boot time from a
+/// `journalctl -o json` input among the same paths: __REALTIME_TIMESTAMP − __MONOTONIC_TIMESTAMP
+/// of the last boot the journal covers (dmesg shows the running boot). Otherwise `options`.
+prep::PrepOptions with_journal_boot_time(const std::vector<std::string>& paths, prep::PrepOptions options);
+
 /// Runs every input into `sink`: event streams are read back, raw logs go through prep.
 /// One InputStats per input is appended to `stats` (also when it fails).
 Status feed_inputs(const std::vector<std::string>& paths, const prep::PrepOptions& options, LocalClock& clock,

@@ -100,6 +100,7 @@ struct PrepOptions {
   std::string fields;                       ///< --fields, for query CSV without a header
   std::string host = "localhost";           ///< host name put on every event
   std::optional<std::int64_t> boot_time_ns; ///< --boot-time, for dmesg uptime stamps
+  std::string boot_time_origin = "--boot-time";  ///< where boot_time_ns came from, for the summary
   std::optional<int> year;                  ///< --year, for syslog/journal stamps without a year
   std::size_t max_examples = 5;
 };
