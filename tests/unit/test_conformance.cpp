@@ -25,6 +25,19 @@ class CountingSink final : public prep::EventSink {
   void on_event(const gpucost::Event& /*event*/) override { ++events; }
 };
 
+// The captures of one corpus folder, sorted; none (with a warning) when the folder is absent.
+std::vector<fs::path> corpus_files(const fs::path& dir) {
+  std::vector<fs::path> paths;
+  if (!fs::is_directory(dir)) {
+    WARN("corpus folder " << dir.string() << " not found: skipped");
+    return paths;
+  }
+  for (const auto& entry : fs::directory_iterator(dir))
+    if (entry.is_regular_file() && entry.path().filename() != "PROVENANCE.md") paths.push_back(entry.path());
+  std::sort(paths.begin(), paths.end());
+  return paths;
+}
+
 // Data rows counted independently of the parsers: non-blank lines that are not '#' comments for
 // dmon/pmon; non-blank lines minus the one header line for query-csv.
 std::uint64_t count_data_rows(const std::string& path, prep::Format format) {
@@ -55,16 +68,7 @@ TEST_CASE("conformance: prep reads every dmon, pmon and query-csv capture of the
       {"dmon", prep::Format::dmon}, {"pmon", prep::Format::pmon}, {"query-csv", prep::Format::query_csv}};
   std::size_t files = 0;
   for (const auto& [folder, format] : folders) {
-    const fs::path dir = logs / folder;
-    if (!fs::is_directory(dir)) {
-      WARN("corpus folder " << dir.string() << " not found: skipped");
-      continue;
-    }
-    std::vector<fs::path> paths;
-    for (const auto& entry : fs::directory_iterator(dir))
-      if (entry.is_regular_file()) paths.push_back(entry.path());
-    std::sort(paths.begin(), paths.end());
-    for (const fs::path& path : paths) {
+    for (const fs::path& path : corpus_files(logs / folder)) {
       INFO(path.string());
       ++files;
       auto reader = gpucost::io::LineReader::open(path.string());
@@ -115,16 +119,7 @@ TEST_CASE("conformance: prep reads every journal-json and dcgmi capture of the c
   std::size_t files = 0;
   for (const auto& [folder, format] :
        {std::pair{"journal-json", prep::Format::journal_json}, std::pair{"dcgmi", prep::Format::dcgmi}}) {
-    const fs::path dir = logs / folder;
-    if (!fs::is_directory(dir)) {
-      WARN("corpus folder " << dir.string() << " not found: skipped");
-      continue;
-    }
-    std::vector<fs::path> paths;
-    for (const auto& entry : fs::directory_iterator(dir))
-      if (entry.is_regular_file()) paths.push_back(entry.path());
-    std::sort(paths.begin(), paths.end());
-    for (const fs::path& path : paths) {
+    for (const fs::path& path : corpus_files(logs / folder)) {
       INFO(path.string());
       ++files;
       auto reader = gpucost::io::LineReader::open(path.string());
@@ -195,16 +190,7 @@ TEST_CASE("conformance: prep reads every smi-q and smi-xml capture of the corpus
   std::size_t files = 0;
   for (const auto& [folder, format] :
        {std::pair{"smi-q", prep::Format::smi_q}, std::pair{"smi-xml", prep::Format::smi_xml}}) {
-    const fs::path dir = logs / folder;
-    if (!fs::is_directory(dir)) {
-      WARN("corpus folder " << dir.string() << " not found: skipped");
-      continue;
-    }
-    std::vector<fs::path> paths;
-    for (const auto& entry : fs::directory_iterator(dir))
-      if (entry.is_regular_file() && entry.path().filename() != "PROVENANCE.md") paths.push_back(entry.path());
-    std::sort(paths.begin(), paths.end());
-    for (const fs::path& path : paths) {
+    for (const fs::path& path : corpus_files(logs / folder)) {
       INFO(path.string());
       ++files;
       // GPU blocks and driver lines counted independently of the parser: "GPU <bus id>" lines at
@@ -300,16 +286,7 @@ TEST_CASE("conformance: prep reads every kernlog, dmesg and journal-text capture
       {"xid", "xid"}, {"aer", "aer"}, {"suspend", "suspend"}, {"sleep", "suspend"}, {"lid", "lid"}, {"fallen", "gpu_lost"}};
   std::size_t files = 0;
   for (const auto& [folder, formats] : folders) {
-    const fs::path dir = logs / folder;
-    if (!fs::is_directory(dir)) {
-      WARN("corpus folder " << dir.string() << " not found: skipped");
-      continue;
-    }
-    std::vector<fs::path> paths;
-    for (const auto& entry : fs::directory_iterator(dir))
-      if (entry.is_regular_file()) paths.push_back(entry.path());
-    std::sort(paths.begin(), paths.end());
-    for (const fs::path& path : paths) {
+    for (const fs::path& path : corpus_files(logs / folder)) {
       INFO(path.string());
       ++files;
       auto reader = gpucost::io::LineReader::open(path.string());

@@ -7,6 +7,7 @@
 #include "support.hpp"
 
 using gpucost::test::PrepRun;
+using gpucost::test::check_accounting;
 using gpucost::test::field;
 using gpucost::test::fixture;
 using gpucost::test::run_prep_text;
@@ -17,12 +18,6 @@ namespace {
 
 constexpr std::int64_t kSec = gpucost::kNsPerSecond;
 constexpr std::int64_t kUs = 1000;
-
-void check_lines(const PrepRun& r) {
-  CHECK(r.status);
-  CHECK(r.stats.lines == r.stats.event_lines + r.stats.ignored + r.stats.malformed);
-  CHECK(r.events.size() == r.stats.events);
-}
 
 std::vector<std::string> kinds(const PrepRun& r) {
   std::vector<std::string> out;
@@ -38,7 +33,7 @@ TEST_CASE("prep::dmesg: raw stamps, boot time from the rtc_cmos line, a 3-line r
   const std::int64_t boot = 1716190872 * kSec - 1'906'020 * kUs;
   SECTION("no --boot-time: derived from the log") {
     const PrepRun r = run_prep_text(text);
-    check_lines(r);
+    check_accounting(r);
     CHECK(r.stats.format == prep::Format::dmesg);
     CHECK(r.stats.malformed == 0);
     REQUIRE(kinds(r) == std::vector<std::string>{"boot", "driver", "xid", "gpu_lost"});
@@ -59,7 +54,7 @@ TEST_CASE("prep::dmesg: raw stamps, boot time from the rtc_cmos line, a 3-line r
     prep::PrepOptions o;
     o.boot_time_ns = utc_ns(2024, 5, 20, 7, 41, 0);
     const PrepRun r = run_prep_text(text, o);
-    check_lines(r);
+    check_accounting(r);
     REQUIRE(r.events.size() == 4);
     CHECK(r.events[2].ts_ns == utc_ns(2024, 5, 20, 7, 41, 0) + 5521 * kSec + 118'209 * kUs);
     CHECK(r.stats.clock == "uptime + boot time 2024-05-20T07:41:00Z from --boot-time");
@@ -68,7 +63,7 @@ TEST_CASE("prep::dmesg: raw stamps, boot time from the rtc_cmos line, a 3-line r
 
 TEST_CASE("prep::dmesg: <prio> prefixes, empty messages, no boot time", "[prep][dmesg]") {
   const PrepRun r = run_prep_text(fixture("dmesg/pstore_l4_550_raw_prio.txt"));
-  check_lines(r);
+  check_accounting(r);
   CHECK(r.stats.format == prep::Format::dmesg);
   CHECK(r.stats.malformed == 0);
   REQUIRE(kinds(r) == std::vector<std::string>{"driver", "xid", "xid"});
@@ -85,7 +80,7 @@ TEST_CASE("prep::dmesg: <prio> prefixes, empty messages, no boot time", "[prep][
 
 TEST_CASE("prep::dmesg: dmesg -T is local time; GSP dumps continue the Xid", "[prep][dmesg]") {
   const PrepRun r = run_prep_text(fixture("dmesg/ctime_h100x8_550_xid119.txt"), {}, "America/Chicago");
-  check_lines(r);
+  check_accounting(r);
   CHECK(r.stats.format == prep::Format::dmesg);
   CHECK(r.stats.time_basis == prep::TimeBasis::local);
   REQUIRE(kinds(r) == std::vector<std::string>{"xid", "xid"});
@@ -98,7 +93,7 @@ TEST_CASE("prep::dmesg: dmesg -T is local time; GSP dumps continue the Xid", "[p
 
 TEST_CASE("prep::dmesg: --time-format=iso carries its offset", "[prep][dmesg]") {
   const PrepRun r = run_prep_text(fixture("dmesg/iso_a100_535_xid94_tokyo.txt"), {}, "Europe/Berlin");
-  check_lines(r);
+  check_accounting(r);
   CHECK(r.stats.format == prep::Format::dmesg);
   CHECK(r.stats.time_basis == prep::TimeBasis::absolute);
   REQUIRE(kinds(r) == std::vector<std::string>{"xid", "xid", "xid"});
@@ -110,7 +105,7 @@ TEST_CASE("prep::dmesg: --time-format=iso carries its offset", "[prep][dmesg]") 
 
 TEST_CASE("prep::dmesg: --decode grouped by level: times out of order stay in file order", "[prep][dmesg]") {
   const PrepRun r = run_prep_text(fixture("dmesg/decode_iso_h100_550_grouped.txt"));
-  check_lines(r);
+  check_accounting(r);
   CHECK(r.stats.format == prep::Format::dmesg);
   CHECK(r.stats.malformed == 0);
   REQUIRE(kinds(r) == std::vector<std::string>{"xid", "xid", "xid", "boot"});
@@ -126,7 +121,7 @@ TEST_CASE("prep::dmesg: --decode with raw stamps", "[prep][dmesg]") {
   prep::PrepOptions o;
   o.boot_time_ns = 1'723'000'000 * kSec;
   const PrepRun r = run_prep_text(fixture("dmesg/decode_raw_rtx4070_560.txt"), o);
-  check_lines(r);
+  check_accounting(r);
   CHECK(r.stats.format == prep::Format::dmesg);
   REQUIRE(kinds(r) == std::vector<std::string>{"driver", "gpu_lost"});
   CHECK(field(r.events[0], "module") == "open");
@@ -137,7 +132,7 @@ TEST_CASE("prep::dmesg: --decode with raw stamps", "[prep][dmesg]") {
 
 TEST_CASE("prep::dmesg: /dev/kmsg records and their dictionary lines", "[prep][dmesg]") {
   const PrepRun r = run_prep_text(fixture("dmesg/kmsg_h200_570_nvlink.txt"));
-  check_lines(r);
+  check_accounting(r);
   CHECK(r.stats.format == prep::Format::dmesg);
   CHECK(r.stats.malformed == 0);
   REQUIRE(kinds(r) == std::vector<std::string>{"xid", "aer"});
@@ -163,7 +158,7 @@ TEST_CASE("prep::dmesg: continuation lines, blank lines, bad stamps", "[prep][dm
       "kern  :info  : [Tue Foo 99 12:00:00 2024] a -T stamp that does not parse\n"
       "[  101.000000] last record, no final newline";
   const PrepRun r = run_prep_text(text);
-  check_lines(r);
+  check_accounting(r);
   CHECK(r.stats.lines == 10);
   REQUIRE(kinds(r) == std::vector<std::string>{"gpu_lost"});
   CHECK(field(r.events[0], "pci_id") == "10de:26b5");

@@ -13,6 +13,7 @@ using gpucost::test::field;
 using gpucost::test::fixture;
 using gpucost::test::OwnedEvent;
 using gpucost::test::PrepRun;
+using gpucost::test::check_accounting;
 using gpucost::test::run_prep_text;
 namespace prep = gpucost::prep;
 
@@ -21,12 +22,6 @@ namespace {
 constexpr std::int64_t kUs = 1000;  // ns per µs
 
 // Accounting of a line-grouping input: every line is part of an event, ignored or malformed.
-void check_lines(const PrepRun& r) {
-  CHECK(r.status);
-  CHECK(r.stats.lines == r.stats.event_lines + r.stats.ignored + r.stats.malformed);
-  CHECK(r.events.size() == r.stats.events);
-}
-
 bool has_note(const PrepRun& r, const std::string& text) {
   return std::any_of(r.stats.notes.begin(), r.stats.notes.end(),
                      [&](const std::string& n) { return n.find(text) != std::string::npos; });
@@ -44,7 +39,7 @@ void check_event(const OwnedEvent& e, std::int64_t ts_us, const std::string& kin
 
 TEST_CASE("prep::journal-json: compact -o json of systemd 255", "[prep][journal-json]") {
   const PrepRun r = run_prep_text(fixture("journal-json/ws_rtx4090_compact_sd255.json"));
-  check_lines(r);
+  check_accounting(r);
   CHECK(r.stats.format == prep::Format::journal_json);
   CHECK(r.stats.time_basis == prep::TimeBasis::absolute);
   CHECK(r.stats.lines == 15);
@@ -86,7 +81,7 @@ TEST_CASE("prep::journal-json: compact -o json of systemd 255", "[prep][journal-
 
 TEST_CASE("prep::journal-json: spaced separators of systemd 239, a 4-entry AER record", "[prep][journal-json]") {
   const PrepRun r = run_prep_text(fixture("journal-json/gpunode_a100_spaced_sd239.json"));
-  check_lines(r);
+  check_accounting(r);
   CHECK(r.stats.format == prep::Format::journal_json);
   CHECK(r.stats.lines == 11);
   CHECK(r.stats.malformed == 0);
@@ -114,7 +109,7 @@ TEST_CASE("prep::journal-json: spaced separators of systemd 239, a 4-entry AER r
 
 TEST_CASE("prep::journal-json: json-pretty objects over many lines", "[prep][journal-json]") {
   const PrepRun r = run_prep_text(fixture("journal-json/mw_a3000_pretty_sd252.json"));
-  check_lines(r);
+  check_accounting(r);
   CHECK(r.stats.format == prep::Format::journal_json);
   CHECK(r.stats.lines == 122);
   CHECK(r.stats.malformed == 0);
@@ -151,7 +146,7 @@ TEST_CASE("prep::journal-json: MESSAGE as bytes, nulls, repeated fields, identif
       R"({"__REALTIME_TIMESTAMP":"1700000000000004","SYSLOG_IDENTIFIER":"kernel","MESSAGE":null})"
       "\n";
   const PrepRun r = run_prep_text(text);
-  check_lines(r);
+  check_accounting(r);
   CHECK(r.stats.format == prep::Format::journal_json);
   CHECK(r.stats.malformed == 0);
   CHECK(r.stats.ignored == 2);
@@ -188,7 +183,7 @@ TEST_CASE("prep::journal-json: malformed entries are reported, the rest still pa
       "{\n"
       "        \"__REALTIME_TIMESTAMP\" : \"1700000000000007\",\n";
   const PrepRun r = run_prep_text(text);
-  check_lines(r);
+  check_accounting(r);
   CHECK(r.stats.format == prep::Format::journal_json);
   CHECK(r.stats.lines == 16);
   CHECK(r.stats.ignored == 1);      // the blank line

@@ -18,9 +18,7 @@ namespace {
 constexpr std::int64_t kSec = gpucost::kNsPerSecond;
 
 void check_lines(const PrepRun& r) {
-  CHECK(r.status);
-  CHECK(r.stats.lines == r.stats.event_lines + r.stats.ignored + r.stats.malformed);
-  CHECK(r.events.size() == r.stats.events);
+  gpucost::test::check_accounting(r);
   CHECK(r.stats.malformed == 0);
 }
 

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 using gpucost::test::PrepRun;
+using gpucost::test::check_accounting;
 using gpucost::test::field;
 using gpucost::test::fixture;
 using gpucost::test::run_prep_text;
@@ -24,13 +25,6 @@ namespace prep = gpucost::prep;
 namespace {
 
 constexpr std::int64_t kSec = gpucost::kNsPerSecond;
-
-/// lines == event lines + ignored + malformed, and the sink saw every counted event.
-void check_lines(const PrepRun& r) {
-  CHECK(r.status);
-  CHECK(r.stats.lines == r.stats.event_lines + r.stats.ignored + r.stats.malformed);
-  CHECK(r.events.size() == r.stats.events);
-}
 
 prep::PrepOptions with_year(int year) {
   prep::PrepOptions o;
@@ -77,7 +71,7 @@ const char* const kXidLine = "NVRM: Xid (PCI:0000:01:00): 79, pid='<unknown>', n
 TEST_CASE("prep::syslog: Ubuntu kern.log with the printk stamp in the message", "[prep][syslog]") {
   const PrepRun r = run_prep_text(fixture("kernlog/ubuntu2204_rtx3090_535_xid79_printk.log"), with_year(2024),
                                   "Europe/Berlin");
-  check_lines(r);
+  check_accounting(r);
   CHECK(r.stats.format == prep::Format::syslog);
   CHECK(r.stats.lines == 20);
   CHECK(r.stats.malformed == 0);
@@ -107,7 +101,7 @@ TEST_CASE("prep::syslog: Ubuntu kern.log with the printk stamp in the message", 
 TEST_CASE("prep::syslog: /var/log/messages without printk stamps, rsyslog repeats, multi-line records",
           "[prep][syslog]") {
   const PrepRun r = run_prep_text(fixture("kernlog/rhel9_h100_550_messages.log"), with_year(2024), "America/Chicago");
-  check_lines(r);
+  check_accounting(r);
   CHECK(r.stats.malformed == 0);
   REQUIRE(kinds(r) == std::vector<std::string>{"modeset", "modeset", "xid", "oom", "segfault", "driver", "driver",
                                                "thermal", "thermal", "thermal"});
@@ -123,7 +117,7 @@ TEST_CASE("prep::syslog: /var/log/messages without printk stamps, rsyslog repeat
 
 TEST_CASE("prep::syslog: rsyslog RFC 3339 high-precision stamps are absolute", "[prep][syslog]") {
   const PrepRun r = run_prep_text(fixture("kernlog/rsyslog_rfc3339_l40s_550.log"), {}, "America/New_York");
-  check_lines(r);
+  check_accounting(r);
   CHECK(r.stats.format == prep::Format::syslog);
   CHECK(r.stats.time_basis == prep::TimeBasis::absolute);
   REQUIRE(kinds(r) == std::vector<std::string>{"driver", "xid", "xid"});
@@ -141,7 +135,7 @@ TEST_CASE("prep::syslog: other RFC 3339 zone forms", "[prep][syslog]") {
                            "2024-06-12T08:47:51-0400 h kernel: " + kXidLine + "\n" +
                            "2024-06-12T14:47:51 h kernel: " + kXidLine + "\n";
   const PrepRun r = run_prep_text(text, {}, "Europe/Berlin");
-  check_lines(r);
+  check_accounting(r);
   REQUIRE(r.events.size() == 3);
   CHECK(r.events[0].ts_ns == utc_ns(2024, 6, 12, 12, 47, 51) + kSec / 2);
   CHECK(r.events[1].ts_ns == utc_ns(2024, 6, 12, 12, 47, 51));
@@ -153,7 +147,7 @@ TEST_CASE("prep::syslog: the year comes from the file time, walking back over De
   const std::string text = fixture("kernlog/ws4090_newyear_rollover.log");
   SECTION("file written on Jan 3: the last line is in that year, the December lines in the year before") {
     const PrepRun r = run_file(text, utc_ns(2024, 1, 3, 12, 0, 0), {}, "Europe/Berlin");
-    check_lines(r);
+    check_accounting(r);
     REQUIRE(r.events.size() == 3);
     CHECK(r.events[0].ts_ns == utc_ns(2023, 12, 31, 17, 20, 44));  // Dec 31 18:20:44 CET
     CHECK(r.events[1].ts_ns == utc_ns(2023, 12, 31, 23, 0, 1));    // Jan  1 00:00:01 CET
@@ -239,7 +233,7 @@ TEST_CASE("prep::syslog: month names of other locales", "[prep][syslog]") {
   for (const auto& [prefix, ts] : lines) {
     INFO(prefix);
     const PrepRun r = run_prep_text(std::string(prefix) + kXidLine + "\n", with_year(2024));
-    check_lines(r);
+    check_accounting(r);
     REQUIRE(r.events.size() == 1);
     CHECK(r.events[0].ts_ns == ts);
   }
@@ -248,7 +242,7 @@ TEST_CASE("prep::syslog: month names of other locales", "[prep][syslog]") {
 TEST_CASE("prep::syslog: an unknown month name borrows the month of the line before", "[prep][syslog]") {
   const std::string text = std::string("Jun 11 23:59:00 h kernel: x\n") + "Xyz 12 00:00:01 h kernel: " + kXidLine + "\n";
   const PrepRun r = run_prep_text(text, with_year(2024));
-  check_lines(r);
+  check_accounting(r);
   REQUIRE(r.events.size() == 1);
   CHECK(r.events[0].ts_ns == utc_ns(2024, 6, 12, 0, 0, 1));
   REQUIRE(r.stats.notes.size() == 1);
@@ -257,7 +251,7 @@ TEST_CASE("prep::syslog: an unknown month name borrows the month of the line bef
   prep::PrepOptions forced = with_year(2024);
   forced.forced = prep::Format::syslog;  // not detected: no known month
   const PrepRun alone = run_prep_text(std::string("Xyz 12 00:00:01 h kernel: ") + kXidLine + "\n", forced);
-  check_lines(alone);
+  check_accounting(alone);
   CHECK(alone.stats.malformed == 1);
   REQUIRE(alone.stats.examples.size() == 1);
   CHECK(alone.stats.examples[0].reason == "unknown month name 'Xyz'");
@@ -276,7 +270,7 @@ TEST_CASE("prep::syslog: host field present or absent, identifiers of every shap
       "Sep  3 08:30:10 p16\n"
       "Sep  3 08:30:11 p16 some text without a tag\n";
   const PrepRun r = run_prep_text(text, with_year(2024));
-  check_lines(r);
+  check_accounting(r);
   CHECK(r.stats.malformed == 0);
   REQUIRE(kinds(r) == std::vector<std::string>{"shutdown", "shutdown", "lid", "lid", "driver", "resume"});
   CHECK(r.events[1].ts_ns == utc_ns(2024, 9, 3, 8, 30, 3));
@@ -292,7 +286,7 @@ TEST_CASE("prep::syslog: blank, CRLF, empty kernel messages, lines without a sta
                            "this line has no stamp\n" +                                        //
                            "Jun  5 22:36:52 h kernel: [ 4564.903886] " + kXidLine;          // no final newline
   const PrepRun r = run_prep_text(text, with_year(2017));
-  check_lines(r);
+  check_accounting(r);
   CHECK(r.stats.lines == 5);
   CHECK(r.events.size() == 2);
   CHECK(r.stats.ignored == 2);
@@ -323,7 +317,7 @@ TEST_CASE("prep::syslog: the format can be forced", "[prep][syslog]") {
   prep::PrepOptions o = with_year(2024);
   o.forced = prep::Format::syslog;
   const PrepRun r = run_prep_text(std::string("Jun 12 14:22:18 h kernel: ") + kXidLine + "\n", o);
-  check_lines(r);
+  check_accounting(r);
   CHECK(r.stats.format == prep::Format::syslog);
   CHECK(r.events.size() == 1);
   prep::Format f = prep::Format::unknown;
@@ -339,7 +333,7 @@ TEST_CASE("prep::syslog: many events: the year buffer is released early and noth
   for (int i = 0; i < kEvents; ++i)
     text += std::string(i < kEvents / 2 ? "Dec 31" : "Jan  1") + " 10:00:00 h kernel: " + kXidLine + "\n";
   const PrepRun r = run_file(text, utc_ns(2024, 1, 2, 0, 0, 0));
-  check_lines(r);
+  check_accounting(r);
   REQUIRE(r.events.size() == static_cast<std::size_t>(kEvents));
   CHECK(r.events.front().ts_ns == utc_ns(2023, 12, 31, 10, 0, 0));
   CHECK(r.events.back().ts_ns == utc_ns(2024, 1, 1, 10, 0, 0));
