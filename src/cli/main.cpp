@@ -29,7 +29,7 @@ namespace gpucost::cli {
 namespace {
 
 constexpr const char* kExitFooter =
-    "Exit status: 0 success (warnings may be printed), 1 --strict and malformed input lines,\n"
+    "Exit status: 0 success (warnings may be printed), 1 --strict and malformed or cut-short input,\n"
     "2 usage or operational error (unreadable file, unknown format, bad config). See README.md.";
 
 /// Options shared by every subcommand that reads logs.
@@ -64,7 +64,8 @@ void add_input_options(CLI::App* app, InputArgs& a) {
   app->add_option("--fields", a.fields, "the --query-gpu field list, for CSV written with noheader")
       ->type_name("LIST")->group("Input");
   app->add_option("--host", a.host, "host name for the events (default: this machine's name)")->type_name("NAME")->group("Input");
-  app->add_flag("--strict", a.strict, "exit with status 1 when any input line is malformed")->group("Input");
+  app->add_flag("--strict", a.strict, "exit with status 1 when any input line is malformed or an input is cut short")
+      ->group("Input");
   app->add_flag("-q,--quiet", a.quiet, "do not print notes (warnings and errors still go to stderr)");
   app->add_flag("-v,--verbose", a.verbose, "log progress to stderr (-v info, -vv debug); also GPUCOST_LOG=LEVEL");
 }
@@ -176,7 +177,9 @@ int finish_inputs(const std::vector<prep::InputStats>& stats, const InputArgs& a
   if (clock.fell_back_to_utc() && !a.quiet)
     fmt::print(stderr, "gpucost: note: this machine has no time zone set: local times are read as UTC (use --tz)\n");
   const std::uint64_t malformed = report_inputs(stats, a.quiet);
-  return a.strict && malformed > 0 ? kStrictFailed : kOk;
+  bool truncated = false;
+  for (const auto& s : stats) truncated = truncated || !s.truncated.empty();
+  return a.strict && (malformed > 0 || truncated) ? kStrictFailed : kOk;
 }
 
 // ---- prep ---------------------------------------------------------------------------------
