@@ -266,6 +266,7 @@ int run_extract(const ExtractArgs& args) {
     return fail(st.error());
   }
   const int status = finish_inputs(stats, args.in, common->clock);
+  samples.note_inputs(stats);
   auto features = extract::compute_features(samples, *eo);
   if (!features) return fail(features.error());
   auto out = io::OutputFile::open(args.output);

@@ -191,7 +191,7 @@ void host_indicators(const Features& f, double filled_j, double energy_j, Indica
   set(out, "gpu_count", static_cast<double>(f.gpus.size()));
   for (const IndicatorDef& def : catalogue()) {
     const std::string key(def.key);
-    if (key == "wall_s" || key == "gpu_count") continue;
+    if (key == "wall_s" || def.scope == Scope::host_only) continue;  // set on their own
     const bool is_sum = key == "energy_kwh" || key == "samples";
     const bool is_max = key == "power_max_w" || key == "temp_max_c";
     double acc = is_max ? -std::numeric_limits<double>::infinity() : 0;
@@ -233,6 +233,16 @@ void host_indicators(const Features& f, double filled_j, double energy_j, Indica
 double gap_limit_s(double median_interval_s) { return std::max(10.0, 5.0 * median_interval_s); }
 
 void SampleCollector::on_event(const Event& ev) {
+  if (ev.kind == "xid" || ev.kind == "gpu_lost" || ev.kind == "aer" || ev.kind == "suspend" || ev.kind == "lid" ||
+      ev.kind == "power_source") {
+    // The field that tells incidents of one kind apart: the Xid bucket, the AER severity, the
+    // lid or AC state.
+    std::string_view detail;
+    for (const Field& f : ev.fields)
+      if (f.key == "bucket" || f.key == "severity" || f.key == "state") detail = f.value;
+    m_incidents.push_back(Incident{ev.ts_ns, std::string(ev.kind), std::string(detail)});
+    return;
+  }
   if (ev.kind != "sample") return;
   if (m_host.empty() && !ev.host.empty()) m_host = std::string(ev.host);
   const auto get = [&](Metric m) { return ev.has(m) ? ev.get(m) : kNaN; };
@@ -240,6 +250,65 @@ void SampleCollector::on_event(const Event& ev) {
   m_series[gpu].push_back(
       Sample{ev.ts_ns, get(Metric::power_w), get(Metric::sm_pct), get(Metric::temp_c), get(Metric::pclk_mhz)});
 }
+
+void SampleCollector::note_inputs(const std::vector<prep::InputStats>& inputs) {
+  using prep::Format;
+  for (const auto& in : inputs) {
+    const Format f = in.format;
+    if (f == Format::syslog || f == Format::dmesg || f == Format::journal_text || f == Format::journal_json ||
+        f == Format::bug_report)
+      m_host_logs = true;
+    for (const auto& up : in.upstream_formats)  // an events stream: the formats prep read
+      m_host_logs = m_host_logs || up == "syslog" || up == "dmesg" || up == "journal-text" ||
+                    up == "journal-json" || up == "bug-report";
+  }
+}
+
+namespace {
+
+// Counts of kernel and system incidents in the window (host only): null when no kernel or
+// journal log was read, since then "0 Xids" would be a guess.
+void incident_indicators(const SampleCollector& c, const Features& f, IndicatorSet& out) {
+  static constexpr std::string_view kKeys[] = {"xid_count",      "xid_restart_app_count", "xid_reset_gpu_count",
+                                               "xid_reboot_count", "xid_contact_support_count", "gpu_lost_count",
+                                               "aer_corrected_count", "aer_uncorrected_count", "suspend_count",
+                                               "lid_close_count", "ac_offline_count"};
+  if (!c.has_host_logs() && c.incidents().empty()) {
+    for (auto k : kKeys) absent(out, k, "no kernel log, dmesg, journal or bug report among the inputs");
+    return;
+  }
+  std::map<std::string_view, double> n;
+  for (auto k : kKeys) n[k] = 0;
+  std::vector<std::int64_t> suspends;
+  for (const Incident& i : c.incidents()) {
+    if (i.ts_ns < f.from_ns || i.ts_ns > f.to_ns) continue;
+    if (i.kind == "xid") {
+      ++n["xid_count"];
+      if (i.detail == "restart_app") ++n["xid_restart_app_count"];
+      if (i.detail == "reset_gpu") ++n["xid_reset_gpu_count"];
+      if (i.detail == "reboot") ++n["xid_reboot_count"];
+      if (i.detail == "contact_support") ++n["xid_contact_support_count"];
+    } else if (i.kind == "gpu_lost") {
+      ++n["gpu_lost_count"];
+    } else if (i.kind == "aer") {
+      if (i.detail == "corrected") ++n["aer_corrected_count"];
+      else ++n["aer_uncorrected_count"];
+    } else if (i.kind == "suspend") {
+      suspends.push_back(i.ts_ns);
+    } else if (i.kind == "lid" && i.detail == "closed") {
+      ++n["lid_close_count"];
+    } else if (i.kind == "power_source" && i.detail == "offline") {
+      ++n["ac_offline_count"];
+    }
+  }
+  std::sort(suspends.begin(), suspends.end());
+  constexpr std::int64_t kSameSuspend = 120 * 1'000'000'000LL;
+  for (std::size_t k = 0; k < suspends.size(); ++k)
+    if (k == 0 || suspends[k] - suspends[k - 1] > kSameSuspend) ++n["suspend_count"];
+  for (const auto& [key, value] : n) set(out, key, value);
+}
+
+}  // namespace
 
 Expected<Features> compute_features(const SampleCollector& samples, const ExtractOptions& options) {
   std::int64_t lo = std::numeric_limits<std::int64_t>::max(), hi = std::numeric_limits<std::int64_t>::min();
@@ -281,6 +350,7 @@ Expected<Features> compute_features(const SampleCollector& samples, const Extrac
     return make_error(ErrorKind::usage, "--from/--to: no sample falls inside the window",
                       fmt::format("the samples run from {} to {}", format_utc(lo), format_utc(hi)));
   host_indicators(f, filled_j, energy_j, f.host_indicators);
+  incident_indicators(samples, f, f.host_indicators);
   return f;
 }
 

@@ -389,6 +389,16 @@ Status read_event_stream(LineReader& reader, prep::EventSink& sink, prep::InputS
       continue;
     }
     if (type == "summary") {
+      // Keep the formats prep read: extract needs to know whether kernel logs were among them.
+      simdjson::ondemand::array inputs;
+      obj.reset();
+      if (obj["inputs"].get_array().get(inputs) == simdjson::SUCCESS) {
+        for (auto input : inputs) {
+          std::string_view format;
+          if (input["format"].get_string().get(format) == simdjson::SUCCESS)
+            stats.upstream_formats.emplace_back(format);
+        }
+      }
       ++stats.ignored;
       continue;
     }
@@ -404,6 +414,7 @@ Status read_event_stream(LineReader& reader, prep::EventSink& sink, prep::InputS
     }
     sink.on_event(ev);
     ++stats.events;
+    ++stats.event_lines;  // one record per line: lines == event_lines + ignored + malformed
   }
   stats.truncated = reader.error();
   return {};

@@ -162,11 +162,13 @@ Expected<extract::Features> load_features(const std::vector<std::string>& paths,
       } else if (auto s = prep::run_prep_input(**reader, options, clock, samples, st); !s) {
         return s.error();
       }
+      samples.note_inputs(stats);
       return extract::compute_features(samples, extract_options);
     }
   }
   extract::SampleCollector samples;
   if (auto s = feed_inputs(paths, options, clock, samples, stats); !s) return s.error();
+  samples.note_inputs(stats);
   return extract::compute_features(samples, extract_options);
 }
 

@@ -27,15 +27,30 @@ struct Sample {
 };
 
 /// Collects "sample" events per GPU (telemetry without a GPU index belongs to GPU 0).
+/// A kernel or system event extract counts (xid, gpu_lost, aer, suspend, lid, power_source).
+struct Incident {
+  std::int64_t ts_ns = 0;
+  std::string kind;    ///< the event kind
+  std::string detail;  ///< xid: bucket; aer: severity; lid, power_source: state
+};
+
+/// Collects "sample" events per GPU (telemetry without a GPU index belongs to GPU 0) and the
+/// incidents of kernel and system logs.
 class SampleCollector final : public prep::EventSink {
  public:
   void on_event(const Event& event) override;
+  /// Records which inputs were read, so that "no Xid" can be told from "no kernel log".
+  void note_inputs(const std::vector<prep::InputStats>& inputs);
   [[nodiscard]] const std::map<int, std::vector<Sample>>& series() const { return m_series; }
+  [[nodiscard]] const std::vector<Incident>& incidents() const { return m_incidents; }
+  [[nodiscard]] bool has_host_logs() const { return m_host_logs; }
   [[nodiscard]] const std::string& host() const { return m_host; }
 
  private:
   std::map<int, std::vector<Sample>> m_series;
+  std::vector<Incident> m_incidents;
   std::string m_host;
+  bool m_host_logs = false;  // a kernel log, dmesg, journal or bug report was among the inputs
 };
 
 struct ExtractOptions {

@@ -87,6 +87,7 @@ struct InputStats {
   std::vector<std::string> notes;          ///< e.g. "no --start: times are relative"
   std::string truncated;                   ///< non-empty when the input ended early
   Fingerprint fingerprint;
+  std::vector<std::string> upstream_formats;  ///< an events stream: the formats its summary names
 };
 
 /// Adds a note to the input's summary unless it is already there.
