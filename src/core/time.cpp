@@ -95,8 +95,9 @@ bool parse_time_part(std::string_view s, std::size_t& pos, CivilTime& t) {
 }  // namespace
 
 bool valid_civil(const CivilTime& t) {
-  return t.month >= 1 && t.month <= 12 && t.day >= 1 && t.day <= days_in_month(t.year, t.month) &&
-         t.hour < 24 && t.minute < 60 && t.second < 61;
+  // Years outside 1900-2200 are junk in a log; they would also overflow ns since the epoch.
+  return t.year >= 1900 && t.year <= 2200 && t.month >= 1 && t.month <= 12 && t.day >= 1 &&
+         t.day <= days_in_month(t.year, t.month) && t.hour < 24 && t.minute < 60 && t.second < 61;
 }
 
 std::optional<CivilTime> parse_civil_datetime(std::string_view s) {

@@ -64,6 +64,7 @@ bool scan_kmsg(std::string_view line, DPrefix& px) {
   if (!klog::read_uint(line, pos, 4, prio) || pos >= line.size() || line[pos++] != ',') return false;
   if (!klog::read_uint(line, pos, 20, seq) || pos >= line.size() || line[pos++] != ',') return false;
   if (!klog::read_uint(line, pos, 20, usec) || pos >= line.size() || line[pos++] != ',') return false;
+  if (usec >= 3'000'000'000'000'000) return false;  // 95 years of uptime: junk, and beyond ns since the epoch
   const std::size_t semi = line.find(';', pos);
   if (semi == std::string_view::npos || semi - pos > 64) return false;
   const std::string_view flags = line.substr(pos, semi - pos);

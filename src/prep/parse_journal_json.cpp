@@ -50,6 +50,7 @@ bool parse_us(std::string_view s, std::int64_t& out) {
     if (c < '0' || c > '9') return false;
     v = v * 10 + (c - '0');
   }
+  if (v > std::numeric_limits<std::int64_t>::max() / 1000) return false;  // beyond ns since the epoch
   out = v;
   return true;
 }

@@ -160,6 +160,8 @@ bool parse_uptime(std::string_view s, std::int64_t& ns) {
   while (pos < s.size() && s[pos] == ' ') ++pos;
   std::uint64_t secs = 0;
   if (!read_uint(s, pos, 12, secs)) return false;
+  // An uptime of 95 years or more is junk; it would also overflow ns once a boot time is added.
+  if (secs >= 3'000'000'000) return false;
   std::int64_t frac = 0;
   if (pos < s.size() && s[pos] == '.') {
     ++pos;

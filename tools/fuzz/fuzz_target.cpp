@@ -1,0 +1,142 @@
+// One libFuzzer target, compiled once per kind (a -D chosen in CMakeLists.txt):
+//   prep_<format>  run_prep_input() with --input-format forced to that format
+//   prep_detect    run_prep_input() with format detection
+//   event_stream   io::read_event_stream()
+//   features       extract::features_from_json()
+//   config         breakeven::load_config() (the input up to the first NUL is the TOML file,
+//                  the lines after it are --set overrides)
+// The prep targets take the first byte as a set of option bits (--start, --interval, --fields,
+// --year, --boot-time, --date) and check the accounting invariant
+// lines == event_lines + ignored + malformed on every input: a mismatch aborts.
+#include <gpucost/breakeven/config.hpp>
+#include <gpucost/core/time.hpp>
+#include <gpucost/extract/extract.hpp>
+#include <gpucost/io/event_stream.hpp>
+#include <gpucost/io/line_reader.hpp>
+#include <gpucost/prep/prep.hpp>
+
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace {
+
+using namespace gpucost;
+
+class NullSink final : public prep::EventSink {
+ public:
+  void on_event(const Event& event) override { m_bytes += event.kind.size(); }
+  std::size_t m_bytes = 0;
+};
+
+void check_accounting(const prep::InputStats& stats) {
+  if (stats.lines != stats.event_lines + stats.ignored + stats.malformed) {
+    std::fprintf(stderr, "accounting broken: lines=%llu event_lines=%llu ignored=%llu malformed=%llu\n",
+                 static_cast<unsigned long long>(stats.lines), static_cast<unsigned long long>(stats.event_lines),
+                 static_cast<unsigned long long>(stats.ignored), static_cast<unsigned long long>(stats.malformed));
+    std::abort();
+  }
+}
+
+LocalClock& berlin() {
+  static LocalClock clock = [] {
+    auto c = LocalClock::make("Europe/Berlin");
+    if (!c) {
+      std::fprintf(stderr, "fuzz: cannot load Europe/Berlin\n");
+      std::abort();
+    }
+    return *c;
+  }();
+  return clock;
+}
+
+[[maybe_unused]] void fuzz_prep(prep::Format format, const std::uint8_t* data, std::size_t size) {
+  prep::PrepOptions options;
+  options.forced = format;
+  const std::uint8_t bits = size > 0 ? data[0] : 0;
+  if (size > 0) {
+    ++data;
+    --size;
+  }
+  if (bits & 0x01) options.start = parse_iso8601("2024-06-12T14:22:18Z");
+  if (bits & 0x02) options.interval_s = (bits & 0x40) ? 0.5 : 2.0;
+  if (bits & 0x04) options.fields = "name,index,temperature.gpu,utilization.gpu,memory.used,power.draw,clocks.sm,clocks.mem";
+  if (bits & 0x08) options.year = 2024;
+  if (bits & 0x10) options.boot_time_ns = std::int64_t{1718200000} * 1000000000;
+  if (bits & 0x20) {
+    CivilTime d{};
+    d.year = 2024;
+    d.month = 3;
+    d.day = 31;
+    options.date = d;
+  }
+  LocalClock clock = berlin();
+  NullSink sink;
+  prep::InputStats stats;
+  auto reader = io::LineReader::from_string(std::string(reinterpret_cast<const char*>(data), size));
+  const Status st = prep::run_prep_input(*reader, options, clock, sink, stats);
+  if (st) check_accounting(stats);
+}
+
+[[maybe_unused]] void fuzz_event_stream(const std::uint8_t* data, std::size_t size) {
+  NullSink sink;
+  prep::InputStats stats;
+  auto reader = io::LineReader::from_string(std::string(reinterpret_cast<const char*>(data), size));
+  const Status st = io::read_event_stream(*reader, sink, stats);
+  if (st) check_accounting(stats);
+}
+
+[[maybe_unused]] void fuzz_features(const std::uint8_t* data, std::size_t size) {
+  const std::string text(reinterpret_cast<const char*>(data), size);
+  auto f = extract::features_from_json(text, "fuzz.json");
+  (void)f;
+}
+
+[[maybe_unused]] void fuzz_config(const std::uint8_t* data, std::size_t size) {
+  static const std::string path = [] {
+    const char* dir = std::getenv("TMPDIR");
+    return std::string(dir != nullptr && *dir != '\0' ? dir : "/tmp") + "/gpucost-fuzz-config-" +
+           std::to_string(::getpid()) + ".toml";
+  }();
+  const std::string input(reinterpret_cast<const char*>(data), size);
+  const std::size_t nul = input.find('\0');
+  std::vector<std::string> overrides;
+  if (nul != std::string::npos) {
+    std::size_t pos = nul + 1;
+    while (pos <= input.size()) {
+      std::size_t end = input.find('\n', pos);
+      if (end == std::string::npos) end = input.size();
+      overrides.push_back(input.substr(pos, end - pos));
+      pos = end + 1;
+    }
+  }
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  if (f == nullptr) std::abort();
+  const std::string file = input.substr(0, nul);
+  if (!file.empty() && std::fwrite(file.data(), 1, file.size(), f) != file.size()) std::abort();
+  std::fclose(f);
+  auto c = breakeven::load_config(path, overrides);
+  (void)c;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+#if defined(GPUCOST_FUZZ_PREP)
+  fuzz_prep(prep::Format::GPUCOST_FUZZ_PREP, data, size);
+#elif defined(GPUCOST_FUZZ_EVENT_STREAM)
+  fuzz_event_stream(data, size);
+#elif defined(GPUCOST_FUZZ_FEATURES)
+  fuzz_features(data, size);
+#elif defined(GPUCOST_FUZZ_CONFIG)
+  fuzz_config(data, size);
+#else
+#error "define GPUCOST_FUZZ_PREP=<format>, GPUCOST_FUZZ_EVENT_STREAM, GPUCOST_FUZZ_FEATURES or GPUCOST_FUZZ_CONFIG"
+#endif
+  return 0;
+}
