@@ -199,6 +199,7 @@ bool rtc_epoch(std::string_view msg, std::int64_t& epoch_s) {
   std::size_t pos = lp + 1;
   std::uint64_t v = 0;
   if (!klog::read_uint(msg, pos, 12, v) || pos != msg.size() - 1) return false;
+  if (v > 4'102'444'800ULL) return false;  // after 2100-01-01: not a clock (and ns would overflow)
   epoch_s = static_cast<std::int64_t>(v);
   return true;
 }

@@ -119,3 +119,15 @@ TEST_CASE("fuzz: a /dev/kmsg record with a 17-digit usec stamp overflows no more
       "3,5522,99999999999999999999,-;NVRM: Xid (PCI:0000:1b:00): 74, pid=1, name=x\n",
       o));
 }
+
+TEST_CASE("fuzz: an rtc line with an 11-digit epoch gives no boot time (ns overflow)", "[fuzz]") {
+  // rtc_epoch() took up to 12 digits of seconds; 17161908722 s x 1e9 overflowed int64 (UBSan in
+  // parse_dmesg.cpp, found by CI's fuzz run). Epochs after 2100 are no clock any more.
+  const auto r = run_prep_text(
+      "[    1.000000] rtc_cmos 00:00: setting system clock to 2514-01-01T00:00:00 UTC (17161908722)\n"
+      "[    2.000000] NVRM: Xid (PCI:0000:01:00): 79, pid=1, name=x\n",
+      forced(prep::Format::dmesg));
+  gpucost::test::check_accounting(r);
+  REQUIRE(r.events.size() == 1);
+  CHECK(r.events[0].ts_ns == 2'000'000'000);  // still seconds since boot: no boot time found
+}
