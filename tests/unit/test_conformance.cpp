@@ -38,6 +38,18 @@ std::vector<fs::path> corpus_files(const fs::path& dir) {
   return paths;
 }
 
+// prep over one capture with default options and the UTC clock; the run must not fail.
+prep::InputStats prep_file(const fs::path& path, prep::EventSink& sink) {
+  auto reader = gpucost::io::LineReader::open(path.string());
+  REQUIRE(reader);
+  auto clock = gpucost::LocalClock::make("UTC");
+  REQUIRE(clock);
+  prep::InputStats stats;
+  stats.path = path.string();
+  REQUIRE(prep::run_prep_input(**reader, prep::PrepOptions{}, *clock, sink, stats));
+  return stats;
+}
+
 // Data rows counted independently of the parsers: non-blank lines that are not '#' comments for
 // dmon/pmon; non-blank lines minus the one header line for query-csv.
 std::uint64_t count_data_rows(const std::string& path, prep::Format format) {
@@ -71,16 +83,8 @@ TEST_CASE("conformance: prep reads every dmon, pmon and query-csv capture of the
     for (const fs::path& path : corpus_files(logs / folder)) {
       INFO(path.string());
       ++files;
-      auto reader = gpucost::io::LineReader::open(path.string());
-      REQUIRE(reader);
-      auto clock = gpucost::LocalClock::make("UTC");
-      REQUIRE(clock);
       CountingSink sink;
-      prep::InputStats stats;
-      stats.path = path.string();
-      const prep::PrepOptions options;
-      const gpucost::Status status = prep::run_prep_input(**reader, options, *clock, sink, stats);
-      REQUIRE(status);
+      const prep::InputStats stats = prep_file(path, sink);
       const std::string first_bad = stats.examples.empty() ? std::string("none")
                                                            : std::to_string(stats.examples[0].line) + ": " +
                                                                  stats.examples[0].reason;
@@ -122,14 +126,8 @@ TEST_CASE("conformance: prep reads every journal-json and dcgmi capture of the c
     for (const fs::path& path : corpus_files(logs / folder)) {
       INFO(path.string());
       ++files;
-      auto reader = gpucost::io::LineReader::open(path.string());
-      REQUIRE(reader);
-      auto clock = gpucost::LocalClock::make("UTC");
-      REQUIRE(clock);
       CountingSink sink;
-      prep::InputStats stats;
-      stats.path = path.string();
-      REQUIRE(prep::run_prep_input(**reader, prep::PrepOptions{}, *clock, sink, stats));
+      const prep::InputStats stats = prep_file(path, sink);
       const std::string first_bad = stats.examples.empty() ? std::string("none")
                                                            : std::to_string(stats.examples[0].line) + ": " +
                                                                  stats.examples[0].reason;
@@ -214,14 +212,8 @@ TEST_CASE("conformance: prep reads every smi-q and smi-xml capture of the corpus
           }
         }
       }
-      auto reader = gpucost::io::LineReader::open(path.string());
-      REQUIRE(reader);
-      auto clock = gpucost::LocalClock::make("UTC");
-      REQUIRE(clock);
       SmiInfoSink sink;
-      prep::InputStats stats;
-      stats.path = path.string();
-      REQUIRE(prep::run_prep_input(**reader, prep::PrepOptions{}, *clock, sink, stats));
+      const prep::InputStats stats = prep_file(path, sink);
       const std::string first_bad = stats.examples.empty() ? std::string("none")
                                                            : std::to_string(stats.examples[0].line) + ": " +
                                                                  stats.examples[0].reason;
@@ -289,15 +281,8 @@ TEST_CASE("conformance: prep reads every kernlog, dmesg and journal-text capture
     for (const fs::path& path : corpus_files(logs / folder)) {
       INFO(path.string());
       ++files;
-      auto reader = gpucost::io::LineReader::open(path.string());
-      REQUIRE(reader);
-      auto clock = gpucost::LocalClock::make("UTC");
-      REQUIRE(clock);
       KindSink sink;
-      prep::InputStats stats;
-      stats.path = path.string();
-      const prep::PrepOptions options;
-      REQUIRE(prep::run_prep_input(**reader, options, *clock, sink, stats));
+      const prep::InputStats stats = prep_file(path, sink);
       const std::string first_bad = stats.examples.empty() ? std::string("none")
                                                            : std::to_string(stats.examples[0].line) + ": " +
                                                                  stats.examples[0].reason;

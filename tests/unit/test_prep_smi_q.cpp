@@ -22,13 +22,6 @@ namespace {
 
 constexpr std::int64_t kSec = gpucost::kNsPerSecond;
 
-// Multi-line formats: every line is an event line, ignored or malformed.
-void check_smi_accounting(const PrepRun& r) {
-  CHECK(r.status);
-  CHECK(r.stats.lines == r.stats.event_lines + r.stats.ignored + r.stats.malformed);
-  CHECK(r.events.size() == r.stats.events);
-}
-
 std::uint64_t count_lines(const std::string& s, bool blank_only) {
   std::uint64_t n = 0;
   std::size_t pos = 0;
@@ -56,7 +49,7 @@ TEST_CASE("prep::smi-q: 270.x full -q of two GPUs (column 32, 'GPU 0:2:0', blank
           "[prep][smi-q]") {
   const std::string text = fixture("smi-q/m2090x2_270_full.txt");
   const PrepRun r = run_prep_text(text);
-  check_smi_accounting(r);
+  gpucost::test::check_accounting(r);
   CHECK(r.stats.format == prep::Format::smi_q);
   CHECK(r.stats.malformed == 0);
   CHECK(r.stats.lines == count_lines(text, false));
@@ -122,7 +115,7 @@ TEST_CASE("prep::smi-q: 410 -q -l, two log blocks of two GPUs (column 36, Clocks
           "[prep][smi-q]") {
   const std::string text = fixture("smi-q/v100x2_410_loop.txt");
   const PrepRun r = run_prep_text(text);
-  check_smi_accounting(r);
+  gpucost::test::check_accounting(r);
   CHECK(r.stats.malformed == 0);
   CHECK(r.stats.ignored == count_lines(text, true));
   REQUIRE(r.events.size() == 8);
@@ -181,7 +174,7 @@ TEST_CASE("prep::smi-q: 410 -q -l, two log blocks of two GPUs (column 36, Clocks
 TEST_CASE("prep::smi-q: 535 with MIG instances, Clocks Event Reasons, remapped rows, processes",
           "[prep][smi-q]") {
   const PrepRun r = run_prep_text(fixture("smi-q/a100x2_535_mig.txt"));
-  check_smi_accounting(r);
+  gpucost::test::check_accounting(r);
   CHECK(r.stats.malformed == 0);
   REQUIRE(r.events.size() == 4);
   const OwnedEvent& i0 = r.events[0];
@@ -222,7 +215,7 @@ TEST_CASE("prep::smi-q: 535 with MIG instances, Clocks Event Reasons, remapped r
 
 TEST_CASE("prep::smi-q: -i 3 of 8 attached GPUs takes the index from Minor Number", "[prep][smi-q]") {
   const PrepRun r = run_prep_text(fixture("smi-q/a100x8_535_i3.txt"));
-  check_smi_accounting(r);
+  gpucost::test::check_accounting(r);
   REQUIRE(r.events.size() == 2);
   CHECK(r.events[0].gpu == 3);
   CHECK(r.events[1].gpu == 3);
@@ -234,7 +227,7 @@ TEST_CASE("prep::smi-q: -i 3 of 8 attached GPUs takes the index from Minor Numbe
 
 TEST_CASE("prep::smi-q: 590 (column 55): average power first, counters, deprecated values", "[prep][smi-q]") {
   const PrepRun r = run_prep_text(fixture("smi-q/h100_590_load.txt"));
-  check_smi_accounting(r);
+  gpucost::test::check_accounting(r);
   CHECK(r.stats.malformed == 0);
   REQUIRE(r.events.size() == 2);
   const OwnedEvent& i = r.events[0];
@@ -265,7 +258,7 @@ TEST_CASE("prep::smi-q: 610 on Windows: CRLF, deprecated driver line, KMD versio
   const std::string text = fixture("smi-q/rtx4090_610_win.txt");
   REQUIRE(text.find("\r\n") != std::string::npos);
   const PrepRun r = run_prep_text(text);
-  check_smi_accounting(r);
+  gpucost::test::check_accounting(r);
   CHECK(r.stats.malformed == 0);
   REQUIRE(r.events.size() == 2);
   const OwnedEvent& i = r.events[0];
@@ -290,7 +283,7 @@ TEST_CASE("prep::smi-q: 610 on Windows: CRLF, deprecated driver line, KMD versio
 
 TEST_CASE("prep::smi-q: -d filtered output: throttle one-liner N/A, 4-hex domain", "[prep][smi-q]") {
   const PrepRun r = run_prep_text(fixture("smi-q/gtx660_331_dPERF_TEMP.txt"));
-  check_smi_accounting(r);
+  gpucost::test::check_accounting(r);
   CHECK(r.stats.malformed == 0);
   REQUIRE(r.events.size() == 2);
   CHECK(field(r.events[0], "pci_bus_id") == "00000000:01:00.0");
@@ -307,7 +300,7 @@ TEST_CASE("prep::smi-q: a copy starting at the GPU line: --start places it, else
   const std::string text = fixture("smi-q/v100_410_dPERF_nobanner.txt");
   CHECK(prep::detect_format(text, {}) == prep::Format::smi_q);
   const PrepRun rel = run_prep_text(text);
-  check_smi_accounting(rel);
+  gpucost::test::check_accounting(rel);
   REQUIRE(rel.events.size() == 2);
   CHECK(rel.events[0].ts_ns == 0);
   CHECK(rel.stats.time_basis == prep::TimeBasis::relative);
@@ -345,7 +338,7 @@ TEST_CASE("prep::smi-q: malformed lines, empty snapshots and banner-less repeats
       "    Power Readings\n"
       "        Power Draw                  : 120.00 W\n";
   const PrepRun r = run_prep_text(text);
-  check_smi_accounting(r);
+  gpucost::test::check_accounting(r);
   CHECK(r.stats.lines == 19);
   CHECK(r.stats.malformed == 1);
   REQUIRE(r.stats.examples.size() == 1);
@@ -450,7 +443,7 @@ TEST_CASE("prep::smi-q: a GPU nvidia-smi cannot reach is noted; the others keep 
       "    Product Name                          : NVIDIA A100-PCIE-40GB\n"
       "    Minor Number                          : 1\n";
   const PrepRun r = run_prep_text(text);
-  check_smi_accounting(r);
+  gpucost::test::check_accounting(r);
   CHECK(r.stats.malformed == 0);
   REQUIRE(r.events.size() == 1);  // no readings: gpu_info only
   CHECK(r.events[0].gpu == 1);

@@ -16,12 +16,6 @@ namespace {
 
 constexpr std::int64_t kSec = gpucost::kNsPerSecond;
 
-void check_smi_accounting(const PrepRun& r) {
-  CHECK(r.status);
-  CHECK(r.stats.lines == r.stats.event_lines + r.stats.ignored + r.stats.malformed);
-  CHECK(r.events.size() == r.stats.events);
-}
-
 std::uint64_t count_lines(const std::string& s) {
   std::uint64_t n = 0;
   for (char c : s) n += c == '\n' ? 1 : 0;
@@ -34,7 +28,7 @@ TEST_CASE("prep::smi-xml: 515, DTD v11, clocks_throttle_reasons, power_readings"
   const std::string text = fixture("smi-xml/t4_515_v11.xml");
   CHECK(prep::detect_format(text, {}) == prep::Format::smi_xml);
   const PrepRun r = run_prep_text(text);
-  check_smi_accounting(r);
+  gpucost::test::check_accounting(r);
   CHECK(r.stats.format == prep::Format::smi_xml);
   CHECK(r.stats.malformed == 0);
   CHECK(r.stats.lines == count_lines(text));
@@ -99,7 +93,7 @@ TEST_CASE("prep::smi-xml: 515, DTD v11, clocks_throttle_reasons, power_readings"
 TEST_CASE("prep::smi-xml: 535, DTD v12, two GPUs, MIG instances, clocks_event_reasons, remapped rows",
           "[prep][smi-xml]") {
   const PrepRun r = run_prep_text(fixture("smi-xml/a100x2_535_v12_mig.xml"));
-  check_smi_accounting(r);
+  gpucost::test::check_accounting(r);
   CHECK(r.stats.malformed == 0);
   REQUIRE(r.events.size() == 4);
   const OwnedEvent& i0 = r.events[0];
@@ -138,7 +132,7 @@ TEST_CASE("prep::smi-xml: 535, DTD v12, two GPUs, MIG instances, clocks_event_re
 TEST_CASE("prep::smi-xml: 590, DTD v13, tabs, two documents back to back (-l)", "[prep][smi-xml]") {
   const std::string text = fixture("smi-xml/a5000x2_590_v13_loop.xml");
   const PrepRun r = run_prep_text(text);
-  check_smi_accounting(r);
+  gpucost::test::check_accounting(r);
   CHECK(r.stats.malformed == 0);
   CHECK(r.stats.event_lines == count_lines(text));
   REQUIRE(r.events.size() == 8);
@@ -177,7 +171,7 @@ TEST_CASE("prep::smi-xml: 590, DTD v13, tabs, two documents back to back (-l)", 
 
 TEST_CASE("prep::smi-xml: 418 without DOCTYPE, power N/A on a Quadro", "[prep][smi-xml]") {
   const PrepRun r = run_prep_text(fixture("smi-xml/p400_418_nodoctype.xml"));
-  check_smi_accounting(r);
+  gpucost::test::check_accounting(r);
   REQUIRE(r.events.size() == 2);
   const OwnedEvent& i = r.events[0];
   CHECK(i.ts_ns == utc_ns(2019, 4, 17, 11, 52, 8));
@@ -198,7 +192,7 @@ TEST_CASE("prep::smi-xml: 418 without DOCTYPE, power N/A on a Quadro", "[prep][s
 TEST_CASE("prep::smi-xml: a document cut short, then a whole one", "[prep][smi-xml]") {
   const std::string text = fixture("smi-xml/p400_418_cut_then_whole.xml");
   const PrepRun r = run_prep_text(text);
-  check_smi_accounting(r);
+  gpucost::test::check_accounting(r);
   REQUIRE(r.events.size() == 2);
   CHECK(r.events[0].ts_ns == utc_ns(2019, 4, 17, 11, 52, 13));
   // The cut document: from its <?xml line to the line before the next <?xml.
@@ -237,7 +231,7 @@ TEST_CASE("prep::smi-xml: bad XML, text outside documents, an unterminated end, 
       "</nvidia_smi_log>\n";
   const std::string text = doc1 + "stray text\n" + bad + doc1 + "<?xml version=\"1.0\" ?>\n<nvidia_smi_log>\n";
   const PrepRun r = run_prep_text(text);
-  check_smi_accounting(r);
+  gpucost::test::check_accounting(r);
   CHECK(r.stats.lines == 11 + 1 + 5 + 11 + 2);
   CHECK(r.stats.event_lines == 22);
   CHECK(r.stats.malformed == 1 + 5 + 2);
@@ -261,7 +255,7 @@ TEST_CASE("prep::smi-xml: a document over 16 MiB is malformed, memory stays boun
   while (text.size() < (17u << 20)) text += filler;
   text += "</nvidia_smi_log>\n";
   const PrepRun r = run_prep_text(text);
-  check_smi_accounting(r);
+  gpucost::test::check_accounting(r);
   CHECK(r.events.empty());
   CHECK(r.stats.malformed == r.stats.lines);
   REQUIRE_FALSE(r.stats.examples.empty());
