@@ -35,7 +35,8 @@ constexpr const char* kExitFooter =
 /// Options shared by every subcommand that reads logs.
 struct InputArgs {
   std::vector<std::string> inputs;
-  std::string input_format, tz, date, start, fields, host, boot_time;
+  std::string input_format, tz, date, start, fields, host, boot_time, steps;
+  std::size_t top_kernels = 10;
   double interval_s = 0;
   int year = 0;
   bool strict = false, quiet = false;
@@ -63,6 +64,10 @@ void add_input_options(CLI::App* app, InputArgs& a) {
       ->type_name("YYYY")->group("Input");
   app->add_option("--fields", a.fields, "the --query-gpu field list, for CSV written with noheader")
       ->type_name("LIST")->group("Input");
+  app->add_option("--steps", a.steps, "trace analyses on ProfilerStep#A (or #A to #B) only; default the whole trace")
+      ->type_name("A[-B]")->group("Input");
+  app->add_option("--top-kernels", a.top_kernels, "kernels listed per GPU from a trace (default 10)")
+      ->type_name("N")->group("Input");
   app->add_option("--host", a.host, "host name for the events (default: this machine's name)")->type_name("NAME")->group("Input");
   app->add_flag("--strict", a.strict, "exit with status 1 when any input line is malformed or an input is cut short")
       ->group("Input");
@@ -129,6 +134,18 @@ Expected<prep::PrepOptions> prep_options(const InputArgs& a) {
       return make_error(ErrorKind::usage, fmt::format("--year: {} is out of range", a.year), "e.g. --year 2024");
     o.year = a.year;
   }
+  if (!a.steps.empty()) {
+    const std::string_view s = a.steps;
+    const std::size_t dash = s.find('-', 1);
+    const auto first = text::parse_int(s.substr(0, dash));
+    const auto last = dash == std::string_view::npos ? first : text::parse_int(s.substr(dash + 1));
+    if (!first || !last || *first < 0 || *last < *first)
+      return make_error(ErrorKind::usage, fmt::format("--steps: '{}' is not a step or a range of steps", a.steps),
+                        "e.g. --steps 5 or --steps 4-6 (the numbers of ProfilerStep#N annotations)");
+    o.step_first = *first;
+    o.step_last = *last;
+  }
+  o.top_kernels = a.top_kernels;
   o.fields = a.fields;
   o.host = a.host;
   if (o.host.empty()) {

@@ -269,6 +269,20 @@ bool LineReader::fill() {
   return true;
 }
 
+std::size_t LineReader::read_bytes(char* dst, std::size_t n) {
+  if (m_begin < m_end) {
+    const std::size_t take = std::min(n, m_end - m_begin);
+    std::memcpy(dst, m_buf.get() + m_begin, take);
+    m_begin += take;
+    return take;
+  }
+  if (m_eof) return 0;
+  const std::size_t got = m_src->read(dst, n);
+  if (got == 0) m_eof = true;
+  m_bytes += got;
+  return got;
+}
+
 std::string_view LineReader::peek(std::size_t n) {
   n = std::min(n, kMaxLineBytes);
   while (m_end - m_begin < n && fill()) {

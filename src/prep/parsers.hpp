@@ -36,4 +36,10 @@ bool looks_like_bug_report(std::string_view head);
 /// syslog, journal_text or dmesg when the first lines of `head` have their shape, else unknown.
 Format detect_kernel_log(std::string_view head);
 
+/// Kineto trace JSON: reads the whole input, runs the analyses and emits their events
+/// (trace/trace_events.cpp).
+void parse_trace_input(io::LineReader& reader, ParseContext& ctx);
+/// Why a trace-like JSON input is not a Kineto trace, from its first bytes; empty when it may be one.
+std::string not_kineto_reason(std::string_view head);
+
 }  // namespace gpucost::prep

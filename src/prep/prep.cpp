@@ -8,6 +8,7 @@
 #include <gpucost/core/log.hpp>
 #include <gpucost/core/text.hpp>
 #include <gpucost/io/line_reader.hpp>
+#include <gpucost/prep/trace.hpp>
 
 #include <fmt/format.h>
 
@@ -38,6 +39,7 @@ constexpr FormatEntry kFormats[] = {
     {Format::dmesg, "dmesg", make_dmesg_parser},
     {Format::journal_text, "journal-text", make_journal_text_parser},
     {Format::bug_report, "bug-report", make_bug_report_parser},
+    {Format::kineto, "kineto-trace", nullptr},  // a whole document: see parse_trace_input
 };
 
 const FormatEntry* entry(Format f) {
@@ -55,6 +57,7 @@ std::string_view format_name(Format f) {
 
 bool format_from_name(std::string_view name, Format& out) {
   if (name == "query_csv" || name == "csv") name = "query-csv";
+  if (name == "trace" || name == "kineto" || name == "chrome-trace") name = "kineto-trace";
   for (const auto& e : kFormats) {
     if (e.name == name) {
       out = e.format;
@@ -161,6 +164,7 @@ Format detect_format(std::string_view head, const PrepOptions& options) {
     if (text::iequals(first, "entity")) return Format::dcgmi;  // dcgmi dmon: "#Entity ...", "# Entity ..."
     return Format::unknown;
   }
+  if (trace::looks_like_trace(head)) return Format::kineto;  // before journal JSON: both start with '{'
   if (line.front() == '{') {
     // journalctl -o json / json-pretty: journald's own fields in the first object.
     const std::string_view start = head.substr(0, 16 * 1024);
@@ -177,7 +181,14 @@ Format detect_format(std::string_view head, const PrepOptions& options) {
 Status check_format(std::string_view head, const PrepOptions& options, const std::string& path) {
   const std::string_view first = first_nonblank_line(head);
   if (options.forced == Format::query_csv) return check_query_csv_head(first, options, path);
-  if (options.forced != Format::unknown || detect_format(head, options) != Format::unknown) return {};
+  const Format detected = options.forced != Format::unknown ? options.forced : detect_format(head, options);
+  if (detected == Format::kineto) {
+    if (const std::string why = not_kineto_reason(head); !why.empty())
+      return make_error(ErrorKind::format, fmt::format("{}: {}", path, why),
+                        "gpucost reads the Chrome trace JSON that torch.profiler writes (export_chrome_trace, "
+                        "tensorboard_trace_handler: *.pt.trace.json[.gz])");
+  }
+  if (detected != Format::unknown) return {};
   if (first.empty()) return {};
   if (first.find(',') != std::string_view::npos)
     return make_error(ErrorKind::format, fmt::format("{}: cannot recognise the format", path),
@@ -193,6 +204,7 @@ struct InputParse::Impl {
   InputStats& stats;
   ParseContext ctx;
   std::unique_ptr<LineParser> parser;  // null: an empty input, all lines ignored
+  bool whole_document = false;         // a trace: read in one step by parse_trace_input
   std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
   bool done = false;
 
@@ -202,7 +214,7 @@ struct InputParse::Impl {
   void end() {
     done = true;
     if (parser) parser->finish(ctx);
-    stats.truncated = reader.error();
+    if (stats.truncated.empty()) stats.truncated = reader.error();  // a trace reports its own
     if (stats.clock.empty()) {  // parsers with a special clock (uptime, inferred year) set their own
       if (stats.time_basis == TimeBasis::local) stats.clock = "local time in " + clock.name();
       if (stats.time_basis == TimeBasis::absolute) stats.clock = "absolute (UTC or an explicit offset)";
@@ -235,7 +247,10 @@ Status InputParse::start() {
     return {};
   }
   stats.format = format;
-  if (format == Format::query_csv) {
+  if (format == Format::kineto) {
+    if (auto st = check_format(head, options, stats.path); !st) return st;
+    m.whole_document = true;
+  } else if (format == Format::query_csv) {
     auto p = make_query_csv_parser(m.ctx, first_nonblank_line(head));
     if (!p) return p.error();
     m.parser = std::move(*p);
@@ -252,6 +267,11 @@ Status InputParse::start() {
 bool InputParse::step() {
   Impl& m = *m_impl;
   if (m.done) return false;
+  if (m.whole_document) {
+    parse_trace_input(m.reader, m.ctx);
+    m.end();
+    return false;
+  }
   io::Line line;
   if (!m.reader.next(line)) {
     m.end();

@@ -57,6 +57,9 @@ class LineReader {
   bool next(Line& line);
   /// Looks at the first bytes without consuming them (format detection); up to n bytes.
   std::string_view peek(std::size_t n);
+  /// Reads up to n raw bytes (bytes peeked or buffered first, then the source) for readers of
+  /// whole documents such as trace JSON; 0 at the end. Do not mix with next().
+  std::size_t read_bytes(char* dst, std::size_t n);
 
   [[nodiscard]] Compression compression() const { return m_compression; }
   /// Non-empty when the input ended early (read error, truncated archive).

@@ -35,6 +35,7 @@ enum class Format {
   journal_json,  ///< journalctl -o json / json-pretty
   journal_text,  ///< journalctl -o short* text modes
   bug_report,    ///< nvidia-bug-report.log: sections handed to the parsers above
+  kineto,        ///< PyTorch profiler / Kineto trace JSON (read whole, not line by line)
 };
 
 std::string_view format_name(Format f);
@@ -103,6 +104,8 @@ struct PrepOptions {
   std::optional<std::int64_t> boot_time_ns; ///< --boot-time, for dmesg uptime stamps
   std::string boot_time_origin = "--boot-time";  ///< where boot_time_ns came from, for the summary
   std::optional<int> year;                  ///< --year, for syslog/journal stamps without a year
+  std::optional<std::int64_t> step_first, step_last;  ///< --steps A[-B]: trace analyses on ProfilerStep#A..B
+  std::size_t top_kernels = 10;             ///< --top-kernels: kernels listed per device from a trace
   std::size_t max_examples = 5;
 };
 

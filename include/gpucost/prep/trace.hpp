@@ -1,0 +1,190 @@
+// PyTorch profiler / Kineto traces (Chrome trace JSON, formats.md §G + docs/formats.md "Kineto
+// traces"): a streaming reader that keeps only what the analyses need, and the analyses that
+// Holistic Trace Analysis made standard (temporal breakdown, idle breakdown, launch delay,
+// kernel breakdown, memory copies, queue length), per rank and device.
+//
+// Times are integer nanoseconds from the trace's own origin (`ts` in µs, parsed exactly from
+// its decimal text); TraceData::to_epoch_ns() puts them on the UTC clock when the trace has
+// baseTimeNanoseconds or absolute epoch stamps.
+#pragma once
+
+#include <gpucost/core/error.hpp>
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gpucost::io {
+class LineReader;
+}
+
+namespace gpucost::prep::trace {
+
+enum class OpType : std::uint8_t { kernel, memcpy, memset };
+/// Kernel breakdown classes: communication = kernel named nccl*/rccl* (any case);
+/// memory = memcpy and memset operations; compute = every other kernel.
+enum class OpClass : std::uint8_t { compute, communication, memory };
+enum class MemDir : std::uint8_t { none, h2d, d2h, d2d, h2h, p2p, other };
+std::string_view to_string(OpClass c);
+std::string_view to_string(MemDir d);
+
+inline constexpr std::int64_t kNoCorrelation = -1;
+
+/// One GPU operation: a kernel, memcpy or memset with a stream (sync events are not ops).
+struct GpuOp {
+  std::int64_t start_ns = 0, dur_ns = 0;
+  std::int64_t stream = 0;
+  std::int64_t correlation = kNoCorrelation;
+  std::uint64_t bytes = 0;  ///< memcpy/memset size when the trace gives it
+  std::uint32_t name = 0;   ///< index into TraceData::names
+  std::int32_t device = 0;
+  OpType type = OpType::kernel;
+  OpClass cls = OpClass::compute;
+  MemDir dir = MemDir::none;
+  [[nodiscard]] std::int64_t end_ns() const { return start_ns + dur_ns; }
+};
+
+/// A runtime or driver call that launches GPU work (cudaLaunchKernel, cudaGraphLaunch, ...).
+struct LaunchCall {
+  std::int64_t start_ns = 0, dur_ns = 0;
+  std::int64_t correlation = kNoCorrelation;
+  [[nodiscard]] std::int64_t end_ns() const { return start_ns + dur_ns; }
+};
+
+/// A ProfilerStep#N annotation (CPU side).
+struct StepMark {
+  std::int64_t number = 0;
+  std::int64_t start_ns = 0, dur_ns = 0;
+};
+
+/// Accounting of the trace's records (elements of traceEvents), like lines of a text input.
+struct RecordCounts {
+  std::uint64_t records = 0, used = 0, ignored = 0, malformed = 0;
+  std::string first_malformed;  ///< "record N: why"
+};
+
+/// What the reader keeps of one trace.
+struct TraceData {
+  std::vector<GpuOp> ops;
+  std::vector<LaunchCall> launches;
+  std::vector<StepMark> steps;
+  std::vector<std::string> names;  ///< interned GPU op names
+  std::map<int, std::string> device_names;  ///< deviceProperties id -> name
+
+  std::optional<std::int64_t> base_time_ns;  ///< baseTimeNanoseconds
+  int rank = -1, world_size = -1;            ///< distributedInfo; -1 = not given
+  std::string backend;                       ///< distributedInfo.backend
+  std::string trace_name;                    ///< traceName
+  std::int64_t schema_version = -1;
+  std::int64_t min_ts_ns = 0;  ///< earliest `ts` of any record (valid when records > 0)
+  bool has_min_ts = false;
+  std::uint64_t sync_events = 0, cpu_ops = 0, runtime_calls = 0, gpu_annotations = 0;
+  std::map<std::string, std::uint64_t> other_device_categories;  ///< e.g. mtia_runtime, cuda_profiler_range
+  RecordCounts counts;
+  std::string not_kineto;  ///< non-empty when the document is JSON of another kind: what it is
+  std::string truncated;   ///< non-empty when the document ended early
+
+  /// True when `ts` values are microseconds since the Unix epoch or relative to baseTimeNanoseconds.
+  [[nodiscard]] bool absolute() const;
+  /// `ts_ns` (trace clock) on the UTC clock when absolute(), else unchanged.
+  [[nodiscard]] std::int64_t to_epoch_ns(std::int64_t ts_ns) const;
+};
+
+/// Reads a whole trace from `reader` (plain, gzip or zstd), a bounded chunk at a time: only
+/// one event is materialised at once, and memory holds the chunk plus the compact records
+/// above. Fails only on I/O errors that leave nothing; JSON errors are recorded in `truncated`.
+Status read_trace(io::LineReader& reader, TraceData& out);
+/// The same over text in memory (tests).
+TraceData read_trace_text(std::string_view text);
+/// True when `head` (the first bytes of a file) looks like Chrome trace JSON from a profiler,
+/// or like one of the profiler's other JSON files (reported as not a Kineto trace).
+bool looks_like_trace(std::string_view head);
+
+// ---- analyses -------------------------------------------------------------------------------
+
+struct TraceOptions {
+  std::optional<std::int64_t> step_first, step_last;  ///< --steps A[-B]; empty = whole trace
+  std::size_t top_kernels = 10;
+  std::int64_t short_gap_ns = 30'000;        ///< idle gaps shorter than this are "short"
+  std::int64_t short_kernel_ns = 10'000;     ///< kernels shorter than this are "short"
+  std::int64_t long_delay_ns = 10'000'000;   ///< launch delays above this are the long tail
+};
+
+struct IdleBreakdown {
+  std::int64_t host_wait_ns = 0, short_gap_ns = 0, other_ns = 0;
+  [[nodiscard]] std::int64_t total() const { return host_wait_ns + short_gap_ns + other_ns; }
+};
+
+struct StreamReport {
+  std::int64_t stream = 0;
+  std::uint64_t ops = 0;
+  std::int64_t start_ns = 0, end_ns = 0, busy_ns = 0;
+  IdleBreakdown idle;
+  double queue_length_mean = 0;  ///< time-weighted, from first enqueue to last completion
+  std::int64_t queue_length_max = 0;
+  bool has_queue = false;        ///< false when no op of the stream had its launch call
+};
+
+struct KernelRow {
+  std::string name;
+  OpClass cls = OpClass::compute;
+  std::uint64_t count = 0;
+  std::int64_t total_ns = 0, min_ns = 0, max_ns = 0;
+};
+
+struct MemoryRow {
+  MemDir dir = MemDir::none;
+  OpType type = OpType::memcpy;
+  std::uint64_t count = 0, bytes = 0, counted_bytes_ops = 0;  ///< ops that gave bytes
+  std::int64_t total_ns = 0, timed_ns = 0;  ///< timed_ns: time of the ops that gave bytes
+  [[nodiscard]] std::optional<double> gbps() const;  ///< bytes / s / 1e9 over ops with bytes
+};
+
+struct LaunchStats {
+  std::uint64_t matched = 0;     ///< GPU ops joined to a launch call
+  std::uint64_t unmatched = 0;   ///< GPU ops with no launch call found
+  std::vector<std::int64_t> delays_ns;  ///< one per matched op, sorted
+  std::uint64_t kernels = 0, short_kernels = 0;
+  std::uint64_t long_delays = 0;
+  /// Linear-interpolated percentile (numpy's default), ns; empty when nothing matched.
+  [[nodiscard]] std::optional<double> percentile_ns(double p) const;
+};
+
+struct DeviceReport {
+  int rank = -1;
+  int device = 0;
+  std::string device_name;
+  std::uint64_t ops = 0, kernels = 0, memcpys = 0, memsets = 0;
+  std::int64_t start_ns = 0, end_ns = 0;  ///< trace clock
+  std::int64_t span_ns = 0, busy_ns = 0, idle_ns = 0, compute_ns = 0, noncompute_ns = 0;
+  std::int64_t kernel_time_ns[3] = {0, 0, 0};  ///< summed durations by OpClass
+  IdleBreakdown idle;  ///< summed over streams
+  LaunchStats launch;
+  std::vector<StreamReport> streams;
+  std::vector<KernelRow> top_kernels;  ///< by total time, top N
+  std::uint64_t distinct_kernels = 0;
+  std::vector<MemoryRow> memory;
+  double queue_length_mean = 0;  ///< mean over streams with a queue
+  std::int64_t queue_length_max = 0;
+};
+
+struct TraceReport {
+  std::vector<DeviceReport> devices;  ///< by device
+  std::vector<StepMark> steps_used;   ///< the steps the analysis was restricted to (if any)
+  std::uint64_t ops_filtered_out = 0; ///< ops outside --steps
+};
+
+/// Runs every analysis on the trace's GPU ops; devices without ops are not reported.
+TraceReport analyse(const TraceData& data, const TraceOptions& options);
+
+/// Length of the union of [start, end) intervals (sorted by start in place).
+std::int64_t union_length(std::vector<std::pair<std::int64_t, std::int64_t>>& intervals);
+/// Exact µs decimal text (`1234.567`, `-3`, `12e3`) -> ns, rounded half away from zero.
+bool parse_us_to_ns(std::string_view text, std::int64_t& out);
+/// Launch APIs whose calls are joined to GPU ops on args.correlation.
+bool is_launch_api(std::string_view name);
+
+}  // namespace gpucost::prep::trace

@@ -1,0 +1,285 @@
+// A Kineto trace as events of the gpucost.events stream: the trace's analyses, not its raw
+// records (a trace holds hundreds of thousands; the cost model needs their sums). Kinds and
+// fields are listed in docs/formats.md, "Kineto traces".
+#include "../parsers.hpp"
+
+#include <gpucost/core/time.hpp>
+#include <gpucost/io/line_reader.hpp>
+#include <gpucost/prep/trace.hpp>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace gpucost::prep {
+
+namespace {
+
+using namespace trace;
+
+void add_real(Event& e, std::string_view key, double v) {
+  e.fields.push_back(Field{key, e.own(fmt::format("{}", v)), true, false});
+}
+
+void add_fraction(Event& e, std::string_view key, std::int64_t part, std::int64_t whole) {
+  if (whole > 0) add_real(e, key, static_cast<double>(part) / static_cast<double>(whole));
+}
+
+/// Puts trace times on the events' clock: UTC when the trace is absolute, else --start plus the
+/// offset from the trace's first record, else that offset alone (a relative clock).
+class TraceClock {
+ public:
+  TraceClock(const TraceData& data, ParseContext& ctx) : m_data(data) {
+    if (data.absolute()) {
+      ctx.stats.time_basis = TimeBasis::absolute;
+      ctx.stats.clock = data.base_time_ns ? "absolute: ts relative to baseTimeNanoseconds"
+                                          : "absolute: ts in microseconds since the Unix epoch";
+      return;
+    }
+    m_origin = data.has_min_ts ? data.min_ts_ns : 0;
+    if (const auto& s = ctx.options.start) {
+      m_anchor = s->offset_s ? s->civil.as_utc_ns() - *s->offset_s * kNsPerSecond : ctx.clock.to_utc_ns(s->civil.as_utc_ns());
+      ctx.stats.time_basis = TimeBasis::absolute;
+      ctx.stats.clock = "the trace's first record placed at --start";
+    } else {
+      ctx.stats.time_basis = TimeBasis::relative;
+      ctx.stats.clock = "relative: the trace has no baseTimeNanoseconds and its ts are not epoch times";
+      add_note(ctx.stats, "trace times are relative to its first record (1970-01-01T00:00:00Z = start); give --start to place them");
+    }
+  }
+  [[nodiscard]] std::int64_t at(std::int64_t ts) const {
+    return m_data.absolute() ? m_data.to_epoch_ns(ts) : m_anchor + (ts - m_origin);
+  }
+
+ private:
+  const TraceData& m_data;
+  std::int64_t m_origin = 0, m_anchor = 0;
+};
+
+void begin(ParseContext& ctx, std::string_view kind, std::int64_t ts, int gpu) {
+  ctx.event.reset();
+  ctx.event.source = "kineto-trace";
+  ctx.event.kind = kind;
+  ctx.event.ts_ns = ts;
+  ctx.event.gpu = gpu;
+}
+
+void emit_info(const TraceData& data, const TraceReport& report, const TraceClock& clock, ParseContext& ctx) {
+  begin(ctx, "trace_info", clock.at(data.has_min_ts ? data.min_ts_ns : 0), -1);
+  Event& e = ctx.event;
+  if (!data.trace_name.empty()) e.add_text("trace_name", data.trace_name);
+  if (data.rank >= 0) e.add_number("rank", data.rank);
+  if (data.world_size >= 0) e.add_number("world_size", data.world_size);
+  if (!data.backend.empty()) e.add_text("backend", data.backend);
+  if (data.schema_version >= 0) e.add_number("schema_version", data.schema_version);
+  e.add_number("records", static_cast<std::int64_t>(data.counts.records));
+  e.add_number("gpu_ops", static_cast<std::int64_t>(data.ops.size()));
+  e.add_number("launch_calls", static_cast<std::int64_t>(data.launches.size()));
+  e.add_number("runtime_calls", static_cast<std::int64_t>(data.runtime_calls));
+  e.add_number("cpu_ops", static_cast<std::int64_t>(data.cpu_ops));
+  e.add_number("sync_events", static_cast<std::int64_t>(data.sync_events));
+  e.add_number("steps", static_cast<std::int64_t>(data.steps.size()));
+  e.add_number("devices", static_cast<std::int64_t>(report.devices.size()));
+  if (!report.steps_used.empty() || ctx.options.step_first) {
+    e.add_number("steps_analysed", static_cast<std::int64_t>(report.steps_used.size()));
+    e.add_number("ops_outside_steps", static_cast<std::int64_t>(report.ops_filtered_out));
+  }
+  for (const auto& [id, name] : data.device_names)
+    if (!name.empty()) {
+      e.add_text("device_name", name);  // the first GPU's name; every GPU's is on trace_device
+      break;
+    }
+  ctx.emit();
+}
+
+void emit_device(const DeviceReport& d, const TraceClock& clock, ParseContext& ctx) {
+  begin(ctx, "trace_device", clock.at(d.start_ns), d.device);
+  Event& e = ctx.event;
+  if (d.rank >= 0) e.add_number("rank", d.rank);
+  if (!d.device_name.empty()) e.add_text("device_name", d.device_name);
+  e.add_number("span_ns", d.span_ns);
+  e.add_number("busy_ns", d.busy_ns);
+  e.add_number("idle_ns", d.idle_ns);
+  e.add_number("compute_ns", d.compute_ns);
+  e.add_number("noncompute_ns", d.noncompute_ns);
+  add_fraction(e, "busy_fraction", d.busy_ns, d.span_ns);
+  add_fraction(e, "idle_fraction", d.idle_ns, d.span_ns);
+  add_fraction(e, "compute_fraction", d.compute_ns, d.span_ns);
+  add_fraction(e, "noncompute_fraction", d.noncompute_ns, d.span_ns);
+  e.add_number("ops", static_cast<std::int64_t>(d.ops));
+  e.add_number("kernels", static_cast<std::int64_t>(d.kernels));
+  e.add_number("memcpys", static_cast<std::int64_t>(d.memcpys));
+  e.add_number("memsets", static_cast<std::int64_t>(d.memsets));
+  e.add_number("streams", static_cast<std::int64_t>(d.streams.size()));
+  e.add_number("distinct_kernels", static_cast<std::int64_t>(d.distinct_kernels));
+  e.add_number("compute_kernel_ns", d.kernel_time_ns[static_cast<int>(OpClass::compute)]);
+  e.add_number("communication_kernel_ns", d.kernel_time_ns[static_cast<int>(OpClass::communication)]);
+  e.add_number("memory_op_ns", d.kernel_time_ns[static_cast<int>(OpClass::memory)]);
+  e.add_number("idle_host_wait_ns", d.idle.host_wait_ns);
+  e.add_number("idle_short_gap_ns", d.idle.short_gap_ns);
+  e.add_number("idle_other_ns", d.idle.other_ns);
+  const LaunchStats& l = d.launch;
+  e.add_number("launched_ops", static_cast<std::int64_t>(l.matched));
+  e.add_number("unmatched_gpu_events", static_cast<std::int64_t>(l.unmatched));
+  if (!l.delays_ns.empty()) {
+    add_real(e, "launch_delay_p50_ns", *l.percentile_ns(50));
+    add_real(e, "launch_delay_p95_ns", *l.percentile_ns(95));
+    add_real(e, "launch_delay_p99_ns", *l.percentile_ns(99));
+    e.add_number("launch_delay_max_ns", l.delays_ns.back());
+    long double sum = 0;
+    for (std::int64_t v : l.delays_ns) sum += static_cast<long double>(v);
+    add_real(e, "launch_delay_mean_ns", static_cast<double>(sum / static_cast<long double>(l.delays_ns.size())));
+    e.add_number("launch_delays_over_10ms", static_cast<std::int64_t>(l.long_delays));
+    add_real(e, "launch_delay_over_10ms_fraction",
+             static_cast<double>(l.long_delays) / static_cast<double>(l.delays_ns.size()));
+  }
+  e.add_number("short_kernels", static_cast<std::int64_t>(l.short_kernels));
+  if (l.kernels > 0)
+    add_real(e, "short_kernel_fraction", static_cast<double>(l.short_kernels) / static_cast<double>(l.kernels));
+  if (std::any_of(d.streams.begin(), d.streams.end(), [](const StreamReport& s) { return s.has_queue; })) {
+    add_real(e, "queue_length_mean", d.queue_length_mean);
+    e.add_number("queue_length_max", d.queue_length_max);
+  }
+  ctx.emit();
+}
+
+void emit_streams(const DeviceReport& d, const TraceClock& clock, ParseContext& ctx) {
+  for (const StreamReport& s : d.streams) {
+    begin(ctx, "trace_stream", clock.at(s.start_ns), d.device);
+    Event& e = ctx.event;
+    if (d.rank >= 0) e.add_number("rank", d.rank);
+    e.add_number("stream", s.stream);
+    e.add_number("ops", static_cast<std::int64_t>(s.ops));
+    e.add_number("span_ns", s.end_ns - s.start_ns);
+    e.add_number("busy_ns", s.busy_ns);
+    e.add_number("idle_host_wait_ns", s.idle.host_wait_ns);
+    e.add_number("idle_short_gap_ns", s.idle.short_gap_ns);
+    e.add_number("idle_other_ns", s.idle.other_ns);
+    if (s.has_queue) {
+      add_real(e, "queue_length_mean", s.queue_length_mean);
+      e.add_number("queue_length_max", s.queue_length_max);
+    }
+    ctx.emit();
+  }
+}
+
+void emit_kernels(const DeviceReport& d, const TraceClock& clock, ParseContext& ctx) {
+  std::int64_t place = 0;
+  for (const KernelRow& k : d.top_kernels) {
+    begin(ctx, "trace_kernel", clock.at(d.start_ns), d.device);
+    Event& e = ctx.event;
+    if (d.rank >= 0) e.add_number("rank", d.rank);
+    e.add_number("place", ++place);
+    e.add_text("name", k.name);
+    e.add_text("class", to_string(k.cls));
+    e.add_number("count", static_cast<std::int64_t>(k.count));
+    e.add_number("total_ns", k.total_ns);
+    add_real(e, "mean_ns", static_cast<double>(k.total_ns) / static_cast<double>(k.count));
+    e.add_number("min_ns", k.min_ns);
+    e.add_number("max_ns", k.max_ns);
+    add_fraction(e, "busy_share", k.total_ns, d.busy_ns);
+    ctx.emit();
+  }
+}
+
+void emit_memory(const DeviceReport& d, const TraceClock& clock, ParseContext& ctx) {
+  for (const MemoryRow& m : d.memory) {
+    begin(ctx, "trace_memory", clock.at(d.start_ns), d.device);
+    Event& e = ctx.event;
+    if (d.rank >= 0) e.add_number("rank", d.rank);
+    e.add_text("op", m.type == OpType::memcpy ? "memcpy" : "memset");
+    if (m.type == OpType::memcpy) e.add_text("direction", to_string(m.dir));
+    e.add_number("count", static_cast<std::int64_t>(m.count));
+    e.add_number("total_ns", m.total_ns);
+    if (m.bytes > 0) {
+      e.add_number("bytes", static_cast<std::int64_t>(m.bytes));
+      if (const auto gbps = m.gbps()) add_real(e, "gbps", *gbps);
+    }
+    ctx.emit();
+  }
+}
+
+void emit_steps(const TraceData& data, const TraceClock& clock, ParseContext& ctx) {
+  std::vector<StepMark> steps = data.steps;
+  std::sort(steps.begin(), steps.end(), [](const StepMark& a, const StepMark& b) { return a.start_ns < b.start_ns; });
+  for (const StepMark& s : steps) {
+    begin(ctx, "trace_step", clock.at(s.start_ns), -1);
+    ctx.event.add_number("step", s.number);
+    ctx.event.add_number("dur_ns", s.dur_ns);
+    if (data.rank >= 0) ctx.event.add_number("rank", data.rank);
+    ctx.emit();
+  }
+}
+
+/// Records accounting: a trace's "lines" are its records (elements of traceEvents).
+void account(const TraceData& data, ParseContext& ctx) {
+  InputStats& st = ctx.stats;
+  st.lines = data.counts.records;
+  st.event_lines = data.counts.used;
+  st.ignored = data.counts.ignored;
+  st.malformed = data.counts.malformed;
+  if (!data.counts.first_malformed.empty())
+    st.examples.push_back(MalformedExample{0, data.counts.first_malformed, {}});
+  if (!data.truncated.empty()) st.truncated = data.truncated;
+  for (const auto& [id, name] : data.device_names) Fingerprint::add(st.fingerprint.gpus, name);
+}
+
+void explain_no_gpu_ops(const TraceData& data, ParseContext& ctx) {
+  if (!data.other_device_categories.empty()) {
+    std::string cats;
+    for (const auto& [cat, n] : data.other_device_categories) cats += fmt::format("{}{} ({})", cats.empty() ? "" : ", ", cat, n);
+    add_note(ctx.stats, "no kernel, memcpy or memset events: the device work is recorded as " + cats +
+                            ", which gpucost does not analyse");
+  } else {
+    add_note(ctx.stats, "no GPU events: a CPU-only trace (no kernel, memcpy or memset records)");
+  }
+}
+
+}  // namespace
+
+std::string not_kineto_reason(std::string_view head) {
+  // Only the head's own shape is judged here; a full read decides the rest.
+  std::size_t p = 0;
+  while (p < head.size() && (head[p] == ' ' || head[p] == '\n' || head[p] == '\r' || head[p] == '\t')) ++p;
+  const std::string_view rest = head.substr(p, 64 * 1024);
+  if (rest.starts_with("[")) {
+    std::size_t q = 1;
+    while (q < rest.size() && (rest[q] == ' ' || rest[q] == '\n' || rest[q] == '\r' || rest[q] == '\t')) ++q;
+    if (rest.substr(q).starts_with("["))
+      return "a PyTorch memory timeline (export_memory_timeline), not a Kineto trace";
+    return {};
+  }
+  if (rest.find("\"traceEvents\"") == std::string_view::npos && rest.find("\"nodes\"") != std::string_view::npos &&
+      rest.find("\"schema\"") != std::string_view::npos)
+    return "a PyTorch execution trace (Chakra ET: nodes/schema), not a Kineto trace";
+  return {};
+}
+
+void parse_trace_input(io::LineReader& reader, ParseContext& ctx) {
+  TraceData data;
+  (void)read_trace(reader, data);
+  account(data, ctx);
+  if (!data.not_kineto.empty()) {
+    add_note(ctx.stats, "not a Kineto trace: " + data.not_kineto);
+    return;
+  }
+  TraceOptions options;
+  options.step_first = ctx.options.step_first;
+  options.step_last = ctx.options.step_last;
+  options.top_kernels = ctx.options.top_kernels;
+  const TraceReport report = analyse(data, options);
+  if (options.step_first && report.steps_used.empty())
+    add_note(ctx.stats, "--steps: no ProfilerStep annotation of those numbers in the trace: nothing analysed");
+  if (data.ops.empty()) explain_no_gpu_ops(data, ctx);
+  const TraceClock clock(data, ctx);
+  emit_info(data, report, clock, ctx);
+  emit_steps(data, clock, ctx);
+  for (const DeviceReport& d : report.devices) {
+    emit_device(d, clock, ctx);
+    emit_streams(d, clock, ctx);
+    emit_kernels(d, clock, ctx);
+    emit_memory(d, clock, ctx);
+  }
+}
+
+}  // namespace gpucost::prep

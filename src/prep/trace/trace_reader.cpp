@@ -1,0 +1,893 @@
+// Streaming reader of Kineto / Chrome trace JSON.
+//
+// A trace is one JSON object whose "traceEvents" array holds every record; metadata keys
+// (deviceProperties, distributedInfo, baseTimeNanoseconds, traceName) come before or after it.
+// Parsing the whole document with simdjson would need the text plus ~0.7x its size of
+// structural indexes, so the array is read a chunk at a time instead:
+//   head   the text before "traceEvents" is parsed as an object of its own;
+//   events each chunk is cut after its last newline (a raw newline is never inside a JSON
+//          string), wrapped in '[' ... ']' in place, and iterated with simdjson On-Demand; the
+//          element left incomplete at the cut is carried over to the next chunk;
+//   tail   the text after the array's ']' is parsed as an object of its own.
+// A file without newlines is simply read as one chunk. Each record is decoded into a small
+// struct first and committed only when it parsed completely, so a record cut by the chunk
+// boundary is never half-counted.
+#include <gpucost/io/line_reader.hpp>
+#include <gpucost/prep/trace.hpp>
+
+#include <fmt/format.h>
+#include <simdjson.h>
+
+#include <algorithm>
+#include <cstring>
+#include <deque>
+#include <functional>
+#include <limits>
+#include <unordered_map>
+
+namespace gpucost::prep::trace {
+
+namespace {
+
+namespace sj = simdjson;
+namespace od = simdjson::ondemand;
+
+constexpr std::size_t kChunkBytes = 8u << 20;      // text parsed per simdjson pass
+constexpr std::size_t kHeadLimit = 64u << 20;      // "traceEvents" must start within this
+constexpr std::size_t kMaxRecordBytes = 64u << 20; // one trace record larger than this is broken JSON
+constexpr std::int64_t kEpochUsFloor = 946684800LL * 1'000'000;  // 2000-01-01 in µs
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\n' || s.front() == '\r' || s.front() == '\t'))
+    s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\n' || s.back() == '\r' || s.back() == '\t'))
+    s.remove_suffix(1);
+  return s;
+}
+
+/// Integer JSON token (possibly quoted) -> int64; false for text, fractions or overflow.
+bool parse_int_token(std::string_view tok, std::int64_t& out) {
+  tok = trim(tok);
+  if (tok.size() >= 2 && tok.front() == '"' && tok.back() == '"') tok = tok.substr(1, tok.size() - 2);
+  if (tok.empty()) return false;
+  bool neg = false;
+  if (tok.front() == '-') {
+    neg = true;
+    tok.remove_prefix(1);
+  }
+  if (tok.empty() || tok.size() > 19) return false;  // beyond int64 (ids such as "Comms Id"): not a number we use
+  std::uint64_t v = 0;
+  for (char c : tok) {
+    if (c < '0' || c > '9') return false;
+    v = v * 10 + static_cast<std::uint64_t>(c - '0');
+  }
+  if (v > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) return false;
+  out = neg ? -static_cast<std::int64_t>(v) : static_cast<std::int64_t>(v);
+  return true;
+}
+
+/// The key of a field as written (Kineto keys carry no escapes).
+std::string_view key_of(od::field& f) {
+  const char* k = f.key().raw();
+  const char* end = static_cast<const char*>(std::memchr(k, '"', 256));
+  return end == nullptr ? std::string_view{} : std::string_view(k, static_cast<std::size_t>(end - k));
+}
+
+/// Decodes JSON string escapes of `raw` (the text between the quotes) into `out`.
+void unescape(std::string_view raw, std::string& out) {
+  out.clear();
+  for (std::size_t i = 0; i < raw.size(); ++i) {
+    const char c = raw[i];
+    if (c != '\\' || i + 1 >= raw.size()) {
+      out += c;
+      continue;
+    }
+    const char e = raw[++i];
+    switch (e) {
+      case 'n': out += '\n'; break;
+      case 't': out += '\t'; break;
+      case 'r': out += '\r'; break;
+      case 'b': out += '\b'; break;
+      case 'f': out += '\f'; break;
+      case 'u': {
+        unsigned cp = 0;
+        if (i + 4 < raw.size() + 0 && i + 4 <= raw.size() - 1 + 1) {
+          for (int k = 1; k <= 4 && i + static_cast<std::size_t>(k) < raw.size(); ++k) {
+            const char h = raw[i + static_cast<std::size_t>(k)];
+            cp = cp * 16 + static_cast<unsigned>(h >= 'a' ? h - 'a' + 10 : h >= 'A' ? h - 'A' + 10 : h - '0');
+          }
+          i += 4;
+        }
+        if (cp < 0x80) {
+          out += static_cast<char>(cp);
+        } else if (cp < 0x800) {
+          out += static_cast<char>(0xC0 | (cp >> 6));
+          out += static_cast<char>(0x80 | (cp & 0x3F));
+        } else {
+          out += static_cast<char>(0xE0 | (cp >> 12));
+          out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+          out += static_cast<char>(0x80 | (cp & 0x3F));
+        }
+        break;
+      }
+      default: out += e;  // \" \\ \/
+    }
+  }
+}
+
+/// The text between the quotes of a string value, escapes kept; false when not a string.
+bool raw_string(od::value& v, std::string_view& out) {
+  std::string_view tok = trim(v.raw_json_token());
+  if (tok.size() < 2 || tok.front() != '"') return false;
+  // The token runs to the next structural character; the string ends at its closing quote.
+  std::size_t end = 1;
+  while (end < tok.size()) {
+    if (tok[end] == '\\') {
+      end += 2;
+      continue;
+    }
+    if (tok[end] == '"') break;
+    ++end;
+  }
+  if (end >= tok.size()) return false;
+  out = tok.substr(1, end - 1);
+  return true;
+}
+
+enum class Cat : std::uint8_t { other, kernel, memcpy, memset, runtime, annotation, gpu_annotation, sync, cpu_op, device_other };
+
+Cat classify_category(std::string_view cat) {
+  if (cat == "kernel" || cat == "Kernel") return Cat::kernel;
+  if (cat == "gpu_memcpy" || cat == "Memcpy") return Cat::memcpy;
+  if (cat == "gpu_memset" || cat == "Memset") return Cat::memset;
+  if (cat == "cuda_runtime" || cat == "Runtime" || cat == "cuda_driver" || cat == "Driver") return Cat::runtime;
+  if (cat == "user_annotation" || cat == "User annotation") return Cat::annotation;
+  if (cat == "gpu_user_annotation") return Cat::gpu_annotation;
+  if (cat == "cuda_sync") return Cat::sync;
+  if (cat == "cpu_op" || cat == "Operator") return Cat::cpu_op;
+  // Accelerator work gpucost does not model: named so a GPU-less result can say why.
+  if (cat.starts_with("mtia_") || cat == "cuda_profiler_range" || cat == "xpu_runtime" || cat == "privateuse1_runtime")
+    return Cat::device_other;
+  return Cat::other;
+}
+
+MemDir memcpy_direction(std::string_view name) {
+  if (name.find("HtoD") != std::string_view::npos) return MemDir::h2d;
+  if (name.find("DtoH") != std::string_view::npos) return MemDir::d2h;
+  if (name.find("DtoD") != std::string_view::npos) return MemDir::d2d;
+  if (name.find("HtoH") != std::string_view::npos) return MemDir::h2h;
+  if (name.find("PtoP") != std::string_view::npos) return MemDir::p2p;
+  return MemDir::other;
+}
+
+bool starts_with_icase(std::string_view s, std::string_view prefix) {
+  if (s.size() < prefix.size()) return false;
+  for (std::size_t i = 0; i < prefix.size(); ++i) {
+    const char a = static_cast<char>(s[i] >= 'A' && s[i] <= 'Z' ? s[i] - 'A' + 'a' : s[i]);
+    if (a != prefix[i]) return false;
+  }
+  return true;
+}
+
+/// One record as decoded, before it is committed.
+struct Record {
+  std::string_view ph, cat, name, ts, dur;
+  std::int64_t device = -1, stream = 0, correlation = kNoCorrelation, pid = 0, tid = 0;
+  std::uint64_t bytes = 0;
+  bool has_device = false, has_stream = false, has_bytes = false, has_pid = false, has_tid = false;
+  void clear() { *this = Record{}; }
+};
+
+/// Pull input: reads up to n bytes into dst, 0 at the end.
+using ByteFn = std::function<std::size_t(char*, std::size_t)>;
+
+class Reader {
+ public:
+  Reader(ByteFn read, TraceData& out) : m_read(std::move(read)), m_out(out) {}
+
+  void run() {
+    const std::size_t events_at = find_events();
+    if (events_at == std::string_view::npos) return;
+    m_begin = events_at;
+    read_events();
+    if (m_tail_at != std::string_view::npos) read_tail();
+  }
+
+ private:
+  // ---- buffer ------------------------------------------------------------------------------
+
+  /// Reads until at least `want` unread bytes are buffered or the input ends. Index 0 is kept
+  /// free so the byte before m_begin can always be overwritten with '['.
+  void fill(std::size_t want) {
+    if (m_begin > 1 && m_begin > m_buf.size() / 2) {  // compact: drop consumed bytes
+      std::memmove(m_buf.data() + 1, m_buf.data() + m_begin, m_len - m_begin);
+      m_offset += m_begin - 1;
+      m_len -= m_begin - 1;
+      if (m_tail_at != std::string_view::npos) m_tail_at -= m_begin - 1;
+      m_begin = 1;
+    }
+    while (!m_eof && m_len - m_begin < want) {
+      // Room for at least one more block; the buffer grows geometrically, never to `want`
+      // at once (read_tail asks for "everything").
+      const std::size_t need = m_len + (1u << 20) + sj::SIMDJSON_PADDING + 1;
+      if (m_buf.size() < need) m_buf.resize(std::max(need, m_buf.size() + m_buf.size() / 2));
+      const std::size_t room = std::min(m_buf.size() - m_len - sj::SIMDJSON_PADDING - 1, want - (m_len - m_begin));
+      const std::size_t got = m_read(m_buf.data() + m_len, room);
+      if (got == 0) m_eof = true;
+      m_len += got;
+    }
+    if (m_buf.size() < m_len + sj::SIMDJSON_PADDING + 1) m_buf.resize(m_len + sj::SIMDJSON_PADDING + 1);
+  }
+
+  std::string_view text(std::size_t from, std::size_t to) const { return {m_buf.data() + from, to - from}; }
+
+  // ---- head --------------------------------------------------------------------------------
+
+  /// Offset just after the '[' of the events array; npos when the document is something else
+  /// (then m_out.not_kineto or truncated says what).
+  std::size_t find_events() {
+    m_buf.resize(kChunkBytes + sj::SIMDJSON_PADDING + 1);
+    m_len = 1;  // index 0 stays free
+    m_begin = 1;
+    fill(64 * 1024);
+    std::size_t first = m_begin;
+    while (first < m_len && std::strchr(" \t\r\n", m_buf[first]) != nullptr && m_buf[first] != '\0') ++first;
+    if (first + 3 <= m_len && std::memcmp(m_buf.data() + first, "\xEF\xBB\xBF", 3) == 0) first += 3;  // BOM
+    if (first >= m_len) {
+      m_out.not_kineto = "empty document";
+      return std::string_view::npos;
+    }
+    if (m_buf[first] == '[') return classify_array(first);
+    if (m_buf[first] != '{') {
+      m_out.not_kineto = "not JSON (does not start with '{' or '[')";
+      return std::string_view::npos;
+    }
+    std::size_t searched = first;
+    for (;;) {
+      const std::string_view hay = text(searched, m_len);
+      const std::size_t hit = hay.find("\"traceEvents\"");
+      if (hit != std::string_view::npos) {
+        const std::size_t key_at = searched + hit;
+        std::size_t p = key_at + 13;
+        fill(4096);
+        while (p < m_len && std::strchr(" \t\r\n", m_buf[p]) != nullptr) ++p;
+        if (p < m_len && m_buf[p] == ':') ++p;
+        while (p < m_len && std::strchr(" \t\r\n", m_buf[p]) != nullptr) ++p;
+        if (p >= m_len || m_buf[p] != '[') {
+          m_out.not_kineto = "JSON whose \"traceEvents\" is not an array";
+          return std::string_view::npos;
+        }
+        read_head(first, key_at);
+        return p + 1;
+      }
+      searched = m_len > 16 ? m_len - 16 : first;
+      if (m_eof) break;
+      if (m_len - first > kHeadLimit) {
+        m_out.not_kineto = "JSON without \"traceEvents\" in its first 64 MiB";
+        return std::string_view::npos;
+      }
+      fill(m_len - m_begin + kChunkBytes);
+    }
+    classify_other_object(first);
+    return std::string_view::npos;
+  }
+
+  /// A top-level array: Chrome's "JSON Array Format" of trace events, or the memory timeline
+  /// that profile.export_memory_timeline() writes ([[ts, action, bytes, category], ...]).
+  std::size_t classify_array(std::size_t first) {
+    std::size_t p = first + 1;
+    while (p < m_len && std::strchr(" \t\r\n", m_buf[p]) != nullptr) ++p;
+    if (p < m_len && m_buf[p] == '[') {
+      m_out.not_kineto = "a PyTorch memory timeline (export_memory_timeline), not a Kineto trace";
+      return std::string_view::npos;
+    }
+    if (p < m_len && (m_buf[p] == '{' || m_buf[p] == ']')) return first + 1;  // array of trace events
+    m_out.not_kineto = "a JSON array that is not a list of trace events";
+    return std::string_view::npos;
+  }
+
+  /// The whole document is in the buffer and has no traceEvents: say what it is.
+  void classify_other_object(std::size_t first) {
+    const std::string_view doc = text(first, m_len);
+    const std::string_view head = doc.substr(0, 64 * 1024);
+    if (head.find("\"nodes\"") != std::string_view::npos &&
+        (head.find("\"schema\"") != std::string_view::npos || head.find("\"pid\"") != std::string_view::npos))
+      m_out.not_kineto = "a PyTorch execution trace (Chakra ET: nodes/schema), not a Kineto trace";
+    else if (head.find("\"__CURSOR\"") != std::string_view::npos)
+      m_out.not_kineto = "journalctl JSON, not a trace";
+    else
+      m_out.not_kineto = "JSON without a \"traceEvents\" array";
+  }
+
+  /// Parses the metadata before "traceEvents": `{ ... ,` becomes `{ ... }`.
+  void read_head(std::size_t first, std::size_t key_at) {
+    std::string obj(text(first, key_at));
+    while (!obj.empty() && std::strchr(" \t\r\n", obj.back()) != nullptr) obj.pop_back();
+    if (!obj.empty() && obj.back() == ',') obj.pop_back();
+    obj += '}';
+    parse_metadata(obj);
+  }
+
+  void read_tail() {
+    fill(std::numeric_limits<std::size_t>::max() / 4);  // the rest: metadata, usually small
+    std::string obj(trim(text(m_tail_at, m_len)));
+    if (obj.empty() || obj.front() != ',') return;  // "}" closes the document: no more keys
+    obj.front() = '{';
+    parse_metadata(obj);
+  }
+
+  void parse_metadata(const std::string& obj) {
+    sj::padded_string padded(obj);
+    od::parser parser;
+    od::document doc;
+    if (parser.iterate(padded).get(doc) != sj::SUCCESS) return;
+    od::object top;
+    if (doc.get_object().get(top) != sj::SUCCESS) return;
+    for (auto field : top) {
+      od::field f;
+      if (std::move(field).get(f) != sj::SUCCESS) return;
+      const std::string_view key = key_of(f);
+      od::value v = f.value();
+      if (key == "baseTimeNanoseconds") {
+        std::string_view tok;
+        std::int64_t base = 0;
+        if (tok = v.raw_json_token(); parse_int_token(tok, base)) m_out.base_time_ns = base;
+      } else if (key == "schemaVersion") {
+        std::string_view tok;
+        parse_int_token(v.raw_json_token(), m_out.schema_version);
+      } else if (key == "traceName") {
+        std::string_view s;
+        if (v.get_string().get(s) == sj::SUCCESS) m_out.trace_name = std::string(s);
+      } else if (key == "distributedInfo") {
+        read_distributed_info(v);
+      } else if (key == "deviceProperties" || key == "computeProperties") {
+        read_device_properties(v);
+      }
+    }
+  }
+
+  void read_distributed_info(od::value& v) {
+    od::object o;
+    if (v.get_object().get(o) != sj::SUCCESS) return;
+    for (auto field : o) {
+      od::field f;
+      if (std::move(field).get(f) != sj::SUCCESS) return;
+      const std::string_view key = key_of(f);
+      od::value fv = f.value();
+      std::string_view tok;
+      std::int64_t n = 0;
+      if (key == "rank" && parse_int_token(fv.raw_json_token(), n)) m_out.rank = static_cast<int>(n);
+      if (key == "world_size" && parse_int_token(fv.raw_json_token(), n))
+        m_out.world_size = static_cast<int>(n);
+      if (key == "backend") {
+        std::string_view s;
+        if (fv.get_string().get(s) == sj::SUCCESS) m_out.backend = std::string(s);
+      }
+    }
+  }
+
+  void read_device_properties(od::value& v) {
+    od::array arr;
+    if (v.get_array().get(arr) != sj::SUCCESS) return;
+    for (auto item : arr) {
+      od::object o;
+      if (item.get_object().get(o) != sj::SUCCESS) return;
+      std::int64_t id = -1;
+      std::string name;
+      for (auto field : o) {
+        od::field f;
+        if (std::move(field).get(f) != sj::SUCCESS) return;
+        const std::string_view key = key_of(f);
+        od::value fv = f.value();
+        std::string_view tok;
+        if (key == "id") parse_int_token(fv.raw_json_token(), id);
+        if (key == "name") {
+          std::string_view s;
+          if (fv.get_string().get(s) == sj::SUCCESS) name = std::string(s);
+        }
+      }
+      if (id >= 0) m_out.device_names[static_cast<int>(id)] = name;
+    }
+  }
+
+  // ---- events ------------------------------------------------------------------------------
+
+  void read_events() {
+    std::size_t want = kChunkBytes;
+    for (;;) {
+      fill(want);
+      skip_separators();
+      if (m_begin >= m_len) {
+        if (m_eof) m_out.truncated = "the trace ends inside \"traceEvents\" (file cut short?)";
+        return;
+      }
+      // Cut after the last newline: everything before it is whole lines, so no open string.
+      std::size_t cut = m_len;
+      if (!m_eof) {
+        const char* base = m_buf.data() + m_begin;
+        const void* nl = memrchr(base, '\n', m_len - m_begin);
+        if (nl == nullptr) {  // one long line: read more
+          want = (m_len - m_begin) * 2;
+          continue;
+        }
+        cut = static_cast<std::size_t>(static_cast<const char*>(nl) - m_buf.data()) + 1;
+      }
+      const Outcome r = parse_chunk(cut);
+      m_begin = r.resume_at;
+      if (r.array_closed) {
+        m_tail_at = r.resume_at;
+        return;
+      }
+      if (!r.error) {
+        want = kChunkBytes;
+        continue;
+      }
+      // A record failed: normally the one the cut split, so read on and try it again with
+      // more text. At the end of the input, or once the record would exceed kMaxRecordBytes,
+      // the JSON is broken (or cut short) from here on.
+      if (m_eof || cut - m_begin >= kMaxRecordBytes) {
+        m_out.truncated = fmt::format("invalid or incomplete JSON in \"traceEvents\" at byte {}{}: {}",
+                                      m_offset + m_begin - 1, m_eof ? " (file cut short?)" : "", r.message);
+        return;
+      }
+      want = std::max(kChunkBytes, (cut - m_begin) * 2);
+    }
+  }
+
+  /// Whitespace and the comma between two records (a chunk resumes after a record).
+  void skip_separators() {
+    while (m_begin < m_len && std::strchr(" \t\r\n,", m_buf[m_begin]) != nullptr && m_buf[m_begin] != '\0') ++m_begin;
+  }
+
+  struct Outcome {
+    bool error = false, array_closed = false;
+    std::size_t resume_at = 0;  ///< just after the last record read whole; closed: just after ']'
+    std::string message;
+  };
+
+  /// Parses the records in [m_begin, cut), wrapped as '[' ... ']' in place.
+  Outcome parse_chunk(std::size_t cut) {
+    Outcome out;
+    out.resume_at = m_begin;
+    const char saved_open = m_buf[m_begin - 1];
+    const char saved_close = m_buf[cut];
+    m_buf[m_begin - 1] = '[';
+    m_buf[cut] = ']';
+    const char* const start = m_buf.data() + m_begin - 1;
+    const std::size_t len = cut - m_begin + 2;
+    const std::size_t open_at = m_begin - 1;
+    const auto restore = [&] {
+      m_buf[open_at] = saved_open;
+      m_buf[cut] = saved_close;
+    };
+    const auto fail = [&](sj::error_code e) {
+      restore();
+      out.error = true;
+      out.message = sj::error_message(e);
+      return out;
+    };
+    od::document doc;
+    od::array arr;
+    auto err = m_parser.iterate(start, len, m_buf.size() - open_at).get(doc);
+    if (!err) err = doc.get_array().get(arr);
+    if (err) return fail(err);
+    for (auto item : arr) {
+      od::value v;
+      if (auto e = std::move(item).get(v); e) return fail(e);
+      if (!read_record(v)) return fail(m_last_error);
+      const char* after = nullptr;  // the ',' or ']' after the record
+      if (doc.current_location().get(after) != sj::SUCCESS) return fail(sj::INCOMPLETE_ARRAY_OR_OBJECT);
+      out.resume_at = static_cast<std::size_t>(after - m_buf.data());
+    }
+    // The array ended: at our ']' when the whole chunk was read, else at the real one, and
+    // the document's remaining keys follow it.
+    const char* after = nullptr;
+    const bool more = doc.current_location().get(after) == sj::SUCCESS;
+    restore();
+    if (more || out.resume_at < cut) {
+      // Find the real ']' after the last record: only whitespace lies between them.
+      std::size_t p = out.resume_at;
+      while (p < cut && std::strchr(" \t\r\n", m_buf[p]) != nullptr && m_buf[p] != '\0') ++p;
+      if (p < cut && m_buf[p] == ']') {
+        out.array_closed = true;
+        out.resume_at = p + 1;
+        return out;
+      }
+    }
+    out.resume_at = cut;
+    return out;
+  }
+
+  /// Decodes one record and commits it; false on a JSON error (the record is then read again
+  /// with more text, or reported).
+  bool read_record(od::value& v) {
+    od::object obj;
+    if (auto e = v.get_object().get(obj); e) {
+      if (e != sj::INCORRECT_TYPE) return json_error(e);
+      ++m_out.counts.records;
+      malformed("not a JSON object");  // a record that is not an object: count it, go on
+      return skip(v);
+    }
+    Record& r = m_rec;
+    r.clear();
+    for (auto field : obj) {
+      od::field f;
+      if (auto e = std::move(field).get(f); e) return json_error(e);
+      const std::string_view key = key_of(f);
+      od::value fv = f.value();
+      if (!read_field(key, fv, r)) return false;
+    }
+    commit(r);
+    return true;
+  }
+
+  bool json_error(sj::error_code e) {
+    m_last_error = e;
+    return false;
+  }
+
+  bool read_field(std::string_view key, od::value& v, Record& r) {
+    std::string_view tok;
+    switch (key.empty() ? '\0' : key.front()) {
+      case 'p':
+        if (key == "ph") return raw_string(v, r.ph) || skip(v);
+        if (key == "pid") return number_or_skip(v, r.pid, r.has_pid);
+        break;
+      case 'c':
+        if (key == "cat") return raw_string(v, r.cat) || skip(v);
+        break;
+      case 'n':
+        if (key == "name") return raw_string(v, r.name) || skip(v);
+        break;
+      case 't':
+        if (key == "ts") return token(v, r.ts);
+        if (key == "tid") return number_or_skip(v, r.tid, r.has_tid);
+        break;
+      case 'd':
+        if (key == "dur") return token(v, r.dur);
+        break;
+      case 'a':
+        if (key == "args") return read_args(v, r);
+        break;
+      default: break;
+    }
+    return skip(v);
+  }
+
+  bool read_args(od::value& v, Record& r) {
+    od::object o;
+    if (auto e = v.get_object().get(o); e) return e == sj::INCORRECT_TYPE ? skip(v) : json_error(e);
+    for (auto field : o) {
+      od::field f;
+      if (auto e = std::move(field).get(f); e) return json_error(e);
+      const std::string_view key = key_of(f);
+      od::value fv = f.value();
+      bool ok = true;
+      if (key == "device") {
+        ok = number_or_skip(fv, r.device, r.has_device);
+      } else if (key == "stream") {
+        ok = number_or_skip(fv, r.stream, r.has_stream);
+      } else if (key == "correlation") {
+        bool has = false;
+        ok = number_or_skip(fv, r.correlation, has);
+        if (!has) r.correlation = kNoCorrelation;
+      } else if (key == "bytes") {
+        std::int64_t b = 0;
+        ok = number_or_skip(fv, b, r.has_bytes);
+        if (r.has_bytes && b >= 0) r.bytes = static_cast<std::uint64_t>(b);
+        else r.has_bytes = false;
+      } else {
+        ok = skip(fv);
+      }
+      if (!ok) return false;
+    }
+    return true;
+  }
+
+  bool token(od::value& v, std::string_view& out) {
+    out = trim(v.raw_json_token());
+    return true;
+  }
+
+  bool number_or_skip(od::value& v, std::int64_t& out, bool& has) {
+    std::string_view tok;
+    if (!token(v, tok)) return false;
+    if (tok.empty() || tok.front() == '{' || tok.front() == '[') return skip(v);
+    has = parse_int_token(tok, out);
+    return true;
+  }
+
+  /// Skips a value we do not need; a nested object or array is walked (On-Demand requires it).
+  bool skip(od::value& v) {
+    od::json_type t;
+    if (auto e = v.type().get(t); e) return json_error(e);
+    if (t == od::json_type::object) {
+      od::object o;
+      std::string_view raw;
+      if (auto e = v.get_object().get(o); e) return json_error(e);
+      if (auto e = o.raw_json().get(raw); e) return json_error(e);
+    } else if (t == od::json_type::array) {
+      od::array a;
+      std::string_view raw;
+      if (auto e = v.get_array().get(a); e) return json_error(e);
+      if (auto e = a.raw_json().get(raw); e) return json_error(e);
+    }
+    return true;
+  }
+
+  // ---- committing records ------------------------------------------------------------------
+
+  void malformed(std::string_view why) {
+    ++m_out.counts.malformed;
+    if (m_out.counts.first_malformed.empty())
+      m_out.counts.first_malformed = fmt::format("record {}: {}", m_out.counts.records, why);
+  }
+
+  void commit(const Record& r) {
+    ++m_out.counts.records;
+    std::int64_t ts = 0;
+    const bool has_ts = !r.ts.empty() && parse_us_to_ns(r.ts, ts);
+    if (has_ts && (!m_out.has_min_ts || ts < m_out.min_ts_ns) && r.ph != "M") {
+      m_out.min_ts_ns = ts;
+      m_out.has_min_ts = true;
+    }
+    const Cat cat = classify_category(r.cat);
+    if (r.ph != "X") {  // flows, instants, counters, metadata: not durations gpucost uses
+      ++m_out.counts.ignored;
+      return;
+    }
+    std::int64_t dur = 0;
+    const bool needs_time = cat == Cat::kernel || cat == Cat::memcpy || cat == Cat::memset || cat == Cat::runtime ||
+                            cat == Cat::annotation;
+    if (needs_time && (!has_ts || r.dur.empty() || !parse_us_to_ns(r.dur, dur) || dur < 0)) {
+      malformed(!has_ts ? "complete event without a valid \"ts\"" : "complete event without a valid \"dur\"");
+      return;
+    }
+    switch (cat) {
+      case Cat::kernel:
+      case Cat::memcpy:
+      case Cat::memset: commit_op(r, cat, ts, dur); return;
+      case Cat::runtime:
+        ++m_out.runtime_calls;
+        if (r.correlation != kNoCorrelation && is_launch_api(r.name)) {
+          m_out.launches.push_back(LaunchCall{ts, dur, r.correlation});
+          ++m_out.counts.used;
+        } else {
+          ++m_out.counts.ignored;
+        }
+        return;
+      case Cat::annotation:
+        if (r.name.starts_with("ProfilerStep#")) {
+          std::int64_t n = 0;
+          if (parse_int_token(r.name.substr(13), n)) {
+            m_out.steps.push_back(StepMark{n, ts, dur});
+            ++m_out.counts.used;
+            return;
+          }
+        }
+        ++m_out.counts.ignored;
+        return;
+      case Cat::sync: ++m_out.sync_events; break;
+      case Cat::cpu_op: ++m_out.cpu_ops; break;
+      case Cat::gpu_annotation: ++m_out.gpu_annotations; break;
+      case Cat::device_other: ++m_out.other_device_categories[std::string(r.cat)]; break;
+      case Cat::other: break;
+    }
+    ++m_out.counts.ignored;
+  }
+
+  void commit_op(const Record& r, Cat cat, std::int64_t ts, std::int64_t dur) {
+    if (!r.has_stream && !r.has_tid) {
+      malformed("GPU event without a stream (args.stream or tid)");
+      return;
+    }
+    GpuOp op;
+    op.start_ns = ts;
+    op.dur_ns = dur;
+    op.stream = r.has_stream ? r.stream : r.tid;
+    op.device = static_cast<std::int32_t>(r.has_device ? r.device : (r.has_pid ? r.pid : 0));
+    op.correlation = r.correlation;
+    op.bytes = r.bytes;
+    op.type = cat == Cat::kernel ? OpType::kernel : cat == Cat::memcpy ? OpType::memcpy : OpType::memset;
+    op.name = intern(r.name);
+    if (op.type == OpType::kernel) {
+      op.cls = starts_with_icase(r.name, "nccl") || starts_with_icase(r.name, "rccl") ? OpClass::communication
+                                                                                      : OpClass::compute;
+    } else {
+      op.cls = OpClass::memory;
+      op.dir = op.type == OpType::memcpy ? memcpy_direction(r.name) : MemDir::none;
+    }
+    m_out.ops.push_back(op);
+    ++m_out.counts.used;
+  }
+
+  std::uint32_t intern(std::string_view raw_name) {
+    if (auto it = m_names.find(raw_name); it != m_names.end()) return it->second;
+    std::string name;
+    if (raw_name.find('\\') != std::string_view::npos) unescape(raw_name, name);
+    else name.assign(raw_name);
+    const auto id = static_cast<std::uint32_t>(m_out.names.size());
+    m_out.names.push_back(std::move(name));
+    m_name_keys.emplace_back(raw_name);
+    m_names.emplace(m_name_keys.back(), id);
+    return id;
+  }
+
+  ByteFn m_read;
+  TraceData& m_out;
+  std::vector<char> m_buf;
+  std::size_t m_begin = 1, m_len = 1;
+  std::size_t m_tail_at = std::string_view::npos;
+  std::size_t m_offset = 0;  // stream offset of buffer index 0 (for messages)
+  bool m_eof = false;
+  od::parser m_parser;
+  Record m_rec;
+  sj::error_code m_last_error = sj::SUCCESS;
+  std::unordered_map<std::string_view, std::uint32_t> m_names;
+  std::deque<std::string> m_name_keys;  // owns the raw names the map's keys view
+};
+
+}  // namespace
+
+std::string_view to_string(OpClass c) {
+  switch (c) {
+    case OpClass::compute: return "compute";
+    case OpClass::communication: return "communication";
+    case OpClass::memory: return "memory";
+  }
+  return "compute";
+}
+
+std::string_view to_string(MemDir d) {
+  switch (d) {
+    case MemDir::h2d: return "h2d";
+    case MemDir::d2h: return "d2h";
+    case MemDir::d2d: return "d2d";
+    case MemDir::h2h: return "h2h";
+    case MemDir::p2p: return "p2p";
+    case MemDir::other: return "other";
+    case MemDir::none: break;
+  }
+  return "none";
+}
+
+bool TraceData::absolute() const {
+  if (base_time_ns) return true;
+  return has_min_ts && min_ts_ns / 1000 >= kEpochUsFloor;
+}
+
+std::int64_t TraceData::to_epoch_ns(std::int64_t ts_ns) const {
+  if (base_time_ns) return *base_time_ns + ts_ns;
+  return ts_ns;
+}
+
+bool parse_us_to_ns(std::string_view text, std::int64_t& out) {
+  text = trim(text);
+  if (text.empty()) return false;
+  bool neg = false;
+  if (text.front() == '-') {
+    neg = true;
+    text.remove_prefix(1);
+  }
+  std::size_t i = 0;
+  std::int64_t whole = 0;
+  std::size_t int_digits = 0;
+  for (; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i, ++int_digits) {
+    if (whole > (std::numeric_limits<std::int64_t>::max() - 9) / 10) return false;
+    whole = whole * 10 + (text[i] - '0');
+  }
+  // Fraction: µs -> ns keeps three digits; the fourth rounds (half away from zero).
+  std::int64_t frac = 0;
+  int frac_digits = 0;
+  bool round_up = false;
+  if (i < text.size() && text[i] == '.') {
+    ++i;
+    for (; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i) {
+      if (frac_digits < 3) {
+        frac = frac * 10 + (text[i] - '0');
+        ++frac_digits;
+      } else if (frac_digits == 3) {
+        round_up = text[i] >= '5';
+        ++frac_digits;
+      }
+    }
+  }
+  int exp10 = 0;
+  if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
+    ++i;
+    bool eneg = false;
+    if (i < text.size() && (text[i] == '+' || text[i] == '-')) eneg = text[i++] == '-';
+    int e = 0;
+    std::size_t digits = 0;
+    for (; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i, ++digits) e = std::min(e * 10 + (text[i] - '0'), 400);
+    if (digits == 0) return false;
+    exp10 = eneg ? -e : e;
+  }
+  if (i != text.size() || (int_digits == 0 && frac_digits == 0)) return false;
+  if (exp10 != 0) {  // rare (1e3): go through long double, still exact for realistic values
+    long double v = static_cast<long double>(whole) + static_cast<long double>(frac) / [&] {
+      long double d = 1;
+      for (int k = 0; k < std::min(frac_digits, 3); ++k) d *= 10;
+      return d;
+    }();
+    for (int k = 0; k < std::abs(exp10); ++k) v = exp10 > 0 ? v * 10 : v / 10;
+    v *= 1000;
+    if (v > 9.2e18L) return false;
+    const auto ns = static_cast<std::int64_t>(v + 0.5L);
+    out = neg ? -ns : ns;
+    return true;
+  }
+  while (frac_digits < 3) {
+    frac *= 10;
+    ++frac_digits;
+  }
+  if (whole > (std::numeric_limits<std::int64_t>::max() - 1000) / 1000) return false;
+  std::int64_t ns = whole * 1000 + frac + (round_up ? 1 : 0);
+  out = neg ? -ns : ns;
+  return true;
+}
+
+bool is_launch_api(std::string_view name) {
+  // Per-thread-default-stream and versioned entry points launch the same way.
+  for (std::string_view suffix : {"_ptsz", "_ptds", "_spt", "_v2"})
+    if (name.ends_with(suffix)) name.remove_suffix(suffix.size());
+  static constexpr std::string_view kApis[] = {
+      "cudaLaunchKernel", "cudaLaunchKernelExC", "cuLaunchKernel", "cuLaunchKernelEx", "cudaGraphLaunch",
+      "cuGraphLaunch", "cudaMemcpyAsync", "cudaMemsetAsync", "cudaLaunchCooperativeKernel", "cuLaunchCooperativeKernel",
+      "cuMemcpyAsync", "cuMemsetD8Async", "cuMemsetD32Async", "cuMemcpyHtoDAsync", "cuMemcpyDtoHAsync", "cuMemcpyDtoDAsync",
+      "hipLaunchKernel", "hipLaunchKernelExC", "hipExtLaunchKernel", "hipModuleLaunchKernel", "hipExtModuleLaunchKernel",
+      "hipGraphLaunch", "hipMemcpyAsync", "hipMemsetAsync", "hipMemcpyWithStream", "hipLaunchCooperativeKernel",
+      "hipExtLaunchMultiKernelMultiDevice"};
+  return std::find(std::begin(kApis), std::end(kApis), name) != std::end(kApis);
+}
+
+bool looks_like_trace(std::string_view head) {
+  std::size_t p = 0;
+  while (p < head.size() && std::strchr(" \t\r\n", head[p]) != nullptr && head[p] != '\0') ++p;
+  if (head.substr(p).starts_with("\xEF\xBB\xBF")) p += 3;
+  if (p >= head.size()) return false;
+  const std::string_view rest = head.substr(p, 64 * 1024);
+  if (rest.front() == '{') {
+    for (std::string_view key : {"\"traceEvents\"", "\"schemaVersion\"", "\"deviceProperties\"", "\"distributedInfo\"",
+                                 "\"displayTimeUnit\"", "\"computeProperties\""})
+      if (rest.find(key) != std::string_view::npos) return true;
+    // Chakra execution traces (another profiler JSON): recognised so they are reported, not guessed.
+    return rest.find("\"nodes\"") != std::string_view::npos && rest.find("\"schema\"") != std::string_view::npos;
+  }
+  if (rest.front() == '[') {
+    std::size_t q = 1;
+    while (q < rest.size() && std::strchr(" \t\r\n", rest[q]) != nullptr && rest[q] != '\0') ++q;
+    const std::string_view el = rest.substr(q);
+    if (el.starts_with("[")) {  // memory timeline: [[ts, action, bytes, category], ...]
+      return el.find(']') != std::string_view::npos && el.substr(0, 256).find('"') == std::string_view::npos &&
+             el.substr(0, 64).find(',') != std::string_view::npos;
+    }
+    return el.starts_with("{") && el.substr(0, 4096).find("\"ph\"") != std::string_view::npos;
+  }
+  return false;
+}
+
+Status read_trace(io::LineReader& reader, TraceData& out) {
+  Reader r([&reader](char* dst, std::size_t n) { return reader.read_bytes(dst, n); }, out);
+  r.run();
+  if (out.truncated.empty() && !reader.error().empty()) out.truncated = reader.error();
+  else if (!reader.error().empty()) out.truncated = reader.error() + "; " + out.truncated;
+  return {};
+}
+
+TraceData read_trace_text(std::string_view text) {
+  TraceData out;
+  std::size_t pos = 0;
+  Reader r(
+      [&](char* dst, std::size_t n) {
+        const std::size_t take = std::min(n, text.size() - pos);
+        std::memcpy(dst, text.data() + pos, take);
+        pos += take;
+        return take;
+      },
+      out);
+  r.run();
+  return out;
+}
+
+}  // namespace gpucost::prep::trace
