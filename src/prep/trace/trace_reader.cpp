@@ -394,6 +394,7 @@ class Reader {
 
   void read_events() {
     std::size_t want = kChunkBytes;
+    bool to_end = false;  // at the end of the input, after a failure: parse the rest whole
     for (;;) {
       fill(want);
       skip_separators();
@@ -402,15 +403,14 @@ class Reader {
         return;
       }
       // Cut after the last newline: everything before it is whole lines, so no open string.
+      // At the end of the input too: a file cut inside a string must not spoil the lines before.
       std::size_t cut = m_len;
-      if (!m_eof) {
-        const char* base = m_buf.data() + m_begin;
-        const void* nl = memrchr(base, '\n', m_len - m_begin);
-        if (nl == nullptr) {  // one long line: read more
-          want = (m_len - m_begin) * 2;
-          continue;
-        }
+      const void* nl = memrchr(m_buf.data() + m_begin, '\n', m_len - m_begin);
+      if (nl != nullptr && !to_end) {
         cut = static_cast<std::size_t>(static_cast<const char*>(nl) - m_buf.data()) + 1;
+      } else if (!m_eof) {  // one long line: read more
+        want = (m_len - m_begin) * 2;
+        continue;
       }
       const Outcome r = parse_chunk(cut);
       m_begin = r.resume_at;
@@ -425,6 +425,10 @@ class Reader {
       // A record failed: normally the one the cut split, so read on and try it again with
       // more text. At the end of the input, or once the record would exceed kMaxRecordBytes,
       // the JSON is broken (or cut short) from here on.
+      if (m_eof && cut < m_len) {  // the failed record may end on the last, unterminated line
+        to_end = true;
+        continue;
+      }
       if (m_eof || cut - m_begin >= kMaxRecordBytes) {
         m_out.truncated = fmt::format("invalid or incomplete JSON in \"traceEvents\" at byte {}{}: {}",
                                       m_offset + m_begin - 1, m_eof ? " (file cut short?)" : "", r.message);

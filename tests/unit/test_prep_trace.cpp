@@ -1,0 +1,458 @@
+// Kineto traces: the reader (formats, chunking, truncation) and the analyses, on small traces
+// written by hand in the shape torch.profiler writes them. Expected values are computed by
+// hand in the comments.
+#include <catch2/catch.hpp>
+
+#include "support.hpp"
+
+#include <gpucost/prep/trace.hpp>
+
+#include <fmt/format.h>
+
+namespace gpucost::test {
+
+namespace {
+
+using namespace prep::trace;
+
+const OwnedEvent* find_kind(const PrepRun& r, const std::string& kind, int gpu = -2) {
+  for (const OwnedEvent& e : r.events)
+    if (e.kind == kind && (gpu == -2 || e.gpu == gpu)) return &e;
+  return nullptr;
+}
+
+double num(const OwnedEvent& e, const std::string& key) {
+  const std::string v = field(e, key);
+  INFO("field " << key);
+  REQUIRE(v != "<absent>");
+  return std::stod(v);
+}
+
+}  // namespace
+
+TEST_CASE("trace: microsecond text is turned into exact nanoseconds", "[trace]") {
+  std::int64_t ns = 0;
+  CHECK((parse_us_to_ns("4203669604595.407", ns) && ns == 4203669604595407));
+  CHECK((parse_us_to_ns("1665536373729077", ns) && ns == 1665536373729077000));
+  CHECK((parse_us_to_ns("0.02", ns) && ns == 20));
+  CHECK((parse_us_to_ns("6.880", ns) && ns == 6880));
+  CHECK((parse_us_to_ns("1.0005", ns) && ns == 1001));  // the 4th decimal rounds half away from zero
+  CHECK((parse_us_to_ns("-3.5", ns) && ns == -3500));
+  CHECK((parse_us_to_ns("1.5e3", ns) && ns == 1500000));
+  CHECK_FALSE(parse_us_to_ns("", ns));
+  CHECK_FALSE(parse_us_to_ns("\"12\"", ns));
+  CHECK_FALSE(parse_us_to_ns("99999999999999999999", ns));
+}
+
+TEST_CASE("trace: the union of intervals", "[trace]") {
+  std::vector<std::pair<std::int64_t, std::int64_t>> v{{5, 10}, {0, 3}, {2, 4}, {9, 12}, {20, 20}};
+  CHECK(union_length(v) == 4 + 7 + 0);  // [0,4] + [5,12] + [20,20]
+  std::vector<std::pair<std::int64_t, std::int64_t>> none;
+  CHECK(union_length(none) == 0);
+}
+
+TEST_CASE("trace: launch APIs, including per-thread and HIP entry points", "[trace]") {
+  CHECK(is_launch_api("cudaLaunchKernel"));
+  CHECK(is_launch_api("cudaLaunchKernel_ptsz"));
+  CHECK(is_launch_api("cuLaunchKernelEx"));
+  CHECK(is_launch_api("cudaGraphLaunch"));
+  CHECK(is_launch_api("hipExtModuleLaunchKernel"));
+  CHECK(is_launch_api("hipMemcpyAsync"));
+  CHECK_FALSE(is_launch_api("cudaMemcpy"));  // synchronous: the issue's list has only the async calls
+  CHECK_FALSE(is_launch_api("cudaStreamSynchronize"));
+}
+
+// A modern trace (PyTorch 2.x: relative ts + baseTimeNanoseconds, new category names).
+//   stream 7:  K1 gemm     100    .. 150     call 90..95    delay 5 us
+//              K2 relu     160    .. 165     call 96..100   delay 60 us; gap 10 us, call before: short
+//              M1 HtoD     300    .. 320     call 200..210  delay 90 us; gap 135 us, call after: host wait
+//              K4 small    400.5  .. 402.75  no call        unmatched; gap 80.5 us: other
+//   stream 20: N1 nccl     140    .. 180     call 130..132  delay 8 us
+// span 302.75 us; busy [100,180] + [300,320] + [400.5,402.75] = 102.25 us; idle 200.5 us;
+// compute (non-nccl kernels) 50 + 5 + 2.25 = 57.25 us; non-compute 45 us.
+// delays sorted 5, 8, 60, 90 us: p50 = 34 us, p95 = 85.5 us, p99 = 89.1 us (linear).
+// Queue, stream 7 (calls only; K4 has none): +90 +96 -150 -165 +200 -320 -> area 249 us.depth over
+// 230 us = 1.0826...; stream 20: 1 over 50 us. Device mean (1.0826 + 1) / 2, max 2.
+constexpr const char* kModernTrace = R"J({
+  "schemaVersion": 1,
+  "deviceProperties": [
+    {
+      "id": 0, "name": "NVIDIA H100 80GB HBM3", "totalGlobalMem": 85045379072,
+      "computeMajor": 9, "computeMinor": 0
+    }
+  ],
+  "distributedInfo": {"backend": "nccl", "rank": 3, "world_size": 8, "pg_count": 1},
+  "traceEvents": [
+  {
+    "ph": "X", "cat": "user_annotation", "name": "ProfilerStep#7", "pid": 4242, "tid": 4242,
+    "ts": 80.000, "dur": 150.000,
+    "args": {
+      "External id": 1,"Record function id": 0, "Ev Idx": 0
+    }
+  },
+  {
+    "ph": "X", "cat": "user_annotation", "name": "ProfilerStep#8", "pid": 4242, "tid": 4242,
+    "ts": 199.000, "dur": 300.000,
+    "args": {
+      "External id": 2,"Record function id": 0, "Ev Idx": 1
+    }
+  },
+  {
+    "ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 4242, "tid": 4242,
+    "ts": 90.000, "dur": 5.000,
+    "args": {
+      "External id": 3, "cbid": 211, "correlation": 1
+    }
+  },
+  {
+    "ph": "X", "cat": "kernel", "name": "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64", "pid": 0, "tid": 7,
+    "ts": 100.000, "dur": 50.000,
+    "args": {
+      "External id": 3, "queued": 0, "device": 0, "context": 1, "stream": 7, "correlation": 1,
+      "registers per thread": 168, "shared memory": 0, "grid": [132, 1, 1], "block": [384, 1, 1]
+    }
+  },
+  {
+    "ph": "f", "id": 1, "pid": 0, "tid": 7, "ts": 100.000,
+    "cat": "ac2g", "name": "ac2g", "bp": "e"
+  },
+  {
+    "ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 4242, "tid": 4242,
+    "ts": 96.000, "dur": 4.000,
+    "args": {
+      "External id": 4, "cbid": 211, "correlation": 2
+    }
+  },
+  {
+    "ph": "X", "cat": "kernel", "name": "void at::native::vectorized_elementwise_kernel<4, at::native::(anonymous namespace)::launch_clamp_scalar>(int)", "pid": 0, "tid": 7,
+    "ts": 160.000, "dur": 5.000,
+    "args": {
+      "External id": 4, "queued": 0, "device": 0, "context": 1, "stream": 7, "correlation": 2
+    }
+  },
+  {
+    "ph": "X", "cat": "cuda_runtime", "name": "cudaMemcpyAsync", "pid": 4242, "tid": 4242,
+    "ts": 200.000, "dur": 10.000,
+    "args": {
+      "External id": 5, "cbid": 41, "correlation": 3
+    }
+  },
+  {
+    "ph": "X", "cat": "gpu_memcpy", "name": "Memcpy HtoD (Pageable -> Device)", "pid": 0, "tid": 7,
+    "ts": 300.000, "dur": 20.000,
+    "args": {
+      "External id": 5, "device": 0, "context": 1, "stream": 7, "correlation": 3, "bytes": 2000000, "memory bandwidth (GB/s)": 100.0
+    }
+  },
+  {
+    "ph": "X", "cat": "kernel", "name": "triton_poi_fused_0", "pid": 0, "tid": 7,
+    "ts": 400.500, "dur": 2.250,
+    "args": {
+      "External id": 6, "device": 0, "context": 1, "stream": 7, "correlation": 4
+    }
+  },
+  {
+    "ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernelExC", "pid": 4242, "tid": 4243,
+    "ts": 130.000, "dur": 2.000,
+    "args": {
+      "External id": 7, "cbid": 430, "correlation": 5
+    }
+  },
+  {
+    "ph": "X", "cat": "kernel", "name": "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*, unsigned long, ncclWork*)", "pid": 0, "tid": 20,
+    "ts": 140.000, "dur": 40.000,
+    "args": {
+      "External id": 7, "device": 0, "context": 1, "stream": 20, "correlation": 5, "Comms Id": 10159970886766084423
+    }
+  },
+  {
+    "ph": "X", "cat": "cuda_sync", "name": "Stream Sync", "pid": 0, "tid": 7,
+    "ts": 402.750, "dur": 1.000,
+    "args": {
+      "device": 0, "stream": -1, "correlation": 9
+    }
+  },
+  {
+    "name": "process_name", "ph": "M", "ts": 0.000, "pid": 0, "tid": 0,
+    "args": {
+      "name": "python"
+    }
+  },
+  {
+    "ph": "X", "cat": "Trace", "ts": 0.000, "dur": 500.000,
+    "pid": "Spans", "tid": "PyTorch Profiler",
+    "name": "PyTorch Profiler (0)",
+    "args": {
+      "Op count": 0
+    }
+  }
+  ],
+  "traceName": "/tmp/rank3.pt.trace.json",
+  "displayTimeUnit": "ms",
+  "baseTimeNanoseconds": 1700000000000000000
+}
+)J";
+
+TEST_CASE("trace: temporal, idle and launch analyses of a hand-made trace", "[trace]") {
+  const TraceData data = read_trace_text(kModernTrace);
+  CHECK(data.not_kineto.empty());
+  CHECK(data.truncated.empty());
+  CHECK(data.counts.records == 15);
+  CHECK(data.counts.malformed == 0);
+  CHECK(data.counts.used == 2 + 5 + 4);  // 2 steps, 5 GPU ops, 4 launch calls
+  CHECK(data.rank == 3);
+  CHECK(data.world_size == 8);
+  CHECK(data.backend == "nccl");
+  REQUIRE(data.base_time_ns);
+  CHECK(*data.base_time_ns == 1700000000000000000);
+  CHECK(data.device_names.at(0) == "NVIDIA H100 80GB HBM3");
+
+  const TraceReport report = analyse(data, TraceOptions{});
+  REQUIRE(report.devices.size() == 1);
+  const DeviceReport& d = report.devices.front();
+  CHECK(d.span_ns == 302750);
+  CHECK(d.busy_ns == 102250);
+  CHECK(d.idle_ns == 200500);
+  CHECK(d.compute_ns == 57250);
+  CHECK(d.noncompute_ns == 45000);
+  CHECK(d.kernels == 4);
+  CHECK(d.memcpys == 1);
+  CHECK(d.launch.matched == 4);
+  CHECK(d.launch.unmatched == 1);
+  CHECK(d.launch.percentile_ns(50).value() == Approx(34000));
+  CHECK(d.launch.percentile_ns(95).value() == Approx(85500));
+  CHECK(d.launch.percentile_ns(99).value() == Approx(89100));
+  CHECK(d.launch.delays_ns.back() == 90000);
+  CHECK(d.launch.short_kernels == 2);
+  CHECK(d.launch.long_delays == 0);
+  CHECK(d.idle.host_wait_ns == 135000);
+  CHECK(d.idle.short_gap_ns == 10000);
+  CHECK(d.idle.other_ns == 80500);
+  REQUIRE(d.streams.size() == 2);
+  CHECK(d.streams[0].stream == 7);
+  CHECK(d.streams[0].queue_length_mean == Approx(249.0 / 230.0));
+  CHECK(d.streams[0].queue_length_max == 2);
+  CHECK(d.streams[1].queue_length_mean == Approx(1.0));
+  CHECK(d.queue_length_mean == Approx((249.0 / 230.0 + 1.0) / 2));
+  CHECK(d.kernel_time_ns[static_cast<int>(OpClass::communication)] == 40000);
+  REQUIRE(d.memory.size() == 1);
+  CHECK(d.memory[0].dir == MemDir::h2d);
+  CHECK(d.memory[0].gbps().value() == Approx(100.0));  // 2 MB in 20 us
+  REQUIRE(!d.top_kernels.empty());
+  CHECK(d.top_kernels[0].name == "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64");
+  CHECK(d.top_kernels[1].cls == OpClass::communication);
+}
+
+TEST_CASE("trace: --steps keeps the ops launched inside the chosen ProfilerStep", "[trace]") {
+  const TraceData data = read_trace_text(kModernTrace);
+  TraceOptions options;
+  options.step_first = 8;  // 199..499: M1 (call at 200) and K4 (no call: its own start 400.5)
+  const TraceReport report = analyse(data, options);
+  REQUIRE(report.steps_used.size() == 1);
+  CHECK(report.ops_filtered_out == 3);
+  REQUIRE(report.devices.size() == 1);
+  CHECK(report.devices[0].ops == 2);
+  CHECK(report.devices[0].span_ns == 102750);  // 300 .. 402.75
+}
+
+TEST_CASE("trace: prep emits the analyses as events on the UTC clock", "[trace]") {
+  const PrepRun r = run_prep_text(kModernTrace);
+  check_accounting(r);
+  CHECK(r.stats.format == prep::Format::kineto);
+  CHECK(r.stats.lines == 15);
+  CHECK(r.stats.time_basis == prep::TimeBasis::absolute);
+  const OwnedEvent* dev = find_kind(r, "trace_device", 0);
+  REQUIRE(dev != nullptr);
+  CHECK(dev->ts_ns == 1700000000000000000 + 100000);
+  CHECK(field(*dev, "rank") == "3");
+  CHECK(field(*dev, "busy_ns") == "102250");
+  CHECK(num(*dev, "busy_fraction") == Approx(102250.0 / 302750.0));
+  CHECK(num(*dev, "launch_delay_p95_ns") == Approx(85500));
+  CHECK(field(*dev, "unmatched_gpu_events") == "1");
+  CHECK(num(*dev, "short_kernel_fraction") == Approx(0.5));
+  CHECK(num(*dev, "launch_delay_over_10ms_fraction") == Approx(0.0));
+  const OwnedEvent* mem = find_kind(r, "trace_memory", 0);
+  REQUIRE(mem != nullptr);
+  CHECK(field(*mem, "direction") == "h2d");
+  CHECK(num(*mem, "gbps") == Approx(100.0));
+  const OwnedEvent* info = find_kind(r, "trace_info");
+  REQUIRE(info != nullptr);
+  CHECK(field(*info, "world_size") == "8");
+  int steps = 0;
+  for (const OwnedEvent& e : r.events) steps += e.kind == "trace_step" ? 1 : 0;
+  CHECK(steps == 2);
+}
+
+// The oldest layout HTA keeps (PyTorch 1.9/1.10): "Kernel"/"Runtime"/"Memcpy", integer epoch µs,
+// lower-case "external id"; a kernel without args.stream takes its tid.
+constexpr const char* kOldTrace = R"J({
+  "schemaVersion": 1,
+
+  "distributedInfo": {"rank": 1},
+  "traceEvents": [
+  {
+    "ph": "X", "cat": "Kernel", 
+    "name": "volta_sgemm_128x64_nn", "pid": 0, "tid": 7,
+    "ts": 1665536373729077, "dur": 4,
+    "args": {
+      "queued": 0, "device": 0, "context": 1,
+      "correlation": 538860, "external id": 0
+    }
+  },
+  {
+    "ph": "X", "cat": "Runtime", 
+    "name": "cudaLaunchKernel", "pid": 1010370, "tid": 1010370,
+    "ts": 1665536373729065, "dur": 10,
+    "args": {
+      "cbid": 211, "correlation": 538860,
+      "external id": 0, "external ts": 1665536373659346
+    }
+  },
+  {
+    "ph": "X", "cat": "Memcpy", 
+    "name": "Memcpy DtoH (Device -> Pageable)", "pid": 0, "tid": 7,
+    "ts": 1665536373729100, "dur": 6,
+    "args": {
+      "device": 0, "context": 1,
+      "stream": 7, "correlation": 538870, "external id": 0,
+      "bytes": 4, "memory bandwidth (GB/s)": 0.000666
+    }
+  },
+  {
+    "ph": "X", "cat": "Kernel", "name": "broken", "pid": 0, "tid": 7, "dur": 4,
+    "args": {"stream": 7}
+  }
+  ]
+}
+)J";
+
+TEST_CASE("trace: the oldest Kineto layout", "[trace]") {
+  const TraceData data = read_trace_text(kOldTrace);
+  CHECK(data.counts.records == 4);
+  CHECK(data.counts.malformed == 1);  // a complete event without ts
+  CHECK(data.counts.first_malformed.find("record 4") != std::string::npos);
+  CHECK(data.absolute());
+  REQUIRE(data.ops.size() == 2);
+  CHECK(data.ops[0].stream == 7);  // from tid
+  CHECK(data.ops[0].start_ns == 1665536373729077000);
+  const TraceReport report = analyse(data, TraceOptions{});
+  REQUIRE(report.devices.size() == 1);
+  const DeviceReport& d = report.devices[0];
+  CHECK(d.launch.matched == 1);
+  CHECK(d.launch.unmatched == 1);  // the memcpy came from a synchronous cudaMemcpy (not in the trace)
+  CHECK(d.launch.delays_ns.front() == 2000);  // 729077 - (729065 + 10) us
+  CHECK(d.span_ns == 29000);                  // 729077 .. 729106
+  CHECK(d.busy_ns == 10000);
+}
+
+namespace {
+
+/// A synthetic trace of n kernels on one stream, pretty (one record over several lines, like
+/// Kineto) or compact (one line, like json.dump).
+std::string synthetic_trace(int n, bool pretty) {
+  std::string out = pretty ? "{\n  \"schemaVersion\": 1,\n  \"traceEvents\": [\n" : "{\"traceEvents\": [";
+  for (int i = 0; i < n; ++i) {
+    const double ts = 1000.0 + i * 10.0;
+    const char* sep = i + 1 < n ? "," : "";
+    if (pretty)
+      out += fmt::format(
+          "  {{\n    \"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, \"tid\": 1,\n"
+          "    \"ts\": {:.3f}, \"dur\": 2.000,\n    \"args\": {{\"correlation\": {}}}\n  }},\n"
+          "  {{\n    \"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"kernel_{}\", \"pid\": 0, \"tid\": 7,\n"
+          "    \"ts\": {:.3f}, \"dur\": {:.3f},\n    \"args\": {{\"device\": 0, \"stream\": 7, \"correlation\": {}, "
+          "\"grid\": [1, 1, 1]}}\n  }}{}\n",
+          ts - 5, i, i % 97, ts, 3.0 + (i % 5), i, sep);
+    else
+      out += fmt::format(
+          "{{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, \"tid\": 1, "
+          "\"ts\": {:.3f}, \"dur\": 2.000, \"args\": {{\"correlation\": {}}}}}, "
+          "{{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"kernel_{}\", \"pid\": 0, \"tid\": 7, \"ts\": {:.3f}, "
+          "\"dur\": {:.3f}, \"args\": {{\"device\": 0, \"stream\": 7, \"correlation\": {}, \"grid\": [1, 1, 1]}}}}{} ",
+          ts - 5, i, i % 97, ts, 3.0 + (i % 5), i, sep);
+  }
+  out += pretty ? "  ],\n  \"traceName\": \"synthetic\",\n  \"baseTimeNanoseconds\": 1700000000000000000\n}\n"
+                : "], \"traceName\": \"synthetic\", \"baseTimeNanoseconds\": 1700000000000000000}";
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("trace: a trace larger than one chunk reads the same as one read whole", "[trace]") {
+  // ~24 MB pretty: several 8 MiB chunks, each cut inside a record; the compact form is one line.
+  const int n = 70000;
+  const TraceData chunked = read_trace_text(synthetic_trace(n, true));
+  const TraceData whole = read_trace_text(synthetic_trace(n, false));
+  CHECK(chunked.truncated.empty());
+  CHECK(whole.truncated.empty());
+  CHECK(chunked.counts.records == 2u * n);
+  CHECK(whole.counts.records == 2u * n);
+  CHECK(chunked.ops.size() == static_cast<std::size_t>(n));
+  CHECK(chunked.launches.size() == static_cast<std::size_t>(n));
+  CHECK(chunked.trace_name == "synthetic");
+  CHECK(whole.trace_name == "synthetic");
+  REQUIRE(chunked.base_time_ns);
+  const TraceReport a = analyse(chunked, TraceOptions{});
+  const TraceReport b = analyse(whole, TraceOptions{});
+  REQUIRE(a.devices.size() == 1);
+  REQUIRE(b.devices.size() == 1);
+  CHECK(a.devices[0].busy_ns == b.devices[0].busy_ns);
+  // busy: every kernel i lasts 3 + i % 5 us -> sum over n kernels
+  std::int64_t busy = 0;
+  for (int i = 0; i < n; ++i) busy += (3 + i % 5) * 1000;
+  CHECK(a.devices[0].busy_ns == busy);
+  CHECK(a.devices[0].launch.matched == static_cast<std::uint64_t>(n));
+  CHECK(a.devices[0].launch.delays_ns.front() == 3000);  // ts - (ts - 5 + 2)
+  CHECK(a.devices[0].distinct_kernels == 97);
+}
+
+TEST_CASE("trace: a trace cut short keeps the records before the cut and says so", "[trace]") {
+  const std::string full = synthetic_trace(2000, true);
+  const std::string cut = full.substr(0, full.size() / 2);
+  const TraceData data = read_trace_text(cut);
+  CHECK_FALSE(data.truncated.empty());
+  CHECK(data.counts.records > 1000);
+  CHECK(data.counts.records < 4000);
+  const PrepRun r = run_prep_text(cut);
+  check_accounting(r);
+  CHECK_FALSE(r.stats.truncated.empty());
+}
+
+TEST_CASE("trace: JSON that is not a Kineto trace is named, not half-parsed", "[trace]") {
+  const prep::PrepOptions options;
+  const std::string timeline = "[[-1, 1, 37888, 7], [-1, 1, 512, 7], [1720000000000000, 0, 512, 7]]";
+  CHECK(prep::detect_format(timeline, options) == prep::Format::kineto);
+  const Status st = prep::check_format(timeline, options, "mem.raw");
+  REQUIRE_FALSE(st);
+  CHECK(st.error().message.find("memory timeline") != std::string::npos);
+
+  const std::string et = R"J({
+  "schema": "1.0.1", "pid": 563677, "time": "2023-07-14 11:53:07", "start_ts": 6278907328,
+  "nodes": [
+    {"name": "[pytorch|profiler|execution_trace|thread]", "id": 2}
+  ]
+})J";
+  const Status st2 = prep::check_format(et, options, "et.json");
+  REQUIRE_FALSE(st2);
+  CHECK(st2.error().message.find("execution trace") != std::string::npos);
+
+  // A Chrome trace in the bare array form is a list of records.
+  const TraceData arr = read_trace_text(R"J([{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 1, "dur": 2}])J");
+  CHECK(arr.not_kineto.empty());
+  CHECK(arr.ops.size() == 1);
+}
+
+TEST_CASE("trace: a CPU-only trace is reported as such", "[trace]") {
+  const std::string cpu = R"J({"distributedInfo": {"backend": "gloo", "rank": 34, "world_size": 300}, "traceEvents": [
+{"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 1, "tid": 1, "ts": 10, "dur": 5},
+{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#3", "pid": 1, "tid": 1, "ts": 9, "dur": 20}
+], "baseTimeNanoseconds": 1720000000000000000})J";
+  const PrepRun r = run_prep_text(cpu);
+  check_accounting(r);
+  CHECK(find_kind(r, "trace_device") == nullptr);
+  REQUIRE(find_kind(r, "trace_info") != nullptr);
+  bool noted = false;
+  for (const std::string& n : r.stats.notes) noted = noted || n.find("CPU-only") != std::string::npos;
+  CHECK(noted);
+}
+
+}  // namespace gpucost::test
