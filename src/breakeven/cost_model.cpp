@@ -35,13 +35,21 @@ Expected<JobInputs> job_inputs(const extract::Features& f) {
                         "the telemetry must include power (dmon -s p, or power.draw in --query-gpu)");
     in.energy_kwh.push_back(*e->second.value);
     const auto u = g.indicators.find("util_mean");
+    const auto idle = g.indicators.find("gpu_idle_fraction_trace");
     if (u != g.indicators.end() && u->second.value) {
       in.util.push_back(*u->second.value);
+    } else if (idle != g.indicators.end() && idle->second.value) {
+      // A profiler trace covers a few steps; without telemetry its busy share stands for u_g.
+      in.util.push_back(1.0 - *idle->second.value);
+      in.util_source = "trace";
     } else {
       in.util.push_back(1.0);  // unknown: assume the GPU was busy throughout
       in.util_assumed = true;
     }
   }
+  if (in.util_assumed) in.util_source = "assumed";
+  if (const auto t = f.host_indicators.find("gpu_idle_fraction_trace"); t != f.host_indicators.end() && t->second.value)
+    in.trace_busy_fraction = 1.0 - *t->second.value;
   if (in.energy_kwh.empty()) return make_error(ErrorKind::format, "no GPU in the features");
   return in;
 }

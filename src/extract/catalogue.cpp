@@ -67,6 +67,43 @@ constexpr std::array kCatalogue = {
                  Scope::host_only},
     IndicatorDef{"F027", "ac_offline_count", "count", "events", "AC unplugged",
                  "power_source events with state offline (running on battery)", Scope::host_only},
+    IndicatorDef{"F028", "gpu_busy_s", "s", "trace", "GPU busy time (trace)",
+                 "length of the union of the intervals of the trace's kernels, memcpys and memsets over all streams "
+                 "(host: sum over GPUs)"},
+    IndicatorDef{"F029", "gpu_idle_fraction_trace", "ratio", "trace", "GPU idle share (trace)",
+                 "(span - busy) / span, span = first GPU op start to last GPU op end (host: summed idle / summed span)"},
+    IndicatorDef{"F030", "gpu_compute_fraction", "ratio", "trace", "compute share (trace)",
+                 "union of compute kernels (not nccl*/rccl*, not memcpy/memset) / span (host: summed / summed span)"},
+    IndicatorDef{"F031", "gpu_noncompute_fraction", "ratio", "trace", "non-compute share (trace)",
+                 "(busy - compute) / span: communication and memory operations not hidden under compute "
+                 "(host: summed / summed span)"},
+    IndicatorDef{"F032", "launch_delay_p50_us", "us", "trace", "median launch delay",
+                 "50th percentile (linear) of max(0, GPU op start - launch call end) over ops joined to a launch "
+                 "call on args.correlation (host: over all GPUs of one trace; absent for several traces)"},
+    IndicatorDef{"F033", "launch_delay_p95_us", "us", "trace", "95th percentile launch delay",
+                 "95th percentile (linear) of the launch delays, as launch_delay_p50_us"},
+    IndicatorDef{"F034", "launch_delay_p99_us", "us", "trace", "99th percentile launch delay",
+                 "99th percentile (linear) of the launch delays, as launch_delay_p50_us"},
+    IndicatorDef{"F035", "short_kernel_fraction", "ratio", "trace", "short kernels",
+                 "kernels shorter than 10 us / kernels (host: summed / summed)"},
+    IndicatorDef{"F036", "launch_delay_over_10ms_fraction", "ratio", "trace", "launch delays over 10 ms",
+                 "launch delays longer than 10 ms / launch delays (host: summed / summed)"},
+    IndicatorDef{"F037", "kernels", "count", "trace", "kernels", "kernel events in the trace (host: sum)"},
+    IndicatorDef{"F038", "unmatched_gpu_events", "count", "trace", "GPU ops without a launch",
+                 "kernels, memcpys and memsets whose args.correlation matches no launch API call (host: sum)"},
+    IndicatorDef{"F039", "memcpy_s", "s", "trace", "memcpy time", "summed durations of memcpy ops (host: sum)"},
+    IndicatorDef{"F040", "h2d_gbps", "GB/s", "trace", "host-to-device bandwidth",
+                 "bytes / time of HtoD memcpys that give args.bytes, 1 GB = 1e9 bytes (host: summed / summed)"},
+    IndicatorDef{"F041", "d2h_gbps", "GB/s", "trace", "device-to-host bandwidth",
+                 "bytes / time of DtoH memcpys that give args.bytes, 1 GB = 1e9 bytes (host: summed / summed)"},
+    IndicatorDef{"F042", "queue_length_mean", "count", "trace", "mean queue length",
+                 "per stream, time-weighted number of ops launched (call start) and not finished (op end), from "
+                 "first launch to last end; mean over streams (host: mean over GPUs)"},
+    IndicatorDef{"F043", "queue_length_max", "count", "trace", "maximum queue length",
+                 "largest number of outstanding ops on one stream (host: max over GPUs)"},
+    IndicatorDef{"F044", "net_gpu_time_s", "s", "trace", "net GPU time",
+                 "gpu_busy_s from a trace; else the profiler table's Self CUDA time total; else the summed total "
+                 "time of nsys's kernel and memory-operation summaries (host: sum)"},
 };
 
 }  // namespace

@@ -2,6 +2,7 @@
 // in docs/indicators.md; the unit tests recompute them by hand.
 #include <gpucost/extract/extract.hpp>
 
+#include <gpucost/core/text.hpp>
 #include <gpucost/core/time.hpp>
 #include <gpucost/extract/catalogue.hpp>
 
@@ -191,7 +192,7 @@ void host_indicators(const Features& f, double filled_j, double energy_j, Indica
   set(out, "gpu_count", static_cast<double>(f.gpus.size()));
   for (const IndicatorDef& def : catalogue()) {
     const std::string key(def.key);
-    if (key == "wall_s" || def.scope == Scope::host_only) continue;  // set on their own
+    if (key == "wall_s" || def.scope == Scope::host_only || def.category == "trace") continue;  // set on their own
     const bool is_sum = key == "energy_kwh" || key == "samples";
     const bool is_max = key == "power_max_w" || key == "temp_max_c";
     double acc = is_max ? -std::numeric_limits<double>::infinity() : 0;
@@ -241,6 +242,23 @@ void SampleCollector::on_event(const Event& ev) {
     for (const Field& f : ev.fields)
       if (f.key == "bucket" || f.key == "severity" || f.key == "state") detail = f.value;
     m_incidents.push_back(Incident{ev.ts_ns, std::string(ev.kind), std::string(detail)});
+    return;
+  }
+  if (ev.kind == "trace_device" || ev.kind == "trace_memory" || ev.kind == "trace_launch" ||
+      ev.kind == "profiler_total" || ev.kind == "nsys_kernel" || ev.kind == "nsys_memop_time") {
+    TraceRecord r;
+    r.ts_ns = ev.ts_ns;
+    r.gpu = ev.gpu;
+    r.kind = std::string(ev.kind);
+    for (const Field& f : ev.fields) {
+      if (f.numeric) {
+        if (const auto v = text::parse_double(f.value)) r.values[std::string(f.key)] = *v;
+      } else if (f.key == "op" || f.key == "direction") {
+        r.detail += r.detail.empty() ? std::string(f.value) : " " + std::string(f.value);
+      }
+    }
+    if (m_host.empty() && !ev.host.empty()) m_host = std::string(ev.host);
+    m_trace.push_back(std::move(r));
     return;
   }
   if (ev.kind != "sample") return;
@@ -308,6 +326,161 @@ void incident_indicators(const SampleCollector& c, const Features& f, IndicatorS
   for (const auto& [key, value] : n) set(out, key, value);
 }
 
+// ---- profiler traces, tables and nsys summaries ---------------------------------------------
+
+/// Sums of one set of trace_device records (one GPU, or the host).
+struct TraceSums {
+  double span = 0, busy = 0, idle = 0, compute = 0, noncompute = 0;
+  double kernels = 0, short_kernels = 0, launched = 0, long_delays = 0, unmatched = 0;
+  double queue_mean_sum = 0, queue_max = -1;
+  std::size_t queues = 0, devices = 0;
+  double memcpy_ns = 0, h2d_bytes = 0, h2d_ns = 0, d2h_bytes = 0, d2h_ns = 0;
+  const TraceRecord* only = nullptr;  ///< the single device record, when there is one
+
+  void add_device(const TraceRecord& r) {
+    const auto v = [&](const char* k) {
+      const double x = r.get(k);
+      return std::isnan(x) ? 0.0 : x;
+    };
+    span += v("span_ns");
+    busy += v("busy_ns");
+    idle += v("idle_ns");
+    compute += v("compute_ns");
+    noncompute += v("noncompute_ns");
+    kernels += v("kernels");
+    short_kernels += v("short_kernels");
+    launched += v("launched_ops");
+    long_delays += v("launch_delays_over_10ms");
+    unmatched += v("unmatched_gpu_events");
+    if (!std::isnan(r.get("queue_length_mean"))) {
+      queue_mean_sum += r.get("queue_length_mean");
+      ++queues;
+      queue_max = std::max(queue_max, r.get("queue_length_max"));
+    }
+    only = devices == 0 ? &r : nullptr;
+    ++devices;
+  }
+  void add_memory(const TraceRecord& r) {
+    if (r.detail.rfind("memcpy", 0) != 0) return;
+    const double ns = r.get("total_ns"), bytes = r.get("bytes"), timed = r.get("bytes_ns");
+    if (!std::isnan(ns)) memcpy_ns += ns;
+    if (std::isnan(bytes) || std::isnan(timed)) return;
+    if (r.detail == "memcpy h2d") {
+      h2d_bytes += bytes;
+      h2d_ns += timed;
+    } else if (r.detail == "memcpy d2h") {
+      d2h_bytes += bytes;
+      d2h_ns += timed;
+    }
+  }
+};
+
+/// The trace indicators of one GPU (or the host) from its sums; `launch` is the record whose
+/// launch-delay percentiles apply (null when there is none or several that cannot be merged).
+void trace_indicators(const TraceSums& t, const TraceRecord* launch, const std::string& launch_reason,
+                      IndicatorSet& out) {
+  constexpr double kUs = 1e3;
+  const std::string no_trace = "no Kineto trace with GPU ops among the inputs";
+  if (t.devices == 0) {
+    for (const IndicatorDef& d : catalogue())
+      if (d.category == "trace" && d.key != "net_gpu_time_s") absent(out, d.key, no_trace);
+    return;
+  }
+  set(out, "gpu_busy_s", t.busy / 1e9);
+  const auto share = [&](std::string_view key, double part) {
+    if (t.span > 0) set(out, key, part / t.span);
+    else absent(out, key, "the trace's GPU span is 0 s");
+  };
+  share("gpu_idle_fraction_trace", t.idle);
+  share("gpu_compute_fraction", t.compute);
+  share("gpu_noncompute_fraction", t.noncompute);
+  for (const auto& [key, field] : {std::pair{"launch_delay_p50_us", "launch_delay_p50_ns"},
+                                   std::pair{"launch_delay_p95_us", "launch_delay_p95_ns"},
+                                   std::pair{"launch_delay_p99_us", "launch_delay_p99_ns"}}) {
+    const double v = launch != nullptr ? launch->get(field) : kNaN;
+    if (!std::isnan(v)) set(out, key, v / kUs);
+    else absent(out, key, launch != nullptr ? "no GPU op was joined to a launch call" : launch_reason);
+  }
+  if (t.kernels > 0) set(out, "short_kernel_fraction", t.short_kernels / t.kernels);
+  else absent(out, "short_kernel_fraction", "no kernels in the trace");
+  if (t.launched > 0) set(out, "launch_delay_over_10ms_fraction", t.long_delays / t.launched);
+  else absent(out, "launch_delay_over_10ms_fraction", "no GPU op was joined to a launch call");
+  set(out, "kernels", t.kernels);
+  set(out, "unmatched_gpu_events", t.unmatched);
+  set(out, "memcpy_s", t.memcpy_ns / 1e9);
+  if (t.h2d_ns > 0) set(out, "h2d_gbps", t.h2d_bytes / t.h2d_ns);
+  else absent(out, "h2d_gbps", "no HtoD memcpy with a byte count in the trace");
+  if (t.d2h_ns > 0) set(out, "d2h_gbps", t.d2h_bytes / t.d2h_ns);
+  else absent(out, "d2h_gbps", "no DtoH memcpy with a byte count in the trace");
+  if (t.queues > 0) {
+    set(out, "queue_length_mean", t.queue_mean_sum / static_cast<double>(t.queues));
+    set(out, "queue_length_max", t.queue_max);
+  } else {
+    absent(out, "queue_length_mean", "no GPU op was joined to a launch call");
+    absent(out, "queue_length_max", "no GPU op was joined to a launch call");
+  }
+}
+
+/// net_gpu_time_s: the trace's busy time, else the profiler table's device total, else nsys.
+void net_gpu_time(const SampleCollector& c, const TraceSums& host, IndicatorSet& out) {
+  if (host.devices > 0) {
+    set(out, "net_gpu_time_s", host.busy / 1e9);
+    return;
+  }
+  double table_ns = 0, nsys_ns = 0;
+  bool table = false, nsys = false;
+  for (const TraceRecord& r : c.trace_records()) {
+    if (r.kind == "profiler_total" && !std::isnan(r.get("self_device_total_ns"))) {
+      table_ns += r.get("self_device_total_ns");
+      table = true;
+    } else if ((r.kind == "nsys_kernel" || r.kind == "nsys_memop_time") && !std::isnan(r.get("total_ns"))) {
+      nsys_ns += r.get("total_ns");
+      nsys = true;
+    }
+  }
+  if (table) set(out, "net_gpu_time_s", table_ns / 1e9);
+  else if (nsys) set(out, "net_gpu_time_s", nsys_ns / 1e9);
+  else absent(out, "net_gpu_time_s", "no Kineto trace, profiler table or nsys report among the inputs");
+}
+
+/// Trace indicators per GPU (for the GPUs of the features) and for the host.
+void add_trace_indicators(const SampleCollector& c, Features& f) {
+  std::map<int, TraceSums> per_gpu;
+  TraceSums host;
+  std::vector<const TraceRecord*> launches;
+  for (const TraceRecord& r : c.trace_records()) {
+    if (r.kind == "trace_device") {
+      per_gpu[r.gpu].add_device(r);
+      host.add_device(r);
+    } else if (r.kind == "trace_memory") {
+      per_gpu[r.gpu].add_memory(r);
+      host.add_memory(r);
+    } else if (r.kind == "trace_launch") {
+      launches.push_back(&r);
+    }
+  }
+  for (GpuFeatures& g : f.gpus) {
+    const TraceSums& t = per_gpu[g.gpu];
+    trace_indicators(t, t.only, "several traces give this GPU: their percentiles cannot be merged", g.indicators);
+    if (t.devices > 0) set(g.indicators, "net_gpu_time_s", t.busy / 1e9);
+    else absent(g.indicators, "net_gpu_time_s", "no Kineto trace with GPU ops for this GPU");
+  }
+  const TraceRecord* launch = launches.size() == 1 ? launches.front() : nullptr;
+  trace_indicators(host, launch,
+                   launches.empty() ? "no Kineto trace among the inputs"
+                                    : fmt::format("{} traces: their percentiles cannot be merged (see per-GPU values)",
+                                                  launches.size()),
+                   f.host_indicators);
+  net_gpu_time(c, host, f.host_indicators);
+}
+
+/// Telemetry indicators of a GPU that only a trace gives: absent, with the reason.
+void no_telemetry(IndicatorSet& out) {
+  for (const IndicatorDef& d : catalogue())
+    if (d.category != "trace" && d.scope != Scope::host_only && d.key != "wall_s")
+      absent(out, d.key, "no telemetry samples for this GPU (only a profiler trace)");
+}
+
 }  // namespace
 
 Expected<Features> compute_features(const SampleCollector& samples, const ExtractOptions& options) {
@@ -317,14 +490,27 @@ Expected<Features> compute_features(const SampleCollector& samples, const Extrac
       lo = std::min(lo, x.ts_ns);
       hi = std::max(hi, x.ts_ns);
     }
+  // Without telemetry, the GPU spans of profiler traces give the window (and the GPUs).
+  std::vector<int> trace_gpus;
+  const bool from_trace = lo > hi;
+  if (from_trace) {
+    for (const TraceRecord& r : samples.trace_records()) {
+      if (r.kind != "trace_device") continue;
+      lo = std::min(lo, r.ts_ns);
+      hi = std::max(hi, r.ts_ns + static_cast<std::int64_t>(std::max(0.0, r.get("span_ns"))));
+      if (std::find(trace_gpus.begin(), trace_gpus.end(), r.gpu) == trace_gpus.end()) trace_gpus.push_back(r.gpu);
+    }
+    std::sort(trace_gpus.begin(), trace_gpus.end());
+  }
   if (lo > hi)
-    return make_error(ErrorKind::format, "no telemetry samples in the input",
-                      "give nvidia-smi dmon or --query-gpu output (or a gpucost.events stream with sample events)");
+    return make_error(ErrorKind::format, "no telemetry samples and no profiler trace with GPU ops in the input",
+                      "give nvidia-smi dmon or --query-gpu output, a Kineto trace (or a gpucost.events stream "
+                      "with their events)");
   Features f;
   f.host = samples.host();
   f.from_ns = options.from_ns.value_or(lo);
   f.to_ns = options.to_ns.value_or(hi);
-  f.chosen_by = options.from_ns || options.to_ns ? "flags" : "samples";
+  f.chosen_by = options.from_ns || options.to_ns ? "flags" : from_trace ? "trace" : "samples";
   if (f.to_ns < f.from_ns) {
     if (options.from_ns && options.to_ns)
       return make_error(ErrorKind::usage, "--from/--to: the window ends before it starts",
@@ -346,11 +532,19 @@ Expected<Features> compute_features(const SampleCollector& samples, const Extrac
     gpu_indicators(s, f.wall_s(), options.temp_threshold_c, g.indicators, filled_j, energy_j);
     f.gpus.push_back(std::move(g));
   }
+  for (int gpu : trace_gpus) {  // trace-only GPUs (no telemetry at all)
+    GpuFeatures g;
+    g.gpu = gpu;
+    set(g.indicators, "wall_s", f.wall_s());
+    no_telemetry(g.indicators);
+    f.gpus.push_back(std::move(g));
+  }
   if (f.gpus.empty())
     return make_error(ErrorKind::usage, "--from/--to: no sample falls inside the window",
                       fmt::format("the samples run from {} to {}", format_utc(lo), format_utc(hi)));
   host_indicators(f, filled_j, energy_j, f.host_indicators);
   incident_indicators(samples, f, f.host_indicators);
+  add_trace_indicators(samples, f);
   return f;
 }
 

@@ -46,7 +46,12 @@ std::string breakeven_json(const breakeven::Result& r, const breakeven::CostConf
   num(b, r.energy_kwh);
   b.append(", \"util_mean\": ");
   num(b, r.util_mean);
-  b.append(fmt::format(", \"util_assumed\": {}}},\n", r.job.util_assumed ? "true" : "false"));
+  b.append(fmt::format(", \"util_assumed\": {}, \"util_source\": \"{}\"", r.job.util_assumed ? "true" : "false",
+                       r.job.util_source));
+  b.append(", \"trace_busy_fraction\": ");
+  if (r.job.trace_busy_fraction) num(b, *r.job.trace_busy_fraction);
+  else b.append("null");
+  b.append("},\n");
   b.append("  \"local\": {\"electricity\": ");
   num(b, r.electricity);
   b.append(", \"amortisation\": ");
@@ -86,7 +91,11 @@ std::string breakeven_table(const breakeven::Result& r, const breakeven::CostCon
                    r.job.wall_h, r.job.energy_kwh.size(), r.job.energy_kwh.size() == 1 ? "" : "s",
                    f.host.empty() ? "" : ", host " + f.host);
   b += fmt::format("measured  energy {:.4f} kWh, mean utilisation {:.1f} %{}\n\n", r.energy_kwh, r.util_mean * 100,
-                   r.job.util_assumed ? " (utilisation not measured: 100 % assumed)" : "");
+                   r.job.util_assumed           ? " (utilisation not measured: 100 % assumed)"
+                   : r.job.util_source == "trace" ? " (from the profiler trace's busy share: no telemetry utilisation)"
+                   : r.job.trace_busy_fraction
+                       ? fmt::format(" (telemetry; the profiler trace's busy share is {:.1f} %)", *r.job.trace_busy_fraction * 100)
+                       : std::string());
   b += "local\n";
   b += fmt::format("  {:<12}{:>14}  {:.4f} kWh GPU + {:.0f} W system, x{:.2f} cooling, {} {}/kWh\n", "electricity",
                    money(r.electricity, cur), r.energy_kwh, c.system_power_w, c.cooling_factor, c.price_per_kwh, cur);

@@ -518,7 +518,7 @@ TEST_CASE("extract: catalogue ids are unique and consecutive, keys unique", "[ex
   const auto cat = extract::catalogue();
   REQUIRE(!cat.empty());
   std::set<std::string_view> keys;
-  const std::set<std::string_view> units = {"s", "kWh", "W", "°C", "ratio", "count"};
+  const std::set<std::string_view> units = {"s", "kWh", "W", "°C", "ratio", "count", "us", "GB/s"};
   for (std::size_t i = 0; i < cat.size(); ++i) {
     const auto& d = cat[i];
     CHECK(d.id == fmt::format("F{:03}", i + 1));  // F001, F002, ...

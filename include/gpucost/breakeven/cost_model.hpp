@@ -18,6 +18,10 @@ struct JobInputs {
   std::vector<double> energy_kwh;  ///< E_g per GPU
   std::vector<double> util;        ///< u_g per GPU, 0-1
   bool util_assumed = false;       ///< true when no utilisation was measured (then ū = 1)
+  /// Where u_g came from: "telemetry" (util_mean), "trace" (1 - gpu_idle_fraction_trace of a
+  /// profiler trace, used only without telemetry utilisation) or "assumed" (1).
+  std::string util_source = "telemetry";
+  std::optional<double> trace_busy_fraction;  ///< host 1 - gpu_idle_fraction_trace, when a trace was given
 };
 
 /// Takes W, E_g and u_g from extract's features. Fails when the window is empty or a GPU

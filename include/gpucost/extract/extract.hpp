@@ -34,8 +34,22 @@ struct Incident {
   std::string detail;  ///< xid: bucket; aer: severity; lid, power_source: state
 };
 
-/// Collects "sample" events per GPU (telemetry without a GPU index belongs to GPU 0) and the
-/// incidents of kernel and system logs.
+/// The numeric fields of one trace_device, trace_memory or trace_launch event (prep's analyses
+/// of a Kineto trace), or of a profiler table / nsys summary; keyed by field name.
+struct TraceRecord {
+  std::int64_t ts_ns = 0;
+  int gpu = -1;
+  std::string kind;
+  std::string detail;  ///< trace_memory: "memcpy h2d"; nsys rows: the report kind
+  std::map<std::string, double> values;
+  [[nodiscard]] double get(const std::string& key) const {
+    const auto it = values.find(key);
+    return it == values.end() ? std::numeric_limits<double>::quiet_NaN() : it->second;
+  }
+};
+
+/// Collects "sample" events per GPU (telemetry without a GPU index belongs to GPU 0), the
+/// incidents of kernel and system logs, and the summaries of profiler traces and tables.
 class SampleCollector final : public prep::EventSink {
  public:
   void on_event(const Event& event) override;
@@ -45,9 +59,11 @@ class SampleCollector final : public prep::EventSink {
   [[nodiscard]] const std::vector<Incident>& incidents() const { return m_incidents; }
   [[nodiscard]] bool has_host_logs() const { return m_host_logs; }
   [[nodiscard]] const std::string& host() const { return m_host; }
+  [[nodiscard]] const std::vector<TraceRecord>& trace_records() const { return m_trace; }
 
  private:
   std::map<int, std::vector<Sample>> m_series;
+  std::vector<TraceRecord> m_trace;
   std::vector<Incident> m_incidents;
   std::string m_host;
   bool m_host_logs = false;  // a kernel log, dmesg, journal or bug report was among the inputs
@@ -73,7 +89,7 @@ struct GpuFeatures {
 
 struct Features {
   std::int64_t from_ns = 0, to_ns = 0;
-  std::string chosen_by;  ///< "flags" or "samples"
+  std::string chosen_by;  ///< "flags", "samples" or "trace" (no telemetry: the traces' GPU spans)
   std::string host;
   IndicatorSet host_indicators;
   std::vector<GpuFeatures> gpus;

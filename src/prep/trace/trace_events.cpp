@@ -143,6 +143,36 @@ void emit_device(const DeviceReport& d, const TraceClock& clock, ParseContext& c
   ctx.emit();
 }
 
+/// Launch delays over every GPU of the trace: exact percentiles of the whole trace, which the
+/// per-device events cannot give once merged.
+void emit_launch(const TraceData& data, const TraceReport& report, const TraceClock& clock, ParseContext& ctx) {
+  if (report.devices.empty()) return;
+  LaunchStats all;
+  std::int64_t start = report.devices.front().start_ns;
+  for (const DeviceReport& d : report.devices) {
+    all.delays_ns.insert(all.delays_ns.end(), d.launch.delays_ns.begin(), d.launch.delays_ns.end());
+    all.matched += d.launch.matched;
+    all.unmatched += d.launch.unmatched;
+    all.long_delays += d.launch.long_delays;
+    start = std::min(start, d.start_ns);
+  }
+  std::sort(all.delays_ns.begin(), all.delays_ns.end());
+  begin(ctx, "trace_launch", clock.at(start), -1);
+  Event& e = ctx.event;
+  if (data.rank >= 0) e.add_number("rank", data.rank);
+  e.add_number("devices", static_cast<std::int64_t>(report.devices.size()));
+  e.add_number("launched_ops", static_cast<std::int64_t>(all.matched));
+  e.add_number("unmatched_gpu_events", static_cast<std::int64_t>(all.unmatched));
+  if (!all.delays_ns.empty()) {
+    add_real(e, "launch_delay_p50_ns", *all.percentile_ns(50));
+    add_real(e, "launch_delay_p95_ns", *all.percentile_ns(95));
+    add_real(e, "launch_delay_p99_ns", *all.percentile_ns(99));
+    e.add_number("launch_delay_max_ns", all.delays_ns.back());
+    e.add_number("launch_delays_over_10ms", static_cast<std::int64_t>(all.long_delays));
+  }
+  ctx.emit();
+}
+
 void emit_streams(const DeviceReport& d, const TraceClock& clock, ParseContext& ctx) {
   for (const StreamReport& s : d.streams) {
     begin(ctx, "trace_stream", clock.at(s.start_ns), d.device);
@@ -193,6 +223,7 @@ void emit_memory(const DeviceReport& d, const TraceClock& clock, ParseContext& c
     e.add_number("total_ns", m.total_ns);
     if (m.bytes > 0) {
       e.add_number("bytes", static_cast<std::int64_t>(m.bytes));
+      e.add_number("bytes_ns", m.timed_ns);  // time of the ops that gave bytes
       if (const auto gbps = m.gbps()) add_real(e, "gbps", *gbps);
     }
     ctx.emit();
@@ -274,6 +305,7 @@ void parse_trace_input(io::LineReader& reader, ParseContext& ctx) {
   const TraceClock clock(data, ctx);
   emit_info(data, report, clock, ctx);
   emit_steps(data, clock, ctx);
+  emit_launch(data, report, clock, ctx);
   for (const DeviceReport& d : report.devices) {
     emit_device(d, clock, ctx);
     emit_streams(d, clock, ctx);
