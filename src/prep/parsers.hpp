@@ -36,4 +36,11 @@ bool looks_like_bug_report(std::string_view head);
 /// syslog, journal_text or dmesg when the first lines of `head` have their shape, else unknown.
 Format detect_kernel_log(std::string_view head);
 
+/// PyTorch profiler tables (parse_torch_table.cpp): a dash rule followed by a "Name ..." header.
+std::unique_ptr<LineParser> make_torch_table_parser(ParseContext& ctx);
+bool looks_like_torch_table(std::string_view head);
+/// Nsight Systems summaries (parse_nsys.cpp): report banners, legacy section titles, CSV headers.
+std::unique_ptr<LineParser> make_nsys_parser(ParseContext& ctx);
+bool looks_like_nsys(std::string_view head);
+
 }  // namespace gpucost::prep
