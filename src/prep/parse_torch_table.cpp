@@ -20,6 +20,7 @@
 
 #include <array>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace gpucost::prep {
@@ -151,6 +152,8 @@ class TorchTableParser final : public LineParser {
     m_device.clear();
     if (!columns_by_words(body) && !columns_by_spans(line)) return false;
     m_swap_flops_source = false;
+    m_has_source_location = false;
+    for (const Column& c : m_columns) m_has_source_location = m_has_source_location || c.key == "source_location";
     for (std::size_t i = 0; i + 1 < m_columns.size(); ++i)  // see row_line()
       m_swap_flops_source = m_swap_flops_source || (m_columns[i].key == "source_location" &&
                                                     m_columns[i + 1].type == CellType::flops);
@@ -233,12 +236,12 @@ class TorchTableParser final : public LineParser {
     }
     if (text::trim(line).empty()) return LineResult::ignored;
     slice_by_spans(line, m_spans, m_cells);
+    if (m_cells.front().empty()) return unnamed_row(ctx);
     // with_stack: Source Location comes before the FLOPs title but torch prints the FLOPs value
     // first; the cells are swapped back.
     if (m_swap_flops_source)
       for (std::size_t i = 0; i + 1 < m_columns.size(); ++i)
         if (m_columns[i].key == "source_location") std::swap(m_cells[i], m_cells[i + 1]);
-    if (m_cells.front().empty()) return unnamed_row(ctx);
 
     Event& ev = ctx.event;
     ev.reset();
@@ -255,11 +258,12 @@ class TorchTableParser final : public LineParser {
     return LineResult::event;
   }
 
-  // A row without a name: a further stack frame of the row above (with_stack) or its blank
-  // spacer line, when only the last cell is set; anything else is not a row.
+  // A row without a name: with_stack prints further frames of the row above (right-aligned
+  // paths that may spill into the columns before) and a blank spacer row; else not a row.
   LineResult unnamed_row(ParseContext& ctx) {
-    for (std::size_t i = 0; i + 1 < m_cells.size(); ++i)
-      if (!m_cells[i].empty()) return ctx.malformed("profiler table row without a name");
+    if (m_has_source_location) return LineResult::ignored;
+    for (const std::string_view cell : m_cells)
+      if (!cell.empty()) return ctx.malformed("profiler table row without a name");
     return LineResult::ignored;
   }
 
@@ -419,6 +423,7 @@ class TorchTableParser final : public LineParser {
   std::vector<std::string_view> m_words, m_cells;
   std::string m_device;  ///< device word of the current table's columns ("CUDA", "XPU")
   bool m_swap_flops_source = false;
+  bool m_has_source_location = false;
   std::uint64_t m_table = 0, m_row = 0;
   std::uint64_t m_footer_lines = 0, m_footer_first = 0;
   std::int64_t m_footer_self_cpu = kInvalid, m_footer_self_device = kInvalid, m_footer_device_total = kInvalid;
