@@ -413,7 +413,7 @@ class NsysParser final : public LineParser {
       if (!add_cell(m_columns[i], m_cells[i], m_escaped[i], ev, ctx)) return LineResult::malformed;
     if (m_kind_report == Report::mem_time || m_kind_report == Report::mem_size) {
       for (const Field& f : ev.fields) {
-        if (f.key != "operation") continue;
+        if (f.key != "operation" && f.key != "name") continue;  // 2020.x memory tables say "Name"
         if (const std::string_view dir = direction_of(f.value); !dir.empty()) ev.add_text("direction", dir);
         break;
       }

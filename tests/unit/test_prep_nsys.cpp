@@ -186,3 +186,33 @@ TEST_CASE("prep::nsys and torch-table: detection leaves other formats alone", "[
   CHECK(prep::detect_format("just some program output\n----------\nName of the game\n", none) == prep::Format::unknown);
   CHECK(prep::detect_format("Time (%) is up\n", none) == prep::Format::unknown);
 }
+
+TEST_CASE("prep::nsys: nsys 2020.1 layout, rules at column 0, memory tables with a Name column", "[prep][nsys]") {
+  const std::string text =
+      "Generating CUDA Memory Operation Statistics...\n"
+      "CUDA Memory Operation Statistics (by size in KiB):\n"
+      "\n"
+      "              Total      Operations              Average  Name                             \n"
+      "-------------------  --------------  -------------------  ---------------------------------\n"
+      "          32768.000             128              256.000  [CUDA Unified Memory memcpy HtoD]\n"
+      "\n"
+      "CUDA Kernel Statistics:\n"
+      "\n"
+      "Time(%)      Total Time   Instances         Average  Name        \n"
+      "-------  --------------  ----------  --------------  ------------\n"
+      "  100.0        13211233           1      13211233.0  add(int, float*, float*)\n";
+  prep::PrepOptions none;
+  CHECK(prep::detect_format(text, none) == prep::Format::nsys);
+  const PrepRun r = run_prep_text(text);
+  check_accounting(r);
+  CHECK(r.stats.malformed == 0);
+  REQUIRE(r.events.size() == 2);
+  CHECK(r.events[0].kind == "nsys_memop_size");
+  CHECK(field(r.events[0], "total_bytes") == "33554432");
+  CHECK(field(r.events[0], "avg_bytes") == "262144");
+  CHECK(field(r.events[0], "count") == "128");
+  CHECK(field(r.events[0], "direction") == "h2d");
+  CHECK(r.events[1].kind == "nsys_kernel");
+  CHECK(field(r.events[1], "total_ns") == "13211233");
+  CHECK(field(r.events[1], "name") == "add(int, float*, float*)");
+}
