@@ -41,5 +41,11 @@ Format detect_kernel_log(std::string_view head);
 void parse_trace_input(io::LineReader& reader, ParseContext& ctx);
 /// Why a trace-like JSON input is not a Kineto trace, from its first bytes; empty when it may be one.
 std::string not_kineto_reason(std::string_view head);
+/// PyTorch profiler tables (parse_torch_table.cpp): a dash rule followed by a "Name ..." header.
+std::unique_ptr<LineParser> make_torch_table_parser(ParseContext& ctx);
+bool looks_like_torch_table(std::string_view head);
+/// Nsight Systems summaries (parse_nsys.cpp): report banners, legacy section titles, CSV headers.
+std::unique_ptr<LineParser> make_nsys_parser(ParseContext& ctx);
+bool looks_like_nsys(std::string_view head);
 
 }  // namespace gpucost::prep

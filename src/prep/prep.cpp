@@ -40,6 +40,8 @@ constexpr FormatEntry kFormats[] = {
     {Format::journal_text, "journal-text", make_journal_text_parser},
     {Format::bug_report, "bug-report", make_bug_report_parser},
     {Format::kineto, "kineto-trace", nullptr},  // a whole document: see parse_trace_input
+    {Format::torch_table, "torch-table", make_torch_table_parser},
+    {Format::nsys, "nsys", make_nsys_parser},
 };
 
 const FormatEntry* entry(Format f) {
@@ -58,6 +60,7 @@ std::string_view format_name(Format f) {
 bool format_from_name(std::string_view name, Format& out) {
   if (name == "query_csv" || name == "csv") name = "query-csv";
   if (name == "trace" || name == "kineto" || name == "chrome-trace") name = "kineto-trace";
+  if (name == "torch_table") name = "torch-table";
   for (const auto& e : kFormats) {
     if (e.name == name) {
       out = e.format;
@@ -172,6 +175,10 @@ Format detect_format(std::string_view head, const PrepOptions& options) {
         start.find("\"__CURSOR\"") != std::string_view::npos)
       return Format::journal_json;
   }
+  // Profiler summaries: a dash-rule table with a "Name ..." header; nsys report banners or headers
+  // (program output may come first). Before the kernel-log shapes, which they never have.
+  if (looks_like_torch_table(head)) return Format::torch_table;
+  if (looks_like_nsys(head)) return Format::nsys;
   if (looks_like_query_header(line)) return Format::query_csv;
   if (const Format klog = detect_kernel_log(head); klog != Format::unknown) return klog;  // kern.log, dmesg, journal
   if (!options.fields.empty() && line.find(',') != std::string_view::npos) return Format::query_csv;

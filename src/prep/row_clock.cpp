@@ -21,7 +21,7 @@ double RowClock::interval_s() {
   return 1.0;
 }
 
-std::int64_t RowClock::cycle_ts(std::uint64_t cycle) {
+std::int64_t RowClock::start_ts() {
   if (!m_start_resolved) {
     m_start_resolved = true;
     if (m_options.start) {
@@ -41,8 +41,13 @@ std::int64_t RowClock::cycle_ts(std::uint64_t cycle) {
           "(1970-01-01T00:00:00Z = start); give --start to place them");
     }
   }
+  return m_start_ns;
+}
+
+std::int64_t RowClock::cycle_ts(std::uint64_t cycle) {
+  const std::int64_t start_ns = start_ts();
   const double step_ns = interval_s() * 1e9;
-  return m_start_ns + static_cast<std::int64_t>(std::llround(static_cast<double>(cycle) * step_ns));
+  return start_ns + static_cast<std::int64_t>(std::llround(static_cast<double>(cycle) * step_ns));
 }
 
 std::int64_t RowClock::local_ts(const CivilTime& civil) {

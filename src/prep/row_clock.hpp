@@ -11,6 +11,9 @@ class RowClock {
   RowClock(const PrepOptions& options, LocalClock& clock, InputStats& stats)
       : m_options(options), m_clock(clock), m_stats(stats) {}
 
+  /// The --start instant (else the relative clock's epoch): the one time of an input that is a
+  /// single snapshot without any time (profiler summary tables).
+  std::int64_t start_ts();
   /// Time of sampling cycle `cycle` (0-based) for inputs that print no time.
   std::int64_t cycle_ts(std::uint64_t cycle);
   /// A local wall-clock date and time printed by the tool.

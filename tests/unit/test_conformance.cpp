@@ -1,5 +1,5 @@
 // Conformance: prep over every real capture in ../shared/corpus/logs/{dmon,pmon,query-csv,journal-json,dcgmi,
-// kernlog,dmesg,journal-text}.
+// kernlog,dmesg,journal-text,torch-table,nsys}.
 // The corpus is read in place, never copied. When it is absent the test says so and passes.
 #include <catch2/catch.hpp>
 
@@ -302,6 +302,56 @@ TEST_CASE("conformance: prep reads every kernlog, dmesg and journal-text capture
         if (name.find(word) == std::string::npos) continue;
         INFO("the file name says '" << word << "': expected a " << kind << " event");
         CHECK(sink.kinds[kind] > 0);
+      }
+    }
+  }
+  CHECK(files > 0);
+}
+
+TEST_CASE("conformance: prep reads every torch-table and nsys capture of the corpus", "[conformance]") {
+  const fs::path logs = fs::path(GPUCOST_CORPUS_DIR) / "logs";
+  if (!fs::is_directory(logs)) {
+    WARN("corpus not found at " << logs.string() << ": conformance test skipped");
+    SUCCEED("corpus absent");
+    return;
+  }
+  // Events of the known captures, read off the files by hand: one per table row, one per footer
+  // (torch) / one per report row (nsys).
+  const std::pair<const char*, std::uint64_t> known[] = {
+      {"torch-table/kernelheim_square_cuda.txt", 8},            // 7 rows + footer
+      {"torch-table/bottleneck_v100_torch131_autograd.txt", 16},  // 15 rows + footer
+      {"nsys/ayush_a100_stats_v3.txt", 40},       // nvtx 2, osrt 27, api 6, kern 1, mem time 2, size 2
+      {"nsys/ayush_a100_stats_streamed.txt", 43},  // nvtx 3, osrt 25, api 10, kern 1, mem time 2, size 2
+  };
+  std::size_t files = 0;
+  for (const auto& [folder, format] :
+       {std::pair{"torch-table", prep::Format::torch_table}, std::pair{"nsys", prep::Format::nsys}}) {
+    for (const fs::path& path : corpus_files(logs / folder)) {
+      INFO(path.string());
+      ++files;
+      KindSink sink;
+      const prep::InputStats stats = prep_file(path, sink);
+      const std::string first_bad = stats.examples.empty() ? std::string("none")
+                                                           : std::to_string(stats.examples[0].line) + ": " +
+                                                                 stats.examples[0].reason;
+      INFO("first malformed line " << first_bad);
+      CHECK(stats.format == format);
+      CHECK(stats.malformed == 0);
+      CHECK(stats.truncated.empty());
+      CHECK(stats.lines == stats.event_lines + stats.ignored + stats.malformed);
+      CHECK(sink.events == stats.events);
+      CHECK(stats.events > 0);
+      const std::string rel = std::string(folder) + "/" + path.filename().string();
+      for (const auto& [file, events] : known)
+        if (rel == file) CHECK(stats.events == events);
+      if (format == prep::Format::torch_table) {
+        // One profiler_total per "Self CPU time total:" footer, counted independently.
+        CHECK(sink.kinds["profiler_total"] == count_lines_with(path.string(), "Self CPU time total:"));
+        CHECK(sink.kinds["profiler_op"] > 0);
+      } else {
+        // Every kernel summary announced gives kernel events.
+        if (count_lines_with(path.string(), "cuda_gpu_kern_sum") + count_lines_with(path.string(), "CUDA Kernel Statistics:") > 0)
+          CHECK(sink.kinds["nsys_kernel"] > 0);
       }
     }
   }

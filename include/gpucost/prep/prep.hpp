@@ -36,6 +36,8 @@ enum class Format {
   journal_text,  ///< journalctl -o short* text modes
   bug_report,    ///< nvidia-bug-report.log: sections handed to the parsers above
   kineto,        ///< PyTorch profiler / Kineto trace JSON (read whole, not line by line)
+  torch_table,   ///< PyTorch profiler prof.key_averages().table(...)
+  nsys,          ///< Nsight Systems nsys stats / profile --stats=true summaries (text, CSV)
 };
 
 std::string_view format_name(Format f);
