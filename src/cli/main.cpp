@@ -35,6 +35,7 @@ constexpr const char* kExitFooter =
 /// Options shared by every subcommand that reads logs.
 struct InputArgs {
   std::vector<std::string> inputs;
+  std::vector<std::string> patterns;
   std::string input_format, tz, date, start, fields, host, boot_time;
   double interval_s = 0;
   int year = 0;
@@ -63,6 +64,10 @@ void add_input_options(CLI::App* app, InputArgs& a) {
       ->type_name("YYYY")->group("Input");
   app->add_option("--fields", a.fields, "the --query-gpu field list, for CSV written with noheader")
       ->type_name("LIST")->group("Input");
+  app->add_option("--pattern", a.patterns,
+                  "RE2 regex with named groups (ts, dur_ms, dur_us, dur_s, dur_ns, step, phase, loss, name, ...): "
+                  "matching lines of a training log become `pattern` events (repeatable)")
+      ->type_name("REGEX")->allow_extra_args(false)->group("Input");
   app->add_option("--host", a.host, "host name for the events (default: this machine's name)")->type_name("NAME")->group("Input");
   app->add_flag("--strict", a.strict, "exit with status 1 when any input line is malformed or an input is cut short")
       ->group("Input");
@@ -129,6 +134,8 @@ Expected<prep::PrepOptions> prep_options(const InputArgs& a) {
       return make_error(ErrorKind::usage, fmt::format("--year: {} is out of range", a.year), "e.g. --year 2024");
     o.year = a.year;
   }
+  if (auto st = prep::check_patterns(a.patterns); !st) return st.error();
+  o.patterns = a.patterns;
   o.fields = a.fields;
   o.host = a.host;
   if (o.host.empty()) {

@@ -36,4 +36,10 @@ bool looks_like_bug_report(std::string_view head);
 /// syslog, journal_text or dmesg when the first lines of `head` have their shape, else unknown.
 Format detect_kernel_log(std::string_view head);
 
+/// Python training logs and --pattern lines (parse_trainlog.cpp). Fails when a pattern does not
+/// compile.
+Expected<std::unique_ptr<LineParser>> make_trainlog_parser(ParseContext& ctx);
+/// True when the first lines of `head` hold a training-log line shape, or match a --pattern.
+bool looks_like_trainlog(std::string_view head, const PrepOptions& options);
+
 }  // namespace gpucost::prep

@@ -38,6 +38,7 @@ constexpr FormatEntry kFormats[] = {
     {Format::dmesg, "dmesg", make_dmesg_parser},
     {Format::journal_text, "journal-text", make_journal_text_parser},
     {Format::bug_report, "bug-report", make_bug_report_parser},
+    {Format::trainlog, "trainlog", nullptr},  // may fail (a bad --pattern): see InputParse::start
 };
 
 const FormatEntry* entry(Format f) {
@@ -139,7 +140,10 @@ bool looks_like_query_header(std::string_view line) {
 
 }  // namespace
 
-Format detect_format(std::string_view head, const PrepOptions& options) {
+namespace {
+
+// The formats with a fixed shape; training logs are tried after them (detect_format).
+Format detect_tool_format(std::string_view head, const PrepOptions& options) {
   const std::string_view line = first_nonblank_line(head);
   if (line.empty()) return Format::unknown;
   if (looks_like_bug_report(head)) return Format::bug_report;  // before its sections' formats
@@ -174,6 +178,15 @@ Format detect_format(std::string_view head, const PrepOptions& options) {
   return Format::unknown;
 }
 
+}  // namespace
+
+Format detect_format(std::string_view head, const PrepOptions& options) {
+  const Format tool = detect_tool_format(head, options);
+  if (tool != Format::unknown) return tool;
+  // Last: a training log is mostly free text, so it must not claim what a tool's parser reads.
+  return looks_like_trainlog(head, options) ? Format::trainlog : Format::unknown;
+}
+
 Status check_format(std::string_view head, const PrepOptions& options, const std::string& path) {
   const std::string_view first = first_nonblank_line(head);
   if (options.forced == Format::query_csv) return check_query_csv_head(first, options, path);
@@ -184,7 +197,8 @@ Status check_format(std::string_view head, const PrepOptions& options, const std
                       "this looks like CSV: for `nvidia-smi --query-gpu=... --format=csv,noheader` pass "
                       "--fields with the --query-gpu list; or force one with --input-format " + format_names());
   return make_error(ErrorKind::format, fmt::format("{}: cannot recognise the format", path),
-                    "supported: " + format_names() + "; force one with --input-format NAME");
+                    "supported: " + format_names() + "; force one with --input-format NAME, or describe the "
+                    "lines with --pattern REGEX");
 }
 
 struct InputParse::Impl {
@@ -237,6 +251,10 @@ Status InputParse::start() {
   stats.format = format;
   if (format == Format::query_csv) {
     auto p = make_query_csv_parser(m.ctx, first_nonblank_line(head));
+    if (!p) return p.error();
+    m.parser = std::move(*p);
+  } else if (format == Format::trainlog) {
+    auto p = make_trainlog_parser(m.ctx);
     if (!p) return p.error();
     m.parser = std::move(*p);
   } else if (const FormatEntry* e = entry(format); e != nullptr && e->make != nullptr) {

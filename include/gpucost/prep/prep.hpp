@@ -35,6 +35,7 @@ enum class Format {
   journal_json,  ///< journalctl -o json / json-pretty
   journal_text,  ///< journalctl -o short* text modes
   bug_report,    ///< nvidia-bug-report.log: sections handed to the parsers above
+  trainlog,      ///< Python training logs (HF/accelerate, Lightning, BasicSR, tqdm); --pattern lines
 };
 
 std::string_view format_name(Format f);
@@ -103,8 +104,12 @@ struct PrepOptions {
   std::optional<std::int64_t> boot_time_ns; ///< --boot-time, for dmesg uptime stamps
   std::string boot_time_origin = "--boot-time";  ///< where boot_time_ns came from, for the summary
   std::optional<int> year;                  ///< --year, for syslog/journal stamps without a year
+  std::vector<std::string> patterns;        ///< --pattern: RE2 with named groups, for training logs
   std::size_t max_examples = 5;
 };
+
+/// Compiles every --pattern once to check it: an invalid one fails (ErrorKind::usage) with a hint.
+Status check_patterns(const std::vector<std::string>& patterns);
 
 /// Detects the format of an input from its first bytes; Format::unknown when none fits.
 Format detect_format(std::string_view head, const PrepOptions& options);
