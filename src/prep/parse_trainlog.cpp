@@ -329,7 +329,7 @@ bool parse_header(string_view rest, LogHeader& h) {
   }
   if (starts_with(rest, "]")) return bracket_groups_header(rest.substr(1), h);
   if (starts_with(rest, " [")) return bracket_groups_header(rest.substr(1), h);
-  if (starts_with(rest, " ")) {  // "INFO: msg", "INFO msg"
+  if (starts_with(rest, " ") || starts_with(rest, "\t")) {  // "INFO: msg", "INFO msg", Ray's "\tINFO file.py:1 -- msg"
     const string_view body = rest.substr(1);
     if (level_colon_header(body, h)) return true;
     const std::size_t sp = body.find(' ');
@@ -582,6 +582,7 @@ bool parse_py_dict(string_view s, OnItem&& on_item) {
     } else {
       int depth = 0;
       while (pos < s.size() && (depth > 0 || (s[pos] != ',' && s[pos] != '}'))) {
+        if (depth == 0 && (s[pos] == '\'' || s[pos] == '"' || s[pos] == ':')) return false;  // a lost comma
         if (s[pos] == '(' || s[pos] == '[' || s[pos] == '{') ++depth;
         if (s[pos] == ')' || s[pos] == ']' || s[pos] == '}') --depth;
         ++pos;
@@ -1241,6 +1242,20 @@ bool recognised_segment(string_view raw) {
   return starts_with(s, "GPU available: ") || (starts_with(s, "LOCAL_RANK: ") && s.find("CUDA_VISIBLE_DEVICES") != string_view::npos);
 }
 
+// A Python logging line: a stamp without a zone (asctime, the HF and %y formats; not ISO 'T'
+// stamps, which kernel logs print with an offset) and a header with a level.
+bool python_logging_line(string_view line) {
+  string_view worker;
+  const string_view s = clean_segment(line, worker);
+  Stamp st;
+  string_view rest;
+  LogHeader h;
+  const bool bracketed = !s.empty() && s[0] == '[';
+  if (scan_stamped(s, st, rest) == 0 || !st.valid || st.has_offset) return false;
+  if (s.size() > 11 && s[bracketed ? 11 : 10] == 'T') return false;
+  return parse_header(rest, h);
+}
+
 bool recognised_line(string_view line) {
   std::size_t pos = 0;
   while (pos <= line.size()) {
@@ -1252,13 +1267,12 @@ bool recognised_line(string_view line) {
   return false;
 }
 
-}  // namespace
-
-bool looks_like_trainlog(std::string_view head, const PrepOptions& options) {
-  auto patterns = UserPatterns::compile(options.patterns);  // once per input; a bad one matches nothing
-  const bool use_patterns = patterns && !patterns->empty();
+// Calls on_line(line) for the first `max_lines` non-blank whole lines of `head` until it
+// returns true; true when one did.
+template <class OnLine>
+bool any_head_line(std::string_view head, std::size_t max_lines, OnLine&& on_line) {
   std::size_t considered = 0, pos = 0;
-  while (pos < head.size() && considered < 200) {
+  while (pos < head.size() && considered < max_lines) {
     const std::size_t nl = head.find('\n', pos);
     if (nl == std::string_view::npos && pos > 0 && head.size() >= 64 * 1024) break;  // a cut last line
     std::string_view line = head.substr(pos, nl == std::string_view::npos ? head.npos : nl - pos);
@@ -1266,10 +1280,23 @@ bool looks_like_trainlog(std::string_view head, const PrepOptions& options) {
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (text::trim(line).empty()) continue;
     ++considered;
-    if (recognised_line(line)) return true;
-    if (use_patterns && patterns->match(text::rtrim(line)) >= 0) return true;
+    if (on_line(line)) return true;
   }
   return false;
+}
+
+}  // namespace
+
+bool looks_like_python_logging(std::string_view head) {
+  return any_head_line(head, 40, [](std::string_view line) { return python_logging_line(line); });
+}
+
+bool looks_like_trainlog(std::string_view head, const PrepOptions& options) {
+  auto patterns = UserPatterns::compile(options.patterns);  // once per input; a bad one matches nothing
+  const bool use_patterns = patterns && !patterns->empty();
+  return any_head_line(head, 200, [&](std::string_view line) {
+    return recognised_line(line) || (use_patterns && patterns->match(text::rtrim(line)) >= 0);
+  });
 }
 
 Expected<std::unique_ptr<LineParser>> make_trainlog_parser(ParseContext& ctx) {

@@ -173,6 +173,7 @@ Format detect_tool_format(std::string_view head, const PrepOptions& options) {
       return Format::journal_json;
   }
   if (looks_like_query_header(line)) return Format::query_csv;
+  if (looks_like_python_logging(head)) return Format::trainlog;  // dmesg would take its asctime stamps
   if (const Format klog = detect_kernel_log(head); klog != Format::unknown) return klog;  // kern.log, dmesg, journal
   if (!options.fields.empty() && line.find(',') != std::string_view::npos) return Format::query_csv;
   return Format::unknown;
