@@ -15,7 +15,7 @@ work=${FUZZ_WORK:-$root/build-fuzz/work}
 cxx=${CXX_FUZZ:-clang++}
 
 all_targets=(prep_dmon prep_pmon prep_query_csv prep_smi_q prep_smi_xml prep_dcgmi prep_syslog prep_dmesg
-             prep_journal_json prep_journal_text prep_bug_report prep_detect event_stream features config)
+             prep_journal_json prep_journal_text prep_bug_report prep_trainlog prep_detect event_stream features config)
 if [ $# -gt 0 ]; then targets=("$@"); else targets=("${all_targets[@]}"); fi
 
 echo "== fuzz build (build-fuzz, $cxx)"
@@ -38,8 +38,10 @@ seed_dirs() {
     prep_journal_json) echo testdata/journal-json ;;
     prep_journal_text) echo testdata/journal-text ;;
     prep_bug_report) echo testdata/bug-report ;;
+    prep_trainlog) echo testdata/trainlog ;;
     prep_detect) echo testdata/dmon testdata/pmon testdata/query-csv testdata/smi-q testdata/smi-xml testdata/dcgmi \
-                      testdata/kernlog testdata/dmesg testdata/journal-json testdata/journal-text testdata/bug-report ;;
+                      testdata/kernlog testdata/dmesg testdata/journal-json testdata/journal-text testdata/bug-report \
+                      testdata/trainlog ;;
   esac
 }
 make_seeds() {  # target dir

@@ -95,13 +95,13 @@ string_view skip_ansi(string_view s) {
 // when there is none.
 string_view strip_worker_prefix(string_view s, string_view& worker) {
   if (s.empty()) return s;
-  if (s[0] == '(') {  // Ray: "(RayTrainWorker pid=123) ", "(Worker pid=1, ip=10.0.0.2) "
-    const std::size_t close = s.substr(0, 160).find(") ");
-    if (close != string_view::npos && s.substr(1, close).find(" pid=") != string_view::npos) {
-      worker = s.substr(1, close - 1);
-      return s.substr(close + 2);
-    }
-    return s;
+  if (s[0] == '(') {  // Ray: "(RayTrainWorker pid=123) ", "(Worker pid=1, ip=10.0.0.2) ", coloured on a tty
+    const std::size_t close = s.substr(0, 160).find(')');
+    if (close == string_view::npos || s.substr(1, close).find(" pid=") == string_view::npos) return s;
+    const string_view after = skip_ansi(s.substr(close + 1));
+    if (!after.empty() && after[0] != ' ') return s;
+    worker = s.substr(1, close - 1);
+    return after.empty() ? after : after.substr(1);
   }
   if (s[0] == '[') {
     const std::size_t close = s.substr(0, 80).find(']');
@@ -355,6 +355,20 @@ std::size_t scan_stamped(string_view s, Stamp& st, string_view& rest) {
   return end;
 }
 
+// logging.basicConfig's default "INFO:__main__:msg" (no time).
+bool default_format(string_view s, LogHeader& h) {
+  const std::size_t c1 = s.find(':');
+  if (c1 == string_view::npos || c1 > 8 || !is_level(s.substr(0, c1))) return false;
+  const std::size_t c2 = s.find(':', c1 + 1);
+  if (c2 == string_view::npos) return false;
+  const string_view logger = s.substr(c1 + 1, c2 - c1 - 1);
+  if (logger.empty() || logger.find(' ') != string_view::npos) return false;
+  h.level = s.substr(0, c1);
+  h.logger = logger;
+  h.message = s.substr(c2 + 1);
+  return true;
+}
+
 // ---- tqdm bars ------------------------------------------------------------------------------
 
 enum class BarParse { not_bar, ok, broken };
@@ -497,8 +511,8 @@ string_view canonical_key(string_view key) {
       {"train_steps_per_second", "steps_per_second"},
       {"eval_steps_per_second", "steps_per_second"},
   };
-  for (const Map& m : kKeys)
-    if (m.from == key) return m.to;
+  for (const Map& m : kKeys)  // "Loss", "LR" in hand-written messages
+    if (m.from.size() == key.size() && istarts_with(key, m.from)) return m.to;
   return key;
 }
 
@@ -507,7 +521,7 @@ bool reserved_key(string_view key) {
   static constexpr string_view kOwn[] = {"type",   "ts_ns",  "source",  "host",      "gpu",     "kind",
                                          "extra",  "phase",  "worker",  "level",     "logger",  "message",
                                          "time_from", "pattern", "dur_ns", "total_steps", "it_per_s", "s_per_it",
-                                         "elapsed_s", "path"};
+                                         "elapsed_s", "path", "total_epochs"};
   for (const string_view k : kOwn)
     if (k == key) return true;
   Metric m{};
@@ -719,20 +733,6 @@ class TrainlogParser final : public LineParser {
     return true;
   }
 
-  // logging.basicConfig's default "INFO:__main__:msg" (no time).
-  static bool default_format(string_view s, LogHeader& h) {
-    const std::size_t c1 = s.find(':');
-    if (c1 == string_view::npos || c1 > 8 || !is_level(s.substr(0, c1))) return false;
-    const std::size_t c2 = s.find(':', c1 + 1);
-    if (c2 == string_view::npos) return false;
-    const string_view logger = s.substr(c1 + 1, c2 - c1 - 1);
-    if (logger.empty() || logger.find(' ') != string_view::npos) return false;
-    h.level = s.substr(0, c1);
-    h.logger = logger;
-    h.message = s.substr(c2 + 1);
-    return true;
-  }
-
   static void add_header(const LogHeader& h, Event& ev) {
     if (!h.level.empty()) ev.add_text("level", h.level);
     if (!h.logger.empty()) ev.add_text("logger", h.logger);
@@ -747,7 +747,8 @@ class TrainlogParser final : public LineParser {
     note_totals(t);
     Event& ev = ctx.event;
     begin(ev, "train", worker);
-    if (epoch_metrics(t, ev) || basicsr_metrics(t, ev) || lightning_checkpoint(t, ev)) return true;
+    if (epoch_metrics(t, ev) || basicsr_metrics(t, ev) || lightning_checkpoint(t, ev) || progress_metrics(t, ev))
+      return true;
     if (!t.empty() && t.front() == '{') return fill_dict(t, ev) == DictResult::event;  // logger.info(metrics)
     string_view core = t;
     while (!core.empty() && (core.front() == '*' || core.front() == '=' || core.front() == '>' || core.front() == ' '))
@@ -776,7 +777,7 @@ class TrainlogParser final : public LineParser {
         {"end of training", Phase::end},         {"`trainer.fit` stopped", Phase::end},
         {"saving model checkpoint", Phase::checkpoint}, {"saving checkpoint", Phase::checkpoint},
         {"saving model", Phase::checkpoint},     {"saving current state", Phase::checkpoint},
-        {"saving models and training states", Phase::checkpoint},
+        {"saving models and training states", Phase::checkpoint}, {"saving the final model", Phase::checkpoint},
         {"running evaluation", Phase::eval},     {"running validation", Phase::eval},
         {"running training", Phase::start},      {"starting model training", Phase::start},
         {"starting training", Phase::start},     {"start training", Phase::start},
@@ -821,6 +822,58 @@ class TrainlogParser final : public LineParser {
       parse_colon_metrics(rest, ev);
     }
     return true;
+  }
+
+  // Hand-written loops: "Epoch [1/10], Step [100/600], Loss: 0.2345", "Epoch 2/10 - loss: 0.5",
+  // "Epoch 1/10" (Keras). A step makes it a step, else an epoch line; needs a total, a step or a metric.
+  static bool progress_metrics(string_view t, Event& ev) {
+    if (!istarts_with(t, "epoch")) return false;
+    std::size_t pos = 5;
+    while (pos < t.size() && (t[pos] == ' ' || t[pos] == '[' || t[pos] == ':')) ++pos;
+    const string_view e = leading_digits(t.substr(pos));
+    if (e.empty()) return false;
+    pos += e.size();
+    string_view total;
+    if (pos < t.size() && t[pos] == '/') {
+      total = leading_digits(t.substr(pos + 1));
+      pos += 1 + total.size();
+    }
+    if (pos < t.size() && t[pos] == ']') ++pos;
+    const string_view rest = t.substr(pos);
+    if (istarts_with(rest, ", global step")) return false;  // Lightning's "was not in top k"
+    const std::size_t before = ev.fields.size();
+    add_number_text(ev, "epoch", e);
+    if (!total.empty()) add_number_text(ev, "total_epochs", total);
+    const bool step = progress_step(rest, ev);
+    parse_colon_metrics(rest, ev);
+    if (total.empty() && !step && ev.fields.size() == before + 1) {
+      ev.fields.resize(before);
+      return false;
+    }
+    ev.add_text("phase", step ? "step" : "epoch");
+    return true;
+  }
+
+  // "Step [100/600]", "step 100/600", "iter 100": step and total_steps.
+  static bool progress_step(string_view rest, Event& ev) {
+    for (const string_view word : {string_view("step"), string_view("iter")}) {
+      for (std::size_t i = 0; i + word.size() < rest.size(); ++i) {
+        if (!istarts_with(rest.substr(i), word) || (i > 0 && is_alpha(rest[i - 1]))) continue;
+        std::size_t p = i + word.size();
+        while (p < rest.size() && (is_alpha(rest[p]))) ++p;  // "steps", "iteration"
+        while (p < rest.size() && (rest[p] == ' ' || rest[p] == '[' || rest[p] == ':')) ++p;
+        const string_view n = leading_digits(rest.substr(p));
+        if (n.empty()) continue;
+        add_number_text(ev, "step", n);
+        p += n.size();
+        if (p < rest.size() && rest[p] == '/') {
+          const string_view total = leading_digits(rest.substr(p + 1));
+          if (!total.empty()) add_number_text(ev, "total_steps", total);
+        }
+        return true;
+      }
+    }
+    return false;
   }
 
   // BasicSR / traiNNer: "[name..][epoch:207, iter:  20,100, lr:(1.000e-04,)] [eta: ...] l_pix: 1e-3",
@@ -1239,6 +1292,7 @@ bool recognised_segment(string_view raw) {
     });
     return ok && trainer;
   }
+  if (default_format(s, h)) return true;  // "INFO:__main__:msg", "INFO:lightning.pytorch...:GPU available"
   return starts_with(s, "GPU available: ") || (starts_with(s, "LOCAL_RANK: ") && s.find("CUDA_VISIBLE_DEVICES") != string_view::npos);
 }
 

@@ -319,6 +319,18 @@ TEST_CASE("prep::trainlog: detection does not take other formats' inputs", "[pre
   CHECK(prep::detect_format("2024-11-15T05:39:15,491363+00:00 INFO: task kworker/0:1 blocked for more than 120 "
                             "seconds.\n",
                             none) == prep::Format::dmesg);
+  // logging.basicConfig's default format has no time; Lightning logs through it too.
+  const std::string basic =
+      "INFO:lightning.pytorch.utilities.rank_zero:GPU available: True (cuda), used: True\n"
+      "INFO:__main__:***** Running training *****\n";
+  CHECK(prep::detect_format(basic, none) == prep::Format::trainlog);
+  const PrepRun r = run_prep_text(basic);
+  check_counts(r, 2, 1, 1, 0);
+  REQUIRE(r.events.size() == 1);
+  CHECK(field(r.events[0], "phase") == "start");
+  CHECK(field(r.events[0], "logger") == "__main__");
+  CHECK(field(r.events[0], "level") == "INFO");
+
   prep::Format f = prep::Format::unknown;
   REQUIRE(prep::format_from_name("trainlog", f));
   CHECK(f == prep::Format::trainlog);
@@ -425,4 +437,25 @@ TEST_CASE("prep::trainlog --pattern: decimal durations scale exactly", "[prep][t
   CHECK_FALSE(prep::decimal_to_ns("-1", 6, ns));
   CHECK_FALSE(prep::decimal_to_ns("", 6, ns));
   CHECK_FALSE(prep::decimal_to_ns("99999999999999999999", 9, ns));
+}
+
+TEST_CASE("prep::trainlog: hand-written epoch/step messages and a coloured Ray prefix", "[prep][trainlog]") {
+  const std::string text =
+      "2024-06-12 08:00:00,001 - __main__ - INFO - Epoch [1/10], Step [100/600], Loss: 0.2345\n"
+      "2024-06-12 08:00:01,001 - __main__ - INFO - Epoch 2/10 - loss: 0.5 - LR: 0.01\n"
+      "2024-06-12 08:00:02,001 - __main__ - INFO - Epoch 3 started\n"
+      "\x1b[36m(RayTrainWorker pid=7)\x1b[0m Saving model checkpoint to /tmp/checkpoint-30\n";
+  const PrepRun r = run_prep_text(text);
+  check_counts(r, 4, 3, 1, 0);
+  REQUIRE(r.events.size() == 3);
+  CHECK(phases(r) == std::vector<std::string>{"step", "epoch", "checkpoint"});
+  CHECK(field(r.events[0], "epoch") == "1");
+  CHECK(field(r.events[0], "total_epochs") == "10");
+  CHECK(field(r.events[0], "step") == "100");
+  CHECK(field(r.events[0], "total_steps") == "600");
+  CHECK(field(r.events[0], "loss") == "0.2345");  // "Loss"
+  CHECK(field(r.events[1], "loss") == "0.5");
+  CHECK(field(r.events[1], "learning_rate") == "0.01");  // "LR"
+  CHECK(field(r.events[2], "worker") == "RayTrainWorker pid=7");
+  CHECK(field(r.events[2], "step") == "30");
 }
