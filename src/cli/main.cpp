@@ -37,6 +37,7 @@ struct InputArgs {
   std::vector<std::string> inputs;
   std::string input_format, tz, date, start, fields, host, boot_time, steps;
   std::size_t top_kernels = 10;
+  std::vector<std::string> patterns;
   double interval_s = 0;
   int year = 0;
   bool strict = false, quiet = false;
@@ -68,6 +69,10 @@ void add_input_options(CLI::App* app, InputArgs& a) {
       ->type_name("A[-B]")->group("Input");
   app->add_option("--top-kernels", a.top_kernels, "kernels listed per GPU from a trace (default 10)")
       ->type_name("N")->group("Input");
+  app->add_option("--pattern", a.patterns,
+                  "RE2 regex with named groups (ts, dur_ms, dur_us, dur_s, dur_ns, step, phase, loss, name, ...): "
+                  "matching lines of a training log become `pattern` events (repeatable)")
+      ->type_name("REGEX")->allow_extra_args(false)->group("Input");
   app->add_option("--host", a.host, "host name for the events (default: this machine's name)")->type_name("NAME")->group("Input");
   app->add_flag("--strict", a.strict, "exit with status 1 when any input line is malformed or an input is cut short")
       ->group("Input");
@@ -146,6 +151,8 @@ Expected<prep::PrepOptions> prep_options(const InputArgs& a) {
     o.step_last = *last;
   }
   o.top_kernels = a.top_kernels;
+  if (auto st = prep::check_patterns(a.patterns); !st) return st.error();
+  o.patterns = a.patterns;
   o.fields = a.fields;
   o.host = a.host;
   if (o.host.empty()) {

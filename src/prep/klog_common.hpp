@@ -53,9 +53,16 @@ class HeldEvents {
   /// Emits every held event, in order, with ts_ns = resolve(time), then empties the buffer.
   template <class Resolve>
   void release(ParseContext& ctx, Resolve&& resolve) {
+    release(ctx, resolve, [](Event&) {});
+  }
+  /// The same, with `patch(event)` called on each rebuilt event before it is emitted (a field
+  /// whose value was only known later).
+  template <class Resolve, class Patch>
+  void release(ParseContext& ctx, Resolve&& resolve, Patch&& patch) {
     for (const Record& r : m_records) {
       rebuild(r, ctx.event);
       ctx.event.ts_ns = resolve(r.time);
+      patch(ctx.event);
       ctx.emit();
     }
     clear();

@@ -47,5 +47,13 @@ bool looks_like_torch_table(std::string_view head);
 /// Nsight Systems summaries (parse_nsys.cpp): report banners, legacy section titles, CSV headers.
 std::unique_ptr<LineParser> make_nsys_parser(ParseContext& ctx);
 bool looks_like_nsys(std::string_view head);
+/// Python training logs and --pattern lines (parse_trainlog.cpp). Fails when a pattern does not
+/// compile.
+Expected<std::unique_ptr<LineParser>> make_trainlog_parser(ParseContext& ctx);
+/// True when the first lines of `head` hold a training-log line shape, or match a --pattern.
+bool looks_like_trainlog(std::string_view head, const PrepOptions& options);
+/// True when one of the first lines is a Python logging line ("2024-06-12 08:00:00,001 - name -
+/// INFO - msg"): checked before the kernel logs, whose ISO stamps look alike.
+bool looks_like_python_logging(std::string_view head);
 
 }  // namespace gpucost::prep

@@ -42,6 +42,7 @@ constexpr FormatEntry kFormats[] = {
     {Format::kineto, "kineto-trace", nullptr},  // a whole document: see parse_trace_input
     {Format::torch_table, "torch-table", make_torch_table_parser},
     {Format::nsys, "nsys", make_nsys_parser},
+    {Format::trainlog, "trainlog", nullptr},  // may fail (a bad --pattern): see InputParse::start
 };
 
 const FormatEntry* entry(Format f) {
@@ -145,7 +146,10 @@ bool looks_like_query_header(std::string_view line) {
 
 }  // namespace
 
-Format detect_format(std::string_view head, const PrepOptions& options) {
+namespace {
+
+// The formats with a fixed shape; training logs are tried after them (detect_format).
+Format detect_tool_format(std::string_view head, const PrepOptions& options) {
   const std::string_view line = first_nonblank_line(head);
   if (line.empty()) return Format::unknown;
   if (looks_like_bug_report(head)) return Format::bug_report;  // before its sections' formats
@@ -180,9 +184,19 @@ Format detect_format(std::string_view head, const PrepOptions& options) {
   if (looks_like_torch_table(head)) return Format::torch_table;
   if (looks_like_nsys(head)) return Format::nsys;
   if (looks_like_query_header(line)) return Format::query_csv;
+  if (looks_like_python_logging(head)) return Format::trainlog;  // dmesg would take its asctime stamps
   if (const Format klog = detect_kernel_log(head); klog != Format::unknown) return klog;  // kern.log, dmesg, journal
   if (!options.fields.empty() && line.find(',') != std::string_view::npos) return Format::query_csv;
   return Format::unknown;
+}
+
+}  // namespace
+
+Format detect_format(std::string_view head, const PrepOptions& options) {
+  const Format tool = detect_tool_format(head, options);
+  if (tool != Format::unknown) return tool;
+  // Last: a training log is mostly free text, so it must not claim what a tool's parser reads.
+  return looks_like_trainlog(head, options) ? Format::trainlog : Format::unknown;
 }
 
 Status check_format(std::string_view head, const PrepOptions& options, const std::string& path) {
@@ -202,7 +216,8 @@ Status check_format(std::string_view head, const PrepOptions& options, const std
                       "this looks like CSV: for `nvidia-smi --query-gpu=... --format=csv,noheader` pass "
                       "--fields with the --query-gpu list; or force one with --input-format " + format_names());
   return make_error(ErrorKind::format, fmt::format("{}: cannot recognise the format", path),
-                    "supported: " + format_names() + "; force one with --input-format NAME");
+                    "supported: " + format_names() + "; force one with --input-format NAME, or describe the "
+                    "lines with --pattern REGEX");
 }
 
 struct InputParse::Impl {
@@ -259,6 +274,10 @@ Status InputParse::start() {
     m.whole_document = true;
   } else if (format == Format::query_csv) {
     auto p = make_query_csv_parser(m.ctx, first_nonblank_line(head));
+    if (!p) return p.error();
+    m.parser = std::move(*p);
+  } else if (format == Format::trainlog) {
+    auto p = make_trainlog_parser(m.ctx);
     if (!p) return p.error();
     m.parser = std::move(*p);
   } else if (const FormatEntry* e = entry(format); e != nullptr && e->make != nullptr) {

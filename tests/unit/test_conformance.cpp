@@ -1,5 +1,5 @@
 // Conformance: prep over every real capture in ../shared/corpus/logs/{dmon,pmon,query-csv,journal-json,dcgmi,
-// kernlog,dmesg,journal-text,torch-table,nsys}.
+// kernlog,dmesg,journal-text,torch-table,nsys,trainlog}.
 // The corpus is read in place, never copied. When it is absent the test says so and passes.
 #include <catch2/catch.hpp>
 
@@ -353,6 +353,69 @@ TEST_CASE("conformance: prep reads every torch-table and nsys capture of the cor
         if (count_lines_with(path.string(), "cuda_gpu_kern_sum") + count_lines_with(path.string(), "CUDA Kernel Statistics:") > 0)
           CHECK(sink.kinds["nsys_kernel"] > 0);
       }
+    }
+  }
+  CHECK(files > 0);
+}
+
+namespace {
+
+// Phases of the train events of one input.
+class TrainSink final : public prep::EventSink {
+ public:
+  std::uint64_t events = 0;
+  std::map<std::string, std::uint64_t> phases;
+  void on_event(const gpucost::Event& event) override {
+    ++events;
+    if (event.kind != "train") return;
+    for (const gpucost::Field& f : event.fields)
+      if (f.key == "phase") ++phases[std::string(f.value)];
+  }
+};
+
+}  // namespace
+
+TEST_CASE("conformance: prep reads every trainlog capture of the corpus", "[conformance][trainlog]") {
+  const fs::path logs = fs::path(GPUCOST_CORPUS_DIR) / "logs";
+  if (!fs::is_directory(logs)) {
+    WARN("corpus not found at " << logs.string() << ": conformance test skipped");
+    SUCCEED("corpus absent");
+    return;
+  }
+  // What each known capture holds, read off the file by hand.
+  struct Expect {
+    const char* file;
+    std::uint64_t events, ignored;
+    const char* first_phase;
+  };
+  const Expect known[] = {
+      // start, 5 bars (step), 4 "epoch N: perplexity ... eval_loss ..." lines
+      {"accel_megatron_gpt2_tqdm.log", 10, 21, "start"},
+      {"k8s_worker_prefix_wandb.log", 1, 8, "start"},  // "***** Running training *****" behind the pod prefix
+      // start, 5 loss dicts, the train_runtime dict, the bar, "training completed", "Saving model"
+      {"textsumm_hf_trainer_custom_logfmt.log", 10, 10, "start"},
+      {"tnews_hf_nolabel_warning.log", 2, 9, "start"},  // start, "epoch 0: {'accuracy': ...}"
+  };
+  std::size_t files = 0;
+  for (const fs::path& path : corpus_files(logs / "trainlog")) {
+    INFO(path.string());
+    ++files;
+    TrainSink sink;
+    const prep::InputStats stats = prep_file(path, sink);
+    const std::string first_bad = stats.examples.empty() ? std::string("none")
+                                                         : std::to_string(stats.examples[0].line) + ": " +
+                                                               stats.examples[0].reason;
+    INFO("first malformed line " << first_bad);
+    CHECK(stats.format == prep::Format::trainlog);
+    CHECK(stats.malformed == 0);
+    CHECK(stats.truncated.empty());
+    CHECK(stats.lines == stats.event_lines + stats.ignored + stats.malformed);
+    CHECK(sink.events == stats.events);
+    for (const Expect& k : known) {
+      if (path.filename() != k.file) continue;
+      CHECK(stats.events == k.events);
+      CHECK(stats.ignored == k.ignored);
+      CHECK(sink.phases[k.first_phase] > 0);
     }
   }
   CHECK(files > 0);

@@ -6,7 +6,7 @@
 //   config         breakeven::load_config() (the input up to the first NUL is the TOML file,
 //                  the lines after it are --set overrides)
 // The prep targets take the first byte as a set of option bits (--start, --interval, --fields,
-// --year, --boot-time, --date) and check the accounting invariant
+// --year, --boot-time, --date, --pattern) and check the accounting invariant
 // lines == event_lines + ignored + malformed on every input: a mismatch aborts.
 #include <gpucost/breakeven/config.hpp>
 #include <gpucost/core/time.hpp>
@@ -68,6 +68,11 @@ LocalClock& berlin() {
   if (bits & 0x04) options.fields = "name,index,temperature.gpu,utilization.gpu,memory.used,power.draw,clocks.sm,clocks.mem";
   if (bits & 0x08) options.year = 2024;
   if (bits & 0x10) options.boot_time_ns = std::int64_t{1718200000} * 1000000000;
+  // trainlog always reads with one fixed --pattern (the other targets with bit 0x80): every
+  // group role, so timestamps, durations and numbers from the fuzzer reach their parsers.
+  if (format == prep::Format::trainlog || (bits & 0x80))
+    options.patterns = {R"((?P<ts>\S+ \S+)? ?kernel (?P<name>\w+) step=(?P<step>\S+) loss=(?P<loss>\S+) )"
+                        R"(\(duration: (?P<dur_ms>[^m)]*)ms(?: (?P<dur_us>\S+)us)?\)(?: (?P<extra>\S+))?)"};
   if (bits & 0x20) {
     CivilTime d{};
     d.year = 2024;

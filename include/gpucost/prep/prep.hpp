@@ -38,6 +38,7 @@ enum class Format {
   kineto,        ///< PyTorch profiler / Kineto trace JSON (read whole, not line by line)
   torch_table,   ///< PyTorch profiler prof.key_averages().table(...)
   nsys,          ///< Nsight Systems nsys stats / profile --stats=true summaries (text, CSV)
+  trainlog,      ///< Python training logs (HF/accelerate, Lightning, BasicSR, tqdm); --pattern lines
 };
 
 std::string_view format_name(Format f);
@@ -108,8 +109,12 @@ struct PrepOptions {
   std::optional<int> year;                  ///< --year, for syslog/journal stamps without a year
   std::optional<std::int64_t> step_first, step_last;  ///< --steps A[-B]: trace analyses on ProfilerStep#A..B
   std::size_t top_kernels = 10;             ///< --top-kernels: kernels listed per device from a trace
+  std::vector<std::string> patterns;        ///< --pattern: RE2 with named groups, for training logs
   std::size_t max_examples = 5;
 };
+
+/// Compiles every --pattern once to check it: an invalid one fails (ErrorKind::usage) with a hint.
+Status check_patterns(const std::vector<std::string>& patterns);
 
 /// Detects the format of an input from its first bytes; Format::unknown when none fits.
 Format detect_format(std::string_view head, const PrepOptions& options);
