@@ -104,6 +104,11 @@ constexpr std::array kCatalogue = {
     IndicatorDef{"F044", "net_gpu_time_s", "s", "trace", "net GPU time",
                  "gpu_busy_s from a trace; else the profiler table's Self CUDA time total; else the summed total "
                  "time of nsys's kernel and memory-operation summaries (host: sum)"},
+    IndicatorDef{"F045", "pattern_events", "count", "trainlog", "lines matching --pattern",
+                 "lines of the inputs matching a --pattern, in the window", Scope::host_only},
+    IndicatorDef{"F046", "pattern_duration_s", "s", "trainlog", "summed --pattern durations",
+                 "sum of the durations (dur_ns/dur_us/dur_ms/dur_s groups) of the lines matching a --pattern, in "
+                 "the window", Scope::host_only},
 };
 
 }  // namespace

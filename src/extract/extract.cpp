@@ -261,6 +261,20 @@ void SampleCollector::on_event(const Event& ev) {
     m_trace.push_back(std::move(r));
     return;
   }
+  if (ev.kind == "train" || ev.kind == "pattern") {
+    for (const Field& f : ev.fields) {
+      if (ev.kind == "train" && f.key == "phase" && (f.value == "start" || f.value == "end"))
+        m_train.emplace_back(ev.ts_ns, std::string(f.value));
+    }
+    if (ev.kind == "pattern") {
+      std::int64_t dur = -1;
+      for (const Field& f : ev.fields)
+        if (f.key == "dur_ns")
+          if (const auto v = text::parse_int(f.value)) dur = *v;
+      m_patterns.emplace_back(ev.ts_ns, dur);
+    }
+    return;
+  }
   if (ev.kind != "sample") return;
   if (m_host.empty() && !ev.host.empty()) m_host = std::string(ev.host);
   const auto get = [&](Metric m) { return ev.has(m) ? ev.get(m) : kNaN; };
@@ -430,8 +444,11 @@ void net_gpu_time(const SampleCollector& c, const TraceSums& host, IndicatorSet&
   double table_ns = 0, nsys_ns = 0;
   bool table = false, nsys = false;
   for (const TraceRecord& r : c.trace_records()) {
-    if (r.kind == "profiler_total" && !std::isnan(r.get("self_device_total_ns"))) {
-      table_ns += r.get("self_device_total_ns");
+    // The legacy footer gives only "CUDA time total" (the sum of the CUDA total column).
+    const double device = !std::isnan(r.get("self_device_total_ns")) ? r.get("self_device_total_ns")
+                                                                      : r.get("device_total_ns");
+    if (r.kind == "profiler_total" && !std::isnan(device)) {
+      table_ns += device;
       table = true;
     } else if ((r.kind == "nsys_kernel" || r.kind == "nsys_memop_time") && !std::isnan(r.get("total_ns"))) {
       nsys_ns += r.get("total_ns");
@@ -474,6 +491,28 @@ void add_trace_indicators(const SampleCollector& c, Features& f) {
   net_gpu_time(c, host, f.host_indicators);
 }
 
+/// --pattern lines in the window: how many, and their summed durations.
+void pattern_indicators(const SampleCollector& c, const Features& f, IndicatorSet& out) {
+  if (c.pattern_events().empty()) {
+    absent(out, "pattern_events", "no --pattern matched a line of the inputs");
+    absent(out, "pattern_duration_s", "no --pattern matched a line of the inputs");
+    return;
+  }
+  double n = 0, with_duration = 0;
+  long double ns = 0;
+  for (const auto& [ts, dur] : c.pattern_events()) {
+    if (ts < f.from_ns || ts > f.to_ns) continue;
+    ++n;
+    if (dur >= 0) {
+      ns += static_cast<long double>(dur);
+      ++with_duration;
+    }
+  }
+  set(out, "pattern_events", n);
+  if (with_duration > 0) set(out, "pattern_duration_s", static_cast<double>(ns / 1e9L));
+  else absent(out, "pattern_duration_s", "no matching line in the window has a duration group (dur_ms, dur_us, ...)");
+}
+
 /// Telemetry indicators of a GPU that only a trace gives: absent, with the reason.
 void no_telemetry(IndicatorSet& out) {
   for (const IndicatorDef& d : catalogue())
@@ -508,9 +547,24 @@ Expected<Features> compute_features(const SampleCollector& samples, const Extrac
                       "with their events)");
   Features f;
   f.host = samples.host();
+  f.chosen_by = options.from_ns || options.to_ns ? "flags" : from_trace ? "trace" : "samples";
+  // A training log's first start and last end phase bound the job (a flag still wins for its end).
+  constexpr std::int64_t kNone = std::numeric_limits<std::int64_t>::min();
+  std::int64_t train_from = kNone, train_to = kNone;
+  for (const auto& [ts, phase] : samples.train_marks()) {
+    if (phase == "start" && (train_from == kNone || ts < train_from)) train_from = ts;
+    if (phase == "end" && (train_to == kNone || ts > train_to)) train_to = ts;
+  }
+  if ((train_from != kNone || train_to != kNone) && !(options.from_ns && options.to_ns)) {
+    const std::int64_t a = train_from != kNone ? train_from : lo, b = train_to != kNone ? train_to : hi;
+    if (b > a) {
+      lo = a;
+      hi = b;
+      f.chosen_by = options.from_ns || options.to_ns ? "flags and trainlog" : "trainlog";
+    }
+  }
   f.from_ns = options.from_ns.value_or(lo);
   f.to_ns = options.to_ns.value_or(hi);
-  f.chosen_by = options.from_ns || options.to_ns ? "flags" : from_trace ? "trace" : "samples";
   if (f.to_ns < f.from_ns) {
     if (options.from_ns && options.to_ns)
       return make_error(ErrorKind::usage, "--from/--to: the window ends before it starts",
@@ -545,6 +599,7 @@ Expected<Features> compute_features(const SampleCollector& samples, const Extrac
   host_indicators(f, filled_j, energy_j, f.host_indicators);
   incident_indicators(samples, f, f.host_indicators);
   add_trace_indicators(samples, f);
+  pattern_indicators(samples, f, f.host_indicators);
   return f;
 }
 

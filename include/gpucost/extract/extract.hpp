@@ -60,10 +60,16 @@ class SampleCollector final : public prep::EventSink {
   [[nodiscard]] bool has_host_logs() const { return m_host_logs; }
   [[nodiscard]] const std::string& host() const { return m_host; }
   [[nodiscard]] const std::vector<TraceRecord>& trace_records() const { return m_trace; }
+  /// Training-log phases: (time, phase) of the `train` events whose phase is start or end.
+  [[nodiscard]] const std::vector<std::pair<std::int64_t, std::string>>& train_marks() const { return m_train; }
+  /// --pattern events: (time, dur_ns or -1 when the pattern has no duration group).
+  [[nodiscard]] const std::vector<std::pair<std::int64_t, std::int64_t>>& pattern_events() const { return m_patterns; }
 
  private:
   std::map<int, std::vector<Sample>> m_series;
   std::vector<TraceRecord> m_trace;
+  std::vector<std::pair<std::int64_t, std::string>> m_train;
+  std::vector<std::pair<std::int64_t, std::int64_t>> m_patterns;
   std::vector<Incident> m_incidents;
   std::string m_host;
   bool m_host_logs = false;  // a kernel log, dmesg, journal or bug report was among the inputs
@@ -89,7 +95,9 @@ struct GpuFeatures {
 
 struct Features {
   std::int64_t from_ns = 0, to_ns = 0;
-  std::string chosen_by;  ///< "flags", "samples" or "trace" (no telemetry: the traces' GPU spans)
+  /// "flags"; "trainlog" (a training log's start/end phases); "samples"; or "trace" (no
+  /// telemetry: the traces' GPU spans)
+  std::string chosen_by;
   std::string host;
   IndicatorSet host_indicators;
   std::vector<GpuFeatures> gpus;
