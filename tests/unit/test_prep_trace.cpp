@@ -330,7 +330,10 @@ TEST_CASE("trace: the oldest Kineto layout", "[trace]") {
   const TraceData data = read_trace_text(kOldTrace);
   CHECK(data.counts.records == 4);
   CHECK(data.counts.malformed == 1);  // a complete event without ts
-  CHECK(data.counts.first_malformed.find("record 4") != std::string::npos);
+  REQUIRE(data.counts.examples.size() == 1);
+  CHECK(data.counts.examples[0].record == 4);
+  CHECK(data.counts.examples[0].line == 34);  // the line of its opening brace
+  CHECK(data.counts.examples[0].excerpt.rfind(R"({ "ph": "X", "cat": "Kernel", "name": "broken")", 0) == 0);
   CHECK(data.absolute());
   REQUIRE(data.ops.size() == 2);
   CHECK(data.ops[0].stream == 7);  // from tid

@@ -61,9 +61,13 @@ struct StepMark {
 };
 
 /// Accounting of the trace's records (elements of traceEvents), like lines of a text input.
+struct MalformedRecord {
+  std::uint64_t record = 0, line = 0;  ///< 1-based record number, and the line it starts on
+  std::string reason, excerpt;         ///< excerpt: its start, whitespace runs collapsed
+};
 struct RecordCounts {
   std::uint64_t records = 0, used = 0, ignored = 0, malformed = 0;
-  std::string first_malformed;  ///< "record N: why"
+  std::vector<MalformedRecord> examples;  ///< the first few malformed records
 };
 
 /// What the reader keeps of one trace.

@@ -249,8 +249,8 @@ void account(const TraceData& data, ParseContext& ctx) {
   st.event_lines = data.counts.used;
   st.ignored = data.counts.ignored;
   st.malformed = data.counts.malformed;
-  if (!data.counts.first_malformed.empty())
-    st.examples.push_back(MalformedExample{0, data.counts.first_malformed, {}});
+  for (const MalformedRecord& m : data.counts.examples)
+    st.examples.push_back(MalformedExample{m.line, fmt::format("record {}: {}", m.record, m.reason), m.excerpt});
   if (!data.truncated.empty()) st.truncated = data.truncated;
   for (const auto& [id, name] : data.device_names) Fingerprint::add(st.fingerprint.gpus, name);
 }

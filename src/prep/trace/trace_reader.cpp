@@ -35,6 +35,7 @@ namespace od = simdjson::ondemand;
 constexpr std::size_t kChunkBytes = 8u << 20;      // text parsed per simdjson pass
 constexpr std::size_t kHeadLimit = 64u << 20;      // "traceEvents" must start within this
 constexpr std::size_t kMaxRecordBytes = 64u << 20; // one trace record larger than this is broken JSON
+constexpr std::size_t kMaxExamples = 5;             // malformed records quoted in the summary
 constexpr std::int64_t kEpochUsFloor = 946684800LL * 1'000'000;  // 2000-01-01 in µs
 
 std::string_view trim(std::string_view s) {
@@ -188,7 +189,7 @@ class Reader {
   void run() {
     const std::size_t events_at = find_events();
     if (events_at == std::string_view::npos) return;
-    m_begin = events_at;
+    advance_to(events_at);
     read_events();
     if (m_tail_at != std::string_view::npos) read_tail();
   }
@@ -413,7 +414,7 @@ class Reader {
         continue;
       }
       const Outcome r = parse_chunk(cut);
-      m_begin = r.resume_at;
+      advance_to(r.resume_at);
       if (r.array_closed) {
         m_tail_at = r.resume_at;
         return;
@@ -440,7 +441,15 @@ class Reader {
 
   /// Whitespace and the comma between two records (a chunk resumes after a record).
   void skip_separators() {
-    while (m_begin < m_len && std::strchr(" \t\r\n,", m_buf[m_begin]) != nullptr && m_buf[m_begin] != '\0') ++m_begin;
+    std::size_t p = m_begin;
+    while (p < m_len && std::strchr(" \t\r\n,", m_buf[p]) != nullptr && m_buf[p] != '\0') ++p;
+    advance_to(p);
+  }
+
+  /// Moves the read position, counting the lines passed (for the line of a malformed record).
+  void advance_to(std::size_t pos) {
+    if (pos > m_begin) m_lines += static_cast<std::uint64_t>(std::count(m_buf.data() + m_begin, m_buf.data() + pos, '\n'));
+    m_begin = pos;
   }
 
   struct Outcome {
@@ -478,6 +487,7 @@ class Reader {
     for (auto item : arr) {
       od::value v;
       if (auto e = std::move(item).get(v); e) return fail(e);
+      if (v.current_location().get(m_record_at) != sj::SUCCESS) m_record_at = nullptr;
       if (!read_record(v)) return fail(m_last_error);
       const char* after = nullptr;  // the ',' or ']' after the record
       if (doc.current_location().get(after) != sj::SUCCESS) return fail(sj::INCOMPLETE_ARRAY_OR_OBJECT);
@@ -623,8 +633,32 @@ class Reader {
 
   void malformed(std::string_view why) {
     ++m_out.counts.malformed;
-    if (m_out.counts.first_malformed.empty())
-      m_out.counts.first_malformed = fmt::format("record {}: {}", m_out.counts.records, why);
+    if (m_out.counts.examples.size() >= kMaxExamples || m_record_at == nullptr) return;
+    const char* begin = m_buf.data() + m_begin;
+    MalformedRecord m;
+    m.record = m_out.counts.records;
+    m.line = m_lines + 1 + static_cast<std::uint64_t>(std::count(begin, std::max(begin, m_record_at), '\n'));
+    m.reason = std::string(why);
+    const char* end = m_buf.data() + m_len;
+    int depth = 0;
+    bool in_string = false, escaped = false;
+    for (const char* p = m_record_at; p < end && m.excerpt.size() < 120; ++p) {
+      const bool space = !in_string && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t');
+      if (space && (m.excerpt.empty() || m.excerpt.back() == ' ')) continue;
+      m.excerpt += space ? ' ' : *p;
+      if (in_string) {
+        if (escaped) escaped = false;
+        else if (*p == '\\') escaped = true;
+        else if (*p == '"') in_string = false;
+      } else if (*p == '"') {
+        in_string = true;
+      } else if (*p == '{' || *p == '[') {
+        ++depth;
+      } else if ((*p == '}' || *p == ']') && --depth <= 0) {
+        break;  // the end of the record
+      }
+    }
+    m_out.counts.examples.push_back(std::move(m));
   }
 
   void commit(const Record& r) {
@@ -723,6 +757,8 @@ class Reader {
   std::size_t m_begin = 1, m_len = 1;
   std::size_t m_tail_at = std::string_view::npos;
   std::size_t m_offset = 0;  // stream offset of buffer index 0 (for messages)
+  std::uint64_t m_lines = 0;  // newlines before m_begin
+  const char* m_record_at = nullptr;  // start of the record being read
   bool m_eof = false;
   od::parser m_parser;
   Record m_rec;
