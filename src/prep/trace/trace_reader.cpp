@@ -170,6 +170,11 @@ bool starts_with_icase(std::string_view s, std::string_view prefix) {
   return true;
 }
 
+bool wants_args(std::string_view cat) {
+  const Cat c = classify_category(cat);
+  return c == Cat::kernel || c == Cat::memcpy || c == Cat::memset || c == Cat::runtime;
+}
+
 /// One record as decoded, before it is committed.
 struct Record {
   std::string_view ph, cat, name, ts, dur;
@@ -561,7 +566,9 @@ class Reader {
         if (key == "dur") return token(v, r.dur);
         break;
       case 'a':
-        if (key == "args") return read_args(v, r);
+        // Only GPU ops and runtime calls need their args; Kineto writes "cat" first, so the
+        // args of cpu_op records (shapes, concrete inputs: most of a trace's bytes) are stepped over.
+        if (key == "args") return r.cat.empty() || wants_args(r.cat) ? read_args(v, r) : skip(v);
         break;
       default: break;
     }
@@ -611,23 +618,8 @@ class Reader {
     return true;
   }
 
-  /// Skips a value we do not need; a nested object or array is walked (On-Demand requires it).
-  bool skip(od::value& v) {
-    od::json_type t;
-    if (auto e = v.type().get(t); e) return json_error(e);
-    if (t == od::json_type::object) {
-      od::object o;
-      std::string_view raw;
-      if (auto e = v.get_object().get(o); e) return json_error(e);
-      if (auto e = o.raw_json().get(raw); e) return json_error(e);
-    } else if (t == od::json_type::array) {
-      od::array a;
-      std::string_view raw;
-      if (auto e = v.get_array().get(a); e) return json_error(e);
-      if (auto e = a.raw_json().get(raw); e) return json_error(e);
-    }
-    return true;
-  }
+  /// A value we do not need: left untouched, On-Demand steps over it when the next field is read.
+  static bool skip(od::value& /*unused*/) { return true; }
 
   // ---- committing records ------------------------------------------------------------------
 
