@@ -14,6 +14,7 @@
 #include <gpucost/pipeline/merge.hpp>
 #include <gpucost/prep/prep.hpp>
 #include <gpucost/report/breakeven_report.hpp>
+#include <gpucost/report/trace_report.hpp>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -301,6 +302,32 @@ int run_extract(const ExtractArgs& args) {
   return status;
 }
 
+// ---- trace --------------------------------------------------------------------------------
+
+struct TraceArgs {
+  InputArgs in;
+  std::string output = "-";
+};
+
+int run_trace(const TraceArgs& args) {
+  auto common = common_setup(args.in);
+  if (!common) return fail(common.error());
+  report::TraceEventCollector events;
+  std::vector<prep::InputStats> stats;
+  // Inputs one after the other (not merged by time): each trace's events stay together.
+  if (auto st = pipeline::feed_inputs(common->paths, common->prep, common->clock, events, stats); !st) {
+    report_inputs(stats, true);
+    return fail(st.error());
+  }
+  const int status = finish_inputs(stats, args.in, common->clock);
+  auto out = io::OutputFile::open(args.output);
+  if (!out) return fail(out.error());
+  const std::string text = report::trace_table(events.events());
+  std::fwrite(text.data(), 1, text.size(), out->stream());
+  if (auto c = out->commit(); !c) return fail(c.error());
+  return status;
+}
+
 // ---- breakeven ----------------------------------------------------------------------------
 
 struct BreakevenArgs {
@@ -376,6 +403,14 @@ int main_impl(int argc, char** argv) {
   be_cmd->add_option("-o,--output", be_args.output, "output file, - = stdout")->type_name("FILE")->group("Output");
   be_cmd->footer("Example: gpucost breakeven --config my.toml dmon.log\n" + std::string(kExitFooter));
 
+  TraceArgs trace_args;
+  auto* trace_cmd = app.add_subcommand("trace", "print the analyses of PyTorch profiler traces as tables");
+  add_input_options(trace_cmd, trace_args.in);
+  trace_cmd->add_option("-o,--output", trace_args.output, "output file, - = stdout")->type_name("FILE")->group("Output");
+  trace_cmd->footer("Example: gpucost trace --steps 5-7 --top-kernels 5 rank0.pt.trace.json.gz\n"
+                    "The same figures as events: gpucost prep rank0.pt.trace.json.gz\n" +
+                    std::string(kExitFooter));
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
@@ -393,6 +428,7 @@ int main_impl(int argc, char** argv) {
   }
   if (prep_cmd->parsed()) return run_prep(prep_args);
   if (extract_cmd->parsed()) return run_extract(extract_args);
+  if (trace_cmd->parsed()) return run_trace(trace_args);
   return run_breakeven(be_args);
 }
 

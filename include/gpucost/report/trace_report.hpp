@@ -1,0 +1,43 @@
+// `gpucost trace`: the analyses of profiler traces as a table for people. Built from the trace_*
+// events of the gpucost.events stream, so raw traces and a prep'd stream give the same table.
+#pragma once
+
+#include <gpucost/prep/prep.hpp>
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace gpucost::report {
+
+/// One trace_* event with its fields copied.
+struct TraceEventCopy {
+  std::int64_t ts_ns = 0;
+  int gpu = -1;
+  std::string kind;
+  std::map<std::string, std::string> fields;
+  [[nodiscard]] std::string text(const std::string& key) const;
+  /// The field as a number; `fallback` when absent or not a number.
+  [[nodiscard]] double number(const std::string& key, double fallback = 0) const;
+  [[nodiscard]] bool has(const std::string& key) const { return fields.count(key) > 0; }
+};
+
+/// Keeps the trace_* events it is given (in order); everything else is dropped.
+class TraceEventCollector final : public prep::EventSink {
+ public:
+  void on_event(const Event& event) override;
+  [[nodiscard]] const std::vector<TraceEventCopy>& events() const { return m_events; }
+
+ private:
+  std::vector<TraceEventCopy> m_events;
+};
+
+/// The table: per trace its rank and steps, per GPU the temporal and idle breakdown, launch
+/// delays, kernels, memory copies and the top kernels. Empty input gives a one-line note.
+std::string trace_table(const std::vector<TraceEventCopy>& events);
+
+/// ns as a short human duration: "812 ns", "34.0 us", "1.250 ms", "2.500 s".
+std::string human_ns(double ns);
+
+}  // namespace gpucost::report

@@ -1,0 +1,137 @@
+#include <gpucost/report/trace_report.hpp>
+
+#include <gpucost/core/text.hpp>
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+namespace gpucost::report {
+
+std::string TraceEventCopy::text(const std::string& key) const {
+  const auto it = fields.find(key);
+  return it == fields.end() ? std::string() : it->second;
+}
+
+double TraceEventCopy::number(const std::string& key, double fallback) const {
+  const auto it = fields.find(key);
+  if (it == fields.end()) return fallback;
+  return text::parse_double(it->second).value_or(fallback);
+}
+
+void TraceEventCollector::on_event(const Event& event) {
+  if (!event.kind.starts_with("trace_")) return;
+  TraceEventCopy c;
+  c.ts_ns = event.ts_ns;
+  c.gpu = event.gpu;
+  c.kind = std::string(event.kind);
+  for (const Field& f : event.fields) c.fields[std::string(f.key)] = std::string(f.value);
+  m_events.push_back(std::move(c));
+}
+
+std::string human_ns(double ns) {
+  const double a = std::fabs(ns);
+  if (a < 1e3) return fmt::format("{:.0f} ns", ns);
+  if (a < 1e6) return fmt::format("{:.1f} us", ns / 1e3);
+  if (a < 1e9) return fmt::format("{:.3f} ms", ns / 1e6);
+  return fmt::format("{:.3f} s", ns / 1e9);
+}
+
+namespace {
+
+std::string human_bytes(double b) {
+  if (b < 1e3) return fmt::format("{:.0f} B", b);
+  if (b < 1e6) return fmt::format("{:.1f} kB", b / 1e3);
+  if (b < 1e9) return fmt::format("{:.1f} MB", b / 1e6);
+  return fmt::format("{:.2f} GB", b / 1e9);
+}
+
+std::string pct(double part, double whole) {
+  return whole > 0 ? fmt::format("{:.1f} %", 100.0 * part / whole) : std::string("-");
+}
+
+std::string header_line(const TraceEventCopy& info) {
+  std::string h = "trace";
+  if (info.has("trace_name")) h += fmt::format(" {}", info.text("trace_name"));
+  if (info.has("rank")) h += fmt::format("  rank {}", info.text("rank"));
+  if (info.has("world_size")) h += fmt::format("/{}", info.text("world_size"));
+  if (info.has("backend")) h += fmt::format(" ({})", info.text("backend"));
+  h += fmt::format("  {} records, {} GPU ops, {} steps", info.text("records"), info.text("gpu_ops"), info.text("steps"));
+  if (info.has("steps_analysed")) h += fmt::format(" ({} analysed)", info.text("steps_analysed"));
+  return h + "\n";
+}
+
+void device_block(const TraceEventCopy& d, const std::vector<TraceEventCopy>& events, std::size_t from,
+                  std::size_t to, std::string& b) {
+  const double span = d.number("span_ns");
+  b += fmt::format("GPU {} {} span {}, {} ops on {} stream{}\n", d.gpu, d.text("device_name"), human_ns(span), d.text("ops"),
+                   d.text("streams"), d.text("streams") == "1" ? "" : "s");
+  b += fmt::format("  busy        {:>12}  {:>7}   compute {} ({}), non-compute {} ({})\n", human_ns(d.number("busy_ns")),
+                   pct(d.number("busy_ns"), span), human_ns(d.number("compute_ns")), pct(d.number("compute_ns"), span),
+                   human_ns(d.number("noncompute_ns")), pct(d.number("noncompute_ns"), span));
+  b += fmt::format("  idle        {:>12}  {:>7}   per stream: host wait {}, short gaps {}, other {}\n",
+                   human_ns(d.number("idle_ns")), pct(d.number("idle_ns"), span), human_ns(d.number("idle_host_wait_ns")),
+                   human_ns(d.number("idle_short_gap_ns")), human_ns(d.number("idle_other_ns")));
+  const double ops = d.number("ops");
+  if (d.has("launch_delay_p50_ns")) {
+    b += fmt::format("  launch      {:.0f} of {:.0f} ops joined to a launch call; delay p50 {}, p95 {}, p99 {}, max {}; "
+                     "over 10 ms {}\n",
+                     d.number("launched_ops"), ops, human_ns(d.number("launch_delay_p50_ns")),
+                     human_ns(d.number("launch_delay_p95_ns")), human_ns(d.number("launch_delay_p99_ns")),
+                     human_ns(d.number("launch_delay_max_ns")),
+                     pct(d.number("launch_delays_over_10ms"), d.number("launched_ops")));
+  } else {
+    b += fmt::format("  launch      no op joined to a launch call ({:.0f} ops without one)\n", ops);
+  }
+  b += fmt::format("  kernels     {} ({} distinct), shorter than 10 us {}{}\n", d.text("kernels"), d.text("distinct_kernels"),
+                   pct(d.number("short_kernels"), d.number("kernels")),
+                   d.has("queue_length_mean")
+                       ? fmt::format("; queue length mean {:.2f}, max {}", d.number("queue_length_mean"), d.text("queue_length_max"))
+                       : std::string());
+  for (std::size_t i = from; i < to; ++i) {
+    const TraceEventCopy& m = events[i];
+    if (m.kind != "trace_memory" || m.gpu != d.gpu) continue;
+    b += fmt::format("  {:<11} {:.0f} ops, {}{}{}\n", m.has("direction") ? fmt::format("{} {}", m.text("op"), m.text("direction")) : m.text("op"),
+                     m.number("count"), human_ns(m.number("total_ns")),
+                     m.has("bytes") ? fmt::format(", {}", human_bytes(m.number("bytes"))) : std::string(),
+                     m.has("gbps") ? fmt::format(", {:.3g} GB/s", m.number("gbps")) : std::string());
+  }
+  bool header = false;
+  for (std::size_t i = from; i < to; ++i) {
+    const TraceEventCopy& k = events[i];
+    if (k.kind != "trace_kernel" || k.gpu != d.gpu) continue;
+    if (!header) {
+      b += fmt::format("  {:<56} {:>13} {:>7} {:>12} {:>12} {:>7}\n", "top kernels", "class", "count", "total", "mean", "busy");
+      header = true;
+    }
+    std::string name = k.text("name");
+    if (name.size() > 56) name = fmt::format("{}...", name.substr(0, 53));
+    b += fmt::format("  {:<56} {:>13} {:>7} {:>12} {:>12} {:>7}\n", name, k.text("class"), k.text("count"),
+                     human_ns(k.number("total_ns")), human_ns(k.number("mean_ns")), pct(k.number("busy_share"), 1.0));
+  }
+}
+
+}  // namespace
+
+std::string trace_table(const std::vector<TraceEventCopy>& events) {
+  std::string b;
+  // Each trace_info starts one trace; its events follow until the next trace_info.
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    if (events[i].kind != "trace_info") continue;
+    std::size_t end = i + 1;
+    while (end < events.size() && events[end].kind != "trace_info") ++end;
+    if (!b.empty()) b += "\n";
+    b += header_line(events[i]);
+    bool any = false;
+    for (std::size_t j = i + 1; j < end; ++j) {
+      if (events[j].kind != "trace_device") continue;
+      device_block(events[j], events, i + 1, end, b);
+      any = true;
+    }
+    if (!any) b += "  no GPU ops: nothing to analyse (see the notes)\n";
+  }
+  if (b.empty()) b = "no profiler trace among the inputs\n";
+  return b;
+}
+
+}  // namespace gpucost::report
