@@ -232,7 +232,7 @@ class Reader {
   /// Offset just after the '[' of the events array; npos when the document is something else
   /// (then m_out.not_kineto or truncated says what).
   std::size_t find_events() {
-    m_buf.resize(kChunkBytes + sj::SIMDJSON_PADDING + 1);
+    m_buf.resize((64u << 10) + sj::SIMDJSON_PADDING + 1);  // grows with the input, up to a chunk
     m_len = 1;  // index 0 stays free
     m_begin = 1;
     fill(64 * 1024);
