@@ -1,5 +1,7 @@
 #include "console.hpp"
 
+#include <gpucost/core/text.hpp>
+
 #include <fmt/format.h>
 
 #include <cstdio>
@@ -8,12 +10,8 @@ namespace gpucost::cli {
 
 namespace {
 
-// Control characters in excerpts would garble the terminal.
-std::string printable(std::string_view s) {
-  std::string out;
-  for (char c : s) out.push_back(static_cast<unsigned char>(c) < 0x20 || c == 0x7f ? '?' : c);
-  return out;
-}
+// Control characters and bytes that are not UTF-8 in excerpts would garble the terminal.
+std::string printable(std::string_view s) { return text::printable(s); }
 
 }  // namespace
 

@@ -142,4 +142,77 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
   return row[b.size()];
 }
 
+std::size_t utf8_sequence_length(std::string_view s, std::size_t i) {
+  const auto c = static_cast<unsigned char>(s[i]);
+  std::size_t n = 0;
+  unsigned min = 0;
+  if (c >= 0xC2 && c <= 0xDF) {
+    n = 2;
+    min = 0x80;
+  } else if (c >= 0xE0 && c <= 0xEF) {
+    n = 3;
+    min = 0x800;
+  } else if (c >= 0xF0 && c <= 0xF4) {
+    n = 4;
+    min = 0x10000;
+  } else {
+    return 0;
+  }
+  if (i + n > s.size()) return 0;
+  unsigned cp = c & (0xFFu >> (n + 1));
+  for (std::size_t k = 1; k < n; ++k) {
+    const auto cc = static_cast<unsigned char>(s[i + k]);
+    if ((cc & 0xC0) != 0x80) return 0;
+    cp = (cp << 6) | (cc & 0x3Fu);
+  }
+  if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
+  return n;
+}
+
+std::string printable(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c < 0x80) {
+      out.push_back(c < 0x20 || c == 0x7f ? '?' : static_cast<char>(c));
+      ++i;
+      continue;
+    }
+    const std::size_t n = utf8_sequence_length(s, i);
+    if (n == 0) {
+      out.append("\xEF\xBF\xBD");  // U+FFFD
+      ++i;
+    } else {
+      out.append(s.substr(i, n));
+      i += n;
+    }
+  }
+  return out;
+}
+
+bool looks_binary(std::string_view head) {
+  head = head.substr(0, 4096);
+  if (head.empty()) return false;
+  if (head.find('\0') != std::string_view::npos) return true;
+  std::size_t odd = 0;
+  for (std::size_t i = 0; i < head.size();) {
+    const auto c = static_cast<unsigned char>(head[i]);
+    if (c < 0x80) {
+      if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f') || c == 0x7f) ++odd;
+      ++i;
+      continue;
+    }
+    const std::size_t n = utf8_sequence_length(head, i);
+    if (n == 0) {
+      // A sequence cut by the end of the head is not evidence of binary data.
+      if (i + 4 < head.size()) ++odd;
+      ++i;
+    } else {
+      i += n;
+    }
+  }
+  return odd * 10 > head.size();
+}
+
 }  // namespace gpucost::text

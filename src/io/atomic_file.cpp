@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace gpucost::io {
@@ -17,6 +18,18 @@ Expected<OutputFile> OutputFile::open(const std::string& path) {
   }
   f.m_stdout = false;
   f.m_path = path;
+  // A device, FIFO or socket (/dev/null, /dev/stdout, a named pipe) is written in place:
+  // renaming a temporary file over it would replace the device with a regular file.
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    if (S_ISDIR(st.st_mode))
+      return make_error(ErrorKind::io, fmt::format("{}: is a directory", path), "give a file name for -o");
+    f.m_file = std::fopen(path.c_str(), "wb");
+    if (f.m_file == nullptr)
+      return make_error(ErrorKind::io, fmt::format("{}: cannot open the output: {}", path, std::strerror(errno)));
+    f.m_direct = true;
+    return f;
+  }
   std::string tmpl = path + ".tmp.XXXXXX";
   const int fd = ::mkstemp(tmpl.data());
   if (fd < 0)
@@ -28,7 +41,8 @@ Expected<OutputFile> OutputFile::open(const std::string& path) {
 }
 
 OutputFile::OutputFile(OutputFile&& o) noexcept
-    : m_file(o.m_file), m_path(std::move(o.m_path)), m_tmp(std::move(o.m_tmp)), m_stdout(o.m_stdout) {
+    : m_file(o.m_file), m_path(std::move(o.m_path)), m_tmp(std::move(o.m_tmp)), m_stdout(o.m_stdout),
+      m_direct(o.m_direct) {
   o.m_file = nullptr;
   o.m_tmp.clear();
 }
@@ -44,13 +58,16 @@ Status OutputFile::commit() {
       return make_error(ErrorKind::io, fmt::format("stdout: write failed: {}", std::strerror(errno)));
     return {};
   }
-  const bool write_ok = std::fflush(m_file) == 0 && std::ferror(m_file) == 0 && ::fsync(::fileno(m_file)) == 0;
+  // fsync makes the rename safe; a device or pipe written in place has nothing to sync.
+  const bool write_ok =
+      std::fflush(m_file) == 0 && std::ferror(m_file) == 0 && (m_direct || ::fsync(::fileno(m_file)) == 0);
   const int err = errno;
   const bool close_ok = std::fclose(m_file) == 0;
   m_file = nullptr;
   if (!write_ok || !close_ok)
     return make_error(ErrorKind::io, fmt::format("{}: write failed: {}", m_path, std::strerror(err)),
                       "the previous file (if any) was left untouched");
+  if (m_direct) return {};
   if (::rename(m_tmp.c_str(), m_path.c_str()) != 0)
     return make_error(ErrorKind::io, fmt::format("{}: cannot rename the output into place: {}", m_path, std::strerror(errno)));
   m_tmp.clear();

@@ -1,5 +1,7 @@
 #include <gpucost/io/json_out.hpp>
 
+#include <gpucost/core/text.hpp>
+
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -22,37 +24,6 @@ void append_json_number(std::string& out, double v) {
   out.append(tmp, p);
 }
 
-namespace {
-
-// Length of a valid UTF-8 sequence starting at s[i], or 0 when invalid.
-std::size_t utf8_len(std::string_view s, std::size_t i) {
-  const auto c = static_cast<unsigned char>(s[i]);
-  std::size_t n = 0;
-  unsigned min = 0;
-  if (c >= 0xC2 && c <= 0xDF) {
-    n = 2;
-    min = 0x80;
-  } else if (c >= 0xE0 && c <= 0xEF) {
-    n = 3;
-    min = 0x800;
-  } else if (c >= 0xF0 && c <= 0xF4) {
-    n = 4;
-    min = 0x10000;
-  } else {
-    return 0;
-  }
-  if (i + n > s.size()) return 0;
-  unsigned cp = c & (0xFFu >> (n + 1));
-  for (std::size_t k = 1; k < n; ++k) {
-    const auto cc = static_cast<unsigned char>(s[i + k]);
-    if ((cc & 0xC0) != 0x80) return 0;
-    cp = (cp << 6) | (cc & 0x3Fu);
-  }
-  if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
-  return n;
-}
-
-}  // namespace
 
 // 1 for bytes that cannot be copied into a JSON string as they are.
 constexpr auto kNeedsCare = [] {
@@ -89,7 +60,7 @@ void append_json_string(std::string& out, std::string_view s) {
       }
       ++i;
     } else {
-      const std::size_t n = utf8_len(s, i);
+      const std::size_t n = text::utf8_sequence_length(s, i);
       if (n == 0) {
         out.append("\xEF\xBF\xBD");  // U+FFFD for a byte that is not valid UTF-8
         ++i;

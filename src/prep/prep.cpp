@@ -211,6 +211,10 @@ Status check_format(std::string_view head, const PrepOptions& options, const std
   }
   if (detected != Format::unknown) return {};
   if (first.empty()) return {};
+  if (text::looks_binary(head))
+    return make_error(ErrorKind::format, fmt::format("{}: binary data, not a log", path),
+                      "gpucost reads text logs (plain, .gz or .zst) and trace JSON; force a format with "
+                      "--input-format NAME to read it anyway (its lines are then reported as malformed)");
   if (first.find(',') != std::string_view::npos)
     return make_error(ErrorKind::format, fmt::format("{}: cannot recognise the format", path),
                       "this looks like CSV: for `nvidia-smi --query-gpu=... --format=csv,noheader` pass "

@@ -408,6 +408,46 @@ TEST_CASE("trace: a trace larger than one chunk reads the same as one read whole
   CHECK(a.devices[0].distinct_kernels == 97);
 }
 
+TEST_CASE("trace: every chunk size reads the same records (cuts after a comma, inside strings)", "[trace]") {
+  const TraceData whole = read_trace_text(kModernTrace);
+  const TraceReport expected = analyse(whole, TraceOptions{});
+  REQUIRE(expected.devices.size() == 1);
+  for (std::size_t chunk = 64; chunk <= 4096; chunk += 7) {
+    INFO("chunk " << chunk);
+    const TraceData d = read_trace_text(kModernTrace, chunk);
+    CHECK(d.truncated.empty());
+    CHECK(d.counts.records == whole.counts.records);
+    CHECK(d.counts.malformed == 0);
+    CHECK(d.counts.used == whole.counts.used);
+    CHECK(d.base_time_ns == whole.base_time_ns);
+    CHECK(d.rank == 3);
+    const TraceReport r = analyse(d, TraceOptions{});
+    REQUIRE(r.devices.size() == 1);
+    CHECK(r.devices[0].busy_ns == expected.devices[0].busy_ns);
+    CHECK(r.devices[0].launch.delays_ns == expected.devices[0].launch.delays_ns);
+  }
+}
+
+TEST_CASE("trace: one record per line: every cut falls after a comma", "[trace]") {
+  // {"traceEvents": [\n{...},\n{...},\n...]}: the last newline of a chunk always follows "},".
+  std::string text = "{\"traceEvents\": [\n";
+  const int n = 400;
+  for (int i = 0; i < n; ++i)
+    text += fmt::format("{{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k{}\", \"pid\": 0, \"tid\": 7, \"ts\": {}, "
+                        "\"dur\": 2, \"args\": {{\"stream\": 7}}}}{}\n",
+                        i, 10 * i, i + 1 < n ? "," : "");
+  text += "], \"baseTimeNanoseconds\": 1700000000000000000}\n";
+  for (std::size_t chunk : {64u, 100u, 333u, 1000u, 4096u}) {
+    INFO("chunk " << chunk);
+    const TraceData d = read_trace_text(text, chunk);
+    CHECK(d.truncated.empty());
+    CHECK(d.counts.records == static_cast<std::uint64_t>(n));
+    CHECK(d.counts.malformed == 0);
+    CHECK(d.ops.size() == static_cast<std::size_t>(n));
+    CHECK(d.base_time_ns.has_value());
+  }
+}
+
 TEST_CASE("trace: a trace cut short keeps the records before the cut and says so", "[trace]") {
   const std::string full = synthetic_trace(2000, true);
   const std::string cut = full.substr(0, full.size() / 2);

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace gpucost::text {
@@ -40,6 +41,16 @@ std::optional<std::uint64_t> parse_hex(std::string_view s);
 
 /// True when `s` is a number in strict JSON grammar (so it can be copied to output verbatim).
 bool is_json_number(std::string_view s);
+
+/// Length of the valid UTF-8 sequence starting at s[i] (2-4), or 0 when s[i] starts none
+/// (an ASCII byte also gives 0: callers test < 0x80 first).
+std::size_t utf8_sequence_length(std::string_view s, std::size_t i);
+/// `s` with control characters as '?' and bytes that are not UTF-8 as U+FFFD: safe to print
+/// on a terminal.
+std::string printable(std::string_view s);
+/// True when `head` looks like binary data rather than text: a NUL byte, or more than 10 % of
+/// its bytes (up to 4 KiB) control characters other than tab/CR/LF or not UTF-8.
+bool looks_binary(std::string_view head);
 
 /// Case-insensitive ASCII equality.
 bool iequals(std::string_view a, std::string_view b);

@@ -1,5 +1,6 @@
 // Output to "-" (stdout) or to a file written atomically: a temporary file in the same
-// directory, renamed over the target only when everything was written.
+// directory, renamed over the target only when everything was written. A target that exists
+// and is not a regular file (/dev/null, a FIFO) is written in place.
 #pragma once
 
 #include <gpucost/core/error.hpp>
@@ -27,6 +28,7 @@ class OutputFile {
   std::FILE* m_file = nullptr;
   std::string m_path, m_tmp;
   bool m_stdout = true;
+  bool m_direct = false;  ///< written in place (a device or FIFO), no temporary file
 };
 
 }  // namespace gpucost::io

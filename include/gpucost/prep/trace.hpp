@@ -101,8 +101,10 @@ struct TraceData {
 /// one event is materialised at once, and memory holds the chunk plus the compact records
 /// above. Fails only on I/O errors that leave nothing; JSON errors are recorded in `truncated`.
 Status read_trace(io::LineReader& reader, TraceData& out);
-/// The same over text in memory (tests).
-TraceData read_trace_text(std::string_view text);
+/// Text of the events array parsed per simdjson pass (the memory the reader holds).
+inline constexpr std::size_t kTraceChunkBytes = 8u << 20;
+/// The same over text in memory (tests; a small `chunk_bytes` exercises the chunk boundaries).
+TraceData read_trace_text(std::string_view text, std::size_t chunk_bytes = kTraceChunkBytes);
 /// True when `head` (the first bytes of a file) looks like Chrome trace JSON from a profiler,
 /// or like one of the profiler's other JSON files (reported as not a Kineto trace).
 bool looks_like_trace(std::string_view head);

@@ -32,7 +32,6 @@ namespace {
 namespace sj = simdjson;
 namespace od = simdjson::ondemand;
 
-constexpr std::size_t kChunkBytes = 8u << 20;      // text parsed per simdjson pass
 constexpr std::size_t kHeadLimit = 64u << 20;      // "traceEvents" must start within this
 constexpr std::size_t kMaxRecordBytes = 64u << 20; // one trace record larger than this is broken JSON
 constexpr std::size_t kMaxExamples = 5;             // malformed records quoted in the summary
@@ -118,20 +117,11 @@ void unescape(std::string_view raw, std::string& out) {
 
 /// The text between the quotes of a string value, escapes kept; false when not a string.
 bool raw_string(od::value& v, std::string_view& out) {
-  std::string_view tok = trim(v.raw_json_token());
-  if (tok.size() < 2 || tok.front() != '"') return false;
-  // The token runs to the next structural character; the string ends at its closing quote.
-  std::size_t end = 1;
-  while (end < tok.size()) {
-    if (tok[end] == '\\') {
-      end += 2;
-      continue;
-    }
-    if (tok[end] == '"') break;
-    ++end;
-  }
-  if (end >= tok.size()) return false;
-  out = tok.substr(1, end - 1);
+  // The token of a string runs from its opening quote to the next structural character, so
+  // once trailing blanks are trimmed it ends with the closing quote.
+  const std::string_view tok = trim(v.raw_json_token());
+  if (tok.size() < 2 || tok.front() != '"' || tok.back() != '"') return false;
+  out = tok.substr(1, tok.size() - 2);
   return true;
 }
 
@@ -189,7 +179,8 @@ using ByteFn = std::function<std::size_t(char*, std::size_t)>;
 
 class Reader {
  public:
-  Reader(ByteFn read, TraceData& out) : m_read(std::move(read)), m_out(out) {}
+  Reader(ByteFn read, TraceData& out, std::size_t chunk_bytes)
+      : m_read(std::move(read)), m_out(out), m_chunk(std::max<std::size_t>(chunk_bytes, 64)) {}
 
   void run() {
     const std::size_t events_at = find_events();
@@ -272,7 +263,7 @@ class Reader {
         m_out.not_kineto = "JSON without \"traceEvents\" in its first 64 MiB";
         return std::string_view::npos;
       }
-      fill(m_len - m_begin + kChunkBytes);
+      fill(m_len - m_begin + m_chunk);
     }
     classify_other_object(first);
     return std::string_view::npos;
@@ -399,7 +390,7 @@ class Reader {
   // ---- events ------------------------------------------------------------------------------
 
   void read_events() {
-    std::size_t want = kChunkBytes;
+    std::size_t want = m_chunk;
     bool to_end = false;  // at the end of the input, after a failure: parse the rest whole
     for (;;) {
       fill(want);
@@ -425,7 +416,7 @@ class Reader {
         return;
       }
       if (!r.error) {
-        want = kChunkBytes;
+        want = m_chunk;
         continue;
       }
       // A record failed: normally the one the cut split, so read on and try it again with
@@ -440,7 +431,7 @@ class Reader {
                                       m_offset + m_begin - 1, m_eof ? " (file cut short?)" : "", r.message);
         return;
       }
-      want = std::max(kChunkBytes, (cut - m_begin) * 2);
+      want = std::max(m_chunk, (cut - m_begin) * 2);
     }
   }
 
@@ -469,6 +460,11 @@ class Reader {
     out.resume_at = m_begin;
     const char saved_open = m_buf[m_begin - 1];
     const char saved_close = m_buf[cut];
+    // A cut right after "}," would leave "[..., {...},]": blank that comma out while parsing.
+    std::size_t comma_at = cut;
+    while (comma_at > m_begin && std::strchr(" \t\r\n", m_buf[comma_at - 1]) != nullptr) --comma_at;
+    const bool trailing_comma = comma_at > m_begin && m_buf[comma_at - 1] == ',';
+    if (trailing_comma) m_buf[comma_at - 1] = ' ';
     m_buf[m_begin - 1] = '[';
     m_buf[cut] = ']';
     const char* const start = m_buf.data() + m_begin - 1;
@@ -477,6 +473,7 @@ class Reader {
     const auto restore = [&] {
       m_buf[open_at] = saved_open;
       m_buf[cut] = saved_close;
+      if (trailing_comma) m_buf[comma_at - 1] = ',';
     };
     const auto fail = [&](sj::error_code e) {
       restore();
@@ -745,6 +742,7 @@ class Reader {
 
   ByteFn m_read;
   TraceData& m_out;
+  std::size_t m_chunk;  // text parsed per simdjson pass
   std::vector<char> m_buf;
   std::size_t m_begin = 1, m_len = 1;
   std::size_t m_tail_at = std::string_view::npos;
@@ -900,14 +898,14 @@ bool looks_like_trace(std::string_view head) {
 }
 
 Status read_trace(io::LineReader& reader, TraceData& out) {
-  Reader r([&reader](char* dst, std::size_t n) { return reader.read_bytes(dst, n); }, out);
+  Reader r([&reader](char* dst, std::size_t n) { return reader.read_bytes(dst, n); }, out, kTraceChunkBytes);
   r.run();
   if (out.truncated.empty() && !reader.error().empty()) out.truncated = reader.error();
   else if (!reader.error().empty()) out.truncated = reader.error() + "; " + out.truncated;
   return {};
 }
 
-TraceData read_trace_text(std::string_view text) {
+TraceData read_trace_text(std::string_view text, std::size_t chunk_bytes) {
   TraceData out;
   std::size_t pos = 0;
   Reader r(
@@ -917,7 +915,7 @@ TraceData read_trace_text(std::string_view text) {
         pos += take;
         return take;
       },
-      out);
+      out, chunk_bytes);
   r.run();
   return out;
 }
