@@ -435,6 +435,9 @@ int main_impl(int argc, char** argv) {
 }  // namespace gpucost::cli
 
 int main(int argc, char** argv) {
+  // Past a file-size limit (ulimit -f) writes then fail with EFBIG and are reported like a full
+  // disk, instead of the process being killed before it can remove its temporary file.
+  std::signal(SIGXFSZ, SIG_IGN);
   try {
     return gpucost::cli::main_impl(argc, argv);
   } catch (const std::exception& e) {

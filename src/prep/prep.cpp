@@ -224,6 +224,30 @@ Status check_format(std::string_view head, const PrepOptions& options, const std
                     "lines with --pattern REGEX");
 }
 
+namespace {
+
+std::string duration_text(std::int64_t ns) {
+  const std::int64_t s = ns / kNsPerSecond;
+  if (s < 60) return fmt::format("{:.1f} s", static_cast<double>(ns) / 1e9);
+  if (s < 3600) return fmt::format("{} min {} s", s / 60, s % 60);
+  return fmt::format("{} h {} min", s / 3600, (s % 3600) / 60);
+}
+
+void note_clock_anomalies(InputStats& stats) {
+  const auto& a = stats.clock_anomalies;
+  if (a.steps_back > 0)
+    add_note(stats, fmt::format("the clock goes back {} time{} (the largest step {} at line {}): events are kept in "
+                                "input order; extract orders samples by their time",
+                                a.steps_back, a.steps_back == 1 ? "" : "s", duration_text(a.largest_back_ns),
+                                a.largest_back_line));
+  if (a.gaps > 0)
+    add_note(stats, fmt::format("{} gap{} of more than an hour (the largest {} before line {}): a clock jump or a "
+                                "stopped logger; extract counts it as uncovered time",
+                                a.gaps, a.gaps == 1 ? "" : "s", duration_text(a.largest_gap_ns), a.largest_gap_line));
+}
+
+}  // namespace
+
 struct InputParse::Impl {
   io::LineReader& reader;
   LocalClock& clock;
@@ -240,6 +264,7 @@ struct InputParse::Impl {
   void end() {
     done = true;
     if (parser) parser->finish(ctx);
+    note_clock_anomalies(stats);
     if (stats.truncated.empty()) stats.truncated = reader.error();  // a trace reports its own
     if (stats.clock.empty()) {  // parsers with a special clock (uptime, inferred year) set their own
       if (stats.time_basis == TimeBasis::local) stats.clock = "local time in " + clock.name();
@@ -273,9 +298,14 @@ Status InputParse::start() {
     return {};
   }
   stats.format = format;
+  // Telemetry samples at a fixed interval: a step back or an hour of silence is an anomaly.
+  // Kernel and training logs are quiet for hours and interleave writers, so they are not checked.
+  m.ctx.check_clock = format == Format::dmon || format == Format::pmon || format == Format::query_csv ||
+                      format == Format::dcgmi || format == Format::smi_q || format == Format::smi_xml;
   if (format == Format::kineto) {
     if (auto st = check_format(head, options, stats.path); !st) return st;
     m.whole_document = true;
+    m.ctx.check_clock = false;  // its events are analyses, not in time order
   } else if (format == Format::query_csv) {
     auto p = make_query_csv_parser(m.ctx, first_nonblank_line(head));
     if (!p) return p.error();

@@ -89,6 +89,12 @@ struct InputStats {
   TimeBasis time_basis = TimeBasis::none;
   std::vector<MalformedExample> examples;  ///< the first few malformed lines
   std::vector<std::string> notes;          ///< e.g. "no --start: times are relative"
+  /// Clock anomalies in input order: steps back of more than 1 s, gaps of more than an hour.
+  struct ClockAnomalies {
+    std::uint64_t steps_back = 0, gaps = 0;
+    std::int64_t largest_back_ns = 0, largest_gap_ns = 0;
+    std::uint64_t largest_back_line = 0, largest_gap_line = 0;
+  } clock_anomalies;
   std::string truncated;                   ///< non-empty when the input ended early
   Fingerprint fingerprint;
   std::vector<std::string> upstream_formats;  ///< an events stream: the formats its summary names
@@ -166,14 +172,39 @@ struct ParseContext {
   std::optional<std::int64_t> reference_ns;  ///< the input's mtime: a reference for year inference
   std::uint64_t line_no = 0;                  ///< number of the line being parsed
 
+  static constexpr std::int64_t kStepBackTolerance = 1'000'000'000;  ///< log lines of 1 s jitter are not a step back
+  static constexpr std::int64_t kGapNs = 3600'000'000'000;            ///< silence of more than an hour is a gap
+  std::int64_t previous_ts = 0;  ///< time of the previous event, in input order
+  bool check_clock = false;      ///< telemetry inputs: note clock steps back and long gaps
+
   /// Sends the filled event to the sink.
   void emit() {
+    if (check_clock && stats.events > 0) note_clock_step(event.ts_ns - previous_ts);
+    previous_ts = event.ts_ns;
     event.host = options.host;
     if (stats.events == 0 || event.ts_ns < stats.first_ts_ns) stats.first_ts_ns = event.ts_ns;
     if (stats.events == 0 || event.ts_ns > stats.last_ts_ns) stats.last_ts_ns = event.ts_ns;
     if (event.kind == "driver") note_driver(event, stats);
     sink.on_event(event);
     ++stats.events;
+  }
+  /// Counts a step back or a long gap of the clock (NTP steps, a stopped logger): events stay
+  /// in input order and the summary says where.
+  void note_clock_step(std::int64_t step_ns) {
+    auto& a = stats.clock_anomalies;
+    if (step_ns < -kStepBackTolerance) {
+      ++a.steps_back;
+      if (-step_ns > a.largest_back_ns) {
+        a.largest_back_ns = -step_ns;
+        a.largest_back_line = line_no;
+      }
+    } else if (step_ns > kGapNs) {
+      ++a.gaps;
+      if (step_ns > a.largest_gap_ns) {
+        a.largest_gap_ns = step_ns;
+        a.largest_gap_line = line_no;
+      }
+    }
   }
   /// A driver-load event names the driver version: it goes into the input's fingerprint.
   static void note_driver(const Event& event, InputStats& stats);

@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# The parts of the bad-input matrix (issue 8) that a golden case cannot express: generated
+# inputs, closed pipes, file-size limits, files that change while they are read.
+#   matrix.sh GPUCOST CASE
+# Exit 0 = pass, 77 = skipped (CTest SKIP_RETURN_CODE), anything else = fail with a message.
+set -uo pipefail
+gpucost=$1
+case_name=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work" || exit 1
+export TZ=UTC LC_ALL=C
+
+header='# gpu    pwr  gtemp  mtemp     sm    mem    enc    dec    jpg    ofa   mclk   pclk 
+# Idx      W      C      C      %      %      %      %      %      %    MHz    MHz '
+row='    0    412     58     61     97     38      0      0      0      0   2619   1755 '
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# A dmon log of n rows.
+make_dmon() {
+  { echo "$header"; yes "$row" | head -n "$1"; } > "$2"
+}
+
+# The summary's count of `key` for the first input.
+count() { grep -o "\"$1\":[0-9]*" "$2" | head -1 | cut -d: -f2; }
+
+case $case_name in
+  stdout-closed)
+    # `gpucost prep big.log | head -1`: quiet, status 0 or 141 (SIGPIPE), nothing on stderr.
+    make_dmon 400000 big.txt
+    "$gpucost" prep -q --start 2024-06-12T14:00:00Z big.txt 2> err.txt | head -1 > first.txt
+    status=${PIPESTATUS[0]}
+    [ "$status" = 0 ] || [ "$status" = 141 ] || fail "exit status $status, expected 0 or 141"
+    [ ! -s err.txt ] || fail "stderr not empty: $(head -3 err.txt)"
+    grep -q '"schema":"gpucost.events"' first.txt || fail "the first line is not the header"
+    ;;
+  full-disk)
+    # -o past a file-size limit: exit 2, the temporary file removed, the old output intact.
+    make_dmon 200000 big.txt
+    echo "OLD OUTPUT" > out.jsonl
+    ( ulimit -f 64; "$gpucost" prep -q --start 2024-06-12T14:00:00Z big.txt -o out.jsonl 2> err.txt )
+    status=$?
+    [ "$status" = 2 ] || fail "exit status $status, expected 2 ($(cat err.txt))"
+    grep -q "write failed" err.txt || fail "no 'write failed' error: $(cat err.txt)"
+    [ "$(cat out.jsonl)" = "OLD OUTPUT" ] || fail "the old output was changed"
+    ls out.jsonl.tmp.* > /dev/null 2>&1 && fail "a temporary file was left behind"
+    [ "$(wc -l < err.txt)" -le 2 ] || fail "more than one error line and a hint: $(cat err.txt)"
+    ;;
+  line-64mb)
+    # One 64 MiB line between two good rows: malformed with its length; the rows around it kept.
+    { echo "$header"; echo "$row"; head -c 67108864 /dev/zero | tr '\0' '7'; echo; echo "$row"; } > long.txt
+    "$gpucost" prep --start 2024-06-12T14:00:00Z long.txt > out.jsonl 2> err.txt
+    status=$?
+    [ "$status" = 0 ] || fail "exit status $status: $(head -3 err.txt)"
+    [ "$(count malformed out.jsonl)" = 1 ] || fail "malformed: $(count malformed out.jsonl), expected 1"
+    [ "$(count events out.jsonl)" = 2 ] || fail "events: $(count events out.jsonl), expected 2"
+    grep -q "line too long (67108864 bytes)" err.txt || fail "the long line is not reported with its length"
+    [ "$(stat -c %s err.txt)" -lt 4096 ] || fail "stderr echoes the long line"
+    if [ -x /usr/bin/time ] && [ -z "${GPUCOST_SANITIZED:-}" ]; then
+      /usr/bin/time -f '%M' -o rss.txt "$gpucost" prep -q --start 2024-06-12T14:00:00Z long.txt -o /dev/null
+      rss_kb=$(tail -1 rss.txt)
+      [ "$rss_kb" -lt 40000 ] || fail "peak RSS ${rss_kb} KB for a 64 MiB line (bounded: < 40 MB)"
+    fi
+    ;;
+  no-read-permission)
+    echo "$header" > locked.txt
+    chmod 000 locked.txt
+    as_user=()
+    if cat locked.txt > /dev/null 2>&1; then
+      # root reads anything: run gpucost as nobody when setpriv can drop to it.
+      chmod 755 "$work"
+      if command -v setpriv > /dev/null && setpriv --reuid=nobody --regid=nogroup --clear-groups "$gpucost" --version > /dev/null 2>&1; then
+        as_user=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
+      else
+        echo "SKIPPED: running as root and cannot drop to nobody (setpriv): the case cannot be checked"
+        exit 77
+      fi
+    fi
+    "${as_user[@]}" "$gpucost" prep locked.txt > out.txt 2> err.txt
+    status=$?
+    [ "$status" = 2 ] || fail "exit status $status, expected 2"
+    grep -q "Permission denied" err.txt || fail "no 'Permission denied': $(cat err.txt)"
+    [ ! -s out.txt ] || fail "output written before the error"
+    ;;
+  grows-while-read)
+    # A writer appends rows while gpucost reads: whatever it saw is accounted for.
+    make_dmon 200000 live.txt
+    ( for _ in $(seq 1 50); do yes "$row" | head -n 2000 >> live.txt; done ) &
+    writer=$!
+    "$gpucost" prep --start 2024-06-12T14:00:00Z live.txt > out.jsonl 2> err.txt
+    status=$?
+    wait "$writer"
+    [ "$status" = 0 ] || fail "exit status $status: $(head -3 err.txt)"
+    lines=$(count lines out.jsonl); ev=$(count event_lines out.jsonl)
+    ign=$(count ignored out.jsonl); bad=$(count malformed out.jsonl)
+    [ "$lines" = $((ev + ign + bad)) ] || fail "lines $lines != $ev + $ign + $bad"
+    [ "$lines" -ge 200002 ] || fail "read fewer lines ($lines) than the file had at the start"
+    ;;
+  shrinks-while-read)
+    # The file is cut while gpucost reads it: no crash, every line read is accounted for.
+    make_dmon 600000 cut.txt
+    ( sleep 0.05; truncate -s 1000000 cut.txt ) &
+    cutter=$!
+    "$gpucost" prep --start 2024-06-12T14:00:00Z cut.txt > out.jsonl 2> err.txt
+    status=$?
+    wait "$cutter"
+    [ "$status" = 0 ] || fail "exit status $status: $(head -3 err.txt)"
+    lines=$(count lines out.jsonl); ev=$(count event_lines out.jsonl)
+    ign=$(count ignored out.jsonl); bad=$(count malformed out.jsonl)
+    [ "$lines" = $((ev + ign + bad)) ] || fail "lines $lines != $ev + $ign + $bad"
+    ;;
+  *)
+    fail "unknown case $case_name"
+    ;;
+esac
+echo "PASS: $case_name"
