@@ -17,6 +17,9 @@ namespace {
 constexpr std::array<std::string_view, 7> kDays = {"mon", "tue", "wed", "thu", "fri", "sat", "sun"};
 constexpr std::array<std::string_view, 12> kMonths = {"jan", "feb", "mar", "apr", "may", "jun",
                                                       "jul", "aug", "sep", "oct", "nov", "dec"};
+constexpr std::array<std::string_view, 12> kMonthNames = {"January", "February", "March",     "April",
+                                                          "May",     "June",     "July",      "August",
+                                                          "September", "October", "November", "December"};
 constexpr std::array<std::string_view, 7> kDayNames = {"Monday", "Tuesday", "Wednesday", "Thursday",
                                                        "Friday", "Saturday", "Sunday"};
 
@@ -125,7 +128,7 @@ Status check_overlaps(const std::vector<TouWindow>& w) {
                             fmt::format("electricity.tou: windows {} ({}) and {} ({}) overlap, e.g. on a {} in {} at "
                                         "{:02}:{:02}",
                                         first + 1, w[first].text, i + 1, w[i].text, kDayNames[day],
-                                        kMonths[month], minute / 60, minute % 60),
+                                        kMonthNames[month], minute / 60, minute % 60),
                             "make the windows disjoint: each instant may have one time-of-use price");
         }
       }

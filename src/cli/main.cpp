@@ -22,6 +22,8 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
+#include <limits>
 #include <cstdlib>
 #include <csignal>
 #include <cstring>
@@ -338,7 +340,7 @@ struct BreakevenArgs {
   std::string output = "-", from, to, config, cloud;
   std::vector<std::string> sets;
   bool json = false, list_clouds = false, compare_clouds = false, fail_above = false;
-  double speed_ratio = 0;  // 0 = not given
+  double speed_ratio = std::numeric_limits<double>::quiet_NaN();  // NaN = not given
   std::size_t mc = 0;
   std::uint64_t seed = 1;
 };
@@ -394,7 +396,7 @@ Expected<breakeven::CostConfig> breakeven_config(const BreakevenArgs& args) {
   auto config = breakeven::load_config(args.config.empty() ? std::nullopt : std::optional<std::string>(args.config),
                                        args.sets, !args.cloud.empty());
   if (!config) return config.error();
-  if (args.speed_ratio != 0) {
+  if (!std::isnan(args.speed_ratio)) {
     if (!(args.speed_ratio > 0) || args.speed_ratio > 1000)
       return make_error(ErrorKind::usage, fmt::format("--speed-ratio: {} is out of range", args.speed_ratio),
                         "it must be in (0, 1000]: cloud GPU speed / local GPU speed on this job, e.g. 1.6");

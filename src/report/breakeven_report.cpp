@@ -201,6 +201,8 @@ std::string table_robustness(const BreakevenExtras& x, const std::string& cur) {
       b += fmt::format("  {:>2}  {:<30}{:<14}{:>5}{:>10.2f}{:>7.2f}{:>12}{:>10}  {}\n", i + 1, k.name, k.gpu_model,
                        k.gpus, k.rate_per_hour, k.speed_ratio, money(k.total, cur), pct(k.premium), k.date_seen);
     }
+    b += "  The same speed ratio for every GPU model unless an offer sets its own: the ranking across models is\n"
+         "  only as good as that ratio. Prices are in each offer's currency (USD).\n";
   }
   return b;
 }
