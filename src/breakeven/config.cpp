@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <toml++/toml.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cmath>
@@ -20,11 +21,13 @@ namespace gpucost::breakeven {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 constexpr std::array kKeys = {
     ConfigKey{"currency", "", "currency code used in output", false, true},
     ConfigKey{"line", "ratio", "premium threshold: above it, renting is advised (0.12 = 12 %)", false, false, -1, kInf, true},
     ConfigKey{"electricity.price_per_kwh", "currency/kWh", "flat electricity price", true, false, 0, kInf},
+    ConfigKey{"electricity.tz", "", "IANA zone of the time-of-use windows (default: the logs' --tz zone)", false, true},
     ConfigKey{"local.hardware_price", "currency", "purchase price of the machine (GPUs and host)", true, false, 0, kInf},
     ConfigKey{"local.residual_fraction", "ratio", "resale value at end of life / price", false, false, 0, 1},
     ConfigKey{"local.lifetime_years", "years", "amortisation period", false, false, 0, 100, true},
@@ -33,7 +36,15 @@ constexpr std::array kKeys = {
     ConfigKey{"local.system_power_w", "W", "power of the rest of the machine (CPU, disks, fans)", false, false, 0, 1e6},
     ConfigKey{"local.hourly_wage", "currency/h", "cost of an hour of an operator's time", false, false, 0, kInf},
     ConfigKey{"local.maintenance_hours_per_year", "h/year", "yearly operator hours spent on the machine", false, false, 0, 8760},
+    ConfigKey{"local.always_on", "", "the machine stays on (idle) when not working", false, false, 0, 0, false, true},
+    ConfigKey{"local.idle_power_w", "W", "power of the whole machine when idle (with always_on)", false, false, 0, 1e6},
+    ConfigKey{"local.incident_hours.restart_app", "h", "operator hours per Xid of bucket restart_app", false, false, 0, 1000},
+    ConfigKey{"local.incident_hours.reset_gpu", "h", "operator hours per Xid of bucket reset_gpu", false, false, 0, 1000},
+    ConfigKey{"local.incident_hours.reboot", "h", "operator hours per Xid of bucket reboot and per GPU lost", false, false, 0, 1000},
+    ConfigKey{"local.incident_hours.contact_support", "h", "operator hours per Xid of bucket contact_support", false, false, 0, 1000},
+    ConfigKey{"local.incident_hours.unknown", "h", "operator hours per Xid of an unknown code", false, false, 0, 1000},
     ConfigKey{"cloud.name", "", "label of the cloud offer", false, true},
+    ConfigKey{"cloud.offer", "", "an offer of data/cloud-offers.toml (as --cloud): its rate, billing and cold start", false, true},
     ConfigKey{"cloud.rate_per_hour", "currency/h", "price of the cloud instance per hour", true, false, 0, kInf, true},
     ConfigKey{"cloud.speed_ratio", "ratio", "cloud GPU speed / local GPU speed on this job's work", false, false, 0, 1000, true},
     ConfigKey{"cloud.cold_start_s", "s", "billed time before the job starts (boot, image pull, data)", false, false, 0, kInf},
@@ -54,6 +65,12 @@ double* number_slot(CostConfig& c, std::string_view path) {
       {"local.system_power_w", &CostConfig::system_power_w},
       {"local.hourly_wage", &CostConfig::hourly_wage},
       {"local.maintenance_hours_per_year", &CostConfig::maintenance_hours_per_year},
+      {"local.idle_power_w", &CostConfig::idle_power_w},
+      {"local.incident_hours.restart_app", &CostConfig::incident_restart_app_h},
+      {"local.incident_hours.reset_gpu", &CostConfig::incident_reset_gpu_h},
+      {"local.incident_hours.reboot", &CostConfig::incident_reboot_h},
+      {"local.incident_hours.contact_support", &CostConfig::incident_contact_support_h},
+      {"local.incident_hours.unknown", &CostConfig::incident_unknown_h},
       {"cloud.rate_per_hour", &CostConfig::rate_per_hour},
       {"cloud.speed_ratio", &CostConfig::speed_ratio},
       {"cloud.cold_start_s", &CostConfig::cold_start_s},
@@ -68,6 +85,8 @@ double* number_slot(CostConfig& c, std::string_view path) {
 std::string* string_slot(CostConfig& c, std::string_view path) {
   if (path == "currency") return &c.currency;
   if (path == "cloud.name") return &c.cloud_name;
+  if (path == "cloud.offer") return &c.cloud_offer;
+  if (path == "electricity.tz") return &c.tariff_tz;
   return nullptr;
 }
 
@@ -92,8 +111,9 @@ std::string did_you_mean(std::string_view path) {
   return best.empty() ? "see docs/cost-model.md for the keys" : "did you mean '" + best + "'?";
 }
 
+// The table a key lives in: "local.incident_hours" for "local.incident_hours.reboot".
 std::string_view section_of(std::string_view path) {
-  const std::size_t dot = path.find('.');
+  const std::size_t dot = path.rfind('.');
   return dot == std::string_view::npos ? std::string_view{} : path.substr(0, dot);
 }
 
@@ -125,7 +145,11 @@ Status assign(CostConfig& c, std::string_view path, const toml::node& node, std:
   const ConfigKey* key = find_key(path);
   if (key == nullptr)
     return make_error(ErrorKind::config, fmt::format("{}: unknown key '{}'", where, path), did_you_mean(path));
-  if (key->is_string) {
+  if (key->is_bool) {
+    const auto b = node.value<bool>();
+    if (!b) return make_error(ErrorKind::config, fmt::format("{}: '{}' must be true or false", where, path));
+    c.always_on = *b;
+  } else if (key->is_string) {
     const auto s = node.value<std::string>();
     if (!s) return make_error(ErrorKind::config, fmt::format("{}: '{}' must be a string", where, path));
     *string_slot(c, path) = *s;
@@ -143,8 +167,90 @@ Status assign(CostConfig& c, std::string_view path, const toml::node& node, std:
                         fmt::format("it must be {} ({})", range, key->description));
     }
     *number_slot(c, path) = *d;
+    if (path == "cloud.speed_ratio") c.speed_ratio_source = "config";
   }
   seen[std::string(path)] = true;
+  return {};
+}
+
+std::string string_or_empty(const toml::node* n) { return n == nullptr ? std::string() : n->value_or(std::string()); }
+
+// [[electricity.tou]]: days, hours, months (a string, or an array of month numbers), price_per_kwh.
+Status read_tou_window(CostConfig& c, const toml::table& t, std::string_view where, std::size_t index) {
+  TouWindow w;
+  for (const auto& [k, v] : t) {
+    const std::string_view key = k.str();
+    if (key != "days" && key != "hours" && key != "months" && key != "price_per_kwh")
+      return make_error(ErrorKind::config, fmt::format("{}: electricity.tou[{}]: unknown key '{}'", where, index, key),
+                        "the keys are days, hours, months and price_per_kwh");
+  }
+  const auto price = t["price_per_kwh"].value<double>();
+  if (!price || !std::isfinite(*price) || *price < 0)
+    return make_error(ErrorKind::config,
+                      fmt::format("{}: electricity.tou[{}]: price_per_kwh must be a number >= 0", where, index),
+                      "e.g. price_per_kwh = 0.40");
+  w.price_per_kwh = *price;
+  const auto hours = t["hours"].value<std::string>();
+  if (!hours)
+    return make_error(ErrorKind::config, fmt::format("{}: electricity.tou[{}]: 'hours' is missing", where, index),
+                      "e.g. hours = \"08:00-22:00\"");
+  if (auto st = parse_hours(*hours, w); !st) return st;
+  auto days = parse_days(string_or_empty(t.get("days")));
+  if (!days) return days.error();
+  w.days = *days;
+  std::string months_text = string_or_empty(t.get("months"));
+  if (const auto* arr = t["months"].as_array()) {
+    for (const auto& m : *arr) months_text += fmt::format("{}{}", months_text.empty() ? "" : ",", m.value_or(0));
+  }
+  auto months = parse_months(months_text);
+  if (!months) return months.error();
+  w.months = *months;
+  w.text = fmt::format("{} {}{}", string_or_empty(t.get("days")).empty() ? "every day" : string_or_empty(t.get("days")),
+                       *hours, months_text.empty() ? "" : " in " + months_text);
+  c.tou.push_back(std::move(w));
+  return {};
+}
+
+Status read_tou(CostConfig& c, const toml::node& node, std::string_view where) {
+  const auto* arr = node.as_array();
+  if (arr == nullptr || !arr->is_array_of_tables())
+    return make_error(ErrorKind::config, fmt::format("{}: electricity.tou must be an array of tables", where),
+                      "write each window as [[electricity.tou]] with days, hours and price_per_kwh");
+  for (std::size_t i = 0; i < arr->size(); ++i)
+    if (auto st = read_tou_window(c, *arr->get(i)->as_table(), where, i + 1); !st) return st;
+  return {};
+}
+
+std::string parameter_names() {
+  std::string names;
+  for (const Parameter& p : parameters()) names += names.empty() ? std::string(p.name) : fmt::format(", {}", p.name);
+  return names;
+}
+
+// [ranges] name = [low, high], name one of the sensitivity parameters.
+Status read_ranges(CostConfig& c, const toml::node& node, std::string_view where) {
+  const auto* tbl = node.as_table();
+  if (tbl == nullptr) return make_error(ErrorKind::config, fmt::format("{}: 'ranges' must be a table", where));
+  for (const auto& [k, v] : *tbl) {
+    const std::string name(k.str());
+    bool known = false;
+    for (const Parameter& p : parameters()) known = known || p.name == name;
+    if (!known)
+      return make_error(ErrorKind::config, fmt::format("{}: ranges: unknown parameter '{}'", where, name),
+                        "one of: " + parameter_names());
+    const auto* arr = v.as_array();
+    // NaN sentinels rather than std::optional (GCC 12's -Wmaybe-uninitialized false positive).
+    const bool pair = arr != nullptr && arr->size() == 2;
+    const double low = pair ? arr->get(0)->value_or(kNaN) : kNaN;
+    const double high = pair ? arr->get(1)->value_or(kNaN) : kNaN;
+    if (!(low <= high) || low < 0 || !std::isfinite(high))
+      return make_error(ErrorKind::config, fmt::format("{}: ranges.{} must be [low, high] with 0 <= low <= high", where, name),
+                        fmt::format("e.g. {} = [0.25, 0.35]", name));
+    if (name == "speed_ratio" && low <= 0)
+      return make_error(ErrorKind::config, fmt::format("{}: ranges.speed_ratio must stay above 0", where),
+                        "e.g. speed_ratio = [1.2, 2.0]");
+    c.ranges[name] = {low, high};
+  }
   return {};
 }
 
@@ -152,8 +258,16 @@ Status apply_table(CostConfig& c, const toml::table& tbl, const std::string& pre
                    std::map<std::string, bool>& seen) {
   for (const auto& [k, node] : tbl) {
     const std::string path = prefix.empty() ? std::string(k.str()) : prefix + "." + std::string(k.str());
+    if (path == "electricity.tou") {
+      if (auto st = read_tou(c, node, where); !st) return st;
+      continue;
+    }
+    if (path == "ranges") {
+      if (auto st = read_ranges(c, node, where); !st) return st;
+      continue;
+    }
     if (const auto* sub = node.as_table()) {
-      if (!prefix.empty() || !is_section(path))
+      if (!is_section(path))
         return make_error(ErrorKind::config, fmt::format("{}: unknown section '[{}]'", where, path),
                           did_you_mean_section(path));
       if (auto st = apply_table(c, *sub, path, where, seen); !st) return st;
@@ -164,11 +278,20 @@ Status apply_table(CostConfig& c, const toml::table& tbl, const std::string& pre
   return {};
 }
 
+// A currency is a label, but a code-shaped one: three capital letters (ISO 4217 style).
+Status check_currency(const std::string& cur) {
+  const bool ok = cur.size() == 3 && std::all_of(cur.begin(), cur.end(), [](char ch) { return ch >= 'A' && ch <= 'Z'; });
+  if (ok) return {};
+  return make_error(ErrorKind::config, fmt::format("currency '{}' is not a currency code", cur),
+                    "use three capital letters, e.g. currency = \"EUR\" or \"CNY\"");
+}
+
 }  // namespace
 
 std::span<const ConfigKey> config_keys() { return kKeys; }
 
-Expected<CostConfig> load_config(const std::optional<std::string>& path, const std::vector<std::string>& overrides) {
+Expected<CostConfig> load_config(const std::optional<std::string>& path, const std::vector<std::string>& overrides,
+                                 bool cloud_from_catalogue) {
   CostConfig c;
   std::map<std::string, bool> seen;
   if (path) {
@@ -218,11 +341,30 @@ Expected<CostConfig> load_config(const std::optional<std::string>& path, const s
     if (auto st = assign(c, key, *parsed.get("v"), "--set", seen); !st) return st.error();
   }
   for (const auto& k : kKeys) {
-    if (k.required && !seen.count(std::string(k.path)))
+    const bool offer = k.path == "cloud.rate_per_hour" && (cloud_from_catalogue || !c.cloud_offer.empty());
+    if (k.required && !offer && !seen.count(std::string(k.path)))
       return make_error(ErrorKind::config, fmt::format("missing required key '{}' ({})", k.path, k.description),
                         fmt::format("add it to the config or pass --set {}=VALUE", k.path));
   }
+  if (auto st = check_currency(c.currency); !st) return st.error();
+  if (auto st = check_overlaps(c.tou); !st) return st.error();
+  if (auto tariff = Tariff::make(c.price_per_kwh, c.tou, c.tariff_tz); !tariff) return tariff.error();
   return c;
+}
+
+std::span<const Parameter> parameters() {
+  static constexpr std::array kParameters = {
+      Parameter{"price_per_kwh", &CostConfig::price_per_kwh},
+      Parameter{"hardware_price", &CostConfig::hardware_price},
+      Parameter{"lifetime_years", &CostConfig::lifetime_years},
+      Parameter{"use_hours_per_year", &CostConfig::use_hours_per_year},
+      Parameter{"system_power_w", &CostConfig::system_power_w},
+      Parameter{"cooling_factor", &CostConfig::cooling_factor},
+      Parameter{"rate_per_hour", &CostConfig::rate_per_hour},
+      Parameter{"speed_ratio", &CostConfig::speed_ratio},
+      Parameter{"cold_start_s", &CostConfig::cold_start_s},
+  };
+  return kParameters;
 }
 
 }  // namespace gpucost::breakeven

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <random>
 
 namespace gpucost::breakeven {
 
@@ -51,12 +52,74 @@ Expected<JobInputs> job_inputs(const extract::Features& f) {
   if (const auto t = f.host_indicators.find("gpu_idle_fraction_trace"); t != f.host_indicators.end() && t->second.value)
     in.trace_busy_fraction = 1.0 - *t->second.value;
   if (in.energy_kwh.empty()) return make_error(ErrorKind::format, "no GPU in the features");
+  in.from_ns = f.from_ns;
+  in.to_ns = f.to_ns;
+  in.profile = f.energy_profile;
+  in.incidents = f.incidents;
+  const auto host = [&](const char* key) -> std::optional<double> {
+    const auto it = f.host_indicators.find(key);
+    return it != f.host_indicators.end() ? it->second.value : std::nullopt;
+  };
+  in.downtime_s = host("downtime_s");
+  if (const auto it = f.host_indicators.find("downtime_s"); it == f.host_indicators.end())
+    in.downtime_reason = "the features document has no downtime_s (re-run gpucost extract)";
+  else if (!it->second.value)
+    in.downtime_reason = it->second.reason;
+  in.energy_low_kwh = host("energy_low_kwh");
+  in.energy_high_kwh = host("energy_high_kwh");
   return in;
 }
 
-Result compute(const CostConfig& c, const JobInputs& job) {
+Status check_job(const CostConfig& c, const JobInputs& job) {
+  if (!c.tou.empty() && job.profile.empty())
+    return make_error(ErrorKind::usage,
+                      "a time-of-use tariff needs the energy profile, which this features document lacks",
+                      "re-run `gpucost extract` with this version, or give breakeven the raw logs");
+  return {};
+}
+
+EnergyPrices price_energy(const CostConfig& c, const JobInputs& job) {
+  double gpu_kwh = 0;
+  for (double e : job.energy_kwh) gpu_kwh += e;
+  const double system_kwh = c.system_power_w * job.wall_h / 1000.0;
+  auto tariff = Tariff::make(c.price_per_kwh, c.tou, c.tariff_tz);
+  if (!tariff) return EnergyPrices{c.price_per_kwh, c.price_per_kwh, c.price_per_kwh};  // checked at load
+  return energy_prices(*tariff, job.profile, job.from_ns, job.to_ns, gpu_kwh, system_kwh);
+}
+
+Result compute(const CostConfig& c, const JobInputs& job) { return evaluate(c, job, price_energy(c, job)); }
+
+namespace {
+
+double incident_hours(const CostConfig& c, const extract::WindowIncident& i) {
+  if (i.kind != "xid" && i.kind != "gpu_lost") return 0;  // interruptions cost downtime, not operator time
+  if (i.bucket == "restart_app") return c.incident_restart_app_h;
+  if (i.bucket == "reset_gpu") return c.incident_reset_gpu_h;
+  if (i.bucket == "reboot") return c.incident_reboot_h;
+  if (i.bucket == "contact_support") return c.incident_contact_support_h;
+  if (i.bucket == "ignore") return 0;
+  return c.incident_unknown_h;
+}
+
+void price_incidents(const CostConfig& c, const JobInputs& job, Result& r) {
+  for (const auto& i : job.incidents) {
+    IncidentCost ic{i, incident_hours(c, i), 0};
+    ic.cost = c.hourly_wage * ic.hours;
+    r.incident_cost += ic.cost;
+    r.incidents.push_back(std::move(ic));
+  }
+  if (job.downtime_s) {
+    r.downtime_h = *job.downtime_s / 3600.0;
+    r.downtime_share = job.wall_h > 0 ? *r.downtime_h / job.wall_h : 0.0;
+  }
+}
+
+}  // namespace
+
+Result evaluate(const CostConfig& c, const JobInputs& job, const EnergyPrices& prices) {
   Result r;
   r.job = job;
+  r.prices = prices;
   const double W = job.wall_h;
   for (double e : job.energy_kwh) r.energy_kwh += e;
   // ū: mean over GPUs; with no utilisation at all the GPUs count as busy throughout (ū = 1),
@@ -64,11 +127,14 @@ Result compute(const CostConfig& c, const JobInputs& job) {
   for (double u : job.util) r.util_mean += u;
   r.util_mean = job.util.empty() ? 1.0 : r.util_mean / static_cast<double>(job.util.size());
 
-  // Local: electricity, amortisation, maintenance.
-  r.electricity = c.cooling_factor * c.price_per_kwh * (r.energy_kwh + c.system_power_w * W / 1000.0);
+  // Local: electricity at the energy-weighted price, amortisation, maintenance and incidents.
+  r.system_kwh = c.system_power_w * W / 1000.0;
+  r.electricity = c.cooling_factor * prices.mean * (r.energy_kwh + r.system_kwh);
   const double capital_per_year = c.hardware_price * (1.0 - c.residual_fraction) / c.lifetime_years;
   r.amortisation = capital_per_year / c.use_hours_per_year * W;
-  r.maintenance = c.hourly_wage * c.maintenance_hours_per_year / c.use_hours_per_year * W;
+  r.maintenance_routine = c.hourly_wage * c.maintenance_hours_per_year / c.use_hours_per_year * W;
+  price_incidents(c, job, r);
+  r.maintenance = r.maintenance_routine + r.incident_cost;
   r.local_total = r.electricity + r.amortisation + r.maintenance;
 
   // Cloud: the busy share of the job runs speed_ratio times faster; billing rounds up.
@@ -91,15 +157,133 @@ Result compute(const CostConfig& c, const JobInputs& job) {
   if (denom_line > 0) r.line_job_hours.value = (1.0 + c.line) * k / denom_line;
   else r.line_job_hours.reason = "the premium stays below the line at every job length";
 
-  // Break-even use per year: fixed yearly cost F against the hourly margin r - v.
+  // Break-even use per year: fixed yearly cost F against the hourly margin r - v; an always-on
+  // machine also burns I per idle hour, (8760 - H) x I a year.
   const double F = capital_per_year + c.hourly_wage * c.maintenance_hours_per_year;
-  const double v = r.electricity / W;
+  const double v = (r.electricity + r.incident_cost) / W;
   const double rr = r.cloud_total / W;
-  if (rr > v) r.use_hours_per_year.value = F / (rr - v);
+  const double I = c.always_on ? c.idle_power_w / 1000.0 * c.cooling_factor * prices.mean : 0.0;
+  r.idle_cost_per_hour = I;
+  r.idle_cost_per_year = c.always_on ? std::max(0.0, 8760.0 - c.use_hours_per_year) * I : 0.0;
+  if (rr - v + I > 0 && (rr > v || c.always_on)) r.use_hours_per_year.value = (F + 8760.0 * I) / (rr - v + I);
+  else if (c.always_on)
+    r.use_hours_per_year.reason =
+        "electricity and incidents cost at least as much per hour as the cloud plus the idle power: no use per year "
+        "breaks even";
   else
     r.use_hours_per_year.reason =
         "electricity alone costs at least as much per hour as the cloud: no use per year breaks even";
   return r;
+}
+
+CostConfig scaled(const CostConfig& c, std::string_view parameter, double factor) {
+  CostConfig out = c;
+  for (const Parameter& p : parameters())
+    if (p.name == parameter) out.*(p.field) = c.*(p.field) * factor;
+  if (parameter == "price_per_kwh")
+    for (TouWindow& w : out.tou) w.price_per_kwh *= factor;
+  return out;
+}
+
+namespace {
+
+EnergyPrices times(const EnergyPrices& p, double f) { return {p.gpu * f, p.system * f, p.mean * f}; }
+
+// The premium with `parameter` at `factor` x its value (prices scale with price_per_kwh).
+double premium_with(const CostConfig& c, const JobInputs& job, const EnergyPrices& prices, std::string_view parameter,
+                    double factor) {
+  const EnergyPrices p = parameter == "price_per_kwh" ? times(prices, factor) : prices;
+  return evaluate(scaled(c, parameter, factor), job, p).premium;
+}
+
+}  // namespace
+
+std::vector<Swing> sensitivity(const CostConfig& c, const JobInputs& job, const EnergyPrices& prices) {
+  std::vector<Swing> out;
+  for (const Parameter& p : parameters()) {
+    Swing s{std::string(p.name), c.*(p.field), premium_with(c, job, prices, p.name, 0.8),
+            premium_with(c, job, prices, p.name, 1.2)};
+    out.push_back(std::move(s));
+  }
+  std::stable_sort(out.begin(), out.end(), [](const Swing& a, const Swing& b) { return a.swing() > b.swing(); });
+  return out;
+}
+
+PremiumRange premium_range(const CostConfig& c, const JobInputs& job, const EnergyPrices& prices) {
+  PremiumRange pr;
+  if (!job.energy_low_kwh || !job.energy_high_kwh) {
+    pr.reason = "no energy bounds (energy_low_kwh/energy_high_kwh) in the features: re-run gpucost extract";
+    return pr;
+  }
+  // Scale every GPU's energy by bound / measured: the system part and the prices stay.
+  double e = 0;
+  for (double x : job.energy_kwh) e += x;
+  const auto at = [&](double bound) {
+    JobInputs j = job;
+    for (double& x : j.energy_kwh) x = e > 0 ? x * bound / e : bound / static_cast<double>(j.energy_kwh.size());
+    // Keep the GPU part priced at the GPU price: the mean price moves with the energy mix.
+    const double sys = c.system_power_w * job.wall_h / 1000.0;
+    EnergyPrices p = prices;
+    p.mean = bound + sys > 0 ? (prices.gpu * bound + prices.system * sys) / (bound + sys) : prices.mean;
+    return evaluate(c, j, p).premium;
+  };
+  pr.low = at(*job.energy_low_kwh);
+  pr.high = at(*job.energy_high_kwh);
+  return pr;
+}
+
+namespace {
+
+// A uniform draw in [0, 1) from 53 bits of a 64-bit Mersenne Twister: the same on every platform.
+double unit_draw(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
+
+double quantile(std::vector<double>& v, double q) {
+  if (v.empty()) return 0;
+  const auto at = static_cast<std::size_t>(std::min<double>(static_cast<double>(v.size() - 1), q * static_cast<double>(v.size() - 1) + 0.5));
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(at), v.end());
+  return v[at];
+}
+
+}  // namespace
+
+MonteCarlo monte_carlo(const CostConfig& c, const JobInputs& job, const EnergyPrices& prices, std::size_t draws,
+                       std::uint64_t seed) {
+  MonteCarlo mc;
+  mc.draws = draws;
+  mc.seed = seed;
+  std::mt19937_64 rng(seed);
+  std::vector<double> premiums;
+  premiums.reserve(draws);
+  std::size_t cheaper = 0, above = 0;
+  for (std::size_t n = 0; n < draws; ++n) {
+    CostConfig d = c;
+    EnergyPrices p = prices;
+    for (const auto& [name, range] : c.ranges) {  // std::map: a fixed order of draws
+      const double x = range.first + (range.second - range.first) * unit_draw(rng);
+      if (name == "price_per_kwh") {
+        // The flat price moves to x; every time-of-use price moves in proportion.
+        const double f = c.price_per_kwh > 0 ? x / c.price_per_kwh : 1.0;
+        p = c.price_per_kwh > 0 ? times(prices, f) : EnergyPrices{x, x, x};
+        d = scaled(d, name, c.price_per_kwh > 0 ? f : 0.0);
+        d.price_per_kwh = x;
+        continue;
+      }
+      for (const Parameter& param : parameters())
+        if (param.name == name) d.*(param.field) = x;
+    }
+    const double premium = evaluate(d, job, p).premium;
+    premiums.push_back(premium);
+    cheaper += premium < 0 ? 1 : 0;
+    above += premium > c.line ? 1 : 0;
+  }
+  if (draws > 0) {
+    mc.probability_local_cheaper = static_cast<double>(cheaper) / static_cast<double>(draws);
+    mc.probability_above_line = static_cast<double>(above) / static_cast<double>(draws);
+    mc.premium_p05 = quantile(premiums, 0.05);
+    mc.premium_p50 = quantile(premiums, 0.50);
+    mc.premium_p95 = quantile(premiums, 0.95);
+  }
+  return mc;
 }
 
 }  // namespace gpucost::breakeven

@@ -8,7 +8,7 @@
 
 namespace gpucost::cli {
 
-enum ExitCode : int { kOk = 0, kStrictFailed = 1, kError = 2 };
+enum ExitCode : int { kOk = 0, kStrictFailed = 1, kError = 2, kAboveLine = 3 };
 
 /// Prints "gpucost: error: ..." and the hint; returns kError.
 int fail(const Error& e);

@@ -2,6 +2,7 @@
 // Exit status: 0 ok, 1 --strict and malformed lines, 2 usage/operational error.
 #include "console.hpp"
 
+#include <gpucost/breakeven/cloud_offers.hpp>
 #include <gpucost/breakeven/config.hpp>
 #include <gpucost/core/log.hpp>
 #include <gpucost/core/text.hpp>
@@ -19,7 +20,10 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cmath>
+#include <limits>
 #include <cstdlib>
 #include <csignal>
 #include <cstring>
@@ -31,7 +35,8 @@ namespace {
 
 constexpr const char* kExitFooter =
     "Exit status: 0 success (warnings may be printed), 1 --strict and malformed or cut-short input,\n"
-    "2 usage or operational error (unreadable file, unknown format, bad config). See README.md.";
+    "2 usage or operational error (unreadable file, unknown format, bad config),\n"
+    "3 breakeven --fail-above and the premium is above the line. See README.md.";
 
 /// Options shared by every subcommand that reads logs.
 struct InputArgs {
@@ -332,15 +337,86 @@ int run_trace(const TraceArgs& args) {
 
 struct BreakevenArgs {
   InputArgs in;
-  std::string output = "-", from, to, config;
+  std::string output = "-", from, to, config, cloud;
   std::vector<std::string> sets;
-  bool json = false;
+  bool json = false, list_clouds = false, compare_clouds = false, fail_above = false;
+  double speed_ratio = std::numeric_limits<double>::quiet_NaN();  // NaN = not given
+  std::size_t mc = 0;
+  std::uint64_t seed = 1;
 };
 
-int run_breakeven(const BreakevenArgs& args) {
+int print_cloud_offers(bool json) {
+  const auto& offers = breakeven::cloud_offers();
+  if (json) {
+    std::string b = "[";
+    for (std::size_t i = 0; i < offers.size(); ++i) {
+      const auto& o = offers[i];
+      b += fmt::format("{}\n  {{\"name\": \"{}\", \"provider\": \"{}\", \"instance\": \"{}\", \"gpu_model\": \"{}\", "
+                       "\"gpus\": {}, \"per_gpu\": {}, \"price_per_hour\": {}, \"currency\": \"{}\", "
+                       "\"billing_increment_s\": {}, \"billing_minimum_s\": {}, \"cold_start_s\": {}, "
+                       "\"date_seen\": \"{}\", \"source\": \"{}\"}}",
+                       i == 0 ? "" : ",", o.name, o.provider, o.instance, o.gpu_model, o.gpus,
+                       o.per_gpu ? "true" : "false", o.price_per_hour, o.currency, o.billing_increment_s,
+                       o.billing_minimum_s, o.cold_start_s, o.date_seen, o.source);
+    }
+    fmt::print("{}\n]\n", b);
+    return kOk;
+  }
+  fmt::print("{:<26}{:<26}{:<12}{:>6}  {:>14}  {:>12}  {:<10}  {}\n", "name", "provider", "GPU", "GPUs", "price/h",
+             "billing", "seen", "source");
+  for (const auto& o : offers)
+    fmt::print("{:<26}{:<26}{:<12}{:>6}  {:>14}  {:>12}  {:<10}  {}\n", o.name, o.provider, o.gpu_model,
+               o.per_gpu ? fmt::format("1-{}", o.gpus) : fmt::format("{}", o.gpus),
+               fmt::format("{:.4g} {}{}", o.price_per_hour, o.currency, o.per_gpu ? "/GPU" : ""),
+               fmt::format("{:g} s, min {:g} s", o.billing_increment_s, o.billing_minimum_s), o.date_seen, o.source);
+  fmt::print("\nList prices as seen on the date shown (on-demand, the region named in data/cloud-offers.toml);\n"
+             "check the source before relying on them. Use one with --cloud NAME.\n");
+  return kOk;
+}
+
+// --compare-clouds: the job priced on every offer that fits its GPU count, cheapest first.
+std::vector<report::CloudRank> compare_clouds(const breakeven::CostConfig& config, const breakeven::JobInputs& job,
+                                              const breakeven::EnergyPrices& prices) {
+  const int gpus = static_cast<int>(job.energy_kwh.size());
+  std::vector<report::CloudRank> out;
+  for (const auto& o : breakeven::cloud_offers()) {
+    if (!o.fits(gpus)) continue;
+    const breakeven::CostConfig c = breakeven::with_offer(config, o, gpus);
+    const breakeven::Result r = breakeven::evaluate(c, job, prices);
+    out.push_back(report::CloudRank{o.name, o.provider, o.instance, o.gpu_model, o.date_seen, o.per_gpu ? gpus : o.gpus,
+                                    c.rate_per_hour, c.speed_ratio, r.billed_s, r.cloud_total, r.premium,
+                                    c.speed_ratio_source});
+  }
+  std::stable_sort(out.begin(), out.end(),
+                   [](const report::CloudRank& a, const report::CloudRank& b) { return a.total < b.total; });
+  return out;
+}
+
+Expected<breakeven::CostConfig> breakeven_config(const BreakevenArgs& args) {
   auto config = breakeven::load_config(args.config.empty() ? std::nullopt : std::optional<std::string>(args.config),
-                                       args.sets);
+                                       args.sets, !args.cloud.empty());
+  if (!config) return config.error();
+  if (!std::isnan(args.speed_ratio)) {
+    if (!(args.speed_ratio > 0) || args.speed_ratio > 1000)
+      return make_error(ErrorKind::usage, fmt::format("--speed-ratio: {} is out of range", args.speed_ratio),
+                        "it must be in (0, 1000]: cloud GPU speed / local GPU speed on this job, e.g. 1.6");
+    config->speed_ratio = args.speed_ratio;
+    config->speed_ratio_source = "flag";
+  }
+  if (!args.cloud.empty()) config->cloud_offer = args.cloud;
+  return config;
+}
+
+int run_breakeven(const BreakevenArgs& args) {
+  if (args.list_clouds) return print_cloud_offers(args.json);
+  auto config = breakeven_config(args);
   if (!config) return fail(config.error());
+  std::optional<breakeven::CloudOffer> offer;
+  if (!config->cloud_offer.empty()) {
+    auto found = breakeven::find_cloud_offer(config->cloud_offer);
+    if (!found) return fail(found.error());
+    offer = *found;
+  }
   auto common = common_setup(args.in);
   if (!common) return fail(common.error());
   auto eo = extract_options(args.from, args.to, common->clock);
@@ -351,14 +427,32 @@ int run_breakeven(const BreakevenArgs& args) {
   if (!features) return fail(features.error());
   auto job = breakeven::job_inputs(*features);
   if (!job) return fail(job.error());
-  const breakeven::Result result = breakeven::compute(*config, *job);
+  if (config->tariff_tz.empty()) config->tariff_tz = common->clock.name();  // the logs' zone
+  if (offer) {
+    const int gpus = static_cast<int>(job->energy_kwh.size());
+    if (!offer->fits(gpus) && !args.in.quiet)
+      fmt::print(stderr, "gpucost: note: offer '{}' has {} GPU(s), the job ran on {}\n", offer->name, offer->gpus, gpus);
+    if (offer->currency != config->currency && !args.in.quiet)
+      fmt::print(stderr, "gpucost: note: offer '{}' is priced in {}, the config's currency is {}: amounts mix both\n",
+                 offer->name, offer->currency, config->currency);
+    *config = breakeven::with_offer(*config, *offer, gpus);
+  }
+  if (auto st = breakeven::check_job(*config, *job); !st) return fail(st.error());
+  const breakeven::EnergyPrices prices = breakeven::price_energy(*config, *job);
+  const breakeven::Result result = breakeven::evaluate(*config, *job, prices);
+  report::BreakevenExtras extras;
+  extras.tariff_tz = config->tariff_tz;
+  extras.sensitivity = breakeven::sensitivity(*config, *job, prices);
+  extras.range = breakeven::premium_range(*config, *job, prices);
+  if (args.mc > 0) extras.monte_carlo = breakeven::monte_carlo(*config, *job, prices, args.mc, args.seed);
+  if (args.compare_clouds) extras.clouds = compare_clouds(*config, *job, prices);
   auto out = io::OutputFile::open(args.output);
   if (!out) return fail(out.error());
-  const std::string text = args.json ? report::breakeven_json(result, *config, *features)
-                                     : report::breakeven_table(result, *config, *features);
+  const std::string text = args.json ? report::breakeven_json(result, *config, *features, extras)
+                                     : report::breakeven_table(result, *config, *features, extras);
   std::fwrite(text.data(), 1, text.size(), out->stream());
   if (auto c = out->commit(); !c) return fail(c.error());
-  return status;
+  return args.fail_above && result.above_line ? kAboveLine : status;
 }
 
 }  // namespace
@@ -400,6 +494,19 @@ int main_impl(int argc, char** argv) {
   be_cmd->add_option("--from", be_args.from, "window start (ISO 8601)")->type_name("TIME")->group("Window");
   be_cmd->add_option("--to", be_args.to, "window end")->type_name("TIME")->group("Window");
   be_cmd->add_flag("--json", be_args.json, "print JSON instead of the table")->group("Output");
+  be_cmd->add_option("--cloud", be_args.cloud, "price the cloud side with a catalogue offer (see --list-clouds)")
+      ->type_name("NAME")->group("Model");
+  be_cmd->add_flag("--list-clouds", be_args.list_clouds, "list the cloud catalogue (with --json: as JSON) and exit")
+      ->group("Model");
+  be_cmd->add_flag("--compare-clouds", be_args.compare_clouds,
+                   "price the job on every catalogue offer for its GPU count, cheapest first")->group("Model");
+  be_cmd->add_option("--speed-ratio", be_args.speed_ratio,
+                     "cloud GPU speed / local GPU speed on this job (wins over config and offer)")
+      ->type_name("X")->group("Model");
+  be_cmd->add_option("--mc", be_args.mc, "Monte-Carlo draws over the config's [ranges]")->type_name("N")->group("Model");
+  be_cmd->add_option("--seed", be_args.seed, "seed of the Monte-Carlo draws (default 1)")->type_name("N")->group("Model");
+  be_cmd->add_flag("--fail-above", be_args.fail_above, "exit with status 3 when the premium is above the line")
+      ->group("Output");
   be_cmd->add_option("-o,--output", be_args.output, "output file, - = stdout")->type_name("FILE")->group("Output");
   be_cmd->footer("Example: gpucost breakeven --config my.toml dmon.log\n" + std::string(kExitFooter));
 

@@ -109,6 +109,21 @@ constexpr std::array kCatalogue = {
     IndicatorDef{"F046", "pattern_duration_s", "s", "trainlog", "summed --pattern durations",
                  "sum of the durations (dur_ns/dur_us/dur_ms/dur_s groups) of the lines matching a --pattern, in "
                  "the window", Scope::host_only},
+    IndicatorDef{"F047", "energy_left_kwh", "kWh", "power", "energy, left Riemann sum",
+                 "each power sample held to the next over covered intervals, plus power_mean_w x uncovered time "
+                 "(host: sum over GPUs)"},
+    IndicatorDef{"F048", "energy_right_kwh", "kWh", "power", "energy, right Riemann sum",
+                 "each covered interval at the power of its closing sample, plus power_mean_w x uncovered time "
+                 "(host: sum over GPUs)"},
+    IndicatorDef{"F049", "energy_low_kwh", "kWh", "power", "energy, lower bound",
+                 "min(left, right sum) over covered intervals - 5 W x covered time, plus the smallest power sample "
+                 "x uncovered time, at least 0 (host: sum over GPUs)"},
+    IndicatorDef{"F050", "energy_high_kwh", "kWh", "power", "energy, upper bound",
+                 "max(left, right sum) over covered intervals + 5 W x covered time, plus power_max_w x uncovered "
+                 "time (host: sum over GPUs)"},
+    IndicatorDef{"F051", "downtime_s", "s", "events", "downtime after incidents",
+                 "union over Xid, gpu_lost, suspend and AC-offline events of [event, next sample of any GPU with "
+                 "utilisation > 0], cut at the window end", Scope::host_only},
 };
 
 }  // namespace

@@ -112,8 +112,51 @@ double held_quantile(const Held& h, double q) {
   return weighted_quantile(std::move(equal), q);
 }
 
-void gpu_indicators(const std::vector<Sample>& s, double wall_s, double threshold, IndicatorSet& out,
-                    double& filled_j, double& energy_j) {
+// The energy's bounds and its minute profile, walking the power intervals once more: each
+// covered interval's trapezoid energy and each uncovered stretch's filled energy land in the
+// minute where they start (docs/indicators.md, F047-F050; docs/cost-model.md, time of use).
+struct EnergyWalk {
+  double left_j = 0, right_j = 0, min_w = kNaN;
+};
+
+EnergyWalk walk_energy(const std::vector<Sample>& s, std::int64_t from_ns, std::int64_t to_ns, double limit_s,
+                       double mean_w, EnergyProfile& profile) {
+  EnergyWalk w;
+  const Sample* prev = nullptr;
+  for (const Sample& cur : s) {
+    if (std::isnan(cur.power_w)) continue;
+    if (std::isnan(w.min_w) || cur.power_w < w.min_w) w.min_w = cur.power_w;
+    if (prev == nullptr) {
+      profile.add(from_ns, mean_w * secs(cur.ts_ns - from_ns) / kJoulesPerKwh);  // before the first sample
+    } else {
+      const double dt = secs(cur.ts_ns - prev->ts_ns);
+      if (dt > 0 && dt <= limit_s) {
+        w.left_j += prev->power_w * dt;
+        w.right_j += cur.power_w * dt;
+        profile.add(prev->ts_ns, (prev->power_w + cur.power_w) / 2 * dt / kJoulesPerKwh);
+      } else if (dt > 0) {
+        profile.add(prev->ts_ns, mean_w * dt / kJoulesPerKwh);  // a gap, filled at the mean
+      }
+    }
+    prev = &cur;
+  }
+  if (prev != nullptr) profile.add(prev->ts_ns, mean_w * secs(to_ns - prev->ts_ns) / kJoulesPerKwh);
+  return w;
+}
+
+void energy_bounds(const EnergyWalk& w, const Held& p, double filled_j, double uncovered_s, IndicatorSet& out) {
+  set(out, "energy_left_kwh", (w.left_j + filled_j) / kJoulesPerKwh);
+  set(out, "energy_right_kwh", (w.right_j + filled_j) / kJoulesPerKwh);
+  const double err_j = kPowerErrorW * p.covered_s;
+  const double low = std::min(w.left_j, w.right_j) - err_j + w.min_w * uncovered_s;
+  const double high = std::max(w.left_j, w.right_j) + err_j + p.max * uncovered_s;
+  set(out, "energy_low_kwh", std::max(0.0, low) / kJoulesPerKwh);
+  set(out, "energy_high_kwh", high / kJoulesPerKwh);
+}
+
+void gpu_indicators(const std::vector<Sample>& s, std::int64_t from_ns, std::int64_t to_ns, double threshold,
+                    IndicatorSet& out, double& filled_j, double& energy_j, EnergyProfile& profile) {
+  const double wall_s = secs(to_ns - from_ns);
   std::vector<double> gaps;
   for (std::size_t i = 1; i < s.size(); ++i) {
     const double dt = secs(s[i].ts_ns - s[i - 1].ts_ns);
@@ -135,7 +178,8 @@ void gpu_indicators(const std::vector<Sample>& s, double wall_s, double threshol
   // Power and energy.
   const Held p = held_stats(s, [](const Sample& x) { return x.power_w; }, limit, kNaN);
   if (p.count == 0) {
-    for (auto k : {"energy_kwh", "energy_filled_fraction", "power_mean_w", "power_p95_w", "power_max_w"})
+    for (auto k : {"energy_kwh", "energy_filled_fraction", "power_mean_w", "power_p95_w", "power_max_w",
+                   "energy_left_kwh", "energy_right_kwh", "energy_low_kwh", "energy_high_kwh"})
       absent(out, k, "no power samples");
   } else {
     // Mean power = covered trapezoid energy / covered time, so that filling uncovered time
@@ -152,6 +196,7 @@ void gpu_indicators(const std::vector<Sample>& s, double wall_s, double threshol
     set(out, "power_mean_w", mean);
     set(out, "power_p95_w", held_quantile(p, 0.95));
     set(out, "power_max_w", p.max);
+    energy_bounds(walk_energy(s, from_ns, to_ns, limit, mean, profile), p, filled, uncovered, out);
   }
 
   // Utilisation (percent in the stream, a 0-1 ratio here).
@@ -193,7 +238,8 @@ void host_indicators(const Features& f, double filled_j, double energy_j, Indica
   for (const IndicatorDef& def : catalogue()) {
     const std::string key(def.key);
     if (key == "wall_s" || def.scope == Scope::host_only || def.category == "trace") continue;  // set on their own
-    const bool is_sum = key == "energy_kwh" || key == "samples";
+    const bool is_sum = key == "energy_kwh" || key == "samples" || key == "energy_left_kwh" ||
+                        key == "energy_right_kwh" || key == "energy_low_kwh" || key == "energy_high_kwh";
     const bool is_max = key == "power_max_w" || key == "temp_max_c";
     double acc = is_max ? -std::numeric_limits<double>::infinity() : 0;
     std::size_t n = 0;
@@ -233,15 +279,38 @@ void host_indicators(const Features& f, double filled_j, double energy_j, Indica
 
 double gap_limit_s(double median_interval_s) { return std::max(10.0, 5.0 * median_interval_s); }
 
+void EnergyProfile::add(std::int64_t ts_ns, double kwh_value) {
+  std::int64_t minute = ts_ns / kBucketNs;
+  if (ts_ns < 0 && ts_ns % kBucketNs != 0) --minute;
+  if (kwh.empty()) first_minute = minute;
+  if (minute < first_minute) {
+    kwh.insert(kwh.begin(), static_cast<std::size_t>(first_minute - minute), 0.0);
+    first_minute = minute;
+  }
+  const auto at = static_cast<std::size_t>(minute - first_minute);
+  if (at >= kwh.size()) kwh.resize(at + 1, 0.0);
+  kwh[at] += kwh_value;
+}
+
+double EnergyProfile::total() const {
+  double t = 0;
+  for (double v : kwh) t += v;
+  return t;
+}
+
 void SampleCollector::on_event(const Event& ev) {
   if (ev.kind == "xid" || ev.kind == "gpu_lost" || ev.kind == "aer" || ev.kind == "suspend" || ev.kind == "lid" ||
       ev.kind == "power_source") {
     // The field that tells incidents of one kind apart: the Xid bucket, the AER severity, the
     // lid or AC state.
     std::string_view detail;
-    for (const Field& f : ev.fields)
+    int code = -1;
+    for (const Field& f : ev.fields) {
       if (f.key == "bucket" || f.key == "severity" || f.key == "state") detail = f.value;
-    m_incidents.push_back(Incident{ev.ts_ns, std::string(ev.kind), std::string(detail)});
+      if (f.key == "code")
+        if (const auto v = text::parse_int(f.value)) code = static_cast<int>(*v);
+    }
+    m_incidents.push_back(Incident{ev.ts_ns, std::string(ev.kind), std::string(detail), code});
     return;
   }
   if (ev.kind == "trace_device" || ev.kind == "trace_memory" || ev.kind == "trace_launch" ||
@@ -298,6 +367,9 @@ void SampleCollector::note_inputs(const std::vector<prep::InputStats>& inputs) {
 
 namespace {
 
+// Suspend events closer than this to the previous one are the same suspend seen by another layer.
+constexpr std::int64_t kSameSuspendNs = 120 * 1'000'000'000LL;
+
 // Counts of kernel and system incidents in the window (host only): null when no kernel or
 // journal log was read, since then "0 Xids" would be a guess.
 void incident_indicators(const SampleCollector& c, const Features& f, IndicatorSet& out) {
@@ -334,10 +406,78 @@ void incident_indicators(const SampleCollector& c, const Features& f, IndicatorS
     }
   }
   std::sort(suspends.begin(), suspends.end());
-  constexpr std::int64_t kSameSuspend = 120 * 1'000'000'000LL;
   for (std::size_t k = 0; k < suspends.size(); ++k)
-    if (k == 0 || suspends[k] - suspends[k - 1] > kSameSuspend) ++n["suspend_count"];
+    if (k == 0 || suspends[k] - suspends[k - 1] > kSameSuspendNs) ++n["suspend_count"];
   for (const auto& [key, value] : n) set(out, key, value);
+}
+
+// The incidents that cost operator time (Xid, gpu_lost) and the interruptions (suspend, AC
+// offline) of the window, each with the downtime that followed it.
+
+std::vector<WindowIncident> window_incidents(const SampleCollector& c, const Features& f) {
+  std::vector<const Incident*> in_window;
+  for (const Incident& i : c.incidents())
+    if (i.ts_ns >= f.from_ns && i.ts_ns <= f.to_ns) in_window.push_back(&i);
+  std::stable_sort(in_window.begin(), in_window.end(),
+                   [](const Incident* a, const Incident* b) { return a->ts_ns < b->ts_ns; });
+  std::vector<WindowIncident> out;
+  std::int64_t last_suspend = std::numeric_limits<std::int64_t>::min();
+  for (const Incident* i : in_window) {
+    WindowIncident w{i->ts_ns, i->kind, {}, -1, std::nullopt};
+    if (i->kind == "xid") {
+      w.bucket = i->detail;
+      w.code = i->code;
+    } else if (i->kind == "gpu_lost") {
+      w.bucket = "reboot";  // a GPU off the bus comes back only with a reboot
+    } else if (i->kind == "suspend") {
+      const bool same = last_suspend != std::numeric_limits<std::int64_t>::min() && i->ts_ns - last_suspend <= kSameSuspendNs;
+      last_suspend = i->ts_ns;
+      if (same) continue;  // the same suspend seen by another layer
+    } else if (i->kind == "power_source" && i->detail == "offline") {
+      w.kind = "ac_offline";
+    } else {
+      continue;
+    }
+    out.push_back(std::move(w));
+  }
+  return out;
+}
+
+/// Fills each incident's downtime (until the next sample of any GPU reading utilisation > 0,
+/// else the window end) and returns the length of their union, s; NaN without utilisation.
+double fill_downtime(const SampleCollector& c, Features& f) {
+  std::vector<std::int64_t> busy;
+  bool any_util = false;
+  for (const auto& [gpu, s] : c.series())
+    for (const Sample& x : s) {
+      if (x.ts_ns < f.from_ns || x.ts_ns > f.to_ns || std::isnan(x.util_pct)) continue;
+      any_util = true;
+      if (x.util_pct > 0) busy.push_back(x.ts_ns);
+    }
+  if (!any_util) return kNaN;
+  std::sort(busy.begin(), busy.end());
+  double total = 0;
+  std::int64_t covered_to = std::numeric_limits<std::int64_t>::min();
+  for (WindowIncident& w : f.incidents) {
+    const auto next = std::upper_bound(busy.begin(), busy.end(), w.ts_ns);
+    const std::int64_t end = next == busy.end() ? f.to_ns : *next;
+    w.downtime_s = secs(end - w.ts_ns);
+    const std::int64_t start = std::max(w.ts_ns, covered_to);  // union: overlaps count once
+    if (end > start) total += secs(end - start);
+    covered_to = std::max(covered_to, end);
+  }
+  return total;
+}
+
+void downtime_indicators(const SampleCollector& c, Features& f) {
+  if (!c.has_host_logs() && c.incidents().empty()) {
+    absent(f.host_indicators, "downtime_s", "no kernel log, dmesg, journal or bug report among the inputs");
+    return;
+  }
+  f.incidents = window_incidents(c, f);
+  const double total = fill_downtime(c, f);
+  if (std::isnan(total)) absent(f.host_indicators, "downtime_s", "no utilisation samples to tell when work resumed");
+  else set(f.host_indicators, "downtime_s", total);
 }
 
 // ---- profiler traces, tables and nsys summaries ---------------------------------------------
@@ -583,7 +723,8 @@ Expected<Features> compute_features(const SampleCollector& samples, const Extrac
     std::stable_sort(s.begin(), s.end(), [](const Sample& a, const Sample& b) { return a.ts_ns < b.ts_ns; });
     GpuFeatures g;
     g.gpu = gpu;
-    gpu_indicators(s, f.wall_s(), options.temp_threshold_c, g.indicators, filled_j, energy_j);
+    gpu_indicators(s, f.from_ns, f.to_ns, options.temp_threshold_c, g.indicators, filled_j, energy_j,
+                   f.energy_profile);
     f.gpus.push_back(std::move(g));
   }
   for (int gpu : trace_gpus) {  // trace-only GPUs (no telemetry at all)
@@ -598,6 +739,7 @@ Expected<Features> compute_features(const SampleCollector& samples, const Extrac
                       fmt::format("the samples run from {} to {}", format_utc(lo), format_utc(hi)));
   host_indicators(f, filled_j, energy_j, f.host_indicators);
   incident_indicators(samples, f, f.host_indicators);
+  downtime_indicators(samples, f);
   add_trace_indicators(samples, f);
   pattern_indicators(samples, f, f.host_indicators);
   return f;

@@ -41,6 +41,34 @@ void write_set(std::string& b, const IndicatorSet& set, bool host, const char* i
   b.append("}");
 }
 
+void write_incidents(std::string& b, const std::vector<WindowIncident>& incidents) {
+  b.append(",\n  \"incidents\": [");
+  for (std::size_t i = 0; i < incidents.size(); ++i) {
+    const WindowIncident& w = incidents[i];
+    b.append(i == 0 ? "\n    {\"ts\": " : ",\n    {\"ts\": ");
+    io::append_json_string(b, format_utc(w.ts_ns));
+    b.append(fmt::format(", \"ts_ns\": {}, \"kind\": ", w.ts_ns));
+    io::append_json_string(b, w.kind);
+    b.append(", \"bucket\": ");
+    io::append_json_string(b, w.bucket);
+    b.append(fmt::format(", \"code\": {}, \"downtime_s\": ", w.code));
+    if (w.downtime_s) io::append_json_number(b, *w.downtime_s);
+    else b.append("null");
+    b.append("}");
+  }
+  b.append(incidents.empty() ? "]" : "\n  ]");
+}
+
+void write_profile(std::string& b, const EnergyProfile& p) {
+  b.append(fmt::format(",\n  \"energy_profile\": {{\"bucket_s\": 60, \"first_minute\": {}, \"gpu_kwh\": [",
+                       p.first_minute));
+  for (std::size_t i = 0; i < p.kwh.size(); ++i) {
+    if (i > 0) b.append(", ");
+    io::append_json_number(b, p.kwh[i]);
+  }
+  b.append("]}");
+}
+
 }  // namespace
 
 std::string features_to_json(const Features& f) {
@@ -65,7 +93,10 @@ std::string features_to_json(const Features& f) {
     write_set(b, f.gpus[i].indicators, false, "        ");
     b.append("}");
   }
-  b.append("\n  ]\n}\n");
+  b.append("\n  ]");
+  write_incidents(b, f.incidents);
+  write_profile(b, f.energy_profile);
+  b.append("\n}\n");
   return b;
 }
 
@@ -94,6 +125,44 @@ Status read_set(simdjson::dom::object obj, IndicatorSet& out, const std::string&
       if (ind["reason"].get_string().get(reason) == simdjson::SUCCESS) v.reason = std::string(reason);
     }
     out[std::string(key)] = std::move(v);
+  }
+  return {};
+}
+
+// Optional: documents written before incidents were listed have none.
+Status read_incidents(simdjson::dom::element doc, Features& f, const std::string& path) {
+  simdjson::dom::array list;
+  if (doc["incidents"].get_array().get(list) != simdjson::SUCCESS) return {};
+  for (simdjson::dom::element e : list) {
+    WindowIncident w;
+    std::string_view kind, bucket;
+    std::int64_t code = -1;
+    if (e["ts_ns"].get_int64().get(w.ts_ns) != simdjson::SUCCESS ||
+        e["kind"].get_string().get(kind) != simdjson::SUCCESS)
+      return make_error(ErrorKind::schema, fmt::format("{}: an incidents[] entry lacks ts_ns or kind", path));
+    w.kind = std::string(kind);
+    if (e["bucket"].get_string().get(bucket) == simdjson::SUCCESS) w.bucket = std::string(bucket);
+    if (e["code"].get_int64().get(code) == simdjson::SUCCESS) w.code = static_cast<int>(code);
+    double down = 0;
+    if (e["downtime_s"].get_double().get(down) == simdjson::SUCCESS) w.downtime_s = down;
+    f.incidents.push_back(std::move(w));
+  }
+  return {};
+}
+
+// Optional: documents written before the profile existed have none (flat tariffs need none).
+Status read_profile(simdjson::dom::element doc, Features& f, const std::string& path) {
+  simdjson::dom::object profile;
+  if (doc["energy_profile"].get_object().get(profile) != simdjson::SUCCESS) return {};
+  simdjson::dom::array values;
+  if (profile["first_minute"].get_int64().get(f.energy_profile.first_minute) != simdjson::SUCCESS ||
+      profile["gpu_kwh"].get_array().get(values) != simdjson::SUCCESS)
+    return make_error(ErrorKind::schema, fmt::format("{}: energy_profile lacks first_minute or gpu_kwh", path));
+  for (simdjson::dom::element v : values) {
+    double d = 0;
+    if (v.get_double().get(d) != simdjson::SUCCESS)
+      return make_error(ErrorKind::schema, fmt::format("{}: energy_profile.gpu_kwh holds a non-number", path));
+    f.energy_profile.kwh.push_back(d);
   }
   return {};
 }
@@ -139,6 +208,8 @@ Expected<Features> features_from_json(std::string_view text, const std::string& 
     if (auto st = read_set(ind, gf.indicators, path); !st) return st.error();
     f.gpus.push_back(std::move(gf));
   }
+  if (auto st = read_incidents(doc, f, path); !st) return st.error();
+  if (auto st = read_profile(doc, f, path); !st) return st.error();
   return f;
 }
 

@@ -31,9 +31,186 @@ std::string hours(const breakeven::Solution& s) {
   return fmt::format("{:.2f} h", h);
 }
 
+void opt_num(std::string& b, const std::optional<double>& v) {
+  if (v) num(b, *v);
+  else b.append("null");
+}
+
+void json_incidents(std::string& b, const breakeven::Result& r) {
+  b.append(",\n  \"incidents\": [");
+  for (std::size_t i = 0; i < r.incidents.size(); ++i) {
+    const auto& ic = r.incidents[i];
+    b.append(i == 0 ? "\n    {\"ts\": " : ",\n    {\"ts\": ");
+    io::append_json_string(b, format_utc(ic.incident.ts_ns));
+    b.append(", \"kind\": ");
+    io::append_json_string(b, ic.incident.kind);
+    b.append(", \"bucket\": ");
+    io::append_json_string(b, ic.incident.bucket);
+    b.append(fmt::format(", \"code\": {}, \"operator_hours\": ", ic.incident.code));
+    num(b, ic.hours);
+    b.append(", \"cost\": ");
+    num(b, ic.cost);
+    b.append(", \"downtime_s\": ");
+    opt_num(b, ic.incident.downtime_s);
+    b.append("}");
+  }
+  b.append(r.incidents.empty() ? "]" : "\n  ]");
+}
+
+void json_electricity(std::string& b, const breakeven::Result& r, const breakeven::CostConfig& c,
+                      const BreakevenExtras& x) {
+  // The zone matters only to time-of-use windows: a flat tariff reports none.
+  b.append(fmt::format(",\n  \"electricity\": {{\"time_of_use\": {}, \"tz\": ", c.tou.empty() ? "false" : "true"));
+  if (c.tou.empty()) b.append("null");
+  else io::append_json_string(b, x.tariff_tz);
+  b.append(", \"flat_price_per_kwh\": ");
+  num(b, c.price_per_kwh);
+  b.append(", \"mean_price_per_kwh\": ");
+  num(b, r.prices.mean);
+  b.append(", \"gpu_price_per_kwh\": ");
+  num(b, r.prices.gpu);
+  b.append(", \"system_price_per_kwh\": ");
+  num(b, r.prices.system);
+  b.append(", \"gpu_kwh\": ");
+  num(b, r.energy_kwh);
+  b.append(", \"system_kwh\": ");
+  num(b, r.system_kwh);
+  b.append(", \"cooling_factor\": ");
+  num(b, c.cooling_factor);
+  b.append("}");
+}
+
+void json_robustness(std::string& b, const BreakevenExtras& x) {
+  b.append(",\n  \"premium_range\": {\"low\": ");
+  opt_num(b, x.range.low);
+  b.append(", \"high\": ");
+  opt_num(b, x.range.high);
+  if (!x.range.low) {
+    b.append(", \"reason\": ");
+    io::append_json_string(b, x.range.reason);
+  }
+  b.append("},\n  \"sensitivity\": [");
+  for (std::size_t i = 0; i < x.sensitivity.size(); ++i) {
+    const auto& s = x.sensitivity[i];
+    b.append(i == 0 ? "\n    {\"parameter\": " : ",\n    {\"parameter\": ");
+    io::append_json_string(b, s.parameter);
+    b.append(", \"value\": ");
+    num(b, s.base);
+    b.append(", \"premium_at_0_8\": ");
+    num(b, s.premium_low);
+    b.append(", \"premium_at_1_2\": ");
+    num(b, s.premium_high);
+    b.append(", \"swing\": ");
+    num(b, s.swing());
+    b.append("}");
+  }
+  b.append(x.sensitivity.empty() ? "]" : "\n  ]");
+  if (x.monte_carlo) {
+    const auto& m = *x.monte_carlo;
+    b.append(fmt::format(",\n  \"monte_carlo\": {{\"draws\": {}, \"seed\": {}, \"probability_local_cheaper\": ",
+                         m.draws, m.seed));
+    num(b, m.probability_local_cheaper);
+    b.append(", \"probability_above_line\": ");
+    num(b, m.probability_above_line);
+    b.append(", \"premium_p05\": ");
+    num(b, m.premium_p05);
+    b.append(", \"premium_p50\": ");
+    num(b, m.premium_p50);
+    b.append(", \"premium_p95\": ");
+    num(b, m.premium_p95);
+    b.append("}");
+  }
+  if (!x.clouds.empty()) {
+    b.append(",\n  \"compare_clouds\": [");
+    for (std::size_t i = 0; i < x.clouds.size(); ++i) {
+      const CloudRank& k = x.clouds[i];
+      b.append(i == 0 ? "\n    {\"rank\": " : ",\n    {\"rank\": ");
+      b.append(fmt::format("{}, \"name\": ", i + 1));
+      io::append_json_string(b, k.name);
+      b.append(", \"provider\": ");
+      io::append_json_string(b, k.provider);
+      b.append(", \"instance\": ");
+      io::append_json_string(b, k.instance);
+      b.append(", \"gpu_model\": ");
+      io::append_json_string(b, k.gpu_model);
+      b.append(fmt::format(", \"gpus\": {}, \"rate_per_hour\": ", k.gpus));
+      num(b, k.rate_per_hour);
+      b.append(", \"speed_ratio\": ");
+      num(b, k.speed_ratio);
+      b.append(", \"speed_ratio_source\": ");
+      io::append_json_string(b, k.speed_ratio_source);
+      b.append(", \"billed_s\": ");
+      num(b, k.billed_s);
+      b.append(", \"total\": ");
+      num(b, k.total);
+      b.append(", \"premium\": ");
+      num(b, k.premium);
+      b.append(", \"date_seen\": ");
+      io::append_json_string(b, k.date_seen);
+      b.append("}");
+    }
+    b.append("\n  ]");
+  }
+}
+
+std::string pct(double v) { return fmt::format("{:+.1f} %", v * 100); }
+
+std::string table_incidents(const breakeven::Result& r, const std::string& cur) {
+  std::string b;
+  if (r.incidents.empty()) return b;
+  b += "incidents\n";
+  for (const auto& ic : r.incidents) {
+    const auto& i = ic.incident;
+    const std::string what = i.kind == "xid" ? fmt::format("Xid {} ({})", i.code, i.bucket)
+                             : i.kind == "gpu_lost" ? std::string("GPU lost (reboot)")
+                             : i.kind == "ac_offline" ? std::string("AC offline") : i.kind;
+    b += fmt::format("  {}  {:<26}{:>12}  {:.1f} h operator time{}\n", format_utc(i.ts_ns), what, money(ic.cost, cur),
+                     ic.hours,
+                     i.downtime_s ? fmt::format(", down {:.0f} s", *i.downtime_s) : std::string(", downtime unknown"));
+  }
+  return b;
+}
+
+std::string table_robustness(const BreakevenExtras& x, const std::string& cur) {
+  std::string b;
+  if (x.range.low && x.range.high)
+    b += fmt::format("premium range          {} .. {}  (energy bounds F049/F050: Riemann sums, +-5 W, gaps)\n",
+                     pct(*x.range.low), pct(*x.range.high));
+  else
+    b += fmt::format("premium range          unknown: {}\n", x.range.reason);
+  if (x.monte_carlo) {
+    const auto& m = *x.monte_carlo;
+    b += fmt::format("monte carlo            {} draws (seed {}): P(local cheaper) {:.1f} %, P(above line) {:.1f} %, "
+                     "premium p5 {} p50 {} p95 {}\n",
+                     m.draws, m.seed, m.probability_local_cheaper * 100, m.probability_above_line * 100,
+                     pct(m.premium_p05), pct(m.premium_p50), pct(m.premium_p95));
+  }
+  if (!x.sensitivity.empty()) {
+    b += "\nsensitivity (premium with each parameter at 0.8x and 1.2x, largest swing first)\n";
+    b += fmt::format("  {:<20}{:>12}  {:>9}  {:>9}  {:>8}\n", "parameter", "value", "at 0.8x", "at 1.2x", "swing");
+    for (const auto& s : x.sensitivity)
+      b += fmt::format("  {:<20}{:>12.6g}  {:>9}  {:>9}  {:>6.1f} pp\n", s.parameter, s.base, pct(s.premium_low),
+                       pct(s.premium_high), s.swing() * 100);
+  }
+  if (!x.clouds.empty()) {
+    b += "\ncloud offers for this job (cheapest first; list prices as seen on the date shown)\n";
+    b += fmt::format("  {:>2}  {:<30}{:<14}{:>5}{:>10}{:>7}{:>12}{:>10}  {}\n", "#", "offer", "GPU", "GPUs",
+                     fmt::format("{}/h", cur), "speed", "job cost", "premium", "seen");
+    for (std::size_t i = 0; i < x.clouds.size(); ++i) {
+      const CloudRank& k = x.clouds[i];
+      b += fmt::format("  {:>2}  {:<30}{:<14}{:>5}{:>10.2f}{:>7.2f}{:>12}{:>10}  {}\n", i + 1, k.name, k.gpu_model,
+                       k.gpus, k.rate_per_hour, k.speed_ratio, money(k.total, cur), pct(k.premium), k.date_seen);
+    }
+    b += "  The same speed ratio for every GPU model unless an offer sets its own: the ranking across models is\n"
+         "  only as good as that ratio. Prices are in each offer's currency (USD).\n";
+  }
+  return b;
+}
+
 }  // namespace
 
-std::string breakeven_json(const breakeven::Result& r, const breakeven::CostConfig& c, const extract::Features& f) {
+std::string breakeven_json(const breakeven::Result& r, const breakeven::CostConfig& c, const extract::Features& f,
+                           const BreakevenExtras& x) {
   std::string b = "{\n  \"schema\": \"gpucost.breakeven\",\n  \"version\": 1,\n  \"currency\": ";
   io::append_json_string(b, c.currency);
   b.append(",\n  \"job\": {\"from\": ");
@@ -51,6 +228,14 @@ std::string breakeven_json(const breakeven::Result& r, const breakeven::CostConf
   b.append(", \"trace_busy_fraction\": ");
   if (r.job.trace_busy_fraction) num(b, *r.job.trace_busy_fraction);
   else b.append("null");
+  b.append(", \"downtime_h\": ");
+  opt_num(b, r.downtime_h);
+  b.append(", \"downtime_share\": ");
+  opt_num(b, r.downtime_share);
+  if (!r.downtime_h) {
+    b.append(", \"downtime_reason\": ");
+    io::append_json_string(b, r.job.downtime_reason);
+  }
   b.append("},\n");
   b.append("  \"local\": {\"electricity\": ");
   num(b, r.electricity);
@@ -60,12 +245,30 @@ std::string breakeven_json(const breakeven::Result& r, const breakeven::CostConf
   num(b, r.maintenance);
   b.append(", \"total\": ");
   num(b, r.local_total);
+  b.append(", \"maintenance_routine\": ");
+  num(b, r.maintenance_routine);
+  b.append(", \"incidents\": ");
+  num(b, r.incident_cost);
+  b.append(fmt::format(", \"always_on\": {}, \"idle_cost_per_hour\": ", c.always_on ? "true" : "false"));
+  num(b, r.idle_cost_per_hour);
+  b.append(", \"idle_cost_per_year\": ");
+  num(b, r.idle_cost_per_year);
   b.append("},\n  \"cloud\": {\"name\": ");
   io::append_json_string(b, c.cloud_name);
   b.append(", \"rate_per_hour\": ");
   num(b, c.rate_per_hour);
   b.append(", \"speed_ratio\": ");
   num(b, c.speed_ratio);
+  b.append(", \"speed_ratio_source\": ");
+  io::append_json_string(b, c.speed_ratio_source);
+  b.append(", \"offer\": ");
+  io::append_json_string(b, c.cloud_offer);
+  b.append(", \"cold_start_s\": ");
+  num(b, c.cold_start_s);
+  b.append(", \"billing_increment_s\": ");
+  num(b, c.billing_increment_s);
+  b.append(", \"billing_minimum_s\": ");
+  num(b, c.billing_minimum_s);
   b.append(", \"q\": ");
   num(b, r.q);
   b.append(", \"billed_s\": ");
@@ -80,11 +283,16 @@ std::string breakeven_json(const breakeven::Result& r, const breakeven::CostConf
   solution(b, "job_hours", r.job_hours);
   solution(b, "line_job_hours", r.line_job_hours);
   solution(b, "use_hours_per_year", r.use_hours_per_year, true);
-  b.append("  }\n}\n");
+  b.append("  }");
+  json_electricity(b, r, c, x);
+  json_incidents(b, r);
+  json_robustness(b, x);
+  b.append("\n}\n");
   return b;
 }
 
-std::string breakeven_table(const breakeven::Result& r, const breakeven::CostConfig& c, const extract::Features& f) {
+std::string breakeven_table(const breakeven::Result& r, const breakeven::CostConfig& c, const extract::Features& f,
+                            const BreakevenExtras& x) {
   const std::string& cur = c.currency;
   std::string b;
   b += fmt::format("job       {} .. {}  ({:.3f} h, {} GPU{}{})\n", format_utc(f.from_ns), format_utc(f.to_ns),
@@ -97,19 +305,31 @@ std::string breakeven_table(const breakeven::Result& r, const breakeven::CostCon
                        ? fmt::format(" (telemetry; the profiler trace's busy share is {:.1f} %)", *r.job.trace_busy_fraction * 100)
                        : std::string());
   b += "local\n";
-  b += fmt::format("  {:<12}{:>14}  {:.4f} kWh GPU + {:.0f} W system, x{:.2f} cooling, {} {}/kWh\n", "electricity",
-                   money(r.electricity, cur), r.energy_kwh, c.system_power_w, c.cooling_factor, c.price_per_kwh, cur);
+  if (c.tou.empty())
+    b += fmt::format("  {:<12}{:>14}  {:.4f} kWh GPU + {:.0f} W system, x{:.2f} cooling, {} {}/kWh\n", "electricity",
+                     money(r.electricity, cur), r.energy_kwh, c.system_power_w, c.cooling_factor, c.price_per_kwh, cur);
+  else
+    b += fmt::format("  {:<12}{:>14}  {:.4f} kWh GPU + {:.0f} W system, x{:.2f} cooling, time of use in {}: "
+                     "mean {:.4f} {}/kWh\n",
+                     "electricity", money(r.electricity, cur), r.energy_kwh, c.system_power_w, c.cooling_factor,
+                     x.tariff_tz.empty() ? "UTC" : x.tariff_tz, r.prices.mean, cur);
   b += fmt::format("  {:<12}{:>14}  {} {}{} over {} y x {} h/y\n", "amortisation", money(r.amortisation, cur),
                    c.hardware_price, cur,
                    c.residual_fraction > 0 ? fmt::format(" less {:g} % resale", c.residual_fraction * 100) : "",
                    c.lifetime_years, c.use_hours_per_year);
-  b += fmt::format("  {:<12}{:>14}  {} h/y at {} {}/h\n", "maintenance", money(r.maintenance, cur),
-                   c.maintenance_hours_per_year, c.hourly_wage, cur);
+  b += fmt::format("  {:<12}{:>14}  {} h/y at {} {}/h{}\n", "maintenance", money(r.maintenance, cur),
+                   c.maintenance_hours_per_year, c.hourly_wage, cur,
+                   r.incidents.empty() ? std::string()
+                                       : fmt::format(", incidents {} (listed below)", money(r.incident_cost, cur)));
   b += fmt::format("  {:<12}{:>14}\n", "total", money(r.local_total, cur));
   b += fmt::format("{}{}\n", "cloud", c.cloud_name.empty() ? "" : "  " + c.cloud_name);
-  b += fmt::format("  {:<12}{:>14}  {:.0f} s at {} {}/h (speed x{}, billed share {:.3f}, cold start {} s)\n",
-                   "total", money(r.cloud_total, cur), r.billed_s, c.rate_per_hour, cur, c.speed_ratio, r.q,
-                   c.cold_start_s);
+  b += fmt::format("  {:<12}{:>14}  {:.0f} s at {} {}/h (speed x{} from {}, billed share {:.3f}, cold start {} s)\n",
+                   "total", money(r.cloud_total, cur), r.billed_s, c.rate_per_hour, cur, c.speed_ratio,
+                   c.speed_ratio_source, r.q, c.cold_start_s);
+  b += table_incidents(r, cur);
+  if (r.downtime_h)
+    b += fmt::format("downtime  {:.3f} h ({:.1f} % of the window) after incidents and interruptions\n", *r.downtime_h,
+                     *r.downtime_share * 100);
   b += "\n";
   b += fmt::format("premium   {:+.1f} % local over cloud (line {:.1f} %): {}\n", r.premium * 100, r.line * 100,
                    r.above_line ? "ABOVE the line, renting is cheaper for this job"
@@ -131,6 +351,11 @@ std::string breakeven_table(const breakeven::Result& r, const breakeven::CostCon
   } else {
     b += fmt::format("break-even use         none: {}\n", r.use_hours_per_year.reason);
   }
+  if (c.always_on)
+    b += fmt::format("always on              idle {:.0f} W costs {} per idle hour, {} a year at {} h/y of use\n",
+                     c.idle_power_w, money(r.idle_cost_per_hour, cur), money(r.idle_cost_per_year, cur),
+                     c.use_hours_per_year);
+  b += table_robustness(x, cur);
   return b;
 }
 

@@ -2,7 +2,10 @@
 // with defaults and limits drives loading, validation, "did you mean" hints and the docs.
 #pragma once
 
+#include <gpucost/breakeven/tariff.hpp>
 #include <gpucost/core/error.hpp>
+
+#include <map>
 
 #include <optional>
 #include <span>
@@ -17,6 +20,8 @@ struct CostConfig {
   double line = 0.12;  ///< premium threshold, 0.12 = 12 %
   // [electricity]
   double price_per_kwh = 0;  ///< required, currency per kWh
+  std::string tariff_tz;     ///< zone of the time-of-use windows; empty = the logs' --tz zone
+  std::vector<TouWindow> tou;
   // [local]
   double hardware_price = 0;  ///< required, currency
   double residual_fraction = 0;
@@ -26,15 +31,32 @@ struct CostConfig {
   double system_power_w = 0;
   double hourly_wage = 0;
   double maintenance_hours_per_year = 0;
+  bool always_on = false;    ///< powered (idle) when not working
+  double idle_power_w = 0;   ///< whole machine, idle
+  /// Operator hours per incident, by NVIDIA resolution bucket (gpu_lost counts as reboot).
+  double incident_restart_app_h = 0.1, incident_reset_gpu_h = 0.5, incident_reboot_h = 1.0,
+         incident_contact_support_h = 8.0, incident_unknown_h = 0.5;
   // [cloud]
   std::string cloud_name;
+  std::string cloud_offer;   ///< a catalogue offer (data/cloud-offers.toml), like --cloud
   double rate_per_hour = 0;  ///< required, currency per hour
   double speed_ratio = 1.0;
   double cold_start_s = 0;
   double billing_increment_s = 1;
   double billing_minimum_s = 0;
   double fixed_per_job = 0;
+  /// Where speed_ratio came from: "default", "config", "offer" or "flag" (it dominates the answer).
+  std::string speed_ratio_source = "default";
+  /// [ranges]: Monte-Carlo bounds by parameter name (the sensitivity parameters).
+  std::map<std::string, std::pair<double, double>> ranges;
 };
+
+/// The parameters of the sensitivity table and of [ranges]: name, and the field it scales.
+struct Parameter {
+  std::string_view name;
+  double CostConfig::*field;
+};
+std::span<const Parameter> parameters();
 
 struct ConfigKey {
   std::string_view path;         ///< "local.hardware_price"; top-level keys have no dot
@@ -44,12 +66,16 @@ struct ConfigKey {
   bool is_string = false;
   double min = 0, max = 0;       ///< inclusive limits for numbers
   bool min_exclusive = false;
+  bool is_bool = false;
 };
 
 std::span<const ConfigKey> config_keys();
 
 /// Loads `path` (optional) and applies `overrides` ("section.key=value") on top, then checks
 /// that required keys are present and values are in range.
-Expected<CostConfig> load_config(const std::optional<std::string>& path, const std::vector<std::string>& overrides);
+/// `cloud_from_catalogue`: an offer is picked on the command line (--cloud), so the [cloud]
+/// rate is not required.
+Expected<CostConfig> load_config(const std::optional<std::string>& path, const std::vector<std::string>& overrides,
+                                 bool cloud_from_catalogue = false);
 
 }  // namespace gpucost::breakeven

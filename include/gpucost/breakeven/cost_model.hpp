@@ -6,6 +6,7 @@
 #include <gpucost/core/error.hpp>
 #include <gpucost/extract/extract.hpp>
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,6 +23,12 @@ struct JobInputs {
   /// profiler trace, used only without telemetry utilisation) or "assumed" (1).
   std::string util_source = "telemetry";
   std::optional<double> trace_busy_fraction;  ///< host 1 - gpu_idle_fraction_trace, when a trace was given
+  std::int64_t from_ns = 0, to_ns = 0;        ///< the window (time-of-use pricing)
+  extract::EnergyProfile profile;             ///< GPU energy by UTC minute
+  std::vector<extract::WindowIncident> incidents;
+  std::optional<double> downtime_s;           ///< F051
+  std::string downtime_reason;
+  std::optional<double> energy_low_kwh, energy_high_kwh;  ///< F049, F050 of the host
 };
 
 /// Takes W, E_g and u_g from extract's features. Fails when the window is empty or a GPU
@@ -34,12 +41,27 @@ struct Solution {
   std::string reason;  ///< why there is none
 };
 
+/// One incident with its price: hourly_wage x incident_hours[bucket].
+struct IncidentCost {
+  extract::WindowIncident incident;
+  double hours = 0;  ///< operator hours (0 for interruptions: suspend, AC offline)
+  double cost = 0;
+};
+
 struct Result {
   JobInputs job;
+  EnergyPrices prices;   ///< energy-weighted prices; prices.mean is the JSON's mean price
+  double system_kwh = 0; ///< system_power_w x W / 1000
   double util_mean = 0;  ///< ū
   double energy_kwh = 0; ///< Σ E_g
   // local
   double electricity = 0, amortisation = 0, maintenance = 0, local_total = 0;
+  double maintenance_routine = 0;  ///< C_m of the yearly maintenance hours
+  double incident_cost = 0;        ///< C_i: Σ incident costs (maintenance = routine + C_i)
+  std::vector<IncidentCost> incidents;
+  std::optional<double> downtime_h, downtime_share;
+  double idle_cost_per_hour = 0;   ///< I (always_on), currency per idle hour
+  double idle_cost_per_year = 0;   ///< (8760 - use_hours_per_year) x I
   // cloud
   double q = 0;          ///< billed share of W: (1 - ū) + ū / speed_ratio
   double billed_s = 0, cloud_total = 0;
@@ -51,6 +73,45 @@ struct Result {
   Solution use_hours_per_year; ///< H*
 };
 
+/// Fails when the tariff needs what the job lacks (a time-of-use tariff without an energy profile).
+Status check_job(const CostConfig& config, const JobInputs& job);
+
+/// The whole model; the energy is priced with the config's tariff.
 Result compute(const CostConfig& config, const JobInputs& job);
+/// The model with given energy prices (sensitivity and Monte-Carlo reuse one pricing of the profile).
+Result evaluate(const CostConfig& config, const JobInputs& job, const EnergyPrices& prices);
+/// The energy-weighted prices of the job under the config's tariff.
+EnergyPrices price_energy(const CostConfig& config, const JobInputs& job);
+
+/// Sensitivity: the premium with one parameter at 0.8x and 1.2x its value.
+struct Swing {
+  std::string parameter;
+  double base = 0;                    ///< the parameter's value
+  double premium_low = 0, premium_high = 0;  ///< at 0.8x and 1.2x
+  [[nodiscard]] double swing() const { return premium_high > premium_low ? premium_high - premium_low : premium_low - premium_high; }
+};
+/// Every parameter of parameters(), sorted by swing, largest first.
+std::vector<Swing> sensitivity(const CostConfig& config, const JobInputs& job, const EnergyPrices& prices);
+
+/// The premium with the GPU energy at its lower and upper bound (F049/F050).
+struct PremiumRange {
+  std::optional<double> low, high;
+  std::string reason;  ///< when there are no bounds
+};
+PremiumRange premium_range(const CostConfig& config, const JobInputs& job, const EnergyPrices& prices);
+
+/// Monte-Carlo over the config's [ranges]: each draw takes every ranged parameter uniformly.
+struct MonteCarlo {
+  std::size_t draws = 0;
+  std::uint64_t seed = 0;
+  double probability_local_cheaper = 0;  ///< share of draws with premium < 0
+  double probability_above_line = 0;
+  double premium_p05 = 0, premium_p50 = 0, premium_p95 = 0;
+};
+MonteCarlo monte_carlo(const CostConfig& config, const JobInputs& job, const EnergyPrices& prices, std::size_t draws,
+                       std::uint64_t seed);
+
+/// The config with one parameter scaled (price_per_kwh scales every tariff price).
+CostConfig scaled(const CostConfig& config, std::string_view parameter, double factor);
 
 }  // namespace gpucost::breakeven

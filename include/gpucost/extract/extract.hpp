@@ -32,6 +32,7 @@ struct Incident {
   std::int64_t ts_ns = 0;
   std::string kind;    ///< the event kind
   std::string detail;  ///< xid: bucket; aer: severity; lid, power_source: state
+  int code = -1;       ///< xid: the Xid code
 };
 
 /// The numeric fields of one trace_device, trace_memory or trace_launch event (prep's analyses
@@ -93,6 +94,28 @@ struct GpuFeatures {
   IndicatorSet indicators;
 };
 
+/// GPU energy of the whole host by UTC minute: each sample interval's energy (and the filled
+/// energy of uncovered time) lands in the minute where the interval starts. Every current time
+/// zone is a whole number of minutes off UTC and tariff windows start on minutes, so one price
+/// holds for each bucket: breakeven prices time-of-use tariffs from this alone.
+struct EnergyProfile {
+  static constexpr std::int64_t kBucketNs = 60 * 1'000'000'000LL;
+  std::int64_t first_minute = 0;  ///< minutes since the epoch (UTC) of kwh[0]
+  std::vector<double> kwh;        ///< energy per minute, kWh
+  void add(std::int64_t ts_ns, double kwh_value);
+  [[nodiscard]] bool empty() const { return kwh.empty(); }
+  [[nodiscard]] double total() const;
+};
+
+/// One incident or interruption of the window, for breakeven's itemised costs and downtime.
+struct WindowIncident {
+  std::int64_t ts_ns = 0;
+  std::string kind;     ///< xid, gpu_lost, suspend or ac_offline
+  std::string bucket;   ///< xid: NVIDIA resolution bucket; gpu_lost: reboot; else empty
+  int code = -1;        ///< xid code
+  std::optional<double> downtime_s;  ///< until the next sample with utilisation > 0 (or window end)
+};
+
 struct Features {
   std::int64_t from_ns = 0, to_ns = 0;
   /// "flags"; "trainlog" (a training log's start/end phases); "samples"; or "trace" (no
@@ -101,6 +124,8 @@ struct Features {
   std::string host;
   IndicatorSet host_indicators;
   std::vector<GpuFeatures> gpus;
+  EnergyProfile energy_profile;            ///< empty in documents written before it existed
+  std::vector<WindowIncident> incidents;   ///< in time order
 
   [[nodiscard]] double wall_s() const { return static_cast<double>(to_ns - from_ns) / 1e9; }
 };
@@ -119,5 +144,8 @@ bool is_features_document(std::string_view head);
 
 /// Intervals between samples longer than this are gaps: max(10 s, 5 x median interval).
 double gap_limit_s(double median_interval_s);
+
+/// Power reading uncertainty used by energy_low_kwh / energy_high_kwh, W per sample.
+inline constexpr double kPowerErrorW = 5.0;
 
 }  // namespace gpucost::extract
