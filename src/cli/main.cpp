@@ -409,7 +409,7 @@ int run_history(const HistoryArgs& args) {
     if (!since) return fail(since.error());
     filter.since_ns = *since;
   }
-  auto ledger = outputs::Ledger::open(args.ledger);
+  auto ledger = outputs::Ledger::open(args.ledger, outputs::Ledger::Mode::existing);
   if (!ledger) return fail(ledger.error());
   auto runs = ledger->runs(filter);
   if (!runs) return fail(runs.error());

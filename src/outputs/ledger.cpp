@@ -265,10 +265,14 @@ RunRecord make_run_record(const breakeven::Result& r, const breakeven::CostConfi
 
 // ---- Ledger -------------------------------------------------------------------------------
 
-Expected<Ledger> Ledger::open(const std::string& path, int busy_timeout_ms) {
+Expected<Ledger> Ledger::open(const std::string& path, Mode mode, int busy_timeout_ms) {
   sqlite3* db = nullptr;
-  const int rc = sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
+  const int flags = SQLITE_OPEN_READWRITE | (mode == Mode::create ? SQLITE_OPEN_CREATE : 0);
+  const int rc = sqlite3_open_v2(path.c_str(), &db, flags, nullptr);
   Ledger ledger(db, path);  // closes db on every path out
+  if (rc != SQLITE_OK && mode == Mode::existing)
+    return make_error(ErrorKind::io, fmt::format("{}: cannot open the ledger: {}", path, sqlite3_errmsg(db)),
+                      "check the path: the ledger is created by gpucost breakeven --ledger FILE");
   if (rc != SQLITE_OK) return ledger.error("cannot open the ledger");
   sqlite3_busy_timeout(db, busy_timeout_ms);
   sqlite3_extended_result_codes(db, 1);

@@ -80,3 +80,10 @@ file(READ ${WORK_DIR}/notes.txt notes)
 if(NOT notes MATCHES "^these are notes")
   message(FATAL_ERROR "the text file was changed")
 endif()
+
+# history does not create a ledger: a wrong path is an error, not an empty listing.
+execute_process(COMMAND ${GPUCOST} history --ledger ${WORK_DIR}/typo.sqlite OUTPUT_VARIABLE out ERROR_VARIABLE err
+                RESULT_VARIABLE rc)
+if(NOT rc EQUAL 2 OR EXISTS ${WORK_DIR}/typo.sqlite)
+  message(FATAL_ERROR "history on a missing ledger: exit ${rc}, stderr:\n${err}")
+endif()

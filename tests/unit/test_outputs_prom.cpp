@@ -6,6 +6,8 @@
 #include <gpucost/extract/catalogue.hpp>
 #include <gpucost/outputs/prom_textfile.hpp>
 
+#include <fmt/format.h>
+
 #include <fstream>
 #include <iterator>
 #include <regex>
@@ -126,4 +128,24 @@ TEST_CASE("outputs: every metric the Grafana dashboard queries is written", "[ou
     ++names;
   }
   CHECK(names > 10);
+}
+
+TEST_CASE("outputs: docs/outputs.md names every metric", "[outputs][prom][docs]") {
+  std::ifstream in(std::string(GPUCOST_SOURCE_DIR) + "/docs/outputs.md");
+  REQUIRE(in.good());
+  const std::string doc((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::istringstream families(textfile());
+  std::string line;
+  while (std::getline(families, line))
+    if (line.rfind("# TYPE ", 0) == 0) {
+      const std::string name = line.substr(7, line.find(' ', 7) - 7);
+      INFO(name);
+      CHECK(doc.find("`" + name + "`") != std::string::npos);
+    }
+  for (const auto& p : outputs::prom_indicators()) {
+    if (p.suffix.empty()) continue;
+    const std::string name = fmt::format("`gpucost_host_{}`", p.suffix);
+    INFO(name);
+    CHECK(doc.find(name) != std::string::npos);
+  }
 }

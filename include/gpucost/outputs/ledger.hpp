@@ -65,9 +65,10 @@ struct HistoryFilter {
 
 class Ledger {
  public:
-  /// Opens or creates the file and brings its schema up to date. Fails with a clear message
-  /// for a file that is not an SQLite database or was written by a newer gpucost.
-  static Expected<Ledger> open(const std::string& path, int busy_timeout_ms = 10000);
+  enum class Mode { create, existing };
+  /// Opens the file (creating it in Mode::create) and brings its schema up to date. Fails with
+  /// a clear message for a file that is not an SQLite database or was written by a newer gpucost.
+  static Expected<Ledger> open(const std::string& path, Mode mode = Mode::create, int busy_timeout_ms = 10000);
   Ledger(Ledger&& other) noexcept;
   Ledger& operator=(Ledger&&) = delete;
   Ledger(const Ledger&) = delete;
