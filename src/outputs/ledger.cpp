@@ -20,16 +20,18 @@ namespace {
 /// shipped entry; append a new one.
 constexpr std::array<std::string_view, 1> kMigrations = {
     R"sql(
+-- REAL columns hold NULL where there is no finite value (no break-even, a degenerate model):
+-- a run is never refused for it.
 CREATE TABLE runs (
   run_id INTEGER PRIMARY KEY,
   run_at TEXT NOT NULL,
   host TEXT NOT NULL,
   window_from TEXT NOT NULL,
   window_to TEXT NOT NULL,
-  wall_s REAL NOT NULL,
+  wall_s REAL,
   gpus INTEGER NOT NULL,
-  energy_kwh REAL NOT NULL,
-  util_mean REAL NOT NULL,
+  energy_kwh REAL,
+  util_mean REAL,
   util_source TEXT NOT NULL,
   gpucost_version TEXT NOT NULL,
   drivers TEXT NOT NULL,
@@ -38,14 +40,14 @@ CREATE TABLE runs (
   config_hash TEXT NOT NULL REFERENCES configs(config_hash),
   currency TEXT NOT NULL,
   cloud_name TEXT NOT NULL,
-  local_electricity REAL NOT NULL,
-  local_amortisation REAL NOT NULL,
-  local_maintenance REAL NOT NULL,
-  local_total REAL NOT NULL,
-  cloud_billed_s REAL NOT NULL,
-  cloud_total REAL NOT NULL,
-  premium REAL NOT NULL,
-  line REAL NOT NULL,
+  local_electricity REAL,
+  local_amortisation REAL,
+  local_maintenance REAL,
+  local_total REAL,
+  cloud_billed_s REAL,
+  cloud_total REAL,
+  premium REAL,
+  line REAL,
   above_line INTEGER NOT NULL,
   breakeven_job_h REAL,
   line_job_h REAL,
@@ -189,7 +191,7 @@ std::string config_value(const breakeven::CostConfig& c, std::string_view path) 
 
 void add_indicators(std::vector<RunIndicator>& out, const extract::IndicatorSet& set, int gpu) {
   for (const auto& [key, v] : set) {
-    if (!v.value) continue;  // absent: no row, never a 0
+    if (!v.value || !std::isfinite(*v.value)) continue;  // absent: no row, never a 0
     const auto* def = extract::find_indicator(key);
     out.push_back(RunIndicator{gpu, key, def != nullptr ? std::string(def->unit) : std::string(), *v.value});
   }
@@ -370,6 +372,7 @@ Expected<std::int64_t> Ledger::append(const RunRecord& r) {
   Statement ind(m_db, "INSERT INTO run_indicators(run_id, gpu, key, value, unit) VALUES (?1, ?2, ?3, ?4, ?5)");
   if (!ind.ok()) return error("cannot prepare the insert");
   for (const auto& i : r.indicators) {
+    if (!std::isfinite(i.value)) continue;  // no value, no row
     ind.bind_int(1, run_id);
     if (i.gpu < 0) ind.bind_null(2);
     else ind.bind_int(2, i.gpu);

@@ -9,6 +9,7 @@
 #include <sqlite3.h>
 
 #include <atomic>
+#include <cmath>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -226,4 +227,18 @@ TEST_CASE("ledger: the config hash is FNV-1a 64 of the canonical text, which nam
   d.rate_per_hour = 1.25;
   CHECK(outputs::config_hash(c) != outputs::config_hash(d));
   CHECK(outputs::config_hash(c) == outputs::config_hash(c));
+}
+
+TEST_CASE("ledger: a run without finite figures is recorded with NULLs, not refused", "[outputs][ledger]") {
+  TempDir dir;
+  const auto path = dir.file("runs.sqlite");
+  auto ledger = outputs::Ledger::open(path);
+  REQUIRE(ledger);
+  auto r = run("ws", 1'718'000'000, outputs::kNone);
+  r.indicators.push_back(outputs::RunIndicator{0, "power_mean_w", "W", outputs::kNone});
+  REQUIRE(ledger->append(r));
+  CHECK(count(path, "SELECT count(*) FROM runs WHERE premium IS NULL AND local_total IS NOT NULL") == 1);
+  auto runs = ledger->runs({});
+  REQUIRE(runs);
+  CHECK(std::isnan(runs->front().premium));
 }
