@@ -11,6 +11,8 @@
 #include <gpucost/extract/extract.hpp>
 #include <gpucost/io/atomic_file.hpp>
 #include <gpucost/io/event_stream.hpp>
+#include <gpucost/outputs/ledger.hpp>
+#include <gpucost/outputs/prom_textfile.hpp>
 #include <gpucost/pipeline/inputs.hpp>
 #include <gpucost/pipeline/merge.hpp>
 #include <gpucost/prep/prep.hpp>
@@ -24,6 +26,7 @@
 #include <cerrno>
 #include <cmath>
 #include <limits>
+#include <chrono>
 #include <cstdlib>
 #include <csignal>
 #include <cstring>
@@ -337,7 +340,7 @@ int run_trace(const TraceArgs& args) {
 
 struct BreakevenArgs {
   InputArgs in;
-  std::string output = "-", from, to, config, cloud;
+  std::string output = "-", from, to, config, cloud, prom, ledger;
   std::vector<std::string> sets;
   bool json = false, list_clouds = false, compare_clouds = false, fail_above = false;
   double speed_ratio = std::numeric_limits<double>::quiet_NaN();  // NaN = not given
@@ -390,6 +393,19 @@ std::vector<report::CloudRank> compare_clouds(const breakeven::CostConfig& confi
   std::stable_sort(out.begin(), out.end(),
                    [](const report::CloudRank& a, const report::CloudRank& b) { return a.total < b.total; });
   return out;
+}
+
+std::int64_t now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+/// Writes `text` to `path` atomically (temporary file in the same directory, then rename).
+Status write_file_atomically(const std::string& path, const std::string& text) {
+  auto out = io::OutputFile::open(path);
+  if (!out) return out.error();
+  std::fwrite(text.data(), 1, text.size(), out->stream());
+  return out->commit();
 }
 
 Expected<breakeven::CostConfig> breakeven_config(const BreakevenArgs& args) {
@@ -446,13 +462,56 @@ int run_breakeven(const BreakevenArgs& args) {
   extras.range = breakeven::premium_range(*config, *job, prices);
   if (args.mc > 0) extras.monte_carlo = breakeven::monte_carlo(*config, *job, prices, args.mc, args.seed);
   if (args.compare_clouds) extras.clouds = compare_clouds(*config, *job, prices);
+  // Opened before anything is written, so that a bad ledger leaves every output untouched.
+  std::optional<outputs::Ledger> ledger;
+  if (!args.ledger.empty()) {
+    auto opened = outputs::Ledger::open(args.ledger);
+    if (!opened) return fail(opened.error());
+    ledger.emplace(std::move(*opened));
+  }
   auto out = io::OutputFile::open(args.output);
   if (!out) return fail(out.error());
   const std::string text = args.json ? report::breakeven_json(result, *config, *features, extras)
                                      : report::breakeven_table(result, *config, *features, extras);
   std::fwrite(text.data(), 1, text.size(), out->stream());
   if (auto c = out->commit(); !c) return fail(c.error());
+  if (ledger) {
+    const auto run = outputs::make_run_record(result, *config, *features, outputs::merge_fingerprints(stats), now_ns(),
+                                              GPUCOST_VERSION);
+    if (auto id = ledger->append(run); !id) return fail(id.error());
+  }
+  if (!args.prom.empty())
+    if (auto st = write_file_atomically(args.prom, outputs::prometheus_textfile(result, *config, *features)); !st)
+      return fail(st.error());
   return args.fail_above && result.above_line ? kAboveLine : status;
+}
+
+// ---- history ------------------------------------------------------------------------------
+
+struct HistoryArgs {
+  std::string ledger, host, since, tz, output = "-";
+  bool json = false, csv = false;
+};
+
+int run_history(const HistoryArgs& args) {
+  outputs::HistoryFilter filter;
+  filter.host = args.host;
+  if (!args.since.empty()) {
+    auto clock = LocalClock::make(args.tz);
+    if (!clock) return fail(clock.error());
+    auto since = parse_instant("--since", args.since, *clock);
+    if (!since) return fail(since.error());
+    filter.since_ns = *since;
+  }
+  auto ledger = outputs::Ledger::open(args.ledger, outputs::Ledger::Mode::existing);
+  if (!ledger) return fail(ledger.error());
+  auto runs = ledger->runs(filter);
+  if (!runs) return fail(runs.error());
+  const std::string text = args.json  ? outputs::history_json(*runs)
+                           : args.csv ? outputs::history_csv(*runs)
+                                      : outputs::history_table(*runs);
+  if (auto st = write_file_atomically(args.output, text); !st) return fail(st.error());
+  return kOk;
 }
 
 }  // namespace
@@ -508,7 +567,31 @@ int main_impl(int argc, char** argv) {
   be_cmd->add_flag("--fail-above", be_args.fail_above, "exit with status 3 when the premium is above the line")
       ->group("Output");
   be_cmd->add_option("-o,--output", be_args.output, "output file, - = stdout")->type_name("FILE")->group("Output");
+  be_cmd->add_option("--prom", be_args.prom,
+                     "also write the figures as a Prometheus textfile (atomically, for node_exporter's textfile "
+                     "collector)")
+      ->type_name("FILE")->group("Output");
   be_cmd->footer("Example: gpucost breakeven --config my.toml dmon.log\n" + std::string(kExitFooter));
+
+  be_cmd->add_option("--ledger", be_args.ledger,
+                     "also append the run and its indicators to this SQLite ledger (created when missing)")
+      ->type_name("FILE")->group("Output");
+
+  HistoryArgs history_args;
+  auto* history_cmd = app.add_subcommand("history", "list the runs of a ledger and the trend per host");
+  history_cmd->add_option("--ledger", history_args.ledger, "the SQLite ledger written by breakeven --ledger")
+      ->type_name("FILE")->required();
+  history_cmd->add_option("--host", history_args.host, "only the runs of this host")->type_name("NAME");
+  history_cmd->add_option("--since", history_args.since,
+                          "only runs whose job window starts at or after this time (ISO 8601; local in --tz unless Z/offset)")
+      ->type_name("TIME");
+  history_cmd->add_option("--tz", history_args.tz, "IANA zone of --since (default: this machine's zone)")
+      ->type_name("ZONE");
+  auto* json_flag = history_cmd->add_flag("--json", history_args.json, "print JSON (schema gpucost.history)");
+  history_cmd->add_flag("--csv", history_args.csv, "print CSV, one row per run")->excludes(json_flag);
+  history_cmd->add_option("-o,--output", history_args.output, "output file, - = stdout")->type_name("FILE");
+  history_cmd->footer("Example: gpucost history --ledger runs.sqlite --host gpu01 --since 2024-06-01\n" +
+                      std::string(kExitFooter));
 
   TraceArgs trace_args;
   auto* trace_cmd = app.add_subcommand("trace", "print the analyses of PyTorch profiler traces as tables");
@@ -536,6 +619,7 @@ int main_impl(int argc, char** argv) {
   if (prep_cmd->parsed()) return run_prep(prep_args);
   if (extract_cmd->parsed()) return run_extract(extract_args);
   if (trace_cmd->parsed()) return run_trace(trace_args);
+  if (history_cmd->parsed()) return run_history(history_args);
   return run_breakeven(be_args);
 }
 

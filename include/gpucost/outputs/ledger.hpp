@@ -1,0 +1,97 @@
+// The run ledger: an SQLite file to which every breakeven run appends one row of metadata and
+// its indicators, in one transaction. WAL mode and a busy timeout let concurrent cron jobs on
+// one host append to the same file. Schema (versioned with PRAGMA user_version): docs/outputs.md.
+#pragma once
+
+#include <gpucost/breakeven/config.hpp>
+#include <gpucost/breakeven/cost_model.hpp>
+#include <gpucost/core/error.hpp>
+#include <gpucost/extract/extract.hpp>
+#include <gpucost/prep/prep.hpp>
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+struct sqlite3;
+
+namespace gpucost::outputs {
+
+/// Current schema version (PRAGMA user_version) written by this build.
+int ledger_schema_version();
+
+/// The configuration as canonical text: one `path = value` line per config key in the order of
+/// breakeven::config_keys(), numbers in shortest round-trip form, strings JSON-quoted.
+std::string canonical_config_text(const breakeven::CostConfig& config);
+/// FNV-1a 64-bit of canonical_config_text, as 16 lowercase hex digits.
+std::string config_hash(const breakeven::CostConfig& config);
+
+/// The software stack of all inputs, merged in first-seen order.
+prep::Fingerprint merge_fingerprints(const std::vector<prep::InputStats>& stats);
+
+inline constexpr double kNone = std::numeric_limits<double>::quiet_NaN();  ///< NULL in the ledger
+
+struct RunIndicator {
+  int gpu = -1;  ///< -1: host (NULL in the ledger)
+  std::string key, unit;
+  double value = 0;
+};
+
+/// One row of `runs` and its `run_indicators`. Times are ns since the epoch.
+struct RunRecord {
+  std::int64_t run_id = 0;  ///< set by the ledger
+  std::int64_t run_at_ns = 0, from_ns = 0, to_ns = 0;
+  std::string host, gpucost_version, drivers, cuda, gpu_names, config_hash, currency, cloud_name, util_source;
+  std::string config_text;  ///< canonical_config_text, kept once per hash in `configs` (not read back)
+  std::int64_t gpus = 0;
+  double wall_s = 0, energy_kwh = 0, util_mean = 0;
+  double electricity = 0, amortisation = 0, maintenance = 0, local_total = 0;
+  double billed_s = 0, cloud_total = 0, premium = 0, line = 0;
+  bool above_line = false;
+  double breakeven_job_h = kNone, line_job_h = kNone, breakeven_use_h_per_year = kNone;  ///< NaN: no solution
+  std::vector<RunIndicator> indicators;
+};
+
+/// The record of a breakeven run (indicators without a value are left out).
+RunRecord make_run_record(const breakeven::Result& result, const breakeven::CostConfig& config,
+                          const extract::Features& features, const prep::Fingerprint& fingerprint,
+                          std::int64_t run_at_ns, std::string gpucost_version);
+
+struct HistoryFilter {
+  std::string host;            ///< empty: every host
+  std::int64_t since_ns = std::numeric_limits<std::int64_t>::min();  ///< runs whose window starts at or after
+};
+
+class Ledger {
+ public:
+  enum class Mode { create, existing };
+  /// Opens the file (creating it in Mode::create) and brings its schema up to date. Fails with
+  /// a clear message for a file that is not an SQLite database or was written by a newer gpucost.
+  static Expected<Ledger> open(const std::string& path, Mode mode = Mode::create, int busy_timeout_ms = 10000);
+  Ledger(Ledger&& other) noexcept;
+  Ledger& operator=(Ledger&&) = delete;
+  Ledger(const Ledger&) = delete;
+  ~Ledger();
+
+  /// Appends the run and its indicators in one transaction; returns the run id.
+  Expected<std::int64_t> append(const RunRecord& run);
+  /// Runs ordered by window start (then id), without indicators.
+  Expected<std::vector<RunRecord>> runs(const HistoryFilter& filter);
+  [[nodiscard]] int schema_version() const { return m_version; }
+
+ private:
+  Ledger(sqlite3* db, std::string path) : m_db(db), m_path(std::move(path)) {}
+  Status migrate();
+  Error error(std::string_view what) const;
+  sqlite3* m_db = nullptr;
+  std::string m_path;
+  int m_version = 0;
+};
+
+/// `gpucost history`: the runs and, per host, the trend of premium and cost over time.
+std::string history_table(const std::vector<RunRecord>& runs);
+std::string history_json(const std::vector<RunRecord>& runs);
+std::string history_csv(const std::vector<RunRecord>& runs);
+
+}  // namespace gpucost::outputs

@@ -1,0 +1,196 @@
+// `gpucost history`: the ledger's runs and the trend per host, as a table, JSON or CSV.
+#include <gpucost/outputs/ledger.hpp>
+
+#include <gpucost/core/time.hpp>
+#include <gpucost/io/json_out.hpp>
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <map>
+
+namespace gpucost::outputs {
+
+namespace {
+
+/// Premium and cost of one host over its runs, in window order.
+struct HostTrend {
+  std::string host, currency;
+  std::size_t runs = 0;
+  std::int64_t first_from_ns = 0, last_from_ns = 0;
+  double premium_first = 0, premium_last = 0, premium_sum = 0;
+  double local_per_h_first = 0, local_per_h_last = 0;
+  double local_sum = 0, cloud_sum = 0, energy_kwh_sum = 0;
+  std::size_t above_line = 0;
+  bool mixed_currency = false;
+};
+
+double per_hour(double cost, double wall_s) { return wall_s > 0 ? cost / (wall_s / 3600) : kNone; }
+
+std::vector<HostTrend> trends(const std::vector<RunRecord>& runs) {
+  std::map<std::string, HostTrend> by_host;
+  for (const auto& r : runs) {  // runs come in window order
+    HostTrend& t = by_host[r.host];
+    if (t.runs == 0) {
+      t.host = r.host;
+      t.currency = r.currency;
+      t.first_from_ns = r.from_ns;
+      t.premium_first = r.premium;
+      t.local_per_h_first = per_hour(r.local_total, r.wall_s);
+    }
+    t.mixed_currency = t.mixed_currency || t.currency != r.currency;
+    ++t.runs;
+    t.last_from_ns = r.from_ns;
+    t.premium_last = r.premium;
+    t.local_per_h_last = per_hour(r.local_total, r.wall_s);
+    t.premium_sum += r.premium;
+    t.local_sum += r.local_total;
+    t.cloud_sum += r.cloud_total;
+    t.energy_kwh_sum += r.energy_kwh;
+    t.above_line += r.above_line ? 1 : 0;
+  }
+  std::vector<HostTrend> out;
+  for (auto& [host, t] : by_host) out.push_back(std::move(t));
+  return out;
+}
+
+/// "2024-06-12 12:22" (UTC, minutes).
+std::string minute(std::int64_t ns) {
+  std::string s = format_utc(ns);
+  return s.substr(0, 10) + " " + s.substr(11, 5);
+}
+
+std::string percent(double ratio) { return std::isfinite(ratio) ? fmt::format("{:+.1f} %", ratio * 100) : "-"; }
+std::string hours(double h) { return std::isfinite(h) ? fmt::format("{:.2f}", h) : "none"; }
+
+void json_number(std::string& b, double v) { io::append_json_number(b, v); }  // NaN -> null
+
+void json_field(std::string& b, std::string_view key, std::string_view value, bool comma = true) {
+  b += fmt::format("\"{}\": ", key);
+  io::append_json_string(b, value);
+  if (comma) b += ", ";
+}
+
+void json_field(std::string& b, std::string_view key, double value, bool comma = true) {
+  b += fmt::format("\"{}\": ", key);
+  json_number(b, value);
+  if (comma) b += ", ";
+}
+
+std::string csv_cell(std::string_view s) {
+  if (s.find_first_of(",\"\n\r") == std::string_view::npos) return std::string(s);
+  std::string out = "\"";
+  for (const char c : s) {
+    if (c == '"') out += '"';
+    out.push_back(c);
+  }
+  return out + "\"";
+}
+
+std::string csv_number(double v) { return std::isfinite(v) ? fmt::format("{}", v) : std::string(); }
+
+}  // namespace
+
+std::string history_table(const std::vector<RunRecord>& runs) {
+  if (runs.empty()) return "no runs in the ledger (for these filters)\n";
+  std::string b = fmt::format("{:>5}  {:<16}  {:<16}  {:>7}  {:>4}  {:>10}  {:>12}  {:>12}  {:>8}  {:>6}  {}\n", "run",
+                              "window (UTC)", "host", "wall h", "GPUs", "energy kWh", "local", "cloud", "premium",
+                              "line", "break-even h");
+  for (const auto& r : runs)
+    b += fmt::format("{:>5}  {:<16}  {:<16}  {:>7.3f}  {:>4}  {:>10.4f}  {:>12}  {:>12}  {:>8}  {:>6}  {}\n", r.run_id,
+                     minute(r.from_ns), r.host, r.wall_s / 3600, r.gpus, r.energy_kwh,
+                     fmt::format("{:.2f} {}", r.local_total, r.currency),
+                     fmt::format("{:.2f} {}", r.cloud_total, r.currency), percent(r.premium),
+                     fmt::format("{:.1f} %", r.line * 100), hours(r.breakeven_job_h));
+  b += "\ntrend per host (runs in window order)\n";
+  b += fmt::format("{:<16}  {:>5}  {:<16}  {:<16}  {:>19}  {:>8}  {:>11}  {:>21}  {:>12}  {:>12}\n", "host", "runs",
+                   "first window", "last window", "premium first->last", "mean", "above line",
+                   "local/h first->last", "local sum", "cloud sum");
+  for (const auto& t : trends(runs)) {
+    const std::string cur = t.mixed_currency ? "(mixed)" : t.currency;
+    b += fmt::format("{:<16}  {:>5}  {:<16}  {:<16}  {:>19}  {:>8}  {:>11}  {:>21}  {:>12}  {:>12}\n", t.host, t.runs,
+                     minute(t.first_from_ns), minute(t.last_from_ns),
+                     fmt::format("{} -> {}", percent(t.premium_first), percent(t.premium_last)),
+                     percent(t.premium_sum / static_cast<double>(t.runs)), fmt::format("{} of {}", t.above_line, t.runs),
+                     fmt::format("{:.2f} -> {:.2f} {}", t.local_per_h_first, t.local_per_h_last, cur),
+                     fmt::format("{:.2f} {}", t.local_sum, cur), fmt::format("{:.2f} {}", t.cloud_sum, cur));
+  }
+  return b;
+}
+
+std::string history_json(const std::vector<RunRecord>& runs) {
+  std::string b = "{\n  \"schema\": \"gpucost.history\",\n  \"version\": 1,\n  \"runs\": [";
+  bool first = true;
+  for (const auto& r : runs) {
+    b += first ? "\n    {" : ",\n    {";
+    first = false;
+    b += fmt::format("\"run_id\": {}, ", r.run_id);
+    json_field(b, "run_at", format_utc(r.run_at_ns));
+    json_field(b, "host", r.host);
+    json_field(b, "window_from", format_utc(r.from_ns));
+    json_field(b, "window_to", format_utc(r.to_ns));
+    json_field(b, "wall_s", r.wall_s);
+    b += fmt::format("\"gpus\": {}, ", r.gpus);
+    json_field(b, "energy_kwh", r.energy_kwh);
+    json_field(b, "util_mean", r.util_mean);
+    json_field(b, "drivers", r.drivers);
+    json_field(b, "cuda", r.cuda);
+    json_field(b, "gpu_names", r.gpu_names);
+    json_field(b, "config_hash", r.config_hash);
+    json_field(b, "currency", r.currency);
+    json_field(b, "local_total", r.local_total);
+    json_field(b, "cloud_total", r.cloud_total);
+    json_field(b, "premium", r.premium);
+    json_field(b, "line", r.line);
+    b += fmt::format("\"above_line\": {}, ", r.above_line ? "true" : "false");
+    json_field(b, "breakeven_job_h", r.breakeven_job_h);
+    json_field(b, "line_job_h", r.line_job_h);
+    json_field(b, "breakeven_use_h_per_year", r.breakeven_use_h_per_year, false);
+    b += "}";
+  }
+  b += runs.empty() ? "],\n  \"hosts\": [" : "\n  ],\n  \"hosts\": [";
+  first = true;
+  const auto hosts = trends(runs);
+  for (const auto& t : hosts) {
+    b += first ? "\n    {" : ",\n    {";
+    first = false;
+    json_field(b, "host", t.host);
+    b += fmt::format("\"runs\": {}, ", t.runs);
+    json_field(b, "first_window_from", format_utc(t.first_from_ns));
+    json_field(b, "last_window_from", format_utc(t.last_from_ns));
+    json_field(b, "premium_first", t.premium_first);
+    json_field(b, "premium_last", t.premium_last);
+    json_field(b, "premium_mean", t.premium_sum / static_cast<double>(t.runs));
+    b += fmt::format("\"runs_above_line\": {}, ", t.above_line);
+    json_field(b, "local_per_hour_first", t.local_per_h_first);
+    json_field(b, "local_per_hour_last", t.local_per_h_last);
+    json_field(b, "local_total", t.local_sum);
+    json_field(b, "cloud_total", t.cloud_sum);
+    json_field(b, "energy_kwh", t.energy_kwh_sum);
+    if (t.mixed_currency) b += "\"currency\": null";
+    else json_field(b, "currency", t.currency, false);
+    b += "}";
+  }
+  b += hosts.empty() ? "]\n}\n" : "\n  ]\n}\n";
+  return b;
+}
+
+std::string history_csv(const std::vector<RunRecord>& runs) {
+  std::string b =
+      "run_id,run_at,host,window_from,window_to,wall_s,gpus,energy_kwh,util_mean,drivers,cuda,gpu_names,config_hash,"
+      "currency,local_electricity,local_amortisation,local_maintenance,local_total,cloud_billed_s,cloud_total,premium,"
+      "line,above_line,breakeven_job_h,line_job_h,breakeven_use_h_per_year\n";
+  for (const auto& r : runs) {
+    b += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},", r.run_id, format_utc(r.run_at_ns), csv_cell(r.host),
+                     format_utc(r.from_ns), format_utc(r.to_ns), csv_number(r.wall_s), r.gpus,
+                     csv_number(r.energy_kwh), csv_number(r.util_mean), csv_cell(r.drivers), csv_cell(r.cuda),
+                     csv_cell(r.gpu_names), r.config_hash, csv_cell(r.currency));
+    b += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_number(r.electricity), csv_number(r.amortisation),
+                     csv_number(r.maintenance), csv_number(r.local_total), csv_number(r.billed_s),
+                     csv_number(r.cloud_total), csv_number(r.premium), csv_number(r.line), r.above_line ? 1 : 0,
+                     csv_number(r.breakeven_job_h), csv_number(r.line_job_h), csv_number(r.breakeven_use_h_per_year));
+  }
+  return b;
+}
+
+}  // namespace gpucost::outputs

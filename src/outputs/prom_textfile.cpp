@@ -1,0 +1,206 @@
+#include <gpucost/outputs/prom_textfile.hpp>
+
+#include <gpucost/extract/catalogue.hpp>
+
+#include <fmt/format.h>
+
+#include <array>
+#include <cmath>
+#include <utility>
+#include <vector>
+
+namespace gpucost::outputs {
+
+namespace {
+
+constexpr double kJoulesPerKwh = 3.6e6;
+
+// Counts of a window are gauges (they are not monotonic across runs), so no _total; and
+// _count is reserved for histograms, hence "_errors", "_events".
+constexpr std::array kIndicators = {
+    PromIndicator{"wall_s", ""},  // gpucost_job_wall_seconds
+    PromIndicator{"coverage", "sample_coverage_ratio"},
+    PromIndicator{"energy_kwh", "energy_joules", kJoulesPerKwh},
+    PromIndicator{"energy_filled_fraction", "energy_filled_ratio"},
+    PromIndicator{"power_mean_w", "power_mean_watts"},
+    PromIndicator{"power_p95_w", "power_p95_watts"},
+    PromIndicator{"power_max_w", "power_max_watts"},
+    PromIndicator{"util_mean", "util_mean_ratio"},
+    PromIndicator{"idle_fraction", "idle_ratio"},
+    PromIndicator{"temp_mean_c", "temp_mean_celsius"},
+    PromIndicator{"temp_max_c", "temp_max_celsius"},
+    PromIndicator{"time_above_78c_s", "time_above_78c_seconds"},
+    PromIndicator{"sm_clock_ratio", "sm_clock_ratio"},
+    PromIndicator{"sample_interval_median_s", "sample_interval_median_seconds"},
+    PromIndicator{"samples", "samples"},
+    PromIndicator{"gpu_count", ""},  // gpucost_job_gpus
+    PromIndicator{"xid_count", "xid_errors"},
+    PromIndicator{"xid_restart_app_count", "xid_restart_app_errors"},
+    PromIndicator{"xid_reset_gpu_count", "xid_reset_gpu_errors"},
+    PromIndicator{"xid_reboot_count", "xid_reboot_errors"},
+    PromIndicator{"xid_contact_support_count", "xid_contact_support_errors"},
+    PromIndicator{"gpu_lost_count", "gpu_lost_events"},
+    PromIndicator{"aer_corrected_count", "aer_corrected_errors"},
+    PromIndicator{"aer_uncorrected_count", "aer_uncorrected_errors"},
+    PromIndicator{"suspend_count", "suspends"},
+    PromIndicator{"lid_close_count", "lid_closes"},
+    PromIndicator{"ac_offline_count", "ac_offline_events"},
+    PromIndicator{"gpu_busy_s", "trace_busy_seconds"},
+    PromIndicator{"gpu_idle_fraction_trace", "trace_idle_ratio"},
+    PromIndicator{"gpu_compute_fraction", "trace_compute_ratio"},
+    PromIndicator{"gpu_noncompute_fraction", "trace_noncompute_ratio"},
+    PromIndicator{"launch_delay_p50_us", "launch_delay_p50_seconds", 1, 1e6},
+    PromIndicator{"launch_delay_p95_us", "launch_delay_p95_seconds", 1, 1e6},
+    PromIndicator{"launch_delay_p99_us", "launch_delay_p99_seconds", 1, 1e6},
+    PromIndicator{"short_kernel_fraction", "short_kernel_ratio"},
+    PromIndicator{"launch_delay_over_10ms_fraction", "launch_delay_over_10ms_ratio"},
+    PromIndicator{"kernels", "trace_kernels"},
+    PromIndicator{"unmatched_gpu_events", "trace_unmatched_ops"},
+    PromIndicator{"memcpy_s", "memcpy_seconds"},
+    PromIndicator{"h2d_gbps", "h2d_bandwidth_bytes_per_second", 1e9},
+    PromIndicator{"d2h_gbps", "d2h_bandwidth_bytes_per_second", 1e9},
+    PromIndicator{"queue_length_mean", "queue_length_mean"},
+    PromIndicator{"queue_length_max", "queue_length_max"},
+    PromIndicator{"net_gpu_time_s", "net_gpu_seconds"},
+    PromIndicator{"pattern_events", "pattern_events"},
+    PromIndicator{"pattern_duration_s", "pattern_duration_seconds"},
+    PromIndicator{"energy_left_kwh", "energy_left_joules", kJoulesPerKwh},
+    PromIndicator{"energy_right_kwh", "energy_right_joules", kJoulesPerKwh},
+    PromIndicator{"energy_low_kwh", "energy_low_joules", kJoulesPerKwh},
+    PromIndicator{"energy_high_kwh", "energy_high_joules", kJoulesPerKwh},
+    PromIndicator{"downtime_s", "downtime_seconds"},
+};
+
+/// Label values escape backslash, double quote and newline (exposition format).
+std::string escape_label(std::string_view v) {
+  std::string out;
+  for (const char c : v) {
+    if (c == '\\') out += "\\\\";
+    else if (c == '"') out += "\\\"";
+    else if (c == '\n') out += "\\n";
+    else out.push_back(c);
+  }
+  return out;
+}
+
+/// HELP text escapes backslash and newline.
+std::string escape_help(std::string_view v) {
+  std::string out;
+  for (const char c : v) {
+    if (c == '\\') out += "\\\\";
+    else if (c == '\n') out += "\\n";
+    else out.push_back(c);
+  }
+  return out;
+}
+
+using Labels = std::vector<std::pair<std::string_view, std::string>>;
+
+/// One metric family: all its samples are written together under one HELP and TYPE.
+class Family {
+ public:
+  Family(std::string name, std::string help) : m_name(std::move(name)), m_help(std::move(help)) {}
+  void add(const Labels& labels, double value) {
+    if (!std::isfinite(value)) return;  // no value is better than a made-up one
+    std::string l;
+    for (const auto& [k, v] : labels) l += fmt::format("{}{}=\"{}\"", l.empty() ? "" : ",", k, escape_label(v));
+    m_samples.push_back(fmt::format("{}{{{}}} {}\n", m_name, l, value));
+  }
+  void render(std::string& out) const {
+    if (m_samples.empty()) return;
+    out += fmt::format("# HELP {} {}\n# TYPE {} gauge\n", m_name, escape_help(m_help), m_name);
+    for (const auto& s : m_samples) out += s;
+  }
+
+ private:
+  std::string m_name, m_help;
+  std::vector<std::string> m_samples;
+};
+
+/// Milliseconds are enough, and dividing whole milliseconds prints 1718197338.011, not ...0110002.
+double epoch_seconds(std::int64_t ns) { return static_cast<double>(ns / 1'000'000) / 1e3; }
+
+std::string indicator_help(const PromIndicator& p, std::string_view scope) {
+  const auto* def = extract::find_indicator(p.key);
+  const std::string name = def != nullptr ? std::string(def->name) : std::string(p.key);
+  std::string conversion;
+  if (p.scale == kJoulesPerKwh) conversion = ", converted from kWh";
+  else if (p.divisor == 1e6) conversion = ", converted from microseconds";
+  else if (p.scale == 1e9) conversion = ", converted from GB/s";
+  return fmt::format("{} {} over the job window (indicator {}{})", scope, name, p.key, conversion);
+}
+
+void add_headline(std::vector<Family>& out, const breakeven::Result& r, const breakeven::CostConfig& c,
+                  const extract::Features& f) {
+  const Labels host{{"host", f.host}};
+  const Labels money{{"host", f.host}, {"currency", c.currency}};
+  const auto gauge = [&out](std::string name, std::string help, const Labels& labels, double v) {
+    out.emplace_back(std::move(name), std::move(help)).add(labels, v);
+  };
+  gauge("gpucost_job_start_timestamp_seconds", "Start of the job window, seconds since the epoch", host,
+        epoch_seconds(f.from_ns));
+  gauge("gpucost_job_end_timestamp_seconds", "End of the job window, seconds since the epoch", host,
+        epoch_seconds(f.to_ns));
+  gauge("gpucost_job_wall_seconds", "Wall time of the job window", host, r.job.wall_h * 3600);
+  gauge("gpucost_job_gpus", "GPUs in the job", host, static_cast<double>(r.job.energy_kwh.size()));
+  gauge("gpucost_job_energy_joules", "GPU energy of the job, all GPUs", host, r.energy_kwh * kJoulesPerKwh);
+  gauge("gpucost_job_util_mean_ratio", "Mean GPU utilisation used by the cost model (0-1)", host, r.util_mean);
+  gauge("gpucost_local_cost", "Local cost of the job (electricity + amortisation + maintenance), in the currency label",
+        money, r.local_total);
+  auto& parts = out.emplace_back("gpucost_local_cost_component", "Local cost of the job by component, in the currency label");
+  for (const auto& [name, value] : {std::pair{"electricity", r.electricity}, std::pair{"amortisation", r.amortisation},
+                                    std::pair{"maintenance", r.maintenance}}) {
+    Labels l = money;
+    l.emplace_back("component", name);
+    parts.add(l, value);
+  }
+  Labels cloud = money;
+  cloud.emplace_back("cloud", c.cloud_name);
+  gauge("gpucost_cloud_cost", "Cost of the same job on the configured cloud offer, in the currency label", cloud,
+        r.cloud_total);
+  gauge("gpucost_cloud_billed_seconds", "Seconds the cloud would bill for the job", host, r.billed_s);
+  gauge("gpucost_premium_ratio", "Premium of local over cloud: local / cloud - 1", host, r.premium);
+  gauge("gpucost_premium_line_ratio", "The premium line (threshold) of the configuration", host, r.line);
+  gauge("gpucost_premium_above_line", "1 when the premium is above the line (renting is cheaper), else 0", host,
+        r.above_line ? 1.0 : 0.0);
+  const auto solution = [&](std::string name, std::string help, const breakeven::Solution& s, double scale) {
+    auto& fam = out.emplace_back(std::move(name), std::move(help));
+    if (s.value) fam.add(host, *s.value * scale);  // no solution: no sample
+  };
+  solution("gpucost_breakeven_job_length_seconds", "Break-even job length: local is cheaper for shorter jobs",
+           r.job_hours, 3600);
+  solution("gpucost_line_job_length_seconds", "Job length beyond which the premium exceeds the line",
+           r.line_job_hours, 3600);
+  solution("gpucost_breakeven_use_per_year_seconds",
+           "Break-even use: seconds of use per year above which owning pays (a year is 31536000 s)",
+           r.use_hours_per_year, 3600);
+}
+
+void add_indicators(std::vector<Family>& out, const extract::Features& f) {
+  for (const auto& p : kIndicators) {
+    if (p.suffix.empty()) continue;
+    auto& host = out.emplace_back(fmt::format("gpucost_host_{}", p.suffix), indicator_help(p, "Host"));
+    if (const auto it = f.host_indicators.find(std::string(p.key)); it != f.host_indicators.end() && it->second.value)
+      host.add({{"host", f.host}}, *it->second.value * p.scale / p.divisor);
+    auto& gpu = out.emplace_back(fmt::format("gpucost_gpu_{}", p.suffix), indicator_help(p, "Per-GPU"));
+    for (const auto& g : f.gpus)
+      if (const auto it = g.indicators.find(std::string(p.key)); it != g.indicators.end() && it->second.value)
+        gpu.add({{"host", f.host}, {"gpu", std::to_string(g.gpu)}}, *it->second.value * p.scale / p.divisor);
+  }
+}
+
+}  // namespace
+
+std::span<const PromIndicator> prom_indicators() { return kIndicators; }
+
+std::string prometheus_textfile(const breakeven::Result& result, const breakeven::CostConfig& config,
+                                const extract::Features& features) {
+  std::vector<Family> families;
+  add_headline(families, result, config, features);
+  add_indicators(families, features);
+  std::string out;
+  for (const auto& fam : families) fam.render(out);
+  return out;
+}
+
+}  // namespace gpucost::outputs
