@@ -134,8 +134,8 @@ void add_headline(std::vector<Family>& out, const breakeven::Result& r, const br
                   const extract::Features& f) {
   const Labels host{{"host", f.host}};
   const Labels money{{"host", f.host}, {"currency", c.currency}};
-  const auto gauge = [&out](std::string name, std::string help, const Labels& labels, double v) {
-    out.emplace_back(std::move(name), std::move(help)).add(labels, v);
+  const auto gauge = [&out](const char* name, const char* help, const Labels& labels, double v) {
+    out.emplace_back(name, help).add(labels, v);
   };
   gauge("gpucost_job_start_timestamp_seconds", "Start of the job window, seconds since the epoch", host,
         epoch_seconds(f.from_ns));

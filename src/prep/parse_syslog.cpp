@@ -476,8 +476,7 @@ constexpr std::int64_t kSlackNs = 26 * 3600 * kNsPerSecond;  // zone uncertainty
 
 class SyslogParser final : public LineParser {
  public:
-  SyslogParser(ParseContext& ctx, bool journal) : m_journal(journal) {
-    m_source = journal ? "journal" : "syslog";
+  SyslogParser(ParseContext& ctx, bool journal) : m_journal(journal), m_source(journal ? "journal" : "syslog") {
     (void)ctx;
   }
 

@@ -326,11 +326,9 @@ class Reader {
       const std::string_view key = key_of(f);
       od::value v = f.value();
       if (key == "baseTimeNanoseconds") {
-        std::string_view tok;
         std::int64_t base = 0;
-        if (tok = v.raw_json_token(); parse_int_token(tok, base)) m_out.base_time_ns = base;
+        if (parse_int_token(v.raw_json_token(), base)) m_out.base_time_ns = base;
       } else if (key == "schemaVersion") {
-        std::string_view tok;
         parse_int_token(v.raw_json_token(), m_out.schema_version);
       } else if (key == "traceName") {
         std::string_view s;
@@ -351,7 +349,6 @@ class Reader {
       if (std::move(field).get(f) != sj::SUCCESS) return;
       const std::string_view key = key_of(f);
       od::value fv = f.value();
-      std::string_view tok;
       std::int64_t n = 0;
       if (key == "rank" && parse_int_token(fv.raw_json_token(), n)) m_out.rank = static_cast<int>(n);
       if (key == "world_size" && parse_int_token(fv.raw_json_token(), n))
@@ -376,7 +373,6 @@ class Reader {
         if (std::move(field).get(f) != sj::SUCCESS) return;
         const std::string_view key = key_of(f);
         od::value fv = f.value();
-        std::string_view tok;
         if (key == "id") parse_int_token(fv.raw_json_token(), id);
         if (key == "name") {
           std::string_view s;
@@ -543,7 +539,6 @@ class Reader {
   }
 
   bool read_field(std::string_view key, od::value& v, Record& r) {
-    std::string_view tok;
     switch (key.empty() ? '\0' : key.front()) {
       case 'p':
         if (key == "ph") return raw_string(v, r.ph) || skip(v);
