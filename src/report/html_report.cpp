@@ -280,7 +280,7 @@ XYChart timeline_chart(const TimelineChartSpec& spec, const ReportContent& c, co
   return chart;
 }
 
-std::string gpu_timeline(const ReportContent& c, const GpuTimeline& t) {
+std::string gpu_timeline(const ReportContent& c, const GpuTimeline& t, bool label_events) {
   const double threshold = c.options.temp_threshold_c;
   const double clock_top = std::max(series_max(t.sm_clock_mhz), std::isnan(t.reference_clock_mhz) ? 0 : t.reference_clock_mhz);
   std::string b = fmt::format("<h3>GPU {}</h3>\n", t.gpu);
@@ -299,10 +299,14 @@ std::string gpu_timeline(const ReportContent& c, const GpuTimeline& t) {
   XYChart clock = timeline_chart({"SM clock", "MHz", "#7b1fa2", &t.sm_clock_mhz, 0, clock_top * 1.05}, c, t);
   if (!std::isnan(t.reference_clock_mhz))
     clock.rules.push_back(ChartRule{0.85 * t.reference_clock_mhz, "throttle limit", "#8a5300"});
-  // Event labels once per GPU, above the first chart; the others carry the lines and tooltips.
-  power.marker_label_rows = 3;
-  power.height += 2 * 12;
+  // Event labels and tooltips once, above the first chart of the first GPU; the other charts
+  // carry bare lines (the events are the host's: the same on every GPU).
+  power.marker_label_rows = 0;
   for (XYChart* chart : {&temp, &util, &clock}) chart->marker_label_rows = 0;
+  if (label_events && !c.sources.events.empty()) {
+    power.marker_label_rows = 3;
+    power.height += 3 * 12;
+  }
   for (const XYChart* chart : {&power, &temp, &util, &clock}) b += render_xy_chart(*chart);
   return b;
 }
@@ -316,18 +320,32 @@ std::string marker_legend() {
   return b;
 }
 
+/// The events of the timelines with their messages; the first kEventRows of them.
+std::string events_table(const std::vector<TimelineEvent>& events) {
+  constexpr std::size_t kEventRows = 300;
+  if (events.empty()) return {};
+  std::string b = "<h3>Kernel and system events</h3>\n<table><tr><th>time (UTC)</th><th>event</th><th>message</th></tr>\n";
+  for (std::size_t i = 0; i < events.size() && i < kEventRows; ++i)
+    b += fmt::format("<tr><td>{}</td><td style=\"color:{}\">{}</td><td>{}</td></tr>\n", esc(format_utc(events[i].ts_ns)),
+                     marker_colour(events[i].kind), esc(events[i].label), esc(events[i].message));
+  b += "</table>\n";
+  if (events.size() > kEventRows)
+    b += fmt::format("<p class=\"note\">... and {} more (gpucost prep lists them all).</p>\n", events.size() - kEventRows);
+  return b;
+}
+
 std::string timelines_section(const ReportContent& c) {
   std::string b = "<section id=\"timelines\"><h2>GPU timelines</h2>\n";
   if (c.sources.from_features_document)
     return b + "<p class=\"note\">The input was a features document: it holds no telemetry series to draw.</p>\n</section>\n";
   if (c.sources.timelines.empty()) return b + "<p class=\"note\">No telemetry samples in the inputs.</p>\n</section>\n";
   b += fmt::format("<p class=\"note\">{} kernel and system event(s) in the window, marked on every GPU (kernel "
-                   "messages name no GPU index). Lines are downsampled to at most {} points each (LTTB); hover a "
-                   "marker or band for details.</p>\n",
-                   c.sources.events.size(), kTimelinePoints);
+                   "messages name no GPU index), labelled above GPU {}'s first chart and listed below. Lines are "
+                   "downsampled to at most {} points each (LTTB); hover a labelled marker or a band for details.</p>\n",
+                   c.sources.events.size(), c.sources.timelines.front().gpu, kTimelinePoints);
   b += marker_legend();
-  for (const GpuTimeline& t : c.sources.timelines) b += gpu_timeline(c, t);
-  return b + "</section>\n";
+  for (const GpuTimeline& t : c.sources.timelines) b += gpu_timeline(c, t, &t == &c.sources.timelines.front());
+  return b + events_table(c.sources.events) + "</section>\n";
 }
 
 // ---- trace, findings, incidents ---------------------------------------------------------

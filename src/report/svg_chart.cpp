@@ -8,6 +8,7 @@
 #include <array>
 #include <chrono>
 #include <cmath>
+#include <map>
 
 namespace gpucost::report {
 
@@ -173,10 +174,20 @@ std::vector<int> label_rows(const std::vector<MergedMarker>& merged, const std::
   return out;
 }
 
+/// Markers as bare lines, one path per colour: the compact form for every chart but one.
+void marker_lines(std::string& b, const std::vector<MergedMarker>& merged, const PlotArea& p) {
+  std::map<std::string, std::string> paths;  // colour -> path data
+  for (const MergedMarker& m : merged)
+    paths[m.first->colour] += fmt::format("M{} {}V{}", svg_number(m.px), svg_number(p.top), svg_number(p.bottom));
+  for (const auto& [colour, d] : paths)
+    b += fmt::format("<path stroke=\"{}\" stroke-width=\"1.2\" d=\"{}\"/>\n", attr(colour), d);
+}
+
 void markers(std::string& b, const XYChart& c, const PlotArea& p, const LinearScale& xs) {
   std::vector<MergedMarker> merged;
   for (MergedMarker& m : merge_markers(c.markers, xs))
     if (m.px >= p.left - 0.5 && m.px <= p.right + 0.5) merged.push_back(std::move(m));
+  if (c.marker_label_rows == 0) return marker_lines(b, merged, p);
   std::vector<std::string> labels;
   for (const MergedMarker& m : merged)
     labels.push_back(m.all.size() > 1 ? fmt::format("{}×{}", m.first->label, m.all.size()) : m.first->label);

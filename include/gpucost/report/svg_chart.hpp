@@ -83,7 +83,9 @@ struct XYChart {
   std::vector<ChartMarker> markers;
   std::vector<ChartDot> dots;
   std::string band_colour = "#f4a26155";
-  int marker_label_rows = 1;  ///< rows of marker labels above the plot; 0 = lines and tooltips only
+  /// Rows of marker labels above the plot, each marker with its tooltip; 0 = bare lines (small
+  /// files: the events are the same on every chart of a report).
+  int marker_label_rows = 1;
 };
 
 std::string render_xy_chart(const XYChart& chart);
