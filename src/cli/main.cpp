@@ -564,7 +564,6 @@ int run_report(const ReportArgs& args) {
   if (!common) return fail(common.error());
   auto eo = extract_options(a.from, a.to, common->clock);
   if (!eo) return fail(eo.error());
-  eo->temp_threshold_c = args.temp_threshold_c;
   std::vector<prep::InputStats> stats;
   auto sources = report::load_report_sources(common->paths, common->prep, common->clock, *eo, stats);
   const int status = finish_inputs(stats, a.in, common->clock);
