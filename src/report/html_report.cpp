@@ -4,6 +4,7 @@
 #include <gpucost/extract/catalogue.hpp>
 #include <gpucost/report/html.hpp>
 #include <gpucost/report/svg_chart.hpp>
+#include <gpucost/report/trace_report.hpp>
 
 #include <fmt/format.h>
 
@@ -360,18 +361,18 @@ std::string trace_section(const ReportContent& c) {
   if (devices.empty()) return {};
   BarChart chart;
   chart.title = "Profiler trace: where the GPU time went";
-  chart.unit = "s";
+  chart.unit = "ms";
   std::string table = "<table><tr><th>device</th><th>span</th><th>compute</th><th>non-compute</th><th>idle</th></tr>\n";
   for (const auto& d : devices) {
     const double span = d.get("span_ns"), compute = d.get("compute_ns"), other = d.get("noncompute_ns"),
                  idle = d.get("idle_ns");
-    chart.rows.push_back(BarRow{trace_device_label(d), {{"compute", compute / 1e9, "#2e7d32"},
-                                                        {"non-compute", other / 1e9, "#f9a825"},
-                                                        {"idle", idle / 1e9, "#bdbdbd"}}});
+    chart.rows.push_back(BarRow{trace_device_label(d), {{"compute", compute / 1e6, "#2e7d32"},
+                                                        {"non-compute", other / 1e6, "#f9a825"},
+                                                        {"idle", idle / 1e6, "#bdbdbd"}}});
     const auto share = [&](double v) { return span > 0 ? fmt::format("{:.1f} %", v / span * 100) : std::string("-"); };
-    table += fmt::format("<tr><td>{}</td><td class=\"num\">{:.3f} s</td><td class=\"num\">{}</td><td "
+    table += fmt::format("<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td "
                          "class=\"num\">{}</td><td class=\"num\">{}</td></tr>\n",
-                         esc(trace_device_label(d)), span / 1e9, share(compute), share(other), share(idle));
+                         esc(trace_device_label(d)), esc(human_ns(span)), share(compute), share(other), share(idle));
   }
   return "<section id=\"trace\"><h2>Trace breakdown</h2>\n" + render_bar_chart(chart) + table +
          "</table>\n<p class=\"note\">Compute: compute kernels; non-compute: memory copies and sets, communication "
