@@ -18,7 +18,7 @@ namespace {
 // x labels below.
 constexpr double kLeft = 58, kRight = 14, kTitle = 22, kLabelRow = 12, kBottom = 22;
 constexpr double kLabelCharPx = 6;    // width of a character of a marker label (10 px font)
-constexpr double kCaptionRoomPx = 70; // no x tick label this close to the caption
+constexpr double kCaptionRoomPx = 100; // no x tick label this close to the caption
 // Markers closer than this (px) with the same label are drawn as one: a storm of AER lines
 // must not blow up the file.
 constexpr double kMarkerMergePx = 4;
