@@ -17,6 +17,7 @@
 #include <gpucost/pipeline/merge.hpp>
 #include <gpucost/prep/prep.hpp>
 #include <gpucost/report/breakeven_report.hpp>
+#include <gpucost/report/html_report.hpp>
 #include <gpucost/report/trace_report.hpp>
 
 #include <CLI/CLI.hpp>
@@ -486,6 +487,20 @@ int run_breakeven(const BreakevenArgs& args) {
   return args.fail_above && result.above_line ? kAboveLine : status;
 }
 
+/// The options that shape the cost model and the window: breakeven's, shared by report.
+void add_model_options(CLI::App* app, BreakevenArgs& a) {
+  app->add_option("-c,--config", a.config, "cost configuration (TOML)")->type_name("FILE")->group("Model");
+  app->add_option("--set", a.sets, "override a config key, e.g. --set cloud.rate_per_hour=2.5")
+      ->type_name("KEY=VALUE")->allow_extra_args(false)->group("Model");
+  app->add_option("--from", a.from, "window start (ISO 8601)")->type_name("TIME")->group("Window");
+  app->add_option("--to", a.to, "window end")->type_name("TIME")->group("Window");
+  app->add_option("--cloud", a.cloud, "price the cloud side with a catalogue offer (see --list-clouds)")
+      ->type_name("NAME")->group("Model");
+  app->add_option("--speed-ratio", a.speed_ratio,
+                  "cloud GPU speed / local GPU speed on this job (wins over config and offer)")
+      ->type_name("X")->group("Model");
+}
+
 // ---- history ------------------------------------------------------------------------------
 
 struct HistoryArgs {
@@ -512,6 +527,63 @@ int run_history(const HistoryArgs& args) {
                                       : outputs::history_table(*runs);
   if (auto st = write_file_atomically(args.output, text); !st) return fail(st.error());
   return kOk;
+}
+
+// ---- report -------------------------------------------------------------------------------
+
+struct ReportArgs {
+  BreakevenArgs model;
+  double temp_threshold_c = 78.0;
+  std::string generated_at;
+};
+
+/// Prices the cloud side with the chosen catalogue offer, noting what does not match the job.
+void fit_offer(breakeven::CostConfig& config, const breakeven::CloudOffer& offer, int gpus, bool quiet) {
+  if (!offer.fits(gpus) && !quiet)
+    fmt::print(stderr, "gpucost: note: offer '{}' has {} GPU(s), the job ran on {}\n", offer.name, offer.gpus, gpus);
+  if (offer.currency != config.currency && !quiet)
+    fmt::print(stderr, "gpucost: note: offer '{}' is priced in {}, the config's currency is {}: amounts mix both\n",
+               offer.name, offer.currency, config.currency);
+  config = breakeven::with_offer(config, offer, gpus);
+}
+
+/// The findings the report lists: the breakeven Result carries none, so the section stays out.
+std::vector<report::ReportFinding> report_findings(const breakeven::Result&) { return {}; }
+
+int run_report(const ReportArgs& args) {
+  const BreakevenArgs& a = args.model;
+  auto config = breakeven_config(a);
+  if (!config) return fail(config.error());
+  std::optional<breakeven::CloudOffer> offer;
+  if (!config->cloud_offer.empty()) {
+    auto found = breakeven::find_cloud_offer(config->cloud_offer);
+    if (!found) return fail(found.error());
+    offer = *found;
+  }
+  auto common = common_setup(a.in);
+  if (!common) return fail(common.error());
+  auto eo = extract_options(a.from, a.to, common->clock);
+  if (!eo) return fail(eo.error());
+  std::vector<prep::InputStats> stats;
+  auto sources = report::load_report_sources(common->paths, common->prep, common->clock, *eo, stats);
+  const int status = finish_inputs(stats, a.in, common->clock);
+  if (!sources) return fail(sources.error());
+  auto job = breakeven::job_inputs(sources->features);
+  if (!job) return fail(job.error());
+  if (config->tariff_tz.empty()) config->tariff_tz = common->clock.name();
+  if (offer) fit_offer(*config, *offer, static_cast<int>(job->energy_kwh.size()), a.in.quiet);
+  if (auto st = breakeven::check_job(*config, *job); !st) return fail(st.error());
+  const breakeven::EnergyPrices prices = breakeven::price_energy(*config, *job);
+  const breakeven::Result result = breakeven::evaluate(*config, *job, prices);
+  report::BreakevenExtras extras;
+  extras.tariff_tz = config->tariff_tz;
+  extras.range = breakeven::premium_range(*config, *job, prices);
+  const auto findings = report_findings(result);
+  const std::string html = report::html_report(
+      {result, *config, *sources, extras, findings,
+       report::ReportOptions{args.temp_threshold_c, std::string("gpucost ") + GPUCOST_VERSION, args.generated_at}});
+  if (auto st = write_file_atomically(a.output, html); !st) return fail(st.error());
+  return status;
 }
 
 }  // namespace
@@ -547,21 +619,12 @@ int main_impl(int argc, char** argv) {
   BreakevenArgs be_args;
   auto* be_cmd = app.add_subcommand("breakeven", "price the job locally and in the cloud; solve the break-even");
   add_input_options(be_cmd, be_args.in);
-  be_cmd->add_option("-c,--config", be_args.config, "cost configuration (TOML)")->type_name("FILE")->group("Model");
-  be_cmd->add_option("--set", be_args.sets, "override a config key, e.g. --set cloud.rate_per_hour=2.5")
-      ->type_name("KEY=VALUE")->allow_extra_args(false)->group("Model");
-  be_cmd->add_option("--from", be_args.from, "window start (ISO 8601)")->type_name("TIME")->group("Window");
-  be_cmd->add_option("--to", be_args.to, "window end")->type_name("TIME")->group("Window");
+  add_model_options(be_cmd, be_args);
   be_cmd->add_flag("--json", be_args.json, "print JSON instead of the table")->group("Output");
-  be_cmd->add_option("--cloud", be_args.cloud, "price the cloud side with a catalogue offer (see --list-clouds)")
-      ->type_name("NAME")->group("Model");
   be_cmd->add_flag("--list-clouds", be_args.list_clouds, "list the cloud catalogue (with --json: as JSON) and exit")
       ->group("Model");
   be_cmd->add_flag("--compare-clouds", be_args.compare_clouds,
                    "price the job on every catalogue offer for its GPU count, cheapest first")->group("Model");
-  be_cmd->add_option("--speed-ratio", be_args.speed_ratio,
-                     "cloud GPU speed / local GPU speed on this job (wins over config and offer)")
-      ->type_name("X")->group("Model");
   be_cmd->add_option("--mc", be_args.mc, "Monte-Carlo draws over the config's [ranges]")->type_name("N")->group("Model");
   be_cmd->add_option("--seed", be_args.seed, "seed of the Monte-Carlo draws (default 1)")->type_name("N")->group("Model");
   be_cmd->add_flag("--fail-above", be_args.fail_above, "exit with status 3 when the premium is above the line")
@@ -593,6 +656,21 @@ int main_impl(int argc, char** argv) {
   history_cmd->footer("Example: gpucost history --ledger runs.sqlite --host gpu01 --since 2024-06-01\n" +
                       std::string(kExitFooter));
 
+  ReportArgs report_args;
+  auto* report_cmd = app.add_subcommand("report", "write the verdict, charts, timelines and indicators as one HTML file");
+  add_input_options(report_cmd, report_args.model.in);
+  add_model_options(report_cmd, report_args.model);
+  report_cmd->add_option("--temp-threshold", report_args.temp_threshold_c,
+                         "temperature drawn as the threshold line, \u00b0C (default 78)")
+      ->type_name("C")->check(CLI::Range(0.0, 150.0))->group("Output");
+  report_cmd->add_option("--generated-at", report_args.generated_at,
+                         "text for the footer, e.g. \"$(date -Is)\" (the report never reads the clock)")
+      ->type_name("TEXT")->group("Output");
+  report_cmd->add_option("-o,--output", report_args.model.output, "output file (written atomically), - = stdout")
+      ->type_name("FILE")->group("Output");
+  report_cmd->footer("Example: gpucost report --config my.toml -o report.html query.csv kern.log\n" +
+                     std::string(kExitFooter));
+
   TraceArgs trace_args;
   auto* trace_cmd = app.add_subcommand("trace", "print the analyses of PyTorch profiler traces as tables");
   add_input_options(trace_cmd, trace_args.in);
@@ -620,6 +698,7 @@ int main_impl(int argc, char** argv) {
   if (extract_cmd->parsed()) return run_extract(extract_args);
   if (trace_cmd->parsed()) return run_trace(trace_args);
   if (history_cmd->parsed()) return run_history(history_args);
+  if (report_cmd->parsed()) return run_report(report_args);
   return run_breakeven(be_args);
 }
 

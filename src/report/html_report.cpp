@@ -1,0 +1,457 @@
+#include <gpucost/report/html_report.hpp>
+
+#include <gpucost/core/time.hpp>
+#include <gpucost/extract/catalogue.hpp>
+#include <gpucost/report/html.hpp>
+#include <gpucost/report/svg_chart.hpp>
+#include <gpucost/report/trace_report.hpp>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+
+namespace gpucost::report {
+
+namespace {
+
+using breakeven::Result;
+using breakeven::Solution;
+
+// Plain CSS: system fonts only, so the page looks the same offline and in a mail client.
+constexpr std::string_view kStyle = R"(
+body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif;margin:0 auto;max-width:1240px;
+padding:16px 20px;color:#1d1d1f;background:#fff;font-size:14px}
+h1{font-size:22px;margin:0 0 4px}h2{font-size:18px;margin:28px 0 8px;border-bottom:1px solid #ddd;padding-bottom:4px}
+h3{font-size:15px;margin:18px 0 4px}.sub{color:#555;margin:0}
+.verdict{border-radius:8px;padding:12px 16px;margin-top:14px;border:2px solid}
+.verdict.below{background:#e8f5e9;border-color:#2e7d32}.verdict.above{background:#fdecea;border-color:#b00020}
+.verdict .big{font-size:20px;font-weight:600;margin:0 0 6px}
+table{border-collapse:collapse;margin:6px 0}td,th{border:1px solid #ddd;padding:3px 8px;text-align:left;vertical-align:top}
+th{background:#f4f4f6}td.num{text-align:right;font-variant-numeric:tabular-nums}
+.na{color:#888;font-size:12px}.note{color:#555;font-size:13px}
+svg.chart{display:block;max-width:100%;height:auto;margin:2px 0}
+svg .ct{font-size:13px;font-weight:600;fill:#1d1d1f}svg .tl,svg .lg{font-size:11px;fill:#444}
+svg .rl{font-size:12px;fill:#1d1d1f}svg .ml{font-size:10px;font-weight:600}
+svg .gr{stroke:#e6e6e6}svg .ax{stroke:#999}
+.legend span{display:inline-block;margin-right:14px;font-size:12px}
+li.critical{color:#b00020}li.warning{color:#8a5300}
+)";
+
+constexpr std::string_view kLocalColour = "#1f6fb2", kCloudColour = "#e07b00", kLineColour = "#b00020";
+
+std::string esc(std::string_view s) { return html_escape(s); }
+
+std::string money(double v, const std::string& currency) { return fmt::format("{:.2f} {}", v, currency); }
+
+std::string percent(double ratio) { return fmt::format("{:+.1f} %", ratio * 100); }
+
+std::string duration_h(double h) {
+  if (h < 1.0) return fmt::format("{:.1f} min", h * 60);
+  return fmt::format("{:.2f} h", h);
+}
+
+std::string solution_text(const Solution& s) { return s.value ? duration_h(*s.value) : "none: " + s.reason; }
+
+std::string number(double v) { return fmt::format("{:.6g}", v); }
+
+struct Marker {
+  std::string_view kind, colour, legend;
+};
+
+// The event markers of the timelines: kind, colour, legend text.
+constexpr Marker kMarkers[] = {
+    {"xid", "#b00020", "Xid"},          {"gpu_lost", "#5c0011", "GPU lost"},      {"aer", "#c2185b", "PCIe AER"},
+    {"thermal", "#e65100", "thermal"},  {"power_source", "#6d4c41", "AC power"}, {"lid", "#607d8b", "lid"},
+    {"suspend", "#00838f", "suspend"},  {"resume", "#00838f", "resume"},
+};
+
+std::string_view marker_colour(std::string_view kind) {
+  for (const Marker& m : kMarkers)
+    if (m.kind == kind) return m.colour;
+  return "#444";
+}
+
+// ---- header and verdict -----------------------------------------------------------------
+
+std::string page_title(const ReportContent& c) {
+  const auto& f = c.sources.features;
+  return fmt::format("gpucost report{}{}", f.host.empty() ? "" : ": ", f.host);
+}
+
+std::string header(const ReportContent& c) {
+  const auto& f = c.sources.features;
+  const Result& r = c.result;
+  return fmt::format("<header><h1>{}</h1><p class=\"sub\">{} .. {} UTC ({}), {} GPU{}, {:.4f} kWh GPU energy, mean "
+                     "utilisation {:.1f} %{}</p></header>\n",
+                     esc(page_title(c)), esc(format_utc(f.from_ns)), esc(format_utc(f.to_ns)),
+                     duration_h(r.job.wall_h), r.job.energy_kwh.size(), r.job.energy_kwh.size() == 1 ? "" : "s",
+                     r.energy_kwh, r.util_mean * 100,
+                     r.job.util_assumed ? " (not measured: 100 % assumed)"
+                     : r.job.util_source == "trace" ? " (from the profiler trace)" : "");
+}
+
+std::string verdict(const ReportContent& c) {
+  const Result& r = c.result;
+  const std::string& cur = c.config.currency;
+  std::string b = fmt::format("<section id=\"verdict\" class=\"verdict {}\">\n", r.above_line ? "above" : "below");
+  b += fmt::format("<p class=\"big\">{}</p>\n",
+                   esc(r.above_line ? "Renting is cheaper for this job: the premium is above the line"
+                                    : r.premium < 0 ? "The local GPU is cheaper than the cloud for this job"
+                                                    : "The local GPU holds its own: the premium is below the line"));
+  b += "<table>\n";
+  b += fmt::format("<tr><th>local cost</th><td class=\"num\">{}</td></tr>\n", esc(money(r.local_total, cur)));
+  b += fmt::format("<tr><th>cloud cost{}</th><td class=\"num\">{}</td></tr>\n",
+                   esc(c.config.cloud_name.empty() ? "" : " (" + c.config.cloud_name + ")"),
+                   esc(money(r.cloud_total, cur)));
+  b += fmt::format("<tr><th>premium (local over cloud)</th><td class=\"num\">{} against the line of {:.1f} %: "
+                   "{}</td></tr>\n",
+                   esc(percent(r.premium)), r.line * 100, r.above_line ? "above" : "below");
+  b += fmt::format("<tr><th>break-even job length T*</th><td>{}{}</td></tr>\n", esc(solution_text(r.job_hours)),
+                   r.job_hours.value ? " (local is cheaper for shorter jobs)" : "");
+  b += fmt::format("<tr><th>line crossed at T&#955;</th><td>{}</td></tr>\n", esc(solution_text(r.line_job_hours)));
+  if (r.use_hours_per_year.value)
+    b += fmt::format("<tr><th>break-even use per year</th><td>{:.0f} h/year ({:.1f} % of the year): owning pays "
+                     "above it</td></tr>\n",
+                     *r.use_hours_per_year.value, *r.use_hours_per_year.value / 87.60);
+  else
+    b += fmt::format("<tr><th>break-even use per year</th><td>none: {}</td></tr>\n", esc(r.use_hours_per_year.reason));
+  if (c.extras.range.low && c.extras.range.high)
+    b += fmt::format("<tr><th>premium range (energy bounds)</th><td>{} .. {}</td></tr>\n",
+                     esc(percent(*c.extras.range.low)), esc(percent(*c.extras.range.high)));
+  b += "</table>\n</section>\n";
+  return b;
+}
+
+// ---- cost breakdown ---------------------------------------------------------------------
+
+std::string cost_section(const ReportContent& c) {
+  const Result& r = c.result;
+  const std::string& cur = c.config.currency;
+  BarChart chart;
+  chart.title = "Cost of this job";
+  chart.unit = cur;
+  chart.rows.push_back(BarRow{"local", {{"electricity", r.electricity, "#1f6fb2"},
+                                        {"amortisation", r.amortisation, "#5b9bd5"},
+                                        {"maintenance", r.maintenance_routine, "#9dc3e6"},
+                                        {"incidents", r.incident_cost, "#c00000"}}});
+  chart.rows.push_back(BarRow{"cloud", {{"cloud", r.cloud_total, std::string(kCloudColour)}}});
+  chart.reference = r.cloud_total * (1 + r.line);
+  chart.reference_label = fmt::format("line: cloud + {:.0f} %", r.line * 100);
+  std::string b = "<section id=\"costs\"><h2>Cost breakdown</h2>\n" + render_bar_chart(chart);
+  b += "<table><tr><th>component</th><th>cost</th><th>basis</th></tr>\n";
+  const auto row = [&](std::string_view name, double v, const std::string& basis) {
+    b += fmt::format("<tr><td>{}</td><td class=\"num\">{}</td><td>{}</td></tr>\n", name, esc(money(v, cur)), esc(basis));
+  };
+  row("electricity", r.electricity,
+      fmt::format("{:.4f} kWh GPU + {:.4f} kWh system, x{:.2f} cooling, {:.4f} {}/kWh", r.energy_kwh, r.system_kwh,
+                  c.config.cooling_factor, r.prices.mean, cur));
+  row("amortisation", r.amortisation,
+      fmt::format("{} {} over {} years of {} h", number(c.config.hardware_price), cur, number(c.config.lifetime_years),
+                  number(c.config.use_hours_per_year)));
+  row("maintenance", r.maintenance_routine,
+      fmt::format("{} h/year at {} {}/h", number(c.config.maintenance_hours_per_year), number(c.config.hourly_wage), cur));
+  row("incidents", r.incident_cost, fmt::format("{} incident(s) of the window", r.incidents.size()));
+  row("local total", r.local_total, "");
+  row("cloud total", r.cloud_total,
+      fmt::format("{:.0f} s billed at {} {}/h (speed x{}, billed share {:.3f}, cold start {} s)", r.billed_s,
+                  number(c.config.rate_per_hour), cur, number(c.config.speed_ratio), r.q,
+                  number(c.config.cold_start_s)));
+  b += "</table>\n</section>\n";
+  return b;
+}
+
+// ---- break-even chart -------------------------------------------------------------------
+
+/// The model's lines: local c_L x T and cloud rate x q x T + k (billing increments aside).
+struct CostLines {
+  double local_per_h = 0, cloud_per_h = 0, cloud_fixed = 0;
+  [[nodiscard]] double local(double t) const { return local_per_h * t; }
+  [[nodiscard]] double cloud(double t) const { return cloud_per_h * t + cloud_fixed; }
+};
+
+CostLines cost_lines(const Result& r, const breakeven::CostConfig& c) {
+  CostLines l;
+  l.local_per_h = r.job.wall_h > 0 ? r.local_total / r.job.wall_h : 0;
+  l.cloud_per_h = c.rate_per_hour * r.q;
+  l.cloud_fixed = c.rate_per_hour * c.cold_start_s / 3600.0 + c.fixed_per_job;
+  return l;
+}
+
+/// Long enough to show the job, T* and the line crossing; at most 50 job lengths.
+double chart_hours(const Result& r) {
+  const double w = std::max(r.job.wall_h, 1e-3);
+  double t = 1.5 * w;
+  if (r.job_hours.value) t = std::max(t, 2 * *r.job_hours.value);
+  if (r.line_job_hours.value) t = std::max(t, 1.25 * *r.line_job_hours.value);
+  return std::min(t, 50 * w);
+}
+
+ChartSeries line_series(std::string name, std::string_view colour, double t_max, bool dashed,
+                        const std::function<double(double)>& cost) {
+  ChartSeries s{std::move(name), std::string(colour), {}, {}, dashed};
+  s.points = {Point{0, cost(0)}, Point{t_max, cost(t_max)}};
+  return s;
+}
+
+std::string breakeven_section(const ReportContent& c) {
+  const Result& r = c.result;
+  const CostLines lines = cost_lines(r, c.config);
+  XYChart chart;
+  chart.title = "Cost against job length";
+  chart.y_unit = c.config.currency;
+  chart.x_caption = "job length, h";
+  chart.height = 300;
+  chart.x1 = chart_hours(r);
+  chart.series.push_back(line_series("local", kLocalColour, chart.x1, false, [&](double t) { return lines.local(t); }));
+  chart.series.push_back(line_series("cloud", kCloudColour, chart.x1, false, [&](double t) { return lines.cloud(t); }));
+  chart.series.push_back(line_series(fmt::format("cloud + {:.0f} % (the line)", r.line * 100), kLineColour, chart.x1,
+                                     true, [&](double t) { return (1 + r.line) * lines.cloud(t); }));
+  const double y_max = std::max({lines.local(chart.x1), (1 + r.line) * lines.cloud(chart.x1), 1e-9});
+  const auto y_ticks = nice_ticks(0, y_max, 5);
+  chart.y1 = std::max(y_max, y_ticks.back());
+  for (double v : y_ticks) chart.y_ticks.push_back(AxisTick{v, tick_label(v)});
+  for (double v : nice_ticks(0, chart.x1, 8)) chart.x_ticks.push_back(AxisTick{v, tick_label(v)});
+  chart.markers.push_back(ChartMarker{r.job.wall_h, "this job", fmt::format("this job: {}", duration_h(r.job.wall_h)),
+                                      "#333"});
+  if (r.job_hours.value && *r.job_hours.value <= chart.x1)
+    chart.dots.push_back(ChartDot{Point{*r.job_hours.value, lines.cloud(*r.job_hours.value)},
+                                  "T* = " + duration_h(*r.job_hours.value), "#333"});
+  if (r.line_job_hours.value && *r.line_job_hours.value <= chart.x1)
+    chart.dots.push_back(ChartDot{Point{*r.line_job_hours.value, lines.local(*r.line_job_hours.value)},
+                                  "T\u03bb = " + duration_h(*r.line_job_hours.value), std::string(kLineColour), true});
+  std::string b = "<section id=\"breakeven\"><h2>Break-even</h2>\n" + render_xy_chart(chart);
+  b += fmt::format("<p class=\"note\">Local cost grows by {:.4f} {cur}/h of job; the cloud's by {:.4f} {cur}/h after "
+                   "{:.4f} {cur} of cold start and fixed cost. T* (local = cloud): {}. T&#955; (local = cloud + "
+                   "{:.0f} %): {}.</p>\n</section>\n",
+                   lines.local_per_h, lines.cloud_per_h, lines.cloud_fixed, esc(solution_text(r.job_hours)),
+                   r.line * 100, esc(solution_text(r.line_job_hours)), fmt::arg("cur", esc(c.config.currency)));
+  return b;
+}
+
+
+// ---- per-GPU timelines ------------------------------------------------------------------
+
+struct TimelineChartSpec {
+  std::string title, unit, colour;
+  const TimelineSeries* series;
+  double y_min, y_max;
+};
+
+std::vector<AxisTick> value_ticks(double lo, double hi) {
+  std::vector<AxisTick> out;
+  for (double v : nice_ticks(lo, hi, 4)) out.push_back(AxisTick{v, tick_label(v)});
+  return out;
+}
+
+/// The largest value of a series (0 when empty).
+double series_max(const TimelineSeries& s) {
+  double m = 0;
+  for (const Point& p : s.points) m = std::max(m, p.y);
+  return m;
+}
+
+double series_min(const TimelineSeries& s, double fallback) {
+  double m = fallback;
+  for (const Point& p : s.points) m = std::min(m, p.y);
+  return m;
+}
+
+XYChart timeline_chart(const TimelineChartSpec& spec, const ReportContent& c, const GpuTimeline& t) {
+  const auto& f = c.sources.features;
+  XYChart chart;
+  chart.title = spec.title;
+  chart.y_unit = spec.unit;
+  chart.height = 140;
+  chart.x1 = f.wall_s();
+  chart.y0 = spec.y_min;
+  chart.y1 = spec.y_max > spec.y_min ? spec.y_max : spec.y_min + 1;
+  chart.x_ticks = time_ticks(f.from_ns, f.wall_s(), 10);
+  chart.x_caption = "UTC";
+  chart.y_ticks = value_ticks(chart.y0, chart.y1);
+  chart.series.push_back(ChartSeries{"", spec.colour, spec.series->points, spec.series->break_before, false});
+  for (const TimeSpan& s : t.throttled)
+    chart.bands.push_back(ChartBand{static_cast<double>(s.from_ns - f.from_ns) / 1e9,
+                                    static_cast<double>(s.to_ns - f.from_ns) / 1e9, "throttled (SM clock)"});
+  for (const TimelineEvent& e : c.sources.events)
+    chart.markers.push_back(ChartMarker{static_cast<double>(e.ts_ns - f.from_ns) / 1e9, e.label,
+                                        fmt::format("{} {}: {}", format_utc(e.ts_ns), e.label, e.message),
+                                        std::string(marker_colour(e.kind))});
+  return chart;
+}
+
+std::string gpu_timeline(const ReportContent& c, const GpuTimeline& t, bool label_events) {
+  const double threshold = c.options.temp_threshold_c;
+  const double clock_top = std::max(series_max(t.sm_clock_mhz), std::isnan(t.reference_clock_mhz) ? 0 : t.reference_clock_mhz);
+  std::string b = fmt::format("<h3>GPU {}</h3>\n", t.gpu);
+  if (!std::isnan(t.reference_clock_mhz))
+    b += fmt::format("<p class=\"note\">Throttled {:.0f} s of the window (SM clock below {:.0f} MHz while busy; "
+                     "reference {:.0f} MHz, {}).</p>\n",
+                     t.throttled_s, 0.85 * t.reference_clock_mhz, t.reference_clock_mhz,
+                     t.reference_reported ? "the reported maximum SM clock" : "p99 of the busy SM clock");
+  XYChart power = timeline_chart({"Power", "W", "#1f6fb2", &t.power_w, 0, series_max(t.power_w) * 1.05}, c, t);
+  XYChart temp = timeline_chart({"Temperature", "\u00b0C", "#d62728", &t.temp_c,
+                                 std::floor(std::min(series_min(t.temp_c, threshold), threshold - 10)),
+                                 std::max(series_max(t.temp_c), threshold + 5)},
+                                c, t);
+  temp.rules.push_back(ChartRule{threshold, fmt::format("threshold {} \u00b0C", number(threshold)), "#d62728"});
+  XYChart util = timeline_chart({"Utilisation", "%", "#2ca02c", &t.util_pct, 0, 100}, c, t);
+  XYChart clock = timeline_chart({"SM clock", "MHz", "#7b1fa2", &t.sm_clock_mhz, 0, clock_top * 1.05}, c, t);
+  if (!std::isnan(t.reference_clock_mhz))
+    clock.rules.push_back(ChartRule{0.85 * t.reference_clock_mhz, "throttle limit", "#8a5300"});
+  // Event labels and tooltips once, above the first chart of the first GPU; the other charts
+  // carry bare lines (the events are the host's: the same on every GPU).
+  power.marker_label_rows = 0;
+  for (XYChart* chart : {&temp, &util, &clock}) chart->marker_label_rows = 0;
+  if (label_events && !c.sources.events.empty()) {
+    power.marker_label_rows = 3;
+    power.height += 3 * 12;
+  }
+  for (const XYChart* chart : {&power, &temp, &util, &clock}) b += render_xy_chart(*chart);
+  return b;
+}
+
+std::string marker_legend() {
+  std::string b = "<p class=\"legend\">";
+  for (const Marker& m : kMarkers)
+    if (m.kind != "resume") b += fmt::format("<span style=\"color:{}\">&#9474; {}</span>", m.colour, esc(m.legend));
+  b += "<span style=\"color:#00838f\">&#9474; resume</span><span style=\"background:#f4a26155\">&#160;shaded&#160;</span> "
+       "throttled</p>\n";
+  return b;
+}
+
+/// The events of the timelines with their messages; the first kEventRows of them.
+std::string events_table(const std::vector<TimelineEvent>& events) {
+  constexpr std::size_t kEventRows = 300;
+  if (events.empty()) return {};
+  std::string b = "<h3>Kernel and system events</h3>\n<table><tr><th>time (UTC)</th><th>event</th><th>message</th></tr>\n";
+  for (std::size_t i = 0; i < events.size() && i < kEventRows; ++i)
+    b += fmt::format("<tr><td>{}</td><td style=\"color:{}\">{}</td><td>{}</td></tr>\n", esc(format_utc(events[i].ts_ns)),
+                     marker_colour(events[i].kind), esc(events[i].label), esc(events[i].message));
+  b += "</table>\n";
+  if (events.size() > kEventRows)
+    b += fmt::format("<p class=\"note\">... and {} more (gpucost prep lists them all).</p>\n", events.size() - kEventRows);
+  return b;
+}
+
+std::string timelines_section(const ReportContent& c) {
+  std::string b = "<section id=\"timelines\"><h2>GPU timelines</h2>\n";
+  if (c.sources.from_features_document)
+    return b + "<p class=\"note\">The input was a features document: it holds no telemetry series to draw.</p>\n</section>\n";
+  if (c.sources.timelines.empty()) return b + "<p class=\"note\">No telemetry samples in the inputs.</p>\n</section>\n";
+  b += fmt::format("<p class=\"note\">{} kernel and system event(s) in the window, marked on every GPU (kernel "
+                   "messages name no GPU index), labelled above GPU {}'s first chart and listed below. Lines are "
+                   "downsampled to at most {} points each (LTTB); hover a labelled marker or a band for details.</p>\n",
+                   c.sources.events.size(), c.sources.timelines.front().gpu, kTimelinePoints);
+  b += marker_legend();
+  for (const GpuTimeline& t : c.sources.timelines) b += gpu_timeline(c, t, &t == &c.sources.timelines.front());
+  return b + events_table(c.sources.events) + "</section>\n";
+}
+
+// ---- trace, findings, incidents ---------------------------------------------------------
+
+std::string trace_device_label(const extract::TraceRecord& r) {
+  const double rank = r.get("rank");
+  return std::isnan(rank) ? fmt::format("GPU {}", r.gpu) : fmt::format("rank {} GPU {}", number(rank), r.gpu);
+}
+
+std::string trace_section(const ReportContent& c) {
+  const auto& devices = c.sources.trace_devices;
+  if (devices.empty()) return {};
+  BarChart chart;
+  chart.title = "Profiler trace: where the GPU time went";
+  chart.unit = "ms";
+  std::string table = "<table><tr><th>device</th><th>span</th><th>compute</th><th>non-compute</th><th>idle</th></tr>\n";
+  for (const auto& d : devices) {
+    const double span = d.get("span_ns"), compute = d.get("compute_ns"), other = d.get("noncompute_ns"),
+                 idle = d.get("idle_ns");
+    chart.rows.push_back(BarRow{trace_device_label(d), {{"compute", compute / 1e6, "#2e7d32"},
+                                                        {"non-compute", other / 1e6, "#f9a825"},
+                                                        {"idle", idle / 1e6, "#bdbdbd"}}});
+    const auto share = [&](double v) { return span > 0 ? fmt::format("{:.1f} %", v / span * 100) : std::string("-"); };
+    table += fmt::format("<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td "
+                         "class=\"num\">{}</td><td class=\"num\">{}</td></tr>\n",
+                         esc(trace_device_label(d)), esc(human_ns(span)), share(compute), share(other), share(idle));
+  }
+  return "<section id=\"trace\"><h2>Trace breakdown</h2>\n" + render_bar_chart(chart) + table +
+         "</table>\n<p class=\"note\">Compute: compute kernels; non-compute: memory copies and sets, communication "
+         "kernels; idle: no GPU op on any stream.</p>\n</section>\n";
+}
+
+std::string findings_section(const std::vector<ReportFinding>& findings) {
+  if (findings.empty()) return {};
+  std::string b = "<section id=\"findings\"><h2>Findings</h2>\n<ul>\n";
+  for (const ReportFinding& f : findings)
+    b += fmt::format("<li class=\"{}\"><strong>{}</strong>{}{}</li>\n", esc(f.severity), esc(f.title),
+                     f.detail.empty() ? "" : ": ", esc(f.detail));
+  return b + "</ul>\n</section>\n";
+}
+
+std::string incidents_section(const ReportContent& c) {
+  const Result& r = c.result;
+  if (r.incidents.empty()) return {};
+  std::string b = "<section id=\"incidents\"><h2>Incidents</h2>\n<table><tr><th>time (UTC)</th><th>what</th>"
+                  "<th>operator time</th><th>cost</th><th>downtime</th></tr>\n";
+  for (const auto& ic : r.incidents) {
+    const auto& i = ic.incident;
+    const std::string what = i.kind == "xid" ? fmt::format("Xid {} ({})", i.code, i.bucket) : i.kind;
+    b += fmt::format("<tr><td>{}</td><td>{}</td><td class=\"num\">{:.1f} h</td><td class=\"num\">{}</td><td "
+                     "class=\"num\">{}</td></tr>\n",
+                     esc(format_utc(i.ts_ns)), esc(what), ic.hours, esc(money(ic.cost, c.config.currency)),
+                     i.downtime_s ? fmt::format("{:.0f} s", *i.downtime_s) : std::string("unknown"));
+  }
+  return b + "</table>\n</section>\n";
+}
+
+// ---- indicators -------------------------------------------------------------------------
+
+std::string indicator_cell(const extract::IndicatorSet& set, std::string_view key) {
+  const auto it = set.find(std::string(key));
+  if (it == set.end()) return "<td></td>";
+  if (it->second.value) return fmt::format("<td class=\"num\">{}</td>", number(*it->second.value));
+  return fmt::format("<td><span class=\"na\">null: {}</span></td>", esc(it->second.reason));
+}
+
+std::string indicators_section(const extract::Features& f) {
+  std::string b = "<section id=\"indicators\"><h2>Indicators</h2>\n<table><tr><th>id</th><th>key</th><th>unit</th>"
+                  "<th>host</th>";
+  for (const auto& g : f.gpus) b += fmt::format("<th>GPU {}</th>", g.gpu);
+  b += "</tr>\n";
+  for (const auto& d : extract::catalogue()) {
+    b += fmt::format("<tr><td>{}</td><td title=\"{}\">{}</td><td>{}</td>", esc(d.id), esc(d.definition), esc(d.key),
+                     esc(d.unit));
+    b += d.scope == extract::Scope::gpu_only ? "<td></td>" : indicator_cell(f.host_indicators, d.key);
+    for (const auto& g : f.gpus) b += d.scope == extract::Scope::host_only ? "<td></td>" : indicator_cell(g.indicators, d.key);
+    b += "</tr>\n";
+  }
+  return b + "</table>\n</section>\n";
+}
+
+std::string footer(const ReportOptions& o) {
+  std::string b = "<footer><p class=\"note\">Written by " + esc(o.generator.empty() ? "gpucost" : o.generator);
+  if (!o.generated_at.empty()) b += ", " + esc(o.generated_at);
+  return b + ". The formulas: docs/cost-model.md; the indicators: docs/indicators.md.</p></footer>\n";
+}
+
+}  // namespace
+
+std::string html_report(const ReportContent& c) {
+  std::string b = "<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"en\">\n<head>\n"
+                  "<meta charset=\"utf-8\"/>\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n";
+  b += fmt::format("<title>{}</title>\n<style>{}</style>\n</head>\n<body>\n", esc(page_title(c)), kStyle);
+  b += header(c);
+  b += verdict(c);
+  b += cost_section(c);
+  b += breakeven_section(c);
+  b += timelines_section(c);
+  b += trace_section(c);
+  b += findings_section(c.findings);
+  b += incidents_section(c);
+  b += indicators_section(c.sources.features);
+  b += footer(c.options);
+  b += "</body>\n</html>\n";
+  return b;
+}
+
+}  // namespace gpucost::report

@@ -1,0 +1,224 @@
+// report: LTTB on a hand-checked series, HTML escaping, SVG scales and paths, the throttling
+// rule, and a whole report with hostile text that must still parse as XML (XHTML-compatible).
+#include <catch2/catch.hpp>
+
+#include <gpucost/breakeven/cost_model.hpp>
+#include <gpucost/report/html.hpp>
+#include <gpucost/report/html_report.hpp>
+#include <gpucost/report/lttb.hpp>
+#include <gpucost/report/svg_chart.hpp>
+#include <gpucost/report/timeline.hpp>
+
+#include <pugixml.hpp>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+namespace {
+
+using namespace gpucost;
+using report::Point;
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr std::int64_t kS = 1'000'000'000;
+
+extract::Sample sample(std::int64_t s, double util, double clock) {
+  extract::Sample x;
+  x.ts_ns = s * kS;
+  x.util_pct = util;
+  x.pclk_mhz = clock;
+  x.power_w = 100 + static_cast<double>(s);
+  x.temp_c = 60;
+  return x;
+}
+
+}  // namespace
+
+TEST_CASE("report: LTTB keeps the peak and the trough of a small series", "[report][lttb]") {
+  // 7 points into 4: buckets {1,2} and {3,4,5} (size 2.5). Bucket 1 against (0,0) and the mean
+  // of {3,4,5} = (4,-2/3): doubled areas 4.67 (x=1) and 21.33 (x=2) -> 2. Bucket 2 against
+  // (2,5) and the last point (6,0): 11, 10, 17 -> 5.
+  const std::vector<Point> pts = {{0, 0}, {1, 1}, {2, 5}, {3, 1}, {4, 0}, {5, -3}, {6, 0}};
+  CHECK(report::lttb_indices(pts, 4) == std::vector<std::size_t>{0, 2, 5, 6});
+  const auto kept = report::lttb(pts, 4);
+  REQUIRE(kept.size() == 4);
+  CHECK(kept[1].y == 5);
+  CHECK(kept[2].y == -3);
+}
+
+TEST_CASE("report: LTTB edge cases", "[report][lttb]") {
+  const std::vector<Point> pts = {{0, 0}, {1, 1}, {2, 5}};
+  CHECK(report::lttb_indices(pts, 3) == std::vector<std::size_t>{0, 1, 2});
+  CHECK(report::lttb_indices(pts, 10) == std::vector<std::size_t>{0, 1, 2});
+  CHECK(report::lttb_indices(pts, 2) == std::vector<std::size_t>{0, 2});
+  CHECK(report::lttb_indices(std::vector<Point>{}, 5).empty());
+  std::vector<Point> many;
+  for (int i = 0; i < 10000; ++i) many.push_back(Point{static_cast<double>(i), std::sin(i / 100.0)});
+  const auto idx = report::lttb_indices(many, 600);
+  CHECK(idx.size() == 600);
+  CHECK(std::is_sorted(idx.begin(), idx.end()));
+  CHECK(idx.front() == 0);
+  CHECK(idx.back() == 9999);
+}
+
+TEST_CASE("report: HTML escaping", "[report][html]") {
+  CHECK(report::html_escape("<a href=\"x\">&'</a>") == "&lt;a href=&quot;x&quot;&gt;&amp;&#39;&lt;/a&gt;");
+  CHECK(report::html_escape("25 \u00b0C, \u00d7") == "25 \u00b0C, \u00d7");           // UTF-8 kept
+  CHECK(report::html_escape("a\x01" "b\x7f") == "a\xEF\xBF\xBD" "b\xEF\xBF\xBD");       // XML forbids these
+  CHECK(report::html_escape("bad \xff\xfe end") == "bad \xEF\xBF\xBD\xEF\xBF\xBD end");  // not UTF-8
+  CHECK(report::html_escape("tab\tnew\nline") == "tab\tnew\nline");
+}
+
+TEST_CASE("report: SVG scales, numbers and paths on a tiny series", "[report][svg]") {
+  const report::LinearScale x{0, 10, 0, 100}, y{0, 10, 50, 0};
+  CHECK(x(5) == 50);
+  CHECK(y(10) == 0);
+  CHECK(report::LinearScale{3, 3, 10, 20}(3) == 15);
+  CHECK(report::svg_number(12.34) == "12.3");
+  CHECK(report::svg_number(-0.04) == "0");
+  CHECK(report::svg_number(7.0) == "7");
+  const std::vector<Point> pts = {{0, 0}, {5, 10}, {10, 5}};
+  CHECK(report::svg_path(pts, x, y) == "M0 50L50 0L100 25");
+  CHECK(report::svg_path(pts, x, y, {false, false, true}) == "M0 50L50 0 M100 25");
+  CHECK(report::nice_ticks(0, 97, 5) == std::vector<double>{0, 20, 40, 60, 80});
+  const auto fractions = report::nice_ticks(0, 1, 4);  // 0.25 a step -> 0.2
+  REQUIRE(fractions.size() == 6);
+  CHECK(report::tick_label(fractions[0]) == "0");
+  CHECK(report::tick_label(fractions[3]) == "0.6");
+  CHECK(report::tick_label(25000) == "25k");
+  // 2024-06-12T14:22:18Z for 40 min: 5-minute ticks from 14:25.
+  const auto ticks = report::time_ticks(1718202138LL * kS, 2400, 10);
+  REQUIRE(ticks.size() == 8);
+  CHECK(ticks.front().label == "14:25");
+  CHECK(ticks.front().value == Approx(162));
+  CHECK(ticks.back().label == "15:00");
+}
+
+TEST_CASE("report: throttling is a busy GPU below 85 % of its reference clock", "[report][throttle]") {
+  // Reference 2000 MHz -> limit 1700. Busy below the limit: samples 1, 2 (merged) and 5 (to the
+  // gap limit: the log stops). Sample 3 is idle, 4 is at full clock.
+  const std::vector<extract::Sample> s = {sample(0, 90, 2000), sample(1, 90, 1600), sample(2, 80, 1500),
+                                          sample(3, 10, 300),  sample(4, 95, 1990), sample(5, 99, 1200),
+                                          sample(100, 99, 1200)};
+  const auto spans = report::throttle_spans(s, 2000, 10 * kS);
+  REQUIRE(spans.size() == 2);
+  CHECK(spans[0].from_ns == 1 * kS);
+  CHECK(spans[0].to_ns == 3 * kS);
+  CHECK(spans[1].from_ns == 5 * kS);
+  CHECK(spans[1].to_ns == 15 * kS);  // gap: at most 10 s, then the sample at 100 s
+  CHECK(report::throttle_spans(s, kNaN, 10 * kS).empty());
+  // Without a reported maximum: the p99 of the busy clocks (idle 300 MHz does not count).
+  CHECK(report::reference_sm_clock(s, 0) == 2000);
+  CHECK(report::reference_sm_clock(s, 2520) == 2520);
+}
+
+TEST_CASE("report: downsampled series break at gaps in the log", "[report][timeline]") {
+  std::vector<extract::Sample> s;
+  for (int i = 0; i < 5; ++i) s.push_back(sample(i, 50, 1000));
+  for (int i = 100; i < 105; ++i) s.push_back(sample(i, 50, 1000));
+  s[2].power_w = kNaN;  // left out, not drawn as 0
+  const auto t = report::downsample_metric(s, &extract::Sample::power_w, 0, 200 * kS, 10 * kS, 600);
+  CHECK(t.samples == 9);
+  REQUIRE(t.points.size() == 9);
+  CHECK(t.break_before == std::vector<bool>{false, false, false, false, true, false, false, false, false});
+  CHECK(t.points[4].x == 100);
+}
+
+namespace {
+
+breakeven::CostConfig test_config() {
+  breakeven::CostConfig c;
+  c.currency = "EUR";
+  c.price_per_kwh = 0.30;
+  c.hardware_price = 3000;
+  c.system_power_w = 100;
+  c.hourly_wage = 50;
+  c.maintenance_hours_per_year = 10;
+  c.rate_per_hour = 0.5;
+  c.cold_start_s = 300;
+  c.cloud_name = "cloud <b>\"quoted\" & 'single'</b>";
+  return c;
+}
+
+report::ReportSources hostile_sources() {
+  report::ReportSources src;
+  auto& f = src.features;
+  f.from_ns = 1718202138LL * kS;
+  f.to_ns = f.from_ns + 3600 * kS;
+  f.host = "host<script>alert('x')</script>&\x01\xff";
+  f.host_indicators["energy_kwh"] = extract::IndicatorValue{1.5, ""};
+  f.host_indicators["xid_count"] = extract::IndicatorValue{std::nullopt, "no kernel log <none> & \"so\""};
+  extract::SampleCollector collector;
+  std::vector<extract::Sample> samples;
+  for (int i = 0; i < 3600; i += 5) samples.push_back(sample(i, i % 600 < 300 ? 95 : 5, i % 900 < 100 ? 900 : 2500));
+  for (auto& x : samples) x.ts_ns += f.from_ns;
+  report::GpuTimeline t;
+  t.gpu = 0;
+  t.power_w = report::downsample_metric(samples, &extract::Sample::power_w, f.from_ns, f.to_ns, 25 * kS, 100);
+  t.temp_c = report::downsample_metric(samples, &extract::Sample::temp_c, f.from_ns, f.to_ns, 25 * kS, 100);
+  t.util_pct = report::downsample_metric(samples, &extract::Sample::util_pct, f.from_ns, f.to_ns, 25 * kS, 100);
+  t.sm_clock_mhz = report::downsample_metric(samples, &extract::Sample::pclk_mhz, f.from_ns, f.to_ns, 25 * kS, 100);
+  t.reference_clock_mhz = 2500;
+  t.throttled = report::throttle_spans(samples, 2500, 25 * kS);
+  src.timelines.push_back(t);
+  src.events.push_back(report::TimelineEvent{f.from_ns + 600 * kS, "xid", "Xid 79", "GPU <fell> off & \"bus\""});
+  src.events.push_back(report::TimelineEvent{f.from_ns + 601 * kS, "xid", "Xid 79", "again"});
+  src.events.push_back(report::TimelineEvent{f.from_ns + 1200 * kS, "power_source", "AC off", "ACPI: AC (off-line)"});
+  extract::TraceRecord trace;
+  trace.kind = "trace_device";
+  trace.gpu = 0;
+  trace.values = {{"span_ns", 10e9}, {"compute_ns", 6e9}, {"noncompute_ns", 1e9}, {"idle_ns", 3e9}, {"rank", 0}};
+  src.trace_devices.push_back(trace);
+  return src;
+}
+
+}  // namespace
+
+TEST_CASE("report: the HTML parses as XML whatever the text holds, and fetches nothing", "[report][html]") {
+  const auto config = test_config();
+  breakeven::JobInputs job;
+  job.wall_h = 1.0;
+  job.energy_kwh = {0.4};
+  job.util = {0.5};
+  const auto result = breakeven::compute(config, job);
+  const auto sources = hostile_sources();
+  const report::BreakevenExtras extras;
+  const std::vector<report::ReportFinding> findings = {{"warning", "Idle <50 %>", "detail & more"}};
+  const std::string html = report::html_report({result, config, sources, extras, findings, {78, "gpucost test", ""}});
+
+  pugi::xml_document doc;
+  const pugi::xml_parse_result parsed = doc.load_string(html.c_str());
+  INFO(parsed.description() << " at offset " << parsed.offset);
+  REQUIRE(parsed);
+  CHECK(doc.child("html").child("body"));
+  CHECK(doc.select_nodes("//script").empty());
+  CHECK(doc.select_nodes("//*[@src or @href]").empty());
+  CHECK(html.find("http") == html.find("http://www.w3.org/"));  // only the XML namespaces
+  CHECK(html.find("<script>") == std::string::npos);
+  CHECK(doc.select_nodes("//*[local-name()='svg']").size() >= 6);  // costs, break-even, 4 timelines, trace
+  CHECK(doc.select_node("//section[@id='findings']"));
+  CHECK(doc.select_node("//section[@id='trace']"));
+  CHECK(html.find("Xid 79×2") != std::string::npos);  // two Xids a second apart: one marker
+  // The same inputs give the same bytes.
+  CHECK(html == report::html_report({result, config, sources, extras, findings, {78, "gpucost test", ""}}));
+}
+
+TEST_CASE("report: no findings, no trace: those sections stay out", "[report][html]") {
+  const auto config = test_config();
+  breakeven::JobInputs job;
+  job.wall_h = 2.0;
+  job.energy_kwh = {0.8};
+  job.util = {1.0};
+  const auto result = breakeven::compute(config, job);
+  report::ReportSources sources;
+  sources.features.to_ns = 7200 * kS;
+  sources.from_features_document = true;
+  const std::string html = report::html_report({result, config, sources, {}, {}, {}});
+  pugi::xml_document doc;
+  REQUIRE(doc.load_string(html.c_str()));
+  CHECK_FALSE(doc.select_node("//section[@id='findings']"));
+  CHECK_FALSE(doc.select_node("//section[@id='trace']"));
+  CHECK(doc.select_node("//section[@id='verdict']"));
+  CHECK(doc.select_node("//section[@id='indicators']"));
+}
