@@ -7,6 +7,7 @@
 #include <gpucost/core/log.hpp>
 #include <gpucost/core/text.hpp>
 #include <gpucost/breakeven/cost_model.hpp>
+#include <gpucost/breakeven/findings.hpp>
 #include <gpucost/extract/catalogue.hpp>
 #include <gpucost/extract/extract.hpp>
 #include <gpucost/io/atomic_file.hpp>
@@ -17,6 +18,7 @@
 #include <gpucost/pipeline/merge.hpp>
 #include <gpucost/prep/prep.hpp>
 #include <gpucost/report/breakeven_report.hpp>
+#include <gpucost/report/findings_report.hpp>
 #include <gpucost/report/trace_report.hpp>
 
 #include <CLI/CLI.hpp>
@@ -340,9 +342,9 @@ int run_trace(const TraceArgs& args) {
 
 struct BreakevenArgs {
   InputArgs in;
-  std::string output = "-", from, to, config, cloud, prom, ledger;
+  std::string output = "-", from, to, config, cloud, prom, ledger, suggest;
   std::vector<std::string> sets;
-  bool json = false, list_clouds = false, compare_clouds = false, fail_above = false;
+  bool json = false, list_clouds = false, compare_clouds = false, fail_above = false, explain = false;
   double speed_ratio = std::numeric_limits<double>::quiet_NaN();  // NaN = not given
   std::size_t mc = 0;
   std::uint64_t seed = 1;
@@ -462,6 +464,8 @@ int run_breakeven(const BreakevenArgs& args) {
   extras.range = breakeven::premium_range(*config, *job, prices);
   if (args.mc > 0) extras.monte_carlo = breakeven::monte_carlo(*config, *job, prices, args.mc, args.seed);
   if (args.compare_clouds) extras.clouds = compare_clouds(*config, *job, prices);
+  if (result.above_line || args.explain)
+    extras.findings = breakeven::findings(result, *config, *features, breakeven::cheapest_offer(*config, *job, prices));
   // Opened before anything is written, so that a bad ledger leaves every output untouched.
   std::optional<outputs::Ledger> ledger;
   if (!args.ledger.empty()) {
@@ -483,6 +487,11 @@ int run_breakeven(const BreakevenArgs& args) {
   if (!args.prom.empty())
     if (auto st = write_file_atomically(args.prom, outputs::prometheus_textfile(result, *config, *features)); !st)
       return fail(st.error());
+  if (!args.suggest.empty()) {
+    const std::string note =
+        report::findings_markdown(result, *config, *features, extras.findings ? &*extras.findings : nullptr);
+    if (auto st = write_file_atomically(args.suggest, note); !st) return fail(st.error());
+  }
   return args.fail_above && result.above_line ? kAboveLine : status;
 }
 
@@ -567,6 +576,11 @@ int main_impl(int argc, char** argv) {
   be_cmd->add_flag("--fail-above", be_args.fail_above, "exit with status 3 when the premium is above the line")
       ->group("Output");
   be_cmd->add_option("-o,--output", be_args.output, "output file, - = stdout")->type_name("FILE")->group("Output");
+  be_cmd->add_flag("--explain", be_args.explain,
+                   "list the findings (what drives the premium, what to change) even below the line")
+      ->group("Output");
+  be_cmd->add_option("--suggest", be_args.suggest, "also write the findings as a Markdown note (atomically)")
+      ->type_name("FILE.md")->group("Output");
   be_cmd->add_option("--prom", be_args.prom,
                      "also write the figures as a Prometheus textfile (atomically, for node_exporter's textfile "
                      "collector)")
