@@ -7,6 +7,7 @@
 #include <gpucost/core/log.hpp>
 #include <gpucost/core/text.hpp>
 #include <gpucost/breakeven/cost_model.hpp>
+#include <gpucost/breakeven/findings.hpp>
 #include <gpucost/extract/catalogue.hpp>
 #include <gpucost/extract/extract.hpp>
 #include <gpucost/io/atomic_file.hpp>
@@ -18,6 +19,7 @@
 #include <gpucost/prep/prep.hpp>
 #include <gpucost/report/breakeven_report.hpp>
 #include <gpucost/report/html_report.hpp>
+#include <gpucost/report/findings_report.hpp>
 #include <gpucost/report/trace_report.hpp>
 
 #include <CLI/CLI.hpp>
@@ -341,9 +343,9 @@ int run_trace(const TraceArgs& args) {
 
 struct BreakevenArgs {
   InputArgs in;
-  std::string output = "-", from, to, config, cloud, prom, ledger;
+  std::string output = "-", from, to, config, cloud, prom, ledger, suggest;
   std::vector<std::string> sets;
-  bool json = false, list_clouds = false, compare_clouds = false, fail_above = false;
+  bool json = false, list_clouds = false, compare_clouds = false, fail_above = false, explain = false;
   double speed_ratio = std::numeric_limits<double>::quiet_NaN();  // NaN = not given
   std::size_t mc = 0;
   std::uint64_t seed = 1;
@@ -463,6 +465,8 @@ int run_breakeven(const BreakevenArgs& args) {
   extras.range = breakeven::premium_range(*config, *job, prices);
   if (args.mc > 0) extras.monte_carlo = breakeven::monte_carlo(*config, *job, prices, args.mc, args.seed);
   if (args.compare_clouds) extras.clouds = compare_clouds(*config, *job, prices);
+  if (result.above_line || args.explain)
+    extras.findings = breakeven::findings(result, *config, *features, breakeven::cheapest_offer(*config, *job, prices));
   // Opened before anything is written, so that a bad ledger leaves every output untouched.
   std::optional<outputs::Ledger> ledger;
   if (!args.ledger.empty()) {
@@ -484,6 +488,11 @@ int run_breakeven(const BreakevenArgs& args) {
   if (!args.prom.empty())
     if (auto st = write_file_atomically(args.prom, outputs::prometheus_textfile(result, *config, *features)); !st)
       return fail(st.error());
+  if (!args.suggest.empty()) {
+    const std::string note =
+        report::findings_markdown(result, *config, *features, extras.findings ? &*extras.findings : nullptr);
+    if (auto st = write_file_atomically(args.suggest, note); !st) return fail(st.error());
+  }
   return args.fail_above && result.above_line ? kAboveLine : status;
 }
 
@@ -547,8 +556,21 @@ void fit_offer(breakeven::CostConfig& config, const breakeven::CloudOffer& offer
   config = breakeven::with_offer(config, offer, gpus);
 }
 
-/// The findings the report lists: the breakeven Result carries none, so the section stays out.
-std::vector<report::ReportFinding> report_findings(const breakeven::Result&) { return {}; }
+/// The findings the report lists (always, as with breakeven --explain), largest saving first.
+std::vector<report::ReportFinding> report_findings(const std::vector<breakeven::Finding>& found,
+                                                   const breakeven::CostConfig& config, bool above_line) {
+  std::vector<report::ReportFinding> out;
+  for (const auto& f : found) {
+    std::string evidence;
+    for (const auto& e : f.evidence)
+      evidence += fmt::format("{}{}{} = {:g}", evidence.empty() ? "" : "; ", e.id.empty() ? "" : e.id + " ", e.key, e.value);
+    out.push_back(report::ReportFinding{
+        above_line ? "warning" : "info", f.title,
+        fmt::format("Estimated saving ~{:.2f} {} ({}). Evidence: {}. {}", f.saving, config.currency, f.saving_basis,
+                    evidence, f.suggestion)});
+  }
+  return out;
+}
 
 int run_report(const ReportArgs& args) {
   const BreakevenArgs& a = args.model;
@@ -578,7 +600,9 @@ int run_report(const ReportArgs& args) {
   report::BreakevenExtras extras;
   extras.tariff_tz = config->tariff_tz;
   extras.range = breakeven::premium_range(*config, *job, prices);
-  const auto findings = report_findings(result);
+  const auto findings = report_findings(
+      breakeven::findings(result, *config, sources->features, breakeven::cheapest_offer(*config, *job, prices)), *config,
+      result.above_line);
   const std::string html = report::html_report(
       {result, *config, *sources, extras, findings,
        report::ReportOptions{args.temp_threshold_c, std::string("gpucost ") + GPUCOST_VERSION, args.generated_at}});
@@ -630,6 +654,11 @@ int main_impl(int argc, char** argv) {
   be_cmd->add_flag("--fail-above", be_args.fail_above, "exit with status 3 when the premium is above the line")
       ->group("Output");
   be_cmd->add_option("-o,--output", be_args.output, "output file, - = stdout")->type_name("FILE")->group("Output");
+  be_cmd->add_flag("--explain", be_args.explain,
+                   "list the findings (what drives the premium, what to change) even below the line")
+      ->group("Output");
+  be_cmd->add_option("--suggest", be_args.suggest, "also write the findings as a Markdown note (atomically)")
+      ->type_name("FILE.md")->group("Output");
   be_cmd->add_option("--prom", be_args.prom,
                      "also write the figures as a Prometheus textfile (atomically, for node_exporter's textfile "
                      "collector)")

@@ -8,6 +8,8 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <chrono>
+#include <thread>
 #include <array>
 #include <cmath>
 #include <string_view>
@@ -297,11 +299,21 @@ Expected<Ledger> Ledger::open(const std::string& path, Mode mode, int busy_timeo
   if (rc != SQLITE_OK) return ledger.error("cannot open the ledger");
   sqlite3_busy_timeout(db, busy_timeout_ms);
   sqlite3_extended_result_codes(db, 1);
-  // The first statement reads the header: a file that is not a database fails here.
-  if (!exec(db, "PRAGMA journal_mode=WAL") || !exec(db, "PRAGMA foreign_keys=ON"))
-    return ledger.error("cannot use the ledger");
-  if (auto st = ledger.migrate(); !st) return st.error();
-  return ledger;
+  // Several processes opening a new ledger at once race to switch it to WAL and to create the
+  // schema; SQLite answers some of those steps with SQLITE_BUSY at once, without waiting in the
+  // busy handler, so they are retried here until the busy timeout.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(busy_timeout_ms);
+  for (;;) {
+    // The first statement reads the header: a file that is not a database fails here.
+    Status st = exec(db, "PRAGMA journal_mode=WAL") && exec(db, "PRAGMA foreign_keys=ON")
+                    ? ledger.migrate()
+                    : Status(ledger.error("cannot use the ledger"));
+    if (st) return ledger;
+    const int code = sqlite3_errcode(db) & 0xff;
+    if ((code != SQLITE_BUSY && code != SQLITE_LOCKED) || std::chrono::steady_clock::now() >= deadline)
+      return st.error();
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
 }
 
 Ledger::Ledger(Ledger&& o) noexcept : m_db(o.m_db), m_path(std::move(o.m_path)), m_version(o.m_version) {

@@ -1,6 +1,7 @@
 #include <gpucost/report/breakeven_report.hpp>
 
 #include <gpucost/core/time.hpp>
+#include <gpucost/report/findings_report.hpp>
 #include <gpucost/io/json_out.hpp>
 
 #include <fmt/format.h>
@@ -287,6 +288,7 @@ std::string breakeven_json(const breakeven::Result& r, const breakeven::CostConf
   json_electricity(b, r, c, x);
   json_incidents(b, r);
   json_robustness(b, x);
+  if (x.findings) append_findings_json(b, *x.findings);
   b.append("\n}\n");
   return b;
 }
@@ -356,6 +358,7 @@ std::string breakeven_table(const breakeven::Result& r, const breakeven::CostCon
                      c.idle_power_w, money(r.idle_cost_per_hour, cur), money(r.idle_cost_per_year, cur),
                      c.use_hours_per_year);
   b += table_robustness(x, cur);
+  if (x.findings) b += findings_table(*x.findings, cur);
   return b;
 }
 

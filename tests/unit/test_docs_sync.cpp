@@ -1,8 +1,12 @@
 // docs: docs/indicators.md lists every catalogue entry (id, key, unit, category) and nothing
-// else; docs/cost-model.md lists every config key. Fails when code and docs drift apart.
+// else; docs/cost-model.md lists every config key and every finding with its threshold. Fails when
+// code and docs drift apart.
 #include <catch2/catch.hpp>
 
+#include <fmt/format.h>
+
 #include <gpucost/breakeven/config.hpp>
+#include <gpucost/breakeven/findings.hpp>
 #include <gpucost/extract/catalogue.hpp>
 
 #include <fstream>
@@ -81,5 +85,17 @@ TEST_CASE("breakeven: docs/cost-model.md lists every config key", "[breakeven][d
     const auto it = rows.find(std::string(k.path));
     REQUIRE(it != rows.end());
     if (k.required) CHECK(it->second.at(2).find("required") != std::string::npos);
+  }
+}
+
+TEST_CASE("breakeven: docs/cost-model.md lists every finding with its threshold", "[breakeven][docs][findings]") {
+  const auto rows = table_rows(read_doc("cost-model.md"), "");
+  for (const auto& t : gpucost::breakeven::finding_thresholds()) {
+    INFO(t.kind);
+    const auto it = rows.find(std::string(t.kind));
+    REQUIRE(it != rows.end());
+    REQUIRE(it->second.size() >= 5);
+    CHECK(it->second.at(2).rfind(fmt::format("{} {:g}", t.op, t.value), 0) == 0);  // "fires when"
+    if (!t.id.empty() && t.id.find('+') == std::string_view::npos) CHECK(it->second.at(1).find(t.id) != std::string::npos);
   }
 }

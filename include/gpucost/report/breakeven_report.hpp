@@ -3,6 +3,7 @@
 
 #include <gpucost/breakeven/config.hpp>
 #include <gpucost/breakeven/cost_model.hpp>
+#include <gpucost/breakeven/findings.hpp>
 #include <gpucost/extract/extract.hpp>
 
 #include <optional>
@@ -26,6 +27,8 @@ struct BreakevenExtras {
   std::optional<breakeven::MonteCarlo> monte_carlo;
   std::vector<CloudRank> clouds;  ///< --compare-clouds, cheapest first
   std::string tariff_tz;          ///< the zone time-of-use windows were read in
+  /// Ranked findings: computed above the line or with --explain, else null (no key in the JSON).
+  std::optional<std::vector<breakeven::Finding>> findings;
 };
 
 std::string breakeven_json(const breakeven::Result& r, const breakeven::CostConfig& c, const extract::Features& f,
