@@ -11,6 +11,7 @@
 #include <gpucost/extract/catalogue.hpp>
 #include <gpucost/extract/extract.hpp>
 #include <gpucost/io/atomic_file.hpp>
+#include <gpucost/io/line_reader.hpp>
 #include <gpucost/io/event_stream.hpp>
 #include <gpucost/outputs/ledger.hpp>
 #include <gpucost/outputs/prom_textfile.hpp>
@@ -49,6 +50,7 @@ struct InputArgs {
   std::vector<std::string> inputs;
   std::string input_format, tz, date, start, fields, host, boot_time, steps;
   std::size_t top_kernels = 10;
+  std::string max_line;
   std::vector<std::string> patterns;
   double interval_s = 0;
   int year = 0;
@@ -79,6 +81,10 @@ void add_input_options(CLI::App* app, InputArgs& a) {
       ->type_name("LIST")->group("Input");
   app->add_option("--steps", a.steps, "trace analyses on ProfilerStep#A (or #A to #B) only; default the whole trace")
       ->type_name("A[-B]")->group("Input");
+  app->add_option("--max-line", a.max_line,
+                  "lines longer than this are reported as malformed with their length, never held in memory "
+                  "(default 4M; suffixes K, M, G: 1024-based; at least 64K)")
+      ->type_name("BYTES")->group("Input");
   app->add_option("--top-kernels", a.top_kernels, "kernels listed per GPU from a trace (default 10)")
       ->type_name("N")->group("Input");
   app->add_option("--pattern", a.patterns,
@@ -119,6 +125,21 @@ Expected<std::int64_t> parse_boot_time(const std::string& text, const std::strin
   auto clock = LocalClock::make(tz);
   if (!clock) return clock.error();
   return clock->to_utc_ns(iso->civil.as_utc_ns());
+}
+
+/// "4M", "512K", "1G" (1024-based) or plain bytes.
+std::optional<std::uint64_t> parse_size(std::string_view s) {
+  std::uint64_t scale = 1;
+  if (!s.empty()) {
+    const char u = static_cast<char>(s.back() | 0x20);
+    if (u == 'k' || u == 'm' || u == 'g') {
+      scale = u == 'k' ? 1024 : u == 'm' ? 1024 * 1024 : 1024ULL * 1024 * 1024;
+      s.remove_suffix(1);
+    }
+  }
+  const auto n = text::parse_int(s);
+  if (!n || *n <= 0 || static_cast<std::uint64_t>(*n) > (std::uint64_t{1} << 40) / scale) return std::nullopt;
+  return static_cast<std::uint64_t>(*n) * scale;
 }
 
 Expected<prep::PrepOptions> prep_options(const InputArgs& a) {
@@ -163,6 +184,13 @@ Expected<prep::PrepOptions> prep_options(const InputArgs& a) {
     o.step_last = *last;
   }
   o.top_kernels = a.top_kernels;
+  if (!a.max_line.empty()) {
+    const auto bytes = parse_size(a.max_line);
+    if (!bytes || *bytes < io::LineReader::kMinMaxLineBytes || *bytes > (std::uint64_t{1} << 30))
+      return make_error(ErrorKind::usage, fmt::format("--max-line: '{}' is not a size from 64K to 1G", a.max_line),
+                        "e.g. --max-line 16M (lines longer than that are reported, not read)");
+    o.max_line = static_cast<std::size_t>(*bytes);
+  }
   if (auto st = prep::check_patterns(a.patterns); !st) return st.error();
   o.patterns = a.patterns;
   o.fields = a.fields;

@@ -249,9 +249,9 @@ bool LineReader::fill() {
     m_begin = 0;
   }
   // The buffer starts at one block and doubles only while a single line needs more room
-  // (up to kMaxLineBytes + kBlockBytes), so many inputs read side by side stay small.
-  if (m_cap - m_end < kBlockBytes / 2 && m_cap < kMaxLineBytes + kBlockBytes) {
-    const std::size_t cap = std::min(m_cap * 2, kMaxLineBytes + kBlockBytes);
+  // (up to the line limit + kBlockBytes), so many inputs read side by side stay small.
+  if (m_cap - m_end < kBlockBytes / 2 && m_cap < m_max_line + kBlockBytes) {
+    const std::size_t cap = std::min(m_cap * 2, m_max_line + kBlockBytes);
     std::unique_ptr<char[]> grown(new char[cap]);
     std::memcpy(grown.get(), m_buf.get() + m_begin, m_end - m_begin);
     m_end -= m_begin;
@@ -284,7 +284,7 @@ std::size_t LineReader::read_bytes(char* dst, std::size_t n) {
 }
 
 std::string_view LineReader::peek(std::size_t n) {
-  n = std::min(n, kMaxLineBytes);
+  n = std::min(n, m_max_line);
   while (m_end - m_begin < n && fill()) {
   }
   return {m_buf.get() + m_begin, std::min(n, m_end - m_begin)};
@@ -298,7 +298,7 @@ bool LineReader::next(Line& line) {
     const void* nl = std::memchr(base + scanned, '\n', m_end - scanned);
     if (nl != nullptr) {
       const std::size_t pos = static_cast<std::size_t>(static_cast<const char*>(nl) - base);
-      if (pos - m_begin > kMaxLineBytes) {  // an overlong line that arrived whole in the buffer
+      if (pos - m_begin > m_max_line) {  // an overlong line that arrived whole in the buffer
         line = Line{std::string_view(base + m_begin, kHead), ++m_line_no, pos - m_begin, true};
         m_begin = pos + 1;
         return true;
@@ -309,7 +309,7 @@ bool LineReader::next(Line& line) {
       line = Line{text, ++m_line_no, 0, false};
       return true;
     }
-    if (m_end - m_begin > kMaxLineBytes) break;  // overlong: handled below
+    if (m_end - m_begin > m_max_line) break;  // overlong: handled below
     const std::size_t before = m_begin;
     scanned = m_end;
     if (!fill()) {
@@ -322,7 +322,7 @@ bool LineReader::next(Line& line) {
     }
     scanned -= before - m_begin;  // fill() may have moved the data to the front
   }
-  // A line longer than kMaxLineBytes: keep its first bytes as the excerpt, skip the rest.
+  // A line longer than the limit: keep its first bytes as the excerpt, skip the rest.
   std::uint64_t length = m_end - m_begin;
   std::memmove(m_buf.get(), m_buf.get() + m_begin, kHead);
   m_begin = kHead;

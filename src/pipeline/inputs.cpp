@@ -122,6 +122,7 @@ Status feed_inputs(const std::vector<std::string>& paths, const prep::PrepOption
     prep::InputStats& st = stats.back();
     st.path = path == "-" ? "<stdin>" : path;
     if (!reader) return reader.error();
+    (*reader)->set_max_line(options.max_line);
     const std::string_view head = (*reader)->peek(4096);
     if (options.forced == prep::Format::unknown && io::is_event_stream(head)) {
       st.compression = std::string(io::to_string((*reader)->compression()));

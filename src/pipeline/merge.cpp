@@ -89,6 +89,7 @@ Status merge_inputs(const std::vector<std::string>& paths, const prep::PrepOptio
     prep::InputStats& st = stats.back();
     st.path = path == "-" ? "<stdin>" : path;
     if (!reader) return reader.error();
+    (*reader)->set_max_line(options.max_line);
     auto cursor = std::make_unique<Cursor>(cursors.size(), std::move(*reader), writer);
     if (auto s = cursor->start(options, clock, st); !s) return s;
     cursors.push_back(std::move(cursor));

@@ -5,6 +5,7 @@
 
 #include <gpucost/core/error.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -39,8 +40,10 @@ struct Line {
 
 class LineReader {
  public:
-  /// Lines longer than this are reported as overlong and skipped, keeping memory bounded.
+  /// Lines longer than this (by default; --max-line) are reported as overlong and skipped,
+  /// keeping memory bounded.
   static constexpr std::size_t kMaxLineBytes = 4u << 20;
+  static constexpr std::size_t kMinMaxLineBytes = 64u << 10;
   static constexpr std::size_t kBlockBytes = 1u << 20;
 
   /// Opens a path, or stdin for "-". Fails on a missing/unreadable file or a directory.
@@ -55,6 +58,10 @@ class LineReader {
 
   /// Next line; false at the end of input.
   bool next(Line& line);
+  /// The longest line kept (at least kMinMaxLineBytes: format detection looks at 64 KiB);
+  /// longer ones are overlong. Set before reading.
+  void set_max_line(std::size_t bytes) { m_max_line = std::max<std::size_t>(bytes, kMinMaxLineBytes); }
+  [[nodiscard]] std::size_t max_line() const { return m_max_line; }
   /// Looks at the first bytes without consuming them (format detection); up to n bytes.
   std::string_view peek(std::size_t n);
   /// Reads up to n raw bytes (bytes peeked or buffered first, then the source) for readers of
@@ -77,6 +84,7 @@ class LineReader {
   std::size_t m_cap = 0, m_begin = 0, m_end = 0;
   std::uint64_t m_line_no = 0, m_bytes = 0;
   bool m_eof = false;
+  std::size_t m_max_line = kMaxLineBytes;
   std::optional<std::int64_t> m_mtime_ns;
 };
 

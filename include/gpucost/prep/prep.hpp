@@ -115,6 +115,7 @@ struct PrepOptions {
   std::optional<int> year;                  ///< --year, for syslog/journal stamps without a year
   std::optional<std::int64_t> step_first, step_last;  ///< --steps A[-B]: trace analyses on ProfilerStep#A..B
   std::size_t top_kernels = 10;             ///< --top-kernels: kernels listed per device from a trace
+  std::size_t max_line = 4u << 20;          ///< --max-line: longer lines are malformed (with their length), not held
   std::vector<std::string> patterns;        ///< --pattern: RE2 with named groups, for training logs
   std::size_t max_examples = 5;
 };
