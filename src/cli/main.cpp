@@ -667,6 +667,9 @@ int run_record(RecordArgs& args) {
     return run->exit_status != 0 ? run->exit_status : kError;
   }
   a.in.inputs = files;
+  // The job is the command's run: samples taken before it started or after it ended are not priced.
+  if (a.from.empty()) a.from = format_utc(run->start_ns);
+  if (a.to.empty()) a.to = format_utc(run->end_ns);
   const int priced = run_breakeven(a);
   return run->exit_status != 0 ? run->exit_status : priced;
 }
