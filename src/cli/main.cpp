@@ -17,6 +17,8 @@
 #include <gpucost/outputs/prom_textfile.hpp>
 #include <gpucost/pipeline/inputs.hpp>
 #include <gpucost/pipeline/merge.hpp>
+#include <gpucost/pipeline/batch.hpp>
+#include <gpucost/record/record.hpp>
 #include <gpucost/prep/prep.hpp>
 #include <gpucost/report/breakeven_report.hpp>
 #include <gpucost/report/html_report.hpp>
@@ -454,6 +456,10 @@ Expected<breakeven::CostConfig> breakeven_config(const BreakevenArgs& args) {
   return config;
 }
 
+int price_and_write(const BreakevenArgs& args, breakeven::CostConfig config,
+                    const std::optional<breakeven::CloudOffer>& offer, const extract::Features& features,
+                    const std::vector<prep::InputStats>& stats, int status);
+
 int run_breakeven(const BreakevenArgs& args) {
   if (args.list_clouds) return print_cloud_offers(args.json);
   auto config = breakeven_config(args);
@@ -472,29 +478,37 @@ int run_breakeven(const BreakevenArgs& args) {
   auto features = pipeline::load_features(common->paths, common->prep, common->clock, *eo, stats);
   const int status = finish_inputs(stats, args.in, common->clock);
   if (!features) return fail(features.error());
-  auto job = breakeven::job_inputs(*features);
-  if (!job) return fail(job.error());
   if (config->tariff_tz.empty()) config->tariff_tz = common->clock.name();  // the logs' zone
+  return price_and_write(args, std::move(*config), offer, *features, stats, status);
+}
+
+/// breakeven's second half, shared with batch and record: prices the features and writes the
+/// table or JSON, the ledger row, the textfile and the note. Returns the exit status.
+int price_and_write(const BreakevenArgs& args, breakeven::CostConfig config,
+                    const std::optional<breakeven::CloudOffer>& offer, const extract::Features& features,
+                    const std::vector<prep::InputStats>& stats, int status) {
+  auto job = breakeven::job_inputs(features);
+  if (!job) return fail(job.error());
   if (offer) {
     const int gpus = static_cast<int>(job->energy_kwh.size());
     if (!offer->fits(gpus) && !args.in.quiet)
       fmt::print(stderr, "gpucost: note: offer '{}' has {} GPU(s), the job ran on {}\n", offer->name, offer->gpus, gpus);
-    if (offer->currency != config->currency && !args.in.quiet)
+    if (offer->currency != config.currency && !args.in.quiet)
       fmt::print(stderr, "gpucost: note: offer '{}' is priced in {}, the config's currency is {}: amounts mix both\n",
-                 offer->name, offer->currency, config->currency);
-    *config = breakeven::with_offer(*config, *offer, gpus);
+                 offer->name, offer->currency, config.currency);
+    config = breakeven::with_offer(config, *offer, gpus);
   }
-  if (auto st = breakeven::check_job(*config, *job); !st) return fail(st.error());
-  const breakeven::EnergyPrices prices = breakeven::price_energy(*config, *job);
-  const breakeven::Result result = breakeven::evaluate(*config, *job, prices);
+  if (auto st = breakeven::check_job(config, *job); !st) return fail(st.error());
+  const breakeven::EnergyPrices prices = breakeven::price_energy(config, *job);
+  const breakeven::Result result = breakeven::evaluate(config, *job, prices);
   report::BreakevenExtras extras;
-  extras.tariff_tz = config->tariff_tz;
-  extras.sensitivity = breakeven::sensitivity(*config, *job, prices);
-  extras.range = breakeven::premium_range(*config, *job, prices);
-  if (args.mc > 0) extras.monte_carlo = breakeven::monte_carlo(*config, *job, prices, args.mc, args.seed);
-  if (args.compare_clouds) extras.clouds = compare_clouds(*config, *job, prices);
+  extras.tariff_tz = config.tariff_tz;
+  extras.sensitivity = breakeven::sensitivity(config, *job, prices);
+  extras.range = breakeven::premium_range(config, *job, prices);
+  if (args.mc > 0) extras.monte_carlo = breakeven::monte_carlo(config, *job, prices, args.mc, args.seed);
+  if (args.compare_clouds) extras.clouds = compare_clouds(config, *job, prices);
   if (result.above_line || args.explain)
-    extras.findings = breakeven::findings(result, *config, *features, breakeven::cheapest_offer(*config, *job, prices));
+    extras.findings = breakeven::findings(result, config, features, breakeven::cheapest_offer(config, *job, prices));
   // Opened before anything is written, so that a bad ledger leaves every output untouched.
   std::optional<outputs::Ledger> ledger;
   if (!args.ledger.empty()) {
@@ -504,21 +518,21 @@ int run_breakeven(const BreakevenArgs& args) {
   }
   auto out = io::OutputFile::open(args.output);
   if (!out) return fail(out.error());
-  const std::string text = args.json ? report::breakeven_json(result, *config, *features, extras)
-                                     : report::breakeven_table(result, *config, *features, extras);
+  const std::string text = args.json ? report::breakeven_json(result, config, features, extras)
+                                     : report::breakeven_table(result, config, features, extras);
   std::fwrite(text.data(), 1, text.size(), out->stream());
   if (auto c = out->commit(); !c) return fail(c.error());
   if (ledger) {
-    const auto run = outputs::make_run_record(result, *config, *features, outputs::merge_fingerprints(stats), now_ns(),
+    const auto run = outputs::make_run_record(result, config, features, outputs::merge_fingerprints(stats), now_ns(),
                                               GPUCOST_VERSION);
     if (auto id = ledger->append(run); !id) return fail(id.error());
   }
   if (!args.prom.empty())
-    if (auto st = write_file_atomically(args.prom, outputs::prometheus_textfile(result, *config, *features)); !st)
+    if (auto st = write_file_atomically(args.prom, outputs::prometheus_textfile(result, config, features)); !st)
       return fail(st.error());
   if (!args.suggest.empty()) {
     const std::string note =
-        report::findings_markdown(result, *config, *features, extras.findings ? &*extras.findings : nullptr);
+        report::findings_markdown(result, config, features, extras.findings ? &*extras.findings : nullptr);
     if (auto st = write_file_atomically(args.suggest, note); !st) return fail(st.error());
   }
   return args.fail_above && result.above_line ? kAboveLine : status;
@@ -536,6 +550,156 @@ void add_model_options(CLI::App* app, BreakevenArgs& a) {
   app->add_option("--speed-ratio", a.speed_ratio,
                   "cloud GPU speed / local GPU speed on this job (wins over config and offer)")
       ->type_name("X")->group("Model");
+}
+
+/// The output options of breakeven that batch and record share.
+void add_output_options(CLI::App* app, BreakevenArgs& a) {
+  app->add_flag("--json", a.json, "print JSON instead of the table")->group("Output");
+  app->add_option("-o,--output", a.output, "output file, - = stdout")->type_name("FILE")->group("Output");
+  app->add_flag("--fail-above", a.fail_above, "exit with status 3 when the premium is above the line")->group("Output");
+  app->add_flag("--explain", a.explain, "list the findings even below the line")->group("Output");
+  app->add_option("--suggest", a.suggest, "also write the findings as a Markdown note (atomically)")
+      ->type_name("FILE.md")->group("Output");
+  app->add_option("--prom", a.prom, "also write the figures as a Prometheus textfile (atomically)")
+      ->type_name("FILE")->group("Output");
+  app->add_option("--ledger", a.ledger, "also append the run to this SQLite ledger (created when missing)")
+      ->type_name("FILE")->group("Output");
+}
+
+// ---- batch --------------------------------------------------------------------------------
+
+struct BatchArgs {
+  BreakevenArgs model;
+  std::string state;
+  bool wait = false;
+};
+
+void print_batch_inputs(const std::vector<pipeline::BatchInput>& inputs, const std::vector<prep::InputStats>& stats) {
+  std::uint64_t lines = 0, events = 0;
+  for (std::size_t i = 0; i < inputs.size() && i < stats.size(); ++i) {
+    const auto& in = inputs[i];
+    fmt::print(stderr, "gpucost: batch: {}: {}, lines {}-{} (bytes {}-{}): {} new lines, {} events\n", in.path, in.how,
+               in.from_line, in.to_line, in.from_offset, in.to_offset, stats[i].lines, stats[i].events);
+    lines += stats[i].lines;
+    events += stats[i].events;
+  }
+  fmt::print(stderr, "gpucost: batch: total: {} inputs, {} new lines, {} events\n", inputs.size(), lines, events);
+}
+
+bool has_samples(const extract::SampleCollector& samples) {
+  return std::any_of(samples.series().begin(), samples.series().end(),
+                     [](const auto& gpu) { return !gpu.second.empty(); });
+}
+
+/// Each run prices its new samples; the window starts where the previous run's ended when the
+/// new samples follow on (within 10 min), so that consecutive runs tile time without gaps.
+void continue_window(const pipeline::BatchState& state, const extract::SampleCollector& samples,
+                     extract::ExtractOptions& eo) {
+  if (eo.from_ns || state.priced_to_ns == 0) return;
+  std::int64_t first = std::numeric_limits<std::int64_t>::max();
+  for (const auto& [gpu, series] : samples.series())
+    for (const auto& sample : series) first = std::min(first, sample.ts_ns);
+  if (first >= state.priced_to_ns && first - state.priced_to_ns <= pipeline::BatchState::kContinueWindowNs)
+    eo.from_ns = state.priced_to_ns;
+}
+
+int run_batch(const BatchArgs& args) {
+  const BreakevenArgs& a = args.model;
+  auto lock = pipeline::BatchLock::acquire(args.state, args.wait);
+  if (!lock) return fail(lock.error());
+  auto state = pipeline::BatchState::load(args.state);
+  if (!state) return fail(state.error());
+  auto config = breakeven_config(a);
+  if (!config) return fail(config.error());
+  std::optional<breakeven::CloudOffer> offer;
+  if (!config->cloud_offer.empty()) {
+    auto found = breakeven::find_cloud_offer(config->cloud_offer);
+    if (!found) return fail(found.error());
+    offer = *found;
+  }
+  auto common = common_setup(a.in);
+  if (!common) return fail(common.error());
+  auto eo = extract_options(a.from, a.to, common->clock);
+  if (!eo) return fail(eo.error());
+  extract::SampleCollector samples;
+  std::vector<prep::InputStats> stats;
+  const std::int64_t now = now_ns();
+  auto inputs = pipeline::read_new_data(common->paths, *state, common->prep, common->clock, samples, stats, now);
+  if (!inputs) {
+    report_inputs(stats, true);
+    return fail(inputs.error());
+  }
+  const int status = finish_inputs(stats, a.in, common->clock);
+  if (!a.in.quiet) print_batch_inputs(*inputs, stats);
+  state->forget_old(now);
+  if (!has_samples(samples)) {
+    // Nothing to price: the state still moves on, so these lines are never read again.
+    if (!a.in.quiet) fmt::print(stderr, "gpucost: note: batch: no new telemetry samples: nothing priced\n");
+    if (auto st = state->save(args.state); !st) return fail(st.error());
+    return status;
+  }
+  samples.note_inputs(stats);
+  continue_window(*state, samples, *eo);
+  auto features = extract::compute_features(samples, *eo);
+  if (!features) return fail(features.error());
+  if (features->wall_s() <= 0) {
+    // One new sample is no window: the state stays, and the next run prices it with what follows.
+    if (!a.in.quiet) fmt::print(stderr, "gpucost: note: batch: a single new sample time: nothing priced yet\n");
+    return status;
+  }
+  if (config->tariff_tz.empty()) config->tariff_tz = common->clock.name();
+  const int rc = price_and_write(a, std::move(*config), offer, *features, stats, status);
+  if (rc == kError) return rc;  // the state stays: the next run reads the same data again
+  state->priced_to_ns = features->to_ns;
+  if (auto st = state->save(args.state); !st) return fail(st.error());
+  return rc;
+}
+
+// ---- record -------------------------------------------------------------------------------
+
+struct RecordArgs {
+  BreakevenArgs model;
+  std::vector<std::string> command;
+  std::string run_dir;
+  int interval_ms = 1000;
+};
+
+void print_notes(const std::vector<std::string>& notes, bool quiet) {
+  if (quiet) return;
+  for (const std::string& n : notes) fmt::print(stderr, "gpucost: note: record: {}\n", n);
+}
+
+/// Exit status: the command's when it failed; else breakeven's over the run folder.
+int run_record(RecordArgs& args) {
+  BreakevenArgs& a = args.model;
+  auto po = prep_options(a.in);  // checks the shared options and fills in the host name
+  if (!po) return fail(po.error());
+  record::RecordOptions o;
+  o.command = args.command;
+  o.run_dir = args.run_dir.empty() ? record::default_run_dir(now_ns()) : args.run_dir;
+  o.interval_ms = args.interval_ms;
+  o.host = po->host;
+  o.version = GPUCOST_VERSION;
+  o.quiet = a.in.quiet;
+  auto run = record::record_run(o);
+  if (!run) return fail(run.error());
+  std::vector<std::string> notes = run->notes;
+  const std::vector<std::string> files = record::priceable_files(*run, notes);
+  print_notes(notes, a.in.quiet);
+  if (!a.in.quiet)
+    fmt::print(stderr, "gpucost: record: the command exited with status {}; run folder {}\n", run->exit_status,
+               run->run_dir);
+  if (files.empty()) {
+    fmt::print(stderr, "gpucost: record: nothing in {} to price (no telemetry, kernel messages or training log)\n",
+               run->run_dir);
+    return run->exit_status != 0 ? run->exit_status : kError;
+  }
+  a.in.inputs = files;
+  // The job is the command's run: samples taken before it started or after it ended are not priced.
+  if (a.from.empty()) a.from = format_utc(run->start_ns);
+  if (a.to.empty()) a.to = format_utc(run->end_ns);
+  const int priced = run_breakeven(a);
+  return run->exit_status != 0 ? run->exit_status : priced;
 }
 
 // ---- history ------------------------------------------------------------------------------
@@ -728,6 +892,38 @@ int main_impl(int argc, char** argv) {
   report_cmd->footer("Example: gpucost report --config my.toml -o report.html query.csv kern.log\n" +
                      std::string(kExitFooter));
 
+  BatchArgs batch_args;
+  auto* batch_cmd = app.add_subcommand("batch", "for cron: price only what is new in rotated logs since the last run");
+  add_input_options(batch_cmd, batch_args.model.in);
+  add_model_options(batch_cmd, batch_args.model);
+  add_output_options(batch_cmd, batch_args.model);
+  batch_cmd->add_option("--state", batch_args.state, "where batch remembers how far each file was read (JSON)")
+      ->type_name("FILE")->required();
+  batch_cmd->add_flag("--wait", batch_args.wait, "wait for a running batch on the same state instead of exiting 2");
+  batch_cmd->footer("Example: gpucost batch --state /var/lib/gpucost/batch.json --ledger runs.sqlite --prom "
+                    "gpucost.prom '/var/log/kern.log*' '/var/log/gpu/*.csv'\nSee docs/cron.md.\n" +
+                    std::string(kExitFooter));
+
+  RecordArgs record_args;
+  auto* record_cmd = app.add_subcommand("record", "run a training command, collect its GPU telemetry and logs, then "
+                                                  "price it");
+  add_model_options(record_cmd, record_args.model);
+  add_output_options(record_cmd, record_args.model);
+  record_cmd->add_option("command", record_args.command, "the training command and its arguments, after --")
+      ->type_name("CMD [ARGS...]")->required();
+  record_cmd->add_option("--run-dir", record_args.run_dir, "folder for the run (default ./gpucost-run-YYYYmmdd-HHMMSS)")
+      ->type_name("DIR")->group("Record");
+  record_cmd->add_option("--interval-ms", record_args.interval_ms, "nvidia-smi sampling interval (default 1000)")
+      ->type_name("MS")->check(CLI::Range(10, 3600000))->group("Record");
+  record_cmd->add_option("--host", record_args.model.in.host, "host name (default: this machine's name)")
+      ->type_name("NAME")->group("Input");
+  record_cmd->add_option("--tz", record_args.model.in.tz, "IANA zone of local times (default: this machine's zone)")
+      ->type_name("ZONE")->group("Input");
+  record_cmd->add_flag("-q,--quiet", record_args.model.in.quiet, "do not print notes");
+  record_cmd->add_flag("-v,--verbose", record_args.model.in.verbose, "log progress to stderr (-v info, -vv debug)");
+  record_cmd->footer("Example: gpucost record --ledger runs.sqlite -- python train.py --epochs 3\n"
+                     "Exit status: the command's when it failed, else breakeven's. See README.md.");
+
   TraceArgs trace_args;
   auto* trace_cmd = app.add_subcommand("trace", "print the analyses of PyTorch profiler traces as tables");
   add_input_options(trace_cmd, trace_args.in);
@@ -756,6 +952,8 @@ int main_impl(int argc, char** argv) {
   if (trace_cmd->parsed()) return run_trace(trace_args);
   if (history_cmd->parsed()) return run_history(history_args);
   if (report_cmd->parsed()) return run_report(report_args);
+  if (batch_cmd->parsed()) return run_batch(batch_args);
+  if (record_cmd->parsed()) return run_record(record_args);
   return run_breakeven(be_args);
 }
 

@@ -283,6 +283,16 @@ std::size_t LineReader::read_bytes(char* dst, std::size_t n) {
   return got;
 }
 
+bool LineReader::skip_to(std::uint64_t offset, std::uint64_t lines) {
+  while (position() < offset) {
+    if (m_begin == m_end && !fill()) return false;
+    const std::uint64_t take = std::min<std::uint64_t>(offset - position(), m_end - m_begin);
+    m_begin += static_cast<std::size_t>(take);
+  }
+  m_line_no = lines;
+  return true;
+}
+
 std::string_view LineReader::peek(std::size_t n) {
   n = std::min(n, m_max_line);
   while (m_end - m_begin < n && fill()) {
@@ -313,7 +323,7 @@ bool LineReader::next(Line& line) {
     const std::size_t before = m_begin;
     scanned = m_end;
     if (!fill()) {
-      if (m_begin == m_end) return false;
+      if (m_begin == m_end || m_hold_partial) return false;
       std::string_view text(m_buf.get() + m_begin, m_end - m_begin);  // no final newline
       if (!text.empty() && text.back() == '\r') text.remove_suffix(1);
       m_begin = m_end;

@@ -72,6 +72,15 @@ class LineReader {
   /// Non-empty when the input ended early (read error, truncated archive).
   [[nodiscard]] const std::string& error() const;
   [[nodiscard]] std::uint64_t bytes_read() const { return m_bytes; }
+  /// Decompressed bytes consumed so far: the offset just past the last line handed out.
+  [[nodiscard]] std::uint64_t position() const { return m_bytes - (m_end - m_begin); }
+  /// Discards bytes up to decompressed `offset` (a line boundary) without parsing them, and
+  /// numbers the next line `lines + 1` (batch mode resumes a file read before). False when
+  /// the input ends before `offset`.
+  bool skip_to(std::uint64_t offset, std::uint64_t lines);
+  /// A last line without its '\n' (a writer mid-line) is held back instead of handed out, so
+  /// that position() stays on a line boundary.
+  void hold_back_unterminated_line() { m_hold_partial = true; }
   /// Modification time of the file (ns since the epoch); empty for stdin and strings.
   [[nodiscard]] std::optional<std::int64_t> mtime_ns() const { return m_mtime_ns; }
 
@@ -85,6 +94,7 @@ class LineReader {
   std::uint64_t m_line_no = 0, m_bytes = 0;
   bool m_eof = false;
   std::size_t m_max_line = kMaxLineBytes;
+  bool m_hold_partial = false;
   std::optional<std::int64_t> m_mtime_ns;
 };
 

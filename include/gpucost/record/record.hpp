@@ -1,0 +1,59 @@
+// `gpucost record -- CMD [ARGS...]`: runs a training command and collects its logs while it runs
+// (nvidia-smi telemetry, the command's own output, the kernel messages of the run window), into
+// a run folder that breakeven then prices. The command is executed directly (execvp), never
+// through a shell.
+#pragma once
+
+#include <gpucost/core/error.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gpucost::record {
+
+inline constexpr std::string_view kRunSchema = "gpucost.run";
+inline constexpr int kRunVersion = 1;
+
+/// The nvidia-smi query record samples: what extract and the report use.
+inline constexpr std::string_view kQueryFields =
+    "timestamp,index,pci.bus_id,power.draw,temperature.gpu,utilization.gpu,utilization.memory,clocks.sm,"
+    "clocks.max.sm,memory.used";
+
+struct RecordOptions {
+  std::vector<std::string> command;  ///< argv of the training command
+  std::string run_dir;               ///< created when missing; must be empty when it exists
+  int interval_ms = 1000;            ///< nvidia-smi -lms
+  std::string host;                  ///< for the metadata
+  std::string version;               ///< gpucost's, for the metadata
+  bool quiet = false;                ///< no notes on stderr
+};
+
+/// File names inside the run folder.
+inline constexpr std::string_view kTelemetryFile = "telemetry.csv";
+inline constexpr std::string_view kTrainLogFile = "train.log";
+inline constexpr std::string_view kJournalFile = "kernel.journal.json";
+inline constexpr std::string_view kMetadataFile = "run.json";
+
+struct RecordResult {
+  std::string run_dir;
+  int exit_status = 0;   ///< the command's; 128 + N when a signal N ended it; 127 when it could not start
+  int signal = 0;        ///< the signal that ended it, 0 if none
+  std::int64_t start_ns = 0, end_ns = 0;
+  bool sampled = false;  ///< nvidia-smi ran
+  bool journal = false;  ///< the kernel messages of the window were exported
+  std::vector<std::string> notes;  ///< what could not be recorded, and why
+};
+
+/// "gpucost-run-YYYYmmdd-HHMMSS" in the local time of `now_ns`.
+std::string default_run_dir(std::int64_t now_ns);
+
+/// Runs the command, collecting as described above, and writes the metadata file. Fails only
+/// when the run folder cannot be made; a missing nvidia-smi or journalctl is a note.
+Expected<RecordResult> record_run(const RecordOptions& options);
+
+/// The files of the run folder breakeven can read (telemetry, a training log in a known
+/// format, the kernel messages): empty or unrecognised ones are left out with a note.
+std::vector<std::string> priceable_files(const RecordResult& result, std::vector<std::string>& notes);
+
+}  // namespace gpucost::record

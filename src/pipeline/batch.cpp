@@ -1,0 +1,313 @@
+#include <gpucost/pipeline/batch.hpp>
+
+#include <gpucost/io/atomic_file.hpp>
+#include <gpucost/io/event_stream.hpp>
+#include <gpucost/io/json_out.hpp>
+#include <gpucost/io/line_reader.hpp>
+#include <gpucost/extract/extract.hpp>
+
+#include <fmt/format.h>
+#include <simdjson.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace gpucost::pipeline {
+
+std::string fnv1a64_hex(std::string_view bytes) {
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  for (const char c : bytes) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 0x100000001b3ULL;
+  }
+  return fmt::format("{:016x}", h);
+}
+
+// ---- the state file -------------------------------------------------------------------------
+
+namespace {
+
+Error corrupt_state(const std::string& path, std::string_view why) {
+  return make_error(ErrorKind::usage, fmt::format("{}: not a usable batch state file: {}", path, why),
+                    fmt::format("move it aside (mv {0} {0}.bad) to start over: the next run then reads every "
+                                "input from the start, so give it only logs not priced before",
+                                path));
+}
+
+bool read_u64(simdjson::dom::element e, const char* key, std::uint64_t& out) {
+  return e[key].get_uint64().get(out) == simdjson::SUCCESS;
+}
+
+Expected<FileRecord> record_from_json(simdjson::dom::element e, const std::string& path) {
+  FileRecord r;
+  std::string_view name, hash;
+  std::int64_t seen = 0;
+  if (e["path"].get_string().get(name) != simdjson::SUCCESS || e["head_fnv1a64"].get_string().get(hash) != simdjson::SUCCESS ||
+      e["seen_ns"].get_int64().get(seen) != simdjson::SUCCESS || !read_u64(e, "device", r.device) ||
+      !read_u64(e, "inode", r.inode) || !read_u64(e, "size", r.size) || !read_u64(e, "head_bytes", r.head_bytes) ||
+      !read_u64(e, "offset", r.offset) || !read_u64(e, "lines", r.lines))
+    return corrupt_state(path, "a file entry lacks a field or has one of the wrong type");
+  if (hash.size() != 16 || r.head_bytes == 0 || r.head_bytes > kHeadBytes || r.head_bytes > r.offset)
+    return corrupt_state(path, fmt::format("the entry of {} is inconsistent", name));
+  r.path = std::string(name);
+  r.head_hash = std::string(hash);
+  r.seen_ns = seen;
+  return r;
+}
+
+}  // namespace
+
+Expected<BatchState> BatchState::load(const std::string& path) {
+  BatchState state;
+  auto reader = io::LineReader::open(path);
+  if (!reader) {
+    if (errno == ENOENT || ::access(path.c_str(), F_OK) != 0) return state;  // the first run
+    return reader.error();
+  }
+  std::string text;
+  std::vector<char> buf(64 * 1024);
+  for (std::size_t got = 0; (got = (*reader)->read_bytes(buf.data(), buf.size())) > 0;) text.append(buf.data(), got);
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  if (parser.parse(text.data(), text.size()).get(doc) != simdjson::SUCCESS) return corrupt_state(path, "not valid JSON");
+  std::string_view schema;
+  std::int64_t version = 0;
+  if (doc["schema"].get_string().get(schema) != simdjson::SUCCESS || schema != kBatchStateSchema)
+    return corrupt_state(path, fmt::format("its schema is not {}", kBatchStateSchema));
+  if (doc["version"].get_int64().get(version) != simdjson::SUCCESS || version != kBatchStateVersion)
+    return corrupt_state(path, fmt::format("version {} is not the version this gpucost writes ({})", version,
+                                           kBatchStateVersion));
+  if (doc["priced_to_ns"].get_int64().get(state.priced_to_ns) != simdjson::SUCCESS)
+    return corrupt_state(path, "no \"priced_to_ns\" number");
+  simdjson::dom::array files;
+  if (doc["files"].get_array().get(files) != simdjson::SUCCESS) return corrupt_state(path, "no \"files\" list");
+  for (simdjson::dom::element e : files) {
+    auto r = record_from_json(e, path);
+    if (!r) return r.error();
+    state.files.push_back(std::move(*r));
+  }
+  return state;
+}
+
+std::string BatchState::to_json() const {
+  std::string out = fmt::format("{{\n  \"schema\": \"{}\",\n  \"version\": {},\n  \"priced_to_ns\": {},\n  \"files\": [",
+                                kBatchStateSchema, kBatchStateVersion, priced_to_ns);
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    const FileRecord& r = files[i];
+    out += i == 0 ? "\n    {\"path\": " : ",\n    {\"path\": ";
+    io::append_json_string(out, r.path);
+    out += fmt::format(", \"device\": {}, \"inode\": {}, \"size\": {}, \"head_bytes\": {}, \"head_fnv1a64\": \"{}\", "
+                       "\"offset\": {}, \"lines\": {}, \"seen_ns\": {}}}",
+                       r.device, r.inode, r.size, r.head_bytes, r.head_hash, r.offset, r.lines, r.seen_ns);
+  }
+  out += files.empty() ? "]\n}\n" : "\n  ]\n}\n";
+  return out;
+}
+
+Status BatchState::save(const std::string& path) const {
+  auto out = io::OutputFile::open(path);
+  if (!out) return out.error();
+  const std::string text = to_json();
+  std::fwrite(text.data(), 1, text.size(), out->stream());
+  return out->commit();
+}
+
+void BatchState::forget_old(std::int64_t now_ns) {
+  std::erase_if(files, [now_ns](const FileRecord& r) { return r.seen_ns < now_ns - kForgetAfterNs; });
+}
+
+// ---- the lock -------------------------------------------------------------------------------
+
+Expected<BatchLock> BatchLock::acquire(const std::string& state_path, bool wait) {
+  const std::string lock_path = state_path + ".lock";
+  const int fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0)
+    return make_error(ErrorKind::io, fmt::format("{}: cannot open the lock file: {}", lock_path, std::strerror(errno)),
+                      "the state file's directory must be writable");
+  int rc = 0;
+  while ((rc = ::flock(fd, LOCK_EX | (wait ? 0 : LOCK_NB))) != 0 && errno == EINTR) {
+  }
+  if (rc != 0) {
+    const int err = errno;
+    ::close(fd);
+    if (err == EWOULDBLOCK)
+      return make_error(ErrorKind::io,
+                        fmt::format("{}: another gpucost batch run holds this state's lock", lock_path),
+                        "it is still running (overlapping cron runs); this run did nothing. Use --wait to queue "
+                        "behind it instead");
+    return make_error(ErrorKind::io, fmt::format("{}: cannot lock: {}", lock_path, std::strerror(err)));
+  }
+  return BatchLock(fd);
+}
+
+BatchLock::BatchLock(BatchLock&& other) noexcept : m_fd(other.m_fd) { other.m_fd = -1; }
+
+BatchLock::~BatchLock() {
+  if (m_fd >= 0) ::close(m_fd);  // closing releases the flock
+}
+
+// ---- reading what is new ----------------------------------------------------------------------
+
+namespace {
+
+/// Forwards events only while open: the lines replayed to restore a parser's state (headers)
+/// must not count again.
+class GateSink final : public prep::EventSink {
+ public:
+  explicit GateSink(prep::EventSink& sink) : m_sink(sink) {}
+  void on_event(const Event& event) override {
+    if (m_open) m_sink.on_event(event);
+  }
+  void open() { m_open = true; }
+  void close() { m_open = false; }
+
+ private:
+  prep::EventSink& m_sink;
+  bool m_open = true;
+};
+
+/// The facts a file is recognised by.
+struct Candidate {
+  std::uint64_t device = 0, inode = 0, size = 0;
+  std::string head;  ///< up to kHeadBytes decompressed bytes
+};
+
+bool same_content(const FileRecord& r, const Candidate& c) {
+  return r.head_bytes > 0 && r.head_bytes <= c.head.size() &&
+         fnv1a64_hex(std::string_view(c.head).substr(0, r.head_bytes)) == r.head_hash;
+}
+
+/// The record this file continues: the same inode with the same first bytes (appended to, or
+/// renamed), else any record with the same first bytes (a compressed copy of a rotation),
+/// preferring the longest hashed prefix, then the furthest read.
+FileRecord* find_record(BatchState& state, const Candidate& c) {
+  FileRecord* best = nullptr;
+  for (FileRecord& r : state.files) {
+    if (!same_content(r, c)) continue;
+    if (r.device == c.device && r.inode == c.inode) return &r;
+    if (best == nullptr || r.head_bytes > best->head_bytes ||
+        (r.head_bytes == best->head_bytes && r.offset > best->offset))
+      best = &r;
+  }
+  return best;
+}
+
+/// The counts of the lines replayed before the resume point are not this run's.
+void forget_replayed_lines(prep::InputStats& st) {
+  st.lines = st.events = st.ignored = st.malformed = st.event_lines = 0;
+  st.first_ts_ns = st.last_ts_ns = 0;
+  st.examples.clear();
+  st.clock_anomalies = {};
+}
+
+/// Replays the first lines (for the parser's headers, events dropped), then skips to `from`.
+bool resume(prep::InputParse& parse, io::LineReader& reader, GateSink& gate, const FileRecord& from,
+            prep::InputStats& st) {
+  gate.close();
+  const std::uint64_t replay_to = std::min(from.offset, kHeadBytes);
+  while (reader.position() < replay_to && parse.step()) {
+  }
+  const bool reached = reader.skip_to(from.offset, from.lines);
+  forget_replayed_lines(st);
+  gate.open();
+  return reached;
+}
+
+bool whole_document_format(prep::Format f) { return f == prep::Format::kineto; }
+
+struct OneInput {
+  BatchInput input;
+  FileRecord record;
+  bool recorded = false;  ///< a new record to add (false: an empty file, or its own record was updated)
+};
+
+Expected<OneInput> read_one(const std::string& path, BatchState& state, const prep::PrepOptions& options,
+                            LocalClock& clock, prep::EventSink& sink, prep::InputStats& st, std::int64_t now_ns) {
+  auto opened = io::LineReader::open(path);
+  if (!opened) return opened.error();
+  io::LineReader& reader = **opened;
+  reader.hold_back_unterminated_line();
+  struct stat sb {};
+  if (::stat(path.c_str(), &sb) != 0)
+    return make_error(ErrorKind::io, fmt::format("{}: cannot stat: {}", path, std::strerror(errno)));
+  Candidate c{static_cast<std::uint64_t>(sb.st_dev), static_cast<std::uint64_t>(sb.st_ino),
+              static_cast<std::uint64_t>(sb.st_size), std::string(reader.peek(kHeadBytes))};
+  if (io::is_event_stream(c.head) || extract::is_features_document(c.head))
+    return make_error(ErrorKind::usage, fmt::format("{}: batch reads raw logs, not gpucost documents", path),
+                      "give batch the logs themselves (kern.log, telemetry CSVs, journal exports)");
+  FileRecord* known = find_record(state, c);
+  // A rotated copy keeps the record it continues alive, so that later copies still match it.
+  if (known != nullptr) known->seen_ns = now_ns;
+  // This file's own record is updated in place; a copy's, or a reused inode's, is left as it is.
+  FileRecord* own = known != nullptr && known->device == c.device && known->inode == c.inode ? known : nullptr;
+  OneInput out;
+  out.input.path = path;
+  out.input.how = known == nullptr ? "new"
+                  : known->device == c.device && known->inode == c.inode ? "resumed"
+                                                                         : "rotated copy of " + known->path;
+  GateSink gate(sink);
+  prep::InputParse parse(reader, options, clock, gate, st);
+  if (auto s = parse.start(); !s) return s.error();
+  if (known != nullptr && whole_document_format(st.format)) {
+    out.input.how = "read before (a whole document is read once)";
+    return out;
+  }
+  if (known != nullptr && reader.compression() == io::Compression::none && c.size < known->offset) {
+    out.input.how = "shorter than when read: read from the start";
+    known = nullptr;
+  }
+  if (known != nullptr) {
+    out.input.from_offset = known->offset;
+    out.input.from_line = known->lines;
+    if (!resume(parse, reader, gate, *known, st)) {
+      out.input.how = "ends before the recorded offset: not read";
+      return out;
+    }
+  }
+  while (parse.step()) {
+  }
+  out.input.to_offset = reader.position();
+  out.input.to_line = out.input.from_line + st.lines;
+  if (out.input.to_offset == out.input.from_offset && known != nullptr && out.input.how == "resumed")
+    out.input.how = "unchanged";
+  const std::uint64_t head_bytes = std::min({kHeadBytes, out.input.to_offset, static_cast<std::uint64_t>(c.head.size())});
+  out.record = FileRecord{path,           c.device,
+                          c.inode,        c.size,
+                          head_bytes,     fnv1a64_hex(std::string_view(c.head).substr(0, head_bytes)),
+                          out.input.to_offset, out.input.to_line,
+                          now_ns};
+  out.recorded = head_bytes > 0;
+  if (own != nullptr && out.recorded) {
+    *own = std::move(out.record);
+    out.recorded = false;
+  }
+  return out;
+}
+
+}  // namespace
+
+Expected<std::vector<BatchInput>> read_new_data(const std::vector<std::string>& paths, BatchState& state,
+                                                const prep::PrepOptions& options, LocalClock& clock,
+                                                prep::EventSink& sink, std::vector<prep::InputStats>& stats,
+                                                std::int64_t now_ns) {
+  std::vector<BatchInput> out;
+  for (const std::string& path : paths) {
+    if (path == "-")
+      return make_error(ErrorKind::usage, "batch: stdin cannot be resumed", "give batch files, e.g. /var/log/kern.log*");
+    stats.emplace_back();
+    prep::InputStats& st = stats.back();
+    st.path = path;
+    auto one = read_one(path, state, options, clock, sink, st, now_ns);
+    if (!one) return one.error();
+    if (one->recorded) state.files.push_back(std::move(one->record));
+    out.push_back(std::move(one->input));
+  }
+  return out;
+}
+
+}  // namespace gpucost::pipeline

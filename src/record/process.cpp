@@ -1,0 +1,100 @@
+#include "process.hpp"
+
+#include <atomic>
+#include <cerrno>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace gpucost::record {
+
+std::string find_in_path(std::string_view name) {
+  if (name.find('/') != std::string_view::npos) return ::access(std::string(name).c_str(), X_OK) == 0 ? std::string(name) : "";
+  const char* env = std::getenv("PATH");
+  const std::string_view path = env != nullptr ? env : "/usr/bin:/bin";
+  std::size_t at = 0;
+  while (at <= path.size()) {
+    const std::size_t colon = std::min(path.find(':', at), path.size());
+    const std::string dir(path.substr(at, colon - at));
+    const std::string full = (dir.empty() ? std::string(".") : dir) + "/" + std::string(name);
+    struct stat st {};
+    if (::stat(full.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(full.c_str(), X_OK) == 0) return full;
+    at = colon + 1;
+  }
+  return {};
+}
+
+pid_t spawn(const std::vector<std::string>& argv, Streams streams, bool own_group) {
+  std::vector<char*> args;
+  args.reserve(argv.size() + 1);
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  const pid_t pid = ::fork();
+  if (pid != 0) return pid;
+  // The child: only async-signal-safe calls until exec.
+  if (own_group) ::setpgid(0, 0);
+  if (streams.in >= 0) ::dup2(streams.in, STDIN_FILENO);
+  if (streams.out >= 0) ::dup2(streams.out, STDOUT_FILENO);
+  if (streams.err >= 0) ::dup2(streams.err, STDERR_FILENO);
+  for (const int sig : {SIGPIPE, SIGINT, SIGTERM}) std::signal(sig, SIG_DFL);  // ignored ones survive exec
+  ::execvp(args[0], args.data());
+  const int err = errno;
+  const char* what = std::strerror(err);
+  const char* prefix = "gpucost: record: cannot run ";
+  (void)!::write(STDERR_FILENO, prefix, std::strlen(prefix));
+  (void)!::write(STDERR_FILENO, args[0], std::strlen(args[0]));
+  (void)!::write(STDERR_FILENO, ": ", 2);
+  (void)!::write(STDERR_FILENO, what, std::strlen(what));
+  (void)!::write(STDERR_FILENO, "\n", 1);
+  ::_exit(127);
+}
+
+namespace {
+
+std::atomic<pid_t> g_forward_to{-1};
+struct sigaction g_old_int {}, g_old_term {};
+
+void forward(int sig, siginfo_t* info, void* /*context*/) {
+  const pid_t pid = g_forward_to.load();
+  // SI_USER / SI_QUEUE: sent by kill() to gpucost alone. The terminal's Ctrl-C (SI_KERNEL)
+  // went to the whole foreground process group, the command included.
+  if (pid > 0 && info != nullptr && (info->si_code == SI_USER || info->si_code == SI_QUEUE)) ::kill(pid, sig);
+}
+
+}  // namespace
+
+SignalForwarder::SignalForwarder(pid_t pid) {
+  g_forward_to.store(pid);
+  struct sigaction sa {};
+  sa.sa_sigaction = forward;
+  sa.sa_flags = SA_SIGINFO | SA_RESTART;
+  sigemptyset(&sa.sa_mask);
+  ::sigaction(SIGINT, &sa, &g_old_int);
+  ::sigaction(SIGTERM, &sa, &g_old_term);
+}
+
+SignalForwarder::~SignalForwarder() {
+  ::sigaction(SIGINT, &g_old_int, nullptr);
+  ::sigaction(SIGTERM, &g_old_term, nullptr);
+  g_forward_to.store(-1);
+}
+
+int wait_for(pid_t pid) {
+  int status = 0;
+  for (;;) {
+    if (::waitpid(pid, &status, 0) == pid) return status;
+    if (errno != EINTR) return -1;
+  }
+}
+
+int exit_code(int raw_status) {
+  if (raw_status < 0) return 127;
+  if (WIFEXITED(raw_status)) return WEXITSTATUS(raw_status);
+  if (WIFSIGNALED(raw_status)) return 128 + WTERMSIG(raw_status);
+  return 127;
+}
+
+}  // namespace gpucost::record

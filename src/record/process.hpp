@@ -1,0 +1,41 @@
+// Process helpers of `gpucost record`: PATH lookup, spawning with execvp, signal forwarding.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <sys/types.h>
+
+namespace gpucost::record {
+
+/// The full path of `name` on PATH, or empty when it is not there (or not executable).
+std::string find_in_path(std::string_view name);
+
+/// Where a spawned process's standard streams go: file descriptors, -1 = inherit.
+struct Streams {
+  int in = -1, out = -1, err = -1;
+};
+
+/// fork + execvp(argv). `own_group`: the child leads a new process group, so a Ctrl-C on the
+/// terminal does not reach it (the sampler is stopped by record, cleanly). Returns the pid, or
+/// -1 when fork failed. A child whose exec fails prints why and exits 127.
+pid_t spawn(const std::vector<std::string>& argv, Streams streams, bool own_group);
+
+/// While alive, SIGINT and SIGTERM sent to gpucost with kill() are forwarded to `pid`. Signals
+/// from the terminal (Ctrl-C) already reach the whole foreground group, the command too, and
+/// are not sent a second time.
+class SignalForwarder {
+ public:
+  explicit SignalForwarder(pid_t pid);
+  ~SignalForwarder();
+  SignalForwarder(const SignalForwarder&) = delete;
+  SignalForwarder& operator=(const SignalForwarder&) = delete;
+};
+
+/// waitpid() that retries on EINTR; returns the raw status, or -1.
+int wait_for(pid_t pid);
+/// The shell's convention: the exit code, or 128 + N for a process ended by signal N.
+int exit_code(int raw_status);
+
+}  // namespace gpucost::record

@@ -1,0 +1,260 @@
+#include <gpucost/record/record.hpp>
+
+#include "process.hpp"
+
+#include <gpucost/core/time.hpp>
+#include <gpucost/io/json_out.hpp>
+#include <gpucost/io/line_reader.hpp>
+#include <gpucost/prep/prep.hpp>
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstring>
+#include <ctime>
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace gpucost::record {
+
+namespace {
+
+std::int64_t now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+std::string in_dir(const std::string& dir, std::string_view name) { return fmt::format("{}/{}", dir, name); }
+
+/// A file of the run folder, opened for writing (close-on-exec: children get it by dup2 only).
+int create_file(const std::string& path) { return ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644); }
+
+Status make_run_dir(const std::string& dir) {
+  if (::mkdir(dir.c_str(), 0755) == 0) return {};
+  const int err = errno;
+  struct stat st {};
+  if (err == EEXIST && ::stat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode) &&
+      ::access(in_dir(dir, kMetadataFile).c_str(), F_OK) != 0)
+    return {};
+  return make_error(ErrorKind::io, fmt::format("{}: cannot make the run folder: {}", dir,
+                                               err == EEXIST ? "it already holds a run" : std::strerror(err)),
+                    "give another --run-dir, or leave it out for a new dated folder");
+}
+
+void write_all(int fd, const char* data, std::size_t n) {
+  while (n > 0) {
+    const ssize_t w = ::write(fd, data, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return;  // a closed terminal or pipe: the log file still gets everything
+    data += w;
+    n -= static_cast<std::size_t>(w);
+  }
+}
+
+/// Copies the command's stdout and stderr to ours and to the training log until both close,
+/// or shortly after the command exits (a background child may keep the pipes open).
+void tee_output(int out_r, int err_r, int log_fd, pid_t child, int& raw_status, bool& reaped) {
+  pollfd fds[2] = {{out_r, POLLIN, 0}, {err_r, POLLIN, 0}};
+  const int targets[2] = {STDOUT_FILENO, STDERR_FILENO};
+  int open_fds = 2;
+  std::int64_t drain_until = 0;
+  char buf[64 * 1024];
+  while (open_fds > 0) {
+    const int ready = ::poll(fds, 2, 200);
+    if (ready < 0 && errno != EINTR) break;
+    for (int i = 0; i < 2 && ready > 0; ++i) {
+      if (fds[i].fd < 0 || fds[i].revents == 0) continue;
+      const ssize_t got = ::read(fds[i].fd, buf, sizeof buf);
+      if (got < 0 && errno == EINTR) continue;
+      if (got <= 0) {
+        ::close(fds[i].fd);
+        fds[i].fd = -1;
+        --open_fds;
+        continue;
+      }
+      write_all(targets[i], buf, static_cast<std::size_t>(got));
+      write_all(log_fd, buf, static_cast<std::size_t>(got));
+    }
+    if (!reaped && ::waitpid(child, &raw_status, WNOHANG) == child) {
+      reaped = true;
+      drain_until = now_ns() + 2'000'000'000;
+    }
+    if (reaped && ready == 0 && now_ns() > drain_until) break;
+  }
+  for (const pollfd& p : fds)
+    if (p.fd >= 0) ::close(p.fd);
+}
+
+struct Sampler {
+  pid_t pid = -1;
+  std::string path;  ///< nvidia-smi's full path; empty when missing
+};
+
+Sampler start_sampler(const RecordOptions& o, const std::string& dir, std::vector<std::string>& notes) {
+  Sampler s;
+  s.path = find_in_path("nvidia-smi");
+  if (s.path.empty()) {
+    notes.emplace_back("nvidia-smi is not on PATH: no GPU telemetry recorded (power, utilisation and clocks "
+                       "will be missing)");
+    return s;
+  }
+  const int out = create_file(in_dir(dir, kTelemetryFile));
+  const int err = create_file(in_dir(dir, "nvidia-smi.stderr"));
+  s.pid = spawn({s.path, fmt::format("--query-gpu={}", kQueryFields), "--format=csv", fmt::format("-lms={}", o.interval_ms)},
+                Streams{-1, out, err}, true);
+  ::close(out);
+  ::close(err);
+  return s;
+}
+
+/// Stops nvidia-smi with SIGTERM; notes when it had stopped on its own with an error.
+void stop_sampler(const Sampler& s, const std::string& dir, std::vector<std::string>& notes) {
+  if (s.pid <= 0) return;
+  int status = 0;
+  const bool ended_early = ::waitpid(s.pid, &status, WNOHANG) == s.pid;
+  if (!ended_early) {
+    ::kill(s.pid, SIGTERM);
+    status = wait_for(s.pid);
+  }
+  if (ended_early && exit_code(status) != 0)
+    notes.push_back(fmt::format("nvidia-smi stopped early (exit status {}): see {}", exit_code(status),
+                                in_dir(dir, "nvidia-smi.stderr")));
+  struct stat st {};
+  if (::stat(in_dir(dir, "nvidia-smi.stderr").c_str(), &st) == 0 && st.st_size == 0)
+    ::unlink(in_dir(dir, "nvidia-smi.stderr").c_str());
+}
+
+/// The kernel messages of the run window, as journalctl exports them.
+bool collect_journal(const std::string& dir, std::int64_t start_ns, std::int64_t end_ns, std::vector<std::string>& notes) {
+  const std::string journalctl = find_in_path("journalctl");
+  if (journalctl.empty()) {
+    notes.emplace_back("journalctl is not on PATH: no kernel messages recorded (Xid, AER, thermal events)");
+    return false;
+  }
+  const std::string path = in_dir(dir, kJournalFile);
+  const int out = create_file(path);
+  const int err = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
+  const pid_t pid = spawn({journalctl, "-k", "-o", "json", "--no-pager",
+                           fmt::format("--since=@{}", start_ns / 1'000'000'000),
+                           fmt::format("--until=@{}", end_ns / 1'000'000'000 + 1)},
+                          Streams{-1, out, err}, true);
+  ::close(out);
+  if (err >= 0) ::close(err);
+  const int code = pid > 0 ? exit_code(wait_for(pid)) : 127;
+  struct stat st {};
+  const bool empty = ::stat(path.c_str(), &st) != 0 || st.st_size == 0;
+  if (code != 0 || empty) {
+    notes.push_back(code != 0 ? fmt::format("journalctl failed (exit status {}): no kernel messages recorded", code)
+                              : "journalctl exported no kernel messages for the run (reading the journal may need "
+                                "the systemd-journal or adm group)");
+    ::unlink(path.c_str());
+    return false;
+  }
+  return true;
+}
+
+std::string metadata_json(const RecordOptions& o, const RecordResult& r, const std::string& smi) {
+  std::string out = fmt::format("{{\n  \"schema\": \"{}\",\n  \"version\": {},\n  \"command\": [", kRunSchema, kRunVersion);
+  for (std::size_t i = 0; i < o.command.size(); ++i) {
+    if (i > 0) out += ", ";
+    io::append_json_string(out, o.command[i]);
+  }
+  out += "],\n  \"host\": ";
+  io::append_json_string(out, o.host);
+  out += fmt::format(",\n  \"start\": \"{}\",\n  \"end\": \"{}\",\n  \"start_ns\": {},\n  \"end_ns\": {},\n  "
+                     "\"exit_status\": {},\n  \"signal\": {},\n  \"interval_ms\": {},\n  \"nvidia_smi\": ",
+                     format_utc(r.start_ns), format_utc(r.end_ns), r.start_ns, r.end_ns, r.exit_status, r.signal,
+                     o.interval_ms);
+  if (smi.empty()) out += "null";
+  else io::append_json_string(out, smi);
+  out += ",\n  \"gpucost_version\": ";
+  io::append_json_string(out, o.version);
+  out += ",\n  \"notes\": [";
+  for (std::size_t i = 0; i < r.notes.size(); ++i) {
+    out += i == 0 ? "\n    " : ",\n    ";
+    io::append_json_string(out, r.notes[i]);
+  }
+  out += r.notes.empty() ? "]\n}\n" : "\n  ]\n}\n";
+  return out;
+}
+
+Status write_text(const std::string& path, const std::string& text) {
+  const int fd = create_file(path);
+  if (fd < 0) return make_error(ErrorKind::io, fmt::format("{}: cannot write: {}", path, std::strerror(errno)));
+  write_all(fd, text.data(), text.size());
+  ::close(fd);
+  return {};
+}
+
+}  // namespace
+
+std::string default_run_dir(std::int64_t now) {
+  const std::time_t t = static_cast<std::time_t>(now / 1'000'000'000);
+  std::tm local{};
+  ::localtime_r(&t, &local);
+  char buf[64];
+  std::strftime(buf, sizeof buf, "gpucost-run-%Y%m%d-%H%M%S", &local);
+  return buf;
+}
+
+Expected<RecordResult> record_run(const RecordOptions& o) {
+  if (o.command.empty()) return make_error(ErrorKind::usage, "record: no command", "e.g. gpucost record -- python train.py");
+  RecordResult r;
+  r.run_dir = o.run_dir;
+  if (auto st = make_run_dir(r.run_dir); !st) return st.error();
+  const int log_fd = create_file(in_dir(r.run_dir, kTrainLogFile));
+  if (log_fd < 0)
+    return make_error(ErrorKind::io, fmt::format("{}: cannot write: {}", in_dir(r.run_dir, kTrainLogFile), std::strerror(errno)));
+  const Sampler sampler = start_sampler(o, r.run_dir, r.notes);
+  r.sampled = sampler.pid > 0;
+  int out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1};
+  if (::pipe2(out_pipe, O_CLOEXEC) != 0 || ::pipe2(err_pipe, O_CLOEXEC) != 0) {
+    ::close(log_fd);
+    return make_error(ErrorKind::io, fmt::format("record: cannot make a pipe: {}", std::strerror(errno)));
+  }
+  r.start_ns = now_ns();
+  const pid_t child = spawn(o.command, Streams{-1, out_pipe[1], err_pipe[1]}, false);
+  ::close(out_pipe[1]);
+  ::close(err_pipe[1]);
+  int raw = 0;
+  bool reaped = false;
+  {
+    const SignalForwarder forwarder(child);
+    const auto old_pipe = std::signal(SIGPIPE, SIG_IGN);  // a closed terminal must not end the recording
+    if (child > 0) tee_output(out_pipe[0], err_pipe[0], log_fd, child, raw, reaped);
+    if (child > 0 && !reaped) raw = wait_for(child);
+    std::signal(SIGPIPE, old_pipe);
+  }
+  r.end_ns = now_ns();
+  ::close(log_fd);
+  r.exit_status = child > 0 ? exit_code(raw) : 127;
+  r.signal = child > 0 && raw >= 0 && WIFSIGNALED(raw) ? WTERMSIG(raw) : 0;
+  stop_sampler(sampler, r.run_dir, r.notes);
+  r.journal = collect_journal(r.run_dir, r.start_ns, r.end_ns, r.notes);
+  if (auto st = write_text(in_dir(r.run_dir, kMetadataFile), metadata_json(o, r, sampler.path)); !st) return st.error();
+  return r;
+}
+
+std::vector<std::string> priceable_files(const RecordResult& result, std::vector<std::string>& notes) {
+  std::vector<std::string> files;
+  for (const std::string_view name : {kTelemetryFile, kJournalFile, kTrainLogFile}) {
+    const std::string path = in_dir(result.run_dir, name);
+    auto reader = io::LineReader::open(path);
+    if (!reader) continue;
+    const std::string_view head = (*reader)->peek(64 * 1024);
+    if (head.empty()) continue;
+    if (prep::detect_format(head, prep::PrepOptions{}) == prep::Format::unknown) {
+      notes.push_back(fmt::format("{}: no format gpucost reads (kept in the run folder, not priced)", path));
+      continue;
+    }
+    files.push_back(path);
+  }
+  return files;
+}
+
+}  // namespace gpucost::record
