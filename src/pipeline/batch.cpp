@@ -232,6 +232,7 @@ Expected<OneInput> read_one(const std::string& path, BatchState& state, const pr
   if (!opened) return opened.error();
   io::LineReader& reader = **opened;
   reader.hold_back_unterminated_line();
+  reader.set_max_line(options.max_line);
   struct stat sb {};
   if (::stat(path.c_str(), &sb) != 0)
     return make_error(ErrorKind::io, fmt::format("{}: cannot stat: {}", path, std::strerror(errno)));
