@@ -297,6 +297,36 @@ bool is_event_stream(std::string_view head) {
 
 namespace {
 
+std::string_view trim_token(std::string_view t) {
+  while (!t.empty() && (t.back() == ' ' || t.back() == '\n' || t.back() == '\r' || t.back() == '\t')) t.remove_suffix(1);
+  return t;
+}
+
+// A field that is not a metric: text stays text, a number keeps its digits (written unquoted
+// again), a boolean its word; null and arrays carry nothing gpucost reads.
+bool add_field(std::string_view key, simdjson::ondemand::value& v, bool extra, Event& ev) {
+  simdjson::ondemand::json_type type;
+  if (v.type().get(type) != simdjson::SUCCESS) return false;
+  switch (type) {
+    case simdjson::ondemand::json_type::string: {
+      std::string_view raw;
+      if (v.get_string().get(raw) != simdjson::SUCCESS) return false;
+      ev.fields.push_back(Field{key, raw, false, extra});
+      return true;
+    }
+    case simdjson::ondemand::json_type::number:
+      ev.fields.push_back(Field{key, trim_token(v.raw_json_token()), true, extra});
+      return true;
+    case simdjson::ondemand::json_type::boolean: {
+      bool b = false;
+      if (v.get_bool().get(b) != simdjson::SUCCESS) return false;
+      ev.fields.push_back(Field{key, b ? "true" : "false", true, extra});
+      return true;
+    }
+    default: return true;
+  }
+}
+
 // Fills `ev` from one parsed event object. Returns an error reason, or empty on success.
 std::string_view fill_event(simdjson::ondemand::object obj, Event& ev) {
   ev.reset();
@@ -327,9 +357,18 @@ std::string_view fill_event(simdjson::ondemand::object obj, Event& ev) {
       double d = 0;
       if (v.get_double().get(d) != simdjson::SUCCESS) return "metric is not a number";
       ev.set(m, d);
-    } else {
-      std::string_view raw;  // text fields and "extra": kept as strings for the reader
-      if (v.get_string().get(raw) == simdjson::SUCCESS) ev.fields.push_back(Field{key, raw, false, false});
+    } else if (key == "extra") {  // columns gpucost does not model, kept by name
+      simdjson::ondemand::object extra;
+      if (v.get_object().get(extra) != simdjson::SUCCESS) return "extra is not an object";
+      for (auto x : extra) {
+        std::string_view xkey;
+        simdjson::ondemand::value xv;
+        if (x.unescaped_key().get(xkey) != simdjson::SUCCESS || x.value().get(xv) != simdjson::SUCCESS)
+          return "bad extra field";
+        if (!add_field(xkey, xv, true, ev)) return "bad extra value";
+      }
+    } else if (!add_field(key, v, false, ev)) {
+      return "bad field value";
     }
   }
   return {};
