@@ -4,7 +4,15 @@
 
 #include <fmt/format.h>
 
+#include <gpucost/io/line_reader.hpp>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <string_view>
 
 namespace gpucost::cli {
 
@@ -15,25 +23,97 @@ std::string printable(std::string_view s) { return text::printable(s); }
 
 }  // namespace
 
+namespace {
+
+bool colour_on_stderr() {
+  static const bool on = [] {
+    const char* no_color = std::getenv("NO_COLOR");
+    const char* term = std::getenv("TERM");
+    return ::isatty(STDERR_FILENO) == 1 && (no_color == nullptr || *no_color == '\0') &&
+           (term == nullptr || std::string_view(term) != "dumb");
+  }();
+  return on;
+}
+
+struct ProgressState {
+  bool active = false;
+  bool shown = false;
+  std::uint64_t total = 0, done = 0;
+  std::chrono::steady_clock::time_point start, last;
+};
+ProgressState g_progress;
+
+std::string human_bytes(double b) {
+  if (b < 1e6) return fmt::format("{:.0f} kB", b / 1e3);
+  if (b < 1e9) return fmt::format("{:.1f} MB", b / 1e6);
+  return fmt::format("{:.2f} GB", b / 1e9);
+}
+
+void on_bytes_read(std::size_t bytes) {
+  ProgressState& p = g_progress;
+  p.done += bytes;
+  const auto now = std::chrono::steady_clock::now();
+  if (now - p.start < std::chrono::seconds(1) || now - p.last < std::chrono::milliseconds(250)) return;
+  p.last = now;
+  const double secs = std::chrono::duration<double>(now - p.start).count();
+  const double rate = static_cast<double>(p.done) / secs;
+  std::string line = fmt::format("gpucost: read {}", human_bytes(static_cast<double>(p.done)));
+  if (p.total > 0 && p.done <= p.total) {
+    const double left = static_cast<double>(p.total - p.done) / std::max(rate, 1.0);
+    line += fmt::format(" of {} ({:.0f} %), {}/s, ETA {:.0f} s", human_bytes(static_cast<double>(p.total)),
+                        100.0 * static_cast<double>(p.done) / static_cast<double>(p.total), human_bytes(rate), left);
+  } else {
+    line += fmt::format(", {}/s", human_bytes(rate));
+  }
+  fmt::print(stderr, "\r{}\033[K", line);
+  std::fflush(stderr);
+  p.shown = true;
+}
+
+}  // namespace
+
+std::string prefix(Level level) {
+  const char* word = level == Level::error ? "error" : level == Level::warning ? "warning" : "note";
+  if (!colour_on_stderr()) return fmt::format("gpucost: {}:", word);
+  const char* colour = level == Level::error ? "\033[1;31m" : level == Level::warning ? "\033[1;33m" : "\033[36m";
+  return fmt::format("gpucost: {}{}:\033[0m", colour, word);
+}
+
+void start_progress(std::uint64_t total_bytes, bool quiet) {
+  if (quiet || ::isatty(STDERR_FILENO) != 1) return;
+  g_progress = ProgressState{true, false, total_bytes, 0, std::chrono::steady_clock::now(), {}};
+  io::set_read_observer(on_bytes_read);
+}
+
+void clear_progress() {
+  if (g_progress.shown) {
+    fmt::print(stderr, "\r\033[K");
+    std::fflush(stderr);
+    g_progress.shown = false;
+  }
+}
+
 int fail(const Error& e) {
-  fmt::print(stderr, "gpucost: error: {}\n", e.message);
+  clear_progress();
+  fmt::print(stderr, "{} {}\n", prefix(Level::error), e.message);
   if (!e.hint.empty()) fmt::print(stderr, "  hint: {}\n", e.hint);
   return kError;
 }
 
 std::uint64_t report_inputs(const std::vector<prep::InputStats>& stats, bool quiet) {
+  clear_progress();
   std::uint64_t malformed = 0;
   for (const auto& s : stats) {
     malformed += s.malformed;
-    if (!s.truncated.empty()) fmt::print(stderr, "gpucost: warning: {}: {}; lines before it are kept\n", s.path, s.truncated);
+    if (!s.truncated.empty()) fmt::print(stderr, "{} {}: {}; lines before it are kept\n", prefix(Level::warning), s.path, s.truncated);
     if (s.malformed > 0) {
-      fmt::print(stderr, "gpucost: warning: {}: {} malformed line{} of {} ({})\n", s.path, s.malformed,
+      fmt::print(stderr, "{} {}: {} malformed line{} of {} ({})\n", prefix(Level::warning), s.path, s.malformed,
                  s.malformed == 1 ? "" : "s", s.lines, prep::format_name(s.format));
       for (const auto& ex : s.examples)
         fmt::print(stderr, "{}:{}: {}: {}\n", s.path, ex.line, ex.reason, printable(ex.excerpt));
     }
     if (!quiet)
-      for (const auto& n : s.notes) fmt::print(stderr, "gpucost: note: {}: {}\n", s.path, n);
+      for (const auto& n : s.notes) fmt::print(stderr, "{} {}: {}\n", prefix(Level::note), s.path, n);
   }
   return malformed;
 }

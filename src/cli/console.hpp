@@ -4,11 +4,25 @@
 #include <gpucost/core/error.hpp>
 #include <gpucost/prep/prep.hpp>
 
+#include <cstdint>
+#include <string>
 #include <vector>
 
 namespace gpucost::cli {
 
 enum ExitCode : int { kOk = 0, kStrictFailed = 1, kError = 2, kAboveLine = 3 };
+
+enum class Level { error, warning, note };
+/// "gpucost: error:" / "gpucost: warning:" / "gpucost: note:", in colour only when stderr is a
+/// terminal and NO_COLOR is not set (https://no-color.org).
+std::string prefix(Level level);
+
+/// The progress line: on a terminal, when not --quiet, work longer than a second shows
+/// "gpucost: read 1.2 GB of 4.0 GB (30 %), 310 MB/s, ETA 9 s" on stderr, refreshed 4 times a
+/// second; never on pipes. `total_bytes` 0 = unknown (compressed or stdin inputs: no % or ETA).
+void start_progress(std::uint64_t total_bytes, bool quiet);
+/// Erases the progress line (before any other stderr output, and at the end).
+void clear_progress();
 
 /// Prints "gpucost: error: ..." and the hint; returns kError.
 int fail(const Error& e);

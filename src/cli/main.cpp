@@ -36,6 +36,7 @@
 #include <cstdlib>
 #include <csignal>
 #include <cstring>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace gpucost::cli {
@@ -219,6 +220,26 @@ struct Common {
   std::vector<std::string> paths;
 };
 
+/// The bytes the inputs hold when every one is an uncompressed file (the progress line's total);
+/// 0 when any is compressed or stdin: its decompressed size is unknown until read.
+std::uint64_t plain_input_bytes(const std::vector<std::string>& paths) {
+  std::uint64_t total = 0;
+  for (const std::string& p : paths) {
+    struct stat st {};
+    if (p == "-" || ::stat(p.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return 0;
+    unsigned char magic[4] = {};
+    if (std::FILE* f = std::fopen(p.c_str(), "rb")) {
+      const std::size_t n = std::fread(magic, 1, sizeof magic, f);
+      std::fclose(f);
+      if ((n >= 2 && magic[0] == 0x1f && magic[1] == 0x8b) ||
+          (n == 4 && magic[0] == 0x28 && magic[1] == 0xb5 && magic[2] == 0x2f && magic[3] == 0xfd))
+        return 0;
+    }
+    total += static_cast<std::uint64_t>(st.st_size);
+  }
+  return total;
+}
+
 Expected<Common> common_setup(const InputArgs& a) {
   if (a.verbose > 0) enable_stderr_log(a.verbose == 1 ? "info" : "debug");
   else if (const char* env = std::getenv("GPUCOST_LOG"); env != nullptr && *env != '\0') enable_stderr_log(env);
@@ -236,12 +257,13 @@ Expected<Common> common_setup(const InputArgs& a) {
   // Refuse unreadable inputs before any output is written.
   if (auto st = pipeline::check_inputs(c.paths, c.prep); !st) return st.error();
   c.prep = pipeline::with_journal_boot_time(c.paths, std::move(c.prep));
+  start_progress(plain_input_bytes(c.paths), a.quiet);
   return c;
 }
 
 int finish_inputs(const std::vector<prep::InputStats>& stats, const InputArgs& a, const LocalClock& clock) {
   if (clock.fell_back_to_utc() && !a.quiet)
-    fmt::print(stderr, "gpucost: note: this machine has no time zone set: local times are read as UTC (use --tz)\n");
+    fmt::print(stderr, "{} this machine has no time zone set: local times are read as UTC (use --tz)\n", prefix(Level::note));
   const std::uint64_t malformed = report_inputs(stats, a.quiet);
   bool truncated = false;
   for (const auto& s : stats) truncated = truncated || !s.truncated.empty();
@@ -492,10 +514,10 @@ int price_and_write(const BreakevenArgs& args, breakeven::CostConfig config,
   if (offer) {
     const int gpus = static_cast<int>(job->energy_kwh.size());
     if (!offer->fits(gpus) && !args.in.quiet)
-      fmt::print(stderr, "gpucost: note: offer '{}' has {} GPU(s), the job ran on {}\n", offer->name, offer->gpus, gpus);
+      fmt::print(stderr, "{} offer '{}' has {} GPU(s), the job ran on {}\n", prefix(Level::note), offer->name, offer->gpus, gpus);
     if (offer->currency != config.currency && !args.in.quiet)
-      fmt::print(stderr, "gpucost: note: offer '{}' is priced in {}, the config's currency is {}: amounts mix both\n",
-                 offer->name, offer->currency, config.currency);
+      fmt::print(stderr, "{} offer '{}' is priced in {}, the config's currency is {}: amounts mix both\n",
+                 prefix(Level::note), offer->name, offer->currency, config.currency);
     config = breakeven::with_offer(config, *offer, gpus);
   }
   if (auto st = breakeven::check_job(config, *job); !st) return fail(st.error());
@@ -634,7 +656,7 @@ int run_batch(const BatchArgs& args) {
   state->forget_old(now);
   if (!has_samples(samples)) {
     // Nothing to price: the state still moves on, so these lines are never read again.
-    if (!a.in.quiet) fmt::print(stderr, "gpucost: note: batch: no new telemetry samples: nothing priced\n");
+    if (!a.in.quiet) fmt::print(stderr, "{} batch: no new telemetry samples: nothing priced\n", prefix(Level::note));
     if (auto st = state->save(args.state); !st) return fail(st.error());
     return status;
   }
@@ -644,7 +666,7 @@ int run_batch(const BatchArgs& args) {
   if (!features) return fail(features.error());
   if (features->wall_s() <= 0) {
     // One new sample is no window: the state stays, and the next run prices it with what follows.
-    if (!a.in.quiet) fmt::print(stderr, "gpucost: note: batch: a single new sample time: nothing priced yet\n");
+    if (!a.in.quiet) fmt::print(stderr, "{} batch: a single new sample time: nothing priced yet\n", prefix(Level::note));
     return status;
   }
   if (config->tariff_tz.empty()) config->tariff_tz = common->clock.name();
@@ -666,7 +688,7 @@ struct RecordArgs {
 
 void print_notes(const std::vector<std::string>& notes, bool quiet) {
   if (quiet) return;
-  for (const std::string& n : notes) fmt::print(stderr, "gpucost: note: record: {}\n", n);
+  for (const std::string& n : notes) fmt::print(stderr, "{} record: {}\n", prefix(Level::note), n);
 }
 
 /// Exit status: the command's when it failed; else breakeven's over the run folder.
@@ -741,10 +763,10 @@ struct ReportArgs {
 /// Prices the cloud side with the chosen catalogue offer, noting what does not match the job.
 void fit_offer(breakeven::CostConfig& config, const breakeven::CloudOffer& offer, int gpus, bool quiet) {
   if (!offer.fits(gpus) && !quiet)
-    fmt::print(stderr, "gpucost: note: offer '{}' has {} GPU(s), the job ran on {}\n", offer.name, offer.gpus, gpus);
+    fmt::print(stderr, "{} offer '{}' has {} GPU(s), the job ran on {}\n", prefix(Level::note), offer.name, offer.gpus, gpus);
   if (offer.currency != config.currency && !quiet)
-    fmt::print(stderr, "gpucost: note: offer '{}' is priced in {}, the config's currency is {}: amounts mix both\n",
-               offer.name, offer.currency, config.currency);
+    fmt::print(stderr, "{} offer '{}' is priced in {}, the config's currency is {}: amounts mix both\n",
+               prefix(Level::note), offer.name, offer.currency, config.currency);
   config = breakeven::with_offer(config, offer, gpus);
 }
 
@@ -960,6 +982,7 @@ int main_impl(int argc, char** argv) {
 }  // namespace gpucost::cli
 
 int main(int argc, char** argv) {
+  std::atexit(gpucost::cli::clear_progress);  // never leave a half-drawn progress line behind
   // Past a file-size limit (ulimit -f) writes then fail with EFBIG and are reported like a full
   // disk, instead of the process being killed before it can remove its temporary file.
   std::signal(SIGXFSZ, SIG_IGN);

@@ -241,6 +241,12 @@ LineReader::~LineReader() = default;
 
 const std::string& LineReader::error() const { return m_src->error(); }
 
+namespace {
+ReadObserver g_read_observer = nullptr;
+}  // namespace
+
+void set_read_observer(ReadObserver observer) { g_read_observer = observer; }
+
 bool LineReader::fill() {
   if (m_eof) return false;
   if (m_begin > 0 && m_cap - m_end < kBlockBytes) {
@@ -266,6 +272,7 @@ bool LineReader::fill() {
   }
   m_end += got;
   m_bytes += got;
+  if (g_read_observer != nullptr) g_read_observer(got);
   return true;
 }
 
@@ -280,6 +287,7 @@ std::size_t LineReader::read_bytes(char* dst, std::size_t n) {
   const std::size_t got = m_src->read(dst, n);
   if (got == 0) m_eof = true;
   m_bytes += got;
+  if (g_read_observer != nullptr) g_read_observer(got);
   return got;
 }
 

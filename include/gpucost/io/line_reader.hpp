@@ -15,6 +15,11 @@
 namespace gpucost::io {
 
 enum class Compression { none, gzip, zstd };
+
+/// Called with the number of (decompressed) bytes after every block any reader reads: the CLI's
+/// progress line. Null (the default) costs one branch per block.
+using ReadObserver = void (*)(std::size_t bytes);
+void set_read_observer(ReadObserver observer);
 std::string_view to_string(Compression c);
 
 /// Decompressed bytes of one input. Implementations: plain fd, zlib, zstd.
