@@ -22,7 +22,7 @@ const std::string kNotMergeable = "not mergeable from summaries";
 // Indicators that are plain sums of the documents' values (trace and trainlog; host counts).
 bool is_summed(const IndicatorDef& d) {
   return (d.unit == "count" && d.category != "thermal") || d.key == "gpu_busy_s" || d.key == "memcpy_s" || d.key == "net_gpu_time_s" ||
-         d.key == "pattern_duration_s";
+         d.key == "pattern_duration_s" || d.key == "downtime_s";
 }
 
 void absent(IndicatorSet& out, std::string_view key, std::string reason) {
@@ -71,7 +71,8 @@ void merge_median_interval(const std::vector<const IndicatorSet*>& sets, Indicat
 }
 
 /// One GPU of the merged document from its documents, in time order.
-Expected<detail::GpuEnergy> merge_gpu(const std::vector<const GpuFeatures*>& parts, double wall_s, GpuFeatures& g) {
+Expected<detail::GpuEnergy> merge_gpu(const std::vector<const GpuFeatures*>& parts, double wall_s, GpuFeatures& g,
+                                      EnergyProfile& profile) {
   std::vector<const IndicatorSet*> sets;
   for (const GpuFeatures* p : parts) sets.push_back(&p->indicators);
   const bool telemetry = std::all_of(parts.begin(), parts.end(), [](const GpuFeatures* p) { return !p->partials.empty(); });
@@ -87,9 +88,11 @@ Expected<detail::GpuEnergy> merge_gpu(const std::vector<const GpuFeatures*>& par
         return make_error(ErrorKind::usage,
                           fmt::format("GPU {}: two documents overlap in time (samples counted twice)", g.gpu),
                           "merge the results of different hosts or of consecutive, disjoint windows");
-      detail::combine_partials(g.partials, detail::bridge_partials(*prev.last, *cur.first,
-                                                                   detail::partial(g.partials, "gap_limit_s"),
-                                                                   detail::partial(g.partials, "temp.threshold_c")));
+      const Partials bridge = detail::bridge_partials(*prev.last, *cur.first, detail::partial(g.partials, "gap_limit_s"),
+                                                      detail::partial(g.partials, "temp.threshold_c"));
+      detail::combine_partials(g.partials, bridge);
+      const double bridge_j = detail::partial(bridge, "power.trap");  // the bridged interval's energy
+      if (!std::isnan(bridge_j)) profile.add(prev.last->ts_ns, bridge_j / 3.6e6);
     }
     g.first = parts.front()->first;
     g.last = parts.back()->last;
@@ -178,7 +181,7 @@ Expected<Features> merge_features(std::vector<Features> docs) {
     GpuFeatures g;
     g.gpu = id.second;
     if (several_hosts) g.host = id.first;
-    auto e = merge_gpu(parts, m.wall_s(), g);
+    auto e = merge_gpu(parts, m.wall_s(), g, m.energy_profile);
     if (!e) return e.error();
     filled_j += e->filled_j;
     energy_j += e->energy_j;
