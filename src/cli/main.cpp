@@ -365,6 +365,30 @@ int run_extract(const ExtractArgs& args) {
   return status;
 }
 
+// ---- merge --------------------------------------------------------------------------------
+
+struct MergeArgs {
+  std::vector<std::string> files;
+  std::string output = "-";
+};
+
+int run_merge(const MergeArgs& args) {
+  std::vector<extract::Features> docs;
+  for (const std::string& path : args.files) {
+    auto f = extract::read_features_file(path);
+    if (!f) return fail(f.error());
+    docs.push_back(std::move(*f));
+  }
+  auto merged = extract::merge_features(std::move(docs));
+  if (!merged) return fail(merged.error());
+  auto out = io::OutputFile::open(args.output);
+  if (!out) return fail(out.error());
+  const std::string text = extract::features_to_json(*merged);
+  std::fwrite(text.data(), 1, text.size(), out->stream());
+  if (auto c = out->commit(); !c) return fail(c.error());
+  return kOk;
+}
+
 // ---- trace --------------------------------------------------------------------------------
 
 struct TraceArgs {
@@ -854,6 +878,12 @@ int main_impl(int argc, char** argv) {
   extract_cmd->add_option("-o,--output", extract_args.output, "output file, - = stdout")->type_name("FILE")->group("Output");
   extract_cmd->footer("Example: gpucost prep dmon.log | gpucost extract - > features.json\n" + std::string(kExitFooter));
 
+  MergeArgs merge_args;
+  auto* merge_cmd = app.add_subcommand("merge", "combine features documents of several hosts or consecutive windows");
+  merge_cmd->add_option("files", merge_args.files, "gpucost.features documents (- = stdin)")->required()->type_name("FEATURES");
+  merge_cmd->add_option("-o,--output", merge_args.output, "output file, - = stdout")->type_name("FILE")->group("Output");
+  merge_cmd->footer("Example: gpucost merge host1.json host2.json > fleet.json\n" + std::string(kExitFooter));
+
   BreakevenArgs be_args;
   auto* be_cmd = app.add_subcommand("breakeven", "price the job locally and in the cloud; solve the break-even");
   add_input_options(be_cmd, be_args.in);
@@ -971,6 +1001,7 @@ int main_impl(int argc, char** argv) {
   }
   if (prep_cmd->parsed()) return run_prep(prep_args);
   if (extract_cmd->parsed()) return run_extract(extract_args);
+  if (merge_cmd->parsed()) return run_merge(merge_args);
   if (trace_cmd->parsed()) return run_trace(trace_args);
   if (history_cmd->parsed()) return run_history(history_args);
   if (report_cmd->parsed()) return run_report(report_args);

@@ -6,10 +6,13 @@
 #include <gpucost/core/time.hpp>
 #include <gpucost/extract/catalogue.hpp>
 
+#include "gpu_stats.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <limits>
 
 namespace gpucost::extract {
@@ -122,136 +125,216 @@ double held_quantile(const Held& h, double q) {
   return weighted_quantile(std::move(equal), q);
 }
 
-// The energy's bounds and its minute profile, walking the power intervals once more: each
-// covered interval's trapezoid energy and each uncovered stretch's filled energy land in the
-// minute where they start (docs/indicators.md, F047-F050; docs/cost-model.md, time of use).
-struct EnergyWalk {
-  double left_j = 0, right_j = 0, min_w = kNaN;
-};
-
-EnergyWalk walk_energy(const std::vector<Sample>& s, std::int64_t from_ns, std::int64_t to_ns, double limit_s,
-                       double mean_w, EnergyProfile& profile) {
-  EnergyWalk w;
+// The energy's minute profile: each covered interval's trapezoid energy and each uncovered
+// stretch's filled energy land in the minute where they start (docs/indicators.md, Energy
+// profile; docs/cost-model.md, time of use).
+void walk_energy(const std::vector<Sample>& s, std::int64_t from_ns, std::int64_t to_ns, double limit_s,
+                 double mean_w, EnergyProfile& profile) {
   const Sample* prev = nullptr;
   for (const Sample& cur : s) {
     if (std::isnan(cur.power_w)) continue;
-    if (std::isnan(w.min_w) || cur.power_w < w.min_w) w.min_w = cur.power_w;
     if (prev == nullptr) {
       profile.add(from_ns, mean_w * secs(cur.ts_ns - from_ns) / kJoulesPerKwh);  // before the first sample
     } else {
       const double dt = secs(cur.ts_ns - prev->ts_ns);
-      if (dt > 0 && dt <= limit_s) {
-        w.left_j += prev->power_w * dt;
-        w.right_j += cur.power_w * dt;
-        profile.add(prev->ts_ns, (prev->power_w + cur.power_w) / 2 * dt / kJoulesPerKwh);
-      } else if (dt > 0) {
-        profile.add(prev->ts_ns, mean_w * dt / kJoulesPerKwh);  // a gap, filled at the mean
-      }
+      if (dt > 0 && dt <= limit_s) profile.add(prev->ts_ns, (prev->power_w + cur.power_w) / 2 * dt / kJoulesPerKwh);
+      else if (dt > 0) profile.add(prev->ts_ns, mean_w * dt / kJoulesPerKwh);  // a gap, filled at the mean
     }
     prev = &cur;
   }
   if (prev != nullptr) profile.add(prev->ts_ns, mean_w * secs(to_ns - prev->ts_ns) / kJoulesPerKwh);
-  return w;
 }
 
-void energy_bounds(const EnergyWalk& w, const Held& p, double filled_j, double uncovered_s, IndicatorSet& out) {
-  set(out, "energy_left_kwh", (w.left_j + filled_j) / kJoulesPerKwh);
-  set(out, "energy_right_kwh", (w.right_j + filled_j) / kJoulesPerKwh);
-  const double err_j = kPowerErrorW * p.covered_s;
-  const double low = std::min(w.left_j, w.right_j) - err_j + w.min_w * uncovered_s;
-  const double high = std::max(w.left_j, w.right_j) + err_j + p.max * uncovered_s;
-  set(out, "energy_low_kwh", std::max(0.0, low) / kJoulesPerKwh);
-  set(out, "energy_high_kwh", high / kJoulesPerKwh);
+// The quantiles of the power, temperature and utilisation (not mergeable: merge reports them
+// null unless one document gives the GPU).
+void quantile_indicators(const std::vector<Sample>& s, double limit, IndicatorSet& out) {
+  const Held p = held_stats(s, [](const Sample& x) { return x.power_w; }, limit, kNaN, Quantiles::keep);
+  if (p.count == 0) {
+    absent(out, "power_p50_w", "no power samples");
+    absent(out, "power_p95_w", "no power samples");
+  } else {
+    set(out, "power_p50_w", held_quantile(p, 0.5));
+    set(out, "power_p95_w", held_quantile(p, 0.95));
+  }
+  const Held t = held_stats(s, [](const Sample& x) { return x.temp_c; }, limit, kNaN, Quantiles::keep);
+  if (t.count == 0) {
+    absent(out, "temp_p50_c", "no temperature samples");
+    absent(out, "temp_p95_c", "no temperature samples");
+  } else {
+    set(out, "temp_p50_c", held_quantile(t, 0.5));
+    set(out, "temp_p95_c", held_quantile(t, 0.95));
+  }
+  const Held u = held_stats(s, [](const Sample& x) { return x.util_pct; }, limit, kNaN, Quantiles::keep);
+  if (u.count == 0) {
+    absent(out, "util_p50", "no utilisation samples (MIG mode prints none)");
+    absent(out, "util_p95", "no utilisation samples (MIG mode prints none)");
+  } else {
+    set(out, "util_p50", held_quantile(u, 0.5) / 100);
+    set(out, "util_p95", held_quantile(u, 0.95) / 100);
+  }
+}
+
+constexpr double kSlopeSpanS = 300;      // temp_slope_5min: the first 5 minutes
+constexpr double kSteadySpanS = 300;     // temp_steady_s: the band must hold this long
+constexpr double kSteadyBandC = 2;       // ... within this many °C (max - min)
+constexpr double kRollingSpanS = 15;     // temp_rolling_crossings: trailing median window
+
+/// (t s after the first temperature sample, °C) of the samples that read a temperature.
+std::vector<std::pair<double, double>> temperature_series(const std::vector<Sample>& s) {
+  std::vector<std::pair<double, double>> out;
+  std::int64_t t0 = 0;
+  for (const Sample& x : s) {
+    if (std::isnan(x.temp_c)) continue;
+    if (out.empty()) t0 = x.ts_ns;
+    out.emplace_back(secs(x.ts_ns - t0), x.temp_c);
+  }
+  return out;
+}
+
+/// Least-squares slope (°C/min) over the first 300 s of temperature samples.
+void temp_slope(const std::vector<std::pair<double, double>>& ts, IndicatorSet& out) {
+  double n = 0, st = 0, sv = 0, stt = 0, stv = 0;
+  for (const auto& [t, v] : ts) {
+    if (t > kSlopeSpanS) break;
+    n += 1;
+    st += t;
+    sv += v;
+    stt += t * t;
+    stv += t * v;
+  }
+  const double den = n * stt - st * st;
+  if (n < 2 || !(den > 0)) absent(out, "temp_slope_5min_c_per_min", "fewer than two temperature samples at distinct times in the first 5 minutes");
+  else set(out, "temp_slope_5min_c_per_min", (n * stv - st * sv) / den * 60);
+}
+
+/// Time from the first temperature sample to the first sample from which the temperature stays
+/// within a 2 °C band (max - min) for the next 300 s; sliding-window max and min, O(n).
+void temp_steady(const std::vector<std::pair<double, double>>& ts, IndicatorSet& out) {
+  std::deque<std::size_t> hi, lo;  // indices, values decreasing / increasing
+  std::size_t j = 0;
+  for (std::size_t i = 0; i < ts.size(); ++i) {
+    while (!hi.empty() && hi.front() < i) hi.pop_front();
+    while (!lo.empty() && lo.front() < i) lo.pop_front();
+    for (; j < ts.size() && ts[j].first <= ts[i].first + kSteadySpanS; ++j) {
+      while (!hi.empty() && ts[hi.back()].second <= ts[j].second) hi.pop_back();
+      while (!lo.empty() && ts[lo.back()].second >= ts[j].second) lo.pop_back();
+      hi.push_back(j);
+      lo.push_back(j);
+    }
+    if (j == ts.size() && ts.back().first < ts[i].first + kSteadySpanS) break;  // the band would run past the data
+    if (ts[hi.front()].second - ts[lo.front()].second <= kSteadyBandC) {
+      set(out, "temp_steady_s", ts[i].first);
+      return;
+    }
+  }
+  absent(out, "temp_steady_s", "the temperature never stays within 2 °C for 300 s");
+}
+
+/// Upward crossings of the threshold by the median of the temperature samples of the trailing
+/// 15 s (t - 15 s, t].
+void temp_rolling_crossings(const std::vector<std::pair<double, double>>& ts, double threshold, IndicatorSet& out) {
+  double crossings = 0, prev = kNaN;
+  std::size_t from = 0;
+  std::vector<double> window;
+  for (std::size_t i = 0; i < ts.size(); ++i) {
+    while (ts[from].first <= ts[i].first - kRollingSpanS) ++from;
+    window.clear();
+    for (std::size_t k = from; k <= i; ++k) window.push_back(ts[k].second);
+    const double m = median(window);
+    if (prev <= threshold && m > threshold) ++crossings;
+    prev = m;
+  }
+  set(out, "temp_rolling_crossings", crossings);
+}
+
+void thermal_shape(const std::vector<Sample>& s, double threshold, IndicatorSet& out) {
+  const auto ts = temperature_series(s);
+  if (ts.empty()) {
+    for (auto k : {"temp_slope_5min_c_per_min", "temp_steady_s", "temp_rolling_crossings"})
+      absent(out, k, "no temperature samples");
+    return;
+  }
+  temp_slope(ts, out);
+  temp_steady(ts, out);
+  temp_rolling_crossings(ts, threshold, out);
 }
 
 void gpu_indicators(const std::vector<Sample>& s, std::int64_t from_ns, std::int64_t to_ns, double threshold,
-                    IndicatorSet& out, double& filled_j, double& energy_j, EnergyProfile& profile) {
+                    GpuFeatures& g, double& filled_j, double& energy_j, EnergyProfile& profile) {
+  IndicatorSet& out = g.indicators;
   const double wall_s = secs(to_ns - from_ns);
   std::vector<double> gaps;
   for (std::size_t i = 1; i < s.size(); ++i) {
     const double dt = secs(s[i].ts_ns - s[i - 1].ts_ns);
     if (dt > 0) gaps.push_back(dt);
   }
-  const double med = median(gaps);
+  const double med = median(std::move(gaps));
   const double limit = gap_limit_s(std::isnan(med) ? 0 : med);
-  double covered = 0;
-  for (double dt : gaps)
-    if (dt <= limit) covered += dt;
-
-  set(out, "wall_s", wall_s);
-  set(out, "samples", static_cast<double>(s.size()));
   if (std::isnan(med)) absent(out, "sample_interval_median_s", "fewer than two samples at distinct times");
   else set(out, "sample_interval_median_s", med);
-  if (wall_s > 0) set(out, "coverage", std::min(1.0, covered / wall_s));
-  else absent(out, "coverage", "the window is empty (wall time 0 s)");
 
-  // Power and energy.
-  const Held p = held_stats(s, [](const Sample& x) { return x.power_w; }, limit, kNaN, Quantiles::keep);
-  if (p.count == 0) {
-    for (auto k : {"energy_kwh", "energy_filled_fraction", "power_mean_w", "power_p95_w", "power_max_w",
-                   "energy_left_kwh", "energy_right_kwh", "energy_low_kwh", "energy_high_kwh"})
-      absent(out, k, "no power samples");
-  } else {
-    // Mean power = covered trapezoid energy / covered time, so that filling uncovered time
-    // with it extends the measured energy at the measured rate.
-    const double mean = p.covered_s > 0 ? p.trapezoid / p.covered_s : p.held_mean();
-    const double uncovered = std::max(0.0, wall_s - p.covered_s);
-    const double filled = mean * uncovered;
-    const double e = p.trapezoid + filled;
-    filled_j += filled;
-    energy_j += e;
-    set(out, "energy_kwh", e / kJoulesPerKwh);
-    if (e > 0) set(out, "energy_filled_fraction", filled / e);
-    else absent(out, "energy_filled_fraction", "energy is 0");
-    set(out, "power_mean_w", mean);
-    set(out, "power_p95_w", held_quantile(p, 0.95));
-    set(out, "power_max_w", p.max);
-    energy_bounds(walk_energy(s, from_ns, to_ns, limit, mean, profile), p, filled, uncovered, out);
-  }
-
-  // Utilisation (percent in the stream, a 0-1 ratio here).
-  const Held u = held_stats(s, [](const Sample& x) { return x.util_pct; }, limit, kNaN);
-  if (u.count == 0) {
-    absent(out, "util_mean", "no utilisation samples (MIG mode prints none)");
-    absent(out, "idle_fraction", "no utilisation samples (MIG mode prints none)");
-  } else {
-    set(out, "util_mean", u.held_mean() / 100);
-    set(out, "idle_fraction", u.covered_s > 0 ? u.zero_s / u.covered_s
-                                              : static_cast<double>(u.plain_zero) / static_cast<double>(u.count));
-  }
-
-  // Temperature.
-  const Held t = held_stats(s, [](const Sample& x) { return x.temp_c; }, limit, threshold);
-  if (t.count == 0) {
-    for (auto k : {"temp_mean_c", "temp_max_c", "time_above_78c_s"}) absent(out, k, "no temperature samples");
-  } else {
-    set(out, "temp_mean_c", t.held_mean());
-    set(out, "temp_max_c", t.max);
-    set(out, "time_above_78c_s", t.above_s);
-  }
-
-  // SM clock against the largest clock seen.
-  const Held c = held_stats(s, [](const Sample& x) { return x.pclk_mhz; }, limit, kNaN);
-  if (c.count == 0 || !(c.max > 0)) {
-    absent(out, "sm_clock_ratio", "no SM clock samples");
-  } else {
-    set(out, "sm_clock_ratio", c.held_mean() / c.max);
-  }
+  detail::GpuWalker walker(limit, threshold);
+  for (const Sample& x : s) walker.add(x);
+  g.partials = walker.partials();
+  g.first = s.front();
+  g.last = s.back();
+  const detail::GpuEnergy e = detail::finish_gpu(g.partials, wall_s, out);
+  filled_j += e.filled_j;
+  energy_j += e.energy_j;
+  if (out["power_mean_w"].value) walk_energy(s, from_ns, to_ns, limit, *out["power_mean_w"].value, profile);
+  quantile_indicators(s, limit, out);
+  thermal_shape(s, threshold, out);
 }
 
-// Host values: energy and sample counts are sums, maxima are maxima, the rest means over the
-// GPUs that have the indicator. A sum is absent when any GPU lacks its term: a host energy that
-// silently left a GPU out would look like a measurement.
+// How the host value of a per-GPU indicator comes from the GPUs' values.
+enum class HostRule { mean, sum, max, min };
+
+HostRule host_rule(std::string_view key) {
+  static constexpr std::string_view kSums[] = {
+      "energy_kwh", "samples",     "energy_left_kwh", "energy_right_kwh", "energy_low_kwh",  "energy_high_kwh",
+      "idle_energy_kwh", "gap_count", "temp_crossings", "throttle_onsets", "busy_s", "temp_rolling_crossings"};
+  static constexpr std::string_view kMaxima[] = {"power_max_w",    "temp_max_c",      "sample_interval_max_s",
+                                                 "mem_temp_max_c", "fb_used_max_mib", "pcie_rx_max_mb_s",
+                                                 "pcie_tx_max_mb_s"};
+  static constexpr std::string_view kMinima[] = {"power_min_w", "fb_headroom_min_mib"};
+  if (std::find(std::begin(kSums), std::end(kSums), key) != std::end(kSums)) return HostRule::sum;
+  if (std::find(std::begin(kMaxima), std::end(kMaxima), key) != std::end(kMaxima)) return HostRule::max;
+  if (std::find(std::begin(kMinima), std::end(kMinima), key) != std::end(kMinima)) return HostRule::min;
+  return HostRule::mean;
+}
+
+/// The host's ratios of summed GPU quantities (not means of the GPUs' ratios).
+void host_ratios(const Features& f, double filled_j, double energy_j, IndicatorSet& out) {
+  const IndicatorValue energy = out["energy_kwh"];
+  if (!energy.value) absent(out, "energy_filled_fraction", energy.reason);
+  else if (energy_j > 0) set(out, "energy_filled_fraction", filled_j / energy_j);
+  else absent(out, "energy_filled_fraction", "energy is 0");
+  const IndicatorValue busy = out["busy_s"];
+  if (!energy.value || !busy.value) absent(out, "energy_per_busy_hour_kwh", !energy.value ? energy.reason : busy.reason);
+  else if (*busy.value > 0) set(out, "energy_per_busy_hour_kwh", *energy.value / (*busy.value / 3600));
+  else absent(out, "energy_per_busy_hour_kwh", "no busy time (utilisation > 0 %)");
+  double lowest = kNaN;
+  for (const GpuFeatures& g : f.gpus) {
+    const auto it = g.indicators.find("coverage");
+    if (it != g.indicators.end() && it->second.value && !(*it->second.value >= lowest)) lowest = *it->second.value;
+  }
+  if (std::isnan(lowest)) absent(out, "coverage_min", "no GPU has a coverage (empty window or only traces)");
+  else set(out, "coverage_min", lowest);
+}
+
+// Host values: extensive quantities are sums, maxima maxima, minima minima, the rest means over
+// the GPUs that have the indicator. A sum is absent when any GPU lacks its term: a host energy
+// that silently left a GPU out would look like a measurement.
 void host_indicators(const Features& f, double filled_j, double energy_j, IndicatorSet& out) {
   set(out, "wall_s", f.wall_s());
   set(out, "gpu_count", static_cast<double>(f.gpus.size()));
   for (const IndicatorDef& def : catalogue()) {
     const std::string key(def.key);
     if (key == "wall_s" || def.scope == Scope::host_only || def.category == "trace") continue;  // set on their own
-    const bool is_sum = key == "energy_kwh" || key == "samples" || key == "energy_left_kwh" ||
-                        key == "energy_right_kwh" || key == "energy_low_kwh" || key == "energy_high_kwh";
-    const bool is_max = key == "power_max_w" || key == "temp_max_c";
-    double acc = is_max ? -std::numeric_limits<double>::infinity() : 0;
+    const HostRule rule = host_rule(key);
+    double acc = rule == HostRule::max   ? -std::numeric_limits<double>::infinity()
+                 : rule == HostRule::min ? std::numeric_limits<double>::infinity()
+                                         : 0;
     std::size_t n = 0;
     std::string reason, gpu_reason;  // the first missing GPU's reason, bare and naming the GPU
     for (const GpuFeatures& g : f.gpus) {
@@ -263,26 +346,21 @@ void host_indicators(const Features& f, double filled_j, double energy_j, Indica
         }
         continue;
       }
-      acc = is_max ? std::max(acc, *it->second.value) : acc + *it->second.value;
+      const double v = *it->second.value;
+      acc = rule == HostRule::max ? std::max(acc, v) : rule == HostRule::min ? std::min(acc, v) : acc + v;
       ++n;
     }
-    if (is_sum && n < f.gpus.size()) {
+    if (rule == HostRule::sum && n < f.gpus.size()) {
       absent(out, key, gpu_reason);
-      continue;
-    }
-    if (key == "energy_filled_fraction") {  // over the summed energies, not a mean of fractions
-      const IndicatorValue& energy = out["energy_kwh"];  // set earlier: catalogue order
-      if (!energy.value) absent(out, key, energy.reason);
-      else if (energy_j > 0) set(out, key, filled_j / energy_j);
-      else absent(out, key, "energy is 0");
       continue;
     }
     if (n == 0) {
       absent(out, key, reason.empty() ? "no GPU has this indicator" : reason);
       continue;
     }
-    set(out, key, is_sum || is_max ? acc : acc / static_cast<double>(n));
+    set(out, key, rule == HostRule::mean ? acc / static_cast<double>(n) : acc);
   }
+  host_ratios(f, filled_j, energy_j, out);
 }
 
 }  // namespace
@@ -310,13 +388,14 @@ double EnergyProfile::total() const {
 
 void SampleCollector::on_event(const Event& ev) {
   if (ev.kind == "xid" || ev.kind == "gpu_lost" || ev.kind == "aer" || ev.kind == "suspend" || ev.kind == "lid" ||
-      ev.kind == "power_source") {
+      ev.kind == "power_source" || ev.kind == "modeset" || ev.kind == "thermal" || ev.kind == "driver" ||
+      ev.kind == "oom") {
     // The field that tells incidents of one kind apart: the Xid bucket, the AER severity, the
     // lid or AC state.
     std::string_view detail;
     int code = -1;
     for (const Field& f : ev.fields) {
-      if (f.key == "bucket" || f.key == "severity" || f.key == "state") detail = f.value;
+      if (f.key == "bucket" || f.key == "severity" || f.key == "state" || f.key == "action") detail = f.value;
       if (f.key == "code")
         if (const auto v = text::parse_int(f.value)) code = static_cast<int>(*v);
     }
@@ -358,8 +437,30 @@ void SampleCollector::on_event(const Event& ev) {
   if (m_host.empty() && !ev.host.empty()) m_host = std::string(ev.host);
   const auto get = [&](Metric m) { return ev.has(m) ? ev.get(m) : kNaN; };
   const int gpu = ev.gpu < 0 ? 0 : ev.gpu;
-  m_series[gpu].push_back(
-      Sample{ev.ts_ns, get(Metric::power_w), get(Metric::sm_pct), get(Metric::temp_c), get(Metric::pclk_mhz)});
+  const auto getf = [&](Metric m) { return ev.has(m) ? static_cast<float>(ev.get(m)) : Sample::kNoF; };
+  const auto get8 = [&](Metric m) {
+    return ev.has(m) && ev.get(m) > 0 && ev.get(m) < 256 ? static_cast<std::uint8_t>(ev.get(m)) : std::uint8_t{0};
+  };
+  Sample x{ev.ts_ns, get(Metric::power_w), get(Metric::sm_pct), get(Metric::temp_c), get(Metric::pclk_mhz)};
+  x.mem_temp_c = getf(Metric::mem_temp_c);
+  x.mem_pct = getf(Metric::mem_pct);
+  x.mclk_mhz = getf(Metric::mclk_mhz);
+  x.fb_mib = getf(Metric::fb_mib);
+  x.fb_total_mib = getf(Metric::fb_total_mib);
+  x.enc_pct = getf(Metric::enc_pct);
+  x.dec_pct = getf(Metric::dec_pct);
+  x.rxpci_mb_s = getf(Metric::rxpci_mb_s);
+  x.txpci_mb_s = getf(Metric::txpci_mb_s);
+  x.power_limit_w = getf(Metric::power_limit_w);
+  x.power_default_limit_w = getf(Metric::power_default_limit_w);
+  x.pclk_max_mhz = getf(Metric::pclk_max_mhz);
+  x.mclk_max_mhz = getf(Metric::mclk_max_mhz);
+  x.throttle_mask = getf(Metric::throttle_mask);
+  x.pcie_gen = get8(Metric::pcie_gen);
+  x.pcie_gen_max = get8(Metric::pcie_gen_max);
+  x.pcie_width = get8(Metric::pcie_width);
+  x.pcie_width_max = get8(Metric::pcie_width_max);
+  m_series[gpu].push_back(x);
 }
 
 void SampleCollector::note_inputs(const std::vector<prep::InputStats>& inputs) {
@@ -377,48 +478,84 @@ void SampleCollector::note_inputs(const std::vector<prep::InputStats>& inputs) {
 
 namespace {
 
+// Xid rate and first/last times from the host partials (merge recomputes them the same way).
+void xid_times(const Features& f, IndicatorSet& out) {
+  const auto count = out.find("xid_count");
+  if (count == out.end() || !count->second.value) return;
+  if (f.wall_s() > 0) set(out, "xid_per_hour", *count->second.value / (f.wall_s() / 3600));
+  else absent(out, "xid_per_hour", "the window is empty (wall time 0 s)");
+  const auto first = f.host_partials.find("xid.first_ns.min"), last = f.host_partials.find("xid.last_ns.max");
+  if (first == f.host_partials.end() || last == f.host_partials.end()) {
+    absent(out, "xid_first_s", "no Xid in the window");
+    absent(out, "xid_last_s", "no Xid in the window");
+    return;
+  }
+  set(out, "xid_first_s", (first->second - static_cast<double>(f.from_ns)) / 1e9);
+  set(out, "xid_last_s", (last->second - static_cast<double>(f.from_ns)) / 1e9);
+}
+
 // Suspend events closer than this to the previous one are the same suspend seen by another layer.
 constexpr std::int64_t kSameSuspendNs = 120 * 1'000'000'000LL;
 
 // Counts of kernel and system incidents in the window (host only): null when no kernel or
 // journal log was read, since then "0 Xids" would be a guess.
-void incident_indicators(const SampleCollector& c, const Features& f, IndicatorSet& out) {
-  static constexpr std::string_view kKeys[] = {"xid_count",      "xid_restart_app_count", "xid_reset_gpu_count",
-                                               "xid_reboot_count", "xid_contact_support_count", "gpu_lost_count",
-                                               "aer_corrected_count", "aer_uncorrected_count", "suspend_count",
-                                               "lid_close_count", "ac_offline_count"};
+constexpr std::string_view kIncidentKeys[] = {
+    "xid_count",           "xid_restart_app_count", "xid_reset_gpu_count", "xid_reboot_count",
+    "xid_contact_support_count", "gpu_lost_count",  "aer_corrected_count", "aer_uncorrected_count",
+    "suspend_count",       "lid_close_count",       "ac_offline_count",    "aer_fatal_count",
+    "modeset_error_count", "thermal_event_count",   "driver_load_count",   "gpu_reset_count",
+    "oom_kill_count"};
+
+/// The count an incident adds to, besides xid_count ("" for none).
+std::string_view incident_key(const Incident& i) {
+  if (i.kind == "xid") {
+    if (i.detail == "restart_app") return "xid_restart_app_count";
+    if (i.detail == "reset_gpu") return "xid_reset_gpu_count";
+    if (i.detail == "reboot") return "xid_reboot_count";
+    if (i.detail == "contact_support") return "xid_contact_support_count";
+    return "";
+  }
+  if (i.kind == "gpu_lost") return "gpu_lost_count";
+  if (i.kind == "aer") return i.detail == "corrected" ? "aer_corrected_count" : "aer_uncorrected_count";
+  if (i.kind == "lid") return i.detail == "closed" ? "lid_close_count" : "";
+  if (i.kind == "power_source") return i.detail == "offline" ? "ac_offline_count" : "";
+  if (i.kind == "modeset") return "modeset_error_count";
+  if (i.kind == "thermal") return i.detail == "normal" ? "" : "thermal_event_count";
+  if (i.kind == "oom") return "oom_kill_count";
+  if (i.kind == "driver") return i.detail == "load" ? "driver_load_count" : i.detail == "reset" ? "gpu_reset_count" : "";
+  return "";
+}
+
+void incident_indicators(const SampleCollector& c, Features& f, IndicatorSet& out) {
+  static constexpr std::string_view kTimes[] = {"xid_per_hour", "xid_first_s", "xid_last_s"};
   if (!c.has_host_logs() && c.incidents().empty()) {
-    for (auto k : kKeys) absent(out, k, "no kernel log, dmesg, journal or bug report among the inputs");
+    for (auto k : kIncidentKeys) absent(out, k, "no kernel log, dmesg, journal or bug report among the inputs");
+    for (auto k : kTimes) absent(out, k, "no kernel log, dmesg, journal or bug report among the inputs");
     return;
   }
   std::map<std::string_view, double> n;
-  for (auto k : kKeys) n[k] = 0;
+  for (auto k : kIncidentKeys) n[k] = 0;
   std::vector<std::int64_t> suspends;
   for (const Incident& i : c.incidents()) {
     if (i.ts_ns < f.from_ns || i.ts_ns > f.to_ns) continue;
     if (i.kind == "xid") {
       ++n["xid_count"];
-      if (i.detail == "restart_app") ++n["xid_restart_app_count"];
-      if (i.detail == "reset_gpu") ++n["xid_reset_gpu_count"];
-      if (i.detail == "reboot") ++n["xid_reboot_count"];
-      if (i.detail == "contact_support") ++n["xid_contact_support_count"];
-    } else if (i.kind == "gpu_lost") {
-      ++n["gpu_lost_count"];
-    } else if (i.kind == "aer") {
-      if (i.detail == "corrected") ++n["aer_corrected_count"];
-      else ++n["aer_uncorrected_count"];
-    } else if (i.kind == "suspend") {
-      suspends.push_back(i.ts_ns);
-    } else if (i.kind == "lid" && i.detail == "closed") {
-      ++n["lid_close_count"];
-    } else if (i.kind == "power_source" && i.detail == "offline") {
-      ++n["ac_offline_count"];
+      const auto first = f.host_partials.find("xid.first_ns.min");
+      if (first == f.host_partials.end() || static_cast<double>(i.ts_ns) < first->second)
+        f.host_partials["xid.first_ns.min"] = static_cast<double>(i.ts_ns);
+      double& last = f.host_partials["xid.last_ns.max"];
+      last = std::max(last, static_cast<double>(i.ts_ns));
     }
+    if (i.kind == "aer" && i.detail == "uncorrected_fatal") ++n["aer_fatal_count"];
+    if (i.kind == "suspend") suspends.push_back(i.ts_ns);
+    const std::string_view key = incident_key(i);
+    if (!key.empty()) ++n[key];
   }
   std::sort(suspends.begin(), suspends.end());
   for (std::size_t k = 0; k < suspends.size(); ++k)
     if (k == 0 || suspends[k] - suspends[k - 1] > kSameSuspendNs) ++n["suspend_count"];
   for (const auto& [key, value] : n) set(out, key, value);
+  xid_times(f, out);
 }
 
 // The incidents that cost operator time (Xid, gpu_lost) and the interruptions (suspend, AC
@@ -672,6 +809,13 @@ void no_telemetry(IndicatorSet& out) {
 
 }  // namespace
 
+namespace detail {
+void host_from_gpus(Features& f, double filled_j, double energy_j) {
+  host_indicators(f, filled_j, energy_j, f.host_indicators);
+}
+void xid_indicators_from_partials(Features& f) { xid_times(f, f.host_indicators); }
+}  // namespace detail
+
 Expected<Features> compute_features(const SampleCollector& samples, const ExtractOptions& options) {
   std::int64_t lo = std::numeric_limits<std::int64_t>::max(), hi = std::numeric_limits<std::int64_t>::min();
   for (const auto& [gpu, s] : samples.series())
@@ -733,8 +877,7 @@ Expected<Features> compute_features(const SampleCollector& samples, const Extrac
     std::stable_sort(s.begin(), s.end(), [](const Sample& a, const Sample& b) { return a.ts_ns < b.ts_ns; });
     GpuFeatures g;
     g.gpu = gpu;
-    gpu_indicators(s, f.from_ns, f.to_ns, options.temp_threshold_c, g.indicators, filled_j, energy_j,
-                   f.energy_profile);
+    gpu_indicators(s, f.from_ns, f.to_ns, options.temp_threshold_c, g, filled_j, energy_j, f.energy_profile);
     f.gpus.push_back(std::move(g));
   }
   for (int gpu : trace_gpus) {  // trace-only GPUs (no telemetry at all)

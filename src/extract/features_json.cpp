@@ -4,9 +4,13 @@
 
 #include <gpucost/core/time.hpp>
 #include <gpucost/io/json_out.hpp>
+#include <gpucost/io/line_reader.hpp>
 
 #include <fmt/format.h>
 #include <simdjson.h>
+
+#include <cmath>
+#include <limits>
 
 namespace gpucost::extract {
 
@@ -69,6 +73,71 @@ void write_profile(std::string& b, const EnergyProfile& p) {
   b.append("]}");
 }
 
+void write_partials(std::string& b, const Partials& p) {
+  b.append("{");
+  bool first = true;
+  for (const auto& [name, v] : p) {
+    b.append(first ? "" : ", ");
+    first = false;
+    io::append_json_string(b, name);
+    b.append(": ");
+    io::append_json_number(b, v);
+  }
+  b.append("}");
+}
+
+// The metrics of a Sample that an edge sample carries, as (key, value); NaN / 0 = not read.
+std::vector<std::pair<std::string_view, double>> sample_fields(const Sample& s) {
+  const auto f = [](float v) { return static_cast<double>(v); };
+  const auto u = [](std::uint8_t v) { return v == 0 ? std::numeric_limits<double>::quiet_NaN() : v * 1.0; };
+  return {{"power_w", s.power_w},
+          {"sm_pct", s.util_pct},
+          {"temp_c", s.temp_c},
+          {"pclk_mhz", s.pclk_mhz},
+          {"mem_temp_c", f(s.mem_temp_c)},
+          {"mem_pct", f(s.mem_pct)},
+          {"mclk_mhz", f(s.mclk_mhz)},
+          {"fb_mib", f(s.fb_mib)},
+          {"fb_total_mib", f(s.fb_total_mib)},
+          {"enc_pct", f(s.enc_pct)},
+          {"dec_pct", f(s.dec_pct)},
+          {"rxpci_mb_s", f(s.rxpci_mb_s)},
+          {"txpci_mb_s", f(s.txpci_mb_s)},
+          {"power_limit_w", f(s.power_limit_w)},
+          {"power_default_limit_w", f(s.power_default_limit_w)},
+          {"pclk_max_mhz", f(s.pclk_max_mhz)},
+          {"mclk_max_mhz", f(s.mclk_max_mhz)},
+          {"throttle_mask", f(s.throttle_mask)},
+          {"pcie_gen", u(s.pcie_gen)},
+          {"pcie_gen_max", u(s.pcie_gen_max)},
+          {"pcie_width", u(s.pcie_width)},
+          {"pcie_width_max", u(s.pcie_width_max)}};
+}
+
+void write_sample(std::string& b, const Sample& s) {
+  b.append(fmt::format("{{\"ts_ns\": {}", s.ts_ns));
+  for (const auto& [key, v] : sample_fields(s)) {
+    if (std::isnan(v)) continue;
+    b.append(", ");
+    io::append_json_string(b, key);
+    b.append(": ");
+    io::append_json_number(b, v);
+  }
+  b.append("}");
+}
+
+void write_gpu_state(std::string& b, const GpuFeatures& g) {
+  if (g.partials.empty()) return;
+  b.append(",\n      \"partials\": ");
+  write_partials(b, g.partials);
+  if (!g.first || !g.last) return;
+  b.append(",\n      \"edges\": {\"first\": ");
+  write_sample(b, *g.first);
+  b.append(", \"last\": ");
+  write_sample(b, *g.last);
+  b.append("}");
+}
+
 }  // namespace
 
 std::string features_to_json(const Features& f) {
@@ -82,15 +151,27 @@ std::string features_to_json(const Features& f) {
   io::append_json_number(b, f.wall_s());
   b.append(", \"chosen_by\": ");
   io::append_json_string(b, f.chosen_by);
+  if (f.merged_from > 1) b.append(fmt::format(", \"merged_from\": {}", f.merged_from));
   b.append("},\n  \"host\": {\"name\": ");
   io::append_json_string(b, f.host);
   b.append(", \"indicators\": ");
   write_set(b, f.host_indicators, true, "    ");
+  if (!f.host_partials.empty()) {
+    b.append(", \"partials\": ");
+    write_partials(b, f.host_partials);
+  }
   b.append("},\n  \"gpus\": [");
   for (std::size_t i = 0; i < f.gpus.size(); ++i) {
     b.append(i == 0 ? "\n" : ",\n");
-    b.append(fmt::format("    {{\"gpu\": {}, \"indicators\": ", f.gpus[i].gpu));
+    b.append(fmt::format("    {{\"gpu\": {}, ", f.gpus[i].gpu));
+    if (!f.gpus[i].host.empty()) {
+      b.append("\"host\": ");
+      io::append_json_string(b, f.gpus[i].host);
+      b.append(", ");
+    }
+    b.append("\"indicators\": ");
     write_set(b, f.gpus[i].indicators, false, "        ");
+    write_gpu_state(b, f.gpus[i]);
     b.append("}");
   }
   b.append("\n  ]");
@@ -167,6 +248,67 @@ Status read_profile(simdjson::dom::element doc, Features& f, const std::string& 
   return {};
 }
 
+// Optional: documents written before partials existed have none (merge refuses them).
+Status read_partials(simdjson::dom::element parent, Partials& out, const std::string& path) {
+  simdjson::dom::object obj;
+  if (parent["partials"].get_object().get(obj) != simdjson::SUCCESS) return {};
+  for (auto [key, val] : obj) {
+    double d = 0;
+    if (val.get_double().get(d) != simdjson::SUCCESS)
+      return make_error(ErrorKind::schema, fmt::format("{}: partial '{}' is not a number", path, key));
+    out[std::string(key)] = d;
+  }
+  return {};
+}
+
+Status read_sample(simdjson::dom::element e, std::optional<Sample>& out, const std::string& path) {
+  Sample s;
+  if (e["ts_ns"].get_int64().get(s.ts_ns) != simdjson::SUCCESS)
+    return make_error(ErrorKind::schema, fmt::format("{}: an edge sample lacks ts_ns", path));
+  const auto num = [&](const char* key) {
+    double d = std::numeric_limits<double>::quiet_NaN();
+    if (e[key].get_double().get(d) != simdjson::SUCCESS) d = std::numeric_limits<double>::quiet_NaN();
+    return d;
+  };
+  const auto flt = [&](const char* key) { return static_cast<float>(num(key)); };
+  const auto u8 = [&](const char* key) {
+    const double d = num(key);
+    return d > 0 && d < 256 ? static_cast<std::uint8_t>(d) : std::uint8_t{0};
+  };
+  s.power_w = num("power_w");
+  s.util_pct = num("sm_pct");
+  s.temp_c = num("temp_c");
+  s.pclk_mhz = num("pclk_mhz");
+  s.mem_temp_c = flt("mem_temp_c");
+  s.mem_pct = flt("mem_pct");
+  s.mclk_mhz = flt("mclk_mhz");
+  s.fb_mib = flt("fb_mib");
+  s.fb_total_mib = flt("fb_total_mib");
+  s.enc_pct = flt("enc_pct");
+  s.dec_pct = flt("dec_pct");
+  s.rxpci_mb_s = flt("rxpci_mb_s");
+  s.txpci_mb_s = flt("txpci_mb_s");
+  s.power_limit_w = flt("power_limit_w");
+  s.power_default_limit_w = flt("power_default_limit_w");
+  s.pclk_max_mhz = flt("pclk_max_mhz");
+  s.mclk_max_mhz = flt("mclk_max_mhz");
+  s.throttle_mask = flt("throttle_mask");
+  s.pcie_gen = u8("pcie_gen");
+  s.pcie_gen_max = u8("pcie_gen_max");
+  s.pcie_width = u8("pcie_width");
+  s.pcie_width_max = u8("pcie_width_max");
+  out = s;
+  return {};
+}
+
+Status read_edges(simdjson::dom::element gpu, GpuFeatures& g, const std::string& path) {
+  simdjson::dom::element first, last;
+  if (gpu["edges"]["first"].get(first) != simdjson::SUCCESS || gpu["edges"]["last"].get(last) != simdjson::SUCCESS)
+    return {};
+  if (auto st = read_sample(first, g.first, path); !st) return st;
+  return read_sample(last, g.last, path);
+}
+
 }  // namespace
 
 Expected<Features> features_from_json(std::string_view text, const std::string& path) {
@@ -195,6 +337,9 @@ Expected<Features> features_from_json(std::string_view text, const std::string& 
     return make_error(ErrorKind::schema, fmt::format("{}: host.indicators missing", path));
   if (host_obj["name"].get_string().get(host) == simdjson::SUCCESS) f.host = std::string(host);
   if (auto st = read_set(host_ind, f.host_indicators, path); !st) return st.error();
+  if (auto st = read_partials(doc["host"], f.host_partials, path); !st) return st.error();
+  std::int64_t merged = 1;
+  if (window["merged_from"].get_int64().get(merged) == simdjson::SUCCESS) f.merged_from = static_cast<int>(merged);
   simdjson::dom::array gpus;
   if (doc["gpus"].get_array().get(gpus) != simdjson::SUCCESS)
     return make_error(ErrorKind::schema, fmt::format("{}: gpus missing", path));
@@ -206,11 +351,31 @@ Expected<Features> features_from_json(std::string_view text, const std::string& 
       return make_error(ErrorKind::schema, fmt::format("{}: a gpus[] entry lacks gpu or indicators", path));
     gf.gpu = static_cast<int>(idx);
     if (auto st = read_set(ind, gf.indicators, path); !st) return st.error();
+    std::string_view gpu_host;
+    if (g["host"].get_string().get(gpu_host) == simdjson::SUCCESS) gf.host = std::string(gpu_host);
+    if (auto st = read_partials(g, gf.partials, path); !st) return st.error();
+    if (auto st = read_edges(g, gf, path); !st) return st.error();
     f.gpus.push_back(std::move(gf));
   }
   if (auto st = read_incidents(doc, f, path); !st) return st.error();
   if (auto st = read_profile(doc, f, path); !st) return st.error();
   return f;
+}
+
+Expected<Features> read_features_file(const std::string& path) {
+  auto reader = io::LineReader::open(path);
+  if (!reader) return reader.error();
+  const std::string name = path == "-" ? "<stdin>" : path;
+  if (!is_features_document((*reader)->peek(4096)))
+    return make_error(ErrorKind::usage, fmt::format("{}: not a gpucost.features document", name),
+                      "merge reads the output of `gpucost extract`");
+  std::string text;
+  io::Line line;
+  while ((*reader)->next(line)) {
+    text.append(line.text);
+    text.push_back('\n');
+  }
+  return features_from_json(text, name);
 }
 
 }  // namespace gpucost::extract

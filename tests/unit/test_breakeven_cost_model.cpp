@@ -225,8 +225,9 @@ TEST_CASE("breakeven: job_inputs takes W, E_g and u_g from the features", "[brea
   extract::Features f;
   f.from_ns = 0;
   f.to_ns = 5'400'000'000'000;  // 5400 s = 1.5 h
-  f.gpus.push_back({0, {{"energy_kwh", v(0.3)}, {"util_mean", v(0.4)}}});
-  f.gpus.push_back({1, {{"energy_kwh", v(0.2)}, {"util_mean", v(0.8)}}});
+  f.gpus.emplace_back().indicators = {{"energy_kwh", v(0.3)}, {"util_mean", v(0.4)}};
+  f.gpus.emplace_back().indicators = {{"energy_kwh", v(0.2)}, {"util_mean", v(0.8)}};
+  f.gpus.back().gpu = 1;
   auto in = breakeven::job_inputs(f);
   REQUIRE(in.has_value());
   CHECK(in->wall_h == Approx(1.5));

@@ -17,13 +17,32 @@ namespace gpucost::extract {
 inline constexpr std::string_view kFeaturesSchema = "gpucost.features";
 inline constexpr int kFeaturesVersion = 1;
 
-/// The telemetry values extract uses from one sample; NaN = not in the sample.
+/// The telemetry values extract uses from one sample; NaN = not in the sample. The four
+/// original metrics stay double (their indicators keep their digits); the others are float,
+/// which holds every value the sources print (integers, one decimal) and keeps a day of 8 GPUs
+/// at 1 Hz small.
 struct Sample {
+  static constexpr float kNoF = std::numeric_limits<float>::quiet_NaN();
   std::int64_t ts_ns = 0;
   double power_w = std::numeric_limits<double>::quiet_NaN();   ///< W
   double util_pct = std::numeric_limits<double>::quiet_NaN();  ///< sm_pct, %
   double temp_c = std::numeric_limits<double>::quiet_NaN();    ///< °C
   double pclk_mhz = std::numeric_limits<double>::quiet_NaN();  ///< SM clock, MHz
+  float mem_temp_c = kNoF;       ///< memory (HBM) temperature, °C
+  float mem_pct = kNoF;          ///< memory-controller utilisation, %
+  float mclk_mhz = kNoF;         ///< memory clock, MHz
+  float fb_mib = kNoF;           ///< framebuffer used, MiB
+  float fb_total_mib = kNoF;     ///< framebuffer total, MiB
+  float enc_pct = kNoF;          ///< encoder utilisation, %
+  float dec_pct = kNoF;          ///< decoder utilisation, %
+  float rxpci_mb_s = kNoF;       ///< PCIe receive, MB/s
+  float txpci_mb_s = kNoF;       ///< PCIe transmit, MB/s
+  float power_limit_w = kNoF;    ///< enforced power limit, W
+  float power_default_limit_w = kNoF;
+  float pclk_max_mhz = kNoF;     ///< rated maximum SM clock, MHz
+  float mclk_max_mhz = kNoF;     ///< rated maximum memory clock, MHz
+  float throttle_mask = kNoF;    ///< clocks_event_reasons.active bits (exact in a float: < 2^24)
+  std::uint8_t pcie_gen = 0, pcie_gen_max = 0, pcie_width = 0, pcie_width_max = 0;  ///< 0 = not read
 };
 
 /// Collects "sample" events per GPU (telemetry without a GPU index belongs to GPU 0).
@@ -89,9 +108,19 @@ struct IndicatorValue {
 
 using IndicatorSet = std::map<std::string, IndicatorValue>;  // key -> value
 
+/// Partial sums that let results of several hosts or consecutive windows merge exactly
+/// (docs/indicators.md, Merging): name -> value; names ending in ".max"/".min" combine by
+/// max/min, "gap_limit_s" and "temp.threshold_c" by max, every other name by sum.
+using Partials = std::map<std::string, double>;
+
 struct GpuFeatures {
   int gpu = 0;
   IndicatorSet indicators;
+  std::string host;  ///< set on merged documents of several hosts; else empty (the document's host)
+  Partials partials;
+  /// The first and last sample of the GPU in the window: merge bridges the interval between
+  /// consecutive windows with them. Empty for trace-only GPUs and old documents.
+  std::optional<Sample> first, last;
 };
 
 /// GPU energy of the whole host by UTC minute: each sample interval's energy (and the filled
@@ -126,6 +155,8 @@ struct Features {
   std::vector<GpuFeatures> gpus;
   EnergyProfile energy_profile;            ///< empty in documents written before it existed
   std::vector<WindowIncident> incidents;   ///< in time order
+  Partials host_partials;                  ///< event times for merging (xid.first_ns.min, ...)
+  int merged_from = 1;                     ///< number of documents merged into this one
 
   [[nodiscard]] double wall_s() const { return static_cast<double>(to_ns - from_ns) / 1e9; }
 };
@@ -137,8 +168,14 @@ Expected<Features> compute_features(const SampleCollector& samples, const Extrac
 std::string features_to_json(const Features& features);
 /// Reads a features document back (breakeven's input).
 Expected<Features> features_from_json(std::string_view text, const std::string& path);
+/// Reads a features document from a file (compressed or not; "-" = stdin).
+Expected<Features> read_features_file(const std::string& path);
 /// True when `head` looks like a features document.
 bool is_features_document(std::string_view head);
+
+/// Merges features documents of several hosts and/or consecutive windows (docs/indicators.md,
+/// Merging). Fails when a document lacks the partials (written before they existed).
+Expected<Features> merge_features(std::vector<Features> docs);
 
 // ---- the statistics, exposed for unit tests -----------------------------------------------
 

@@ -1,0 +1,452 @@
+#include "gpu_stats.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace gpucost::extract::detail {
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kJoulesPerKwh = 3.6e6;
+constexpr double kNearLimit = 0.95;         // "at or near the enforced power limit": within 5 %
+constexpr double kStarvedUtilPct = 80, kStarvedMemPct = 50;
+
+// NVML clocks_event_reasons bits (nvml.h, nvmlClocksEventReason*).
+constexpr unsigned kGpuIdle = 0x1, kSwPowerCap = 0x4, kHwSlowdown = 0x8, kSyncBoost = 0x10, kSwThermal = 0x20,
+                   kHwThermal = 0x40, kHwPowerBrake = 0x80;
+// The reasons that slow a busy GPU down (an onset is a change from none of them to any).
+constexpr unsigned kSlowdownBits = kSwPowerCap | kHwSlowdown | kSwThermal | kHwThermal | kHwPowerBrake;
+
+struct Reason {
+  const char* name;
+  unsigned bits;
+  std::uint8_t slot;  // Special of its time
+};
+// HW slowdown includes the power brake, as nvidia-smi -q's "HW Slowdown" line does.
+
+
+constexpr std::array<const char*, kHeldCount> kHeldNames = {"power", "util", "temp", "pclk", "mem_temp", "mem_util",
+                                                            "mclk",  "fb",   "enc",  "dec",  "rx",       "tx"};
+// The generic slots of a held metric, in GpuWalker::m_held order.
+enum Slot : std::uint8_t { n, plain_sum, cov_s, held, right, trap, held2, zero_s, plain_zero, above_s };
+constexpr std::array<const char*, 10> kSlotNames = {"n",     "sum",   "cov_s",  "held",       "right",
+                                                    "trap",  "held2", "zero_s", "plain_zero", "above_s"};
+
+// The specials of GpuWalker::m_special, named in kSpecialNames.
+enum Special : std::uint8_t {
+  k_samples, k_interval_max, k_interval_covered_s, k_interval_gaps, k_temp_crossings, k_idle_power_s, k_idle_energy_j, k_limit_cov_s, k_limit_near_s, k_limit_share_sum, k_limit_share_n, k_pcie_n, k_pcie_gen_ratio_sum, k_pcie_width_ratio_sum, k_pclk_rated_max, k_mclk_rated_max, k_fb_total_max, k_fb_free_min, k_throttle_n, k_throttle_cov_s, k_throttle_onsets, k_throttle_power_cap_s, k_throttle_hw_slowdown_s, k_throttle_hw_thermal_s, k_throttle_sw_thermal_s, k_throttle_sync_boost_s, k_throttle_idle_s, k_starved_s, k_starved_cov_s, k_busy_clock_held, k_busy_clock_s,
+  kSpecialCount
+};
+constexpr std::array<const char*, kSpecialCount> kSpecialNames = {
+    "samples", "interval.max", "interval.covered_s", "interval.gaps", "temp.crossings", "idle.power_s", "idle.energy_j", "limit.cov_s", "limit.near_s", "limit.share_sum", "limit.share_n", "pcie.n", "pcie.gen_ratio_sum", "pcie.width_ratio_sum", "pclk_rated.max", "mclk_rated.max", "fb_total.max", "fb_free.min", "throttle.n", "throttle.cov_s", "throttle.onsets", "throttle.power_cap_s", "throttle.hw_slowdown_s", "throttle.hw_thermal_s", "throttle.sw_thermal_s", "throttle.sync_boost_s", "throttle.idle_s", "starved.s", "starved.cov_s", "busy_clock.held", "busy_clock.s"};
+
+constexpr std::array<Reason, 6> kReasons = {{{"power_cap", kSwPowerCap, k_throttle_power_cap_s},
+                                             {"hw_slowdown", kHwSlowdown | kHwPowerBrake, k_throttle_hw_slowdown_s},
+                                             {"hw_thermal", kHwThermal, k_throttle_hw_thermal_s},
+                                             {"sw_thermal", kSwThermal, k_throttle_sw_thermal_s},
+                                             {"sync_boost", kSyncBoost, k_throttle_sync_boost_s},
+                                             {"idle", kGpuIdle, k_throttle_idle_s}}};
+
+static_assert(kSpecialCount == 31, "GpuWalker::m_special holds every Special");
+
+double secs(std::int64_t ns) { return static_cast<double>(ns) / 1e9; }
+double wide(float v) { return static_cast<double>(v); }
+
+double value_of(const Sample& s, Held m) {
+  switch (m) {
+    case Held::power: return s.power_w;
+    case Held::util: return s.util_pct;
+    case Held::temp: return s.temp_c;
+    case Held::pclk: return s.pclk_mhz;
+    case Held::mem_temp: return s.mem_temp_c;
+    case Held::mem_util: return s.mem_pct;
+    case Held::mclk: return s.mclk_mhz;
+    case Held::fb: return s.fb_mib;
+    case Held::enc: return s.enc_pct;
+    case Held::dec: return s.dec_pct;
+    case Held::rx: return s.rxpci_mb_s;
+    case Held::tx: return s.txpci_mb_s;
+    case Held::count_: break;
+  }
+  return kNaN;
+}
+
+std::string slot_name(std::size_t metric, std::size_t slot) {
+  return fmt::format("{}.{}", kHeldNames[metric], kSlotNames[slot]);
+}
+
+// NaN is "nothing yet" for the maxima and minima.
+void keep_max(double& into, double v) {
+  if (!std::isnan(v) && (std::isnan(into) || v > into)) into = v;
+}
+void keep_min(double& into, double v) {
+  if (!std::isnan(v) && (std::isnan(into) || v < into)) into = v;
+}
+bool ends_with(const std::string& s, std::string_view tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+}  // namespace
+
+double partial(const Partials& p, const std::string& name) {
+  const auto it = p.find(name);
+  return it == p.end() ? kNaN : it->second;
+}
+
+GpuWalker::GpuWalker(double gap_limit_s, double threshold_c) : m_limit_s(gap_limit_s), m_threshold_c(threshold_c) {
+  m_max.fill(kNaN);
+  m_min.fill(kNaN);
+  m_special.fill(0);
+  for (const Special k : {k_interval_max, k_pclk_rated_max, k_mclk_rated_max, k_fb_total_max, k_fb_free_min})
+    m_special[k] = kNaN;
+  m_prev.fill(nullptr);
+}
+
+void GpuWalker::add_held_interval(Held m, const Sample& prev, const Sample& cur, double dt) {
+  const double pv = value_of(prev, m), v = value_of(cur, m);
+  auto& h = m_held[static_cast<std::size_t>(m)];
+  h[cov_s] += dt;
+  h[held] += pv * dt;
+  h[right] += v * dt;
+  h[trap] += (pv + v) / 2 * dt;
+  h[held2] += pv * pv * dt;
+  if (pv == 0) h[zero_s] += dt;
+  if (m == Held::temp && pv > m_threshold_c) h[above_s] += dt;
+  if (m == Held::power) {
+    if (prev.util_pct == 0) {  // NaN compares false: no utilisation, no idle time
+      m_special[k_idle_power_s] += dt;
+      m_special[k_idle_energy_j] += (pv + v) / 2 * dt;
+    }
+    if (!std::isnan(prev.power_limit_w)) {
+      m_special[k_limit_cov_s] += dt;
+      if (pv >= kNearLimit * wide(prev.power_limit_w)) m_special[k_limit_near_s] += dt;
+    }
+  } else if (m == Held::util && !std::isnan(prev.mem_pct)) {
+    m_special[k_starved_cov_s] += dt;
+    if (pv >= kStarvedUtilPct && wide(prev.mem_pct) < kStarvedMemPct) m_special[k_starved_s] += dt;
+  } else if (m == Held::pclk && prev.util_pct > 0) {
+    m_special[k_busy_clock_held] += pv * dt;
+    m_special[k_busy_clock_s] += dt;
+  }
+}
+
+void GpuWalker::add_interval(double dt) {
+  keep_max(m_special[k_interval_max], dt);
+  if (dt <= m_limit_s) m_special[k_interval_covered_s] += dt;
+  else m_special[k_interval_gaps] += 1;
+}
+
+void GpuWalker::add(const Sample& s, bool count_sample) {
+  if (count_sample) {
+    m_special[k_samples] += 1;
+    if (s.power_limit_w > 0 && s.power_default_limit_w > 0) {
+      m_special[k_limit_share_sum] += wide(s.power_limit_w) / wide(s.power_default_limit_w);
+      m_special[k_limit_share_n] += 1;
+    }
+    if (s.pcie_gen > 0 && s.pcie_gen_max > 0 && s.pcie_width > 0 && s.pcie_width_max > 0) {
+      m_special[k_pcie_n] += 1;
+      m_special[k_pcie_gen_ratio_sum] += static_cast<double>(s.pcie_gen) / s.pcie_gen_max;
+      m_special[k_pcie_width_ratio_sum] += static_cast<double>(s.pcie_width) / s.pcie_width_max;
+    }
+    keep_max(m_special[k_pclk_rated_max], s.pclk_max_mhz);
+    keep_max(m_special[k_mclk_rated_max], s.mclk_max_mhz);
+    keep_max(m_special[k_fb_total_max], s.fb_total_mib);
+    keep_min(m_special[k_fb_free_min], wide(s.fb_total_mib) - wide(s.fb_mib));
+    if (!std::isnan(s.throttle_mask)) m_special[k_throttle_n] += 1;
+  }
+  if (m_prev_any != nullptr) {
+    const double dt = secs(s.ts_ns - m_prev_any->ts_ns);
+    if (dt > 0) add_interval(dt);
+  }
+  m_prev_any = &s;
+  for (std::size_t i = 0; i < kHeldCount; ++i) {
+    const auto m = static_cast<Held>(i);
+    const double v = value_of(s, m);
+    if (std::isnan(v)) continue;
+    if (count_sample) {
+      ++m_held[i][n];
+      m_held[i][plain_sum] += v;
+      if (v == 0) ++m_held[i][plain_zero];
+      if (std::isnan(m_max[i]) || v > m_max[i]) m_max[i] = v;
+      if (std::isnan(m_min[i]) || v < m_min[i]) m_min[i] = v;
+    }
+    if (const Sample* p = m_prev[i]) {
+      const double dt = secs(s.ts_ns - p->ts_ns);
+      if (dt > 0 && dt <= m_limit_s) add_held_interval(m, *p, s, dt);
+      if (m == Held::temp && p->temp_c <= m_threshold_c && v > m_threshold_c) m_special[k_temp_crossings] += 1;
+    }
+    m_prev[i] = &s;
+  }
+  if (std::isnan(s.throttle_mask)) return;
+  if (const Sample* p = m_prev_throttle) {
+    const auto was = static_cast<unsigned>(p->throttle_mask), now = static_cast<unsigned>(s.throttle_mask);
+    if ((was & kSlowdownBits) == 0 && (now & kSlowdownBits) != 0) m_special[k_throttle_onsets] += 1;
+    const double dt = secs(s.ts_ns - p->ts_ns);
+    if (dt > 0 && dt <= m_limit_s) {
+      m_special[k_throttle_cov_s] += dt;
+      for (const Reason& r : kReasons)
+        if ((was & r.bits) != 0) m_special[r.slot] += dt;
+    }
+  }
+  m_prev_throttle = &s;
+}
+
+Partials GpuWalker::partials() const {
+  Partials p;
+  for (std::size_t k = 0; k < kSpecialCount; ++k)
+    if (m_special[k] != 0 && !std::isnan(m_special[k])) p[kSpecialNames[k]] = m_special[k];
+  p["gap_limit_s"] = m_limit_s;
+  p["temp.threshold_c"] = m_threshold_c;
+  for (std::size_t i = 0; i < kHeldCount; ++i) {
+    for (std::size_t k = 0; k < kSlotNames.size(); ++k)
+      if (m_held[i][k] != 0) p[slot_name(i, k)] = m_held[i][k];
+    if (!std::isnan(m_max[i])) p[fmt::format("{}.max", kHeldNames[i])] = m_max[i];
+    if (!std::isnan(m_min[i])) p[fmt::format("{}.min", kHeldNames[i])] = m_min[i];
+  }
+  return p;
+}
+
+Partials bridge_partials(const Sample& last, const Sample& first, double gap_limit_s, double threshold_c) {
+  GpuWalker w(gap_limit_s, threshold_c);
+  w.add(last, false);
+  w.add(first, false);
+  Partials p = w.partials();
+  p.erase("gap_limit_s");
+  p.erase("temp.threshold_c");
+  return p;
+}
+
+void combine_partials(Partials& into, const Partials& from) {
+  for (const auto& [name, v] : from) {
+    const auto [it, fresh] = into.emplace(name, v);
+    if (fresh) continue;
+    if (ends_with(name, ".max") || name == "gap_limit_s" || name == "temp.threshold_c") it->second = std::max(it->second, v);
+    else if (ends_with(name, ".min")) it->second = std::min(it->second, v);
+    else it->second += v;
+  }
+}
+
+namespace {
+
+void set(IndicatorSet& out, std::string_view key, double v) { out[std::string(key)] = IndicatorValue{v, {}}; }
+void absent(IndicatorSet& out, std::string_view key, std::string reason) {
+  out[std::string(key)] = IndicatorValue{std::nullopt, std::move(reason)};
+}
+/// Sets `key` to num / den, or absent with `reason` when den is not positive.
+void ratio(IndicatorSet& out, std::string_view key, double num, double den, const std::string& reason) {
+  if (den > 0 && !std::isnan(num)) set(out, key, num / den);
+  else absent(out, key, reason);
+}
+
+/// The view of one held metric's partials.
+struct HeldView {
+  const Partials& p;
+  const char* name;
+  [[nodiscard]] double get(const char* slot) const {
+    const double v = partial(p, fmt::format("{}.{}", name, slot));
+    return std::isnan(v) ? 0.0 : v;
+  }
+  [[nodiscard]] double max() const { return partial(p, fmt::format("{}.max", name)); }
+  [[nodiscard]] double min() const { return partial(p, fmt::format("{}.min", name)); }
+  [[nodiscard]] double count() const { return get("n"); }
+  [[nodiscard]] double cov() const { return get("cov_s"); }
+  /// Time-weighted mean over covered intervals, else the plain mean of the samples.
+  [[nodiscard]] double mean() const { return cov() > 0 ? get("held") / cov() : get("sum") / count(); }
+};
+
+double sum_of(const Partials& p, const std::string& name) {
+  const double v = partial(p, name);
+  return std::isnan(v) ? 0.0 : v;
+}
+
+void job_indicators(const Partials& p, double wall_s, IndicatorSet& out) {
+  set(out, "wall_s", wall_s);
+  set(out, "samples", sum_of(p, "samples"));
+  if (wall_s > 0) set(out, "coverage", std::min(1.0, sum_of(p, "interval.covered_s") / wall_s));
+  else absent(out, "coverage", "the window is empty (wall time 0 s)");
+  const double longest = partial(p, "interval.max");
+  if (std::isnan(longest)) absent(out, "sample_interval_max_s", "fewer than two samples at distinct times");
+  else set(out, "sample_interval_max_s", longest);
+  set(out, "gap_count", sum_of(p, "interval.gaps"));
+}
+
+void energy_bounds(const HeldView& pw, double mean, double filled, double uncovered, IndicatorSet& out) {
+  const double left_j = pw.get("held"), right_j = pw.get("right");
+  set(out, "energy_left_kwh", (left_j + filled) / kJoulesPerKwh);
+  set(out, "energy_right_kwh", (right_j + filled) / kJoulesPerKwh);
+  const double err_j = kPowerErrorW * pw.cov();
+  const double low = std::min(left_j, right_j) - err_j + pw.min() * uncovered;
+  const double high = std::max(left_j, right_j) + err_j + pw.max() * uncovered;
+  set(out, "energy_low_kwh", std::max(0.0, low) / kJoulesPerKwh);
+  set(out, "energy_high_kwh", high / kJoulesPerKwh);
+  (void)mean;
+}
+
+void power_extras(const Partials& p, const HeldView& pw, const HeldView& ut, double energy_j, IndicatorSet& out) {
+  set(out, "power_min_w", pw.min());
+  const double cov = pw.cov();
+  if (cov > 0 && pw.get("held") > 0) {
+    const double mean = pw.get("held") / cov;
+    const double var = std::max(0.0, pw.get("held2") / cov - mean * mean);
+    set(out, "power_cv", std::sqrt(var) / mean);
+  } else {
+    absent(out, "power_cv", cov > 0 ? "mean power is 0" : "no covered power interval");
+  }
+  if (ut.count() == 0) {
+    for (auto k : {"idle_power_w", "idle_energy_kwh", "energy_per_busy_hour_kwh"})
+      absent(out, k, "no utilisation samples (MIG mode prints none)");
+  } else {
+    ratio(out, "idle_power_w", sum_of(p, "idle.energy_j"), sum_of(p, "idle.power_s"),
+          "no covered power interval at 0 % utilisation");
+    set(out, "idle_energy_kwh", sum_of(p, "idle.energy_j") / kJoulesPerKwh);
+    const double busy_h = (ut.cov() - ut.get("zero_s")) / 3600;
+    ratio(out, "energy_per_busy_hour_kwh", energy_j / kJoulesPerKwh, busy_h, "no busy time (utilisation > 0 %)");
+  }
+  if (sum_of(p, "limit.cov_s") > 0) set(out, "power_limit_time_s", sum_of(p, "limit.near_s"));
+  else absent(out, "power_limit_time_s", "no enforced power limit in the power samples");
+  ratio(out, "power_limit_share", sum_of(p, "limit.share_sum"), sum_of(p, "limit.share_n"),
+        "no sample gives both the enforced and the default power limit");
+}
+
+GpuEnergy power_indicators(const Partials& p, double wall_s, IndicatorSet& out) {
+  const HeldView pw{p, "power"}, ut{p, "util"};
+  if (pw.count() == 0) {
+    for (auto k : {"energy_kwh", "energy_filled_fraction", "power_mean_w", "power_max_w", "energy_left_kwh",
+                   "energy_right_kwh", "energy_low_kwh", "energy_high_kwh", "power_min_w", "power_cv", "idle_power_w",
+                   "idle_energy_kwh", "energy_per_busy_hour_kwh", "power_limit_time_s", "power_limit_share"})
+      absent(out, k, "no power samples");
+    return {};
+  }
+  // Mean power = covered trapezoid energy / covered time, so that filling uncovered time
+  // with it extends the measured energy at the measured rate.
+  const double mean = pw.cov() > 0 ? pw.get("trap") / pw.cov() : pw.get("sum") / pw.count();
+  const double uncovered = std::max(0.0, wall_s - pw.cov());
+  const double filled = mean * uncovered;
+  const double e = pw.get("trap") + filled;
+  set(out, "energy_kwh", e / kJoulesPerKwh);
+  if (e > 0) set(out, "energy_filled_fraction", filled / e);
+  else absent(out, "energy_filled_fraction", "energy is 0");
+  set(out, "power_mean_w", mean);
+  set(out, "power_max_w", pw.max());
+  energy_bounds(pw, mean, filled, uncovered, out);
+  power_extras(p, pw, ut, e, out);
+  return {filled, e};
+}
+
+void util_indicators(const Partials& p, IndicatorSet& out) {
+  const HeldView u{p, "util"};
+  const std::string none = "no utilisation samples (MIG mode prints none)";
+  if (u.count() == 0) {
+    for (auto k : {"util_mean", "idle_fraction", "busy_s", "starved_fraction"}) absent(out, k, none);
+  } else {
+    set(out, "util_mean", u.mean() / 100);
+    set(out, "idle_fraction", u.cov() > 0 ? u.get("zero_s") / u.cov() : u.get("plain_zero") / u.count());
+    set(out, "busy_s", u.cov() - u.get("zero_s"));
+    ratio(out, "starved_fraction", sum_of(p, "starved.s"), sum_of(p, "starved.cov_s"),
+          "no covered interval reads both utilisation and memory utilisation");
+  }
+  const auto mean_pct = [&](const char* metric, std::string_view key, const char* reason) {
+    const HeldView h{p, metric};
+    if (h.count() == 0) absent(out, key, reason);
+    else set(out, key, h.mean() / 100);
+  };
+  mean_pct("mem_util", "mem_util_mean", "no memory utilisation samples (dmon mem, query utilization.memory)");
+  mean_pct("enc", "enc_util_mean", "no encoder utilisation samples (dmon enc, query utilization.encoder)");
+  mean_pct("dec", "dec_util_mean", "no decoder utilisation samples (dmon dec, query utilization.decoder)");
+  const HeldView fb{p, "fb"};
+  if (fb.count() == 0) absent(out, "fb_used_max_mib", "no framebuffer samples (dmon fb, query memory.used)");
+  else set(out, "fb_used_max_mib", fb.max());
+  const double free_min = partial(p, "fb_free.min");
+  if (std::isnan(free_min)) absent(out, "fb_headroom_min_mib", "no sample gives both memory.used and memory.total");
+  else set(out, "fb_headroom_min_mib", free_min);
+  for (const auto& [metric, dir] : {std::pair{"rx", "rx"}, std::pair{"tx", "tx"}}) {
+    const HeldView h{p, metric};
+    const std::string mean_key = fmt::format("pcie_{}_mean_mb_s", dir), max_key = fmt::format("pcie_{}_max_mb_s", dir);
+    if (h.count() == 0) {
+      absent(out, mean_key, "no PCIe throughput samples (dmon -s t: rxpci, txpci)");
+      absent(out, max_key, "no PCIe throughput samples (dmon -s t: rxpci, txpci)");
+    } else {
+      set(out, mean_key, h.mean());
+      set(out, max_key, h.max());
+    }
+  }
+  const double links = sum_of(p, "pcie.n");
+  const std::string no_link = "no sample gives the PCIe link generation and width with their maxima";
+  ratio(out, "pcie_gen_ratio", sum_of(p, "pcie.gen_ratio_sum"), links, no_link);
+  ratio(out, "pcie_width_ratio", sum_of(p, "pcie.width_ratio_sum"), links, no_link);
+}
+
+void thermal_indicators(const Partials& p, IndicatorSet& out) {
+  const HeldView t{p, "temp"};
+  if (t.count() == 0) {
+    for (auto k : {"temp_mean_c", "temp_max_c", "time_above_78c_s", "temp_crossings"})
+      absent(out, k, "no temperature samples");
+  } else {
+    set(out, "temp_mean_c", t.mean());
+    set(out, "temp_max_c", t.max());
+    set(out, "time_above_78c_s", t.get("above_s"));
+    set(out, "temp_crossings", sum_of(p, "temp.crossings"));
+  }
+  const HeldView m{p, "mem_temp"};
+  if (m.count() == 0) {
+    for (auto k : {"mem_temp_mean_c", "mem_temp_max_c"})
+      absent(out, k, "no memory temperature samples (dmon mtemp, query temperature.memory)");
+  } else {
+    set(out, "mem_temp_mean_c", m.mean());
+    set(out, "mem_temp_max_c", m.max());
+  }
+}
+
+void clock_indicators(const Partials& p, IndicatorSet& out) {
+  const HeldView c{p, "pclk"}, mc{p, "mclk"};
+  const double rated = partial(p, "pclk_rated.max");
+  if (c.count() == 0 || !(c.max() > 0)) {
+    for (auto k : {"sm_clock_ratio", "clock_efficiency", "throttle_work_lost_fraction"})
+      absent(out, k, "no SM clock samples");
+  } else {
+    set(out, "sm_clock_ratio", c.mean() / c.max());
+    if (rated > 0) set(out, "clock_efficiency", c.mean() / rated);
+    else absent(out, "clock_efficiency", "no maximum SM clock in the samples (query clocks.max.sm)");
+    const double reference = rated > 0 ? std::max(rated, c.max()) : c.max();
+    const double busy_s = sum_of(p, "busy_clock.s");
+    if (busy_s > 0) set(out, "throttle_work_lost_fraction", 1 - sum_of(p, "busy_clock.held") / (reference * busy_s));
+    else absent(out, "throttle_work_lost_fraction", "no covered SM clock interval at utilisation > 0 %");
+  }
+  if (mc.count() == 0 || !(mc.max() > 0)) {
+    absent(out, "mclk_mean_mhz", "no memory clock samples (dmon mclk, query clocks.mem)");
+    absent(out, "mclk_ratio", "no memory clock samples (dmon mclk, query clocks.mem)");
+  } else {
+    set(out, "mclk_mean_mhz", mc.mean());
+    const double mrated = partial(p, "mclk_rated.max");
+    set(out, "mclk_ratio", mc.mean() / (mrated > 0 ? std::max(mrated, mc.max()) : mc.max()));
+  }
+}
+
+void throttle_indicators(const Partials& p, IndicatorSet& out) {
+  const double cov = sum_of(p, "throttle.cov_s");
+  const std::string none = sum_of(p, "throttle.n") > 0
+                               ? "no covered interval between throttle-reason samples"
+                               : "no throttle reasons in the samples (query clocks_event_reasons.active, nvidia-smi -q)";
+  for (const Reason& r : kReasons)
+    ratio(out, fmt::format("throttle_{}_fraction", r.name), sum_of(p, fmt::format("throttle.{}_s", r.name)), cov, none);
+  if (sum_of(p, "throttle.n") > 0) set(out, "throttle_onsets", sum_of(p, "throttle.onsets"));
+  else absent(out, "throttle_onsets", none);
+}
+
+}  // namespace
+
+GpuEnergy finish_gpu(const Partials& p, double wall_s, IndicatorSet& out) {
+  job_indicators(p, wall_s, out);
+  const GpuEnergy e = power_indicators(p, wall_s, out);
+  util_indicators(p, out);
+  thermal_indicators(p, out);
+  clock_indicators(p, out);
+  throttle_indicators(p, out);
+  return e;
+}
+
+}  // namespace gpucost::extract::detail

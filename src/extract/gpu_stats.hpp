@@ -1,0 +1,60 @@
+// The mergeable statistics of one GPU: a walk over its samples accumulates partial sums
+// (Partials), and every mergeable indicator is computed from those sums alone, so that extract
+// and merge share one formula (docs/indicators.md, Merging).
+#pragma once
+
+#include <gpucost/extract/extract.hpp>
+
+#include <array>
+#include <cstddef>
+
+namespace gpucost::extract::detail {
+
+/// The metrics with generic time-weighted partials (count, plain sum, min, max, covered time,
+/// held sum, ...).
+enum class Held : std::uint8_t { power, util, temp, pclk, mem_temp, mem_util, mclk, fb, enc, dec, rx, tx, count_ };
+inline constexpr std::size_t kHeldCount = static_cast<std::size_t>(Held::count_);
+
+/// Accumulates the partials of one GPU from its samples in time order.
+class GpuWalker {
+ public:
+  GpuWalker(double gap_limit_s, double threshold_c);
+  /// Adds a sample: counted (count_sample) and the interval from the previous sample of each metric.
+  void add(const Sample& s, bool count_sample = true);
+  [[nodiscard]] Partials partials() const;
+
+ private:
+  void add_interval(double dt);
+  void add_held_interval(Held m, const Sample& prev, const Sample& cur, double dt);
+  double m_limit_s, m_threshold_c;
+  std::array<double, 31> m_special{};  // the partials that are not per metric (Special in the .cpp)
+  std::array<std::array<double, 10>, kHeldCount> m_held{};
+  std::array<double, kHeldCount> m_max{}, m_min{};
+  std::array<const Sample*, kHeldCount> m_prev{};
+  const Sample* m_prev_any = nullptr;
+  const Sample* m_prev_throttle = nullptr;
+};
+
+/// The interval between two consecutive documents of one GPU: the partials that the last sample
+/// of the earlier and the first sample of the later one add (merge).
+Partials bridge_partials(const Sample& last, const Sample& first, double gap_limit_s, double threshold_c);
+
+/// Combines two partial sets (sum, or max/min by name).
+void combine_partials(Partials& into, const Partials& from);
+
+/// Energy totals of one GPU, for the host's filled fraction.
+struct GpuEnergy {
+  double filled_j = 0, energy_j = 0;
+};
+
+/// Every mergeable per-GPU indicator from the partials and the window's wall time.
+GpuEnergy finish_gpu(const Partials& p, double wall_s, IndicatorSet& out);
+
+/// The host indicators that come from the GPUs' (extract.cpp).
+void host_from_gpus(Features& f, double filled_j, double energy_j);
+/// xid_per_hour, xid_first_s, xid_last_s from xid_count and the host partials (extract.cpp).
+void xid_indicators_from_partials(Features& f);
+
+double partial(const Partials& p, const std::string& name);  ///< NaN when absent
+
+}  // namespace gpucost::extract::detail

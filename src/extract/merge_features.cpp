@@ -1,0 +1,199 @@
+// gpucost merge: features documents of several hosts and/or consecutive windows into one
+// (docs/indicators.md, Merging). Every mergeable GPU indicator is recomputed from the summed
+// partials by the same code as extract's; the rest are null unless one document gives them.
+#include <gpucost/extract/catalogue.hpp>
+#include <gpucost/extract/extract.hpp>
+
+#include "gpu_stats.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <set>
+
+namespace gpucost::extract {
+
+namespace {
+
+const std::string kNotMergeable = "not mergeable from summaries";
+
+// Indicators that are plain sums of the documents' values (trace and trainlog; host counts).
+bool is_summed(const IndicatorDef& d) {
+  return (d.unit == "count" && d.category != "thermal") || d.key == "gpu_busy_s" || d.key == "memcpy_s" || d.key == "net_gpu_time_s" ||
+         d.key == "pattern_duration_s" || d.key == "downtime_s";
+}
+
+void absent(IndicatorSet& out, std::string_view key, std::string reason) {
+  out[std::string(key)] = IndicatorValue{std::nullopt, std::move(reason)};
+}
+
+/// An indicator that the partials do not give: summed where that is exact, the value itself
+/// when one document gives it, else null.
+void merge_plain(const IndicatorDef& d, const std::vector<const IndicatorSet*>& sets, IndicatorSet& out) {
+  const std::string key(d.key);
+  if (sets.size() == 1) {
+    const auto it = sets.front()->find(key);
+    if (it != sets.front()->end()) out[key] = it->second;
+    return;
+  }
+  if (!is_summed(d)) {
+    absent(out, key, kNotMergeable);
+    return;
+  }
+  double sum = 0;
+  for (const IndicatorSet* s : sets) {
+    const auto it = s->find(key);
+    if (it == s->end()) return;  // not computed by a document: leave it out
+    if (!it->second.value) {
+      absent(out, key, it->second.reason);
+      return;
+    }
+    sum += *it->second.value;
+  }
+  out[key] = IndicatorValue{sum, {}};
+}
+
+/// The median interval is mergeable only when every document gives the same.
+void merge_median_interval(const std::vector<const IndicatorSet*>& sets, IndicatorSet& out) {
+  std::set<double> seen;
+  for (const IndicatorSet* s : sets) {
+    const auto it = s->find("sample_interval_median_s");
+    if (it == s->end() || !it->second.value) {
+      absent(out, "sample_interval_median_s", kNotMergeable);
+      return;
+    }
+    seen.insert(*it->second.value);
+  }
+  if (seen.size() == 1) out["sample_interval_median_s"] = IndicatorValue{*seen.begin(), {}};
+  else absent(out, "sample_interval_median_s", fmt::format("{} (the documents' medians differ)", kNotMergeable));
+}
+
+/// One GPU of the merged document from its documents, in time order.
+Expected<detail::GpuEnergy> merge_gpu(const std::vector<const GpuFeatures*>& parts, double wall_s, GpuFeatures& g,
+                                      EnergyProfile& profile) {
+  std::vector<const IndicatorSet*> sets;
+  for (const GpuFeatures* p : parts) sets.push_back(&p->indicators);
+  const bool telemetry = std::all_of(parts.begin(), parts.end(), [](const GpuFeatures* p) { return !p->partials.empty(); });
+  detail::GpuEnergy energy;
+  if (telemetry) {
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+      detail::combine_partials(g.partials, parts[i]->partials);
+      if (i == 0) continue;
+      const GpuFeatures& prev = *parts[i - 1];
+      const GpuFeatures& cur = *parts[i];
+      if (!prev.last || !cur.first) continue;
+      if (cur.first->ts_ns <= prev.last->ts_ns)
+        return make_error(ErrorKind::usage,
+                          fmt::format("GPU {}: two documents overlap in time (samples counted twice)", g.gpu),
+                          "merge the results of different hosts or of consecutive, disjoint windows");
+      const Partials bridge = detail::bridge_partials(*prev.last, *cur.first, detail::partial(g.partials, "gap_limit_s"),
+                                                      detail::partial(g.partials, "temp.threshold_c"));
+      detail::combine_partials(g.partials, bridge);
+      const double bridge_j = detail::partial(bridge, "power.trap");  // the bridged interval's energy
+      if (!std::isnan(bridge_j)) profile.add(prev.last->ts_ns, bridge_j / 3.6e6);
+    }
+    g.first = parts.front()->first;
+    g.last = parts.back()->last;
+    energy = detail::finish_gpu(g.partials, wall_s, g.indicators);
+  }
+  for (const IndicatorDef& d : catalogue()) {
+    if (d.scope == Scope::host_only || (telemetry && g.indicators.count(std::string(d.key)) > 0)) continue;
+    if (d.key == "sample_interval_median_s" && parts.size() > 1) merge_median_interval(sets, g.indicators);
+    else if (d.key == "wall_s") g.indicators["wall_s"] = IndicatorValue{wall_s, {}};
+    else merge_plain(d, sets, g.indicators);
+  }
+  return energy;
+}
+
+/// Host indicators that the GPUs do not give: event counts, downtime, traces, patterns.
+void merge_host_only(const std::vector<Features>& docs, Features& m) {
+  std::vector<const IndicatorSet*> sets;
+  for (const Features& f : docs) sets.push_back(&f.host_indicators);
+  for (const IndicatorDef& d : catalogue()) {
+    const bool from_gpus = d.scope != Scope::host_only && d.category != "trace";
+    if (from_gpus || d.key == "gpu_count" || d.key == "xid_per_hour" || d.key == "xid_first_s" ||
+        d.key == "xid_last_s" || d.key == "coverage_min")
+      continue;
+    merge_plain(d, sets, m.host_indicators);
+  }
+  for (const Features& f : docs) detail::combine_partials(m.host_partials, f.host_partials);
+  detail::xid_indicators_from_partials(m);
+  if (docs.size() == 1) return;
+  // Downtime runs to the next busy sample: a stretch cut by a document's window end would
+  // continue in the next document, which the summaries cannot tell.
+  for (const Features& f : docs)
+    for (const WindowIncident& w : f.incidents)
+      if (w.downtime_s && w.ts_ns + static_cast<std::int64_t>(*w.downtime_s * 1e9) >= f.to_ns &&
+          m.host_indicators["downtime_s"].value)
+        absent(m.host_indicators, "downtime_s",
+               fmt::format("{}: an incident's downtime reaches the end of its document's window", kNotMergeable));
+}
+
+void merge_profiles(const std::vector<Features>& docs, EnergyProfile& out) {
+  for (const Features& f : docs)
+    for (std::size_t i = 0; i < f.energy_profile.kwh.size(); ++i)
+      out.add((f.energy_profile.first_minute + static_cast<std::int64_t>(i)) * EnergyProfile::kBucketNs,
+              f.energy_profile.kwh[i]);
+}
+
+}  // namespace
+
+Expected<Features> merge_features(std::vector<Features> docs) {
+  if (docs.empty()) return make_error(ErrorKind::usage, "merge: no features documents");
+  for (const Features& f : docs)
+    for (const GpuFeatures& g : f.gpus) {
+      const auto samples = g.indicators.find("samples");
+      if (g.partials.empty() && samples != g.indicators.end() && samples->second.value)
+        return make_error(ErrorKind::schema,
+                          fmt::format("host '{}' GPU {}: the document has no partials (written by an older gpucost)",
+                                      f.host, g.gpu),
+                          "re-run `gpucost extract` with this version");
+    }
+  std::stable_sort(docs.begin(), docs.end(), [](const Features& a, const Features& b) { return a.from_ns < b.from_ns; });
+  Features m;
+  m.from_ns = docs.front().from_ns;
+  m.to_ns = docs.front().to_ns;
+  std::set<std::string> hosts;
+  for (const Features& f : docs) {
+    m.from_ns = std::min(m.from_ns, f.from_ns);
+    m.to_ns = std::max(m.to_ns, f.to_ns);
+    hosts.insert(f.host);
+    m.merged_from += f.merged_from;
+  }
+  m.merged_from -= 1;  // started at 1
+  const bool several_hosts = hosts.size() > 1;
+  for (const std::string& h : hosts) m.host += m.host.empty() ? h : "," + h;
+  m.chosen_by = "merge";
+
+  // GPUs by (host, index); a GPU of a merged multi-host document keeps its own host.
+  std::map<std::pair<std::string, int>, std::vector<const GpuFeatures*>> groups;
+  for (const Features& f : docs)
+    for (const GpuFeatures& g : f.gpus) groups[{g.host.empty() ? f.host : g.host, g.gpu}].push_back(&g);
+  double filled_j = 0, energy_j = 0;
+  for (auto& [id, parts] : groups) {
+    const auto start = [](const GpuFeatures* g) {
+      return g->first ? g->first->ts_ns : std::numeric_limits<std::int64_t>::min();
+    };
+    std::stable_sort(parts.begin(), parts.end(),
+                     [&](const GpuFeatures* a, const GpuFeatures* b) { return start(a) < start(b); });
+    GpuFeatures g;
+    g.gpu = id.second;
+    if (several_hosts) g.host = id.first;
+    auto e = merge_gpu(parts, m.wall_s(), g, m.energy_profile);
+    if (!e) return e.error();
+    filled_j += e->filled_j;
+    energy_j += e->energy_j;
+    m.gpus.push_back(std::move(g));
+  }
+  detail::host_from_gpus(m, filled_j, energy_j);
+  merge_host_only(docs, m);
+  for (const Features& f : docs) m.incidents.insert(m.incidents.end(), f.incidents.begin(), f.incidents.end());
+  std::stable_sort(m.incidents.begin(), m.incidents.end(),
+                   [](const WindowIncident& a, const WindowIncident& b) { return a.ts_ns < b.ts_ns; });
+  merge_profiles(docs, m.energy_profile);
+  return m;
+}
+
+}  // namespace gpucost::extract

@@ -1,0 +1,353 @@
+// extract: the indicators F052-F105 against hand-computed expectations, their absent cases, and
+// merge: extracting a whole log equals merging the extracts of its halves.
+#include <catch2/catch.hpp>
+
+#include <gpucost/core/event.hpp>
+#include <gpucost/extract/catalogue.hpp>
+#include <gpucost/extract/extract.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace {
+
+using namespace gpucost;
+using extract::Features;
+using extract::IndicatorSet;
+
+constexpr std::int64_t kT0 = 1'700'000'000'000'000'000;
+constexpr std::int64_t kSec = 1'000'000'000;
+
+double value(const IndicatorSet& set, const std::string& key) {
+  INFO("indicator " << key);
+  const auto it = set.find(key);
+  REQUIRE(it != set.end());
+  REQUIRE(it->second.value.has_value());
+  return *it->second.value;
+}
+
+std::string reason(const IndicatorSet& set, const std::string& key) {
+  INFO("indicator " << key);
+  const auto it = set.find(key);
+  REQUIRE(it != set.end());
+  REQUIRE_FALSE(it->second.value.has_value());
+  return it->second.reason;
+}
+
+using Metrics = std::map<Metric, double>;
+
+void sample(extract::SampleCollector& c, double t_s, int gpu, const Metrics& m) {
+  Event ev;
+  ev.ts_ns = kT0 + static_cast<std::int64_t>(std::llround(t_s * 1e9));
+  ev.source = "query-csv";
+  ev.host = "node1";
+  ev.gpu = gpu;
+  ev.kind = "sample";
+  for (const auto& [metric, v] : m) ev.set(metric, v);
+  c.on_event(ev);
+}
+
+void incident(extract::SampleCollector& c, double t_s, const char* kind, const char* key = nullptr,
+              const char* val = nullptr) {
+  Event ev;
+  ev.ts_ns = kT0 + static_cast<std::int64_t>(std::llround(t_s * 1e9));
+  ev.kind = kind;
+  if (key != nullptr) ev.add_text(key, val);
+  c.on_event(ev);
+}
+
+// Five samples 1 s apart, every metric the new indicators read.
+//  t  power  util mem  memT mclk pclk  mask  fb   enc  rx   gen
+//  0   300    90  40    80 1000 1500  0x4  1000  10  100   4
+//  1   290    90  60    82 1000 1500  0x4  2000  10  200   4
+//  2   200    85  30    84  500 1200  0x0  3000   0  300   1
+//  3   100     0   0    86  500  300  0x1  2000   0  400   1
+//  4   100     0   0    80 1000  300  0x44 1000   0  500   4
+// limit 300 W (default 400 W), rated clocks 2000 MHz (SM and memory), fb total 8000 MiB,
+// dec 0 %, tx 50 MB/s, gen max 4, width 16 of 16.
+Features rich_series() {
+  extract::SampleCollector c;
+  const double power[] = {300, 290, 200, 100, 100}, util[] = {90, 90, 85, 0, 0}, mem[] = {40, 60, 30, 0, 0},
+               mtemp[] = {80, 82, 84, 86, 80}, mclk[] = {1000, 1000, 500, 500, 1000},
+               pclk[] = {1500, 1500, 1200, 300, 300}, mask[] = {4, 4, 0, 1, 0x44}, fb[] = {1000, 2000, 3000, 2000, 1000},
+               enc[] = {10, 10, 0, 0, 0}, rx[] = {100, 200, 300, 400, 500}, gen[] = {4, 4, 1, 1, 4};
+  for (int i = 0; i < 5; ++i)
+    sample(c, i, 0,
+           {{Metric::power_w, power[i]},       {Metric::sm_pct, util[i]},         {Metric::mem_pct, mem[i]},
+            {Metric::mem_temp_c, mtemp[i]},    {Metric::mclk_mhz, mclk[i]},       {Metric::pclk_mhz, pclk[i]},
+            {Metric::throttle_mask, mask[i]},  {Metric::fb_mib, fb[i]},           {Metric::fb_total_mib, 8000},
+            {Metric::enc_pct, enc[i]},         {Metric::dec_pct, 0},              {Metric::rxpci_mb_s, rx[i]},
+            {Metric::txpci_mb_s, 50},          {Metric::power_limit_w, 300},      {Metric::power_default_limit_w, 400},
+            {Metric::pclk_max_mhz, 2000},      {Metric::mclk_max_mhz, 2000},      {Metric::pcie_gen, gen[i]},
+            {Metric::pcie_gen_max, 4},         {Metric::pcie_width, 16},          {Metric::pcie_width_max, 16},
+            {Metric::temp_c, 60}});
+  auto f = extract::compute_features(c, {});
+  REQUIRE(f.has_value());
+  return *f;
+}
+
+// The reference series of test_extract_indicators.cpp (power, sm, temp, pclk only; a 16 s gap).
+Features reference_series() {
+  extract::SampleCollector c;
+  const double t[] = {0, 1, 2, 3, 4, 20, 21}, p[] = {100, 200, 200, 100, 300, 200, 400}, u[] = {0, 50, 100, 0, 100, 80, 40},
+               temp[] = {70, 80, 79, 78, 90, 85, 60}, clk[] = {1000, 1500, 2000, 2000, 500, 1000, 1800};
+  for (int i = 0; i < 7; ++i)
+    sample(c, t[i], 0,
+           {{Metric::power_w, p[i]}, {Metric::sm_pct, u[i]}, {Metric::temp_c, temp[i]}, {Metric::pclk_mhz, clk[i]}});
+  auto f = extract::compute_features(c, {});
+  REQUIRE(f.has_value());
+  return *f;
+}
+
+}  // namespace
+
+TEST_CASE("extract: F052-F105 on the reference series, by hand", "[extract]") {
+  const Features f = reference_series();
+  const IndicatorSet& g = f.gpus.at(0).indicators;
+  // Covered intervals start at t = 0 1 2 3 20 (the 4 -> 20 s interval is a gap), 1 s each.
+  CHECK(value(g, "power_min_w") == 100);
+  CHECK(value(g, "power_p50_w") == 200);  // weights 100 100 200 200 200: 2.5 of 5 s reached at 200
+  // Idle intervals (left utilisation 0): [0,1] (100+200)/2 = 150 J and [3,4] (100+300)/2 = 200 J.
+  CHECK(value(g, "idle_power_w") == Approx(175));
+  CHECK(value(g, "idle_energy_kwh") == Approx(350 / 3.6e6));
+  CHECK(value(g, "busy_s") == 3);  // left utilisation 50, 100, 80
+  CHECK(value(g, "energy_per_busy_hour_kwh") == Approx(4200.0 / 3000));  // 4200 J / 3 s
+  // Held power 100 200 200 100 200: mean 160 W, mean square 28000 -> sd sqrt(2400).
+  CHECK(value(g, "power_cv") == Approx(std::sqrt(2400.0) / 160));
+  CHECK(value(g, "temp_p50_c") == 79);  // held temps 70 78 79 80 85
+  CHECK(value(g, "temp_p95_c") == 85);
+  CHECK(value(g, "temp_crossings") == 2);  // 70 -> 80 and 78 -> 90 (78 is not above 78)
+  // Trailing 15 s medians: 70, 75, 79, 78.5, 79, 85, 72.5: one upward crossing (75 -> 79).
+  CHECK(value(g, "temp_rolling_crossings") == 1);
+  // Least squares over all 7 samples (all within 300 s): slope -1098 / 3496 °C/s.
+  CHECK(value(g, "temp_slope_5min_c_per_min") == Approx(-1098.0 / 3496 * 60));
+  CHECK(reason(g, "temp_steady_s") == "the temperature never stays within 2 °C for 300 s");
+  CHECK(value(g, "util_p50") == Approx(0.5));  // held 0 0 50 80 100
+  CHECK(value(g, "util_p95") == Approx(1.0));
+  // Busy SM clock intervals (left util > 0): 1500 + 2000 + 1000 over 3 s against max 2000.
+  CHECK(value(g, "throttle_work_lost_fraction") == Approx(1 - 4500.0 / 6000));
+  CHECK(value(g, "sample_interval_max_s") == 16);
+  CHECK(value(g, "gap_count") == 1);
+  CHECK(value(f.host_indicators, "coverage_min") == Approx(5.0 / 21));
+  // Absent inputs: null with the reason.
+  CHECK(reason(g, "power_limit_time_s") == "no enforced power limit in the power samples");
+  CHECK(reason(g, "power_limit_share") == "no sample gives both the enforced and the default power limit");
+  CHECK(reason(g, "clock_efficiency") == "no maximum SM clock in the samples (query clocks.max.sm)");
+  CHECK(reason(g, "starved_fraction") == "no covered interval reads both utilisation and memory utilisation");
+  CHECK(reason(g, "mem_temp_mean_c").rfind("no memory temperature samples", 0) == 0);
+  CHECK(reason(g, "mclk_ratio").rfind("no memory clock samples", 0) == 0);
+  CHECK(reason(g, "throttle_power_cap_fraction").rfind("no throttle reasons in the samples", 0) == 0);
+  CHECK(reason(g, "throttle_onsets").rfind("no throttle reasons in the samples", 0) == 0);
+  CHECK(reason(g, "fb_used_max_mib").rfind("no framebuffer samples", 0) == 0);
+  CHECK(reason(g, "fb_headroom_min_mib") == "no sample gives both memory.used and memory.total");
+  CHECK(reason(g, "pcie_rx_mean_mb_s").rfind("no PCIe throughput samples", 0) == 0);
+  CHECK(reason(g, "pcie_gen_ratio").rfind("no sample gives the PCIe link", 0) == 0);
+  CHECK(reason(g, "enc_util_mean").rfind("no encoder utilisation samples", 0) == 0);
+  CHECK(reason(g, "mem_util_mean").rfind("no memory utilisation samples", 0) == 0);
+  CHECK(reason(f.host_indicators, "xid_per_hour").rfind("no kernel log", 0) == 0);
+  CHECK(reason(f.host_indicators, "oom_kill_count").rfind("no kernel log", 0) == 0);
+}
+
+TEST_CASE("extract: power limit, memory, clocks, throttle reasons and PCIe, by hand", "[extract]") {
+  const Features f = rich_series();
+  const IndicatorSet& g = f.gpus.at(0).indicators;
+  CHECK(value(g, "power_limit_time_s") == 2);   // left 300 and 290 >= 0.95 x 300 = 285
+  CHECK(value(g, "power_limit_share") == Approx(0.75));  // 300 / 400
+  CHECK(value(g, "starved_fraction") == Approx(0.5));   // (90, 40) and (85, 30) of 4 s
+  CHECK(value(g, "mem_util_mean") == Approx(0.325));    // (40 + 60 + 30 + 0) / 4 / 100
+  CHECK(value(g, "mem_temp_mean_c") == Approx(83));     // (80 + 82 + 84 + 86) / 4
+  CHECK(value(g, "mem_temp_max_c") == 86);
+  CHECK(value(g, "mclk_mean_mhz") == Approx(750));      // (1000 + 1000 + 500 + 500) / 4
+  CHECK(value(g, "mclk_ratio") == Approx(0.375));       // 750 / 2000 (rated)
+  CHECK(value(g, "clock_efficiency") == Approx(0.5625));  // (1500 + 1500 + 1200 + 300) / 4 / 2000
+  CHECK(value(g, "sm_clock_ratio") == Approx(0.75));      // 1125 / 1500 (largest sample)
+  CHECK(value(g, "throttle_work_lost_fraction") == Approx(0.3));  // 1 - (1500 + 1500 + 1200) / (2000 x 3)
+  CHECK(value(g, "throttle_power_cap_fraction") == Approx(0.5));  // left masks 0x4 0x4 0x0 0x1
+  CHECK(value(g, "throttle_idle_fraction") == Approx(0.25));
+  CHECK(value(g, "throttle_hw_thermal_fraction") == 0);
+  CHECK(value(g, "throttle_sw_thermal_fraction") == 0);
+  CHECK(value(g, "throttle_hw_slowdown_fraction") == 0);
+  CHECK(value(g, "throttle_sync_boost_fraction") == 0);
+  CHECK(value(g, "throttle_onsets") == 1);  // 0x1 -> 0x44; the first sample starts nothing
+  CHECK(value(g, "fb_used_max_mib") == 3000);
+  CHECK(value(g, "fb_headroom_min_mib") == 5000);
+  CHECK(value(g, "enc_util_mean") == Approx(0.05));  // (10 + 10 + 0 + 0) / 4 / 100
+  CHECK(value(g, "dec_util_mean") == 0);
+  CHECK(value(g, "pcie_rx_mean_mb_s") == Approx(250));
+  CHECK(value(g, "pcie_rx_max_mb_s") == 500);
+  CHECK(value(g, "pcie_tx_mean_mb_s") == Approx(50));
+  CHECK(value(g, "pcie_tx_max_mb_s") == 50);
+  CHECK(value(g, "pcie_gen_ratio") == Approx(0.7));  // (1 + 1 + 0.25 + 0.25 + 1) / 5
+  CHECK(value(g, "pcie_width_ratio") == 1);
+  // Idle: [3,4] at 100 W; busy 3 s; energy (295 + 245 + 150 + 100) J = 790 J.
+  CHECK(value(g, "idle_power_w") == Approx(100));
+  CHECK(value(g, "energy_per_busy_hour_kwh") == Approx(790.0 / 3000));
+}
+
+TEST_CASE("extract: kernel and driver event indicators, by hand", "[extract]") {
+  extract::SampleCollector c;
+  sample(c, 0, 0, {{Metric::power_w, 100}});
+  sample(c, 4, 0, {{Metric::power_w, 100}});  // window 0..4 s
+  incident(c, 1, "xid", "bucket", "reboot");
+  incident(c, 3, "xid", "bucket", "restart_app");
+  incident(c, 9, "xid", "bucket", "restart_app");  // outside the window
+  incident(c, 2, "aer", "severity", "uncorrected_fatal");
+  incident(c, 2, "aer", "severity", "uncorrected_nonfatal");
+  incident(c, 2, "modeset");
+  incident(c, 2, "thermal", "state", "throttled");
+  incident(c, 3, "thermal", "state", "normal");  // back to normal: not counted
+  incident(c, 1, "driver", "action", "load");
+  incident(c, 2, "driver", "action", "reset");
+  incident(c, 2, "driver", "action", "unload");
+  incident(c, 3, "oom");
+  auto f = extract::compute_features(c, {});
+  REQUIRE(f.has_value());
+  const IndicatorSet& h = f->host_indicators;
+  CHECK(value(h, "xid_per_hour") == Approx(2 / (4.0 / 3600)));
+  CHECK(value(h, "xid_first_s") == Approx(1));
+  CHECK(value(h, "xid_last_s") == Approx(3));
+  CHECK(value(h, "aer_fatal_count") == 1);
+  CHECK(value(h, "aer_uncorrected_count") == 2);
+  CHECK(value(h, "modeset_error_count") == 1);
+  CHECK(value(h, "thermal_event_count") == 1);
+  CHECK(value(h, "driver_load_count") == 1);
+  CHECK(value(h, "gpu_reset_count") == 1);
+  CHECK(value(h, "oom_kill_count") == 1);
+}
+
+TEST_CASE("extract: thermal steady state and warm-up slope, by hand", "[extract]") {
+  extract::SampleCollector c;
+  // 1 Hz for 700 s: 40 °C rising 0.1 °C/s until t = 200 s (60 °C), then flat at 60 °C.
+  for (int t = 0; t <= 700; ++t) sample(c, t, 0, {{Metric::temp_c, t < 200 ? 40 + 0.1 * t : 60}});
+  auto f = extract::compute_features(c, {});
+  REQUIRE(f.has_value());
+  const IndicatorSet& g = f->gpus.at(0).indicators;
+  // The band max - min <= 2 °C over [t, t + 300 s] first holds at t = 180 s (58 .. 60 °C).
+  CHECK(value(g, "temp_steady_s") == 180);
+  // First 300 s: a least-squares line through 40 + 0.1 t (t < 200) and 60 (200..300): by the
+  // normal equations over t = 0..300 (301 points).
+  double n = 0, st = 0, sv = 0, stt = 0, stv = 0;
+  for (int t = 0; t <= 300; ++t) {
+    const double v = t < 200 ? 40 + 0.1 * t : 60;
+    n += 1, st += t, sv += v, stt += 1.0 * t * t, stv += t * v;
+  }
+  CHECK(value(g, "temp_slope_5min_c_per_min") == Approx((n * stv - st * sv) / (n * stt - st * st) * 60));
+}
+
+namespace {
+
+/// A generated day-like log: two GPUs at 1 Hz with a gap, every metric varying, incidents.
+void generated(extract::SampleCollector& c, double from_s, double to_s) {
+  for (int gpu = 0; gpu < 2; ++gpu)
+    for (int t = 0; t < 1200; ++t) {
+      if (t < from_s || t >= to_s || (t > 500 && t < 540 && gpu == 1)) continue;  // GPU 1: a 40 s gap
+      const double k = t * 0.37 + gpu;
+      sample(c, t, gpu,
+             {{Metric::power_w, 150 + 120 * std::sin(k)},
+              {Metric::sm_pct, t % 7 == 0 ? 0 : std::fmod(k * 13, 100)},
+              {Metric::mem_pct, std::fmod(k * 7, 100)},
+              {Metric::temp_c, 70 + 10 * std::sin(k / 5)},
+              {Metric::mem_temp_c, 75 + 8 * std::cos(k / 3)},
+              {Metric::pclk_mhz, 1200 + 600 * std::cos(k)},
+              {Metric::pclk_max_mhz, 1980},
+              {Metric::mclk_mhz, 1500 + 100 * std::sin(k)},
+              {Metric::throttle_mask, (t / 11) % 3 == 0 ? 0 : (t / 11) % 3 == 1 ? 4 : 0x41},
+              {Metric::fb_mib, 1000 + t},
+              {Metric::fb_total_mib, 81920},
+              {Metric::rxpci_mb_s, 100 + t % 50},
+              {Metric::power_limit_w, 250},
+              {Metric::power_default_limit_w, 300},
+              {Metric::pcie_gen, 1 + t % 4},
+              {Metric::pcie_gen_max, 4},
+              {Metric::pcie_width, 16},
+              {Metric::pcie_width_max, 16}});
+    }
+  for (double t : {100.0, 420.0, 800.0, 1100.0})
+    if (t >= from_s && t < to_s) incident(c, t, "xid", "bucket", "restart_app");
+  if (300 >= from_s && 300 < to_s) incident(c, 300, "oom");
+}
+
+Features extract_part(double from_s, double to_s) {
+  extract::SampleCollector c;
+  prep::InputStats kernel_log;
+  kernel_log.format = prep::Format::syslog;  // so that "no Xid" reads 0, not null
+  c.note_inputs({kernel_log});
+  generated(c, from_s, to_s);
+  auto f = extract::compute_features(c, {});
+  REQUIRE(f.has_value());
+  // Through the JSON document, as `gpucost merge` reads it.
+  auto back = extract::features_from_json(extract::features_to_json(*f), "part.json");
+  REQUIRE(back.has_value());
+  return *back;
+}
+
+bool mergeable(const extract::IndicatorDef& d) {
+  static const std::set<std::string_view> kNot = {"power_p50_w", "power_p95_w", "temp_p50_c", "temp_p95_c",
+                                                   "util_p50", "util_p95", "temp_steady_s",
+                                                   "temp_slope_5min_c_per_min", "temp_rolling_crossings"};
+  return d.category != "trace" && kNot.count(d.key) == 0;
+}
+
+void check_same(const IndicatorSet& whole, const IndicatorSet& merged) {
+  for (const auto& d : extract::catalogue()) {
+    const std::string key(d.key);
+    const auto w = whole.find(key), m = merged.find(key);
+    if (w == whole.end()) continue;
+    INFO(key);
+    REQUIRE(m != merged.end());
+    if (!mergeable(d)) {
+      CHECK_FALSE(m->second.value.has_value());
+      continue;
+    }
+    REQUIRE(w->second.value.has_value() == m->second.value.has_value());
+    if (w->second.value) CHECK(*m->second.value == Approx(*w->second.value).epsilon(1e-9).margin(1e-12));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("merge: extract of the whole log equals the merge of the extracts of its halves", "[extract][merge]") {
+  const Features whole = extract_part(0, 1e9);
+  for (const double cut : {300.0, 517.0, 700.0}) {  // 517 lies in GPU 1's gap
+    INFO("cut at " << cut << " s");
+    std::vector<Features> parts = {extract_part(cut, 1e9), extract_part(0, cut)};  // any order
+    auto merged = extract::merge_features(parts);
+    REQUIRE(merged.has_value());
+    CHECK(merged->from_ns == whole.from_ns);
+    CHECK(merged->to_ns == whole.to_ns);
+    CHECK(merged->merged_from == 2);
+    REQUIRE(merged->gpus.size() == 2);
+    check_same(whole.host_indicators, merged->host_indicators);
+    for (std::size_t i = 0; i < 2; ++i) check_same(whole.gpus[i].indicators, merged->gpus[i].indicators);
+    // The profile: the documents' own gap fills (at each document's mean power) stay as they were.
+    CHECK(merged->energy_profile.total() == Approx(whole.energy_profile.total()).epsilon(2e-3));
+    CHECK(merged->host_indicators.at("power_p95_w").reason == "not mergeable from summaries");
+  }
+}
+
+TEST_CASE("merge: several hosts keep their GPUs apart; overlaps and old documents are refused", "[extract][merge]") {
+  Features a = extract_part(0, 600), b = extract_part(0, 600);
+  b.host = "node2";
+  auto merged = extract::merge_features({a, b});
+  REQUIRE(merged.has_value());
+  CHECK(merged->host == "node1,node2");
+  REQUIRE(merged->gpus.size() == 4);
+  CHECK(merged->gpus[2].host == "node2");
+  CHECK(value(merged->host_indicators, "gpu_count") == 4);
+  CHECK(value(merged->host_indicators, "energy_kwh") ==
+        Approx(value(a.host_indicators, "energy_kwh") + value(b.host_indicators, "energy_kwh")));
+  CHECK(value(merged->host_indicators, "xid_count") == 2 * value(a.host_indicators, "xid_count"));
+  // The same host twice over the same window: samples would count twice.
+  CHECK_FALSE(extract::merge_features({a, a}).has_value());
+  // A single document merges into itself.
+  auto one = extract::merge_features({a});
+  REQUIRE(one.has_value());
+  CHECK(value(one->gpus[0].indicators, "power_p95_w") == value(a.gpus[0].indicators, "power_p95_w"));
+  Features old = a;
+  for (auto& g : old.gpus) g.partials.clear();
+  CHECK_FALSE(extract::merge_features({old}).has_value());
+}
