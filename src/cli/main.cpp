@@ -703,10 +703,18 @@ int run_batch(const BatchArgs& args) {
 
 // ---- record -------------------------------------------------------------------------------
 
+struct ReportArgs {
+  BreakevenArgs model;
+  double temp_threshold_c = 78.0;
+  std::string generated_at;
+};
+
+int run_report(const ReportArgs& args);
+
 struct RecordArgs {
   BreakevenArgs model;
   std::vector<std::string> command;
-  std::string run_dir;
+  std::string run_dir, report;
   int interval_ms = 1000;
 };
 
@@ -745,7 +753,19 @@ int run_record(RecordArgs& args) {
   if (a.from.empty()) a.from = format_utc(run->start_ns);
   if (a.to.empty()) a.to = format_utc(run->end_ns);
   const int priced = run_breakeven(a);
-  return run->exit_status != 0 ? run->exit_status : priced;
+  int reported = kOk;
+  if (!args.report.empty()) {  // --report: the same run as one HTML file
+    ReportArgs r;
+    r.model = a;
+    r.model.output = args.report;
+    r.model.prom.clear();
+    r.model.ledger.clear();
+    r.model.suggest.clear();
+    r.generated_at = fmt::format("{} by gpucost record", format_utc(run->end_ns));
+    reported = run_report(r);
+  }
+  if (run->exit_status != 0) return run->exit_status;
+  return priced != kOk ? priced : reported;
 }
 
 // ---- history ------------------------------------------------------------------------------
@@ -777,12 +797,6 @@ int run_history(const HistoryArgs& args) {
 }
 
 // ---- report -------------------------------------------------------------------------------
-
-struct ReportArgs {
-  BreakevenArgs model;
-  double temp_threshold_c = 78.0;
-  std::string generated_at;
-};
 
 /// Prices the cloud side with the chosen catalogue offer, noting what does not match the job.
 void fit_offer(breakeven::CostConfig& config, const breakeven::CloudOffer& offer, int gpus, bool quiet) {
@@ -963,6 +977,8 @@ int main_impl(int argc, char** argv) {
   add_output_options(record_cmd, record_args.model);
   record_cmd->add_option("command", record_args.command, "the training command and its arguments, after --")
       ->type_name("CMD [ARGS...]")->required();
+  record_cmd->add_option("--report", record_args.report, "also write the HTML report of the run (see gpucost report)")
+      ->type_name("FILE.html")->group("Output");
   record_cmd->add_option("--run-dir", record_args.run_dir, "folder for the run (default ./gpucost-run-YYYYmmdd-HHMMSS)")
       ->type_name("DIR")->group("Record");
   record_cmd->add_option("--interval-ms", record_args.interval_ms, "nvidia-smi sampling interval (default 1000)")

@@ -34,7 +34,8 @@ config=$testdata/samples/workstation.toml
 case $case_name in
   exit-status)
     PATH="$work/bin:/usr/bin:/bin" "$gpucost" record --config "$config" --run-dir run --interval-ms 200 \
-      --ledger runs.sqlite -o verdict.txt -- sh -c 'echo step 1; echo oops >&2; sleep 1.5; echo step 2; exit 3' \
+      --ledger runs.sqlite -o verdict.txt --report run.html \
+      -- sh -c 'echo step 1; echo oops >&2; sleep 1.5; echo step 2; exit 3' \
       > out.txt 2> err.txt
     status=$?
     [ "$status" = 3 ] || fail "exit status $status, want the command's 3: $(cat err.txt)"
@@ -49,6 +50,7 @@ case $case_name in
     grep -q '"command": \["sh", "-c", "echo step 1;' run/run.json || fail "metadata command: $(cat run/run.json)"
     [ -s verdict.txt ] || fail "breakeven wrote no verdict: $(cat err.txt)"
     [ -s runs.sqlite ] || fail "no ledger row"
+    grep -q '<section id="verdict"' run.html || fail "--report wrote no report: $(cat err.txt)"
     # The sampler was stopped: no nvidia-smi stand-in is left running.
     sleep 0.5
     pgrep -f "$work/bin/nvidia-smi" > /dev/null && fail "the sampler is still running"
