@@ -502,6 +502,14 @@ Expected<breakeven::CostConfig> breakeven_config(const BreakevenArgs& args) {
   return config;
 }
 
+/// The catalogue offer the config or --cloud names; none when it names none.
+Expected<std::optional<breakeven::CloudOffer>> chosen_offer(const breakeven::CostConfig& config) {
+  if (config.cloud_offer.empty()) return std::optional<breakeven::CloudOffer>{};
+  auto found = breakeven::find_cloud_offer(config.cloud_offer);
+  if (!found) return found.error();
+  return std::optional<breakeven::CloudOffer>{*found};
+}
+
 int price_and_write(const BreakevenArgs& args, breakeven::CostConfig config,
                     const std::optional<breakeven::CloudOffer>& offer, const extract::Features& features,
                     const std::vector<prep::InputStats>& stats, int status);
@@ -510,12 +518,9 @@ int run_breakeven(const BreakevenArgs& args) {
   if (args.list_clouds) return print_cloud_offers(args.json);
   auto config = breakeven_config(args);
   if (!config) return fail(config.error());
-  std::optional<breakeven::CloudOffer> offer;
-  if (!config->cloud_offer.empty()) {
-    auto found = breakeven::find_cloud_offer(config->cloud_offer);
-    if (!found) return fail(found.error());
-    offer = *found;
-  }
+  auto chosen = chosen_offer(*config);
+  if (!chosen) return fail(chosen.error());
+  const std::optional<breakeven::CloudOffer> offer = *chosen;
   auto common = common_setup(args.in);
   if (!common) return fail(common.error());
   auto eo = extract_options(args.from, args.to, common->clock);
@@ -657,12 +662,9 @@ int run_batch(const BatchArgs& args) {
   if (!state) return fail(state.error());
   auto config = breakeven_config(a);
   if (!config) return fail(config.error());
-  std::optional<breakeven::CloudOffer> offer;
-  if (!config->cloud_offer.empty()) {
-    auto found = breakeven::find_cloud_offer(config->cloud_offer);
-    if (!found) return fail(found.error());
-    offer = *found;
-  }
+  auto chosen = chosen_offer(*config);
+  if (!chosen) return fail(chosen.error());
+  const std::optional<breakeven::CloudOffer> offer = *chosen;
   auto common = common_setup(a.in);
   if (!common) return fail(common.error());
   auto eo = extract_options(a.from, a.to, common->clock);
@@ -828,12 +830,9 @@ int run_report(const ReportArgs& args) {
   const BreakevenArgs& a = args.model;
   auto config = breakeven_config(a);
   if (!config) return fail(config.error());
-  std::optional<breakeven::CloudOffer> offer;
-  if (!config->cloud_offer.empty()) {
-    auto found = breakeven::find_cloud_offer(config->cloud_offer);
-    if (!found) return fail(found.error());
-    offer = *found;
-  }
+  auto chosen = chosen_offer(*config);
+  if (!chosen) return fail(chosen.error());
+  const std::optional<breakeven::CloudOffer> offer = *chosen;
   auto common = common_setup(a.in);
   if (!common) return fail(common.error());
   auto eo = extract_options(a.from, a.to, common->clock);
