@@ -510,27 +510,52 @@ Expected<std::optional<breakeven::CloudOffer>> chosen_offer(const breakeven::Cos
   return std::optional<breakeven::CloudOffer>{*found};
 }
 
+/// Prices the cloud side with the chosen catalogue offer, noting what does not match the job.
+void fit_offer(breakeven::CostConfig& config, const breakeven::CloudOffer& offer, int gpus, bool quiet) {
+  if (!offer.fits(gpus) && !quiet)
+    fmt::print(stderr, "{} offer '{}' has {} GPU(s), the job ran on {}\n", prefix(Level::note), offer.name, offer.gpus, gpus);
+  if (offer.currency != config.currency && !quiet)
+    fmt::print(stderr, "{} offer '{}' is priced in {}, the config's currency is {}: amounts mix both\n",
+               prefix(Level::note), offer.name, offer.currency, config.currency);
+  config = breakeven::with_offer(config, offer, gpus);
+}
+
+/// What breakeven, report and batch set up before reading their inputs: the config, the offer
+/// it names, the inputs and the window.
+struct ModelRun {
+  breakeven::CostConfig config;
+  std::optional<breakeven::CloudOffer> offer;
+  Common common;
+  extract::ExtractOptions window;
+};
+
+Expected<ModelRun> model_setup(const BreakevenArgs& args) {
+  auto config = breakeven_config(args);
+  if (!config) return config.error();
+  auto chosen = chosen_offer(*config);
+  if (!chosen) return chosen.error();
+  auto common = common_setup(args.in);
+  if (!common) return common.error();
+  auto window = extract_options(args.from, args.to, common->clock);
+  if (!window) return window.error();
+  return ModelRun{std::move(*config), *chosen, std::move(*common), *window};
+}
+
 int price_and_write(const BreakevenArgs& args, breakeven::CostConfig config,
                     const std::optional<breakeven::CloudOffer>& offer, const extract::Features& features,
                     const std::vector<prep::InputStats>& stats, int status);
 
 int run_breakeven(const BreakevenArgs& args) {
   if (args.list_clouds) return print_cloud_offers(args.json);
-  auto config = breakeven_config(args);
-  if (!config) return fail(config.error());
-  auto chosen = chosen_offer(*config);
-  if (!chosen) return fail(chosen.error());
-  const std::optional<breakeven::CloudOffer> offer = *chosen;
-  auto common = common_setup(args.in);
-  if (!common) return fail(common.error());
-  auto eo = extract_options(args.from, args.to, common->clock);
-  if (!eo) return fail(eo.error());
+  auto run = model_setup(args);
+  if (!run) return fail(run.error());
+  Common& common = run->common;
   std::vector<prep::InputStats> stats;
-  auto features = pipeline::load_features(common->paths, common->prep, common->clock, *eo, stats);
-  const int status = finish_inputs(stats, args.in, common->clock);
+  auto features = pipeline::load_features(common.paths, common.prep, common.clock, run->window, stats);
+  const int status = finish_inputs(stats, args.in, common.clock);
   if (!features) return fail(features.error());
-  if (config->tariff_tz.empty()) config->tariff_tz = common->clock.name();  // the logs' zone
-  return price_and_write(args, std::move(*config), offer, *features, stats, status);
+  if (run->config.tariff_tz.empty()) run->config.tariff_tz = common.clock.name();  // the logs' zone
+  return price_and_write(args, std::move(run->config), run->offer, *features, stats, status);
 }
 
 /// breakeven's second half, shared with batch and record: prices the features and writes the
@@ -540,15 +565,7 @@ int price_and_write(const BreakevenArgs& args, breakeven::CostConfig config,
                     const std::vector<prep::InputStats>& stats, int status) {
   auto job = breakeven::job_inputs(features);
   if (!job) return fail(job.error());
-  if (offer) {
-    const int gpus = static_cast<int>(job->energy_kwh.size());
-    if (!offer->fits(gpus) && !args.in.quiet)
-      fmt::print(stderr, "{} offer '{}' has {} GPU(s), the job ran on {}\n", prefix(Level::note), offer->name, offer->gpus, gpus);
-    if (offer->currency != config.currency && !args.in.quiet)
-      fmt::print(stderr, "{} offer '{}' is priced in {}, the config's currency is {}: amounts mix both\n",
-                 prefix(Level::note), offer->name, offer->currency, config.currency);
-    config = breakeven::with_offer(config, *offer, gpus);
-  }
+  if (offer) fit_offer(config, *offer, static_cast<int>(job->energy_kwh.size()), args.in.quiet);
   if (auto st = breakeven::check_job(config, *job); !st) return fail(st.error());
   const breakeven::EnergyPrices prices = breakeven::price_energy(config, *job);
   const breakeven::Result result = breakeven::evaluate(config, *job, prices);
@@ -660,24 +677,21 @@ int run_batch(const BatchArgs& args) {
   if (!lock) return fail(lock.error());
   auto state = pipeline::BatchState::load(args.state);
   if (!state) return fail(state.error());
-  auto config = breakeven_config(a);
-  if (!config) return fail(config.error());
-  auto chosen = chosen_offer(*config);
-  if (!chosen) return fail(chosen.error());
-  const std::optional<breakeven::CloudOffer> offer = *chosen;
-  auto common = common_setup(a.in);
-  if (!common) return fail(common.error());
-  auto eo = extract_options(a.from, a.to, common->clock);
-  if (!eo) return fail(eo.error());
+  auto run = model_setup(a);
+  if (!run) return fail(run.error());
+  breakeven::CostConfig& config = run->config;
+  const std::optional<breakeven::CloudOffer>& offer = run->offer;
+  Common& common = run->common;
+  extract::ExtractOptions& window = run->window;  // continued from the last run
   extract::SampleCollector samples;
   std::vector<prep::InputStats> stats;
   const std::int64_t now = now_ns();
-  auto inputs = pipeline::read_new_data(common->paths, *state, common->prep, common->clock, samples, stats, now);
+  auto inputs = pipeline::read_new_data(common.paths, *state, common.prep, common.clock, samples, stats, now);
   if (!inputs) {
     report_inputs(stats, true);
     return fail(inputs.error());
   }
-  const int status = finish_inputs(stats, a.in, common->clock);
+  const int status = finish_inputs(stats, a.in, common.clock);
   if (!a.in.quiet) print_batch_inputs(*inputs, stats);
   state->forget_old(now);
   if (!has_samples(samples)) {
@@ -687,16 +701,16 @@ int run_batch(const BatchArgs& args) {
     return status;
   }
   samples.note_inputs(stats);
-  continue_window(*state, samples, *eo);
-  auto features = extract::compute_features(samples, *eo);
+  continue_window(*state, samples, window);
+  auto features = extract::compute_features(samples, window);
   if (!features) return fail(features.error());
   if (features->wall_s() <= 0) {
     // One new sample is no window: the state stays, and the next run prices it with what follows.
     if (!a.in.quiet) fmt::print(stderr, "{} batch: a single new sample time: nothing priced yet\n", prefix(Level::note));
     return status;
   }
-  if (config->tariff_tz.empty()) config->tariff_tz = common->clock.name();
-  const int rc = price_and_write(a, std::move(*config), offer, *features, stats, status);
+  if (config.tariff_tz.empty()) config.tariff_tz = common.clock.name();
+  const int rc = price_and_write(a, std::move(config), offer, *features, stats, status);
   if (rc == kError) return rc;  // the state stays: the next run reads the same data again
   state->priced_to_ns = features->to_ns;
   if (auto st = state->save(args.state); !st) return fail(st.error());
@@ -800,16 +814,6 @@ int run_history(const HistoryArgs& args) {
 
 // ---- report -------------------------------------------------------------------------------
 
-/// Prices the cloud side with the chosen catalogue offer, noting what does not match the job.
-void fit_offer(breakeven::CostConfig& config, const breakeven::CloudOffer& offer, int gpus, bool quiet) {
-  if (!offer.fits(gpus) && !quiet)
-    fmt::print(stderr, "{} offer '{}' has {} GPU(s), the job ran on {}\n", prefix(Level::note), offer.name, offer.gpus, gpus);
-  if (offer.currency != config.currency && !quiet)
-    fmt::print(stderr, "{} offer '{}' is priced in {}, the config's currency is {}: amounts mix both\n",
-               prefix(Level::note), offer.name, offer.currency, config.currency);
-  config = breakeven::with_offer(config, offer, gpus);
-}
-
 /// The findings the report lists (always, as with breakeven --explain), largest saving first.
 std::vector<report::ReportFinding> report_findings(const std::vector<breakeven::Finding>& found,
                                                    const breakeven::CostConfig& config, bool above_line) {
@@ -828,34 +832,31 @@ std::vector<report::ReportFinding> report_findings(const std::vector<breakeven::
 
 int run_report(const ReportArgs& args) {
   const BreakevenArgs& a = args.model;
-  auto config = breakeven_config(a);
-  if (!config) return fail(config.error());
-  auto chosen = chosen_offer(*config);
-  if (!chosen) return fail(chosen.error());
-  const std::optional<breakeven::CloudOffer> offer = *chosen;
-  auto common = common_setup(a.in);
-  if (!common) return fail(common.error());
-  auto eo = extract_options(a.from, a.to, common->clock);
-  if (!eo) return fail(eo.error());
+  auto run = model_setup(a);
+  if (!run) return fail(run.error());
+  breakeven::CostConfig& config = run->config;
+  const std::optional<breakeven::CloudOffer>& offer = run->offer;
+  Common& common = run->common;
+  const extract::ExtractOptions& window = run->window;
   std::vector<prep::InputStats> stats;
-  auto sources = report::load_report_sources(common->paths, common->prep, common->clock, *eo, stats);
-  const int status = finish_inputs(stats, a.in, common->clock);
+  auto sources = report::load_report_sources(common.paths, common.prep, common.clock, window, stats);
+  const int status = finish_inputs(stats, a.in, common.clock);
   if (!sources) return fail(sources.error());
   auto job = breakeven::job_inputs(sources->features);
   if (!job) return fail(job.error());
-  if (config->tariff_tz.empty()) config->tariff_tz = common->clock.name();
-  if (offer) fit_offer(*config, *offer, static_cast<int>(job->energy_kwh.size()), a.in.quiet);
-  if (auto st = breakeven::check_job(*config, *job); !st) return fail(st.error());
-  const breakeven::EnergyPrices prices = breakeven::price_energy(*config, *job);
-  const breakeven::Result result = breakeven::evaluate(*config, *job, prices);
+  if (config.tariff_tz.empty()) config.tariff_tz = common.clock.name();
+  if (offer) fit_offer(config, *offer, static_cast<int>(job->energy_kwh.size()), a.in.quiet);
+  if (auto st = breakeven::check_job(config, *job); !st) return fail(st.error());
+  const breakeven::EnergyPrices prices = breakeven::price_energy(config, *job);
+  const breakeven::Result result = breakeven::evaluate(config, *job, prices);
   report::BreakevenExtras extras;
-  extras.tariff_tz = config->tariff_tz;
-  extras.range = breakeven::premium_range(*config, *job, prices);
+  extras.tariff_tz = config.tariff_tz;
+  extras.range = breakeven::premium_range(config, *job, prices);
   const auto findings = report_findings(
-      breakeven::findings(result, *config, sources->features, breakeven::cheapest_offer(*config, *job, prices)), *config,
+      breakeven::findings(result, config, sources->features, breakeven::cheapest_offer(config, *job, prices)), config,
       result.above_line);
   const std::string html = report::html_report(
-      {result, *config, *sources, extras, findings,
+      {result, config, *sources, extras, findings,
        report::ReportOptions{args.temp_threshold_c, std::string("gpucost ") + GPUCOST_VERSION, args.generated_at}});
   if (auto st = write_file_atomically(a.output, html); !st) return fail(st.error());
   return status;
