@@ -7,6 +7,7 @@
 #include <gpucost/extract/catalogue.hpp>
 
 #include "gpu_stats.hpp"
+#include "host_events.hpp"
 
 #include <fmt/format.h>
 
@@ -192,13 +193,13 @@ constexpr double kSteadyBandC = 2;       // ... within this many °C (max - min)
 constexpr double kRollingSpanS = 15;     // temp_rolling_crossings: trailing median window
 
 /// (t s after the first temperature sample, °C) of the samples that read a temperature.
-std::vector<std::pair<double, double>> temperature_series(const std::vector<Sample>& s) {
+/// `times` gets their exact times (ns).
+std::vector<std::pair<double, double>> temperature_series(const std::vector<Sample>& s, std::vector<std::int64_t>& times) {
   std::vector<std::pair<double, double>> out;
-  std::int64_t t0 = 0;
   for (const Sample& x : s) {
     if (std::isnan(x.temp_c)) continue;
-    if (out.empty()) t0 = x.ts_ns;
-    out.emplace_back(secs(x.ts_ns - t0), x.temp_c);
+    times.push_back(x.ts_ns);
+    out.emplace_back(secs(x.ts_ns - times.front()), x.temp_c);
   }
   return out;
 }
@@ -243,8 +244,9 @@ void temp_steady(const std::vector<std::pair<double, double>>& ts, IndicatorSet&
 }
 
 /// Upward crossings of the threshold by the median of the temperature samples of the trailing
-/// 15 s (t - 15 s, t].
-void temp_rolling_crossings(const std::vector<std::pair<double, double>>& ts, double threshold, IndicatorSet& out) {
+/// 15 s (t - 15 s, t]; their times (ns) go to `times`, the anchors of the chain.
+void temp_rolling_crossings(const std::vector<std::pair<double, double>>& ts, const std::vector<std::int64_t>& ts_ns,
+                            double threshold, IndicatorSet& out, std::vector<std::int64_t>& times) {
   double crossings = 0, prev = kNaN;
   std::size_t from = 0;
   std::vector<double> window;
@@ -253,14 +255,18 @@ void temp_rolling_crossings(const std::vector<std::pair<double, double>>& ts, do
     window.clear();
     for (std::size_t k = from; k <= i; ++k) window.push_back(ts[k].second);
     const double m = median(window);
-    if (prev <= threshold && m > threshold) ++crossings;
+    if (prev <= threshold && m > threshold) {
+      ++crossings;
+      times.push_back(ts_ns[i]);
+    }
     prev = m;
   }
   set(out, "temp_rolling_crossings", crossings);
 }
 
-void thermal_shape(const std::vector<Sample>& s, double threshold, IndicatorSet& out) {
-  const auto ts = temperature_series(s);
+void thermal_shape(const std::vector<Sample>& s, double threshold, IndicatorSet& out, detail::ChainData& chain) {
+  std::vector<std::int64_t> ts_ns;
+  const auto ts = temperature_series(s, ts_ns);
   if (ts.empty()) {
     for (auto k : {"temp_slope_5min_c_per_min", "temp_steady_s", "temp_rolling_crossings"})
       absent(out, k, "no temperature samples");
@@ -268,11 +274,13 @@ void thermal_shape(const std::vector<Sample>& s, double threshold, IndicatorSet&
   }
   temp_slope(ts, out);
   temp_steady(ts, out);
-  temp_rolling_crossings(ts, threshold, out);
+  chain.temperature = true;
+  temp_rolling_crossings(ts, ts_ns, threshold, out, chain.crossings);
 }
 
 void gpu_indicators(const std::vector<Sample>& s, std::int64_t from_ns, std::int64_t to_ns, double threshold,
-                    GpuFeatures& g, double& filled_j, double& energy_j, EnergyProfile& profile) {
+                    GpuFeatures& g, double& filled_j, double& energy_j, EnergyProfile& profile,
+                    detail::ChainData& chain) {
   IndicatorSet& out = g.indicators;
   const double wall_s = secs(to_ns - from_ns);
   std::vector<double> gaps;
@@ -295,7 +303,8 @@ void gpu_indicators(const std::vector<Sample>& s, std::int64_t from_ns, std::int
   energy_j += e.energy_j;
   if (out["power_mean_w"].value) walk_energy(s, from_ns, to_ns, limit, *out["power_mean_w"].value, profile);
   quantile_indicators(s, limit, out);
-  thermal_shape(s, threshold, out);
+  thermal_shape(s, threshold, out, chain);
+  detail::add_util_around(s, chain);
 }
 
 // How the host value of a per-GPU indicator comes from the GPUs' values.
@@ -401,13 +410,14 @@ double EnergyProfile::total() const {
 void SampleCollector::on_event(const Event& ev) {
   if (ev.kind == "xid" || ev.kind == "gpu_lost" || ev.kind == "aer" || ev.kind == "suspend" || ev.kind == "lid" ||
       ev.kind == "power_source" || ev.kind == "modeset" || ev.kind == "thermal" || ev.kind == "driver" ||
-      ev.kind == "oom") {
+      ev.kind == "oom" || ev.kind == "resume" || ev.kind == "boot" || ev.kind == "shutdown" || ev.kind == "segfault") {
     // The field that tells incidents of one kind apart: the Xid bucket, the AER severity, the
     // lid or AC state.
     std::string_view detail;
     int code = -1;
     for (const Field& f : ev.fields) {
       if (f.key == "bucket" || f.key == "severity" || f.key == "state" || f.key == "action") detail = f.value;
+      if (f.key == "failed" && f.value == "true") detail = "failed";  // a resume after a failed suspend
       if (f.key == "code")
         if (const auto v = text::parse_int(f.value)) code = static_cast<int>(*v);
     }
@@ -415,6 +425,7 @@ void SampleCollector::on_event(const Event& ev) {
     return;
   }
   if (ev.kind == "trace_device" || ev.kind == "trace_memory" || ev.kind == "trace_launch" ||
+      ev.kind == "trace_kernel" || ev.kind == "trace_step" || ev.kind == "trace_info" ||
       ev.kind == "profiler_total" || ev.kind == "nsys_kernel" || ev.kind == "nsys_memop_time") {
     TraceRecord r;
     r.ts_ns = ev.ts_ns;
@@ -425,6 +436,8 @@ void SampleCollector::on_event(const Event& ev) {
         if (const auto v = text::parse_double(f.value)) r.values[std::string(f.key)] = *v;
       } else if (f.key == "op" || f.key == "direction") {
         r.detail += r.detail.empty() ? std::string(f.value) : " " + std::string(f.value);
+      } else if (f.key == "name" && ev.kind == "trace_kernel") {
+        r.detail = std::string(f.value);
       }
     }
     if (m_host.empty() && !ev.host.empty()) m_host = std::string(ev.host);
@@ -432,10 +445,17 @@ void SampleCollector::on_event(const Event& ev) {
     return;
   }
   if (ev.kind == "train" || ev.kind == "pattern") {
+    bool eval = false;
     for (const Field& f : ev.fields) {
       if (ev.kind == "train" && f.key == "phase" && (f.value == "start" || f.value == "end"))
         m_train.emplace_back(ev.ts_ns, std::string(f.value));
+      eval = eval || (f.key == "phase" && f.value == "eval");
     }
+    if (ev.kind == "train" && !eval)  // evaluation throughput is not the training's
+      for (const Field& f : ev.fields)
+        if (f.numeric && (f.key == "samples_per_second" || f.key == "it_per_s"))
+          if (const auto v = text::parse_double(f.value))
+            m_rates.push_back(TrainRate{ev.ts_ns, f.key == "samples_per_second", *v});
     if (ev.kind == "pattern") {
       std::int64_t dur = -1;
       for (const Field& f : ev.fields)
@@ -506,8 +526,7 @@ void xid_times(const Features& f, IndicatorSet& out) {
   set(out, "xid_last_s", (last->second - static_cast<double>(f.from_ns)) / 1e9);
 }
 
-// Suspend events closer than this to the previous one are the same suspend seen by another layer.
-constexpr std::int64_t kSameSuspendNs = 120 * 1'000'000'000LL;
+using detail::kSameSuspendNs;
 
 // Counts of kernel and system incidents in the window (host only): null when no kernel or
 // journal log was read, since then "0 Xids" would be a guess.
@@ -646,6 +665,9 @@ struct TraceSums {
   double span = 0, busy = 0, idle = 0, compute = 0, noncompute = 0;
   double kernels = 0, short_kernels = 0, launched = 0, long_delays = 0, unmatched = 0;
   double queue_mean_sum = 0, queue_max = -1;
+  double memcpys = 0, memsets = 0, op_ns = 0, comm_ns = 0, memory_op_ns = 0, host_wait_ns = 0, short_gap_ns = 0;
+  double launch_max_ns = kNaN;
+  std::map<std::string, double> top_kernel_ns;  ///< the devices' top-N kernels, time summed by name
   std::size_t queues = 0, devices = 0;
   double memcpy_ns = 0, h2d_bytes = 0, h2d_ns = 0, d2h_bytes = 0, d2h_ns = 0;
   const TraceRecord* only = nullptr;  ///< the single device record, when there is one
@@ -665,6 +687,14 @@ struct TraceSums {
     launched += v("launched_ops");
     long_delays += v("launch_delays_over_10ms");
     unmatched += v("unmatched_gpu_events");
+    memcpys += v("memcpys");
+    memsets += v("memsets");
+    comm_ns += v("communication_kernel_ns");
+    memory_op_ns += v("memory_op_ns");
+    op_ns += v("compute_kernel_ns") + v("communication_kernel_ns") + v("memory_op_ns");
+    host_wait_ns += v("idle_host_wait_ns");
+    short_gap_ns += v("idle_short_gap_ns");
+    if (const double m = r.get("launch_delay_max_ns"); !std::isnan(m) && !(m <= launch_max_ns)) launch_max_ns = m;
     if (!std::isnan(r.get("queue_length_mean"))) {
       queue_mean_sum += r.get("queue_length_mean");
       ++queues;
@@ -672,6 +702,9 @@ struct TraceSums {
     }
     only = devices == 0 ? &r : nullptr;
     ++devices;
+  }
+  void add_kernel(const TraceRecord& r) {
+    if (!std::isnan(r.get("total_ns"))) top_kernel_ns[r.detail] += r.get("total_ns");
   }
   void add_memory(const TraceRecord& r) {
     if (r.detail.rfind("memcpy", 0) != 0) return;
@@ -688,6 +721,31 @@ struct TraceSums {
   }
 };
 
+/// The kinds of GPU work and the idle kinds (F124-F131) of one GPU or the host.
+void trace_mix_indicators(const TraceSums& t, IndicatorSet& out) {
+  set(out, "memcpy_count", t.memcpys);
+  set(out, "memset_count", t.memsets);
+  const auto of_ops = [&](std::string_view key, double part) {
+    if (t.op_ns > 0) set(out, key, part / t.op_ns);
+    else absent(out, key, "the trace's GPU ops last 0 s in total");
+  };
+  of_ops("comm_kernel_fraction", t.comm_ns);
+  of_ops("memory_op_fraction", t.memory_op_ns);
+  double top = kNaN;
+  for (const auto& [name, ns] : t.top_kernel_ns)
+    if (!(ns <= top)) top = ns;
+  if (std::isnan(top)) absent(out, "top_kernel_share", "no kernels in the trace");
+  else of_ops("top_kernel_share", top);
+  const auto of_span = [&](std::string_view key, double part) {
+    if (t.span > 0) set(out, key, part / t.span);
+    else absent(out, key, "the trace's GPU span is 0 s");
+  };
+  of_span("host_wait_fraction", t.host_wait_ns);
+  of_span("short_gap_fraction", t.short_gap_ns);
+  if (std::isnan(t.launch_max_ns)) absent(out, "launch_delay_max_us", "no GPU op was joined to a launch call");
+  else set(out, "launch_delay_max_us", t.launch_max_ns / 1e3);
+}
+
 /// The trace indicators of one GPU (or the host) from its sums; `launch` is the record whose
 /// launch-delay percentiles apply (null when there is none or several that cannot be merged).
 void trace_indicators(const TraceSums& t, const TraceRecord* launch, const std::string& launch_reason,
@@ -696,7 +754,7 @@ void trace_indicators(const TraceSums& t, const TraceRecord* launch, const std::
   const std::string no_trace = "no Kineto trace with GPU ops among the inputs";
   if (t.devices == 0) {
     for (const IndicatorDef& d : catalogue())
-      if (d.category == "trace" && d.key != "net_gpu_time_s") absent(out, d.key, no_trace);
+      if (d.category == "trace" && d.scope != Scope::host_only && d.key != "net_gpu_time_s") absent(out, d.key, no_trace);
     return;
   }
   set(out, "gpu_busy_s", t.busy / 1e9);
@@ -732,6 +790,7 @@ void trace_indicators(const TraceSums& t, const TraceRecord* launch, const std::
     absent(out, "queue_length_mean", "no GPU op was joined to a launch call");
     absent(out, "queue_length_max", "no GPU op was joined to a launch call");
   }
+  trace_mix_indicators(t, out);
 }
 
 /// net_gpu_time_s: the trace's busy time, else the profiler table's device total, else nsys.
@@ -773,6 +832,9 @@ void add_trace_indicators(const SampleCollector& c, Features& f) {
       host.add_memory(r);
     } else if (r.kind == "trace_launch") {
       launches.push_back(&r);
+    } else if (r.kind == "trace_kernel") {
+      per_gpu[r.gpu].add_kernel(r);
+      host.add_kernel(r);
     }
   }
   for (GpuFeatures& g : f.gpus) {
@@ -788,6 +850,56 @@ void add_trace_indicators(const SampleCollector& c, Features& f) {
                                                   launches.size()),
                    f.host_indicators);
   net_gpu_time(c, host, f.host_indicators);
+}
+
+/// numpy's default ("linear") percentile of sorted values, q in [0, 1].
+double linear_percentile(const std::vector<double>& sorted, double q) {
+  const double pos = q * static_cast<double>(sorted.size() - 1);
+  const auto lo = static_cast<std::size_t>(pos);
+  const std::size_t hi = std::min(lo + 1, sorted.size() - 1);
+  return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - static_cast<double>(lo));
+}
+
+/// Profiler steps and traces (F132-F134, F137) and the training log's throughput (F135, F136),
+/// on the host. Steps belong to their trace and are not cut by the window (like every trace
+/// indicator); throughput lines are the window's.
+void training_indicators(const SampleCollector& c, const Features& f, IndicatorSet& out) {
+  std::vector<double> steps;
+  double traces = 0;
+  for (const TraceRecord& r : c.trace_records()) {
+    if (r.kind == "trace_info") ++traces;
+    if (r.kind == "trace_step" && !std::isnan(r.get("dur_ns"))) steps.push_back(r.get("dur_ns") / 1e9);
+  }
+  set(out, "traces", traces);
+  if (traces == 0) absent(out, "trace_steps", "no Kineto trace among the inputs");
+  else set(out, "trace_steps", static_cast<double>(steps.size()));
+  if (steps.empty()) {
+    const std::string why = traces == 0 ? "no Kineto trace among the inputs" : "the traces mark no ProfilerStep#N";
+    absent(out, "step_time_mean_s", why);
+    absent(out, "step_time_p95_s", why);
+  } else {
+    std::sort(steps.begin(), steps.end());
+    double sum = 0;
+    for (double v : steps) sum += v;
+    set(out, "step_time_mean_s", sum / static_cast<double>(steps.size()));
+    set(out, "step_time_p95_s", linear_percentile(steps, 0.95));
+  }
+  std::vector<double> samples, iterations;
+  for (const TrainRate& r : c.train_rates())
+    if (r.ts_ns >= f.from_ns && r.ts_ns <= f.to_ns) (r.samples ? samples : iterations).push_back(r.value);
+  if (samples.empty()) {
+    absent(out, "samples_per_s", "no training summary with samples per second (HF Trainer train_samples_per_second) in the window");
+  } else {
+    double sum = 0;
+    for (double v : samples) sum += v;
+    set(out, "samples_per_s", sum / static_cast<double>(samples.size()));
+  }
+  if (iterations.empty()) {
+    absent(out, "iterations_per_s", "no training progress bar with a rate (tqdm it/s or s/it) in the window");
+  } else {
+    std::sort(iterations.begin(), iterations.end());
+    set(out, "iterations_per_s", linear_percentile(iterations, 0.5));
+  }
 }
 
 /// --pattern lines in the window: how many, and their summed durations.
@@ -881,6 +993,7 @@ Expected<Features> compute_features(const SampleCollector& samples, const Extrac
   }
 
   double filled_j = 0, energy_j = 0;
+  detail::ChainData chain = detail::chain_errors(samples, f);
   for (const auto& [gpu, all] : samples.series()) {
     std::vector<Sample> s;
     for (const Sample& x : all)
@@ -889,7 +1002,7 @@ Expected<Features> compute_features(const SampleCollector& samples, const Extrac
     std::stable_sort(s.begin(), s.end(), [](const Sample& a, const Sample& b) { return a.ts_ns < b.ts_ns; });
     GpuFeatures g;
     g.gpu = gpu;
-    gpu_indicators(s, f.from_ns, f.to_ns, options.temp_threshold_c, g, filled_j, energy_j, f.energy_profile);
+    gpu_indicators(s, f.from_ns, f.to_ns, options.temp_threshold_c, g, filled_j, energy_j, f.energy_profile, chain);
     f.gpus.push_back(std::move(g));
   }
   for (int gpu : trace_gpus) {  // trace-only GPUs (no telemetry at all)
@@ -905,8 +1018,11 @@ Expected<Features> compute_features(const SampleCollector& samples, const Extrac
   host_indicators(f, filled_j, energy_j, f.host_indicators);
   incident_indicators(samples, f, f.host_indicators);
   downtime_indicators(samples, f);
+  detail::chain_indicators(samples, chain, options.chain_window_s, f.host_indicators);
+  detail::session_indicators(samples, f);
   add_trace_indicators(samples, f);
   pattern_indicators(samples, f, f.host_indicators);
+  training_indicators(samples, f, f.host_indicators);
   return f;
 }
 

@@ -5,6 +5,7 @@
 #include <gpucost/extract/extract.hpp>
 
 #include "gpu_stats.hpp"
+#include "host_events.hpp"
 
 #include <fmt/format.h>
 
@@ -21,7 +22,7 @@ const std::string kNotMergeable = "not mergeable from summaries";
 
 // Indicators that are plain sums of the documents' values (trace and trainlog; host counts).
 bool is_summed(const IndicatorDef& d) {
-  return (d.unit == "count" && d.category != "thermal") || d.key == "gpu_busy_s" || d.key == "memcpy_s" || d.key == "net_gpu_time_s" ||
+  return (d.unit == "count" && d.category != "thermal" && d.category != "chain") || d.key == "gpu_busy_s" || d.key == "memcpy_s" || d.key == "net_gpu_time_s" ||
          d.key == "pattern_duration_s" || d.key == "downtime_s";
 }
 
@@ -114,12 +115,14 @@ void merge_host_only(const std::vector<Features>& docs, Features& m) {
   for (const IndicatorDef& d : catalogue()) {
     const bool from_gpus = d.scope != Scope::host_only && d.category != "trace";
     if (from_gpus || d.key == "gpu_count" || d.key == "xid_per_hour" || d.key == "xid_first_s" ||
-        d.key == "xid_last_s" || d.key == "coverage_min")
+        d.key == "xid_last_s" || d.key == "coverage_min" || d.key == "ac_switches_per_hour" ||
+        d.key == "interruptions_per_hour")
       continue;
     merge_plain(d, sets, m.host_indicators);
   }
   for (const Features& f : docs) detail::combine_partials(m.host_partials, f.host_partials);
   detail::xid_indicators_from_partials(m);
+  detail::session_rates_from_partials(m);
   if (docs.size() == 1) return;
   // Downtime runs to the next busy sample: a stretch cut by a document's window end would
   // continue in the next document, which the summaries cannot tell.

@@ -54,18 +54,27 @@ struct Incident {
   int code = -1;       ///< xid: the Xid code
 };
 
-/// The numeric fields of one trace_device, trace_memory or trace_launch event (prep's analyses
-/// of a Kineto trace), or of a profiler table / nsys summary; keyed by field name.
+/// The numeric fields of one trace_device, trace_memory, trace_launch, trace_kernel, trace_step
+/// or trace_info event (prep's analyses of a Kineto trace), or of a profiler table / nsys
+/// summary; keyed by field name.
 struct TraceRecord {
   std::int64_t ts_ns = 0;
   int gpu = -1;
   std::string kind;
-  std::string detail;  ///< trace_memory: "memcpy h2d"; nsys rows: the report kind
+  std::string detail;  ///< trace_memory: "memcpy h2d"; trace_kernel: the kernel's name; nsys rows: the report kind
   std::map<std::string, double> values;
   [[nodiscard]] double get(const std::string& key) const {
     const auto it = values.find(key);
     return it == values.end() ? std::numeric_limits<double>::quiet_NaN() : it->second;
   }
+};
+
+/// A throughput a training log reports (not evaluation's): HF Trainer's samples_per_second
+/// summary, or a tqdm bar's iterations per second.
+struct TrainRate {
+  std::int64_t ts_ns = 0;
+  bool samples = false;  ///< samples_per_second; else it_per_s
+  double value = 0;
 };
 
 /// Collects "sample" events per GPU (telemetry without a GPU index belongs to GPU 0), the
@@ -84,12 +93,14 @@ class SampleCollector final : public prep::EventSink {
   [[nodiscard]] const std::vector<std::pair<std::int64_t, std::string>>& train_marks() const { return m_train; }
   /// --pattern events: (time, dur_ns or -1 when the pattern has no duration group).
   [[nodiscard]] const std::vector<std::pair<std::int64_t, std::int64_t>>& pattern_events() const { return m_patterns; }
+  [[nodiscard]] const std::vector<TrainRate>& train_rates() const { return m_rates; }
 
  private:
   std::map<int, std::vector<Sample>> m_series;
   std::vector<TraceRecord> m_trace;
   std::vector<std::pair<std::int64_t, std::string>> m_train;
   std::vector<std::pair<std::int64_t, std::int64_t>> m_patterns;
+  std::vector<TrainRate> m_rates;
   std::vector<Incident> m_incidents;
   std::string m_host;
   bool m_host_logs = false;  // a kernel log, dmesg, journal or bug report was among the inputs
@@ -98,6 +109,8 @@ class SampleCollector final : public prep::EventSink {
 struct ExtractOptions {
   std::optional<std::int64_t> from_ns, to_ns;  ///< --from / --to; else first/last sample
   double temp_threshold_c = 78.0;
+  /// The chain (F106-F113): an error counts after a crossing when it comes within this long.
+  double chain_window_s = 300.0;
 };
 
 /// A value, or why it is absent (never a silent 0).
