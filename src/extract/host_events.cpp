@@ -18,6 +18,7 @@ void absent(IndicatorSet& out, std::string_view key, std::string reason) {
 }
 
 const std::string kNoHostLogs = "no kernel log, dmesg, journal or bug report among the inputs";
+const std::string kNoErrors = "no Xid, AER, modeset or thermal error in the window";
 
 bool has_host_logs(const SampleCollector& c) { return c.has_host_logs() || !c.incidents().empty(); }
 
@@ -224,6 +225,10 @@ void util_drop(const ChainData& chain, const std::vector<bool>* chained, std::st
     absent(out, key, "no utilisation samples in the window");
     return;
   }
+  if (chain.errors.empty()) {
+    absent(out, key, kNoErrors);
+    return;
+  }
   double sum = 0, n = 0;
   for (std::size_t e = 0; e < chain.errors.size(); ++e) {
     if (chained != nullptr && !(*chained)[e]) continue;
@@ -273,7 +278,7 @@ void chain_indicators(const SampleCollector& c, ChainData& chain, double window_
   const std::string no_crossing = "the rolling-median temperature never crossed the threshold upward";
   if (chain.crossings.empty()) absent(out, "chain_errors_per_crossing", no_crossing);
   else set(out, "chain_errors_per_crossing", pairs / static_cast<double>(chain.crossings.size()));
-  if (chain.errors.empty()) absent(out, "chain_error_share", "no Xid, AER, modeset or thermal error in the window");
+  if (chain.errors.empty()) absent(out, "chain_error_share", kNoErrors);
   else set(out, "chain_error_share", after / static_cast<double>(chain.errors.size()));
   if (with_error > 0) {
     set(out, "chain_lag_mean_s", lag_sum / with_error);
