@@ -8,6 +8,7 @@
 
 #include "gpu_stats.hpp"
 #include "host_events.hpp"
+#include "series_passes.hpp"
 
 #include <fmt/format.h>
 
@@ -140,19 +141,9 @@ std::vector<double> held_quantiles(const Held& h, std::initializer_list<double> 
 // profile; docs/cost-model.md, time of use).
 void walk_energy(const std::vector<Sample>& s, std::int64_t from_ns, std::int64_t to_ns, double limit_s,
                  double mean_w, EnergyProfile& profile) {
-  const Sample* prev = nullptr;
-  for (const Sample& cur : s) {
-    if (std::isnan(cur.power_w)) continue;
-    if (prev == nullptr) {
-      profile.add(from_ns, mean_w * secs(cur.ts_ns - from_ns) / kJoulesPerKwh);  // before the first sample
-    } else {
-      const double dt = secs(cur.ts_ns - prev->ts_ns);
-      if (dt > 0 && dt <= limit_s) profile.add(prev->ts_ns, (prev->power_w + cur.power_w) / 2 * dt / kJoulesPerKwh);
-      else if (dt > 0) profile.add(prev->ts_ns, mean_w * dt / kJoulesPerKwh);  // a gap, filled at the mean
-    }
-    prev = &cur;
-  }
-  if (prev != nullptr) profile.add(prev->ts_ns, mean_w * secs(to_ns - prev->ts_ns) / kJoulesPerKwh);
+  detail::EnergyProfileWalker walker(limit_s, profile);
+  for (const Sample& x : s) walker.add(x);
+  walker.finish(from_ns, to_ns, mean_w);
 }
 
 // The quantiles of the power, temperature and utilisation (not mergeable: merge reports them
@@ -187,95 +178,11 @@ void quantile_indicators(const std::vector<Sample>& s, double limit, IndicatorSe
   }
 }
 
-constexpr double kSlopeSpanS = 300;      // temp_slope_5min: the first 5 minutes
-constexpr double kSteadySpanS = 300;     // temp_steady_s: the band must hold this long
-constexpr double kSteadyBandC = 2;       // ... within this many °C (max - min)
-constexpr double kRollingSpanS = 15;     // temp_rolling_crossings: trailing median window
-
-/// (t s after the first temperature sample, °C) of the samples that read a temperature.
-/// `times` gets their exact times (ns).
-std::vector<std::pair<double, double>> temperature_series(const std::vector<Sample>& s, std::vector<std::int64_t>& times) {
-  std::vector<std::pair<double, double>> out;
-  for (const Sample& x : s) {
-    if (std::isnan(x.temp_c)) continue;
-    times.push_back(x.ts_ns);
-    out.emplace_back(secs(x.ts_ns - times.front()), x.temp_c);
-  }
-  return out;
-}
-
-/// Least-squares slope (°C/min) over the first 300 s of temperature samples.
-void temp_slope(const std::vector<std::pair<double, double>>& ts, IndicatorSet& out) {
-  double n = 0, st = 0, sv = 0, stt = 0, stv = 0;
-  for (const auto& [t, v] : ts) {
-    if (t > kSlopeSpanS) break;
-    n += 1;
-    st += t;
-    sv += v;
-    stt += t * t;
-    stv += t * v;
-  }
-  const double den = n * stt - st * st;
-  if (n < 2 || !(den > 0)) absent(out, "temp_slope_5min_c_per_min", "fewer than two temperature samples at distinct times in the first 5 minutes");
-  else set(out, "temp_slope_5min_c_per_min", (n * stv - st * sv) / den * 60);
-}
-
-/// Time from the first temperature sample to the first sample from which the temperature stays
-/// within a 2 °C band (max - min) for the next 300 s; sliding-window max and min, O(n).
-void temp_steady(const std::vector<std::pair<double, double>>& ts, IndicatorSet& out) {
-  std::deque<std::size_t> hi, lo;  // indices, values decreasing / increasing
-  std::size_t j = 0;
-  for (std::size_t i = 0; i < ts.size(); ++i) {
-    while (!hi.empty() && hi.front() < i) hi.pop_front();
-    while (!lo.empty() && lo.front() < i) lo.pop_front();
-    for (; j < ts.size() && ts[j].first <= ts[i].first + kSteadySpanS; ++j) {
-      while (!hi.empty() && ts[hi.back()].second <= ts[j].second) hi.pop_back();
-      while (!lo.empty() && ts[lo.back()].second >= ts[j].second) lo.pop_back();
-      hi.push_back(j);
-      lo.push_back(j);
-    }
-    if (j == ts.size() && ts.back().first < ts[i].first + kSteadySpanS) break;  // the band would run past the data
-    if (ts[hi.front()].second - ts[lo.front()].second <= kSteadyBandC) {
-      set(out, "temp_steady_s", ts[i].first);
-      return;
-    }
-  }
-  absent(out, "temp_steady_s", "the temperature never stays within 2 °C for 300 s");
-}
-
-/// Upward crossings of the threshold by the median of the temperature samples of the trailing
-/// 15 s (t - 15 s, t]; their times (ns) go to `times`, the anchors of the chain.
-void temp_rolling_crossings(const std::vector<std::pair<double, double>>& ts, const std::vector<std::int64_t>& ts_ns,
-                            double threshold, IndicatorSet& out, std::vector<std::int64_t>& times) {
-  double crossings = 0, prev = kNaN;
-  std::size_t from = 0;
-  std::vector<double> window;
-  for (std::size_t i = 0; i < ts.size(); ++i) {
-    while (ts[from].first <= ts[i].first - kRollingSpanS) ++from;
-    window.clear();
-    for (std::size_t k = from; k <= i; ++k) window.push_back(ts[k].second);
-    const double m = median(window);
-    if (prev <= threshold && m > threshold) {
-      ++crossings;
-      times.push_back(ts_ns[i]);
-    }
-    prev = m;
-  }
-  set(out, "temp_rolling_crossings", crossings);
-}
-
 void thermal_shape(const std::vector<Sample>& s, double threshold, IndicatorSet& out, detail::ChainData& chain) {
-  std::vector<std::int64_t> ts_ns;
-  const auto ts = temperature_series(s, ts_ns);
-  if (ts.empty()) {
-    for (auto k : {"temp_slope_5min_c_per_min", "temp_steady_s", "temp_rolling_crossings"})
-      absent(out, k, "no temperature samples");
-    return;
-  }
-  temp_slope(ts, out);
-  temp_steady(ts, out);
-  chain.temperature = true;
-  temp_rolling_crossings(ts, ts_ns, threshold, out, chain.crossings);
+  detail::ThermalShapeWalker walker(threshold);
+  for (const Sample& x : s) walker.add(x);
+  chain.temperature = chain.temperature || walker.any();
+  walker.finish(out, chain.crossings);
 }
 
 void gpu_indicators(const std::vector<Sample>& s, std::int64_t from_ns, std::int64_t to_ns, double threshold,
@@ -304,7 +211,8 @@ void gpu_indicators(const std::vector<Sample>& s, std::int64_t from_ns, std::int
   if (out["power_mean_w"].value) walk_energy(s, from_ns, to_ns, limit, *out["power_mean_w"].value, profile);
   quantile_indicators(s, limit, out);
   thermal_shape(s, threshold, out, chain);
-  detail::add_util_around(s, chain);
+  detail::UtilAroundWalker around(chain);
+  for (const Sample& x : s) around.add(x);
 }
 
 // How the host value of a per-GPU indicator comes from the GPUs' values.
@@ -624,21 +532,21 @@ std::vector<WindowIncident> window_incidents(const SampleCollector& c, const Fea
 /// Fills each incident's downtime (until the next sample of any GPU reading utilisation > 0,
 /// else the window end) and returns the length of their union, s; NaN without utilisation.
 double fill_downtime(const SampleCollector& c, Features& f) {
-  std::vector<std::int64_t> busy;
-  bool any_util = false;
-  for (const auto& [gpu, s] : c.series())
-    for (const Sample& x : s) {
-      if (x.ts_ns < f.from_ns || x.ts_ns > f.to_ns || std::isnan(x.util_pct)) continue;
-      any_util = true;
-      if (x.util_pct > 0) busy.push_back(x.ts_ns);
-    }
-  if (!any_util) return kNaN;
-  std::sort(busy.begin(), busy.end());
+  detail::NextBusyWalker walker(f.incidents);
+  for (const auto& [gpu, s] : c.series()) {
+    walker.next_gpu();
+    std::vector<const Sample*> sorted;
+    for (const Sample& x : s)
+      if (x.ts_ns >= f.from_ns && x.ts_ns <= f.to_ns) sorted.push_back(&x);
+    std::stable_sort(sorted.begin(), sorted.end(), [](const Sample* a, const Sample* b) { return a->ts_ns < b->ts_ns; });
+    for (const Sample* x : sorted) walker.add(*x);
+  }
+  if (!walker.any_utilisation()) return kNaN;
   double total = 0;
   std::int64_t covered_to = std::numeric_limits<std::int64_t>::min();
-  for (WindowIncident& w : f.incidents) {
-    const auto next = std::upper_bound(busy.begin(), busy.end(), w.ts_ns);
-    const std::int64_t end = next == busy.end() ? f.to_ns : *next;
+  for (std::size_t i = 0; i < f.incidents.size(); ++i) {
+    WindowIncident& w = f.incidents[i];
+    const std::int64_t end = walker.next_busy(i, f.to_ns);
     w.downtime_s = secs(end - w.ts_ns);
     const std::int64_t start = std::max(w.ts_ns, covered_to);  // union: overlaps count once
     if (end > start) total += secs(end - start);

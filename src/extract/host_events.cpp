@@ -191,28 +191,22 @@ ChainData chain_errors(const SampleCollector& c, const Features& f) {
   return chain;
 }
 
-void add_util_around(const std::vector<Sample>& s, ChainData& chain) {
+void UtilAroundWalker::add(const Sample& x) {
+  if (std::isnan(x.util_pct)) return;
+  m_chain.utilisation = true;
   const auto span = static_cast<std::int64_t>(kUtilDropSpanS * 1e9);
-  for (const Sample& x : s)
-    if (!std::isnan(x.util_pct)) {
-      chain.utilisation = true;
-      break;
-    }
-  for (std::size_t e = 0; e < chain.errors.size(); ++e) {
-    const std::int64_t t = chain.errors[e];
-    // [t - 12.7 s, t) before, (t, t + 12.7 s] after.
-    auto it = std::lower_bound(s.begin(), s.end(), t - span,
-                               [](const Sample& x, std::int64_t ts) { return x.ts_ns < ts; });
-    UtilAround& a = chain.around[e];
-    for (; it != s.end() && it->ts_ns <= t + span; ++it) {
-      if (std::isnan(it->util_pct) || it->ts_ns == t) continue;
-      if (it->ts_ns < t) {
-        a.before_sum += it->util_pct;
-        ++a.before_n;
-      } else {
-        a.after_sum += it->util_pct;
-        ++a.after_n;
-      }
+  const std::vector<std::int64_t>& errors = m_chain.errors;
+  // [t - 12.7 s, t) before, (t, t + 12.7 s] after.
+  while (m_first < errors.size() && errors[m_first] + span < x.ts_ns) ++m_first;
+  for (std::size_t e = m_first; e < errors.size() && errors[e] - span <= x.ts_ns; ++e) {
+    const std::int64_t t = errors[e];
+    UtilAround& a = m_chain.around[e];
+    if (x.ts_ns < t) {
+      a.before_sum += x.util_pct;
+      ++a.before_n;
+    } else if (x.ts_ns > t) {
+      a.after_sum += x.util_pct;
+      ++a.after_n;
     }
   }
 }

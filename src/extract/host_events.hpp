@@ -34,8 +34,16 @@ inline constexpr double kUtilDropSpanS = 12.7;
 /// The chain's errors in the window, sorted, with their empty utilisation windows.
 ChainData chain_errors(const SampleCollector& c, const Features& f);
 
-/// Adds one GPU's utilisation samples (time-sorted, in the window) around each error.
-void add_util_around(const std::vector<Sample>& s, ChainData& chain);
+/// Adds one GPU's utilisation samples around each error, the samples coming in time order.
+class UtilAroundWalker {
+ public:
+  explicit UtilAroundWalker(ChainData& chain) : m_chain(chain) {}
+  void add(const Sample& s);
+
+ private:
+  ChainData& m_chain;
+  std::size_t m_first = 0;  // the first error whose after-window may still hold the next sample
+};
 
 /// F106-F113 on the host from the gathered data.
 void chain_indicators(const SampleCollector& c, ChainData& chain, double window_s, IndicatorSet& out);
