@@ -4,8 +4,8 @@
 #                 log trees: every extract, the merge, breakeven of the fleet; the merge checked
 #                 against the hosts' own documents (sums, max, min, means, every GPU)
 #   parallel-ssh  the remote recipes over --sshlogin with a stand-in ssh (each host a directory of
-#                 its own): --hostgroups + --return + --cleanup (needs rsync), and --results
-#                 (stdout only); a host that fails returns nothing and makes parallel's status 1
+#                 its own): tools/fleet/parallel-extract.sh (--hostgroups, --return, --cleanup;
+#                 needs rsync) with a host that fails, and --results (the document on stdout)
 #   slurm-array   tools/fleet/extract-array.sbatch and merge.sbatch run with SLURM_ARRAY_TASK_ID
 #                 set by hand (no Slurm here): the same documents as extract run directly
 #   halves        one host: extract over the whole log == merge of the extracts of its two
@@ -155,45 +155,44 @@ case $case_name in
     make_fleet "$FLEET_ROOT"
     printf '%s\n' "${hosts[@]}" > hosts.txt
     direct "$FLEET_ROOT" ref
-    # 1/HOST: one job at a time there, and no probe of its CPU count (which needs parallel there).
-    logins=$(sed 's|^|1/|' hosts.txt | paste -sd, -)
-    ssh_cmd="$here/stand_in_ssh.sh"
-    # Each job is bound to its host: the argument NAME@NAME runs on the sshlogin NAME only.
-    sed 's/.*/&@&/' hosts.txt > jobs.txt
+    # The stand-in ssh runs each job in the host's own directory; parallel's --wd ... moves it to a
+    # scratch directory there, so the inputs are named by absolute paths ({} is the host).
+    inputs=("$FLEET_ROOT/{}/var/log/gpu/*" "$FLEET_ROOT/{}/var/log/kern.log")
+    export GPUCOST_SSH="$here/stand_in_ssh.sh -o BatchMode=yes"
     if command -v rsync >/dev/null 2>&1; then
-      # docs/fleet.md, "Logs on each host": the document is written there and --return brings it back.
-      mkdir -p fleet-return/hosts
-      (cd fleet-return/hosts &&
-        parallel --will-cite --ssh "$ssh_cmd" -S "$logins" --hostgroups --joblog ../joblog.tsv \
-          --return {}.json --cleanup \
-          gpucost extract "${opts[@]}" --host {} "'var/log/gpu/*'" var/log/kern.log -o {}.json \
-          :::: ../../jobs.txt) || fail "parallel --return exited $?"
-      joblog_ok fleet-return/joblog.tsv 4
-      same_docs fleet-return/hosts ref
-      for h in "${hosts[@]}"; do
-        [ ! -e "$FLEET_ROOT/$h/$h.json" ] || fail "--cleanup left $h.json on $h"
-      done
-      # A host whose logs are gone: its job fails, nothing comes back, parallel's status counts it.
-      mkdir -p "$FLEET_ROOT/node05" fleet-fail
+      # tools/fleet/parallel-extract.sh: docs/fleet.md's recipe with --return and its checks.
+      bash "$tools/parallel-extract.sh" hosts.txt fleet "${opts[@]}" "${inputs[@]}" 2> extract.err ||
+        fail "parallel-extract.sh exited $?: $(cat extract.err)"
+      same_docs fleet/hosts ref
+      # Every job ran on its own host (joblog: sshlogin, then the command with --host NAME).
+      bound=$(awk -F'\t' 'NR > 1 && $7 == 0 && index($9, "--host " $2 " ")' fleet/joblog.tsv | wc -l)
+      [ "$bound" -eq 4 ] || { cat fleet/joblog.tsv >&2; fail "$bound of 4 jobs ran, successfully, on their own host"; }
+      leftovers=$(find "$FLEET_ROOT" -name '*.json' | wc -l)
+      [ "$leftovers" -eq 0 ] || fail "--cleanup left $leftovers documents on the hosts: $(find "$FLEET_ROOT" -name '*.json')"
+      gpucost merge 'fleet/hosts/*.json' -o fleet/fleet.json || fail "merge exited $?"
+      check_fleet fleet/fleet.json fleet/hosts/*.json
+      # A host whose logs are gone: nothing comes back from it, the script names it and exits 1;
+      # the other documents are there.
+      mkdir -p "$FLEET_ROOT/node05"
+      printf '%s\n' node02 node05 > two.txt
       rc=0
-      (cd fleet-fail &&
-        parallel --will-cite --ssh "$ssh_cmd" -S "$logins,1/node05" --hostgroups --return {}.json --cleanup \
-          gpucost extract "${opts[@]}" --host {} "'var/log/gpu/*'" var/log/kern.log -o {}.json \
-          ::: node02@node02 node05@node05 2> stderr.txt) || rc=$?
-      [ "$rc" -eq 1 ] || fail "parallel exited $rc with one failed host, want 1 (one job failed)"
-      { [ -f fleet-fail/node02.json ] && [ ! -e fleet-fail/node05.json ]; } ||
-        fail "with node05 failing: want node02.json only, got: $(ls fleet-fail)"
-      grep -q "gpucost: error: var/log/gpu/\*: no file matches this pattern" fleet-fail/stderr.txt ||
-        fail "the failed host's error did not reach parallel's stderr: $(cat fleet-fail/stderr.txt)"
+      bash "$tools/parallel-extract.sh" two.txt fleet-fail "${opts[@]}" "${inputs[@]}" 2> fail.err || rc=$?
+      { [ "$rc" -eq 1 ] && grep -q "no document from 1 of 2 hosts: node05" fail.err; } ||
+        fail "parallel-extract.sh with node05 failing: exit $rc: $(cat fail.err)"
+      grep -q "gpucost: error: $FLEET_ROOT/node05/var/log/gpu/\*: no file matches this pattern" fail.err ||
+        fail "node05's error did not reach stderr: $(cat fail.err)"
+      cmp -s fleet-fail/hosts/node02.json ref/node02.json || fail "node02's document, with node05 failing"
+      [ ! -e fleet-fail/hosts/node05.json ] || fail "a document came back from the failed node05"
     else
-      echo "note: rsync is not installed: the --return recipe was not run (apt-get install rsync)"
+      echo "note: rsync is not installed: tools/fleet/parallel-extract.sh (--return) was not run (apt-get install rsync)"
     fi
     # docs/fleet.md, "Without rsync": the document comes back on stdout, --results keeps it per host
     # (DIR/HOST/stdout, stderr beside it).
-    parallel --will-cite --ssh "$ssh_cmd" -S "$logins" --hostgroups --joblog joblog-results.tsv \
-      --results 'fleet-results/{}/' \
-      gpucost extract "${opts[@]}" --host {} "'var/log/gpu/*'" var/log/kern.log -o - \
-      :::: jobs.txt > /dev/null || fail "parallel --results exited $?"
+    logins=$(sed 's|^|1/|' hosts.txt | paste -sd, -)
+    parallel --will-cite --quote --ssh "$GPUCOST_SSH" -S "$logins" --hostgroups --wd ... \
+      --joblog joblog-results.tsv --results 'fleet-results/{}/' \
+      gpucost extract "${opts[@]}" --host {} "${inputs[@]}" -o - \
+      :::: <(sed 's/.*/&@&/' hosts.txt) > /dev/null || fail "parallel --results exited $?"
     joblog_ok joblog-results.tsv 4
     mkdir -p fleet-results/hosts
     for h in "${hosts[@]}"; do cp "fleet-results/$h/stdout" "fleet-results/hosts/$h.json"; done
@@ -201,7 +200,6 @@ case $case_name in
     gpucost merge ref/node0?.json -o ref-fleet.json || fail "merge of the reference documents"
     gpucost merge 'fleet-results/*/stdout' -o fleet-results/fleet.json || fail "merge exited $?"
     cmp -s ref-fleet.json fleet-results/fleet.json || fail "the fleet's merge differs from the reference"
-    check_fleet fleet-results/fleet.json fleet-results/hosts/node0?.json
     ;;
   slurm-array)
     for s in extract-array.sbatch merge.sbatch; do bash -n "$tools/$s" || fail "bash -n $s"; done
