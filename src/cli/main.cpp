@@ -376,8 +376,11 @@ struct MergeArgs {
 };
 
 int run_merge(const MergeArgs& args) {
+  // Globs are expanded here too (as for the log inputs), so scripts and cron can quote them.
+  auto paths = pipeline::expand_inputs(args.files);
+  if (!paths) return fail(paths.error());
   std::vector<extract::Features> docs;
-  for (const std::string& path : args.files) {
+  for (const std::string& path : *paths) {
     auto f = extract::read_features_file(path);
     if (!f) return fail(f.error());
     docs.push_back(std::move(*f));
@@ -903,7 +906,7 @@ int main_impl(int argc, char** argv) {
 
   MergeArgs merge_args;
   auto* merge_cmd = app.add_subcommand("merge", "combine features documents of several hosts or consecutive windows");
-  merge_cmd->add_option("files", merge_args.files, "gpucost.features documents (- = stdin)")->required()->type_name("FEATURES");
+  merge_cmd->add_option("files", merge_args.files, "gpucost.features documents, globs or - for stdin")->required()->type_name("FEATURES");
   merge_cmd->add_option("-o,--output", merge_args.output, "output file, - = stdout")->type_name("FILE")->group("Output");
   merge_cmd->footer("Example: gpucost merge host1.json host2.json > fleet.json\n" + std::string(kExitFooter));
 
