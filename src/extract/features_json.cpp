@@ -377,7 +377,8 @@ Status read_pairs(simdjson::dom::element parent, const char* key, std::size_t ca
     double weight = 0;
     if (e.get_array().get(pair) != simdjson::SUCCESS || pair.size() != 2 ||
         pair.at(1).get_double().get(weight) != simdjson::SUCCESS)
-      return make_error(ErrorKind::schema, fmt::format("{}: '{}' holds an entry that is not a [number, number] pair", what, key));
+      return make_error(ErrorKind::schema,
+                        fmt::format("{}: '{}' holds an entry that is not a [number, number] pair", what, key));
     if constexpr (std::is_same_v<typename Pair::first_type, double>) {
       double v = 0;
       if (pair.at(0).get_double().get(v) != simdjson::SUCCESS)
@@ -386,7 +387,8 @@ Status read_pairs(simdjson::dom::element parent, const char* key, std::size_t ca
     } else {
       std::int64_t index = 0;
       if (pair.at(0).get_int64().get(index) != simdjson::SUCCESS || index < -(1 << 30) || index > (1 << 30))
-        return make_error(ErrorKind::schema, fmt::format("{}: '{}' holds a bucket index that is not a small integer", what, key));
+        return make_error(ErrorKind::schema,
+                          fmt::format("{}: '{}' holds a bucket index that is not a small integer", what, key));
       out.emplace_back(static_cast<std::int32_t>(index), weight);
     }
   }
@@ -405,7 +407,8 @@ Expected<detail::QuantileSketch> read_sketch(simdjson::dom::element e, const std
   double alpha = 0;
   if (e["alpha"].get_double().get(alpha) != simdjson::SUCCESS || alpha != QuantileSketch::kAlpha)
     return make_error(ErrorKind::schema,
-                      fmt::format("{}: neither exact values nor buckets of relative accuracy {}", what, QuantileSketch::kAlpha),
+                      fmt::format("{}: neither exact values nor buckets of relative accuracy {}", what,
+                                  QuantileSketch::kAlpha),
                       "re-run `gpucost extract` with this version of gpucost");
   if (e["min"].get_double().get(st.min) != simdjson::SUCCESS || e["max"].get_double().get(st.max) != simdjson::SUCCESS ||
       e["zero"].get_double().get(st.zero) != simdjson::SUCCESS)
@@ -421,7 +424,8 @@ Expected<detail::QuantileSketch> read_sketch(simdjson::dom::element e, const std
 Status read_sketches(simdjson::dom::element gpu, GpuFeatures& g, const std::string& path) {
   simdjson::dom::element obj;
   if (gpu["sketches"].get(obj) != simdjson::SUCCESS) return {};
-  if (!obj.is_object()) return make_error(ErrorKind::schema, fmt::format("{}: GPU {}: sketches is not an object", path, g.gpu));
+  if (!obj.is_object())
+    return make_error(ErrorKind::schema, fmt::format("{}: GPU {}: sketches is not an object", path, g.gpu));
   auto s = std::make_shared<detail::GpuSketches>();
   const auto read = [&](const std::string& name, detail::QuantileSketch& into) -> Status {
     simdjson::dom::element e;

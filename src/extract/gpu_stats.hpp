@@ -18,7 +18,8 @@ enum class Held : std::uint8_t { power, util, temp, pclk, mem_temp, mem_util, mc
 inline constexpr std::size_t kHeldCount = static_cast<std::size_t>(Held::count_);
 /// The metrics with quantile indicators: the first three of Held (power, util, temp).
 inline constexpr std::size_t kQuantiledCount = 3;
-static_assert(static_cast<std::size_t>(Held::power) < kQuantiledCount && static_cast<std::size_t>(Held::util) < kQuantiledCount &&
+static_assert(static_cast<std::size_t>(Held::power) < kQuantiledCount &&
+              static_cast<std::size_t>(Held::util) < kQuantiledCount &&
               static_cast<std::size_t>(Held::temp) < kQuantiledCount);
 
 /// The quantile sketches of one GPU (docs/indicators.md, Merging), indexed by Held.

@@ -78,7 +78,8 @@ Expected<detail::GpuEnergy> merge_gpu(const std::vector<const GpuFeatures*>& par
   for (const GpuFeatures* p : parts) sets.push_back(&p->indicators);
   const bool telemetry = std::all_of(parts.begin(), parts.end(), [](const GpuFeatures* p) { return !p->partials.empty(); });
   // Documents written before the sketches existed: their quantiles stay "not mergeable".
-  const bool sketched = telemetry && std::all_of(parts.begin(), parts.end(), [](const GpuFeatures* p) { return p->sketches != nullptr; });
+  const bool sketched =
+      telemetry && std::all_of(parts.begin(), parts.end(), [](const GpuFeatures* p) { return p->sketches != nullptr; });
   detail::GpuEnergy energy;
   if (telemetry) {
     detail::GpuSketches sketches;
@@ -96,7 +97,8 @@ Expected<detail::GpuEnergy> merge_gpu(const std::vector<const GpuFeatures*>& par
       const Partials bridge = detail::bridge_partials(*prev.last, *cur.first, detail::partial(g.partials, "gap_limit_s"),
                                                       detail::partial(g.partials, "temp.threshold_c"));
       detail::combine_partials(g.partials, bridge);
-      if (sketched) sketches.merge(detail::bridge_sketches(*prev.last, *cur.first, detail::partial(g.partials, "gap_limit_s")));
+      if (sketched)
+        sketches.merge(detail::bridge_sketches(*prev.last, *cur.first, detail::partial(g.partials, "gap_limit_s")));
       const double bridge_j = detail::partial(bridge, "power.trap");  // the bridged interval's energy
       if (!std::isnan(bridge_j)) profile.add(prev.last->ts_ns, bridge_j / 3.6e6);
     }

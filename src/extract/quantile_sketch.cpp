@@ -40,7 +40,7 @@ void QuantileSketch::Store::add(std::int32_t index, double weight) {
     const std::int32_t low = index - kMaxBuckets + 1;
     if (low > offset) {
       double folded = 0;
-      const auto cut = static_cast<std::size_t>(std::min<std::int64_t>(low - offset, static_cast<std::int64_t>(w.size())));
+      const auto cut = std::min(static_cast<std::size_t>(low - offset), w.size());
       for (std::size_t k = 0; k < cut; ++k) folded += w[k];
       w.erase(w.begin(), w.begin() + static_cast<std::ptrdiff_t>(cut));
       if (w.empty()) w.push_back(0.0);
@@ -143,7 +143,8 @@ void QuantileSketch::merge(const QuantileSketch& other) {
     return;
   }
   m_zero += other.m_zero;
-  for (const auto& [store, from] : {std::pair{&m_positive, &other.m_positive}, std::pair{&m_negative, &other.m_negative}})
+  for (const auto& [store, from] :
+       {std::pair{&m_positive, &other.m_positive}, std::pair{&m_negative, &other.m_negative}})
     for (std::size_t k = 0; k < from->w.size(); ++k)
       if (from->w[k] > 0) store->add(from->offset + static_cast<std::int32_t>(k), from->w[k]);
 }
@@ -233,7 +234,8 @@ Status check_buckets(const std::vector<std::pair<std::int32_t, double>>& buckets
   for (std::size_t k = 0; k < buckets.size(); ++k) {
     const auto [index, w] = buckets[k];
     if (index < lowest || index > highest)
-      return invalid(what, fmt::format("bucket index {} is outside the range of doubles ({} .. {})", index, lowest, highest));
+      return invalid(what,
+                     fmt::format("bucket index {} is outside the range of doubles ({} .. {})", index, lowest, highest));
     if (k > 0 && index <= buckets[k - 1].first) return invalid(what, "bucket indices are not strictly ascending");
     if (!positive_finite(w)) return invalid(what, "a bucket weight is not a positive number");
     total += w;
