@@ -305,6 +305,7 @@ struct ExtractArgs {
   InputArgs in;
   std::string output = "-", from, to;
   bool list = false, json = false;
+  double temp_threshold_c = 78.0, chain_window_s = 300.0;
 };
 
 int print_catalogue(bool json) {
@@ -347,6 +348,8 @@ int run_extract(const ExtractArgs& args) {
   if (!common) return fail(common.error());
   auto eo = extract_options(args.from, args.to, common->clock);
   if (!eo) return fail(eo.error());
+  eo->temp_threshold_c = args.temp_threshold_c;
+  eo->chain_window_s = args.chain_window_s;
   extract::SampleCollector samples;
   std::vector<prep::InputStats> stats;
   if (auto st = pipeline::feed_inputs(common->paths, common->prep, common->clock, samples, stats); !st) {
@@ -373,8 +376,11 @@ struct MergeArgs {
 };
 
 int run_merge(const MergeArgs& args) {
+  // Globs are expanded here too (as for the log inputs), so scripts and cron can quote them.
+  auto paths = pipeline::expand_inputs(args.files);
+  if (!paths) return fail(paths.error());
   std::vector<extract::Features> docs;
-  for (const std::string& path : args.files) {
+  for (const std::string& path : *paths) {
     auto f = extract::read_features_file(path);
     if (!f) return fail(f.error());
     docs.push_back(std::move(*f));
@@ -887,6 +893,12 @@ int main_impl(int argc, char** argv) {
   extract_cmd->add_option("--from", extract_args.from, "window start (ISO 8601; local in --tz unless Z/offset)")
       ->type_name("TIME")->group("Window");
   extract_cmd->add_option("--to", extract_args.to, "window end")->type_name("TIME")->group("Window");
+  extract_cmd->add_option("--temp-threshold", extract_args.temp_threshold_c,
+                          "GPU temperature threshold of F012, F064, F067 and the chain, °C (default 78)")
+      ->check(CLI::Range(-50.0, 150.0))->type_name("C")->group("Indicators");
+  extract_cmd->add_option("--chain-window", extract_args.chain_window_s,
+                          "errors this long after a hot crossing count in the chain, s (default 300)")
+      ->check(CLI::Range(0.001, 86400.0))->type_name("S")->group("Indicators");
   extract_cmd->add_flag("--list", extract_args.list, "print the indicator catalogue and exit");
   extract_cmd->add_flag("--json", extract_args.json, "with --list: as JSON");
   extract_cmd->add_option("-o,--output", extract_args.output, "output file, - = stdout")->type_name("FILE")->group("Output");
@@ -894,7 +906,7 @@ int main_impl(int argc, char** argv) {
 
   MergeArgs merge_args;
   auto* merge_cmd = app.add_subcommand("merge", "combine features documents of several hosts or consecutive windows");
-  merge_cmd->add_option("files", merge_args.files, "gpucost.features documents (- = stdin)")->required()->type_name("FEATURES");
+  merge_cmd->add_option("files", merge_args.files, "gpucost.features documents, globs or - for stdin")->required()->type_name("FEATURES");
   merge_cmd->add_option("-o,--output", merge_args.output, "output file, - = stdout")->type_name("FILE")->group("Output");
   merge_cmd->footer("Example: gpucost merge host1.json host2.json > fleet.json\n" + std::string(kExitFooter));
 

@@ -7,6 +7,8 @@
 #include <gpucost/extract/catalogue.hpp>
 
 #include "gpu_stats.hpp"
+#include "host_events.hpp"
+#include "series_passes.hpp"
 
 #include <fmt/format.h>
 
@@ -29,123 +31,26 @@ void absent(IndicatorSet& set, std::string_view key, std::string reason) {
   set[std::string(key)] = IndicatorValue{std::nullopt, std::move(reason)};
 }
 
-double median(std::vector<double> v) {
-  if (v.empty()) return kNaN;
-  const std::size_t mid = v.size() / 2;
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid), v.end());
-  const double hi = v[mid];
-  if (v.size() % 2 == 1) return hi;
-  const double lo = *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid));
-  return (lo + hi) / 2;
-}
-
 // The energy's minute profile: each covered interval's trapezoid energy and each uncovered
 // stretch's filled energy land in the minute where they start (docs/indicators.md, Energy
 // profile; docs/cost-model.md, time of use).
 void walk_energy(const std::vector<Sample>& s, std::int64_t from_ns, std::int64_t to_ns, double limit_s,
                  double mean_w, EnergyProfile& profile) {
-  const Sample* prev = nullptr;
-  for (const Sample& cur : s) {
-    if (std::isnan(cur.power_w)) continue;
-    if (prev == nullptr) {
-      profile.add(from_ns, mean_w * secs(cur.ts_ns - from_ns) / kJoulesPerKwh);  // before the first sample
-    } else {
-      const double dt = secs(cur.ts_ns - prev->ts_ns);
-      if (dt > 0 && dt <= limit_s) profile.add(prev->ts_ns, (prev->power_w + cur.power_w) / 2 * dt / kJoulesPerKwh);
-      else if (dt > 0) profile.add(prev->ts_ns, mean_w * dt / kJoulesPerKwh);  // a gap, filled at the mean
-    }
-    prev = &cur;
-  }
-  if (prev != nullptr) profile.add(prev->ts_ns, mean_w * secs(to_ns - prev->ts_ns) / kJoulesPerKwh);
+  detail::EnergyProfileWalker walker(limit_s, profile);
+  for (const Sample& x : s) walker.add(x);
+  walker.finish(from_ns, to_ns, mean_w);
 }
 
-constexpr double kSlopeSpanS = 300;      // temp_slope_5min: the first 5 minutes
-constexpr double kSteadySpanS = 300;     // temp_steady_s: the band must hold this long
-constexpr double kSteadyBandC = 2;       // ... within this many °C (max - min)
-constexpr double kRollingSpanS = 15;     // temp_rolling_crossings: trailing median window
-
-/// (t s after the first temperature sample, °C) of the samples that read a temperature.
-std::vector<std::pair<double, double>> temperature_series(const std::vector<Sample>& s) {
-  std::vector<std::pair<double, double>> out;
-  std::int64_t t0 = 0;
-  for (const Sample& x : s) {
-    if (std::isnan(x.temp_c)) continue;
-    if (out.empty()) t0 = x.ts_ns;
-    out.emplace_back(secs(x.ts_ns - t0), x.temp_c);
-  }
-  return out;
-}
-
-/// Least-squares slope (°C/min) over the first 300 s of temperature samples.
-void temp_slope(const std::vector<std::pair<double, double>>& ts, IndicatorSet& out) {
-  double n = 0, st = 0, sv = 0, stt = 0, stv = 0;
-  for (const auto& [t, v] : ts) {
-    if (t > kSlopeSpanS) break;
-    n += 1;
-    st += t;
-    sv += v;
-    stt += t * t;
-    stv += t * v;
-  }
-  const double den = n * stt - st * st;
-  if (n < 2 || !(den > 0)) absent(out, "temp_slope_5min_c_per_min", "fewer than two temperature samples at distinct times in the first 5 minutes");
-  else set(out, "temp_slope_5min_c_per_min", (n * stv - st * sv) / den * 60);
-}
-
-/// Time from the first temperature sample to the first sample from which the temperature stays
-/// within a 2 °C band (max - min) for the next 300 s; sliding-window max and min, O(n).
-void temp_steady(const std::vector<std::pair<double, double>>& ts, IndicatorSet& out) {
-  std::deque<std::size_t> hi, lo;  // indices, values decreasing / increasing
-  std::size_t j = 0;
-  for (std::size_t i = 0; i < ts.size(); ++i) {
-    while (!hi.empty() && hi.front() < i) hi.pop_front();
-    while (!lo.empty() && lo.front() < i) lo.pop_front();
-    for (; j < ts.size() && ts[j].first <= ts[i].first + kSteadySpanS; ++j) {
-      while (!hi.empty() && ts[hi.back()].second <= ts[j].second) hi.pop_back();
-      while (!lo.empty() && ts[lo.back()].second >= ts[j].second) lo.pop_back();
-      hi.push_back(j);
-      lo.push_back(j);
-    }
-    if (j == ts.size() && ts.back().first < ts[i].first + kSteadySpanS) break;  // the band would run past the data
-    if (ts[hi.front()].second - ts[lo.front()].second <= kSteadyBandC) {
-      set(out, "temp_steady_s", ts[i].first);
-      return;
-    }
-  }
-  absent(out, "temp_steady_s", "the temperature never stays within 2 °C for 300 s");
-}
-
-/// Upward crossings of the threshold by the median of the temperature samples of the trailing
-/// 15 s (t - 15 s, t].
-void temp_rolling_crossings(const std::vector<std::pair<double, double>>& ts, double threshold, IndicatorSet& out) {
-  double crossings = 0, prev = kNaN;
-  std::size_t from = 0;
-  std::vector<double> window;
-  for (std::size_t i = 0; i < ts.size(); ++i) {
-    while (ts[from].first <= ts[i].first - kRollingSpanS) ++from;
-    window.clear();
-    for (std::size_t k = from; k <= i; ++k) window.push_back(ts[k].second);
-    const double m = median(window);
-    if (prev <= threshold && m > threshold) ++crossings;
-    prev = m;
-  }
-  set(out, "temp_rolling_crossings", crossings);
-}
-
-void thermal_shape(const std::vector<Sample>& s, double threshold, IndicatorSet& out) {
-  const auto ts = temperature_series(s);
-  if (ts.empty()) {
-    for (auto k : {"temp_slope_5min_c_per_min", "temp_steady_s", "temp_rolling_crossings"})
-      absent(out, k, "no temperature samples");
-    return;
-  }
-  temp_slope(ts, out);
-  temp_steady(ts, out);
-  temp_rolling_crossings(ts, threshold, out);
+void thermal_shape(const std::vector<Sample>& s, double threshold, IndicatorSet& out, detail::ChainData& chain) {
+  detail::ThermalShapeWalker walker(threshold);
+  for (const Sample& x : s) walker.add(x);
+  chain.temperature = chain.temperature || walker.any();
+  walker.finish(out, chain.crossings);
 }
 
 void gpu_indicators(const std::vector<Sample>& s, std::int64_t from_ns, std::int64_t to_ns, double threshold,
-                    GpuFeatures& g, double& filled_j, double& energy_j, EnergyProfile& profile) {
+                    GpuFeatures& g, double& filled_j, double& energy_j, EnergyProfile& profile,
+                    detail::ChainData& chain) {
   IndicatorSet& out = g.indicators;
   const double wall_s = secs(to_ns - from_ns);
   // The gap limit needs the median interval before the walk: a first pass over the times.
@@ -165,7 +70,9 @@ void gpu_indicators(const std::vector<Sample>& s, std::int64_t from_ns, std::int
   filled_j += e.filled_j;
   energy_j += e.energy_j;
   if (out["power_mean_w"].value) walk_energy(s, from_ns, to_ns, limit, *out["power_mean_w"].value, profile);
-  thermal_shape(s, threshold, out);
+  thermal_shape(s, threshold, out, chain);
+  detail::UtilAroundWalker around(chain);
+  for (const Sample& x : s) around.add(x);
 }
 
 // How the host value of a per-GPU indicator comes from the GPUs' values.
@@ -271,13 +178,14 @@ double EnergyProfile::total() const {
 void SampleCollector::on_event(const Event& ev) {
   if (ev.kind == "xid" || ev.kind == "gpu_lost" || ev.kind == "aer" || ev.kind == "suspend" || ev.kind == "lid" ||
       ev.kind == "power_source" || ev.kind == "modeset" || ev.kind == "thermal" || ev.kind == "driver" ||
-      ev.kind == "oom") {
+      ev.kind == "oom" || ev.kind == "resume" || ev.kind == "boot" || ev.kind == "shutdown" || ev.kind == "segfault") {
     // The field that tells incidents of one kind apart: the Xid bucket, the AER severity, the
     // lid or AC state.
     std::string_view detail;
     int code = -1;
     for (const Field& f : ev.fields) {
       if (f.key == "bucket" || f.key == "severity" || f.key == "state" || f.key == "action") detail = f.value;
+      if (f.key == "failed" && f.value == "true") detail = "failed";  // a resume after a failed suspend
       if (f.key == "code")
         if (const auto v = text::parse_int(f.value)) code = static_cast<int>(*v);
     }
@@ -285,6 +193,7 @@ void SampleCollector::on_event(const Event& ev) {
     return;
   }
   if (ev.kind == "trace_device" || ev.kind == "trace_memory" || ev.kind == "trace_launch" ||
+      ev.kind == "trace_kernel" || ev.kind == "trace_step" || ev.kind == "trace_info" ||
       ev.kind == "profiler_total" || ev.kind == "nsys_kernel" || ev.kind == "nsys_memop_time") {
     TraceRecord r;
     r.ts_ns = ev.ts_ns;
@@ -295,6 +204,8 @@ void SampleCollector::on_event(const Event& ev) {
         if (const auto v = text::parse_double(f.value)) r.values[std::string(f.key)] = *v;
       } else if (f.key == "op" || f.key == "direction") {
         r.detail += r.detail.empty() ? std::string(f.value) : " " + std::string(f.value);
+      } else if (f.key == "name" && ev.kind == "trace_kernel") {
+        r.detail = std::string(f.value);
       }
     }
     if (m_host.empty() && !ev.host.empty()) m_host = std::string(ev.host);
@@ -302,10 +213,17 @@ void SampleCollector::on_event(const Event& ev) {
     return;
   }
   if (ev.kind == "train" || ev.kind == "pattern") {
+    bool eval = false;
     for (const Field& f : ev.fields) {
       if (ev.kind == "train" && f.key == "phase" && (f.value == "start" || f.value == "end"))
         m_train.emplace_back(ev.ts_ns, std::string(f.value));
+      eval = eval || (f.key == "phase" && f.value == "eval");
     }
+    if (ev.kind == "train" && !eval)  // evaluation throughput is not the training's
+      for (const Field& f : ev.fields)
+        if (f.numeric && (f.key == "samples_per_second" || f.key == "it_per_s"))
+          if (const auto v = text::parse_double(f.value))
+            m_rates.push_back(TrainRate{ev.ts_ns, f.key == "samples_per_second", *v});
     if (ev.kind == "pattern") {
       std::int64_t dur = -1;
       for (const Field& f : ev.fields)
@@ -376,8 +294,7 @@ void xid_times(const Features& f, IndicatorSet& out) {
   set(out, "xid_last_s", (last->second - static_cast<double>(f.from_ns)) / 1e9);
 }
 
-// Suspend events closer than this to the previous one are the same suspend seen by another layer.
-constexpr std::int64_t kSameSuspendNs = 120 * 1'000'000'000LL;
+using detail::kSameSuspendNs;
 
 // Counts of kernel and system incidents in the window (host only): null when no kernel or
 // journal log was read, since then "0 Xids" would be a guess.
@@ -475,21 +392,21 @@ std::vector<WindowIncident> window_incidents(const SampleCollector& c, const Fea
 /// Fills each incident's downtime (until the next sample of any GPU reading utilisation > 0,
 /// else the window end) and returns the length of their union, s; NaN without utilisation.
 double fill_downtime(const SampleCollector& c, Features& f) {
-  std::vector<std::int64_t> busy;
-  bool any_util = false;
-  for (const auto& [gpu, s] : c.series())
-    for (const Sample& x : s) {
-      if (x.ts_ns < f.from_ns || x.ts_ns > f.to_ns || std::isnan(x.util_pct)) continue;
-      any_util = true;
-      if (x.util_pct > 0) busy.push_back(x.ts_ns);
-    }
-  if (!any_util) return kNaN;
-  std::sort(busy.begin(), busy.end());
+  detail::NextBusyWalker walker(f.incidents);
+  for (const auto& [gpu, s] : c.series()) {
+    walker.next_gpu();
+    std::vector<const Sample*> sorted;
+    for (const Sample& x : s)
+      if (x.ts_ns >= f.from_ns && x.ts_ns <= f.to_ns) sorted.push_back(&x);
+    std::stable_sort(sorted.begin(), sorted.end(), [](const Sample* a, const Sample* b) { return a->ts_ns < b->ts_ns; });
+    for (const Sample* x : sorted) walker.add(*x);
+  }
+  if (!walker.any_utilisation()) return kNaN;
   double total = 0;
   std::int64_t covered_to = std::numeric_limits<std::int64_t>::min();
-  for (WindowIncident& w : f.incidents) {
-    const auto next = std::upper_bound(busy.begin(), busy.end(), w.ts_ns);
-    const std::int64_t end = next == busy.end() ? f.to_ns : *next;
+  for (std::size_t i = 0; i < f.incidents.size(); ++i) {
+    WindowIncident& w = f.incidents[i];
+    const std::int64_t end = walker.next_busy(i, f.to_ns);
     w.downtime_s = secs(end - w.ts_ns);
     const std::int64_t start = std::max(w.ts_ns, covered_to);  // union: overlaps count once
     if (end > start) total += secs(end - start);
@@ -516,6 +433,9 @@ struct TraceSums {
   double span = 0, busy = 0, idle = 0, compute = 0, noncompute = 0;
   double kernels = 0, short_kernels = 0, launched = 0, long_delays = 0, unmatched = 0;
   double queue_mean_sum = 0, queue_max = -1;
+  double memcpys = 0, memsets = 0, op_ns = 0, comm_ns = 0, memory_op_ns = 0, host_wait_ns = 0, short_gap_ns = 0;
+  double launch_max_ns = kNaN;
+  std::map<std::string, double> top_kernel_ns;  ///< the devices' top-N kernels, time summed by name
   std::size_t queues = 0, devices = 0;
   double memcpy_ns = 0, h2d_bytes = 0, h2d_ns = 0, d2h_bytes = 0, d2h_ns = 0;
   const TraceRecord* only = nullptr;  ///< the single device record, when there is one
@@ -535,6 +455,14 @@ struct TraceSums {
     launched += v("launched_ops");
     long_delays += v("launch_delays_over_10ms");
     unmatched += v("unmatched_gpu_events");
+    memcpys += v("memcpys");
+    memsets += v("memsets");
+    comm_ns += v("communication_kernel_ns");
+    memory_op_ns += v("memory_op_ns");
+    op_ns += v("compute_kernel_ns") + v("communication_kernel_ns") + v("memory_op_ns");
+    host_wait_ns += v("idle_host_wait_ns");
+    short_gap_ns += v("idle_short_gap_ns");
+    if (const double m = r.get("launch_delay_max_ns"); !std::isnan(m) && !(m <= launch_max_ns)) launch_max_ns = m;
     if (!std::isnan(r.get("queue_length_mean"))) {
       queue_mean_sum += r.get("queue_length_mean");
       ++queues;
@@ -542,6 +470,9 @@ struct TraceSums {
     }
     only = devices == 0 ? &r : nullptr;
     ++devices;
+  }
+  void add_kernel(const TraceRecord& r) {
+    if (!std::isnan(r.get("total_ns"))) top_kernel_ns[r.detail] += r.get("total_ns");
   }
   void add_memory(const TraceRecord& r) {
     if (r.detail.rfind("memcpy", 0) != 0) return;
@@ -558,6 +489,31 @@ struct TraceSums {
   }
 };
 
+/// The kinds of GPU work and the idle kinds (F124-F131) of one GPU or the host.
+void trace_mix_indicators(const TraceSums& t, IndicatorSet& out) {
+  set(out, "memcpy_count", t.memcpys);
+  set(out, "memset_count", t.memsets);
+  const auto of_ops = [&](std::string_view key, double part) {
+    if (t.op_ns > 0) set(out, key, part / t.op_ns);
+    else absent(out, key, "the trace's GPU ops last 0 s in total");
+  };
+  of_ops("comm_kernel_fraction", t.comm_ns);
+  of_ops("memory_op_fraction", t.memory_op_ns);
+  double top = kNaN;
+  for (const auto& [name, ns] : t.top_kernel_ns)
+    if (!(ns <= top)) top = ns;
+  if (std::isnan(top)) absent(out, "top_kernel_share", "no kernels in the trace");
+  else of_ops("top_kernel_share", top);
+  const auto of_span = [&](std::string_view key, double part) {
+    if (t.span > 0) set(out, key, part / t.span);
+    else absent(out, key, "the trace's GPU span is 0 s");
+  };
+  of_span("host_wait_fraction", t.host_wait_ns);
+  of_span("short_gap_fraction", t.short_gap_ns);
+  if (std::isnan(t.launch_max_ns)) absent(out, "launch_delay_max_us", "no GPU op was joined to a launch call");
+  else set(out, "launch_delay_max_us", t.launch_max_ns / 1e3);
+}
+
 /// The trace indicators of one GPU (or the host) from its sums; `launch` is the record whose
 /// launch-delay percentiles apply (null when there is none or several that cannot be merged).
 void trace_indicators(const TraceSums& t, const TraceRecord* launch, const std::string& launch_reason,
@@ -566,7 +522,7 @@ void trace_indicators(const TraceSums& t, const TraceRecord* launch, const std::
   const std::string no_trace = "no Kineto trace with GPU ops among the inputs";
   if (t.devices == 0) {
     for (const IndicatorDef& d : catalogue())
-      if (d.category == "trace" && d.key != "net_gpu_time_s") absent(out, d.key, no_trace);
+      if (d.category == "trace" && d.scope != Scope::host_only && d.key != "net_gpu_time_s") absent(out, d.key, no_trace);
     return;
   }
   set(out, "gpu_busy_s", t.busy / 1e9);
@@ -602,6 +558,7 @@ void trace_indicators(const TraceSums& t, const TraceRecord* launch, const std::
     absent(out, "queue_length_mean", "no GPU op was joined to a launch call");
     absent(out, "queue_length_max", "no GPU op was joined to a launch call");
   }
+  trace_mix_indicators(t, out);
 }
 
 /// net_gpu_time_s: the trace's busy time, else the profiler table's device total, else nsys.
@@ -643,6 +600,9 @@ void add_trace_indicators(const SampleCollector& c, Features& f) {
       host.add_memory(r);
     } else if (r.kind == "trace_launch") {
       launches.push_back(&r);
+    } else if (r.kind == "trace_kernel") {
+      per_gpu[r.gpu].add_kernel(r);
+      host.add_kernel(r);
     }
   }
   for (GpuFeatures& g : f.gpus) {
@@ -658,6 +618,56 @@ void add_trace_indicators(const SampleCollector& c, Features& f) {
                                                   launches.size()),
                    f.host_indicators);
   net_gpu_time(c, host, f.host_indicators);
+}
+
+/// numpy's default ("linear") percentile of sorted values, q in [0, 1].
+double linear_percentile(const std::vector<double>& sorted, double q) {
+  const double pos = q * static_cast<double>(sorted.size() - 1);
+  const auto lo = static_cast<std::size_t>(pos);
+  const std::size_t hi = std::min(lo + 1, sorted.size() - 1);
+  return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - static_cast<double>(lo));
+}
+
+/// Profiler steps and traces (F132-F134, F137) and the training log's throughput (F135, F136),
+/// on the host. Steps belong to their trace and are not cut by the window (like every trace
+/// indicator); throughput lines are the window's.
+void training_indicators(const SampleCollector& c, const Features& f, IndicatorSet& out) {
+  std::vector<double> steps;
+  double traces = 0;
+  for (const TraceRecord& r : c.trace_records()) {
+    if (r.kind == "trace_info") ++traces;
+    if (r.kind == "trace_step" && !std::isnan(r.get("dur_ns"))) steps.push_back(r.get("dur_ns") / 1e9);
+  }
+  set(out, "traces", traces);
+  if (traces == 0) absent(out, "trace_steps", "no Kineto trace among the inputs");
+  else set(out, "trace_steps", static_cast<double>(steps.size()));
+  if (steps.empty()) {
+    const std::string why = traces == 0 ? "no Kineto trace among the inputs" : "the traces mark no ProfilerStep#N";
+    absent(out, "step_time_mean_s", why);
+    absent(out, "step_time_p95_s", why);
+  } else {
+    std::sort(steps.begin(), steps.end());
+    double sum = 0;
+    for (double v : steps) sum += v;
+    set(out, "step_time_mean_s", sum / static_cast<double>(steps.size()));
+    set(out, "step_time_p95_s", linear_percentile(steps, 0.95));
+  }
+  std::vector<double> samples, iterations;
+  for (const TrainRate& r : c.train_rates())
+    if (r.ts_ns >= f.from_ns && r.ts_ns <= f.to_ns) (r.samples ? samples : iterations).push_back(r.value);
+  if (samples.empty()) {
+    absent(out, "samples_per_s", "no training summary with samples per second (HF Trainer train_samples_per_second) in the window");
+  } else {
+    double sum = 0;
+    for (double v : samples) sum += v;
+    set(out, "samples_per_s", sum / static_cast<double>(samples.size()));
+  }
+  if (iterations.empty()) {
+    absent(out, "iterations_per_s", "no training progress bar with a rate (tqdm it/s or s/it) in the window");
+  } else {
+    std::sort(iterations.begin(), iterations.end());
+    set(out, "iterations_per_s", linear_percentile(iterations, 0.5));
+  }
 }
 
 /// --pattern lines in the window: how many, and their summed durations.
@@ -751,6 +761,7 @@ Expected<Features> compute_features(const SampleCollector& samples, const Extrac
   }
 
   double filled_j = 0, energy_j = 0;
+  detail::ChainData chain = detail::chain_errors(samples, f);
   for (const auto& [gpu, all] : samples.series()) {
     std::vector<Sample> s;
     for (const Sample& x : all)
@@ -759,7 +770,7 @@ Expected<Features> compute_features(const SampleCollector& samples, const Extrac
     std::stable_sort(s.begin(), s.end(), [](const Sample& a, const Sample& b) { return a.ts_ns < b.ts_ns; });
     GpuFeatures g;
     g.gpu = gpu;
-    gpu_indicators(s, f.from_ns, f.to_ns, options.temp_threshold_c, g, filled_j, energy_j, f.energy_profile);
+    gpu_indicators(s, f.from_ns, f.to_ns, options.temp_threshold_c, g, filled_j, energy_j, f.energy_profile, chain);
     f.gpus.push_back(std::move(g));
   }
   for (int gpu : trace_gpus) {  // trace-only GPUs (no telemetry at all)
@@ -775,8 +786,11 @@ Expected<Features> compute_features(const SampleCollector& samples, const Extrac
   host_indicators(f, filled_j, energy_j, f.host_indicators);
   incident_indicators(samples, f, f.host_indicators);
   downtime_indicators(samples, f);
+  detail::chain_indicators(samples, chain, options.chain_window_s, f.host_indicators);
+  detail::session_indicators(samples, f);
   add_trace_indicators(samples, f);
   pattern_indicators(samples, f, f.host_indicators);
+  training_indicators(samples, f, f.host_indicators);
   return f;
 }
 

@@ -6,6 +6,7 @@
 #include <gpucost/extract/extract.hpp>
 
 #include "gpu_stats.hpp"
+#include "host_events.hpp"
 
 #include <fmt/format.h>
 
@@ -20,10 +21,19 @@ namespace {
 
 const std::string kNotMergeable = "not mergeable from summaries";
 
+/// How the documents relate: consecutive windows of one host, or each host once (a fleet).
+enum class Docs { windows, one_per_host };
+
 // Indicators that are plain sums of the documents' values (trace and trainlog; host counts).
-bool is_summed(const IndicatorDef& d) {
-  return (d.unit == "count" && d.category != "thermal") || d.key == "gpu_busy_s" || d.key == "memcpy_s" || d.key == "net_gpu_time_s" ||
-         d.key == "pattern_duration_s" || d.key == "downtime_s";
+// The chain's counts and the session stretches are sums only across different hosts: between
+// consecutive windows of one host a crossing's errors or a suspend can fall in the next.
+bool is_summed(const IndicatorDef& d, Docs docs) {
+  if (docs == Docs::one_per_host &&
+      ((d.category == "chain" && d.unit == "count") || d.key == "battery_s" || d.key == "suspend_s" ||
+       d.key == "gpu_unavailable_s" || d.key == "lid_closed_s"))
+    return true;
+  return (d.unit == "count" && d.category != "thermal" && d.category != "chain") || d.key == "gpu_busy_s" ||
+         d.key == "memcpy_s" || d.key == "net_gpu_time_s" || d.key == "pattern_duration_s" || d.key == "downtime_s";
 }
 
 void absent(IndicatorSet& out, std::string_view key, std::string reason) {
@@ -32,14 +42,15 @@ void absent(IndicatorSet& out, std::string_view key, std::string reason) {
 
 /// An indicator that the partials do not give: summed where that is exact, the value itself
 /// when one document gives it, else null.
-void merge_plain(const IndicatorDef& d, const std::vector<const IndicatorSet*>& sets, IndicatorSet& out) {
+void merge_plain(const IndicatorDef& d, const std::vector<const IndicatorSet*>& sets, IndicatorSet& out,
+                 Docs docs = Docs::windows) {
   const std::string key(d.key);
   if (sets.size() == 1) {
     const auto it = sets.front()->find(key);
     if (it != sets.front()->end()) out[key] = it->second;
     return;
   }
-  if (!is_summed(d)) {
+  if (!is_summed(d, docs)) {
     absent(out, key, kNotMergeable);
     return;
   }
@@ -120,21 +131,40 @@ Expected<detail::GpuEnergy> merge_gpu(const std::vector<const GpuFeatures*>& par
 }
 
 /// Host indicators that the GPUs do not give: event counts, downtime, traces, patterns.
+/// Each host in one document only (a fleet of hosts, or fleets of disjoint hosts)?
+Docs relation(const std::vector<Features>& docs) {
+  std::set<std::string> seen;
+  for (const Features& f : docs) {
+    std::size_t start = 0;
+    for (;;) {  // a merged document names its hosts comma-separated
+      const std::size_t comma = f.host.find(',', start);
+      if (!seen.insert(f.host.substr(start, comma == std::string::npos ? std::string::npos : comma - start)).second)
+        return Docs::windows;
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+  }
+  return Docs::one_per_host;
+}
+
 void merge_host_only(const std::vector<Features>& docs, Features& m) {
+  const Docs relation_of_docs = relation(docs);
   std::vector<const IndicatorSet*> sets;
   for (const Features& f : docs) sets.push_back(&f.host_indicators);
   for (const IndicatorDef& d : catalogue()) {
     const bool from_gpus = d.scope != Scope::host_only && d.category != "trace";
     if (from_gpus || d.key == "gpu_count" || d.key == "xid_per_hour" || d.key == "xid_first_s" ||
-        d.key == "xid_last_s" || d.key == "coverage_min")
+        d.key == "xid_last_s" || d.key == "coverage_min" || d.key == "ac_switches_per_hour" ||
+        d.key == "interruptions_per_hour")
       continue;
-    merge_plain(d, sets, m.host_indicators);
+    merge_plain(d, sets, m.host_indicators, relation_of_docs);
   }
   for (const Features& f : docs) detail::combine_partials(m.host_partials, f.host_partials);
   detail::xid_indicators_from_partials(m);
-  if (docs.size() == 1) return;
+  detail::session_rates_from_partials(m);
+  if (docs.size() == 1 || relation_of_docs == Docs::one_per_host) return;
   // Downtime runs to the next busy sample: a stretch cut by a document's window end would
-  // continue in the next document, which the summaries cannot tell.
+  // continue in the next document of the host, which the summaries cannot tell.
   for (const Features& f : docs)
     for (const WindowIncident& w : f.incidents)
       if (w.downtime_s && w.ts_ns + static_cast<std::int64_t>(*w.downtime_s * 1e9) >= f.to_ns &&

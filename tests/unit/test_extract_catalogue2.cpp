@@ -297,8 +297,13 @@ Features extract_part(double from_s, double to_s) {
 
 bool mergeable(const extract::IndicatorDef& d) {
   static const std::set<std::string_view> kNot = {"temp_steady_s", "temp_slope_5min_c_per_min",
-                                                   "temp_rolling_crossings"};
-  return d.category != "trace" && kNot.count(d.key) == 0;
+                                                   "temp_rolling_crossings",
+                                                   // stretches of the sessions, step times and rates
+                                                   "battery_s", "suspend_s",
+                                                   "gpu_unavailable_s", "lid_closed_s", "step_time_mean_s",
+                                                   "step_time_p95_s", "samples_per_s", "iterations_per_s"};
+  // The chain is not: a crossing near one document's end has its errors in the next.
+  return (d.category != "trace" || d.key == "traces") && d.category != "chain" && kNot.count(d.key) == 0;
 }
 
 void check_same(const IndicatorSet& whole, const IndicatorSet& merged) {

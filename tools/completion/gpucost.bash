@@ -26,7 +26,7 @@ _gpucost() {
   local opts
   case ${words[1]} in
     prep) opts="$input -o --output --output-format" ;;
-    extract) opts="$input --from --to --list --json -o --output" ;;
+    extract) opts="$input --from --to --temp-threshold --chain-window --list --json -o --output" ;;
     merge) opts="-o --output -h --help" ;;
     breakeven) opts="$input $model $output" ;;
     report) opts="$input $model -o --output --temp-threshold --generated-at" ;;

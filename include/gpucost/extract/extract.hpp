@@ -3,6 +3,7 @@
 
 #include <gpucost/core/error.hpp>
 #include <gpucost/core/event.hpp>
+#include <gpucost/extract/sample_store.hpp>
 #include <gpucost/prep/prep.hpp>
 
 #include <cstdint>
@@ -18,34 +19,6 @@ namespace gpucost::extract {
 inline constexpr std::string_view kFeaturesSchema = "gpucost.features";
 inline constexpr int kFeaturesVersion = 1;
 
-/// The telemetry values extract uses from one sample; NaN = not in the sample. The four
-/// original metrics stay double (their indicators keep their digits); the others are float,
-/// which holds every value the sources print (integers, one decimal) and keeps a day of 8 GPUs
-/// at 1 Hz small.
-struct Sample {
-  static constexpr float kNoF = std::numeric_limits<float>::quiet_NaN();
-  std::int64_t ts_ns = 0;
-  double power_w = std::numeric_limits<double>::quiet_NaN();   ///< W
-  double util_pct = std::numeric_limits<double>::quiet_NaN();  ///< sm_pct, %
-  double temp_c = std::numeric_limits<double>::quiet_NaN();    ///< °C
-  double pclk_mhz = std::numeric_limits<double>::quiet_NaN();  ///< SM clock, MHz
-  float mem_temp_c = kNoF;       ///< memory (HBM) temperature, °C
-  float mem_pct = kNoF;          ///< memory-controller utilisation, %
-  float mclk_mhz = kNoF;         ///< memory clock, MHz
-  float fb_mib = kNoF;           ///< framebuffer used, MiB
-  float fb_total_mib = kNoF;     ///< framebuffer total, MiB
-  float enc_pct = kNoF;          ///< encoder utilisation, %
-  float dec_pct = kNoF;          ///< decoder utilisation, %
-  float rxpci_mb_s = kNoF;       ///< PCIe receive, MB/s
-  float txpci_mb_s = kNoF;       ///< PCIe transmit, MB/s
-  float power_limit_w = kNoF;    ///< enforced power limit, W
-  float power_default_limit_w = kNoF;
-  float pclk_max_mhz = kNoF;     ///< rated maximum SM clock, MHz
-  float mclk_max_mhz = kNoF;     ///< rated maximum memory clock, MHz
-  float throttle_mask = kNoF;    ///< clocks_event_reasons.active bits (exact in a float: < 2^24)
-  std::uint8_t pcie_gen = 0, pcie_gen_max = 0, pcie_width = 0, pcie_width_max = 0;  ///< 0 = not read
-};
-
 /// Collects "sample" events per GPU (telemetry without a GPU index belongs to GPU 0).
 /// A kernel or system event extract counts (xid, gpu_lost, aer, suspend, lid, power_source).
 struct Incident {
@@ -55,18 +28,27 @@ struct Incident {
   int code = -1;       ///< xid: the Xid code
 };
 
-/// The numeric fields of one trace_device, trace_memory or trace_launch event (prep's analyses
-/// of a Kineto trace), or of a profiler table / nsys summary; keyed by field name.
+/// The numeric fields of one trace_device, trace_memory, trace_launch, trace_kernel, trace_step
+/// or trace_info event (prep's analyses of a Kineto trace), or of a profiler table / nsys
+/// summary; keyed by field name.
 struct TraceRecord {
   std::int64_t ts_ns = 0;
   int gpu = -1;
   std::string kind;
-  std::string detail;  ///< trace_memory: "memcpy h2d"; nsys rows: the report kind
+  std::string detail;  ///< trace_memory: "memcpy h2d"; trace_kernel: the kernel's name; nsys rows: the report kind
   std::map<std::string, double> values;
   [[nodiscard]] double get(const std::string& key) const {
     const auto it = values.find(key);
     return it == values.end() ? std::numeric_limits<double>::quiet_NaN() : it->second;
   }
+};
+
+/// A throughput a training log reports (not evaluation's): HF Trainer's samples_per_second
+/// summary, or a tqdm bar's iterations per second.
+struct TrainRate {
+  std::int64_t ts_ns = 0;
+  bool samples = false;  ///< samples_per_second; else it_per_s
+  double value = 0;
 };
 
 /// Collects "sample" events per GPU (telemetry without a GPU index belongs to GPU 0), the
@@ -85,12 +67,14 @@ class SampleCollector final : public prep::EventSink {
   [[nodiscard]] const std::vector<std::pair<std::int64_t, std::string>>& train_marks() const { return m_train; }
   /// --pattern events: (time, dur_ns or -1 when the pattern has no duration group).
   [[nodiscard]] const std::vector<std::pair<std::int64_t, std::int64_t>>& pattern_events() const { return m_patterns; }
+  [[nodiscard]] const std::vector<TrainRate>& train_rates() const { return m_rates; }
 
  private:
   std::map<int, std::vector<Sample>> m_series;
   std::vector<TraceRecord> m_trace;
   std::vector<std::pair<std::int64_t, std::string>> m_train;
   std::vector<std::pair<std::int64_t, std::int64_t>> m_patterns;
+  std::vector<TrainRate> m_rates;
   std::vector<Incident> m_incidents;
   std::string m_host;
   bool m_host_logs = false;  // a kernel log, dmesg, journal or bug report was among the inputs
@@ -99,6 +83,8 @@ class SampleCollector final : public prep::EventSink {
 struct ExtractOptions {
   std::optional<std::int64_t> from_ns, to_ns;  ///< --from / --to; else first/last sample
   double temp_threshold_c = 78.0;
+  /// The chain (F106-F113): an error counts after a crossing when it comes within this long.
+  double chain_window_s = 300.0;
 };
 
 /// A value, or why it is absent (never a silent 0).

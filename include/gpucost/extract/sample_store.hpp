@@ -1,0 +1,119 @@
+// One telemetry sample as extract keeps it, and the store that keeps them: in memory up to a
+// budget, then in sorted runs of a temporary file, read back in time order (docs/indicators.md,
+// "Memory").
+#pragma once
+
+#include <gpucost/core/error.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace gpucost::extract {
+
+/// The telemetry values extract uses from one sample; NaN = not in the sample. The four
+/// original metrics stay double (their indicators keep their digits); the others are float,
+/// which holds every value the sources print (integers, one decimal) and keeps a day of 8 GPUs
+/// at 1 Hz small.
+struct Sample {
+  static constexpr float kNoF = std::numeric_limits<float>::quiet_NaN();
+  std::int64_t ts_ns = 0;
+  double power_w = std::numeric_limits<double>::quiet_NaN();   ///< W
+  double util_pct = std::numeric_limits<double>::quiet_NaN();  ///< sm_pct, %
+  double temp_c = std::numeric_limits<double>::quiet_NaN();    ///< °C
+  double pclk_mhz = std::numeric_limits<double>::quiet_NaN();  ///< SM clock, MHz
+  float mem_temp_c = kNoF;       ///< memory (HBM) temperature, °C
+  float mem_pct = kNoF;          ///< memory-controller utilisation, %
+  float mclk_mhz = kNoF;         ///< memory clock, MHz
+  float fb_mib = kNoF;           ///< framebuffer used, MiB
+  float fb_total_mib = kNoF;     ///< framebuffer total, MiB
+  float enc_pct = kNoF;          ///< encoder utilisation, %
+  float dec_pct = kNoF;          ///< decoder utilisation, %
+  float rxpci_mb_s = kNoF;       ///< PCIe receive, MB/s
+  float txpci_mb_s = kNoF;       ///< PCIe transmit, MB/s
+  float power_limit_w = kNoF;    ///< enforced power limit, W
+  float power_default_limit_w = kNoF;
+  float pclk_max_mhz = kNoF;     ///< rated maximum SM clock, MHz
+  float mclk_max_mhz = kNoF;     ///< rated maximum memory clock, MHz
+  float throttle_mask = kNoF;    ///< clocks_event_reasons.active bits (exact in a float: < 2^24)
+  std::uint8_t pcie_gen = 0, pcie_gen_max = 0, pcie_width = 0, pcie_width_max = 0;  ///< 0 = not read
+};
+
+/// The samples of every GPU. Up to `budget` samples stay in memory; beyond it the GPU holding
+/// the most is sorted by time and written as a run to an unlinked file in $TMPDIR (or /tmp),
+/// so memory stays bounded whatever the length of the logs. Reading merges the runs: samples
+/// come in time order, those at the same instant in arrival order (a stable sort).
+class SampleStore {
+ public:
+  static constexpr std::size_t kDefaultBudget = std::size_t{1} << 18;  ///< samples (~27 MB)
+  explicit SampleStore(std::size_t budget = kDefaultBudget);
+  ~SampleStore();
+  SampleStore(const SampleStore&) = delete;
+  SampleStore& operator=(const SampleStore&) = delete;
+
+  void add(int gpu, const Sample& s);
+  /// The GPUs with samples, ascending.
+  [[nodiscard]] std::vector<int> gpus() const;
+  [[nodiscard]] std::size_t size() const { return m_total; }
+  [[nodiscard]] bool empty() const { return m_total == 0; }
+  [[nodiscard]] std::int64_t min_ts() const { return m_min_ts; }
+  [[nodiscard]] std::int64_t max_ts() const { return m_max_ts; }
+  /// Runs written to the temporary file so far (0: everything is in memory).
+  [[nodiscard]] std::size_t runs() const;
+  /// The first failure to write or read the temporary file (disk full, ...), if any.
+  [[nodiscard]] const Status& status() const { return m_status; }
+
+  /// Reads one GPU's samples with from <= ts <= to, in time order.
+  class Reader {
+   public:
+    Reader(const SampleStore& store, int gpu, std::int64_t from_ns, std::int64_t to_ns);
+    ~Reader();
+    Reader(const Reader&) = delete;
+    Reader& operator=(const Reader&) = delete;
+    /// The next sample, or nullptr at the end; valid until the next call.
+    const Sample* next();
+
+   private:
+    struct Cursor;
+    const SampleStore& m_store;
+    std::vector<Cursor> m_cursors;  // one per run, the in-memory tail last
+    std::int64_t m_from, m_to;
+  };
+
+  /// Calls fn(const Sample&) for each sample of `gpu` in [from, to], in time order.
+  template <typename Fn>
+  void for_each(int gpu, std::int64_t from_ns, std::int64_t to_ns, Fn&& fn) const {
+    Reader r(*this, gpu, from_ns, to_ns);
+    while (const Sample* s = r.next()) fn(*s);
+  }
+
+ private:
+  struct Run {
+    std::int64_t offset = 0;  // bytes into the file
+    std::size_t count = 0;
+  };
+  struct Series {
+    std::vector<Sample> tail;  // not yet spilled, in arrival order
+    std::vector<Run> runs;
+    bool tail_sorted = true;
+  };
+  void spill_largest();
+  void fail(std::string message);
+  bool read_at(std::int64_t offset, Sample* into, std::size_t count) const;
+  const std::vector<Sample>& sorted_tail(const Series& s) const;
+
+  std::map<int, Series> m_series;
+  std::size_t m_budget, m_in_memory = 0, m_total = 0;
+  std::int64_t m_min_ts = std::numeric_limits<std::int64_t>::max();
+  std::int64_t m_max_ts = std::numeric_limits<std::int64_t>::min();
+  int m_fd = -1;
+  std::int64_t m_file_size = 0;
+  std::string m_path;  // for messages (the file itself is unlinked at once)
+  Status m_status;
+};
+
+}  // namespace gpucost::extract

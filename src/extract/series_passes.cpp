@@ -1,0 +1,176 @@
+#include "series_passes.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace gpucost::extract::detail {
+
+namespace {
+
+constexpr double kJoulesPerKwh = 3.6e6;
+constexpr double kSlopeSpanS = 300;   // temp_slope_5min: the first 5 minutes
+constexpr double kSteadySpanS = 300;  // temp_steady_s: the band must hold this long
+constexpr double kSteadyBandC = 2;    // ... within this many °C (max - min)
+constexpr double kRollingSpanS = 15;  // temp_rolling_crossings: trailing median window
+
+double secs(std::int64_t ns) { return static_cast<double>(ns) / 1e9; }
+void set(IndicatorSet& out, std::string_view key, double v) { out[std::string(key)] = IndicatorValue{v, {}}; }
+void absent(IndicatorSet& out, std::string_view key, std::string reason) {
+  out[std::string(key)] = IndicatorValue{std::nullopt, std::move(reason)};
+}
+
+double median_of(std::vector<double>& v) {
+  const std::size_t mid = v.size() / 2;
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid), v.end());
+  const double hi = v[mid];
+  if (v.size() % 2 == 1) return hi;
+  const double lo = *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid));
+  return (lo + hi) / 2;
+}
+
+}  // namespace
+
+// ---- thermal shape ------------------------------------------------------------------------
+
+void ThermalShapeWalker::add(const Sample& s) {
+  if (std::isnan(s.temp_c)) return;
+  if (m_n == 0) m_t0 = s.ts_ns;
+  const Point p{s.ts_ns, s.temp_c, m_n++};
+  add_slope(secs(p.ts_ns - m_t0), p.v);
+  add_rolling(p);
+  add_steady(p);
+}
+
+void ThermalShapeWalker::add_slope(double t, double v) {
+  if (t > kSlopeSpanS) return;
+  m_sn += 1;
+  m_st += t;
+  m_sv += v;
+  m_stt += t * t;
+  m_stv += t * v;
+}
+
+// The median of the samples in (t - 15 s, t]; an upward crossing is a median above the
+// threshold after one at or below it.
+void ThermalShapeWalker::add_rolling(const Point& p) {
+  const double t = secs(p.ts_ns - m_t0);
+  m_recent.push_back(p);
+  while (secs(m_recent.front().ts_ns - m_t0) <= t - kRollingSpanS) m_recent.pop_front();
+  m_scratch.clear();
+  for (const Point& q : m_recent) m_scratch.push_back(q.v);
+  const double m = median_of(m_scratch);
+  if (m_prev_median <= m_threshold && m > m_threshold) {
+    ++m_rolling_crossings;
+    m_crossings.push_back(p.ts_ns);
+  }
+  m_prev_median = m;
+}
+
+// Every sample is a candidate start; a candidate is judged once the samples of its 300 s band
+// have all come, and the first whose band stays within 2 °C is the steady state.
+void ThermalShapeWalker::add_steady(const Point& p) {
+  if (m_steady_found) return;
+  if (settle(p.ts_ns)) return;
+  m_candidates.push_back(p);
+  while (!m_hi.empty() && m_hi.back().v <= p.v) m_hi.pop_back();
+  while (!m_lo.empty() && m_lo.back().v >= p.v) m_lo.pop_back();
+  m_hi.push_back(p);
+  m_lo.push_back(p);
+}
+
+bool ThermalShapeWalker::settle(std::int64_t until_ns) {
+  const double until = secs(until_ns - m_t0);
+  while (!m_candidates.empty()) {
+    const Point& c = m_candidates.front();
+    const double start = secs(c.ts_ns - m_t0);
+    if (!(until > start + kSteadySpanS)) return false;  // its band may still grow
+    while (m_hi.front().seq < c.seq) m_hi.pop_front();
+    while (m_lo.front().seq < c.seq) m_lo.pop_front();
+    if (m_hi.front().v - m_lo.front().v <= kSteadyBandC) {
+      m_steady_found = true;
+      m_steady_s = start;
+      m_candidates.clear();
+      m_hi.clear();
+      m_lo.clear();
+      return true;
+    }
+    m_candidates.pop_front();
+  }
+  return false;
+}
+
+void ThermalShapeWalker::finish(IndicatorSet& out, std::vector<std::int64_t>& crossings) {
+  if (m_n == 0) {
+    for (auto k : {"temp_slope_5min_c_per_min", "temp_steady_s", "temp_rolling_crossings"})
+      absent(out, k, "no temperature samples");
+    return;
+  }
+  const double den = m_sn * m_stt - m_st * m_st;
+  if (m_sn < 2 || !(den > 0))
+    absent(out, "temp_slope_5min_c_per_min", "fewer than two temperature samples at distinct times in the first 5 minutes");
+  else
+    set(out, "temp_slope_5min_c_per_min", (m_sn * m_stv - m_st * m_sv) / den * 60);
+  // The candidates whose band ends exactly at the last sample are complete too.
+  if (!m_steady_found && !m_candidates.empty()) {
+    const std::int64_t last = m_recent.back().ts_ns;
+    while (!m_candidates.empty() && !m_steady_found) {
+      const Point& c = m_candidates.front();
+      if (secs(last - m_t0) < secs(c.ts_ns - m_t0) + kSteadySpanS) break;  // the data ends inside its band
+      while (m_hi.front().seq < c.seq) m_hi.pop_front();
+      while (m_lo.front().seq < c.seq) m_lo.pop_front();
+      if (m_hi.front().v - m_lo.front().v <= kSteadyBandC) {
+        m_steady_found = true;
+        m_steady_s = secs(c.ts_ns - m_t0);
+      }
+      m_candidates.pop_front();
+    }
+  }
+  if (m_steady_found) set(out, "temp_steady_s", m_steady_s);
+  else absent(out, "temp_steady_s", "the temperature never stays within 2 °C for 300 s");
+  set(out, "temp_rolling_crossings", m_rolling_crossings);
+  crossings.insert(crossings.end(), m_crossings.begin(), m_crossings.end());
+}
+
+// ---- energy profile -----------------------------------------------------------------------
+
+void EnergyProfileWalker::add(const Sample& s) {
+  if (std::isnan(s.power_w)) return;
+  if (!m_any) {
+    m_any = true;
+    m_first_ns = s.ts_ns;
+  } else {
+    const double dt = secs(s.ts_ns - m_prev_ns);
+    if (dt > 0 && dt <= m_limit_s) m_profile.add(m_prev_ns, (m_prev_w + s.power_w) / 2 * dt / kJoulesPerKwh);
+    else if (dt > 0) m_gaps.emplace_back(m_prev_ns, dt);
+  }
+  m_prev_ns = s.ts_ns;
+  m_prev_w = s.power_w;
+}
+
+void EnergyProfileWalker::finish(std::int64_t from_ns, std::int64_t to_ns, double mean_w) {
+  if (!m_any) return;
+  m_profile.add(from_ns, mean_w * secs(m_first_ns - from_ns) / kJoulesPerKwh);  // before the first sample
+  for (const auto& [start, dt] : m_gaps) m_profile.add(start, mean_w * dt / kJoulesPerKwh);
+  m_profile.add(m_prev_ns, mean_w * secs(to_ns - m_prev_ns) / kJoulesPerKwh);  // after the last
+}
+
+// ---- downtime -----------------------------------------------------------------------------
+
+NextBusyWalker::NextBusyWalker(const std::vector<WindowIncident>& incidents) {
+  for (const WindowIncident& w : incidents) m_times.push_back(w.ts_ns);
+  m_next.assign(m_times.size(), std::numeric_limits<std::int64_t>::max());
+}
+
+void NextBusyWalker::add(const Sample& s) {
+  if (std::isnan(s.util_pct)) return;
+  m_any_util = true;
+  if (!(s.util_pct > 0)) return;
+  for (; m_at < m_times.size() && m_times[m_at] < s.ts_ns; ++m_at) m_next[m_at] = std::min(m_next[m_at], s.ts_ns);
+}
+
+std::int64_t NextBusyWalker::next_busy(std::size_t i, std::int64_t fallback) const {
+  return m_next[i] == std::numeric_limits<std::int64_t>::max() ? fallback : m_next[i];
+}
+
+}  // namespace gpucost::extract::detail

@@ -1,0 +1,88 @@
+// Walks over one GPU's samples in time order that keep only a bounded window of them: the
+// thermal shape (F065-F067 and the chain's crossings), the energy's minute profile, and the
+// next busy sample after each incident (downtime). Each takes samples one by one, so extract
+// reads a GPU once whatever the length of its log.
+#pragma once
+
+#include <gpucost/extract/extract.hpp>
+
+#include <deque>
+#include <vector>
+
+namespace gpucost::extract::detail {
+
+/// Temperature slope over the first 5 minutes, time to the thermal steady state, and the upward
+/// crossings of the threshold by the 15 s rolling median (docs/indicators.md, F065-F067).
+class ThermalShapeWalker {
+ public:
+  explicit ThermalShapeWalker(double threshold_c) : m_threshold(threshold_c) {}
+  void add(const Sample& s);
+  /// Sets F065-F067 and appends the crossing times to `crossings`.
+  void finish(IndicatorSet& out, std::vector<std::int64_t>& crossings);
+  [[nodiscard]] bool any() const { return m_n > 0; }
+
+ private:
+  struct Point {
+    std::int64_t ts_ns;
+    double v;
+    std::size_t seq;
+  };
+  void add_slope(double t, double v);
+  void add_rolling(const Point& p);
+  void add_steady(const Point& p);
+  bool settle(std::int64_t until_ns);  // judges the steady-state candidates whose band ends before until_ns
+
+  double m_threshold;
+  std::size_t m_n = 0;
+  std::int64_t m_t0 = 0;
+  // slope: least squares over the first 300 s
+  double m_sn = 0, m_st = 0, m_sv = 0, m_stt = 0, m_stv = 0;
+  // rolling median: the samples of the trailing 15 s
+  std::deque<Point> m_recent;
+  std::vector<double> m_scratch;
+  double m_prev_median = std::numeric_limits<double>::quiet_NaN();
+  double m_rolling_crossings = 0;
+  std::vector<std::int64_t> m_crossings;
+  // steady state: candidate starts not yet judged, and the max/min of their band
+  std::deque<Point> m_candidates, m_hi, m_lo;
+  bool m_steady_found = false;
+  double m_steady_s = 0;
+};
+
+/// The energy of each covered power interval lands in the minute where it starts; gaps and the
+/// uncovered ends of the window are filled at the GPU's mean power once it is known.
+class EnergyProfileWalker {
+ public:
+  EnergyProfileWalker(double gap_limit_s, EnergyProfile& profile) : m_limit_s(gap_limit_s), m_profile(profile) {}
+  void add(const Sample& s);
+  /// Adds the fills at `mean_w` (the walk's covered energies are already in the profile).
+  void finish(std::int64_t from_ns, std::int64_t to_ns, double mean_w);
+
+ private:
+  double m_limit_s;
+  EnergyProfile& m_profile;
+  bool m_any = false;
+  std::int64_t m_first_ns = 0, m_prev_ns = 0;
+  double m_prev_w = 0;
+  std::vector<std::pair<std::int64_t, double>> m_gaps;  // (start, length s) of intervals over the gap limit
+};
+
+/// For each incident (sorted by time), the first sample after it that reads utilisation > 0,
+/// over every GPU walked; and whether any sample read a utilisation at all.
+class NextBusyWalker {
+ public:
+  explicit NextBusyWalker(const std::vector<WindowIncident>& incidents);
+  /// Starts the walk of another GPU.
+  void next_gpu() { m_at = 0; }
+  void add(const Sample& s);
+  [[nodiscard]] bool any_utilisation() const { return m_any_util; }
+  /// The first busy sample's time after incident i, or `fallback` when none came.
+  [[nodiscard]] std::int64_t next_busy(std::size_t i, std::int64_t fallback) const;
+
+ private:
+  std::vector<std::int64_t> m_times, m_next;
+  std::size_t m_at = 0;
+  bool m_any_util = false;
+};
+
+}  // namespace gpucost::extract::detail

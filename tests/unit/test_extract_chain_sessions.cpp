@@ -1,0 +1,281 @@
+// extract: the temperature-anchored chain (F106-F113), power source and sessions (F114-F123),
+// the trace mix and training indicators (F124-F137), each against a hand-computed case and its
+// absent case.
+#include <catch2/catch.hpp>
+
+#include "support.hpp"
+
+#include <gpucost/extract/extract.hpp>
+
+#include <string>
+
+namespace gpucost::test {
+
+namespace {
+
+constexpr std::int64_t kSec = 1'000'000'000;
+
+void incident(extract::SampleCollector& c, std::int64_t t_s, const char* kind, const char* key = nullptr,
+              const char* value = nullptr) {
+  Event ev;
+  ev.ts_ns = t_s * kSec;
+  ev.kind = kind;
+  if (key != nullptr) ev.add_text(key, value);
+  c.on_event(ev);
+}
+
+double value(const extract::IndicatorSet& set, const std::string& key) {
+  INFO(key);
+  const auto it = set.find(key);
+  REQUIRE(it != set.end());
+  INFO(it->second.reason);
+  REQUIRE(it->second.value.has_value());
+  return *it->second.value;
+}
+
+std::string reason(const extract::IndicatorSet& set, const std::string& key) {
+  INFO(key);
+  const auto it = set.find(key);
+  REQUIRE(it != set.end());
+  CHECK_FALSE(it->second.value.has_value());
+  return it->second.reason;
+}
+
+/// GPU 0 at 1 Hz, t = 0..100 s. Temperature 80 °C for 20 <= t < 50 and t >= 70, else 70 °C:
+/// the 15 s rolling median (15 samples, t-14..t) first exceeds 78 °C when 8 of them read 80,
+/// at t = 27 and t = 77. Utilisation 50 % for 31 <= t <= 42, else 100 %.
+void chain_fixture(extract::SampleCollector& c, bool with_temperature = true) {
+  for (std::int64_t t = 0; t <= 100; ++t) {
+    Event ev;
+    ev.ts_ns = t * kSec;
+    ev.kind = "sample";
+    ev.gpu = 0;
+    ev.set(Metric::power_w, 300);
+    ev.set(Metric::sm_pct, t >= 31 && t <= 42 ? 50 : 100);
+    if (with_temperature) ev.set(Metric::temp_c, (t >= 20 && t < 50) || t >= 70 ? 80 : 70);
+    c.on_event(ev);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("extract: the temperature-anchored chain, by hand", "[extract][chain]") {
+  extract::SampleCollector c;
+  chain_fixture(c);
+  incident(c, 5, "xid", "bucket", "restart_app");  // before any crossing
+  incident(c, 30, "aer", "severity", "corrected");  // 3 s after the crossing at 27
+  incident(c, 35, "modeset");                       // 8 s after it
+  incident(c, 90, "thermal", "state", "hot");       // 13 s after the crossing at 77
+  incident(c, 95, "thermal", "state", "normal");    // not an error
+  incident(c, 60, "oom");                           // not a chain error either
+  extract::ExtractOptions o;
+  o.chain_window_s = 20;
+  auto f = extract::compute_features(c, o);
+  REQUIRE(f);
+  const auto& h = f->host_indicators;
+  CHECK(value(f->gpus[0].indicators, "temp_rolling_crossings") == 2);
+  CHECK(value(h, "chain_errors_after_crossing") == 3);    // 30, 35 and 90
+  CHECK(value(h, "chain_errors_per_crossing") == 1.5);    // (2 + 1) / 2
+  CHECK(value(h, "chain_crossings_with_error") == 2);
+  CHECK(value(h, "chain_error_share") == 0.75);           // 3 of 4 errors
+  CHECK(value(h, "chain_lag_mean_s") == Approx(8));       // (3 + 13) / 2
+  CHECK(value(h, "chain_lag_min_s") == Approx(3));
+  // After / before, 12 samples each side: error 30: 50/100; error 35: before t=23..34 is
+  // (8x100 + 4x50)/12, after t=36..47 is (7x50 + 5x100)/12, ratio 850/1000; error 90: 1.
+  CHECK(value(h, "chain_util_drop_ratio") == Approx((0.5 + 0.85 + 1.0) / 3));
+  CHECK(value(h, "error_util_drop_ratio") == Approx((1.0 + 0.5 + 0.85 + 1.0) / 4));
+
+  SECTION("a wider window chains the error at 90 to the first crossing too") {
+    o.chain_window_s = 300;
+    auto g = extract::compute_features(c, o);
+    REQUIRE(g);
+    CHECK(value(g->host_indicators, "chain_errors_after_crossing") == 3);
+    CHECK(value(g->host_indicators, "chain_errors_per_crossing") == 2.0);  // (3 + 1) / 2
+  }
+  SECTION("a higher threshold: no crossing, nothing chained") {
+    o.temp_threshold_c = 85;
+    auto g = extract::compute_features(c, o);
+    REQUIRE(g);
+    const auto& gh = g->host_indicators;
+    CHECK(value(gh, "chain_errors_after_crossing") == 0);
+    CHECK(value(gh, "chain_crossings_with_error") == 0);
+    CHECK(value(gh, "chain_error_share") == 0);
+    CHECK(reason(gh, "chain_errors_per_crossing") == "the rolling-median temperature never crossed the threshold upward");
+    CHECK(reason(gh, "chain_lag_mean_s") == "the rolling-median temperature never crossed the threshold upward");
+    CHECK(reason(gh, "chain_util_drop_ratio") == "no error followed a crossing within the chain window");
+    CHECK(value(gh, "error_util_drop_ratio") == Approx((1.0 + 0.5 + 0.85 + 1.0) / 4));
+  }
+}
+
+TEST_CASE("extract: the chain's absent cases", "[extract][chain]") {
+  SECTION("no kernel log") {
+    extract::SampleCollector c;
+    chain_fixture(c);
+    auto f = extract::compute_features(c, {});
+    REQUIRE(f);
+    for (const char* k : {"chain_errors_after_crossing", "chain_error_share", "error_util_drop_ratio"})
+      CHECK(reason(f->host_indicators, k) == "no kernel log, dmesg, journal or bug report among the inputs");
+  }
+  SECTION("no temperature: the crossings are unknown, the error baseline is not") {
+    extract::SampleCollector c;
+    chain_fixture(c, false);
+    incident(c, 30, "xid", "bucket", "reset_gpu");
+    auto f = extract::compute_features(c, {});
+    REQUIRE(f);
+    CHECK(reason(f->host_indicators, "chain_errors_after_crossing") == "no temperature samples in the window");
+    CHECK(value(f->host_indicators, "error_util_drop_ratio") == Approx(0.5));
+  }
+  SECTION("a log without errors") {
+    extract::SampleCollector c;
+    chain_fixture(c);
+    incident(c, 10, "lid", "state", "open");
+    auto f = extract::compute_features(c, {});
+    REQUIRE(f);
+    CHECK(value(f->host_indicators, "chain_errors_after_crossing") == 0);
+    CHECK(reason(f->host_indicators, "chain_error_share") == "no Xid, AER, modeset or thermal error in the window");
+    CHECK(reason(f->host_indicators, "error_util_drop_ratio") == "no Xid, AER, modeset or thermal error in the window");
+  }
+}
+
+TEST_CASE("extract: power source and sessions, by hand", "[extract][sessions]") {
+  extract::SampleCollector c;
+  for (std::int64_t t : {0, 1000}) {  // the window is 0..1000 s
+    Event ev;
+    ev.ts_ns = t * kSec;
+    ev.kind = "sample";
+    ev.set(Metric::power_w, 100);
+    c.on_event(ev);
+  }
+  incident(c, -100, "power_source", "state", "online");  // before the window: sets the state
+  incident(c, 100, "power_source", "state", "offline");
+  incident(c, 300, "power_source", "state", "online");
+  incident(c, 900, "power_source", "state", "offline");  // on battery to the window end
+  incident(c, 400, "suspend");  // two layers report one suspend ...
+  incident(c, 401, "suspend");
+  incident(c, 450, "resume");   // ... and one resume
+  incident(c, 452, "resume");
+  incident(c, 390, "lid", "state", "closed");
+  incident(c, 460, "lid", "state", "open");
+  incident(c, 600, "gpu_lost");
+  incident(c, 690, "shutdown", "action", "reboot");
+  incident(c, 700, "boot");
+  incident(c, 800, "driver", "action", "unload");
+  incident(c, 850, "driver", "action", "load");
+  incident(c, 950, "driver", "action", "reset");
+  incident(c, 20, "segfault");
+  auto f = extract::compute_features(c, {});
+  REQUIRE(f);
+  const auto& h = f->host_indicators;
+  const double hours = 1000.0 / 3600;
+  CHECK(value(h, "ac_switches_per_hour") == Approx(3 / hours));  // 100, 300, 900
+  CHECK(value(h, "battery_s") == 300);                           // 100..300 and 900..1000
+  CHECK(value(h, "resume_count") == 1);
+  CHECK(value(h, "suspend_s") == 50);                            // 400..450
+  CHECK(value(h, "suspend_count") == 1);
+  CHECK(value(h, "interruptions_per_hour") == Approx(4 / hours));  // suspend, boot, GPU lost, reset
+  CHECK(value(h, "boot_count") == 1);
+  CHECK(value(h, "shutdown_count") == 1);
+  CHECK(value(h, "gpu_unavailable_s") == 150);  // 600..700 (boot) and 800..850 (load)
+  CHECK(value(h, "lid_closed_s") == 70);
+  CHECK(value(h, "segfault_count") == 1);
+
+  SECTION("merge recomputes the rates from the summed partials") {
+    auto back = extract::features_from_json(extract::features_to_json(*f), "a.json");
+    REQUIRE(back);
+    auto m = extract::merge_features({*back});
+    REQUIRE(m);
+    CHECK(value(m->host_indicators, "ac_switches_per_hour") == Approx(3 / hours));
+    CHECK(value(m->host_indicators, "interruptions_per_hour") == Approx(4 / hours));
+  }
+}
+
+TEST_CASE("extract: sessions without a kernel log are absent, a state opened before the window counts from its start",
+          "[extract][sessions]") {
+  extract::SampleCollector c;
+  for (std::int64_t t : {100, 200}) {
+    Event ev;
+    ev.ts_ns = t * kSec;
+    ev.kind = "sample";
+    ev.set(Metric::power_w, 100);
+    c.on_event(ev);
+  }
+  {
+    auto f = extract::compute_features(c, {});
+    REQUIRE(f);
+    for (const char* k : {"ac_switches_per_hour", "battery_s", "suspend_s", "segfault_count", "interruptions_per_hour"})
+      CHECK(reason(f->host_indicators, k) == "no kernel log, dmesg, journal or bug report among the inputs");
+  }
+  incident(c, 50, "power_source", "state", "offline");  // the first message only sets the state
+  incident(c, 150, "power_source", "state", "online");
+  auto f = extract::compute_features(c, {});
+  REQUIRE(f);
+  CHECK(value(f->host_indicators, "battery_s") == 50);  // 100..150
+  CHECK(value(f->host_indicators, "ac_switches_per_hour") == Approx(1 / (100.0 / 3600)));
+  CHECK(value(f->host_indicators, "suspend_s") == 0);
+}
+
+TEST_CASE("extract: trace mix and step indicators of the hand-made trace", "[extract][trace]") {
+  // testdata/trace/h100_rank3_modern.pt.trace.json: on GPU 0 a 50 us GEMM, a 5 us clamp, a
+  // 2.25 us Triton kernel, a 40 us NCCL all-reduce and a 20 us HtoD memcpy (117.25 us of ops);
+  // span 302.75 us with 135 us host wait and 10 us short gaps; launch delays up to 90 us;
+  // ProfilerStep#7 150 us and #8 300 us.
+  extract::SampleCollector c;
+  auto reader = io::LineReader::from_string(fixture("trace/h100_rank3_modern.pt.trace.json"));
+  auto clock = LocalClock::make("UTC");
+  prep::InputStats stats;
+  stats.path = "trace.json";
+  REQUIRE(prep::run_prep_input(*reader, prep::PrepOptions{}, *clock, c, stats));
+  c.note_inputs({stats});
+  auto f = extract::compute_features(c, {});
+  REQUIRE(f);
+  REQUIRE(f->gpus.size() == 1);
+  for (const auto* set : {&f->host_indicators, &f->gpus[0].indicators}) {
+    CHECK(value(*set, "memcpy_count") == 1);
+    CHECK(value(*set, "memset_count") == 0);
+    CHECK(value(*set, "comm_kernel_fraction") == Approx(40 / 117.25));
+    CHECK(value(*set, "memory_op_fraction") == Approx(20 / 117.25));
+    CHECK(value(*set, "top_kernel_share") == Approx(50 / 117.25));
+    CHECK(value(*set, "host_wait_fraction") == Approx(135 / 302.75));
+    CHECK(value(*set, "short_gap_fraction") == Approx(10 / 302.75));
+    CHECK(value(*set, "launch_delay_max_us") == Approx(90));
+  }
+  const auto& h = f->host_indicators;
+  CHECK(value(h, "traces") == 1);
+  CHECK(value(h, "trace_steps") == 2);
+  CHECK(value(h, "step_time_mean_s") == Approx(225e-6));
+  CHECK(value(h, "step_time_p95_s") == Approx(150e-6 + 0.95 * 150e-6));  // numpy linear
+  CHECK(f->gpus[0].indicators.count("trace_steps") == 0);  // host only
+  CHECK_FALSE(h.at("samples_per_s").value.has_value());
+}
+
+TEST_CASE("extract: training throughput from the training log, evaluation left out", "[extract][trainlog]") {
+  extract::SampleCollector c;
+  for (std::int64_t t : {0, 100}) {
+    Event ev;
+    ev.ts_ns = t * kSec;
+    ev.kind = "sample";
+    ev.set(Metric::power_w, 100);
+    c.on_event(ev);
+  }
+  const auto train = [&](std::int64_t t, const char* phase, const char* key, const char* v) {
+    Event ev;
+    ev.ts_ns = t * kSec;
+    ev.kind = "train";
+    ev.add_text("phase", phase);
+    ev.fields.push_back(Field{key, v, true, false});
+    c.on_event(ev);
+  };
+  train(10, "step", "it_per_s", "2.0");
+  train(20, "step", "it_per_s", "4.0");
+  train(30, "step", "it_per_s", "3.5");
+  train(40, "eval", "it_per_s", "20.0");            // an evaluation bar
+  train(50, "eval", "samples_per_second", "61.5");  // eval_samples_per_second
+  train(90, "end", "samples_per_second", "32.5");   // train_samples_per_second
+  train(200, "step", "it_per_s", "9.0");            // after the window
+  auto f = extract::compute_features(c, {});
+  REQUIRE(f);
+  CHECK(value(f->host_indicators, "samples_per_s") == 32.5);
+  CHECK(value(f->host_indicators, "iterations_per_s") == 3.5);  // median of 2, 3.5, 4
+}
+
+}  // namespace gpucost::test
