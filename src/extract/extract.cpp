@@ -31,111 +31,6 @@ void absent(IndicatorSet& set, std::string_view key, std::string reason) {
   set[std::string(key)] = IndicatorValue{std::nullopt, std::move(reason)};
 }
 
-double median(std::vector<double> v) {
-  if (v.empty()) return kNaN;
-  const std::size_t mid = v.size() / 2;
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid), v.end());
-  const double hi = v[mid];
-  if (v.size() % 2 == 1) return hi;
-  const double lo = *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid));
-  return (lo + hi) / 2;
-}
-
-// Time-weighted statistics of one metric: consecutive samples that carry the metric form an
-// interval; it counts when it is no longer than the gap limit, and the left sample holds.
-struct Held {
-  double covered_s = 0;     // sum of covered intervals
-  double sum = 0;           // sum of v_left x dt
-  double trapezoid = 0;     // sum of (v_left + v_right) / 2 x dt
-  double zero_s = 0;        // covered time whose left sample is 0
-  double above_s = 0;       // covered time whose left sample is > threshold
-  double max = kNaN;
-  std::size_t count = 0;    // samples that carry the metric
-  double plain_sum = 0;     // sum of the sample values (unweighted)
-  std::size_t plain_zero = 0;                       // samples that read 0
-  std::vector<double> values;                       // every sample value (unweighted fallback; Quantiles::keep)
-  std::vector<std::pair<double, double>> weighted;  // (value, weight) for quantiles (Quantiles::keep)
-
-  // Time-weighted mean over covered intervals; with no covered interval (a lone sample, or
-  // samples all separated by gaps) the plain mean of the samples, so one sample gives itself.
-  [[nodiscard]] double held_mean() const {
-    return covered_s > 0 ? sum / covered_s : plain_sum / static_cast<double>(count);
-  }
-};
-
-/// Whether held_stats keeps every value for quantiles: only power has one (p95), and the copies
-/// of the others cost a day of 1 Hz telemetry tens of MB and a third of extract's page faults.
-enum class Quantiles { keep, drop };
-
-template <typename Get>
-Held held_stats(const std::vector<Sample>& s, Get get, double limit_s, double threshold,
-                Quantiles quantiles = Quantiles::drop) {
-  Held h;
-  const bool keep = quantiles == Quantiles::keep;
-  if (keep) {
-    h.values.reserve(s.size());
-    h.weighted.reserve(s.size());
-  }
-  const Sample* prev = nullptr;
-  for (const Sample& cur : s) {
-    const double v = get(cur);
-    if (std::isnan(v)) continue;
-    ++h.count;
-    h.plain_sum += v;
-    if (v == 0) ++h.plain_zero;
-    if (keep) h.values.push_back(v);
-    if (std::isnan(h.max) || v > h.max) h.max = v;
-    if (prev != nullptr) {
-      const double pv = get(*prev);
-      const double dt = secs(cur.ts_ns - prev->ts_ns);
-      if (dt > 0 && dt <= limit_s) {
-        h.covered_s += dt;
-        h.sum += pv * dt;
-        h.trapezoid += (pv + v) / 2 * dt;
-        if (pv == 0) h.zero_s += dt;
-        if (pv > threshold) h.above_s += dt;
-        if (keep) h.weighted.emplace_back(pv, dt);
-      }
-    }
-    prev = &cur;
-  }
-  return h;
-}
-
-// The smallest value v such that the samples reading <= v hold at least q of the total weight,
-// for each q of `qs` (ascending), from one sort. The relative tolerance keeps an exact
-// hand-computed boundary (19 s of 20 s at q = 0.95) from tipping to the next value on the
-// rounding of 0.95 x 20.
-std::vector<double> weighted_quantiles(std::vector<std::pair<double, double>> vw, std::initializer_list<double> qs) {
-  std::vector<double> out;
-  if (vw.empty()) {
-    out.assign(qs.size(), kNaN);
-    return out;
-  }
-  // Only the values order: equal values may come in any order of weights (same cumulative sum).
-  std::sort(vw.begin(), vw.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  double total = 0;
-  for (const auto& [v, w] : vw) total += w;
-  double acc = 0;
-  std::size_t i = 0;
-  for (const double q : qs) {
-    const double target = q * total * (1 - 1e-12);
-    while (i + 1 < vw.size() && acc + vw[i].second < target) acc += vw[i++].second;
-    out.push_back(vw[i].first);
-  }
-  return out;
-}
-
-// Quantiles of the held statistics: time-weighted over covered intervals, else every sample
-// weighs 1.
-std::vector<double> held_quantiles(const Held& h, std::initializer_list<double> qs) {
-  if (!h.weighted.empty()) return weighted_quantiles(h.weighted, qs);
-  std::vector<std::pair<double, double>> equal;
-  equal.reserve(h.values.size());
-  for (double v : h.values) equal.emplace_back(v, 1.0);
-  return weighted_quantiles(std::move(equal), qs);
-}
-
 // The energy's minute profile: each covered interval's trapezoid energy and each uncovered
 // stretch's filled energy land in the minute where they start (docs/indicators.md, Energy
 // profile; docs/cost-model.md, time of use).
@@ -144,38 +39,6 @@ void walk_energy(const std::vector<Sample>& s, std::int64_t from_ns, std::int64_
   detail::EnergyProfileWalker walker(limit_s, profile);
   for (const Sample& x : s) walker.add(x);
   walker.finish(from_ns, to_ns, mean_w);
-}
-
-// The quantiles of the power, temperature and utilisation (not mergeable: merge reports them
-// null unless one document gives the GPU).
-void quantile_indicators(const std::vector<Sample>& s, double limit, IndicatorSet& out) {
-  const Held p = held_stats(s, [](const Sample& x) { return x.power_w; }, limit, kNaN, Quantiles::keep);
-  if (p.count == 0) {
-    absent(out, "power_p50_w", "no power samples");
-    absent(out, "power_p95_w", "no power samples");
-  } else {
-    const auto q = held_quantiles(p, {0.5, 0.95});
-    set(out, "power_p50_w", q[0]);
-    set(out, "power_p95_w", q[1]);
-  }
-  const Held t = held_stats(s, [](const Sample& x) { return x.temp_c; }, limit, kNaN, Quantiles::keep);
-  if (t.count == 0) {
-    absent(out, "temp_p50_c", "no temperature samples");
-    absent(out, "temp_p95_c", "no temperature samples");
-  } else {
-    const auto q = held_quantiles(t, {0.5, 0.95});
-    set(out, "temp_p50_c", q[0]);
-    set(out, "temp_p95_c", q[1]);
-  }
-  const Held u = held_stats(s, [](const Sample& x) { return x.util_pct; }, limit, kNaN, Quantiles::keep);
-  if (u.count == 0) {
-    absent(out, "util_p50", "no utilisation samples (MIG mode prints none)");
-    absent(out, "util_p95", "no utilisation samples (MIG mode prints none)");
-  } else {
-    const auto q = held_quantiles(u, {0.5, 0.95});
-    set(out, "util_p50", q[0] / 100);
-    set(out, "util_p95", q[1] / 100);
-  }
 }
 
 void thermal_shape(const std::vector<Sample>& s, double threshold, IndicatorSet& out, detail::ChainData& chain) {
@@ -190,26 +53,23 @@ void gpu_indicators(const std::vector<Sample>& s, std::int64_t from_ns, std::int
                     detail::ChainData& chain) {
   IndicatorSet& out = g.indicators;
   const double wall_s = secs(to_ns - from_ns);
-  std::vector<double> gaps;
-  for (std::size_t i = 1; i < s.size(); ++i) {
-    const double dt = secs(s[i].ts_ns - s[i - 1].ts_ns);
-    if (dt > 0) gaps.push_back(dt);
-  }
-  const double med = median(std::move(gaps));
-  const double limit = gap_limit_s(std::isnan(med) ? 0 : med);
-  if (std::isnan(med)) absent(out, "sample_interval_median_s", "fewer than two samples at distinct times");
-  else set(out, "sample_interval_median_s", med);
+  // The gap limit needs the median interval before the walk: a first pass over the times.
+  detail::QuantileSketch intervals = detail::interval_sketch(s);
+  const double limit = gap_limit_s(intervals.empty() ? 0 : intervals.median());
 
   detail::GpuWalker walker(limit, threshold);
   for (const Sample& x : s) walker.add(x);
   g.partials = walker.partials();
+  detail::GpuSketches sketches = walker.take_sketches();
+  sketches.intervals = std::move(intervals);
+  detail::finish_quantiles(sketches, out);
+  g.sketches = std::make_shared<const detail::GpuSketches>(std::move(sketches));
   g.first = s.front();
   g.last = s.back();
   const detail::GpuEnergy e = detail::finish_gpu(g.partials, wall_s, out);
   filled_j += e.filled_j;
   energy_j += e.energy_j;
   if (out["power_mean_w"].value) walk_energy(s, from_ns, to_ns, limit, *out["power_mean_w"].value, profile);
-  quantile_indicators(s, limit, out);
   thermal_shape(s, threshold, out, chain);
   detail::UtilAroundWalker around(chain);
   for (const Sample& x : s) around.add(x);

@@ -6,11 +6,16 @@
 #include <gpucost/io/json_out.hpp>
 #include <gpucost/io/line_reader.hpp>
 
+#include "gpu_stats.hpp"
+
 #include <fmt/format.h>
 #include <simdjson.h>
 
+#include <array>
 #include <cmath>
 #include <limits>
+#include <memory>
+#include <type_traits>
 
 namespace gpucost::extract {
 
@@ -126,16 +131,73 @@ void write_sample(std::string& b, const Sample& s) {
   b.append("}");
 }
 
+// The names of a GPU's sketches in the document: the time-weighted ones by the event stream's
+// metric key (indexed by Held), the per-sample fallbacks with ".samples"; written in this order.
+constexpr std::array<const char*, detail::kQuantiledCount> kSketchNames = {"power_w", "sm_pct", "temp_c"};
+constexpr const char* kIntervalsName = "intervals_s";
+constexpr const char* kPlainSuffix = ".samples";
+
+void write_pairs(std::string& b, const char* key, const auto& pairs) {
+  b.append(fmt::format("\"{}\": [", key));
+  for (std::size_t i = 0; i < pairs.size(); ++i) {
+    b.append(i == 0 ? "[" : ", [");
+    io::append_json_number(b, static_cast<double>(pairs[i].first));
+    b.append(", ");
+    io::append_json_number(b, pairs[i].second);
+    b.append("]");
+  }
+  b.append("]");
+}
+
+void write_sketch(std::string& b, std::string_view name, const detail::QuantileSketch& q, bool& first) {
+  if (q.empty()) return;
+  b.append(first ? "\n        " : ",\n        ");
+  first = false;
+  io::append_json_string(b, name);
+  b.append(": {");
+  const detail::QuantileSketch::State st = q.state();
+  if (st.exact) {
+    write_pairs(b, "exact", st.values);
+  } else {
+    b.append("\"alpha\": ");
+    io::append_json_number(b, detail::QuantileSketch::kAlpha);
+    b.append(", \"min\": ");
+    io::append_json_number(b, st.min);
+    b.append(", \"max\": ");
+    io::append_json_number(b, st.max);
+    b.append(", \"zero\": ");
+    io::append_json_number(b, st.zero);
+    b.append(", ");
+    write_pairs(b, "positive", st.positive);
+    b.append(", ");
+    write_pairs(b, "negative", st.negative);
+  }
+  b.append("}");
+}
+
+void write_sketches(std::string& b, const detail::GpuSketches& s) {
+  b.append(",\n      \"sketches\": {");
+  bool first = true;
+  write_sketch(b, kIntervalsName, s.intervals, first);
+  for (std::size_t i = 0; i < detail::kQuantiledCount; ++i) {
+    write_sketch(b, kSketchNames[i], s.held[i], first);
+    write_sketch(b, fmt::format("{}{}", kSketchNames[i], kPlainSuffix), s.plain[i], first);
+  }
+  b.append(first ? "}" : "\n      }");
+}
+
 void write_gpu_state(std::string& b, const GpuFeatures& g) {
   if (g.partials.empty()) return;
   b.append(",\n      \"partials\": ");
   write_partials(b, g.partials);
-  if (!g.first || !g.last) return;
-  b.append(",\n      \"edges\": {\"first\": ");
-  write_sample(b, *g.first);
-  b.append(", \"last\": ");
-  write_sample(b, *g.last);
-  b.append("}");
+  if (g.first && g.last) {
+    b.append(",\n      \"edges\": {\"first\": ");
+    write_sample(b, *g.first);
+    b.append(", \"last\": ");
+    write_sample(b, *g.last);
+    b.append("}");
+  }
+  if (g.sketches) write_sketches(b, *g.sketches);
 }
 
 }  // namespace
@@ -301,6 +363,88 @@ Status read_sample(simdjson::dom::element e, std::optional<Sample>& out, const s
   return {};
 }
 
+// [[a, b], ...] into `out` (at most `cap` pairs); `index` reads a as a bucket index.
+template <typename Pair>
+Status read_pairs(simdjson::dom::element parent, const char* key, std::size_t cap, std::vector<Pair>& out,
+                  const std::string& what) {
+  simdjson::dom::array list;
+  if (parent[key].get_array().get(list) != simdjson::SUCCESS)
+    return make_error(ErrorKind::schema, fmt::format("{}: '{}' is not an array", what, key));
+  for (simdjson::dom::element e : list) {
+    if (out.size() >= cap)
+      return make_error(ErrorKind::schema, fmt::format("{}: '{}' holds more than {} entries", what, key, cap));
+    simdjson::dom::array pair;
+    double weight = 0;
+    if (e.get_array().get(pair) != simdjson::SUCCESS || pair.size() != 2 ||
+        pair.at(1).get_double().get(weight) != simdjson::SUCCESS)
+      return make_error(ErrorKind::schema,
+                        fmt::format("{}: '{}' holds an entry that is not a [number, number] pair", what, key));
+    if constexpr (std::is_same_v<typename Pair::first_type, double>) {
+      double v = 0;
+      if (pair.at(0).get_double().get(v) != simdjson::SUCCESS)
+        return make_error(ErrorKind::schema, fmt::format("{}: '{}' holds a non-numeric value", what, key));
+      out.emplace_back(v, weight);
+    } else {
+      std::int64_t index = 0;
+      if (pair.at(0).get_int64().get(index) != simdjson::SUCCESS || index < -(1 << 30) || index > (1 << 30))
+        return make_error(ErrorKind::schema,
+                          fmt::format("{}: '{}' holds a bucket index that is not a small integer", what, key));
+      out.emplace_back(static_cast<std::int32_t>(index), weight);
+    }
+  }
+  return {};
+}
+
+Expected<detail::QuantileSketch> read_sketch(simdjson::dom::element e, const std::string& what) {
+  using detail::QuantileSketch;
+  if (!e.is_object()) return make_error(ErrorKind::schema, fmt::format("{}: not an object", what));
+  QuantileSketch::State st;
+  st.exact = e["exact"].error() == simdjson::SUCCESS;
+  if (st.exact) {
+    if (auto r = read_pairs(e, "exact", QuantileSketch::kExactCap, st.values, what); !r) return r.error();
+    return QuantileSketch::from_state(st, what);
+  }
+  double alpha = 0;
+  if (e["alpha"].get_double().get(alpha) != simdjson::SUCCESS || alpha != QuantileSketch::kAlpha)
+    return make_error(ErrorKind::schema,
+                      fmt::format("{}: neither exact values nor buckets of relative accuracy {}", what,
+                                  QuantileSketch::kAlpha),
+                      "re-run `gpucost extract` with this version of gpucost");
+  if (e["min"].get_double().get(st.min) != simdjson::SUCCESS || e["max"].get_double().get(st.max) != simdjson::SUCCESS ||
+      e["zero"].get_double().get(st.zero) != simdjson::SUCCESS)
+    return make_error(ErrorKind::schema, fmt::format("{}: min, max or zero is missing or not a number", what));
+  const auto cap = static_cast<std::size_t>(QuantileSketch::kMaxBuckets);
+  if (auto r = read_pairs(e, "positive", cap, st.positive, what); !r) return r.error();
+  if (auto r = read_pairs(e, "negative", cap, st.negative, what); !r) return r.error();
+  return QuantileSketch::from_state(st, what);
+}
+
+// Optional: documents written before the sketches existed have none (merge then reports the
+// quantiles null). Names this gpucost does not know are left alone.
+Status read_sketches(simdjson::dom::element gpu, GpuFeatures& g, const std::string& path) {
+  simdjson::dom::element obj;
+  if (gpu["sketches"].get(obj) != simdjson::SUCCESS) return {};
+  if (!obj.is_object())
+    return make_error(ErrorKind::schema, fmt::format("{}: GPU {}: sketches is not an object", path, g.gpu));
+  auto s = std::make_shared<detail::GpuSketches>();
+  const auto read = [&](const std::string& name, detail::QuantileSketch& into) -> Status {
+    simdjson::dom::element e;
+    if (obj[name].get(e) != simdjson::SUCCESS) return {};
+    auto q = read_sketch(e, fmt::format("{}: GPU {}: sketch '{}'", path, g.gpu, name));
+    if (!q) return q.error();
+    into = std::move(*q);
+    return {};
+  };
+  if (auto st = read(kIntervalsName, s->intervals); !st) return st;
+  for (std::size_t i = 0; i < detail::kQuantiledCount; ++i) {
+    if (auto st = read(kSketchNames[i], s->held[i]); !st) return st;
+    if (auto st = read(fmt::format("{}{}", kSketchNames[i], kPlainSuffix), s->plain[i]); !st) return st;
+  }
+  s->settle();
+  g.sketches = std::move(s);
+  return {};
+}
+
 Status read_edges(simdjson::dom::element gpu, GpuFeatures& g, const std::string& path) {
   simdjson::dom::element first, last;
   if (gpu["edges"]["first"].get(first) != simdjson::SUCCESS || gpu["edges"]["last"].get(last) != simdjson::SUCCESS)
@@ -355,6 +499,7 @@ Expected<Features> features_from_json(std::string_view text, const std::string& 
     if (g["host"].get_string().get(gpu_host) == simdjson::SUCCESS) gf.host = std::string(gpu_host);
     if (auto st = read_partials(g, gf.partials, path); !st) return st.error();
     if (auto st = read_edges(g, gf, path); !st) return st.error();
+    if (auto st = read_sketches(g, gf, path); !st) return st.error();
     f.gpus.push_back(std::move(gf));
   }
   if (auto st = read_incidents(doc, f, path); !st) return st.error();

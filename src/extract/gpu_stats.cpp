@@ -109,6 +109,7 @@ GpuWalker::GpuWalker(double gap_limit_s, double threshold_c) : m_limit_s(gap_lim
 void GpuWalker::add_held_interval(Held m, const Sample& prev, const Sample& cur, double dt) {
   const double pv = value_of(prev, m), v = value_of(cur, m);
   auto& h = m_held[static_cast<std::size_t>(m)];
+  if (static_cast<std::size_t>(m) < kQuantiledCount) m_sketches.held[static_cast<std::size_t>(m)].add(pv, dt);
   h[cov_s] += dt;
   h[held] += pv * dt;
   h[right] += v * dt;
@@ -173,6 +174,7 @@ void GpuWalker::add(const Sample& s, bool count_sample) {
       if (v == 0) ++m_held[i][plain_zero];
       if (std::isnan(m_max[i]) || v > m_max[i]) m_max[i] = v;
       if (std::isnan(m_min[i]) || v < m_min[i]) m_min[i] = v;
+      if (i < kQuantiledCount && m_sketches.held[i].empty()) m_sketches.plain[i].add(v);  // the fallback
     }
     if (const Sample* p = m_prev[i]) {
       const double dt = secs(s.ts_ns - p->ts_ns);
@@ -208,6 +210,46 @@ Partials GpuWalker::partials() const {
     if (!std::isnan(m_min[i])) p[fmt::format("{}.min", kHeldNames[i])] = m_min[i];
   }
   return p;
+}
+
+GpuSketches GpuWalker::take_sketches() {
+  GpuSketches out = std::move(m_sketches);
+  m_sketches = GpuSketches();
+  out.settle();
+  return out;
+}
+
+void GpuSketches::merge(const GpuSketches& other) {
+  for (std::size_t i = 0; i < kQuantiledCount; ++i) {
+    held[i].merge(other.held[i]);
+    plain[i].merge(other.plain[i]);
+  }
+  intervals.merge(other.intervals);
+  settle();
+}
+
+void GpuSketches::settle() {
+  for (std::size_t i = 0; i < kQuantiledCount; ++i)
+    if (!held[i].empty()) plain[i].clear();
+}
+
+QuantileSketch interval_sketch(const std::vector<Sample>& samples) {
+  QuantileSketch out;
+  for (std::size_t i = 1; i < samples.size(); ++i) {
+    const double dt = secs(samples[i].ts_ns - samples[i - 1].ts_ns);
+    if (dt > 0) out.add(dt);
+  }
+  return out;
+}
+
+GpuSketches bridge_sketches(const Sample& last, const Sample& first, double gap_limit_s) {
+  GpuWalker w(gap_limit_s, kNaN);
+  w.add(last, false);
+  w.add(first, false);
+  GpuSketches out = w.take_sketches();
+  const double dt = secs(first.ts_ns - last.ts_ns);
+  if (dt > 0) out.intervals.add(dt);
+  return out;
 }
 
 Partials bridge_partials(const Sample& last, const Sample& first, double gap_limit_s, double threshold_c) {
@@ -437,7 +479,30 @@ void throttle_indicators(const Partials& p, IndicatorSet& out) {
   else absent(out, "throttle_onsets", none);
 }
 
+/// p50 and p95 of one metric: time-weighted, else (no covered interval) per sample.
+void quantile_pair(const GpuSketches& s, Held m, double scale, std::string_view p50, std::string_view p95,
+                   const char* none, IndicatorSet& out) {
+  const auto i = static_cast<std::size_t>(m);
+  const QuantileSketch& q = !s.held[i].empty() ? s.held[i] : s.plain[i];
+  if (q.empty()) {
+    absent(out, p50, none);
+    absent(out, p95, none);
+    return;
+  }
+  const auto v = q.quantiles({0.5, 0.95});
+  set(out, p50, v[0] / scale);
+  set(out, p95, v[1] / scale);
+}
+
 }  // namespace
+
+void finish_quantiles(const GpuSketches& s, IndicatorSet& out) {
+  quantile_pair(s, Held::power, 1, "power_p50_w", "power_p95_w", "no power samples", out);
+  quantile_pair(s, Held::temp, 1, "temp_p50_c", "temp_p95_c", "no temperature samples", out);
+  quantile_pair(s, Held::util, 100, "util_p50", "util_p95", "no utilisation samples (MIG mode prints none)", out);
+  if (s.intervals.empty()) absent(out, "sample_interval_median_s", "fewer than two samples at distinct times");
+  else set(out, "sample_interval_median_s", s.intervals.median());
+}
 
 GpuEnergy finish_gpu(const Partials& p, double wall_s, IndicatorSet& out) {
   job_indicators(p, wall_s, out);

@@ -5,6 +5,8 @@
 
 #include <gpucost/extract/extract.hpp>
 
+#include "quantile_sketch.hpp"
+
 #include <array>
 #include <cstddef>
 
@@ -14,6 +16,27 @@ namespace gpucost::extract::detail {
 /// held sum, ...).
 enum class Held : std::uint8_t { power, util, temp, pclk, mem_temp, mem_util, mclk, fb, enc, dec, rx, tx, count_ };
 inline constexpr std::size_t kHeldCount = static_cast<std::size_t>(Held::count_);
+/// The metrics with quantile indicators: the first three of Held (power, util, temp).
+inline constexpr std::size_t kQuantiledCount = 3;
+static_assert(static_cast<std::size_t>(Held::power) < kQuantiledCount &&
+              static_cast<std::size_t>(Held::util) < kQuantiledCount &&
+              static_cast<std::size_t>(Held::temp) < kQuantiledCount);
+
+/// The quantile sketches of one GPU (docs/indicators.md, Merging), indexed by Held.
+struct GpuSketches {
+  /// Time-weighted: each covered interval adds its left sample's value with weight dt.
+  std::array<QuantileSketch, kQuantiledCount> held;
+  /// Every sample weighs 1: the fallback when a metric has no covered interval. Kept only while
+  /// `held` is empty, since a covered interval, once seen, stays in every merge.
+  std::array<QuantileSketch, kQuantiledCount> plain;
+  /// The positive intervals between consecutive samples (any metrics), s.
+  QuantileSketch intervals;
+
+  /// Adds the values of `other` (another window or the bridge between two).
+  void merge(const GpuSketches& other);
+  /// Drops the fallbacks that a covered interval made useless.
+  void settle();
+};
 
 /// Accumulates the partials of one GPU from its samples in time order.
 class GpuWalker {
@@ -22,6 +45,9 @@ class GpuWalker {
   /// Adds a sample: counted (count_sample) and the interval from the previous sample of each metric.
   void add(const Sample& s, bool count_sample = true);
   [[nodiscard]] Partials partials() const;
+  /// The time-weighted and per-sample sketches (settled); `intervals` is left empty: extract
+  /// fills it before the walk, since the gap limit needs the median interval.
+  [[nodiscard]] GpuSketches take_sketches();
 
  private:
   void add_interval(double dt);
@@ -33,11 +59,22 @@ class GpuWalker {
   std::array<const Sample*, kHeldCount> m_prev{};
   const Sample* m_prev_any = nullptr;
   const Sample* m_prev_throttle = nullptr;
+  GpuSketches m_sketches;
 };
 
 /// The interval between two consecutive documents of one GPU: the partials that the last sample
 /// of the earlier and the first sample of the later one add (merge).
 Partials bridge_partials(const Sample& last, const Sample& first, double gap_limit_s, double threshold_c);
+
+/// The sketches that the interval between two consecutive documents of one GPU adds (merge):
+/// its time-weighted values when covered, and the interval itself.
+GpuSketches bridge_sketches(const Sample& last, const Sample& first, double gap_limit_s);
+
+/// The positive intervals between consecutive samples (in time order), s.
+QuantileSketch interval_sketch(const std::vector<Sample>& samples);
+
+/// The quantile indicators (F006, F014, F052, F060, F061, F079, F080) from the sketches.
+void finish_quantiles(const GpuSketches& s, IndicatorSet& out);
 
 /// Combines two partial sets (sum, or max/min by name).
 void combine_partials(Partials& into, const Partials& from);

@@ -1,6 +1,7 @@
 // gpucost merge: features documents of several hosts and/or consecutive windows into one
 // (docs/indicators.md, Merging). Every mergeable GPU indicator is recomputed from the summed
-// partials by the same code as extract's; the rest are null unless one document gives them.
+// partials and the merged quantile sketches by the same code as extract's; the rest are null
+// unless one document gives them.
 #include <gpucost/extract/catalogue.hpp>
 #include <gpucost/extract/extract.hpp>
 
@@ -87,10 +88,15 @@ Expected<detail::GpuEnergy> merge_gpu(const std::vector<const GpuFeatures*>& par
   std::vector<const IndicatorSet*> sets;
   for (const GpuFeatures* p : parts) sets.push_back(&p->indicators);
   const bool telemetry = std::all_of(parts.begin(), parts.end(), [](const GpuFeatures* p) { return !p->partials.empty(); });
+  // Documents written before the sketches existed: their quantiles stay "not mergeable".
+  const bool sketched =
+      telemetry && std::all_of(parts.begin(), parts.end(), [](const GpuFeatures* p) { return p->sketches != nullptr; });
   detail::GpuEnergy energy;
   if (telemetry) {
+    detail::GpuSketches sketches;
     for (std::size_t i = 0; i < parts.size(); ++i) {
       detail::combine_partials(g.partials, parts[i]->partials);
+      if (sketched) sketches.merge(*parts[i]->sketches);
       if (i == 0) continue;
       const GpuFeatures& prev = *parts[i - 1];
       const GpuFeatures& cur = *parts[i];
@@ -102,12 +108,18 @@ Expected<detail::GpuEnergy> merge_gpu(const std::vector<const GpuFeatures*>& par
       const Partials bridge = detail::bridge_partials(*prev.last, *cur.first, detail::partial(g.partials, "gap_limit_s"),
                                                       detail::partial(g.partials, "temp.threshold_c"));
       detail::combine_partials(g.partials, bridge);
+      if (sketched)
+        sketches.merge(detail::bridge_sketches(*prev.last, *cur.first, detail::partial(g.partials, "gap_limit_s")));
       const double bridge_j = detail::partial(bridge, "power.trap");  // the bridged interval's energy
       if (!std::isnan(bridge_j)) profile.add(prev.last->ts_ns, bridge_j / 3.6e6);
     }
     g.first = parts.front()->first;
     g.last = parts.back()->last;
     energy = detail::finish_gpu(g.partials, wall_s, g.indicators);
+    if (sketched) {
+      detail::finish_quantiles(sketches, g.indicators);
+      g.sketches = std::make_shared<const detail::GpuSketches>(std::move(sketches));
+    }
   }
   for (const IndicatorDef& d : catalogue()) {
     if (d.scope == Scope::host_only || (telemetry && g.indicators.count(std::string(d.key)) > 0)) continue;

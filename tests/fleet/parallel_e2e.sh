@@ -265,7 +265,8 @@ case $case_name in
       read -r w m how <<< "$pair"
       jq -n -r --slurpfile w "$w" --slurpfile m "$m" -f "$here/whole_vs_merge.jq" > "same-$how.txt" || fail "jq on $m"
       if grep '^FAIL' "same-$how.txt" >&2; then fail "cut as $how: the merge of the halves differs from the whole (above)"; fi
-      for k in energy_kwh samples busy_s xid_count coverage gap_count; do
+      for k in energy_kwh samples busy_s xid_count coverage gap_count power_p50_w power_p95_w temp_p95_c util_p50 \
+               sample_interval_median_s; do  # the quantiles through their sketches
         grep -qx "ok host $k" "same-$how.txt" || fail "cut as $how: host $k was not compared"
       done
       echo "cut as $how: $(grep -c '^ok' "same-$how.txt") values equal to the whole's," \

@@ -1,14 +1,24 @@
 // extract: the indicators F052-F105 against hand-computed expectations, their absent cases, and
-// merge: extracting a whole log equals merging the extracts of its halves.
+// merge: extracting a whole log equals merging the extracts of its halves (the quantiles
+// through their sketches: exactly in exact mode, within the sketch's alpha in bucket mode).
 #include <catch2/catch.hpp>
 
 #include <gpucost/core/event.hpp>
+#include <gpucost/core/time.hpp>
 #include <gpucost/extract/catalogue.hpp>
 #include <gpucost/extract/extract.hpp>
+#include <gpucost/io/line_reader.hpp>
+#include <gpucost/prep/prep.hpp>
 
+#include "extract/gpu_stats.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <map>
+#include <random>
 #include <set>
 #include <string>
 #include <vector>
@@ -286,9 +296,8 @@ Features extract_part(double from_s, double to_s) {
 }
 
 bool mergeable(const extract::IndicatorDef& d) {
-  static const std::set<std::string_view> kNot = {"power_p50_w", "power_p95_w", "temp_p50_c", "temp_p95_c",
-                                                   "util_p50", "util_p95", "temp_steady_s",
-                                                   "temp_slope_5min_c_per_min", "temp_rolling_crossings",
+  static const std::set<std::string_view> kNot = {"temp_steady_s", "temp_slope_5min_c_per_min",
+                                                   "temp_rolling_crossings",
                                                    // stretches of the sessions, step times and rates
                                                    "battery_s", "suspend_s",
                                                    "gpu_unavailable_s", "lid_closed_s", "step_time_mean_s",
@@ -330,7 +339,11 @@ TEST_CASE("merge: extract of the whole log equals the merge of the extracts of i
     for (std::size_t i = 0; i < 2; ++i) check_same(whole.gpus[i].indicators, merged->gpus[i].indicators);
     // The profile: the documents' own gap fills (at each document's mean power) stay as they were.
     CHECK(merged->energy_profile.total() == Approx(whole.energy_profile.total()).epsilon(2e-3));
-    CHECK(merged->host_indicators.at("power_p95_w").reason == "not mergeable from summaries");
+    // 1200 samples per GPU: every sketch is exact, so the quantiles above merged exactly.
+    for (const auto& g : whole.gpus) {
+      for (const auto& q : g.sketches->held) CHECK(q.exact());
+      CHECK(g.sketches->intervals.exact());
+    }
   }
 }
 
@@ -355,4 +368,138 @@ TEST_CASE("merge: several hosts keep their GPUs apart; overlaps and old document
   Features old = a;
   for (auto& g : old.gpus) g.partials.clear();
   CHECK_FALSE(extract::merge_features({old}).has_value());
+}
+
+namespace {
+
+constexpr std::int64_t kMs = 1'000'000;
+
+/// One --query-gpu row of the generated log.
+struct Row {
+  std::int64_t ms = 0;  // after 2024-06-12 00:00:00 UTC
+  int gpu = 0;
+  double power = 0;
+  int temp = 0, util = 0;
+};
+
+/// Two GPUs, 3000 samples each: GPU 0 every second with a few ms of jitter and power with two
+/// decimals (more distinct values than the exact cap: buckets), GPU 1 at irregular intervals of
+/// 0.5-6 s (ms: buckets for the median interval) and whole-watt power (exact).
+std::vector<Row> generated_rows() {
+  std::mt19937_64 rng(42);
+  std::uniform_int_distribution<int> jitter(-4, 4), step(500, 6000), watts(60, 400), centi(6000, 45000);
+  std::vector<Row> rows;
+  std::int64_t t1 = 0;
+  for (int i = 0; i < 3000; ++i) {
+    rows.push_back({i * 1000LL + jitter(rng) + 10, 0, centi(rng) / 100.0, 55 + (i / 40) % 30, (i * 37) % 101});
+    rows.push_back({t1, 1, static_cast<double>(watts(rng)), 60 + (i / 25) % 25, i % 9 == 0 ? 0 : 50 + i % 51});
+    t1 += step(rng);
+  }
+  std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.ms < b.ms; });
+  return rows;
+}
+
+std::string query_csv(const std::vector<Row>& rows, std::size_t from, std::size_t to) {
+  std::string text = "timestamp, index, power.draw [W], temperature.gpu, utilization.gpu [%]\n";
+  for (std::size_t i = from; i < to; ++i) {
+    const Row& r = rows[i];
+    const std::int64_t s = r.ms / 1000;
+    text += fmt::format("2024/06/12 {:02}:{:02}:{:02}.{:03}, {}, {:.2f} W, {}, {} %\n", s / 3600, s / 60 % 60, s % 60,
+                        r.ms % 1000, r.gpu, r.power, r.temp, r.util);
+  }
+  return text;
+}
+
+Features extract_csv(const std::string& text) {
+  auto reader = io::LineReader::from_string(text);
+  auto clock = LocalClock::make("UTC");
+  extract::SampleCollector c;
+  prep::InputStats stats;
+  REQUIRE(prep::run_prep_input(*reader, {}, *clock, c, stats));
+  auto f = extract::compute_features(c, {});
+  REQUIRE(f.has_value());
+  auto back = extract::features_from_json(extract::features_to_json(*f), "part.json");
+  REQUIRE(back.has_value());
+  return *back;
+}
+
+/// The exact time-weighted quantile of one GPU's column (every interval is covered).
+double exact_quantile(const std::vector<Row>& rows, int gpu, double Row::*column, double q) {
+  std::vector<std::pair<double, double>> vw;
+  const Row* prev = nullptr;
+  for (const Row& r : rows) {
+    if (r.gpu != gpu) continue;
+    if (prev != nullptr) vw.emplace_back(prev->*column, static_cast<double>((r.ms - prev->ms) * kMs) / 1e9);
+    prev = &r;
+  }
+  std::sort(vw.begin(), vw.end());
+  double total = 0, acc = 0;
+  for (const auto& p : vw) total += p.second;
+  std::size_t i = 0;
+  while (i + 1 < vw.size() && acc + vw[i].second < q * total * (1 - 1e-12)) acc += vw[i++].second;
+  return vw[i].first;
+}
+
+double exact_median_interval(const std::vector<Row>& rows, int gpu) {
+  std::vector<double> d;
+  const Row* prev = nullptr;
+  for (const Row& r : rows) {
+    if (r.gpu != gpu) continue;
+    if (prev != nullptr) d.push_back(static_cast<double>((r.ms - prev->ms) * kMs) / 1e9);
+    prev = &r;
+  }
+  std::sort(d.begin(), d.end());
+  return d.size() % 2 == 1 ? d[d.size() / 2] : (d[d.size() / 2 - 1] + d[d.size() / 2]) / 2;
+}
+
+}  // namespace
+
+TEST_CASE("merge: quantiles of a generated query CSV merge within the sketch's error", "[extract][merge][sketch]") {
+  const std::vector<Row> rows = generated_rows();
+  const Features whole = extract_csv(query_csv(rows, 0, rows.size()));
+  REQUIRE(whole.gpus.size() == 2);
+  const auto& s0 = *whole.gpus[0].sketches;
+  const auto& s1 = *whole.gpus[1].sketches;
+  REQUIRE_FALSE(s0.held[0].exact());  // GPU 0 power: buckets
+  REQUIRE(s0.intervals.exact());
+  REQUIRE(s1.held[0].exact());  // GPU 1 power: whole watts
+  REQUIRE_FALSE(s1.intervals.exact());
+  const double alpha = extract::detail::QuantileSketch::kAlpha;
+  const auto near = [&](double got, double exact) { return std::abs(got - exact) <= alpha * std::abs(exact) * (1 + 1e-9); };
+  // The whole log's quantiles against the exact ones.
+  for (int gpu = 0; gpu < 2; ++gpu) {
+    INFO("GPU " << gpu);
+    const IndicatorSet& g = whole.gpus[static_cast<std::size_t>(gpu)].indicators;
+    CHECK(near(value(g, "power_p50_w"), exact_quantile(rows, gpu, &Row::power, 0.5)));
+    CHECK(near(value(g, "power_p95_w"), exact_quantile(rows, gpu, &Row::power, 0.95)));
+    CHECK(near(value(g, "sample_interval_median_s"), exact_median_interval(rows, gpu)));
+  }
+  CHECK(value(whole.gpus[1].indicators, "power_p95_w") == exact_quantile(rows, 1, &Row::power, 0.95));
+
+  const char* keys[] = {"power_p50_w", "power_p95_w", "temp_p50_c", "temp_p95_c",
+                        "util_p50",    "util_p95",    "sample_interval_median_s"};
+  for (const std::size_t cut : {rows.size() / 2, rows.size() / 3 + 1, rows.size() - 7}) {
+    INFO("cut after row " << cut);
+    auto merged = extract::merge_features({extract_csv(query_csv(rows, 0, cut)), extract_csv(query_csv(rows, cut, rows.size()))});
+    REQUIRE(merged.has_value());
+    REQUIRE(merged->gpus.size() == 2);
+    for (std::size_t gpu = 0; gpu < 2; ++gpu) {
+      const auto& sk = *whole.gpus[gpu].sketches;
+      for (const char* key : keys) {
+        INFO("GPU " << gpu << " " << key);
+        const double w = value(whole.gpus[gpu].indicators, key), m = value(merged->gpus[gpu].indicators, key);
+        const std::string k = key;
+        const bool exact = k == "sample_interval_median_s" ? sk.intervals.exact()
+                           : k.rfind("power", 0) == 0      ? sk.held[0].exact()
+                           : k.rfind("util", 0) == 0       ? sk.held[1].exact()
+                                                           : sk.held[2].exact();
+        if (exact) CHECK(m == Approx(w).epsilon(1e-12));
+        else CHECK(near(m, w));
+      }
+    }
+    // The host row: the mean over the GPUs, as for any intensive indicator.
+    for (const char* key : keys)
+      CHECK(value(merged->host_indicators, key) ==
+            Approx((value(merged->gpus[0].indicators, key) + value(merged->gpus[1].indicators, key)) / 2));
+  }
 }

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -99,6 +100,10 @@ using IndicatorSet = std::map<std::string, IndicatorValue>;  // key -> value
 /// max/min, "gap_limit_s" and "temp.threshold_c" by max, every other name by sum.
 using Partials = std::map<std::string, double>;
 
+namespace detail {
+struct GpuSketches;  // quantile sketches of one GPU (src/extract/gpu_stats.hpp)
+}
+
 struct GpuFeatures {
   int gpu = 0;
   IndicatorSet indicators;
@@ -107,6 +112,9 @@ struct GpuFeatures {
   /// The first and last sample of the GPU in the window: merge bridges the interval between
   /// consecutive windows with them. Empty for trace-only GPUs and old documents.
   std::optional<Sample> first, last;
+  /// The quantile sketches that merge recomputes the quantiles from (docs/indicators.md,
+  /// Merging); shared by copies, never changed. Null for trace-only GPUs and old documents.
+  std::shared_ptr<const detail::GpuSketches> sketches;
 };
 
 /// GPU energy of the whole host by UTC minute: each sample interval's energy (and the filled
