@@ -661,8 +661,7 @@ void print_batch_inputs(const std::vector<pipeline::BatchInput>& inputs, const s
 }
 
 bool has_samples(const extract::SampleCollector& samples) {
-  return std::any_of(samples.series().begin(), samples.series().end(),
-                     [](const auto& gpu) { return !gpu.second.empty(); });
+  return !samples.store().empty();
 }
 
 /// Each run prices its new samples; the window starts where the previous run's ended when the
@@ -670,9 +669,7 @@ bool has_samples(const extract::SampleCollector& samples) {
 void continue_window(const pipeline::BatchState& state, const extract::SampleCollector& samples,
                      extract::ExtractOptions& eo) {
   if (eo.from_ns || state.priced_to_ns == 0) return;
-  std::int64_t first = std::numeric_limits<std::int64_t>::max();
-  for (const auto& [gpu, series] : samples.series())
-    for (const auto& sample : series) first = std::min(first, sample.ts_ns);
+  const std::int64_t first = samples.store().min_ts();
   if (first >= state.priced_to_ns && first - state.priced_to_ns <= pipeline::BatchState::kContinueWindowNs)
     eo.from_ns = state.priced_to_ns;
 }

@@ -31,48 +31,57 @@ void absent(IndicatorSet& set, std::string_view key, std::string reason) {
   set[std::string(key)] = IndicatorValue{std::nullopt, std::move(reason)};
 }
 
-// The energy's minute profile: each covered interval's trapezoid energy and each uncovered
-// stretch's filled energy land in the minute where they start (docs/indicators.md, Energy
-// profile; docs/cost-model.md, time of use).
-void walk_energy(const std::vector<Sample>& s, std::int64_t from_ns, std::int64_t to_ns, double limit_s,
-                 double mean_w, EnergyProfile& profile) {
-  detail::EnergyProfileWalker walker(limit_s, profile);
-  for (const Sample& x : s) walker.add(x);
-  walker.finish(from_ns, to_ns, mean_w);
-}
+/// What each GPU's walk feeds besides its own indicators.
+struct HostWalks {
+  detail::ChainData& chain;
+  detail::NextBusyWalker& next_busy;
+  EnergyProfile& profile;
+  double filled_j = 0, energy_j = 0;
+};
 
-void thermal_shape(const std::vector<Sample>& s, double threshold, IndicatorSet& out, detail::ChainData& chain) {
-  detail::ThermalShapeWalker walker(threshold);
-  for (const Sample& x : s) walker.add(x);
-  chain.temperature = chain.temperature || walker.any();
-  walker.finish(out, chain.crossings);
-}
-
-void gpu_indicators(const std::vector<Sample>& s, std::int64_t from_ns, std::int64_t to_ns, double threshold,
-                    GpuFeatures& g, double& filled_j, double& energy_j, EnergyProfile& profile,
-                    detail::ChainData& chain) {
-  IndicatorSet& out = g.indicators;
-  const double wall_s = secs(to_ns - from_ns);
-  // The gap limit needs the median interval before the walk: a first pass over the times.
-  detail::QuantileSketch intervals = detail::interval_sketch(s);
-  const double limit = gap_limit_s(intervals.empty() ? 0 : intervals.median());
+/// One GPU over the window, in two reads of its samples: the intervals first (the gap limit
+/// needs their median), then every walk at once. False when no sample falls in the window.
+bool gpu_indicators(const SampleStore& store, int gpu, std::int64_t from_ns, std::int64_t to_ns, double threshold,
+                    GpuFeatures& g, HostWalks& host) {
+  detail::IntervalWalker intervals;
+  bool any = false;
+  store.for_each(gpu, from_ns, to_ns, [&](const Sample& x) {
+    if (!any) g.first = x;
+    any = true;
+    intervals.add(x);
+  });
+  if (!any) return false;
+  detail::GpuSketches sketches;
+  sketches.intervals = intervals.take();
+  const double limit = gap_limit_s(sketches.intervals.empty() ? 0 : sketches.intervals.median());
 
   detail::GpuWalker walker(limit, threshold);
-  for (const Sample& x : s) walker.add(x);
+  detail::EnergyProfileWalker energy(limit, host.profile);
+  detail::ThermalShapeWalker thermal(threshold);
+  detail::UtilAroundWalker around(host.chain);
+  host.next_busy.next_gpu();
+  store.for_each(gpu, from_ns, to_ns, [&](const Sample& x) {
+    walker.add(x);
+    energy.add(x);
+    thermal.add(x);
+    around.add(x);
+    host.next_busy.add(x);
+  });
+  g.last = walker.last();
+
+  IndicatorSet& out = g.indicators;
   g.partials = walker.partials();
-  detail::GpuSketches sketches = walker.take_sketches();
-  sketches.intervals = std::move(intervals);
-  detail::finish_quantiles(sketches, out);
-  g.sketches = std::make_shared<const detail::GpuSketches>(std::move(sketches));
-  g.first = s.front();
-  g.last = s.back();
-  const detail::GpuEnergy e = detail::finish_gpu(g.partials, wall_s, out);
-  filled_j += e.filled_j;
-  energy_j += e.energy_j;
-  if (out["power_mean_w"].value) walk_energy(s, from_ns, to_ns, limit, *out["power_mean_w"].value, profile);
-  thermal_shape(s, threshold, out, chain);
-  detail::UtilAroundWalker around(chain);
-  for (const Sample& x : s) around.add(x);
+  detail::GpuSketches walked = walker.take_sketches();
+  walked.intervals = std::move(sketches.intervals);
+  detail::finish_quantiles(walked, out);
+  g.sketches = std::make_shared<const detail::GpuSketches>(std::move(walked));
+  const detail::GpuEnergy e = detail::finish_gpu(g.partials, secs(to_ns - from_ns), out);
+  host.filled_j += e.filled_j;
+  host.energy_j += e.energy_j;
+  if (out["power_mean_w"].value) energy.finish(from_ns, to_ns, *out["power_mean_w"].value);
+  host.chain.temperature = host.chain.temperature || thermal.any();
+  thermal.finish(out, host.chain.crossings);
+  return true;
 }
 
 // How the host value of a per-GPU indicator comes from the GPUs' values.
@@ -260,7 +269,14 @@ void SampleCollector::on_event(const Event& ev) {
   x.pcie_gen_max = get8(Metric::pcie_gen_max);
   x.pcie_width = get8(Metric::pcie_width);
   x.pcie_width_max = get8(Metric::pcie_width_max);
-  m_series[gpu].push_back(x);
+  m_store.add(gpu, x);
+}
+
+std::vector<Sample> SampleCollector::samples_of(int gpu) const {
+  std::vector<Sample> out;
+  m_store.for_each(gpu, std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int64_t>::max(),
+                   [&](const Sample& s) { out.push_back(s); });
+  return out;
 }
 
 void SampleCollector::note_inputs(const std::vector<prep::InputStats>& inputs) {
@@ -389,41 +405,28 @@ std::vector<WindowIncident> window_incidents(const SampleCollector& c, const Fea
   return out;
 }
 
-/// Fills each incident's downtime (until the next sample of any GPU reading utilisation > 0,
-/// else the window end) and returns the length of their union, s; NaN without utilisation.
-double fill_downtime(const SampleCollector& c, Features& f) {
-  detail::NextBusyWalker walker(f.incidents);
-  for (const auto& [gpu, s] : c.series()) {
-    walker.next_gpu();
-    std::vector<const Sample*> sorted;
-    for (const Sample& x : s)
-      if (x.ts_ns >= f.from_ns && x.ts_ns <= f.to_ns) sorted.push_back(&x);
-    std::stable_sort(sorted.begin(), sorted.end(), [](const Sample* a, const Sample* b) { return a->ts_ns < b->ts_ns; });
-    for (const Sample* x : sorted) walker.add(*x);
+/// Each incident's downtime (until the next sample of any GPU reading utilisation > 0, else the
+/// window end), from the walks; downtime_s is the length of their union.
+void downtime_indicators(const SampleCollector& c, const detail::NextBusyWalker& next_busy, Features& f) {
+  if (!c.has_host_logs() && c.incidents().empty()) {
+    absent(f.host_indicators, "downtime_s", "no kernel log, dmesg, journal or bug report among the inputs");
+    return;
   }
-  if (!walker.any_utilisation()) return kNaN;
+  if (!next_busy.any_utilisation()) {
+    absent(f.host_indicators, "downtime_s", "no utilisation samples to tell when work resumed");
+    return;
+  }
   double total = 0;
   std::int64_t covered_to = std::numeric_limits<std::int64_t>::min();
   for (std::size_t i = 0; i < f.incidents.size(); ++i) {
     WindowIncident& w = f.incidents[i];
-    const std::int64_t end = walker.next_busy(i, f.to_ns);
+    const std::int64_t end = next_busy.next_busy(i, f.to_ns);
     w.downtime_s = secs(end - w.ts_ns);
     const std::int64_t start = std::max(w.ts_ns, covered_to);  // union: overlaps count once
     if (end > start) total += secs(end - start);
     covered_to = std::max(covered_to, end);
   }
-  return total;
-}
-
-void downtime_indicators(const SampleCollector& c, Features& f) {
-  if (!c.has_host_logs() && c.incidents().empty()) {
-    absent(f.host_indicators, "downtime_s", "no kernel log, dmesg, journal or bug report among the inputs");
-    return;
-  }
-  f.incidents = window_incidents(c, f);
-  const double total = fill_downtime(c, f);
-  if (std::isnan(total)) absent(f.host_indicators, "downtime_s", "no utilisation samples to tell when work resumed");
-  else set(f.host_indicators, "downtime_s", total);
+  set(f.host_indicators, "downtime_s", total);
 }
 
 // ---- profiler traces, tables and nsys summaries ---------------------------------------------
@@ -709,12 +712,9 @@ void xid_indicators_from_partials(Features& f) { xid_times(f, f.host_indicators)
 }  // namespace detail
 
 Expected<Features> compute_features(const SampleCollector& samples, const ExtractOptions& options) {
-  std::int64_t lo = std::numeric_limits<std::int64_t>::max(), hi = std::numeric_limits<std::int64_t>::min();
-  for (const auto& [gpu, s] : samples.series())
-    for (const Sample& x : s) {
-      lo = std::min(lo, x.ts_ns);
-      hi = std::max(hi, x.ts_ns);
-    }
+  const SampleStore& store = samples.store();
+  if (!store.status()) return store.status().error();
+  std::int64_t lo = store.min_ts(), hi = store.max_ts();
   // Without telemetry, the GPU spans of profiler traces give the window (and the GPUs).
   std::vector<int> trace_gpus;
   const bool from_trace = lo > hi;
@@ -760,19 +760,17 @@ Expected<Features> compute_features(const SampleCollector& samples, const Extrac
                       fmt::format("the samples run from {} to {}", format_utc(lo), format_utc(hi)));
   }
 
-  double filled_j = 0, energy_j = 0;
   detail::ChainData chain = detail::chain_errors(samples, f);
-  for (const auto& [gpu, all] : samples.series()) {
-    std::vector<Sample> s;
-    for (const Sample& x : all)
-      if (x.ts_ns >= f.from_ns && x.ts_ns <= f.to_ns) s.push_back(x);
-    if (s.empty()) continue;
-    std::stable_sort(s.begin(), s.end(), [](const Sample& a, const Sample& b) { return a.ts_ns < b.ts_ns; });
+  if (samples.has_host_logs() || !samples.incidents().empty()) f.incidents = window_incidents(samples, f);
+  detail::NextBusyWalker next_busy(f.incidents);
+  HostWalks walks{chain, next_busy, f.energy_profile};
+  for (const int gpu : store.gpus()) {
     GpuFeatures g;
     g.gpu = gpu;
-    gpu_indicators(s, f.from_ns, f.to_ns, options.temp_threshold_c, g, filled_j, energy_j, f.energy_profile, chain);
-    f.gpus.push_back(std::move(g));
+    if (gpu_indicators(store, gpu, f.from_ns, f.to_ns, options.temp_threshold_c, g, walks))
+      f.gpus.push_back(std::move(g));
   }
+  if (!store.status()) return store.status().error();  // a read of the temporary file failed
   for (int gpu : trace_gpus) {  // trace-only GPUs (no telemetry at all)
     GpuFeatures g;
     g.gpu = gpu;
@@ -783,9 +781,9 @@ Expected<Features> compute_features(const SampleCollector& samples, const Extrac
   if (f.gpus.empty())
     return make_error(ErrorKind::usage, "--from/--to: no sample falls inside the window",
                       fmt::format("the samples run from {} to {}", format_utc(lo), format_utc(hi)));
-  host_indicators(f, filled_j, energy_j, f.host_indicators);
+  host_indicators(f, walks.filled_j, walks.energy_j, f.host_indicators);
   incident_indicators(samples, f, f.host_indicators);
-  downtime_indicators(samples, f);
+  downtime_indicators(samples, next_busy, f);
   detail::chain_indicators(samples, chain, options.chain_window_s, f.host_indicators);
   detail::session_indicators(samples, f);
   add_trace_indicators(samples, f);

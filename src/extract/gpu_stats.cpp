@@ -103,7 +103,6 @@ GpuWalker::GpuWalker(double gap_limit_s, double threshold_c) : m_limit_s(gap_lim
   m_special.fill(0);
   for (const Special k : {k_interval_max, k_pclk_rated_max, k_mclk_rated_max, k_fb_total_max, k_fb_free_min})
     m_special[k] = kNaN;
-  m_prev.fill(nullptr);
 }
 
 void GpuWalker::add_held_interval(Held m, const Sample& prev, const Sample& cur, double dt) {
@@ -159,11 +158,10 @@ void GpuWalker::add(const Sample& s, bool count_sample) {
     keep_min(m_special[k_fb_free_min], wide(s.fb_total_mib) - wide(s.fb_mib));
     if (!std::isnan(s.throttle_mask)) m_special[k_throttle_n] += 1;
   }
-  if (m_prev_any != nullptr) {
-    const double dt = secs(s.ts_ns - m_prev_any->ts_ns);
+  if (m_has_last) {
+    const double dt = secs(s.ts_ns - m_last.ts_ns);
     if (dt > 0) add_interval(dt);
   }
-  m_prev_any = &s;
   for (std::size_t i = 0; i < kHeldCount; ++i) {
     const auto m = static_cast<Held>(i);
     const double v = value_of(s, m);
@@ -176,15 +174,48 @@ void GpuWalker::add(const Sample& s, bool count_sample) {
       if (std::isnan(m_min[i]) || v < m_min[i]) m_min[i] = v;
       if (i < kQuantiledCount && m_sketches.held[i].empty()) m_sketches.plain[i].add(v);  // the fallback
     }
-    if (const Sample* p = m_prev[i]) {
+    if (const Sample* p = prev_with(m)) {
       const double dt = secs(s.ts_ns - p->ts_ns);
       if (dt > 0 && dt <= m_limit_s) add_held_interval(m, *p, s, dt);
       if (m == Held::temp && p->temp_c <= m_threshold_c && v > m_threshold_c) m_special[k_temp_crossings] += 1;
     }
-    m_prev[i] = &s;
   }
-  if (std::isnan(s.throttle_mask)) return;
-  if (const Sample* p = m_prev_throttle) {
+  if (!std::isnan(s.throttle_mask)) add_throttle(s);
+  remember(s);
+}
+
+const Sample* GpuWalker::prev_with(Held m) const {
+  const auto i = static_cast<std::size_t>(m);
+  if (m_has_last && !std::isnan(value_of(m_last, m))) return &m_last;
+  return m_has_older[i] ? &m_older[i] : nullptr;
+}
+
+// Keeps `s` as the previous sample; a metric it lacks keeps its own last sample.
+void GpuWalker::remember(const Sample& s) {
+  if (m_has_last) {
+    for (std::size_t i = 0; i < kHeldCount; ++i) {
+      const auto m = static_cast<Held>(i);
+      if (!std::isnan(value_of(s, m))) m_has_older[i] = false;
+      else if (!std::isnan(value_of(m_last, m))) {
+        m_older[i] = m_last;
+        m_has_older[i] = true;
+      }
+    }
+    if (!std::isnan(s.throttle_mask)) m_has_older_throttle = false;
+    else if (!std::isnan(m_last.throttle_mask)) {
+      m_older_throttle = m_last;
+      m_has_older_throttle = true;
+    }
+  }
+  m_last = s;
+  m_has_last = true;
+}
+
+void GpuWalker::add_throttle(const Sample& s) {
+  const Sample* p = m_has_last && !std::isnan(m_last.throttle_mask) ? &m_last
+                    : m_has_older_throttle                           ? &m_older_throttle
+                                                                     : nullptr;
+  if (p != nullptr) {
     const auto was = static_cast<unsigned>(p->throttle_mask), now = static_cast<unsigned>(s.throttle_mask);
     if ((was & kSlowdownBits) == 0 && (now & kSlowdownBits) != 0) m_special[k_throttle_onsets] += 1;
     const double dt = secs(s.ts_ns - p->ts_ns);
@@ -194,7 +225,6 @@ void GpuWalker::add(const Sample& s, bool count_sample) {
         if ((was & r.bits) != 0) m_special[r.slot] += dt;
     }
   }
-  m_prev_throttle = &s;
 }
 
 Partials GpuWalker::partials() const {
@@ -231,15 +261,6 @@ void GpuSketches::merge(const GpuSketches& other) {
 void GpuSketches::settle() {
   for (std::size_t i = 0; i < kQuantiledCount; ++i)
     if (!held[i].empty()) plain[i].clear();
-}
-
-QuantileSketch interval_sketch(const std::vector<Sample>& samples) {
-  QuantileSketch out;
-  for (std::size_t i = 1; i < samples.size(); ++i) {
-    const double dt = secs(samples[i].ts_ns - samples[i - 1].ts_ns);
-    if (dt > 0) out.add(dt);
-  }
-  return out;
 }
 
 GpuSketches bridge_sketches(const Sample& last, const Sample& first, double gap_limit_s) {

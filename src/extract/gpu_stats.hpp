@@ -45,6 +45,8 @@ class GpuWalker {
   /// Adds a sample: counted (count_sample) and the interval from the previous sample of each metric.
   void add(const Sample& s, bool count_sample = true);
   [[nodiscard]] Partials partials() const;
+  /// The last sample added (after at least one add).
+  [[nodiscard]] const Sample& last() const { return m_last; }
   /// The time-weighted and per-sample sketches (settled); `intervals` is left empty: extract
   /// fills it before the walk, since the gap limit needs the median interval.
   [[nodiscard]] GpuSketches take_sketches();
@@ -56,9 +58,17 @@ class GpuWalker {
   std::array<double, 31> m_special{};  // the partials that are not per metric (Special in the .cpp)
   std::array<std::array<double, 10>, kHeldCount> m_held{};
   std::array<double, kHeldCount> m_max{}, m_min{};
-  std::array<const Sample*, kHeldCount> m_prev{};
-  const Sample* m_prev_any = nullptr;
-  const Sample* m_prev_throttle = nullptr;
+  // The previous sample, copied (a reader's buffer does not outlive the next read); and, per
+  // metric, the last sample that carried it when the previous one did not (rare).
+  [[nodiscard]] const Sample* prev_with(Held m) const;
+  void remember(const Sample& s);
+  void add_throttle(const Sample& s);
+  Sample m_last;
+  bool m_has_last = false;
+  std::array<Sample, kHeldCount> m_older{};
+  std::array<bool, kHeldCount> m_has_older{};
+  Sample m_older_throttle;
+  bool m_has_older_throttle = false;
   GpuSketches m_sketches;
 };
 
@@ -70,8 +80,21 @@ Partials bridge_partials(const Sample& last, const Sample& first, double gap_lim
 /// its time-weighted values when covered, and the interval itself.
 GpuSketches bridge_sketches(const Sample& last, const Sample& first, double gap_limit_s);
 
-/// The positive intervals between consecutive samples (in time order), s.
-QuantileSketch interval_sketch(const std::vector<Sample>& samples);
+/// The positive intervals between consecutive samples (fed in time order), s.
+class IntervalWalker {
+ public:
+  void add(const Sample& s) {
+    if (m_any && s.ts_ns > m_prev_ns) m_sketch.add(static_cast<double>(s.ts_ns - m_prev_ns) / 1e9);
+    m_prev_ns = s.ts_ns;
+    m_any = true;
+  }
+  [[nodiscard]] QuantileSketch take() { return std::move(m_sketch); }
+
+ private:
+  QuantileSketch m_sketch;
+  std::int64_t m_prev_ns = 0;
+  bool m_any = false;
+};
 
 /// The quantile indicators (F006, F014, F052, F060, F061, F079, F080) from the sketches.
 void finish_quantiles(const GpuSketches& s, IndicatorSet& out);

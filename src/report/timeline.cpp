@@ -134,7 +134,8 @@ std::vector<GpuTimeline> build_timelines(const extract::SampleCollector& samples
                                          const std::map<int, double>& reported_max_sm_clock, std::int64_t from_ns,
                                          std::int64_t to_ns, std::size_t points) {
   std::vector<GpuTimeline> out;
-  for (const auto& [gpu, series] : samples.series()) {
+  for (const int gpu : samples.store().gpus()) {
+    const std::vector<extract::Sample> series = samples.samples_of(gpu);  // one GPU at a time
     GpuTimeline t;
     t.gpu = gpu;
     const auto gap_ns = static_cast<std::int64_t>(extract::gap_limit_s(median_interval_s(series)) * 1e9);

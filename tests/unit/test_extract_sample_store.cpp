@@ -92,3 +92,53 @@ TEST_CASE("sample store: without a writable TMPDIR it keeps the samples in memor
   if (old != nullptr) ::setenv("TMPDIR", saved.c_str(), 1);
   else ::unsetenv("TMPDIR");
 }
+
+#include <gpucost/core/event.hpp>
+#include <gpucost/extract/extract.hpp>
+
+TEST_CASE("extract: a store that spills gives the same features document, byte for byte", "[extract][store]") {
+  using namespace gpucost;
+  // Three GPUs at 1 Hz for 40 minutes with a gap, sent in shuffled blocks (rotated logs given
+  // out of order), with Xids and a hot stretch for the chain.
+  std::mt19937 rng(7);
+  std::vector<std::vector<Event>> blocks;
+  for (int block = 0; block < 40; ++block) {
+    std::vector<Event> b;
+    for (int t = block * 60; t < block * 60 + 60; ++t) {
+      if (t >= 900 && t < 960) continue;  // a gap
+      for (int gpu = 0; gpu < 3; ++gpu) {
+        Event ev;
+        ev.ts_ns = t * 1'000'000'000LL + gpu * 1'000'000LL;
+        ev.kind = "sample";
+        ev.gpu = gpu;
+        ev.set(Metric::power_w, 100 + static_cast<double>(rng() % 30000) / 100);
+        ev.set(Metric::sm_pct, static_cast<double>(rng() % 101));
+        ev.set(Metric::temp_c, t > 1200 && t < 1500 ? 85 : 60 + static_cast<double>(rng() % 10));
+        if (t % 7 != 0) ev.set(Metric::pclk_mhz, 1400 + static_cast<double>(rng() % 300));
+        b.push_back(ev);
+      }
+    }
+    blocks.push_back(std::move(b));
+  }
+  std::shuffle(blocks.begin(), blocks.end(), rng);
+  const auto features = [&](std::size_t budget) {
+    extract::SampleCollector c(budget);
+    for (const auto& b : blocks)
+      for (const Event& ev : b) c.on_event(ev);
+    for (const int t : {1250, 1300, 2000}) {
+      Event x;
+      x.ts_ns = t * 1'000'000'000LL;
+      x.kind = "xid";
+      x.add_text("bucket", "restart_app");
+      c.on_event(x);
+    }
+    INFO("budget " << budget << ": " << c.store().runs() << " runs");
+    if (budget < 1000) CHECK(c.store().runs() > 10);
+    auto f = extract::compute_features(c, {});
+    REQUIRE(f);
+    return extract::features_to_json(*f);
+  };
+  const std::string in_memory = features(extract::SampleStore::kDefaultBudget);
+  CHECK(features(64) == in_memory);
+  CHECK(features(500) == in_memory);
+}

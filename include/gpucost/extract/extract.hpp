@@ -58,7 +58,11 @@ class SampleCollector final : public prep::EventSink {
   void on_event(const Event& event) override;
   /// Records which inputs were read, so that "no Xid" can be told from "no kernel log".
   void note_inputs(const std::vector<prep::InputStats>& inputs);
-  [[nodiscard]] const std::map<int, std::vector<Sample>>& series() const { return m_series; }
+  explicit SampleCollector(std::size_t sample_budget = SampleStore::kDefaultBudget) : m_store(sample_budget) {}
+  /// The telemetry samples of every GPU (bounded memory; read back in time order).
+  [[nodiscard]] const SampleStore& store() const { return m_store; }
+  /// Every sample of one GPU in time order, in memory (the report's charts; not extract).
+  [[nodiscard]] std::vector<Sample> samples_of(int gpu) const;
   [[nodiscard]] const std::vector<Incident>& incidents() const { return m_incidents; }
   [[nodiscard]] bool has_host_logs() const { return m_host_logs; }
   [[nodiscard]] const std::string& host() const { return m_host; }
@@ -70,7 +74,7 @@ class SampleCollector final : public prep::EventSink {
   [[nodiscard]] const std::vector<TrainRate>& train_rates() const { return m_rates; }
 
  private:
-  std::map<int, std::vector<Sample>> m_series;
+  SampleStore m_store;
   std::vector<TraceRecord> m_trace;
   std::vector<std::pair<std::int64_t, std::string>> m_train;
   std::vector<std::pair<std::int64_t, std::int64_t>> m_patterns;
