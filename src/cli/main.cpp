@@ -618,7 +618,7 @@ void add_model_options(CLI::App* app, BreakevenArgs& a) {
   app->add_option("--set", a.sets, "override a config key, e.g. --set cloud.rate_per_hour=2.5")
       ->type_name("KEY=VALUE")->allow_extra_args(false)->group("Model");
   app->add_option("--from", a.from, "window start (ISO 8601)")->type_name("TIME")->group("Window");
-  app->add_option("--to", a.to, "window end")->type_name("TIME")->group("Window");
+  app->add_option("--to", a.to, "window end, exclusive")->type_name("TIME")->group("Window");
   app->add_option("--cloud", a.cloud, "price the cloud side with a catalogue offer (see --list-clouds)")
       ->type_name("NAME")->group("Model");
   app->add_option("--speed-ratio", a.speed_ratio,
@@ -889,7 +889,7 @@ int main_impl(int argc, char** argv) {
   add_input_options(extract_cmd, extract_args.in);
   extract_cmd->add_option("--from", extract_args.from, "window start (ISO 8601; local in --tz unless Z/offset)")
       ->type_name("TIME")->group("Window");
-  extract_cmd->add_option("--to", extract_args.to, "window end")->type_name("TIME")->group("Window");
+  extract_cmd->add_option("--to", extract_args.to, "window end, exclusive")->type_name("TIME")->group("Window");
   extract_cmd->add_option("--temp-threshold", extract_args.temp_threshold_c,
                           "GPU temperature threshold of F012, F064, F067 and the chain, °C (default 78)")
       ->check(CLI::Range(-50.0, 150.0))->type_name("C")->group("Indicators");

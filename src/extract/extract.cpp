@@ -41,11 +41,12 @@ struct HostWalks {
 
 /// One GPU over the window, in two reads of its samples: the intervals first (the gap limit
 /// needs their median), then every walk at once. False when no sample falls in the window.
-bool gpu_indicators(const SampleStore& store, int gpu, std::int64_t from_ns, std::int64_t to_ns, double threshold,
-                    GpuFeatures& g, HostWalks& host) {
+bool gpu_indicators(const SampleStore& store, int gpu, const Features& window, double threshold, GpuFeatures& g,
+                    HostWalks& host) {
+  const std::int64_t from_ns = window.from_ns, to_ns = window.to_ns, last_ns = window.last_ns();
   detail::IntervalWalker intervals;
   bool any = false;
-  store.for_each(gpu, from_ns, to_ns, [&](const Sample& x) {
+  store.for_each(gpu, from_ns, last_ns, [&](const Sample& x) {
     if (!any) g.first = x;
     any = true;
     intervals.add(x);
@@ -60,7 +61,7 @@ bool gpu_indicators(const SampleStore& store, int gpu, std::int64_t from_ns, std
   detail::ThermalShapeWalker thermal(threshold);
   detail::UtilAroundWalker around(host.chain);
   host.next_busy.next_gpu();
-  store.for_each(gpu, from_ns, to_ns, [&](const Sample& x) {
+  store.for_each(gpu, from_ns, last_ns, [&](const Sample& x) {
     walker.add(x);
     energy.add(x);
     thermal.add(x);
@@ -352,7 +353,7 @@ void incident_indicators(const SampleCollector& c, Features& f, IndicatorSet& ou
   for (auto k : kIncidentKeys) n[k] = 0;
   std::vector<std::int64_t> suspends;
   for (const Incident& i : c.incidents()) {
-    if (i.ts_ns < f.from_ns || i.ts_ns > f.to_ns) continue;
+    if (!f.contains(i.ts_ns)) continue;
     if (i.kind == "xid") {
       ++n["xid_count"];
       const auto first = f.host_partials.find("xid.first_ns.min");
@@ -379,7 +380,7 @@ void incident_indicators(const SampleCollector& c, Features& f, IndicatorSet& ou
 std::vector<WindowIncident> window_incidents(const SampleCollector& c, const Features& f) {
   std::vector<const Incident*> in_window;
   for (const Incident& i : c.incidents())
-    if (i.ts_ns >= f.from_ns && i.ts_ns <= f.to_ns) in_window.push_back(&i);
+    if (f.contains(i.ts_ns)) in_window.push_back(&i);
   std::stable_sort(in_window.begin(), in_window.end(),
                    [](const Incident* a, const Incident* b) { return a->ts_ns < b->ts_ns; });
   std::vector<WindowIncident> out;
@@ -657,7 +658,7 @@ void training_indicators(const SampleCollector& c, const Features& f, IndicatorS
   }
   std::vector<double> samples, iterations;
   for (const TrainRate& r : c.train_rates())
-    if (r.ts_ns >= f.from_ns && r.ts_ns <= f.to_ns) (r.samples ? samples : iterations).push_back(r.value);
+    if (f.contains(r.ts_ns)) (r.samples ? samples : iterations).push_back(r.value);
   if (samples.empty()) {
     absent(out, "samples_per_s", "no training summary with samples per second (HF Trainer train_samples_per_second) in the window");
   } else {
@@ -683,7 +684,7 @@ void pattern_indicators(const SampleCollector& c, const Features& f, IndicatorSe
   double n = 0, with_duration = 0;
   long double ns = 0;
   for (const auto& [ts, dur] : c.pattern_events()) {
-    if (ts < f.from_ns || ts > f.to_ns) continue;
+    if (!f.contains(ts)) continue;
     ++n;
     if (dur >= 0) {
       ns += static_cast<long double>(dur);
@@ -751,7 +752,8 @@ Expected<Features> compute_features(const SampleCollector& samples, const Extrac
   }
   f.from_ns = options.from_ns.value_or(lo);
   f.to_ns = options.to_ns.value_or(hi);
-  if (f.to_ns < f.from_ns) {
+  f.to_exclusive = options.to_ns.has_value();
+  if (f.last_ns() < f.from_ns) {
     if (options.from_ns && options.to_ns)
       return make_error(ErrorKind::usage, "--from/--to: the window ends before it starts",
                         "give --from earlier than --to (ISO 8601, e.g. 2024-06-12T14:22:18Z)");
@@ -767,7 +769,7 @@ Expected<Features> compute_features(const SampleCollector& samples, const Extrac
   for (const int gpu : store.gpus()) {
     GpuFeatures g;
     g.gpu = gpu;
-    if (gpu_indicators(store, gpu, f.from_ns, f.to_ns, options.temp_threshold_c, g, walks))
+    if (gpu_indicators(store, gpu, f, options.temp_threshold_c, g, walks))
       f.gpus.push_back(std::move(g));
   }
   if (!store.status()) return store.status().error();  // a read of the temporary file failed

@@ -211,6 +211,7 @@ std::string features_to_json(const Features& f) {
   io::append_json_string(b, format_utc(f.to_ns));
   b.append(fmt::format(", \"from_ns\": {}, \"to_ns\": {}, \"wall_s\": ", f.from_ns, f.to_ns));
   io::append_json_number(b, f.wall_s());
+  if (f.to_exclusive) b.append(", \"to_exclusive\": true");  // [from, to): --to gave the end
   b.append(", \"chosen_by\": ");
   io::append_json_string(b, f.chosen_by);
   if (f.merged_from > 1) b.append(fmt::format(", \"merged_from\": {}", f.merged_from));
@@ -475,6 +476,8 @@ Expected<Features> features_from_json(std::string_view text, const std::string& 
     return make_error(ErrorKind::schema, fmt::format("{}: window.from_ns/to_ns missing", path));
   std::string_view chosen, host;
   if (window["chosen_by"].get_string().get(chosen) == simdjson::SUCCESS) f.chosen_by = std::string(chosen);
+  bool exclusive = false;
+  if (window["to_exclusive"].get_bool().get(exclusive) == simdjson::SUCCESS) f.to_exclusive = exclusive;
   simdjson::dom::object host_obj, host_ind;
   if (doc["host"].get_object().get(host_obj) != simdjson::SUCCESS ||
       host_obj["indicators"].get_object().get(host_ind) != simdjson::SUCCESS)

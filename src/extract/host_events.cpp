@@ -51,17 +51,18 @@ double union_within(std::vector<std::pair<std::int64_t, std::int64_t>> stretches
   return total;
 }
 
-/// Stretches that open on `opens` and close on the next `closes` (or the window end); an
-/// opening while one is open continues it. A state opened before the window counts from the
+/// Stretches that open on `opens` and close on the next `closes` (or never: union_within clips
+/// them to the window end), over the events up to `last_ns`; an opening while one is open
+/// continues it. A state opened before the window counts from the
 /// window start.
 template <typename Opens, typename Closes>
 std::vector<std::pair<std::int64_t, std::int64_t>> stretches(const std::vector<const Incident*>& events,
-                                                             std::int64_t to_ns, Opens opens, Closes closes) {
+                                                             std::int64_t last_ns, Opens opens, Closes closes) {
   constexpr std::int64_t kClosed = std::numeric_limits<std::int64_t>::min();
   std::vector<std::pair<std::int64_t, std::int64_t>> out;
   std::int64_t open_since = kClosed;
   for (const Incident* i : events) {
-    if (i->ts_ns > to_ns) break;
+    if (i->ts_ns > last_ns) break;
     if (opens(*i)) {
       if (open_since == kClosed) open_since = i->ts_ns;
     } else if (closes(*i) && open_since != kClosed) {
@@ -69,7 +70,7 @@ std::vector<std::pair<std::int64_t, std::int64_t>> stretches(const std::vector<c
       open_since = kClosed;
     }
   }
-  if (open_since != kClosed) out.emplace_back(open_since, to_ns);
+  if (open_since != kClosed) out.emplace_back(open_since, std::numeric_limits<std::int64_t>::max());  // clipped later
   return out;
 }
 
@@ -86,7 +87,7 @@ std::vector<std::int64_t> suspend_starts(const std::vector<const Incident*>& eve
   return out;
 }
 
-bool in_window(std::int64_t ts, const Features& f) { return ts >= f.from_ns && ts <= f.to_ns; }
+bool in_window(std::int64_t ts, const Features& f) { return f.contains(ts); }
 
 /// AC switches in the window: power_source messages whose state differs from the last known
 /// one. The first message of the log only sets the state (the kernel prints it at boot too).
@@ -124,13 +125,13 @@ void session_indicators(const SampleCollector& c, Features& f) {
   const auto is = [](const char* kind, const char* detail = nullptr) {
     return [=](const Incident& i) { return i.kind == kind && (detail == nullptr || i.detail == detail); };
   };
-  set(out, "battery_s", union_within(stretches(events, f.to_ns, is("power_source", "offline"),
+  set(out, "battery_s", union_within(stretches(events, f.last_ns(), is("power_source", "offline"),
                                                is("power_source", "online")), f.from_ns, f.to_ns));
-  set(out, "lid_closed_s", union_within(stretches(events, f.to_ns, is("lid", "closed"), is("lid", "open")),
+  set(out, "lid_closed_s", union_within(stretches(events, f.last_ns(), is("lid", "closed"), is("lid", "open")),
                                         f.from_ns, f.to_ns));
   const auto gpu_gone = [](const Incident& i) { return i.kind == "gpu_lost" || (i.kind == "driver" && i.detail == "unload"); };
   const auto gpu_back = [](const Incident& i) { return i.kind == "boot" || (i.kind == "driver" && i.detail == "load"); };
-  set(out, "gpu_unavailable_s", union_within(stretches(events, f.to_ns, gpu_gone, gpu_back), f.from_ns, f.to_ns));
+  set(out, "gpu_unavailable_s", union_within(stretches(events, f.last_ns(), gpu_gone, gpu_back), f.from_ns, f.to_ns));
 
   // Suspended: from the first message of a suspend to the next resume (or the window end).
   std::vector<std::pair<std::int64_t, std::int64_t>> asleep;
@@ -139,7 +140,7 @@ void session_indicators(const SampleCollector& c, Features& f) {
   for (const Incident* i : events)
     if (i->kind == "resume") resume_times.push_back(i->ts_ns);
   for (const std::int64_t s : suspend_starts(events)) {
-    if (s > f.to_ns) break;
+    if (s > f.last_ns()) break;
     const auto resumed = std::lower_bound(resume_times.begin(), resume_times.end(), s);
     asleep.emplace_back(s, resumed == resume_times.end() ? f.to_ns : std::min(f.to_ns, *resumed));
     if (in_window(s, f)) ++suspends;

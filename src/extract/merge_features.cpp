@@ -197,9 +197,13 @@ Expected<Features> merge_features(std::vector<Features> docs) {
   Features m;
   m.from_ns = docs.front().from_ns;
   m.to_ns = docs.front().to_ns;
+  m.to_exclusive = docs.front().to_exclusive;
   std::set<std::string> hosts;
   for (const Features& f : docs) {
     m.from_ns = std::min(m.from_ns, f.from_ns);
+    // The latest end decides; at the same end an inclusive window holds the instant.
+    if (f.to_ns > m.to_ns) m.to_exclusive = f.to_exclusive;
+    else if (f.to_ns == m.to_ns) m.to_exclusive = m.to_exclusive && f.to_exclusive;
     m.to_ns = std::max(m.to_ns, f.to_ns);
     hosts.insert(f.host);
     m.merged_from += f.merged_from;

@@ -305,16 +305,38 @@ TEST_CASE("extract: --from/--to choose the window", "[extract]") {
   std::vector<Row> rows;
   for (int t = 0; t <= 10; ++t) rows.push_back({static_cast<double>(t), 100, 50});
 
-  SECTION("a window inside the samples keeps t 2..5") {
+  SECTION("a window inside the samples keeps t 2..4: --to is exclusive") {
     extract::ExtractOptions o;
     o.from_ns = at(2);
     o.to_ns = at(5);
     const Features f = features_of(rows, o);
     CHECK(f.chosen_by == "flags");
+    CHECK(f.to_exclusive);
     CHECK(value(gpu(f, 0), "wall_s") == Approx(3.0));                      // 5 - 2
-    CHECK(value(gpu(f, 0), "samples") == 4.0);                             // t 2, 3, 4, 5 (ends included)
-    CHECK(value(gpu(f, 0), "energy_kwh") == Approx(300.0 / kJPerKwh));     // 100 W x 3 s
-    CHECK(value(gpu(f, 0), "coverage") == Approx(1.0));
+    CHECK(value(gpu(f, 0), "samples") == 3.0);                             // t 2, 3, 4 (t 5 is the next window's)
+    CHECK(value(gpu(f, 0), "energy_kwh") == Approx(300.0 / kJPerKwh));     // 100 W x 2 s + 100 W x 1 s filled
+    CHECK(value(gpu(f, 0), "coverage") == Approx(2.0 / 3.0));
+  }
+  SECTION("consecutive windows [2, 5) and [5, 8) tile time: merge takes them and equals [2, 8)") {
+    extract::ExtractOptions a, b, whole;
+    a.from_ns = at(2);
+    a.to_ns = at(5);
+    b.from_ns = at(5);
+    b.to_ns = at(8);
+    whole.from_ns = at(2);
+    whole.to_ns = at(8);
+    const auto through_json = [&](const extract::ExtractOptions& o) {
+      auto back = extract::features_from_json(extract::features_to_json(features_of(rows, o)), "part.json");
+      REQUIRE(back);
+      return *back;
+    };
+    auto m = extract::merge_features({through_json(b), through_json(a)});
+    REQUIRE(m);
+    const Features w = features_of(rows, whole);
+    CHECK(m->to_exclusive);
+    CHECK(value(gpu(*m, 0), "samples") == value(gpu(w, 0), "samples"));  // 6: t 2..7
+    CHECK(value(gpu(*m, 0), "energy_kwh") == Approx(value(gpu(w, 0), "energy_kwh")));
+    CHECK(value(gpu(*m, 0), "coverage") == Approx(value(gpu(w, 0), "coverage")));
   }
   SECTION("a window wider than the samples fills the uncovered time with the mean power") {
     extract::ExtractOptions o;

@@ -85,7 +85,10 @@ class SampleCollector final : public prep::EventSink {
 };
 
 struct ExtractOptions {
-  std::optional<std::int64_t> from_ns, to_ns;  ///< --from / --to; else first/last sample
+  /// --from (inclusive) / --to (exclusive, so that consecutive windows tile time: a sample at
+  /// 11:00:00 belongs to the window from 11:00, not to the one that ends then); else the first
+  /// and the last sample, both inside.
+  std::optional<std::int64_t> from_ns, to_ns;
   double temp_threshold_c = 78.0;
   /// The chain (F106-F113): an error counts after a crossing when it comes within this long.
   double chain_window_s = 300.0;
@@ -145,6 +148,11 @@ struct WindowIncident {
 
 struct Features {
   std::int64_t from_ns = 0, to_ns = 0;
+  /// The window is [from, to) when --to gave its end, else [from, to].
+  bool to_exclusive = false;
+  /// The last instant inside the window (ns).
+  [[nodiscard]] std::int64_t last_ns() const { return to_exclusive ? to_ns - 1 : to_ns; }
+  [[nodiscard]] bool contains(std::int64_t ts_ns) const { return ts_ns >= from_ns && ts_ns <= last_ns(); }
   /// "flags"; "trainlog" (a training log's start/end phases); "samples"; or "trace" (no
   /// telemetry: the traces' GPU spans)
   std::string chosen_by;
