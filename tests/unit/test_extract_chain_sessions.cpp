@@ -276,6 +276,30 @@ TEST_CASE("extract: training throughput from the training log, evaluation left o
   REQUIRE(f);
   CHECK(value(f->host_indicators, "samples_per_s") == 32.5);
   CHECK(value(f->host_indicators, "iterations_per_s") == 3.5);  // median of 2, 3.5, 4
+  // No trace: the trace indicators are absent, except the count of traces read.
+  const auto& h = f->host_indicators;
+  CHECK(value(h, "traces") == 0);
+  CHECK(reason(h, "trace_steps") == "no Kineto trace among the inputs");
+  CHECK(reason(h, "step_time_mean_s") == "no Kineto trace among the inputs");
+  for (const char* k : {"memcpy_count", "comm_kernel_fraction", "top_kernel_share", "host_wait_fraction",
+                        "launch_delay_max_us"}) {
+    CHECK(reason(h, k) == "no Kineto trace with GPU ops among the inputs");
+    CHECK(reason(f->gpus[0].indicators, k) == "no Kineto trace with GPU ops among the inputs");
+  }
+}
+
+TEST_CASE("extract: throughput absent without a training log", "[extract][trainlog]") {
+  extract::SampleCollector c;
+  Event ev;
+  ev.kind = "sample";
+  ev.set(Metric::power_w, 100);
+  c.on_event(ev);
+  auto f = extract::compute_features(c, {});
+  REQUIRE(f);
+  CHECK(reason(f->host_indicators, "samples_per_s") ==
+        "no training summary with samples per second (HF Trainer train_samples_per_second) in the window");
+  CHECK(reason(f->host_indicators, "iterations_per_s") ==
+        "no training progress bar with a rate (tqdm it/s or s/it) in the window");
 }
 
 }  // namespace gpucost::test

@@ -3,6 +3,8 @@
 //   prep_detect    run_prep_input() with format detection
 //   event_stream   io::read_event_stream()
 //   features       extract::features_from_json()
+//   extract        extract::compute_features() over an events stream, the document round trip
+//                  and merge
 //   config         breakeven::load_config() (the input up to the first NUL is the TOML file,
 //                  the lines after it are --set overrides)
 // The prep targets take the first byte as a set of option bits (--start, --interval, --fields,
@@ -96,6 +98,38 @@ LocalClock& berlin() {
   if (st) check_accounting(stats);
 }
 
+// extract over an events stream: the store spills after 32 samples (so the runs, the merge of
+// runs and the two reads are exercised), then every indicator, the document written and read
+// back, and merged alone. The first byte picks the window flags, the threshold and the chain
+// window.
+[[maybe_unused]] void fuzz_extract(const std::uint8_t* data, std::size_t size) {
+  const std::uint8_t bits = size > 0 ? data[0] : 0;
+  if (size > 0) {
+    ++data;
+    --size;
+  }
+  extract::SampleCollector samples(32);
+  prep::InputStats stats;
+  auto reader = io::LineReader::from_string(std::string(reinterpret_cast<const char*>(data), size));
+  if (!io::read_event_stream(*reader, samples, stats)) return;
+  samples.note_inputs({stats});
+  extract::ExtractOptions options;
+  constexpr std::int64_t kBase = std::int64_t{1718200000} * 1000000000;
+  if (bits & 0x01) options.from_ns = kBase;
+  if (bits & 0x02) options.to_ns = kBase + std::int64_t{3600} * 1000000000;
+  if (bits & 0x04) options.temp_threshold_c = 40;
+  if (bits & 0x08) options.chain_window_s = 5;
+  auto f = extract::compute_features(samples, options);
+  if (!f) return;
+  auto back = extract::features_from_json(extract::features_to_json(*f), "fuzz.json");
+  if (!back) {
+    std::fprintf(stderr, "extract wrote a features document it cannot read: %s\n", back.error().message.c_str());
+    std::abort();
+  }
+  auto merged = extract::merge_features({*back});
+  (void)merged;
+}
+
 [[maybe_unused]] void fuzz_features(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
   auto f = extract::features_from_json(text, "fuzz.json");
@@ -138,10 +172,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   fuzz_event_stream(data, size);
 #elif defined(GPUCOST_FUZZ_FEATURES)
   fuzz_features(data, size);
+#elif defined(GPUCOST_FUZZ_EXTRACT)
+  fuzz_extract(data, size);
 #elif defined(GPUCOST_FUZZ_CONFIG)
   fuzz_config(data, size);
 #else
-#error "define GPUCOST_FUZZ_PREP=<format>, GPUCOST_FUZZ_EVENT_STREAM, GPUCOST_FUZZ_FEATURES or GPUCOST_FUZZ_CONFIG"
+#error "define GPUCOST_FUZZ_PREP=<format>, GPUCOST_FUZZ_EVENT_STREAM, GPUCOST_FUZZ_FEATURES, GPUCOST_FUZZ_EXTRACT or GPUCOST_FUZZ_CONFIG"
 #endif
   return 0;
 }
