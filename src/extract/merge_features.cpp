@@ -2,6 +2,7 @@
 // (docs/indicators.md, Merging). Every mergeable GPU indicator is recomputed from the summed
 // partials and the merged quantile sketches by the same code as extract's; the rest are null
 // unless one document gives them.
+#include <gpucost/core/time.hpp>
 #include <gpucost/extract/catalogue.hpp>
 #include <gpucost/extract/extract.hpp>
 
@@ -83,7 +84,7 @@ void merge_median_interval(const std::vector<const IndicatorSet*>& sets, Indicat
 }
 
 /// One GPU of the merged document from its documents, in time order.
-Expected<detail::GpuEnergy> merge_gpu(const std::vector<const GpuFeatures*>& parts, double wall_s, GpuFeatures& g,
+Expected<detail::GpuEnergy> merge_gpu(const std::string& host, const std::vector<const GpuFeatures*>& parts, double wall_s, GpuFeatures& g,
                                       EnergyProfile& profile) {
   std::vector<const IndicatorSet*> sets;
   for (const GpuFeatures* p : parts) sets.push_back(&p->indicators);
@@ -103,8 +104,10 @@ Expected<detail::GpuEnergy> merge_gpu(const std::vector<const GpuFeatures*>& par
       if (!prev.last || !cur.first) continue;
       if (cur.first->ts_ns <= prev.last->ts_ns)
         return make_error(ErrorKind::usage,
-                          fmt::format("GPU {}: two documents overlap in time (samples counted twice)", g.gpu),
-                          "merge the results of different hosts or of consecutive, disjoint windows");
+                          fmt::format("host '{}' GPU {}: two documents overlap in time ({} to {}; samples counted twice)",
+                                      host, g.gpu, format_utc(cur.first->ts_ns), format_utc(prev.last->ts_ns)),
+                          "merge the results of different hosts or of consecutive, disjoint windows "
+                          "(--to is exclusive: --to 11:00 and --from 11:00 tile)");
       const Partials bridge = detail::bridge_partials(*prev.last, *cur.first, detail::partial(g.partials, "gap_limit_s"),
                                                       detail::partial(g.partials, "temp.threshold_c"));
       detail::combine_partials(g.partials, bridge);
@@ -227,7 +230,7 @@ Expected<Features> merge_features(std::vector<Features> docs) {
     GpuFeatures g;
     g.gpu = id.second;
     if (several_hosts) g.host = id.first;
-    auto e = merge_gpu(parts, m.wall_s(), g, m.energy_profile);
+    auto e = merge_gpu(id.first, parts, m.wall_s(), g, m.energy_profile);
     if (!e) return e.error();
     filled_j += e->filled_j;
     energy_j += e->energy_j;
