@@ -266,7 +266,7 @@ constexpr std::array kCatalogue = {
                  "time from an AC off-line message to the next on-line one (or the window end), within the window",
                  Scope::host_only},
     IndicatorDef{"F116", "resume_count", "count", "session", "resumes",
-                 "resume events in the window, one per 120 s cluster (several layers report one resume)",
+                 "resume events in the window, one per 120 s cluster (several layers report one resume); the resume of a failed suspend is not one",
                  Scope::host_only},
     IndicatorDef{"F117", "suspend_s", "s", "session", "time suspended",
                  "time from the first message of each suspend to the next resume (or the window end), within "

@@ -149,7 +149,7 @@ void session_indicators(const SampleCollector& c, Features& f) {
   std::int64_t last_resume = std::numeric_limits<std::int64_t>::min();
   for (const Incident* i : events) {
     if (!in_window(i->ts_ns, f)) continue;
-    if (i->kind == "resume") {  // one resume is reported by several layers too
+    if (i->kind == "resume" && i->detail != "failed") {  // several layers report one resume too
       if (last_resume == std::numeric_limits<std::int64_t>::min() || i->ts_ns - last_resume > kSameSuspendNs) ++resumes;
       last_resume = i->ts_ns;
     }

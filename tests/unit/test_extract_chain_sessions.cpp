@@ -154,6 +154,8 @@ TEST_CASE("extract: power source and sessions, by hand", "[extract][sessions]") 
   incident(c, 401, "suspend");
   incident(c, 450, "resume");   // ... and one resume
   incident(c, 452, "resume");
+  incident(c, 620, "suspend");            // a suspend that failed: 3 s lost, and no resume
+  incident(c, 623, "resume", "failed", "true");
   incident(c, 390, "lid", "state", "closed");
   incident(c, 460, "lid", "state", "open");
   incident(c, 600, "gpu_lost");
@@ -170,9 +172,9 @@ TEST_CASE("extract: power source and sessions, by hand", "[extract][sessions]") 
   CHECK(value(h, "ac_switches_per_hour") == Approx(3 / hours));  // 100, 300, 900
   CHECK(value(h, "battery_s") == 300);                           // 100..300 and 900..1000
   CHECK(value(h, "resume_count") == 1);
-  CHECK(value(h, "suspend_s") == 50);                            // 400..450
-  CHECK(value(h, "suspend_count") == 1);
-  CHECK(value(h, "interruptions_per_hour") == Approx(4 / hours));  // suspend, boot, GPU lost, reset
+  CHECK(value(h, "suspend_s") == 53);                            // 400..450, 620..623
+  CHECK(value(h, "suspend_count") == 2);
+  CHECK(value(h, "interruptions_per_hour") == Approx(5 / hours));  // 2 suspends, boot, GPU lost, reset
   CHECK(value(h, "boot_count") == 1);
   CHECK(value(h, "shutdown_count") == 1);
   CHECK(value(h, "gpu_unavailable_s") == 150);  // 600..700 (boot) and 800..850 (load)
@@ -185,7 +187,7 @@ TEST_CASE("extract: power source and sessions, by hand", "[extract][sessions]") 
     auto m = extract::merge_features({*back});
     REQUIRE(m);
     CHECK(value(m->host_indicators, "ac_switches_per_hour") == Approx(3 / hours));
-    CHECK(value(m->host_indicators, "interruptions_per_hour") == Approx(4 / hours));
+    CHECK(value(m->host_indicators, "interruptions_per_hour") == Approx(5 / hours));
   }
 }
 
