@@ -199,7 +199,7 @@ void SampleCollector::on_event(const Event& ev) {
       if (f.key == "code")
         if (const auto v = text::parse_int(f.value)) code = static_cast<int>(*v);
     }
-    m_incidents.push_back(Incident{ev.ts_ns, std::string(ev.kind), std::string(detail), code});
+    m_incidents.push_back(Incident{ev.ts_ns, intern(ev.kind), intern(detail), code});
     return;
   }
   if (ev.kind == "trace_device" || ev.kind == "trace_memory" || ev.kind == "trace_launch" ||
@@ -271,6 +271,12 @@ void SampleCollector::on_event(const Event& ev) {
   x.pcie_width = get8(Metric::pcie_width);
   x.pcie_width_max = get8(Metric::pcie_width_max);
   m_store.add(gpu, x);
+}
+
+std::string_view SampleCollector::intern(std::string_view text) {
+  const auto found = m_interned.find(text);
+  if (found != m_interned.end()) return *found;
+  return *m_interned.emplace(text).first;
 }
 
 std::vector<Sample> SampleCollector::samples_of(int gpu) const {
@@ -386,9 +392,9 @@ std::vector<WindowIncident> window_incidents(const SampleCollector& c, const Fea
   std::vector<WindowIncident> out;
   std::int64_t last_suspend = std::numeric_limits<std::int64_t>::min();
   for (const Incident* i : in_window) {
-    WindowIncident w{i->ts_ns, i->kind, {}, -1, std::nullopt};
+    WindowIncident w{i->ts_ns, std::string(i->kind), {}, -1, std::nullopt};
     if (i->kind == "xid") {
-      w.bucket = i->detail;
+      w.bucket = std::string(i->detail);
       w.code = i->code;
     } else if (i->kind == "gpu_lost") {
       w.bucket = "reboot";  // a GPU off the bus comes back only with a reboot
