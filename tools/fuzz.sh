@@ -16,7 +16,7 @@ cxx=${CXX_FUZZ:-clang++}
 
 all_targets=(prep_dmon prep_pmon prep_query_csv prep_smi_q prep_smi_xml prep_dcgmi prep_syslog prep_dmesg
              prep_journal_json prep_journal_text prep_bug_report prep_torch_table prep_nsys prep_kineto prep_trainlog prep_detect event_stream
-             features config)
+             features extract config)
 if [ $# -gt 0 ]; then targets=("$@"); else targets=("${all_targets[@]}"); fi
 
 echo "== fuzz build (build-fuzz, $cxx)"
@@ -65,6 +65,12 @@ make_seeds() {  # target dir
       for f in $(grep -l '"schema": *"gpucost.events"' -r testdata/golden); do n=$((n + 1)); cp "$f" "$dir/seed$n"; done ;;
     features)
       for f in $(grep -l '"schema": *"gpucost.features"' -r testdata/golden); do n=$((n + 1)); cp "$f" "$dir/seed$n"; done ;;
+    extract)  # an option byte (window flags, threshold, chain window), then an events stream
+      for f in $(grep -l '"schema": *"gpucost.events"' -r testdata/golden); do
+        n=$((n + 1))
+        { printf '\000'; cat "$f"; } >"$dir/seed$n-0"
+        { printf '\017'; cat "$f"; } >"$dir/seed$n-f"
+      done ;;
     config)
       for f in testdata/samples/*.toml; do
         n=$((n + 1)); cp "$f" "$dir/seed$n"
