@@ -175,10 +175,9 @@ EnergyPrices energy_prices(const Tariff& tariff, const extract::EnergyProfile& p
   }
   constexpr std::int64_t kMin = extract::EnergyProfile::kBucketNs;
   double cost = 0, energy = 0;
-  for (std::size_t i = 0; i < profile.kwh.size(); ++i) {
-    const std::int64_t minute_ns = (profile.first_minute + static_cast<std::int64_t>(i)) * kMin;
-    cost += profile.kwh[i] * tariff.price_at(minute_ns);
-    energy += profile.kwh[i];
+  for (const auto& [minute, kwh] : profile.kwh_by_minute) {
+    cost += kwh * tariff.price_at(minute * kMin);
+    energy += kwh;
   }
   p.gpu = energy > 0 ? cost / energy : tariff.price_at(from_ns);
   // Time-weighted price of the window, minute by minute (the system draws the same power throughout).

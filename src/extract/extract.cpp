@@ -167,20 +167,13 @@ double gap_limit_s(double median_interval_s) { return std::max(10.0, 5.0 * media
 
 void EnergyProfile::add(std::int64_t ts_ns, double kwh_value) {
   std::int64_t minute = ts_ns / kBucketNs;
-  if (ts_ns < 0 && ts_ns % kBucketNs != 0) --minute;
-  if (kwh.empty()) first_minute = minute;
-  if (minute < first_minute) {
-    kwh.insert(kwh.begin(), static_cast<std::size_t>(first_minute - minute), 0.0);
-    first_minute = minute;
-  }
-  const auto at = static_cast<std::size_t>(minute - first_minute);
-  if (at >= kwh.size()) kwh.resize(at + 1, 0.0);
-  kwh[at] += kwh_value;
+  if (ts_ns < 0 && ts_ns % kBucketNs != 0) --minute;  // round down before the epoch
+  add_minute(minute, kwh_value);
 }
 
 double EnergyProfile::total() const {
   double t = 0;
-  for (double v : kwh) t += v;
+  for (const auto& [minute, v] : kwh_by_minute) t += v;
   return t;
 }
 

@@ -68,14 +68,23 @@ void write_incidents(std::string& b, const std::vector<WindowIncident>& incident
   b.append(incidents.empty() ? "]" : "\n  ]");
 }
 
+// The profile as runs of consecutive minutes: {"first_minute": M, "gpu_kwh": [kWh of M, M+1, ...]}.
 void write_profile(std::string& b, const EnergyProfile& p) {
-  b.append(fmt::format(",\n  \"energy_profile\": {{\"bucket_s\": 60, \"first_minute\": {}, \"gpu_kwh\": [",
-                       p.first_minute));
-  for (std::size_t i = 0; i < p.kwh.size(); ++i) {
-    if (i > 0) b.append(", ");
-    io::append_json_number(b, p.kwh[i]);
+  b.append(",\n  \"energy_profile\": {\"bucket_s\": 60, \"runs\": [");
+  std::int64_t next = 0;
+  bool first = true;
+  for (const auto& [minute, kwh] : p.kwh_by_minute) {
+    if (first || minute != next) {
+      if (!first) b.append("]}, ");
+      b.append(fmt::format("{{\"first_minute\": {}, \"gpu_kwh\": [", minute));
+    } else {
+      b.append(", ");
+    }
+    io::append_json_number(b, kwh);
+    first = false;
+    next = minute + 1;
   }
-  b.append("]}");
+  b.append(first ? "]}" : "]}]}");
 }
 
 void write_partials(std::string& b, const Partials& p) {
@@ -294,19 +303,33 @@ Status read_incidents(simdjson::dom::element doc, Features& f, const std::string
   return {};
 }
 
-// Optional: documents written before the profile existed have none (flat tariffs need none).
-Status read_profile(simdjson::dom::element doc, Features& f, const std::string& path) {
-  simdjson::dom::object profile;
-  if (doc["energy_profile"].get_object().get(profile) != simdjson::SUCCESS) return {};
+// One run of consecutive minutes (also the whole profile of documents written before runs).
+Status read_profile_run(simdjson::dom::object run, Features& f, const std::string& path) {
+  std::int64_t minute = 0;
   simdjson::dom::array values;
-  if (profile["first_minute"].get_int64().get(f.energy_profile.first_minute) != simdjson::SUCCESS ||
-      profile["gpu_kwh"].get_array().get(values) != simdjson::SUCCESS)
+  if (run["first_minute"].get_int64().get(minute) != simdjson::SUCCESS ||
+      run["gpu_kwh"].get_array().get(values) != simdjson::SUCCESS)
     return make_error(ErrorKind::schema, fmt::format("{}: energy_profile lacks first_minute or gpu_kwh", path));
   for (simdjson::dom::element v : values) {
     double d = 0;
     if (v.get_double().get(d) != simdjson::SUCCESS)
       return make_error(ErrorKind::schema, fmt::format("{}: energy_profile.gpu_kwh holds a non-number", path));
-    f.energy_profile.kwh.push_back(d);
+    f.energy_profile.add_minute(minute++, d);
+  }
+  return {};
+}
+
+// Optional: documents written before the profile existed have none (flat tariffs need none).
+Status read_profile(simdjson::dom::element doc, Features& f, const std::string& path) {
+  simdjson::dom::object profile;
+  if (doc["energy_profile"].get_object().get(profile) != simdjson::SUCCESS) return {};
+  simdjson::dom::array runs;
+  if (profile["runs"].get_array().get(runs) != simdjson::SUCCESS) return read_profile_run(profile, f, path);
+  for (simdjson::dom::element r : runs) {
+    simdjson::dom::object run;
+    if (r.get_object().get(run) != simdjson::SUCCESS)
+      return make_error(ErrorKind::schema, fmt::format("{}: energy_profile.runs holds a non-object", path));
+    if (Status st = read_profile_run(run, f, path); !st) return st;
   }
   return {};
 }

@@ -178,9 +178,7 @@ void merge_host_only(const std::vector<Features>& docs, Features& m) {
 
 void merge_profiles(const std::vector<Features>& docs, EnergyProfile& out) {
   for (const Features& f : docs)
-    for (std::size_t i = 0; i < f.energy_profile.kwh.size(); ++i)
-      out.add((f.energy_profile.first_minute + static_cast<std::int64_t>(i)) * EnergyProfile::kBucketNs,
-              f.energy_profile.kwh[i]);
+    for (const auto& [minute, kwh] : f.energy_profile.kwh_by_minute) out.add_minute(minute, kwh);
 }
 
 }  // namespace

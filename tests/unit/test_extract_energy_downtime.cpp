@@ -131,11 +131,12 @@ TEST_CASE("extract: energy profile by UTC minute, each interval in the minute it
   //   GPU 1: 30 -> 40 at 100 W = 1000 J -> A;  [40, 50] 1000 J -> B;  50 -> 120, 70 s x 100 W = 7000 J -> B
   //   A = 1166.67 + 2000 + 1000 = 4166.67 J, B = 1500 + 14000 + 1000 + 7000 = 23500 J, C = 2333.33 J
   const auto& p = f.energy_profile;
-  CHECK(p.first_minute == kMinuteOfT0);
-  REQUIRE(p.kwh.size() == 3);
-  CHECK(p.kwh[0] == Approx((1166.0 + 2.0 / 3.0 + 2000 + 1000) / kJPerKwh));
-  CHECK(p.kwh[1] == Approx(23500.0 / kJPerKwh));
-  CHECK(p.kwh[2] == Approx((2333.0 + 1.0 / 3.0) / kJPerKwh));
+  const auto& m = p.kwh_by_minute;
+  REQUIRE(m.size() == 3);
+  CHECK(m.begin()->first == kMinuteOfT0);
+  CHECK(m.at(kMinuteOfT0) == Approx((1166.0 + 2.0 / 3.0 + 2000 + 1000) / kJPerKwh));
+  CHECK(m.at(kMinuteOfT0 + 1) == Approx(23500.0 / kJPerKwh));
+  CHECK(m.at(kMinuteOfT0 + 2) == Approx((2333.0 + 1.0 / 3.0) / kJPerKwh));
   // Its sum is the host energy: 30000 J.
   CHECK(p.total() == Approx(value(f.host_indicators, "energy_kwh")));
 }
@@ -146,12 +147,31 @@ TEST_CASE("extract: energy profile buckets before the epoch round down", "[extra
   p.add(0, 2.0);                   // minute 0
   p.add(60 * kSec + 5, 3.0);       // minute 1
   p.add(59 * kSec, 4.0);           // minute 0 again
-  CHECK(p.first_minute == -1);
-  REQUIRE(p.kwh.size() == 3);
-  CHECK(p.kwh[0] == 1.0);
-  CHECK(p.kwh[1] == 6.0);
-  CHECK(p.kwh[2] == 3.0);
+  REQUIRE(p.kwh_by_minute.size() == 3);
+  CHECK(p.kwh_by_minute.at(-1) == 1.0);
+  CHECK(p.kwh_by_minute.at(0) == 6.0);
+  CHECK(p.kwh_by_minute.at(1) == 3.0);
   CHECK(p.total() == 10.0);
+}
+
+TEST_CASE("extract: a sample years off costs two profile minutes, not millions", "[extract][energy]") {
+  extract::SampleCollector c;
+  for (const std::int64_t t : {std::int64_t{0}, std::int64_t{1}, std::int64_t{1718200000}}) {  // 1970 and 2024
+    Event ev;
+    ev.ts_ns = t * kSec;
+    ev.kind = "sample";
+    ev.set(Metric::power_w, 100);
+    c.on_event(ev);
+  }
+  auto f = extract::compute_features(c, {});
+  REQUIRE(f);
+  CHECK(f->energy_profile.kwh_by_minute.size() <= 3);
+  CHECK(f->energy_profile.total() == Approx(value(f->host_indicators, "energy_kwh")));
+  const std::string json = extract::features_to_json(*f);
+  CHECK(json.size() < 100000);
+  auto back = extract::features_from_json(json, "f.json");
+  REQUIRE(back);
+  CHECK(back->energy_profile.kwh_by_minute == f->energy_profile.kwh_by_minute);
 }
 
 TEST_CASE("extract: downtime is the union of [event, next busy sample of any GPU] (F051)", "[extract][downtime]") {

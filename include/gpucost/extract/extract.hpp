@@ -140,10 +140,12 @@ struct GpuFeatures {
 /// holds for each bucket: breakeven prices time-of-use tariffs from this alone.
 struct EnergyProfile {
   static constexpr std::int64_t kBucketNs = 60 * 1'000'000'000LL;
-  std::int64_t first_minute = 0;  ///< minutes since the epoch (UTC) of kwh[0]
-  std::vector<double> kwh;        ///< energy per minute, kWh
+  /// Energy (kWh) by minute since the epoch (UTC). Sparse: only the minutes that received
+  /// energy, so a window stretched by one sample years off costs two entries, not a million.
+  std::map<std::int64_t, double> kwh_by_minute;
   void add(std::int64_t ts_ns, double kwh_value);
-  [[nodiscard]] bool empty() const { return kwh.empty(); }
+  void add_minute(std::int64_t minute, double kwh_value) { kwh_by_minute[minute] += kwh_value; }
+  [[nodiscard]] bool empty() const { return kwh_by_minute.empty(); }
   [[nodiscard]] double total() const;
 };
 
