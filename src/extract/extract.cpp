@@ -21,7 +21,6 @@ namespace gpucost::extract {
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-constexpr double kJoulesPerKwh = 3.6e6;
 
 double secs(std::int64_t ns) { return static_cast<double>(ns) / 1e9; }
 

@@ -330,7 +330,13 @@ bool add_field(std::string_view key, simdjson::ondemand::value& v, bool extra, E
 // Fills `ev` from one parsed event object. Returns an error reason, or empty on success.
 std::string_view fill_event(simdjson::ondemand::object obj, Event& ev) {
   ev.reset();
+  // Nothing of the previous record may survive: its views point into the parser's last buffer.
   ev.gpu = -1;
+  ev.ts_ns = 0;
+  ev.source = {};
+  ev.host = {};
+  ev.kind = {};
+  bool has_ts = false;
   for (auto member : obj) {
     std::string_view key;
     if (member.unescaped_key().get(key) != simdjson::SUCCESS) return "bad key";
@@ -341,6 +347,7 @@ std::string_view fill_event(simdjson::ondemand::object obj, Event& ev) {
       std::int64_t ts = 0;
       if (v.get_int64().get(ts) != simdjson::SUCCESS) return "ts_ns is not an integer";
       ev.ts_ns = ts;
+      has_ts = true;
     } else if (key == "source") {
       if (v.get_string().get(ev.source) != simdjson::SUCCESS) return "source is not a string";
     } else if (key == "host") {
@@ -371,6 +378,8 @@ std::string_view fill_event(simdjson::ondemand::object obj, Event& ev) {
       return "bad field value";
     }
   }
+  if (!has_ts) return "an event without ts_ns";
+  if (ev.kind.empty()) return "an event without kind";
   return {};
 }
 

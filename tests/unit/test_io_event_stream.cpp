@@ -130,6 +130,23 @@ TEST_CASE("io::read_event_stream: bad lines are counted, a wrong version is an e
     CHECK(st.examples[0].line == 2);
     CHECK(st.examples[0].reason == "ts_ns is not an integer");
   }
+  SECTION("an event without kind or ts_ns is malformed, never the previous record's (found by fuzzing extract)") {
+    auto reader = io::LineReader::from_string(
+        "{\"type\":\"header\",\"schema\":\"gpucost.events\",\"version\":1}\n"
+        "{\"type\":\"event\",\"ts_ns\":1,\"kind\":\"xid\",\"code\":79}\n"
+        "{\"type\":\"event\",\"ts_ns\":2,\"code\":13}\n"
+        "{\"type\":\"event\",\"kind\":\"sample\",\"power_w\":5}\n");
+    test::CollectingSink sink;
+    prep::InputStats st;
+    REQUIRE(io::read_event_stream(*reader, sink, st));
+    CHECK(st.events == 1);
+    CHECK(st.malformed == 2);
+    REQUIRE(st.examples.size() == 2);
+    CHECK(st.examples[0].reason == "an event without kind");
+    CHECK(st.examples[1].reason == "an event without ts_ns");
+    REQUIRE(sink.events.size() == 1);
+    CHECK(sink.events[0].kind == "xid");
+  }
   SECTION("version 2 is refused with a hint") {
     auto reader = io::LineReader::from_string("{\"type\":\"header\",\"schema\":\"gpucost.events\",\"version\":2}\n");
     test::CollectingSink sink;
