@@ -21,6 +21,7 @@ namespace gpucost::extract {
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kLargestReading = 1e12;  // larger telemetry readings are not readings
 
 double secs(std::int64_t ns) { return static_cast<double>(ns) / 1e9; }
 
@@ -236,9 +237,17 @@ void SampleCollector::on_event(const Event& ev) {
   }
   if (ev.kind != "sample") return;
   if (m_host.empty() && !ev.host.empty()) m_host = std::string(ev.host);
-  const auto get = [&](Metric m) { return ev.has(m) ? ev.get(m) : kNaN; };
+  // A reading beyond ±10^12 is no telemetry (no GPU draws a terawatt): it is taken as not read,
+  // so that no sum, and no float of the sample, turns infinite.
+  const auto get = [&](Metric m) {
+    const double v = ev.has(m) ? ev.get(m) : kNaN;
+    return std::abs(v) <= kLargestReading ? v : kNaN;
+  };
   const int gpu = ev.gpu < 0 ? 0 : ev.gpu;
-  const auto getf = [&](Metric m) { return ev.has(m) ? static_cast<float>(ev.get(m)) : Sample::kNoF; };
+  const auto getf = [&](Metric m) {
+    const double v = get(m);
+    return std::isnan(v) ? Sample::kNoF : static_cast<float>(v);
+  };
   const auto get8 = [&](Metric m) {
     return ev.has(m) && ev.get(m) > 0 && ev.get(m) < 256 ? static_cast<std::uint8_t>(ev.get(m)) : std::uint8_t{0};
   };

@@ -142,3 +142,22 @@ TEST_CASE("extract: a store that spills gives the same features document, byte f
   CHECK(features(64) == in_memory);
   CHECK(features(500) == in_memory);
 }
+
+TEST_CASE("extract: a reading beyond 10^12 is not a reading, so the document reads back (found by fuzzing)",
+          "[extract]") {
+  using namespace gpucost;
+  extract::SampleCollector c;
+  for (const std::int64_t t : {0, 1, 2}) {
+    Event ev;
+    ev.ts_ns = t * 1'000'000'000LL;
+    ev.kind = "sample";
+    ev.set(Metric::power_w, t == 1 ? 1e300 : 100);
+    ev.set(Metric::mem_temp_c, 1e300);  // does not fit a float either
+    c.on_event(ev);
+  }
+  auto f = extract::compute_features(c, {});
+  REQUIRE(f);
+  CHECK(*f->gpus[0].indicators.at("power_max_w").value == 100);
+  CHECK_FALSE(f->gpus[0].indicators.at("mem_temp_max_c").value.has_value());
+  CHECK(extract::features_from_json(extract::features_to_json(*f), "f.json"));
+}
