@@ -87,8 +87,6 @@ std::vector<std::int64_t> suspend_starts(const std::vector<const Incident*>& eve
   return out;
 }
 
-bool in_window(std::int64_t ts, const Features& f) { return f.contains(ts); }
-
 /// AC switches in the window: power_source messages whose state differs from the last known
 /// one. The first message of the log only sets the state (the kernel prints it at boot too).
 double ac_switches(const std::vector<const Incident*>& events, const Features& f) {
@@ -96,7 +94,7 @@ double ac_switches(const std::vector<const Incident*>& events, const Features& f
   double n = 0;
   for (const Incident* i : events) {
     if (i->kind != "power_source" || (i->detail != "online" && i->detail != "offline")) continue;
-    if (!state.empty() && i->detail != state && in_window(i->ts_ns, f)) ++n;
+    if (!state.empty() && i->detail != state && f.contains(i->ts_ns)) ++n;
     state = i->detail;
   }
   return n;
@@ -143,12 +141,12 @@ void session_indicators(const SampleCollector& c, Features& f) {
     if (s > f.last_ns()) break;
     const auto resumed = std::lower_bound(resume_times.begin(), resume_times.end(), s);
     asleep.emplace_back(s, resumed == resume_times.end() ? f.to_ns : std::min(f.to_ns, *resumed));
-    if (in_window(s, f)) ++suspends;
+    if (f.contains(s)) ++suspends;
   }
   set(out, "suspend_s", union_within(asleep, f.from_ns, f.to_ns));
   std::int64_t last_resume = std::numeric_limits<std::int64_t>::min();
   for (const Incident* i : events) {
-    if (!in_window(i->ts_ns, f)) continue;
+    if (!f.contains(i->ts_ns)) continue;
     if (i->kind == "resume" && i->detail != "failed") {  // several layers report one resume too
       if (last_resume == std::numeric_limits<std::int64_t>::min() || i->ts_ns - last_resume > kSameSuspendNs) ++resumes;
       last_resume = i->ts_ns;
@@ -186,7 +184,7 @@ void session_rates_from_partials(Features& f) {
 ChainData chain_errors(const SampleCollector& c, const Features& f) {
   ChainData chain;
   for (const Incident& i : c.incidents())
-    if (is_chain_error(i) && in_window(i.ts_ns, f)) chain.errors.push_back(i.ts_ns);
+    if (is_chain_error(i) && f.contains(i.ts_ns)) chain.errors.push_back(i.ts_ns);
   std::sort(chain.errors.begin(), chain.errors.end());
   chain.around.resize(chain.errors.size());
   return chain;

@@ -71,7 +71,7 @@ void ThermalShapeWalker::add_rolling(const Point& p) {
 // have all come, and the first whose band stays within 2 °C is the steady state.
 void ThermalShapeWalker::add_steady(const Point& p) {
   if (m_steady_found) return;
-  if (settle(p.ts_ns)) return;
+  if (settle(p.ts_ns, false)) return;
   m_candidates.push_back(p);
   while (!m_hi.empty() && m_hi.back().v <= p.v) m_hi.pop_back();
   while (!m_lo.empty() && m_lo.back().v >= p.v) m_lo.pop_back();
@@ -79,12 +79,15 @@ void ThermalShapeWalker::add_steady(const Point& p) {
   m_lo.push_back(p);
 }
 
-bool ThermalShapeWalker::settle(std::int64_t until_ns) {
+// Judges the candidates whose band is complete: a later sample lies past its end, or, once the
+// data has ended (`ended`), the last sample reaches its end.
+bool ThermalShapeWalker::settle(std::int64_t until_ns, bool ended) {
   const double until = secs(until_ns - m_t0);
   while (!m_candidates.empty()) {
     const Point& c = m_candidates.front();
     const double start = secs(c.ts_ns - m_t0);
-    if (!(until > start + kSteadySpanS)) return false;  // its band may still grow
+    const bool complete = ended ? !(until < start + kSteadySpanS) : until > start + kSteadySpanS;
+    if (!complete) return false;  // its band may still grow, or the data ends inside it
     while (m_hi.front().seq < c.seq) m_hi.pop_front();
     while (m_lo.front().seq < c.seq) m_lo.pop_front();
     if (m_hi.front().v - m_lo.front().v <= kSteadyBandC) {
@@ -111,21 +114,7 @@ void ThermalShapeWalker::finish(IndicatorSet& out, std::vector<std::int64_t>& cr
     absent(out, "temp_slope_5min_c_per_min", "fewer than two temperature samples at distinct times in the first 5 minutes");
   else
     set(out, "temp_slope_5min_c_per_min", (m_sn * m_stv - m_st * m_sv) / den * 60);
-  // The candidates whose band ends exactly at the last sample are complete too.
-  if (!m_steady_found && !m_candidates.empty()) {
-    const std::int64_t last = m_recent.back().ts_ns;
-    while (!m_candidates.empty() && !m_steady_found) {
-      const Point& c = m_candidates.front();
-      if (secs(last - m_t0) < secs(c.ts_ns - m_t0) + kSteadySpanS) break;  // the data ends inside its band
-      while (m_hi.front().seq < c.seq) m_hi.pop_front();
-      while (m_lo.front().seq < c.seq) m_lo.pop_front();
-      if (m_hi.front().v - m_lo.front().v <= kSteadyBandC) {
-        m_steady_found = true;
-        m_steady_s = secs(c.ts_ns - m_t0);
-      }
-      m_candidates.pop_front();
-    }
-  }
+  if (!m_steady_found) settle(m_recent.back().ts_ns, true);
   if (m_steady_found) set(out, "temp_steady_s", m_steady_s);
   else absent(out, "temp_steady_s", "the temperature never stays within 2 °C for 300 s");
   set(out, "temp_rolling_crossings", m_rolling_crossings);

@@ -30,7 +30,7 @@ class ThermalShapeWalker {
   void add_slope(double t, double v);
   void add_rolling(const Point& p);
   void add_steady(const Point& p);
-  bool settle(std::int64_t until_ns);  // judges the steady-state candidates whose band ends before until_ns
+  bool settle(std::int64_t until_ns, bool ended);  // judges the steady-state candidates whose band is complete
 
   double m_threshold;
   std::size_t m_n = 0;
