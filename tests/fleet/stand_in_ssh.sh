@@ -17,6 +17,11 @@ done
 [ "${1:-}" = "--" ] && shift
 [ -d "$FLEET_ROOT/$host" ] || { echo "stand_in_ssh: $host: no such host (no $FLEET_ROOT/$host)" >&2; exit 255; }
 cd "$FLEET_ROOT/$host"
+# What sshd gives every session: the user's home and login shell. GNU parallel's remote worker
+# runs the job with $SHELL, and with none it runs nothing and still exits 0 (a CI job started
+# without SHELL showed it), so the stand-in sets it as sshd would.
 export HOME="$PWD"
+SHELL=$(getent passwd "$(id -un)" | cut -d: -f7)
+export SHELL="${SHELL:-/bin/sh}"
 # ssh hands the remote shell its arguments joined by spaces.
 exec bash -c "$*"
