@@ -103,7 +103,8 @@ double incident_hours(const CostConfig& c, const extract::WindowIncident& i) {
 
 void price_incidents(const CostConfig& c, const JobInputs& job, Result& r) {
   for (const auto& i : job.incidents) {
-    IncidentCost ic{i, incident_hours(c, i), 0};
+    // A burst of n incidents costs n times the operator time (each Xid is one, as F016 counts).
+    IncidentCost ic{i, incident_hours(c, i) * static_cast<double>(i.count), 0};
     ic.cost = c.hourly_wage * ic.hours;
     r.incident_cost += ic.cost;
     r.incidents.push_back(std::move(ic));

@@ -221,7 +221,7 @@ std::optional<Finding> incident_finding(const Context& x, const IncidentRule& ru
   for (const auto& ic : x.r.incidents)
     if (matches(rule, ic.incident)) {
       cost += ic.cost;
-      ++listed;
+      listed += static_cast<double>(ic.incident.count);
     }
   if (rule.kind == "incidents_other" && listed < 1) return std::nullopt;  // F017 counts every bucket
   Finding out = start(t.kind);

@@ -32,8 +32,7 @@ void absent(IndicatorSet& set, std::string_view key, std::string reason) {
 
 /// What each GPU's walk feeds besides its own indicators.
 struct HostWalks {
-  detail::ChainData& chain;
-  detail::NextBusyWalker& next_busy;
+  detail::GpuWalkSummary& summary;
   EnergyProfile& profile;
   double filled_j = 0, energy_j = 0;
 };
@@ -58,15 +57,14 @@ bool gpu_indicators(const SampleStore& store, int gpu, const Features& window, d
   detail::GpuWalker walker(limit, threshold);
   detail::EnergyProfileWalker energy(limit, host.profile);
   detail::ThermalShapeWalker thermal(threshold);
-  detail::UtilAroundWalker around(host.chain);
-  host.next_busy.next_gpu();
+  bool utilisation = false;
   store.for_each(gpu, from_ns, last_ns, [&](const Sample& x) {
     walker.add(x);
     energy.add(x);
     thermal.add(x);
-    around.add(x);
-    host.next_busy.add(x);
+    utilisation = utilisation || !std::isnan(x.util_pct);
   });
+  host.summary.utilisation = host.summary.utilisation || utilisation;
   g.last = walker.last();
 
   IndicatorSet& out = g.indicators;
@@ -79,8 +77,8 @@ bool gpu_indicators(const SampleStore& store, int gpu, const Features& window, d
   host.filled_j += e.filled_j;
   host.energy_j += e.energy_j;
   if (out["power_mean_w"].value) energy.finish(from_ns, to_ns, *out["power_mean_w"].value);
-  host.chain.temperature = host.chain.temperature || thermal.any();
-  thermal.finish(out, host.chain.crossings);
+  host.summary.temperature = host.summary.temperature || thermal.any();
+  thermal.finish(out, host.summary.crossings);
   return true;
 }
 
@@ -165,12 +163,6 @@ void host_indicators(const Features& f, double filled_j, double energy_j, Indica
 
 double gap_limit_s(double median_interval_s) { return std::max(10.0, 5.0 * median_interval_s); }
 
-void EnergyProfile::add(std::int64_t ts_ns, double kwh_value) {
-  std::int64_t minute = ts_ns / kBucketNs;
-  if (ts_ns < 0 && ts_ns % kBucketNs != 0) --minute;  // round down before the epoch
-  add_minute(minute, kwh_value);
-}
-
 double EnergyProfile::total() const {
   double t = 0;
   for (const auto& [minute, v] : kwh_by_minute) t += v;
@@ -191,7 +183,7 @@ void SampleCollector::on_event(const Event& ev) {
       if (f.key == "code")
         if (const auto v = text::parse_int(f.value)) code = static_cast<int>(*v);
     }
-    m_incidents.push_back(Incident{ev.ts_ns, intern(ev.kind), intern(detail), code});
+    m_incidents.add(ev.ts_ns, ev.kind, detail, code);
     return;
   }
   if (ev.kind == "trace_device" || ev.kind == "trace_memory" || ev.kind == "trace_launch" ||
@@ -273,12 +265,6 @@ void SampleCollector::on_event(const Event& ev) {
   m_store.add(gpu, x);
 }
 
-std::string_view SampleCollector::intern(std::string_view text) {
-  const auto found = m_interned.find(text);
-  if (found != m_interned.end()) return *found;
-  return *m_interned.emplace(text).first;
-}
-
 std::vector<Sample> SampleCollector::samples_of(int gpu) const {
   std::vector<Sample> out;
   m_store.for_each(gpu, std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int64_t>::max(),
@@ -357,9 +343,9 @@ void incident_indicators(const SampleCollector& c, Features& f, IndicatorSet& ou
   }
   std::map<std::string_view, double> n;
   for (auto k : kIncidentKeys) n[k] = 0;
-  std::vector<std::int64_t> suspends;
-  for (const Incident& i : c.incidents()) {
-    if (!f.contains(i.ts_ns)) continue;
+  std::int64_t last_suspend = std::numeric_limits<std::int64_t>::min();
+  c.incidents().for_each([&](const Incident& i) {  // in time order
+    if (!f.contains(i.ts_ns)) return;
     if (i.kind == "xid") {
       ++n["xid_count"];
       const auto first = f.host_partials.find("xid.first_ns.min");
@@ -369,71 +355,16 @@ void incident_indicators(const SampleCollector& c, Features& f, IndicatorSet& ou
       last = std::max(last, static_cast<double>(i.ts_ns));
     }
     if (i.kind == "aer" && i.detail == "uncorrected_fatal") ++n["aer_fatal_count"];
-    if (i.kind == "suspend") suspends.push_back(i.ts_ns);
+    if (i.kind == "suspend") {  // one suspend, seen by several layers within 120 s, counts once
+      if (last_suspend == std::numeric_limits<std::int64_t>::min() || i.ts_ns - last_suspend > kSameSuspendNs)
+        ++n["suspend_count"];
+      last_suspend = i.ts_ns;
+    }
     const std::string_view key = incident_key(i);
     if (!key.empty()) ++n[key];
-  }
-  std::sort(suspends.begin(), suspends.end());
-  for (std::size_t k = 0; k < suspends.size(); ++k)
-    if (k == 0 || suspends[k] - suspends[k - 1] > kSameSuspendNs) ++n["suspend_count"];
+  });
   for (const auto& [key, value] : n) set(out, key, value);
   xid_times(f, out);
-}
-
-// The incidents that cost operator time (Xid, gpu_lost) and the interruptions (suspend, AC
-// offline) of the window, each with the downtime that followed it.
-
-std::vector<WindowIncident> window_incidents(const SampleCollector& c, const Features& f) {
-  std::vector<const Incident*> in_window;
-  for (const Incident& i : c.incidents())
-    if (f.contains(i.ts_ns)) in_window.push_back(&i);
-  std::stable_sort(in_window.begin(), in_window.end(),
-                   [](const Incident* a, const Incident* b) { return a->ts_ns < b->ts_ns; });
-  std::vector<WindowIncident> out;
-  std::int64_t last_suspend = std::numeric_limits<std::int64_t>::min();
-  for (const Incident* i : in_window) {
-    WindowIncident w{i->ts_ns, std::string(i->kind), {}, -1, std::nullopt};
-    if (i->kind == "xid") {
-      w.bucket = std::string(i->detail);
-      w.code = i->code;
-    } else if (i->kind == "gpu_lost") {
-      w.bucket = "reboot";  // a GPU off the bus comes back only with a reboot
-    } else if (i->kind == "suspend") {
-      const bool same = last_suspend != std::numeric_limits<std::int64_t>::min() && i->ts_ns - last_suspend <= kSameSuspendNs;
-      last_suspend = i->ts_ns;
-      if (same) continue;  // the same suspend seen by another layer
-    } else if (i->kind == "power_source" && i->detail == "offline") {
-      w.kind = "ac_offline";
-    } else {
-      continue;
-    }
-    out.push_back(std::move(w));
-  }
-  return out;
-}
-
-/// Each incident's downtime (until the next sample of any GPU reading utilisation > 0, else the
-/// window end), from the walks; downtime_s is the length of their union.
-void downtime_indicators(const SampleCollector& c, const detail::NextBusyWalker& next_busy, Features& f) {
-  if (!c.has_host_logs() && c.incidents().empty()) {
-    absent(f.host_indicators, "downtime_s", "no kernel log, dmesg, journal or bug report among the inputs");
-    return;
-  }
-  if (!next_busy.any_utilisation()) {
-    absent(f.host_indicators, "downtime_s", "no utilisation samples to tell when work resumed");
-    return;
-  }
-  double total = 0;
-  std::int64_t covered_to = std::numeric_limits<std::int64_t>::min();
-  for (std::size_t i = 0; i < f.incidents.size(); ++i) {
-    WindowIncident& w = f.incidents[i];
-    const std::int64_t end = next_busy.next_busy(i, f.to_ns);
-    w.downtime_s = secs(end - w.ts_ns);
-    const std::int64_t start = std::max(w.ts_ns, covered_to);  // union: overlaps count once
-    if (end > start) total += secs(end - start);
-    covered_to = std::max(covered_to, end);
-  }
-  set(f.host_indicators, "downtime_s", total);
 }
 
 // ---- profiler traces, tables and nsys summaries ---------------------------------------------
@@ -721,6 +652,7 @@ void xid_indicators_from_partials(Features& f) { xid_times(f, f.host_indicators)
 Expected<Features> compute_features(const SampleCollector& samples, const ExtractOptions& options) {
   const SampleStore& store = samples.store();
   if (!store.status()) return store.status().error();
+  if (!samples.incidents().status()) return samples.incidents().status().error();
   std::int64_t lo = store.min_ts(), hi = store.max_ts();
   // Without telemetry, the GPU spans of profiler traces give the window (and the GPUs).
   std::vector<int> trace_gpus;
@@ -768,17 +700,14 @@ Expected<Features> compute_features(const SampleCollector& samples, const Extrac
                       fmt::format("the samples run from {} to {}", format_utc(lo), format_utc(hi)));
   }
 
-  detail::ChainData chain = detail::chain_errors(samples, f);
-  if (samples.has_host_logs() || !samples.incidents().empty()) f.incidents = window_incidents(samples, f);
-  detail::NextBusyWalker next_busy(f.incidents);
-  HostWalks walks{chain, next_busy, f.energy_profile};
+  detail::GpuWalkSummary summary;
+  HostWalks walks{summary, f.energy_profile};
   for (const int gpu : store.gpus()) {
     GpuFeatures g;
     g.gpu = gpu;
     if (gpu_indicators(store, gpu, f, options.temp_threshold_c, g, walks))
       f.gpus.push_back(std::move(g));
   }
-  if (!store.status()) return store.status().error();  // a read of the temporary file failed
   for (int gpu : trace_gpus) {  // trace-only GPUs (no telemetry at all)
     GpuFeatures g;
     g.gpu = gpu;
@@ -791,9 +720,11 @@ Expected<Features> compute_features(const SampleCollector& samples, const Extrac
                       fmt::format("the samples run from {} to {}", format_utc(lo), format_utc(hi)));
   host_indicators(f, walks.filled_j, walks.energy_j, f.host_indicators);
   incident_indicators(samples, f, f.host_indicators);
-  downtime_indicators(samples, next_busy, f);
-  detail::chain_indicators(samples, chain, options.chain_window_s, f.host_indicators);
+  detail::window_pass(samples, summary, options.chain_window_s, f);
   detail::session_indicators(samples, f);
+  // A read of a temporary file failed: the indicators above would miss what it held.
+  if (!store.status()) return store.status().error();
+  if (!samples.incidents().status()) return samples.incidents().status().error();
   add_trace_indicators(samples, f);
   pattern_indicators(samples, f, f.host_indicators);
   training_indicators(samples, f, f.host_indicators);

@@ -60,9 +60,16 @@ void write_incidents(std::string& b, const std::vector<WindowIncident>& incident
     io::append_json_string(b, w.kind);
     b.append(", \"bucket\": ");
     io::append_json_string(b, w.bucket);
-    b.append(fmt::format(", \"code\": {}, \"downtime_s\": ", w.code));
+    b.append(fmt::format(", \"code\": {}, \"count\": {}", w.code, w.count));
+    if (w.count > 1) {
+      b.append(", \"last_ts\": ");
+      io::append_json_string(b, format_utc(w.last_ts_ns));
+      b.append(fmt::format(", \"last_ts_ns\": {}", w.last_ts_ns));
+    }
+    b.append(", \"downtime_s\": ");
     if (w.downtime_s) io::append_json_number(b, *w.downtime_s);
     else b.append("null");
+    if (w.downtime_to_end) b.append(", \"downtime_to_end\": true");
     b.append("}");
   }
   b.append(incidents.empty() ? "]" : "\n  ]");
@@ -298,6 +305,20 @@ Status read_incidents(simdjson::dom::element doc, Features& f, const std::string
     if (e["code"].get_int64().get(code) == simdjson::SUCCESS) w.code = static_cast<int>(code);
     double down = 0;
     if (e["downtime_s"].get_double().get(down) == simdjson::SUCCESS) w.downtime_s = down;
+    // Bursts (documents before them list one incident per entry).
+    std::int64_t count = 1;
+    if (e["count"].get_int64().get(count) == simdjson::SUCCESS && count > 1) {
+      w.count = count;
+      if (e["last_ts_ns"].get_int64().get(w.last_ts_ns) != simdjson::SUCCESS || w.last_ts_ns < w.ts_ns)
+        return make_error(ErrorKind::schema,
+                          fmt::format("{}: an incidents[] entry with a count lacks a last_ts_ns at or after its ts_ns", path));
+    } else if (count < 1) {
+      return make_error(ErrorKind::schema, fmt::format("{}: an incidents[] entry has a count below 1", path));
+    }
+    bool to_end = false;
+    if (e["downtime_to_end"].get_bool().get(to_end) == simdjson::SUCCESS) w.downtime_to_end = to_end;
+    else if (w.downtime_s)  // earlier documents: the incident's downtime reached the window end
+      w.downtime_to_end = w.ts_ns + static_cast<std::int64_t>(*w.downtime_s * 1e9) >= f.to_ns;
     f.incidents.push_back(std::move(w));
   }
   return {};

@@ -1,15 +1,21 @@
-// Power source, sessions and the temperature-anchored chain: host indicators from the kernel
-// and system events, in docs/indicators.md ("Definitions of F106-F123").
+// The window's incidents and downtime, the temperature-anchored chain, power source and
+// sessions: host indicators from the kernel and system events, in docs/indicators.md
+// ("Definitions of F106-F123"). Every pass reads the incident store once in time order.
 #include "host_events.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <limits>
+#include <map>
 #include <string_view>
+#include <tuple>
 
 namespace gpucost::extract::detail {
 
 namespace {
+
+constexpr std::int64_t kNever = std::numeric_limits<std::int64_t>::min();
 
 double secs(std::int64_t ns) { return static_cast<double>(ns) / 1e9; }
 void set(IndicatorSet& out, std::string_view key, double v) { out[std::string(key)] = IndicatorValue{v, {}}; }
@@ -22,83 +28,348 @@ const std::string kNoErrors = "no Xid, AER, modeset or thermal error in the wind
 
 bool has_host_logs(const SampleCollector& c) { return c.has_host_logs() || !c.incidents().empty(); }
 
-/// Incidents in time order (the inputs may come in any order).
-std::vector<const Incident*> sorted_incidents(const SampleCollector& c) {
-  std::vector<const Incident*> all;
-  all.reserve(c.incidents().size());
-  for (const Incident& i : c.incidents()) all.push_back(&i);
-  std::stable_sort(all.begin(), all.end(), [](const Incident* a, const Incident* b) { return a->ts_ns < b->ts_ns; });
-  return all;
-}
-
 bool is_chain_error(const Incident& i) {
   return i.kind == "xid" || i.kind == "aer" || i.kind == "modeset" || (i.kind == "thermal" && i.detail != "normal");
 }
 
-// ---- stretches: time between an opening and a closing event, clipped to the window ---------
+// ---- the window's incidents and their downtime ----------------------------------------------
 
-/// The length of the union of [start, end) stretches (sorted by start) clipped to [from, to].
-double union_within(std::vector<std::pair<std::int64_t, std::int64_t>> stretches, std::int64_t from, std::int64_t to) {
-  std::sort(stretches.begin(), stretches.end());
-  double total = 0;
-  std::int64_t covered_to = from;
-  for (auto [a, b] : stretches) {
-    a = std::max(a, covered_to);
-    b = std::min(b, to);
-    if (b > a) total += secs(b - a);
-    covered_to = std::max(covered_to, b);
+/// The first sample of any GPU after a time that reads utilisation > 0; asked for times in
+/// ascending order, it reads the samples once.
+class NextBusy {
+ public:
+  NextBusy(const SampleStore& store, const Features& f) : m_reader(store, f.from_ns, f.last_ns()) {}
+  /// The busy sample's time, or kNever when none comes in the window.
+  std::int64_t after(std::int64_t t) {
+    while (!m_done && m_ts <= t) pull();
+    return m_done ? kNever : m_ts;
   }
-  return total;
-}
 
-/// Stretches that open on `opens` and close on the next `closes` (or never: union_within clips
-/// them to the window end), over the events up to `last_ns`; an opening while one is open
-/// continues it. A state opened before the window counts from the
-/// window start.
-template <typename Opens, typename Closes>
-std::vector<std::pair<std::int64_t, std::int64_t>> stretches(const std::vector<const Incident*>& events,
-                                                             std::int64_t last_ns, Opens opens, Closes closes) {
-  constexpr std::int64_t kClosed = std::numeric_limits<std::int64_t>::min();
-  std::vector<std::pair<std::int64_t, std::int64_t>> out;
-  std::int64_t open_since = kClosed;
-  for (const Incident* i : events) {
-    if (i->ts_ns > last_ns) break;
-    if (opens(*i)) {
-      if (open_since == kClosed) open_since = i->ts_ns;
-    } else if (closes(*i) && open_since != kClosed) {
-      out.emplace_back(open_since, i->ts_ns);
-      open_since = kClosed;
+ private:
+  void pull() {
+    while (const Sample* s = m_reader.next())
+      if (s->util_pct > 0) {
+        m_ts = s->ts_ns;
+        return;
+      }
+    m_done = true;
+  }
+  SampleStore::Reader m_reader;
+  std::int64_t m_ts = kNever;
+  bool m_done = false;
+};
+
+/// Builds Features::incidents: Xid, gpu_lost, the first message of each suspend and AC offline,
+/// bursts coalesced (kBurstNs), each entry with the union of its members' downtimes; and the
+/// host's downtime, the union over every member.
+class IncidentList {
+ public:
+  IncidentList(const SampleStore& store, Features& f, bool utilisation)
+      : m_f(f), m_busy(store, f), m_utilisation(utilisation) {}
+
+  void add(const Incident& i) {
+    std::string_view kind = i.kind, bucket;
+    int code = -1;
+    if (i.kind == "xid") {
+      bucket = i.detail;
+      code = i.code;
+    } else if (i.kind == "gpu_lost") {
+      bucket = "reboot";  // a GPU off the bus comes back only with a reboot
+    } else if (i.kind == "suspend") {
+      const bool same = m_last_suspend != kNever && i.ts_ns - m_last_suspend <= kSameSuspendNs;
+      m_last_suspend = i.ts_ns;
+      if (same) return;  // the same suspend seen by another layer
+    } else if (i.kind == "power_source" && i.detail == "offline") {
+      kind = "ac_offline";
+    } else {
+      return;
+    }
+    WindowIncident& w = entry(i.ts_ns, kind, bucket, code);
+    if (!m_utilisation) return;  // no way to tell when work resumed
+    const std::int64_t busy = m_busy.after(i.ts_ns);
+    const std::int64_t end = busy == kNever ? m_f.to_ns : busy;
+    m_total_s += covered(i.ts_ns, end, m_covered_to);
+    std::int64_t& entry_covered = m_entry_covered[static_cast<std::size_t>(&w - m_f.incidents.data())];
+    w.downtime_s = w.downtime_s.value_or(0) + covered(i.ts_ns, end, entry_covered);
+    w.downtime_to_end = busy == kNever;
+  }
+
+  /// downtime_s (F051).
+  void finish(const SampleCollector& c) {
+    if (!has_host_logs(c)) absent(m_f.host_indicators, "downtime_s", kNoHostLogs);
+    else if (!m_utilisation) absent(m_f.host_indicators, "downtime_s", "no utilisation samples to tell when work resumed");
+    else set(m_f.host_indicators, "downtime_s", m_total_s);
+  }
+
+ private:
+  /// The part of [from, to) beyond `covered_to` (a union, built in time order), s.
+  static double covered(std::int64_t from, std::int64_t to, std::int64_t& covered_to) {
+    const std::int64_t start = std::max(from, covered_to);
+    covered_to = std::max(covered_to, to);
+    return to > start ? secs(to - start) : 0.0;
+  }
+
+  /// The burst this incident joins, or a new entry.
+  WindowIncident& entry(std::int64_t ts, std::string_view kind, std::string_view bucket, int code) {
+    const auto key = std::make_tuple(kind, bucket, code);  // views of the store's names or of literals
+    const auto open = m_open.find(key);
+    if (open != m_open.end()) {
+      WindowIncident& w = m_f.incidents[open->second];
+      if (ts - w.last() <= kBurstNs) {
+        ++w.count;
+        w.last_ts_ns = ts;
+        return w;
+      }
+    }
+    WindowIncident w;
+    w.ts_ns = w.last_ts_ns = ts;
+    w.kind = std::string(kind);
+    w.bucket = std::string(bucket);
+    w.code = code;
+    m_f.incidents.push_back(std::move(w));
+    m_entry_covered.push_back(kNever);
+    m_open[key] = m_f.incidents.size() - 1;
+    return m_f.incidents.back();
+  }
+
+  Features& m_f;
+  NextBusy m_busy;
+  bool m_utilisation;
+  std::map<std::tuple<std::string_view, std::string_view, int>, std::size_t> m_open;  // the latest entry per key
+  std::vector<std::int64_t> m_entry_covered;  // per entry: its downtime union so far reaches here
+  std::int64_t m_last_suspend = kNever, m_covered_to = kNever;
+  double m_total_s = 0;
+};
+
+// ---- the temperature-anchored chain (F106-F113) ----------------------------------------------
+
+/// The chain over the window's errors, given in time order, against the crossings of every
+/// GPU; the utilisation around each error from one merged read of every GPU's samples.
+class ChainPass {
+ public:
+  ChainPass(const SampleStore& store, const Features& f, std::vector<std::int64_t> crossings, double window_s)
+      : m_reader(store, f.from_ns, f.last_ns()), m_crossings(std::move(crossings)),
+        m_window(static_cast<std::int64_t>(window_s * 1e9)) {
+    std::sort(m_crossings.begin(), m_crossings.end());
+  }
+
+  void add_error(std::int64_t t) {
+    ++m_errors;
+    read_samples_before(t);
+    if (!m_pending.empty() && m_pending.back().t == t) {  // the same instant: the same windows
+      ++m_pending.back().multiplicity;
+      count_pairs(t);
+      return;
+    }
+    Pending p;
+    p.t = t;
+    p.chained = count_pairs(t);
+    assign_lags(t);
+    while (!m_recent.empty() && m_recent.front().first < t - kSpanNs) m_recent.pop_front();
+    for (const auto& [ts, util] : m_recent) {  // [t - 12.7 s, t)
+      p.before_sum += util;
+      ++p.before_n;
+    }
+    m_pending.push_back(p);
+  }
+
+  void finish(bool temperature, bool utilisation, IndicatorSet& out) {
+    while (const Sample* s = m_reader.next()) take(*s);
+    while (!m_pending.empty()) close_front();
+    util_drop(utilisation, false, "error_util_drop_ratio", out);
+    static constexpr std::string_view kCrossingKeys[] = {
+        "chain_errors_after_crossing", "chain_errors_per_crossing", "chain_crossings_with_error", "chain_error_share",
+        "chain_lag_mean_s", "chain_lag_min_s", "chain_util_drop_ratio"};
+    if (!temperature) {
+      for (auto k : kCrossingKeys) absent(out, k, "no temperature samples in the window");
+      return;
+    }
+    set(out, "chain_errors_after_crossing", m_chained);
+    set(out, "chain_crossings_with_error", m_with_error);
+    const std::string no_crossing = "the rolling-median temperature never crossed the threshold upward";
+    if (m_crossings.empty()) absent(out, "chain_errors_per_crossing", no_crossing);
+    else set(out, "chain_errors_per_crossing", m_pairs / static_cast<double>(m_crossings.size()));
+    if (m_errors == 0) absent(out, "chain_error_share", kNoErrors);
+    else set(out, "chain_error_share", m_chained / m_errors);
+    if (m_with_error > 0) {
+      set(out, "chain_lag_mean_s", m_lag_sum / m_with_error);
+      set(out, "chain_lag_min_s", m_lag_min);
+      util_drop(utilisation, true, "chain_util_drop_ratio", out);
+    } else {
+      const std::string none = m_crossings.empty() ? no_crossing : "no error followed a crossing within the chain window";
+      absent(out, "chain_lag_mean_s", none);
+      absent(out, "chain_lag_min_s", none);
+      absent(out, "chain_util_drop_ratio", "no error followed a crossing within the chain window");
     }
   }
-  if (open_since != kClosed) out.emplace_back(open_since, std::numeric_limits<std::int64_t>::max());  // clipped later
-  return out;
+
+ private:
+  static constexpr auto kSpanNs = static_cast<std::int64_t>(kUtilDropSpanS * 1e9);
+
+  /// An error whose after-window is still open: (t, t + 12.7 s].
+  struct Pending {
+    std::int64_t t = 0;
+    double multiplicity = 1;  // errors at this very instant
+    double before_sum = 0, after_sum = 0;
+    std::size_t before_n = 0, after_n = 0;
+    bool chained = false;
+  };
+
+  /// Counts the crossings within the chain window before t (x <= t <= x + window); true when
+  /// there is one, i.e. the error follows a crossing.
+  bool count_pairs(std::int64_t t) {
+    const auto last = std::upper_bound(m_crossings.begin(), m_crossings.end(), t);
+    const auto first = std::lower_bound(m_crossings.begin(), last, t - m_window);
+    m_pairs += static_cast<double>(last - first);
+    if (first == last) return false;
+    ++m_chained;
+    return true;
+  }
+
+  /// Crossings whose first error this is: their lag. Errors come in time order, so a crossing
+  /// not yet assigned and at or before t has t as its first error at or after it.
+  void assign_lags(std::int64_t t) {
+    while (m_next_crossing < m_crossings.size() && m_crossings[m_next_crossing] < t - m_window) ++m_next_crossing;
+    for (; m_next_crossing < m_crossings.size() && m_crossings[m_next_crossing] <= t; ++m_next_crossing) {
+      const double lag = secs(t - m_crossings[m_next_crossing]);
+      ++m_with_error;
+      m_lag_sum += lag;
+      m_lag_min = std::min(m_lag_min, lag);
+    }
+  }
+
+  void read_samples_before(std::int64_t t) {
+    if (m_held) {
+      if (m_held_sample.ts_ns >= t) return;
+      m_held = false;
+      take(m_held_sample);
+    }
+    while (const Sample* s = m_reader.next()) {
+      if (s->ts_ns >= t) {  // the error's own instant is in neither window: keep it for later
+        m_held_sample = *s;
+        m_held = true;
+        return;
+      }
+      take(*s);
+    }
+  }
+
+  void take(const Sample& s) {
+    if (std::isnan(s.util_pct)) return;
+    while (!m_pending.empty() && m_pending.front().t + kSpanNs < s.ts_ns) close_front();
+    for (Pending& p : m_pending)
+      if (p.t < s.ts_ns) {
+        p.after_sum += s.util_pct;
+        ++p.after_n;
+      }
+    m_recent.emplace_back(s.ts_ns, s.util_pct);
+    while (m_recent.front().first < s.ts_ns - kSpanNs) m_recent.pop_front();  // no later error needs it
+  }
+
+  /// The oldest pending error's ratio: mean utilisation after / before.
+  void close_front() {
+    const Pending& p = m_pending.front();
+    if (p.before_n > 0 && p.after_n > 0 && p.before_sum > 0) {
+      const double ratio = (p.after_sum / static_cast<double>(p.after_n)) / (p.before_sum / static_cast<double>(p.before_n));
+      for (double k = 0; k < p.multiplicity; ++k) {  // one term per error, as errors are counted
+        m_ratio_all += ratio;
+        ++m_ratio_all_n;
+        if (p.chained) {
+          m_ratio_chained += ratio;
+          ++m_ratio_chained_n;
+        }
+      }
+    }
+    m_pending.pop_front();
+  }
+
+  /// Mean over the errors (all, or those after a crossing) of mean utilisation after / before.
+  void util_drop(bool utilisation, bool chained, std::string_view key, IndicatorSet& out) const {
+    if (!utilisation) {
+      absent(out, key, "no utilisation samples in the window");
+      return;
+    }
+    if (m_errors == 0) {
+      absent(out, key, kNoErrors);
+      return;
+    }
+    const double sum = chained ? m_ratio_chained : m_ratio_all, n = chained ? m_ratio_chained_n : m_ratio_all_n;
+    if (n > 0) set(out, key, sum / n);
+    else absent(out, key, chained ? "no error after a crossing has utilisation > 0 % before it and samples after it"
+                                  : "no error has utilisation > 0 % before it and samples after it");
+  }
+
+  SampleStore::Reader m_reader;
+  Sample m_held_sample;
+  bool m_held = false;
+  std::vector<std::int64_t> m_crossings;
+  std::int64_t m_window;
+  std::size_t m_next_crossing = 0;
+  std::deque<std::pair<std::int64_t, double>> m_recent;  // utilisation samples of the last 12.7 s
+  std::deque<Pending> m_pending;
+  double m_errors = 0, m_chained = 0, m_pairs = 0, m_with_error = 0, m_lag_sum = 0;
+  double m_lag_min = std::numeric_limits<double>::infinity();
+  double m_ratio_all = 0, m_ratio_all_n = 0, m_ratio_chained = 0, m_ratio_chained_n = 0;
+};
+
+}  // namespace
+
+void window_pass(const SampleCollector& c, GpuWalkSummary& walks, double chain_window_s, Features& f) {
+  const bool host_logs = has_host_logs(c);
+  IncidentList list(c.store(), f, walks.utilisation);
+  ChainPass chain(c.store(), f, std::move(walks.crossings), chain_window_s);
+  if (host_logs)
+    c.incidents().for_each([&](const Incident& i) {
+      if (!f.contains(i.ts_ns)) return;
+      list.add(i);
+      if (is_chain_error(i)) chain.add_error(i.ts_ns);
+    });
+  list.finish(c);
+  if (!host_logs) {
+    for (auto k : {"chain_errors_after_crossing", "chain_errors_per_crossing", "chain_crossings_with_error",
+                   "chain_error_share", "chain_lag_mean_s", "chain_lag_min_s", "chain_util_drop_ratio",
+                   "error_util_drop_ratio"})
+      absent(f.host_indicators, k, kNoHostLogs);
+    return;
+  }
+  chain.finish(walks.temperature, walks.utilisation, f.host_indicators);
 }
 
-/// The first event of each cluster of suspends (another within 120 s is the same suspend).
-std::vector<std::int64_t> suspend_starts(const std::vector<const Incident*>& events) {
-  std::vector<std::int64_t> out;
-  std::int64_t last = std::numeric_limits<std::int64_t>::min();
-  for (const Incident* i : events) {
-    if (i->kind != "suspend") continue;
-    const bool same = last != std::numeric_limits<std::int64_t>::min() && i->ts_ns - last <= kSameSuspendNs;
-    last = i->ts_ns;
-    if (!same) out.push_back(i->ts_ns);
-  }
-  return out;
-}
+// ---- power source and sessions (F114-F123) -------------------------------------------------
 
-/// AC switches in the window: power_source messages whose state differs from the last known
-/// one. The first message of the log only sets the state (the kernel prints it at boot too).
-double ac_switches(const std::vector<const Incident*>& events, const Features& f) {
-  std::string_view state;
-  double n = 0;
-  for (const Incident* i : events) {
-    if (i->kind != "power_source" || (i->detail != "online" && i->detail != "offline")) continue;
-    if (!state.empty() && i->detail != state && f.contains(i->ts_ns)) ++n;
-    state = i->detail;
+namespace {
+
+/// A state that opens on one event and closes on another (AC offline .. online, lid closed ..
+/// open, ...); its time within the window, summed as the stretches close. An opening while
+/// open continues the stretch; one opened before the window counts from the window start; one
+/// still open at the end runs to the window end.
+class Stretches {
+ public:
+  Stretches(const Features& f) : m_from(f.from_ns), m_to(f.to_ns) {}
+  void open(std::int64_t t) {
+    if (m_since == kNever) m_since = t;
   }
-  return n;
-}
+  void close(std::int64_t t) {
+    if (m_since == kNever) return;
+    add(m_since, t);
+    m_since = kNever;
+  }
+  [[nodiscard]] bool is_open() const { return m_since != kNever; }
+  double finish() {
+    if (m_since != kNever) add(m_since, m_to);
+    m_since = kNever;
+    return m_total;
+  }
+
+ private:
+  void add(std::int64_t a, std::int64_t b) {
+    a = std::max(a, m_from);
+    b = std::min(b, m_to);
+    if (b > a) m_total += secs(b - a);
+  }
+  std::int64_t m_from, m_to, m_since = kNever;
+  double m_total = 0;
+};
 
 void rate(IndicatorSet& out, std::string_view key, double count, double wall_s) {
   if (wall_s > 0) set(out, key, count / (wall_s / 3600));
@@ -106,8 +377,6 @@ void rate(IndicatorSet& out, std::string_view key, double count, double wall_s) 
 }
 
 }  // namespace
-
-// ---- power source and sessions (F114-F123) -------------------------------------------------
 
 void session_indicators(const SampleCollector& c, Features& f) {
   IndicatorSet& out = f.host_indicators;
@@ -119,49 +388,56 @@ void session_indicators(const SampleCollector& c, Features& f) {
     for (auto k : kKeys) absent(out, k, kNoHostLogs);
     return;
   }
-  const auto events = sorted_incidents(c);
-  const auto is = [](const char* kind, const char* detail = nullptr) {
-    return [=](const Incident& i) { return i.kind == kind && (detail == nullptr || i.detail == detail); };
-  };
-  set(out, "battery_s", union_within(stretches(events, f.last_ns(), is("power_source", "offline"),
-                                               is("power_source", "online")), f.from_ns, f.to_ns));
-  set(out, "lid_closed_s", union_within(stretches(events, f.last_ns(), is("lid", "closed"), is("lid", "open")),
-                                        f.from_ns, f.to_ns));
-  const auto gpu_gone = [](const Incident& i) { return i.kind == "gpu_lost" || (i.kind == "driver" && i.detail == "unload"); };
-  const auto gpu_back = [](const Incident& i) { return i.kind == "boot" || (i.kind == "driver" && i.detail == "load"); };
-  set(out, "gpu_unavailable_s", union_within(stretches(events, f.last_ns(), gpu_gone, gpu_back), f.from_ns, f.to_ns));
-
-  // Suspended: from the first message of a suspend to the next resume (or the window end).
-  std::vector<std::pair<std::int64_t, std::int64_t>> asleep;
-  double suspends = 0, resumes = 0, boots = 0, shutdowns = 0, lost = 0, resets = 0, segfaults = 0;
-  std::vector<std::int64_t> resume_times;
-  for (const Incident* i : events)
-    if (i->kind == "resume") resume_times.push_back(i->ts_ns);
-  for (const std::int64_t s : suspend_starts(events)) {
-    if (s > f.last_ns()) break;
-    const auto resumed = std::lower_bound(resume_times.begin(), resume_times.end(), s);
-    asleep.emplace_back(s, resumed == resume_times.end() ? f.to_ns : std::min(f.to_ns, *resumed));
-    if (f.contains(s)) ++suspends;
-  }
-  set(out, "suspend_s", union_within(asleep, f.from_ns, f.to_ns));
-  std::int64_t last_resume = std::numeric_limits<std::int64_t>::min();
-  for (const Incident* i : events) {
-    if (!f.contains(i->ts_ns)) continue;
-    if (i->kind == "resume" && i->detail != "failed") {  // several layers report one resume too
-      if (last_resume == std::numeric_limits<std::int64_t>::min() || i->ts_ns - last_resume > kSameSuspendNs) ++resumes;
-      last_resume = i->ts_ns;
+  Stretches battery(f), lid(f), gpu_gone(f), asleep(f);
+  std::int64_t last_suspend = kNever, last_resume = kNever;
+  std::string_view ac_state;
+  double suspends = 0, resumes = 0, boots = 0, shutdowns = 0, lost = 0, resets = 0, segfaults = 0, switches = 0;
+  c.incidents().for_each([&](const Incident& i) {
+    const bool inside = f.contains(i.ts_ns);
+    // AC switches: a state that differs from the last known one (the first message of the log
+    // only sets it; the kernel prints it at boot too).
+    if (i.kind == "power_source" && (i.detail == "online" || i.detail == "offline")) {
+      if (!ac_state.empty() && i.detail != ac_state && inside) ++switches;
+      ac_state = i.detail;
     }
-    if (i->kind == "boot") ++boots;
-    if (i->kind == "shutdown") ++shutdowns;
-    if (i->kind == "gpu_lost") ++lost;
-    if (i->kind == "driver" && i->detail == "reset") ++resets;
-    if (i->kind == "segfault") ++segfaults;
-  }
+    if (i.ts_ns > f.last_ns()) return;  // stretches and sleep only up to the window end
+    if (i.kind == "power_source" && i.detail == "offline") battery.open(i.ts_ns);
+    if (i.kind == "power_source" && i.detail == "online") battery.close(i.ts_ns);
+    if (i.kind == "lid" && i.detail == "closed") lid.open(i.ts_ns);
+    if (i.kind == "lid" && i.detail == "open") lid.close(i.ts_ns);
+    if (i.kind == "gpu_lost" || (i.kind == "driver" && i.detail == "unload")) gpu_gone.open(i.ts_ns);
+    if (i.kind == "boot" || (i.kind == "driver" && i.detail == "load")) gpu_gone.close(i.ts_ns);
+    // Suspended: from the first message of a suspend (others within 120 s are the same one) to
+    // the next resume, failed or not.
+    if (i.kind == "suspend") {
+      const bool same = last_suspend != kNever && i.ts_ns - last_suspend <= kSameSuspendNs;
+      last_suspend = i.ts_ns;
+      if (!same) {
+        asleep.open(i.ts_ns);
+        if (inside) ++suspends;
+      }
+    }
+    if (i.kind == "resume") asleep.close(i.ts_ns);
+    if (!inside) return;
+    if (i.kind == "resume" && i.detail != "failed") {  // several layers report one resume too
+      if (last_resume == kNever || i.ts_ns - last_resume > kSameSuspendNs) ++resumes;
+      last_resume = i.ts_ns;
+    }
+    if (i.kind == "boot") ++boots;
+    if (i.kind == "shutdown") ++shutdowns;
+    if (i.kind == "gpu_lost") ++lost;
+    if (i.kind == "driver" && i.detail == "reset") ++resets;
+    if (i.kind == "segfault") ++segfaults;
+  });
+  set(out, "battery_s", battery.finish());
+  set(out, "lid_closed_s", lid.finish());
+  set(out, "gpu_unavailable_s", gpu_gone.finish());
+  set(out, "suspend_s", asleep.finish());
   set(out, "resume_count", resumes);
   set(out, "boot_count", boots);
   set(out, "shutdown_count", shutdowns);
   set(out, "segfault_count", segfaults);
-  f.host_partials["ac.switches"] = ac_switches(events, f);
+  f.host_partials["ac.switches"] = switches;
   f.host_partials["interruptions"] = suspends + boots + lost + resets;
   session_rates_from_partials(f);
 }
@@ -177,112 +453,6 @@ void session_rates_from_partials(Features& f) {
   }
   rate(out, "ac_switches_per_hour", switches->second, f.wall_s());
   rate(out, "interruptions_per_hour", interruptions->second, f.wall_s());
-}
-
-// ---- the temperature-anchored chain (F106-F113) ----------------------------------------------
-
-ChainData chain_errors(const SampleCollector& c, const Features& f) {
-  ChainData chain;
-  for (const Incident& i : c.incidents())
-    if (is_chain_error(i) && f.contains(i.ts_ns)) chain.errors.push_back(i.ts_ns);
-  std::sort(chain.errors.begin(), chain.errors.end());
-  chain.around.resize(chain.errors.size());
-  return chain;
-}
-
-void UtilAroundWalker::add(const Sample& x) {
-  if (std::isnan(x.util_pct)) return;
-  m_chain.utilisation = true;
-  const auto span = static_cast<std::int64_t>(kUtilDropSpanS * 1e9);
-  const std::vector<std::int64_t>& errors = m_chain.errors;
-  // [t - 12.7 s, t) before, (t, t + 12.7 s] after.
-  while (m_first < errors.size() && errors[m_first] + span < x.ts_ns) ++m_first;
-  for (std::size_t e = m_first; e < errors.size() && errors[e] - span <= x.ts_ns; ++e) {
-    const std::int64_t t = errors[e];
-    UtilAround& a = m_chain.around[e];
-    if (x.ts_ns < t) {
-      a.before_sum += x.util_pct;
-      ++a.before_n;
-    } else if (x.ts_ns > t) {
-      a.after_sum += x.util_pct;
-      ++a.after_n;
-    }
-  }
-}
-
-namespace {
-
-/// Mean over the errors (all, or those `chained`) of mean utilisation after / before.
-void util_drop(const ChainData& chain, const std::vector<bool>* chained, std::string_view key, IndicatorSet& out) {
-  if (!chain.utilisation) {
-    absent(out, key, "no utilisation samples in the window");
-    return;
-  }
-  if (chain.errors.empty()) {
-    absent(out, key, kNoErrors);
-    return;
-  }
-  double sum = 0, n = 0;
-  for (std::size_t e = 0; e < chain.errors.size(); ++e) {
-    if (chained != nullptr && !(*chained)[e]) continue;
-    const UtilAround& a = chain.around[e];
-    if (a.before_n == 0 || a.after_n == 0 || a.before_sum <= 0) continue;
-    sum += (a.after_sum / static_cast<double>(a.after_n)) / (a.before_sum / static_cast<double>(a.before_n));
-    ++n;
-  }
-  if (n > 0) set(out, key, sum / n);
-  else absent(out, key, chained != nullptr ? "no error after a crossing has utilisation > 0 % before it and samples after it"
-                                           : "no error has utilisation > 0 % before it and samples after it");
-}
-
-}  // namespace
-
-void chain_indicators(const SampleCollector& c, ChainData& chain, double window_s, IndicatorSet& out) {
-  static constexpr std::string_view kCrossingKeys[] = {"chain_errors_after_crossing", "chain_errors_per_crossing",
-                                                       "chain_crossings_with_error", "chain_error_share",
-                                                       "chain_lag_mean_s", "chain_lag_min_s", "chain_util_drop_ratio"};
-  if (!has_host_logs(c)) {
-    for (auto k : kCrossingKeys) absent(out, k, kNoHostLogs);
-    absent(out, "error_util_drop_ratio", kNoHostLogs);
-    return;
-  }
-  util_drop(chain, nullptr, "error_util_drop_ratio", out);
-  if (!chain.temperature) {
-    for (auto k : kCrossingKeys) absent(out, k, "no temperature samples in the window");
-    return;
-  }
-  std::sort(chain.crossings.begin(), chain.crossings.end());
-  const auto window = static_cast<std::int64_t>(window_s * 1e9);
-  std::vector<bool> chained(chain.errors.size(), false);
-  double pairs = 0, with_error = 0, lag_sum = 0, lag_min = std::numeric_limits<double>::infinity();
-  for (const std::int64_t x : chain.crossings) {
-    const auto first = std::lower_bound(chain.errors.begin(), chain.errors.end(), x);
-    const auto last = std::upper_bound(first, chain.errors.end(), x + window);
-    if (first == last) continue;
-    pairs += static_cast<double>(last - first);
-    for (auto e = first; e != last; ++e) chained[static_cast<std::size_t>(e - chain.errors.begin())] = true;
-    ++with_error;
-    lag_sum += secs(*first - x);
-    lag_min = std::min(lag_min, secs(*first - x));
-  }
-  const auto after = static_cast<double>(std::count(chained.begin(), chained.end(), true));
-  set(out, "chain_errors_after_crossing", after);
-  set(out, "chain_crossings_with_error", with_error);
-  const std::string no_crossing = "the rolling-median temperature never crossed the threshold upward";
-  if (chain.crossings.empty()) absent(out, "chain_errors_per_crossing", no_crossing);
-  else set(out, "chain_errors_per_crossing", pairs / static_cast<double>(chain.crossings.size()));
-  if (chain.errors.empty()) absent(out, "chain_error_share", kNoErrors);
-  else set(out, "chain_error_share", after / static_cast<double>(chain.errors.size()));
-  if (with_error > 0) {
-    set(out, "chain_lag_mean_s", lag_sum / with_error);
-    set(out, "chain_lag_min_s", lag_min);
-  } else {
-    const std::string none = chain.crossings.empty() ? no_crossing : "no error followed a crossing within the chain window";
-    absent(out, "chain_lag_mean_s", none);
-    absent(out, "chain_lag_min_s", none);
-  }
-  if (with_error > 0) util_drop(chain, &chained, "chain_util_drop_ratio", out);
-  else absent(out, "chain_util_drop_ratio", "no error followed a crossing within the chain window");
 }
 
 }  // namespace gpucost::extract::detail

@@ -1,5 +1,8 @@
-// Host indicators built from kernel and system events: power source and sessions (F114-F123)
-// and the temperature-anchored chain (F106-F113). Definitions in docs/indicators.md.
+// Host indicators built from kernel and system events: the incidents of the window with their
+// downtime (F051), the temperature-anchored chain (F106-F113) and power source and sessions
+// (F114-F123). Definitions in docs/indicators.md. Each is one read of the incident store in
+// time order (beside merged reads of every GPU's samples), so memory does not grow with the
+// number of incidents, only the window's list of coalesced incidents does.
 #pragma once
 
 #include <gpucost/extract/extract.hpp>
@@ -13,40 +16,24 @@ namespace gpucost::extract::detail {
 /// layer (logind, systemd-sleep, the kernel).
 inline constexpr std::int64_t kSameSuspendNs = 120 * 1'000'000'000LL;
 
-/// The utilisation samples of every GPU just before and just after one error.
-struct UtilAround {
-  double before_sum = 0, after_sum = 0;
-  std::size_t before_n = 0, after_n = 0;
-};
-
-/// What the chain needs, gathered while each GPU's samples are walked.
-struct ChainData {
-  std::vector<std::int64_t> errors;     ///< error times in the window (Xid, AER, modeset, thermal), sorted
-  std::vector<std::int64_t> crossings;  ///< upward rolling-median crossings of every GPU
-  std::vector<UtilAround> around;       ///< one per error
-  bool temperature = false;             ///< some GPU read a temperature in the window
-  bool utilisation = false;             ///< some GPU read a utilisation in the window
-};
+/// Incidents of the same kind, bucket and code within this of the previous one are one burst:
+/// one entry of Features::incidents with a count (an Xid storm lists as one line, each Xid still
+/// priced).
+inline constexpr std::int64_t kBurstNs = 60 * 1'000'000'000LL;
 
 /// The utilisation window on either side of an error (the seed's 12.7 s).
 inline constexpr double kUtilDropSpanS = 12.7;
 
-/// The chain's errors in the window, sorted, with their empty utilisation windows.
-ChainData chain_errors(const SampleCollector& c, const Features& f);
-
-/// Adds one GPU's utilisation samples around each error, the samples coming in time order.
-class UtilAroundWalker {
- public:
-  explicit UtilAroundWalker(ChainData& chain) : m_chain(chain) {}
-  void add(const Sample& s);
-
- private:
-  ChainData& m_chain;
-  std::size_t m_first = 0;  // the first error whose after-window may still hold the next sample
+/// What the walks of the GPUs found that the host pass needs.
+struct GpuWalkSummary {
+  std::vector<std::int64_t> crossings;  ///< upward rolling-median crossings of every GPU
+  bool temperature = false;             ///< some GPU read a temperature in the window
+  bool utilisation = false;             ///< some GPU read a utilisation in the window
 };
 
-/// F106-F113 on the host from the gathered data.
-void chain_indicators(const SampleCollector& c, ChainData& chain, double window_s, IndicatorSet& out);
+/// Features::incidents (bursts coalesced) with their downtimes, downtime_s (F051), and the
+/// chain (F106-F113 and error_util_drop_ratio).
+void window_pass(const SampleCollector& c, GpuWalkSummary& walks, double chain_window_s, Features& f);
 
 /// F114-F123 on the host, and the partials their rates merge from.
 void session_indicators(const SampleCollector& c, Features& f);

@@ -170,8 +170,7 @@ void merge_host_only(const std::vector<Features>& docs, Features& m) {
   // continue in the next document of the host, which the summaries cannot tell.
   for (const Features& f : docs)
     for (const WindowIncident& w : f.incidents)
-      if (w.downtime_s && w.ts_ns + static_cast<std::int64_t>(*w.downtime_s * 1e9) >= f.to_ns &&
-          m.host_indicators["downtime_s"].value)
+      if (w.downtime_s && w.downtime_to_end && m.host_indicators["downtime_s"].value)
         absent(m.host_indicators, "downtime_s",
                fmt::format("{}: an incident's downtime reaches the end of its document's window", kNotMergeable));
 }

@@ -131,7 +131,7 @@ void EnergyProfileWalker::add(const Sample& s) {
   } else {
     const double dt = secs(s.ts_ns - m_prev_ns);
     if (dt > 0 && dt <= m_limit_s) m_profile.add(m_prev_ns, (m_prev_w + s.power_w) / 2 * dt / kJoulesPerKwh);
-    else if (dt > 0) m_gaps.emplace_back(m_prev_ns, dt);
+    else if (dt > 0) m_gap_s[EnergyProfile::minute_of(m_prev_ns)] += dt;
   }
   m_prev_ns = s.ts_ns;
   m_prev_w = s.power_w;
@@ -140,26 +140,8 @@ void EnergyProfileWalker::add(const Sample& s) {
 void EnergyProfileWalker::finish(std::int64_t from_ns, std::int64_t to_ns, double mean_w) {
   if (!m_any) return;
   m_profile.add(from_ns, mean_w * secs(m_first_ns - from_ns) / kJoulesPerKwh);  // before the first sample
-  for (const auto& [start, dt] : m_gaps) m_profile.add(start, mean_w * dt / kJoulesPerKwh);
+  for (const auto& [minute, dt] : m_gap_s) m_profile.add_minute(minute, mean_w * dt / kJoulesPerKwh);
   m_profile.add(m_prev_ns, mean_w * secs(to_ns - m_prev_ns) / kJoulesPerKwh);  // after the last
-}
-
-// ---- downtime -----------------------------------------------------------------------------
-
-NextBusyWalker::NextBusyWalker(const std::vector<WindowIncident>& incidents) {
-  for (const WindowIncident& w : incidents) m_times.push_back(w.ts_ns);
-  m_next.assign(m_times.size(), std::numeric_limits<std::int64_t>::max());
-}
-
-void NextBusyWalker::add(const Sample& s) {
-  if (std::isnan(s.util_pct)) return;
-  m_any_util = true;
-  if (!(s.util_pct > 0)) return;
-  for (; m_at < m_times.size() && m_times[m_at] < s.ts_ns; ++m_at) m_next[m_at] = std::min(m_next[m_at], s.ts_ns);
-}
-
-std::int64_t NextBusyWalker::next_busy(std::size_t i, std::int64_t fallback) const {
-  return m_next[i] == std::numeric_limits<std::int64_t>::max() ? fallback : m_next[i];
 }
 
 }  // namespace gpucost::extract::detail

@@ -1,12 +1,12 @@
 // Walks over one GPU's samples in time order that keep only a bounded window of them: the
-// thermal shape (F065-F067 and the chain's crossings), the energy's minute profile, and the
-// next busy sample after each incident (downtime). Each takes samples one by one, so extract
-// reads a GPU once whatever the length of its log.
+// thermal shape (F065-F067 and the chain's crossings) and the energy's minute profile. Each
+// takes samples one by one, so extract reads a GPU once whatever the length of its log.
 #pragma once
 
 #include <gpucost/extract/extract.hpp>
 
 #include <deque>
+#include <map>
 #include <vector>
 
 namespace gpucost::extract::detail {
@@ -64,25 +64,7 @@ class EnergyProfileWalker {
   bool m_any = false;
   std::int64_t m_first_ns = 0, m_prev_ns = 0;
   double m_prev_w = 0;
-  std::vector<std::pair<std::int64_t, double>> m_gaps;  // (start, length s) of intervals over the gap limit
-};
-
-/// For each incident (sorted by time), the first sample after it that reads utilisation > 0,
-/// over every GPU walked; and whether any sample read a utilisation at all.
-class NextBusyWalker {
- public:
-  explicit NextBusyWalker(const std::vector<WindowIncident>& incidents);
-  /// Starts the walk of another GPU.
-  void next_gpu() { m_at = 0; }
-  void add(const Sample& s);
-  [[nodiscard]] bool any_utilisation() const { return m_any_util; }
-  /// The first busy sample's time after incident i, or `fallback` when none came.
-  [[nodiscard]] std::int64_t next_busy(std::size_t i, std::int64_t fallback) const;
-
- private:
-  std::vector<std::int64_t> m_times, m_next;
-  std::size_t m_at = 0;
-  bool m_any_util = false;
+  std::map<std::int64_t, double> m_gap_s;  // seconds of intervals over the gap limit, by the minute they start in
 };
 
 }  // namespace gpucost::extract::detail

@@ -47,7 +47,7 @@ void json_incidents(std::string& b, const breakeven::Result& r) {
     io::append_json_string(b, ic.incident.kind);
     b.append(", \"bucket\": ");
     io::append_json_string(b, ic.incident.bucket);
-    b.append(fmt::format(", \"code\": {}, \"operator_hours\": ", ic.incident.code));
+    b.append(fmt::format(", \"code\": {}, \"count\": {}, \"operator_hours\": ", ic.incident.code, ic.incident.count));
     num(b, ic.hours);
     b.append(", \"cost\": ");
     num(b, ic.cost);
@@ -156,6 +156,12 @@ void json_robustness(std::string& b, const BreakevenExtras& x) {
 
 std::string pct(double v) { return fmt::format("{:+.1f} %", v * 100); }
 
+/// "Xid 13 (restart_app)", or for a burst "Xid 13 (restart_app) x412 to 10:04:17".
+std::string with_count(const std::string& what, const extract::WindowIncident& i) {
+  if (i.count <= 1) return what;
+  return fmt::format("{} x{} to {}", what, i.count, format_utc(i.last_ts_ns).substr(11, 8));
+}
+
 std::string table_incidents(const breakeven::Result& r, const std::string& cur) {
   std::string b;
   if (r.incidents.empty()) return b;
@@ -165,7 +171,8 @@ std::string table_incidents(const breakeven::Result& r, const std::string& cur) 
     const std::string what = i.kind == "xid" ? fmt::format("Xid {} ({})", i.code, i.bucket)
                              : i.kind == "gpu_lost" ? std::string("GPU lost (reboot)")
                              : i.kind == "ac_offline" ? std::string("AC offline") : i.kind;
-    b += fmt::format("  {}  {:<26}{:>12}  {:.1f} h operator time{}\n", format_utc(i.ts_ns), what, money(ic.cost, cur),
+    b += fmt::format("  {}  {:<26}{:>12}  {:.1f} h operator time{}\n", format_utc(i.ts_ns), with_count(what, i),
+                     money(ic.cost, cur),
                      ic.hours,
                      i.downtime_s ? fmt::format(", down {:.0f} s", *i.downtime_s) : std::string(", downtime unknown"));
   }

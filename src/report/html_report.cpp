@@ -152,7 +152,9 @@ std::string cost_section(const ReportContent& c) {
                   number(c.config.use_hours_per_year)));
   row("maintenance", r.maintenance_routine,
       fmt::format("{} h/year at {} {}/h", number(c.config.maintenance_hours_per_year), number(c.config.hourly_wage), cur));
-  row("incidents", r.incident_cost, fmt::format("{} incident(s) of the window", r.incidents.size()));
+  std::int64_t incidents = 0;
+  for (const auto& ic : r.incidents) incidents += ic.incident.count;
+  row("incidents", r.incident_cost, fmt::format("{} incident(s) of the window", incidents));
   row("local total", r.local_total, "");
   row("cloud total", r.cloud_total,
       fmt::format("{:.0f} s billed at {} {}/h (speed x{}, billed share {:.3f}, cold start {} s)", r.billed_s,
@@ -395,7 +397,8 @@ std::string incidents_section(const ReportContent& c) {
                   "<th>operator time</th><th>cost</th><th>downtime</th></tr>\n";
   for (const auto& ic : r.incidents) {
     const auto& i = ic.incident;
-    const std::string what = i.kind == "xid" ? fmt::format("Xid {} ({})", i.code, i.bucket) : i.kind;
+    std::string what = i.kind == "xid" ? fmt::format("Xid {} ({})", i.code, i.bucket) : i.kind;
+    if (i.count > 1) what += fmt::format(" x{} until {}", i.count, format_utc(i.last_ts_ns));
     b += fmt::format("<tr><td>{}</td><td>{}</td><td class=\"num\">{:.1f} h</td><td class=\"num\">{}</td><td "
                      "class=\"num\">{}</td></tr>\n",
                      esc(format_utc(i.ts_ns)), esc(what), ic.hours, esc(money(ic.cost, c.config.currency)),

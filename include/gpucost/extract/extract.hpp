@@ -3,6 +3,7 @@
 
 #include <gpucost/core/error.hpp>
 #include <gpucost/core/event.hpp>
+#include <gpucost/extract/incident_store.hpp>
 #include <gpucost/extract/sample_store.hpp>
 #include <gpucost/prep/prep.hpp>
 
@@ -13,24 +14,12 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_set>
 #include <vector>
 
 namespace gpucost::extract {
 
 inline constexpr std::string_view kFeaturesSchema = "gpucost.features";
 inline constexpr int kFeaturesVersion = 1;
-
-/// Collects "sample" events per GPU (telemetry without a GPU index belongs to GPU 0).
-/// A kernel or system event extract counts (xid, gpu_lost, aer, suspend, lid, power_source).
-/// Both strings are views of the collector's interned copies: a storm of a million AER lines
-/// costs 48 bytes per incident, not two strings each.
-struct Incident {
-  std::int64_t ts_ns = 0;
-  std::string_view kind;    ///< the event kind
-  std::string_view detail;  ///< xid: bucket; aer: severity; lid, power_source: state
-  int code = -1;            ///< xid: the Xid code
-};
 
 /// The numeric fields of one trace_device, trace_memory, trace_launch, trace_kernel, trace_step
 /// or trace_info event (prep's analyses of a Kineto trace), or of a profiler table / nsys
@@ -62,12 +51,15 @@ class SampleCollector final : public prep::EventSink {
   void on_event(const Event& event) override;
   /// Records which inputs were read, so that "no Xid" can be told from "no kernel log".
   void note_inputs(const std::vector<prep::InputStats>& inputs);
-  explicit SampleCollector(std::size_t sample_budget = SampleStore::kDefaultBudget) : m_store(sample_budget) {}
+  explicit SampleCollector(std::size_t sample_budget = SampleStore::kDefaultBudget,
+                           std::size_t incident_budget = IncidentStore::kDefaultBudget)
+      : m_store(sample_budget), m_incidents(incident_budget) {}
   /// The telemetry samples of every GPU (bounded memory; read back in time order).
   [[nodiscard]] const SampleStore& store() const { return m_store; }
   /// Every sample of one GPU in time order, in memory (the report's charts; not extract).
   [[nodiscard]] std::vector<Sample> samples_of(int gpu) const;
-  [[nodiscard]] const std::vector<Incident>& incidents() const { return m_incidents; }
+  /// The kernel and system incidents (bounded memory; read back in time order).
+  [[nodiscard]] const IncidentStore& incidents() const { return m_incidents; }
   [[nodiscard]] bool has_host_logs() const { return m_host_logs; }
   [[nodiscard]] const std::string& host() const { return m_host; }
   [[nodiscard]] const std::vector<TraceRecord>& trace_records() const { return m_trace; }
@@ -83,13 +75,7 @@ class SampleCollector final : public prep::EventSink {
   std::vector<std::pair<std::int64_t, std::string>> m_train;
   std::vector<std::pair<std::int64_t, std::int64_t>> m_patterns;
   std::vector<TrainRate> m_rates;
-  std::vector<Incident> m_incidents;
-  std::string_view intern(std::string_view text);
-  struct ViewHash {
-    using is_transparent = void;  // find() by string_view, without a temporary string
-    std::size_t operator()(std::string_view v) const { return std::hash<std::string_view>{}(v); }
-  };
-  std::unordered_set<std::string, ViewHash, std::equal_to<>> m_interned;  // node-based: views stay valid
+  IncidentStore m_incidents;
   std::string m_host;
   bool m_host_logs = false;  // a kernel log, dmesg, journal or bug report was among the inputs
 };
@@ -143,19 +129,31 @@ struct EnergyProfile {
   /// Energy (kWh) by minute since the epoch (UTC). Sparse: only the minutes that received
   /// energy, so a window stretched by one sample years off costs two entries, not a million.
   std::map<std::int64_t, double> kwh_by_minute;
-  void add(std::int64_t ts_ns, double kwh_value);
+  void add(std::int64_t ts_ns, double kwh_value) { add_minute(minute_of(ts_ns), kwh_value); }
+  /// The minute since the epoch that holds ts_ns (rounded down, before the epoch too).
+  static std::int64_t minute_of(std::int64_t ts_ns) {
+    return ts_ns / kBucketNs - (ts_ns < 0 && ts_ns % kBucketNs != 0 ? 1 : 0);
+  }
   void add_minute(std::int64_t minute, double kwh_value) { kwh_by_minute[minute] += kwh_value; }
   [[nodiscard]] bool empty() const { return kwh_by_minute.empty(); }
   [[nodiscard]] double total() const;
 };
 
-/// One incident or interruption of the window, for breakeven's itemised costs and downtime.
+/// One incident or interruption of the window, for breakeven's itemised costs and downtime; or
+/// a burst of them: incidents of the same kind, bucket and code, each within 60 s of the one
+/// before, are one entry with their count (docs/indicators.md, "incidents").
 struct WindowIncident {
-  std::int64_t ts_ns = 0;
-  std::string kind;     ///< xid, gpu_lost, suspend or ac_offline
-  std::string bucket;   ///< xid: NVIDIA resolution bucket; gpu_lost: reboot; else empty
-  int code = -1;        ///< xid code
-  std::optional<double> downtime_s;  ///< until the next sample with utilisation > 0 (or window end)
+  std::int64_t ts_ns = 0;  ///< the (first) incident's time
+  std::string kind;        ///< xid, gpu_lost, suspend or ac_offline
+  std::string bucket;      ///< xid: NVIDIA resolution bucket; gpu_lost: reboot; else empty
+  int code = -1;           ///< xid code
+  /// Until the next sample with utilisation > 0 (or the window end); for a burst, the length
+  /// of the union of its incidents' downtimes.
+  std::optional<double> downtime_s;
+  std::int64_t count = 1;       ///< incidents in the burst
+  std::int64_t last_ts_ns = 0;  ///< the burst's last incident (count > 1)
+  bool downtime_to_end = false;  ///< the (last) incident's downtime ran to the window end
+  [[nodiscard]] std::int64_t last() const { return count > 1 ? last_ts_ns : ts_ns; }
 };
 
 struct Features {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <gpucost/core/error.hpp>
+#include <gpucost/extract/spill.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -65,22 +66,20 @@ class SampleStore {
   /// Runs written to the temporary file so far (0: everything is in memory).
   [[nodiscard]] std::size_t runs() const;
   /// The first failure to write or read the temporary file (disk full, ...), if any.
-  [[nodiscard]] const Status& status() const { return m_status; }
+  [[nodiscard]] const Status& status() const { return m_file.status(); }
 
-  /// Reads one GPU's samples with from <= ts <= to, in time order.
+  /// Reads the samples with from <= ts <= to in time order: one GPU's, or every GPU's merged
+  /// (samples of the same instant then come GPU by GPU, ascending).
   class Reader {
    public:
     Reader(const SampleStore& store, int gpu, std::int64_t from_ns, std::int64_t to_ns);
-    ~Reader();
-    Reader(const Reader&) = delete;
-    Reader& operator=(const Reader&) = delete;
+    /// Every GPU.
+    Reader(const SampleStore& store, std::int64_t from_ns, std::int64_t to_ns);
     /// The next sample, or nullptr at the end; valid until the next call.
     const Sample* next();
 
    private:
-    struct Cursor;
-    const SampleStore& m_store;
-    std::vector<Cursor> m_cursors;  // one per run, the in-memory tail last
+    RunMerge<Sample> m_merge;
     std::int64_t m_from, m_to;
   };
 
@@ -92,28 +91,15 @@ class SampleStore {
   }
 
  private:
-  struct Run {
-    std::int64_t offset = 0;  // bytes into the file
-    std::size_t count = 0;
-  };
-  struct Series {
-    std::vector<Sample> tail;  // not yet spilled, in arrival order
-    std::vector<Run> runs;
-    bool tail_sorted = true;
-  };
   void spill_largest();
-  void fail(std::string message);
-  bool read_at(std::int64_t offset, Sample* into, std::size_t count) const;
-  const std::vector<Sample>& sorted_tail(const Series& s) const;
+  [[nodiscard]] std::size_t chunk_for(std::size_t runs) const;
+  [[nodiscard]] std::size_t runs_of(int gpu) const;
 
-  std::map<int, Series> m_series;
+  std::map<int, SpillSeries<Sample>> m_series;
   std::size_t m_budget, m_in_memory = 0, m_total = 0;
   std::int64_t m_min_ts = std::numeric_limits<std::int64_t>::max();
   std::int64_t m_max_ts = std::numeric_limits<std::int64_t>::min();
-  int m_fd = -1;
-  std::int64_t m_file_size = 0;
-  std::string m_path;  // for messages (the file itself is unlinked at once)
-  Status m_status;
+  SpillFile m_file;
 };
 
 }  // namespace gpucost::extract

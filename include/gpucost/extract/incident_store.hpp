@@ -1,0 +1,69 @@
+// The kernel and system incidents extract counts, kept like the samples: in memory up to a
+// budget, then in sorted runs of a temporary file, read back in time order.
+#pragma once
+
+#include <gpucost/core/error.hpp>
+#include <gpucost/extract/spill.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+namespace gpucost::extract {
+
+/// A kernel or system event extract counts (xid, gpu_lost, aer, suspend, lid, power_source,
+/// ...). Both strings are views of the store's own copies, valid as long as the store.
+struct Incident {
+  std::int64_t ts_ns = 0;
+  std::string_view kind;    ///< the event kind
+  std::string_view detail;  ///< xid: bucket; aer: severity; lid, power_source: state
+  int code = -1;            ///< xid: the Xid code
+};
+
+/// Every incident of the inputs, 16 bytes each in memory up to `budget`, beyond it in sorted
+/// runs of an unlinked file in $TMPDIR: a storm of millions of AER lines costs no more memory
+/// than a quiet log. Read back in time order, those of the same instant in arrival order.
+class IncidentStore {
+ public:
+  static constexpr std::size_t kDefaultBudget = std::size_t{1} << 16;  ///< incidents (1 MiB)
+  /// Distinct kind and detail strings kept; beyond, a detail reads as kTooManyNames.
+  static constexpr std::size_t kMaxNames = 4096;
+  static constexpr std::string_view kTooManyNames = "(too many distinct values)";
+
+  explicit IncidentStore(std::size_t budget = kDefaultBudget);
+  void add(std::int64_t ts_ns, std::string_view kind, std::string_view detail, int code);
+  [[nodiscard]] std::size_t size() const { return m_total; }
+  [[nodiscard]] bool empty() const { return m_total == 0; }
+  /// Runs written to the temporary file so far (0: everything is in memory).
+  [[nodiscard]] std::size_t runs() const { return m_series.runs().size(); }
+  /// The first failure to write or read the temporary file, if any.
+  [[nodiscard]] const Status& status() const { return m_file.status(); }
+
+  /// Calls fn(const Incident&) for every incident, in time order.
+  template <typename Fn>
+  void for_each(Fn&& fn) const {
+    RunMerge<Stored> merge(m_file, kReadChunk);
+    merge.add_series(m_series);
+    while (const Stored* s = merge.next()) fn(Incident{s->ts_ns, m_names[s->kind], m_names[s->detail], s->code});
+  }
+
+ private:
+  struct Stored {
+    std::int64_t ts_ns;
+    std::uint16_t kind, detail;  // indices into m_names
+    std::int32_t code;
+  };
+  static constexpr std::size_t kReadChunk = 4096;  // incidents per read of a run (64 KiB)
+  std::uint16_t id_of(std::string_view text);
+
+  std::deque<std::string> m_names;  // a deque: the views handed out stay valid as it grows
+  std::unordered_map<std::string_view, std::uint16_t> m_ids;
+  SpillSeries<Stored> m_series;
+  SpillFile m_file;
+  std::size_t m_budget, m_total = 0;
+};
+
+}  // namespace gpucost::extract

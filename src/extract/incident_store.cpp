@@ -1,0 +1,29 @@
+// The incident store: bounded memory for kernel and system incidents (src/extract/spill.cpp).
+#include <gpucost/extract/incident_store.hpp>
+
+#include <algorithm>
+
+namespace gpucost::extract {
+
+IncidentStore::IncidentStore(std::size_t budget) : m_budget(std::max<std::size_t>(budget, 16)) {
+  id_of(kTooManyNames);  // id 0
+}
+
+std::uint16_t IncidentStore::id_of(std::string_view text) {
+  const auto found = m_ids.find(text);
+  if (found != m_ids.end()) return found->second;
+  if (m_names.size() >= kMaxNames) return 0;  // kTooManyNames
+  const std::string& kept = m_names.emplace_back(text);
+  const auto id = static_cast<std::uint16_t>(m_names.size() - 1);
+  m_ids.emplace(kept, id);
+  return id;
+}
+
+void IncidentStore::add(std::int64_t ts_ns, std::string_view kind, std::string_view detail, int code) {
+  m_series.add(Stored{ts_ns, id_of(kind), id_of(detail), code});
+  ++m_total;
+  if (m_series.in_memory() > m_budget && !m_series.spill(m_file))
+    m_budget *= 2;  // the file failed: keep the incidents in memory rather than lose them
+}
+
+}  // namespace gpucost::extract
