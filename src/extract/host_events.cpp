@@ -174,6 +174,8 @@ class ChainPass {
   }
 
   void finish(bool temperature, bool utilisation, IndicatorSet& out) {
+    if (m_held) take(m_held_sample);
+    m_held = false;
     while (const Sample* s = m_reader.next()) take(*s);
     while (!m_pending.empty()) close_front();
     util_drop(utilisation, false, "error_util_drop_ratio", out);

@@ -156,10 +156,10 @@ void json_robustness(std::string& b, const BreakevenExtras& x) {
 
 std::string pct(double v) { return fmt::format("{:+.1f} %", v * 100); }
 
-/// "Xid 13 (restart_app)", or for a burst "Xid 13 (restart_app) x412 to 10:04:17".
-std::string with_count(const std::string& what, const extract::WindowIncident& i) {
-  if (i.count <= 1) return what;
-  return fmt::format("{} x{} to {}", what, i.count, format_utc(i.last_ts_ns).substr(11, 8));
+/// ", 412 of them until 2024-06-12T10:04:17Z" for a burst (docs/indicators.md, "incidents").
+std::string burst_of(const extract::WindowIncident& i) {
+  if (i.count <= 1) return {};
+  return fmt::format(", {} of them until {}", i.count, format_utc(i.last_ts_ns));
 }
 
 std::string table_incidents(const breakeven::Result& r, const std::string& cur) {
@@ -171,9 +171,8 @@ std::string table_incidents(const breakeven::Result& r, const std::string& cur) 
     const std::string what = i.kind == "xid" ? fmt::format("Xid {} ({})", i.code, i.bucket)
                              : i.kind == "gpu_lost" ? std::string("GPU lost (reboot)")
                              : i.kind == "ac_offline" ? std::string("AC offline") : i.kind;
-    b += fmt::format("  {}  {:<26}{:>12}  {:.1f} h operator time{}\n", format_utc(i.ts_ns), with_count(what, i),
-                     money(ic.cost, cur),
-                     ic.hours,
+    b += fmt::format("  {}  {:<26}{:>12}  {:.1f} h operator time{}{}\n", format_utc(i.ts_ns), what, money(ic.cost, cur),
+                     ic.hours, burst_of(i),
                      i.downtime_s ? fmt::format(", down {:.0f} s", *i.downtime_s) : std::string(", downtime unknown"));
   }
   return b;

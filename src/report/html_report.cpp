@@ -398,7 +398,7 @@ std::string incidents_section(const ReportContent& c) {
   for (const auto& ic : r.incidents) {
     const auto& i = ic.incident;
     std::string what = i.kind == "xid" ? fmt::format("Xid {} ({})", i.code, i.bucket) : i.kind;
-    if (i.count > 1) what += fmt::format(" x{} until {}", i.count, format_utc(i.last_ts_ns));
+    if (i.count > 1) what += fmt::format(", {} of them until {}", i.count, format_utc(i.last_ts_ns));
     b += fmt::format("<tr><td>{}</td><td>{}</td><td class=\"num\">{:.1f} h</td><td class=\"num\">{}</td><td "
                      "class=\"num\">{}</td></tr>\n",
                      esc(format_utc(i.ts_ns)), esc(what), ic.hours, esc(money(ic.cost, c.config.currency)),

@@ -231,3 +231,23 @@ TEST_CASE("extract: an incidents[] entry with a count needs its last time", "[ex
   CHECK_FALSE(with_entry(R"({"ts_ns": 5000000000, "kind": "xid", "count": 3, "last_ts_ns": 4000000000})"));
   CHECK_FALSE(with_entry(R"({"ts_ns": 5000000000, "kind": "xid", "count": 0})"));
 }
+
+TEST_CASE("extract: the utilisation after the last error counts its first sample", "[extract][chain]") {
+  // GPU 0 at 1 Hz, t = 0..100 s: utilisation 100 % before t = 91, 0 % at 91, 50 % after. An Xid
+  // at 90.5 s: before [77.8, 90.5) 13 samples at 100 %; after (90.5, 103.2] 91..100, ten
+  // samples, (0 + 9 x 50) / 10 = 45 %: the ratio 0.45 (reading the samples streamed, the one at
+  // 91 s was once left out of the last error's window, giving 0.5).
+  extract::SampleCollector c;
+  for (std::int64_t t = 0; t <= 100; ++t) {
+    Event ev;
+    ev.ts_ns = t * kSec;
+    ev.kind = "sample";
+    ev.set(Metric::power_w, 200);
+    ev.set(Metric::sm_pct, t < 91 ? 100 : t == 91 ? 0 : 50);
+    c.on_event(ev);
+  }
+  incident(c, 90 * kSec + kSec / 2, "xid", "bucket", "restart_app", 13);
+  auto f = extract::compute_features(c, {});
+  REQUIRE(f);
+  CHECK(*f->host_indicators.at("error_util_drop_ratio").value == Approx(0.45));
+}

@@ -5,6 +5,7 @@ Standard library only, deterministic for a given --seed.
 
   gen_hostlogs.py --format kernlog      --mb 512 -o kern.log
   gen_hostlogs.py --format journal-json --mb 512 -o journal.json
+  gen_hostlogs.py --format aer-storm    --mb 489 -o storm.log
 
 kernlog       rsyslog's /var/log/kern.log: `Jun 12 14:22:18 node7 kernel: [ 1234.567890] msg`,
               mostly the noise of a real host (firewall drops, AppArmor audits, USB, block
@@ -15,6 +16,12 @@ journal-json  `journalctl -o json`: one compact object per line with the usual t
               (__CURSOR, __REALTIME_TIMESTAMP, __MONOTONIC_TIMESTAMP, _BOOT_ID, _HOSTNAME, ...),
               mostly systemd/cron/sshd/NetworkManager chatter plus kernel entries, logind lid and
               power-key lines, systemd-sleep suspend/resume and the same rare NVRM lines.
+
+aer-storm     a kern.log that is nothing but a storm of PCIe AER corrected errors (rsyslog's
+              RFC 3339 stamps, 4-line records: header, `PCIe Bus Error: severity=Corrected`,
+              status, `[ 0] RxErr`), ~86 records a second, over a day from --start; each record
+              is one incident for extract (489 MB = 10^6 records).
+xid-storm     the same for Xid lines (codes 13, 31 and 43 in turn, one line each, ~11.6 a second).
 
 Sizes are decimal: --mb 512 means 512 * 10^6 bytes.
 """
@@ -90,6 +97,33 @@ def write_kernlog(f, rng: random.Random, limit: int, start: _dt.datetime, host: 
     return written
 
 
+def write_storm(f, kind: str, limit: int, start: _dt.datetime, host: str) -> int:
+    """A day of one incident after another, 86.4 ms apart (the day holds 10^6 of them)."""
+    written, i, buf = 0, 0, []
+    t0 = start.replace(tzinfo=_dt.timezone.utc)
+    while written < limit:
+        t = t0 + _dt.timedelta(microseconds=i * 86400)
+        stamp = f"{t:%Y-%m-%dT%H:%M:%S.%f}+00:00 {host} kernel:"
+        bus = 0x18 + i % 4
+        if kind == "aer-storm":
+            lines = [f"{stamp} pcieport 0000:40:01.1: AER: Corrected error message received from 0000:{bus:02x}:00.0\n",
+                     f"{stamp} nvidia 0000:{bus:02x}:00.0: PCIe Bus Error: severity=Corrected, type=Physical Layer, (Receiver ID)\n",
+                     f"{stamp} nvidia 0000:{bus:02x}:00.0:   device [10de:2204] error status/mask=00000001/0000e000\n",
+                     f"{stamp} nvidia 0000:{bus:02x}:00.0:    [ 0] RxErr                 \n"]
+        else:
+            code = (13, 31, 43)[i % 3]
+            lines = [f"{stamp} NVRM: Xid (PCI:0000:{bus:02x}:00): {code}, pid=4242, name=python, Graphics SM Warp "
+                     "Exception on (GPC 8, TPC 5, SM 0): Out Of Range Address\n"]
+        buf.extend(lines)
+        written += sum(len(x) for x in lines)
+        i += 1
+        if len(buf) > 4096:
+            f.write("".join(buf))
+            buf.clear()
+    f.write("".join(buf))
+    return written
+
+
 def journal_entry(rng: random.Random, seq: int, realtime_us: int, mono_us: int, boot: str, host: str) -> dict:
     r = rng.random()
     if r < 0.001:
@@ -154,7 +188,7 @@ def write_journal(f, rng: random.Random, limit: int, start: _dt.datetime, host: 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--format", required=True, choices=["kernlog", "journal-json"])
+    ap.add_argument("--format", required=True, choices=["kernlog", "journal-json", "aer-storm", "xid-storm"])
     ap.add_argument("--mb", type=float, default=64, help="size in MB (10^6 bytes, default 64)")
     ap.add_argument("-o", "--output", required=True, help="output file, - = stdout")
     ap.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
@@ -168,8 +202,10 @@ def main(argv: list[str] | None = None) -> int:
     with out:
         if args.format == "kernlog":
             write_kernlog(out, rng, limit, start, args.host)
-        else:
+        elif args.format == "journal-json":
             write_journal(out, rng, limit, start, args.host)
+        else:
+            write_storm(out, args.format, limit, start, args.host)
     return 0
 
 

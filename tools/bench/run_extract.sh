@@ -22,6 +22,9 @@
 #   2. python3 tools/bench/py_extract_baseline.py on the day (three indicators only).
 #   3. extract of 100 MB, 512 MB and BIG_MB of dmon (1 Hz, --start/--interval; the big one is
 #      the 512 MB file repeated through stdin): peak RSS must not grow with the input.
+#   4. extract of the day with incident storms: 10^6 AER records (gen_hostlogs.py --format
+#      aer-storm, 489 MB), the same 4 times through stdin, and 10^6 Xid lines (xid-storm,
+#      175 MB): peak RSS must not grow with the number of incidents either.
 # Results go to stdout and to tools/bench/out/extract_results.md. Outputs are written to a
 # temporary file, never with -o /dev/null (see run_trace.sh).
 set -euo pipefail
@@ -47,6 +50,10 @@ dmon="$out/dmon-512mb-s1.txt"
 [[ -s "$day" ]] || python3 "$here/gen_logs.py" --format query-csv --gpus 8 --interval-ms 1000 --mb 86 -o "$day"
 [[ -s "$kern" ]] || python3 "$here/gen_hostlogs.py" --format kernlog --mb "$kern_mb" -o "$kern"
 [[ -s "$dmon" ]] || python3 "$here/gen_logs.py" --format dmon --gpus 8 --mb 512 -o "$dmon"
+aer="$out/aer-storm.log"
+xid="$out/xid-storm.log"
+[[ -s "$aer" ]] || python3 "$here/gen_hostlogs.py" --format aer-storm --mb 489 -o "$aer"
+[[ -s "$xid" ]] || python3 "$here/gen_hostlogs.py" --format xid-storm --mb 175 -o "$xid"
 [[ -s "$out/dmon-100mb.txt" ]] || head -c 100000000 "$dmon" | sed '$d' > "$out/dmon-100mb.txt"
 
 tmp="$(mktemp)"; result="$(mktemp)"; trap 'rm -f "$tmp" "$result"' EXIT
@@ -80,6 +87,10 @@ best "extract: dmon 512 MB" "$(bytes "$dmon")" "${pin[@]}" "$gpucost" extract -q
 reps=$(( (big_mb * 1000000 + $(bytes "$dmon") - 1) / $(bytes "$dmon") ))
 big_cmd="for i in \$(seq $reps); do cat '$dmon'; done | ${pin[*]} '$gpucost' extract -q ${dmon_opts[*]} -o '$tmp' -"
 best "extract: dmon $((reps * 512)) MB via stdin" "$(( reps * $(bytes "$dmon") ))" bash -c "$big_cmd"
+best "extract: day + 10^6 AER records" "$(bytes "$day" "$aer")" "${pin[@]}" "$gpucost" extract -q --tz UTC -o "$tmp" "$day" "$aer"
+storm4_cmd="for i in 1 2 3 4; do cat '$aer'; done | ${pin[*]} '$gpucost' extract -q --tz UTC -o '$tmp' '$day' -"
+best "extract: day + 4 x 10^6 AER records via stdin" "$(( $(bytes "$day") + 4 * $(bytes "$aer") ))" bash -c "$storm4_cmd"
+best "extract: day + 10^6 Xids" "$(bytes "$day" "$xid")" "${pin[@]}" "$gpucost" extract -q --tz UTC -o "$tmp" "$day" "$xid"
 
 {
   echo "Measured $(date -u +%Y-%m-%d) with $("$gpucost" --version 2>/dev/null | head -1) on $(nproc) cores, load $load0 at the start; best of $runs."
