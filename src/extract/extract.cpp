@@ -303,7 +303,6 @@ void xid_times(const Features& f, IndicatorSet& out) {
   set(out, "xid_last_s", (last->second - static_cast<double>(f.from_ns)) / 1e9);
 }
 
-using detail::kSameSuspendNs;
 
 // Counts of kernel and system incidents in the window (host only): null when no kernel or
 // journal log was read, since then "0 Xids" would be a guess.
@@ -343,8 +342,9 @@ void incident_indicators(const SampleCollector& c, Features& f, IndicatorSet& ou
   }
   std::map<std::string_view, double> n;
   for (auto k : kIncidentKeys) n[k] = 0;
-  std::int64_t last_suspend = std::numeric_limits<std::int64_t>::min();
+  detail::SuspendStarts suspends;
   c.incidents().for_each([&](const Incident& i) {  // in time order
+    const bool suspend_start = i.kind == "suspend" && suspends.starts(i.ts_ns);
     if (!f.contains(i.ts_ns)) return;
     if (i.kind == "xid") {
       ++n["xid_count"];
@@ -355,11 +355,7 @@ void incident_indicators(const SampleCollector& c, Features& f, IndicatorSet& ou
       last = std::max(last, static_cast<double>(i.ts_ns));
     }
     if (i.kind == "aer" && i.detail == "uncorrected_fatal") ++n["aer_fatal_count"];
-    if (i.kind == "suspend") {  // one suspend, seen by several layers within 120 s, counts once
-      if (last_suspend == std::numeric_limits<std::int64_t>::min() || i.ts_ns - last_suspend > kSameSuspendNs)
-        ++n["suspend_count"];
-      last_suspend = i.ts_ns;
-    }
+    if (suspend_start) ++n["suspend_count"];  // one suspend, seen by several layers within 120 s
     const std::string_view key = incident_key(i);
     if (!key.empty()) ++n[key];
   });

@@ -38,7 +38,7 @@ bool is_chain_error(const Incident& i) {
 /// ascending order, it reads the samples once.
 class NextBusy {
  public:
-  NextBusy(const SampleStore& store, const Features& f) : m_reader(store, f.from_ns, f.last_ns()) {}
+  NextBusy(const SampleStore& store, const Features& f) : m_reader(store, f.from_ns, f.last_ns(), 2) {}
   /// The busy sample's time, or kNever when none comes in the window.
   std::int64_t after(std::int64_t t) {
     while (!m_done && m_ts <= t) pull();
@@ -67,7 +67,8 @@ class IncidentList {
   IncidentList(const SampleStore& store, Features& f, bool utilisation)
       : m_f(f), m_busy(store, f), m_utilisation(utilisation) {}
 
-  void add(const Incident& i) {
+  /// An incident of the window; `suspend_start`: a suspend event starts a suspend (SuspendStarts).
+  void add(const Incident& i, bool suspend_start) {
     std::string_view kind = i.kind, bucket;
     int code = -1;
     if (i.kind == "xid") {
@@ -76,9 +77,7 @@ class IncidentList {
     } else if (i.kind == "gpu_lost") {
       bucket = "reboot";  // a GPU off the bus comes back only with a reboot
     } else if (i.kind == "suspend") {
-      const bool same = m_last_suspend != kNever && i.ts_ns - m_last_suspend <= kSameSuspendNs;
-      m_last_suspend = i.ts_ns;
-      if (same) return;  // the same suspend seen by another layer
+      if (!suspend_start) return;  // the same suspend seen by another layer
     } else if (i.kind == "power_source" && i.detail == "offline") {
       kind = "ac_offline";
     } else {
@@ -137,7 +136,7 @@ class IncidentList {
   bool m_utilisation;
   std::map<std::tuple<std::string_view, std::string_view, int>, std::size_t> m_open;  // the latest entry per key
   std::vector<std::int64_t> m_entry_covered;  // per entry: its downtime union so far reaches here
-  std::int64_t m_last_suspend = kNever, m_covered_to = kNever;
+  std::int64_t m_covered_to = kNever;
   double m_total_s = 0;
 };
 
@@ -148,7 +147,7 @@ class IncidentList {
 class ChainPass {
  public:
   ChainPass(const SampleStore& store, const Features& f, std::vector<std::int64_t> crossings, double window_s)
-      : m_reader(store, f.from_ns, f.last_ns()), m_crossings(std::move(crossings)),
+      : m_reader(store, f.from_ns, f.last_ns(), 2), m_crossings(std::move(crossings)),
         m_window(static_cast<std::int64_t>(window_s * 1e9)) {
     std::sort(m_crossings.begin(), m_crossings.end());
   }
@@ -174,9 +173,13 @@ class ChainPass {
   }
 
   void finish(bool temperature, bool utilisation, IndicatorSet& out) {
-    if (m_held) take(m_held_sample);
+    if (m_held && !m_pending.empty()) take(m_held_sample);
     m_held = false;
-    while (const Sample* s = m_reader.next()) take(*s);
+    while (!m_pending.empty()) {  // the after-windows still open; the samples beyond matter to none
+      const Sample* s = m_reader.next();
+      if (s == nullptr) break;
+      take(*s);
+    }
     while (!m_pending.empty()) close_front();
     util_drop(utilisation, false, "error_util_drop_ratio", out);
     static constexpr std::string_view kCrossingKeys[] = {
@@ -320,10 +323,12 @@ void window_pass(const SampleCollector& c, GpuWalkSummary& walks, double chain_w
   const bool host_logs = has_host_logs(c);
   IncidentList list(c.store(), f, walks.utilisation);
   ChainPass chain(c.store(), f, std::move(walks.crossings), chain_window_s);
+  SuspendStarts suspends;
   if (host_logs)
     c.incidents().for_each([&](const Incident& i) {
+      const bool suspend_start = i.kind == "suspend" && suspends.starts(i.ts_ns);
       if (!f.contains(i.ts_ns)) return;
-      list.add(i);
+      list.add(i, suspend_start);
       if (is_chain_error(i)) chain.add_error(i.ts_ns);
     });
   list.finish(c);
@@ -391,7 +396,8 @@ void session_indicators(const SampleCollector& c, Features& f) {
     return;
   }
   Stretches battery(f), lid(f), gpu_gone(f), asleep(f);
-  std::int64_t last_suspend = kNever, last_resume = kNever;
+  SuspendStarts suspend_starts;
+  std::int64_t last_resume = kNever;
   std::string_view ac_state;
   double suspends = 0, resumes = 0, boots = 0, shutdowns = 0, lost = 0, resets = 0, segfaults = 0, switches = 0;
   c.incidents().for_each([&](const Incident& i) {
@@ -411,13 +417,9 @@ void session_indicators(const SampleCollector& c, Features& f) {
     if (i.kind == "boot" || (i.kind == "driver" && i.detail == "load")) gpu_gone.close(i.ts_ns);
     // Suspended: from the first message of a suspend (others within 120 s are the same one) to
     // the next resume, failed or not.
-    if (i.kind == "suspend") {
-      const bool same = last_suspend != kNever && i.ts_ns - last_suspend <= kSameSuspendNs;
-      last_suspend = i.ts_ns;
-      if (!same) {
-        asleep.open(i.ts_ns);
-        if (inside) ++suspends;
-      }
+    if (i.kind == "suspend" && suspend_starts.starts(i.ts_ns)) {
+      asleep.open(i.ts_ns);
+      if (inside) ++suspends;
     }
     if (i.kind == "resume") asleep.close(i.ts_ns);
     if (!inside) return;

@@ -8,6 +8,7 @@
 #include <gpucost/extract/extract.hpp>
 
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 namespace gpucost::extract::detail {
@@ -15,6 +16,24 @@ namespace gpucost::extract::detail {
 /// Suspend events closer than this to the previous one are the same suspend seen by another
 /// layer (logind, systemd-sleep, the kernel).
 inline constexpr std::int64_t kSameSuspendNs = 120 * 1'000'000'000LL;
+
+/// The first message of each suspend: suspend events within kSameSuspendNs of the previous one
+/// are the same suspend. Fed every suspend event of the input in time order, the window's too
+/// and those before it, so that a suspend that began before the window is not a new one in it
+/// (suspend_count, the incident list and suspend_s agree, and windows that tile time merge).
+class SuspendStarts {
+ public:
+  /// True when the suspend event at `ts_ns` starts a suspend.
+  bool starts(std::int64_t ts_ns) {
+    const bool same = m_last != kNone && ts_ns - m_last <= kSameSuspendNs;
+    m_last = ts_ns;
+    return !same;
+  }
+
+ private:
+  static constexpr std::int64_t kNone = std::numeric_limits<std::int64_t>::min();
+  std::int64_t m_last = kNone;
+};
 
 /// Incidents of the same kind, bucket and code within this of the previous one are one burst:
 /// one entry of Features::incidents with a count (an Xid storm lists as one line, each Xid still

@@ -50,9 +50,9 @@ std::size_t SampleStore::runs_of(int gpu) const {
   return it == m_series.end() ? 0 : it->second.runs().size();
 }
 
-// Samples read from each run at a time: the readers of a whole store share about one budget.
-std::size_t SampleStore::chunk_for(std::size_t runs) const {
-  return std::max<std::size_t>(256, std::min(kReadChunk, m_budget / (runs + 1)));
+// Samples read from each run at a time: the readers open together share about one budget.
+std::size_t SampleStore::chunk_for(std::size_t runs, std::size_t readers) const {
+  return std::max<std::size_t>(64, std::min(kReadChunk, m_budget / (readers * (runs + 1))));
 }
 
 SampleStore::Reader::Reader(const SampleStore& store, int gpu, std::int64_t from_ns, std::int64_t to_ns)
@@ -61,8 +61,10 @@ SampleStore::Reader::Reader(const SampleStore& store, int gpu, std::int64_t from
   if (it != store.m_series.end()) m_merge.add_series(it->second);
 }
 
-SampleStore::Reader::Reader(const SampleStore& store, std::int64_t from_ns, std::int64_t to_ns)
-    : m_merge(store.m_file, store.chunk_for(store.runs())), m_from(from_ns), m_to(to_ns) {
+SampleStore::Reader::Reader(const SampleStore& store, std::int64_t from_ns, std::int64_t to_ns,
+                            std::size_t readers_at_once)
+    : m_merge(store.m_file, store.chunk_for(store.runs(), std::max<std::size_t>(1, readers_at_once))),
+      m_from(from_ns), m_to(to_ns) {
   for (const auto& [gpu, series] : store.m_series) m_merge.add_series(series);
 }
 

@@ -304,4 +304,56 @@ TEST_CASE("extract: throughput absent without a training log", "[extract][trainl
         "no training progress bar with a rate (tqdm it/s or s/it) in the window");
 }
 
+TEST_CASE("extract: sessions from a real-shaped journal through prep (lid, AC, an overnight suspend)",
+          "[extract][session]") {
+  // testdata/journal-text/short_thinkpad_p16_lid_ac.txt (journalctl short, CEST = UTC+2): AC
+  // off-line 18:41:37, lid closed and "The system will suspend now!" 19:05:11, PM: suspend exit
+  // and AC on-line 07:58:40, lid opened 07:58:41, reboot 08:30. Telemetry every 10 s at 50 %
+  // from 18:30:00 to 19:05:10 and from 07:58:50 to 08:20:00 (none while asleep).
+  extract::SampleCollector c;
+  auto reader = io::LineReader::from_string(fixture("journal-text/short_thinkpad_p16_lid_ac.txt"));
+  auto clock = LocalClock::make("Europe/Berlin");
+  REQUIRE(clock);
+  prep::PrepOptions options;
+  options.year = 2024;
+  prep::InputStats stats;
+  REQUIRE(prep::run_prep_input(*reader, options, *clock, c, stats));
+  c.note_inputs({stats});
+  const auto samples = [&](std::int64_t from, std::int64_t to) {
+    for (std::int64_t t = from; t <= to; t += 10 * kSec) {
+      Event ev;
+      ev.ts_ns = t;
+      ev.kind = "sample";
+      ev.set(Metric::power_w, 60);
+      ev.set(Metric::sm_pct, 50);
+      c.on_event(ev);
+    }
+  };
+  samples(utc_ns(2024, 9, 2, 16, 30, 0), utc_ns(2024, 9, 2, 17, 5, 10));
+  samples(utc_ns(2024, 9, 3, 5, 58, 50), utc_ns(2024, 9, 3, 6, 20, 0));
+  auto f = extract::compute_features(c, {});
+  REQUIRE(f);
+  const auto& h = f->host_indicators;
+  CHECK(value(h, "wall_s") == 49800);           // 18:30:00 .. 08:20:00
+  CHECK(value(h, "battery_s") == 47823);        // 18:41:37 .. 07:58:40
+  CHECK(value(h, "lid_closed_s") == 46410);     // 19:05:11 .. 07:58:41
+  CHECK(value(h, "suspend_s") == 46409);        // 19:05:11 (logind) .. 07:58:40 (kernel resume)
+  CHECK(value(h, "suspend_count") == 1);        // logind, NVIDIA's unit, systemd-sleep, kernel: one
+  CHECK(value(h, "resume_count") == 1);         // kernel and systemd-sleep: one
+  CHECK(value(h, "ac_offline_count") == 1);
+  CHECK(value(h, "lid_close_count") == 1);
+  CHECK(value(h, "ac_switches_per_hour") == Approx(1 / (49800.0 / 3600)));  // off-line only sets the state
+  CHECK(value(h, "interruptions_per_hour") == Approx(1 / (49800.0 / 3600)));
+  CHECK(value(h, "shutdown_count") == 0);       // 08:30, after the window
+  CHECK(value(h, "boot_count") == 0);
+  // Downtime: AC off-line 18:41:37 .. the sample at 18:41:40, 3 s; the suspend 19:05:11 .. the
+  // first sample after it, 07:58:50, 46419 s.
+  CHECK(value(h, "downtime_s") == 46422);
+  REQUIRE(f->incidents.size() == 2);
+  CHECK(f->incidents[0].kind == "ac_offline");
+  CHECK(*f->incidents[0].downtime_s == 3);
+  CHECK(f->incidents[1].kind == "suspend");
+  CHECK(*f->incidents[1].downtime_s == 46419);
+}
+
 }  // namespace gpucost::test

@@ -73,8 +73,9 @@ class SampleStore {
   class Reader {
    public:
     Reader(const SampleStore& store, int gpu, std::int64_t from_ns, std::int64_t to_ns);
-    /// Every GPU.
-    Reader(const SampleStore& store, std::int64_t from_ns, std::int64_t to_ns);
+    /// Every GPU. `readers_at_once`: how many such readers are open together (they share the
+    /// memory of one).
+    Reader(const SampleStore& store, std::int64_t from_ns, std::int64_t to_ns, std::size_t readers_at_once = 1);
     /// The next sample, or nullptr at the end; valid until the next call.
     const Sample* next();
 
@@ -92,7 +93,7 @@ class SampleStore {
 
  private:
   void spill_largest();
-  [[nodiscard]] std::size_t chunk_for(std::size_t runs) const;
+  [[nodiscard]] std::size_t chunk_for(std::size_t runs, std::size_t readers = 1) const;
   [[nodiscard]] std::size_t runs_of(int gpu) const;
 
   std::map<int, SpillSeries<Sample>> m_series;

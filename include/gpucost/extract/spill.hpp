@@ -100,8 +100,7 @@ class RunMerge {
       Cursor c;
       c.offset = run.offset;
       c.left = run.count;
-      c.buffer.resize(std::min(m_chunk, run.count));
-      m_cursors.push_back(std::move(c));
+      m_cursors.push_back(std::move(c));  // its buffer comes with the first read
     }
     const std::vector<T>& tail = s.sorted_tail();
     Cursor t;
@@ -130,6 +129,7 @@ class RunMerge {
     const T* end = nullptr;
   };
   void refill(Cursor& c) {
+    if (c.buffer.empty()) c.buffer.resize(std::min(m_chunk, c.left));
     const std::size_t n = std::min(c.left, c.buffer.size());
     if (!m_file.read_at(c.offset, c.buffer.data(), n * sizeof(T))) {
       c.left = 0;
