@@ -10,6 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <vector>
+
 namespace gpucost::io {
 
 std::string_view to_string(Compression c) {
@@ -179,6 +181,143 @@ class StringSource final : public ByteSource {
   std::size_t m_pos = 0;
 };
 
+/// Text in another encoding than UTF-8, decoded on the fly so that every reader sees UTF-8: a
+/// UTF-8 byte-order mark is dropped, and UTF-16 with a byte-order mark (what Windows PowerShell
+/// 5.1 writes for `nvidia-smi ... > log.csv`) becomes UTF-8. An unpaired surrogate becomes
+/// U+FFFD; an odd last byte is reported as a cut input, like a truncated archive.
+class TextSource final : public ByteSource {
+ public:
+  explicit TextSource(std::unique_ptr<ByteSource> inner) : m_inner(std::move(inner)) {}
+
+  std::size_t read(char* buf, std::size_t n) override {
+    if (!m_started) start();
+    return m_mode == Mode::utf8 ? pass(buf, n) : decode(buf, n);
+  }
+
+ private:
+  enum class Mode { utf8, utf16le, utf16be };
+  static constexpr std::size_t kRawBytes = 64u << 10;
+
+  void start() {
+    m_started = true;
+    while (m_head_len < 3) {
+      const std::size_t k = m_inner->read(m_head + m_head_len, 3 - m_head_len);
+      if (k == 0) break;
+      m_head_len += k;
+    }
+    const auto at = [&](std::size_t i) { return i < m_head_len ? static_cast<unsigned char>(m_head[i]) : 0u; };
+    if (m_head_len == 3 && at(0) == 0xEF && at(1) == 0xBB && at(2) == 0xBF) {
+      m_head_pos = 3;
+    } else if (m_head_len >= 2 && at(0) == 0xFF && at(1) == 0xFE) {
+      m_mode = Mode::utf16le;
+    } else if (m_head_len >= 2 && at(0) == 0xFE && at(1) == 0xFF) {
+      m_mode = Mode::utf16be;
+    }
+    if (m_mode != Mode::utf8) {  // the byte after the mark is the first of the text
+      m_raw.resize(kRawBytes);
+      for (std::size_t i = 2; i < m_head_len; ++i) m_raw[m_raw_len++] = static_cast<unsigned char>(m_head[i]);
+      m_head_pos = m_head_len;
+    }
+  }
+
+  std::size_t pass(char* buf, std::size_t n) {
+    if (m_head_pos < m_head_len) {
+      const std::size_t k = std::min(n, m_head_len - m_head_pos);
+      std::memcpy(buf, m_head + m_head_pos, k);
+      m_head_pos += k;
+      return k;
+    }
+    const std::size_t k = m_inner->read(buf, n);
+    if (k == 0) m_error = m_inner->error();
+    return k;
+  }
+
+  /// The next UTF-16 code unit, or -1 at the end of the input.
+  long next_unit() {
+    if (m_raw_len - m_raw_pos < 2) {
+      const std::size_t left = m_raw_len - m_raw_pos;  // 0 or 1
+      if (left == 1) m_raw[0] = m_raw[m_raw_pos];
+      m_raw_pos = 0;
+      m_raw_len = left;
+      while (!m_inner_done && m_raw_len < 2) {
+        const std::size_t k = m_inner->read(reinterpret_cast<char*>(m_raw.data()) + m_raw_len, kRawBytes - m_raw_len);
+        if (k == 0) {
+          m_inner_done = true;
+          m_error = m_inner->error();
+        }
+        m_raw_len += k;
+      }
+      if (m_raw_len < 2) {
+        if (m_raw_len == 1 && m_error.empty()) m_error = "the UTF-16 text ends in the middle of a character (a cut file?)";
+        m_raw_len = 0;
+        return -1;
+      }
+    }
+    const unsigned a = m_raw[m_raw_pos], b = m_raw[m_raw_pos + 1];
+    m_raw_pos += 2;
+    return static_cast<long>(m_mode == Mode::utf16le ? (b << 8 | a) : (a << 8 | b));
+  }
+
+  void emit(std::uint32_t cp) {
+    char* o = m_carry + m_carry_len;
+    if (cp < 0x80) {
+      *o++ = static_cast<char>(cp);
+    } else if (cp < 0x800) {
+      *o++ = static_cast<char>(0xC0 | (cp >> 6));
+      *o++ = static_cast<char>(0x80 | (cp & 0x3F));
+    } else if (cp < 0x10000) {
+      *o++ = static_cast<char>(0xE0 | (cp >> 12));
+      *o++ = static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+      *o++ = static_cast<char>(0x80 | (cp & 0x3F));
+    } else {
+      *o++ = static_cast<char>(0xF0 | (cp >> 18));
+      *o++ = static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+      *o++ = static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+      *o++ = static_cast<char>(0x80 | (cp & 0x3F));
+    }
+    m_carry_len = static_cast<std::size_t>(o - m_carry);
+  }
+
+  std::size_t decode(char* buf, std::size_t n) {
+    std::size_t out = 0;
+    for (;;) {
+      while (out < n && m_carry_pos < m_carry_len) buf[out++] = m_carry[m_carry_pos++];
+      if (out == n) return out;
+      m_carry_pos = m_carry_len = 0;
+      const long unit = next_unit();
+      if (unit < 0) {
+        if (m_high != 0) emit(0xFFFD);  // a high surrogate at the very end
+        m_high = 0;
+        if (m_carry_len == 0) return out;
+        continue;
+      }
+      const auto u = static_cast<std::uint32_t>(unit);
+      if (u >= 0xD800 && u <= 0xDBFF) {  // high surrogate: wait for its pair
+        if (m_high != 0) emit(0xFFFD);
+        m_high = u;
+      } else if (u >= 0xDC00 && u <= 0xDFFF) {
+        emit(m_high != 0 ? 0x10000 + ((m_high - 0xD800) << 10) + (u - 0xDC00) : 0xFFFD);
+        m_high = 0;
+      } else {
+        if (m_high != 0) emit(0xFFFD);
+        m_high = 0;
+        emit(u);
+      }
+    }
+  }
+
+  std::unique_ptr<ByteSource> m_inner;
+  bool m_started = false, m_inner_done = false;
+  Mode m_mode = Mode::utf8;
+  char m_head[3] = {};
+  std::size_t m_head_len = 0, m_head_pos = 0;
+  std::vector<unsigned char> m_raw;  // UTF-16 bytes read, not yet decoded
+  std::size_t m_raw_pos = 0, m_raw_len = 0;
+  char m_carry[8] = {};  // UTF-8 of the last code points, not yet handed out
+  std::size_t m_carry_pos = 0, m_carry_len = 0;
+  std::uint32_t m_high = 0;  // a high surrogate waiting for its low one
+};
+
 Compression sniff(std::string_view head) {
   if (head.size() >= 2 && static_cast<unsigned char>(head[0]) == 0x1f && static_cast<unsigned char>(head[1]) == 0x8b)
     return Compression::gzip;
@@ -225,13 +364,15 @@ Expected<std::unique_ptr<LineReader>> LineReader::open(const std::string& path) 
   std::unique_ptr<ByteSource> src = std::make_unique<FdSource>(fd, !is_stdin, std::move(prefix));
   if (c == Compression::gzip) src = std::make_unique<GzipSource>(std::move(src));
   if (c == Compression::zstd) src = std::make_unique<ZstdSource>(std::move(src));
+  src = std::make_unique<TextSource>(std::move(src));
   auto reader = std::make_unique<LineReader>(std::move(src), c);
   reader->m_mtime_ns = mtime;
   return reader;
 }
 
 std::unique_ptr<LineReader> LineReader::from_string(std::string data) {
-  return std::make_unique<LineReader>(std::make_unique<StringSource>(std::move(data)), Compression::none);
+  return std::make_unique<LineReader>(std::make_unique<TextSource>(std::make_unique<StringSource>(std::move(data))),
+                                      Compression::none);
 }
 
 LineReader::LineReader(std::unique_ptr<ByteSource> src, Compression c)
