@@ -23,6 +23,13 @@ std::string_view to_string(Compression c) {
   return "none";
 }
 
+bool read_once(const std::string& path) {
+  if (path == "-") return true;
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return false;  // missing: the open reports it
+  return !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+}
+
 namespace {
 
 /// Raw bytes of a file descriptor, starting with bytes already read for magic detection.

@@ -300,6 +300,9 @@ Expected<std::vector<BatchInput>> read_new_data(const std::vector<std::string>& 
   for (const std::string& path : paths) {
     if (path == "-")
       return make_error(ErrorKind::usage, "batch: stdin cannot be resumed", "give batch files, e.g. /var/log/kern.log*");
+    if (io::read_once(path))
+      return make_error(ErrorKind::usage, fmt::format("batch: {} is a pipe or a device, it cannot be resumed", path),
+                        "give batch files, e.g. /var/log/kern.log*");
     stats.emplace_back();
     prep::InputStats& st = stats.back();
     st.path = path;

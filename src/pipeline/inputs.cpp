@@ -34,7 +34,7 @@ Expected<std::vector<std::string>> expand_inputs(const std::vector<std::string>&
 
 Status check_inputs(const std::vector<std::string>& paths, const prep::PrepOptions& options) {
   for (const std::string& p : paths) {
-    if (p == "-") continue;  // stdin can be read once only: checked as it is read
+    if (io::read_once(p)) continue;  // stdin or a pipe: checked as it is read
     auto reader = io::LineReader::open(p);  // same checks and messages as the real open
     if (!reader) return reader.error();
     const std::string_view head = (*reader)->peek(64 * 1024);
@@ -95,7 +95,7 @@ prep::PrepOptions with_journal_boot_time(const std::vector<std::string>& paths, 
   bool dmesg = false;
   std::vector<std::string> journals;
   for (const std::string& p : paths) {
-    if (p == "-") continue;  // stdin can be read once only
+    if (io::read_once(p)) continue;  // stdin or a pipe can be read once only
     auto reader = io::LineReader::open(p);
     if (!reader) continue;
     const prep::Format f = options.forced != prep::Format::unknown ? options.forced
@@ -152,12 +152,12 @@ Expected<extract::Features> load_features(const std::vector<std::string>& paths,
       }
       return extract::features_from_json(text, paths[0] == "-" ? "<stdin>" : paths[0]);
     }
-    if (paths[0] == "-") {
-      // stdin cannot be reopened: feed this reader directly.
+    if (io::read_once(paths[0])) {
+      // stdin or a pipe cannot be reopened: feed this reader directly.
       extract::SampleCollector samples;
       stats.emplace_back();
       prep::InputStats& st = stats.back();
-      st.path = "<stdin>";
+      st.path = paths[0] == "-" ? "<stdin>" : paths[0];
       if (io::is_event_stream((*reader)->peek(4096))) {
         if (auto s = io::read_event_stream(**reader, samples, st); !s) return s.error();
       } else if (auto s = prep::run_prep_input(**reader, options, clock, samples, st); !s) {

@@ -161,7 +161,7 @@ std::vector<GpuTimeline> build_timelines(const extract::SampleCollector& samples
 namespace {
 
 bool is_features_document(const std::string& path) {
-  if (path == "-") return false;
+  if (io::read_once(path)) return false;  // looked at as it is read
   auto reader = io::LineReader::open(path);
   return reader && extract::is_features_document((*reader)->peek(4096));
 }

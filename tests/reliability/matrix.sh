@@ -110,6 +110,34 @@ case $case_name in
     ign=$(count ignored out.jsonl); bad=$(count malformed out.jsonl)
     [ "$lines" = $((ev + ign + bad)) ] || fail "lines $lines != $ev + $ign + $bad"
     ;;
+  pipe-inputs)
+    # Inputs that can be read once: a named pipe and the shell's <(...) (a /dev/fd path). Every
+    # stage reads them once (no look ahead that would eat the data and then wait for more), and
+    # gives what the same file gives; batch refuses them, as it does stdin.
+    make_dmon 5000 d.txt
+    opts=(-q --tz UTC --start 2024-06-12T14:00:00Z)
+    "$gpucost" prep "${opts[@]}" d.txt -o file.jsonl || fail "prep of the file"
+    mkfifo fifo
+    { cat d.txt > fifo & } 2>/dev/null
+    timeout 20 "$gpucost" prep "${opts[@]}" fifo -o fifo.jsonl || fail "prep of a named pipe: exit $?"
+    cmp -s <(grep -v '"summary"' file.jsonl) <(grep -v '"summary"' fifo.jsonl) || fail "a named pipe gives other events"
+    timeout 20 "$gpucost" prep "${opts[@]}" <(gzip -c d.txt) -o subst.jsonl || fail "prep of <(gzip -c ...): exit $?"
+    cmp -s <(grep -v '"summary"' file.jsonl) <(grep -v '"summary"' subst.jsonl) || fail "<(...) gives other events"
+    "$gpucost" extract "${opts[@]}" d.txt -o file.json || fail "extract of the file"
+    timeout 20 "$gpucost" extract "${opts[@]}" <(cat d.txt) -o subst.json || fail "extract of <(...): exit $?"
+    cmp -s file.json subst.json || fail "extract of <(...) differs from extract of the file"
+    timeout 20 "$gpucost" extract "${opts[@]}" <(cat d.txt) <(head -c 0 d.txt) -o two.json || fail "extract of two <(...): exit $?"
+    printf '[electricity]\nprice_per_kwh = 0.30\n[local]\nhardware_price = 2000\nlifetime_years = 4\nuse_hours_per_year = 2000\n[cloud]\nrate_per_hour = 1.2\n' > c.toml
+    "$gpucost" breakeven -q --config c.toml d.txt --start 2024-06-12T14:00:00Z > be-file.txt 2> be.err ||
+      fail "breakeven of the file: $(head -2 be.err)"
+    timeout 20 "$gpucost" breakeven -q --config c.toml <(cat d.txt) --start 2024-06-12T14:00:00Z > be.txt 2> be.err ||
+      fail "breakeven of <(...): exit $?: $(head -2 be.err)"
+    cmp -s <(sed 1d be-file.txt) <(sed 1d be.txt) || fail "breakeven of <(...) differs from breakeven of the file"
+    rc=0
+    timeout 20 "$gpucost" batch --config c.toml --state st.json <(cat d.txt) 2> batch.err || rc=$?
+    [ "$rc" = 2 ] && grep -q "is a pipe or a device, it cannot be resumed" batch.err ||
+      fail "batch of <(...): exit $rc: $(head -2 batch.err)"
+    ;;
   *)
     fail "unknown case $case_name"
     ;;

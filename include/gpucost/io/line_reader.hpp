@@ -22,6 +22,12 @@ using ReadObserver = void (*)(std::size_t bytes);
 void set_read_observer(ReadObserver observer);
 std::string_view to_string(Compression c);
 
+/// True when `path` can be read only once: stdin ("-"), a pipe (mkfifo, or the shell's
+/// `<(zcat kern.log.gz)`, a /dev/fd path), a character device or a socket. Such an input is never
+/// opened ahead to look at it (format checks, the journal's boot time): the stage that reads it
+/// opens it once.
+bool read_once(const std::string& path);
+
 /// Decompressed bytes of one input. Implementations: plain fd, zlib, zstd.
 class ByteSource {
  public:
