@@ -112,8 +112,11 @@ std::uint64_t report_inputs(const std::vector<prep::InputStats>& stats, bool qui
       for (const auto& ex : s.examples)
         fmt::print(stderr, "{}:{}: {}: {}\n", s.path, ex.line, ex.reason, printable(ex.excerpt));
     }
-    if (!quiet)
-      for (const auto& n : s.notes) fmt::print(stderr, "{} {}: {}\n", prefix(Level::note), s.path, n);
+    if (quiet) continue;
+    for (const auto& n : s.notes) fmt::print(stderr, "{} {}: {}\n", prefix(Level::note), s.path, n);
+    if (s.duplicates > 0)
+      fmt::print(stderr, "{} {}: {} event{} repeated from another input at the same time, counted once (overlapping "
+                 "rotated copies?)\n", prefix(Level::note), s.path, s.duplicates, s.duplicates == 1 ? "" : "s");
   }
   return malformed;
 }

@@ -352,7 +352,7 @@ int run_extract(const ExtractArgs& args) {
   eo->chain_window_s = args.chain_window_s;
   extract::SampleCollector samples;
   std::vector<prep::InputStats> stats;
-  if (auto st = pipeline::feed_inputs(common->paths, common->prep, common->clock, samples, stats); !st) {
+  if (auto st = pipeline::collect_inputs(common->paths, common->prep, common->clock, samples, stats); !st) {
     report_inputs(stats, true);
     return fail(st.error());
   }

@@ -3,8 +3,12 @@
 #include <gpucost/io/event_stream.hpp>
 #include <gpucost/core/text.hpp>
 #include <gpucost/io/line_reader.hpp>
+#include <gpucost/pipeline/merge.hpp>
 
 #include <fmt/format.h>
+
+#include <algorithm>
+#include <iterator>
 
 #include <glob.h>
 #include <sys/stat.h>
@@ -137,6 +141,59 @@ Status feed_inputs(const std::vector<std::string>& paths, const prep::PrepOption
   return {};
 }
 
+Status collect_inputs(const std::vector<std::string>& paths, const prep::PrepOptions& options, LocalClock& clock,
+                      prep::EventSink& sink, std::vector<prep::InputStats>& stats) {
+  // A parse keeps a reference to its InputStats: no reallocation from here on.
+  stats.reserve(stats.size() + paths.size());
+  // Raw logs by format, in command-line order: only logs of one format can repeat each other's
+  // events (an event's source is its format), so only those are merged.
+  std::vector<std::pair<prep::Format, std::vector<MergeInput>>> groups;
+  for (const std::string& path : paths) {
+    auto reader = io::LineReader::open(path);
+    stats.emplace_back();
+    prep::InputStats& st = stats.back();
+    st.path = path == "-" ? "<stdin>" : path;
+    if (!reader) return reader.error();
+    (*reader)->set_max_line(options.max_line);
+    const std::string_view head = (*reader)->peek(64 * 1024);
+    if (options.forced == prep::Format::unknown && io::is_event_stream(head)) {
+      st.compression = std::string(io::to_string((*reader)->compression()));
+      if (auto s = io::read_event_stream(**reader, sink, st); !s) return s;
+      continue;
+    }
+    if (extract::is_features_document(head))
+      return make_error(ErrorKind::usage, fmt::format("{}: is a gpucost.features document", st.path),
+                        "features are breakeven's input; give extract the logs or an events stream");
+    const prep::Format format = options.forced != prep::Format::unknown ? options.forced : prep::detect_format(head, options);
+    auto group = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == format; });
+    if (group == groups.end()) {
+      groups.emplace_back(format, std::vector<MergeInput>{});
+      group = std::prev(groups.end());
+    }
+    group->second.push_back(MergeInput{std::move(*reader), &st});
+  }
+  for (auto& [format, inputs] : groups) {
+    if (inputs.size() == 1) {
+      if (auto s = prep::run_prep_input(*inputs[0].reader, options, clock, sink, *inputs[0].stats); !s) return s;
+      continue;
+    }
+    // Past kMaxMergedInputs of one format, the rest are read one after the other.
+    for (std::size_t i = kMaxMergedInputs; i < inputs.size(); ++i) {
+      MergeInput& in = inputs[i];
+      if (i == kMaxMergedInputs)
+        in.stats->notes.push_back(fmt::format(
+            "more than {} inputs of one format: this one and those after it are read one after the other, not "
+            "merged by time, so an event repeated in two of them counts twice",
+            kMaxMergedInputs));
+      if (auto s = prep::run_prep_input(*in.reader, options, clock, sink, *in.stats); !s) return s;
+      in.reader.reset();  // its file closed, its buffer freed
+    }
+    if (inputs.size() > kMaxMergedInputs) inputs.resize(kMaxMergedInputs);
+    if (auto s = merge_into(inputs, options, clock, sink); !s) return s;
+  }
+  return {};
+}
+
 Expected<extract::Features> load_features(const std::vector<std::string>& paths, const prep::PrepOptions& options,
                                           LocalClock& clock, const extract::ExtractOptions& extract_options,
                                           std::vector<prep::InputStats>& stats) {
@@ -168,7 +225,7 @@ Expected<extract::Features> load_features(const std::vector<std::string>& paths,
     }
   }
   extract::SampleCollector samples;
-  if (auto s = feed_inputs(paths, options, clock, samples, stats); !s) return s.error();
+  if (auto s = collect_inputs(paths, options, clock, samples, stats); !s) return s.error();
   samples.note_inputs(stats);
   return extract::compute_features(samples, extract_options);
 }

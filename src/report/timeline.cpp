@@ -180,7 +180,7 @@ Expected<ReportSources> load_report_sources(const std::vector<std::string>& path
     return out;
   }
   ReportCollector collector;
-  if (auto st = pipeline::feed_inputs(paths, options, clock, collector, stats); !st) return st.error();
+  if (auto st = pipeline::collect_inputs(paths, options, clock, collector, stats); !st) return st.error();
   collector.samples().note_inputs(stats);
   auto features = extract::compute_features(collector.samples(), extract_options);
   if (!features) return features.error();

@@ -72,6 +72,21 @@ case $case_name in
       cmp -s raw.json staged.json || fail "prep | extract differs from extract on the raw logs for: $set"
       check_accounting events.jsonl
     done
+    # Overlapping inputs (a file given twice, a rotated copy that repeats the end of the live
+    # log): extract counts their events once, as prep does, so that the two paths agree and the
+    # numbers are those of the single file.
+    rotated=("$testdata/cli/rotated/query.csv" "$testdata/cli/rotated/query.csv.1.gz")
+    for set in "gen.csv gen.csv" "${rotated[*]}"; do
+      # shellcheck disable=SC2086
+      "$gpucost" extract "${common[@]}" $set -o raw.json || fail "extract on raw: $set"
+      # shellcheck disable=SC2086
+      "$gpucost" prep "${common[@]}" $set -o events.jsonl || fail "prep: $set"
+      "$gpucost" extract "${common[@]}" events.jsonl -o staged.json || fail "extract on events: $set"
+      cmp -s raw.json staged.json || fail "prep | extract differs from extract on the raw logs for: $set"
+    done
+    "$gpucost" extract "${common[@]}" gen.csv -o once.json || fail "extract gen.csv"
+    "$gpucost" extract "${common[@]}" gen.csv gen.csv -o twice.json || fail "extract gen.csv gen.csv"
+    cmp -s once.json twice.json || fail "a file given twice changes the features"
     ;;
   shards)
     make_query 3000 whole.csv

@@ -5,8 +5,10 @@
 #include <gpucost/core/error.hpp>
 #include <gpucost/core/time.hpp>
 #include <gpucost/io/event_stream.hpp>
+#include <gpucost/io/line_reader.hpp>
 #include <gpucost/prep/prep.hpp>
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -21,5 +23,17 @@ inline constexpr std::size_t kReorderWindow = 1024;
 /// counted in that input's InputStats::duplicates. One InputStats per path is appended.
 Status merge_inputs(const std::vector<std::string>& paths, const prep::PrepOptions& options, LocalClock& clock,
                     io::EventWriter& writer, std::vector<prep::InputStats>& stats);
+
+/// One opened raw input of merge_into, and the InputStats its parse fills (it must not move).
+struct MergeInput {
+  std::unique_ptr<io::LineReader> reader;
+  prep::InputStats* stats = nullptr;
+};
+
+/// The same merge into a sink (extract, breakeven, report): the events in time order, those
+/// repeated by another input at the same time (overlapping rotated copies, a file given twice)
+/// once, counted in `duplicates`. Each event is copied out of its parser while it waits.
+Status merge_into(std::vector<MergeInput>& inputs, const prep::PrepOptions& options, LocalClock& clock,
+                  prep::EventSink& sink);
 
 }  // namespace gpucost::pipeline
