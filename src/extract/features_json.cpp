@@ -318,7 +318,7 @@ Status read_incidents(simdjson::dom::element doc, Features& f, const std::string
     bool to_end = false;
     if (e["downtime_to_end"].get_bool().get(to_end) == simdjson::SUCCESS) w.downtime_to_end = to_end;
     else if (w.downtime_s)  // earlier documents: the incident's downtime reached the window end
-      w.downtime_to_end = w.ts_ns + static_cast<std::int64_t>(*w.downtime_s * 1e9) >= f.to_ns;
+      w.downtime_to_end = static_cast<double>(w.ts_ns) + *w.downtime_s * 1e9 >= static_cast<double>(f.to_ns);
     f.incidents.push_back(std::move(w));
   }
   return {};

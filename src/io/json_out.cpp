@@ -20,7 +20,11 @@ void append_json_number(std::string& out, double v) {
     out.append(tmp, p);
     return;
   }
-  auto [p, ec] = std::to_chars(tmp, tmp + sizeof tmp, v);
+  // Beyond that, the shortest form of a value can come out as plain digits (fixed and
+  // scientific tie at 22 characters for 1362420080179214811136); past the 64-bit range readers
+  // such as simdjson refuse such an integer, so there it is written scientific.
+  auto [p, ec] = std::fabs(v) >= 9.0e18 ? std::to_chars(tmp, tmp + sizeof tmp, v, std::chars_format::scientific)
+                                        : std::to_chars(tmp, tmp + sizeof tmp, v);
   out.append(tmp, p);
 }
 

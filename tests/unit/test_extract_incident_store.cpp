@@ -230,6 +230,11 @@ TEST_CASE("extract: an incidents[] entry with a count needs its last time", "[ex
   CHECK_FALSE(with_entry(R"({"ts_ns": 5000000000, "kind": "xid", "count": 3})"));
   CHECK_FALSE(with_entry(R"({"ts_ns": 5000000000, "kind": "xid", "count": 3, "last_ts_ns": 4000000000})"));
   CHECK_FALSE(with_entry(R"({"ts_ns": 5000000000, "kind": "xid", "count": 0})"));
+  // An absurd downtime in an earlier document: no overflow (UBSan, found by fuzzing), it runs
+  // to the window end.
+  const auto absurd = with_entry(R"({"ts_ns": 5000000000, "kind": "xid", "downtime_s": 7.8e124})");
+  REQUIRE(absurd);
+  CHECK(absurd->incidents[0].downtime_to_end);
 }
 
 TEST_CASE("extract: the utilisation after the last error counts its first sample", "[extract][chain]") {

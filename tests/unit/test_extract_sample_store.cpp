@@ -161,3 +161,23 @@ TEST_CASE("extract: a reading beyond 10^12 is not a reading, so the document rea
   CHECK_FALSE(f->gpus[0].indicators.at("mem_temp_max_c").value.has_value());
   CHECK(extract::features_from_json(extract::features_to_json(*f), "f.json"));
 }
+
+TEST_CASE("extract: absurd clock readings still give a document that reads back (found by fuzzing)", "[extract]") {
+  // Memory clocks of 2.61e10 MHz (below the 10^12 cut) make a sum of squares of 1.4e21, which
+  // was written as 22 plain digits that the reader refused as an integer beyond 64 bits.
+  using namespace gpucost;
+  extract::SampleCollector c;
+  for (const std::int64_t t : {0, 1, 2, 3}) {
+    Event ev;
+    ev.ts_ns = t * 1'000'000'000LL;
+    ev.kind = "sample";
+    ev.set(Metric::power_w, 100);
+    ev.set(Metric::mclk_mhz, t == 2 ? 26100000000.0 : 2619);
+    c.on_event(ev);
+  }
+  auto f = extract::compute_features(c, {});
+  REQUIRE(f);
+  const auto back = extract::features_from_json(extract::features_to_json(*f), "absurd.json");
+  INFO((back ? std::string() : back.error().message));
+  CHECK(back);
+}

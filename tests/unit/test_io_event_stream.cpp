@@ -4,6 +4,8 @@
 #include <gpucost/io/event_stream.hpp>
 #include <gpucost/io/json_out.hpp>
 
+#include <simdjson.h>
+
 #include <catch2/catch.hpp>
 
 #include <cstdio>
@@ -174,4 +176,22 @@ TEST_CASE("io::append_json_number: integers plain, others shortest, non-finite n
   out += ' ';
   io::append_json_number(out, std::numeric_limits<double>::quiet_NaN());
   CHECK(out == "250 245.32 -0.000125 null");
+}
+
+TEST_CASE("io::append_json_number: beyond 64 bits no plain integer (found by fuzzing)", "[io][fuzz]") {
+  // A sum of squares of absurd clock readings; its shortest form was 22 plain digits, which
+  // simdjson refuses as an integer too large, so extract wrote a document it could not read.
+  std::string out;
+  io::append_json_number(out, 1362420080179214811136.0);
+  CHECK(out == "1.3624200801792148e+21");
+  out.clear();
+  io::append_json_number(out, -1e19);
+  CHECK(out == "-1e+19");
+  out.clear();
+  io::append_json_number(out, 1718194938000000000.0);  // shortest as before: scientific is shorter
+  CHECK(out == "1.718194938e+18");
+  simdjson::dom::parser parser;
+  double back = 0;
+  CHECK(parser.parse(std::string("[1.3624200801792148e+21]")).at(0).get_double().get(back) == simdjson::SUCCESS);
+  CHECK(back == 1362420080179214811136.0);
 }
