@@ -170,26 +170,23 @@ Status collect_inputs(const std::vector<std::string>& paths, const prep::PrepOpt
       groups.emplace_back(format, std::vector<MergeInput>{});
       group = std::prev(groups.end());
     }
-    group->second.push_back(MergeInput{std::move(*reader), &st});
+    MergeInput in{path, nullptr, &st};
+    if (io::read_once(path)) in.reader = std::move(*reader);  // else closed now, opened again when read
+    group->second.push_back(std::move(in));
   }
   for (auto& [format, inputs] : groups) {
-    if (inputs.size() == 1) {
-      if (auto s = prep::run_prep_input(*inputs[0].reader, options, clock, sink, *inputs[0].stats); !s) return s;
+    if (inputs.size() > 1) {
+      if (auto s = merge_into(inputs, options, clock, sink); !s) return s;
       continue;
     }
-    // Past kMaxMergedInputs of one format, the rest are read one after the other.
-    for (std::size_t i = kMaxMergedInputs; i < inputs.size(); ++i) {
-      MergeInput& in = inputs[i];
-      if (i == kMaxMergedInputs)
-        in.stats->notes.push_back(fmt::format(
-            "more than {} inputs of one format: this one and those after it are read one after the other, not "
-            "merged by time, so an event repeated in two of them counts twice",
-            kMaxMergedInputs));
-      if (auto s = prep::run_prep_input(*in.reader, options, clock, sink, *in.stats); !s) return s;
-      in.reader.reset();  // its file closed, its buffer freed
+    MergeInput& in = inputs[0];
+    if (!in.reader) {
+      auto reader = io::LineReader::open(in.path);
+      if (!reader) return reader.error();
+      in.reader = std::move(*reader);
+      in.reader->set_max_line(options.max_line);
     }
-    if (inputs.size() > kMaxMergedInputs) inputs.resize(kMaxMergedInputs);
-    if (auto s = merge_into(inputs, options, clock, sink); !s) return s;
+    if (auto s = prep::run_prep_input(*in.reader, options, clock, sink, *in.stats); !s) return s;
   }
   return {};
 }

@@ -4,11 +4,15 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
 #include <deque>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <queue>
+
+#include <sys/resource.h>
 
 namespace gpucost::pipeline {
 
@@ -175,26 +179,121 @@ class Cursor final : public prep::EventSink {
 /// Marks an event handed on without its hash (no other input had an event of its time).
 constexpr std::size_t kUnhashed = 0;
 
+/// Lines a look-ahead reads for an input's first event before it gives up (a kernel log whose
+/// first GPU message is deep inside is then simply opened at the start).
+constexpr int kLookAheadLines = 20000;
+
+/// Inputs open at once at most: half the limit on open files (the rest for the output, the
+/// temporary file, libraries), between 4 and 512.
+std::size_t max_open_inputs() {
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return 512;
+  return std::clamp<std::size_t>(static_cast<std::size_t>(limit.rlim_cur) / 2, 4, 512);
+}
+
+/// Records the time of the first event and nothing else.
+class FirstEvent final : public prep::EventSink {
+ public:
+  void on_event(const Event& ev) override {
+    if (!seen) first_ts = ev.ts_ns;
+    seen = true;
+  }
+  bool seen = false;
+  std::int64_t first_ts = 0;
+};
+
+/// When an input's first event comes: it is opened once ahead for that (a pipe, which cannot
+/// be opened twice, is not; nor is anything that fails to start: the real start says why).
+/// nullopt: unknown, the input is opened at the start of the merge.
+std::optional<std::int64_t> first_event_time(const MergeInput& in, const prep::PrepOptions& options, LocalClock& clock) {
+  if (in.reader) return std::nullopt;
+  auto reader = io::LineReader::open(in.path);
+  if (!reader) return std::nullopt;
+  (*reader)->set_max_line(options.max_line);
+  FirstEvent first;
+  prep::InputStats scratch;
+  prep::InputParse parse(**reader, options, clock, first, scratch);
+  if (!parse.start()) return std::nullopt;
+  for (int i = 0; i < kLookAheadLines && !first.seen && parse.step(); ++i) {
+  }
+  if (!first.seen) return std::nullopt;
+  return first.first_ts;
+}
+
 /// The k-way merge by time; an event with the same time and content as one already handed on
-/// from another input is dropped and counted.
+/// from another input is dropped and counted. Inputs are opened only when the merge reaches
+/// the time of their first event and closed when they are done, so that thousands of rotated
+/// logs, disjoint in time, hold a few files open and not one each.
 template <typename Store>
 Status merge(std::vector<MergeInput>& inputs, const prep::PrepOptions& options, LocalClock& clock, const Store& store) {
+  struct Source {
+    std::size_t input;
+    std::optional<std::int64_t> first_ts;
+  };
+  std::vector<Source> sources;
+  for (std::size_t i = 0; i < inputs.size(); ++i) sources.push_back(Source{i, first_event_time(inputs[i], options, clock)});
+  // Unknown first times first, then by first time; ties in command-line order.
+  std::stable_sort(sources.begin(), sources.end(), [](const Source& a, const Source& b) {
+    if (a.first_ts.has_value() != b.first_ts.has_value()) return !a.first_ts.has_value();
+    return a.first_ts.has_value() && *a.first_ts < *b.first_ts;
+  });
+
   std::vector<std::unique_ptr<Cursor<Store>>> cursors;
-  for (MergeInput& in : inputs) {
-    in.reader->set_max_line(options.max_line);
-    auto cursor = std::make_unique<Cursor<Store>>(cursors.size(), std::move(in.reader), store);
+  std::size_t next_source = 0;
+  const std::size_t max_open = max_open_inputs();
+  bool limited = false;
+  const auto open_next = [&]() -> Status {
+    MergeInput& in = inputs[sources[next_source].input];
+    const std::size_t index = sources[next_source].input;
+    ++next_source;
+    std::unique_ptr<io::LineReader> reader = std::move(in.reader);
+    if (!reader) {
+      auto opened = io::LineReader::open(in.path);
+      if (!opened) return opened.error();
+      reader = std::move(*opened);
+    }
+    reader->set_max_line(options.max_line);
+    auto cursor = std::make_unique<Cursor<Store>>(index, std::move(reader), store);
     if (auto s = cursor->start(options, clock, *in.stats); !s) return s;
+    cursor->fill();
     cursors.push_back(std::move(cursor));
-  }
-  for (auto& c : cursors) c->fill();
+    return {};
+  };
 
   // Hashes of the events handed on at the current time, with the input each came from.
   std::int64_t current_ts = 0;
   std::vector<std::pair<std::size_t, std::size_t>> written_now;
   for (;;) {
-    Cursor<Store>* best = nullptr;
+    // Open every input whose first event is not later than the earliest waiting one, as far as
+    // the limit on open files allows.
+    for (;;) {
+      const Cursor<Store>* earliest = nullptr;
+      for (const auto& c : cursors)
+        if (!c->empty() && (earliest == nullptr || c->next_ts() < earliest->next_ts())) earliest = c.get();
+      if (next_source == sources.size()) break;
+      const auto& first = sources[next_source].first_ts;
+      if (earliest != nullptr && first && *first > earliest->next_ts()) break;
+      if (cursors.size() >= max_open) {
+        if (!limited) {
+          inputs[sources[next_source].input].stats->notes.push_back(fmt::format(
+              "more than {} inputs overlap in time (half the limit on open files): this one and some after it "
+              "are read as others end, so their events may come out of time order and a repeated event may "
+              "count twice",
+              max_open));
+          limited = true;
+        }
+        break;
+      }
+      if (auto s = open_next(); !s) return s;
+    }
+    // A cursor with nothing waiting is done (fill() reads until its window is full or the
+    // input ends): its file is closed.
+    std::erase_if(cursors, [](const auto& c) { return c->empty(); });
+    Cursor<Store>* best = nullptr;  // the earliest event; ties in command-line order
     for (auto& c : cursors)
-      if (!c->empty() && (best == nullptr || c->next_ts() < best->next_ts())) best = c.get();
+      if (best == nullptr || c->next_ts() < best->next_ts() ||
+          (c->next_ts() == best->next_ts() && c->index() < best->index()))
+        best = c.get();
     if (best == nullptr) break;
     if (written_now.empty() || best->next_ts() != current_ts) {
       current_ts = best->next_ts();
@@ -205,7 +304,7 @@ Status merge(std::vector<MergeInput>& inputs, const prep::PrepOptions& options, 
     // by now, unless they come more than a window out of order). Otherwise no hash is needed.
     bool another = false;
     for (const auto& [hash, input] : written_now) another = another || input != best->index();
-    for (const auto& c : cursors) another = another || (c.get() != best && !c->empty() && c->next_ts() == current_ts);
+    for (const auto& c : cursors) another = another || (c.get() != best && c->next_ts() == current_ts);
     const std::size_t h = another ? Store::hash(best->next()) : 0;
     bool duplicate = false;
     for (const auto& [hash, input] : written_now)
@@ -230,12 +329,16 @@ Status merge_inputs(const std::vector<std::string>& paths, const prep::PrepOptio
   stats.reserve(stats.size() + paths.size());
   std::vector<MergeInput> inputs;
   for (const std::string& path : paths) {
-    auto reader = io::LineReader::open(path);
     stats.emplace_back();
     prep::InputStats& st = stats.back();
     st.path = path == "-" ? "<stdin>" : path;
-    if (!reader) return reader.error();
-    inputs.push_back(MergeInput{std::move(*reader), &st});
+    MergeInput in{path, nullptr, &st};
+    if (io::read_once(path)) {  // opened once, now, and kept
+      auto reader = io::LineReader::open(path);
+      if (!reader) return reader.error();
+      in.reader = std::move(*reader);
+    }
+    inputs.push_back(std::move(in));
   }
   return merge(inputs, options, clock, LineStore{writer});
 }

@@ -138,6 +138,26 @@ case $case_name in
     [ "$rc" = 2 ] && grep -q "is a pipe or a device, it cannot be resumed" batch.err ||
       fail "batch of <(...): exit $rc: $(head -2 batch.err)"
     ;;
+  many-rotations)
+    # 1500 hourly rotations (disjoint in time) read under `ulimit -n 64`: the merge opens each
+    # log when it reaches its first event and closes it when done, so this works where one
+    # open file per input would not; every event is kept, in time order.
+    mkdir rot
+    awk 'BEGIN { for (h = 0; h < 1500; h++) {
+      f = sprintf("rot/gpu-%05d.csv", 1499 - h)   # names in reverse time order
+      print "timestamp, index, power.draw [W], utilization.gpu [%]" > f
+      d = int(h / 24)   # 28-day months: every date valid
+      for (m = 0; m < 3; m++) printf "2024/%02d/%02d %02d:%02d:00.000, 0, %d.00 W, %d %%\n", 1 + int(d / 28), 1 + d % 28, h % 24, m * 20, 100 + h % 50, h % 100 > f
+      close(f) } }'
+    ( ulimit -n 64
+      "$gpucost" prep -q --tz UTC 'rot/*.csv' -o rot.jsonl || fail "prep of 1500 rotations under ulimit -n 64: exit $?"
+      "$gpucost" extract -q --tz UTC 'rot/*.csv' -o rot.json || fail "extract of 1500 rotations under ulimit -n 64: exit $?" ) || exit 1
+    events=$(grep -c '"type":"event"' rot.jsonl)
+    [ "$events" = 4500 ] || fail "prep kept $events events of 4500"
+    grep '"type":"event"' rot.jsonl | grep -o '"ts_ns":[0-9]*' | cut -d: -f2 > ts.txt
+    sort -n -c ts.txt || fail "prep's events of the rotations are not in time order"
+    grep -q '"samples": {"id": "F015", "value": 4500' rot.json || fail "extract did not count 4500 samples: $(grep -m1 '"samples"' rot.json)"
+    ;;
   *)
     fail "unknown case $case_name"
     ;;

@@ -31,15 +31,10 @@ prep::PrepOptions with_journal_boot_time(const std::vector<std::string>& paths, 
 Status feed_inputs(const std::vector<std::string>& paths, const prep::PrepOptions& options, LocalClock& clock,
                    prep::EventSink& sink, std::vector<prep::InputStats>& stats);
 
-/// Log inputs of one format merged by time at most (each holds a read buffer and a window of
-/// events while it is merged).
-inline constexpr std::size_t kMaxMergedInputs = 64;
-
 /// Runs every input into `sink` as extract, breakeven and report read them: event streams are
 /// read back; raw logs of the same format (kern.log and kern.log.1, two CSV rotations, a file
 /// given twice) are merged by time (pipeline::merge_into), so that the events one repeats from
-/// another count once, as in `prep`; a log alone in its format is read straight through. Past
-/// kMaxMergedInputs of one format the rest are read one after the other, with a note. One
+/// another count once, as in `prep`; a log alone in its format is read straight through. One
 /// InputStats per input is appended to `stats`, in command-line order.
 Status collect_inputs(const std::vector<std::string>& paths, const prep::PrepOptions& options, LocalClock& clock,
                       prep::EventSink& sink, std::vector<prep::InputStats>& stats);

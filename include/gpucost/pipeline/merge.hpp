@@ -20,12 +20,18 @@ inline constexpr std::size_t kReorderWindow = 1024;
 
 /// A k-way merge by ts_ns (ties: command-line order of the inputs). An event with the same
 /// time and the same content as one already written from another input is dropped and
-/// counted in that input's InputStats::duplicates. One InputStats per path is appended.
+/// counted in that input's InputStats::duplicates. One InputStats per path is appended. Each
+/// file is looked at ahead for the time of its first event, opened when the merge gets there
+/// and closed when it is done: logs that follow each other in time (hourly rotations) hold one
+/// file open at a time, however many there are.
 Status merge_inputs(const std::vector<std::string>& paths, const prep::PrepOptions& options, LocalClock& clock,
                     io::EventWriter& writer, std::vector<prep::InputStats>& stats);
 
-/// One opened raw input of merge_into, and the InputStats its parse fills (it must not move).
+/// One raw input of merge_into: its path (opened when the merge reaches its first event), or
+/// an open reader (an input that can be read once: stdin, a pipe); and the InputStats its
+/// parse fills (it must not move).
 struct MergeInput {
+  std::string path;
   std::unique_ptr<io::LineReader> reader;
   prep::InputStats* stats = nullptr;
 };
