@@ -261,9 +261,10 @@ std::string features_to_json(const Features& f) {
 }
 
 bool is_features_document(std::string_view head) {
-  const std::size_t at = head.find("\"schema\"");
-  return at != std::string_view::npos && at < 200 && head.find(kFeaturesSchema) != std::string_view::npos &&
-         head.find("\"type\"") > head.find(kFeaturesSchema);
+  const std::size_t at = head.find("\"schema\"");  // npos is never below 200
+  const std::size_t schema = head.find(kFeaturesSchema);
+  // An events stream names its records' "type" before any schema of ours.
+  return at < 200 && schema != std::string_view::npos && head.find("\"type\"") > schema;
 }
 
 namespace {
