@@ -51,7 +51,11 @@ Expected<JobInputs> job_inputs(const extract::Features& f) {
   if (in.util_assumed) in.util_source = "assumed";
   if (const auto t = f.host_indicators.find("gpu_idle_fraction_trace"); t != f.host_indicators.end() && t->second.value)
     in.trace_busy_fraction = 1.0 - *t->second.value;
-  if (in.energy_kwh.empty()) return make_error(ErrorKind::format, "no GPU in the features");
+  if (in.energy_kwh.empty())
+    return make_error(ErrorKind::format, "no GPU in the features",
+                      f.chosen_by == "events" ? "they come from kernel or system logs alone: give the GPU telemetry "
+                                                "(nvidia-smi dmon or --query-gpu output) beside them to price the job"
+                                              : "give extract GPU telemetry (nvidia-smi dmon or --query-gpu output)");
   in.from_ns = f.from_ns;
   in.to_ns = f.to_ns;
   in.profile = f.energy_profile;

@@ -22,6 +22,7 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kLargestReading = 1e12;  // larger telemetry readings are not readings
+constexpr std::string_view kNoGpuTelemetry = "no GPU telemetry in the input (kernel or system logs only)";
 
 double secs(std::int64_t ns) { return static_cast<double>(ns) / 1e9; }
 
@@ -114,7 +115,9 @@ void host_ratios(const Features& f, double filled_j, double energy_j, IndicatorS
     const auto it = g.indicators.find("coverage");
     if (it != g.indicators.end() && it->second.value && !(*it->second.value >= lowest)) lowest = *it->second.value;
   }
-  if (std::isnan(lowest)) absent(out, "coverage_min", "no GPU has a coverage (empty window or only traces)");
+  if (std::isnan(lowest))
+    absent(out, "coverage_min", f.gpus.empty() ? std::string(kNoGpuTelemetry)
+                                               : std::string("no GPU has a coverage (empty window or only traces)"));
   else set(out, "coverage_min", lowest);
 }
 
@@ -151,7 +154,9 @@ void host_indicators(const Features& f, double filled_j, double energy_j, Indica
       continue;
     }
     if (n == 0) {
-      absent(out, key, reason.empty() ? "no GPU has this indicator" : reason);
+      absent(out, key, !reason.empty()   ? reason
+                       : f.gpus.empty() ? std::string(kNoGpuTelemetry)
+                                        : std::string("no GPU has this indicator"));
       continue;
     }
     set(out, key, rule == HostRule::mean ? acc / static_cast<double>(n) : acc);
@@ -184,6 +189,7 @@ void SampleCollector::on_event(const Event& ev) {
         if (const auto v = text::parse_int(f.value)) code = static_cast<int>(*v);
     }
     m_incidents.add(ev.ts_ns, ev.kind, detail, code);
+    if (m_incident_host.empty() && !ev.host.empty()) m_incident_host = std::string(ev.host);
     return;
   }
   if (ev.kind == "trace_device" || ev.kind == "trace_memory" || ev.kind == "trace_launch" ||
@@ -662,13 +668,26 @@ Expected<Features> compute_features(const SampleCollector& samples, const Extrac
     }
     std::sort(trace_gpus.begin(), trace_gpus.end());
   }
+  // Without either, the kernel and system logs alone: the host's event indicators, over the
+  // flags' window or from the first to the last incident; no GPU.
+  const bool host_only = lo > hi && (samples.has_host_logs() || !samples.incidents().empty()) &&
+                         ((options.from_ns && options.to_ns) || !samples.incidents().empty());
+  if (host_only) {
+    lo = samples.incidents().empty() ? *options.from_ns : samples.incidents().min_ts();
+    hi = samples.incidents().empty() ? *options.to_ns : samples.incidents().max_ts();
+  }
   if (lo > hi)
     return make_error(ErrorKind::format, "no telemetry samples and no profiler trace with GPU ops in the input",
-                      "give nvidia-smi dmon or --query-gpu output, a Kineto trace (or a gpucost.events stream "
-                      "with their events)");
+                      samples.has_host_logs()
+                          ? "the kernel or system logs have no incident to set a window: give --from and --to, or "
+                            "nvidia-smi dmon or --query-gpu output beside them"
+                          : "give nvidia-smi dmon or --query-gpu output, a Kineto trace (or a gpucost.events stream "
+                            "with their events)");
   Features f;
-  f.host = samples.host();
-  f.chosen_by = options.from_ns || options.to_ns ? "flags" : from_trace ? "trace" : "samples";
+  f.host = samples.host().empty() && host_only ? samples.incident_host() : samples.host();
+  f.chosen_by = options.from_ns || options.to_ns ? "flags" : from_trace && !host_only ? "trace"
+                                                           : host_only                ? "events"
+                                                                                      : "samples";
   // A training log's first start and last end phase bound the job (a flag still wins for its end).
   constexpr std::int64_t kNone = std::numeric_limits<std::int64_t>::min();
   std::int64_t train_from = kNone, train_to = kNone;
@@ -711,7 +730,7 @@ Expected<Features> compute_features(const SampleCollector& samples, const Extrac
     no_telemetry(g.indicators);
     f.gpus.push_back(std::move(g));
   }
-  if (f.gpus.empty())
+  if (f.gpus.empty() && !host_only)
     return make_error(ErrorKind::usage, "--from/--to: no sample falls inside the window",
                       fmt::format("the samples run from {} to {}", format_utc(lo), format_utc(hi)));
   host_indicators(f, walks.filled_j, walks.energy_j, f.host_indicators);

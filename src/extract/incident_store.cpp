@@ -22,6 +22,8 @@ std::uint16_t IncidentStore::id_of(std::string_view text) {
 void IncidentStore::add(std::int64_t ts_ns, std::string_view kind, std::string_view detail, int code) {
   m_series.add(Stored{ts_ns, id_of(kind), id_of(detail), code});
   ++m_total;
+  m_min_ts = std::min(m_min_ts, ts_ns);
+  m_max_ts = std::max(m_max_ts, ts_ns);
   if (m_series.in_memory() > m_budget && !m_series.spill(m_file))
     m_budget *= 2;  // the file failed: keep the incidents in memory rather than lose them
 }

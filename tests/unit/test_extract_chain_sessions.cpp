@@ -356,4 +356,45 @@ TEST_CASE("extract: sessions from a real-shaped journal through prep (lid, AC, a
   CHECK(*f->incidents[1].downtime_s == 46419);
 }
 
+TEST_CASE("extract: kernel and system logs alone give the host's event indicators, no GPU", "[extract][session]") {
+  // The same journal without telemetry: the window runs from its first incident (AC off-line,
+  // 18:41:37 CEST) to its last (the driver loaded after the reboot, 08:30:52).
+  extract::SampleCollector c;
+  auto reader = io::LineReader::from_string(fixture("journal-text/short_thinkpad_p16_lid_ac.txt"));
+  auto clock = LocalClock::make("Europe/Berlin");
+  REQUIRE(clock);
+  prep::PrepOptions options;
+  options.year = 2024;
+  prep::InputStats stats;
+  REQUIRE(prep::run_prep_input(*reader, options, *clock, c, stats));
+  c.note_inputs({stats});
+  auto f = extract::compute_features(c, {});
+  REQUIRE(f);
+  CHECK(f->chosen_by == "events");
+  CHECK(f->gpus.empty());
+  CHECK(f->from_ns == utc_ns(2024, 9, 2, 16, 41, 37));
+  CHECK(f->to_ns == utc_ns(2024, 9, 3, 6, 30, 52));
+  const auto& h = f->host_indicators;
+  CHECK(value(h, "gpu_count") == 0);
+  CHECK(value(h, "battery_s") == 47823);    // 18:41:37 .. 07:58:40
+  CHECK(value(h, "suspend_s") == 46409);    // 19:05:11 .. 07:58:40
+  CHECK(value(h, "shutdown_count") == 2);   // logind's "System is rebooting." and the kernel's
+  CHECK(value(h, "boot_count") == 1);
+  CHECK(value(h, "xid_count") == 0);
+  CHECK(reason(h, "energy_kwh") == "no GPU telemetry in the input (kernel or system logs only)");
+  CHECK(reason(h, "downtime_s") == "no utilisation samples to tell when work resumed");
+  // The document reads back; with --from/--to the flags give the window even with no incident.
+  CHECK(extract::features_from_json(extract::features_to_json(*f), "alone.json"));
+  extract::SampleCollector quiet;
+  quiet.note_inputs({stats});
+  extract::ExtractOptions window;
+  window.from_ns = utc_ns(2024, 9, 2, 0, 0, 0);
+  window.to_ns = utc_ns(2024, 9, 3, 0, 0, 0);
+  auto q = extract::compute_features(quiet, window);
+  REQUIRE(q);
+  CHECK(q->chosen_by == "flags");
+  CHECK(value(q->host_indicators, "xid_count") == 0);
+  CHECK_FALSE(extract::compute_features(quiet, {}));  // nothing to set a window from
+}
+
 }  // namespace gpucost::test

@@ -62,6 +62,8 @@ class SampleCollector final : public prep::EventSink {
   [[nodiscard]] const IncidentStore& incidents() const { return m_incidents; }
   [[nodiscard]] bool has_host_logs() const { return m_host_logs; }
   [[nodiscard]] const std::string& host() const { return m_host; }
+  /// The host the kernel and system logs name (the document's host when they are all there is).
+  [[nodiscard]] const std::string& incident_host() const { return m_incident_host; }
   [[nodiscard]] const std::vector<TraceRecord>& trace_records() const { return m_trace; }
   /// Training-log phases: (time, phase) of the `train` events whose phase is start or end.
   [[nodiscard]] const std::vector<std::pair<std::int64_t, std::string>>& train_marks() const { return m_train; }
@@ -76,7 +78,7 @@ class SampleCollector final : public prep::EventSink {
   std::vector<std::pair<std::int64_t, std::int64_t>> m_patterns;
   std::vector<TrainRate> m_rates;
   IncidentStore m_incidents;
-  std::string m_host;
+  std::string m_host, m_incident_host;
   bool m_host_logs = false;  // a kernel log, dmesg, journal or bug report was among the inputs
 };
 

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -37,6 +38,9 @@ class IncidentStore {
   void add(std::int64_t ts_ns, std::string_view kind, std::string_view detail, int code);
   [[nodiscard]] std::size_t size() const { return m_total; }
   [[nodiscard]] bool empty() const { return m_total == 0; }
+  /// The first and the last incident's time (min > max when there is none).
+  [[nodiscard]] std::int64_t min_ts() const { return m_min_ts; }
+  [[nodiscard]] std::int64_t max_ts() const { return m_max_ts; }
   /// Runs written to the temporary file so far (0: everything is in memory).
   [[nodiscard]] std::size_t runs() const { return m_series.runs().size(); }
   /// The first failure to write or read the temporary file, if any.
@@ -64,6 +68,8 @@ class IncidentStore {
   SpillSeries<Stored> m_series;
   SpillFile m_file;
   std::size_t m_budget, m_total = 0;
+  std::int64_t m_min_ts = std::numeric_limits<std::int64_t>::max();
+  std::int64_t m_max_ts = std::numeric_limits<std::int64_t>::min();
 };
 
 }  // namespace gpucost::extract
