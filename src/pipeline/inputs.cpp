@@ -118,25 +118,39 @@ prep::PrepOptions with_journal_boot_time(const std::vector<std::string>& paths, 
   return options;
 }
 
+namespace {
+
+/// Opens one input of a stage and looks at its start: a gpucost.events stream is read into
+/// `sink` at once (the reader comes back null), a features document is refused; anything else
+/// is a raw log, handed back unread. Sets the InputStats' path.
+Expected<std::unique_ptr<io::LineReader>> open_input(const std::string& path, const prep::PrepOptions& options,
+                                                     prep::EventSink& sink, prep::InputStats& st) {
+  st.path = path == "-" ? "<stdin>" : path;
+  auto reader = io::LineReader::open(path);
+  if (!reader) return reader.error();
+  (*reader)->set_max_line(options.max_line);
+  const std::string_view head = (*reader)->peek(64 * 1024);
+  if (options.forced == prep::Format::unknown && io::is_event_stream(head)) {
+    st.compression = std::string(io::to_string((*reader)->compression()));
+    if (auto s = io::read_event_stream(**reader, sink, st); !s) return s.error();
+    return std::unique_ptr<io::LineReader>();
+  }
+  if (extract::is_features_document(head))
+    return make_error(ErrorKind::usage, fmt::format("{}: is a gpucost.features document", st.path),
+                      "features are breakeven's input; give extract the logs or an events stream");
+  return std::move(*reader);
+}
+
+}  // namespace
+
 Status feed_inputs(const std::vector<std::string>& paths, const prep::PrepOptions& options, LocalClock& clock,
                    prep::EventSink& sink, std::vector<prep::InputStats>& stats) {
   for (const std::string& path : paths) {
-    auto reader = io::LineReader::open(path);
     stats.emplace_back();
-    prep::InputStats& st = stats.back();
-    st.path = path == "-" ? "<stdin>" : path;
+    auto reader = open_input(path, options, sink, stats.back());
     if (!reader) return reader.error();
-    (*reader)->set_max_line(options.max_line);
-    const std::string_view head = (*reader)->peek(4096);
-    if (options.forced == prep::Format::unknown && io::is_event_stream(head)) {
-      st.compression = std::string(io::to_string((*reader)->compression()));
-      if (auto s = io::read_event_stream(**reader, sink, st); !s) return s;
-      continue;
-    }
-    if (extract::is_features_document(head))
-      return make_error(ErrorKind::usage, fmt::format("{}: is a gpucost.features document", st.path),
-                        "features are breakeven's input; give extract the logs or an events stream");
-    if (auto s = prep::run_prep_input(**reader, options, clock, sink, st); !s) return s;
+    if (!*reader) continue;  // an events stream, read
+    if (auto s = prep::run_prep_input(**reader, options, clock, sink, stats.back()); !s) return s;
   }
   return {};
 }
@@ -149,21 +163,12 @@ Status collect_inputs(const std::vector<std::string>& paths, const prep::PrepOpt
   // events (an event's source is its format), so only those are merged.
   std::vector<std::pair<prep::Format, std::vector<MergeInput>>> groups;
   for (const std::string& path : paths) {
-    auto reader = io::LineReader::open(path);
     stats.emplace_back();
     prep::InputStats& st = stats.back();
-    st.path = path == "-" ? "<stdin>" : path;
+    auto reader = open_input(path, options, sink, st);
     if (!reader) return reader.error();
-    (*reader)->set_max_line(options.max_line);
+    if (!*reader) continue;  // an events stream, read
     const std::string_view head = (*reader)->peek(64 * 1024);
-    if (options.forced == prep::Format::unknown && io::is_event_stream(head)) {
-      st.compression = std::string(io::to_string((*reader)->compression()));
-      if (auto s = io::read_event_stream(**reader, sink, st); !s) return s;
-      continue;
-    }
-    if (extract::is_features_document(head))
-      return make_error(ErrorKind::usage, fmt::format("{}: is a gpucost.features document", st.path),
-                        "features are breakeven's input; give extract the logs or an events stream");
     const prep::Format format = options.forced != prep::Format::unknown ? options.forced : prep::detect_format(head, options);
     auto group = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == format; });
     if (group == groups.end()) {
