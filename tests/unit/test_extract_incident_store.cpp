@@ -33,6 +33,19 @@ void incident(extract::SampleCollector& c, std::int64_t ts_ns, const char* kind,
   c.on_event(ev);
 }
 
+/// GPU 0 at 1 Hz from 0 to `last_s` at 200 W, its utilisation `util(t)` %.
+template <typename Util>
+void samples_1hz(extract::SampleCollector& c, std::int64_t last_s, Util util) {
+  for (std::int64_t t = 0; t <= last_s; ++t) {
+    Event ev;
+    ev.ts_ns = t * kSec;
+    ev.kind = "sample";
+    ev.set(Metric::power_w, 200);
+    ev.set(Metric::sm_pct, util(t));
+    c.on_event(ev);
+  }
+}
+
 }  // namespace
 
 TEST_CASE("incident store: spilled runs read back as a stable sort of the arrival order", "[extract][store]") {
@@ -141,14 +154,7 @@ TEST_CASE("extract: a burst of incidents is one entry with its count and the uni
           "[extract][incidents]") {
   extract::SampleCollector c;
   // GPU 0 at 1 Hz, t = 0..300 s; idle (0 %) for 10 <= t < 20 and 100 <= t < 130, else busy.
-  for (std::int64_t t = 0; t <= 300; ++t) {
-    Event ev;
-    ev.ts_ns = t * kSec;
-    ev.kind = "sample";
-    ev.set(Metric::power_w, 200);
-    ev.set(Metric::sm_pct, (t >= 10 && t < 20) || (t >= 100 && t < 130) ? 0 : 90);
-    c.on_event(ev);
-  }
+  samples_1hz(c, 300, [](std::int64_t t) { return (t >= 10 && t < 20) || (t >= 100 && t < 130) ? 0 : 90; });
   // Xid 13 at 12, 15, 50 and 105 s: each within 60 s of the one before, one burst of 4. Its
   // members' downtimes: [12, 20), [15, 20), [50, 51), [105, 130): a union of 8 + 1 + 25 = 34 s.
   for (const std::int64_t t : {12, 15, 50, 105}) incident(c, t * kSec, "xid", "bucket", "restart_app", 13);
@@ -196,14 +202,7 @@ TEST_CASE("extract: a burst of incidents is one entry with its count and the uni
 
 TEST_CASE("extract: an incidents[] entry with a count needs its last time", "[extract][incidents]") {
   extract::SampleCollector c;
-  for (std::int64_t t = 0; t <= 10; ++t) {
-    Event ev;
-    ev.ts_ns = t * kSec;
-    ev.kind = "sample";
-    ev.set(Metric::power_w, 200);
-    ev.set(Metric::sm_pct, 90);
-    c.on_event(ev);
-  }
+  samples_1hz(c, 10, [](std::int64_t) { return 90; });
   incident(c, 5 * kSec, "xid", "bucket", "restart_app", 13);
   auto f = extract::compute_features(c, {});
   REQUIRE(f);
@@ -243,14 +242,7 @@ TEST_CASE("extract: the utilisation after the last error counts its first sample
   // samples, (0 + 9 x 50) / 10 = 45 %: the ratio 0.45 (reading the samples streamed, the one at
   // 91 s was once left out of the last error's window, giving 0.5).
   extract::SampleCollector c;
-  for (std::int64_t t = 0; t <= 100; ++t) {
-    Event ev;
-    ev.ts_ns = t * kSec;
-    ev.kind = "sample";
-    ev.set(Metric::power_w, 200);
-    ev.set(Metric::sm_pct, t < 91 ? 100 : t == 91 ? 0 : 50);
-    c.on_event(ev);
-  }
+  samples_1hz(c, 100, [](std::int64_t t) { return t < 91 ? 100 : t == 91 ? 0 : 50; });
   incident(c, 90 * kSec + kSec / 2, "xid", "bucket", "restart_app", 13);
   auto f = extract::compute_features(c, {});
   REQUIRE(f);
