@@ -353,3 +353,15 @@ TEST_CASE("prep::query-csv: wrong field count and a non-numeric metric are malfo
   REQUIRE(r.events.size() == 2);
   CHECK(r.events[1].metric("power_w") == 249.90);
 }
+
+TEST_CASE("prep::query-csv: Windows PowerShell's UTF-16 output reads as the UTF-8 one", "[prep][query_csv]") {
+  const std::string utf16 = fixture("query-csv/win_rtx4070ti_591_powershell_utf16.csv");
+  const PrepRun r = run_prep_text(utf16);
+  check_accounting(r);
+  CHECK(r.stats.format == prep::Format::query_csv);
+  REQUIRE(r.events.size() == 4);
+  CHECK(r.events[1].metric("power_w") == 244.9);
+  CHECK(r.events[1].metric("sm_pct") == 98);
+  CHECK(r.events[1].metric("pstate") == 2);  // "P2"
+  CHECK(r.events[0].ts_ns == utc_ns(2025, 2, 14, 9, 30, 1, 507));
+}
