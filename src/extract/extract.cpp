@@ -685,9 +685,8 @@ Expected<Features> compute_features(const SampleCollector& samples, const Extrac
                             "with their events)");
   Features f;
   f.host = samples.host().empty() && host_only ? samples.incident_host() : samples.host();
-  f.chosen_by = options.from_ns || options.to_ns ? "flags" : from_trace && !host_only ? "trace"
-                                                           : host_only                ? "events"
-                                                                                      : "samples";
+  // host_only implies from_trace (no samples), so it is asked first.
+  f.chosen_by = options.from_ns || options.to_ns ? "flags" : host_only ? "events" : from_trace ? "trace" : "samples";
   // A training log's first start and last end phase bound the job (a flag still wins for its end).
   constexpr std::int64_t kNone = std::numeric_limits<std::int64_t>::min();
   std::int64_t train_from = kNone, train_to = kNone;
