@@ -1,9 +1,13 @@
 #include <gpucost/breakeven/cloud_offers.hpp>
 
+#include <gpucost/breakeven/gpu_speed.hpp>
 #include <gpucost/core/text.hpp>
 
 #include <fmt/format.h>
 #include <toml++/toml.h>
+
+#include <algorithm>
+#include <cmath>
 
 namespace gpucost::breakeven {
 
@@ -90,8 +94,8 @@ Expected<CloudOffer> find_cloud_offer(std::string_view name) {
 CostConfig with_offer(const CostConfig& c, const CloudOffer& o, int job_gpus) {
   CostConfig out = c;
   out.cloud_offer = o.name;
-  out.cloud_name = fmt::format("{} {} ({}x {}, list price seen {})", o.provider, o.instance,
-                               o.per_gpu ? job_gpus : o.gpus, o.gpu_model, o.date_seen);
+  out.cloud_name = fmt::format("{} {} ({}x {}, list price seen {})", o.provider, o.instance, o.billed_gpus(job_gpus),
+                               o.gpu_model, o.date_seen);
   out.rate_per_hour = o.rate_for(job_gpus);
   out.billing_increment_s = o.billing_increment_s;
   out.billing_minimum_s = o.billing_minimum_s;
@@ -101,6 +105,130 @@ CostConfig with_offer(const CostConfig& c, const CloudOffer& o, int job_gpus) {
     out.speed_ratio_source = "offer";
   }
   return out;
+}
+
+namespace {
+
+std::optional<double> indicator(const extract::GpuFeatures& g, const char* key) {
+  const auto it = g.indicators.find(key);
+  return it != g.indicators.end() ? it->second.value : std::nullopt;
+}
+
+}  // namespace
+
+JobShape job_shape(const extract::Features& f, const std::vector<std::string>& gpu_names) {
+  JobShape s;
+  s.gpus = static_cast<int>(f.gpus.size());
+  for (const auto& g : f.gpus) {
+    const auto used = indicator(g, "fb_used_max_mib");
+    if (!used) continue;
+    s.peak_fb_mib = std::max(s.peak_fb_mib.value_or(0.0), *used);
+    if (const auto headroom = indicator(g, "fb_headroom_min_mib"))
+      s.local_fb_mib = std::max(s.local_fb_mib.value_or(0.0), *used + *headroom);
+  }
+  if (gpu_names.size() == 1) s.local_model = gpu_names.front();  // several models: no one ratio
+  return s;
+}
+
+std::optional<double> required_memory_mib(const JobShape& shape, double margin) {
+  if (!shape.peak_fb_mib) return std::nullopt;
+  const double want = *shape.peak_fb_mib * (1.0 + margin);
+  return shape.local_fb_mib ? std::min(want, *shape.local_fb_mib) : want;
+}
+
+std::string fit_basis(const JobShape& shape, double margin) {
+  const std::string gpus = fmt::format("{} GPU{}", shape.gpus, shape.gpus == 1 ? "" : "s");
+  const auto need = required_memory_mib(shape, margin);
+  if (!need) return fmt::format("to fit: {} (memory use not in the logs: not checked)", gpus);
+  return fmt::format("to fit: {}, {:.1f} GiB per GPU (peak use {:.1f} GiB + {:g} %{})", gpus, *need / 1024.0,
+                     *shape.peak_fb_mib / 1024.0, margin * 100,
+                     shape.local_fb_mib && *need < *shape.peak_fb_mib * (1.0 + margin) ? ", capped at the local card's" : "");
+}
+
+std::string unfit_reason(const CloudOffer& o, const JobShape& shape, double margin) {
+  if (!o.fits(shape.gpus))
+    return fmt::format("{} GPU{}, the job ran on {}", o.gpus, o.gpus == 1 ? "" : "s", shape.gpus);
+  const auto need = required_memory_mib(shape, margin);
+  // Offers list memory in GB as vendors print it (80 for an 80 GB card), which is GiB in practice:
+  // nvidia-smi shows an "80 GB" H100 as 81559 MiB.
+  const double have = o.gpu_memory_gb * 1024.0;
+  if (need && o.gpu_memory_gb > 0 && have < *need)
+    return fmt::format("{:g} GB per GPU, the job used up to {:.1f} GiB (+{:g} % margin)", o.gpu_memory_gb,
+                       *shape.peak_fb_mib / 1024.0, margin * 100);
+  return {};
+}
+
+Expected<double> exchange_rate(const CostConfig& c, std::string_view currency) {
+  if (currency == c.currency) return 1.0;
+  const auto it = c.exchange.find(std::string(currency));
+  if (it != c.exchange.end()) return it->second;
+  return make_error(ErrorKind::config,
+                    fmt::format("the offer is priced in {}, the answer in {}: no exchange rate 'exchange.{}'", currency,
+                                c.currency, currency),
+                    fmt::format("give the rate as {} per {}: add [exchange] {} = RATE and date = \"YYYY-MM-DD\" to the "
+                                "config, or --set exchange.{}=RATE",
+                                c.currency, currency, currency, currency));
+}
+
+std::string exchange_text(const CostConfig& c) {
+  if (c.offer_currency.empty() || c.offer_currency == c.currency) return {};
+  return fmt::format("{}->{} {:g}{}, from config", c.offer_currency, c.currency, c.offer_exchange_rate,
+                     c.exchange_date.empty() ? " (no date given)" : " of " + c.exchange_date);
+}
+
+Expected<CostConfig> config_for_offer(const CostConfig& c, const CloudOffer& o, const JobShape& shape) {
+  auto rate = exchange_rate(c, o.currency);
+  if (!rate) return rate.error();
+  CostConfig out = with_offer(c, o, shape.gpus);
+  out.rate_per_hour *= *rate;
+  out.offer_currency = o.currency;
+  out.offer_exchange_rate = *rate;
+  if (out.speed_ratio_source == "default") {
+    std::string why;
+    if (const auto t = table_speed_ratio(shape.local_model, o.gpu_model, &why)) {
+      out.speed_ratio = t->ratio;
+      out.speed_ratio_source = "table";
+      out.speed_ratio_basis = t->source;
+    } else {
+      out.speed_ratio_basis = "no ratio from data/gpu-speed.toml: " + why;
+    }
+  }
+  return out;
+}
+
+std::vector<OfferPrice> price_offers(const CostConfig& c, const JobInputs& job, const EnergyPrices& prices,
+                                     const JobShape& shape) {
+  std::vector<OfferPrice> fit, unfit;
+  for (const CloudOffer& o : cloud_offers()) {
+    OfferPrice p;
+    p.name = o.name;
+    p.provider = o.provider;
+    p.instance = o.instance;
+    p.gpu_model = o.gpu_model;
+    p.date_seen = o.date_seen;
+    p.gpus = o.billed_gpus(shape.gpus);
+    p.currency = o.currency;
+    p.unfit = unfit_reason(o, shape, c.memory_margin);
+    auto with = p.unfit.empty() ? config_for_offer(c, o, shape) : Expected<CostConfig>(c);
+    if (!with) p.unfit = fmt::format("no exchange rate exchange.{} for its {} price", o.currency, o.currency);
+    if (!p.unfit.empty()) {
+      unfit.push_back(std::move(p));
+      continue;
+    }
+    const Result r = evaluate(*with, job, prices);
+    p.rate_per_hour = with->rate_per_hour;
+    p.speed_ratio = with->speed_ratio;
+    p.speed_ratio_source = with->speed_ratio_source;
+    p.speed_ratio_basis = with->speed_ratio_basis;
+    p.exchange_rate = with->offer_exchange_rate;
+    p.billed_s = r.billed_s;
+    p.total = r.cloud_total;
+    p.premium = r.premium;
+    fit.push_back(std::move(p));
+  }
+  std::stable_sort(fit.begin(), fit.end(), [](const OfferPrice& a, const OfferPrice& b) { return a.total < b.total; });
+  fit.insert(fit.end(), std::make_move_iterator(unfit.begin()), std::make_move_iterator(unfit.end()));
+  return fit;
 }
 
 }  // namespace gpucost::breakeven

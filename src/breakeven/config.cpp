@@ -51,6 +51,7 @@ constexpr std::array kKeys = {
     ConfigKey{"cloud.billing_increment_s", "s", "billing granularity (1 = per second, 3600 = per hour)", false, false, 0, kInf, true},
     ConfigKey{"cloud.billing_minimum_s", "s", "minimum billed time per job", false, false, 0, kInf},
     ConfigKey{"cloud.fixed_per_job", "currency", "fixed cost per job (egress, storage)", false, false, 0, kInf},
+    ConfigKey{"cloud.memory_margin", "ratio", "an offer fits when its GPU memory holds the job's peak use x (1 + this)", false, false, 0, 10},
 };
 
 double* number_slot(CostConfig& c, std::string_view path) {
@@ -77,6 +78,7 @@ double* number_slot(CostConfig& c, std::string_view path) {
       {"cloud.billing_increment_s", &CostConfig::billing_increment_s},
       {"cloud.billing_minimum_s", &CostConfig::billing_minimum_s},
       {"cloud.fixed_per_job", &CostConfig::fixed_per_job},
+      {"cloud.memory_margin", &CostConfig::memory_margin},
   };
   const auto it = kSlots.find(path);
   return it == kSlots.end() ? nullptr : &(c.*(it->second));
@@ -246,11 +248,46 @@ Status read_ranges(CostConfig& c, const toml::node& node, std::string_view where
     if (!(low <= high) || low < 0 || !std::isfinite(high))
       return make_error(ErrorKind::config, fmt::format("{}: ranges.{} must be [low, high] with 0 <= low <= high", where, name),
                         fmt::format("e.g. {} = [0.25, 0.35]", name));
-    if (name == "speed_ratio" && low <= 0)
-      return make_error(ErrorKind::config, fmt::format("{}: ranges.speed_ratio must stay above 0", where),
-                        "e.g. speed_ratio = [1.2, 2.0]");
+    if ((name == "speed_ratio" || name == "billing_increment_s") && low <= 0)
+      return make_error(ErrorKind::config, fmt::format("{}: ranges.{} must stay above 0", where, name),
+                        fmt::format("e.g. {} = [1.2, 2.0]", name));
+    if (name == "residual_fraction" && high > 1)
+      return make_error(ErrorKind::config, fmt::format("{}: ranges.residual_fraction must stay within [0, 1]", where),
+                        "e.g. residual_fraction = [0.1, 0.3]");
     c.ranges[name] = {low, high};
   }
+  return {};
+}
+
+// A currency is a label, but a code-shaped one: three capital letters (ISO 4217 style).
+bool is_currency_code(std::string_view cur) {
+  return cur.size() == 3 && std::all_of(cur.begin(), cur.end(), [](char ch) { return ch >= 'A' && ch <= 'Z'; });
+}
+
+// One [exchange] entry: `date = "2026-11-28"`, or `USD = 0.92` (units of the config's currency per USD).
+Status assign_exchange(CostConfig& c, std::string_view name, const toml::node& node, std::string_view where) {
+  if (name == "date") {
+    const auto d = node.value<std::string>();
+    if (!d) return make_error(ErrorKind::config, fmt::format("{}: 'exchange.date' must be a string", where), "e.g. date = \"2026-11-28\"");
+    c.exchange_date = *d;
+    return {};
+  }
+  if (!is_currency_code(name))
+    return make_error(ErrorKind::config, fmt::format("{}: exchange: '{}' is not a currency code", where, name),
+                      "write the rate as CODE = units of the config's currency per unit of CODE, e.g. USD = 0.92");
+  const auto rate = node.value<double>();
+  if (!rate || !std::isfinite(*rate) || *rate <= 0)
+    return make_error(ErrorKind::config, fmt::format("{}: 'exchange.{}' must be a number > 0", where, name),
+                      fmt::format("units of the config's currency per {}, e.g. {} = 0.92", name, name));
+  c.exchange[std::string(name)] = *rate;
+  return {};
+}
+
+Status read_exchange(CostConfig& c, const toml::node& node, std::string_view where) {
+  const auto* tbl = node.as_table();
+  if (tbl == nullptr) return make_error(ErrorKind::config, fmt::format("{}: 'exchange' must be a table", where));
+  for (const auto& [k, v] : *tbl)
+    if (auto st = assign_exchange(c, k.str(), v, where); !st) return st;
   return {};
 }
 
@@ -266,6 +303,10 @@ Status apply_table(CostConfig& c, const toml::table& tbl, const std::string& pre
       if (auto st = read_ranges(c, node, where); !st) return st;
       continue;
     }
+    if (path == "exchange") {
+      if (auto st = read_exchange(c, node, where); !st) return st;
+      continue;
+    }
     if (const auto* sub = node.as_table()) {
       if (!is_section(path))
         return make_error(ErrorKind::config, fmt::format("{}: unknown section '[{}]'", where, path),
@@ -278,10 +319,8 @@ Status apply_table(CostConfig& c, const toml::table& tbl, const std::string& pre
   return {};
 }
 
-// A currency is a label, but a code-shaped one: three capital letters (ISO 4217 style).
 Status check_currency(const std::string& cur) {
-  const bool ok = cur.size() == 3 && std::all_of(cur.begin(), cur.end(), [](char ch) { return ch >= 'A' && ch <= 'Z'; });
-  if (ok) return {};
+  if (is_currency_code(cur)) return {};
   return make_error(ErrorKind::config, fmt::format("currency '{}' is not a currency code", cur),
                     "use three capital letters, e.g. currency = \"EUR\" or \"CNY\"");
 }
@@ -327,17 +366,26 @@ Expected<CostConfig> load_config(const std::optional<std::string>& path, const s
                         "e.g. --set electricity.price_per_kwh=0.30");
     const std::string key(text::trim(std::string_view(ov).substr(0, eq)));
     const std::string value(text::trim(std::string_view(ov).substr(eq + 1)));
+    // Parse the value as TOML so numbers stay numbers; a bare word is a string.
+    const auto parse_value = [&value] {
+      toml::table parsed;
+      try {
+        parsed = toml::parse("v = " + value);
+      } catch (const toml::parse_error&) {
+        parsed = toml::table{};
+        parsed.insert("v", value);
+      }
+      return parsed;
+    };
+    if (key.rfind("exchange.", 0) == 0) {
+      const toml::table parsed = parse_value();
+      if (auto st = assign_exchange(c, std::string_view(key).substr(9), *parsed.get("v"), "--set"); !st) return st.error();
+      continue;
+    }
     const ConfigKey* known = find_key(key);
     if (known == nullptr)
       return make_error(ErrorKind::config, fmt::format("--set: unknown key '{}'", key), did_you_mean(key));
-    // Parse the value as TOML so numbers stay numbers; a bare word is a string.
-    toml::table parsed;
-    try {
-      parsed = toml::parse("v = " + value);
-    } catch (const toml::parse_error&) {
-      parsed = toml::table{};
-      parsed.insert("v", value);
-    }
+    const toml::table parsed = parse_value();
     if (auto st = assign(c, key, *parsed.get("v"), "--set", seen); !st) return st.error();
   }
   for (const auto& k : kKeys) {
@@ -348,8 +396,29 @@ Expected<CostConfig> load_config(const std::optional<std::string>& path, const s
   }
   if (auto st = check_currency(c.currency); !st) return st.error();
   if (auto st = check_overlaps(c.tou); !st) return st.error();
+  for (const auto& [key, given] : seen)
+    if (given) c.keys_set.insert(key);
   if (auto tariff = Tariff::make(c.price_per_kwh, c.tou, c.tariff_tz); !tariff) return tariff.error();
   return c;
+}
+
+std::vector<std::string> implausible_values(const CostConfig& c) {
+  std::vector<std::string> out;
+  const auto warn_if = [&](bool test, std::string text) {
+    if (test) out.push_back(std::move(text));
+  };
+  warn_if(c.price_per_kwh > 2, fmt::format("electricity.price_per_kwh = {:g} {}/kWh is implausibly high: cents entered "
+                                           "as units? (0.30 means 30 cents)", c.price_per_kwh, c.currency));
+  for (const TouWindow& w : c.tou)
+    warn_if(w.price_per_kwh > 2, fmt::format("electricity.tou '{}': price_per_kwh = {:g} {}/kWh is implausibly high: "
+                                             "cents entered as units?", w.text, w.price_per_kwh, c.currency));
+  warn_if(c.line > 1, fmt::format("line = {:g} is a premium of {:g} %: 0.12 means 12 %", c.line, c.line * 100));
+  warn_if(c.is_set("local.hardware_price") && c.hardware_price < 50,
+          fmt::format("local.hardware_price = {:g} {} is implausibly low for a GPU machine: thousands entered as units?",
+                      c.hardware_price, c.currency));
+  warn_if(c.lifetime_years > 15, fmt::format("local.lifetime_years = {:g}: GPUs are rarely in use for more than 15 years",
+                                             c.lifetime_years));
+  return out;
 }
 
 std::span<const Parameter> parameters() {
@@ -363,6 +432,18 @@ std::span<const Parameter> parameters() {
       Parameter{"rate_per_hour", &CostConfig::rate_per_hour},
       Parameter{"speed_ratio", &CostConfig::speed_ratio},
       Parameter{"cold_start_s", &CostConfig::cold_start_s},
+      Parameter{"residual_fraction", &CostConfig::residual_fraction},
+      Parameter{"hourly_wage", &CostConfig::hourly_wage},
+      Parameter{"maintenance_hours_per_year", &CostConfig::maintenance_hours_per_year},
+      Parameter{"idle_power_w", &CostConfig::idle_power_w},
+      Parameter{"incident_hours.restart_app", &CostConfig::incident_restart_app_h},
+      Parameter{"incident_hours.reset_gpu", &CostConfig::incident_reset_gpu_h},
+      Parameter{"incident_hours.reboot", &CostConfig::incident_reboot_h},
+      Parameter{"incident_hours.contact_support", &CostConfig::incident_contact_support_h},
+      Parameter{"incident_hours.unknown", &CostConfig::incident_unknown_h},
+      Parameter{"billing_minimum_s", &CostConfig::billing_minimum_s},
+      Parameter{"billing_increment_s", &CostConfig::billing_increment_s},
+      Parameter{"fixed_per_job", &CostConfig::fixed_per_job},
   };
   return kParameters;
 }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <random>
 
 namespace gpucost::breakeven {
@@ -19,7 +20,90 @@ double billed_increments(double n) {
   return std::ceil(n);
 }
 
+std::optional<double> gpu_value(const extract::GpuFeatures& g, const char* key) {
+  const auto it = g.indicators.find(key);
+  return it != g.indicators.end() ? it->second.value : std::nullopt;
+}
+
+// Measured and filled energy per GPU from coverage (F002) and energy_filled_fraction (F004).
+void measure_basis(const extract::Features& f, JobInputs& in) {
+  EnergyBasis& b = in.energy_basis;
+  b.window_h = in.wall_h;
+  double coverage_sum = 0;
+  for (std::size_t i = 0; i < f.gpus.size(); ++i) {
+    const auto coverage = gpu_value(f.gpus[i], "coverage");
+    const double e = in.energy_kwh[i];
+    // energy_filled_fraction is absent only when the energy is 0: nothing was filled then.
+    const double filled_share = e > 0 ? gpu_value(f.gpus[i], "energy_filled_fraction").value_or(-1.0) : 0.0;
+    if (!coverage || filled_share < 0) {
+      in.measured_kwh.clear();
+      in.uncovered_h.clear();
+      b = EnergyBasis{};
+      b.window_h = in.wall_h;
+      return;  // an old document: the split is unknown
+    }
+    // extract's sums carry rounding noise (a coverage of 0.9999999999999997): within 1e-9 of
+    // whole, a GPU was sampled throughout and nothing was filled.
+    const double share = filled_share < 1e-9 ? 0.0 : filled_share;
+    const double covered = *coverage > 1.0 - 1e-9 ? 1.0 : std::max(0.0, *coverage);
+    in.measured_kwh.push_back(e * (1.0 - share));
+    in.uncovered_h.push_back((1.0 - covered) * in.wall_h);
+    coverage_sum += covered;
+  }
+  b.known = !f.gpus.empty();
+  b.coverage = b.known ? coverage_sum / static_cast<double>(f.gpus.size()) : 1.0;
+  for (std::size_t i = 0; i < in.measured_kwh.size(); ++i) {
+    b.measured_kwh += in.measured_kwh[i];
+    b.estimated_kwh += in.energy_kwh[i] - in.measured_kwh[i];
+  }
+  b.covered_h = b.coverage * in.wall_h;
+  b.uncovered_h = in.wall_h - b.covered_h;
+  b.fill_power_w = b.uncovered_h > 0 ? b.estimated_kwh / b.uncovered_h * 1000.0 : 0.0;
+}
+
 }  // namespace
+
+std::string_view fill_rule_name(FillRule rule) {
+  switch (rule) {
+    case FillRule::idle: return "idle";
+    case FillRule::none: return "none";
+    case FillRule::mean: break;
+  }
+  return "mean";
+}
+
+Expected<FillRule> parse_fill_rule(std::string_view text) {
+  if (text == "mean") return FillRule::mean;
+  if (text == "idle") return FillRule::idle;
+  if (text == "none") return FillRule::none;
+  return make_error(ErrorKind::usage, fmt::format("--fill: unknown rule '{}'", text),
+                    "mean (uncovered time at the GPU's mean power), idle (at local.idle_power_w) or none (price the "
+                    "measured time only)");
+}
+
+void apply_fill(JobInputs& job, FillRule rule, double idle_power_w) {
+  EnergyBasis& b = job.energy_basis;
+  b.rule = rule;
+  if (rule == FillRule::mean || !b.known) return;
+  const double before = std::accumulate(job.energy_kwh.begin(), job.energy_kwh.end(), 0.0);
+  const double per_gpu_w = job.energy_kwh.empty() ? 0.0 : idle_power_w / static_cast<double>(job.energy_kwh.size());
+  b.estimated_kwh = 0;
+  for (std::size_t i = 0; i < job.energy_kwh.size(); ++i) {
+    const double fill = rule == FillRule::idle ? per_gpu_w * job.uncovered_h[i] / 1000.0 : 0.0;
+    job.energy_kwh[i] = job.measured_kwh[i] + fill;
+    b.estimated_kwh += fill;
+  }
+  b.fill_power_w = rule == FillRule::idle ? idle_power_w : 0.0;
+  if (rule == FillRule::none) {
+    // Only the measured time is priced: W shrinks to it, and so does the system energy.
+    job.wall_h = b.covered_h;
+    b.uncovered_h = b.window_h - b.covered_h;
+  }
+  // The profile keeps its shape (the time-of-use weights) and takes the new total.
+  const double after = std::accumulate(job.energy_kwh.begin(), job.energy_kwh.end(), 0.0);
+  if (before > 0)
+    for (auto& [minute, kwh] : job.profile.kwh_by_minute) kwh *= after / before;
+}
 
 Expected<JobInputs> job_inputs(const extract::Features& f) {
   JobInputs in;
@@ -71,6 +155,7 @@ Expected<JobInputs> job_inputs(const extract::Features& f) {
     in.downtime_reason = it->second.reason;
   in.energy_low_kwh = host("energy_low_kwh");
   in.energy_high_kwh = host("energy_high_kwh");
+  measure_basis(f, in);
   return in;
 }
 
@@ -117,6 +202,22 @@ void price_incidents(const CostConfig& c, const JobInputs& job, Result& r) {
     r.downtime_h = *job.downtime_s / 3600.0;
     r.downtime_share = job.wall_h > 0 ? *r.downtime_h / job.wall_h : 0.0;
   }
+}
+
+// Why no use per year breaks even, naming the per-hour terms that cause it: the costs that come
+// with every job hour (electricity, incident labour) against the cloud's cost per job hour.
+std::string no_use_breakeven_reason(const CostConfig& c, const Result& r, double W, double I) {
+  const double e = r.electricity / W, i = r.incident_cost / W, rr = r.cloud_total / W;
+  const auto amount = [&c](double x) { return fmt::format("{:.2f} {}", x, c.currency); };
+  std::string terms;
+  if (i >= rr + I && i > 0)
+    terms = fmt::format("incident labour {} per job hour alone exceeds", amount(i));
+  else if (e >= rr + I)
+    terms = fmt::format("electricity {} per job hour alone exceeds", amount(e));
+  else
+    terms = fmt::format("electricity {} and incident labour {} per job hour together exceed", amount(e), amount(i));
+  return fmt::format("{} the cloud's {} per job hour{}: no use per year breaks even", terms, amount(rr),
+                     c.always_on ? fmt::format(" plus the idle power's {}", amount(I)) : std::string());
 }
 
 }  // namespace
@@ -171,13 +272,7 @@ Result evaluate(const CostConfig& c, const JobInputs& job, const EnergyPrices& p
   r.idle_cost_per_hour = I;
   r.idle_cost_per_year = c.always_on ? std::max(0.0, 8760.0 - c.use_hours_per_year) * I : 0.0;
   if (rr - v + I > 0 && (rr > v || c.always_on)) r.use_hours_per_year.value = (F + 8760.0 * I) / (rr - v + I);
-  else if (c.always_on)
-    r.use_hours_per_year.reason =
-        "electricity and incidents cost at least as much per hour as the cloud plus the idle power: no use per year "
-        "breaks even";
-  else
-    r.use_hours_per_year.reason =
-        "electricity alone costs at least as much per hour as the cloud: no use per year breaks even";
+  else r.use_hours_per_year.reason = no_use_breakeven_reason(c, r, W, I);
   return r;
 }
 
@@ -185,6 +280,7 @@ CostConfig scaled(const CostConfig& c, std::string_view parameter, double factor
   CostConfig out = c;
   for (const Parameter& p : parameters())
     if (p.name == parameter) out.*(p.field) = c.*(p.field) * factor;
+  out.residual_fraction = std::min(out.residual_fraction, 1.0);  // a resale above the price is not a value
   if (parameter == "price_per_kwh")
     for (TouWindow& w : out.tou) w.price_per_kwh *= factor;
   return out;
@@ -206,8 +302,12 @@ double premium_with(const CostConfig& c, const JobInputs& job, const EnergyPrice
 std::vector<Swing> sensitivity(const CostConfig& c, const JobInputs& job, const EnergyPrices& prices) {
   std::vector<Swing> out;
   for (const Parameter& p : parameters()) {
+    // C_e and the idle cost are proportional to price x cooling: the two always swing alike,
+    // so they share one row.
+    if (p.name == "cooling_factor") continue;
     Swing s{std::string(p.name), c.*(p.field), premium_with(c, job, prices, p.name, 0.8),
             premium_with(c, job, prices, p.name, 1.2)};
+    if (p.name == "price_per_kwh") s.parameter = "price_per_kwh, cooling_factor";
     out.push_back(std::move(s));
   }
   std::stable_sort(out.begin(), out.end(), [](const Swing& a, const Swing& b) { return a.swing() > b.swing(); });

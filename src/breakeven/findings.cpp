@@ -20,8 +20,8 @@ constexpr double kLongDelayS = 0.010;
 constexpr std::array kThresholds = {
     FindingThreshold{"idle_share", "F009", "idle_fraction", ">=", 0.10,
                      "a tenth or more of the covered time at 0 % utilisation"},
-    FindingThreshold{"throttling", "F013", "sm_clock_ratio", "<=", 0.90,
-                     "the SM clock averaged 90 % or less of its top observed clock"},
+    FindingThreshold{"throttling", "F078", "throttle_work_lost_fraction", ">=", 0.10,
+                     "a tenth or more of the SM clock lost while the GPU was busy (idle down-clocking does not count)"},
     FindingThreshold{"launch_delay_tail", "F036", "launch_delay_over_10ms_fraction", ">=", 0.01,
                      "1 % or more of the GPU ops started over 10 ms after their launch call"},
     FindingThreshold{"incidents_restart_app", "F018", "xid_restart_app_count", ">=", 1,
@@ -36,9 +36,10 @@ constexpr std::array kThresholds = {
                      "an Xid of a code the catalogue does not know (bucket unknown in `incidents`)"},
     FindingThreshold{"interruptions", "F025+F026+F027", "suspend_count + lid_close_count + ac_offline_count", ">=", 1,
                      "a suspend, a lid closed or the AC unplugged in the window (needs F051 downtime_s)"},
-    FindingThreshold{"cloud_offer", "", "cloud.total - cheapest offer total", ">", 0,
-                     "the cheapest catalogue offer for the job's GPU count, in the config's currency, costs less "
-                     "than the configured cloud"},
+    FindingThreshold{"cloud_offer", "", "paid - cheapest offer total", ">", 0,
+                     "the cheapest catalogue offer that can run the job (GPU count and memory), converted to the "
+                     "config's currency, costs less than what this job is paid with: the local total, or the "
+                     "configured cloud when the verdict is to rent"},
     FindingThreshold{"job_length", "", "breakeven.job_hours / job.wall_h", "<", 1,
                      "the job is longer than the break-even job length T*"},
     FindingThreshold{"use_per_year", "", "local.use_hours_per_year / breakeven.use_hours_per_year", "<", 1,
@@ -107,18 +108,20 @@ std::optional<Finding> idle_share(const Context& x) {
 
 std::optional<Finding> throttling(const Context& x) {
   const FindingThreshold& t = threshold_of("throttling");
-  const auto ratio = host(x.f, t.key);
-  if (!ratio || *ratio > t.value) return std::nullopt;
+  const auto lost = host(x.f, t.key);
+  if (!lost || *lost < t.value) return std::nullopt;
   Finding out = start(t.kind);
-  out.title = fmt::format("SM clock at {:.1f} % of its top clock on average", *ratio * 100);
-  out.evidence.push_back(indicator(t, *ratio));
+  out.title = fmt::format("Throttled: {:.1f} % of the SM clock lost while the GPU was busy", *lost * 100);
+  out.evidence.push_back(indicator(t, *lost));
   out.evidence.push_back(model("job.util_mean", x.r.util_mean));
+  add_if_present(out, x.f, "F013", "sm_clock_ratio");
   add_if_present(out, x.f, "F011", "temp_max_c");
   add_if_present(out, x.f, "F012", "time_above_78c_s");
   add_time_cost(out, x.r);
+  // F078 counts busy intervals only, so the lost work is that share of the busy part of the time cost.
   const double busy_cost = x.r.util_mean * x.time_cost;
-  out.saving = (1.0 - *ratio) * busy_cost;
-  out.saving_basis = fmt::format("(1 - sm_clock_ratio {:.4f}) x util_mean {:.4f} x time cost {}", *ratio,
+  out.saving = *lost * busy_cost;
+  out.saving_basis = fmt::format("throttle_work_lost_fraction {:.4f} x util_mean {:.4f} x time cost {}", *lost,
                                  x.r.util_mean, money(x.time_cost, x.c.currency));
   const auto hot = host(x.f, "time_above_78c_s");
   const std::string cooling =
@@ -289,20 +292,25 @@ std::optional<Finding> interruptions(const Context& x) {
 // ---- the cloud side -------------------------------------------------------------------------
 
 std::optional<Finding> cloud_offer(const Context& x, const std::optional<OfferQuote>& cheapest) {
-  if (!cheapest || !(x.r.cloud_total - cheapest->total > threshold_of("cloud_offer").value)) return std::nullopt;
+  if (!cheapest) return std::nullopt;
+  // Measured against what the user pays for this job: the local machine, or the configured cloud
+  // when the verdict is to rent. So a saving can never exceed the job's own cost.
+  const bool renting = x.r.above_line;
+  const double paid = renting ? x.r.cloud_total : x.r.local_total;
+  if (!(paid - cheapest->total > threshold_of("cloud_offer").value)) return std::nullopt;
   Finding out = start("cloud_offer");
-  out.saving = x.r.cloud_total - cheapest->total;
-  out.title = fmt::format("A cheaper cloud offer: {} ({}), the cheapest in the catalogue for {} GPU(s)", cheapest->name,
-                          cheapest->gpu_model, x.r.job.energy_kwh.size());
-  out.evidence.push_back(model("cloud.total", x.r.cloud_total));
+  out.saving = paid - cheapest->total;
+  out.title = fmt::format("A cheaper cloud offer: {} ({}), the cheapest in the catalogue that can run this job",
+                          cheapest->name, cheapest->gpu_model);
+  out.evidence.push_back(model(renting ? "cloud.total" : "local.total", paid));
   out.evidence.push_back(model(fmt::format("compare_clouds[{}].total", cheapest->name), cheapest->total));
-  out.saving_basis = fmt::format("cloud total {} - {} on {}", money(x.r.cloud_total, x.c.currency),
-                                 money(cheapest->total, x.c.currency), cheapest->name);
+  out.saving_basis = fmt::format("{} {} - {} on {}", renting ? "configured cloud total" : "local total",
+                                 money(paid, x.c.currency), money(cheapest->total, x.c.currency), cheapest->name);
   out.suggestion = fmt::format(
-      "When renting, take {} rather than the configured offer (a list price, check its date). The figure assumes a "
-      "speed ratio of {:g} ({}) for a {}, the same as for any other GPU model unless the offer sets its own: "
-      "measure it on a short run before moving.",
-      cheapest->name, cheapest->speed_ratio, cheapest->speed_ratio_source, cheapest->gpu_model);
+      "{} {} (a list price: check its date). The figure assumes a speed ratio of {:.3g} ({}) for a {}: measure it on "
+      "a short run before moving.",
+      renting ? "When renting, take" : "This job would have cost less on", cheapest->name, cheapest->speed_ratio,
+      cheapest->speed_ratio_source, cheapest->gpu_model);
   return out;
 }
 
@@ -362,16 +370,14 @@ const FindingThreshold& threshold_of(std::string_view kind) {
 
 double time_cost(const Result& r) { return r.electricity + r.amortisation + r.maintenance_routine; }
 
-std::optional<OfferQuote> cheapest_offer(const CostConfig& c, const JobInputs& job, const EnergyPrices& prices) {
-  const int gpus = static_cast<int>(job.energy_kwh.size());
-  std::optional<OfferQuote> best;
-  for (const CloudOffer& o : cloud_offers()) {
-    if (!o.fits(gpus) || o.currency != c.currency) continue;  // amounts in another currency are not comparable
-    const CostConfig with = with_offer(c, o, gpus);
-    const double total = evaluate(with, job, prices).cloud_total;
-    if (!best || total < best->total) best = OfferQuote{o.name, total, with.speed_ratio, with.speed_ratio_source, o.gpu_model};
-  }
-  return best;
+std::optional<OfferQuote> cheapest_offer(const CostConfig& c, const JobInputs& job, const EnergyPrices& prices,
+                                         const JobShape* shape) {
+  JobShape count_only;
+  count_only.gpus = static_cast<int>(job.energy_kwh.size());
+  const std::vector<OfferPrice> offers = price_offers(c, job, prices, shape != nullptr ? *shape : count_only);
+  if (offers.empty() || !offers.front().unfit.empty()) return std::nullopt;  // none can run the job
+  const OfferPrice& best = offers.front();
+  return OfferQuote{best.name, best.total, best.speed_ratio, best.speed_ratio_source, best.gpu_model};
 }
 
 std::vector<Finding> findings(const Result& r, const CostConfig& c, const extract::Features& f,

@@ -8,6 +8,7 @@
 #include <gpucost/core/text.hpp>
 #include <gpucost/breakeven/cost_model.hpp>
 #include <gpucost/breakeven/findings.hpp>
+#include <gpucost/breakeven/price_job.hpp>
 #include <gpucost/extract/catalogue.hpp>
 #include <gpucost/extract/extract.hpp>
 #include <gpucost/io/atomic_file.hpp>
@@ -429,6 +430,8 @@ struct BreakevenArgs {
   std::vector<std::string> sets;
   bool json = false, list_clouds = false, compare_clouds = false, fail_above = false, explain = false;
   double speed_ratio = std::numeric_limits<double>::quiet_NaN();  // NaN = not given
+  std::string fill = "mean";
+  bool ledger_append = false;
   std::size_t mc = 0;
   std::uint64_t seed = 1;
 };
@@ -460,24 +463,6 @@ int print_cloud_offers(bool json) {
   fmt::print("\nList prices as seen on the date shown (on-demand, the region named in data/cloud-offers.toml);\n"
              "check the source before relying on them. Use one with --cloud NAME.\n");
   return kOk;
-}
-
-// --compare-clouds: the job priced on every offer that fits its GPU count, cheapest first.
-std::vector<report::CloudRank> compare_clouds(const breakeven::CostConfig& config, const breakeven::JobInputs& job,
-                                              const breakeven::EnergyPrices& prices) {
-  const int gpus = static_cast<int>(job.energy_kwh.size());
-  std::vector<report::CloudRank> out;
-  for (const auto& o : breakeven::cloud_offers()) {
-    if (!o.fits(gpus)) continue;
-    const breakeven::CostConfig c = breakeven::with_offer(config, o, gpus);
-    const breakeven::Result r = breakeven::evaluate(c, job, prices);
-    out.push_back(report::CloudRank{o.name, o.provider, o.instance, o.gpu_model, o.date_seen, o.per_gpu ? gpus : o.gpus,
-                                    c.rate_per_hour, c.speed_ratio, r.billed_s, r.cloud_total, r.premium,
-                                    c.speed_ratio_source});
-  }
-  std::stable_sort(out.begin(), out.end(),
-                   [](const report::CloudRank& a, const report::CloudRank& b) { return a.total < b.total; });
-  return out;
 }
 
 std::int64_t now_ns() {
@@ -516,16 +501,6 @@ Expected<std::optional<breakeven::CloudOffer>> chosen_offer(const breakeven::Cos
   return std::optional<breakeven::CloudOffer>{*found};
 }
 
-/// Prices the cloud side with the chosen catalogue offer, noting what does not match the job.
-void fit_offer(breakeven::CostConfig& config, const breakeven::CloudOffer& offer, int gpus, bool quiet) {
-  if (!offer.fits(gpus) && !quiet)
-    fmt::print(stderr, "{} offer '{}' has {} GPU(s), the job ran on {}\n", prefix(Level::note), offer.name, offer.gpus, gpus);
-  if (offer.currency != config.currency && !quiet)
-    fmt::print(stderr, "{} offer '{}' is priced in {}, the config's currency is {}: amounts mix both\n",
-               prefix(Level::note), offer.name, offer.currency, config.currency);
-  config = breakeven::with_offer(config, offer, gpus);
-}
-
 /// What breakeven, report and batch set up before reading their inputs: the config, the offer
 /// it names, the inputs and the window.
 struct ModelRun {
@@ -551,8 +526,41 @@ int price_and_write(const BreakevenArgs& args, breakeven::CostConfig config,
                     const std::optional<breakeven::CloudOffer>& offer, const extract::Features& features,
                     const std::vector<prep::InputStats>& stats, int status);
 
+/// The pricing options of the model flags, and the GPU models the inputs name.
+Expected<breakeven::PriceOptions> price_options(const BreakevenArgs& args, const std::vector<prep::InputStats>& stats) {
+  breakeven::PriceOptions o;
+  auto fill = breakeven::parse_fill_rule(args.fill);
+  if (!fill) return fill.error();
+  o.fill = *fill;
+  o.explain = args.explain;
+  o.mc_draws = args.mc;
+  o.mc_seed = args.seed;
+  o.gpu_names = outputs::merge_fingerprints(stats).gpus;
+  return o;
+}
+
+/// Notes and warnings of the pricing, on stderr (warnings even with -q: they doubt the answer).
+void print_notices(const std::vector<breakeven::Notice>& notices, bool quiet) {
+  for (const auto& n : notices)
+    if (n.warning || !quiet) fmt::print(stderr, "{} {}\n", prefix(n.warning ? Level::warning : Level::note), n.text);
+}
+
+report::BreakevenExtras extras_of(const breakeven::PricedJob& p) {
+  report::BreakevenExtras x;
+  x.tariff_tz = p.config.tariff_tz;
+  x.sensitivity = p.sensitivity;
+  x.range = p.range;
+  x.monte_carlo = p.monte_carlo;
+  x.monte_carlo_reason = p.monte_carlo_reason;
+  x.clouds = p.clouds;
+  x.fit_basis = breakeven::fit_basis(p.shape, p.config.memory_margin);
+  x.findings = p.findings;
+  return x;
+}
+
 int run_breakeven(const BreakevenArgs& args) {
   if (args.list_clouds) return print_cloud_offers(args.json);
+  if (auto fill = breakeven::parse_fill_rule(args.fill); !fill) return fail(fill.error());
   auto run = model_setup(args);
   if (!run) return fail(run.error());
   Common& common = run->common;
@@ -569,20 +577,15 @@ int run_breakeven(const BreakevenArgs& args) {
 int price_and_write(const BreakevenArgs& args, breakeven::CostConfig config,
                     const std::optional<breakeven::CloudOffer>& offer, const extract::Features& features,
                     const std::vector<prep::InputStats>& stats, int status) {
-  auto job = breakeven::job_inputs(features);
-  if (!job) return fail(job.error());
-  if (offer) fit_offer(config, *offer, static_cast<int>(job->energy_kwh.size()), args.in.quiet);
-  if (auto st = breakeven::check_job(config, *job); !st) return fail(st.error());
-  const breakeven::EnergyPrices prices = breakeven::price_energy(config, *job);
-  const breakeven::Result result = breakeven::evaluate(config, *job, prices);
-  report::BreakevenExtras extras;
-  extras.tariff_tz = config.tariff_tz;
-  extras.sensitivity = breakeven::sensitivity(config, *job, prices);
-  extras.range = breakeven::premium_range(config, *job, prices);
-  if (args.mc > 0) extras.monte_carlo = breakeven::monte_carlo(config, *job, prices, args.mc, args.seed);
-  if (args.compare_clouds) extras.clouds = compare_clouds(config, *job, prices);
-  if (result.above_line || args.explain)
-    extras.findings = breakeven::findings(result, config, features, breakeven::cheapest_offer(config, *job, prices));
+  auto options = price_options(args, stats);
+  if (!options) return fail(options.error());
+  options->compare_clouds = args.compare_clouds;
+  auto priced = breakeven::price_job(std::move(config), offer, features, *options);
+  if (!priced) return fail(priced.error());
+  print_notices(priced->notices, args.in.quiet);
+  const breakeven::Result& result = priced->result;
+  const breakeven::CostConfig& config_used = priced->config;
+  const report::BreakevenExtras extras = extras_of(*priced);
   // Opened before anything is written, so that a bad ledger leaves every output untouched.
   std::optional<outputs::Ledger> ledger;
   if (!args.ledger.empty()) {
@@ -592,21 +595,24 @@ int price_and_write(const BreakevenArgs& args, breakeven::CostConfig config,
   }
   auto out = io::OutputFile::open(args.output);
   if (!out) return fail(out.error());
-  const std::string text = args.json ? report::breakeven_json(result, config, features, extras)
-                                     : report::breakeven_table(result, config, features, extras);
+  const std::string text = args.json ? report::breakeven_json(result, config_used, features, extras)
+                                     : report::breakeven_table(result, config_used, features, extras);
   std::fwrite(text.data(), 1, text.size(), out->stream());
   if (auto c = out->commit(); !c) return fail(c.error());
   if (ledger) {
-    const auto run = outputs::make_run_record(result, config, features, outputs::merge_fingerprints(stats), now_ns(),
-                                              GPUCOST_VERSION);
-    if (auto id = ledger->append(run); !id) return fail(id.error());
+    auto run = outputs::make_run_record(result, config_used, features, outputs::merge_fingerprints(stats), now_ns(),
+                                        GPUCOST_VERSION);
+    std::vector<std::string> identities;
+    for (const auto& s : stats) identities.push_back(outputs::input_identity(s.path));
+    run.run_key = outputs::run_key(run, identities);
+    if (auto id = ledger->append(run, !args.ledger_append); !id) return fail(id.error());
   }
   if (!args.prom.empty())
-    if (auto st = write_file_atomically(args.prom, outputs::prometheus_textfile(result, config, features)); !st)
+    if (auto st = write_file_atomically(args.prom, outputs::prometheus_textfile(result, config_used, features)); !st)
       return fail(st.error());
   if (!args.suggest.empty()) {
     const std::string note =
-        report::findings_markdown(result, config, features, extras.findings ? &*extras.findings : nullptr);
+        report::findings_markdown(result, config_used, features, extras.findings ? &*extras.findings : nullptr);
     if (auto st = write_file_atomically(args.suggest, note); !st) return fail(st.error());
   }
   return args.fail_above && result.above_line ? kAboveLine : status;
@@ -622,8 +628,12 @@ void add_model_options(CLI::App* app, BreakevenArgs& a) {
   app->add_option("--cloud", a.cloud, "price the cloud side with a catalogue offer (see --list-clouds)")
       ->type_name("NAME")->group("Model");
   app->add_option("--speed-ratio", a.speed_ratio,
-                  "cloud GPU speed / local GPU speed on this job (wins over config and offer)")
+                  "cloud GPU speed / local GPU speed on this job (wins over config, offer and speed table)")
       ->type_name("X")->group("Model");
+  app->add_option("--fill", a.fill,
+                  "energy of time without samples: mean (at the GPU's mean power, default), idle (at "
+                  "local.idle_power_w) or none (price the measured time only)")
+      ->type_name("RULE")->group("Model");
 }
 
 /// The output options of breakeven that batch and record share.
@@ -636,8 +646,10 @@ void add_output_options(CLI::App* app, BreakevenArgs& a) {
       ->type_name("FILE.md")->group("Output");
   app->add_option("--prom", a.prom, "also write the figures as a Prometheus textfile (atomically)")
       ->type_name("FILE")->group("Output");
-  app->add_option("--ledger", a.ledger, "also append the run to this SQLite ledger (created when missing)")
+  app->add_option("--ledger", a.ledger, "also record the run in this SQLite ledger (created when missing; the same "
+                                        "inputs, window and config replace their earlier row)")
       ->type_name("FILE")->group("Output");
+  app->add_flag("--ledger-append", a.ledger_append, "keep an earlier row of the same run in the ledger")->group("Output");
 }
 
 // ---- batch --------------------------------------------------------------------------------
@@ -845,21 +857,21 @@ int run_report(const ReportArgs& args) {
   auto sources = report::load_report_sources(common.paths, common.prep, common.clock, window, stats);
   const int status = finish_inputs(stats, a.in, common.clock);
   if (!sources) return fail(sources.error());
-  auto job = breakeven::job_inputs(sources->features);
-  if (!job) return fail(job.error());
   if (config.tariff_tz.empty()) config.tariff_tz = common.clock.name();
-  if (offer) fit_offer(config, *offer, static_cast<int>(job->energy_kwh.size()), a.in.quiet);
-  if (auto st = breakeven::check_job(config, *job); !st) return fail(st.error());
-  const breakeven::EnergyPrices prices = breakeven::price_energy(config, *job);
-  const breakeven::Result result = breakeven::evaluate(config, *job, prices);
+  auto options = price_options(a, stats);
+  if (!options) return fail(options.error());
+  options->explain = true;  // the report always lists the findings
+  options->sensitivity = false;
+  auto priced = breakeven::price_job(std::move(config), offer, sources->features, *options);
+  if (!priced) return fail(priced.error());
+  print_notices(priced->notices, a.in.quiet);
+  const breakeven::Result& result = priced->result;
   report::BreakevenExtras extras;
-  extras.tariff_tz = config.tariff_tz;
-  extras.range = breakeven::premium_range(config, *job, prices);
-  const auto findings = report_findings(
-      breakeven::findings(result, config, sources->features, breakeven::cheapest_offer(config, *job, prices)), config,
-      result.above_line);
+  extras.tariff_tz = priced->config.tariff_tz;
+  extras.range = priced->range;
+  const auto findings = report_findings(*priced->findings, priced->config, result.above_line);
   const std::string html = report::html_report(
-      {result, config, *sources, extras, findings,
+      {result, priced->config, *sources, extras, findings,
        report::ReportOptions{args.temp_threshold_c, std::string("gpucost ") + GPUCOST_VERSION, args.generated_at}});
   if (auto st = write_file_atomically(a.output, html); !st) return fail(st.error());
   return status;
@@ -915,7 +927,7 @@ int main_impl(int argc, char** argv) {
   be_cmd->add_flag("--list-clouds", be_args.list_clouds, "list the cloud catalogue (with --json: as JSON) and exit")
       ->group("Model");
   be_cmd->add_flag("--compare-clouds", be_args.compare_clouds,
-                   "price the job on every catalogue offer for its GPU count, cheapest first")->group("Model");
+                   "price the job on every catalogue offer that can run it (GPU count and memory), cheapest first")->group("Model");
   be_cmd->add_option("--mc", be_args.mc, "Monte-Carlo draws over the config's [ranges]")->type_name("N")->group("Model");
   be_cmd->add_option("--seed", be_args.seed, "seed of the Monte-Carlo draws (default 1)")->type_name("N")->group("Model");
   be_cmd->add_flag("--fail-above", be_args.fail_above, "exit with status 3 when the premium is above the line")
@@ -933,8 +945,11 @@ int main_impl(int argc, char** argv) {
   be_cmd->footer("Example: gpucost breakeven --config my.toml dmon.log\n" + std::string(kExitFooter));
 
   be_cmd->add_option("--ledger", be_args.ledger,
-                     "also append the run and its indicators to this SQLite ledger (created when missing)")
+                     "also record the run and its indicators in this SQLite ledger (created when missing; the same "
+                     "inputs, window and config replace their earlier row)")
       ->type_name("FILE")->group("Output");
+  be_cmd->add_flag("--ledger-append", be_args.ledger_append, "keep an earlier row of the same run in the ledger")
+      ->group("Output");
 
   HistoryArgs history_args;
   auto* history_cmd = app.add_subcommand("history", "list the runs of a ledger and the trend per host");

@@ -27,9 +27,24 @@ struct HostTrend {
 
 double per_hour(double cost, double wall_s) { return wall_s > 0 ? cost / (wall_s / 3600) : kNone; }
 
-std::vector<HostTrend> trends(const std::vector<RunRecord>& runs) {
+/// Each run once: of rows with the same run_key (kept by --ledger-append), the latest priced.
+std::vector<const RunRecord*> distinct_runs(const std::vector<RunRecord>& runs) {
+  std::map<std::string, const RunRecord*> latest;
+  for (const auto& r : runs)
+    if (!r.run_key.empty()) {
+      const RunRecord*& seen = latest[r.run_key];
+      if (seen == nullptr || r.run_at_ns >= seen->run_at_ns) seen = &r;
+    }
+  std::vector<const RunRecord*> out;
+  for (const auto& r : runs)
+    if (r.run_key.empty() || latest[r.run_key] == &r) out.push_back(&r);
+  return out;
+}
+
+std::vector<HostTrend> trends(const std::vector<RunRecord>& all) {
   std::map<std::string, HostTrend> by_host;
-  for (const auto& r : runs) {  // runs come in window order
+  for (const RunRecord* run : distinct_runs(all)) {  // runs come in window order
+    const RunRecord& r = *run;
     HostTrend& t = by_host[r.host];
     if (t.runs == 0) {
       t.host = r.host;

@@ -7,8 +7,11 @@
 #include <fmt/format.h>
 #include <sqlite3.h>
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <thread>
 #include <array>
 #include <cmath>
@@ -20,7 +23,7 @@ namespace {
 
 /// Schema migrations, applied in order: entry i takes user_version i to i + 1. Never edit a
 /// shipped entry; append a new one.
-constexpr std::array<std::string_view, 1> kMigrations = {
+constexpr std::array<std::string_view, 2> kMigrations = {
     R"sql(
 -- REAL columns hold NULL where there is no finite value (no break-even, a degenerate model):
 -- a run is never refused for it.
@@ -68,6 +71,12 @@ CREATE TABLE configs (
   config_hash TEXT PRIMARY KEY,
   canonical_text TEXT NOT NULL
 );
+)sql",
+    R"sql(
+-- A run's identity: the hash of its inputs' identities, window, config and host (run_key()).
+-- The same run priced again replaces its row; rows of version 1 have none and stay apart.
+ALTER TABLE runs ADD COLUMN run_key TEXT;
+CREATE INDEX runs_key ON runs(run_key);
 )sql",
 };
 
@@ -167,7 +176,7 @@ class Transaction {
 
 std::string number(double v) { return fmt::format("{}", v); }
 
-std::string quoted(std::string_view s) {
+std::string json_quoted(std::string_view s) {
   std::string out;
   io::append_json_string(out, s);
   return out;
@@ -176,10 +185,10 @@ std::string quoted(std::string_view s) {
 /// The value of one config key as canonical text; empty for a key this file does not know.
 std::string config_value(const breakeven::CostConfig& c, std::string_view path) {
   using P = std::pair<std::string_view, double>;
-  if (path == "currency") return quoted(c.currency);
-  if (path == "cloud.name") return quoted(c.cloud_name);
-  if (path == "cloud.offer") return quoted(c.cloud_offer);
-  if (path == "electricity.tz") return quoted(c.tariff_tz);
+  if (path == "currency") return json_quoted(c.currency);
+  if (path == "cloud.name") return json_quoted(c.cloud_name);
+  if (path == "cloud.offer") return json_quoted(c.cloud_offer);
+  if (path == "electricity.tz") return json_quoted(c.tariff_tz);
   if (path == "local.always_on") return c.always_on ? "true" : "false";
   if (path == "electricity.tou") {  // the windows in order, as written, with their prices
     std::string out = "[";
@@ -205,7 +214,7 @@ std::string config_value(const breakeven::CostConfig& c, std::string_view path) 
         P{"local.incident_hours.reset_gpu", c.incident_reset_gpu_h},
         P{"local.incident_hours.reboot", c.incident_reboot_h},
         P{"local.incident_hours.contact_support", c.incident_contact_support_h},
-        P{"local.incident_hours.unknown", c.incident_unknown_h}})
+        P{"local.incident_hours.unknown", c.incident_unknown_h}, P{"cloud.memory_margin", c.memory_margin}})
     if (p == path) return number(v);
   return {};
 }
@@ -226,16 +235,29 @@ std::string canonical_config_text(const breakeven::CostConfig& config) {
   std::string out;
   for (const auto& k : breakeven::config_keys())
     out += fmt::format("{} = {}\n", k.path, config_value(config, k.path));
+  if (!config.exchange.empty()) {  // the rates change the answer: they are part of the config
+    out += "exchange = {";
+    for (const auto& [code, rate] : config.exchange) out += fmt::format("{} = {}; ", code, number(rate));
+    out += fmt::format("date = {}}}\n", json_quoted(config.exchange_date));
+  }
   return out;
 }
 
-std::string config_hash(const breakeven::CostConfig& config) {
+namespace {
+
+std::uint64_t fnv1a(std::string_view text) {
   std::uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a 64 offset basis
-  for (const char c : canonical_config_text(config)) {
+  for (const char c : text) {
     h ^= static_cast<unsigned char>(c);
     h *= 0x100000001b3ULL;  // FNV-1a 64 prime
   }
-  return fmt::format("{:016x}", h);
+  return h;
+}
+
+}  // namespace
+
+std::string config_hash(const breakeven::CostConfig& config) {
+  return fmt::format("{:016x}", fnv1a(canonical_config_text(config)));
 }
 
 prep::Fingerprint merge_fingerprints(const std::vector<prep::InputStats>& stats) {
@@ -284,6 +306,27 @@ RunRecord make_run_record(const breakeven::Result& r, const breakeven::CostConfi
   add_indicators(rec.indicators, f.host_indicators, -1);
   for (const auto& g : f.gpus) add_indicators(rec.indicators, g.indicators, g.gpu);
   return rec;
+}
+
+std::string input_identity(const std::string& path) {
+  struct stat st {};
+  if (path == "-" || ::stat(path.c_str(), &st) != 0) return path;  // stdin: the figures stand for it
+  const std::int64_t mtime_ns =
+      static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + static_cast<std::int64_t>(st.st_mtim.tv_nsec);
+  std::error_code ec;
+  const std::string absolute = std::filesystem::absolute(path, ec).lexically_normal().string();
+  return fmt::format("{}\t{}\t{}", ec ? path : absolute, static_cast<std::int64_t>(st.st_size), mtime_ns);
+}
+
+std::string run_key(const RunRecord& rec, const std::vector<std::string>& input_identities) {
+  std::vector<std::string> ids = input_identities;
+  std::sort(ids.begin(), ids.end());  // the same files in another order are the same run
+  std::string text = fmt::format("gpucost.run/1\n{}\n{}\n{}\n{}\n", rec.host, rec.from_ns, rec.to_ns, rec.config_hash);
+  for (const std::string& id : ids) text += id + "\n";
+  // Input read from a pipe has no identity of its own: its figures stand in for it.
+  if (std::find(ids.begin(), ids.end(), "-") != ids.end())
+    text += fmt::format("{:.17g} {:.17g} {}\n", rec.energy_kwh, rec.wall_s, rec.gpus);
+  return fmt::format("{:016x}", fnv1a(text));
 }
 
 // ---- Ledger -------------------------------------------------------------------------------
@@ -355,9 +398,18 @@ Status Ledger::migrate() {
   return {};
 }
 
-Expected<std::int64_t> Ledger::append(const RunRecord& r) {
+Expected<std::int64_t> Ledger::append(const RunRecord& r, bool replace) {
   Transaction tx(m_db);
   if (!tx.open()) return error("cannot lock the ledger for writing");
+  if (replace && !r.run_key.empty()) {
+    // The same inputs, window, config and host priced again: the new row replaces the old.
+    Statement drop_ind(m_db, "DELETE FROM run_indicators WHERE run_id IN (SELECT run_id FROM runs WHERE run_key = ?1)");
+    Statement drop_run(m_db, "DELETE FROM runs WHERE run_key = ?1");
+    if (!drop_ind.ok() || !drop_run.ok()) return error("cannot prepare the replacement");
+    drop_ind.bind(1, r.run_key);
+    drop_run.bind(1, r.run_key);
+    if (drop_ind.step() != SQLITE_DONE || drop_run.step() != SQLITE_DONE) return error("cannot replace the run");
+  }
   Statement cfg(m_db, "INSERT OR IGNORE INTO configs(config_hash, canonical_text) VALUES (?1, ?2)");
   if (!cfg.ok()) return error("cannot prepare the insert");
   cfg.bind(1, r.config_hash);
@@ -366,9 +418,9 @@ Expected<std::int64_t> Ledger::append(const RunRecord& r) {
   Statement run(m_db, R"sql(INSERT INTO runs(run_at, host, window_from, window_to, wall_s, gpus, energy_kwh,
       util_mean, util_source, gpucost_version, drivers, cuda, gpu_names, config_hash, currency, cloud_name,
       local_electricity, local_amortisation, local_maintenance, local_total, cloud_billed_s, cloud_total, premium,
-      line, above_line, breakeven_job_h, line_job_h, breakeven_use_h_per_year)
+      line, above_line, breakeven_job_h, line_job_h, breakeven_use_h_per_year, run_key)
       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22,
-              ?23, ?24, ?25, ?26, ?27, ?28))sql");
+              ?23, ?24, ?25, ?26, ?27, ?28, ?29))sql");
   if (!run.ok()) return error("cannot prepare the insert");
   run.bind(1, ledger_time(r.run_at_ns));
   run.bind(2, r.host);
@@ -398,6 +450,8 @@ Expected<std::int64_t> Ledger::append(const RunRecord& r) {
   run.bind(26, r.breakeven_job_h);
   run.bind(27, r.line_job_h);
   run.bind(28, r.breakeven_use_h_per_year);
+  if (r.run_key.empty()) run.bind_null(29);
+  else run.bind(29, r.run_key);
   if (run.step() != SQLITE_DONE) return error("cannot append the run");
   const std::int64_t run_id = sqlite3_last_insert_rowid(m_db);
   Statement ind(m_db, "INSERT INTO run_indicators(run_id, gpu, key, value, unit) VALUES (?1, ?2, ?3, ?4, ?5)");
@@ -421,7 +475,7 @@ Expected<std::vector<RunRecord>> Ledger::runs(const HistoryFilter& filter) {
   Statement q(m_db, R"sql(SELECT run_id, run_at, host, window_from, window_to, wall_s, gpus, energy_kwh, util_mean,
       util_source, gpucost_version, drivers, cuda, gpu_names, config_hash, currency, cloud_name, local_electricity,
       local_amortisation, local_maintenance, local_total, cloud_billed_s, cloud_total, premium, line, above_line,
-      breakeven_job_h, line_job_h, breakeven_use_h_per_year
+      breakeven_job_h, line_job_h, breakeven_use_h_per_year, COALESCE(run_key, '')
       FROM runs WHERE (?1 = '' OR host = ?1) AND window_from >= ?2 ORDER BY window_from, run_id)sql");
   if (!q.ok()) return error("cannot read the runs");
   q.bind(1, filter.host);
@@ -460,6 +514,7 @@ Expected<std::vector<RunRecord>> Ledger::runs(const HistoryFilter& filter) {
     r.breakeven_job_h = q.real(c++);
     r.line_job_h = q.real(c++);
     r.breakeven_use_h_per_year = q.real(c++);
+    r.run_key = q.text(c++);
     out.push_back(std::move(r));
   }
   if (rc != SQLITE_DONE) return error("cannot read the runs");

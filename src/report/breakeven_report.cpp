@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include <array>
+
 namespace gpucost::report {
 
 namespace {
@@ -21,6 +23,13 @@ void solution(std::string& b, std::string_view key, const breakeven::Solution& s
     io::append_json_string(b, s.reason);
   }
   b.append(last ? "\n" : ",\n");
+}
+
+/// Defaults that drive the answer: printed as "default" when the config did not set them.
+constexpr std::array<std::string_view, 2> kDrivingDefaults = {"local.lifetime_years", "local.use_hours_per_year"};
+
+std::string default_mark(const breakeven::CostConfig& c, std::string_view key) {
+  return c.is_set(key) ? std::string() : std::string(" (default)");
 }
 
 std::string money(double v, const std::string& cur) { return fmt::format("{:.2f} {}", v, cur); }
@@ -81,6 +90,94 @@ void json_electricity(std::string& b, const breakeven::Result& r, const breakeve
   b.append("}");
 }
 
+void json_cloud(std::string& b, const CloudRank& k, std::size_t rank) {
+  b.append(fmt::format("{{\"rank\": {}, \"name\": ", rank));
+  io::append_json_string(b, k.name);
+  b.append(", \"provider\": ");
+  io::append_json_string(b, k.provider);
+  b.append(", \"instance\": ");
+  io::append_json_string(b, k.instance);
+  b.append(", \"gpu_model\": ");
+  io::append_json_string(b, k.gpu_model);
+  b.append(fmt::format(", \"gpus\": {}, \"rate_per_hour\": ", k.gpus));
+  num(b, k.rate_per_hour);
+  b.append(", \"offer_currency\": ");
+  io::append_json_string(b, k.currency);
+  b.append(", \"exchange_rate\": ");
+  num(b, k.exchange_rate);
+  b.append(", \"speed_ratio\": ");
+  num(b, k.speed_ratio);
+  b.append(", \"speed_ratio_source\": ");
+  io::append_json_string(b, k.speed_ratio_source);
+  b.append(", \"speed_ratio_basis\": ");
+  io::append_json_string(b, k.speed_ratio_basis);
+  b.append(", \"billed_s\": ");
+  num(b, k.billed_s);
+  b.append(", \"total\": ");
+  num(b, k.total);
+  b.append(", \"premium\": ");
+  num(b, k.premium);
+  b.append(", \"date_seen\": ");
+  io::append_json_string(b, k.date_seen);
+  b.append("}");
+}
+
+// Offers that fit, ranked; those that cannot run the job apart, with the reason, never ranked.
+void json_clouds(std::string& b, const std::vector<CloudRank>& clouds, const std::string& fit_basis) {
+  b.append(",\n  \"fit_basis\": ");
+  io::append_json_string(b, fit_basis);
+  b.append(",\n  \"compare_clouds\": [");
+  std::size_t rank = 0;
+  for (const CloudRank& k : clouds) {
+    if (!k.unfit.empty()) continue;
+    b.append(rank == 0 ? "\n    " : ",\n    ");
+    json_cloud(b, k, ++rank);
+  }
+  b.append(rank == 0 ? "]" : "\n  ]");
+  b.append(",\n  \"unfit_clouds\": [");
+  bool first = true;
+  for (const CloudRank& k : clouds) {
+    if (k.unfit.empty()) continue;
+    b.append(first ? "\n    {\"name\": " : ",\n    {\"name\": ");
+    first = false;
+    io::append_json_string(b, k.name);
+    b.append(", \"gpu_model\": ");
+    io::append_json_string(b, k.gpu_model);
+    b.append(", \"reason\": ");
+    io::append_json_string(b, k.unfit);
+    b.append("}");
+  }
+  b.append(first ? "]" : "\n  ]");
+}
+
+// What of the energy was measured, and how the rest was filled in (docs/cost-model.md).
+void json_energy_basis(std::string& b, const breakeven::EnergyBasis& e) {
+  b.append("  \"coverage\": ");
+  if (e.known) num(b, e.coverage);
+  else b.append("null");
+  b.append(",\n  \"energy\": {\"measured_kwh\": ");
+  if (e.known) num(b, e.measured_kwh);
+  else b.append("null");
+  b.append(", \"estimated_kwh\": ");
+  if (e.known) num(b, e.estimated_kwh);
+  else b.append("null");
+  b.append(", \"fill_rule\": ");
+  io::append_json_string(b, breakeven::fill_rule_name(e.rule));
+  b.append(", \"covered_h\": ");
+  if (e.known) num(b, e.covered_h);
+  else b.append("null");
+  b.append(", \"uncovered_h\": ");
+  if (e.known) num(b, e.uncovered_h);
+  else b.append("null");
+  b.append(", \"fill_power_w\": ");
+  if (e.known) num(b, e.fill_power_w);
+  else b.append("null");
+  b.append(", \"window_h\": ");
+  num(b, e.window_h);
+  if (!e.known) b.append(", \"reason\": \"the features give no coverage (re-run gpucost extract)\"");
+  b.append("},\n");
+}
+
 void json_robustness(std::string& b, const BreakevenExtras& x) {
   b.append(",\n  \"premium_range\": {\"low\": ");
   opt_num(b, x.range.low);
@@ -106,6 +203,11 @@ void json_robustness(std::string& b, const BreakevenExtras& x) {
     b.append("}");
   }
   b.append(x.sensitivity.empty() ? "]" : "\n  ]");
+  if (!x.monte_carlo_reason.empty()) {
+    b.append(",\n  \"monte_carlo\": {\"draws\": 0, \"reason\": ");
+    io::append_json_string(b, x.monte_carlo_reason);
+    b.append("}");
+  }
   if (x.monte_carlo) {
     const auto& m = *x.monte_carlo;
     b.append(fmt::format(",\n  \"monte_carlo\": {{\"draws\": {}, \"seed\": {}, \"probability_local_cheaper\": ",
@@ -121,37 +223,7 @@ void json_robustness(std::string& b, const BreakevenExtras& x) {
     num(b, m.premium_p95);
     b.append("}");
   }
-  if (!x.clouds.empty()) {
-    b.append(",\n  \"compare_clouds\": [");
-    for (std::size_t i = 0; i < x.clouds.size(); ++i) {
-      const CloudRank& k = x.clouds[i];
-      b.append(i == 0 ? "\n    {\"rank\": " : ",\n    {\"rank\": ");
-      b.append(fmt::format("{}, \"name\": ", i + 1));
-      io::append_json_string(b, k.name);
-      b.append(", \"provider\": ");
-      io::append_json_string(b, k.provider);
-      b.append(", \"instance\": ");
-      io::append_json_string(b, k.instance);
-      b.append(", \"gpu_model\": ");
-      io::append_json_string(b, k.gpu_model);
-      b.append(fmt::format(", \"gpus\": {}, \"rate_per_hour\": ", k.gpus));
-      num(b, k.rate_per_hour);
-      b.append(", \"speed_ratio\": ");
-      num(b, k.speed_ratio);
-      b.append(", \"speed_ratio_source\": ");
-      io::append_json_string(b, k.speed_ratio_source);
-      b.append(", \"billed_s\": ");
-      num(b, k.billed_s);
-      b.append(", \"total\": ");
-      num(b, k.total);
-      b.append(", \"premium\": ");
-      num(b, k.premium);
-      b.append(", \"date_seen\": ");
-      io::append_json_string(b, k.date_seen);
-      b.append("}");
-    }
-    b.append("\n  ]");
-  }
+  if (!x.clouds.empty()) json_clouds(b, x.clouds, x.fit_basis);
 }
 
 std::string pct(double v) { return fmt::format("{:+.1f} %", v * 100); }
@@ -178,6 +250,54 @@ std::string table_incidents(const breakeven::Result& r, const std::string& cur) 
   return b;
 }
 
+std::string speed_source(const CloudRank& k) {
+  return k.speed_ratio_source == "table" ? std::string("table (peak TFLOPS)") : k.speed_ratio_source;
+}
+
+std::string table_clouds(const std::vector<CloudRank>& clouds, const std::string& cur, const std::string& fit_basis) {
+  std::string b = "\ncloud offers that can run this job (cheapest first; list prices as seen on the date shown)\n";
+  if (!fit_basis.empty()) b += fmt::format("  {}\n", fit_basis);
+  b += fmt::format("  {:>2}  {:<30}{:<14}{:>5}{:>10}{:>7}  {:<19}{:>12}{:>10}  {}\n", "#", "offer", "GPU", "GPUs",
+                   fmt::format("{}/h", cur), "speed", "speed from", "job cost", "premium", "seen");
+  std::size_t rank = 0;
+  std::string converted;
+  for (const CloudRank& k : clouds) {
+    if (!k.unfit.empty()) continue;
+    b += fmt::format("  {:>2}  {:<30}{:<14}{:>5}{:>10.2f}{:>7.2f}  {:<19}{:>12}{:>10}  {}\n", ++rank, k.name, k.gpu_model,
+                     k.gpus, k.rate_per_hour, k.speed_ratio, speed_source(k), money(k.total, cur), pct(k.premium),
+                     k.date_seen);
+    if (k.currency != cur && converted.find(k.currency) == std::string::npos)
+      converted += fmt::format("{}{} x {:g}", converted.empty() ? "" : ", ", k.currency, k.exchange_rate);
+  }
+  if (rank == 0) b += "  none\n";
+  bool header = false;
+  for (const CloudRank& k : clouds) {
+    if (k.unfit.empty()) continue;
+    if (!header) b += "  cannot run this job (not ranked):\n";
+    header = true;
+    b += fmt::format("      {:<30}{:<14}{}\n", k.name, k.gpu_model, k.unfit);
+  }
+  b += fmt::format("  Amounts in {}{}. A speed ratio from the table is a ratio of peak throughputs: real jobs gain\n"
+                   "  less; measure yours and give --speed-ratio.\n",
+                   cur, converted.empty() ? std::string() : " (offer prices converted: " + converted + ")");
+  return b;
+}
+
+/// "measured  energy 0.2594 kWh" when every sample interval was measured; else the split:
+/// "energy    1.5565 kWh (0.2594 measured over 0.67 h, 1.2971 estimated for 3.33 h without samples at 389 W mean)".
+std::string energy_line(const breakeven::EnergyBasis& e, double kwh) {
+  if (!e.known) return fmt::format("energy    {:.4f} kWh (how much was measured is unknown: no coverage in the features)", kwh);
+  if (e.rule == breakeven::FillRule::none && e.uncovered_h > 0)
+    return fmt::format("measured  energy {:.4f} kWh over {:.2f} h with samples (--fill none: {:.2f} h without samples "
+                       "not priced)",
+                       kwh, e.covered_h, e.uncovered_h);
+  if (e.estimated_kwh < 0.00005) return fmt::format("measured  energy {:.4f} kWh", kwh);  // invisible at 4 decimals
+  return fmt::format("energy    {:.4f} kWh ({:.4f} measured over {:.2f} h, {:.4f} estimated for {:.2f} h without samples "
+                     "at {:.0f} W {})",
+                     kwh, e.measured_kwh, e.covered_h, e.estimated_kwh, e.uncovered_h, e.fill_power_w,
+                     e.rule == breakeven::FillRule::idle ? "idle" : "mean");
+}
+
 std::string table_robustness(const BreakevenExtras& x, const std::string& cur) {
   std::string b;
   if (x.range.low && x.range.high)
@@ -185,6 +305,7 @@ std::string table_robustness(const BreakevenExtras& x, const std::string& cur) {
                      pct(*x.range.low), pct(*x.range.high));
   else
     b += fmt::format("premium range          unknown: {}\n", x.range.reason);
+  if (!x.monte_carlo_reason.empty()) b += fmt::format("monte carlo            none: {}\n", x.monte_carlo_reason);
   if (x.monte_carlo) {
     const auto& m = *x.monte_carlo;
     b += fmt::format("monte carlo            {} draws (seed {}): P(local cheaper) {:.1f} %, P(above line) {:.1f} %, "
@@ -194,23 +315,12 @@ std::string table_robustness(const BreakevenExtras& x, const std::string& cur) {
   }
   if (!x.sensitivity.empty()) {
     b += "\nsensitivity (premium with each parameter at 0.8x and 1.2x, largest swing first)\n";
-    b += fmt::format("  {:<20}{:>12}  {:>9}  {:>9}  {:>8}\n", "parameter", "value", "at 0.8x", "at 1.2x", "swing");
+    b += fmt::format("  {:<32}{:>12}  {:>9}  {:>9}  {:>8}\n", "parameter", "value", "at 0.8x", "at 1.2x", "swing");
     for (const auto& s : x.sensitivity)
-      b += fmt::format("  {:<20}{:>12.6g}  {:>9}  {:>9}  {:>6.1f} pp\n", s.parameter, s.base, pct(s.premium_low),
+      b += fmt::format("  {:<32}{:>12.6g}  {:>9}  {:>9}  {:>6.1f} pp\n", s.parameter, s.base, pct(s.premium_low),
                        pct(s.premium_high), s.swing() * 100);
   }
-  if (!x.clouds.empty()) {
-    b += "\ncloud offers for this job (cheapest first; list prices as seen on the date shown)\n";
-    b += fmt::format("  {:>2}  {:<30}{:<14}{:>5}{:>10}{:>7}{:>12}{:>10}  {}\n", "#", "offer", "GPU", "GPUs",
-                     fmt::format("{}/h", cur), "speed", "job cost", "premium", "seen");
-    for (std::size_t i = 0; i < x.clouds.size(); ++i) {
-      const CloudRank& k = x.clouds[i];
-      b += fmt::format("  {:>2}  {:<30}{:<14}{:>5}{:>10.2f}{:>7.2f}{:>12}{:>10}  {}\n", i + 1, k.name, k.gpu_model,
-                       k.gpus, k.rate_per_hour, k.speed_ratio, money(k.total, cur), pct(k.premium), k.date_seen);
-    }
-    b += "  The same speed ratio for every GPU model unless an offer sets its own: the ranking across models is\n"
-         "  only as good as that ratio. Prices are in each offer's currency (USD).\n";
-  }
+  if (!x.clouds.empty()) b += table_clouds(x.clouds, cur, x.fit_basis);
   return b;
 }
 
@@ -244,6 +354,7 @@ std::string breakeven_json(const breakeven::Result& r, const breakeven::CostConf
     io::append_json_string(b, r.job.downtime_reason);
   }
   b.append("},\n");
+  json_energy_basis(b, r.job.energy_basis);
   b.append("  \"local\": {\"electricity\": ");
   num(b, r.electricity);
   b.append(", \"amortisation\": ");
@@ -256,6 +367,15 @@ std::string breakeven_json(const breakeven::Result& r, const breakeven::CostConf
   num(b, r.maintenance_routine);
   b.append(", \"incidents\": ");
   num(b, r.incident_cost);
+  b.append(", \"defaults\": [");
+  bool first_default = true;
+  for (const std::string_view key : kDrivingDefaults) {
+    if (c.is_set(key)) continue;
+    b.append(first_default ? "" : ", ");
+    first_default = false;
+    io::append_json_string(b, key);
+  }
+  b.append("]");
   b.append(fmt::format(", \"always_on\": {}, \"idle_cost_per_hour\": ", c.always_on ? "true" : "false"));
   num(b, r.idle_cost_per_hour);
   b.append(", \"idle_cost_per_year\": ");
@@ -268,6 +388,15 @@ std::string breakeven_json(const breakeven::Result& r, const breakeven::CostConf
   num(b, c.speed_ratio);
   b.append(", \"speed_ratio_source\": ");
   io::append_json_string(b, c.speed_ratio_source);
+  b.append(", \"speed_ratio_basis\": ");
+  io::append_json_string(b, c.speed_ratio_basis);
+  b.append(", \"offer_currency\": ");
+  io::append_json_string(b, c.offer_currency.empty() ? c.currency : c.offer_currency);
+  b.append(", \"exchange_rate\": ");
+  num(b, c.offer_exchange_rate);
+  b.append(", \"exchange_date\": ");
+  if (c.exchange_date.empty() || c.offer_currency.empty() || c.offer_currency == c.currency) b.append("null");
+  else io::append_json_string(b, c.exchange_date);
   b.append(", \"offer\": ");
   io::append_json_string(b, c.cloud_offer);
   b.append(", \"cold_start_s\": ");
@@ -306,7 +435,7 @@ std::string breakeven_table(const breakeven::Result& r, const breakeven::CostCon
   b += fmt::format("job       {} .. {}  ({:.3f} h, {} GPU{}{})\n", format_utc(f.from_ns), format_utc(f.to_ns),
                    r.job.wall_h, r.job.energy_kwh.size(), r.job.energy_kwh.size() == 1 ? "" : "s",
                    f.host.empty() ? "" : ", host " + f.host);
-  b += fmt::format("measured  energy {:.4f} kWh, mean utilisation {:.1f} %{}\n\n", r.energy_kwh, r.util_mean * 100,
+  b += fmt::format("{}, mean utilisation {:.1f} %{}\n\n", energy_line(r.job.energy_basis, r.energy_kwh), r.util_mean * 100,
                    r.job.util_assumed           ? " (utilisation not measured: 100 % assumed)"
                    : r.job.util_source == "trace" ? " (from the profiler trace's busy share: no telemetry utilisation)"
                    : r.job.trace_busy_fraction
@@ -321,19 +450,23 @@ std::string breakeven_table(const breakeven::Result& r, const breakeven::CostCon
                      "mean {:.4f} {}/kWh\n",
                      "electricity", money(r.electricity, cur), r.energy_kwh, c.system_power_w, c.cooling_factor,
                      x.tariff_tz.empty() ? "UTC" : x.tariff_tz, r.prices.mean, cur);
-  b += fmt::format("  {:<12}{:>14}  {} {}{} over {} y x {} h/y\n", "amortisation", money(r.amortisation, cur),
+  b += fmt::format("  {:<12}{:>14}  {} {}{} over {} y{} x {} h/y{}\n", "amortisation", money(r.amortisation, cur),
                    c.hardware_price, cur,
                    c.residual_fraction > 0 ? fmt::format(" less {:g} % resale", c.residual_fraction * 100) : "",
-                   c.lifetime_years, c.use_hours_per_year);
+                   c.lifetime_years, default_mark(c, "local.lifetime_years"), c.use_hours_per_year,
+                   default_mark(c, "local.use_hours_per_year"));
   b += fmt::format("  {:<12}{:>14}  {} h/y at {} {}/h{}\n", "maintenance", money(r.maintenance, cur),
                    c.maintenance_hours_per_year, c.hourly_wage, cur,
                    r.incidents.empty() ? std::string()
                                        : fmt::format(", incidents {} (listed below)", money(r.incident_cost, cur)));
   b += fmt::format("  {:<12}{:>14}\n", "total", money(r.local_total, cur));
   b += fmt::format("{}{}\n", "cloud", c.cloud_name.empty() ? "" : "  " + c.cloud_name);
-  b += fmt::format("  {:<12}{:>14}  {:.0f} s at {} {}/h (speed x{} from {}, billed share {:.3f}, cold start {} s)\n",
+  b += fmt::format("  {:<12}{:>14}  {:.0f} s at {:.6g} {}/h (speed x{:.6g} from {}, billed share {:.3f}, cold start {} s)\n",
                    "total", money(r.cloud_total, cur), r.billed_s, c.rate_per_hour, cur, c.speed_ratio,
                    c.speed_ratio_source, r.q, c.cold_start_s);
+  if (const std::string conversion = breakeven::exchange_text(c); !conversion.empty())
+    b += fmt::format("  {:<12}{:>14}  {:.6g} {}/h list price, {}\n", "exchange", "",
+                     c.rate_per_hour / c.offer_exchange_rate, c.offer_currency, conversion);
   b += table_incidents(r, cur);
   if (r.downtime_h)
     b += fmt::format("downtime  {:.3f} h ({:.1f} % of the window) after incidents and interruptions\n", *r.downtime_h,

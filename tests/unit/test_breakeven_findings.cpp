@@ -88,7 +88,8 @@ TEST_CASE("findings: every kind has one threshold row", "[breakeven][findings]")
                         "interruptions", "cloud_offer", "job_length", "use_per_year"})
     CHECK(kinds.count(k) == 1);
   CHECK(breakeven::threshold_of("idle_share").value == 0.10);
-  CHECK(breakeven::threshold_of("throttling").value == 0.90);
+  CHECK(breakeven::threshold_of("throttling").value == 0.10);
+  CHECK(breakeven::threshold_of("throttling").id == "F078");
   CHECK(breakeven::threshold_of("launch_delay_tail").value == 0.01);
 }
 
@@ -102,7 +103,7 @@ TEST_CASE("findings: nothing fires on the reference case without indicators", "[
   // Rate 2.0/h: premium -41 %, no T* (local cheaper at every length), H* = 1082.8 h < 2044 h/y.
   CHECK(run(features({})).empty());
   // Indicators below their thresholds fire nothing either.
-  CHECK(run(features({{"idle_fraction", 0.0999}, {"sm_clock_ratio", 0.9001},
+  CHECK(run(features({{"idle_fraction", 0.0999}, {"throttle_work_lost_fraction", 0.0999}, {"sm_clock_ratio", 0.5},
                       {"launch_delay_over_10ms_fraction", 0.0099}, {"kernels", 1000}, {"gpu_busy_s", 8},
                       {"gpu_idle_fraction_trace", 0.2}, {"xid_count", 0}, {"xid_restart_app_count", 0},
                       {"xid_reset_gpu_count", 0}, {"xid_reboot_count", 0}, {"xid_contact_support_count", 0},
@@ -130,22 +131,27 @@ TEST_CASE("findings: idle share, local cost of the idle time", "[breakeven][find
   CHECK(find(run(features({{"idle_fraction", kNaN}})), "idle_share") == nullptr);
 }
 
-TEST_CASE("findings: throttling, (1 - sm_clock_ratio) x busy cost", "[breakeven][findings]") {
-  // (1 - 0.8) x ū 0.75 x 1.863710 = 0.279557
-  const auto all = run(features({{"sm_clock_ratio", 0.8}, {"time_above_78c_s", 120}, {"temp_max_c", 86}}));
+TEST_CASE("findings: throttling, work lost (F078) x busy cost", "[breakeven][findings]") {
+  // 0.2 x ū 0.75 x 1.863710 = 0.279557
+  const auto all = run(features({{"throttle_work_lost_fraction", 0.2}, {"sm_clock_ratio", 0.6},
+                                 {"time_above_78c_s", 120}, {"temp_max_c", 86}}));
   const Finding* f = find(all, "throttling");
   REQUIRE(f != nullptr);
   CHECK(f->saving == Approx(0.2 * 0.75 * kTimeCost));
   CHECK(f->saving == Approx(0.279557).epsilon(1e-5));
+  CHECK(f->trigger == "F078 throttle_work_lost_fraction >= 0.1");
   CHECK(f->suggestion.find("Cooling first") != std::string::npos);  // 120 s above 78 °C
   CHECK(f->suggestion.find("power limit") != std::string::npos);
   // No heat: the power limit comes first.
-  const auto cool = run(features({{"sm_clock_ratio", 0.9}, {"time_above_78c_s", 0}}));
+  const auto cool = run(features({{"throttle_work_lost_fraction", 0.1}, {"time_above_78c_s", 0}}));
   REQUIRE(find(cool, "throttling") != nullptr);
   CHECK(find(cool, "throttling")->saving == Approx(0.1 * 0.75 * kTimeCost));
   CHECK(find(cool, "throttling")->suggestion.find("Cooling first") == std::string::npos);
-  CHECK(find(run(features({{"sm_clock_ratio", 0.9001}})), "throttling") == nullptr);
-  CHECK(find(run(features({{"sm_clock_ratio", kNaN}})), "throttling") == nullptr);
+  CHECK(find(run(features({{"throttle_work_lost_fraction", 0.0999}})), "throttling") == nullptr);
+  CHECK(find(run(features({{"throttle_work_lost_fraction", kNaN}})), "throttling") == nullptr);
+  // An idle GPU clocks down: a low SM clock ratio alone (F013) is no throttling.
+  CHECK(find(run(features({{"sm_clock_ratio", 0.4}, {"throttle_work_lost_fraction", 0.01}})), "throttling") == nullptr);
+  CHECK(find(run(features({{"sm_clock_ratio", 0.4}})), "throttling") == nullptr);
 }
 
 TEST_CASE("findings: launch-delay long tail, GPU time lost to delays over 10 ms", "[breakeven][findings]") {
@@ -237,12 +243,15 @@ TEST_CASE("findings: interruptions, local cost of their downtime", "[breakeven][
 }
 
 TEST_CASE("findings: a cheaper cloud offer, configured cloud total minus the cheapest offer", "[breakeven][findings]") {
-  // C_C = 3.166667 at 2.0/h; an offer at 1.0 saves 2.166667; one at 3.5 saves nothing.
+  // At 2.0/h the premium is -41 %: the user runs locally and pays C_L = 1.863710. An offer at
+  // 1.0 saves 1.863710 - 1.0 = 0.863710 against that (not against the unused cloud's 3.166667);
+  // one at 3.5 saves nothing.
   const auto all = run(features({}), reference_config(), reference_job(),
                        breakeven::OfferQuote{"cheap-2x", 1.0, 2.0, "config", "A100"});
   const Finding* f = find(all, "cloud_offer");
   REQUIRE(f != nullptr);
-  CHECK(f->saving == Approx(3.166667 - 1.0).epsilon(1e-6));
+  CHECK(f->saving == Approx(1.863710 - 1.0).epsilon(1e-5));
+  CHECK(f->saving_basis.find("local total") != std::string::npos);
   CHECK(f->title.find("cheap-2x") != std::string::npos);
   CHECK(find(run(features({}), reference_config(), reference_job(),
                  breakeven::OfferQuote{"dear", 3.5, 2.0, "config", "A100"}),
@@ -257,6 +266,10 @@ TEST_CASE("findings: cheapest offer prices the catalogue in the config's currenc
   CHECK(usd->total > 0);
   c.currency = "EUR";
   CHECK_FALSE(breakeven::cheapest_offer(c, reference_job(), prices));
+  c.exchange["USD"] = 0.5;  // with a rate every USD offer is priced at half the figure in EUR
+  const auto eur = breakeven::cheapest_offer(c, reference_job(), prices);
+  REQUIRE(eur);
+  CHECK(eur->name == usd->name);
 }
 
 TEST_CASE("findings: job length and use per year at 0.5/h (worked example)", "[breakeven][findings]") {

@@ -8,6 +8,7 @@
 #include <gpucost/breakeven/tariff.hpp>
 #include <gpucost/core/time.hpp>
 
+#include <set>
 #include <string>
 
 namespace {
@@ -215,9 +216,26 @@ TEST_CASE("breakeven: sensitivity recomputes the premium at 0.8x and 1.2x, large
   const JobInputs j = reference_job();
   const auto prices = breakeven::price_energy(c, j);
   const auto s = breakeven::sensitivity(c, j, prices);
-  REQUIRE(s.size() == 9);
+  // Every parameter of C_L and C_C; price and cooling swing alike and share one row.
+  REQUIRE(s.size() == breakeven::parameters().size() - 1);
+  CHECK(s.size() == 20);
   for (std::size_t i = 1; i < s.size(); ++i) CHECK(s[i - 1].swing() >= s[i].swing());
+  std::set<std::string> names;
+  for (const auto& x : s) names.insert(x.parameter);
+  for (const char* p : {"price_per_kwh, cooling_factor", "hourly_wage", "maintenance_hours_per_year", "residual_fraction",
+                        "billing_minimum_s", "billing_increment_s", "fixed_per_job", "idle_power_w",
+                        "incident_hours.reboot"})
+    CHECK(names.count(p) == 1);
+  CHECK(names.count("cooling_factor") == 0);
   for (const auto& x : s) {
+    if (x.parameter == "hourly_wage") {
+      // C_m x 1.2 = 0.587084: C_L = 0.396 + 0.978474 + 0.587084 = 1.961558; / 3.166667 - 1
+      CHECK(x.premium_high == Approx(1.961558 / (19.0 / 6) - 1).epsilon(1e-5));
+    }
+    if (x.parameter == "price_per_kwh, cooling_factor") {
+      // C_e x 1.2 = 0.4752 either way: C_L = 1.943310
+      CHECK(x.premium_high == Approx((0.4752 + 6000.0 / 6132 + 1000.0 / 2044) / (19.0 / 6) - 1));
+    }
     if (x.parameter != "rate_per_hour") continue;
     // rate x 0.8 = 1.6: C_C = 1.6 x 4800 / 3600 + 0.5 = 2.633333; premium = 1.863710 / 2.633333 - 1
     CHECK(x.premium_low == Approx(1.8637103718 / (1.6 * 4800 / 3600 + 0.5) - 1));

@@ -2,7 +2,9 @@
 #pragma once
 
 #include <gpucost/breakeven/config.hpp>
+#include <gpucost/breakeven/cost_model.hpp>
 #include <gpucost/core/error.hpp>
+#include <gpucost/extract/extract.hpp>
 
 #include <optional>
 #include <string>
@@ -20,11 +22,58 @@ struct CloudOffer {
   double billing_increment_s = 1, billing_minimum_s = 0, cold_start_s = 0;
   std::optional<double> speed_ratio;
 
-  /// Whether a job on `gpus` GPUs fits the offer as is (same count, or per-GPU up to the max).
-  [[nodiscard]] bool fits(int job_gpus) const { return per_gpu ? job_gpus <= gpus : job_gpus == gpus; }
-  /// The hourly rate for a job on `gpus` GPUs.
+  /// Whether the offer has GPUs enough for a job on `job_gpus` GPUs (a larger instance is paid whole).
+  [[nodiscard]] bool fits(int job_gpus) const { return job_gpus <= gpus; }
+  /// The GPUs paid for a job on `job_gpus` GPUs: those rented per GPU, else the whole instance.
+  [[nodiscard]] int billed_gpus(int job_gpus) const { return per_gpu ? job_gpus : gpus; }
+  /// The hourly rate for a job on `gpus` GPUs, in the offer's currency.
   [[nodiscard]] double rate_for(int job_gpus) const { return per_gpu ? price_per_hour * job_gpus : price_per_hour; }
 };
+
+/// What an offer must hold to run the job, from its logs.
+struct JobShape {
+  int gpus = 0;
+  std::optional<double> peak_fb_mib;   ///< largest F083 fb_used_max_mib over the GPUs
+  std::optional<double> local_fb_mib;  ///< the local card's memory (F083 + F084 headroom), when known
+  std::string local_model;             ///< the telemetry's GPU name; empty when unknown or several
+};
+/// The job's shape from its features and the GPU names of its inputs (their fingerprint).
+JobShape job_shape(const extract::Features& features, const std::vector<std::string>& gpu_names);
+/// The memory (MiB) an offer's GPU needs for the job: peak x (1 + margin), but never more than
+/// the local card had (a job that ran on it fits any card as large); none when not measured.
+std::optional<double> required_memory_mib(const JobShape& shape, double margin);
+/// What an offer must hold, in words: "to fit: 2 GPUs, 25.6 GiB per GPU (peak 24.4 GiB + 5 %)", or
+/// "to fit: 2 GPUs (memory use not in the logs: not checked)".
+std::string fit_basis(const JobShape& shape, double margin);
+/// Why the offer cannot run the job (too few GPUs, too little memory per GPU); empty when it can.
+std::string unfit_reason(const CloudOffer& offer, const JobShape& shape, double margin);
+
+/// Units of config.currency per unit of `currency` (1 for the same); an error naming the missing
+/// `exchange.<CODE>` key otherwise.
+Expected<double> exchange_rate(const CostConfig& config, std::string_view currency);
+/// "USD->EUR 0.92 of 2026-11-28, from config" (empty when the offer is in the config's currency).
+std::string exchange_text(const CostConfig& config);
+
+/// The config priced with the offer for this job: with_offer, the price converted to the config's
+/// currency, and the speed ratio from the GPU speed table when neither the flag, the config nor
+/// the offer gives one.
+Expected<CostConfig> config_for_offer(const CostConfig& config, const CloudOffer& offer, const JobShape& shape);
+
+/// One catalogue offer priced for the job (--compare-clouds, the cloud_offer finding).
+struct OfferPrice {
+  std::string name, provider, instance, gpu_model, date_seen;
+  int gpus = 0;               ///< GPUs paid for
+  double rate_per_hour = 0;   ///< in the config's currency
+  double speed_ratio = 1, billed_s = 0, total = 0, premium = 0;
+  std::string speed_ratio_source, speed_ratio_basis;
+  std::string currency;       ///< the offer's own
+  double exchange_rate = 1;   ///< config currency per offer currency unit
+  std::string unfit;          ///< why it cannot run the job (or cannot be priced); empty: ranked
+};
+/// Every catalogue offer priced for the job: those that fit, cheapest first, then the unfit ones
+/// (with their reason, unpriced) in catalogue order.
+std::vector<OfferPrice> price_offers(const CostConfig& config, const JobInputs& job, const EnergyPrices& prices,
+                                     const JobShape& shape);
 
 /// Parses a catalogue (the TOML text of data/cloud-offers.toml).
 Expected<std::vector<CloudOffer>> parse_cloud_offers(std::string_view toml_text, std::string_view origin);

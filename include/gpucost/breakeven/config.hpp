@@ -8,6 +8,7 @@
 #include <map>
 
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <string_view>
@@ -47,9 +48,32 @@ struct CostConfig {
   double fixed_per_job = 0;
   /// Where speed_ratio came from: "default", "config", "offer" or "flag" (it dominates the answer).
   std::string speed_ratio_source = "default";
+  /// Why that speed ratio: for "table", the two throughputs and the caveat; else empty.
+  std::string speed_ratio_basis;
+  /// The offer's own currency and the rate that turned its price into `currency` (1 when the
+  /// same); set by config_for_offer.
+  std::string offer_currency;
+  double offer_exchange_rate = 1;
+  /// An offer fits when its GPU memory holds the job's peak framebuffer use x (1 + margin).
+  double memory_margin = 0.05;
   /// [ranges]: Monte-Carlo bounds by parameter name (the sensitivity parameters).
   std::map<std::string, std::pair<double, double>> ranges;
+  /// [exchange]: units of `currency` per unit of another currency ("USD" -> 0.92), and the date
+  /// the rates were taken (a label printed with every conversion).
+  std::map<std::string, double> exchange;
+  std::string exchange_date;
+  /// The keys the file or --set gave ("local.lifetime_years"): the others are defaults, and the
+  /// output says so where a default drives the answer.
+  std::set<std::string> keys_set;
+
+  /// Whether `path` was given rather than left at its default.
+  [[nodiscard]] bool is_set(std::string_view path) const { return keys_set.count(std::string(path)) > 0; }
 };
+
+/// Warnings (not errors) about values that are possible but probably a mistake: a price per kWh
+/// above 2 ("cents entered as units?"), a line above 1, a hardware price below 50, a lifetime
+/// above 15 years. One sentence each, with the key.
+std::vector<std::string> implausible_values(const CostConfig& config);
 
 /// The parameters of the sensitivity table and of [ranges]: name, and the field it scales.
 struct Parameter {

@@ -13,6 +13,31 @@
 
 namespace gpucost::breakeven {
 
+/// How the GPU energy of uncovered time (no samples) is filled in: at the GPU's mean power
+/// (default), at the machine's idle power, or not at all (the job is then priced over its
+/// measured time only).
+enum class FillRule { mean, idle, none };
+std::string_view fill_rule_name(FillRule rule);
+/// "mean", "idle" or "none".
+Expected<FillRule> parse_fill_rule(std::string_view text);
+
+/// What of the GPU energy was measured and what was filled in (docs/cost-model.md, "Measured
+/// and estimated energy").
+struct EnergyBasis {
+  bool known = false;           ///< false: the features lack coverage/energy_filled_fraction
+  double measured_kwh = 0;      ///< over sampled intervals
+  double estimated_kwh = 0;     ///< filled in for uncovered time by `rule`
+  double coverage = 1;          ///< mean sampled share of the window over the GPUs, 0-1
+  double covered_h = 0, uncovered_h = 0;  ///< coverage x W, and the rest (of the window as read)
+  double fill_power_w = 0;      ///< estimated_kwh / uncovered_h x 1000: the power the fill assumed
+  FillRule rule = FillRule::mean;
+  double window_h = 0;          ///< the window before --fill none shortened it
+  [[nodiscard]] double estimated_share() const {
+    const double e = measured_kwh + estimated_kwh;
+    return e > 0 ? estimated_kwh / e : 0.0;
+  }
+};
+
 /// What the model needs from a job.
 struct JobInputs {
   double wall_h = 0;               ///< W, hours
@@ -29,7 +54,14 @@ struct JobInputs {
   std::optional<double> downtime_s;           ///< F051
   std::string downtime_reason;
   std::optional<double> energy_low_kwh, energy_high_kwh;  ///< F049, F050 of the host
+  EnergyBasis energy_basis;
+  std::vector<double> measured_kwh, uncovered_h;  ///< per GPU, when energy_basis.known
 };
+
+/// Applies the fill rule: `idle` refills each GPU's uncovered time at idle_power_w / GPUs;
+/// `none` keeps the measured energy only and shortens W to the covered time (the energy
+/// profile scales with it). `mean` leaves the job as extract computed it.
+void apply_fill(JobInputs& job, FillRule rule, double idle_power_w);
 
 /// Takes W, E_g and u_g from extract's features. Fails when the window is empty or a GPU
 /// has no energy (no power samples): the cost would be a silent guess.

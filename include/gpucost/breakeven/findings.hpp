@@ -3,6 +3,7 @@
 // savings: docs/cost-model.md, "Findings"; the thresholds are one table (finding_thresholds()).
 #pragma once
 
+#include <gpucost/breakeven/cloud_offers.hpp>
 #include <gpucost/breakeven/config.hpp>
 #include <gpucost/breakeven/cost_model.hpp>
 #include <gpucost/extract/extract.hpp>
@@ -46,7 +47,9 @@ std::span<const FindingThreshold> finding_thresholds();
 /// The row of `kind` (every kind has exactly one).
 const FindingThreshold& threshold_of(std::string_view kind);
 
-/// The cheapest catalogue offer for the job's GPU count in the config's currency, priced for the job.
+/// The cheapest catalogue offer that can run the job (its GPU count, and its memory when `shape`
+/// gives it), priced for the job in the config's currency (offers without an exchange rate are
+/// left out).
 struct OfferQuote {
   std::string name;
   double total = 0;        ///< C_C on that offer
@@ -54,7 +57,8 @@ struct OfferQuote {
   std::string speed_ratio_source;
   std::string gpu_model;
 };
-std::optional<OfferQuote> cheapest_offer(const CostConfig& config, const JobInputs& job, const EnergyPrices& prices);
+std::optional<OfferQuote> cheapest_offer(const CostConfig& config, const JobInputs& job, const EnergyPrices& prices,
+                                         const JobShape* shape = nullptr);
 
 /// The findings of one run, largest estimated saving first (ties in the table's order). A finding
 /// whose indicators are absent (null) is never emitted.

@@ -51,7 +51,15 @@ struct RunRecord {
   bool above_line = false;
   double breakeven_job_h = kNone, line_job_h = kNone, breakeven_use_h_per_year = kNone;  ///< NaN: no solution
   std::vector<RunIndicator> indicators;
+  /// The run's identity (run_key()): empty for rows written before it existed.
+  std::string run_key;
 };
+
+/// An input's identity: its absolute path, size and modification time ("-" for stdin).
+std::string input_identity(const std::string& path);
+/// The run's identity: FNV-1a 64 of its host, window, config hash and inputs' identities (in
+/// any order), and for input from stdin its energy, wall time and GPUs; 16 hex digits.
+std::string run_key(const RunRecord& record, const std::vector<std::string>& input_identities);
 
 /// The record of a breakeven run (indicators without a value are left out).
 RunRecord make_run_record(const breakeven::Result& result, const breakeven::CostConfig& config,
@@ -74,8 +82,9 @@ class Ledger {
   Ledger(const Ledger&) = delete;
   ~Ledger();
 
-  /// Appends the run and its indicators in one transaction; returns the run id.
-  Expected<std::int64_t> append(const RunRecord& run);
+  /// Appends the run and its indicators in one transaction; returns the run id. With `replace`
+  /// (breakeven's default), a row of the same run_key is removed first: the same run is counted once.
+  Expected<std::int64_t> append(const RunRecord& run, bool replace = true);
   /// Runs ordered by window start (then id), without indicators.
   Expected<std::vector<RunRecord>> runs(const HistoryFilter& filter);
   [[nodiscard]] int schema_version() const { return m_version; }

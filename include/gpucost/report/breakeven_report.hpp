@@ -1,6 +1,7 @@
 // Renders a breakeven Result for people (a table) and for programs (JSON).
 #pragma once
 
+#include <gpucost/breakeven/cloud_offers.hpp>
 #include <gpucost/breakeven/config.hpp>
 #include <gpucost/breakeven/cost_model.hpp>
 #include <gpucost/breakeven/findings.hpp>
@@ -12,20 +13,17 @@
 
 namespace gpucost::report {
 
-/// One offer of --compare-clouds, priced for the job.
-struct CloudRank {
-  std::string name, provider, instance, gpu_model, date_seen;
-  int gpus = 0;
-  double rate_per_hour = 0, speed_ratio = 1, billed_s = 0, total = 0, premium = 0;
-  std::string speed_ratio_source;
-};
+/// One offer of --compare-clouds, priced for the job (or unfit, with its reason).
+using CloudRank = breakeven::OfferPrice;
 
 /// What breakeven adds around the Result: the analyses of the answer's robustness.
 struct BreakevenExtras {
   std::vector<breakeven::Swing> sensitivity;
   breakeven::PremiumRange range;
   std::optional<breakeven::MonteCarlo> monte_carlo;
-  std::vector<CloudRank> clouds;  ///< --compare-clouds, cheapest first
+  std::string monte_carlo_reason;  ///< --mc asked, nothing varies
+  std::vector<CloudRank> clouds;  ///< --compare-clouds: fit offers cheapest first, then the unfit
+  std::string fit_basis;          ///< what an offer had to hold: "fits: 2 GPUs, 68.4 GiB per GPU ..."
   std::string tariff_tz;          ///< the zone time-of-use windows were read in
   /// Ranked findings: computed above the line or with --explain, else null (no key in the JSON).
   std::optional<std::vector<breakeven::Finding>> findings;

@@ -1,0 +1,41 @@
+// The GPU speed table (data/gpu-speed.toml, compiled in): peak dense tensor throughput per GPU
+// model, from which breakeven takes a cloud/local speed ratio when nothing else gives one.
+#pragma once
+
+#include <gpucost/core/error.hpp>
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gpucost::breakeven {
+
+struct GpuSpeed {
+  std::string model;
+  std::vector<std::vector<std::string>> match;  ///< each a sequence of leading words
+  std::optional<double> dense_tflops;          ///< none: no published figure
+  std::string precision, source, date_seen;
+};
+
+/// Parses a speed table (the TOML text of data/gpu-speed.toml).
+Expected<std::vector<GpuSpeed>> parse_gpu_speeds(std::string_view toml_text, std::string_view origin);
+/// The compiled-in table.
+const std::vector<GpuSpeed>& gpu_speeds();
+
+/// The words of a GPU name as the table matches them: lower case, split at spaces, dashes and
+/// underscores, without "nvidia", "geforce" and "tesla" ("NVIDIA A100-SXM4-80GB" -> a100 sxm4 80gb).
+std::vector<std::string> gpu_name_words(std::string_view name);
+/// The entry whose longest `match` is a prefix of the name's words; none when no entry matches.
+const GpuSpeed* find_gpu_speed(std::string_view name, const std::vector<GpuSpeed>& table = gpu_speeds());
+
+/// A speed ratio from the table, with the sentence that says where it came from.
+struct TableRatio {
+  double ratio = 1;
+  std::string source;  ///< "peak dense tensor TFLOPS H100 SXM 989.4 / RTX 4090 165.2 (data/gpu-speed.toml, ...)"
+};
+/// cloud / local from the table; none (with `why`) when either model is unknown or has no figure.
+std::optional<TableRatio> table_speed_ratio(std::string_view local_model, std::string_view cloud_model,
+                                            std::string* why = nullptr);
+
+}  // namespace gpucost::breakeven

@@ -1,0 +1,124 @@
+#include <gpucost/breakeven/price_job.hpp>
+
+#include <fmt/format.h>
+
+namespace gpucost::breakeven {
+
+namespace {
+
+void note(PricedJob& p, std::string text) { p.notices.push_back(Notice{false, std::move(text)}); }
+void warn(PricedJob& p, std::string text) { p.notices.push_back(Notice{true, std::move(text)}); }
+
+// A share of the energy estimated, or of the window unsampled, that the verdict must say aloud.
+constexpr double kEstimatedShareWarn = 0.10;
+constexpr double kCoverageWarn = 0.90;
+
+void check_energy_basis(PricedJob& p) {
+  const EnergyBasis& b = p.job.energy_basis;
+  if (!b.known) {
+    warn(p, "the features give no coverage: how much of the energy was measured is unknown (re-run gpucost extract)");
+    return;
+  }
+  if (b.rule == FillRule::none) {
+    if (b.uncovered_h > 0)
+      note(p, fmt::format("--fill none: priced over the {:.2f} h with samples; {:.2f} h of the window without samples "
+                          "left out",
+                          b.covered_h, b.uncovered_h));
+    return;
+  }
+  if (b.estimated_share() > kEstimatedShareWarn || b.coverage < kCoverageWarn)
+    warn(p, fmt::format("samples cover {:.1f} % of the window: {:.4f} of {:.4f} kWh ({:.0f} %) is estimated at {} "
+                        "({:.0f} W) for {:.2f} h without samples; narrow --from/--to to the job, or --fill none to "
+                        "price the measured time only",
+                        b.coverage * 100, b.estimated_kwh, b.measured_kwh + b.estimated_kwh,
+                        b.estimated_share() * 100, b.rule == FillRule::idle ? "idle power" : "mean power",
+                        b.fill_power_w, b.uncovered_h));
+}
+
+// Fits the chosen offer to the job (count and memory), converts its price and picks its speed ratio.
+Status fit_chosen_offer(PricedJob& p, const CloudOffer& offer) {
+  if (const std::string why = unfit_reason(offer, p.shape, p.config.memory_margin); !why.empty())
+    warn(p, fmt::format("offer '{}' cannot run this job as logged: {}", offer.name, why));
+  if (offer.fits(p.shape.gpus) && offer.billed_gpus(p.shape.gpus) > p.shape.gpus)
+    warn(p, fmt::format("a {}-GPU job priced against offer '{}' of {} GPUs: the whole instance is paid", p.shape.gpus,
+                        offer.name, offer.billed_gpus(p.shape.gpus)));
+  auto with = config_for_offer(p.config, offer, p.shape);
+  if (!with) return with.error();
+  p.config = std::move(*with);
+  if (const std::string x = exchange_text(p.config); !x.empty()) note(p, "exchange " + x);
+  if (p.config.speed_ratio_source == "table") note(p, fmt::format("speed ratio {:.3g} from the {}", p.config.speed_ratio, p.config.speed_ratio_basis));
+  return {};
+}
+
+// A local saving is a part of the local cost and can never exceed it (cloud_offer is measured
+// against what the job is paid with by construction; job_length and use_per_year are differences
+// of the two totals).
+void cap_savings(std::vector<Finding>& found, const Result& r) {
+  for (Finding& f : found)
+    if (f.saving > r.local_total && f.kind != "cloud_offer" && f.kind != "job_length" && f.kind != "use_per_year") {
+      f.saving = r.local_total;
+      f.saving_basis += "; capped at the local total of this job";
+    }
+}
+
+void price_analyses(PricedJob& p, const extract::Features& f, const PriceOptions& o) {
+  if (o.sensitivity) p.sensitivity = sensitivity(p.config, p.job, p.prices);
+  p.range = premium_range(p.config, p.job, p.prices);
+  if (o.mc_draws > 0) {
+    if (p.config.ranges.empty()) {
+      p.monte_carlo_reason = "nothing varies: give [ranges] in the config (docs/cost-model.md, Uncertainty)";
+      warn(p, "--mc: " + p.monte_carlo_reason);
+    } else {
+      p.monte_carlo = monte_carlo(p.config, p.job, p.prices, o.mc_draws, o.mc_seed);
+    }
+  }
+  const bool want_findings = p.result.above_line || o.explain;
+  if (o.compare_clouds || want_findings) {
+    std::vector<OfferPrice> offers = price_offers(p.config, p.job, p.prices, p.shape);
+    if (want_findings) {
+      std::optional<OfferQuote> cheapest;
+      if (!offers.empty() && offers.front().unfit.empty()) {
+        const OfferPrice& c = offers.front();
+        cheapest = OfferQuote{c.name, c.total, c.speed_ratio, c.speed_ratio_source, c.gpu_model};
+      }
+      p.findings = findings(p.result, p.config, f, cheapest);
+      cap_savings(*p.findings, p.result);
+    }
+    if (o.compare_clouds) p.clouds = std::move(offers);
+  }
+}
+
+}  // namespace
+
+Expected<PricedJob> price_job(CostConfig config, const std::optional<CloudOffer>& offer,
+                              const extract::Features& features, const PriceOptions& o) {
+  PricedJob p;
+  p.config = std::move(config);
+  auto job = job_inputs(features);
+  if (!job) return job.error();
+  p.job = std::move(*job);
+  apply_fill(p.job, o.fill, p.config.idle_power_w);
+  if (o.fill != FillRule::mean && p.job.energy_basis.known) {
+    // The bounds of extract include the filled time at its own assumption.
+    p.job.energy_low_kwh.reset();
+    p.job.energy_high_kwh.reset();
+  }
+  if (o.fill == FillRule::none && !(p.job.wall_h > 0))
+    return make_error(ErrorKind::usage, "--fill none: no time of the window has samples: nothing to price",
+                      "give telemetry that covers the job, or use --fill mean");
+  p.shape = job_shape(features, o.gpu_names);
+  for (const std::string& w : implausible_values(p.config)) warn(p, w);
+  if (offer)
+    if (auto st = fit_chosen_offer(p, *offer); !st) return st.error();
+  if (auto st = check_job(p.config, p.job); !st) return st.error();
+  check_energy_basis(p);
+  p.prices = price_energy(p.config, p.job);
+  p.result = evaluate(p.config, p.job, p.prices);
+  price_analyses(p, features, o);
+  if (!p.range.low && o.fill != FillRule::mean)
+    p.range.reason = fmt::format("energy bounds (F049/F050) include the time without samples; none with --fill {}",
+                                 fill_rule_name(o.fill));
+  return p;
+}
+
+}  // namespace gpucost::breakeven
