@@ -112,6 +112,7 @@ std::uint64_t report_inputs(const std::vector<prep::InputStats>& stats, bool qui
       for (const auto& ex : s.examples)
         fmt::print(stderr, "{}:{}: {}: {}\n", s.path, ex.line, ex.reason, printable(ex.excerpt));
     }
+    for (const auto& w : s.warnings) fmt::print(stderr, "{} {}: {}\n", prefix(Level::warning), s.path, w);
     if (quiet) continue;
     for (const auto& n : s.notes) fmt::print(stderr, "{} {}: {}\n", prefix(Level::note), s.path, n);
     if (s.duplicates > 0)

@@ -95,7 +95,8 @@ void add_input_options(CLI::App* app, InputArgs& a) {
                   "RE2 regex with named groups (ts, dur_ms, dur_us, dur_s, dur_ns, step, phase, loss, name, ...): "
                   "matching lines of a training log become `pattern` events (repeatable)")
       ->type_name("REGEX")->allow_extra_args(false)->group("Input");
-  app->add_option("--host", a.host, "host name for the events (default: this machine's name)")->type_name("NAME")->group("Input");
+  app->add_option("--host", a.host, "host name for every event, over the names in the logs (default: the line's host, else this machine's)")
+      ->type_name("NAME")->group("Input");
   app->add_flag("--strict", a.strict, "exit with status 1 when any input line is malformed or an input is cut short")
       ->group("Input");
   app->add_flag("-q,--quiet", a.quiet, "do not print notes (warnings and errors still go to stderr)");
@@ -199,6 +200,7 @@ Expected<prep::PrepOptions> prep_options(const InputArgs& a) {
   o.patterns = a.patterns;
   o.fields = a.fields;
   o.host = a.host;
+  o.host_given = !a.host.empty();
   if (o.host.empty()) {
     char buf[256] = {};
     o.host = ::gethostname(buf, sizeof buf - 1) == 0 && buf[0] != '\0' ? buf : "localhost";

@@ -5,6 +5,7 @@
 #include <gpucost/io/json_out.hpp>
 #include <gpucost/io/line_reader.hpp>
 #include <gpucost/extract/extract.hpp>
+#include <gpucost/pipeline/inputs.hpp>
 
 #include <fmt/format.h>
 #include <simdjson.h>
@@ -290,27 +291,46 @@ Expected<OneInput> read_one(const std::string& path, BatchState& state, const pr
   return out;
 }
 
+/// True when the file is of a format whose stamps carry no year (false when it cannot be read:
+/// the real read says why).
+bool is_year_less(const std::string& path, const prep::PrepOptions& options) {
+  if (options.forced != prep::Format::unknown) return year_less_format(options.forced);
+  auto reader = io::LineReader::open(path);
+  return reader && year_less_format(prep::detect_format((*reader)->peek(64 * 1024), options));
+}
+
 }  // namespace
 
 Expected<std::vector<BatchInput>> read_new_data(const std::vector<std::string>& paths, BatchState& state,
                                                 const prep::PrepOptions& options, LocalClock& clock,
                                                 prep::EventSink& sink, std::vector<prep::InputStats>& stats,
                                                 std::int64_t now_ns) {
-  std::vector<BatchInput> out;
   for (const std::string& path : paths) {
     if (path == "-")
       return make_error(ErrorKind::usage, "batch: stdin cannot be resumed", "give batch files, e.g. /var/log/kern.log*");
     if (io::read_once(path))
       return make_error(ErrorKind::usage, fmt::format("batch: {} is a pipe or a device, it cannot be resumed", path),
                         "give batch files, e.g. /var/log/kern.log*");
-    stats.emplace_back();
-    prep::InputStats& st = stats.back();
-    st.path = path;
-    auto one = read_one(path, state, options, clock, sink, st, now_ns);
-    if (!one) return one.error();
-    if (one->recorded) state.files.push_back(std::move(one->record));
-    out.push_back(std::move(one->input));
   }
+  const std::size_t first = stats.size();
+  for (const std::string& path : paths) stats.emplace_back().path = path;
+  std::vector<BatchInput> out(paths.size());
+  std::vector<bool> year_less_at;
+  for (const std::string& path : paths) year_less_at.push_back(is_year_less(path, options));
+  TelemetrySpanSink spans(sink);
+  prep::PrepOptions dated = options;
+  // The telemetry first, then the logs without a year, dated against it (as collect_inputs).
+  for (const bool year_less : {false, true}) {
+    if (year_less) dated.telemetry_span = spans.span();
+    for (std::size_t i = 0; i < paths.size(); ++i) {
+      if (year_less_at[i] != year_less) continue;
+      auto one = read_one(paths[i], state, dated, clock, spans, stats[first + i], now_ns);
+      if (!one) return one.error();
+      if (one->recorded) state.files.push_back(std::move(one->record));
+      out[i] = std::move(one->input);
+    }
+  }
+  check_clocks_and_hosts(std::span(stats).subspan(first), spans.span());
   return out;
 }
 

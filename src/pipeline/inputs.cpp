@@ -4,6 +4,7 @@
 #include <gpucost/core/text.hpp>
 #include <gpucost/io/line_reader.hpp>
 #include <gpucost/pipeline/merge.hpp>
+#include <gpucost/prep/clock_check.hpp>
 
 #include <fmt/format.h>
 
@@ -155,10 +156,83 @@ Status feed_inputs(const std::vector<std::string>& paths, const prep::PrepOption
   return {};
 }
 
+void TelemetrySpanSink::on_event(const Event& event) {
+  if (event.kind == "sample") {
+    if (!m_span) m_span = prep::TelemetrySpan{event.ts_ns, event.ts_ns};
+    m_span->first_ns = std::min(m_span->first_ns, event.ts_ns);
+    m_span->last_ns = std::max(m_span->last_ns, event.ts_ns);
+  }
+  m_sink.on_event(event);
+}
+
+bool year_less_format(prep::Format format) {
+  return format == prep::Format::syslog || format == prep::Format::journal_text;
+}
+
+namespace {
+
+bool host_log_format(prep::Format format) {
+  return year_less_format(format) || format == prep::Format::journal_json || format == prep::Format::dmesg;
+}
+
+void warn_outside(prep::InputStats& st, const prep::TelemetrySpan& span) {
+  if (!host_log_format(st.format) || st.events == 0) return;
+  const std::string shift = prep::describe_shift(st.first_ts_ns, st.last_ts_ns, span);
+  if (shift.empty()) return;
+  st.warnings.push_back(fmt::format("its {} event{} {} {} (telemetry {} to {}): not priced; check --year, "
+                                    "--boot-time, --tz or the machine's clock",
+                                    st.events, st.events == 1 ? "" : "s", st.events == 1 ? "falls" : "fall", shift,
+                                    format_utc(span.first_ns), format_utc(span.last_ns)));
+}
+
+void warn_several_hosts(std::span<prep::InputStats> stats) {
+  std::vector<std::string> hosts;
+  prep::InputStats* second = nullptr;  // the input that names the second host
+  for (prep::InputStats& st : stats) {
+    for (const std::string& h : st.hosts) {
+      if (std::find(hosts.begin(), hosts.end(), h) != hosts.end()) continue;
+      hosts.push_back(h);
+      if (hosts.size() == 2) second = &st;
+    }
+  }
+  if (second == nullptr) return;
+  std::string names;
+  for (const std::string& h : hosts) names += (names.empty() ? "" : ", ") + h;
+  second->warnings.push_back(fmt::format("the host logs of this run name {} hosts ({}): their incidents are priced as "
+                                         "one machine's; give each host its own run and merge the features, or "
+                                         "--host if they are one machine",
+                                         hosts.size(), names));
+}
+
+/// Reads one group of raw logs of the same format into `sink`: merged by time when there are
+/// several, else straight through.
+Status read_group(std::vector<MergeInput>& inputs, const prep::PrepOptions& options, LocalClock& clock,
+                  prep::EventSink& sink) {
+  if (inputs.size() > 1) return merge_into(inputs, options, clock, sink);
+  MergeInput& in = inputs[0];
+  if (!in.reader) {
+    auto reader = io::LineReader::open(in.path);
+    if (!reader) return reader.error();
+    in.reader = std::move(*reader);
+    in.reader->set_max_line(options.max_line);
+  }
+  return prep::run_prep_input(*in.reader, options, clock, sink, *in.stats);
+}
+
+}  // namespace
+
+void check_clocks_and_hosts(std::span<prep::InputStats> stats, const std::optional<prep::TelemetrySpan>& span) {
+  if (span)
+    for (prep::InputStats& st : stats) warn_outside(st, *span);
+  warn_several_hosts(stats);
+}
+
 Status collect_inputs(const std::vector<std::string>& paths, const prep::PrepOptions& options, LocalClock& clock,
-                      prep::EventSink& sink, std::vector<prep::InputStats>& stats) {
+                      prep::EventSink& out, std::vector<prep::InputStats>& stats) {
   // A parse keeps a reference to its InputStats: no reallocation from here on.
   stats.reserve(stats.size() + paths.size());
+  const std::size_t first_stats = stats.size();
+  TelemetrySpanSink sink(out);
   // Raw logs by format, in command-line order: only logs of one format can repeat each other's
   // events (an event's source is its format), so only those are merged.
   std::vector<std::pair<prep::Format, std::vector<MergeInput>>> groups;
@@ -179,20 +253,16 @@ Status collect_inputs(const std::vector<std::string>& paths, const prep::PrepOpt
     if (io::read_once(path)) in.reader = std::move(*reader);  // else closed now, opened again when read
     group->second.push_back(std::move(in));
   }
-  for (auto& [format, inputs] : groups) {
-    if (inputs.size() > 1) {
-      if (auto s = merge_into(inputs, options, clock, sink); !s) return s;
-      continue;
-    }
-    MergeInput& in = inputs[0];
-    if (!in.reader) {
-      auto reader = io::LineReader::open(in.path);
-      if (!reader) return reader.error();
-      in.reader = std::move(*reader);
-      in.reader->set_max_line(options.max_line);
-    }
-    if (auto s = prep::run_prep_input(*in.reader, options, clock, sink, *in.stats); !s) return s;
-  }
+  // The telemetry first, then the logs without a year, dated against it.
+  for (auto& [format, inputs] : groups)
+    if (!year_less_format(format))
+      if (auto s = read_group(inputs, options, clock, sink); !s) return s;
+  prep::PrepOptions dated = options;
+  dated.telemetry_span = sink.span();
+  for (auto& [format, inputs] : groups)
+    if (year_less_format(format))
+      if (auto s = read_group(inputs, dated, clock, sink); !s) return s;
+  check_clocks_and_hosts(std::span(stats).subspan(first_stats), sink.span());
   return {};
 }
 
@@ -222,6 +292,7 @@ Expected<extract::Features> load_features(const std::vector<std::string>& paths,
       } else if (auto s = prep::run_prep_input(**reader, options, clock, samples, st); !s) {
         return s.error();
       }
+      check_clocks_and_hosts(stats, std::nullopt);  // one input: its own hosts only
       samples.note_inputs(stats);
       return extract::compute_features(samples, extract_options);
     }

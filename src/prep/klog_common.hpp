@@ -49,6 +49,11 @@ class HeldEvents {
   [[nodiscard]] std::size_t size() const { return m_records.size(); }
   /// True when the buffer should be released now to keep memory bounded.
   [[nodiscard]] bool full() const { return m_arena.size() > (8u << 20) || m_records.size() >= 50'000; }
+  /// Calls `f(time)` for every held event, in order (to try years before they are placed).
+  template <class F>
+  void for_each_time(F&& f) const {
+    for (const Record& r : m_records) f(r.time);
+  }
 
   /// Emits every held event, in order, with ts_ns = resolve(time), then empties the buffer.
   template <class Resolve>
@@ -74,6 +79,7 @@ class HeldEvents {
     std::string_view source;  // a literal of the parser
     std::int32_t gpu = -1;
     std::uint32_t kind_off = 0, kind_len = 0;
+    std::uint32_t host_off = 0, host_len = 0;  // the host the line named; empty: none
     std::uint32_t first_field = 0, n_fields = 0, first_metric = 0, n_metrics = 0;
   };
   struct FieldRec {

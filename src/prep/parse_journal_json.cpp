@@ -246,7 +246,7 @@ class JournalJsonParser final : public LineParser {
     ++m_entries;
     ctx.stats.time_basis = TimeBasis::absolute;
     if (has_rt && !e.boot_id.empty() && parse_us(e.monotonic, monotonic)) note_boot(e.boot_id, realtime - monotonic);
-    if (!e.hostname.empty()) note_host(e.hostname, ctx.options.host);
+    if (!e.hostname.empty() && ctx.options.host_given) note_host(e.hostname, ctx.options.host);
     if (!e.has_message) return LineResult::ignored;
 
     std::string_view ident = e.ident;
@@ -261,6 +261,7 @@ class JournalJsonParser final : public LineParser {
     if (!classify_message(ident, e.message, ev)) return LineResult::ignored;
     ev.ts_ns = ts_us * kNsPerUs;
     ev.source = "journal";
+    ev.host = e.hostname;
     ctx.emit();
     return LineResult::event;
   }

@@ -19,6 +19,7 @@
 #include "parsers.hpp"
 
 #include <gpucost/core/text.hpp>
+#include <gpucost/prep/clock_check.hpp>
 
 #include <fmt/format.h>
 
@@ -201,6 +202,8 @@ void HeldEvents::hold(const Event& ev, const HeldTime& time) {
   r.gpu = ev.gpu;
   r.kind_off = put(ev.kind);
   r.kind_len = static_cast<std::uint32_t>(ev.kind.size());
+  r.host_off = put(ev.host);
+  r.host_len = static_cast<std::uint32_t>(ev.host.size());
   r.first_field = static_cast<std::uint32_t>(m_fields.size());
   for (const Field& f : ev.fields) {
     FieldRec fr{};
@@ -235,6 +238,7 @@ void HeldEvents::rebuild(const Record& r, Event& ev) const {
   ev.source = r.source;
   ev.gpu = r.gpu;
   ev.kind = arena.substr(r.kind_off, r.kind_len);
+  ev.host = arena.substr(r.host_off, r.host_len);
   for (std::uint32_t i = 0; i < r.n_fields; ++i) {
     const FieldRec& f = m_fields[r.first_field + i];
     ev.fields.push_back(
@@ -271,6 +275,7 @@ struct Prefix {
   std::string_view uptime;      // mono stamp, or the printk stamp inside a kernel message
   std::string_view tag;         // "kernel:", "systemd-logind[1050]:", empty when none
   bool host = false;            // a host field was present
+  std::string_view host_name;   // its text, when present
   std::string_view message;
 };
 
@@ -401,11 +406,9 @@ void scan_tag(std::string_view rest, Prefix& px) {
     px.message = e1 == std::string_view::npos ? std::string_view() : rest.substr(e1 + 1);
     return;
   }
-  if (e1 == std::string_view::npos) {  // a lone token: a host with an empty message
-    px.host = true;
-    return;
-  }
   px.host = true;
+  px.host_name = tok1;
+  if (e1 == std::string_view::npos) return;  // a lone token: a host with an empty message
   const std::string_view rest2 = rest.substr(e1 + 1);
   if (starts_kernel_tag(rest2)) {  // the common kern.log line: "host kernel: ..."
     px.tag = rest2.substr(0, 7);
@@ -487,6 +490,7 @@ class SyslogParser final : public LineParser {
     px.uptime = {};
     px.tag = {};
     px.host = false;
+    px.host_name = {};
     px.message = {};
     const std::size_t body = scan_stamp(line, px);
     if (body == 0) return other_line(line, ctx);
@@ -689,6 +693,7 @@ class SyslogParser final : public LineParser {
         break;
     }
     ev.source = m_source;
+    ev.host = px.host_name;
 
     m_prev_kind.assign(ev.kind);
     m_prev_key_len = std::min(px.second_key.size(), m_prev_key.size());
@@ -719,6 +724,7 @@ class SyslogParser final : public LineParser {
     if (ctx.reference_ns) {
       ref = *ctx.reference_ns;
       m_year_from = "the file's modification time";
+      m_reference_text = format_utc(ref);
     } else {
       ref = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
                 .count();
@@ -755,8 +761,34 @@ class SyslogParser final : public LineParser {
     return static_cast<int>(yoe + era * 400 + (m <= 2 ? 1 : 0));
   }
 
+  // The year from the file time; when the run's telemetry dates the job and that year puts
+  // every held year-less event outside it, the year that puts them inside (formats.md).
+  int choose_base_year(ParseContext& ctx) {
+    const int inferred = infer_base_year(ctx);
+    if (!ctx.options.telemetry_span || m_held.empty()) return inferred;
+    const TelemetrySpan& span = *ctx.options.telemetry_span;
+    const auto [lowest, highest] = candidate_base_years(span, m_rollovers);
+    const auto fit = fit_base_year(inferred, lowest, highest, [&](int base) { return held_inside(ctx, span, base); });
+    if (!fit || *fit == inferred) return inferred;
+    m_redated_from = inferred;
+    return *fit;
+  }
+
+  // Held year-less events inside the span when the first line is of year `base`; a date that
+  // year lacks (Feb 29) is not inside.
+  std::size_t held_inside(ParseContext& ctx, const TelemetrySpan& span, int base) {
+    std::size_t n = 0;
+    m_held.for_each_time([&](const HeldTime& t) {
+      if (t.kind != HeldTime::Kind::civil_no_year) return;
+      CivilTime c = t.civil;
+      c.year = base + t.civil.year;
+      if (valid_civil(c) && span.contains(ctx.clock.to_utc_ns(c.as_utc_ns()))) ++n;
+    });
+    return n;
+  }
+
   void release_held(ParseContext& ctx) {
-    if (!m_base_year && m_seen_bsd && !ctx.options.year) m_base_year = infer_base_year(ctx);
+    if (!m_base_year && m_seen_bsd && !ctx.options.year) m_base_year = choose_base_year(ctx);
     const int base = ctx.options.year ? *ctx.options.year : m_base_year.value_or(1970);
     m_held.release(ctx, [&](const HeldTime& t) {
       HeldTime r = t;
@@ -768,6 +800,21 @@ class SyslogParser final : public LineParser {
       note_boot(r);
       return r.ns;
     });
+  }
+
+  // The year of the stamps and where it came from, for stderr (not only the summary's clock).
+  std::string year_note(const ParseContext& ctx, const std::string& years) const {
+    if (m_redated_from) {
+      const TelemetrySpan& span = *ctx.options.telemetry_span;
+      return fmt::format("stamps without a year: {} (from {} {}) puts all its events outside the telemetry ({} to {}); "
+                         "{} puts them inside: {} used (give --year to choose)",
+                         *m_redated_from, m_year_from, m_reference_text, format_utc(span.first_ns),
+                         format_utc(span.last_ns), *m_base_year, *m_base_year);
+    }
+    if (ctx.options.year || m_reference_text.empty()) return "stamps without a year: " + years;
+    return fmt::format("stamps without a year: {}; the file's time is {}: give --year if it was copied without "
+                       "keeping it",
+                       years, m_reference_text);
   }
 
   void describe_clock(ParseContext& ctx) {
@@ -785,11 +832,13 @@ class SyslogParser final : public LineParser {
       } else {
         if (!m_base_year) m_base_year = infer_base_year(ctx);
         const int y = *m_base_year;
+        const std::string from = m_redated_from ? std::string("the telemetry of the same run") : m_year_from;
         years = m_rollovers > 0
-                    ? fmt::format("years {}-{} inferred from {} (Dec->Jan rollover)", y, y + m_rollovers, m_year_from)
-                    : fmt::format("year {} inferred from {}", y, m_year_from);
+                    ? fmt::format("years {}-{} inferred from {} (Dec->Jan rollover)", y, y + m_rollovers, from)
+                    : fmt::format("year {} inferred from {}", y, from);
       }
       add(fmt::format("local time in {}, {}", ctx.clock.name(), years));
+      add_note(ctx.stats, year_note(ctx, years));
     }
     if (m_seen_iso_local) add("local time in " + ctx.clock.name() + " (ISO stamps without an offset)");
     if (m_seen_iso_abs) add("absolute (RFC 3339 offsets)");
@@ -818,7 +867,9 @@ class SyslogParser final : public LineParser {
   std::array<char, 48> m_last_stamp{};  // day and time of the last bsd stamp
   std::size_t m_last_stamp_len = 0;
   std::optional<int> m_base_year;
+  std::optional<int> m_redated_from;  // the year the file time gave, when the telemetry's replaced it
   std::string m_year_from;
+  std::string m_reference_text;  // the file time, UTC
   bool m_unknown_month_noted = false;
   // stamp kinds seen
   bool m_seen_stamp = false, m_seen_bsd = false, m_seen_iso_abs = false, m_seen_iso_local = false,

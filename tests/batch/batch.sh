@@ -136,6 +136,20 @@ case $case_name in
     run_batch e2.txt --state st.json tel.csv
     [ $? = 2 ] && grep -q 'version 99' e2.txt || fail "a future version is not refused: $(cat e2.txt)"
     ;;
+  clocks)
+    # A year-less kern.log copied without its time (mtime 2028: year 2027) beside the 2026
+    # telemetry: dated by the telemetry, its Xid 13 priced; under --year 2027, a warning.
+    cp "$testdata/clocks/gpu07_query.csv" tel.csv
+    cp "$testdata/clocks/gpu07_kern.log" kern.log
+    touch -m -d 2028-03-01T12:00:00Z kern.log
+    run_batch e1.txt --state st.json kern.log tel.csv || fail "run 1: exit $?: $(cat e1.txt)"
+    grep -q 'kern.log: stamps without a year: 2027 .* 2026 used' e1.txt || fail "no re-dating note: $(cat e1.txt)"
+    grep -q 'batch: kern.log: new, lines 0-8' e1.txt || fail "inputs not listed in command-line order: $(cat e1.txt)"
+    grep -q 'Xid 13' out.txt || fail "the Xid 13 is not priced: $(cat out.txt)"
+    run_batch e2.txt --state st2.json --year 2027 kern.log tel.csv || fail "run 2: exit $?: $(cat e2.txt)"
+    grep -q 'warning: kern.log: its 5 events fall 1 year after the telemetry ends' e2.txt ||
+      fail "no warning for events outside the telemetry: $(cat e2.txt)"
+    ;;
   *)
     fail "unknown case $case_name"
     ;;

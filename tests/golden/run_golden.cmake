@@ -13,6 +13,22 @@ if(EXISTS ${CASE_DIR}/stdin)
 endif()
 set(ENV{TZ} "UTC")
 set(ENV{LC_ALL} "C")
+# Optional `mtime`: lines "FILE TIME" (FILE with {testdata}, TIME as `touch -d` reads it): the
+# modification times a case needs (a year-less kern.log takes its year from it; git keeps none).
+if(EXISTS ${CASE_DIR}/mtime)
+  file(STRINGS ${CASE_DIR}/mtime mtime_lines ENCODING UTF-8)
+  foreach(line ${mtime_lines})
+    string(REPLACE "{testdata}" "${TESTDATA}" line "${line}")
+    string(FIND "${line}" " " space)
+    string(SUBSTRING "${line}" 0 ${space} mtime_file)
+    math(EXPR after "${space} + 1")
+    string(SUBSTRING "${line}" ${after} -1 mtime_value)
+    execute_process(COMMAND touch -m -d "${mtime_value}" "${mtime_file}" RESULT_VARIABLE touch_rc)
+    if(NOT touch_rc EQUAL 0)
+      message(FATAL_ERROR "cannot set the modification time of ${mtime_file} to ${mtime_value}")
+    endif()
+  endforeach()
+endif()
 execute_process(COMMAND ${GPUCOST} ${args}
   INPUT_FILE ${stdin_file}
   OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)

@@ -27,12 +27,14 @@ bool has_note(const PrepRun& r, const std::string& text) {
                      [&](const std::string& n) { return n.find(text) != std::string::npos; });
 }
 
-void check_event(const OwnedEvent& e, std::int64_t ts_us, const std::string& kind) {
+/// `host`: the entry's _HOSTNAME (no --host in these tests), else the option's default.
+void check_event(const OwnedEvent& e, std::int64_t ts_us, const std::string& kind,
+                 const std::string& host = "localhost") {
   INFO("event at " << ts_us << " µs, kind " << e.kind);
   CHECK(e.ts_ns == ts_us * kUs);
   CHECK(e.kind == kind);
   CHECK(e.source == "journal");
-  CHECK(e.host == "localhost");
+  CHECK(e.host == host);
 }
 
 }  // namespace
@@ -47,17 +49,17 @@ TEST_CASE("prep::journal-json: compact -o json of systemd 255", "[prep][journal-
   CHECK(r.stats.ignored == 6);  // cron, NetworkManager, sshd, byte-array python3, coredump, systemd
   CHECK(r.stats.event_lines == 9);
   REQUIRE(r.events.size() == 9);
-  check_event(r.events[0], 1741076103454117, "power_source");  // ACPI: AC: AC Adapter [ACAD] (on-line)
-  check_event(r.events[1], 1741076107060552, "driver");        // NVRM: loading ... 550.127.05
+  check_event(r.events[0], 1741076103454117, "power_source", "ws-kestrel");  // ACPI: AC: AC Adapter [ACAD] (on-line)
+  check_event(r.events[1], 1741076107060552, "driver", "ws-kestrel");        // NVRM: loading ... 550.127.05
   // "Lid closed." written twice (an array of two strings): the first one; the entry carries
   // _SOURCE_REALTIME_TIMESTAMP, 2871 µs before journald received it.
-  check_event(r.events[2], 1741079827652511 - 2871, "lid");
-  check_event(r.events[3], 1741079829161874 - 957, "suspend");  // systemd-sleep: Performing sleep operation
-  check_event(r.events[4], 1741079829254660, "suspend");        // kernel: PM: suspend entry (deep)
-  check_event(r.events[5], 1741109590231233, "resume");         // kernel: PM: suspend exit
-  check_event(r.events[6], 1741109590656117 - 3012, "lid");     // Lid opened.
-  check_event(r.events[7], 1741109593802090, "xid");            // Xid 79 (kernel, __REALTIME_TIMESTAMP)
-  check_event(r.events[8], 1741117213062905, "power_source");   // second boot: (off-line)
+  check_event(r.events[2], 1741079827652511 - 2871, "lid", "ws-kestrel");
+  check_event(r.events[3], 1741079829161874 - 957, "suspend", "ws-kestrel");  // systemd-sleep: Performing sleep operation
+  check_event(r.events[4], 1741079829254660, "suspend", "ws-kestrel");        // kernel: PM: suspend entry (deep)
+  check_event(r.events[5], 1741109590231233, "resume", "ws-kestrel");         // kernel: PM: suspend exit
+  check_event(r.events[6], 1741109590656117 - 3012, "lid", "ws-kestrel");     // Lid opened.
+  check_event(r.events[7], 1741109593802090, "xid", "ws-kestrel");            // Xid 79 (kernel, __REALTIME_TIMESTAMP)
+  check_event(r.events[8], 1741117213062905, "power_source", "ws-kestrel");   // second boot: (off-line)
   for (const auto& e : r.events) CHECK(e.gpu == -1);
   // Fields are the classifier's (kernel_events.cpp); a few, to see the text got there whole.
   CHECK(field(r.events[0], "state") == "online");
@@ -75,7 +77,15 @@ TEST_CASE("prep::journal-json: compact -o json of systemd 255", "[prep][journal-
   CHECK(has_note(r, "boot 7f3e9c2a51d84b6e9a0c4d2b8e1f6a35: boot time 2025-03-04T08:15:02.25Z"));
   CHECK(has_note(r, "up to 29760 s later (time spent suspended)"));
   CHECK(has_note(r, "boot c21b7e94d03f4a6b8e5d1f0a9c7b3e28: boot time 2025-03-04T19:40:11.875Z"));
-  CHECK(has_note(r, "journal _HOSTNAME is 'ws-kestrel'"));
+  // The events carry _HOSTNAME (no --host): nothing to note, the input lists the host.
+  CHECK_FALSE(has_note(r, "journal _HOSTNAME"));
+  CHECK(r.stats.hosts == std::vector<std::string>{"ws-kestrel"});
+  prep::PrepOptions given;
+  given.host = "gpu01";
+  given.host_given = true;
+  const PrepRun forced = run_prep_text(fixture("journal-json/ws_rtx4090_compact_sd255.json"), given);
+  CHECK(has_note(forced, "journal _HOSTNAME is 'ws-kestrel'; events carry the host 'gpu01' (--host)"));
+  for (const auto& e : forced.events) CHECK(e.host == "gpu01");
   CHECK(r.stats.clock.find("absolute") == 0);
 }
 
@@ -91,12 +101,12 @@ TEST_CASE("prep::journal-json: spaced separators of systemd 239, a 4-entry AER r
   CHECK(std::count(kinds.begin(), kinds.end(), "aer") == 1);  // one record of 4 kernel entries
   CHECK(std::count(kinds.begin(), kinds.end(), "xid") == 2);
   REQUIRE(r.events.size() == 4);
-  check_event(r.events[0], 1731895671112880, "driver");
-  check_event(r.events[2], 1731985781934508, "xid");  // Xid 48
-  check_event(r.events[3], 1731985781936051, "xid");  // Xid 63
+  check_event(r.events[0], 1731895671112880, "driver", "gpu-node-03");
+  check_event(r.events[2], 1731985781934508, "xid", "gpu-node-03");  // Xid 48
+  check_event(r.events[3], 1731985781936051, "xid", "gpu-node-03");  // Xid 63
   // The "PCIe Bus Error" entry makes the AER event; the record's header and detail entries are
   // ignored, as the same lines are in kern.log.
-  check_event(r.events[1], 1731982066717402, "aer");
+  check_event(r.events[1], 1731982066717402, "aer", "gpu-node-03");
   CHECK(field(r.events[1], "severity") == "corrected");
   CHECK(field(r.events[1], "device") == "0000:c1:00.0");
   CHECK(field(r.events[2], "code") == "48");
@@ -117,9 +127,9 @@ TEST_CASE("prep::journal-json: json-pretty objects over many lines", "[prep][jou
   CHECK(r.stats.event_lines == 14 + 14 + 14);
   CHECK(r.stats.ignored == 23 + 57);
   REQUIRE(r.events.size() == 3);
-  check_event(r.events[0], 1751266701035801, "power_source");
-  check_event(r.events[1], 1751272117734150, "xid");  // Xid 119, GSP RPC timeout
-  check_event(r.events[2], 1751272119149254, "suspend");
+  check_event(r.events[0], 1751266701035801, "power_source", "mw-sparrow");
+  check_event(r.events[1], 1751272117734150, "xid", "mw-sparrow");  // Xid 119, GSP RPC timeout
+  check_event(r.events[2], 1751272119149254, "suspend", "mw-sparrow");
   CHECK(has_note(r, "boot 2b8f4d6a0c1e43a9b7d5f3e1c9a8b6d4: boot time 2025-06-30T06:58:19.03125Z"));
 }
 

@@ -155,7 +155,11 @@ TEST_CASE("prep::syslog: the year comes from the file time, walking back over De
     CHECK(r.stats.clock ==
           "local time in Europe/Berlin, years 2023-2024 inferred from the file's modification time (Dec->Jan "
           "rollover); kernel uptime stamps in the messages put the boot at 2023-12-30T22:37:57.695789Z (line 2)");
-    CHECK(r.stats.notes.empty());
+    // The year on stderr too, with the file time it came from.
+    REQUIRE(r.stats.notes.size() == 1);
+    CHECK(r.stats.notes[0] ==
+          "stamps without a year: years 2023-2024 inferred from the file's modification time (Dec->Jan rollover); the "
+          "file's time is 2024-01-03T12:00:00Z: give --year if it was copied without keeping it");
   }
   SECTION("file written 18 months later: the last line is the latest Jan 1 not after it") {
     const PrepRun r = run_file(text, utc_ns(2025, 6, 1, 0, 0, 0), {}, "Europe/Berlin");
@@ -184,8 +188,10 @@ TEST_CASE("prep::syslog: the year comes from the file time, walking back over De
                          .count();
     CHECK(r.events[2].ts_ns <= now + 26 * 3600 * kSec);
     CHECK(r.events[2].ts_ns > now - 366 * 86400 * kSec);
-    REQUIRE(r.stats.notes.size() == 1);
+    REQUIRE(r.stats.notes.size() == 2);
     CHECK(r.stats.notes[0].find("give --year") != std::string::npos);
+    CHECK(r.stats.notes[1].rfind("stamps without a year: years ", 0) == 0);
+    CHECK(r.stats.notes[1].find("inferred from the current time (no file time)") != std::string::npos);
   }
 }
 
@@ -245,8 +251,9 @@ TEST_CASE("prep::syslog: an unknown month name borrows the month of the line bef
   check_accounting(r);
   REQUIRE(r.events.size() == 1);
   CHECK(r.events[0].ts_ns == utc_ns(2024, 6, 12, 0, 0, 1));
-  REQUIRE(r.stats.notes.size() == 1);
+  REQUIRE(r.stats.notes.size() == 2);
   CHECK(r.stats.notes[0] == "unknown month name 'Xyz' (line 2): the month of the line before is used");
+  CHECK(r.stats.notes[1] == "stamps without a year: year 2024 from --year");
   // Without a line before it, an event cannot be placed: malformed.
   prep::PrepOptions forced = with_year(2024);
   forced.forced = prep::Format::syslog;  // not detected: no known month

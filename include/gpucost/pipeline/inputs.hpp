@@ -8,6 +8,7 @@
 #include <gpucost/prep/prep.hpp>
 
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,29 @@ Status check_inputs(const std::vector<std::string>& paths, const prep::PrepOptio
 /// of the last boot the journal covers (dmesg shows the running boot). Otherwise `options`.
 prep::PrepOptions with_journal_boot_time(const std::vector<std::string>& paths, prep::PrepOptions options);
 
+/// Hands every event on to `sink` and keeps the span of the telemetry samples among them.
+class TelemetrySpanSink final : public prep::EventSink {
+ public:
+  explicit TelemetrySpanSink(prep::EventSink& sink) : m_sink(sink) {}
+  void on_event(const Event& event) override;
+  /// The first and last sample seen; none when no sample was.
+  [[nodiscard]] const std::optional<prep::TelemetrySpan>& span() const { return m_span; }
+
+ private:
+  prep::EventSink& m_sink;
+  std::optional<prep::TelemetrySpan> m_span;
+};
+
+/// Formats whose stamps carry no year (syslog's RFC 3164, journalctl short): read after the
+/// telemetry of the same run, so that their year can be checked against it.
+bool year_less_format(prep::Format format);
+
+/// After the inputs of one run are read: a raw host log (syslog, journal, dmesg) whose events all
+/// fall outside the telemetry's span gets a warning naming the shift ("its 14 events fall 3 days
+/// after the telemetry ends: not priced"); when the host logs' lines name more than one host, the
+/// input that names the second gets a warning naming them all. `span`: none without telemetry.
+void check_clocks_and_hosts(std::span<prep::InputStats> stats, const std::optional<prep::TelemetrySpan>& span);
+
 /// Runs every input into `sink`: event streams are read back, raw logs go through prep.
 /// One InputStats per input is appended to `stats` (also when it fails).
 Status feed_inputs(const std::vector<std::string>& paths, const prep::PrepOptions& options, LocalClock& clock,
@@ -35,7 +59,9 @@ Status feed_inputs(const std::vector<std::string>& paths, const prep::PrepOption
 /// read back; raw logs of the same format (kern.log and kern.log.1, two CSV rotations, a file
 /// given twice) are merged by time (pipeline::merge_into), so that the events one repeats from
 /// another count once, as in `prep`; a log alone in its format is read straight through. One
-/// InputStats per input is appended to `stats`, in command-line order.
+/// InputStats per input is appended to `stats`, in command-line order. The year-less host logs
+/// are read last, dated against the telemetry read before them (PrepOptions::telemetry_span),
+/// and the inputs are checked with check_clocks_and_hosts().
 Status collect_inputs(const std::vector<std::string>& paths, const prep::PrepOptions& options, LocalClock& clock,
                       prep::EventSink& sink, std::vector<prep::InputStats>& stats);
 

@@ -97,11 +97,25 @@ struct InputStats {
   } clock_anomalies;
   std::string truncated;                   ///< non-empty when the input ended early
   Fingerprint fingerprint;
+  /// Host names the input's own lines give (syslog's host field, journal's _HOSTNAME), distinct,
+  /// first seen first (at most kMaxHosts); empty when --host overrides them or the log has none.
+  std::vector<std::string> hosts;
+  static constexpr std::size_t kMaxHosts = 16;
+  /// What the reader must not miss (printed as warnings, also with --quiet): e.g. a host log
+  /// whose events all fall outside the telemetry's span (pipeline::check_clocks_and_hosts).
+  std::vector<std::string> warnings;
   std::vector<std::string> upstream_formats;  ///< an events stream: the formats its summary names
 };
 
 /// Adds a note to the input's summary unless it is already there.
 void add_note(InputStats& stats, std::string text);
+
+/// The first and last telemetry sample of a run (ns since the epoch, UTC), both inside: the
+/// time the job ran, against which the year of a year-less host log is checked.
+struct TelemetrySpan {
+  std::int64_t first_ns = 0, last_ns = 0;
+  [[nodiscard]] bool contains(std::int64_t ts_ns) const { return ts_ns >= first_ns && ts_ns <= last_ns; }
+};
 
 struct PrepOptions {
   Format forced = Format::unknown;          ///< --input-format; unknown = detect
@@ -109,10 +123,14 @@ struct PrepOptions {
   std::optional<IsoInstant> start;          ///< --start, for inputs without times
   std::optional<double> interval_s;         ///< --interval (seconds)
   std::string fields;                       ///< --fields, for query CSV without a header
-  std::string host = "localhost";           ///< host name put on every event
+  std::string host = "localhost";           ///< host name of events whose line names none
+  bool host_given = false;                  ///< --host was given: it wins over the host names in the logs
   std::optional<std::int64_t> boot_time_ns; ///< --boot-time, for dmesg uptime stamps
   std::string boot_time_origin = "--boot-time";  ///< where boot_time_ns came from, for the summary
   std::optional<int> year;                  ///< --year, for syslog/journal stamps without a year
+  /// The telemetry of the same run, read before the year-less logs: when the inferred year puts
+  /// all of a log's events outside it, the year that puts them inside is used (formats.md).
+  std::optional<TelemetrySpan> telemetry_span;
   std::optional<std::int64_t> step_first, step_last;  ///< --steps A[-B]: trace analyses on ProfilerStep#A..B
   std::size_t top_kernels = 10;             ///< --top-kernels: kernels listed per device from a trace
   std::size_t max_line = 4u << 20;          ///< --max-line: longer lines are malformed (with their length), not held
@@ -178,16 +196,25 @@ struct ParseContext {
   std::int64_t previous_ts = 0;  ///< time of the previous event, in input order
   bool check_clock = false;      ///< telemetry inputs: note clock steps back and long gaps
 
-  /// Sends the filled event to the sink.
+  /// Sends the filled event to the sink. `event.host` is the host its line names, if the
+  /// parser set one; --host wins over it, and the option's host fills in when there is none.
   void emit() {
     if (check_clock && stats.events > 0) note_clock_step(event.ts_ns - previous_ts);
     previous_ts = event.ts_ns;
-    event.host = options.host;
+    if (options.host_given || event.host.empty()) event.host = options.host;
+    else note_host(event.host, stats);
     if (stats.events == 0 || event.ts_ns < stats.first_ts_ns) stats.first_ts_ns = event.ts_ns;
     if (stats.events == 0 || event.ts_ns > stats.last_ts_ns) stats.last_ts_ns = event.ts_ns;
     if (event.kind == "driver") note_driver(event, stats);
     sink.on_event(event);
+    event.host = {};  // the next event's line sets its own
     ++stats.events;
+  }
+  /// Adds a host name a line gave to the input's list (distinct, bounded).
+  static void note_host(std::string_view host, InputStats& stats) {
+    if (!stats.hosts.empty() && stats.hosts.back() == host) return;
+    if (stats.hosts.size() >= InputStats::kMaxHosts) return;
+    if (std::find(stats.hosts.begin(), stats.hosts.end(), host) == stats.hosts.end()) stats.hosts.emplace_back(host);
   }
   /// Counts a step back or a long gap of the clock (NTP steps, a stopped logger): events stay
   /// in input order and the summary says where.
