@@ -2,6 +2,8 @@
 // hand-computed cases; docs/cost-model.md, "Break-even job length T*".
 #include <catch2/catch.hpp>
 
+#include <gpucost/breakeven/config.hpp>
+#include <gpucost/breakeven/cost_model.hpp>
 #include <gpucost/breakeven/crossings.hpp>
 
 #include <cstddef>
@@ -47,6 +49,34 @@ void check_signs_agree(double c_L, const Billing& b, double f, const Crossings& 
     INFO("T = " << t);
     CHECK((c_L * t > f * breakeven::cloud_cost(b, t)) == beaten);
   }
+}
+
+// The reference job of test_breakeven_cost_model.cpp: W = 2 h, C_L = 1.863710372, ū = 0.75.
+breakeven::JobInputs reference_job() {
+  breakeven::JobInputs j;
+  j.wall_h = 2.0;
+  j.energy_kwh = {0.5, 0.4};
+  j.util = {0.6, 0.9};
+  return j;
+}
+
+breakeven::CostConfig reference_config() {
+  breakeven::CostConfig c;
+  c.price_per_kwh = 0.30;
+  c.hardware_price = 3000;
+  c.lifetime_years = 3;
+  c.use_hours_per_year = 2044;
+  c.cooling_factor = 1.2;
+  c.system_power_w = 100;
+  c.hourly_wage = 50;
+  c.maintenance_hours_per_year = 10;
+  c.rate_per_hour = 0.5;
+  c.speed_ratio = 2.0;
+  c.cold_start_s = 300;
+  c.billing_increment_s = 60;
+  c.billing_minimum_s = 600;
+  c.fixed_per_job = 0.5;
+  return c;
 }
 
 }  // namespace
@@ -186,4 +216,28 @@ TEST_CASE("crossings: a long run of rounding flips is listed at both ends", "[br
   // The cloud is cheaper for good from t_1000 = 1000 / 60.06 = 16.65 h.
   CHECK(t.points.back().hours == Approx(1000.0 / 60.06));
   CHECK(t.points.back().local_cheaper_below);
+}
+
+TEST_CASE("crossings: evaluate reports the first crossing and keeps H* per job", "[breakeven][crossings]") {
+  // The reference job at 0.5/h with a 10 h minimum: C_C = 0.5 x 36000 / 3600 + 0.5 = 5.5,
+  // premium = 1.863710 / 5.5 - 1 = -0.661. Local reaches 5.5 at 5.5 / 0.931855 = 5.902205 h,
+  // inside the minimum (which lasts to (36000 - 300) / 2250 = 15.867 h); minute 601 costs 5.508,
+  // reached at 5.911 h, long before: one crossing. The line: 1.12 x 5.5 / 0.931855 = 6.610469 h.
+  breakeven::CostConfig c = reference_config();
+  c.billing_minimum_s = 36000;
+  const auto r = breakeven::compute(c, reference_job());
+  CHECK(r.cloud_total == Approx(5.5));
+  CHECK(r.premium == Approx(1.8637103718 / 5.5 - 1));
+  REQUIRE(r.job_hours.value);
+  CHECK(*r.job_hours.value == Approx(5.9022046378));
+  CHECK(r.job_crossings.points.size() == 1);
+  REQUIRE(r.line_job_hours.value);
+  CHECK(*r.line_job_hours.value == Approx(6.6104691944));
+  // The premium agrees: this 2 h job is shorter than T*, and local is cheaper.
+  CHECK(r.premium < 0);
+  CHECK(r.job.wall_h < *r.job_hours.value);
+  // H* from this job's costs: r = C_C / W = 5.5 / 2 = 2.75 (the minimum billed), v = 0.396 / 2 = 0.198,
+  // F = 1500: H* = 1500 / (2.75 - 0.198) = 587.77 h/year.
+  REQUIRE(r.use_hours_per_year.value);
+  CHECK(*r.use_hours_per_year.value == Approx(587.7742947));
 }
