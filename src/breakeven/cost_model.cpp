@@ -1,4 +1,5 @@
 #include <gpucost/breakeven/cost_model.hpp>
+#include <gpucost/breakeven/crossings.hpp>
 
 #include <fmt/format.h>
 
@@ -10,15 +11,6 @@
 namespace gpucost::breakeven {
 
 namespace {
-
-// ceil() of a count of billing increments. W arrives in hours (wall_s / 3600), so q x W x 3600
-// may land a rounding error above a whole count: a 57 s job gives 57.000000000000007 s, which
-// a bare ceil() would bill as 58 s. Counts within 1e-9 (relative) of an integer are that integer.
-double billed_increments(double n) {
-  const double nearest = std::round(n);
-  if (std::fabs(n - nearest) <= 1e-9 * std::max(1.0, std::fabs(nearest))) return nearest;
-  return std::ceil(n);
-}
 
 std::optional<double> gpu_value(const extract::GpuFeatures& g, const char* key) {
   const auto it = g.indicators.find(key);
@@ -245,25 +237,25 @@ Result evaluate(const CostConfig& c, const JobInputs& job, const EnergyPrices& p
 
   // Cloud: the busy share of the job runs speed_ratio times faster; billing rounds up.
   r.q = (1.0 - r.util_mean) + r.util_mean / c.speed_ratio;
-  const double raw_s = r.q * W * 3600.0 + c.cold_start_s;
-  r.billed_s = std::max(c.billing_minimum_s, billed_increments(raw_s / c.billing_increment_s) * c.billing_increment_s);
+  const Billing billing = billing_of(c, r.q);
+  r.billed_s = billed_seconds(billing, W);
   r.cloud_total = c.rate_per_hour * r.billed_s / 3600.0 + c.fixed_per_job;
 
   r.line = c.line;
   r.premium = r.local_total / r.cloud_total - 1.0;
   r.above_line = r.premium > c.line;
 
-  // Break-even job length: local c_L·T against cloud rate·q·T + k.
+  // Break-even job lengths: local c_L·T against the cloud's billing of a job of length T.
   const double c_L = r.local_total / W;
-  const double k = c.rate_per_hour * c.cold_start_s / 3600.0 + c.fixed_per_job;
-  const double denom = c_L - c.rate_per_hour * r.q;
-  if (denom > 0) r.job_hours.value = k / denom;
+  r.job_crossings = solve_crossings(c_L, billing, 1.0);
+  r.line_crossings = solve_crossings(c_L, billing, 1.0 + c.line);
+  if (!r.job_crossings.points.empty()) r.job_hours.value = r.job_crossings.points.front().hours;
   else r.job_hours.reason = "local costs no more per hour than cloud: local is cheaper at every job length";
-  const double denom_line = c_L - (1.0 + c.line) * c.rate_per_hour * r.q;
-  if (denom_line > 0) r.line_job_hours.value = (1.0 + c.line) * k / denom_line;
+  if (!r.line_crossings.points.empty()) r.line_job_hours.value = r.line_crossings.points.front().hours;
   else r.line_job_hours.reason = "the premium stays below the line at every job length";
 
-  // Break-even use per year: fixed yearly cost F against the hourly margin r - v; an always-on
+  // Break-even use per year: fixed yearly cost F against the hourly margin r - v (r: this job's
+  // cloud cost per job hour, its minimum and increments included); an always-on
   // machine also burns I per idle hour, (8760 - H) x I a year.
   const double F = capital_per_year + c.hourly_wage * c.maintenance_hours_per_year;
   const double v = (r.electricity + r.incident_cost) / W;

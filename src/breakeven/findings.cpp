@@ -314,6 +314,17 @@ std::optional<Finding> cloud_offer(const Context& x, const std::optional<OfferQu
   return out;
 }
 
+// With several crossings (the cloud's bill rounds up to whole increments), where the answer flips.
+std::string flips_note(const breakeven::Crossings& c) {
+  if (c.points.size() < 2) return {};
+  const breakeven::Crossing& last = c.points.back();
+  return fmt::format(" Between {:.2f} h and {:.2f} h the answer flips {} times as the cloud's bill rounds up to "
+                     "whole increments (local is cheaper just after each step){}.",
+                     c.points.front().hours, last.hours, c.points.size() + c.omitted - 1,
+                     last.local_cheaper_below ? fmt::format("; beyond {:.2f} h the cloud is cheaper for good", last.hours)
+                                              : std::string());
+}
+
 std::optional<Finding> job_length(const Context& x) {
   const double W = x.r.job.wall_h;
   const auto& T = x.r.job_hours.value;
@@ -332,6 +343,7 @@ std::optional<Finding> job_length(const Context& x) {
       "and every further hour costs less in the cloud. Keep short runs (debugging, evaluation, jobs under {:.2f} h) on "
       "the local GPU and rent for the long ones.",
       *T, *T);
+  out.suggestion += flips_note(x.r.job_crossings);
   return out;
 }
 

@@ -254,9 +254,9 @@ void add_headline(std::vector<Family>& out, const breakeven::Result& r, const br
     auto& fam = out.emplace_back(std::move(name), std::move(help));
     if (s.value) fam.add(host, *s.value * scale);  // no solution: no sample
   };
-  solution("gpucost_breakeven_job_length_seconds", "Break-even job length: local is cheaper for shorter jobs",
+  solution("gpucost_breakeven_job_length_seconds", "Break-even job length (the first crossing): local is cheaper for shorter jobs",
            r.job_hours, 3600);
-  solution("gpucost_line_job_length_seconds", "Job length beyond which the premium exceeds the line",
+  solution("gpucost_line_job_length_seconds", "Job length (the first crossing) beyond which the premium exceeds the line",
            r.line_job_hours, 3600);
   solution("gpucost_breakeven_use_per_year_seconds",
            "Break-even use: seconds of use per year above which owning pays (a year is 31536000 s)",

@@ -32,13 +32,49 @@ std::string default_mark(const breakeven::CostConfig& c, std::string_view key) {
   return c.is_set(key) ? std::string() : std::string(" (default)");
 }
 
+// Every crossing of one break-even, in order: "hours" and on which side of it the local machine
+// fares better (`side_key`: "local_cheaper" for T*, "below_line" for T_λ).
+void crossings_json(std::string& b, std::string_view key, std::string_view side_key, const breakeven::Crossings& c) {
+  b.append(fmt::format("    \"{}\": [", key));
+  for (std::size_t i = 0; i < c.points.size(); ++i) {
+    b.append(i == 0 ? "{\"hours\": " : ", {\"hours\": ");
+    num(b, c.points[i].hours);
+    b.append(fmt::format(", \"{}\": \"{}\"}}", side_key, c.points[i].local_cheaper_below ? "below" : "above"));
+  }
+  b.append("],\n");
+  if (c.omitted > 0) b.append(fmt::format("    \"{}_omitted\": {},\n", key, c.omitted));
+}
+
 std::string money(double v, const std::string& cur) { return fmt::format("{:.2f} {}", v, cur); }
 
-std::string hours(const breakeven::Solution& s) {
-  if (!s.value) return "none";
-  const double h = *s.value;
+std::string hours(double h) {
   if (h < 1.0) return fmt::format("{:.1f} min", h * 60);
   return fmt::format("{:.2f} h", h);
+}
+
+std::string hours(const breakeven::Solution& s) { return s.value ? hours(*s.value) : "none"; }
+
+// The stretches on the local side after the first crossing, in words ("between 1.00 h and
+// 1.50 h and beyond 3.00 h"; a long run of rounding flips as a count), then where the other side
+// holds for good ("; <settled> beyond 3.00 h"). Empty with a single crossing.
+std::string later_stretches(const breakeven::Crossings& c, std::string_view settled) {
+  auto stretches = breakeven::local_side_stretches(c);
+  if (!stretches.empty() && stretches.front().from == 0) stretches.erase(stretches.begin());
+  if (stretches.empty()) return {};
+  const std::size_t count = stretches.size() + c.omitted / 2;
+  std::string out;
+  if (count <= 3) {
+    for (std::size_t i = 0; i < stretches.size(); ++i) {
+      const auto& s = stretches[i];
+      out += i == 0 ? "" : i + 1 == stretches.size() ? " and " : ", ";
+      out += s.to < 0 ? "beyond " + hours(s.from) : fmt::format("between {} and {}", hours(s.from), hours(s.to));
+    }
+  } else {
+    out = fmt::format("in {} stretches between {} and {} (just after each billing step)",
+                      count, hours(stretches.front().from), hours(stretches.back().to));
+  }
+  if (stretches.back().to >= 0) out += fmt::format("; {} beyond {}", settled, hours(stretches.back().to));
+  return out;
 }
 
 void opt_num(std::string& b, const std::optional<double>& v) {
@@ -417,7 +453,9 @@ std::string breakeven_json(const breakeven::Result& r, const breakeven::CostConf
   num(b, r.line);
   b.append(fmt::format(",\n  \"above_line\": {},\n  \"breakeven\": {{\n", r.above_line ? "true" : "false"));
   solution(b, "job_hours", r.job_hours);
+  crossings_json(b, "job_hours_crossings", "local_cheaper", r.job_crossings);
   solution(b, "line_job_hours", r.line_job_hours);
+  crossings_json(b, "line_job_hours_crossings", "below_line", r.line_crossings);
   solution(b, "use_hours_per_year", r.use_hours_per_year, true);
   b.append("  }");
   json_electricity(b, r, c, x);
@@ -475,14 +513,18 @@ std::string breakeven_table(const breakeven::Result& r, const breakeven::CostCon
   b += fmt::format("premium   {:+.1f} % local over cloud (line {:.1f} %): {}\n", r.premium * 100, r.line * 100,
                    r.above_line ? "ABOVE the line, renting is cheaper for this job"
                                 : "below the line, the local GPU holds its own");
-  if (r.job_hours.value)
-    b += fmt::format("break-even job length  {}: local is cheaper for jobs shorter than this\n", hours(r.job_hours));
-  else
+  if (r.job_hours.value) {
+    const std::string later = later_stretches(r.job_crossings, "the cloud is cheaper");
+    b += fmt::format("break-even job length  {}: local is cheaper for jobs shorter than this{}\n", hours(r.job_hours),
+                     later.empty() ? "" : ", again " + later);
+  } else {
     b += fmt::format("break-even job length  none: {}\n", r.job_hours.reason);
-  if (r.line_job_hours.value)
-    b += fmt::format("line crossed at        {}: beyond it the premium exceeds {:.1f} %\n", hours(r.line_job_hours),
-                     r.line * 100);
-  else
+  }
+  if (r.line_job_hours.value) {
+    const std::string later = later_stretches(r.line_crossings, "above the line for good");
+    b += fmt::format("line crossed at        {}: beyond it the premium exceeds {:.1f} %{}\n", hours(r.line_job_hours),
+                     r.line * 100, later.empty() ? "" : ", but not " + later);
+  } else
     b += fmt::format("line crossed at        none: {}\n", r.line_job_hours.reason);
   if (r.use_hours_per_year.value) {
     const double h = *r.use_hours_per_year.value;

@@ -54,6 +54,14 @@ std::string duration_h(double h) {
 
 std::string solution_text(const Solution& s) { return s.value ? duration_h(*s.value) : "none: " + s.reason; }
 
+// The first crossing, then how many there are when the bill's steps make several.
+std::string crossings_text(const Solution& s, const breakeven::Crossings& c) {
+  const std::size_t n = c.points.size() + c.omitted;
+  if (!s.value || n < 2) return solution_text(s);
+  return fmt::format("{} (the first of {} crossings as the bill rounds up to whole increments; the last at {})",
+                     solution_text(s), n, duration_h(c.points.back().hours));
+}
+
 std::string number(double v) { return fmt::format("{:.6g}", v); }
 
 struct Marker {
@@ -108,9 +116,11 @@ std::string verdict(const ReportContent& c) {
   b += fmt::format("<tr><th>premium (local over cloud)</th><td class=\"num\">{} against the line of {:.1f} %: "
                    "{}</td></tr>\n",
                    esc(percent(r.premium)), r.line * 100, r.above_line ? "above" : "below");
-  b += fmt::format("<tr><th>break-even job length T*</th><td>{}{}</td></tr>\n", esc(solution_text(r.job_hours)),
+  b += fmt::format("<tr><th>break-even job length T*</th><td>{}{}</td></tr>\n",
+                   esc(crossings_text(r.job_hours, r.job_crossings)),
                    r.job_hours.value ? " (local is cheaper for shorter jobs)" : "");
-  b += fmt::format("<tr><th>line crossed at T&#955;</th><td>{}</td></tr>\n", esc(solution_text(r.line_job_hours)));
+  b += fmt::format("<tr><th>line crossed at T&#955;</th><td>{}</td></tr>\n",
+                   esc(crossings_text(r.line_job_hours, r.line_crossings)));
   if (r.use_hours_per_year.value)
     b += fmt::format("<tr><th>break-even use per year</th><td>{:.0f} h/year ({:.1f} % of the year): owning pays "
                      "above it</td></tr>\n",
@@ -166,11 +176,11 @@ std::string cost_section(const ReportContent& c) {
 
 // ---- break-even chart -------------------------------------------------------------------
 
-/// The model's lines: local c_L x T and cloud rate x q x T + k (billing increments aside).
+/// The model's lines: local c_L x T, and the cloud's rate x q x T + k of the note (the chart draws the
+/// cloud as billed, minimum and increments included).
 struct CostLines {
   double local_per_h = 0, cloud_per_h = 0, cloud_fixed = 0;
   [[nodiscard]] double local(double t) const { return local_per_h * t; }
-  [[nodiscard]] double cloud(double t) const { return cloud_per_h * t + cloud_fixed; }
 };
 
 CostLines cost_lines(const Result& r, const breakeven::CostConfig& c) {
@@ -197,6 +207,34 @@ ChartSeries line_series(std::string name, std::string_view colour, double t_max,
   return s;
 }
 
+// The cloud as billed, times `factor`: flat at the minimum, then one step per increment, drawn
+// exactly up to kMaxDrawnSteps steps; finer billing (per second) is drawn as its line, which lies
+// less than one increment's price below the bill.
+ChartSeries billed_series(std::string name, std::string_view colour, double t_max, bool dashed,
+                          const breakeven::Billing& b, double factor) {
+  constexpr double kMaxDrawnSteps = 200;
+  const auto cost = [&](double t) { return factor * breakeven::cloud_cost(b, t); };
+  const auto step_cost = [&](double n) {
+    return factor * (b.rate_per_hour * std::max(b.minimum_s, n * b.increment_s) / 3600.0 + b.fixed);
+  };
+  const auto hours_at = [&](double x) { return (x - b.cold_start_s) / (b.q * 3600.0); };
+  const double x_end = b.q * t_max * 3600.0 + b.cold_start_s;
+  ChartSeries s{std::move(name), std::string(colour), {Point{0, cost(0)}}, {}, dashed};
+  if ((x_end - b.cold_start_s) / b.increment_s > kMaxDrawnSteps) {
+    const double t_min = hours_at(b.minimum_s);
+    if (t_min > 0 && t_min < t_max) s.points.push_back(Point{t_min, cost(t_min)});
+  } else {
+    for (double n = std::floor(b.cold_start_s / b.increment_s) + 1; n * b.increment_s < x_end; n += 1) {
+      const double t = hours_at(n * b.increment_s);
+      if (t <= 0 || step_cost(n + 1) == step_cost(n)) continue;
+      s.points.push_back(Point{t, step_cost(n)});
+      s.points.push_back(Point{t, step_cost(n + 1)});
+    }
+  }
+  s.points.push_back(Point{t_max, cost(t_max)});
+  return s;
+}
+
 std::string breakeven_section(const ReportContent& c) {
   const Result& r = c.result;
   const CostLines lines = cost_lines(r, c.config);
@@ -207,10 +245,12 @@ std::string breakeven_section(const ReportContent& c) {
   chart.height = 300;
   chart.x1 = chart_hours(r);
   chart.series.push_back(line_series("local", kLocalColour, chart.x1, false, [&](double t) { return lines.local(t); }));
-  chart.series.push_back(line_series("cloud", kCloudColour, chart.x1, false, [&](double t) { return lines.cloud(t); }));
-  chart.series.push_back(line_series(fmt::format("cloud + {:.0f} % (the line)", r.line * 100), kLineColour, chart.x1,
-                                     true, [&](double t) { return (1 + r.line) * lines.cloud(t); }));
-  const double y_max = std::max({lines.local(chart.x1), (1 + r.line) * lines.cloud(chart.x1), 1e-9});
+  const breakeven::Billing billing = breakeven::billing_of(c.config, r.q);
+  chart.series.push_back(billed_series("cloud", kCloudColour, chart.x1, false, billing, 1.0));
+  chart.series.push_back(billed_series(fmt::format("cloud + {:.0f} % (the line)", r.line * 100), kLineColour, chart.x1,
+                                       true, billing, 1 + r.line));
+  const double y_max =
+      std::max({lines.local(chart.x1), (1 + r.line) * breakeven::cloud_cost(billing, chart.x1), 1e-9});
   const auto y_ticks = nice_ticks(0, y_max, 5);
   chart.y1 = std::max(y_max, y_ticks.back());
   for (double v : y_ticks) chart.y_ticks.push_back(AxisTick{v, tick_label(v)});
@@ -218,17 +258,18 @@ std::string breakeven_section(const ReportContent& c) {
   chart.markers.push_back(ChartMarker{r.job.wall_h, "this job", fmt::format("this job: {}", duration_h(r.job.wall_h)),
                                       "#333"});
   if (r.job_hours.value && *r.job_hours.value <= chart.x1)
-    chart.dots.push_back(ChartDot{Point{*r.job_hours.value, lines.cloud(*r.job_hours.value)},
+    chart.dots.push_back(ChartDot{Point{*r.job_hours.value, lines.local(*r.job_hours.value)},
                                   "T* = " + duration_h(*r.job_hours.value), "#333"});
   if (r.line_job_hours.value && *r.line_job_hours.value <= chart.x1)
     chart.dots.push_back(ChartDot{Point{*r.line_job_hours.value, lines.local(*r.line_job_hours.value)},
                                   "T\u03bb = " + duration_h(*r.line_job_hours.value), std::string(kLineColour), true});
   std::string b = "<section id=\"breakeven\"><h2>Break-even</h2>\n" + render_xy_chart(chart);
   b += fmt::format("<p class=\"note\">Local cost grows by {:.4f} {cur}/h of job; the cloud's by {:.4f} {cur}/h after "
-                   "{:.4f} {cur} of cold start and fixed cost. T* (local = cloud): {}. T&#955; (local = cloud + "
-                   "{:.0f} %): {}.</p>\n</section>\n",
-                   lines.local_per_h, lines.cloud_per_h, lines.cloud_fixed, esc(solution_text(r.job_hours)),
-                   r.line * 100, esc(solution_text(r.line_job_hours)), fmt::arg("cur", esc(c.config.currency)));
+                   "{:.4f} {cur} of cold start and fixed cost, billed in whole increments of {:g} s and at least "
+                   "{:g} s. T* (local = cloud): {}. T&#955; (local = cloud + {:.0f} %): {}.</p>\n</section>\n",
+                   lines.local_per_h, lines.cloud_per_h, lines.cloud_fixed, c.config.billing_increment_s,
+                   c.config.billing_minimum_s, esc(crossings_text(r.job_hours, r.job_crossings)), r.line * 100,
+                   esc(crossings_text(r.line_job_hours, r.line_crossings)), fmt::arg("cur", esc(c.config.currency)));
   return b;
 }
 

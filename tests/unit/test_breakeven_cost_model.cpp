@@ -100,13 +100,15 @@ TEST_CASE("breakeven: reference case at 0.5/h has T*, T_λ and an above-line pre
   // premium = 1.863710372 / 1.166666667 - 1 = 0.597466033 > 0.12
   CHECK(r.premium == Approx(0.5974660330));
   CHECK(r.above_line);
-  // k = 0.5 x 300 / 3600 + 0.5 = 0.041667 + 0.5 = 0.541667 (= 13 / 24)
-  // T* = 0.541667 / (0.931855186 - 0.5 x 0.625) = 0.541667 / 0.619355186 = 0.874565 h
+  // k = 0.5 x 300 / 3600 + 0.5 = 0.041667 + 0.5 = 0.541667 (= 13 / 24); the line rate x q + k
+  // meets c_L T at 0.541667 / (0.931855186 - 0.5 x 0.625) = 0.874565 h, which bills
+  // 0.625 x 0.874565 x 3600 + 300 = 2267.8 s, rounded up to 2280 s: C_C = 0.5 x 2280 / 3600 + 0.5
+  // = 0.816667, reached at T* = 0.816667 / 0.931855186 = 0.876388 h (test_breakeven_crossings.cpp).
   REQUIRE(r.job_hours.value.has_value());
-  CHECK(*r.job_hours.value == Approx(0.8745654820));
-  // T_λ = 1.12 x 0.541667 / (0.931855186 - 1.12 x 0.3125) = 0.606667 / 0.581855186 = 1.042642 h
+  CHECK(*r.job_hours.value == Approx(0.8763879614));
+  // T_λ: 1.042642 h bills 2645.9 s -> 2700 s, C_C = 0.875; 1.12 x 0.875 / 0.931855186 = 1.051666 h
   REQUIRE(r.line_job_hours.value.has_value());
-  CHECK(*r.line_job_hours.value == Approx(1.0426420205));
+  CHECK(*r.line_job_hours.value == Approx(1.0516655536));
   // H* = 1500 / (1.166667 / 2 - 0.198) = 1500 / (0.583333 - 0.198) = 1500 / 0.385333 = 3892.73 h/y
   REQUIRE(r.use_hours_per_year.value.has_value());
   CHECK(*r.use_hours_per_year.value == Approx(3892.733564));
@@ -242,8 +244,10 @@ TEST_CASE("breakeven: T_λ may not exist while T* does", "[breakeven]") {
   c.line = 1.0;
   const auto r = breakeven::compute(c, reference_job());
   REQUIRE(r.job_hours.value);
-  // k = 0.8 x 300 / 3600 + 0.5 = 0.566667; T* = 0.566667 / 0.431855 = 1.312169 h
-  CHECK(*r.job_hours.value == Approx((0.8 * 300 / 3600 + 0.5) / (1.8637103718 / 2 - 0.5)));
+  // k = 0.8 x 300 / 3600 + 0.5 = 0.566667; the line meets c_L T at 0.566667 / 0.431855 = 1.312169 h,
+  // billed 0.625 x 1.312169 x 3600 + 300 = 3252.4 s -> 3300 s: T* = (0.8 x 3300 / 3600 + 0.5) / c_L
+  // = 1.233333 / 0.931855 = 1.323525 h.
+  CHECK(*r.job_hours.value == Approx((0.8 * 3300 / 3600 + 0.5) / (1.8637103718 / 2)));
   CHECK_FALSE(r.line_job_hours.value);
   CHECK_FALSE(r.line_job_hours.reason.empty());
 }

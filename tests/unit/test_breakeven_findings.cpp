@@ -273,13 +273,17 @@ TEST_CASE("findings: cheapest offer prices the catalogue in the config's currenc
 }
 
 TEST_CASE("findings: job length and use per year at 0.5/h (worked example)", "[breakeven][findings]") {
-  // docs/cost-model.md at 0.5/h: C_L 1.863710, C_C 1.166667, T* = 0.874565 h, H* = 3892.73 h/y.
+  // docs/cost-model.md at 0.5/h: C_L 1.863710, C_C 1.166667, T* = 0.876388 h, H* = 3892.73 h/y.
   const auto all = run(features({}), reference_config(0.5));
   const Finding* len = find(all, "job_length");
   REQUIRE(len != nullptr);
   CHECK(len->saving == Approx(1.863710 - 1.166667).epsilon(1e-5));  // 0.697044
   CHECK(len->evidence[0].key == "breakeven.job_hours");
-  CHECK(len->evidence[0].value == Approx(0.874565).epsilon(1e-5));
+  CHECK(len->evidence[0].value == Approx(0.876388).epsilon(1e-5));
+  // Per-minute billing: local is cheaper again from 0.88 h (minute 38 ends) to 0.885331 h.
+  CHECK(len->suggestion.find("Between 0.88 h and 0.89 h the answer flips 2 times as the cloud's bill rounds up to "
+                             "whole increments (local is cheaper just after each step); beyond 0.89 h the cloud is "
+                             "cheaper for good.") != std::string::npos);
   const Finding* use = find(all, "use_per_year");
   REQUIRE(use != nullptr);
   // W x F x (1/U - 1/H*) = 2 x 1500 x (1/2044 - 1/3892.73) = 0.697044: at H* the premium is 0.

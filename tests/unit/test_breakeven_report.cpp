@@ -69,9 +69,51 @@ TEST_CASE("breakeven: JSON report has every key of the issue", "[breakeven]") {
   bool above = false;
   REQUIRE(doc.at_pointer("/above_line").get_bool().get(above) == simdjson::SUCCESS);
   CHECK(above);
-  CHECK(number(doc, "/breakeven/job_hours") == Approx(0.8745654820));
-  CHECK(number(doc, "/breakeven/line_job_hours") == Approx(1.0426420205));
+  // Per-minute billing: T* = 0.876388 h, back to local at the end of minute 38 (0.88 h), dearer
+  // again from 0.885331 h (test_breakeven_crossings.cpp); T_λ = 1.051666 h, one crossing.
+  CHECK(number(doc, "/breakeven/job_hours") == Approx(0.8763879614));
+  CHECK(number(doc, "/breakeven/line_job_hours") == Approx(1.0516655536));
   CHECK(number(doc, "/breakeven/use_hours_per_year") == Approx(3892.733564));
+  simdjson::dom::array crossings;
+  REQUIRE(doc.at_pointer("/breakeven/job_hours_crossings").get_array().get(crossings) == simdjson::SUCCESS);
+  REQUIRE(crossings.size() == 3);
+  CHECK(number(doc, "/breakeven/job_hours_crossings/1/hours") == Approx(0.88));
+  std::string_view side;
+  REQUIRE(doc.at_pointer("/breakeven/job_hours_crossings/0/local_cheaper").get_string().get(side) == simdjson::SUCCESS);
+  CHECK(side == "below");
+  REQUIRE(doc.at_pointer("/breakeven/job_hours_crossings/1/local_cheaper").get_string().get(side) == simdjson::SUCCESS);
+  CHECK(side == "above");
+  REQUIRE(doc.at_pointer("/breakeven/line_job_hours_crossings/0/below_line").get_string().get(side) == simdjson::SUCCESS);
+  CHECK(side == "below");
+  CHECK(doc.at_pointer("/breakeven/job_hours_crossings_omitted").error() == simdjson::NO_SUCH_FIELD);
+  // The table says it in words: local cheaper below T*, again from 0.88 h to 0.885 h, then the cloud.
+  const std::string table = report::breakeven_table(r, c, f);
+  CHECK(table.find("break-even job length  52.6 min: local is cheaper for jobs shorter than this, again between "
+                   "52.8 min and 53.1 min; the cloud is cheaper beyond 53.1 min\n") != std::string::npos);
+  CHECK(table.find("line crossed at        1.05 h: beyond it the premium exceeds 12.0 %\n") != std::string::npos);
+}
+
+TEST_CASE("breakeven: the table words alternating crossings", "[breakeven][crossings]") {
+  // Hourly billing at 3/h against c_L = 4/h (test_breakeven_crossings.cpp): local is cheaper below
+  // 0.75 h, from 1 to 1.5 h and from 2 to 2.25 h. A 2 h job at ū = 0 (q = 1): C_L = 8, so the
+  // reference job's costs are scaled by hand: electricity only, 4/h.
+  breakeven::CostConfig c;
+  c.price_per_kwh = 1.0;
+  c.hardware_price = 0;
+  c.rate_per_hour = 3.0;
+  c.billing_increment_s = 3600;
+  breakeven::JobInputs j;
+  j.wall_h = 2.0;
+  j.energy_kwh = {8.0};  // 8 kWh at 1.0/kWh: C_L = 8, c_L = 4/h
+  j.util = {0.0};
+  extract::Features f;
+  f.to_ns = 7'200'000'000'000;
+  const auto r = breakeven::compute(c, j);
+  REQUIRE(r.local_total == Approx(8.0));
+  const std::string table = report::breakeven_table(r, c, f);
+  CHECK(table.find("break-even job length  45.0 min: local is cheaper for jobs shorter than this, again between "
+                   "1.00 h and 1.50 h and between 2.00 h and 2.25 h; the cloud is cheaper beyond 2.25 h\n") !=
+        std::string::npos);
 }
 
 TEST_CASE("breakeven: JSON report writes null and a reason where no break-even exists", "[breakeven]") {

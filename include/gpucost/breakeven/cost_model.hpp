@@ -3,6 +3,7 @@
 #pragma once
 
 #include <gpucost/breakeven/config.hpp>
+#include <gpucost/breakeven/crossings.hpp>
 #include <gpucost/core/error.hpp>
 #include <gpucost/extract/extract.hpp>
 
@@ -100,8 +101,10 @@ struct Result {
   // comparison
   double premium = 0, line = 0;
   bool above_line = false;
-  Solution job_hours;          ///< T*
-  Solution line_job_hours;     ///< T_λ
+  Solution job_hours;          ///< T*: the first of job_crossings
+  Solution line_job_hours;     ///< T_λ: the first of line_crossings
+  Crossings job_crossings;     ///< every job length where C_L = C_C (the billing's steps may give several)
+  Crossings line_crossings;    ///< every job length where C_L = (1 + line) C_C
   Solution use_hours_per_year; ///< H*
 };
 
