@@ -91,6 +91,10 @@ Expected<CloudOffer> find_cloud_offer(std::string_view name) {
                                  : fmt::format("did you mean '{}'? (gpucost breakeven --list-clouds)", best));
 }
 
+bool user_speed_ratio(const CostConfig& c) {
+  return c.speed_ratio_source == "flag" || c.speed_ratio_source == "config";
+}
+
 CostConfig with_offer(const CostConfig& c, const CloudOffer& o, int job_gpus) {
   CostConfig out = c;
   out.cloud_offer = o.name;
@@ -100,9 +104,12 @@ CostConfig with_offer(const CostConfig& c, const CloudOffer& o, int job_gpus) {
   out.billing_increment_s = o.billing_increment_s;
   out.billing_minimum_s = o.billing_minimum_s;
   out.cold_start_s = o.cold_start_s;
-  if (o.speed_ratio && c.speed_ratio_source == "default") {
-    out.speed_ratio = *o.speed_ratio;
-    out.speed_ratio_source = "offer";
+  // Only a ratio the user gave (flag, config) holds for every offer; one that came from another
+  // offer or from the table is that offer's own.
+  if (!user_speed_ratio(c)) {
+    out.speed_ratio = o.speed_ratio.value_or(1.0);
+    out.speed_ratio_source = o.speed_ratio ? "offer" : "default";
+    out.speed_ratio_basis.clear();
   }
   return out;
 }
@@ -183,7 +190,7 @@ Expected<CostConfig> config_for_offer(const CostConfig& c, const CloudOffer& o, 
   out.rate_per_hour *= *rate;
   out.offer_currency = o.currency;
   out.offer_exchange_rate = *rate;
-  if (out.speed_ratio_source == "default") {
+  if (!user_speed_ratio(c) && out.speed_ratio_source == "default") {
     std::string why;
     if (const auto t = table_speed_ratio(shape.local_model, o.gpu_model, &why)) {
       out.speed_ratio = t->ratio;

@@ -37,14 +37,15 @@ void check_energy_basis(PricedJob& p) {
 
 // Fits the chosen offer to the job (count and memory), converts its price and picks its speed ratio.
 Status fit_chosen_offer(PricedJob& p, const CloudOffer& offer) {
-  if (const std::string why = unfit_reason(offer, p.shape, p.config.memory_margin); !why.empty())
-    warn(p, fmt::format("offer '{}' cannot run this job as logged: {}", offer.name, why));
+  const std::string unfit = unfit_reason(offer, p.shape, p.config.memory_margin);
+  if (!unfit.empty()) warn(p, fmt::format("offer '{}' cannot run this job as logged: {}", offer.name, unfit));
   if (offer.fits(p.shape.gpus) && offer.billed_gpus(p.shape.gpus) > p.shape.gpus)
     warn(p, fmt::format("a {}-GPU job priced against offer '{}' of {} GPUs: the whole instance is paid", p.shape.gpus,
                         offer.name, offer.billed_gpus(p.shape.gpus)));
   auto with = config_for_offer(p.config, offer, p.shape);
   if (!with) return with.error();
   p.config = std::move(*with);
+  p.config.cloud_unfit = unfit;
   if (const std::string x = exchange_text(p.config); !x.empty()) note(p, "exchange " + x);
   if (p.config.speed_ratio_source == "table") note(p, fmt::format("speed ratio {:.3g} from the {}", p.config.speed_ratio, p.config.speed_ratio_basis));
   return {};

@@ -232,6 +232,16 @@ void add_headline(std::vector<Family>& out, const breakeven::Result& r, const br
   gauge("gpucost_job_gpus", "GPUs in the job", host, static_cast<double>(r.job.energy_kwh.size()));
   gauge("gpucost_job_energy_joules", "GPU energy of the job, all GPUs", host, r.energy_kwh * kJoulesPerKwh);
   gauge("gpucost_job_util_mean_ratio", "Mean GPU utilisation used by the cost model (0-1)", host, r.util_mean);
+  if (const auto& e = r.job.energy_basis; e.known) {  // how much of the energy was measured
+    gauge("gpucost_job_energy_measured_joules", "GPU energy over the sampled intervals, all GPUs", host,
+          e.measured_kwh * kJoulesPerKwh);
+    Labels fill = host;
+    fill.emplace_back("fill", std::string(breakeven::fill_rule_name(e.rule)));
+    gauge("gpucost_job_energy_estimated_joules", "GPU energy filled in for time without samples, by the fill rule", fill,
+          e.estimated_kwh * kJoulesPerKwh);
+    gauge("gpucost_job_coverage_ratio", "Share of the job window with telemetry samples (mean over GPUs, 0-1)", host,
+          e.coverage);
+  }
   gauge("gpucost_local_cost", "Local cost of the job (electricity + amortisation + maintenance), in the currency label",
         money, r.local_total);
   auto& parts = out.emplace_back("gpucost_local_cost_component", "Local cost of the job by component, in the currency label");

@@ -192,8 +192,12 @@ class QueryCsvParser final : public LineParser {
         case QueryRole::name:
           ev.fields.push_back(Field{"name", v, false});
           if (identity.empty()) m_name_identity = v;
+          Fingerprint::add(ctx.stats.fingerprint.gpus, v);  // the model prices the speed ratio
           break;
-        case QueryRole::text: ev.fields.push_back(Field{col.name, v, false}); break;
+        case QueryRole::text:
+          ev.fields.push_back(Field{col.name, v, false});
+          if (col.name == "driver_version") Fingerprint::add(ctx.stats.fingerprint.drivers, v);
+          break;
         case QueryRole::metric: {
           double d = 0;
           bool json = false;

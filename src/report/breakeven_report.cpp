@@ -313,8 +313,8 @@ std::string table_clouds(const std::vector<CloudRank>& clouds, const std::string
     header = true;
     b += fmt::format("      {:<30}{:<14}{}\n", k.name, k.gpu_model, k.unfit);
   }
-  b += fmt::format("  Amounts in {}{}. A speed ratio from the table is a ratio of peak throughputs: real jobs gain\n"
-                   "  less; measure yours and give --speed-ratio.\n",
+  b += fmt::format("  Amounts in {}{}.\n  A speed ratio from the table is a ratio of peak throughputs: real jobs gain less; measure\n"
+                   "  yours and give --speed-ratio.\n",
                    cur, converted.empty() ? std::string() : " (offer prices converted: " + converted + ")");
   return b;
 }
@@ -435,6 +435,11 @@ std::string breakeven_json(const breakeven::Result& r, const breakeven::CostConf
   else io::append_json_string(b, c.exchange_date);
   b.append(", \"offer\": ");
   io::append_json_string(b, c.cloud_offer);
+  b.append(fmt::format(", \"offer_fits\": {}", c.cloud_unfit.empty() ? "true" : "false"));
+  if (!c.cloud_unfit.empty()) {
+    b.append(", \"offer_unfit_reason\": ");
+    io::append_json_string(b, c.cloud_unfit);
+  }
   b.append(", \"cold_start_s\": ");
   num(b, c.cold_start_s);
   b.append(", \"billing_increment_s\": ");
@@ -513,6 +518,10 @@ std::string breakeven_table(const breakeven::Result& r, const breakeven::CostCon
   b += fmt::format("premium   {:+.1f} % local over cloud (line {:.1f} %): {}\n", r.premium * 100, r.line * 100,
                    r.above_line ? "ABOVE the line, renting is cheaper for this job"
                                 : "below the line, the local GPU holds its own");
+  if (!c.cloud_unfit.empty())
+    b += fmt::format("          BUT the offer cannot run this job as logged ({}): the comparison is not a verdict;\n"
+                     "          choose an offer that fits (--compare-clouds lists them)\n",
+                     c.cloud_unfit);
   if (r.job_hours.value) {
     const std::string later = later_stretches(r.job_crossings, "the cloud is cheaper");
     b += fmt::format("break-even job length  {}: local is cheaper for jobs shorter than this{}\n", hours(r.job_hours),

@@ -1,5 +1,7 @@
 #include <gpucost/report/html_report.hpp>
 
+#include <gpucost/breakeven/cloud_offers.hpp>
+
 #include <gpucost/core/time.hpp>
 #include <gpucost/extract/catalogue.hpp>
 #include <gpucost/report/html.hpp>
@@ -100,6 +102,21 @@ std::string header(const ReportContent& c) {
                      : r.job.util_source == "trace" ? " (from the profiler trace)" : "");
 }
 
+// What of the energy was measured and what estimated (docs/cost-model.md).
+std::string energy_basis_row(const breakeven::EnergyBasis& e) {
+  if (!e.known) return "<tr><th>energy measured</th><td>unknown: the features give no coverage</td></tr>\n";
+  if (e.estimated_kwh < 0.00005 && e.rule != breakeven::FillRule::none)
+    return fmt::format("<tr><th>energy measured</th><td>{:.4f} kWh, all of it</td></tr>\n", e.measured_kwh);
+  if (e.rule == breakeven::FillRule::none)
+    return fmt::format("<tr><th>energy measured</th><td>{:.4f} kWh over {:.2f} h; {:.2f} h without samples not priced "
+                       "(--fill none)</td></tr>\n",
+                       e.measured_kwh, e.covered_h, e.uncovered_h);
+  return fmt::format("<tr><th>energy measured</th><td>{:.4f} kWh over {:.2f} h; {:.4f} kWh ({:.0f} %) estimated for "
+                     "{:.2f} h without samples at {:.0f} W ({})</td></tr>\n",
+                     e.measured_kwh, e.covered_h, e.estimated_kwh, e.estimated_share() * 100, e.uncovered_h,
+                     e.fill_power_w, e.rule == breakeven::FillRule::idle ? "idle power" : "mean power");
+}
+
 std::string verdict(const ReportContent& c) {
   const Result& r = c.result;
   const std::string& cur = c.config.currency;
@@ -130,7 +147,15 @@ std::string verdict(const ReportContent& c) {
   if (c.extras.range.low && c.extras.range.high)
     b += fmt::format("<tr><th>premium range (energy bounds)</th><td>{} .. {}</td></tr>\n",
                      esc(percent(*c.extras.range.low)), esc(percent(*c.extras.range.high)));
-  b += "</table>\n</section>\n";
+  b += energy_basis_row(r.job.energy_basis);
+  if (const std::string x = breakeven::exchange_text(c.config); !x.empty())
+    b += fmt::format("<tr><th>exchange</th><td>{}</td></tr>\n", esc(x));
+  b += "</table>\n";
+  if (!c.config.cloud_unfit.empty())
+    b += fmt::format("<p class=\"warning\">The cloud offer cannot run this job as logged ({}): the comparison is not "
+                     "a verdict. Choose an offer that fits (gpucost breakeven --compare-clouds lists them).</p>\n",
+                     esc(c.config.cloud_unfit));
+  b += "</section>\n";
   return b;
 }
 

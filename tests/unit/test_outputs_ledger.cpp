@@ -242,3 +242,38 @@ TEST_CASE("ledger: a run without finite figures is recorded with NULLs, not refu
   REQUIRE(runs);
   CHECK(std::isnan(runs->front().premium));
 }
+
+TEST_CASE("ledger: the same run priced twice is one row; --ledger-append keeps both", "[outputs][ledger]") {
+  TempDir dir;
+  const std::string path = dir.file("runs.sqlite");
+  auto ledger = outputs::Ledger::open(path);
+  REQUIRE(ledger);
+  CHECK(ledger->schema_version() == 2);
+  outputs::RunRecord a = run("gpu01", 1'718'200'000, 0.10);
+  a.run_key = outputs::run_key(a, {"/var/log/gpu.csv\t100\t5", "/var/log/kern.log\t20\t6"});
+  // The same inputs in another order are the same run.
+  CHECK(outputs::run_key(a, {"/var/log/kern.log\t20\t6", "/var/log/gpu.csv\t100\t5"}) == a.run_key);
+  // Another window, config or input is another run.
+  outputs::RunRecord later = a;
+  later.to_ns += 1;
+  CHECK(outputs::run_key(later, {"/var/log/gpu.csv\t100\t5", "/var/log/kern.log\t20\t6"}) != a.run_key);
+  CHECK(outputs::run_key(a, {"/var/log/gpu.csv\t101\t5", "/var/log/kern.log\t20\t6"}) != a.run_key);
+  REQUIRE(ledger->append(a));
+  REQUIRE(ledger->append(a));  // replaced
+  CHECK(count(path, "SELECT COUNT(*) FROM runs") == 1);
+  const std::int64_t indicators = count(path, "SELECT COUNT(*) FROM run_indicators");
+  REQUIRE(ledger->append(a, false));  // --ledger-append
+  CHECK(count(path, "SELECT COUNT(*) FROM runs") == 2);
+  CHECK(count(path, "SELECT COUNT(*) FROM run_indicators") == 2 * indicators);
+  // history's trend sums the run once: one run, its local total once.
+  auto runs = ledger->runs({});
+  REQUIRE(runs);
+  REQUIRE(runs->size() == 2);
+  const std::string json = outputs::history_json(*runs);
+  CHECK(json.find("\"runs\": 1,") != std::string::npos);
+  // Input from a pipe has no identity: its figures stand in for it.
+  outputs::RunRecord piped = a;
+  const std::string k1 = outputs::run_key(piped, {"-"});
+  piped.energy_kwh += 0.001;
+  CHECK(outputs::run_key(piped, {"-"}) != k1);
+}

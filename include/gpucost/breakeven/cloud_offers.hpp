@@ -82,6 +82,9 @@ const std::vector<CloudOffer>& cloud_offers();
 /// The offer named `name`, or an error with the nearest name.
 Expected<CloudOffer> find_cloud_offer(std::string_view name);
 
+/// Whether the speed ratio was given by the user (--speed-ratio or cloud.speed_ratio): it then
+/// holds for every offer; otherwise each offer takes its own (offer, table, default).
+bool user_speed_ratio(const CostConfig& config);
 /// The config with the offer's rate (for `job_gpus` GPUs), billing, cold start and name; its
 /// speed_ratio only when the config's is the default (a flag or the config wins).
 CostConfig with_offer(const CostConfig& config, const CloudOffer& offer, int job_gpus);

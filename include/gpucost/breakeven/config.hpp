@@ -54,6 +54,9 @@ struct CostConfig {
   /// same); set by config_for_offer.
   std::string offer_currency;
   double offer_exchange_rate = 1;
+  /// Why the chosen offer cannot run the job as logged (too few GPUs, too little memory); empty
+  /// when it can. Set by price_job: the verdict then says that it compares with such an offer.
+  std::string cloud_unfit;
   /// An offer fits when its GPU memory holds the job's peak framebuffer use x (1 + margin).
   double memory_margin = 0.05;
   /// [ranges]: Monte-Carlo bounds by parameter name (the sensitivity parameters).
