@@ -205,7 +205,7 @@ std::string config_value(const breakeven::CostConfig& c, std::string_view path) 
         P{"local.incident_hours.reset_gpu", c.incident_reset_gpu_h},
         P{"local.incident_hours.reboot", c.incident_reboot_h},
         P{"local.incident_hours.contact_support", c.incident_contact_support_h},
-        P{"local.incident_hours.unknown", c.incident_unknown_h}})
+        P{"local.incident_hours.unknown", c.incident_unknown_h}, P{"local.fault_window_s", c.fault_window_s}})
     if (p == path) return number(v);
   return {};
 }
