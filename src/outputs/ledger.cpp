@@ -20,7 +20,7 @@ namespace {
 
 /// Schema migrations, applied in order: entry i takes user_version i to i + 1. Never edit a
 /// shipped entry; append a new one.
-constexpr std::array<std::string_view, 1> kMigrations = {
+constexpr std::array<std::string_view, 2> kMigrations = {
     R"sql(
 -- REAL columns hold NULL where there is no finite value (no break-even, a degenerate model):
 -- a run is never refused for it.
@@ -68,6 +68,22 @@ CREATE TABLE configs (
   config_hash TEXT PRIMARY KEY,
   canonical_text TEXT NOT NULL
 );
+)sql",
+    R"sql(
+-- The faults a run priced, each once (docs/cost-model.md, "Faults").
+CREATE TABLE run_faults (
+  run_id INTEGER NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,
+  ts TEXT NOT NULL,
+  last_ts TEXT NOT NULL,
+  device TEXT NOT NULL,
+  bucket TEXT NOT NULL,
+  what TEXT NOT NULL,
+  events INTEGER NOT NULL,
+  operator_hours REAL,
+  cost REAL,
+  downtime_s REAL
+);
+CREATE INDEX run_faults_run ON run_faults(run_id);
 )sql",
 };
 
@@ -210,6 +226,16 @@ std::string config_value(const breakeven::CostConfig& c, std::string_view path) 
   return {};
 }
 
+/// The priced faults of the result (interruptions, which have no bucket, are not faults).
+void add_faults(std::vector<RunFault>& out, const breakeven::Result& r) {
+  for (const auto& ic : r.incidents) {
+    const extract::WindowFault& f = ic.fault;
+    if (f.bucket.empty()) continue;
+    out.push_back(RunFault{f.ts_ns, f.last_ts_ns, f.device, f.bucket, extract::fault_members_text(f), f.count,
+                           ic.hours, ic.cost, f.downtime_s.value_or(kNone)});
+  }
+}
+
 void add_indicators(std::vector<RunIndicator>& out, const extract::IndicatorSet& set, int gpu) {
   for (const auto& [key, v] : set) {
     if (!v.value || !std::isfinite(*v.value)) continue;  // absent: no row, never a 0
@@ -283,6 +309,7 @@ RunRecord make_run_record(const breakeven::Result& r, const breakeven::CostConfi
   rec.breakeven_use_h_per_year = r.use_hours_per_year.value.value_or(kNone);
   add_indicators(rec.indicators, f.host_indicators, -1);
   for (const auto& g : f.gpus) add_indicators(rec.indicators, g.indicators, g.gpu);
+  add_faults(rec.faults, r);
   return rec;
 }
 
@@ -413,8 +440,30 @@ Expected<std::int64_t> Ledger::append(const RunRecord& r) {
     if (ind.step() != SQLITE_DONE) return error("cannot append the indicators");
     ind.reset();
   }
+  if (auto st = append_faults(run_id, r.faults); !st) return st.error();
   if (!tx.commit()) return error("cannot commit the run");
   return run_id;
+}
+
+Status Ledger::append_faults(std::int64_t run_id, const std::vector<RunFault>& faults) {
+  Statement st(m_db, R"sql(INSERT INTO run_faults(run_id, ts, last_ts, device, bucket, what, events, operator_hours,
+      cost, downtime_s) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10))sql");
+  if (!st.ok()) return error("cannot prepare the insert");
+  for (const RunFault& f : faults) {
+    st.bind_int(1, run_id);
+    st.bind(2, ledger_time(f.ts_ns));
+    st.bind(3, ledger_time(f.last_ts_ns));
+    st.bind(4, f.device);
+    st.bind(5, f.bucket);
+    st.bind(6, f.what);
+    st.bind_int(7, f.events);
+    st.bind(8, f.operator_hours);
+    st.bind(9, f.cost);
+    st.bind(10, f.downtime_s);
+    if (st.step() != SQLITE_DONE) return error("cannot append the faults");
+    st.reset();
+  }
+  return {};
 }
 
 Expected<std::vector<RunRecord>> Ledger::runs(const HistoryFilter& filter) {
