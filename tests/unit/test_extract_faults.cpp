@@ -267,3 +267,67 @@ TEST_CASE("faults over the real corpus: an Xid storm is a few faults, a GPU off 
     CHECK(extract::fault_members_text(f->faults[0]) == "Xid 79 then GPU lost");
   }
 }
+
+TEST_CASE("faults: a document written before faults rebuilds them from its bursts", "[extract][faults]") {
+  extract::SampleCollector c;
+  c.on_event(sample(0, 100));
+  c.on_event(sample(300, 100));
+  xid(c, 10, 13, "restart_app", "0000:01:00");
+  xid(c, 11, 43, "ignore", "0000:01:00");
+  xid(c, 200, 43, "ignore", "0000:01:00");
+  prep::InputStats kern;
+  kern.format = prep::Format::dmesg;
+  c.note_inputs({kern});
+  auto f = extract::compute_features(c, {});
+  REQUIRE(f);
+  std::string doc = extract::features_to_json(*f);
+  const std::size_t from = doc.find(",\n  \"fault_window_s\"");
+  const std::size_t to = doc.find(",\n  \"energy_profile\"");
+  REQUIRE(from != std::string::npos);
+  REQUIRE(to > from);
+  doc.erase(from, to - from);  // as written before faults existed
+  const auto old = extract::features_from_json(doc, "old.json");
+  REQUIRE(old);
+  // Bursts: Xid 13 at 10 s, Xid 43 at 11 s, Xid 43 at 200 s. The first two join (restart_app);
+  // the lone Xid 43 is no fault. Joining bursts is host-wide, hence not exact: flagged.
+  REQUIRE(old->faults.size() == 1);
+  CHECK(old->faults[0].bucket == "restart_app");
+  CHECK(extract::fault_members_text(old->faults[0]) == "Xid 13 then Xid 43");
+  CHECK_FALSE(old->faults_listed);
+  // The document as written now reads back the same faults, exactly.
+  const auto now = extract::features_from_json(extract::features_to_json(*f), "now.json");
+  REQUIRE(now);
+  CHECK(now->faults_listed);
+  REQUIRE(now->faults.size() == 1);
+  CHECK(now->faults[0].device == "0000:01:00");
+  CHECK(now->faults[0].count == 2);
+}
+
+TEST_CASE("faults: merge joins a fault that a window end cut in two, and counts again", "[extract][faults]") {
+  // Two consecutive windows of one host: an Xid 13 at 50 s (window 0..60 s) and an Xid 13 at
+  // 70 s (window 60..120 s) of the same GPU, 20 s apart: one fault in the merged document.
+  const auto window = [](std::int64_t from_s, std::int64_t t_s) {
+    extract::SampleCollector c;
+    for (std::int64_t t = from_s; t <= from_s + 60; t += 10) c.on_event(sample(t, 90));
+    xid(c, t_s, 13, "restart_app", "0000:01:00");
+    prep::InputStats kern;
+    kern.format = prep::Format::dmesg;
+    c.note_inputs({kern});
+    extract::ExtractOptions o;
+    o.from_ns = from_s * kSec;
+    o.to_ns = (from_s + 60) * kSec;
+    auto f = extract::compute_features(c, o);
+    REQUIRE(f);
+    return *extract::features_from_json(extract::features_to_json(*f), "w.json");
+  };
+  std::vector<extract::Features> docs{window(0, 50), window(60, 70)};
+  CHECK(host(docs[0], "fault_count") == 1);
+  CHECK(host(docs[1], "fault_count") == 1);
+  auto m = extract::merge_features(docs);
+  REQUIRE(m);
+  REQUIRE(m->faults.size() == 1);
+  CHECK(m->faults[0].count == 2);
+  CHECK(host(*m, "fault_count") == 1);
+  CHECK(host(*m, "fault_restart_app_count") == 1);
+  CHECK(host(*m, "xid_count") == 2);  // the line count sums
+}
