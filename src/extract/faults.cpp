@@ -167,11 +167,11 @@ void fault_indicators(Features& f, const std::string& reason) {
     return;
   }
   out["fault_count"] = IndicatorValue{static_cast<double>(f.faults.size()), {}};
-  for (const auto& [bucket, key] : kByBucket) {
+  for (const auto& entry : kByBucket) {  // not a structured binding: clang 14 cannot capture one
     const auto n = std::count_if(f.faults.begin(), f.faults.end(), [&](const WindowFault& w) {
-      return kSeverityOrder[static_cast<std::size_t>(fault_severity(w.bucket))] == bucket;
+      return kSeverityOrder[static_cast<std::size_t>(fault_severity(w.bucket))] == entry.first;
     });
-    out[std::string(key)] = IndicatorValue{static_cast<double>(n), {}};
+    out[std::string(entry.second)] = IndicatorValue{static_cast<double>(n), {}};
   }
 }
 
