@@ -136,6 +136,9 @@ Expected<JobInputs> job_inputs(const extract::Features& f) {
   in.to_ns = f.to_ns;
   in.profile = f.energy_profile;
   in.incidents = f.incidents;
+  in.faults = f.faults;
+  in.fault_window_s = f.fault_window_s;
+  in.faults_listed = f.faults_listed;
   const auto host = [&](const char* key) -> std::optional<double> {
     const auto it = f.host_indicators.find(key);
     return it != f.host_indicators.end() ? it->second.value : std::nullopt;
@@ -172,24 +175,40 @@ Result compute(const CostConfig& c, const JobInputs& job) { return evaluate(c, j
 
 namespace {
 
-double incident_hours(const CostConfig& c, const extract::WindowIncident& i) {
-  if (i.kind != "xid" && i.kind != "gpu_lost") return 0;  // interruptions cost downtime, not operator time
-  if (i.bucket == "restart_app") return c.incident_restart_app_h;
-  if (i.bucket == "reset_gpu") return c.incident_reset_gpu_h;
-  if (i.bucket == "reboot") return c.incident_reboot_h;
-  if (i.bucket == "contact_support") return c.incident_contact_support_h;
-  if (i.bucket == "ignore") return 0;
+double incident_hours(const CostConfig& c, std::string_view bucket) {
+  if (bucket.empty() || bucket == "ignore") return 0;  // interruptions cost downtime, not operator time
+  if (bucket == "restart_app") return c.incident_restart_app_h;
+  if (bucket == "reset_gpu") return c.incident_reset_gpu_h;
+  if (bucket == "reboot") return c.incident_reboot_h;
+  if (bucket == "contact_support") return c.incident_contact_support_h;
   return c.incident_unknown_h;
 }
 
+/// A suspend or AC loss listed beside the faults: one member, no bucket, no operator time.
+extract::WindowFault interruption(const extract::WindowIncident& i) {
+  extract::WindowFault f;
+  f.ts_ns = i.ts_ns;
+  f.last_ts_ns = i.last();
+  f.members.push_back(extract::FaultMember{i.kind, -1, i.count});
+  f.count = i.count;
+  f.downtime_s = i.downtime_s;
+  f.downtime_to_end = i.downtime_to_end;
+  return f;
+}
+
 void price_incidents(const CostConfig& c, const JobInputs& job, Result& r) {
-  for (const auto& i : job.incidents) {
-    // A burst of n incidents costs n times the operator time (each Xid is one, as F016 counts).
-    IncidentCost ic{i, incident_hours(c, i) * static_cast<double>(i.count), 0};
+  // A fault costs its most severe bucket's operator time once, however many lines it printed.
+  for (auto& f : faults_at(c, job, &r.fault_note)) {
+    IncidentCost ic{std::move(f), 0, 0};
+    ic.hours = incident_hours(c, ic.fault.bucket);
     ic.cost = c.hourly_wage * ic.hours;
     r.incident_cost += ic.cost;
     r.incidents.push_back(std::move(ic));
   }
+  for (const auto& i : job.incidents)
+    if (i.kind == "suspend" || i.kind == "ac_offline") r.incidents.push_back(IncidentCost{interruption(i), 0, 0});
+  std::stable_sort(r.incidents.begin(), r.incidents.end(),
+                   [](const IncidentCost& a, const IncidentCost& b) { return a.fault.ts_ns < b.fault.ts_ns; });
   if (job.downtime_s) {
     r.downtime_h = *job.downtime_s / 3600.0;
     r.downtime_share = job.wall_h > 0 ? *r.downtime_h / job.wall_h : 0.0;
@@ -213,6 +232,20 @@ std::string no_use_breakeven_reason(const CostConfig& c, const Result& r, double
 }
 
 }  // namespace
+
+std::vector<extract::WindowFault> faults_at(const CostConfig& c, const JobInputs& job, std::string* note) {
+  std::string text;
+  if (!job.faults_listed)
+    text = "faults rebuilt from the incident bursts of a features document written before faults were listed, "
+           "bursts of every GPU within the window joined (re-run gpucost extract for faults per GPU)";
+  if (c.fault_window_s < job.fault_window_s)
+    text += fmt::format("{}faults grouped within {:g} s by extract, longer than local.fault_window_s = {:g} s: "
+                        "re-run breakeven on the logs to group them within {:g} s",
+                        text.empty() ? "" : "; ", job.fault_window_s, c.fault_window_s, c.fault_window_s);
+  if (note != nullptr) *note = text;
+  if (c.fault_window_s <= job.fault_window_s) return job.faults;
+  return extract::regroup_faults(job.faults, c.fault_window_s);
+}
 
 Result evaluate(const CostConfig& c, const JobInputs& job, const EnergyPrices& prices) {
   Result r;

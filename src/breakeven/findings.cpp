@@ -195,21 +195,29 @@ constexpr std::array kIncidentRules = {
                  "local.incident_hours.unknown of operator time each."},
 };
 
-bool matches(const IncidentRule& rule, const extract::WindowIncident& i) {
-  if (i.kind != rule.incident_kind) return false;
-  if (rule.bucket.empty()) return true;
+bool has_member(const extract::WindowFault& f, std::string_view kind) {
+  return std::any_of(f.members.begin(), f.members.end(), [&](const extract::FaultMember& m) { return m.kind == kind; });
+}
+
+/// Each fault belongs to one rule: the GPU-lost one when a GPU fell off the bus in it, else the
+/// rule of its bucket (a fatal AER alone: reset_gpu). Interruptions (no bucket) to none.
+bool matches(const IncidentRule& rule, const extract::WindowFault& f) {
+  if (f.bucket.empty()) return false;
+  if (rule.incident_kind == "gpu_lost") return has_member(f, "gpu_lost");
+  if (has_member(f, "gpu_lost")) return false;
   if (rule.bucket == "unknown")  // a code outside NVIDIA's four buckets (and not ignored)
-    return i.bucket != "restart_app" && i.bucket != "reset_gpu" && i.bucket != "reboot" &&
-           i.bucket != "contact_support" && i.bucket != "ignore";
-  return i.bucket == rule.bucket;
+    return f.bucket != "restart_app" && f.bucket != "reset_gpu" && f.bucket != "reboot" &&
+           f.bucket != "contact_support" && f.bucket != "ignore";
+  return f.bucket == rule.bucket;
 }
 
 std::string codes_of(const IncidentRule& rule, const Result& r) {
   std::vector<int> codes;
   for (const auto& ic : r.incidents)
-    if (matches(rule, ic.incident) && ic.incident.code >= 0 &&
-        std::find(codes.begin(), codes.end(), ic.incident.code) == codes.end())
-      codes.push_back(ic.incident.code);
+    if (matches(rule, ic.fault))
+      for (const auto& m : ic.fault.members)
+        if (m.kind == "xid" && m.code >= 0 && std::find(codes.begin(), codes.end(), m.code) == codes.end())
+          codes.push_back(m.code);
   std::sort(codes.begin(), codes.end());
   std::string out;
   for (int code : codes) out += fmt::format("{}{}", out.empty() ? "Xid " : ", ", code);
@@ -220,26 +228,27 @@ std::optional<Finding> incident_finding(const Context& x, const IncidentRule& ru
   const FindingThreshold& t = threshold_of(rule.kind);
   const auto count = host(x.f, t.key);
   if (!count || *count < t.value) return std::nullopt;
-  double cost = 0, listed = 0;
+  double cost = 0, faults = 0, events = 0;
   for (const auto& ic : x.r.incidents)
-    if (matches(rule, ic.incident)) {
+    if (matches(rule, ic.fault)) {
       cost += ic.cost;
-      listed += static_cast<double>(ic.incident.count);
+      ++faults;
+      events += static_cast<double>(ic.fault.count);
     }
-  if (rule.kind == "incidents_other" && listed < 1) return std::nullopt;  // F017 counts every bucket
+  // The indicator counts lines of every fault (F017 every bucket); the finding prices faults.
+  if (faults < 1) return std::nullopt;
   Finding out = start(t.kind);
-  const double n = rule.kind == "incidents_other" ? listed : *count;
   const std::string codes = codes_of(rule, x.r);
   out.title = rule.incident_kind == "gpu_lost"
-                  ? fmt::format("{:.0f} GPU(s) fell off the bus", n)
-                  : fmt::format("{:.0f} Xid(s) of bucket {}{}", n, rule.bucket,
-                                codes.empty() ? std::string() : fmt::format(" ({})", codes));
+                  ? fmt::format("{:.0f} fault(s) with a GPU fallen off the bus ({:.0f} event(s))", faults, events)
+                  : fmt::format("{:.0f} fault(s) of bucket {} ({}{:.0f} event(s))", faults, rule.bucket,
+                                codes.empty() ? std::string() : codes + "; ", events);
   out.evidence.push_back(indicator(t, *count));
   out.evidence.push_back(model(rule.bucket.empty() ? std::string("incidents[kind=gpu_lost].cost")
                                                    : fmt::format("incidents[bucket={}].cost", rule.bucket),
                                cost));
   out.saving = cost;
-  out.saving_basis = fmt::format("operator time of the {:.0f} listed incident(s): {}", listed,
+  out.saving_basis = fmt::format("operator time of the {:.0f} listed fault(s), once each: {}", faults,
                                  money(cost, x.c.currency));
   out.suggestion = std::string(rule.suggestion);
   return out;

@@ -521,6 +521,7 @@ Expected<ModelRun> model_setup(const BreakevenArgs& args) {
   if (!common) return common.error();
   auto window = extract_options(args.from, args.to, common->clock);
   if (!window) return window.error();
+  window->fault_window_s = config->fault_window_s;  // logs read here group faults as the config says
   return ModelRun{std::move(*config), *chosen, std::move(*common), *window};
 }
 

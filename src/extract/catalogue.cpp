@@ -318,6 +318,20 @@ constexpr std::array kCatalogue = {
                  "in the window", Scope::host_only},
     IndicatorDef{"F137", "traces", "count", "trace", "traces read",
                  "Kineto traces among the inputs (one per rank and capture)", Scope::host_only},
+    IndicatorDef{"F138", "fault_count", "count", "events", "faults",
+                 "faults in the window: the Xid, GPU-lost and fatal AER events of one GPU (or of the host) each within "
+                 "fault_window_s (60 s) of the previous one, at least one not of bucket ignore", Scope::host_only},
+    IndicatorDef{"F139", "fault_restart_app_count", "count", "events", "faults: restart the application",
+                 "faults whose most severe member's bucket is restart_app", Scope::host_only},
+    IndicatorDef{"F140", "fault_reset_gpu_count", "count", "events", "faults: reset the GPU",
+                 "faults whose most severe member's bucket is reset_gpu (a fatal AER counts as reset_gpu)",
+                 Scope::host_only},
+    IndicatorDef{"F141", "fault_unknown_count", "count", "events", "faults: unknown resolution",
+                 "faults whose most severe member is an Xid of a code outside NVIDIA's buckets", Scope::host_only},
+    IndicatorDef{"F142", "fault_reboot_count", "count", "events", "faults: reboot",
+                 "faults whose most severe member's bucket is reboot (a GPU lost counts as reboot)", Scope::host_only},
+    IndicatorDef{"F143", "fault_contact_support_count", "count", "events", "faults: contact support",
+                 "faults whose most severe member's bucket is contact_support (hardware)", Scope::host_only},
 };
 
 }  // namespace

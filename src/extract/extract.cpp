@@ -174,6 +174,29 @@ double EnergyProfile::total() const {
   return t;
 }
 
+namespace {
+
+/// The GPU an incident names, for grouping faults (docs/cost-model.md, "Faults"): the PCI bus
+/// id without the function (an Xid prints "0000:01:00", "fallen off the bus" "0000:01:00.0"),
+/// else the driver's "GPU4". An AER line names a GPU only when the nvidia driver reports it (a
+/// pcieport is a bridge of the host). Empty: the host.
+std::string_view incident_device(const Event& ev) {
+  std::string_view pci, ref, driver;
+  for (const Field& f : ev.fields) {
+    if (f.key == "pci" || (ev.kind == "aer" && f.key == "device")) pci = f.value;
+    if (f.key == "gpu_ref") ref = f.value;
+    if (f.key == "driver") driver = f.value;
+  }
+  if (ev.kind == "aer" && driver != "nvidia") return {};
+  if (!pci.empty()) {
+    const std::size_t dot = pci.rfind('.'), colon = pci.rfind(':');
+    return dot != std::string_view::npos && (colon == std::string_view::npos || dot > colon) ? pci.substr(0, dot) : pci;
+  }
+  return ref;
+}
+
+}  // namespace
+
 void SampleCollector::on_event(const Event& ev) {
   if (ev.kind == "xid" || ev.kind == "gpu_lost" || ev.kind == "aer" || ev.kind == "suspend" || ev.kind == "lid" ||
       ev.kind == "power_source" || ev.kind == "modeset" || ev.kind == "thermal" || ev.kind == "driver" ||
@@ -188,7 +211,7 @@ void SampleCollector::on_event(const Event& ev) {
       if (f.key == "code")
         if (const auto v = text::parse_int(f.value)) code = static_cast<int>(*v);
     }
-    m_incidents.add(ev.ts_ns, ev.kind, detail, code);
+    m_incidents.add(ev.ts_ns, ev.kind, detail, code, incident_device(ev));
     if (m_incident_host.empty() && !ev.host.empty()) m_incident_host = std::string(ev.host);
     return;
   }
@@ -734,7 +757,7 @@ Expected<Features> compute_features(const SampleCollector& samples, const Extrac
                       fmt::format("the samples run from {} to {}", format_utc(lo), format_utc(hi)));
   host_indicators(f, walks.filled_j, walks.energy_j, f.host_indicators);
   incident_indicators(samples, f, f.host_indicators);
-  detail::window_pass(samples, summary, options.chain_window_s, f);
+  detail::window_pass(samples, summary, {options.chain_window_s, options.fault_window_s}, f);
   detail::session_indicators(samples, f);
   // A read of a temporary file failed: the indicators above would miss what it held.
   if (!store.status()) return store.status().error();

@@ -75,6 +75,44 @@ void write_incidents(std::string& b, const std::vector<WindowIncident>& incident
   b.append(incidents.empty() ? "]" : "\n  ]");
 }
 
+void write_fault(std::string& b, const WindowFault& w) {
+  b.append("{\"ts\": ");
+  io::append_json_string(b, format_utc(w.ts_ns));
+  b.append(fmt::format(", \"ts_ns\": {}, \"last_ts\": ", w.ts_ns));
+  io::append_json_string(b, format_utc(w.last_ts_ns));
+  b.append(fmt::format(", \"last_ts_ns\": {}, \"device\": ", w.last_ts_ns));
+  io::append_json_string(b, w.device);
+  if (!w.host.empty()) {
+    b.append(", \"host\": ");
+    io::append_json_string(b, w.host);
+  }
+  b.append(", \"bucket\": ");
+  io::append_json_string(b, w.bucket);
+  b.append(fmt::format(", \"count\": {}, \"members\": [", w.count));
+  for (std::size_t i = 0; i < w.members.size(); ++i) {
+    b.append(i == 0 ? "{\"kind\": " : ", {\"kind\": ");
+    io::append_json_string(b, w.members[i].kind);
+    b.append(fmt::format(", \"code\": {}, \"count\": {}}}", w.members[i].code, w.members[i].count));
+  }
+  b.append("], \"downtime_s\": ");
+  if (w.downtime_s) io::append_json_number(b, *w.downtime_s);
+  else b.append("null");
+  b.append(fmt::format(", \"downtime_end_ns\": {}", w.downtime_end_ns));
+  if (w.downtime_to_end) b.append(", \"downtime_to_end\": true");
+  b.append("}");
+}
+
+void write_faults(std::string& b, const Features& f) {
+  b.append(",\n  \"fault_window_s\": ");
+  io::append_json_number(b, f.fault_window_s);
+  b.append(",\n  \"faults\": [");
+  for (std::size_t i = 0; i < f.faults.size(); ++i) {
+    b.append(i == 0 ? "\n    " : ",\n    ");
+    write_fault(b, f.faults[i]);
+  }
+  b.append(f.faults.empty() ? "]" : "\n  ]");
+}
+
 // The profile as runs of consecutive minutes: {"first_minute": M, "gpu_kwh": [kWh of M, M+1, ...]}.
 void write_profile(std::string& b, const EnergyProfile& p) {
   b.append(",\n  \"energy_profile\": {\"bucket_s\": 60, \"runs\": [");
@@ -255,6 +293,7 @@ std::string features_to_json(const Features& f) {
   }
   b.append("\n  ]");
   write_incidents(b, f.incidents);
+  write_faults(b, f);
   write_profile(b, f.energy_profile);
   b.append("\n}\n");
   return b;
@@ -321,6 +360,88 @@ Status read_incidents(simdjson::dom::element doc, Features& f, const std::string
     else if (w.downtime_s)  // earlier documents: the incident's downtime reached the window end
       w.downtime_to_end = static_cast<double>(w.ts_ns) + *w.downtime_s * 1e9 >= static_cast<double>(f.to_ns);
     f.incidents.push_back(std::move(w));
+  }
+  return {};
+}
+
+Status read_fault_members(simdjson::dom::element e, WindowFault& w, const std::string& path) {
+  simdjson::dom::array members;
+  if (e["members"].get_array().get(members) != simdjson::SUCCESS)
+    return make_error(ErrorKind::schema, fmt::format("{}: a faults[] entry lacks members", path));
+  for (simdjson::dom::element m : members) {
+    FaultMember fm;
+    std::string_view kind;
+    std::int64_t code = -1;
+    if (m["kind"].get_string().get(kind) != simdjson::SUCCESS || m["count"].get_int64().get(fm.count) != simdjson::SUCCESS ||
+        fm.count < 1)
+      return make_error(ErrorKind::schema, fmt::format("{}: a faults[] member lacks kind or a count of 1 or more", path));
+    fm.kind = std::string(kind);
+    if (m["code"].get_int64().get(code) == simdjson::SUCCESS) fm.code = static_cast<int>(code);
+    w.members.push_back(std::move(fm));
+  }
+  return {};
+}
+
+Status read_fault(simdjson::dom::element e, WindowFault& w, const std::string& path) {
+  std::string_view device, host, bucket;
+  if (e["ts_ns"].get_int64().get(w.ts_ns) != simdjson::SUCCESS ||
+      e["last_ts_ns"].get_int64().get(w.last_ts_ns) != simdjson::SUCCESS || w.last_ts_ns < w.ts_ns ||
+      e["bucket"].get_string().get(bucket) != simdjson::SUCCESS || e["count"].get_int64().get(w.count) != simdjson::SUCCESS)
+    return make_error(ErrorKind::schema,
+                      fmt::format("{}: a faults[] entry lacks ts_ns, last_ts_ns (at or after ts_ns), bucket or count", path));
+  w.bucket = std::string(bucket);
+  if (e["device"].get_string().get(device) == simdjson::SUCCESS) w.device = std::string(device);
+  if (e["host"].get_string().get(host) == simdjson::SUCCESS) w.host = std::string(host);
+  double down = 0;
+  if (e["downtime_s"].get_double().get(down) == simdjson::SUCCESS) w.downtime_s = down;
+  if (e["downtime_end_ns"].get_int64().get(w.downtime_end_ns) != simdjson::SUCCESS) w.downtime_end_ns = w.last_ts_ns;
+  bool to_end = false;
+  if (e["downtime_to_end"].get_bool().get(to_end) == simdjson::SUCCESS) w.downtime_to_end = to_end;
+  return read_fault_members(e, w, path);
+}
+
+/// Documents written before faults existed: faults rebuilt from the bursts, host-wide (the
+/// bursts name no GPU); a burst's downtime union is taken to end at its last incident plus
+/// its downtime, so a joined fault's downtime is approximate (re-run extract for the exact one).
+/// `joined`: some fault holds several bursts (of several GPUs, perhaps), so the rebuild is not
+/// exact; when each burst stands alone it is.
+std::vector<WindowFault> faults_from_bursts(const std::vector<WindowIncident>& incidents, double window_s, bool& joined) {
+  std::vector<WindowFault> out;
+  for (const WindowIncident& i : incidents) {
+    if (i.kind != "xid" && i.kind != "gpu_lost") continue;
+    WindowFault w;
+    w.ts_ns = i.ts_ns;
+    w.last_ts_ns = i.last();
+    w.bucket = std::string(fault_bucket(i.kind, i.bucket));
+    w.count = i.count;
+    w.members.push_back(FaultMember{i.kind, i.code, i.count});
+    w.downtime_s = i.downtime_s;
+    w.downtime_end_ns = i.last() + (i.downtime_s ? static_cast<std::int64_t>(*i.downtime_s * 1e9) : 0);
+    w.downtime_to_end = i.downtime_to_end;
+    out.push_back(std::move(w));
+  }
+  const std::size_t bursts = out.size();
+  out = regroup_faults(std::move(out), window_s);
+  joined = out.size() != bursts;
+  std::erase_if(out, [](const WindowFault& w) { return w.bucket == "ignore"; });
+  return out;
+}
+
+// Optional: documents written before faults existed have none (faults_from_bursts).
+Status read_faults(simdjson::dom::element doc, Features& f, const std::string& path) {
+  simdjson::dom::array list;
+  if (doc["faults"].get_array().get(list) != simdjson::SUCCESS) {
+    bool joined = false;
+    f.faults = faults_from_bursts(f.incidents, f.fault_window_s, joined);
+    f.faults_listed = !joined;
+    return {};
+  }
+  if (doc["fault_window_s"].get_double().get(f.fault_window_s) != simdjson::SUCCESS || !(f.fault_window_s >= 0))
+    return make_error(ErrorKind::schema, fmt::format("{}: faults[] without a fault_window_s of 0 or more", path));
+  for (simdjson::dom::element e : list) {
+    WindowFault w;
+    if (auto st = read_fault(e, w, path); !st) return st.error();
+    f.faults.push_back(std::move(w));
   }
   return {};
 }
@@ -551,6 +672,7 @@ Expected<Features> features_from_json(std::string_view text, const std::string& 
     f.gpus.push_back(std::move(gf));
   }
   if (auto st = read_incidents(doc, f, path); !st) return st.error();
+  if (auto st = read_faults(doc, f, path); !st) return st.error();
   if (auto st = read_profile(doc, f, path); !st) return st.error();
   return f;
 }

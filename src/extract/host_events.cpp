@@ -3,6 +3,8 @@
 // ("Definitions of F106-F123"). Every pass reads the incident store once in time order.
 #include "host_events.hpp"
 
+#include "faults.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <deque>
@@ -64,8 +66,7 @@ class NextBusy {
 /// host's downtime, the union over every member.
 class IncidentList {
  public:
-  IncidentList(const SampleStore& store, Features& f, bool utilisation)
-      : m_f(f), m_busy(store, f), m_utilisation(utilisation) {}
+  IncidentList(NextBusy& busy, Features& f, bool utilisation) : m_f(f), m_busy(busy), m_utilisation(utilisation) {}
 
   /// An incident of the window; `suspend_start`: a suspend event starts a suspend (SuspendStarts).
   void add(const Incident& i, bool suspend_start) {
@@ -132,7 +133,7 @@ class IncidentList {
   }
 
   Features& m_f;
-  NextBusy m_busy;
+  NextBusy& m_busy;
   bool m_utilisation;
   std::map<std::tuple<std::string_view, std::string_view, int>, std::size_t> m_open;  // the latest entry per key
   std::vector<std::int64_t> m_entry_covered;  // per entry: its downtime union so far reaches here
@@ -319,19 +320,39 @@ class ChainPass {
 
 }  // namespace
 
-void window_pass(const SampleCollector& c, GpuWalkSummary& walks, double chain_window_s, Features& f) {
+namespace {
+
+/// A fault member with its downtime: until the next busy sample, or the window end.
+FaultEvent fault_event(const Incident& i, NextBusy& busy, bool utilisation, const Features& f) {
+  FaultEvent e{i.ts_ns, i.device, i.kind, fault_bucket(i.kind, i.detail), i.code, std::nullopt, false};
+  if (!utilisation) return e;
+  const std::int64_t next = busy.after(i.ts_ns);
+  e.downtime_end_ns = next == kNever ? f.to_ns : next;
+  e.downtime_to_end = next == kNever;
+  return e;
+}
+
+}  // namespace
+
+void window_pass(const SampleCollector& c, GpuWalkSummary& walks, const WindowPassOptions& options, Features& f) {
   const bool host_logs = has_host_logs(c);
-  IncidentList list(c.store(), f, walks.utilisation);
-  ChainPass chain(c.store(), f, std::move(walks.crossings), chain_window_s);
+  NextBusy busy(c.store(), f);
+  IncidentList list(busy, f, walks.utilisation);
+  FaultBuilder faults(options.fault_window_s);
+  f.fault_window_s = options.fault_window_s;
+  ChainPass chain(c.store(), f, std::move(walks.crossings), options.chain_window_s);
   SuspendStarts suspends;
   if (host_logs)
     c.incidents().for_each([&](const Incident& i) {
       const bool suspend_start = i.kind == "suspend" && suspends.starts(i.ts_ns);
       if (!f.contains(i.ts_ns)) return;
       list.add(i, suspend_start);
+      if (is_fault_member(i)) faults.add(fault_event(i, busy, walks.utilisation, f));
       if (is_chain_error(i)) chain.add_error(i.ts_ns);
     });
   list.finish(c);
+  f.faults = faults.finish();
+  fault_indicators(f, host_logs ? std::string() : kNoHostLogs);
   if (!host_logs) {
     for (auto k : {"chain_errors_after_crossing", "chain_errors_per_crossing", "chain_crossings_with_error",
                    "chain_error_share", "chain_lag_mean_s", "chain_lag_min_s", "chain_util_drop_ratio",

@@ -50,9 +50,14 @@ struct GpuWalkSummary {
   bool utilisation = false;             ///< some GPU read a utilisation in the window
 };
 
-/// Features::incidents (bursts coalesced) with their downtimes, downtime_s (F051), and the
-/// chain (F106-F113 and error_util_drop_ratio).
-void window_pass(const SampleCollector& c, GpuWalkSummary& walks, double chain_window_s, Features& f);
+struct WindowPassOptions {
+  double chain_window_s = 300.0;
+  double fault_window_s = kDefaultFaultWindowS;
+};
+
+/// Features::incidents (bursts coalesced) with their downtimes, downtime_s (F051), the faults
+/// and their counts (F138-F143), and the chain (F106-F113 and error_util_drop_ratio).
+void window_pass(const SampleCollector& c, GpuWalkSummary& walks, const WindowPassOptions& options, Features& f);
 
 /// F114-F123 on the host, and the partials their rates merge from.
 void session_indicators(const SampleCollector& c, Features& f);

@@ -2,6 +2,7 @@
 #include <gpucost/extract/incident_store.hpp>
 
 #include <algorithm>
+#include <limits>
 
 namespace gpucost::extract {
 
@@ -19,8 +20,10 @@ std::uint16_t IncidentStore::id_of(std::string_view text) {
   return id;
 }
 
-void IncidentStore::add(std::int64_t ts_ns, std::string_view kind, std::string_view detail, int code) {
-  m_series.add(Stored{ts_ns, id_of(kind), id_of(detail), code});
+void IncidentStore::add(std::int64_t ts_ns, std::string_view kind, std::string_view detail, int code,
+                        std::string_view device) {
+  const bool fits = code >= std::numeric_limits<std::int16_t>::min() && code <= std::numeric_limits<std::int16_t>::max();
+  m_series.add(Stored{ts_ns, id_of(kind), id_of(detail), id_of(device), static_cast<std::int16_t>(fits ? code : -1)});
   ++m_total;
   m_min_ts = std::min(m_min_ts, ts_ns);
   m_max_ts = std::max(m_max_ts, ts_ns);

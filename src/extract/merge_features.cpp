@@ -6,6 +6,7 @@
 #include <gpucost/extract/catalogue.hpp>
 #include <gpucost/extract/extract.hpp>
 
+#include "faults.hpp"
 #include "gpu_stats.hpp"
 #include "host_events.hpp"
 
@@ -175,6 +176,25 @@ void merge_host_only(const std::vector<Features>& docs, Features& m) {
                fmt::format("{}: an incident's downtime reaches the end of its document's window", kNotMergeable));
 }
 
+/// The faults of every document, each keeping its host when there are several; a fault cut by
+/// a window's end joins its continuation in the next window (regroup_faults at the longest
+/// window of the documents), and the fault counts are counted again.
+void merge_faults(const std::vector<Features>& docs, bool several_hosts, Features& m) {
+  std::vector<WindowFault> all;
+  m.fault_window_s = 0;
+  for (const Features& f : docs) {
+    m.fault_window_s = std::max(m.fault_window_s, f.fault_window_s);
+    m.faults_listed = m.faults_listed && f.faults_listed;
+    for (WindowFault w : f.faults) {
+      if (several_hosts && w.host.empty()) w.host = f.host;
+      all.push_back(std::move(w));
+    }
+  }
+  m.faults = regroup_faults(std::move(all), m.fault_window_s);
+  const auto count = m.host_indicators.find("fault_count");
+  if (count != m.host_indicators.end() && count->second.value) detail::fault_indicators(m);
+}
+
 void merge_profiles(const std::vector<Features>& docs, EnergyProfile& out) {
   for (const Features& f : docs)
     for (const auto& [minute, kwh] : f.energy_profile.kwh_by_minute) out.add_minute(minute, kwh);
@@ -238,6 +258,7 @@ Expected<Features> merge_features(std::vector<Features> docs) {
   for (const Features& f : docs) m.incidents.insert(m.incidents.end(), f.incidents.begin(), f.incidents.end());
   std::stable_sort(m.incidents.begin(), m.incidents.end(),
                    [](const WindowIncident& a, const WindowIncident& b) { return a.ts_ns < b.ts_ns; });
+  merge_faults(docs, several_hosts, m);
   merge_profiles(docs, m.energy_profile);
   return m;
 }

@@ -73,6 +73,21 @@ CREATE TABLE configs (
 );
 )sql",
     R"sql(
+-- The faults a run priced, each once (docs/cost-model.md, "Faults").
+CREATE TABLE run_faults (
+  run_id INTEGER NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,
+  ts TEXT NOT NULL,
+  last_ts TEXT NOT NULL,
+  device TEXT NOT NULL,
+  bucket TEXT NOT NULL,
+  what TEXT NOT NULL,
+  events INTEGER NOT NULL,
+  operator_hours REAL,
+  cost REAL,
+  downtime_s REAL
+);
+CREATE INDEX run_faults_run ON run_faults(run_id);
+
 -- A run's identity: the hash of its inputs' identities, window, config and host (run_key()).
 -- The same run priced again replaces its row; rows of version 1 have none and stay apart.
 ALTER TABLE runs ADD COLUMN run_key TEXT;
@@ -214,9 +229,20 @@ std::string config_value(const breakeven::CostConfig& c, std::string_view path) 
         P{"local.incident_hours.reset_gpu", c.incident_reset_gpu_h},
         P{"local.incident_hours.reboot", c.incident_reboot_h},
         P{"local.incident_hours.contact_support", c.incident_contact_support_h},
-        P{"local.incident_hours.unknown", c.incident_unknown_h}, P{"cloud.memory_margin", c.memory_margin}})
+        P{"local.incident_hours.unknown", c.incident_unknown_h}, P{"cloud.memory_margin", c.memory_margin},
+        P{"local.fault_window_s", c.fault_window_s}})
     if (p == path) return number(v);
   return {};
+}
+
+/// The priced faults of the result (interruptions, which have no bucket, are not faults).
+void add_faults(std::vector<RunFault>& out, const breakeven::Result& r) {
+  for (const auto& ic : r.incidents) {
+    const extract::WindowFault& f = ic.fault;
+    if (f.bucket.empty()) continue;
+    out.push_back(RunFault{f.ts_ns, f.last_ts_ns, f.device, f.bucket, extract::fault_members_text(f), f.count,
+                           ic.hours, ic.cost, f.downtime_s.value_or(kNone)});
+  }
 }
 
 void add_indicators(std::vector<RunIndicator>& out, const extract::IndicatorSet& set, int gpu) {
@@ -305,6 +331,7 @@ RunRecord make_run_record(const breakeven::Result& r, const breakeven::CostConfi
   rec.breakeven_use_h_per_year = r.use_hours_per_year.value.value_or(kNone);
   add_indicators(rec.indicators, f.host_indicators, -1);
   for (const auto& g : f.gpus) add_indicators(rec.indicators, g.indicators, g.gpu);
+  add_faults(rec.faults, r);
   return rec;
 }
 
@@ -404,11 +431,14 @@ Expected<std::int64_t> Ledger::append(const RunRecord& r, bool replace) {
   if (replace && !r.run_key.empty()) {
     // The same inputs, window, config and host priced again: the new row replaces the old.
     Statement drop_ind(m_db, "DELETE FROM run_indicators WHERE run_id IN (SELECT run_id FROM runs WHERE run_key = ?1)");
+    Statement drop_faults(m_db, "DELETE FROM run_faults WHERE run_id IN (SELECT run_id FROM runs WHERE run_key = ?1)");
     Statement drop_run(m_db, "DELETE FROM runs WHERE run_key = ?1");
-    if (!drop_ind.ok() || !drop_run.ok()) return error("cannot prepare the replacement");
+    if (!drop_ind.ok() || !drop_faults.ok() || !drop_run.ok()) return error("cannot prepare the replacement");
     drop_ind.bind(1, r.run_key);
+    drop_faults.bind(1, r.run_key);
     drop_run.bind(1, r.run_key);
-    if (drop_ind.step() != SQLITE_DONE || drop_run.step() != SQLITE_DONE) return error("cannot replace the run");
+    if (drop_ind.step() != SQLITE_DONE || drop_faults.step() != SQLITE_DONE || drop_run.step() != SQLITE_DONE)
+      return error("cannot replace the run");
   }
   Statement cfg(m_db, "INSERT OR IGNORE INTO configs(config_hash, canonical_text) VALUES (?1, ?2)");
   if (!cfg.ok()) return error("cannot prepare the insert");
@@ -467,8 +497,30 @@ Expected<std::int64_t> Ledger::append(const RunRecord& r, bool replace) {
     if (ind.step() != SQLITE_DONE) return error("cannot append the indicators");
     ind.reset();
   }
+  if (auto st = append_faults(run_id, r.faults); !st) return st.error();
   if (!tx.commit()) return error("cannot commit the run");
   return run_id;
+}
+
+Status Ledger::append_faults(std::int64_t run_id, const std::vector<RunFault>& faults) {
+  Statement st(m_db, R"sql(INSERT INTO run_faults(run_id, ts, last_ts, device, bucket, what, events, operator_hours,
+      cost, downtime_s) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10))sql");
+  if (!st.ok()) return error("cannot prepare the insert");
+  for (const RunFault& f : faults) {
+    st.bind_int(1, run_id);
+    st.bind(2, ledger_time(f.ts_ns));
+    st.bind(3, ledger_time(f.last_ts_ns));
+    st.bind(4, f.device);
+    st.bind(5, f.bucket);
+    st.bind(6, f.what);
+    st.bind_int(7, f.events);
+    st.bind(8, f.operator_hours);
+    st.bind(9, f.cost);
+    st.bind(10, f.downtime_s);
+    if (st.step() != SQLITE_DONE) return error("cannot append the faults");
+    st.reset();
+  }
+  return {};
 }
 
 Expected<std::vector<RunRecord>> Ledger::runs(const HistoryFilter& filter) {

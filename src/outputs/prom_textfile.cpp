@@ -156,6 +156,12 @@ constexpr std::array kIndicators = {
     PromIndicator{"samples_per_s", "samples_per_second"},
     PromIndicator{"iterations_per_s", "iterations_per_second"},
     PromIndicator{"traces", "traces"},
+    PromIndicator{"fault_count", "faults"},
+    PromIndicator{"fault_restart_app_count", "faults_restart_app"},
+    PromIndicator{"fault_reset_gpu_count", "faults_reset_gpu"},
+    PromIndicator{"fault_unknown_count", "faults_unknown"},
+    PromIndicator{"fault_reboot_count", "faults_reboot"},
+    PromIndicator{"fault_contact_support_count", "faults_contact_support"},
 };
 
 /// Label values escape backslash, double quote and newline (exposition format).

@@ -430,10 +430,42 @@ bool classify_nvrm(string_view m, Event& ev) {
 
 // ---- other kernel shapes ------------------------------------------------------------------
 
+/// The severity an AER text names: "Corrected"/"Correctable", "Uncorrected (Non-Fatal)",
+/// "Uncorrected (Fatal)", "Fatal"; empty when none.
+string_view aer_severity(string_view sev) {
+  if (has_prefix(sev, "Correct")) return "corrected";
+  if (contains(sev, "Non-Fatal") || contains(sev, "NonFatal")) return "uncorrected_nonfatal";
+  if (contains(sev, "Fatal")) return "uncorrected_fatal";
+  return {};
+}
+
+/// "[AER: ]Multiple <severity> error received: <pci>" (kernels before 6.x) or "... error message
+/// received from <pci>" (6.x): the root port collected more than one error since it was last
+/// read. The detail record that may follow describes only the first, and when the kernel cannot
+/// find the source device it prints none ("can't find device of ID00e0"): the header is one
+/// error report of its own. A header without "Multiple" is the same error as its detail record.
+bool classify_aer_multiple(string_view m, string_view r, string_view device, Event& ev) {
+  if (!consume(r, "Multiple ")) return false;
+  const std::size_t end = r.find(" error ");
+  if (end == npos) return false;
+  const string_view tail = r.substr(end);
+  if (!has_prefix(tail, " error received") && !has_prefix(tail, " error message received")) return false;
+  const string_view severity = aer_severity(r.substr(0, end));
+  if (severity.empty()) return false;
+  ev.kind = "aer";
+  ev.add_text("severity", severity);
+  text(ev, "device", device);
+  text(ev, "driver", m.substr(0, m.find(' ')));
+  ev.add_text("multiple", "true");
+  text(ev, "message", m);
+  return true;
+}
+
 /// "<driver> <pci>: [AER: ]PCIe Bus Error: severity=<s>, type=<t>, [id=XXXX](<agent>)".
 /// The record's other lines (the "AER: ... error received: <pci>" header, "device [vvvv:dddd]
 /// error status/mask=...", "[ n] Name") are not events: one event per "PCIe Bus Error" line,
-/// which the kernel prints once per device with an error, on that device.
+/// which the kernel prints once per device with an error, on that device; except a "Multiple
+/// ... error received" header, which reports errors beyond the first (classify_aer_multiple).
 bool classify_aer(string_view m, std::size_t sp, Event& ev) {
   string_view r = m.substr(sp + 1);
   if (r.size() < 40 || !is_hex(r[0])) return false;  // "0000:00:00.0: PCIe Bus Error: severity=" at least
@@ -443,14 +475,11 @@ bool classify_aer(string_view m, std::size_t sp, Event& ev) {
   r.remove_prefix(n);
   if (!consume(r, ": ")) return false;
   consume(r, "AER: ");
+  if (classify_aer_multiple(m, r, device, ev)) return true;
   if (!consume(r, "PCIe Bus Error: severity=")) return false;
   const std::size_t comma = r.find(',');
-  string_view sev = r.substr(0, std::min(comma, r.size()));
-  string_view severity;
-  if (has_prefix(sev, "Correct")) severity = "corrected";  // Corrected, Correctable
-  else if (contains(sev, "Non-Fatal") || contains(sev, "NonFatal")) severity = "uncorrected_nonfatal";
-  else if (contains(sev, "Fatal")) severity = "uncorrected_fatal";
-  else return false;
+  const string_view severity = aer_severity(r.substr(0, std::min(comma, r.size())));
+  if (severity.empty()) return false;
   string_view type, agent;
   if (comma != npos) {
     string_view rest = r.substr(comma + 1);

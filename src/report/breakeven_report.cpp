@@ -82,25 +82,49 @@ void opt_num(std::string& b, const std::optional<double>& v) {
   else b.append("null");
 }
 
+/// One fault (or interruption): kind and code of its first member (as one Xid was listed before
+/// faults), count = member events, and what it is made of.
+void json_fault(std::string& b, const breakeven::IncidentCost& ic) {
+  const extract::WindowFault& f = ic.fault;
+  const extract::FaultMember first = f.members.empty() ? extract::FaultMember{} : f.members.front();
+  b.append("{\"ts\": ");
+  io::append_json_string(b, format_utc(f.ts_ns));
+  b.append(", \"last_ts\": ");
+  io::append_json_string(b, format_utc(f.last_ts_ns));
+  b.append(", \"kind\": ");
+  io::append_json_string(b, first.kind);
+  b.append(", \"device\": ");
+  io::append_json_string(b, f.device);
+  b.append(", \"bucket\": ");
+  io::append_json_string(b, f.bucket);
+  b.append(fmt::format(", \"code\": {}, \"count\": {}, \"members\": [", first.code, f.count));
+  for (std::size_t i = 0; i < f.members.size(); ++i) {
+    b.append(i == 0 ? "{\"kind\": " : ", {\"kind\": ");
+    io::append_json_string(b, f.members[i].kind);
+    b.append(fmt::format(", \"code\": {}, \"count\": {}}}", f.members[i].code, f.members[i].count));
+  }
+  b.append("], \"what\": ");
+  io::append_json_string(b, extract::fault_members_text(f));
+  b.append(", \"operator_hours\": ");
+  num(b, ic.hours);
+  b.append(", \"cost\": ");
+  num(b, ic.cost);
+  b.append(", \"downtime_s\": ");
+  opt_num(b, f.downtime_s);
+  b.append("}");
+}
+
 void json_incidents(std::string& b, const breakeven::Result& r) {
   b.append(",\n  \"incidents\": [");
   for (std::size_t i = 0; i < r.incidents.size(); ++i) {
-    const auto& ic = r.incidents[i];
-    b.append(i == 0 ? "\n    {\"ts\": " : ",\n    {\"ts\": ");
-    io::append_json_string(b, format_utc(ic.incident.ts_ns));
-    b.append(", \"kind\": ");
-    io::append_json_string(b, ic.incident.kind);
-    b.append(", \"bucket\": ");
-    io::append_json_string(b, ic.incident.bucket);
-    b.append(fmt::format(", \"code\": {}, \"count\": {}, \"operator_hours\": ", ic.incident.code, ic.incident.count));
-    num(b, ic.hours);
-    b.append(", \"cost\": ");
-    num(b, ic.cost);
-    b.append(", \"downtime_s\": ");
-    opt_num(b, ic.incident.downtime_s);
-    b.append("}");
+    b.append(i == 0 ? "\n    " : ",\n    ");
+    json_fault(b, r.incidents[i]);
   }
   b.append(r.incidents.empty() ? "]" : "\n  ]");
+  if (!r.fault_note.empty()) {
+    b.append(",\n  \"fault_note\": ");
+    io::append_json_string(b, r.fault_note);
+  }
 }
 
 void json_electricity(std::string& b, const breakeven::Result& r, const breakeven::CostConfig& c,
@@ -264,25 +288,24 @@ void json_robustness(std::string& b, const BreakevenExtras& x) {
 
 std::string pct(double v) { return fmt::format("{:+.1f} %", v * 100); }
 
-/// ", 412 of them until 2024-06-12T10:04:17Z" for a burst (docs/indicators.md, "incidents").
-std::string burst_of(const extract::WindowIncident& i) {
-  if (i.count <= 1) return {};
-  return fmt::format(", {} of them until {}", i.count, format_utc(i.last_ts_ns));
+/// ", until 2024-06-12T10:04:17Z" for a fault of several events (docs/cost-model.md, "Faults").
+std::string span_of(const extract::WindowFault& f) {
+  if (f.last_ts_ns == f.ts_ns) return {};
+  return fmt::format(", until {}", format_utc(f.last_ts_ns));
 }
 
 std::string table_incidents(const breakeven::Result& r, const std::string& cur) {
   std::string b;
   if (r.incidents.empty()) return b;
-  b += "incidents\n";
+  b += "incidents (a fault is priced once, at its most severe member's bucket)\n";
   for (const auto& ic : r.incidents) {
-    const auto& i = ic.incident;
-    const std::string what = i.kind == "xid" ? fmt::format("Xid {} ({})", i.code, i.bucket)
-                             : i.kind == "gpu_lost" ? std::string("GPU lost (reboot)")
-                             : i.kind == "ac_offline" ? std::string("AC offline") : i.kind;
-    b += fmt::format("  {}  {:<26}{:>12}  {:.1f} h operator time{}{}\n", format_utc(i.ts_ns), what, money(ic.cost, cur),
-                     ic.hours, burst_of(i),
-                     i.downtime_s ? fmt::format(", down {:.0f} s", *i.downtime_s) : std::string(", downtime unknown"));
+    const auto& f = ic.fault;
+    const std::string what = extract::fault_members_text(f) + (f.bucket.empty() ? "" : " (" + f.bucket + ")");
+    b += fmt::format("  {}  {:<26}{:>12}  {:.1f} h operator time{}{}{}\n", format_utc(f.ts_ns), what, money(ic.cost, cur),
+                     ic.hours, span_of(f), f.device.empty() ? std::string() : ", GPU " + f.device,
+                     f.downtime_s ? fmt::format(", down {:.0f} s", *f.downtime_s) : std::string(", downtime unknown"));
   }
+  if (!r.fault_note.empty()) b += "  note: " + r.fault_note + "\n";
   return b;
 }
 

@@ -187,9 +187,13 @@ std::string cost_section(const ReportContent& c) {
                   number(c.config.use_hours_per_year)));
   row("maintenance", r.maintenance_routine,
       fmt::format("{} h/year at {} {}/h", number(c.config.maintenance_hours_per_year), number(c.config.hourly_wage), cur));
-  std::int64_t incidents = 0;
-  for (const auto& ic : r.incidents) incidents += ic.incident.count;
-  row("incidents", r.incident_cost, fmt::format("{} incident(s) of the window", incidents));
+  std::int64_t faults = 0, events = 0;
+  for (const auto& ic : r.incidents)
+    if (!ic.fault.bucket.empty()) {
+      ++faults;
+      events += ic.fault.count;
+    }
+  row("incidents", r.incident_cost, fmt::format("{} fault(s) of {} event(s) in the window", faults, events));
   row("local total", r.local_total, "");
   row("cloud total", r.cloud_total,
       fmt::format("{:.0f} s billed at {} {}/h (speed x{}, billed share {:.3f}, cold start {} s)", r.billed_s,
@@ -462,9 +466,10 @@ std::string incidents_section(const ReportContent& c) {
   std::string b = "<section id=\"incidents\"><h2>Incidents</h2>\n<table><tr><th>time (UTC)</th><th>what</th>"
                   "<th>operator time</th><th>cost</th><th>downtime</th></tr>\n";
   for (const auto& ic : r.incidents) {
-    const auto& i = ic.incident;
-    std::string what = i.kind == "xid" ? fmt::format("Xid {} ({})", i.code, i.bucket) : i.kind;
-    if (i.count > 1) what += fmt::format(", {} of them until {}", i.count, format_utc(i.last_ts_ns));
+    const auto& i = ic.fault;
+    std::string what = extract::fault_members_text(i) + (i.bucket.empty() ? "" : " (" + i.bucket + ")");
+    if (i.last_ts_ns != i.ts_ns) what += fmt::format(", until {}", format_utc(i.last_ts_ns));
+    if (!i.device.empty()) what += ", GPU " + i.device;
     b += fmt::format("<tr><td>{}</td><td>{}</td><td class=\"num\">{:.1f} h</td><td class=\"num\">{}</td><td "
                      "class=\"num\">{}</td></tr>\n",
                      esc(format_utc(i.ts_ns)), esc(what), ic.hours, esc(money(ic.cost, c.config.currency)),

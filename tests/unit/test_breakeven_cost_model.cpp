@@ -214,18 +214,17 @@ TEST_CASE("breakeven: no use per year breaks even when electricity outruns the c
 TEST_CASE("breakeven: no use per year, the reason names incident labour", "[breakeven]") {
   CostConfig c = reference_config();
   JobInputs j = reference_job();
-  extract::WindowIncident xid;
-  xid.kind = "xid";
-  xid.bucket = "contact_support";
-  xid.code = 79;
-  j.incidents.push_back(xid);
+  extract::WindowFault fault;  // one fault, priced once at its bucket
+  fault.bucket = "contact_support";
+  fault.count = 1;
+  j.faults.push_back(fault);
   const auto r = breakeven::compute(c, j);
   // C_i = 50 x 8 = 400; 400 / 2 = 200.00 per job hour, electricity 0.198, cloud 1.58.
   CHECK_FALSE(r.use_hours_per_year.value.has_value());
   CHECK(r.use_hours_per_year.reason.rfind("incident labour 200.00 USD per job hour alone exceeds the cloud's 1.58 USD", 0) == 0);
   // A small incident: reset_gpu at 0.05 h gives C_i = 2.5, 1.25 per job hour; with electricity
   // 0.198 that is 1.448 < 1.583: H* exists again.
-  j.incidents.front().bucket = "reset_gpu";
+  j.faults.front().bucket = "reset_gpu";
   c.incident_reset_gpu_h = 0.05;
   CHECK(breakeven::compute(c, j).use_hours_per_year.value.has_value());
   // At 0.06 h: 1.5 + 0.198 = 1.698 > 1.583, neither alone: "together exceed".

@@ -60,9 +60,21 @@ extract::Features features(std::initializer_list<std::pair<const char*, double>>
   return f;
 }
 
+/// A fault of one event on its own GPU (as extract groups them).
+extract::WindowFault fault(std::int64_t ts, const char* kind, const char* bucket, int code) {
+  extract::WindowFault w;
+  w.ts_ns = w.last_ts_ns = ts;
+  w.device = "GPU" + std::to_string(ts);
+  w.bucket = bucket;
+  w.members = {{kind, code, 1}};
+  w.count = 1;
+  return w;
+}
+
 std::vector<Finding> run(const extract::Features& f, const CostConfig& c = reference_config(),
                          JobInputs j = reference_job(), const std::optional<breakeven::OfferQuote>& offer = {}) {
   j.incidents = f.incidents;
+  j.faults = f.faults;
   const auto r = breakeven::compute(c, j);
   return breakeven::findings(r, c, f, offer);
 }
@@ -186,13 +198,14 @@ TEST_CASE("findings: launch-delay long tail, GPU time lost to delays over 10 ms"
 TEST_CASE("findings: incidents per Xid bucket, their operator time", "[breakeven][findings]") {
   auto f = features({{"xid_count", 4}, {"xid_restart_app_count", 0}, {"xid_reset_gpu_count", 2},
                      {"xid_reboot_count", 0}, {"xid_contact_support_count", 0}, {"gpu_lost_count", 1}});
-  f.incidents = {{1, "xid", "reset_gpu", 79, 30.0}, {2, "xid", "reset_gpu", 79, 30.0}, {3, "gpu_lost", "reboot", -1, 60.0},
-                 {4, "xid", "unknown", 999, 0.0}, {5, "xid", "ignore", 13, 0.0}};
+  // Four faults (an Xid of bucket ignore alone is none): the findings price each once.
+  f.faults = {fault(1, "xid", "reset_gpu", 79), fault(2, "xid", "reset_gpu", 79), fault(3, "gpu_lost", "reboot", -1),
+              fault(4, "xid", "unknown", 999)};
   const auto all = run(f);
   // reset_gpu: 2 x 50/h x 0.5 h = 50; gpu_lost: 50 x 1.0 = 50; unknown: 50 x 0.5 = 25.
   REQUIRE(find(all, "incidents_reset_gpu") != nullptr);
   CHECK(find(all, "incidents_reset_gpu")->saving == Approx(50.0));
-  CHECK(find(all, "incidents_reset_gpu")->title == "2 Xid(s) of bucket reset_gpu (Xid 79)");
+  CHECK(find(all, "incidents_reset_gpu")->title == "2 fault(s) of bucket reset_gpu (Xid 79; 2 event(s))");
   REQUIRE(find(all, "incidents_gpu_lost") != nullptr);
   CHECK(find(all, "incidents_gpu_lost")->saving == Approx(50.0));
   CHECK(find(all, "incidents_gpu_lost")->suggestion.find("reseat") != std::string::npos);
@@ -214,7 +227,7 @@ TEST_CASE("findings: incidents per Xid bucket, their operator time", "[breakeven
   }
   SECTION("a contact_support Xid costs 8 operator hours") {
     auto hw = features({{"xid_count", 1}, {"xid_contact_support_count", 1}});
-    hw.incidents = {{1, "xid", "contact_support", 48, 0.0}};
+    hw.faults = {fault(1, "xid", "contact_support", 48)};
     const auto x = run(hw);
     REQUIRE(find(x, "incidents_contact_support") != nullptr);
     CHECK(find(x, "incidents_contact_support")->saving == Approx(400.0));  // 50 x 8
@@ -303,7 +316,8 @@ TEST_CASE("findings: evidence with an id is the features' host value", "[breakev
                      {"temp_max_c", 84}, {"launch_delay_over_10ms_fraction", 0.05}, {"kernels", 100},
                      {"gpu_busy_s", 5}, {"gpu_idle_fraction_trace", 0.5}, {"xid_count", 1},
                      {"xid_restart_app_count", 1}, {"suspend_count", 1}, {"downtime_s", 60}});
-  f.incidents = {{1, "xid", "restart_app", 13, 10.0}, {2, "suspend", "", -1, 50.0}};
+  f.faults = {fault(1, "xid", "restart_app", 13)};
+  f.incidents = {{2, "suspend", "", -1, 50.0}};
   const auto all = run(f);
   REQUIRE(all.size() >= 5);
   for (const auto& x : all) {

@@ -171,16 +171,25 @@ TEST_CASE("breakeven: time of use prices the reference job by hand", "[breakeven
 
 TEST_CASE("breakeven: incidents cost operator time and add to maintenance", "[breakeven][incidents]") {
   JobInputs j = reference_job();
-  j.incidents = {{1, "xid", "reset_gpu", 79, 30.0}, {2, "gpu_lost", "reboot", -1, 60.0},
-                 {3, "suspend", "", -1, 90.0}, {4, "xid", "ignore", 13, 0.0}, {5, "xid", "unknown", 999, 0.0}};
+  // Faults as extract groups them (an `ignore` Xid alone is none); a suspend is an interruption.
+  const auto fault = [](std::int64_t ts, const char* kind, const char* bucket, int code) {
+    extract::WindowFault f;
+    f.ts_ns = f.last_ts_ns = ts;
+    f.bucket = bucket;
+    f.members = {{kind, code, 1}};
+    f.count = 1;
+    return f;
+  };
+  j.faults = {fault(1, "xid", "reset_gpu", 79), fault(2, "gpu_lost", "reboot", -1), fault(5, "xid", "unknown", 999)};
+  j.incidents = {{3, "suspend", "", -1, 90.0}};
   j.downtime_s = 720;  // 0.2 h
   const auto r = breakeven::compute(reference_config(), j);
-  REQUIRE(r.incidents.size() == 5);
+  REQUIRE(r.incidents.size() == 4);
   CHECK(r.incidents[0].cost == Approx(25.0));  // 50 x 0.5
   CHECK(r.incidents[1].cost == Approx(50.0));  // 50 x 1.0 (gpu_lost = reboot)
   CHECK(r.incidents[2].cost == 0.0);           // an interruption costs downtime only
-  CHECK(r.incidents[3].cost == 0.0);           // bucket ignore
-  CHECK(r.incidents[4].cost == Approx(25.0));  // unknown: 0.5 h
+  CHECK(r.incidents[2].fault.members[0].kind == "suspend");
+  CHECK(r.incidents[3].cost == Approx(25.0));  // unknown: 0.5 h
   CHECK(r.incident_cost == Approx(100.0));
   CHECK(r.maintenance == Approx(1000.0 / 2044.0 + 100.0));
   CHECK(r.local_total == Approx(1.8637103718 + 100.0));

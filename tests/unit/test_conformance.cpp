@@ -294,9 +294,11 @@ TEST_CASE("conformance: prep reads every kernlog, dmesg and journal-text capture
       CHECK(sink.events == stats.events);
       CHECK(stats.event_lines >= stats.events);
       CHECK_FALSE(stats.clock.empty());
-      // Every Xid line is one xid event; every "PCIe Bus Error" line one aer event.
+      // Every Xid line is one xid event; every "PCIe Bus Error" line and every "Multiple ...
+      // error received" header one aer event.
       CHECK(sink.kinds["xid"] == count_lines_with(path.string(), "NVRM: Xid ("));
-      CHECK(sink.kinds["aer"] == count_lines_with(path.string(), "PCIe Bus Error: severity="));
+      CHECK(sink.kinds["aer"] == count_lines_with(path.string(), "PCIe Bus Error: severity=") +
+                                     count_lines_with(path.string(), "AER: Multiple "));
       const std::string name = path.filename().string();
       for (const auto& [word, kind] : named_kinds) {
         if (name.find(word) == std::string::npos) continue;

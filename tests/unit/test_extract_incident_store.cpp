@@ -181,23 +181,34 @@ TEST_CASE("extract: a burst of incidents is one entry with its count and the uni
   CHECK(*f->host_indicators.at("downtime_s").value == Approx(35.0));
   CHECK(*f->host_indicators.at("xid_count").value == 6);
 
-  // The document round trip keeps the burst; breakeven prices each of its 4 Xids.
+  // The document round trip keeps the burst and the faults. The faults (docs/cost-model.md,
+  // "Faults"): the four Xid 13 and the Xid 79 at 106 s (within 60 s of 105 s; the events name
+  // no GPU: the host's) are one, priced once at its worst bucket, reset_gpu; its downtime the
+  // union [12, 20) + [50, 51) + [105, 130) = 34 s. The Xid 13 at 200 s is a fault of its own.
   const auto back = extract::features_from_json(extract::features_to_json(*f), "burst.json");
   REQUIRE(back);
   REQUIRE(back->incidents.size() == 3);
   CHECK(back->incidents[0].count == 4);
   CHECK(back->incidents[0].last_ts_ns == 105 * kSec);
+  REQUIRE(back->faults.size() == 2);
+  CHECK(back->faults[0].count == 5);
+  CHECK(back->faults[0].bucket == "reset_gpu");
+  CHECK(*back->faults[0].downtime_s == Approx(34.0));
+  CHECK(back->faults[0].downtime_end_ns == 130 * kSec);
+  CHECK(extract::fault_members_text(back->faults[0]) == "Xid 13 \u00d74 then Xid 79");
   breakeven::CostConfig config;
   config.hourly_wage = 50;
   config.incident_restart_app_h = 0.1;
+  config.incident_reset_gpu_h = 0.5;
   breakeven::JobInputs job;
   job.wall_h = 300.0 / 3600;
   job.incidents = back->incidents;
+  job.faults = back->faults;
   const auto r = breakeven::evaluate(config, job, {});
-  REQUIRE(r.incidents.size() == 3);
-  CHECK(r.incidents[0].hours == Approx(0.4));  // 4 x 0.1 h
-  CHECK(r.incidents[0].cost == Approx(20.0));
-  CHECK(r.incidents[2].cost == Approx(5.0));
+  REQUIRE(r.incidents.size() == 2);
+  CHECK(r.incidents[0].hours == Approx(0.5));  // once, not 4 x 0.1 + 0.5 h
+  CHECK(r.incidents[0].cost == Approx(25.0));
+  CHECK(r.incidents[1].cost == Approx(5.0));
 }
 
 TEST_CASE("extract: an incidents[] entry with a count needs its last time", "[extract][incidents]") {

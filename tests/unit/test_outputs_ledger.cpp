@@ -261,6 +261,7 @@ TEST_CASE("ledger: the same run priced twice is one row; --ledger-append keeps b
   REQUIRE(ledger->append(a));
   REQUIRE(ledger->append(a));  // replaced
   CHECK(count(path, "SELECT COUNT(*) FROM runs") == 1);
+  CHECK(count(path, "SELECT COUNT(*) FROM run_faults WHERE run_id NOT IN (SELECT run_id FROM runs)") == 0);
   const std::int64_t indicators = count(path, "SELECT COUNT(*) FROM run_indicators");
   REQUIRE(ledger->append(a, false));  // --ledger-append
   CHECK(count(path, "SELECT COUNT(*) FROM runs") == 2);
@@ -276,4 +277,46 @@ TEST_CASE("ledger: the same run priced twice is one row; --ledger-append keeps b
   const std::string k1 = outputs::run_key(piped, {"-"});
   piped.energy_kwh += 0.001;
   CHECK(outputs::run_key(piped, {"-"}) != k1);
+}
+
+TEST_CASE("ledger: a run's faults are listed once each, with their member count", "[outputs][ledger][faults]") {
+  TempDir dir;
+  const auto path = dir.file("runs.sqlite");
+  breakeven::CostConfig c;
+  c.currency = "EUR";
+  c.price_per_kwh = 0.3;
+  c.hardware_price = 3000;
+  c.rate_per_hour = 0.8;
+  c.hourly_wage = 50;
+  breakeven::JobInputs j;
+  j.wall_h = 1.0;
+  j.energy_kwh = {0.3};
+  j.util = {0.9};
+  // A storm of 181 Xid 13 then an Xid 43 on one GPU (restart_app: 0.1 h x 50 = 5 EUR) and a
+  // suspend (an interruption, not a fault: no row).
+  extract::WindowFault storm;
+  storm.ts_ns = 1'737'426'093'000'000'000;  // 2025-01-21T02:21:33Z
+  storm.last_ts_ns = storm.ts_ns + 4'000'000;
+  storm.device = "0000:38:00";
+  storm.bucket = "restart_app";
+  storm.members = {{"xid", 13, 181}, {"xid", 43, 1}};
+  storm.count = 182;
+  storm.downtime_s = 57.0;
+  j.faults = {storm};
+  j.incidents = {{storm.ts_ns + 600'000'000'000, "suspend", "", -1, 30.0}};
+  extract::Features f;
+  f.host = "ws";
+  f.from_ns = storm.ts_ns - 60'000'000'000;
+  f.to_ns = f.from_ns + 3'600'000'000'000;
+  const auto rec = outputs::make_run_record(breakeven::compute(c, j), c, f, {}, 0, "0.1.0");
+  REQUIRE(rec.faults.size() == 1);
+  CHECK(rec.faults[0].what == "Xid 13 \u00d7181 then Xid 43");
+  auto ledger = outputs::Ledger::open(path);
+  REQUIRE(ledger);
+  REQUIRE(ledger->append(rec));
+  CHECK(count(path, "SELECT count(*) FROM run_faults") == 1);
+  CHECK(count(path, "SELECT events FROM run_faults") == 182);
+  CHECK(count(path, "SELECT count(*) FROM run_faults WHERE what = 'Xid 13 \u00d7181 then Xid 43' AND bucket = "
+                    "'restart_app' AND device = '0000:38:00' AND ts = '2025-01-21T02:21:33.000Z' AND cost = 5 "
+                    "AND operator_hours = 0.1 AND downtime_s = 57") == 1);
 }

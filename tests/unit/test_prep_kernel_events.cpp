@@ -397,12 +397,35 @@ TEST_CASE("kernel events: PCIe AER, one event per 'PCIe Bus Error' line", "[kern
                            "Link Layer, (Transmitter ID)")
             .kind == "aer");
 
+  // A "Multiple ... error received" header reports errors beyond the one its detail record
+  // describes, or, when the kernel finds no source device ("can't find device of ID..."), all
+  // of them: one error report of its own (kernels before 6.x and 6.x wording).
+  expect_kernel("pcieport 0000:00:1c.0: AER: Multiple Corrected error received: 0000:00:1c.0", "aer",
+                {{"severity", "corrected"},
+                 {"device", "0000:00:1c.0"},
+                 {"driver", "pcieport"},
+                 {"multiple", "true"},
+                 {"message", "pcieport 0000:00:1c.0: AER: Multiple Corrected error received: 0000:00:1c.0"}});
+  expect_kernel("pcieport 0000:00:01.0: AER: Multiple Uncorrected (Non-Fatal) error received: 0000:01:00.0", "aer",
+                {{"severity", "uncorrected_nonfatal"},
+                 {"device", "0000:00:01.0"},
+                 {"driver", "pcieport"},
+                 {"multiple", "true"},
+                 {"message", "pcieport 0000:00:01.0: AER: Multiple Uncorrected (Non-Fatal) error received: 0000:01:00.0"}});
+  expect_kernel("pcieport 0000:00:03.1: AER: Multiple Correctable error message received from 0000:00:00.0", "aer",
+                {{"severity", "corrected"},
+                 {"device", "0000:00:03.1"},
+                 {"driver", "pcieport"},
+                 {"multiple", "true"},
+                 {"message", "pcieport 0000:00:03.1: AER: Multiple Correctable error message received from 0000:00:00.0"}});
+  expect_none("kernel", "pcieport 0000:00:03.1: AER: Multiple Unknown error received: 0000:00:00.0");
+
   // The record's header and detail lines are no events (they count as ignored) ...
   const char* const not_events[] = {
       "pcieport 0000:00:03.1: AER: Correctable error message received from 0000:00:00.0",
       "pcieport 0000:00:1c.5: AER: Corrected error received: 0000:00:1c.5",
-      "pcieport 0000:00:01.0: AER: Multiple Uncorrected (Non-Fatal) error received: 0000:01:00.0",
       "pcieport 0000:00:01.0: AER: Uncorrected (Fatal) error received: 0000:01:00.0",
+      "pcieport 0000:00:1c.0: AER: can't find device of ID00e0",
       "pcieport 0000:00:03.1:   device [1022:1453] error status/mask=00001000/00006000",
       "pcieport 0000:00:03.1:    [12] Timeout               ",
       "pcieport 0000:00:1c.5: AER:   device [8086:9d15] error status/mask=00000001/00002000",

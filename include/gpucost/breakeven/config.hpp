@@ -34,9 +34,11 @@ struct CostConfig {
   double maintenance_hours_per_year = 0;
   bool always_on = false;    ///< powered (idle) when not working
   double idle_power_w = 0;   ///< whole machine, idle
-  /// Operator hours per incident, by NVIDIA resolution bucket (gpu_lost counts as reboot).
+  /// Operator hours per fault, by its most severe member's bucket (docs/cost-model.md, "Faults").
   double incident_restart_app_h = 0.1, incident_reset_gpu_h = 0.5, incident_reboot_h = 1.0,
          incident_contact_support_h = 8.0, incident_unknown_h = 0.5;
+  /// Fault members within this of the previous one of their GPU are one fault, s.
+  double fault_window_s = 60;
   // [cloud]
   std::string cloud_name;
   std::string cloud_offer;   ///< a catalogue offer (data/cloud-offers.toml), like --cloud

@@ -52,6 +52,9 @@ struct JobInputs {
   std::int64_t from_ns = 0, to_ns = 0;        ///< the window (time-of-use pricing)
   extract::EnergyProfile profile;             ///< GPU energy by UTC minute
   std::vector<extract::WindowIncident> incidents;
+  std::vector<extract::WindowFault> faults;   ///< grouped within fault_window_s
+  double fault_window_s = extract::kDefaultFaultWindowS;
+  bool faults_listed = true;                  ///< false: rebuilt from the bursts of an older document
   std::optional<double> downtime_s;           ///< F051
   std::string downtime_reason;
   std::optional<double> energy_low_kwh, energy_high_kwh;  ///< F049, F050 of the host
@@ -74,12 +77,19 @@ struct Solution {
   std::string reason;  ///< why there is none
 };
 
-/// One incident with its price: hourly_wage x incident_hours[bucket].
+/// One fault with its price, hourly_wage x incident_hours[bucket] (once per fault, whatever its
+/// member count); or an interruption (suspend, AC offline: a "fault" of one member kind and
+/// no bucket), which costs downtime, not operator time.
 struct IncidentCost {
-  extract::WindowIncident incident;
-  double hours = 0;  ///< operator hours (0 for interruptions: suspend, AC offline)
+  extract::WindowFault fault;
+  double hours = 0;  ///< operator hours (0 for interruptions)
   double cost = 0;
 };
+
+/// The faults priced with the config's window: those of the features joined further when
+/// local.fault_window_s is longer than the window they were grouped with; a shorter one cannot
+/// split them (`note` then says so).
+std::vector<extract::WindowFault> faults_at(const CostConfig& config, const JobInputs& job, std::string* note = nullptr);
 
 struct Result {
   JobInputs job;
@@ -91,7 +101,8 @@ struct Result {
   double electricity = 0, amortisation = 0, maintenance = 0, local_total = 0;
   double maintenance_routine = 0;  ///< C_m of the yearly maintenance hours
   double incident_cost = 0;        ///< C_i: Σ incident costs (maintenance = routine + C_i)
-  std::vector<IncidentCost> incidents;
+  std::vector<IncidentCost> incidents;  ///< faults and interruptions, in time order
+  std::string fault_note;              ///< how the faults were grouped, when not as configured
   std::optional<double> downtime_h, downtime_share;
   double idle_cost_per_hour = 0;   ///< I (always_on), currency per idle hour
   double idle_cost_per_year = 0;   ///< (8760 - use_hours_per_year) x I

@@ -20,6 +20,8 @@ namespace gpucost::extract {
 
 inline constexpr std::string_view kFeaturesSchema = "gpucost.features";
 inline constexpr int kFeaturesVersion = 1;
+/// The default fault window, s (local.fault_window_s): docs/cost-model.md, "Faults".
+inline constexpr double kDefaultFaultWindowS = 60.0;
 
 /// The numeric fields of one trace_device, trace_memory, trace_launch, trace_kernel, trace_step
 /// or trace_info event (prep's analyses of a Kineto trace), or of a profiler table / nsys
@@ -90,6 +92,8 @@ struct ExtractOptions {
   double temp_threshold_c = 78.0;
   /// The chain (F106-F113): an error counts after a crossing when it comes within this long.
   double chain_window_s = 300.0;
+  /// Fault members within this of the previous one are one fault (docs/cost-model.md, "Faults").
+  double fault_window_s = kDefaultFaultWindowS;
 };
 
 /// A value, or why it is absent (never a silent 0).
@@ -158,6 +162,46 @@ struct WindowIncident {
   [[nodiscard]] std::int64_t last() const { return count > 1 ? last_ts_ns : ts_ns; }
 };
 
+/// Events of one kind and code within a fault: "Xid 13 ×181".
+struct FaultMember {
+  std::string kind;  ///< xid, gpu_lost or aer (uncorrected_fatal only)
+  int code = -1;     ///< xid code
+  std::int64_t count = 0;
+};
+
+/// A fault (docs/cost-model.md, "Faults"): the Xid, GPU-lost and fatal AER events of one GPU
+/// (or of the host when they name none), each within the fault window of the one before; at
+/// least one of them not of bucket `ignore`. Priced once, at its most severe member's bucket.
+struct WindowFault {
+  std::int64_t ts_ns = 0, last_ts_ns = 0;  ///< the first and the last member
+  std::string device;                      ///< "0000:01:00", "GPU4"; empty: the host
+  std::string host;                        ///< set on merged documents of several hosts
+  std::string bucket;                      ///< the most severe member's (fault_severity)
+  std::vector<FaultMember> members;        ///< by first appearance
+  std::int64_t count = 0;                  ///< member events
+  /// The union of the members' downtimes, s (null without utilisation samples).
+  std::optional<double> downtime_s;
+  std::int64_t downtime_end_ns = 0;  ///< where the last member's downtime ends
+  bool downtime_to_end = false;      ///< ... at the window end (no busy sample after it)
+};
+
+/// The buckets in order of severity (docs/cost-model.md, "Faults"): a fault is priced at its
+/// most severe member's. Returns 0 (ignore) .. 5 (contact_support); an unknown name ranks as
+/// "unknown".
+int fault_severity(std::string_view bucket);
+
+/// The bucket of a member event: an Xid's own, gpu_lost "reboot", a fatal AER "reset_gpu".
+std::string_view fault_bucket(std::string_view kind, std::string_view xid_bucket);
+
+/// What a fault is made of, in order: "Xid 13 ×181 then Xid 43", "Xid 79 then GPU lost",
+/// "fatal AER ×2"; an interruption's kind ("suspend", "AC offline").
+std::string fault_members_text(const WindowFault& fault);
+
+/// Joins faults of the same host and device whose gap (the next one's first member after the
+/// previous one's last) is at most `window_s`; the result in time order. Exact for a window at
+/// least as long as the one the faults were grouped with: the union of downtimes is kept.
+std::vector<WindowFault> regroup_faults(std::vector<WindowFault> faults, double window_s);
+
 struct Features {
   std::int64_t from_ns = 0, to_ns = 0;
   /// The window is [from, to) when --to gave its end, else [from, to].
@@ -173,6 +217,11 @@ struct Features {
   std::vector<GpuFeatures> gpus;
   EnergyProfile energy_profile;            ///< empty in documents written before it existed
   std::vector<WindowIncident> incidents;   ///< in time order
+  std::vector<WindowFault> faults;         ///< in time order, grouped within fault_window_s
+  double fault_window_s = kDefaultFaultWindowS;
+  /// false: faults rebuilt from the bursts of a document written before faults existed, and
+  /// some of them joined bursts (host-wide: approximate)
+  bool faults_listed = true;
   Partials host_partials;                  ///< event times for merging (xid.first_ns.min, ...)
   int merged_from = 1;                     ///< number of documents merged into this one
 

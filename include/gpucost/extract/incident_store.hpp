@@ -16,12 +16,15 @@
 namespace gpucost::extract {
 
 /// A kernel or system event extract counts (xid, gpu_lost, aer, suspend, lid, power_source,
-/// ...). Both strings are views of the store's own copies, valid as long as the store.
+/// ...). The strings are views of the store's own copies, valid as long as the store.
 struct Incident {
   std::int64_t ts_ns = 0;
   std::string_view kind;    ///< the event kind
   std::string_view detail;  ///< xid: bucket; aer: severity; lid, power_source: state
   int code = -1;            ///< xid: the Xid code
+  /// The GPU the event names: its PCI bus id without the function ("0000:01:00") or the
+  /// driver's "GPU4"; empty when it names none (the host).
+  std::string_view device;
 };
 
 /// Every incident of the inputs, 16 bytes each in memory up to `budget`, beyond it in sorted
@@ -35,7 +38,9 @@ class IncidentStore {
   static constexpr std::string_view kTooManyNames = "(too many distinct values)";
 
   explicit IncidentStore(std::size_t budget = kDefaultBudget);
-  void add(std::int64_t ts_ns, std::string_view kind, std::string_view detail, int code);
+  /// `code` outside the 16-bit range (no Xid NVIDIA defines) is kept as -1.
+  void add(std::int64_t ts_ns, std::string_view kind, std::string_view detail, int code,
+           std::string_view device = {});
   [[nodiscard]] std::size_t size() const { return m_total; }
   [[nodiscard]] bool empty() const { return m_total == 0; }
   /// The first and the last incident's time (min > max when there is none).
@@ -51,14 +56,15 @@ class IncidentStore {
   void for_each(Fn&& fn) const {
     RunMerge<Stored> merge(m_file, kReadChunk);
     merge.add_series(m_series);
-    while (const Stored* s = merge.next()) fn(Incident{s->ts_ns, m_names[s->kind], m_names[s->detail], s->code});
+    while (const Stored* s = merge.next())
+      fn(Incident{s->ts_ns, m_names[s->kind], m_names[s->detail], s->code, m_names[s->device]});
   }
 
  private:
   struct Stored {
     std::int64_t ts_ns;
-    std::uint16_t kind, detail;  // indices into m_names
-    std::int32_t code;
+    std::uint16_t kind, detail, device;  // indices into m_names
+    std::int16_t code;                   // 16 bits keep an incident at 16 bytes
   };
   static constexpr std::size_t kReadChunk = 4096;  // incidents per read of a run (64 KiB)
   std::uint16_t id_of(std::string_view text);

@@ -38,7 +38,15 @@ struct RunIndicator {
   double value = 0;
 };
 
-/// One row of `runs` and its `run_indicators`. Times are ns since the epoch.
+/// One priced fault of a run (a row of `run_faults`): docs/cost-model.md, "Faults".
+struct RunFault {
+  std::int64_t ts_ns = 0, last_ts_ns = 0;
+  std::string device, bucket, what;  ///< what: "Xid 13 ×12 then Xid 43"
+  std::int64_t events = 0;
+  double operator_hours = 0, cost = 0, downtime_s = kNone;  ///< NaN: downtime unknown
+};
+
+/// One row of `runs`, its `run_indicators` and `run_faults`. Times are ns since the epoch.
 struct RunRecord {
   std::int64_t run_id = 0;  ///< set by the ledger
   std::int64_t run_at_ns = 0, from_ns = 0, to_ns = 0;
@@ -53,6 +61,7 @@ struct RunRecord {
   std::vector<RunIndicator> indicators;
   /// The run's identity (run_key()): empty for rows written before it existed.
   std::string run_key;
+  std::vector<RunFault> faults;  ///< written, not read back by runs()
 };
 
 /// An input's identity: its absolute path, size and modification time ("-" for stdin).
@@ -92,6 +101,8 @@ class Ledger {
  private:
   Ledger(sqlite3* db, std::string path) : m_db(db), m_path(std::move(path)) {}
   Status migrate();
+  /// The run's faults (inside append's transaction).
+  Status append_faults(std::int64_t run_id, const std::vector<RunFault>& faults);
   Error error(std::string_view what) const;
   sqlite3* m_db = nullptr;
   std::string m_path;
