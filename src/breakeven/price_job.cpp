@@ -1,6 +1,9 @@
 #include <gpucost/breakeven/price_job.hpp>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
 
 namespace gpucost::breakeven {
 
@@ -33,6 +36,16 @@ void check_energy_basis(PricedJob& p) {
                         b.coverage * 100, b.estimated_kwh, b.measured_kwh + b.estimated_kwh,
                         b.estimated_share() * 100, b.rule == FillRule::idle ? "idle power" : "mean power",
                         b.fill_power_w, b.uncovered_h));
+}
+
+// A profiler trace taken on another GPU model than the telemetry's describes another machine (or
+// another run): its busy share and launch delays then say nothing about this job.
+void check_trace_device(PricedJob& p, const PriceOptions& o) {
+  if (o.gpu_names.empty()) return;
+  for (const std::string& traced : o.trace_gpu_names)
+    if (std::find(o.gpu_names.begin(), o.gpu_names.end(), traced) == o.gpu_names.end())
+      warn(p, fmt::format("the profiler trace ran on {}, the telemetry's GPU is {}: is the trace from this job?", traced,
+                          fmt::join(o.gpu_names, ", ")));
 }
 
 // Fits the chosen offer to the job (count and memory), converts its price and picks its speed ratio.
@@ -109,6 +122,7 @@ Expected<PricedJob> price_job(CostConfig config, const std::optional<CloudOffer>
                       "give telemetry that covers the job, or use --fill mean");
   p.shape = job_shape(features, o.gpu_names);
   for (const std::string& w : implausible_values(p.config)) warn(p, w);
+  check_trace_device(p, o);
   if (offer)
     if (auto st = fit_chosen_offer(p, *offer); !st) return st.error();
   if (auto st = check_job(p.config, p.job); !st) return st.error();

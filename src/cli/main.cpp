@@ -538,7 +538,10 @@ Expected<breakeven::PriceOptions> price_options(const BreakevenArgs& args, const
   o.explain = args.explain;
   o.mc_draws = args.mc;
   o.mc_seed = args.seed;
-  o.gpu_names = outputs::merge_fingerprints(stats).gpus;
+  // The telemetry's GPU models price the speed ratio; a profiler trace's are checked against them.
+  for (const auto& st : stats)
+    for (const auto& name : st.fingerprint.gpus)
+      prep::Fingerprint::add(st.format == prep::Format::kineto ? o.trace_gpu_names : o.gpu_names, name);
   return o;
 }
 

@@ -25,7 +25,8 @@ struct PriceOptions {
   bool sensitivity = true;
   std::size_t mc_draws = 0;
   std::uint64_t mc_seed = 1;
-  std::vector<std::string> gpu_names;  ///< GPU models of the inputs (their fingerprint)
+  std::vector<std::string> gpu_names;        ///< GPU models of the telemetry (the inputs' fingerprint)
+  std::vector<std::string> trace_gpu_names;  ///< GPU models of the profiler traces
 };
 
 /// Something the user should read next to the answer; `warning` ones doubt the answer itself.
