@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # gpucost batch across runs: a growing log read on from where the last run stopped, a rotation
 # (rename + new file + gzip of the old one) counted exactly once, the lock, a corrupt state, the
-# replayed lines of a resumed kernel log counted once.
+# replayed lines of a resumed log counted once.
 #   batch.sh GPUCOST TESTDATA CASE        exit 0 = pass, anything else = fail with a message
 set -uo pipefail
 gpucost=$1
@@ -193,6 +193,27 @@ case $case_name in
       fail "run 2: kern.log $(input_total e2.txt kern.log), want 4 new lines, 4 events: $(cat e2.txt)"
     [ "$(total e2.txt)" = "34 34" ] || fail "run 2: $(total e2.txt), want 34 34: $(cat e2.txt)"
     [ "$(prom_xids p2.prom)" = 4 ] || fail "run 2: $(prom_xids p2.prom) Xids, want the 4 new ones"
+    ;;
+  replay-smi-q | replay-smi-xml | replay-journal-json | replay-torch-table)
+    # A record open where the replay stops (an nvidia-smi -q snapshot or XML document cut at
+    # 4 KiB, a json-pretty object, a table's footer) is neither emitted again nor reported as
+    # malformed by the next line. Run 1 reads a sample; run 2 reads its last record appended
+    # once more (SAMPLE, first line of that record, "new lines events" wanted of run 2).
+    case $case_name in
+      replay-smi-q) set -- smi-q/v100x2_410_loop.txt 314 "313 4" ;;
+      replay-smi-xml) set -- smi-xml/a5000x2_590_v13_loop.xml 559 "558 4" ;;
+      replay-journal-json) set -- journal-json/mw_a3000_pretty_sd252.json 109 "14 1" ;;
+      replay-torch-table) set -- torch-table/legacy_bottleneck_torch13.txt 1 "38 8" ;;
+    esac
+    name=$(basename "$1")
+    cp "$testdata/$1" "$name"
+    run_batch e1.txt --state st.json --strict "$name" || fail "run 1: exit $?: $(cat e1.txt)"
+    tail -n "+$2" "$testdata/$1" >> "$name"
+    run_batch e2.txt --state st.json --strict "$name" || fail "run 2: exit $?: $(cat e2.txt)"
+    [ "$(input_total e2.txt "$name")" = "$3" ] ||
+      fail "run 2: $(input_total e2.txt "$name") new lines and events, want $3: $(cat e2.txt)"
+    ! grep -q 'malformed' e2.txt || fail "run 2 reports replayed lines as malformed: $(cat e2.txt)"
+    ! grep -q 'fewer GPU blocks' e2.txt || fail "run 2 takes the snapshot cut at 4 KiB for one of fewer GPUs: $(cat e2.txt)"
     ;;
   *)
     fail "unknown case $case_name"
