@@ -206,13 +206,15 @@ void forget_replayed_lines(prep::InputStats& st) {
   st.clock_anomalies = {};
 }
 
-/// Replays the first lines (for the parser's headers, events dropped), then skips to `from`.
+/// Replays the first lines (for the parser's headers, events dropped, also those the parser
+/// holds back until a later line dates them), then skips to `from`.
 bool resume(prep::InputParse& parse, io::LineReader& reader, GateSink& gate, const FileRecord& from,
             prep::InputStats& st) {
   gate.close();
   const std::uint64_t replay_to = std::min(from.offset, kHeadBytes);
   while (reader.position() < replay_to && parse.step()) {
   }
+  parse.end_replay();
   const bool reached = reader.skip_to(from.offset, from.lines);
   forget_replayed_lines(st);
   gate.open();

@@ -47,6 +47,9 @@ class HeldEvents {
   void hold(const Event& ev, const HeldTime& time);
   [[nodiscard]] bool empty() const { return m_records.empty(); }
   [[nodiscard]] std::size_t size() const { return m_records.size(); }
+  /// The events held so far came from replayed lines (a resumed batch run): they still count
+  /// for placing the others (the year of a year-less log) but are never emitted.
+  void mute() { m_muted = m_records.size(); }
   /// True when the buffer should be released now to keep memory bounded.
   [[nodiscard]] bool full() const { return m_arena.size() > (8u << 20) || m_records.size() >= 50'000; }
   /// Calls `f(time)` for every held event, in order (to try years before they are placed).
@@ -64,7 +67,8 @@ class HeldEvents {
   /// whose value was only known later).
   template <class Resolve, class Patch>
   void release(ParseContext& ctx, Resolve&& resolve, Patch&& patch) {
-    for (const Record& r : m_records) {
+    for (std::size_t i = m_muted; i < m_records.size(); ++i) {
+      const Record& r = m_records[i];
       rebuild(r, ctx.event);
       ctx.event.ts_ns = resolve(r.time);
       patch(ctx.event);
@@ -99,6 +103,7 @@ class HeldEvents {
   std::vector<Record> m_records;
   std::vector<FieldRec> m_fields;
   std::vector<MetricRec> m_metrics;
+  std::size_t m_muted = 0;  ///< the first records, from replayed lines: not emitted
 };
 
 /// "weakest basis wins": none < absolute < local < uptime < relative.

@@ -235,6 +235,13 @@ class DmesgParser final : public LineParser {
     describe_clock(ctx);
   }
 
+  // The open record was emitted at the end of the run that read it; the held events still
+  // wait for a boot time, but were counted then too.
+  void end_replay(ParseContext& ctx) override {
+    finish_record(ctx);
+    m_held.mute();
+  }
+
  private:
   LineResult continuation(std::string_view line) {
     const std::string_view body = text::trim(line);

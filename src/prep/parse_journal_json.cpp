@@ -124,6 +124,9 @@ class JournalJsonParser final : public LineParser {
     return continue_object(line, ctx);
   }
 
+  // An object open here was reported by the run that read it (or its rest is skipped).
+  void end_replay(ParseContext& /*ctx*/) override { m_pending_lines = 0; }
+
   void finish(ParseContext& ctx) override {
     if (m_pending_lines > 0) abandon_pending(ctx, "JSON object not closed at the end of the input");
     if (m_entries == 0) return;

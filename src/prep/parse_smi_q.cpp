@@ -144,6 +144,16 @@ class SmiQParser final : public LineParser {
 
   void finish(ParseContext& ctx) override { end_snapshot(ctx); }
 
+  // The run that read these lines ended the snapshot open here, or its rest is skipped: it is
+  // dropped unread (one cut at 4 KiB would pass for a snapshot of fewer GPUs, nvidia-smi -i).
+  void end_replay(ParseContext& /*ctx*/) override {
+    m_in_gpu = false;
+    m_gpus.clear();
+    m_pending = m_events = 0;
+    m_header.clear();
+    m_stack.clear();
+  }
+
  private:
   LineResult defer(ParseContext& ctx) {
     if (m_pending == 0) m_pending_first = ctx.line_no;

@@ -203,6 +203,9 @@ class SmiXmlParser final : public LineParser {
     if (m_lines > 0) fail(ctx, "input ends inside an XML document (no </nvidia_smi_log>)");
   }
 
+  // A document open here was reported by the run that read it (or its rest is skipped).
+  void end_replay(ParseContext& /*ctx*/) override { reset_document(); }
+
  private:
   void reset_document() {
     m_doc.clear();

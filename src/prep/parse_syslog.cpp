@@ -255,6 +255,7 @@ void HeldEvents::clear() {
   m_records.clear();
   m_fields.clear();
   m_metrics.clear();
+  m_muted = 0;
 }
 
 }  // namespace klog
@@ -519,6 +520,9 @@ class SyslogParser final : public LineParser {
     if (!m_held.empty()) release_held(ctx);
     describe_clock(ctx);
   }
+
+  // The held events keep their say in the year; only the new lines' events are emitted.
+  void end_replay(ParseContext& /*ctx*/) override { m_held.mute(); }
 
  private:
   // A line without a stamp: separator, continuation, blank, or malformed.

@@ -140,6 +140,9 @@ class TorchTableParser final : public LineParser {
     if (m_state == State::footer) flush_footer(ctx);
   }
 
+  // The run that read these lines emitted the footer open here at its end.
+  void end_replay(ParseContext& ctx) override { finish(ctx); }
+
  private:
   enum class State : std::uint8_t { outside, top_rule, header_rule, rows, footer };
 

@@ -675,6 +675,12 @@ class TrainlogParser final : public LineParser {
                                       m_untimed));
   }
 
+  // Untimed events held from replayed lines were placed and counted by the run that read them.
+  void end_replay(ParseContext& /*ctx*/) override {
+    m_held.mute();
+    m_untimed = 0;
+  }
+
  private:
   // ---- one '\r' segment -------------------------------------------------------------------
 

@@ -355,6 +355,11 @@ bool InputParse::step() {
   return true;
 }
 
+void InputParse::end_replay() {
+  Impl& m = *m_impl;
+  if (m.parser && !m.done) m.parser->end_replay(m.ctx);
+}
+
 Status run_prep_input(io::LineReader& reader, const PrepOptions& options, LocalClock& clock, EventSink& sink,
                       InputStats& stats) {
   InputParse parse(reader, options, clock, sink, stats);

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # gpucost batch across runs: a growing log read on from where the last run stopped, a rotation
-# (rename + new file + gzip of the old one) counted exactly once, the lock, a corrupt state.
+# (rename + new file + gzip of the old one) counted exactly once, the lock, a corrupt state, the
+# replayed lines of a resumed log counted once.
 #   batch.sh GPUCOST TESTDATA CASE        exit 0 = pass, anything else = fail with a message
 set -uo pipefail
 gpucost=$1
@@ -35,6 +36,21 @@ kern_lines() {
     fi
   done
 }
+# Four Xid lines, one every 5 s from second FIRST, in the kernel-log FORMAT, appended to FILE:
+# syslog (RFC 3164, no year), journal (journalctl short-precise, no year), dmesg (ISO stamps).
+xid_lines() {
+  local format=$1 s
+  for ((s = $2; s < $2 + 20; s += 5)); do
+    case $format in
+      syslog) printf 'Jun 12 14:%02d:%02d box kernel: [ %d.000000] NVRM: Xid (PCI:0000:18:00): 13, pid=4242, name=python, Graphics SM Warp Exception\n' \
+                $((s / 60)) $((s % 60)) $((1000 + s)) ;;
+      journal) printf 'Jun 12 14:%02d:%02d.000000 box kernel: NVRM: Xid (PCI:0000:18:00): 13, pid=4242, name=python, Graphics SM Warp Exception\n' \
+                 $((s / 60)) $((s % 60)) ;;
+      dmesg) printf '2024-06-12T14:%02d:%02d,000000+00:00 NVRM: Xid (PCI:0000:18:00): 13, pid=4242, name=python, Graphics SM Warp Exception\n' \
+               $((s / 60)) $((s % 60)) ;;
+    esac
+  done >> "$3"
+}
 # Runs batch; its stderr goes to FILE. The rest of the arguments are batch's.
 run_batch() {
   local err=$1
@@ -43,6 +59,10 @@ run_batch() {
 }
 # "new lines" and "events" of the total line of a batch run's stderr.
 total() { sed -n 's/^gpucost: batch: total: .*inputs, \([0-9]*\) new lines, \([0-9]*\) events$/\1 \2/p' "$1"; }
+# "new lines" and "events" of one input's line (FILE NAME).
+input_total() { sed -n "s/^gpucost: batch: $2: .*: \\([0-9]*\\) new lines, \\([0-9]*\\) events$/\\1 \\2/p" "$1"; }
+# The host's Xid count of a Prometheus textfile.
+prom_xids() { sed -n 's/^gpucost_host_xid_errors{host="box"} \([0-9]*\)$/\1/p' "$1"; }
 
 case $case_name in
   growing)
@@ -149,6 +169,51 @@ case $case_name in
     run_batch e2.txt --state st2.json --year 2027 kern.log tel.csv || fail "run 2: exit $?: $(cat e2.txt)"
     grep -q 'warning: kern.log: its 5 events fall 1 year after the telemetry ends' e2.txt ||
       fail "no warning for events outside the telemetry: $(cat e2.txt)"
+    ;;
+  replay-syslog | replay-journal | replay-dmesg)
+    # The lines replayed to restore the parser's state on a resumed run emit no event, also
+    # those a parser holds back (stamps without a year wait for the end of the input) or keeps
+    # open (a dmesg record waits for its continuation lines). Run 2 reads four new Xid lines and
+    # counts four, even with a window (--from) that reaches back over run 1's.
+    format=${case_name#replay-}
+    echo "$csv_header" > tel.csv
+    csv_rows 0 29 tel.csv
+    xid_lines "$format" 2 kern.log
+    touch -m -d 2024-06-12T15:00:00Z kern.log
+    run_batch e1.txt --state st.json --prom p1.prom kern.log tel.csv || fail "run 1: exit $?: $(cat e1.txt)"
+    [ "$(input_total e1.txt kern.log)" = "4 4" ] || fail "run 1: kern.log $(input_total e1.txt kern.log), want 4 4: $(cat e1.txt)"
+    [ "$(prom_xids p1.prom)" = 4 ] || fail "run 1: $(prom_xids p1.prom) Xids, want 4"
+    csv_rows 30 59 tel.csv
+    xid_lines "$format" 32 kern.log
+    touch -m -d 2024-06-12T15:00:00Z kern.log
+    run_batch e2.txt --state st.json --prom p2.prom --from 2024-06-12T14:00:00Z kern.log tel.csv ||
+      fail "run 2: exit $?: $(cat e2.txt)"
+    grep -q 'kern.log: resumed, lines 4-8' e2.txt || fail "run 2 did not resume kern.log at line 4: $(cat e2.txt)"
+    [ "$(input_total e2.txt kern.log)" = "4 4" ] ||
+      fail "run 2: kern.log $(input_total e2.txt kern.log), want 4 new lines, 4 events: $(cat e2.txt)"
+    [ "$(total e2.txt)" = "34 34" ] || fail "run 2: $(total e2.txt), want 34 34: $(cat e2.txt)"
+    [ "$(prom_xids p2.prom)" = 4 ] || fail "run 2: $(prom_xids p2.prom) Xids, want the 4 new ones"
+    ;;
+  replay-smi-q | replay-smi-xml | replay-journal-json | replay-torch-table)
+    # A record open where the replay stops (an nvidia-smi -q snapshot or XML document cut at
+    # 4 KiB, a json-pretty object, a table's footer) is neither emitted again nor reported as
+    # malformed by the next line. Run 1 reads a sample; run 2 reads its last record appended
+    # once more (SAMPLE, first line of that record, "new lines events" wanted of run 2).
+    case $case_name in
+      replay-smi-q) set -- smi-q/v100x2_410_loop.txt 314 "313 4" ;;
+      replay-smi-xml) set -- smi-xml/a5000x2_590_v13_loop.xml 559 "558 4" ;;
+      replay-journal-json) set -- journal-json/mw_a3000_pretty_sd252.json 109 "14 1" ;;
+      replay-torch-table) set -- torch-table/legacy_bottleneck_torch13.txt 1 "38 8" ;;
+    esac
+    name=$(basename "$1")
+    cp "$testdata/$1" "$name"
+    run_batch e1.txt --state st.json --strict "$name" || fail "run 1: exit $?: $(cat e1.txt)"
+    tail -n "+$2" "$testdata/$1" >> "$name"
+    run_batch e2.txt --state st.json --strict "$name" || fail "run 2: exit $?: $(cat e2.txt)"
+    [ "$(input_total e2.txt "$name")" = "$3" ] ||
+      fail "run 2: $(input_total e2.txt "$name") new lines and events, want $3: $(cat e2.txt)"
+    ! grep -q 'malformed' e2.txt || fail "run 2 reports replayed lines as malformed: $(cat e2.txt)"
+    ! grep -q 'fewer GPU blocks' e2.txt || fail "run 2 takes the snapshot cut at 4 KiB for one of fewer GPUs: $(cat e2.txt)"
     ;;
   *)
     fail "unknown case $case_name"

@@ -166,6 +166,9 @@ class InputParse {
   Status start();
   /// Reads and parses one line (its events go to the sink); false once the input is done.
   bool step();
+  /// The lines read so far only restored the parser's state: no event of theirs is emitted
+  /// later (LineParser::end_replay).
+  void end_replay();
 
  private:
   struct Impl;
@@ -253,6 +256,10 @@ class LineParser {
   virtual LineResult parse(std::string_view line, ParseContext& ctx) = 0;
   /// End of input: emit and settle() whatever is still held back.
   virtual void finish(ParseContext& ctx) { (void)ctx; }
+  /// The lines parsed so far were replayed to restore this parser's state (a resumed batch
+  /// run; their events were counted before): close any record still open, and never emit
+  /// what is held back from them, even once the rest of the input places it.
+  virtual void end_replay(ParseContext& ctx) { (void)ctx; }
 };
 
 }  // namespace gpucost::prep
