@@ -326,7 +326,7 @@ int print_catalogue(bool json) {
     return kOk;
   }
   for (const auto& d : extract::catalogue())
-    fmt::print("{}  {:<26} {:<6} {:<12} {}\n", d.id, d.key, d.unit, d.category, d.definition);
+    fmt::print("{}  {:<27} {:<6} {:<12} {}\n", d.id, d.key, d.unit, d.category, d.definition);
   return kOk;
 }
 
