@@ -10,6 +10,17 @@
 
 namespace gpucost::io {
 
+namespace {
+
+// The process's umask: reading it means setting it, so it is set straight back.
+mode_t current_umask() {
+  const mode_t mask = ::umask(022);
+  ::umask(mask);
+  return mask;
+}
+
+}  // namespace
+
 Expected<OutputFile> OutputFile::open(const std::string& path) {
   OutputFile f;
   if (path.empty() || path == "-") {
@@ -36,6 +47,11 @@ Expected<OutputFile> OutputFile::open(const std::string& path) {
     return make_error(ErrorKind::io, fmt::format("{}: cannot create the output: {}", path, std::strerror(errno)),
                       "check that the directory exists and is writable");
   f.m_tmp = tmpl;
+  // mkstemp creates 0600; the output gets the mode a plain open() would give it (0666 less the
+  // umask: 0644 under 022, so node_exporter's own user can read a textfile), or the mode of the
+  // file it replaces.
+  const bool replacing = ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+  (void)::fchmod(fd, replacing ? (st.st_mode & 07777) : (0666 & ~current_umask()));
   f.m_file = ::fdopen(fd, "wb");
   return f;
 }

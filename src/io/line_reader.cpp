@@ -357,6 +357,10 @@ Expected<std::unique_ptr<LineReader>> LineReader::open(const std::string& path) 
                         "pass the files inside it, e.g. 'dir/*.log'");
     }
   }
+  // A closed stdin (`gpucost prep - <&-`) reads as an empty stream: say so rather than print nothing.
+  if (is_stdin && ::fcntl(fd, F_GETFD) < 0 && errno == EBADF)
+    return make_error(ErrorKind::io, "<stdin>: standard input is closed",
+                      "pipe the logs in (... | gpucost prep -) or give their files");
   // Read the magic bytes, then hand them back as the start of the raw stream.
   std::string prefix(4, '\0');
   std::size_t have = 0;

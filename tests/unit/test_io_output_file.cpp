@@ -1,0 +1,72 @@
+// Files written atomically get the mode a plain open() would give them (issue 14, item 3), and a
+// closed stdin is an error, not an empty stream (issue 14, item 4).
+#include <catch2/catch.hpp>
+
+#include <gpucost/io/atomic_file.hpp>
+#include <gpucost/io/line_reader.hpp>
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace gpucost;
+
+fs::path fresh_dir() {
+  const fs::path dir = fs::temp_directory_path() / fmt::format("gpucost-output-file-test-{}", ::getpid());
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+void write(const std::string& path, const char* text) {
+  auto out = io::OutputFile::open(path);
+  REQUIRE(out);
+  std::fputs(text, out->stream());
+  REQUIRE(out->commit());
+}
+
+unsigned mode_of(const std::string& path) {
+  struct stat st {};
+  REQUIRE(::stat(path.c_str(), &st) == 0);
+  return st.st_mode & 07777;
+}
+
+}  // namespace
+
+TEST_CASE("output file: a new file takes the umask's mode, a replaced one keeps its own", "[io]") {
+  const fs::path dir = fresh_dir();
+  const mode_t before = ::umask(022);
+  const std::string prom = (dir / "gpucost.prom").string();
+  write(prom, "a 1\n");
+  CHECK(mode_of(prom) == 0644);  // readable by node_exporter's user, not 0600
+  ::umask(077);
+  const std::string secret = (dir / "secret.json").string();
+  write(secret, "{}\n");
+  CHECK(mode_of(secret) == 0600);
+  ::umask(022);
+  REQUIRE(::chmod(prom.c_str(), 0640) == 0);
+  write(prom, "a 2\n");  // replaced: the mode the operator chose stays
+  CHECK(mode_of(prom) == 0640);
+  ::umask(before);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("line reader: a closed stdin is an error", "[io]") {
+  const int saved = ::dup(0);
+  REQUIRE(saved >= 0);
+  ::close(0);
+  auto reader = io::LineReader::open("-");
+  REQUIRE(::dup2(saved, 0) == 0);
+  ::close(saved);
+  REQUIRE_FALSE(reader);
+  CHECK(reader.error().message == "<stdin>: standard input is closed");
+}
