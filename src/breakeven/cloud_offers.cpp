@@ -3,6 +3,8 @@
 #include <gpucost/breakeven/gpu_speed.hpp>
 #include <gpucost/core/text.hpp>
 
+#include "toml_list.hpp"
+
 #include <fmt/format.h>
 #include <toml++/toml.h>
 
@@ -47,24 +49,7 @@ Expected<CloudOffer> read_offer(const toml::table& t, std::string_view origin, s
 }  // namespace
 
 Expected<std::vector<CloudOffer>> parse_cloud_offers(std::string_view toml_text, std::string_view origin) {
-  toml::table tbl;
-  try {
-    tbl = toml::parse(toml_text, origin);
-  } catch (const toml::parse_error& e) {
-    return make_error(ErrorKind::config, fmt::format("{}:{}:{}: {}", origin, e.source().begin.line,
-                                                     e.source().begin.column, e.description()));
-  }
-  std::vector<CloudOffer> out;
-  const auto* offers = tbl["offer"].as_array();
-  if (offers == nullptr) return out;
-  for (std::size_t i = 0; i < offers->size(); ++i) {
-    const auto* t = offers->get(i)->as_table();
-    if (t == nullptr) return make_error(ErrorKind::config, fmt::format("{}: offer {} is not a table", origin, i + 1));
-    auto o = read_offer(*t, origin, i + 1);
-    if (!o) return o.error();
-    out.push_back(std::move(*o));
-  }
-  return out;
+  return parse_toml_list<CloudOffer>(toml_text, origin, "offer", read_offer);
 }
 
 const std::vector<CloudOffer>& cloud_offers() {
@@ -114,23 +99,14 @@ CostConfig with_offer(const CostConfig& c, const CloudOffer& o, int job_gpus) {
   return out;
 }
 
-namespace {
-
-std::optional<double> indicator(const extract::GpuFeatures& g, const char* key) {
-  const auto it = g.indicators.find(key);
-  return it != g.indicators.end() ? it->second.value : std::nullopt;
-}
-
-}  // namespace
-
 JobShape job_shape(const extract::Features& f, const std::vector<std::string>& gpu_names) {
   JobShape s;
   s.gpus = static_cast<int>(f.gpus.size());
   for (const auto& g : f.gpus) {
-    const auto used = indicator(g, "fb_used_max_mib");
+    const auto used = extract::value_of(g.indicators, "fb_used_max_mib");
     if (!used) continue;
     s.peak_fb_mib = std::max(s.peak_fb_mib.value_or(0.0), *used);
-    if (const auto headroom = indicator(g, "fb_headroom_min_mib"))
+    if (const auto headroom = extract::value_of(g.indicators, "fb_headroom_min_mib"))
       s.local_fb_mib = std::max(s.local_fb_mib.value_or(0.0), *used + *headroom);
   }
   if (gpu_names.size() == 1) s.local_model = gpu_names.front();  // several models: no one ratio

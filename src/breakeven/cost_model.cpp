@@ -12,21 +12,16 @@ namespace gpucost::breakeven {
 
 namespace {
 
-std::optional<double> gpu_value(const extract::GpuFeatures& g, const char* key) {
-  const auto it = g.indicators.find(key);
-  return it != g.indicators.end() ? it->second.value : std::nullopt;
-}
-
 // Measured and filled energy per GPU from coverage (F002) and energy_filled_fraction (F004).
 void measure_basis(const extract::Features& f, JobInputs& in) {
   EnergyBasis& b = in.energy_basis;
   b.window_h = in.wall_h;
   double coverage_sum = 0;
   for (std::size_t i = 0; i < f.gpus.size(); ++i) {
-    const auto coverage = gpu_value(f.gpus[i], "coverage");
+    const auto coverage = extract::value_of(f.gpus[i].indicators, "coverage");
     const double e = in.energy_kwh[i];
     // energy_filled_fraction is absent only when the energy is 0: nothing was filled then.
-    const double filled_share = e > 0 ? gpu_value(f.gpus[i], "energy_filled_fraction").value_or(-1.0) : 0.0;
+    const double filled_share = e > 0 ? extract::value_of(f.gpus[i].indicators, "energy_filled_fraction").value_or(-1.0) : 0.0;
     if (!coverage || filled_share < 0) {
       in.measured_kwh.clear();
       in.uncovered_h.clear();

@@ -395,7 +395,10 @@ std::optional<OfferQuote> cheapest_offer(const CostConfig& c, const JobInputs& j
                                          const JobShape* shape) {
   JobShape count_only;
   count_only.gpus = static_cast<int>(job.energy_kwh.size());
-  const std::vector<OfferPrice> offers = price_offers(c, job, prices, shape != nullptr ? *shape : count_only);
+  return cheapest_of(price_offers(c, job, prices, shape != nullptr ? *shape : count_only));
+}
+
+std::optional<OfferQuote> cheapest_of(const std::vector<OfferPrice>& offers) {
   if (offers.empty() || !offers.front().unfit.empty()) return std::nullopt;  // none can run the job
   const OfferPrice& best = offers.front();
   return OfferQuote{best.name, best.total, best.speed_ratio, best.speed_ratio_source, best.gpu_model};

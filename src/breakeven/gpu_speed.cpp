@@ -1,5 +1,7 @@
 #include <gpucost/breakeven/gpu_speed.hpp>
 
+#include "toml_list.hpp"
+
 #include <fmt/format.h>
 #include <toml++/toml.h>
 
@@ -57,24 +59,7 @@ std::vector<std::string> gpu_name_words(std::string_view name) {
 }
 
 Expected<std::vector<GpuSpeed>> parse_gpu_speeds(std::string_view toml_text, std::string_view origin) {
-  toml::table tbl;
-  try {
-    tbl = toml::parse(toml_text, origin);
-  } catch (const toml::parse_error& e) {
-    return make_error(ErrorKind::config, fmt::format("{}:{}:{}: {}", origin, e.source().begin.line,
-                                                     e.source().begin.column, e.description()));
-  }
-  std::vector<GpuSpeed> out;
-  const auto* gpus = tbl["gpu"].as_array();
-  if (gpus == nullptr) return out;
-  for (std::size_t i = 0; i < gpus->size(); ++i) {
-    const auto* t = gpus->get(i)->as_table();
-    if (t == nullptr) return make_error(ErrorKind::config, fmt::format("{}: gpu {} is not a table", origin, i + 1));
-    auto g = read_gpu(*t, origin, i + 1);
-    if (!g) return g.error();
-    out.push_back(std::move(*g));
-  }
-  return out;
+  return parse_toml_list<GpuSpeed>(toml_text, origin, "gpu", read_gpu);
 }
 
 const std::vector<GpuSpeed>& gpu_speeds() {

@@ -90,12 +90,7 @@ void price_analyses(PricedJob& p, const extract::Features& f, const PriceOptions
   if (o.compare_clouds || want_findings) {
     std::vector<OfferPrice> offers = price_offers(p.config, p.job, p.prices, p.shape);
     if (want_findings) {
-      std::optional<OfferQuote> cheapest;
-      if (!offers.empty() && offers.front().unfit.empty()) {
-        const OfferPrice& c = offers.front();
-        cheapest = OfferQuote{c.name, c.total, c.speed_ratio, c.speed_ratio_source, c.gpu_model};
-      }
-      p.findings = findings(p.result, p.config, f, cheapest);
+      p.findings = findings(p.result, p.config, f, cheapest_of(offers));
       cap_savings(*p.findings, p.result);
     }
     if (o.compare_clouds) p.clouds = std::move(offers);

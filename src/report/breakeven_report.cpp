@@ -212,26 +212,21 @@ void json_clouds(std::string& b, const std::vector<CloudRank>& clouds, const std
 
 // What of the energy was measured, and how the rest was filled in (docs/cost-model.md).
 void json_energy_basis(std::string& b, const breakeven::EnergyBasis& e) {
+  // Without coverage in the features every figure of the split is unknown: null.
+  const auto known = [&e](double v) { return e.known ? std::optional<double>(v) : std::nullopt; };
   b.append("  \"coverage\": ");
-  if (e.known) num(b, e.coverage);
-  else b.append("null");
+  opt_num(b, known(e.coverage));
   b.append(",\n  \"energy\": {\"measured_kwh\": ");
-  if (e.known) num(b, e.measured_kwh);
-  else b.append("null");
+  opt_num(b, known(e.measured_kwh));
   b.append(", \"estimated_kwh\": ");
-  if (e.known) num(b, e.estimated_kwh);
-  else b.append("null");
+  opt_num(b, known(e.estimated_kwh));
   b.append(", \"fill_rule\": ");
   io::append_json_string(b, breakeven::fill_rule_name(e.rule));
-  b.append(", \"covered_h\": ");
-  if (e.known) num(b, e.covered_h);
-  else b.append("null");
-  b.append(", \"uncovered_h\": ");
-  if (e.known) num(b, e.uncovered_h);
-  else b.append("null");
-  b.append(", \"fill_power_w\": ");
-  if (e.known) num(b, e.fill_power_w);
-  else b.append("null");
+  for (const auto& [key, v] : {std::pair{"covered_h", e.covered_h}, std::pair{"uncovered_h", e.uncovered_h},
+                               std::pair{"fill_power_w", e.fill_power_w}}) {
+    b.append(fmt::format(", \"{}\": ", key));
+    opt_num(b, known(v));
+  }
   b.append(", \"window_h\": ");
   num(b, e.window_h);
   if (!e.known) b.append(", \"reason\": \"the features give no coverage (re-run gpucost extract)\"");

@@ -59,6 +59,8 @@ struct OfferQuote {
 };
 std::optional<OfferQuote> cheapest_offer(const CostConfig& config, const JobInputs& job, const EnergyPrices& prices,
                                          const JobShape* shape = nullptr);
+/// The first of price_offers()'s list when it fits (they come cheapest first, the unfit last).
+std::optional<OfferQuote> cheapest_of(const std::vector<OfferPrice>& offers);
 
 /// The findings of one run, largest estimated saving first (ties in the table's order). A finding
 /// whose indicators are absent (null) is never emitted.

@@ -104,6 +104,12 @@ struct IndicatorValue {
 
 using IndicatorSet = std::map<std::string, IndicatorValue>;  // key -> value
 
+/// The value of `key` in `set`; none when the key is absent or its value is null.
+inline std::optional<double> value_of(const IndicatorSet& set, const std::string& key) {
+  const auto it = set.find(key);
+  return it != set.end() ? it->second.value : std::nullopt;
+}
+
 /// Partial sums that let results of several hosts or consecutive windows merge exactly
 /// (docs/indicators.md, Merging): name -> value; names ending in ".max"/".min" combine by
 /// max/min, "gap_limit_s" and "temp.threshold_c" by max, every other name by sum.
