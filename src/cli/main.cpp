@@ -872,9 +872,7 @@ int run_report(const ReportArgs& args) {
   if (!priced) return fail(priced.error());
   print_notices(priced->notices, a.in.quiet);
   const breakeven::Result& result = priced->result;
-  report::BreakevenExtras extras;
-  extras.tariff_tz = priced->config.tariff_tz;
-  extras.range = priced->range;
+  const report::BreakevenExtras extras = extras_of(*priced);
   const auto findings = report_findings(*priced->findings, priced->config, result.above_line);
   const std::string html = report::html_report(
       {result, priced->config, *sources, extras, findings,
