@@ -81,6 +81,9 @@ void apply_fill(JobInputs& job, FillRule rule, double idle_power_w) {
     b.estimated_kwh += fill;
   }
   b.fill_power_w = rule == FillRule::idle ? idle_power_w : 0.0;
+  // extract's bounds (F049/F050) include the uncovered time at its own assumption: they no longer apply.
+  job.energy_low_kwh.reset();
+  job.energy_high_kwh.reset();
   if (rule == FillRule::none) {
     // Only the measured time is priced: W shrinks to it, and so does the system energy.
     job.wall_h = b.covered_h;

@@ -379,6 +379,17 @@ std::optional<Finding> use_per_year(const Context& x) {
   return out;
 }
 
+// A local saving is a part of the local cost and can never exceed it (cloud_offer is measured
+// against what the job is paid with by construction; job_length and use_per_year are differences
+// of the two totals).
+void cap_local_savings(std::vector<Finding>& found, const Result& r) {
+  for (Finding& f : found)
+    if (f.saving > r.local_total && f.kind != "cloud_offer" && f.kind != "job_length" && f.kind != "use_per_year") {
+      f.saving = r.local_total;
+      f.saving_basis += "; capped at the local total of this job";
+    }
+}
+
 }  // namespace
 
 std::span<const FindingThreshold> finding_thresholds() { return kThresholds; }
@@ -416,6 +427,7 @@ std::vector<Finding> findings(const Result& r, const CostConfig& c, const extrac
   std::vector<Finding> out;
   for (auto& one : all)
     if (one) out.push_back(std::move(*one));
+  cap_local_savings(out, r);
   std::stable_sort(out.begin(), out.end(), [](const Finding& a, const Finding& b) { return a.saving > b.saving; });
   return out;
 }

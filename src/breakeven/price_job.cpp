@@ -64,17 +64,6 @@ Status fit_chosen_offer(PricedJob& p, const CloudOffer& offer) {
   return {};
 }
 
-// A local saving is a part of the local cost and can never exceed it (cloud_offer is measured
-// against what the job is paid with by construction; job_length and use_per_year are differences
-// of the two totals).
-void cap_savings(std::vector<Finding>& found, const Result& r) {
-  for (Finding& f : found)
-    if (f.saving > r.local_total && f.kind != "cloud_offer" && f.kind != "job_length" && f.kind != "use_per_year") {
-      f.saving = r.local_total;
-      f.saving_basis += "; capped at the local total of this job";
-    }
-}
-
 void price_analyses(PricedJob& p, const extract::Features& f, const PriceOptions& o) {
   if (o.sensitivity) p.sensitivity = sensitivity(p.config, p.job, p.prices);
   p.range = premium_range(p.config, p.job, p.prices);
@@ -91,7 +80,6 @@ void price_analyses(PricedJob& p, const extract::Features& f, const PriceOptions
     std::vector<OfferPrice> offers = price_offers(p.config, p.job, p.prices, p.shape);
     if (want_findings) {
       p.findings = findings(p.result, p.config, f, cheapest_of(offers));
-      cap_savings(*p.findings, p.result);
     }
     if (o.compare_clouds) p.clouds = std::move(offers);
   }
@@ -107,11 +95,6 @@ Expected<PricedJob> price_job(CostConfig config, const std::optional<CloudOffer>
   if (!job) return job.error();
   p.job = std::move(*job);
   apply_fill(p.job, o.fill, p.config.idle_power_w);
-  if (o.fill != FillRule::mean && p.job.energy_basis.known) {
-    // The bounds of extract include the filled time at its own assumption.
-    p.job.energy_low_kwh.reset();
-    p.job.energy_high_kwh.reset();
-  }
   if (o.fill == FillRule::none && !(p.job.wall_h > 0))
     return make_error(ErrorKind::usage, "--fill none: no time of the window has samples: nothing to price",
                       "give telemetry that covers the job, or use --fill mean");

@@ -64,7 +64,8 @@ struct JobInputs {
 
 /// Applies the fill rule: `idle` refills each GPU's uncovered time at idle_power_w / GPUs;
 /// `none` keeps the measured energy only and shortens W to the covered time (the energy
-/// profile scales with it). `mean` leaves the job as extract computed it.
+/// profile scales with it). `mean` leaves the job as extract computed it; the other two drop the
+/// energy bounds, which include the uncovered time at extract's assumption.
 void apply_fill(JobInputs& job, FillRule rule, double idle_power_w);
 
 /// Takes W, E_g and u_g from extract's features. Fails when the window is empty or a GPU
