@@ -166,7 +166,7 @@ Expected<CostConfig> config_for_offer(const CostConfig& c, const CloudOffer& o, 
   out.rate_per_hour *= *rate;
   out.offer_currency = o.currency;
   out.offer_exchange_rate = *rate;
-  if (!user_speed_ratio(c) && out.speed_ratio_source == "default") {
+  if (out.speed_ratio_source == "default") {  // no ratio from the user or the offer
     std::string why;
     if (const auto t = table_speed_ratio(shape.local_model, o.gpu_model, &why)) {
       out.speed_ratio = t->ratio;
