@@ -151,6 +151,11 @@ std::optional<IsoInstant> parse_iso8601(std::string_view s) {
   return out;
 }
 
+std::int64_t wall_clock_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
 std::string format_utc(std::int64_t ts_ns) {
   std::int64_t secs = ts_ns / kNsPerSecond;
   std::int64_t frac = ts_ns % kNsPerSecond;

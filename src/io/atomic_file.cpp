@@ -90,4 +90,11 @@ Status OutputFile::commit() {
   return {};
 }
 
+Status write_file_atomically(const std::string& path, std::string_view text) {
+  auto out = OutputFile::open(path);
+  if (!out) return out.error();
+  std::fwrite(text.data(), 1, text.size(), out->stream());
+  return out->commit();
+}
+
 }  // namespace gpucost::io

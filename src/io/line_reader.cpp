@@ -325,7 +325,9 @@ class TextSource final : public ByteSource {
   std::uint32_t m_high = 0;  // a high surrogate waiting for its low one
 };
 
-Compression sniff(std::string_view head) {
+}  // namespace
+
+Compression sniff_compression(std::string_view head) {
   if (head.size() >= 2 && static_cast<unsigned char>(head[0]) == 0x1f && static_cast<unsigned char>(head[1]) == 0x8b)
     return Compression::gzip;
   if (head.size() >= 4 && static_cast<unsigned char>(head[0]) == 0x28 && static_cast<unsigned char>(head[1]) == 0xb5 &&
@@ -333,8 +335,6 @@ Compression sniff(std::string_view head) {
     return Compression::zstd;
   return Compression::none;
 }
-
-}  // namespace
 
 Expected<std::unique_ptr<LineReader>> LineReader::open(const std::string& path) {
   int fd = 0;
@@ -371,7 +371,7 @@ Expected<std::unique_ptr<LineReader>> LineReader::open(const std::string& path) 
     have += static_cast<std::size_t>(got);
   }
   prefix.resize(have);
-  const Compression c = sniff(prefix);
+  const Compression c = sniff_compression(prefix);
   std::unique_ptr<ByteSource> src = std::make_unique<FdSource>(fd, !is_stdin, std::move(prefix));
   if (c == Compression::gzip) src = std::make_unique<GzipSource>(std::move(src));
   if (c == Compression::zstd) src = std::make_unique<ZstdSource>(std::move(src));

@@ -336,4 +336,10 @@ Expected<std::vector<BatchInput>> read_new_data(const std::vector<std::string>& 
   return out;
 }
 
+void continue_window(const BatchState& state, std::int64_t first_sample_ns, extract::ExtractOptions& window) {
+  if (window.from_ns || state.priced_to_ns == 0) return;
+  if (first_sample_ns >= state.priced_to_ns && first_sample_ns - state.priced_to_ns <= BatchState::kContinueWindowNs)
+    window.from_ns = state.priced_to_ns;
+}
+
 }  // namespace gpucost::pipeline

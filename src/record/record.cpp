@@ -24,11 +24,6 @@ namespace gpucost::record {
 
 namespace {
 
-std::int64_t now_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 std::string in_dir(const std::string& dir, std::string_view name) { return fmt::format("{}/{}", dir, name); }
 
 /// A file of the run folder, opened for writing (close-on-exec: children get it by dup2 only).
@@ -82,9 +77,9 @@ void tee_output(int out_r, int err_r, int log_fd, pid_t child, int& raw_status, 
     }
     if (!reaped && ::waitpid(child, &raw_status, WNOHANG) == child) {
       reaped = true;
-      drain_until = now_ns() + 2'000'000'000;
+      drain_until = wall_clock_ns() + 2'000'000'000;
     }
-    if (reaped && ready == 0 && now_ns() > drain_until) break;
+    if (reaped && ready == 0 && wall_clock_ns() > drain_until) break;
   }
   for (const pollfd& p : fds)
     if (p.fd >= 0) ::close(p.fd);
@@ -217,7 +212,7 @@ Expected<RecordResult> record_run(const RecordOptions& o) {
     ::close(log_fd);
     return make_error(ErrorKind::io, fmt::format("record: cannot make a pipe: {}", std::strerror(errno)));
   }
-  r.start_ns = now_ns();
+  r.start_ns = wall_clock_ns();
   const pid_t child = spawn(o.command, Streams{-1, out_pipe[1], err_pipe[1]}, false);
   ::close(out_pipe[1]);
   ::close(err_pipe[1]);
@@ -230,7 +225,7 @@ Expected<RecordResult> record_run(const RecordOptions& o) {
     if (child > 0 && !reaped) raw = wait_for(child);
     std::signal(SIGPIPE, old_pipe);
   }
-  r.end_ns = now_ns();
+  r.end_ns = wall_clock_ns();
   ::close(log_fd);
   r.exit_status = child > 0 ? exit_code(raw) : 127;
   r.signal = child > 0 && raw >= 0 && WIFSIGNALED(raw) ? WTERMSIG(raw) : 0;

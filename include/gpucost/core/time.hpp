@@ -50,6 +50,9 @@ std::optional<IsoInstant> parse_iso8601(std::string_view s);
 /// Formats ns since epoch as "2024-06-12T14:22:18.123Z" (fraction only when non-zero).
 std::string format_utc(std::int64_t ts_ns);
 
+/// The system clock now, in ns since the epoch (run folders, ledger rows, batch state).
+std::int64_t wall_clock_ns();
+
 /// Converts local wall-clock times of one IANA zone to UTC, caching the offset of the
 /// current DST period so the per-line cost is a compare and an add.
 class LocalClock {

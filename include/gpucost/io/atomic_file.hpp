@@ -7,6 +7,7 @@
 
 #include <cstdio>
 #include <string>
+#include <string_view>
 
 namespace gpucost::io {
 
@@ -30,5 +31,8 @@ class OutputFile {
   bool m_stdout = true;
   bool m_direct = false;  ///< written in place (a device or FIFO), no temporary file
 };
+
+/// Writes `text` to `path` ("-" = stdout) atomically: a temporary file, then rename.
+Status write_file_atomically(const std::string& path, std::string_view text);
 
 }  // namespace gpucost::io

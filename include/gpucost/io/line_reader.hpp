@@ -21,6 +21,8 @@ enum class Compression { none, gzip, zstd };
 using ReadObserver = void (*)(std::size_t bytes);
 void set_read_observer(ReadObserver observer);
 std::string_view to_string(Compression c);
+/// The compression the first bytes of an input announce (gzip or zstd magic), else none.
+Compression sniff_compression(std::string_view head);
 
 /// True when `path` can be read only once: stdin ("-"), a pipe (mkfifo, or the shell's
 /// `<(zcat kern.log.gz)`, a /dev/fd path), a character device or a socket. Such an input is never

@@ -6,6 +6,7 @@
 
 #include <gpucost/core/error.hpp>
 #include <gpucost/core/time.hpp>
+#include <gpucost/extract/extract.hpp>
 #include <gpucost/prep/prep.hpp>
 
 #include <cstdint>
@@ -84,5 +85,10 @@ Expected<std::vector<BatchInput>> read_new_data(const std::vector<std::string>& 
                                                 const prep::PrepOptions& options, LocalClock& clock,
                                                 prep::EventSink& sink, std::vector<prep::InputStats>& stats,
                                                 std::int64_t now_ns);
+
+/// Each run prices its new samples; the window starts where the previous run's ended when the
+/// first new sample follows on (within kContinueWindowNs), so that consecutive runs tile time
+/// without gaps. A window start the user gave is kept.
+void continue_window(const BatchState& state, std::int64_t first_sample_ns, extract::ExtractOptions& window);
 
 }  // namespace gpucost::pipeline

@@ -1,0 +1,103 @@
+// gpucost breakeven: the job priced locally and in the cloud, the break-even and what drives it.
+#include "commands.hpp"
+#include "console.hpp"
+
+#include <gpucost/breakeven/findings.hpp>
+#include <gpucost/io/atomic_file.hpp>
+#include <gpucost/outputs/ledger.hpp>
+#include <gpucost/outputs/prom_textfile.hpp>
+#include <gpucost/pipeline/inputs.hpp>
+#include <gpucost/report/breakeven_report.hpp>
+#include <gpucost/report/findings_report.hpp>
+#include <gpucost/report/listings.hpp>
+#include <gpucost/report/priced_views.hpp>
+
+#include <fmt/format.h>
+
+#include <memory>
+
+namespace gpucost::cli {
+
+namespace {
+
+/// Records the run in the ledger opened before any output was written.
+Status record_in_ledger(outputs::Ledger& ledger, const breakeven::PricedJob& priced, const extract::Features& features,
+                        const std::vector<prep::InputStats>& stats, bool replace) {
+  auto run = outputs::make_run_record(priced.result, priced.config, features, outputs::merge_fingerprints(stats),
+                                      wall_clock_ns(), GPUCOST_VERSION);
+  std::vector<std::string> identities;
+  for (const auto& s : stats) identities.push_back(outputs::input_identity(s.path));
+  run.run_key = outputs::run_key(run, identities);
+  if (auto id = ledger.append(run, replace); !id) return id.error();
+  return {};
+}
+
+}  // namespace
+
+int run_breakeven(const ModelArgs& a) {
+  if (a.list_clouds) {
+    fmt::print("{}", a.json ? report::cloud_offers_json() : report::cloud_offers_table());
+    return kOk;
+  }
+  if (auto fill = breakeven::parse_fill_rule(a.fill); !fill) return fail(fill.error());
+  auto run = model_setup(a);
+  if (!run) return fail(run.error());
+  Inputs& inputs = run->inputs;
+  std::vector<prep::InputStats> stats;
+  auto features = pipeline::load_features(inputs.paths, inputs.prep, inputs.clock, run->window, stats);
+  const int status = finish_inputs(stats, a.in, inputs.clock);
+  if (!features) return fail(features.error());
+  if (run->config.tariff_tz.empty()) run->config.tariff_tz = inputs.clock.name();  // the logs' zone
+  return price_and_write(a, std::move(run->config), run->offer, *features, stats, status);
+}
+
+int price_and_write(const ModelArgs& a, breakeven::CostConfig config, const std::optional<breakeven::CloudOffer>& offer,
+                    const extract::Features& features, const std::vector<prep::InputStats>& stats, int status) {
+  auto options = price_options(a, stats);
+  if (!options) return fail(options.error());
+  auto priced = breakeven::price_job(std::move(config), offer, features, *options);
+  if (!priced) return fail(priced.error());
+  print_notices(priced->notices, a.in.quiet);
+  const breakeven::Result& result = priced->result;
+  const breakeven::CostConfig& config_used = priced->config;
+  const report::BreakevenExtras extras = report::extras_of(*priced);
+  // Opened before anything is written, so that a bad ledger leaves every output untouched.
+  std::optional<outputs::Ledger> ledger;
+  if (!a.ledger.empty()) {
+    auto opened = outputs::Ledger::open(a.ledger);
+    if (!opened) return fail(opened.error());
+    ledger.emplace(std::move(*opened));
+  }
+  const std::string text = a.json ? report::breakeven_json(result, config_used, features, extras)
+                                  : report::breakeven_table(result, config_used, features, extras);
+  if (auto st = io::write_file_atomically(a.output, text); !st) return fail(st.error());
+  if (ledger)
+    if (auto st = record_in_ledger(*ledger, *priced, features, stats, !a.ledger_append); !st) return fail(st.error());
+  if (!a.prom.empty())
+    if (auto st = io::write_file_atomically(a.prom, outputs::prometheus_textfile(result, config_used, features)); !st)
+      return fail(st.error());
+  if (!a.suggest.empty()) {
+    const std::string note =
+        report::findings_markdown(result, config_used, features, extras.findings ? &*extras.findings : nullptr);
+    if (auto st = io::write_file_atomically(a.suggest, note); !st) return fail(st.error());
+  }
+  return a.fail_above && result.above_line ? kAboveLine : status;
+}
+
+Runner define_breakeven(CLI::App& cmd) {
+  auto args = std::make_shared<ModelArgs>();
+  add_input_options(&cmd, args->in);
+  add_model_options(&cmd, *args);
+  cmd.add_flag("--list-clouds", args->list_clouds, "list the cloud catalogue (with --json: as JSON) and exit")
+      ->group("Model");
+  cmd.add_flag("--compare-clouds", args->compare_clouds,
+               "price the job on every catalogue offer that can run it (GPU count and memory), cheapest first")
+      ->group("Model");
+  cmd.add_option("--mc", args->mc, "Monte-Carlo draws over the config's [ranges]")->type_name("N")->group("Model");
+  cmd.add_option("--seed", args->seed, "seed of the Monte-Carlo draws (default 1)")->type_name("N")->group("Model");
+  add_output_options(&cmd, *args);
+  cmd.footer(footer_with_example("gpucost breakeven --config my.toml dmon.log"));
+  return [args] { return run_breakeven(*args); };
+}
+
+}  // namespace gpucost::cli

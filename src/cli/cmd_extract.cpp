@@ -1,0 +1,70 @@
+// gpucost extract: the indicator catalogue per GPU and host, as a gpucost.features document.
+#include "commands.hpp"
+#include "console.hpp"
+
+#include <gpucost/io/atomic_file.hpp>
+#include <gpucost/pipeline/inputs.hpp>
+#include <gpucost/report/listings.hpp>
+
+#include <fmt/format.h>
+
+#include <memory>
+
+namespace gpucost::cli {
+
+namespace {
+
+struct ExtractArgs {
+  InputArgs in;
+  std::string output = "-", from, to;
+  bool list = false, json = false;
+  double temp_threshold_c = 78.0, chain_window_s = 300.0;
+};
+
+int run_extract(const ExtractArgs& args) {
+  if (args.list) {
+    fmt::print("{}", args.json ? report::indicator_catalogue_json() : report::indicator_catalogue_table());
+    return kOk;
+  }
+  auto inputs = open_inputs(args.in);
+  if (!inputs) return fail(inputs.error());
+  auto window = pipeline::window_options(args.from, args.to, inputs->clock);
+  if (!window) return fail(window.error());
+  window->temp_threshold_c = args.temp_threshold_c;
+  window->chain_window_s = args.chain_window_s;
+  extract::SampleCollector samples;
+  std::vector<prep::InputStats> stats;
+  if (auto st = pipeline::collect_inputs(inputs->paths, inputs->prep, inputs->clock, samples, stats); !st) {
+    report_inputs(stats, true);
+    return fail(st.error());
+  }
+  const int status = finish_inputs(stats, args.in, inputs->clock);
+  samples.note_inputs(stats);
+  auto features = extract::compute_features(samples, *window);
+  if (!features) return fail(features.error());
+  if (auto st = io::write_file_atomically(args.output, extract::features_to_json(*features)); !st) return fail(st.error());
+  return status;
+}
+
+}  // namespace
+
+Runner define_extract(CLI::App& cmd) {
+  auto args = std::make_shared<ExtractArgs>();
+  add_input_options(&cmd, args->in);
+  cmd.add_option("--from", args->from, "window start (ISO 8601; local in --tz unless Z/offset)")
+      ->type_name("TIME")->group("Window");
+  cmd.add_option("--to", args->to, "window end, exclusive")->type_name("TIME")->group("Window");
+  cmd.add_option("--temp-threshold", args->temp_threshold_c,
+                 "GPU temperature threshold of F012, F064, F067 and the chain, °C (default 78)")
+      ->check(CLI::Range(-50.0, 150.0))->type_name("C")->group("Indicators");
+  cmd.add_option("--chain-window", args->chain_window_s,
+                 "errors this long after a hot crossing count in the chain, s (default 300)")
+      ->check(CLI::Range(0.001, 86400.0))->type_name("S")->group("Indicators");
+  cmd.add_flag("--list", args->list, "print the indicator catalogue and exit");
+  cmd.add_flag("--json", args->json, "with --list: as JSON");
+  cmd.add_option("-o,--output", args->output, "output file, - = stdout")->type_name("FILE")->group("Output");
+  cmd.footer(footer_with_example("gpucost prep dmon.log | gpucost extract - > features.json"));
+  return [args] { return run_extract(*args); };
+}
+
+}  // namespace gpucost::cli

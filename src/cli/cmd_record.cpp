@@ -1,0 +1,94 @@
+// gpucost record: runs a training command, collects its GPU telemetry and logs, then prices it.
+#include "commands.hpp"
+#include "console.hpp"
+
+#include <gpucost/record/record.hpp>
+
+#include <fmt/format.h>
+
+#include <memory>
+
+namespace gpucost::cli {
+
+namespace {
+
+struct RecordArgs {
+  ModelArgs model;
+  std::vector<std::string> command;
+  std::string run_dir, report;
+  int interval_ms = 1000;
+};
+
+void print_notes(const std::vector<std::string>& notes, bool quiet) {
+  if (quiet) return;
+  for (const std::string& n : notes) fmt::print(stderr, "{} record: {}\n", prefix(Level::note), n);
+}
+
+/// The HTML report of the same run (--report): no ledger row, textfile or note a second time.
+int report_run(const ModelArgs& a, const std::string& path, std::int64_t end_ns) {
+  ReportArgs r;
+  r.model = a;
+  r.model.output = path;
+  r.model.prom.clear();
+  r.model.ledger.clear();
+  r.model.suggest.clear();
+  r.generated_at = fmt::format("{} by gpucost record", format_utc(end_ns));
+  return run_report(r);
+}
+
+/// Exit status: the command's when it failed; else breakeven's over the run folder.
+int run_record(RecordArgs& args) {
+  ModelArgs& a = args.model;
+  auto po = pipeline::prep_options(a.in.settings);  // checks the shared options and fills in the host name
+  if (!po) return fail(po.error());
+  record::RecordOptions o;
+  o.command = args.command;
+  o.run_dir = args.run_dir.empty() ? record::default_run_dir(wall_clock_ns()) : args.run_dir;
+  o.interval_ms = args.interval_ms;
+  o.host = po->host;
+  o.version = GPUCOST_VERSION;
+  o.quiet = a.in.quiet;
+  auto run = record::record_run(o);
+  if (!run) return fail(run.error());
+  std::vector<std::string> notes = run->notes;
+  const std::vector<std::string> files = record::priceable_files(*run, notes);
+  print_notes(notes, a.in.quiet);
+  if (!a.in.quiet)
+    fmt::print(stderr, "gpucost: record: the command exited with status {}; run folder {}\n", run->exit_status,
+               run->run_dir);
+  if (files.empty()) {
+    fmt::print(stderr, "gpucost: record: nothing in {} to price (no telemetry, kernel messages or training log)\n",
+               run->run_dir);
+    return run->exit_status != 0 ? run->exit_status : kError;
+  }
+  a.in.inputs = files;
+  // The job is the command's run: samples taken before it started or after it ended are not priced.
+  if (a.from.empty()) a.from = format_utc(run->start_ns);
+  if (a.to.empty()) a.to = format_utc(run->end_ns);
+  const int priced = run_breakeven(a);
+  const int reported = args.report.empty() ? kOk : report_run(a, args.report, run->end_ns);
+  if (run->exit_status != 0) return run->exit_status;
+  return priced != kOk ? priced : reported;
+}
+
+}  // namespace
+
+Runner define_record(CLI::App& cmd) {
+  auto args = std::make_shared<RecordArgs>();
+  add_model_options(&cmd, args->model);
+  add_output_options(&cmd, args->model);
+  cmd.add_option("command", args->command, "the training command and its arguments, after --")
+      ->type_name("CMD [ARGS...]")->required();
+  cmd.add_option("--report", args->report, "also write the HTML report of the run (see gpucost report)")
+      ->type_name("FILE.html")->group("Output");
+  cmd.add_option("--run-dir", args->run_dir, "folder for the run (default ./gpucost-run-YYYYmmdd-HHMMSS)")
+      ->type_name("DIR")->group("Record");
+  cmd.add_option("--interval-ms", args->interval_ms, "nvidia-smi sampling interval (default 1000)")
+      ->type_name("MS")->check(CLI::Range(10, 3600000))->group("Record");
+  add_clock_and_verbosity_options(&cmd, args->model.in);
+  cmd.footer("Example: gpucost record --ledger runs.sqlite -- python train.py --epochs 3\n"
+             "Exit status: the command's when it failed, else breakeven's. See README.md.");
+  return [args] { return run_record(*args); };
+}
+
+}  // namespace gpucost::cli

@@ -1,0 +1,42 @@
+// The subcommands. Each cmd_<name>.cpp defines its options on the CLI11 subcommand and returns
+// the function that runs it once the command line is parsed; main.cpp lists them in kCommands.
+#pragma once
+
+#include "options.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <string>
+
+namespace gpucost::cli {
+
+using Runner = std::function<int()>;
+
+Runner define_prep(CLI::App& cmd);
+Runner define_extract(CLI::App& cmd);
+Runner define_merge(CLI::App& cmd);
+Runner define_breakeven(CLI::App& cmd);
+Runner define_history(CLI::App& cmd);
+Runner define_report(CLI::App& cmd);
+Runner define_batch(CLI::App& cmd);
+Runner define_record(CLI::App& cmd);
+Runner define_trace(CLI::App& cmd);
+
+/// breakeven over the inputs of `a` (record prices its run folder with it).
+int run_breakeven(const ModelArgs& a);
+
+/// breakeven's second half, shared with batch: prices the features and writes the table or JSON,
+/// the ledger row, the textfile and the note. Returns the exit status (`status` when all went well).
+int price_and_write(const ModelArgs& a, breakeven::CostConfig config, const std::optional<breakeven::CloudOffer>& offer,
+                    const extract::Features& features, const std::vector<prep::InputStats>& stats, int status);
+
+struct ReportArgs {
+  ModelArgs model;
+  double temp_threshold_c = 78.0;
+  std::string generated_at;
+};
+/// The HTML report over the inputs of `args` (record writes its --report with it).
+int run_report(const ReportArgs& args);
+
+}  // namespace gpucost::cli

@@ -1,0 +1,210 @@
+#include "options.hpp"
+
+#include "console.hpp"
+
+#include <gpucost/core/log.hpp>
+#include <gpucost/pipeline/inputs.hpp>
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstdlib>
+
+namespace gpucost::cli {
+
+namespace {
+
+void add_tz_option(CLI::App* app, InputArgs& a) {
+  app->add_option("--tz", a.settings.tz, "IANA zone of local times in the logs (default: this machine's zone)")
+      ->type_name("ZONE")->group("Input");
+}
+
+void add_host_option(CLI::App* app, InputArgs& a) {
+  app->add_option("--host", a.settings.host,
+                  "host name for every event, over the names in the logs (default: the line's host, else this machine's)")
+      ->type_name("NAME")->group("Input");
+}
+
+void add_verbosity_options(CLI::App* app, InputArgs& a) {
+  app->add_flag("-q,--quiet", a.quiet, "do not print notes (warnings and errors still go to stderr)");
+  app->add_flag("-v,--verbose", a.verbose, "log progress to stderr (-v info, -vv debug); also GPUCOST_LOG=LEVEL");
+}
+
+/// The options for logs whose lines lack what a time or a format needs.
+void add_reading_options(CLI::App* app, pipeline::InputSettings& s) {
+  app->add_option("--date", s.date, "date of dmon -o T output (time of day only)")->type_name("YYYY-MM-DD")->group("Input");
+  app->add_option("--start", s.start, "time of the first row for logs without times (ISO 8601; local unless Z/offset)")
+      ->type_name("TIME")->group("Input");
+  app->add_option("--interval", s.interval_s, "seconds between cycles for logs without times (dmon -d, -l)")
+      ->type_name("SECONDS")->group("Input");
+  app->add_option("--boot-time", s.boot_time,
+                  "boot time for kernel uptime stamps (dmesg, journalctl -o short-monotonic): ISO 8601 "
+                  "(local unless Z/offset) or seconds since the epoch")
+      ->type_name("TIME")->group("Input");
+  app->add_option("--year", s.year, "year of the first syslog/journalctl stamp without a year (default: inferred "
+                                    "from the file's modification time)")
+      ->type_name("YYYY")->group("Input");
+  app->add_option("--fields", s.fields, "the --query-gpu field list, for CSV written with noheader")
+      ->type_name("LIST")->group("Input");
+  app->add_option("--steps", s.steps, "trace analyses on ProfilerStep#A (or #A to #B) only; default the whole trace")
+      ->type_name("A[-B]")->group("Input");
+  app->add_option("--max-line", s.max_line,
+                  "lines longer than this are reported as malformed with their length, never held in memory "
+                  "(default 4M; suffixes K, M, G: 1024-based; at least 64K)")
+      ->type_name("BYTES")->group("Input");
+  app->add_option("--top-kernels", s.top_kernels, "kernels listed per GPU from a trace (default 10)")
+      ->type_name("N")->group("Input");
+  app->add_option("--pattern", s.patterns,
+                  "RE2 regex with named groups (ts, dur_ms, dur_us, dur_s, dur_ns, step, phase, loss, name, ...): "
+                  "matching lines of a training log become `pattern` events (repeatable)")
+      ->type_name("REGEX")->allow_extra_args(false)->group("Input");
+}
+
+Expected<breakeven::CostConfig> model_config(const ModelArgs& a) {
+  auto config = breakeven::load_config(a.config.empty() ? std::nullopt : std::optional<std::string>(a.config), a.sets,
+                                       !a.cloud.empty());
+  if (!config) return config.error();
+  if (!std::isnan(a.speed_ratio)) {
+    if (!(a.speed_ratio > 0) || a.speed_ratio > 1000)
+      return make_error(ErrorKind::usage, fmt::format("--speed-ratio: {} is out of range", a.speed_ratio),
+                        "it must be in (0, 1000]: cloud GPU speed / local GPU speed on this job, e.g. 1.6");
+    config->speed_ratio = a.speed_ratio;
+    config->speed_ratio_source = "flag";
+  }
+  if (!a.cloud.empty()) config->cloud_offer = a.cloud;
+  return config;
+}
+
+/// The catalogue offer the config or --cloud names; none when it names none.
+Expected<std::optional<breakeven::CloudOffer>> chosen_offer(const breakeven::CostConfig& config) {
+  if (config.cloud_offer.empty()) return std::optional<breakeven::CloudOffer>{};
+  auto found = breakeven::find_cloud_offer(config.cloud_offer);
+  if (!found) return found.error();
+  return std::optional<breakeven::CloudOffer>{*found};
+}
+
+}  // namespace
+
+std::string footer_with_example(std::string_view example) {
+  return fmt::format("Example: {}\n{}", example, kExitFooter);
+}
+
+void add_input_options(CLI::App* app, InputArgs& a) {
+  app->add_option("inputs", a.inputs, "log files, globs or - for stdin (.gz/.zst read transparently)")
+      ->type_name("FILE...");
+  app->add_option("--input-format", a.settings.input_format, "force the format: " + prep::format_names())
+      ->type_name("NAME")->group("Input");
+  add_tz_option(app, a);
+  add_reading_options(app, a.settings);
+  add_host_option(app, a);
+  app->add_flag("--strict", a.strict, "exit with status 1 when any input line is malformed or an input is cut short")
+      ->group("Input");
+  add_verbosity_options(app, a);
+}
+
+void add_clock_and_verbosity_options(CLI::App* app, InputArgs& a) {
+  add_host_option(app, a);
+  add_tz_option(app, a);
+  add_verbosity_options(app, a);
+}
+
+void add_model_options(CLI::App* app, ModelArgs& a) {
+  app->add_option("-c,--config", a.config, "cost configuration (TOML)")->type_name("FILE")->group("Model");
+  app->add_option("--set", a.sets, "override a config key, e.g. --set cloud.rate_per_hour=2.5")
+      ->type_name("KEY=VALUE")->allow_extra_args(false)->group("Model");
+  app->add_option("--from", a.from, "window start (ISO 8601)")->type_name("TIME")->group("Window");
+  app->add_option("--to", a.to, "window end, exclusive")->type_name("TIME")->group("Window");
+  app->add_option("--cloud", a.cloud, "price the cloud side with a catalogue offer (see --list-clouds)")
+      ->type_name("NAME")->group("Model");
+  app->add_option("--speed-ratio", a.speed_ratio,
+                  "cloud GPU speed / local GPU speed on this job (wins over config, offer and speed table)")
+      ->type_name("X")->group("Model");
+  app->add_option("--fill", a.fill,
+                  "energy of time without samples: mean (at the GPU's mean power, default), idle (at "
+                  "local.idle_power_w) or none (price the measured time only)")
+      ->type_name("RULE")->group("Model");
+}
+
+void add_output_options(CLI::App* app, ModelArgs& a) {
+  app->add_flag("--json", a.json, "print JSON instead of the table")->group("Output");
+  app->add_option("-o,--output", a.output, "output file (written atomically), - = stdout")->type_name("FILE")->group("Output");
+  app->add_flag("--fail-above", a.fail_above, "exit with status 3 when the premium is above the line")->group("Output");
+  app->add_flag("--explain", a.explain, "list the findings (what drives the premium, what to change) even below the line")
+      ->group("Output");
+  app->add_option("--suggest", a.suggest, "also write the findings as a Markdown note (atomically)")
+      ->type_name("FILE.md")->group("Output");
+  app->add_option("--prom", a.prom,
+                  "also write the figures as a Prometheus textfile (atomically, for node_exporter's textfile collector)")
+      ->type_name("FILE")->group("Output");
+  app->add_option("--ledger", a.ledger,
+                  "also record the run and its indicators in this SQLite ledger (created when missing; the same "
+                  "inputs, window and config replace their earlier row)")
+      ->type_name("FILE")->group("Output");
+  app->add_flag("--ledger-append", a.ledger_append, "keep an earlier row of the same run in the ledger")->group("Output");
+}
+
+Expected<Inputs> open_inputs(const InputArgs& a) {
+  if (a.verbose > 0) enable_stderr_log(a.verbose == 1 ? "info" : "debug");
+  else if (const char* env = std::getenv("GPUCOST_LOG"); env != nullptr && *env != '\0') enable_stderr_log(env);
+  Inputs in;
+  auto po = pipeline::prep_options(a.settings);
+  if (!po) return po.error();
+  in.prep = std::move(*po);
+  auto clock = LocalClock::make(a.settings.tz);
+  if (!clock) return clock.error();
+  in.clock = *clock;
+  auto paths = pipeline::expand_inputs(a.inputs.empty() ? std::vector<std::string>{"-"} : a.inputs);
+  if (!paths) return paths.error();
+  in.paths = std::move(*paths);
+  if (in.paths.empty()) in.paths.emplace_back("-");
+  // Refuse unreadable inputs before any output is written.
+  if (auto st = pipeline::check_inputs(in.paths, in.prep); !st) return st.error();
+  in.prep = pipeline::with_journal_boot_time(in.paths, std::move(in.prep));
+  start_progress(pipeline::plain_input_bytes(in.paths), a.quiet);
+  return in;
+}
+
+int finish_inputs(const std::vector<prep::InputStats>& stats, const InputArgs& a, const LocalClock& clock) {
+  if (clock.fell_back_to_utc() && !a.quiet)
+    fmt::print(stderr, "{} this machine has no time zone set: local times are read as UTC (use --tz)\n", prefix(Level::note));
+  const std::uint64_t malformed = report_inputs(stats, a.quiet);
+  bool truncated = false;
+  for (const auto& s : stats) truncated = truncated || !s.truncated.empty();
+  return a.strict && (malformed > 0 || truncated) ? kStrictFailed : kOk;
+}
+
+Expected<ModelRun> model_setup(const ModelArgs& a) {
+  auto config = model_config(a);
+  if (!config) return config.error();
+  auto chosen = chosen_offer(*config);
+  if (!chosen) return chosen.error();
+  auto inputs = open_inputs(a.in);
+  if (!inputs) return inputs.error();
+  auto window = pipeline::window_options(a.from, a.to, inputs->clock);
+  if (!window) return window.error();
+  window->fault_window_s = config->fault_window_s;  // logs read here group faults as the config says
+  return ModelRun{std::move(*config), *chosen, std::move(*inputs), *window};
+}
+
+Expected<breakeven::PriceOptions> price_options(const ModelArgs& a, const std::vector<prep::InputStats>& stats) {
+  breakeven::PriceOptions o;
+  auto fill = breakeven::parse_fill_rule(a.fill);
+  if (!fill) return fill.error();
+  o.fill = *fill;
+  o.explain = a.explain;
+  o.compare_clouds = a.compare_clouds;
+  o.mc_draws = a.mc;
+  o.mc_seed = a.seed;
+  // The telemetry's GPU models price the speed ratio; a profiler trace's are checked against them.
+  for (const auto& st : stats)
+    for (const auto& name : st.fingerprint.gpus)
+      prep::Fingerprint::add(st.format == prep::Format::kineto ? o.trace_gpu_names : o.gpu_names, name);
+  return o;
+}
+
+void print_notices(const std::vector<breakeven::Notice>& notices, bool quiet) {
+  for (const auto& n : notices)
+    if (n.warning || !quiet) fmt::print(stderr, "{} {}\n", prefix(n.warning ? Level::warning : Level::note), n.text);
+}
+
+}  // namespace gpucost::cli

@@ -1,0 +1,97 @@
+// The option groups of the subcommands, each defined once, and the steps every subcommand that
+// reads logs takes before and after reading them (setup, input summary, pricing notices).
+#pragma once
+
+#include <gpucost/breakeven/cloud_offers.hpp>
+#include <gpucost/breakeven/config.hpp>
+#include <gpucost/breakeven/price_job.hpp>
+#include <gpucost/core/error.hpp>
+#include <gpucost/core/time.hpp>
+#include <gpucost/extract/extract.hpp>
+#include <gpucost/pipeline/settings.hpp>
+#include <gpucost/prep/prep.hpp>
+
+#include <CLI/CLI.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gpucost::cli {
+
+inline constexpr std::string_view kExitFooter =
+    "Exit status: 0 success (warnings may be printed), 1 --strict and malformed or cut-short input,\n"
+    "2 usage or operational error (unreadable file, unknown format, bad config),\n"
+    "3 breakeven --fail-above and the premium is above the line. See README.md.";
+
+/// "Example: ...\n" followed by the exit-status footer.
+std::string footer_with_example(std::string_view example);
+
+/// The options of every subcommand that reads logs.
+struct InputArgs {
+  std::vector<std::string> inputs;
+  pipeline::InputSettings settings;
+  bool strict = false, quiet = false;
+  int verbose = 0;
+};
+
+/// The input files and every input option (prep, extract, trace, breakeven, report, batch).
+void add_input_options(CLI::App* app, InputArgs& a);
+/// --tz, --host, -q and -v alone (record, which reads the logs it writes itself).
+void add_clock_and_verbosity_options(CLI::App* app, InputArgs& a);
+
+/// The options of the cost model, its window and its outputs: breakeven's, shared by report,
+/// batch and record.
+struct ModelArgs {
+  InputArgs in;
+  std::string output = "-", from, to, config, cloud, prom, ledger, suggest;
+  std::vector<std::string> sets;
+  bool json = false, list_clouds = false, compare_clouds = false, fail_above = false, explain = false;
+  double speed_ratio = std::numeric_limits<double>::quiet_NaN();  // NaN = not given
+  std::string fill = "mean";
+  bool ledger_append = false;
+  std::size_t mc = 0;
+  std::uint64_t seed = 1;
+};
+
+/// -c, --set, --from/--to, --cloud, --speed-ratio, --fill.
+void add_model_options(CLI::App* app, ModelArgs& a);
+/// --json, -o, --fail-above, --explain, --suggest, --prom, --ledger, --ledger-append.
+void add_output_options(CLI::App* app, ModelArgs& a);
+
+/// The inputs of one run, checked, with the options to read them.
+struct Inputs {
+  prep::PrepOptions prep;
+  LocalClock clock = LocalClock::utc();
+  std::vector<std::string> paths;
+};
+
+/// Turns on logging, checks the options, expands the globs and refuses unreadable inputs before
+/// anything is written; starts the progress line.
+Expected<Inputs> open_inputs(const InputArgs& a);
+
+/// Prints the input summary; returns kStrictFailed under --strict when a line was malformed or
+/// an input cut short, else kOk.
+int finish_inputs(const std::vector<prep::InputStats>& stats, const InputArgs& a, const LocalClock& clock);
+
+/// What breakeven, report and batch set up before reading their inputs: the config, the offer
+/// it names, the inputs and the window.
+struct ModelRun {
+  breakeven::CostConfig config;
+  std::optional<breakeven::CloudOffer> offer;
+  Inputs inputs;
+  extract::ExtractOptions window;
+};
+Expected<ModelRun> model_setup(const ModelArgs& a);
+
+/// The pricing options of the model flags, and the GPU models the inputs name.
+Expected<breakeven::PriceOptions> price_options(const ModelArgs& a, const std::vector<prep::InputStats>& stats);
+
+/// Notes and warnings of the pricing, on stderr (warnings even with -q: they doubt the answer).
+void print_notices(const std::vector<breakeven::Notice>& notices, bool quiet);
+
+}  // namespace gpucost::cli

@@ -1,0 +1,130 @@
+#include <gpucost/report/listings.hpp>
+
+#include <gpucost/breakeven/cloud_offers.hpp>
+#include <gpucost/extract/catalogue.hpp>
+#include <gpucost/io/json_out.hpp>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <string_view>
+#include <vector>
+
+namespace gpucost::report {
+
+namespace {
+
+void add_field(std::string& out, std::string_view key, std::string_view value, bool first = false) {
+  out += first ? "" : ", ";
+  io::append_json_string(out, key);
+  out += ": ";
+  io::append_json_string(out, value);
+}
+
+void add_number(std::string& out, std::string_view key, double value) {
+  out += ", ";
+  io::append_json_string(out, key);
+  out += ": ";
+  io::append_json_number(out, value);
+}
+
+constexpr std::size_t kOfferColumns = 9;
+using OfferRow = std::array<std::string, kOfferColumns>;
+
+OfferRow offer_row(const breakeven::CloudOffer& o) {
+  return {o.name,
+          o.provider,
+          o.region,
+          o.gpu_model,
+          o.per_gpu ? fmt::format("1-{}", o.gpus) : fmt::format("{}", o.gpus),
+          fmt::format("{:.4g} {}{}", o.price_per_hour, o.currency, o.per_gpu ? "/GPU" : ""),
+          fmt::format("{:g} s, min {:g} s", o.billing_increment_s, o.billing_minimum_s),
+          o.date_seen,
+          o.source};
+}
+
+/// Columns as wide as their widest cell; GPUs and price right-aligned, the last one unpadded.
+std::string format_offer_row(const OfferRow& row, const std::array<std::size_t, kOfferColumns>& width) {
+  std::string line;
+  for (std::size_t i = 0; i < kOfferColumns; ++i) {
+    const bool right = i == 4 || i == 5;
+    if (i + 1 == kOfferColumns) line += row[i];
+    else if (right) line += fmt::format("{:>{}}  ", row[i], width[i]);
+    else line += fmt::format("{:<{}}  ", row[i], width[i]);
+  }
+  line += '\n';
+  return line;
+}
+
+}  // namespace
+
+std::string indicator_catalogue_table() {
+  std::string out;
+  for (const auto& d : extract::catalogue())
+    out += fmt::format("{}  {:<27} {:<6} {:<12} {}\n", d.id, d.key, d.unit, d.category, d.definition);
+  return out;
+}
+
+std::string indicator_catalogue_json() {
+  std::string out = "[\n";
+  bool first = true;
+  for (const auto& d : extract::catalogue()) {
+    out += first ? "  {" : ",\n  {";
+    first = false;
+    add_field(out, "id", d.id, true);
+    add_field(out, "key", d.key);
+    add_field(out, "unit", d.unit);
+    add_field(out, "category", d.category);
+    add_field(out, "name", d.name);
+    add_field(out, "definition", d.definition);
+    out += '}';
+  }
+  out += "\n]\n";
+  return out;
+}
+
+std::string cloud_offers_table() {
+  const OfferRow header = {"name", "provider", "region", "GPU", "GPUs", "price/h", "billing", "seen", "source"};
+  std::vector<OfferRow> rows;
+  for (const auto& o : breakeven::cloud_offers()) rows.push_back(offer_row(o));
+  std::array<std::size_t, kOfferColumns> width{};
+  for (std::size_t i = 0; i < kOfferColumns; ++i) {
+    width[i] = header[i].size();
+    for (const auto& r : rows) width[i] = std::max(width[i], r[i].size());
+  }
+  std::string out = format_offer_row(header, width);
+  for (const auto& r : rows) out += format_offer_row(r, width);
+  out += "\nList prices as seen on the date shown (on-demand, in the region shown);\n"
+         "check the source before relying on them. Use one with --cloud NAME.\n";
+  return out;
+}
+
+std::string cloud_offers_json() {
+  std::string out = "[";
+  bool first = true;
+  for (const auto& o : breakeven::cloud_offers()) {
+    out += first ? "\n  {" : ",\n  {";
+    first = false;
+    add_field(out, "name", o.name, true);
+    add_field(out, "provider", o.provider);
+    add_field(out, "instance", o.instance);
+    add_field(out, "region", o.region);
+    add_field(out, "gpu_model", o.gpu_model);
+    add_number(out, "gpu_memory_gb", o.gpu_memory_gb);
+    add_number(out, "gpus", o.gpus);
+    out += fmt::format(", \"per_gpu\": {}", o.per_gpu ? "true" : "false");
+    add_number(out, "price_per_hour", o.price_per_hour);
+    add_field(out, "currency", o.currency);
+    add_number(out, "billing_increment_s", o.billing_increment_s);
+    add_number(out, "billing_minimum_s", o.billing_minimum_s);
+    add_number(out, "cold_start_s", o.cold_start_s);
+    add_field(out, "date_seen", o.date_seen);
+    add_field(out, "source", o.source);
+    out += '}';
+  }
+  out += "\n]\n";
+  return out;
+}
+
+}  // namespace gpucost::report
