@@ -30,9 +30,12 @@ cmake --build "$build_dir" -j "$jobs"
 
 gpucost="$build_dir/src/cli/gpucost"
 echo
-echo "\$ gpucost breakeven --config testdata/samples/workstation.toml --tz Europe/Berlin testdata/samples/rtx4090_finetune_query.csv"
-"$gpucost" breakeven --config testdata/samples/workstation.toml --tz Europe/Berlin --host workstation \
-  testdata/samples/rtx4090_finetune_query.csv
+# The sample was logged in Berlin on a host named workstation: --tz and --host say so, so that the
+# figures are the same on every machine (README.md shows this command and its output).
+sample_args=(--config testdata/samples/workstation.toml --tz Europe/Berlin --host workstation
+             testdata/samples/rtx4090_finetune_query.csv)
+echo "\$ gpucost breakeven ${sample_args[*]}"
+"$gpucost" breakeven "${sample_args[@]}"
 
 if [ "$mode" = test ]; then
   echo

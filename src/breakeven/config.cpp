@@ -144,6 +144,21 @@ std::string did_you_mean_section(std::string_view name) {
 }
 
 // Assigns one value; `where` names its origin for messages ("config.toml", "--set").
+/// "e.g. ..." in the syntax of where the value came from: `--set section.key=VALUE` on the
+/// command line, `key = VALUE` (TOML, within its section) in a file. `toml_value` is the TOML
+/// form (a string in quotes); on the command line the quotes are not needed.
+std::string example(std::string_view where, std::string_view path, std::string_view toml_value) {
+  if (where == "--set") {
+    std::string_view bare = toml_value;
+    if (bare.size() >= 2 && bare.front() == '"' && bare.back() == '"') bare = bare.substr(1, bare.size() - 2);
+    return fmt::format("e.g. --set {}={}", path, bare);
+  }
+  const std::size_t dot = path.rfind('.');
+  return fmt::format("e.g. {} = {}", dot == std::string_view::npos ? path : path.substr(dot + 1), toml_value);
+}
+
+bool is_currency_code(std::string_view cur);
+
 Status assign(CostConfig& c, std::string_view path, const toml::node& node, std::string_view where,
               std::map<std::string, bool>& seen) {
   const ConfigKey* key = find_key(path);
@@ -156,12 +171,15 @@ Status assign(CostConfig& c, std::string_view path, const toml::node& node, std:
   } else if (key->is_string) {
     const auto s = node.value<std::string>();
     if (!s) return make_error(ErrorKind::config, fmt::format("{}: '{}' must be a string", where, path));
+    if (path == "currency" && !is_currency_code(*s))
+      return make_error(ErrorKind::config, fmt::format("{}: currency '{}' is not a currency code", where, *s),
+                        fmt::format("use three capital letters, {} or \"CNY\"", example(where, path, "\"EUR\"")));
     *string_slot(c, path) = *s;
   } else {
     const auto d = node.value<double>();  // integers convert too
     if (!d || !std::isfinite(*d))
       return make_error(ErrorKind::config, fmt::format("{}: '{}' must be a number", where, path),
-                        fmt::format("e.g. {} = 0.30", path.substr(path.rfind('.') == std::string_view::npos ? 0 : path.rfind('.') + 1)));
+                        example(where, path, "0.30"));
     const bool low = key->min_exclusive ? *d <= key->min : *d < key->min;
     if (low || *d > key->max) {
       const std::string range = key->max == kInf
@@ -270,17 +288,21 @@ bool is_currency_code(std::string_view cur) {
 Status assign_exchange(CostConfig& c, std::string_view name, const toml::node& node, std::string_view where) {
   if (name == "date") {
     const auto d = node.value<std::string>();
-    if (!d) return make_error(ErrorKind::config, fmt::format("{}: 'exchange.date' must be a string", where), "e.g. date = \"2026-11-28\"");
+    if (!d)
+      return make_error(ErrorKind::config, fmt::format("{}: 'exchange.date' must be a string", where),
+                        example(where, "exchange.date", "\"2026-11-28\""));
     c.exchange_date = *d;
     return {};
   }
   if (!is_currency_code(name))
     return make_error(ErrorKind::config, fmt::format("{}: exchange: '{}' is not a currency code", where, name),
-                      "write the rate as CODE = units of the config's currency per unit of CODE, e.g. USD = 0.92");
+                      fmt::format("the rate is units of the config's currency per unit of a currency code, {}",
+                                  example(where, "exchange.USD", "0.92")));
   const auto rate = node.value<double>();
   if (!rate || !std::isfinite(*rate) || *rate <= 0)
     return make_error(ErrorKind::config, fmt::format("{}: 'exchange.{}' must be a number > 0", where, name),
-                      fmt::format("units of the config's currency per {}, e.g. {} = 0.92", name, name));
+                      fmt::format("units of the config's currency per {}, {}", name,
+                                  example(where, fmt::format("exchange.{}", name), "0.92")));
   c.exchange[std::string(name)] = *rate;
   return {};
 }
@@ -319,12 +341,6 @@ Status apply_table(CostConfig& c, const toml::table& tbl, const std::string& pre
     if (auto st = assign(c, path, node, where, seen); !st) return st;
   }
   return {};
-}
-
-Status check_currency(const std::string& cur) {
-  if (is_currency_code(cur)) return {};
-  return make_error(ErrorKind::config, fmt::format("currency '{}' is not a currency code", cur),
-                    "use three capital letters, e.g. currency = \"EUR\" or \"CNY\"");
 }
 
 }  // namespace
@@ -396,7 +412,6 @@ Expected<CostConfig> load_config(const std::optional<std::string>& path, const s
       return make_error(ErrorKind::config, fmt::format("missing required key '{}' ({})", k.path, k.description),
                         fmt::format("add it to the config or pass --set {}=VALUE", k.path));
   }
-  if (auto st = check_currency(c.currency); !st) return st.error();
   if (auto st = check_overlaps(c.tou); !st) return st.error();
   for (const auto& [key, given] : seen)
     if (given) c.keys_set.insert(key);

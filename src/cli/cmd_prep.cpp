@@ -37,9 +37,12 @@ int run_prep(const PrepArgs& args) {
   writer.write_summary(stats);
   writer.flush();
   if (!st) return fail(st.error());
-  if (writer.failed() && errno != EPIPE)
-    return fail(make_error(ErrorKind::io, fmt::format("{}: write failed: {}", args.output, std::strerror(errno)),
-                           "check the free space of the output's disk"));
+  if (writer.failed() && errno != EPIPE) {
+    const int err = errno;
+    return fail(make_error(ErrorKind::io,
+                           fmt::format("{}: write failed: {}", args.output == "-" ? "stdout" : args.output, std::strerror(err)),
+                           io::write_failure_hint(err)));
+  }
   if (auto c = out->commit(); !c) return fail(c.error());
   return finish_inputs(stats, args.in, inputs->clock);
 }

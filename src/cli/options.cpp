@@ -7,8 +7,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <unistd.h>
 
 namespace gpucost::cli {
 
@@ -83,6 +85,19 @@ Expected<std::optional<breakeven::CloudOffer>> chosen_offer(const breakeven::Cos
   return std::optional<breakeven::CloudOffer>{*found};
 }
 
+/// Logs typed on a terminal are never what the user meant: no input named and stdin a terminal is
+/// refused (a job that waits silently looks hung); "-" named on a terminal gets a note.
+Status check_terminal_stdin(const InputArgs& a) {
+  if (::isatty(STDIN_FILENO) == 0) return {};
+  if (a.inputs.empty())
+    return make_error(ErrorKind::usage, "no input given, and stdin is a terminal",
+                      "name the logs (e.g. gpucost breakeven -c costs.toml gpu.csv kern.log), or pipe them in "
+                      "(... | gpucost breakeven -c costs.toml -)");
+  if (!a.quiet && std::find(a.inputs.begin(), a.inputs.end(), "-") != a.inputs.end())
+    fmt::print(stderr, "{} reading logs from the terminal (stdin); end them with Ctrl-D\n", prefix(Level::note));
+  return {};
+}
+
 }  // namespace
 
 std::string footer_with_example(std::string_view example) {
@@ -146,6 +161,7 @@ void add_output_options(CLI::App* app, ModelArgs& a) {
 Expected<Inputs> open_inputs(const InputArgs& a) {
   if (a.verbose > 0) enable_stderr_log(a.verbose == 1 ? "info" : "debug");
   else if (const char* env = std::getenv("GPUCOST_LOG"); env != nullptr && *env != '\0') enable_stderr_log(env);
+  if (auto st = check_terminal_stdin(a); !st) return st.error();
   Inputs in;
   auto po = pipeline::prep_options(a.settings);
   if (!po) return po.error();

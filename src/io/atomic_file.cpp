@@ -21,6 +21,17 @@ mode_t current_umask() {
 
 }  // namespace
 
+std::string write_failure_hint(int err) {
+  switch (err) {
+    case EBADF: return "stdout is closed: redirect it (> FILE) or give -o FILE";
+    case ENOSPC:
+    case EDQUOT: return "check the free space (and quota) of the output's disk";
+    case EFBIG: return "the output reached the file-size limit (ulimit -f)";
+    case EPIPE: return "the reader of the pipe went away";
+    default: return "check the output's disk and path";
+  }
+}
+
 Expected<OutputFile> OutputFile::open(const std::string& path) {
   OutputFile f;
   if (path.empty() || path == "-") {
@@ -70,8 +81,10 @@ OutputFile::~OutputFile() {
 
 Status OutputFile::commit() {
   if (m_stdout) {
-    if (std::fflush(stdout) != 0 && errno != EPIPE)
-      return make_error(ErrorKind::io, fmt::format("stdout: write failed: {}", std::strerror(errno)));
+    if (std::fflush(stdout) != 0 && errno != EPIPE) {
+      const int err = errno;
+      return make_error(ErrorKind::io, fmt::format("stdout: write failed: {}", std::strerror(err)), write_failure_hint(err));
+    }
     return {};
   }
   // fsync makes the rename safe; a device or pipe written in place has nothing to sync.
@@ -82,7 +95,7 @@ Status OutputFile::commit() {
   m_file = nullptr;
   if (!write_ok || !close_ok)
     return make_error(ErrorKind::io, fmt::format("{}: write failed: {}", m_path, std::strerror(err)),
-                      "the previous file (if any) was left untouched");
+                      write_failure_hint(err) + "; the previous file (if any) was left untouched");
   if (m_direct) return {};
   if (::rename(m_tmp.c_str(), m_path.c_str()) != 0)
     return make_error(ErrorKind::io, fmt::format("{}: cannot rename the output into place: {}", m_path, std::strerror(errno)));

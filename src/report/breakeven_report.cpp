@@ -388,6 +388,9 @@ std::string breakeven_json(const breakeven::Result& r, const breakeven::CostConf
   io::append_json_string(b, format_utc(f.from_ns));
   b.append(", \"to\": ");
   io::append_json_string(b, format_utc(f.to_ns));
+  b.append(", \"logs_tz\": ");
+  if (x.logs_tz.empty()) b.append("null");
+  else io::append_json_string(b, x.logs_tz);
   b.append(", \"wall_h\": ");
   num(b, r.job.wall_h);
   b.append(fmt::format(", \"gpus\": {}, \"energy_kwh\": ", r.job.energy_kwh.size()));
@@ -493,9 +496,9 @@ std::string breakeven_table(const breakeven::Result& r, const breakeven::CostCon
                             const BreakevenExtras& x) {
   const std::string& cur = c.currency;
   std::string b;
-  b += fmt::format("job       {} .. {}  ({:.3f} h, {} GPU{}{})\n", format_utc(f.from_ns), format_utc(f.to_ns),
+  b += fmt::format("job       {} .. {}  ({:.3f} h, {} GPU{}{}{})\n", format_utc(f.from_ns), format_utc(f.to_ns),
                    r.job.wall_h, r.job.energy_kwh.size(), r.job.energy_kwh.size() == 1 ? "" : "s",
-                   f.host.empty() ? "" : ", host " + f.host);
+                   f.host.empty() ? "" : ", host " + f.host, x.logs_tz.empty() ? "" : ", log times in " + x.logs_tz);
   b += fmt::format("{}, mean utilisation {:.1f} %{}\n\n", energy_line(r.job.energy_basis, r.energy_kwh), r.util_mean * 100,
                    r.job.util_assumed           ? " (utilisation not measured: 100 % assumed)"
                    : r.job.util_source == "trace" ? " (from the profiler trace's busy share: no telemetry utilisation)"

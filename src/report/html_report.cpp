@@ -93,9 +93,10 @@ std::string page_title(const ReportContent& c) {
 std::string header(const ReportContent& c) {
   const auto& f = c.sources.features;
   const Result& r = c.result;
-  return fmt::format("<header><h1>{}</h1><p class=\"sub\">{} .. {} UTC ({}), {} GPU{}, {:.4f} kWh GPU energy, mean "
+  return fmt::format("<header><h1>{}</h1><p class=\"sub\">{} .. {} UTC{} ({}), {} GPU{}, {:.4f} kWh GPU energy, mean "
                      "utilisation {:.1f} %{}</p></header>\n",
                      esc(page_title(c)), esc(format_utc(f.from_ns)), esc(format_utc(f.to_ns)),
+                     c.extras.logs_tz.empty() ? "" : esc(" (log times in " + c.extras.logs_tz + ")"),
                      duration_h(r.job.wall_h), r.job.energy_kwh.size(), r.job.energy_kwh.size() == 1 ? "" : "s",
                      r.energy_kwh, r.util_mean * 100,
                      r.job.util_assumed ? " (not measured: 100 % assumed)"

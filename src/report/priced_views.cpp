@@ -4,8 +4,9 @@
 
 namespace gpucost::report {
 
-BreakevenExtras extras_of(const breakeven::PricedJob& priced) {
+BreakevenExtras extras_of(const breakeven::PricedJob& priced, std::string logs_tz) {
   BreakevenExtras x;
+  x.logs_tz = std::move(logs_tz);
   x.tariff_tz = priced.config.tariff_tz;
   x.sensitivity = priced.sensitivity;
   x.range = priced.range;
@@ -15,6 +16,12 @@ BreakevenExtras extras_of(const breakeven::PricedJob& priced) {
   x.fit_basis = breakeven::fit_basis(priced.shape, priced.config.memory_margin);
   x.findings = priced.findings;
   return x;
+}
+
+std::string logs_zone(const std::vector<prep::InputStats>& stats, const std::string& clock_zone) {
+  for (const auto& s : stats)
+    if (s.format != prep::Format::unknown && s.format != prep::Format::kineto) return clock_zone;  // traces are UTC
+  return {};
 }
 
 std::vector<ReportFinding> report_findings(const std::vector<breakeven::Finding>& found,

@@ -32,6 +32,9 @@ class OutputFile {
   bool m_direct = false;  ///< written in place (a device or FIFO), no temporary file
 };
 
+/// The hint for a failed write with errno `err`: a closed stdout, a full disk, a file-size limit.
+std::string write_failure_hint(int err);
+
 /// Writes `text` to `path` ("-" = stdout) atomically: a temporary file, then rename.
 Status write_file_atomically(const std::string& path, std::string_view text);
 

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Error messages that name their source and hint in its syntax: a closed stdout is not a full disk,
+# a --set value is corrected with --set, a config file's value names the file.
+#   messages.sh GPUCOST TESTDATA        exit 0 = pass, else fail with the first wrong message
+set -uo pipefail
+gpucost=$1
+testdata=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export NO_COLOR=1 TZ=UTC
+sample=$testdata/samples/rtx4090_finetune_query.csv
+config=$testdata/samples/workstation.toml
+fail() { echo "FAIL: $*" >&2; exit 1; }
+expect() {  # expect NAME STATUS PATTERN -- command...
+  local name=$1 want=$2 pattern=$3
+  shift 4
+  "$@" > "$work/out" 2> "$work/err"
+  local status=$?
+  [ "$status" = "$want" ] || fail "$name: exit $status, want $want: $(cat "$work/err")"
+  grep -qF -- "$pattern" "$work/err" || fail "$name: stderr lacks '$pattern': $(cat "$work/err")"
+}
+
+# stdout closed: the hint says so (it used to say "check the free space").
+"$gpucost" prep --host h "$sample" >&- 2> "$work/err"
+[ $? = 2 ] || fail "prep >&-: want exit 2: $(cat "$work/err")"
+grep -qF 'stdout: write failed: Bad file descriptor' "$work/err" || fail "prep >&-: $(cat "$work/err")"
+grep -qF 'hint: stdout is closed' "$work/err" || fail "prep >&-: hint: $(cat "$work/err")"
+grep -q 'free space' "$work/err" && fail "prep >&-: still blames the disk: $(cat "$work/err")"
+if [ -w /dev/full ]; then
+  expect "prep > /dev/full" 2 'hint: check the free space' -- "$gpucost" prep --host h -o /dev/full "$sample"
+fi
+
+# A --set value is corrected in --set syntax, a file's in TOML, and the file is named.
+expect "--set currency" 2 'hint: use three capital letters, e.g. --set currency=EUR' -- \
+  "$gpucost" breakeven -c "$config" --set currency=eur "$sample"
+grep -qF 'error: --set: currency '"'"'eur'"'"' is not a currency code' "$work/err" || fail "--set currency: $(cat "$work/err")"
+sed 's/^currency = "EUR"/currency = "eu"/' "$config" > "$work/costs.toml"
+expect "file currency" 2 "error: $work/costs.toml: currency 'eu' is not a currency code" -- \
+  "$gpucost" breakeven -c "$work/costs.toml" "$sample"
+grep -qF 'e.g. currency = "EUR"' "$work/err" || fail "file currency: hint: $(cat "$work/err")"
+expect "--set exchange" 2 'e.g. --set exchange.USD=0.92' -- \
+  "$gpucost" breakeven -c "$config" --set exchange.USD=abc "$sample"
+expect "--set number" 2 'hint: e.g. --set local.hardware_price=0.30' -- \
+  "$gpucost" breakeven -c "$config" --set local.hardware_price=cheap "$sample"
+echo "ok"
