@@ -1,6 +1,7 @@
 #include <gpucost/breakeven/findings.hpp>
 
 #include <gpucost/breakeven/cloud_offers.hpp>
+#include <gpucost/core/text.hpp>
 
 #include <fmt/format.h>
 
@@ -239,17 +240,19 @@ std::optional<Finding> incident_finding(const Context& x, const IncidentRule& ru
   if (faults < 1) return std::nullopt;
   Finding out = start(t.kind);
   const std::string codes = codes_of(rule, x.r);
+  const auto n_faults = static_cast<long long>(faults), n_events = static_cast<long long>(events);
   out.title = rule.incident_kind == "gpu_lost"
-                  ? fmt::format("{:.0f} fault(s) with a GPU fallen off the bus ({:.0f} event(s))", faults, events)
-                  : fmt::format("{:.0f} fault(s) of bucket {} ({}{:.0f} event(s))", faults, rule.bucket,
-                                codes.empty() ? std::string() : codes + "; ", events);
+                  ? fmt::format("{} with a GPU fallen off the bus ({})", text::counted(n_faults, "fault"),
+                                text::counted(n_events, "event"))
+                  : fmt::format("{} of bucket {} ({}{})", text::counted(n_faults, "fault"), rule.bucket,
+                                codes.empty() ? std::string() : codes + "; ", text::counted(n_events, "event"));
   out.evidence.push_back(indicator(t, *count));
   out.evidence.push_back(model(rule.bucket.empty() ? std::string("incidents[kind=gpu_lost].cost")
                                                    : fmt::format("incidents[bucket={}].cost", rule.bucket),
                                cost));
   out.saving = cost;
-  out.saving_basis = fmt::format("operator time of the {:.0f} listed fault(s), once each: {}", faults,
-                                 money(cost, x.c.currency));
+  out.saving_basis = fmt::format("operator time of the {} listed {}, once each: {}", n_faults,
+                                 n_faults == 1 ? "fault" : "faults", money(cost, x.c.currency));
   out.suggestion = std::string(rule.suggestion);
   return out;
 }
@@ -277,8 +280,10 @@ std::optional<Finding> interruptions(const Context& x) {
   const double n = suspends.value_or(0) + lids.value_or(0) + ac.value_or(0);
   if (!downtime || n < t.value) return std::nullopt;
   Finding out = start(t.kind);
-  out.title = fmt::format("{:.0f} suspend(s), {:.0f} lid close(s), {:.0f} AC loss(es) during the job",
-                          suspends.value_or(0), lids.value_or(0), ac.value_or(0));
+  out.title = fmt::format("{}, {}, {} during the job",
+                          text::counted(static_cast<long long>(suspends.value_or(0)), "suspend"),
+                          text::counted(static_cast<long long>(lids.value_or(0)), "lid close"),
+                          text::counted(static_cast<long long>(ac.value_or(0)), "AC loss", "AC losses"));
   if (suspends) out.evidence.push_back(indicator("F025", "suspend_count", *suspends));
   if (lids) out.evidence.push_back(indicator("F026", "lid_close_count", *lids));
   if (ac) out.evidence.push_back(indicator("F027", "ac_offline_count", *ac));
@@ -327,11 +332,14 @@ std::optional<Finding> cloud_offer(const Context& x, const std::optional<OfferQu
 std::string flips_note(const breakeven::Crossings& c) {
   if (c.points.size() < 2) return {};
   const breakeven::Crossing& last = c.points.back();
-  return fmt::format(" Between {:.2f} h and {:.2f} h the answer flips {} times as the cloud's bill rounds up to "
+  const std::size_t flips = c.points.size() + c.omitted - 1;
+  return fmt::format(" Between {} and {} the answer flips {} as the cloud's bill rounds up to "
                      "whole increments (local is cheaper just after each step){}.",
-                     c.points.front().hours, last.hours, c.points.size() + c.omitted - 1,
-                     last.local_cheaper_below ? fmt::format("; beyond {:.2f} h the cloud is cheaper for good", last.hours)
-                                              : std::string());
+                     text::duration_hours(c.points.front().hours), text::duration_hours(last.hours),
+                     flips == 1 ? std::string("once") : fmt::format("{} times", flips),
+                     last.local_cheaper_below
+                         ? fmt::format("; beyond {} the cloud is cheaper for good", text::duration_hours(last.hours))
+                         : std::string());
 }
 
 std::optional<Finding> job_length(const Context& x) {
@@ -339,7 +347,14 @@ std::optional<Finding> job_length(const Context& x) {
   const auto& T = x.r.job_hours.value;
   if (!T || !(*T / W < threshold_of("job_length").value) || !(x.r.local_total > x.r.cloud_total)) return std::nullopt;
   Finding out = start("job_length");
-  out.title = fmt::format("Rent jobs of this kind longer than {:.2f} h: this {:.2f} h job costs less in the cloud", *T, W);
+  // T* that prints as 0.0 min: the cloud is cheaper from the shortest job on ("longer than 0.0 min" says nothing).
+  const bool from_start = text::duration_hours(*T) == text::duration_hours(0);
+  out.title = from_start
+                  ? fmt::format("Rent jobs of this kind: even the shortest costs less in the cloud, and so does this "
+                                "{} job",
+                                text::duration_hours(W))
+                  : fmt::format("Rent jobs of this kind longer than {}: this {} job costs less in the cloud",
+                                text::duration_hours(*T), text::duration_hours(W));
   out.evidence.push_back(model("breakeven.job_hours", *T));
   out.evidence.push_back(model("job.wall_h", W));
   out.evidence.push_back(model("local.total", x.r.local_total));
@@ -347,11 +362,15 @@ std::optional<Finding> job_length(const Context& x) {
   out.saving = x.r.local_total - x.r.cloud_total;
   out.saving_basis = fmt::format("local total {} - cloud total {} for this job", money(x.r.local_total, x.c.currency),
                                  money(x.r.cloud_total, x.c.currency));
-  out.suggestion = fmt::format(
-      "A longer job does not help here: the cloud's per-job cost (cold start, fixed cost) is paid back after {:.2f} h "
-      "and every further hour costs less in the cloud. Keep short runs (debugging, evaluation, jobs under {:.2f} h) on "
-      "the local GPU and rent for the long ones.",
-      *T, *T);
+  out.suggestion =
+      from_start
+          ? std::string("The local GPU costs more than the cloud from the shortest job on (the cloud's cold start and "
+                        "fixed cost included). Rent jobs of this kind, or lower the local cost first (the other "
+                        "findings say where it goes).")
+          : fmt::format("A longer job does not help here: the cloud's per-job cost (cold start, fixed cost) is paid "
+                        "back after {0} and every further hour costs less in the cloud. Keep short runs (debugging, "
+                        "evaluation, jobs under {0}) on the local GPU and rent for the long ones.",
+                        text::duration_hours(*T));
   out.suggestion += flips_note(x.r.job_crossings);
   return out;
 }

@@ -1,5 +1,7 @@
 #include <gpucost/breakeven/price_job.hpp>
 
+#include <gpucost/core/text.hpp>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -24,18 +26,18 @@ void check_energy_basis(PricedJob& p) {
   }
   if (b.rule == FillRule::none) {
     if (b.uncovered_h > 0)
-      note(p, fmt::format("--fill none: priced over the {:.2f} h with samples; {:.2f} h of the window without samples "
+      note(p, fmt::format("--fill none: priced over the {} with samples; {} of the window without samples "
                           "left out",
-                          b.covered_h, b.uncovered_h));
+                          text::duration_hours(b.covered_h), text::duration_hours(b.uncovered_h)));
     return;
   }
   if (b.estimated_share() > kEstimatedShareWarn || b.coverage < kCoverageWarn)
     warn(p, fmt::format("samples cover {:.1f} % of the window: {:.4f} of {:.4f} kWh ({:.0f} %) is estimated at {} "
-                        "({:.0f} W) for {:.2f} h without samples; narrow --from/--to to the job, or --fill none to "
+                        "({:.0f} W) for {} without samples; narrow --from/--to to the job, or --fill none to "
                         "price the measured time only",
                         b.coverage * 100, b.estimated_kwh, b.measured_kwh + b.estimated_kwh,
                         b.estimated_share() * 100, b.rule == FillRule::idle ? "idle power" : "mean power",
-                        b.fill_power_w, b.uncovered_h));
+                        b.fill_power_w, text::duration_hours(b.uncovered_h)));
 }
 
 // A profiler trace taken on another GPU model than the telemetry's describes another machine (or

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <vector>
 
+#include <fmt/format.h>
+
 namespace gpucost::text {
 
 namespace {
@@ -213,6 +215,25 @@ bool looks_binary(std::string_view head) {
     }
   }
   return odd * 10 > head.size();
+}
+
+std::string duration_hours(double hours) {
+  if (!std::isfinite(hours)) return "none";
+  // Decide on the minutes as printed: 119.96 min would read "120.0 min", the first value in hours.
+  const double minutes = std::round(hours * 600) / 10 + 0.0;  // + 0.0: no "-0.0"
+  if (minutes < kMinutesBelowHours * 60) return fmt::format("{:.1f} min", minutes);
+  return fmt::format("{:.2f} h", hours);
+}
+
+std::string counted(long long count, std::string_view singular, std::string_view plural) {
+  if (count == 1) return fmt::format("1 {}", singular);
+  if (plural.empty()) return fmt::format("{} {}s", count, singular);
+  return fmt::format("{} {}", count, plural);
+}
+
+std::string short_number(double v) {
+  if (std::fabs(v) < 1e-9) return "0";  // also -0
+  return fmt::format("{:.6g}", v);
 }
 
 }  // namespace gpucost::text

@@ -1,6 +1,7 @@
 // `gpucost history`: the ledger's runs and the trend per host, as a table, JSON or CSV.
 #include <gpucost/outputs/ledger.hpp>
 
+#include <gpucost/core/text.hpp>
 #include <gpucost/core/time.hpp>
 #include <gpucost/io/json_out.hpp>
 
@@ -76,7 +77,8 @@ std::string minute(std::int64_t ns) {
 }
 
 std::string percent(double ratio) { return std::isfinite(ratio) ? fmt::format("{:+.1f} %", ratio * 100) : "-"; }
-std::string hours(double h) { return std::isfinite(h) ? fmt::format("{:.2f}", h) : "none"; }
+/// A job length as the breakeven table writes it ("45.0 min", "2.50 h"; "none" when unknown).
+std::string hours(double h) { return text::duration_hours(h); }
 
 void json_number(std::string& b, double v) { io::append_json_number(b, v); }  // NaN -> null
 
@@ -108,12 +110,12 @@ std::string csv_number(double v) { return std::isfinite(v) ? fmt::format("{}", v
 
 std::string history_table(const std::vector<RunRecord>& runs) {
   if (runs.empty()) return "no runs in the ledger (for these filters)\n";
-  std::string b = fmt::format("{:>5}  {:<16}  {:<16}  {:>7}  {:>4}  {:>10}  {:>12}  {:>12}  {:>8}  {:>6}  {}\n", "run",
-                              "window (UTC)", "host", "wall h", "GPUs", "energy kWh", "local", "cloud", "premium",
-                              "line", "break-even h");
+  std::string b = fmt::format("{:>5}  {:<16}  {:<16}  {:>9}  {:>4}  {:>10}  {:>12}  {:>12}  {:>8}  {:>6}  {}\n", "run",
+                              "window (UTC)", "host", "wall", "GPUs", "energy kWh", "local", "cloud", "premium",
+                              "line", "break-even");
   for (const auto& r : runs)
-    b += fmt::format("{:>5}  {:<16}  {:<16}  {:>7.3f}  {:>4}  {:>10.4f}  {:>12}  {:>12}  {:>8}  {:>6}  {}\n", r.run_id,
-                     minute(r.from_ns), r.host, r.wall_s / 3600, r.gpus, r.energy_kwh,
+    b += fmt::format("{:>5}  {:<16}  {:<16}  {:>9}  {:>4}  {:>10.4f}  {:>12}  {:>12}  {:>8}  {:>6}  {}\n", r.run_id,
+                     minute(r.from_ns), r.host, hours(r.wall_s / 3600), r.gpus, r.energy_kwh,
                      fmt::format("{:.2f} {}", r.local_total, r.currency),
                      fmt::format("{:.2f} {}", r.cloud_total, r.currency), percent(r.premium),
                      fmt::format("{:.1f} %", r.line * 100), hours(r.breakeven_job_h));

@@ -135,7 +135,8 @@ class JournalJsonParser final : public LineParser {
     std::size_t shown = 0;
     for (const BootInfo& b : m_boots) {
       if (shown++ == kMaxBootNotes) {
-        add_note(ctx.stats, fmt::format("{} more boots not listed", m_boots.size() - kMaxBootNotes));
+        const auto more = static_cast<long long>(m_boots.size() - kMaxBootNotes);
+        add_note(ctx.stats, fmt::format("{} not listed", text::counted(more, "more boot")));
         break;
       }
       std::string note = fmt::format("boot {}: boot time {} (__REALTIME_TIMESTAMP - __MONOTONIC_TIMESTAMP)", b.id,

@@ -162,7 +162,8 @@ class QueryCsvParser final : public LineParser {
     }
     if (m_cols.empty()) return ctx.malformed("no header line and no --fields");
     if (m_cells.size() != m_cols.size()) {
-      ctx.reason_buf = fmt::format("expected {} fields as in the header, found {}", m_cols.size(), m_cells.size());
+      ctx.reason_buf = fmt::format("expected {} as in the header, found {}", text::counted(static_cast<long long>(m_cols.size()), "field"),
+                                   m_cells.size());
       return ctx.malformed(ctx.reason_buf);
     }
     Event& ev = ctx.event;

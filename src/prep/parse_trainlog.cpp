@@ -669,10 +669,11 @@ class TrainlogParser final : public LineParser {
   void finish(ParseContext& ctx) override {
     if (!m_held.empty()) release_without_stamp(ctx);
     if (m_untimed > 0 && m_have_time)
-      add_note(ctx.stats, fmt::format("{} events from lines without a timestamp (HF Trainer dicts, tqdm bars, plain "
-                                      "messages) take the time of the nearest timestamped line before them "
+      add_note(ctx.stats, fmt::format("{} from lines without a timestamp (HF Trainer dicts, tqdm bars, plain "
+                                      "messages) {} the time of the nearest timestamped line before {} "
                                       "(field time_from); the time is a bound, not a measurement",
-                                      m_untimed));
+                                      text::counted(static_cast<long long>(m_untimed), "event"),
+                                      m_untimed == 1 ? "takes" : "take", m_untimed == 1 ? "it" : "them"));
   }
 
   // Untimed events held from replayed lines were placed and counted by the run that read them.

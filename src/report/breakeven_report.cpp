@@ -1,11 +1,13 @@
 #include <gpucost/report/breakeven_report.hpp>
 
+#include <gpucost/core/text.hpp>
 #include <gpucost/core/time.hpp>
 #include <gpucost/report/findings_report.hpp>
 #include <gpucost/io/json_out.hpp>
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 
 namespace gpucost::report {
@@ -47,10 +49,7 @@ void crossings_json(std::string& b, std::string_view key, std::string_view side_
 
 std::string money(double v, const std::string& cur) { return fmt::format("{:.2f} {}", v, cur); }
 
-std::string hours(double h) {
-  if (h < 1.0) return fmt::format("{:.1f} min", h * 60);
-  return fmt::format("{:.2f} h", h);
-}
+std::string hours(double h) { return text::duration_hours(h); }
 
 std::string hours(const breakeven::Solution& s) { return s.value ? hours(*s.value) : "none"; }
 
@@ -292,13 +291,31 @@ std::string span_of(const extract::WindowFault& f) {
 std::string table_incidents(const breakeven::Result& r, const std::string& cur) {
   std::string b;
   if (r.incidents.empty()) return b;
-  b += "incidents (a fault is priced once, at its most severe member's bucket)\n";
-  for (const auto& ic : r.incidents) {
+  // One line per fault, in time order, at most kIncidentsShown (the costliest); the rest as one
+  // line with their cost and operator time: an Xid storm must not bury the verdict.
+  const std::vector<std::size_t> shown = incidents_shown(r);
+  b += shown.size() < r.incidents.size()
+           ? fmt::format("incidents (a fault is priced once, at its most severe member's bucket; the {} costliest "
+                         "of {}, in time order)\n",
+                         shown.size(), r.incidents.size())
+           : std::string("incidents (a fault is priced once, at its most severe member's bucket)\n");
+  for (const std::size_t i : shown) {
+    const auto& ic = r.incidents[i];
     const auto& f = ic.fault;
     const std::string what = extract::fault_members_text(f) + (f.bucket.empty() ? "" : " (" + f.bucket + ")");
-    b += fmt::format("  {}  {:<26}{:>12}  {:.1f} h operator time{}{}{}\n", format_utc(f.ts_ns), what, money(ic.cost, cur),
-                     ic.hours, span_of(f), f.device.empty() ? std::string() : ", GPU " + f.device,
+    b += fmt::format("  {}  {:<26}{:>12}  {} operator time{}{}{}\n", format_utc(f.ts_ns), what, money(ic.cost, cur),
+                     hours(ic.hours), span_of(f), f.device.empty() ? std::string() : ", GPU " + f.device,
                      f.downtime_s ? fmt::format(", down {:.0f} s", *f.downtime_s) : std::string(", downtime unknown"));
+  }
+  if (shown.size() < r.incidents.size()) {
+    double cost = 0, operator_h = 0;
+    for (std::size_t i = 0; i < r.incidents.size(); ++i)
+      if (!std::binary_search(shown.begin(), shown.end(), i)) {
+        cost += r.incidents[i].cost;
+        operator_h += r.incidents[i].hours;
+      }
+    b += fmt::format("  \u2026 and {} more (see --json): {}, {} operator time\n", r.incidents.size() - shown.size(),
+                     money(cost, cur), hours(operator_h));
   }
   if (!r.fault_note.empty()) b += "  note: " + r.fault_note + "\n";
   return b;
@@ -338,17 +355,17 @@ std::string table_clouds(const std::vector<CloudRank>& clouds, const std::string
 }
 
 /// "measured  energy 0.2594 kWh" when every sample interval was measured; else the split:
-/// "energy    1.5565 kWh (0.2594 measured over 0.67 h, 1.2971 estimated for 3.33 h without samples at 389 W mean)".
+/// "energy    1.5565 kWh (0.2594 measured over 40.2 min, 1.2971 estimated for 3.33 h without samples at 389 W mean)".
 std::string energy_line(const breakeven::EnergyBasis& e, double kwh) {
   if (!e.known) return fmt::format("energy    {:.4f} kWh (how much was measured is unknown: no coverage in the features)", kwh);
   if (e.rule == breakeven::FillRule::none && e.uncovered_h > 0)
-    return fmt::format("measured  energy {:.4f} kWh over {:.2f} h with samples (--fill none: {:.2f} h without samples "
+    return fmt::format("measured  energy {:.4f} kWh over {} with samples (--fill none: {} without samples "
                        "not priced)",
-                       kwh, e.covered_h, e.uncovered_h);
+                       kwh, hours(e.covered_h), hours(e.uncovered_h));
   if (e.estimated_kwh < 0.00005) return fmt::format("measured  energy {:.4f} kWh", kwh);  // invisible at 4 decimals
-  return fmt::format("energy    {:.4f} kWh ({:.4f} measured over {:.2f} h, {:.4f} estimated for {:.2f} h without samples "
+  return fmt::format("energy    {:.4f} kWh ({:.4f} measured over {}, {:.4f} estimated for {} without samples "
                      "at {:.0f} W {})",
-                     kwh, e.measured_kwh, e.covered_h, e.estimated_kwh, e.uncovered_h, e.fill_power_w,
+                     kwh, e.measured_kwh, hours(e.covered_h), e.estimated_kwh, hours(e.uncovered_h), e.fill_power_w,
                      e.rule == breakeven::FillRule::idle ? "idle" : "mean");
 }
 
@@ -379,6 +396,17 @@ std::string table_robustness(const BreakevenExtras& x, const std::string& cur) {
 }
 
 }  // namespace
+
+std::vector<std::size_t> incidents_shown(const breakeven::Result& r, std::size_t limit) {
+  std::vector<std::size_t> out(r.incidents.size());
+  for (std::size_t i = 0; i < out.size(); ++i) out[i] = i;
+  if (out.size() <= limit) return out;
+  std::stable_sort(out.begin(), out.end(),
+                   [&r](std::size_t a, std::size_t b) { return r.incidents[a].cost > r.incidents[b].cost; });
+  out.resize(limit);
+  std::sort(out.begin(), out.end());
+  return out;
+}
 
 std::string breakeven_json(const breakeven::Result& r, const breakeven::CostConfig& c, const extract::Features& f,
                            const BreakevenExtras& x) {
@@ -496,8 +524,8 @@ std::string breakeven_table(const breakeven::Result& r, const breakeven::CostCon
                             const BreakevenExtras& x) {
   const std::string& cur = c.currency;
   std::string b;
-  b += fmt::format("job       {} .. {}  ({:.3f} h, {} GPU{}{}{})\n", format_utc(f.from_ns), format_utc(f.to_ns),
-                   r.job.wall_h, r.job.energy_kwh.size(), r.job.energy_kwh.size() == 1 ? "" : "s",
+  b += fmt::format("job       {} .. {}  ({}, {}{}{})\n", format_utc(f.from_ns), format_utc(f.to_ns),
+                   hours(r.job.wall_h), text::counted(static_cast<long long>(r.job.energy_kwh.size()), "GPU"),
                    f.host.empty() ? "" : ", host " + f.host, x.logs_tz.empty() ? "" : ", log times in " + x.logs_tz);
   b += fmt::format("{}, mean utilisation {:.1f} %{}\n\n", energy_line(r.job.energy_basis, r.energy_kwh), r.util_mean * 100,
                    r.job.util_assumed           ? " (utilisation not measured: 100 % assumed)"
@@ -533,7 +561,7 @@ std::string breakeven_table(const breakeven::Result& r, const breakeven::CostCon
                      c.rate_per_hour / c.offer_exchange_rate, c.offer_currency, conversion);
   b += table_incidents(r, cur);
   if (r.downtime_h)
-    b += fmt::format("downtime  {:.3f} h ({:.1f} % of the window) after incidents and interruptions\n", *r.downtime_h,
+    b += fmt::format("downtime  {} ({:.1f} % of the window) after incidents and interruptions\n", hours(*r.downtime_h),
                      *r.downtime_share * 100);
   b += "\n";
   b += fmt::format("premium   {:+.1f} % local over cloud (line {:.1f} %): {}\n", r.premium * 100, r.line * 100,

@@ -1,5 +1,6 @@
 #include <gpucost/report/findings_report.hpp>
 
+#include <gpucost/core/text.hpp>
 #include <gpucost/core/time.hpp>
 #include <gpucost/io/json_out.hpp>
 
@@ -50,7 +51,7 @@ std::string wrapped(std::string_view text, std::size_t first_column, std::size_t
 std::string evidence_line(const breakeven::Finding& f, char glue = ' ') {
   std::string out;
   for (const auto& e : f.evidence) {
-    std::string item = fmt::format("{} = {:.6g}", evidence_name(e), e.value);
+    std::string item = fmt::format("{} = {}", evidence_name(e), text::short_number(e.value));
     std::replace(item.begin(), item.end(), ' ', glue);
     out += fmt::format("{}{}", out.empty() ? "" : "; ", item);
   }
@@ -122,8 +123,8 @@ std::string findings_markdown(const breakeven::Result& r, const breakeven::CostC
                               const std::vector<breakeven::Finding>* findings) {
   const std::string& cur = c.currency;
   std::string b = fmt::format("# gpucost findings{}\n\n", f.host.empty() ? std::string() : ": " + f.host);
-  b += fmt::format("Job {} .. {} ({:.3f} h, {} GPU(s)).\n\n", format_utc(f.from_ns), format_utc(f.to_ns),
-                   r.job.wall_h, r.job.energy_kwh.size());
+  b += fmt::format("Job {} .. {} ({}, {}).\n\n", format_utc(f.from_ns), format_utc(f.to_ns),
+                   text::duration_hours(r.job.wall_h), text::counted(static_cast<long long>(r.job.energy_kwh.size()), "GPU"));
   b += fmt::format("Local {} against cloud {}{}: premium {:+.1f} % (line {:.1f} %), {}.\n\n",
                    money(r.local_total, cur), money(r.cloud_total, cur),
                    c.cloud_name.empty() ? std::string() : fmt::format(" ({})", c.cloud_name), r.premium * 100,
@@ -137,7 +138,7 @@ std::string findings_markdown(const breakeven::Result& r, const breakeven::CostC
     b += fmt::format("\n## {}. {}\n\nEstimated saving: **{}** ({}).\n\n", i + 1, x.title, money(x.saving, cur),
                      x.saving_basis);
     b += fmt::format("- Trigger: `{}`\n", x.trigger);
-    for (const auto& e : x.evidence) b += fmt::format("- `{}` = {:.6g}\n", evidence_name(e), e.value);
+    for (const auto& e : x.evidence) b += fmt::format("- `{}` = {}\n", evidence_name(e), text::short_number(e.value));
     b += fmt::format("\n{}\n", x.suggestion);
   }
   return b;

@@ -2,8 +2,10 @@
 
 #include <gpucost/breakeven/cloud_offers.hpp>
 
+#include <gpucost/core/text.hpp>
 #include <gpucost/core/time.hpp>
 #include <gpucost/extract/catalogue.hpp>
+#include <gpucost/report/breakeven_report.hpp>
 #include <gpucost/report/html.hpp>
 #include <gpucost/report/svg_chart.hpp>
 #include <gpucost/report/trace_report.hpp>
@@ -49,10 +51,7 @@ std::string money(double v, const std::string& currency) { return fmt::format("{
 
 std::string percent(double ratio) { return fmt::format("{:+.1f} %", ratio * 100); }
 
-std::string duration_h(double h) {
-  if (h < 1.0) return fmt::format("{:.1f} min", h * 60);
-  return fmt::format("{:.2f} h", h);
-}
+std::string duration_h(double h) { return text::duration_hours(h); }
 
 std::string solution_text(const Solution& s) { return s.value ? duration_h(*s.value) : "none: " + s.reason; }
 
@@ -64,7 +63,8 @@ std::string crossings_text(const Solution& s, const breakeven::Crossings& c) {
                      solution_text(s), n, duration_h(c.points.back().hours));
 }
 
-std::string number(double v) { return fmt::format("{:.6g}", v); }
+/// A configured figure or an indicator: 6 significant digits, 0 when zero up to rounding.
+std::string number(double v) { return text::short_number(v); }
 
 struct Marker {
   std::string_view kind, colour, legend;
@@ -93,11 +93,11 @@ std::string page_title(const ReportContent& c) {
 std::string header(const ReportContent& c) {
   const auto& f = c.sources.features;
   const Result& r = c.result;
-  return fmt::format("<header><h1>{}</h1><p class=\"sub\">{} .. {} UTC{} ({}), {} GPU{}, {:.4f} kWh GPU energy, mean "
+  return fmt::format("<header><h1>{}</h1><p class=\"sub\">{} .. {} UTC{} ({}), {}, {:.4f} kWh GPU energy, mean "
                      "utilisation {:.1f} %{}</p></header>\n",
                      esc(page_title(c)), esc(format_utc(f.from_ns)), esc(format_utc(f.to_ns)),
                      c.extras.logs_tz.empty() ? "" : esc(" (log times in " + c.extras.logs_tz + ")"),
-                     duration_h(r.job.wall_h), r.job.energy_kwh.size(), r.job.energy_kwh.size() == 1 ? "" : "s",
+                     duration_h(r.job.wall_h), text::counted(static_cast<long long>(r.job.energy_kwh.size()), "GPU"),
                      r.energy_kwh, r.util_mean * 100,
                      r.job.util_assumed ? " (not measured: 100 % assumed)"
                      : r.job.util_source == "trace" ? " (from the profiler trace)" : "");
@@ -109,12 +109,13 @@ std::string energy_basis_row(const breakeven::EnergyBasis& e) {
   if (e.estimated_kwh < 0.00005 && e.rule != breakeven::FillRule::none)
     return fmt::format("<tr><th>energy measured</th><td>{:.4f} kWh, all of it</td></tr>\n", e.measured_kwh);
   if (e.rule == breakeven::FillRule::none)
-    return fmt::format("<tr><th>energy measured</th><td>{:.4f} kWh over {:.2f} h; {:.2f} h without samples not priced "
+    return fmt::format("<tr><th>energy measured</th><td>{:.4f} kWh over {}; {} without samples not priced "
                        "(--fill none)</td></tr>\n",
-                       e.measured_kwh, e.covered_h, e.uncovered_h);
-  return fmt::format("<tr><th>energy measured</th><td>{:.4f} kWh over {:.2f} h; {:.4f} kWh ({:.0f} %) estimated for "
-                     "{:.2f} h without samples at {:.0f} W ({})</td></tr>\n",
-                     e.measured_kwh, e.covered_h, e.estimated_kwh, e.estimated_share() * 100, e.uncovered_h,
+                       e.measured_kwh, duration_h(e.covered_h), duration_h(e.uncovered_h));
+  return fmt::format("<tr><th>energy measured</th><td>{:.4f} kWh over {}; {:.4f} kWh ({:.0f} %) estimated for "
+                     "{} without samples at {:.0f} W ({})</td></tr>\n",
+                     e.measured_kwh, duration_h(e.covered_h), e.estimated_kwh, e.estimated_share() * 100,
+                     duration_h(e.uncovered_h),
                      e.fill_power_w, e.rule == breakeven::FillRule::idle ? "idle power" : "mean power");
 }
 
@@ -183,9 +184,15 @@ std::string cost_section(const ReportContent& c) {
   row("electricity", r.electricity,
       fmt::format("{:.4f} kWh GPU + {:.4f} kWh system, x{:.2f} cooling, {:.4f} {}/kWh", r.energy_kwh, r.system_kwh,
                   c.config.cooling_factor, r.prices.mean, cur));
+  // Every figure of C_a = price x (1 - residual) / (years x use h/y) x W (docs/cost-model.md): the
+  // per-hour rate times the job's length in the header gives the cost.
+  const breakeven::CostConfig& k = c.config;
   row("amortisation", r.amortisation,
-      fmt::format("{} {} over {} years of {} h", number(c.config.hardware_price), cur, number(c.config.lifetime_years),
-                  number(c.config.use_hours_per_year)));
+      fmt::format("{} {} less {} % resale value ({} {}), over {} years of {} h of use: {:.4f} {} per job hour",
+                  number(k.hardware_price), cur, number(k.residual_fraction * 100),
+                  number(k.hardware_price * k.residual_fraction), cur, number(k.lifetime_years),
+                  number(k.use_hours_per_year),
+                  k.hardware_price * (1 - k.residual_fraction) / (k.lifetime_years * k.use_hours_per_year), cur));
   row("maintenance", r.maintenance_routine,
       fmt::format("{} h/year at {} {}/h", number(c.config.maintenance_hours_per_year), number(c.config.hourly_wage), cur));
   std::int64_t faults = 0, events = 0;
@@ -194,7 +201,8 @@ std::string cost_section(const ReportContent& c) {
       ++faults;
       events += ic.fault.count;
     }
-  row("incidents", r.incident_cost, fmt::format("{} fault(s) of {} event(s) in the window", faults, events));
+  row("incidents", r.incident_cost,
+      fmt::format("{} of {} in the window", text::counted(faults, "fault"), text::counted(events, "event")));
   row("local total", r.local_total, "");
   row("cloud total", r.cloud_total,
       fmt::format("{:.0f} s billed at {} {}/h (speed x{}, billed share {:.3f}, cold start {} s)", r.billed_s,
@@ -284,7 +292,12 @@ std::string breakeven_section(const ReportContent& c) {
   const auto y_ticks = nice_ticks(0, y_max, 5);
   chart.y1 = std::max(y_max, y_ticks.back());
   for (double v : y_ticks) chart.y_ticks.push_back(AxisTick{v, tick_label(v)});
-  for (double v : nice_ticks(0, chart.x1, 8)) chart.x_ticks.push_back(AxisTick{v, tick_label(v)});
+  if (chart.x1 < text::kMinutesBelowHours) {  // the axis in minutes, as the job lengths on it read
+    chart.x_caption = "job length, min";
+    for (double v : nice_ticks(0, chart.x1 * 60, 8)) chart.x_ticks.push_back(AxisTick{v / 60, tick_label(v)});
+  } else {
+    for (double v : nice_ticks(0, chart.x1, 8)) chart.x_ticks.push_back(AxisTick{v, tick_label(v)});
+  }
   chart.markers.push_back(ChartMarker{r.job.wall_h, "this job", fmt::format("this job: {}", duration_h(r.job.wall_h)),
                                       "#333"});
   if (r.job_hours.value && *r.job_hours.value <= chart.x1)
@@ -413,10 +426,11 @@ std::string timelines_section(const ReportContent& c) {
   if (c.sources.from_features_document)
     return b + "<p class=\"note\">The input was a features document: it holds no telemetry series to draw.</p>\n</section>\n";
   if (c.sources.timelines.empty()) return b + "<p class=\"note\">No telemetry samples in the inputs.</p>\n</section>\n";
-  b += fmt::format("<p class=\"note\">{} kernel and system event(s) in the window, marked on every GPU (kernel "
+  b += fmt::format("<p class=\"note\">{} in the window, marked on every GPU (kernel "
                    "messages name no GPU index), labelled above GPU {}'s first chart and listed below. Lines are "
                    "downsampled to at most {} points each (LTTB); hover a labelled marker or a band for details.</p>\n",
-                   c.sources.events.size(), c.sources.timelines.front().gpu, kTimelinePoints);
+                   text::counted(static_cast<long long>(c.sources.events.size()), "kernel and system event"),
+                   c.sources.timelines.front().gpu, kTimelinePoints);
   b += marker_legend();
   for (const GpuTimeline& t : c.sources.timelines) b += gpu_timeline(c, t, &t == &c.sources.timelines.front());
   return b + events_table(c.sources.events) + "</section>\n";
@@ -464,19 +478,37 @@ std::string findings_section(const std::vector<ReportFinding>& findings) {
 std::string incidents_section(const ReportContent& c) {
   const Result& r = c.result;
   if (r.incidents.empty()) return {};
+  // One row per fault, in time order, at most kIncidentsShown (the costliest) as in the table;
+  // the rest summed in a note: a storm of Xids must not bury the page.
   std::string b = "<section id=\"incidents\"><h2>Incidents</h2>\n<table><tr><th>time (UTC)</th><th>what</th>"
                   "<th>operator time</th><th>cost</th><th>downtime</th></tr>\n";
-  for (const auto& ic : r.incidents) {
+  const std::vector<std::size_t> shown = incidents_shown(r);
+  for (const std::size_t n : shown) {
+    const auto& ic = r.incidents[n];
     const auto& i = ic.fault;
     std::string what = extract::fault_members_text(i) + (i.bucket.empty() ? "" : " (" + i.bucket + ")");
     if (i.last_ts_ns != i.ts_ns) what += fmt::format(", until {}", format_utc(i.last_ts_ns));
     if (!i.device.empty()) what += ", GPU " + i.device;
-    b += fmt::format("<tr><td>{}</td><td>{}</td><td class=\"num\">{:.1f} h</td><td class=\"num\">{}</td><td "
+    b += fmt::format("<tr><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td "
                      "class=\"num\">{}</td></tr>\n",
-                     esc(format_utc(i.ts_ns)), esc(what), ic.hours, esc(money(ic.cost, c.config.currency)),
+                     esc(format_utc(i.ts_ns)), esc(what), duration_h(ic.hours), esc(money(ic.cost, c.config.currency)),
                      i.downtime_s ? fmt::format("{:.0f} s", *i.downtime_s) : std::string("unknown"));
   }
-  return b + "</table>\n</section>\n";
+  b += "</table>\n";
+  if (shown.size() < r.incidents.size()) {
+    double cost = 0, operator_h = 0;
+    for (std::size_t n = 0; n < r.incidents.size(); ++n)
+      if (!std::binary_search(shown.begin(), shown.end(), n)) {
+        cost += r.incidents[n].cost;
+        operator_h += r.incidents[n].hours;
+      }
+    b += fmt::format("<p class=\"note\">The {} costliest of {} incidents. \u2026 and {} more: {}, {} operator "
+                     "time (gpucost breakeven --json lists them all). All {} together: {}.</p>\n",
+                     shown.size(), r.incidents.size(), r.incidents.size() - shown.size(),
+                     esc(money(cost, c.config.currency)), duration_h(operator_h), r.incidents.size(),
+                     esc(money(r.incident_cost, c.config.currency)));
+  }
+  return b + "</section>\n";
 }
 
 // ---- indicators -------------------------------------------------------------------------
@@ -488,12 +520,67 @@ std::string indicator_cell(const extract::IndicatorSet& set, std::string_view ke
   return fmt::format("<td><span class=\"na\">null: {}</span></td>", esc(it->second.reason));
 }
 
+// Without a profiler trace every trace indicator is null for the same reason in every column:
+// one row says so instead of a row per indicator.
+constexpr std::string_view kNoTraceReason = "no Kineto trace";
+
+bool trace_given(const extract::Features& f) {
+  const auto traces = extract::value_of(f.host_indicators, "traces");
+  return traces && *traces > 0;
+}
+
+/// Null in every column it has a cell in, for want of a trace.
+bool null_for_no_trace(const extract::Features& f, const extract::IndicatorDef& d) {
+  bool any = false;
+  const auto cell = [&](const extract::IndicatorSet& set) {
+    const auto it = set.find(std::string(d.key));
+    if (it == set.end()) return true;  // an empty cell
+    any = true;
+    return !it->second.value && it->second.reason.starts_with(kNoTraceReason);
+  };
+  if (d.scope != extract::Scope::gpu_only && !cell(f.host_indicators)) return false;
+  if (d.scope != extract::Scope::host_only)
+    for (const auto& g : f.gpus)
+      if (!cell(g.indicators)) return false;
+  return any;
+}
+
+/// "F028–F044, F124–F134": runs of neighbours in the catalogue as ranges.
+std::string id_ranges(const std::vector<std::size_t>& rows) {
+  const auto cat = extract::catalogue();
+  std::string out;
+  for (std::size_t i = 0; i < rows.size();) {
+    std::size_t j = i;
+    while (j + 1 < rows.size() && rows[j + 1] == rows[j] + 1) ++j;
+    out += fmt::format("{}{}", out.empty() ? "" : ", ", cat[rows[i]].id);
+    if (j > i) out += fmt::format("\u2013{}", cat[rows[j]].id);
+    i = j + 1;
+  }
+  return out;
+}
+
 std::string indicators_section(const extract::Features& f) {
   std::string b = "<section id=\"indicators\"><h2>Indicators</h2>\n<table><tr><th>id</th><th>key</th><th>unit</th>"
                   "<th>host</th>";
   for (const auto& g : f.gpus) b += fmt::format("<th>GPU {}</th>", g.gpu);
   b += "</tr>\n";
-  for (const auto& d : extract::catalogue()) {
+  const auto cat = extract::catalogue();
+  std::vector<std::size_t> no_trace;
+  if (!trace_given(f))
+    for (std::size_t i = 0; i < cat.size(); ++i)
+      if (null_for_no_trace(f, cat[i])) no_trace.push_back(i);
+  for (std::size_t i = 0; i < cat.size(); ++i) {
+    const auto& d = cat[i];
+    if (std::find(no_trace.begin(), no_trace.end(), i) != no_trace.end()) {
+      if (i != no_trace.front()) continue;
+      std::string keys;
+      for (std::size_t k : no_trace) keys += fmt::format("{}{}", keys.empty() ? "" : ", ", cat[k].key);
+      b += fmt::format("<tr><td>{}</td><td colspan=\"{}\" title=\"{}\"><span class=\"na\">{}: no trace given "
+                       "(a PyTorch profiler trace among the inputs fills them in)</span></td></tr>\n",
+                       esc(id_ranges(no_trace)), 3 + f.gpus.size(), esc(keys),
+                       esc(text::counted(static_cast<long long>(no_trace.size()), "trace indicator")));
+      continue;
+    }
     b += fmt::format("<tr><td>{}</td><td title=\"{}\">{}</td><td>{}</td>", esc(d.id), esc(d.definition), esc(d.key),
                      esc(d.unit));
     b += d.scope == extract::Scope::gpu_only ? "<td></td>" : indicator_cell(f.host_indicators, d.key);

@@ -1,5 +1,7 @@
 #include <gpucost/report/priced_views.hpp>
 
+#include <gpucost/core/text.hpp>
+
 #include <fmt/format.h>
 
 namespace gpucost::report {
@@ -30,7 +32,8 @@ std::vector<ReportFinding> report_findings(const std::vector<breakeven::Finding>
   for (const auto& f : found) {
     std::string evidence;
     for (const auto& e : f.evidence)
-      evidence += fmt::format("{}{}{} = {:g}", evidence.empty() ? "" : "; ", e.id.empty() ? "" : e.id + " ", e.key, e.value);
+      evidence += fmt::format("{}{}{} = {}", evidence.empty() ? "" : "; ", e.id.empty() ? "" : e.id + " ", e.key,
+                              text::short_number(e.value));
     out.push_back(ReportFinding{
         above_line ? "warning" : "info", f.title,
         fmt::format("Estimated saving ~{:.2f} {} ({}). Evidence: {}. {}", f.saving, config.currency, f.saving_basis,

@@ -23,6 +23,8 @@ constexpr double kCaptionRoomPx = 100; // no x tick label this close to the capt
 // must not blow up the file.
 constexpr double kMarkerMergePx = 4;
 constexpr std::size_t kTitleLinesPerMarker = 6;
+constexpr double kLegendCharPx = 6.2;   // width of a character of a legend name (11 px font)
+constexpr double kLegendSwatchPx = 18;  // length of a legend's line swatch
 
 std::string attr(std::string_view s) { return html_escape(s); }
 
@@ -44,13 +46,20 @@ void open_svg(std::string& b, double width, double height, std::string_view titl
 void chart_heading(std::string& b, const XYChart& c) {
   b += fmt::format("<text class=\"ct\" x=\"{}\" y=\"14\">{}{}</text>\n", svg_number(kLeft), attr(c.title),
                    c.y_unit.empty() ? std::string() : attr(fmt::format(" ({})", c.y_unit)));
-  // Legend of the named series, right-aligned on the title line.
+  // Legend of the named series, right-aligned on the title line: a stroke of the series' own
+  // colour (and dashes) before each name. The swatch is a line, not text: the stylesheet's grey
+  // for .lg text would win over a fill attribute.
   double x = c.width - kRight;
   for (auto it = c.series.rbegin(); it != c.series.rend(); ++it) {
     if (it->name.empty()) continue;
-    b += fmt::format("<text class=\"lg\" x=\"{}\" y=\"14\" text-anchor=\"end\" fill=\"{}\">&#9644; {}</text>\n",
-                     svg_number(x), attr(it->colour), attr(it->name));
-    x -= 14 + 7.0 * static_cast<double>(it->name.size());
+    const double text_w = kLegendCharPx * static_cast<double>(it->name.size());
+    const double swatch_end = x - text_w - 4, swatch_start = swatch_end - kLegendSwatchPx;
+    b += fmt::format("<line x1=\"{}\" y1=\"10\" x2=\"{}\" y2=\"10\" stroke=\"{}\" stroke-width=\"2.5\"{}/>",
+                     svg_number(swatch_start), svg_number(swatch_end), attr(it->colour),
+                     it->dashed ? " stroke-dasharray=\"5 3\"" : "");
+    b += fmt::format("<text class=\"lg\" x=\"{}\" y=\"14\" text-anchor=\"end\">{}</text>\n", svg_number(x),
+                     attr(it->name));
+    x = swatch_start - 12;
   }
 }
 
@@ -114,7 +123,7 @@ void rules(std::string& b, const XYChart& c, const PlotArea& p, const LinearScal
     if (y < p.top || y > p.bottom) continue;
     b += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" stroke=\"{3}\" stroke-dasharray=\"6 3\"/>",
                      svg_number(p.left), svg_number(y), svg_number(p.right), attr(r.colour));
-    b += fmt::format("<text class=\"tl\" x=\"{}\" y=\"{}\" text-anchor=\"end\" fill=\"{}\">{}</text>\n",
+    b += fmt::format("<text class=\"tl\" x=\"{}\" y=\"{}\" text-anchor=\"end\" style=\"fill:{}\">{}</text>\n",
                      svg_number(p.right - 2), svg_number(y - 3), attr(r.colour), attr(r.label));
   }
 }
@@ -211,7 +220,7 @@ void dots(std::string& b, const XYChart& c, const LinearScale& xs, const LinearS
   for (const ChartDot& d : c.dots) {
     const double x = xs(d.at.x), y = ys(d.at.y);
     b += fmt::format("<circle cx=\"{}\" cy=\"{}\" r=\"4\" fill=\"{}\"/>", svg_number(x), svg_number(y), attr(d.colour));
-    b += fmt::format("<text class=\"tl\" x=\"{}\" y=\"{}\" fill=\"{}\">{}</text>\n", svg_number(x + 6),
+    b += fmt::format("<text class=\"tl\" x=\"{}\" y=\"{}\" style=\"fill:{}\">{}</text>\n", svg_number(x + 6),
                      svg_number(d.label_above ? y - 8 : y + 14), attr(d.colour), attr(d.label));
   }
 }
@@ -331,7 +340,7 @@ std::string render_bar_chart(const BarChart& c) {
     b += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"#b00020\" stroke-dasharray=\"5 3\" "
                      "stroke-width=\"1.5\"/>",
                      svg_number(x), svg_number(top - 4), svg_number(plot_bottom));
-    b += fmt::format("<text class=\"tl\" x=\"{}\" y=\"{}\" fill=\"#b00020\">{}</text>\n", svg_number(x + 4),
+    b += fmt::format("<text class=\"tl\" x=\"{}\" y=\"{}\" style=\"fill:#b00020\">{}</text>\n", svg_number(x + 4),
                      svg_number(top - 6), attr(c.reference_label));
   }
   double lx = label_w;

@@ -50,13 +50,20 @@ std::string pct(double part, double whole) {
   return whole > 0 ? fmt::format("{:.1f} %", 100.0 * part / whole) : std::string("-");
 }
 
+/// "1 step", "3 steps": a count as the event writes it, and its noun.
+std::string counted_text(const TraceEventCopy& e, const std::string& key, std::string_view noun) {
+  const std::string n = e.text(key);
+  return fmt::format("{} {}{}", n, noun, n == "1" ? "" : "s");
+}
+
 std::string header_line(const TraceEventCopy& info) {
   std::string h = "trace";
   if (info.has("trace_name")) h += fmt::format(" {}", info.text("trace_name"));
   if (info.has("rank")) h += fmt::format("  rank {}", info.text("rank"));
   if (info.has("world_size")) h += fmt::format("/{}", info.text("world_size"));
   if (info.has("backend")) h += fmt::format(" ({})", info.text("backend"));
-  h += fmt::format("  {} records, {} GPU ops, {} steps", info.text("records"), info.text("gpu_ops"), info.text("steps"));
+  h += fmt::format("  {}, {}, {}", counted_text(info, "records", "record"), counted_text(info, "gpu_ops", "GPU op"),
+                   counted_text(info, "steps", "step"));
   if (info.has("steps_analysed")) h += fmt::format(" ({} analysed)", info.text("steps_analysed"));
   return h + "\n";
 }
@@ -64,24 +71,23 @@ std::string header_line(const TraceEventCopy& info) {
 void device_block(const TraceEventCopy& d, const std::vector<TraceEventCopy>& events, std::size_t from,
                   std::size_t to, std::string& b) {
   const double span = d.number("span_ns");
-  b += fmt::format("GPU {} {} span {}, {} ops on {} stream{}\n", d.gpu, d.text("device_name"), human_ns(span), d.text("ops"),
-                   d.text("streams"), d.text("streams") == "1" ? "" : "s");
+  b += fmt::format("GPU {} {} span {}, {} on {}\n", d.gpu, d.text("device_name"), human_ns(span),
+                   counted_text(d, "ops", "op"), counted_text(d, "streams", "stream"));
   b += fmt::format("  busy        {:>12}  {:>7}   compute {} ({}), non-compute {} ({})\n", human_ns(d.number("busy_ns")),
                    pct(d.number("busy_ns"), span), human_ns(d.number("compute_ns")), pct(d.number("compute_ns"), span),
                    human_ns(d.number("noncompute_ns")), pct(d.number("noncompute_ns"), span));
   b += fmt::format("  idle        {:>12}  {:>7}   per stream: host wait {}, short gaps {}, other {}\n",
                    human_ns(d.number("idle_ns")), pct(d.number("idle_ns"), span), human_ns(d.number("idle_host_wait_ns")),
                    human_ns(d.number("idle_short_gap_ns")), human_ns(d.number("idle_other_ns")));
-  const double ops = d.number("ops");
   if (d.has("launch_delay_p50_ns")) {
-    b += fmt::format("  launch      {:.0f} of {:.0f} ops joined to a launch call; delay p50 {}, p95 {}, p99 {}, max {}; "
+    b += fmt::format("  launch      {:.0f} of {} joined to a launch call; delay p50 {}, p95 {}, p99 {}, max {}; "
                      "over 10 ms {}\n",
-                     d.number("launched_ops"), ops, human_ns(d.number("launch_delay_p50_ns")),
+                     d.number("launched_ops"), counted_text(d, "ops", "op"), human_ns(d.number("launch_delay_p50_ns")),
                      human_ns(d.number("launch_delay_p95_ns")), human_ns(d.number("launch_delay_p99_ns")),
                      human_ns(d.number("launch_delay_max_ns")),
                      pct(d.number("launch_delays_over_10ms"), d.number("launched_ops")));
   } else {
-    b += fmt::format("  launch      no op joined to a launch call ({:.0f} ops without one)\n", ops);
+    b += fmt::format("  launch      no op joined to a launch call ({} without one)\n", counted_text(d, "ops", "op"));
   }
   b += fmt::format("  kernels     {} ({} distinct), shorter than 10 us {}{}\n", d.text("kernels"), d.text("distinct_kernels"),
                    pct(d.number("short_kernels"), d.number("kernels")),
@@ -91,8 +97,8 @@ void device_block(const TraceEventCopy& d, const std::vector<TraceEventCopy>& ev
   for (std::size_t i = from; i < to; ++i) {
     const TraceEventCopy& m = events[i];
     if (m.kind != "trace_memory" || m.gpu != d.gpu) continue;
-    b += fmt::format("  {:<11} {:.0f} ops, {}{}{}\n", m.has("direction") ? fmt::format("{} {}", m.text("op"), m.text("direction")) : m.text("op"),
-                     m.number("count"), human_ns(m.number("total_ns")),
+    b += fmt::format("  {:<11} {}, {}{}{}\n", m.has("direction") ? fmt::format("{} {}", m.text("op"), m.text("direction")) : m.text("op"),
+                     counted_text(m, "count", "op"), human_ns(m.number("total_ns")),
                      m.has("bytes") ? fmt::format(", {}", human_bytes(m.number("bytes"))) : std::string(),
                      m.has("gbps") ? fmt::format(", {:.3g} GB/s", m.number("gbps")) : std::string());
   }

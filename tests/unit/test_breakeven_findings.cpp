@@ -205,9 +205,11 @@ TEST_CASE("findings: incidents per Xid bucket, their operator time", "[breakeven
   // reset_gpu: 2 x 50/h x 0.5 h = 50; gpu_lost: 50 x 1.0 = 50; unknown: 50 x 0.5 = 25.
   REQUIRE(find(all, "incidents_reset_gpu") != nullptr);
   CHECK(find(all, "incidents_reset_gpu")->saving == Approx(50.0));
-  CHECK(find(all, "incidents_reset_gpu")->title == "2 fault(s) of bucket reset_gpu (Xid 79; 2 event(s))");
+  CHECK(find(all, "incidents_reset_gpu")->title == "2 faults of bucket reset_gpu (Xid 79; 2 events)");
   REQUIRE(find(all, "incidents_gpu_lost") != nullptr);
   CHECK(find(all, "incidents_gpu_lost")->saving == Approx(50.0));
+  CHECK(find(all, "incidents_gpu_lost")->title == "1 fault with a GPU fallen off the bus (1 event)");
+  CHECK(find(all, "incidents_gpu_lost")->saving_basis == "operator time of the 1 listed fault, once each: 50.00 USD");
   CHECK(find(all, "incidents_gpu_lost")->suggestion.find("reseat") != std::string::npos);
   REQUIRE(find(all, "incidents_other") != nullptr);
   CHECK(find(all, "incidents_other")->saving == Approx(25.0));
@@ -293,10 +295,13 @@ TEST_CASE("findings: job length and use per year at 0.5/h (worked example)", "[b
   CHECK(len->saving == Approx(1.863710 - 1.166667).epsilon(1e-5));  // 0.697044
   CHECK(len->evidence[0].key == "breakeven.job_hours");
   CHECK(len->evidence[0].value == Approx(0.876388).epsilon(1e-5));
-  // Per-minute billing: local is cheaper again from 0.88 h (minute 38 ends) to 0.885331 h.
-  CHECK(len->suggestion.find("Between 0.88 h and 0.89 h the answer flips 2 times as the cloud's bill rounds up to "
-                             "whole increments (local is cheaper just after each step); beyond 0.89 h the cloud is "
-                             "cheaper for good.") != std::string::npos);
+  // Per-minute billing: local is cheaper again from 0.88 h (minute 38 ends) to 0.885331 h. A job
+  // length under 2 h reads in minutes, as in the table (docs/outputs.md, "Units").
+  CHECK(len->title == "Rent jobs of this kind longer than 52.6 min: this 2.00 h job costs less in the cloud");
+  CHECK(len->suggestion.find("paid back after 52.6 min") != std::string::npos);
+  CHECK(len->suggestion.find("Between 52.6 min and 53.1 min the answer flips 2 times as the cloud's bill rounds up "
+                             "to whole increments (local is cheaper just after each step); beyond 53.1 min the cloud "
+                             "is cheaper for good.") != std::string::npos);
   const Finding* use = find(all, "use_per_year");
   REQUIRE(use != nullptr);
   // W x F x (1/U - 1/H*) = 2 x 1500 x (1/2044 - 1/3892.73) = 0.697044: at H* the premium is 0.

@@ -39,6 +39,17 @@ breakeven::JobInputs job() {
   return j;
 }
 
+/// A fault of one Xid on GPU0 at `minute` of the window (as extract groups them).
+extract::WindowFault fault(int minute, const char* bucket, int code) {
+  extract::WindowFault w;
+  w.ts_ns = w.last_ts_ns = static_cast<std::int64_t>(minute) * 60'000'000'000;
+  w.device = "GPU0";
+  w.bucket = bucket;
+  w.members = {{"xid", code, 1}};
+  w.count = 1;
+  return w;
+}
+
 double number(simdjson::dom::element doc, const char* pointer) {
   double d = 0;
   INFO(pointer);
@@ -90,7 +101,8 @@ TEST_CASE("breakeven: JSON report has every key of the issue", "[breakeven]") {
   const std::string table = report::breakeven_table(r, c, f);
   CHECK(table.find("break-even job length  52.6 min: local is cheaper for jobs shorter than this, again between "
                    "52.8 min and 53.1 min; the cloud is cheaper beyond 53.1 min\n") != std::string::npos);
-  CHECK(table.find("line crossed at        1.05 h: beyond it the premium exceeds 12.0 %\n") != std::string::npos);
+  CHECK(table.find("line crossed at        63.1 min: beyond it the premium exceeds 12.0 %\n") != std::string::npos);
+  CHECK(table.find("job       1970-01-01T00:00:00Z .. 1970-01-01T02:00:00Z  (2.00 h, 2 GPUs)\n") != std::string::npos);
 }
 
 TEST_CASE("breakeven: the table words alternating crossings", "[breakeven][crossings]") {
@@ -111,8 +123,9 @@ TEST_CASE("breakeven: the table words alternating crossings", "[breakeven][cross
   const auto r = breakeven::compute(c, j);
   REQUIRE(r.local_total == Approx(8.0));
   const std::string table = report::breakeven_table(r, c, f);
+  // Minutes below 2 h, hours from 2 h on (docs/outputs.md, "Units").
   CHECK(table.find("break-even job length  45.0 min: local is cheaper for jobs shorter than this, again between "
-                   "1.00 h and 1.50 h and between 2.00 h and 2.25 h; the cloud is cheaper beyond 2.25 h\n") !=
+                   "60.0 min and 90.0 min and between 2.00 h and 2.25 h; the cloud is cheaper beyond 2.25 h\n") !=
         std::string::npos);
 }
 
@@ -137,4 +150,37 @@ TEST_CASE("breakeven: JSON report writes null and a reason where no break-even e
   const std::string table = report::breakeven_table(r, c, f);
   CHECK(table.find("break-even job length  none: ") != std::string::npos);
   CHECK(table.find("below the line") != std::string::npos);
+}
+
+TEST_CASE("breakeven: a storm of faults is 20 lines and a count in the table, all of it in the JSON",
+          "[breakeven][faults]") {
+  // 30 faults, one a minute; the 28th costs a reboot (1 h), the others a restart (0.1 h).
+  const auto c = config(0.5);
+  breakeven::JobInputs j = job();
+  for (int i = 0; i < 30; ++i) j.faults.push_back(i == 27 ? fault(i, "reboot", 79) : fault(i, "restart_app", 13));
+  extract::Features f;
+  f.to_ns = 7'200'000'000'000;
+  const auto r = breakeven::compute(c, j);
+  REQUIRE(r.incidents.size() == 30);
+  const std::string table = report::breakeven_table(r, c, f);
+  std::size_t lines = 0;
+  for (std::size_t at = table.find("\n  1970-"); at != std::string::npos; at = table.find("\n  1970-", at + 1)) ++lines;
+  CHECK(lines == 20);
+  CHECK(table.find("incidents (a fault is priced once, at its most severe member's bucket; the 20 costliest of 30, "
+                   "in time order)\n") != std::string::npos);
+  // The costliest are shown: the reboot, then the earliest restarts; the 10 others as one line.
+  CHECK(table.find("1970-01-01T00:27:00Z  Xid 79 (reboot)") != std::string::npos);
+  CHECK(table.find("1970-01-01T00:18:00Z") != std::string::npos);
+  CHECK(table.find("1970-01-01T00:19:00Z") == std::string::npos);
+  CHECK(table.find("  \u2026 and 10 more (see --json): 50.00 USD, 60.0 min operator time\n") != std::string::npos);
+  CHECK(report::incidents_shown(r).size() == 20);
+  CHECK(report::incidents_shown(r, 40).size() == 30);
+
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  const std::string json = report::breakeven_json(r, c, f);
+  REQUIRE(parser.parse(json).get(doc) == simdjson::SUCCESS);
+  simdjson::dom::array incidents;
+  REQUIRE(doc.at_pointer("/incidents").get_array().get(incidents) == simdjson::SUCCESS);
+  CHECK(incidents.size() == 30);
 }

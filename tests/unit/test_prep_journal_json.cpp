@@ -6,6 +6,8 @@
 
 #include "support.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <string>
 
@@ -222,4 +224,17 @@ TEST_CASE("prep::journal-json: detection from the first object", "[prep][journal
   prep::Format f{};
   REQUIRE(prep::format_from_name("journal-json", f));
   CHECK(f == prep::Format::journal_json);
+}
+
+TEST_CASE("prep::journal-json: one boot past the listed ones is counted in the singular", "[prep][journal-json]") {
+  // 21 boots: 20 listed, then "1 more boot not listed".
+  std::string text;
+  for (int i = 0; i < 21; ++i)
+    text += fmt::format(R"({{"__REALTIME_TIMESTAMP":"{}","__MONOTONIC_TIMESTAMP":"5000000","_BOOT_ID":"{:032x}",)"
+                        R"("SYSLOG_IDENTIFIER":"kernel","MESSAGE":"hello"}})"
+                        "\n",
+                        1700000000000000LL + i * 1000000000LL, i);
+  const PrepRun r = run_prep_text(text);
+  CHECK(has_note(r, "1 more boot not listed"));
+  CHECK_FALSE(has_note(r, "1 more boots"));
 }

@@ -365,3 +365,11 @@ TEST_CASE("prep::query-csv: Windows PowerShell's UTF-16 output reads as the UTF-
   CHECK(r.events[1].metric("pstate") == 2);  // "P2"
   CHECK(r.events[0].ts_ns == utc_ns(2025, 2, 14, 9, 30, 1, 507));
 }
+
+TEST_CASE("prep::query-csv: a one-field header is counted in the singular", "[prep][query-csv]") {
+  prep::PrepOptions o;
+  o.forced = prep::Format::query_csv;
+  const PrepRun r = run_prep_text("power.draw [W]\n251.30 W\n249.90 W, 66\n", o);
+  REQUIRE(r.stats.examples.size() == 1);
+  CHECK(r.stats.examples[0].reason == "expected 1 field as in the header, found 2");
+}

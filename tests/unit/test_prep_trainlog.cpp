@@ -459,3 +459,13 @@ TEST_CASE("prep::trainlog: hand-written epoch/step messages and a coloured Ray p
   CHECK(field(r.events[2], "worker") == "RayTrainWorker pid=7");
   CHECK(field(r.events[2], "step") == "30");
 }
+
+TEST_CASE("prep::trainlog: one event without a timestamp is named in the singular", "[prep][trainlog]") {
+  const PrepRun r = run_prep_text("2024-06-12 10:00:01,120\tINFO worker.py:1724 -- Started a local Ray instance.\n"
+                                  "{'loss': 0.6931, 'grad_norm': 1.25, 'learning_rate': 4.8e-05, 'epoch': 0.2}\n");
+  std::string notes;
+  for (const auto& n : r.stats.notes) notes += n + "\n";
+  INFO(notes);
+  CHECK(notes.find("1 event from lines without a timestamp (HF Trainer dicts, tqdm bars, plain messages) takes the "
+                   "time of the nearest timestamped line before it") != std::string::npos);
+}

@@ -8,6 +8,7 @@
 #include <gpucost/report/lttb.hpp>
 #include <gpucost/report/svg_chart.hpp>
 #include <gpucost/report/timeline.hpp>
+#include <gpucost/report/trace_report.hpp>
 
 #include <pugixml.hpp>
 
@@ -221,4 +222,114 @@ TEST_CASE("report: no findings, no trace: those sections stay out", "[report][ht
   CHECK_FALSE(doc.select_node("//section[@id='trace']"));
   CHECK(doc.select_node("//section[@id='verdict']"));
   CHECK(doc.select_node("//section[@id='indicators']"));
+}
+
+namespace {
+
+/// A fault of one Xid on GPU0 at `minute` of the window.
+extract::WindowFault xid_fault(int minute, const char* bucket, int code) {
+  extract::WindowFault w;
+  w.ts_ns = w.last_ts_ns = static_cast<std::int64_t>(minute) * 60 * kS;
+  w.device = "GPU0";
+  w.bucket = bucket;
+  w.members = {{"xid", code, 1}};
+  w.count = 1;
+  return w;
+}
+
+extract::IndicatorValue null_because(const char* reason) { return extract::IndicatorValue{std::nullopt, reason}; }
+
+std::size_t count_of(const std::string& s, const std::string& what) {
+  std::size_t n = 0;
+  for (std::size_t at = s.find(what); at != std::string::npos; at = s.find(what, at + 1)) ++n;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("report: what people read adds up: resale, zero, no trace, legend, a storm of faults", "[report][html]") {
+  auto config = test_config();
+  config.cloud_name = "cloud";
+  config.hardware_price = 38000;
+  config.residual_fraction = 0.15;
+  config.lifetime_years = 4;
+  config.use_hours_per_year = 4000;
+  breakeven::JobInputs job;
+  job.wall_h = 1.0;
+  job.energy_kwh = {0.4, 0.4};
+  job.util = {0.5, 0.5};
+  for (int i = 0; i < 25; ++i) job.faults.push_back(i == 22 ? xid_fault(i, "reboot", 79) : xid_fault(i, "restart_app", 13));
+  const auto result = breakeven::compute(config, job);
+  report::ReportSources sources;
+  auto& f = sources.features;
+  f.to_ns = 3600 * kS;
+  sources.from_features_document = true;
+  f.gpus.resize(2);
+  f.gpus[1].gpu = 1;
+  f.host_indicators["traces"] = extract::IndicatorValue{0, ""};
+  f.host_indicators["energy_filled_fraction"] = extract::IndicatorValue{4.04103e-15, ""};
+  f.host_indicators["gpu_busy_s"] = null_because("no Kineto trace with GPU ops among the inputs");
+  f.host_indicators["trace_steps"] = null_because("no Kineto trace among the inputs");
+  f.host_indicators["mem_temp_mean_c"] = null_because("no memory temperature samples");
+  for (auto& g : f.gpus) {
+    g.indicators["gpu_busy_s"] = null_because("no Kineto trace with GPU ops among the inputs");
+    g.indicators["mem_temp_mean_c"] = null_because("no memory temperature samples");
+  }
+  const std::string html = report::html_report({result, config, sources, {}, {}, {}});
+  pugi::xml_document doc;
+  REQUIRE(doc.load_string(html.c_str()));
+
+  // The amortisation's basis names every factor: 38000 x (1 - 0.15) / (4 x 4000) = 2.0187 per hour.
+  CHECK(html.find("38000 EUR less 15 % resale value (5700 EUR), over 4 years of 4000 h of use: 2.0187 EUR per job "
+                  "hour") != std::string::npos);
+  // Rounding noise of a ratio reads as 0.
+  CHECK(html.find("4.04103e-15") == std::string::npos);
+  CHECK(html.find("\">energy_filled_fraction</td><td>ratio</td><td class=\"num\">0</td>") != std::string::npos);
+  // Without a trace, its indicators are one row; other nulls keep theirs.
+  CHECK(html.find("2 trace indicators: no trace given") != std::string::npos);
+  CHECK(html.find("null: no Kineto trace") == std::string::npos);
+  CHECK(count_of(html, "null: no memory temperature samples") == 3);
+  // The break-even legend: each name after a stroke of its line's colour (the stylesheet greys .lg text).
+  CHECK(html.find("stroke=\"#1f6fb2\" stroke-width=\"2.5\"/><text class=\"lg\"") != std::string::npos);
+  CHECK(html.find("stroke=\"#e07b00\" stroke-width=\"2.5\"/><text class=\"lg\"") != std::string::npos);
+  CHECK(html.find("stroke=\"#b00020\" stroke-width=\"2.5\" stroke-dasharray=\"5 3\"/><text class=\"lg\"") !=
+        std::string::npos);
+  CHECK(html.find("&#9644;") == std::string::npos);
+  // 25 faults: the 20 costliest (the reboot among them) and a note of the 5 others; the total stays.
+  const auto rows = doc.select_nodes("//section[@id='incidents']/table/tr");
+  CHECK(rows.size() == 21);  // the header and 20
+  CHECK(html.find("Xid 79 (reboot)") != std::string::npos);
+  CHECK(html.find("The 20 costliest of 25 incidents. \u2026 and 5 more: 25.00 EUR, 30.0 min operator time") !=
+        std::string::npos);
+  CHECK(html.find("<td>incidents</td><td class=\"num\">170.00 EUR</td><td>25 faults of 25 events in the window</td>") !=
+        std::string::npos);
+
+  SECTION("with a trace, its null indicators keep their rows") {
+    f.host_indicators["traces"] = extract::IndicatorValue{1, ""};
+    const std::string traced = report::html_report({result, config, sources, {}, {}, {}});
+    CHECK(traced.find("trace indicators: no trace given") == std::string::npos);
+    CHECK(count_of(traced, "null: no Kineto trace with GPU ops among the inputs") == 3);
+  }
+}
+
+TEST_CASE("report: the trace table counts in the singular where there is one", "[report][trace]") {
+  report::TraceEventCopy info;
+  info.kind = "trace_info";
+  info.fields = {{"records", "1"}, {"gpu_ops", "1"}, {"steps", "1"}};
+  report::TraceEventCopy device;
+  device.kind = "trace_device";
+  device.gpu = 0;
+  device.fields = {{"ops", "1"}, {"streams", "1"}, {"span_ns", "1000"}, {"kernels", "1"}};
+  report::TraceEventCopy memcpy;
+  memcpy.kind = "trace_memory";
+  memcpy.gpu = 0;
+  memcpy.fields = {{"op", "memcpy"}, {"count", "1"}, {"total_ns", "500"}};
+  const std::string table = report::trace_table({info, device, memcpy});
+  INFO(table);
+  CHECK(table.find("  1 record, 1 GPU op, 1 step\n") != std::string::npos);
+  CHECK(table.find("span 1.0 us, 1 op on 1 stream\n") != std::string::npos);
+  CHECK(table.find("no op joined to a launch call (1 op without one)") != std::string::npos);
+  CHECK(table.find("  memcpy      1 op, ") != std::string::npos);
+  info.fields = {{"records", "4"}, {"gpu_ops", "2"}, {"steps", "0"}};
+  CHECK(report::trace_table({info}).find("  4 records, 2 GPU ops, 0 steps\n") != std::string::npos);
 }

@@ -1,4 +1,5 @@
-// Small allocation-free helpers for parsing text fields: trimming, numbers, JSON number shape.
+// Small helpers for text: parsing fields (trimming, numbers, JSON number shape) and the few
+// formatting rules every people-facing output shares (durations, counted nouns, rounding noise).
 #pragma once
 
 #include <cstdint>
@@ -57,5 +58,24 @@ bool iequals(std::string_view a, std::string_view b);
 
 /// Edit distance, for "did you mean" hints.
 std::size_t edit_distance(std::string_view a, std::string_view b);
+
+/// Below this many hours a job length or duration is printed in minutes, from it on in hours.
+inline constexpr double kMinutesBelowHours = 2.0;
+
+/// A job length or other duration given in hours, as printed to people everywhere (table,
+/// findings, Markdown note, HTML report, history; docs/outputs.md, "Units"): minutes with one
+/// decimal below 2 h ("0.0 min", "45.0 min", "119.9 min"), hours with two decimals from 2 h on
+/// ("2.00 h", "36.25 h"); the rule is applied to the rounded minutes, so 1.9999 h is "2.00 h".
+/// "none" when not finite. JSON, CSV and Prometheus keep their documented fixed units.
+std::string duration_hours(double hours);
+
+/// "1 step", "0 steps", "2 faults": the count and the noun, in the plural unless the count is 1.
+/// `plural` defaults to `singular` + "s" ("loss" needs "losses").
+std::string counted(long long count, std::string_view singular, std::string_view plural = {});
+
+/// A value for people with 6 significant digits ("{:.6g}"), but 0 when it is zero up to rounding
+/// (|v| < 1e-9, e.g. 4.04103e-15 from 1 - a / a): an indicator, a ratio or a parameter, never a
+/// figure that is legitimately that small in its unit. "-0" never appears.
+std::string short_number(double v);
 
 }  // namespace gpucost::text

@@ -7,6 +7,7 @@
 #include <gpucost/breakeven/findings.hpp>
 #include <gpucost/extract/extract.hpp>
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <vector>
@@ -31,6 +32,14 @@ struct BreakevenExtras {
   /// Ranked findings: computed above the line or with --explain, else null (no key in the JSON).
   std::optional<std::vector<breakeven::Finding>> findings;
 };
+
+/// People-facing lists (the table, the HTML report) show at most this many incidents.
+inline constexpr std::size_t kIncidentsShown = 20;
+
+/// The incidents a people-facing list shows, as indexes into r.incidents in time order: all of
+/// them up to `limit`, else the `limit` costliest (the earlier first among equal costs), so that
+/// a storm of cheap faults cannot hide the one that cost a reboot. JSON lists them all.
+std::vector<std::size_t> incidents_shown(const breakeven::Result& r, std::size_t limit = kIncidentsShown);
 
 std::string breakeven_json(const breakeven::Result& r, const breakeven::CostConfig& c, const extract::Features& f,
                            const BreakevenExtras& extras = {});
