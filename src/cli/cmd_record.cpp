@@ -24,7 +24,9 @@ void print_notes(const std::vector<std::string>& notes, bool quiet) {
   for (const std::string& n : notes) fmt::print(stderr, "{} record: {}\n", prefix(Level::note), n);
 }
 
-/// The HTML report of the same run (--report): no ledger row, textfile or note a second time.
+constexpr std::int64_t kNsPerMs = 1'000'000;
+
+/// The HTML report of the same run (--report): no ledger row, textfile, note or warning a second time.
 int report_run(const ModelArgs& a, const std::string& path, std::int64_t end_ns) {
   ReportArgs r;
   r.model = a;
@@ -32,11 +34,14 @@ int report_run(const ModelArgs& a, const std::string& path, std::int64_t end_ns)
   r.model.prom.clear();
   r.model.ledger.clear();
   r.model.suggest.clear();
-  r.generated_at = fmt::format("{} by gpucost record", format_utc(end_ns));
+  r.model.in.quiet = true;
+  r.diagnostics = false;
+  r.generated_at = fmt::format("{} by gpucost record", format_utc(end_ns / kNsPerSecond * kNsPerSecond));
   return run_report(r);
 }
 
-/// Exit status: the command's when it failed; else breakeven's over the run folder.
+/// Exit status: the command's when it failed (non-zero); else breakeven's over the run folder,
+/// which --fail-above makes 3 above the line.
 int run_record(RecordArgs& args) {
   ModelArgs& a = args.model;
   auto po = pipeline::prep_options(a.in.settings);  // checks the shared options and fills in the host name
@@ -44,12 +49,17 @@ int run_record(RecordArgs& args) {
   record::RecordOptions o;
   o.command = args.command;
   o.run_dir = args.run_dir.empty() ? record::default_run_dir(wall_clock_ns()) : args.run_dir;
+  o.numbered_run_dir = args.run_dir.empty();
   o.interval_ms = args.interval_ms;
   o.host = po->host;
   o.version = GPUCOST_VERSION;
   o.quiet = a.in.quiet;
   auto run = record::record_run(o);
-  if (!run) return fail(run.error());
+  if (!run) {
+    Error e = run.error();
+    e.message += "; the command was not run";
+    return fail(e);
+  }
   std::vector<std::string> notes = run->notes;
   const std::vector<std::string> files = record::priceable_files(*run, notes);
   print_notes(notes, a.in.quiet);
@@ -62,9 +72,12 @@ int run_record(RecordArgs& args) {
     return run->exit_status != 0 ? run->exit_status : kError;
   }
   a.in.inputs = files;
-  // The job is the command's run: samples taken before it started or after it ended are not priced.
-  if (a.from.empty()) a.from = format_utc(run->start_ns);
-  if (a.to.empty()) a.to = format_utc(run->end_ns);
+  // The job is the command's run, from the sample taken before it started to the one after it
+  // ended (to the millisecond): samples of other times are not priced. A training log without
+  // times counts from the command's start (record has no --start of its own: never asks for it).
+  if (a.from.empty()) a.from = format_utc(run->from_ns / kNsPerMs * kNsPerMs);
+  if (a.to.empty()) a.to = format_utc((run->to_ns + kNsPerMs - 1) / kNsPerMs * kNsPerMs);
+  if (a.in.settings.start.empty()) a.in.settings.start = format_utc(run->start_ns / kNsPerMs * kNsPerMs);
   const int priced = run_breakeven(a);
   const int reported = args.report.empty() ? kOk : report_run(a, args.report, run->end_ns);
   if (run->exit_status != 0) return run->exit_status;
@@ -81,13 +94,16 @@ Runner define_record(CLI::App& cmd) {
       ->type_name("CMD [ARGS...]")->required();
   cmd.add_option("--report", args->report, "also write the HTML report of the run (see gpucost report)")
       ->type_name("FILE.html")->group("Output");
-  cmd.add_option("--run-dir", args->run_dir, "folder for the run (default ./gpucost-run-YYYYmmdd-HHMMSS)")
+  cmd.add_option("--run-dir", args->run_dir, "folder for the run (default ./gpucost-run-YYYYmmdd-HHMMSS, with -2, -3, ... when taken)")
       ->type_name("DIR")->group("Record");
   cmd.add_option("--interval-ms", args->interval_ms, "nvidia-smi sampling interval (default 1000)")
       ->type_name("MS")->check(CLI::Range(10, 3600000))->group("Record");
   add_clock_and_verbosity_options(&cmd, args->model.in);
   cmd.footer("Example: gpucost record --ledger runs.sqlite -- python train.py --epochs 3\n"
-             "Exit status: the command's when it failed, else breakeven's. See README.md.");
+             "Exit status: the command's when it failed (non-zero; 128 + N when signal N ended it, 127 when\n"
+             "it could not start); when it succeeded, breakeven's: 0, 2 (an error, or nothing to price),\n"
+             "3 (--fail-above and the premium is above the line). An error before the command starts (e.g. the\n"
+             "run folder holds a run) is 2 and says that the command was not run. See README.md.");
   return [args] { return run_record(*args); };
 }
 

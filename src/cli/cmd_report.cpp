@@ -18,7 +18,7 @@ int run_report(const ReportArgs& args) {
   Inputs& inputs = run->inputs;
   std::vector<prep::InputStats> stats;
   auto sources = report::load_report_sources(inputs.paths, inputs.prep, inputs.clock, run->window, stats);
-  const int status = finish_inputs(stats, a.in, inputs.clock);
+  const int status = finish_inputs(args.diagnostics ? stats : std::vector<prep::InputStats>{}, a.in, inputs.clock);
   if (!sources) return fail(sources.error());
   if (config.tariff_tz.empty()) config.tariff_tz = inputs.clock.name();
   auto options = price_options(a, stats);
@@ -27,7 +27,7 @@ int run_report(const ReportArgs& args) {
   options->sensitivity = false;
   auto priced = breakeven::price_job(std::move(config), run->offer, sources->features, *options);
   if (!priced) return fail(priced.error());
-  print_notices(priced->notices, a.in.quiet);
+  if (args.diagnostics) print_notices(priced->notices, a.in.quiet);
   const breakeven::Result& result = priced->result;
   const report::BreakevenExtras extras = report::extras_of(*priced, report::logs_zone(stats, inputs.clock.name()));
   const auto findings = report::report_findings(*priced->findings, priced->config, result.above_line);

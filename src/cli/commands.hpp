@@ -37,6 +37,7 @@ struct ReportArgs {
   ModelArgs model;
   double temp_threshold_c = 78.0;
   std::string generated_at;
+  bool diagnostics = true;  ///< false: no input warnings or pricing notices (record's second pass)
 };
 /// The HTML report over the inputs of `args` (record writes its --report with it).
 int run_report(const ReportArgs& args);

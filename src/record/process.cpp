@@ -1,10 +1,13 @@
 #include "process.hpp"
 
+#include <gpucost/core/time.hpp>
+
 #include <atomic>
 #include <cerrno>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -88,6 +91,34 @@ int wait_for(pid_t pid) {
     if (::waitpid(pid, &status, 0) == pid) return status;
     if (errno != EINTR) return -1;
   }
+}
+
+namespace {
+
+/// waitpid(WNOHANG) every 10 ms until `deadline_ns`: the raw status, or -1.
+int poll_exit(pid_t pid, std::int64_t deadline_ns) {
+  for (;;) {
+    int status = 0;
+    const pid_t got = ::waitpid(pid, &status, WNOHANG);
+    if (got == pid) return status;
+    if (got < 0 && errno != EINTR) return -1;
+    if (wall_clock_ns() >= deadline_ns) return -1;
+    const timespec pause{0, 10'000'000};
+    ::nanosleep(&pause, nullptr);
+  }
+}
+
+}  // namespace
+
+int wait_within(pid_t pid, int timeout_ms, bool& timed_out) {
+  timed_out = false;
+  const int status = poll_exit(pid, wall_clock_ns() + std::int64_t{timeout_ms} * 1'000'000);
+  if (status >= 0 || ::kill(pid, 0) != 0) return status;
+  timed_out = true;
+  ::kill(-pid, SIGKILL);  // its group when it leads one (spawn's own_group): a script's children too
+  ::kill(pid, SIGKILL);
+  (void)poll_exit(pid, wall_clock_ns() + 1'000'000'000);
+  return -1;
 }
 
 int exit_code(int raw_status) {

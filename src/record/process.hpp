@@ -35,6 +35,10 @@ class SignalForwarder {
 
 /// waitpid() that retries on EINTR; returns the raw status, or -1.
 int wait_for(pid_t pid);
+/// wait_for() for at most `timeout_ms`; then SIGKILL (to its process group too, when spawned with
+/// own_group) and up to a second more (a process stuck in the driver may not die: it is left
+/// behind). Returns the raw status, or -1 with `timed_out` set.
+int wait_within(pid_t pid, int timeout_ms, bool& timed_out);
 /// The shell's convention: the exit code, or 128 + N for a process ended by signal N.
 int exit_code(int raw_status);
 

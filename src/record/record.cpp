@@ -28,17 +28,32 @@ std::string in_dir(const std::string& dir, std::string_view name) { return fmt::
 
 /// A file of the run folder, opened for writing (close-on-exec: children get it by dup2 only).
 int create_file(const std::string& path) { return ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644); }
+/// The same, appended to.
+int append_file(const std::string& path) { return ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644); }
 
-Status make_run_dir(const std::string& dir) {
-  if (::mkdir(dir.c_str(), 0755) == 0) return {};
-  const int err = errno;
-  struct stat st {};
-  if (err == EEXIST && ::stat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode) &&
-      ::access(in_dir(dir, kMetadataFile).c_str(), F_OK) != 0)
-    return {};
-  return make_error(ErrorKind::io, fmt::format("{}: cannot make the run folder: {}", dir,
-                                               err == EEXIST ? "it already holds a run" : std::strerror(err)),
-                    "give another --run-dir, or leave it out for a new dated folder");
+/// Makes the run folder. A folder named by --run-dir may exist when it holds no run yet; a dated
+/// default name is never shared (another record may be filling it): when it is taken, -2, -3, ...
+/// is added, each made atomically by mkdir.
+Expected<std::string> make_run_dir(const std::string& dir, bool numbered) {
+  constexpr int kMaxSuffix = 999;
+  for (int n = 1; n <= kMaxSuffix; ++n) {
+    std::string path = n == 1 ? dir : fmt::format("{}-{}", dir, n);
+    if (::mkdir(path.c_str(), 0755) == 0) return path;
+    const int err = errno;
+    if (err == EEXIST && numbered) continue;
+    struct stat st {};
+    const bool is_dir = err == EEXIST && ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+    const bool holds_run = is_dir && ::access(in_dir(path, kMetadataFile).c_str(), F_OK) == 0;
+    if (is_dir && !holds_run) return path;
+    const char* why = holds_run ? "it already holds a run (run.json)"
+                      : err == EEXIST ? "a file of that name is in the way"
+                                      : std::strerror(err);
+    return make_error(ErrorKind::io, fmt::format("{}: cannot make the run folder: {}", path, why),
+                      numbered ? "run gpucost record from a folder it can write to, or give --run-dir"
+                               : "give another --run-dir, or leave it out for a new dated folder");
+  }
+  return make_error(ErrorKind::io, fmt::format("{}: cannot make the run folder: {} to {}-{} are taken", dir, dir, dir, kMaxSuffix),
+                    "give --run-dir, or move the old run folders away");
 }
 
 void write_all(int fd, const char* data, std::size_t n) {
@@ -85,11 +100,39 @@ void tee_output(int out_r, int err_r, int log_fd, pid_t child, int& raw_status, 
     if (p.fd >= 0) ::close(p.fd);
 }
 
+/// How long a one-shot nvidia-smi may take before it is given up (the driver's start-up can take
+/// seconds without persistence mode; a GPU that fell off the bus can hang it).
+constexpr int kOneShotTimeoutMs = 10'000;
+constexpr std::string_view kSmiStderrFile = "nvidia-smi.stderr";
+
 struct Sampler {
-  pid_t pid = -1;
+  pid_t pid = -1;    ///< the looping nvidia-smi
   std::string path;  ///< nvidia-smi's full path; empty when missing
+  bool started = false;  ///< the sample at the start came: there is telemetry, with its header
 };
 
+/// One nvidia-smi query, its rows appended to the telemetry (with the header when `header`).
+/// Returns whether it answered; a note says why not.
+bool sample_once(const std::string& smi, const std::string& dir, bool header, std::string_view when,
+                 std::vector<std::string>& notes) {
+  const int out = append_file(in_dir(dir, kTelemetryFile));
+  const int err = append_file(in_dir(dir, kSmiStderrFile));
+  const pid_t pid = spawn({smi, fmt::format("--query-gpu={}", kQueryFields), header ? "--format=csv" : "--format=csv,noheader"},
+                          Streams{-1, out, err}, true);
+  if (out >= 0) ::close(out);
+  if (err >= 0) ::close(err);
+  bool timed_out = false;
+  const int code = pid > 0 ? exit_code(wait_within(pid, kOneShotTimeoutMs, timed_out)) : 127;
+  if (timed_out)
+    notes.push_back(fmt::format("nvidia-smi did not answer within {} s at the {} and was stopped", kOneShotTimeoutMs / 1000, when));
+  else if (code != 0)
+    notes.push_back(fmt::format("nvidia-smi failed at the {} (exit status {}, see {})", when, code,
+                                in_dir(dir, kSmiStderrFile)));
+  return !timed_out && code == 0;
+}
+
+/// A sample at once (so that even a command shorter than the interval has telemetry), then the
+/// looping sampler appending to it.
 Sampler start_sampler(const RecordOptions& o, const std::string& dir, std::vector<std::string>& notes) {
   Sampler s;
   s.path = find_in_path("nvidia-smi");
@@ -98,30 +141,43 @@ Sampler start_sampler(const RecordOptions& o, const std::string& dir, std::vecto
                        "will be missing)");
     return s;
   }
-  const int out = create_file(in_dir(dir, kTelemetryFile));
-  const int err = create_file(in_dir(dir, "nvidia-smi.stderr"));
-  s.pid = spawn({s.path, fmt::format("--query-gpu={}", kQueryFields), "--format=csv", fmt::format("-lms={}", o.interval_ms)},
+  for (const std::string_view name : {kTelemetryFile, kSmiStderrFile}) {
+    const int fd = create_file(in_dir(dir, name));
+    if (fd >= 0) ::close(fd);
+  }
+  if (!sample_once(s.path, dir, true, "start", notes)) {
+    notes.back() += ": no GPU telemetry recorded";
+    return s;
+  }
+  s.started = true;
+  const int out = append_file(in_dir(dir, kTelemetryFile));
+  const int err = append_file(in_dir(dir, kSmiStderrFile));
+  s.pid = spawn({s.path, fmt::format("--query-gpu={}", kQueryFields), "--format=csv,noheader",
+                 fmt::format("-lms={}", o.interval_ms)},
                 Streams{-1, out, err}, true);
-  ::close(out);
-  ::close(err);
+  if (out >= 0) ::close(out);
+  if (err >= 0) ::close(err);
   return s;
 }
 
-/// Stops nvidia-smi with SIGTERM; notes when it had stopped on its own with an error.
+/// Stops the looping nvidia-smi with SIGTERM (noting when it had stopped on its own with an
+/// error), then takes the sample at the exit.
 void stop_sampler(const Sampler& s, const std::string& dir, std::vector<std::string>& notes) {
-  if (s.pid <= 0) return;
-  int status = 0;
-  const bool ended_early = ::waitpid(s.pid, &status, WNOHANG) == s.pid;
-  if (!ended_early) {
-    ::kill(s.pid, SIGTERM);
-    status = wait_for(s.pid);
+  if (s.pid > 0) {
+    int status = 0;
+    const bool ended_early = ::waitpid(s.pid, &status, WNOHANG) == s.pid;
+    if (!ended_early) {
+      ::kill(s.pid, SIGTERM);
+      status = wait_for(s.pid);
+    }
+    if (ended_early && exit_code(status) != 0)
+      notes.push_back(fmt::format("nvidia-smi stopped early (exit status {}): see {}", exit_code(status),
+                                  in_dir(dir, kSmiStderrFile)));
   }
-  if (ended_early && exit_code(status) != 0)
-    notes.push_back(fmt::format("nvidia-smi stopped early (exit status {}): see {}", exit_code(status),
-                                in_dir(dir, "nvidia-smi.stderr")));
+  if (s.started) sample_once(s.path, dir, false, "exit", notes);
   struct stat st {};
-  if (::stat(in_dir(dir, "nvidia-smi.stderr").c_str(), &st) == 0 && st.st_size == 0)
-    ::unlink(in_dir(dir, "nvidia-smi.stderr").c_str());
+  if (!s.path.empty() && ::stat(in_dir(dir, kSmiStderrFile).c_str(), &st) == 0 && st.st_size == 0)
+    ::unlink(in_dir(dir, kSmiStderrFile).c_str());
 }
 
 /// The kernel messages of the run window, as journalctl exports them.
@@ -200,18 +256,22 @@ std::string default_run_dir(std::int64_t now) {
 Expected<RecordResult> record_run(const RecordOptions& o) {
   if (o.command.empty()) return make_error(ErrorKind::usage, "record: no command", "e.g. gpucost record -- python train.py");
   RecordResult r;
-  r.run_dir = o.run_dir;
-  if (auto st = make_run_dir(r.run_dir); !st) return st.error();
+  auto dir = make_run_dir(o.run_dir, o.numbered_run_dir);
+  if (!dir) return dir.error();
+  r.run_dir = std::move(*dir);
   const int log_fd = create_file(in_dir(r.run_dir, kTrainLogFile));
   if (log_fd < 0)
     return make_error(ErrorKind::io, fmt::format("{}: cannot write: {}", in_dir(r.run_dir, kTrainLogFile), std::strerror(errno)));
-  const Sampler sampler = start_sampler(o, r.run_dir, r.notes);
-  r.sampled = sampler.pid > 0;
   int out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1};
   if (::pipe2(out_pipe, O_CLOEXEC) != 0 || ::pipe2(err_pipe, O_CLOEXEC) != 0) {
-    ::close(log_fd);
-    return make_error(ErrorKind::io, fmt::format("record: cannot make a pipe: {}", std::strerror(errno)));
+    const int err = errno;
+    for (const int fd : {log_fd, out_pipe[0], out_pipe[1]})
+      if (fd >= 0) ::close(fd);
+    return make_error(ErrorKind::io, fmt::format("record: cannot make a pipe: {}", std::strerror(err)));
   }
+  r.from_ns = wall_clock_ns();
+  const Sampler sampler = start_sampler(o, r.run_dir, r.notes);
+  r.sampled = sampler.started;
   r.start_ns = wall_clock_ns();
   const pid_t child = spawn(o.command, Streams{-1, out_pipe[1], err_pipe[1]}, false);
   ::close(out_pipe[1]);
@@ -230,8 +290,15 @@ Expected<RecordResult> record_run(const RecordOptions& o) {
   r.exit_status = child > 0 ? exit_code(raw) : 127;
   r.signal = child > 0 && raw >= 0 && WIFSIGNALED(raw) ? WTERMSIG(raw) : 0;
   stop_sampler(sampler, r.run_dir, r.notes);
+  r.to_ns = wall_clock_ns();
+  if (!r.sampled) {
+    r.from_ns = r.start_ns;
+    r.to_ns = r.end_ns;
+  }
   r.journal = collect_journal(r.run_dir, r.start_ns, r.end_ns, r.notes);
-  if (auto st = write_text(in_dir(r.run_dir, kMetadataFile), metadata_json(o, r, sampler.path)); !st) return st.error();
+  // The command has run: a metadata file that cannot be written is a note, its status is kept.
+  if (auto st = write_text(in_dir(r.run_dir, kMetadataFile), metadata_json(o, r, sampler.path)); !st)
+    r.notes.push_back(st.error().message);
   return r;
 }
 

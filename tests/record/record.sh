@@ -15,16 +15,28 @@ export TZ=UTC LC_ALL=C
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 mkdir bin
-# The stand-in: the header and a row per GPU every 0.2 s (the shape of testdata/query-csv/*),
-# until it is stopped; it records its arguments.
+# The stand-in, shaped like the real one: a pause (the driver's start-up), the header unless
+# --format has noheader, then a row per GPU (the shape of testdata/query-csv/*, local time to the
+# millisecond); once, or every 0.2 s with -lms/-l until it is stopped. It appends its arguments,
+# a line per call, to bin/smi-args.txt.
 cat > bin/nvidia-smi <<'SMI'
 #!/bin/sh
-echo "$@" > "$(dirname "$0")/smi-args.txt"
-echo "timestamp, index, pci.bus_id, power.draw [W], temperature.gpu, utilization.gpu [%], utilization.memory [%], clocks.current.sm [MHz], clocks.max.sm [MHz], memory.used [MiB]"
+echo "$@" >> "$(dirname "$0")/smi-args.txt"
+loop=0
+header=1
+for a in "$@"; do
+  case $a in
+    -l|-l=*|-lms|-lms=*) loop=1 ;;
+    --format=*noheader*) header=0 ;;
+  esac
+done
+sleep 0.2
+[ $header = 1 ] && echo "timestamp, index, pci.bus_id, power.draw [W], temperature.gpu, utilization.gpu [%], utilization.memory [%], clocks.current.sm [MHz], clocks.max.sm [MHz], memory.used [MiB]"
 while :; do
-  now=$(date -u '+%Y/%m/%d %H:%M:%S.000')
+  now=$(date '+%Y/%m/%d %H:%M:%S.%3N')
   echo "$now, 0, 00000000:18:00.0, 301.25 W, 66, 97 %, 41 %, 1965 MHz, 1980 MHz, 60211 MiB"
   echo "$now, 1, 00000000:32:00.0, 298.50 W, 64, 95 %, 40 %, 1965 MHz, 1980 MHz, 60207 MiB"
+  [ $loop = 1 ] || exit 0
   sleep 0.2
 done
 SMI
@@ -79,6 +91,99 @@ case $case_name in
     [ "$status" = 143 ] || fail "exit status $status, want 143: $(cat err.txt)"
     grep -q got-term run/train.log || fail "the command did not get SIGTERM: $(cat run/train.log)"
     grep -q '"exit_status": 143' run/run.json || fail "metadata: $(cat run/run.json)"
+    ;;
+  same-second)
+    # Default run folders are never shared: a dated name already taken (here by a finished run, for
+    # every second this case may last, and by a folder without run.json: a run still going) gets
+    # -2, -3, ...; every command runs, in turn or at the same time.
+    now=$(date +%s)
+    for s in $(seq -2 30); do
+      d=gpucost-run-$(date -d "@$((now + s))" +%Y%m%d-%H%M%S)
+      mkdir "$d"
+      echo '{}' > "$d/run.json"
+      mkdir "$d-2"
+    done
+    for i in 1 2 3; do
+      PATH="$work/bin:/usr/bin:/bin" "$gpucost" record -q -c "$config" -o "verdict$i.txt" \
+        -- sh -c "echo run$i >> ran.txt" > /dev/null 2> "err$i.txt"
+      status=$?
+      [ "$status" = 0 ] || fail "run $i: exit status $status: $(cat "err$i.txt")"
+    done
+    for i in 4 5 6; do
+      PATH="$work/bin:/usr/bin:/bin" "$gpucost" record -q -c "$config" -o "verdict$i.txt" \
+        -- sh -c "echo run$i >> ran.txt" > /dev/null 2> "err$i.txt" &
+    done
+    for i in 4 5 6; do
+      wait -n || fail "a concurrent run failed: $(cat err4.txt err5.txt err6.txt)"
+    done
+    [ "$(sort ran.txt | tr '\n' ' ')" = "run1 run2 run3 run4 run5 run6 " ] || fail "commands run: $(cat ran.txt)"
+    runs=$(ls -d gpucost-run-*-[3-9]/run.json 2> /dev/null | wc -l)
+    [ "$runs" = 6 ] || fail "want 6 new run folders numbered -3 and up, got $runs: $(ls -d gpucost-run-*-[0-9]*)"
+    for f in gpucost-run-*-[3-9]; do
+      [ -s "$f/telemetry.csv" ] || fail "$f: no telemetry"
+    done
+    find gpucost-run-*-2 -mindepth 1 | grep -q . && fail "a run went into a folder without run.json: $(find gpucost-run-*-2)"
+    ;;
+  run-dir-taken)
+    # --run-dir naming a folder that holds a run: refused, saying that the command was not run.
+    PATH="$work/bin:/usr/bin:/bin" "$gpucost" record -q -c "$config" --run-dir run -o verdict.txt \
+      -- sh -c 'echo first >> ran.txt; sleep 0.6' > /dev/null 2> err1.txt || fail "first run: $(cat err1.txt)"
+    PATH="$work/bin:/usr/bin:/bin" "$gpucost" record -q -c "$config" --run-dir run -o verdict.txt \
+      -- sh -c 'echo second >> ran.txt' > /dev/null 2> err.txt
+    status=$?
+    [ "$status" = 2 ] || fail "exit status $status, want 2: $(cat err.txt)"
+    [ "$(cat ran.txt)" = first ] || fail "ran: $(cat ran.txt)"
+    grep -q 'gpucost: error: run: .*already holds a run.*the command was not run' err.txt || fail "message: $(cat err.txt)"
+    grep -q 'hint: .*--run-dir' err.txt || fail "hint: $(cat err.txt)"
+    ;;
+  too-short)
+    # A command that ends before the sampler's first row: the samples taken at its start and at its
+    # exit span the run, which is priced.
+    PATH="$work/bin:/usr/bin:/bin" "$gpucost" record -c "$config" --run-dir run -o verdict.txt -- true \
+      > out.txt 2> err.txt
+    status=$?
+    [ "$status" = 0 ] || fail "exit status $status, want 0: $(cat err.txt)"
+    grep -q 'nothing .* to price' err.txt && fail "nothing priced: $(cat err.txt)"
+    [ "$(grep -c ', 0, 00000000:18' run/telemetry.csv)" -ge 2 ] || fail "want 2 samples or more: $(cat run/telemetry.csv)"
+    [ "$(grep -c '^timestamp' run/telemetry.csv)" = 1 ] || fail "one header: $(cat run/telemetry.csv)"
+    [ "$(grep -vc -- '-l' bin/smi-args.txt)" = 2 ] || fail "want a sample at the start and at the exit: $(cat bin/smi-args.txt)"
+    grep -q '^job ' verdict.txt || fail "no verdict: $(cat verdict.txt err.txt)"
+    ;;
+  fail-above)
+    # The command's status when it failed; --fail-above's 3 only when it succeeded.
+    above=(-c "$config" --set local.hardware_price=50000000 --set cloud.cold_start_s=0)
+    PATH="$work/bin:/usr/bin:/bin" "$gpucost" record -q "${above[@]}" --fail-above --run-dir run1 -o v.txt -- sleep 0.6 2> err.txt
+    status=$?
+    [ "$status" = 3 ] || fail "succeeded, above the line: exit status $status, want 3: $(cat err.txt)"
+    PATH="$work/bin:/usr/bin:/bin" "$gpucost" record -q "${above[@]}" --fail-above --run-dir run2 -o v.txt -- sh -c 'sleep 0.6; exit 5' 2> err.txt
+    status=$?
+    [ "$status" = 5 ] || fail "failed (5), above the line: exit status $status, want 5: $(cat err.txt)"
+    PATH="$work/bin:/usr/bin:/bin" "$gpucost" record -q "${above[@]}" --run-dir run3 -o v.txt -- sleep 0.6 2> err.txt
+    status=$?
+    [ "$status" = 0 ] || fail "succeeded, above the line, no --fail-above: exit status $status, want 0: $(cat err.txt)"
+    PATH="$work/bin:/usr/bin:/bin" "$gpucost" record -q -c "$config" --fail-above --run-dir run4 -o v.txt -- sleep 0.6 2> err.txt
+    status=$?
+    [ "$status" = 0 ] || fail "succeeded, below the line: exit status $status, want 0: $(cat err.txt)"
+    "$gpucost" record --help > help.txt
+    footer=$(sed -n '/^Exit status/,$p' help.txt)
+    grep -q "the command's" <<< "$footer" || fail "the footer says nothing of the command's status: $footer"
+    grep -q -- '3 .*--fail-above' <<< "$footer" || fail "the footer says nothing of --fail-above: $footer"
+    ;;
+  texts)
+    # What record prints for people: times to the millisecond at most, a training log without
+    # times placed at the run's start (no "give --start"), nothing said twice.
+    head -30 "$testdata/trainlog/lightning_epoch_bars.log" > train-out.txt
+    PATH="$work/bin:/usr/bin:/bin" "$gpucost" record -c "$config" --run-dir run --interval-ms 200 -o verdict.txt \
+      --report run.html -- sh -c "sleep 0.5; cat train-out.txt" > out.txt 2> err.txt
+    status=$?
+    [ "$status" = 0 ] || fail "exit status $status: $(cat err.txt)"
+    grep -q 'give --start' err.txt && fail "asks for --start: $(cat err.txt)"
+    grep -Eq '[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{4,}' err.txt verdict.txt && fail "times finer than ms: $(cat err.txt verdict.txt)"
+    grep -Eq 'Written by [^<]*[0-9]{2}:[0-9]{2}:[0-9]{2}Z by gpucost record' run.html \
+      || fail "footer: $(grep -o 'Written by[^<]*' run.html)"
+    dup=$(grep '^gpucost: ' err.txt | sort | uniq -d)
+    [ -z "$dup" ] || fail "said twice: $dup"
+    grep -q '"exit_status": 0' run/run.json || fail "metadata: $(cat run/run.json)"
     ;;
   *)
     fail "unknown case $case_name"
