@@ -44,8 +44,14 @@ int report_run(const ModelArgs& a, const std::string& path, std::int64_t end_ns)
 /// which --fail-above makes 3 above the line.
 int run_record(RecordArgs& args) {
   ModelArgs& a = args.model;
+  const auto not_run = [](Error e) {
+    e.message += "; the command was not run";
+    return fail(e);
+  };
   auto po = pipeline::prep_options(a.in.settings);  // checks the shared options and fills in the host name
-  if (!po) return fail(po.error());
+  if (!po) return not_run(po.error());
+  // The config is checked before the command starts: a typo must not cost a training run.
+  if (auto st = check_model(a); !st) return not_run(st.error());
   record::RecordOptions o;
   o.command = args.command;
   o.run_dir = args.run_dir.empty() ? record::default_run_dir(wall_clock_ns()) : args.run_dir;
@@ -55,11 +61,7 @@ int run_record(RecordArgs& args) {
   o.version = GPUCOST_VERSION;
   o.quiet = a.in.quiet;
   auto run = record::record_run(o);
-  if (!run) {
-    Error e = run.error();
-    e.message += "; the command was not run";
-    return fail(e);
-  }
+  if (!run) return not_run(run.error());  // every error of record_run comes before the command starts
   std::vector<std::string> notes = run->notes;
   const std::vector<std::string> files = record::priceable_files(*run, notes);
   print_notes(notes, a.in.quiet);

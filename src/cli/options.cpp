@@ -202,6 +202,14 @@ Expected<ModelRun> model_setup(const ModelArgs& a) {
   return ModelRun{std::move(*config), *chosen, std::move(*inputs), *window};
 }
 
+Status check_model(const ModelArgs& a) {
+  auto config = model_config(a);
+  if (!config) return config.error();
+  if (auto chosen = chosen_offer(*config); !chosen) return chosen.error();
+  if (auto fill = breakeven::parse_fill_rule(a.fill); !fill) return fill.error();
+  return {};
+}
+
 Expected<breakeven::PriceOptions> price_options(const ModelArgs& a, const std::vector<prep::InputStats>& stats) {
   breakeven::PriceOptions o;
   auto fill = breakeven::parse_fill_rule(a.fill);

@@ -87,6 +87,9 @@ struct ModelRun {
   extract::ExtractOptions window;
 };
 Expected<ModelRun> model_setup(const ModelArgs& a);
+/// The config and offer checks of model_setup alone: record runs them before it starts the
+/// command, so that a typo in the config does not cost a training run.
+Status check_model(const ModelArgs& a);
 
 /// The pricing options of the model flags, and the GPU models the inputs name.
 Expected<breakeven::PriceOptions> price_options(const ModelArgs& a, const std::vector<prep::InputStats>& stats);

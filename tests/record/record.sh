@@ -136,6 +136,20 @@ case $case_name in
     grep -q 'gpucost: error: run: .*already holds a run.*the command was not run' err.txt || fail "message: $(cat err.txt)"
     grep -q 'hint: .*--run-dir' err.txt || fail "hint: $(cat err.txt)"
     ;;
+  bad-config)
+    # A config error is found before the command runs: a typo must not cost a training run.
+    printf 'currency = "EUR"\n[electricity]\nprice_per_kwh = 0.3\n[local]\nhardware_prize = 3000\n' > bad.toml
+    PATH="$work/bin:/usr/bin:/bin" "$gpucost" record -q -c bad.toml --run-dir run \
+      -- sh -c 'echo ran >> ran.txt' > /dev/null 2> err.txt
+    status=$?
+    [ "$status" = 2 ] || fail "exit status $status, want 2: $(cat err.txt)"
+    [ ! -e ran.txt ] || fail "the command ran despite the bad config"
+    [ ! -e run ] || fail "a run folder was made: $(ls run)"
+    grep -q "unknown key 'local.hardware_prize'.*the command was not run" err.txt || fail "message: $(cat err.txt)"
+    PATH="$work/bin:/usr/bin:/bin" "$gpucost" record -q -c bad.toml --cloud no-such-offer --run-dir run \
+      -- sh -c 'echo ran >> ran.txt' > /dev/null 2> err.txt
+    [ $? = 2 ] && [ ! -e ran.txt ] || fail "a bad --cloud still ran the command: $(cat err.txt)"
+    ;;
   too-short)
     # A command that ends before the sampler's first row: the samples taken at its start and at its
     # exit span the run, which is priced.
