@@ -87,7 +87,7 @@ const std::map<std::string_view, std::string_view>& where_map() {
        "your depreciation schedule (the useful life of IT hardware in your accounts), or how long you will keep it"},
       {"local.use_hours_per_year",
        "the hours of paid work a year: the scheduler's accounting (e.g. Slurm's sacct) or `gpucost history` over "
-       "a ledger; the default 2044 is a working year of 40 h weeks"},
+       "a ledger of the machine's runs"},
       {"local.cooling_factor",
        "the facility's PUE (the colocation contract or the data centre's report); 1.0 in an office or at home"},
       {"local.system_power_w",
