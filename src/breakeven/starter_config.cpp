@@ -471,7 +471,7 @@ Expected<MachineFacts> probe_nvidia_smi(const std::string& executable, int timeo
   }
   std::string output;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
-  bool timed_out = false;
+  bool timed_out = false, stuck = false;  // stuck: poll failed, the output cannot be waited for
   char buf[4096];
   for (;;) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
@@ -484,6 +484,7 @@ Expected<MachineFacts> probe_nvidia_smi(const std::string& executable, int timeo
     if (ready < 0 && errno == EINTR) continue;
     if (ready <= 0) {
       timed_out = ready == 0;
+      stuck = ready < 0;
       break;
     }
     const ssize_t got = ::read(fds[0], buf, sizeof buf);
@@ -492,8 +493,19 @@ Expected<MachineFacts> probe_nvidia_smi(const std::string& executable, int timeo
     if (output.size() < (1U << 20)) output.append(buf, static_cast<std::size_t>(got));
   }
   ::close(fds[0]);
-  if (timed_out) ::kill(-pid, SIGKILL);  // its own process group: whatever it started goes too
-  const int status = record::wait_for(pid);
+  // Its output is closed; it still has until the deadline to exit.
+  int status = 0;
+  bool reaped = false;
+  while (!timed_out && !stuck && !reaped) {
+    const pid_t done = ::waitpid(pid, &status, WNOHANG);
+    if (done == pid || (done < 0 && errno != EINTR)) reaped = true;
+    else if (std::chrono::steady_clock::now() >= deadline) timed_out = true;
+    else ::usleep(10'000);
+  }
+  if (!reaped) {
+    ::kill(-pid, SIGKILL);  // its own process group: whatever it started goes too
+    status = record::wait_for(pid);
+  }
   if (timed_out)
     return make_error(ErrorKind::io, fmt::format("nvidia-smi did not answer within {:g} s", timeout_ms / 1000.0));
   if (record::exit_code(status) != 0) {

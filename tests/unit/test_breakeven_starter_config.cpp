@@ -371,4 +371,8 @@ TEST_CASE("init: nvidia-smi is run with the query and a timeout", "[breakeven][i
   const auto hung = probe_nvidia_smi(script("smi-hang", "sleep 30\n"), 300);
   REQUIRE_FALSE(hung);
   CHECK(hung.error().message == "nvidia-smi did not answer within 0.3 s");
+  // Its output closed, but it does not exit.
+  const auto lingers = probe_nvidia_smi(script("smi-linger", "echo 'NVIDIA L4, 23034 MiB, 72.00 W'\nexec >&- 2>&-\nsleep 30\n"), 300);
+  REQUIRE_FALSE(lingers);
+  CHECK(lingers.error().message == "nvidia-smi did not answer within 0.3 s");
 }
