@@ -116,8 +116,7 @@ const std::map<std::string_view, std::string_view>& where_map() {
        "the provider's price page: the on-demand price of the instance per hour, in this file's currency"},
       {"cloud.speed_ratio",
        "time a short run of the job on the cloud GPU and divide (local time / cloud time); 1 for the same GPU "
-       "model. Left out, breakeven takes the ratio of peak throughputs of data/gpu-speed.toml when it knows both "
-       "GPUs: an upper bound"},
+       "model"},
       {"cloud.cold_start_s",
        "time one launch: from starting the instance to the job running (boot, image pull, data copy)"},
       {"cloud.billing_increment_s", "the provider's billing page: 1 = per second, 60 = per minute, 3600 = per hour"},
@@ -201,6 +200,15 @@ std::string price_entry_text(const ElectricityPrice& p, std::string_view country
                      country, p.period, p.consumers, p.date_seen, p.source);
 }
 
+/// What the offer sets instead of the key (breakeven::with_offer); empty for a key it leaves alone.
+std::string offer_brings(const CloudOffer& o, std::string_view path) {
+  if (path == "cloud.name") return fmt::format("\"{} {}\"", o.provider, o.instance);
+  if (path == "cloud.cold_start_s") return fmt::format("{:g} s", o.cold_start_s);
+  if (path == "cloud.billing_increment_s") return fmt::format("{:g} s", o.billing_increment_s);
+  if (path == "cloud.billing_minimum_s") return fmt::format("{:g} s", o.billing_minimum_s);
+  return {};
+}
+
 KeyText fill(const Context& c, std::string_view path) {
   const MachineFacts& m = c.o.machine;
   if (path == "currency" && c.currency_from_country)
@@ -245,6 +253,9 @@ KeyText fill(const Context& c, std::string_view path) {
     if (const auto r = table_speed_ratio(m.gpu_names.front(), c.offer->gpu_model))
       return {{}, fmt::format("left out, breakeven takes {:.4g} for cloud.offer ({})", r->ratio, r->source)};
   }
+  if (path == "cloud.speed_ratio")
+    return {{}, "left out: 1, or for a catalogue offer the ratio of the two GPUs' peak throughputs in "
+                "data/gpu-speed.toml when it knows both (an upper bound)"};
   return {};
 }
 
@@ -253,6 +264,7 @@ void write_key(std::string& out, const Context& c, const ConfigKey& key) {
   const KeyText k = fill(c, key.path);
   const std::string def = key_value_text(CostConfig{}, key.path);
   const bool offer_rate = key.path == "cloud.rate_per_hour" && c.offer.has_value();
+  const std::string offer_value = c.offer ? offer_brings(*c.offer, key.path) : std::string();
   std::string head = fmt::format("{}; {}, ", key.description, unit_text(key, c.currency));
   if (key.required && !offer_rate) head += "required";
   else if (key.required) head += "required unless cloud.offer is set";
@@ -266,6 +278,8 @@ void write_key(std::string& out, const Context& c, const ConfigKey& key) {
   }
   if (!k.origin.empty()) out += comment(k.origin);
   if (offer_rate) out += comment(fmt::format("not needed: cloud.offer brings the rate. To price another instance: {}", where));
+  else if (!offer_value.empty())
+    out += comment(fmt::format("not used with cloud.offer, which brings its own ({}). Without an offer: {}", offer_value, where));
   else out += comment(fmt::format("set this: {}", where));
   if (key.required) out += fmt::format("# {} =\n", leaf_of(key.path));
   else out += fmt::format("# {} = {}\n", leaf_of(key.path), def);
