@@ -347,6 +347,15 @@ Status apply_table(CostConfig& c, const toml::table& tbl, const std::string& pre
 
 std::span<const ConfigKey> config_keys() { return kKeys; }
 
+std::string key_value_text(const CostConfig& config, std::string_view path) {
+  const ConfigKey* key = find_key(path);
+  if (key == nullptr) return {};
+  if (key->is_bool) return config.always_on ? "true" : "false";
+  CostConfig c = config;  // the slots take a mutable config
+  if (key->is_string) return fmt::format("\"{}\"", *string_slot(c, path));
+  return fmt::format("{:g}", *number_slot(c, path));
+}
+
 Expected<CostConfig> load_config(const std::optional<std::string>& path, const std::vector<std::string>& overrides,
                                  bool cloud_from_catalogue) {
   CostConfig c;

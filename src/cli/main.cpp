@@ -27,6 +27,7 @@ struct Command {
 // In the order `gpucost --help` lists them. A command missing here does not exist: nothing
 // falls through to a default.
 constexpr std::array kCommands{
+    Command{"init", "write a commented starter cost configuration for the machine the logs come from", define_init},
     Command{"prep", "normalise raw GPU logs into a gpucost.events stream", define_prep},
     Command{"extract", "compute cost indicators per GPU and host over the job window", define_extract},
     Command{"merge", "combine features documents of several hosts or consecutive windows", define_merge},

@@ -2,7 +2,7 @@
 _gpucost() {
   local cur prev words cword
   _init_completion || return
-  local commands="prep extract merge breakeven history report batch record trace"
+  local commands="init prep extract merge breakeven history report batch record trace"
   local input="--input-format --tz --date --start --interval --boot-time --year --fields --steps
                --max-line --top-kernels --pattern --host --strict -q --quiet -v --verbose -h --help"
   local model="-c --config --set --cloud --speed-ratio --list-clouds --compare-clouds --mc --seed --from --to"
@@ -21,10 +21,11 @@ _gpucost() {
     --cloud) mapfile -t COMPREPLY < <(compgen -W "$(gpucost breakeven --list-clouds 2>/dev/null | awk 'NR > 1 && NF > 1 && $1 !~ /^List|^check/ {print $1}')" -- "$cur"); return ;;
     -c|--config) _filedir toml; return ;;
     -o|--output|--prom|--ledger|--suggest|--state|--run-dir) _filedir; return ;;
-    --date|--start|--interval|--boot-time|--year|--fields|--steps|--max-line|--top-kernels|--pattern|--host|--set|--speed-ratio|--mc|--seed|--from|--to|--since|--interval-ms|--temp-threshold|--generated-at) return ;;
+    --date|--start|--interval|--boot-time|--year|--fields|--steps|--max-line|--top-kernels|--pattern|--host|--set|--speed-ratio|--mc|--seed|--from|--to|--since|--interval-ms|--temp-threshold|--generated-at|--gpu|--gpus|--country) return ;;
   esac
   local opts
   case ${words[1]} in
+    init) opts="$input --gpu --gpus --country --no-probe -o --output --force" ;;
     prep) opts="$input -o --output --output-format" ;;
     extract) opts="$input --from --to --temp-threshold --chain-window --list --json -o --output" ;;
     merge) opts="-o --output -h --help" ;;

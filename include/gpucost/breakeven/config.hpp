@@ -100,6 +100,10 @@ struct ConfigKey {
 
 std::span<const ConfigKey> config_keys();
 
+/// The value of key `path` in `config` as TOML text ("0.12", "\"USD\"", "false"): of a default
+/// CostConfig, the key's default (gpucost init writes it). Empty when `path` is no key.
+std::string key_value_text(const CostConfig& config, std::string_view path);
+
 /// Loads `path` (optional) and applies `overrides` ("section.key=value") on top, then checks
 /// that required keys are present and values are in range.
 /// `cloud_from_catalogue`: an offer is picked on the command line (--cloud), so the [cloud]

@@ -1,0 +1,84 @@
+// gpucost init: a commented starter cost configuration (TOML) with every key of config_keys(),
+// its unit, its default and where to find the number, filled with what is known about the
+// machine (its GPUs from the logs, nvidia-smi or --gpu; a catalogue offer of the same GPU; the
+// electricity price of a country from data/electricity-prices.toml).
+#pragma once
+
+#include <gpucost/breakeven/cloud_offers.hpp>
+#include <gpucost/core/error.hpp>
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gpucost::breakeven {
+
+/// What is known about the machine's GPUs. Empty when nothing is.
+struct MachineFacts {
+  std::vector<std::string> gpu_names;        ///< distinct models, as nvidia-smi names them
+  int gpu_count = 0;                         ///< 0 = unknown
+  std::optional<double> gpu_memory_mib;      ///< memory of one GPU (the largest), when known
+  std::optional<double> gpu_power_limit_w;   ///< power limit of one GPU (the largest), when known
+  std::optional<double> idle_power_w;        ///< the GPUs together at 0 % utilisation (F054 summed)
+  std::string source;                        ///< "the logs (a.csv)", "nvidia-smi", "--gpu"
+};
+
+/// One country's average electricity price (data/electricity-prices.toml).
+struct ElectricityPrice {
+  std::string country, currency, period, consumers, source, date_seen;
+  double price_per_kwh = 0;
+};
+/// Parses a price table (the TOML text of data/electricity-prices.toml).
+Expected<std::vector<ElectricityPrice>> parse_electricity_prices(std::string_view toml_text, std::string_view origin);
+/// The compiled-in table.
+const std::vector<ElectricityPrice>& electricity_prices();
+
+/// A country code as init takes it: two letters, upper-cased; "UK" is GB and "EL" (Eurostat's
+/// Greece) GR. An error for anything else.
+Expected<std::string> normalise_country(std::string_view code);
+/// The currency (ISO 4217) of a country (ISO 3166-1 alpha-2, upper case); none when the small
+/// table in starter_config.cpp does not know it.
+std::optional<std::string> currency_of_country(std::string_view country);
+
+/// The catalogue offers of the same GPU model as `gpu_name` that can hold `gpu_count` GPUs (and,
+/// when known, at least `memory_mib` per GPU), cheapest first for that count (offers in
+/// `currency` before the others).
+std::vector<CloudOffer> same_gpu_offers(std::string_view gpu_name, int gpu_count, std::optional<double> memory_mib,
+                                        std::string_view currency, const std::vector<CloudOffer>& catalogue = cloud_offers());
+
+/// The GPUs of `nvidia-smi --query-gpu=name,memory.total,power.limit --format=csv,noheader`
+/// output: one line per GPU ("NVIDIA H100 80GB HBM3, 81559 MiB, 700.00 W"); "[N/A]" values are
+/// unknown. An error when no line has that shape.
+Expected<MachineFacts> parse_smi_gpu_list(std::string_view csv);
+/// nvidia-smi's full path on PATH; empty when it is not there.
+std::string nvidia_smi_on_path();
+/// Runs `executable` with that query, for at most `timeout_ms`, and parses its output. An error
+/// (never an exception) when it cannot start, fails, times out or prints no GPU.
+Expected<MachineFacts> probe_nvidia_smi(const std::string& executable, int timeout_ms);
+
+struct StarterOptions {
+  MachineFacts machine;
+  std::string country;              ///< normalised (normalise_country); empty = none
+  std::vector<std::string> notes;   ///< lines for the file's header ("nvidia-smi is not on PATH: ...")
+  std::string generator = "gpucost init";
+};
+
+/// The starter configuration, with the notes init prints besides (what it filled, what it
+/// could not).
+struct StarterConfig {
+  std::string toml;
+  std::vector<std::string> notes;
+};
+/// The commented TOML: every key of config_keys() under its section, written out when its value
+/// is known, else behind "# " at its default with "set this: ..." (a required key without a
+/// value is written "# key =", so breakeven names it until it is set); then [exchange] and
+/// [ranges] as commented examples. It loads with load_config() as it is (the required keys it
+/// could not fill aside).
+StarterConfig starter_config(const StarterOptions& options);
+
+/// Where to find the number of key `path` (the invoice, the electricity bill, nvidia-smi -q, the
+/// provider's price page, ...); empty for a key without one (a unit test keeps that from happening).
+std::string_view where_to_find(std::string_view path);
+
+}  // namespace gpucost::breakeven

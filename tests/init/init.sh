@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# gpucost init end to end: the starter file loads back into breakeven on the bundled sample,
+# -o refuses to overwrite without --force, and nvidia-smi is asked (a stand-in on PATH) only when
+# no logs and no --gpu say what the GPUs are, and not with --no-probe.
+#   init.sh GPUCOST TESTDATA CASE        exit 0 = pass, anything else = fail with a message
+set -uo pipefail
+gpucost=$1
+testdata=$2
+case_name=$3
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work" || exit 1
+export TZ=UTC LC_ALL=C
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+log=$testdata/samples/rtx4090_finetune_query.csv
+mkdir bin empty
+# The stand-in: what nvidia-smi --query-gpu=name,memory.total,power.limit --format=csv,noheader
+# prints on an 8-GPU H100 machine; it records its arguments.
+cat > bin/nvidia-smi <<'SMI'
+#!/bin/sh
+echo "$@" > "${0%/*}/smi-args.txt"
+for i in 0 1 2 3 4 5 6 7; do echo "NVIDIA H100 80GB HBM3, 81559 MiB, 700.00 W"; done
+SMI
+chmod +x bin/nvidia-smi
+
+case $case_name in
+  roundtrip)
+    "$gpucost" init -o cost.toml "$log" 2> err.txt || fail "init: $(cat err.txt)"
+    grep -q '^offer = "runpod-rtx4090-community"$' cost.toml || fail "no offer of the RTX 4090: $(cat cost.toml)"
+    grep -q 'wrote cost.toml' err.txt || fail "no note of the file written: $(cat err.txt)"
+    # As written, breakeven names the first key left to set.
+    "$gpucost" breakeven -c cost.toml "$log" > out.txt 2> err.txt
+    status=$?
+    [ "$status" = 2 ] || fail "breakeven on the bare starter: exit $status, want 2"
+    grep -q "missing required key 'electricity.price_per_kwh'" err.txt || fail "breakeven: $(cat err.txt)"
+    "$gpucost" breakeven -c cost.toml --set electricity.price_per_kwh=0.30 --set local.hardware_price=3200 \
+      --json "$log" > out.json 2> err.txt || fail "breakeven with the starter: $(cat err.txt)"
+    grep -q '"premium"' out.json || fail "no premium: $(cat out.json)"
+    grep -q '"offer": "runpod-rtx4090-community"' out.json || fail "the offer was not priced: $(cat out.json)"
+    # --country DE: EUR, the price from data/electricity-prices.toml, the USD offer with a rate.
+    "$gpucost" init --country DE -o de.toml "$log" 2> err.txt || fail "init --country: $(cat err.txt)"
+    grep -q '^currency = "EUR"$' de.toml && grep -q '^price_per_kwh = ' de.toml || fail "country: $(cat de.toml)"
+    "$gpucost" breakeven -c de.toml "$log" --set local.hardware_price=3200 > out.txt 2> err.txt
+    grep -q "exchange.USD" err.txt || fail "breakeven without the rate: $(cat err.txt)"
+    "$gpucost" breakeven -c de.toml --set local.hardware_price=3200 --set exchange.USD=0.92 "$log" \
+      > out.txt 2> err.txt || fail "breakeven with the DE starter: $(cat err.txt)"
+    # Nothing known: the cloud rate is the third key to give.
+    "$gpucost" init --no-probe -o none.toml 2> err.txt || fail "init --no-probe: $(cat err.txt)"
+    "$gpucost" breakeven -c none.toml --set electricity.price_per_kwh=0.30 --set local.hardware_price=3200 \
+      --set cloud.rate_per_hour=0.5 "$log" > out.txt 2> err.txt || fail "breakeven with the bare starter: $(cat err.txt)"
+    ;;
+  force)
+    "$gpucost" init --no-probe -o cost.toml 2> err.txt || fail "init: $(cat err.txt)"
+    cp cost.toml before.toml
+    "$gpucost" init --no-probe --country GB -o cost.toml > out.txt 2> err.txt
+    status=$?
+    [ "$status" = 2 ] || fail "overwrote without --force (exit $status)"
+    grep -q 'cost.toml: exists: not overwritten' err.txt || fail "message: $(cat err.txt)"
+    cmp -s cost.toml before.toml || fail "the file changed"
+    "$gpucost" init --no-probe --country GB --force -o cost.toml 2> err.txt || fail "--force: $(cat err.txt)"
+    grep -q '^currency = "GBP"$' cost.toml || fail "--force did not replace the file: $(cat cost.toml)"
+    ls -a | grep -q 'tmp' && fail "a temporary file was left: $(ls -a)"
+    ;;
+  probe)
+    PATH="$work/bin" "$gpucost" init > out.toml 2> err.txt || fail "init: $(cat err.txt)"
+    grep -q -- '--query-gpu=name,memory.total,power.limit --format=csv,noheader' bin/smi-args.txt \
+      || fail "query: $(cat bin/smi-args.txt)"
+    grep -q 'GPUs: 8 x NVIDIA H100 80GB HBM3, from nvidia-smi on this machine' out.toml || fail "GPUs: $(head -20 out.toml)"
+    grep -q 'each GPU: 81559 MiB of memory, power limit 700 W' out.toml || fail "memory: $(head -20 out.toml)"
+    grep -q '^offer = ' out.toml || fail "no offer for 8 H100: $(cat out.toml)"
+    rm bin/smi-args.txt
+    # --no-probe, logs or --gpu: nvidia-smi is not run.
+    PATH="$work/bin" "$gpucost" init --no-probe > /dev/null 2>&1 || fail "init --no-probe"
+    PATH="$work/bin" "$gpucost" init "$log" > /dev/null 2>&1 || fail "init LOG"
+    PATH="$work/bin" "$gpucost" init --gpu A100 > /dev/null 2>&1 || fail "init --gpu"
+    [ -e bin/smi-args.txt ] && fail "nvidia-smi was run"
+    # A failing nvidia-smi: a note, and the starter without GPUs.
+    printf '#!/bin/sh\necho "NVIDIA-SMI has failed because it could not communicate with the NVIDIA driver."\nexit 9\n' \
+      > bin/nvidia-smi
+    PATH="$work/bin" "$gpucost" init > out.toml 2> err.txt || fail "init with a failing nvidia-smi: $(cat err.txt)"
+    grep -q 'nvidia-smi failed (exit status 9): NVIDIA-SMI has failed' err.txt || fail "note: $(cat err.txt)"
+    grep -q 'GPUs: unknown' out.toml || fail "GPUs: $(head -20 out.toml)"
+    ;;
+  no-nvidia-smi)
+    PATH="$work/empty" "$gpucost" init > out.toml 2> err.txt || fail "init: $(cat err.txt)"
+    grep -q 'nvidia-smi is not on PATH' err.txt || fail "no note: $(cat err.txt)"
+    grep -q 'nvidia-smi is not on PATH' out.toml || fail "no note in the file: $(head -20 out.toml)"
+    ;;
+  *) fail "unknown case $case_name" ;;
+esac
+exit 0

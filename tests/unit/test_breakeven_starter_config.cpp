@@ -1,0 +1,378 @@
+// gpucost init's starter configuration: every key of the config table is in it, it loads back,
+// its defaults are the config's, and what it fills (currency, electricity price, offer, idle
+// power) comes from the machine's facts and the sourced data files only.
+#include <catch2/catch.hpp>
+
+#include <gpucost/breakeven/config.hpp>
+#include <gpucost/breakeven/starter_config.hpp>
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace {
+
+using namespace gpucost;
+using namespace gpucost::breakeven;
+namespace fs = std::filesystem;
+
+fs::path temp_dir() {
+  struct Cleanup {
+    fs::path path;
+    ~Cleanup() {
+      std::error_code ec;
+      fs::remove_all(path, ec);
+    }
+  };
+  static const Cleanup cleanup{fs::temp_directory_path() / ("gpucost-unit-starter-" + std::to_string(::getpid()))};
+  fs::create_directories(cleanup.path);
+  return cleanup.path;
+}
+
+fs::path write_file(const std::string& name, const std::string& text) {
+  const fs::path p = temp_dir() / name;
+  std::ofstream(p, std::ios::binary) << text;
+  return p;
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+/// The comments joined: "# a\n# b" reads "# a b" (the file wraps its comments at 100 columns).
+std::string flat(const std::string& toml) {
+  std::string out;
+  for (std::size_t i = 0; i < toml.size(); ++i) {
+    if (toml.compare(i, 3, "\n# ") == 0) {
+      out += ' ';
+      i += 2;
+    } else {
+      out += toml[i];
+    }
+  }
+  return out;
+}
+
+std::string section_of(std::string_view path) {
+  const auto dot = path.rfind('.');
+  return dot == std::string_view::npos ? std::string() : std::string(path.substr(0, dot));
+}
+std::string leaf_of(std::string_view path) {
+  const auto dot = path.rfind('.');
+  return std::string(dot == std::string_view::npos ? path : path.substr(dot + 1));
+}
+
+/// The key lines of the file by section: "local.lifetime_years" -> "# lifetime_years = 3" (the
+/// line as written, commented or not). Commented table headers ("# [[electricity.tou]]") do not
+/// open a section.
+std::map<std::string, std::vector<std::string>> key_lines(const std::string& toml) {
+  std::map<std::string, std::vector<std::string>> out;
+  std::istringstream in(toml);
+  std::string line, section;
+  while (std::getline(in, line)) {
+    if (line.rfind('[', 0) == 0) {
+      section = line.substr(1, line.find(']') - 1);
+      continue;
+    }
+    if (line.rfind("# [[", 0) == 0) {  // a commented example of an array of tables
+      section = line.substr(4, line.find(']') - 4);
+      continue;
+    }
+    std::string body = line.rfind("# ", 0) == 0 ? line.substr(2) : line;
+    const auto eq = body.find(" =");
+    if (eq == std::string::npos || body.find(' ') < eq) continue;  // prose, not "key = value"
+    const std::string key = body.substr(0, eq);
+    out[section.empty() ? key : section + "." + key].push_back(line);
+  }
+  return out;
+}
+
+/// The file with every commented key line of the table that has a value uncommented.
+std::string uncomment_defaults(const std::string& toml) {
+  std::set<std::string> leaves_by_section;
+  for (const auto& k : config_keys()) leaves_by_section.insert(section_of(k.path) + "|" + leaf_of(k.path));
+  std::istringstream in(toml);
+  std::ostringstream out;
+  std::string line, section;
+  while (std::getline(in, line)) {
+    if (line.rfind('[', 0) == 0) section = line.substr(1, line.find(']') - 1);
+    if (line.rfind("# ", 0) == 0) {
+      const std::string body = line.substr(2);
+      const auto eq = body.find(" = ");
+      if (eq != std::string::npos && body.find(' ') == eq && leaves_by_section.count(section + "|" + body.substr(0, eq)))
+        line = body;
+    }
+    out << line << "\n";
+  }
+  return out.str();
+}
+
+MachineFacts rtx4090() {
+  MachineFacts m;
+  m.gpu_names = {"NVIDIA GeForce RTX 4090"};
+  m.gpu_count = 1;
+  m.idle_power_w = 29.2;
+  m.source = "the logs (a.csv)";
+  return m;
+}
+
+std::vector<std::string> names(const std::vector<CloudOffer>& offers) {
+  std::vector<std::string> out;
+  for (const auto& o : offers) out.push_back(o.name);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("init: every config key has where to find its number", "[breakeven][init]") {
+  for (const auto& k : config_keys()) {
+    INFO(k.path);
+    CHECK_FALSE(where_to_find(k.path).empty());
+  }
+}
+
+TEST_CASE("init: every key of the config table is in the starter file, under its section", "[breakeven][init]") {
+  for (const bool with_facts : {false, true}) {
+    StarterOptions o;
+    if (with_facts) {
+      o.machine = rtx4090();
+      o.country = "DE";
+    }
+    const auto lines = key_lines(starter_config(o).toml);
+    for (const auto& k : config_keys()) {
+      INFO(k.path << (with_facts ? " (with facts)" : ""));
+      REQUIRE(lines.count(std::string(k.path)) == 1);
+      CHECK(lines.at(std::string(k.path)).size() == 1);
+    }
+  }
+}
+
+TEST_CASE("init: with nothing known, the file loads once the required keys are given", "[breakeven][init]") {
+  StarterOptions o;
+  o.notes = {"nvidia-smi not asked (--no-probe)"};
+  const StarterConfig s = starter_config(o);
+  CHECK(s.toml.find("nvidia-smi not asked (--no-probe)") != std::string::npos);
+  CHECK(flat(s.toml).find("Set before breakeven can price: electricity.price_per_kwh, local.hardware_price, "
+                          "cloud.rate_per_hour.") != std::string::npos);
+  CHECK(s.notes.back() ==
+        "set before breakeven can price: electricity.price_per_kwh, local.hardware_price, cloud.rate_per_hour");
+  const fs::path p = write_file("nothing.toml", s.toml);
+  // As written: breakeven names the first required key it lacks.
+  const auto bare = load_config(p.string(), {});
+  REQUIRE_FALSE(bare);
+  CHECK(bare.error().message.find("missing required key 'electricity.price_per_kwh'") != std::string::npos);
+  const auto loaded = load_config(p.string(), {"electricity.price_per_kwh=0.3", "local.hardware_price=3000",
+                                               "cloud.rate_per_hour=1"});
+  INFO((loaded ? "" : loaded.error().message));
+  REQUIRE(loaded);
+  // Nothing but the three is set: every other key is left at its default.
+  CHECK(loaded->keys_set == std::set<std::string>{"electricity.price_per_kwh", "local.hardware_price", "cloud.rate_per_hour"});
+  CHECK(loaded->currency == "USD");
+}
+
+TEST_CASE("init: the defaults written are the config's own", "[breakeven][init]") {
+  StarterOptions o;
+  o.machine = rtx4090();
+  const std::string uncommented = uncomment_defaults(starter_config(o).toml);
+  const fs::path p = write_file("defaults.toml", uncommented);
+  const auto loaded = load_config(p.string(), {"electricity.price_per_kwh=0.3", "local.hardware_price=3000"});
+  INFO(uncommented);
+  INFO((loaded ? "" : loaded.error().message));
+  REQUIRE(loaded);
+  const CostConfig d;
+  for (const auto& k : config_keys()) {
+    INFO(k.path);
+    if (k.required) continue;
+    if (k.path == "local.idle_power_w" || k.path == "cloud.offer") continue;  // filled from the facts
+    CHECK(key_value_text(*loaded, k.path) == key_value_text(d, k.path));
+    CHECK(loaded->is_set(k.path));  // it was written out, and read
+  }
+}
+
+TEST_CASE("init: from the logs of one RTX 4090, an offer of the same GPU and the idle power", "[breakeven][init]") {
+  StarterOptions o;
+  o.machine = rtx4090();
+  const StarterConfig s = starter_config(o);
+  CHECK(s.toml.find("\noffer = \"runpod-rtx4090-community\"\n") != std::string::npos);
+  CHECK(s.toml.find("vast-rtx4090 (0.4 USD/h per GPU)") != std::string::npos);
+  CHECK(s.toml.find("\nidle_power_w = 29.2\n") != std::string::npos);
+  CHECK(s.toml.find("GPUs: 1 x NVIDIA GeForce RTX 4090, from the logs (a.csv)") != std::string::npos);
+  CHECK(s.toml.find("# rate_per_hour =\n") != std::string::npos);
+  const fs::path p = write_file("rtx4090.toml", s.toml);
+  const auto loaded = load_config(p.string(), {"electricity.price_per_kwh=0.3", "local.hardware_price=3000"});
+  INFO((loaded ? "" : loaded.error().message));
+  REQUIRE(loaded);
+  CHECK(loaded->cloud_offer == "runpod-rtx4090-community");
+  CHECK(loaded->idle_power_w == Approx(29.2));
+  CHECK(loaded->keys_set ==
+        std::set<std::string>{"electricity.price_per_kwh", "local.hardware_price", "local.idle_power_w", "cloud.offer"});
+}
+
+TEST_CASE("init: --country gives the currency, and the price only from the sourced table", "[breakeven][init]") {
+  SECTION("DE: EUR and Eurostat's figure; the USD offer needs an exchange rate") {
+    StarterOptions o;
+    o.machine = rtx4090();
+    o.country = "DE";
+    const StarterConfig s = starter_config(o);
+    CHECK(s.toml.find("\ncurrency = \"EUR\"\n") != std::string::npos);
+    const ElectricityPrice* de = nullptr;
+    for (const auto& p : electricity_prices())
+      if (p.country == "DE") de = &p;
+    REQUIRE(de != nullptr);
+    CHECK(s.toml.find(fmt::format("\nprice_per_kwh = {:g}\n", de->price_per_kwh)) != std::string::npos);
+    CHECK(s.toml.find("[exchange]\n") != std::string::npos);
+    CHECK(s.toml.find("# USD =\n") != std::string::npos);
+    CHECK(flat(s.toml).find("Set before breakeven can price: local.hardware_price, exchange.USD.") != std::string::npos);
+    const fs::path p = write_file("de.toml", s.toml);
+    const auto loaded = load_config(p.string(), {"local.hardware_price=3000", "exchange.USD=0.9"});
+    INFO((loaded ? "" : loaded.error().message));
+    REQUIRE(loaded);
+    CHECK(loaded->currency == "EUR");
+    CHECK(loaded->price_per_kwh == Approx(de->price_per_kwh));
+  }
+  SECTION("US: USD, no figure: the file says where to find it") {
+    StarterOptions o;
+    o.country = "US";
+    const StarterConfig s = starter_config(o);
+    CHECK(s.toml.find("\ncurrency = \"USD\"\n") != std::string::npos);
+    CHECK(s.toml.find("# price_per_kwh =\n") != std::string::npos);
+    CHECK(flat(s.toml).find("data/electricity-prices.toml has no figure for US") != std::string::npos);
+  }
+  SECTION("DK: DKK; Eurostat's figure is in EUR, so it is quoted, not written") {
+    StarterOptions o;
+    o.country = "DK";
+    const StarterConfig s = starter_config(o);
+    CHECK(s.toml.find("\ncurrency = \"DKK\"\n") != std::string::npos);
+    CHECK(s.toml.find("# price_per_kwh =\n") != std::string::npos);
+    CHECK(flat(s.toml).find("0.3485 EUR/kWh, the average of DK in 2025-S1") != std::string::npos);
+    CHECK(flat(s.toml).find("a figure in EUR, not in DKK") != std::string::npos);
+  }
+  SECTION("a country without a known currency keeps USD and says so") {
+    StarterOptions o;
+    o.country = "KE";
+    const StarterConfig s = starter_config(o);
+    CHECK(s.toml.find("# currency = \"USD\"\n") != std::string::npos);
+    REQUIRE_FALSE(s.notes.empty());
+    CHECK(s.notes.front() == "no currency known for country KE: currency stays USD; set it");
+  }
+}
+
+TEST_CASE("init: country codes", "[breakeven][init]") {
+  CHECK(*normalise_country("de") == "DE");
+  CHECK(*normalise_country(" GB ") == "GB");
+  CHECK(*normalise_country("UK") == "GB");
+  CHECK(*normalise_country("EL") == "GR");
+  CHECK_FALSE(normalise_country("DEU"));
+  CHECK_FALSE(normalise_country("D1"));
+  CHECK(*currency_of_country("GB") == "GBP");
+  CHECK(*currency_of_country("HR") == "EUR");
+  CHECK_FALSE(currency_of_country("XX"));
+}
+
+TEST_CASE("init: data/electricity-prices.toml parses, each figure with its source and date", "[breakeven][init]") {
+  const auto parsed = parse_electricity_prices(read_file(std::string(GPUCOST_SOURCE_DIR) + "/data/electricity-prices.toml"),
+                                               "data/electricity-prices.toml");
+  INFO((parsed ? "" : parsed.error().message));
+  REQUIRE(parsed);
+  REQUIRE_FALSE(parsed->empty());
+  CHECK(parsed->size() == electricity_prices().size());
+  std::set<std::string> seen;
+  for (const auto& p : *parsed) {
+    INFO(p.country);
+    CHECK(normalise_country(p.country));
+    CHECK(*normalise_country(p.country) == p.country);
+    CHECK(seen.insert(p.country).second);  // one figure per country
+    CHECK(p.currency.size() == 3);
+    CHECK(p.price_per_kwh > 0);
+    CHECK(p.price_per_kwh < 2);  // currency units, not cents
+    CHECK_FALSE(p.source.empty());
+    CHECK(p.date_seen.size() == 10);
+    CHECK_FALSE(p.period.empty());
+  }
+  CHECK_FALSE(parse_electricity_prices("[[price]]\ncountry = \"DE\"\n", "x.toml"));
+}
+
+TEST_CASE("init: offers of the same GPU model", "[breakeven][init]") {
+  // Whole words: an A10 is no A10G, an L40S no L4; memory sizes aside.
+  CHECK(names(same_gpu_offers("NVIDIA A10", 1, std::nullopt, "USD")) == std::vector<std::string>{"lambda-a10"});
+  CHECK(names(same_gpu_offers("NVIDIA A10G", 1, std::nullopt, "USD")) == std::vector<std::string>{"aws-g5.xlarge", "aws-g5.12xlarge"});
+  const auto l40s = same_gpu_offers("NVIDIA L40S", 1, std::nullopt, "USD");
+  REQUIRE_FALSE(l40s.empty());
+  for (const auto& o : l40s) CHECK(o.gpu_model == "L40S");
+  CHECK(names(same_gpu_offers("NVIDIA L4", 1, std::nullopt, "USD")) == std::vector<std::string>{"gcp-g2-standard-4", "aws-g6.xlarge"});
+  // An 80 GB A100 is not priced with a 40 GB one; a 40 GB A100 fits the 80 GB offers too.
+  for (const auto& o : same_gpu_offers("NVIDIA A100-SXM4-80GB", 1, 81920.0, "USD")) CHECK(o.gpu_memory_gb >= 80);
+  bool forty = false;
+  for (const auto& o : same_gpu_offers("NVIDIA A100-PCIE-40GB", 1, 40960.0, "USD")) forty = forty || o.gpu_memory_gb == 40;
+  CHECK(forty);
+  // Eight GPUs: only instances that hold eight (or per-GPU offers), cheapest first for eight.
+  const auto eight = same_gpu_offers("NVIDIA H100 80GB HBM3", 8, 81559.0, "USD");
+  REQUIRE_FALSE(eight.empty());
+  for (std::size_t i = 0; i < eight.size(); ++i) {
+    CHECK(eight[i].fits(8));
+    if (i > 0) CHECK(eight[i - 1].rate_for(8) <= eight[i].rate_for(8));
+  }
+  CHECK(same_gpu_offers("Tesla V100-SXM2-16GB", 1, std::nullopt, "USD").empty());
+}
+
+TEST_CASE("init: nvidia-smi's GPU list", "[breakeven][init]") {
+  const auto two = parse_smi_gpu_list("NVIDIA H100 80GB HBM3, 81559 MiB, 700.00 W\r\n"
+                                      "NVIDIA H100 80GB HBM3, 81559 MiB, 700.00 W\n");
+  REQUIRE(two);
+  CHECK(two->gpu_count == 2);
+  CHECK(two->gpu_names == std::vector<std::string>{"NVIDIA H100 80GB HBM3"});
+  CHECK(*two->gpu_memory_mib == 81559);
+  CHECK(*two->gpu_power_limit_w == 700);
+  const auto na = parse_smi_gpu_list("NVIDIA A100-SXM4-40GB MIG 1g.5gb, [N/A], [N/A]\n");
+  REQUIRE(na);
+  CHECK(na->gpu_count == 1);
+  CHECK_FALSE(na->gpu_memory_mib);
+  CHECK_FALSE(na->gpu_power_limit_w);
+  const auto bad = parse_smi_gpu_list(
+      "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the latest NVIDIA "
+      "driver is installed and running.\n");
+  REQUIRE_FALSE(bad);
+  CHECK(bad.error().message.rfind("nvidia-smi printed no GPU: NVIDIA-SMI has failed", 0) == 0);
+  CHECK_FALSE(parse_smi_gpu_list(""));
+}
+
+TEST_CASE("init: nvidia-smi is run with the query and a timeout", "[breakeven][init]") {
+  const auto script = [](const std::string& name, const std::string& body) {
+    const fs::path p = write_file(name, "#!/bin/sh\n" + body);
+    ::chmod(p.c_str(), 0755);
+    return p.string();
+  };
+  const std::string ok = script("smi-ok", "[ \"$1\" = --query-gpu=name,memory.total,power.limit ] && "
+                                          "[ \"$2\" = --format=csv,noheader ] || exit 5\n"
+                                          "echo 'NVIDIA GeForce RTX 4090, 24564 MiB, 450.00 W'\n");
+  const auto m = probe_nvidia_smi(ok, 10'000);
+  INFO((m ? "" : m.error().message));
+  REQUIRE(m);
+  CHECK(m->gpu_names == std::vector<std::string>{"NVIDIA GeForce RTX 4090"});
+  CHECK(m->gpu_count == 1);
+  CHECK(m->source == "nvidia-smi on this machine");
+
+  const auto failed = probe_nvidia_smi(script("smi-fail", "echo 'No devices were found'\nexit 6\n"), 10'000);
+  REQUIRE_FALSE(failed);
+  CHECK(failed.error().message == "nvidia-smi failed (exit status 6): No devices were found");
+
+  const auto hung = probe_nvidia_smi(script("smi-hang", "sleep 30\n"), 300);
+  REQUIRE_FALSE(hung);
+  CHECK(hung.error().message == "nvidia-smi did not answer within 0.3 s");
+  // Its output closed, but it does not exit.
+  const auto lingers = probe_nvidia_smi(script("smi-linger", "echo 'NVIDIA L4, 23034 MiB, 72.00 W'\nexec >&- 2>&-\nsleep 30\n"), 300);
+  REQUIRE_FALSE(lingers);
+  CHECK(lingers.error().message == "nvidia-smi did not answer within 0.3 s");
+}
