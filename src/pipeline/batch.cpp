@@ -209,6 +209,7 @@ void forget_replayed_lines(prep::InputStats& st) {
   st.first_ts_ns = st.last_ts_ns = 0;
   st.examples.clear();
   st.clock_anomalies = {};
+  st.repeated_hours.clear();
 }
 
 /// Replays the first lines (for the parser's headers, events dropped, also those the parser
