@@ -61,16 +61,12 @@ const std::vector<CloudOffer>& cloud_offers() {
 }
 
 Expected<CloudOffer> find_cloud_offer(std::string_view name) {
-  std::string best;
-  std::size_t best_d = 6;
+  std::vector<std::string_view> names;
   for (const CloudOffer& o : cloud_offers()) {
     if (o.name == name) return o;
-    const std::size_t d = text::edit_distance(name, o.name);
-    if (d < best_d) {
-      best_d = d;
-      best = o.name;
-    }
+    names.push_back(o.name);
   }
+  const std::string_view best = text::closest_name(name, names);
   return make_error(ErrorKind::usage, fmt::format("--cloud: unknown offer '{}'", name),
                     best.empty() ? std::string("list the offers with gpucost breakeven --list-clouds")
                                  : fmt::format("did you mean '{}'? (gpucost breakeven --list-clouds)", best));

@@ -101,18 +101,10 @@ const ConfigKey* find_key(std::string_view path) {
 }
 
 std::string did_you_mean(std::string_view path) {
-  std::string best;
-  std::size_t best_d = 4;
-  for (const auto& k : kKeys) {
-    const std::size_t d = text::edit_distance(path, k.path);
-    std::string_view leaf = k.path.substr(k.path.rfind('.') == std::string_view::npos ? 0 : k.path.rfind('.') + 1);
-    const bool same_leaf = path.size() >= leaf.size() && path.substr(path.size() - leaf.size()) == leaf;
-    if (d < best_d || (same_leaf && best.empty())) {
-      best_d = d;
-      best = std::string(k.path);
-    }
-  }
-  return best.empty() ? "see docs/cost-model.md for the keys" : "did you mean '" + best + "'?";
+  std::vector<std::string_view> paths;
+  for (const auto& k : kKeys) paths.push_back(k.path);
+  const std::string_view best = text::closest_name(path, paths);
+  return best.empty() ? "see docs/cost-model.md for the keys" : fmt::format("did you mean '{}'?", best);
 }
 
 // The table a key lives in: "local.incident_hours" for "local.incident_hours.reboot".
@@ -128,17 +120,12 @@ bool is_section(std::string_view name) {
 }
 
 std::string did_you_mean_section(std::string_view name) {
-  std::string_view best;
-  std::size_t best_d = 4;
+  std::vector<std::string_view> sections;
   for (const auto& k : kKeys) {
     const std::string_view sec = section_of(k.path);
-    if (sec.empty()) continue;
-    const std::size_t d = text::edit_distance(name, sec);
-    if (d < best_d) {
-      best_d = d;
-      best = sec;
-    }
+    if (!sec.empty() && std::find(sections.begin(), sections.end(), sec) == sections.end()) sections.push_back(sec);
   }
+  const std::string_view best = text::closest_name(name, sections);
   return best.empty() ? "the sections are [electricity], [local] and [cloud]; see docs/cost-model.md"
                       : fmt::format("did you mean '[{}]'?", best);
 }

@@ -129,19 +129,108 @@ bool iequals(std::string_view a, std::string_view b) {
 }
 
 std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  // Three rows of the optimal-string-alignment table: a swap of neighbours looks two rows back.
+  std::vector<std::size_t> before(b.size() + 1), prev(b.size() + 1), row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
   for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diag = row[0];
     row[0] = i;
     for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t up = row[j];
       const std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + cost});
-      diag = up;
+      row[j] = std::min({prev[j] + 1, row[j - 1] + 1, prev[j - 1] + cost});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) row[j] = std::min(row[j], before[j - 2] + 1);
+    }
+    std::swap(before, prev);
+    std::swap(prev, row);
+  }
+  return prev[b.size()];
+}
+
+std::vector<std::string> name_tokens(std::string_view name) {
+  std::vector<std::string> out;
+  std::string cur;
+  auto flush = [&] {
+    if (!cur.empty()) out.push_back(std::move(cur));
+    cur.clear();
+  };
+  for (const char c : name) {
+    if (c == '-' || c == '_' || c == '.' || c == '/' || c == ' ') {
+      flush();
+      continue;
+    }
+    if (!cur.empty() && is_digit(cur.back()) != is_digit(c)) flush();
+    cur.push_back(c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c);
+  }
+  flush();
+  return out;
+}
+
+namespace {
+
+// Two words that differ by a typo: letters only (4090 is not 4080), three or more of them, one
+// edit apart (two for words of six letters or more).
+bool typo_of(const std::string& a, const std::string& b) {
+  if (a.size() < 3 || b.size() < 3 || is_digit(a[0]) || is_digit(b[0])) return false;
+  const std::size_t allowed = std::min(a.size(), b.size()) >= 6 ? 2 : 1;
+  const std::size_t longer = std::max(a.size(), b.size()), shorter = std::min(a.size(), b.size());
+  return longer - shorter <= allowed && edit_distance(a, b) <= allowed;
+}
+
+struct Rank {
+  std::size_t shared = 0;  // twice the words matched exactly, plus the words matched with a typo
+  std::size_t matched = 0; // query words matched either way
+  bool prefix = false;
+  std::size_t distance = 0;
+};
+
+Rank rank_of(std::string_view query, const std::vector<std::string>& q_words, std::string_view candidate) {
+  Rank r;
+  const std::vector<std::string> c_words = name_tokens(candidate);
+  std::vector<bool> used(c_words.size(), false), done(q_words.size(), false);
+  for (std::size_t i = 0; i < q_words.size(); ++i) {
+    for (std::size_t j = 0; j < c_words.size(); ++j) {
+      if (used[j] || q_words[i] != c_words[j]) continue;
+      used[j] = done[i] = true;
+      r.shared += 2;
+      ++r.matched;
+      break;
     }
   }
-  return row[b.size()];
+  for (std::size_t i = 0; i < q_words.size(); ++i) {
+    if (done[i]) continue;
+    for (std::size_t j = 0; j < c_words.size(); ++j) {
+      if (used[j] || !typo_of(q_words[i], c_words[j])) continue;
+      used[j] = done[i] = true;
+      r.shared += 1;
+      ++r.matched;
+      break;
+    }
+  }
+  r.prefix = query.size() >= 3 && candidate.size() > query.size() && candidate.substr(0, query.size()) == query;
+  r.distance = edit_distance(query, candidate);
+  return r;
+}
+
+}  // namespace
+
+std::string_view closest_name(std::string_view query, std::span<const std::string_view> candidates) {
+  const std::vector<std::string> q_words = name_tokens(query);
+  std::string_view best;
+  Rank best_rank;
+  for (const std::string_view c : candidates) {
+    if (c.empty() || c == query) continue;
+    const Rank r = rank_of(query, q_words, c);
+    const std::size_t near = std::max<std::size_t>(2, std::min(query.size(), c.size()) / 3);
+    const bool close = r.matched * 2 > q_words.size() || r.prefix || r.distance <= near;
+    if (!close) continue;
+    const bool better = best.empty() || r.shared > best_rank.shared ||
+                        (r.shared == best_rank.shared &&
+                         (r.prefix > best_rank.prefix || (r.prefix == best_rank.prefix && r.distance < best_rank.distance)));
+    if (better) {
+      best = c;
+      best_rank = r;
+    }
+  }
+  return best;
 }
 
 std::size_t utf8_sequence_length(std::string_view s, std::size_t i) {

@@ -183,6 +183,35 @@ std::string format_utc(std::int64_t ts_ns) {
   return out;
 }
 
+std::string describe_fall_back(const FallBack& f, std::string_view zone) {
+  // The change in the local time it ends: 03:00 CEST on the day of the change.
+  const std::string local = format_utc(f.at_ns + f.before_offset_ns);  // "2024-10-27T03:00:00Z"
+  std::string hm = local.substr(11, 5);
+  if (local.substr(17, 2) != "00") hm = local.substr(11, 8);
+  return fmt::format("clocks went back at {} {}\u2192{} on {} ({})", hm, f.before, f.after, local.substr(0, 10), zone);
+}
+
+std::string repeated_interval(const FallBack& f) {
+  const auto hm = [](std::int64_t local_ns) {
+    const std::string t = format_utc(local_ns);
+    return t.substr(17, 2) == "00" ? t.substr(11, 5) : t.substr(11, 8);
+  };
+  const std::int64_t end = f.at_ns + f.before_offset_ns;
+  return hm(end - f.repeat_ns) + "\u2013" + hm(end);
+}
+
+void LocalClock::note_fall_back(const date::local_info& info) {
+  FallBack f;
+  f.at_ns = static_cast<std::int64_t>(info.second.begin.time_since_epoch().count()) * kNsPerSecond;
+  for (const FallBack& known : m_fall_backs)
+    if (known.at_ns == f.at_ns) return;
+  f.before_offset_ns = static_cast<std::int64_t>(info.first.offset.count()) * kNsPerSecond;
+  f.repeat_ns = f.before_offset_ns - static_cast<std::int64_t>(info.second.offset.count()) * kNsPerSecond;
+  f.before = info.first.abbrev;
+  f.after = info.second.abbrev;
+  m_fall_backs.push_back(std::move(f));
+}
+
 LocalClock LocalClock::utc() { return LocalClock{}; }
 
 Expected<LocalClock> LocalClock::make(std::string_view name) {
@@ -227,6 +256,7 @@ std::int64_t LocalClock::to_utc_ns(std::int64_t local_ns) {
   // unique: the offset; repeated hour: the earlier instant (first); DST gap: the offset before
   // the gap, which moves the time forward by the gap's length.
   m_cache_offset_ns = static_cast<std::int64_t>(info.first.offset.count()) * kNsPerSecond;
+  if (info.result == date::local_info::ambiguous) note_fall_back(info);
   m_cache_begin = bucket * kBucket;
   m_cache_end = m_cache_begin + kBucket;
   return local_ns - m_cache_offset_ns;

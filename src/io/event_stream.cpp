@@ -138,6 +138,44 @@ struct EventWriter::Impl {
     for (char c : s) b.push_back(c == '\t' || c == '\n' || c == '\r' ? ' ' : c);
   }
 
+  // One key or value of the `extra` cell: '%', ';', tab, LF and CR (and '=' in a key) as %XX,
+  // so that the cell splits on ';' and each pair at its first '='.
+  static void tsv_extra_text(std::string& b, std::string_view s, bool key) {
+    static constexpr char kHex[] = "0123456789ABCDEF";
+    for (const char c : s) {
+      if (c == '%' || c == ';' || c == '\t' || c == '\n' || c == '\r' || (key && c == '=')) {
+        const auto u = static_cast<unsigned char>(c);
+        b.push_back('%');
+        b.push_back(kHex[u >> 4]);
+        b.push_back(kHex[u & 15]);
+      } else {
+        b.push_back(c);
+      }
+    }
+  }
+
+  static bool has_tsv_column(const Field& f) {
+    if (f.extra) return false;
+    for (std::string_view t : kTsvTextColumns)
+      if (f.key == t) return true;
+    return false;
+  }
+
+  // The fields without a column of their own, in the event's order, as key=value pairs joined
+  // by ';'; a column gpucost does not model (JSON's "extra" object) as extra.NAME=value.
+  static void tsv_extra(std::string& b, const Event& ev) {
+    bool first = true;
+    for (const Field& f : ev.fields) {
+      if (has_tsv_column(f)) continue;
+      if (!first) b.push_back(';');
+      first = false;
+      if (f.extra) b.append("extra.");
+      tsv_extra_text(b, f.key, true);
+      b.push_back('=');
+      tsv_extra_text(b, f.value, false);
+    }
+  }
+
   void tsv_header() {
     std::string& b = out.buffer();
     b.append("ts_ns\tsource\thost\tgpu\tkind");
@@ -149,7 +187,7 @@ struct EventWriter::Impl {
       b.push_back('\t');
       b.append(t);
     }
-    b.push_back('\n');
+    b.append("\textra\n");
   }
 
   static void append_int(std::string& b, std::int64_t v) {
@@ -178,6 +216,8 @@ struct EventWriter::Impl {
       for (const Field& f : ev.fields)
         if (!f.extra && f.key == t) tsv_cell(b, f.value);
     }
+    b.push_back('\t');
+    tsv_extra(b, ev);
     b.push_back('\n');
   }
 };

@@ -157,19 +157,24 @@ BatchLock::~BatchLock() {
 namespace {
 
 /// Forwards events only while open: the lines replayed to restore a parser's state (headers)
-/// must not count again.
+/// must not count again. After a resume it opens with the first new line: what a parser emits
+/// before one (at the end of an input with nothing new) comes from the replayed lines.
 class GateSink final : public prep::EventSink {
  public:
   explicit GateSink(prep::EventSink& sink) : m_sink(sink) {}
   void on_event(const Event& event) override {
-    if (m_open) m_sink.on_event(event);
+    if (m_open || (m_new_lines != nullptr && *m_new_lines > 0)) m_sink.on_event(event);
   }
-  void open() { m_open = true; }
-  void close() { m_open = false; }
+  void open_at_new_line(const std::uint64_t& new_lines) { m_new_lines = &new_lines; }
+  void close() {
+    m_open = false;
+    m_new_lines = nullptr;
+  }
 
  private:
   prep::EventSink& m_sink;
   bool m_open = true;
+  const std::uint64_t* m_new_lines = nullptr;  ///< the input's line count since the resume point
 };
 
 /// The facts a file is recognised by.
@@ -204,6 +209,7 @@ void forget_replayed_lines(prep::InputStats& st) {
   st.first_ts_ns = st.last_ts_ns = 0;
   st.examples.clear();
   st.clock_anomalies = {};
+  st.repeated_hours.clear();
 }
 
 /// Replays the first lines (for the parser's headers, events dropped, also those the parser
@@ -217,7 +223,7 @@ bool resume(prep::InputParse& parse, io::LineReader& reader, GateSink& gate, con
   parse.end_replay();
   const bool reached = reader.skip_to(from.offset, from.lines);
   forget_replayed_lines(st);
-  gate.open();
+  gate.open_at_new_line(st.lines);
   return reached;
 }
 
@@ -275,6 +281,9 @@ Expected<OneInput> read_one(const std::string& path, BatchState& state, const pr
   }
   while (parse.step()) {
   }
+  // Nothing new after the resume point: the events a parser still let go at the end (a record
+  // or held events of the replayed lines) were the gate's to drop, and are no new events.
+  if (known != nullptr && st.lines == 0) forget_replayed_lines(st);
   out.input.to_offset = reader.position();
   out.input.to_line = out.input.from_line + st.lines;
   if (out.input.to_offset == out.input.from_offset && known != nullptr && out.input.how == "resumed")

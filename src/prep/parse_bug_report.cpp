@@ -123,6 +123,13 @@ class BugReportParser final : public LineParser {
     close_section();
   }
 
+  // The section open where the replay stops keeps its parser, told like any other that the
+  // lines so far were replayed (a record it holds was emitted by the run that read it).
+  void end_replay(ParseContext& ctx) override {
+    (void)ctx;
+    if (m_sub) m_sub->end_replay(m_sub_ctx);
+  }
+
  private:
   void open_section(std::string_view title) {
     m_scanning = false;

@@ -105,6 +105,22 @@ void ParseContext::settle(LineResult result, std::uint64_t lines, std::uint64_t 
   }
 }
 
+int ParseContext::note_repeated_hour() {
+  for (const FallBack& f : clock.fall_backs()) {
+    if (!f.holds(event.ts_ns)) continue;
+    auto& list = stats.repeated_hours;
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      if (list[i].fall_back.at_ns == f.at_ns) {
+        ++list[i].events;
+        return static_cast<int>(i);
+      }
+    }
+    list.push_back(InputStats::RepeatedHour{f, 1, 0, 0});
+    return static_cast<int>(list.size() - 1);
+  }
+  return -1;
+}
+
 void ParseContext::note_driver(const Event& event, InputStats& stats) {
   for (const Field& f : event.fields)
     if (f.key == "version") Fingerprint::add(stats.fingerprint.drivers, f.value);
@@ -233,6 +249,32 @@ std::string duration_text(std::int64_t ns) {
   return fmt::format("{} h {} min", s / 3600, (s % 3600) / 60);
 }
 
+// "1 h", "30 min": the length of a repeated interval.
+std::string repeat_text(std::int64_t ns) {
+  const std::int64_t min = ns / kNsPerSecond / 60;
+  return min % 60 == 0 ? fmt::format("{} h", min / 60) : fmt::format("{} min", min);
+}
+
+// One note per DST fall-back whose repeated hour the input's local times fell in: named with the
+// zone database's abbreviations, so that it is not taken for a clock that steps back.
+void note_repeated_hours(InputStats& stats, const std::string& zone) {
+  for (const auto& r : stats.repeated_hours) {
+    const FallBack& f = r.fall_back;
+    const std::string what = f.repeat_ns == 3600 * kNsPerSecond ? "hour" : "interval";
+    std::string text = fmt::format("{}: {} event{} in the repeated {} {} {} placed at its first occurrence ({})",
+                                   describe_fall_back(f, zone), r.events, r.events == 1 ? "" : "s", what,
+                                   repeated_interval(f), r.events == 1 ? "is" : "are", f.before);
+    if (r.step_line > 0) {
+      const std::string interval = repeated_interval(f);
+      text += fmt::format("; the times step back {} at line {}, where the {} repeats: the events logged from there "
+                          "until {} {} are placed {} early",
+                          duration_text(r.step_ns), r.step_line, what, interval.substr(interval.rfind("\u2013") + 3),
+                          f.after, repeat_text(f.repeat_ns));
+    }
+    add_note(stats, std::move(text));
+  }
+}
+
 void note_clock_anomalies(InputStats& stats) {
   const auto& a = stats.clock_anomalies;
   if (a.steps_back > 0)
@@ -264,6 +306,7 @@ struct InputParse::Impl {
   void end() {
     done = true;
     if (parser) parser->finish(ctx);
+    note_repeated_hours(stats, clock.name());
     note_clock_anomalies(stats);
     if (stats.truncated.empty()) stats.truncated = reader.error();  // a trace reports its own
     if (stats.clock.empty()) {  // parsers with a special clock (uptime, inferred year) set their own

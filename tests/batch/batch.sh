@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # gpucost batch across runs: a growing log read on from where the last run stopped, a rotation
 # (rename + new file + gzip of the old one) counted exactly once, the lock, a corrupt state, the
-# replayed lines of a resumed log counted once.
+# replayed lines of a resumed log counted once, a log with nothing new counted as no event.
 #   batch.sh GPUCOST TESTDATA CASE        exit 0 = pass, anything else = fail with a message
 set -uo pipefail
 gpucost=$1
@@ -193,6 +193,33 @@ case $case_name in
       fail "run 2: kern.log $(input_total e2.txt kern.log), want 4 new lines, 4 events: $(cat e2.txt)"
     [ "$(total e2.txt)" = "34 34" ] || fail "run 2: $(total e2.txt), want 34 34: $(cat e2.txt)"
     [ "$(prom_xids p2.prom)" = 4 ] || fail "run 2: $(prom_xids p2.prom) Xids, want the 4 new ones"
+    # Run 3: new telemetry, nothing new in kern.log: it is unchanged and reports no event.
+    csv_rows 60 89 tel.csv
+    run_batch e3.txt --state st.json --prom p3.prom kern.log tel.csv || fail "run 3: exit $?: $(cat e3.txt)"
+    grep -q 'kern.log: unchanged, lines 8-8' e3.txt || fail "run 3: kern.log not unchanged: $(cat e3.txt)"
+    [ "$(input_total e3.txt kern.log)" = "0 0" ] || fail "run 3: kern.log $(input_total e3.txt kern.log), want 0 0"
+    [ "$(prom_xids p3.prom)" = 0 ] || fail "run 3: $(prom_xids p3.prom) Xids, want none"
+    ;;
+  unchanged)
+    # A log with nothing new since the last run reports 0 new lines and 0 events (issue 14, item
+    # 8): not the events its parser lets go at the end of the replayed lines, here the kernel-log
+    # and dmesg sections of an nvidia-bug-report.log still open at its end ("bug.log: unchanged
+    # ..., 0 new lines, 1 events" before), and they are not priced again.
+    echo "$csv_header" > tel.csv
+    csv_rows 0 29 tel.csv
+    xid_lines syslog 2 kern.log.1
+    touch -m -d 2024-06-12T15:00:00Z kern.log.1
+    cp "$testdata/bug-report/nvidia-bug-report_a100_535.log" bug.log
+    run_batch e1.txt --state st.json --fill none kern.log.1 bug.log tel.csv || fail "run 1: exit $?: $(cat e1.txt)"
+    [ "$(input_total e1.txt bug.log)" = "263 11" ] || fail "run 1: bug.log $(input_total e1.txt bug.log), want 263 11"
+    csv_rows 30 59 tel.csv
+    run_batch e2.txt --state st.json --fill none kern.log.1 bug.log tel.csv || fail "run 2: exit $?: $(cat e2.txt)"
+    for name in kern.log.1 bug.log; do
+      grep -q "batch: $name: unchanged" e2.txt || fail "run 2: $name not unchanged: $(cat e2.txt)"
+      [ "$(input_total e2.txt "$name")" = "0 0" ] ||
+        fail "run 2: $name $(input_total e2.txt "$name") new lines and events, want 0 0: $(cat e2.txt)"
+    done
+    [ "$(total e2.txt)" = "30 30" ] || fail "run 2: $(total e2.txt), want the 30 new rows only: $(cat e2.txt)"
     ;;
   replay-smi-q | replay-smi-xml | replay-journal-json | replay-torch-table)
     # A record open where the replay stops (an nvidia-smi -q snapshot or XML document cut at

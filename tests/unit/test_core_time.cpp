@@ -174,3 +174,50 @@ TEST_CASE("core::time: LocalClock in a DST gap moves forward; a repeated hour ta
   LocalClock kolkata = zone("Asia/Kolkata");
   CHECK(kolkata.to_utc_ns(civil_ns(2023, 11, 5, 14, 7, 21)) == civil_ns(2023, 11, 5, 8, 37, 21));
 }
+
+TEST_CASE("core::time: LocalClock remembers the fall-backs whose repeated hour it placed, named from the zone database",
+          "[core][time][dst]") {
+  LocalClock berlin = zone("Europe/Berlin");
+  // Unique times and a spring-forward gap are no fall-back.
+  berlin.to_utc_ns(civil_ns(2024, 10, 27, 1, 59, 59));
+  berlin.to_utc_ns(civil_ns(2024, 10, 27, 3, 0, 0));
+  berlin.to_utc_ns(civil_ns(2024, 3, 31, 2, 30, 0));
+  CHECK(berlin.fall_backs().empty());
+  // 2024-10-27 02:30 happens twice: placed at its first occurrence, the change remembered once.
+  CHECK(berlin.to_utc_ns(civil_ns(2024, 10, 27, 2, 30, 0)) == civil_ns(2024, 10, 27, 0, 30, 0));
+  CHECK(berlin.to_utc_ns(civil_ns(2024, 10, 27, 2, 0, 0)) == civil_ns(2024, 10, 27, 0, 0, 0));
+  REQUIRE(berlin.fall_backs().size() == 1);
+  const FallBack& f = berlin.fall_backs()[0];
+  CHECK(f.at_ns == civil_ns(2024, 10, 27, 1, 0, 0));
+  CHECK(f.repeat_ns == 3600 * kNsPerSecond);
+  CHECK(f.before == "CEST");
+  CHECK(f.after == "CET");
+  CHECK(describe_fall_back(f, "Europe/Berlin") == "clocks went back at 03:00 CEST\u2192CET on 2024-10-27 (Europe/Berlin)");
+  CHECK(repeated_interval(f) == "02:00\u201303:00");
+  CHECK(f.holds(civil_ns(2024, 10, 27, 0, 0, 0)));
+  CHECK(f.holds(civil_ns(2024, 10, 27, 0, 59, 59)));
+  CHECK_FALSE(f.holds(civil_ns(2024, 10, 27, 1, 0, 0)));      // 02:00 CET, after the change
+  CHECK_FALSE(f.holds(civil_ns(2024, 10, 26, 23, 59, 59)));  // 01:59:59 CEST, before the hour
+  // A year later: a second fall-back.
+  berlin.to_utc_ns(civil_ns(2025, 10, 26, 2, 15, 0));
+  REQUIRE(berlin.fall_backs().size() == 2);
+  CHECK(berlin.fall_backs()[1].at_ns == civil_ns(2025, 10, 26, 1, 0, 0));
+
+  LocalClock ny = zone("America/New_York");
+  ny.to_utc_ns(civil_ns(2024, 11, 3, 1, 30, 0));
+  REQUIRE(ny.fall_backs().size() == 1);
+  CHECK(describe_fall_back(ny.fall_backs()[0], "America/New_York") ==
+        "clocks went back at 02:00 EDT\u2192EST on 2024-11-03 (America/New_York)");
+  CHECK(repeated_interval(ny.fall_backs()[0]) == "01:00\u201302:00");
+
+  // Lord Howe Island goes back half an hour.
+  LocalClock lord_howe = zone("Australia/Lord_Howe");
+  lord_howe.to_utc_ns(civil_ns(2024, 4, 7, 1, 45, 0));
+  REQUIRE(lord_howe.fall_backs().size() == 1);
+  CHECK(lord_howe.fall_backs()[0].repeat_ns == 1800 * kNsPerSecond);
+  CHECK(repeated_interval(lord_howe.fall_backs()[0]) == "01:30\u201302:00");
+
+  LocalClock utc = LocalClock::utc();
+  utc.to_utc_ns(civil_ns(2024, 10, 27, 2, 30, 0));
+  CHECK(utc.fall_backs().empty());
+}

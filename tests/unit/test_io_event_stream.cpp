@@ -8,6 +8,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 
@@ -56,6 +57,43 @@ TEST_CASE("io::EventWriter: one JSON line per event, metrics in table order, ext
         "{\"type\":\"event\",\"ts_ns\":1718194938123000000,\"source\":\"query-csv\",\"host\":\"node \\\"7\\\"\","
         "\"gpu\":3,\"kind\":\"sample\",\"power_w\":245.32,\"temp_c\":0.30000000000000004,\"sm_pct\":98,"
         "\"name\":\"NVIDIA A100\\tSXM\",\"extra\":{\"ecc.mode.current\":\"Enabled\",\"encoder.stats.sessionCount\":0}}\n");
+}
+
+TEST_CASE("io::EventWriter: TSV ends each row with the fields that have no column, as key=value pairs", "[io][tsv]") {
+  Event xid;
+  xid.ts_ns = 1718194938000000000;
+  xid.source = "syslog";
+  xid.host = "box";
+  xid.kind = "xid";
+  xid.fields.push_back(Field{"code", "79", true, false});
+  xid.fields.push_back(Field{"pci", "0000:18:00", false, false});
+  xid.fields.push_back(Field{"name", "python", false, false});  // has its own column
+  xid.fields.push_back(Field{"bucket", "reboot", false, false});
+  xid.fields.push_back(Field{"message", "GPU has fallen off the bus; 100% lost\tnow=1\nnext", false, false});
+  xid.fields.push_back(Field{"odd;key=1", "v", false, false});
+  const std::string out = capture([&](std::FILE* f) {
+    io::EventWriter w(f, io::StreamFormat::tsv);
+    w.write_header("UTC", "test");
+    w.on_event(xid);
+    w.on_event(sample_event());
+    w.flush();
+  });
+  const std::size_t nl = out.find('\n');
+  const std::string header = out.substr(0, nl);
+  CHECK(header.size() > 6);
+  CHECK(header.substr(header.size() - 26) == "process_type\tcommand\textra");
+  const std::size_t nl2 = out.find('\n', nl + 1);
+  const std::string row = out.substr(nl + 1, nl2 - nl - 1);
+  // Every row has as many cells as the header.
+  CHECK(std::count(row.begin(), row.end(), '\t') == std::count(header.begin(), header.end(), '\t'));
+  CHECK(row.substr(row.rfind('\t') + 1) ==
+        "code=79;pci=0000:18:00;bucket=reboot;message=GPU has fallen off the bus%3B 100%25 lost%09now=1%0Anext;"
+        "odd%3Bkey%3D1=v");
+  CHECK(row.find("\tpython\t") != std::string::npos);  // name stays in its column
+  // Columns gpucost does not model (JSON's "extra" object) are extra.NAME.
+  const std::string row2 = out.substr(nl2 + 1, out.size() - nl2 - 2);
+  CHECK(row2.substr(row2.rfind('\t') + 1) == "extra.ecc.mode.current=Enabled;extra.encoder.stats.sessionCount=0");
+  CHECK(row2.find("NVIDIA A100 SXM") != std::string::npos);  // a tab in a column's cell: a space, as before
 }
 
 TEST_CASE("io::EventWriter: header, summary with counts and zone", "[io]") {

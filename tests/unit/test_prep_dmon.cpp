@@ -369,3 +369,32 @@ TEST_CASE("prep::dmon: a unit line without its name line and other comments are 
   CHECK(r.events[0].metric("power_w") == 120.0);
   CHECK(r.events[0].metric("temp_c") == 40.0);
 }
+
+TEST_CASE("prep::dmon: a DST fall-back is named, not counted as the clock going back", "[prep][dmon][dst]") {
+  // Europe/Berlin goes back on 2024-10-27 at 03:00 CEST -> 02:00 CET; dmon -o DT -d 300 logs
+  // 02:45-02:55 CEST, then 02:00-02:55 again (CET), then 03:00 and 03:05 CET.
+  const std::string text = fixture("dmon/rtx3090_470_DT_fallback.txt");
+  const PrepRun r = run_prep_text(text, {}, "Europe/Berlin");
+  check_accounting(r);
+  REQUIRE(r.events.size() == 17);
+  CHECK(r.events[0].ts_ns == utc_ns(2024, 10, 27, 0, 45, 0));  // 02:45 CEST
+  CHECK(r.events[3].ts_ns == utc_ns(2024, 10, 27, 0, 0, 0));   // 02:00 CET, placed at 02:00 CEST
+  CHECK(r.events[15].ts_ns == utc_ns(2024, 10, 27, 2, 0, 0));  // 03:00 CET
+  REQUIRE(r.stats.repeated_hours.size() == 1);
+  CHECK(r.stats.repeated_hours[0].events == 15);
+  CHECK(r.stats.repeated_hours[0].step_line == 6);
+  CHECK(r.stats.clock_anomalies.steps_back == 0);  // the step back at line 6 is the DST change
+  CHECK(r.stats.clock_anomalies.gaps == 0);        // and 02:55 -> 03:00 CET is 5 min, not 65
+  REQUIRE(r.stats.notes.size() == 1);
+  CHECK(r.stats.notes[0] ==
+        "clocks went back at 03:00 CEST\u2192CET on 2024-10-27 (Europe/Berlin): 15 events in the repeated hour "
+        "02:00\u201303:00 are placed at its first occurrence (CEST); the times step back 55 min 0 s at line 6, where "
+        "the hour repeats: the events logged from there until 03:00 CET are placed 1 h early");
+
+  // Read as UTC the same lines step back for no reason the zone gives: the clock goes back.
+  const PrepRun u = run_prep_text(text);
+  CHECK(u.stats.repeated_hours.empty());
+  CHECK(u.stats.clock_anomalies.steps_back == 1);
+  REQUIRE_FALSE(u.stats.notes.empty());
+  CHECK(u.stats.notes[0].rfind("the clock goes back 1 time (the largest step 55 min 0 s at line 6)", 0) == 0);
+}

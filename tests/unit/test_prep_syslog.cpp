@@ -8,6 +8,7 @@
 
 #include "prep/klog_common.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <fcntl.h>
@@ -344,4 +345,30 @@ TEST_CASE("prep::syslog: many events: the year buffer is released early and noth
   REQUIRE(r.events.size() == static_cast<std::size_t>(kEvents));
   CHECK(r.events.front().ts_ns == utc_ns(2023, 12, 31, 10, 0, 0));
   CHECK(r.events.back().ts_ns == utc_ns(2024, 1, 1, 10, 0, 0));
+}
+
+TEST_CASE("prep::syslog: times in the repeated hour of a DST fall-back name the change", "[prep][syslog][dst]") {
+  // Oct 27 2024, Europe/Berlin: 03:00 CEST -> 02:00 CET. Lines 2-5 are CEST, 6-8 CET (the printk
+  // uptimes run on), line 9 at 03:12 CET is after the repeated hour.
+  const PrepRun r = run_prep_text(fixture("kernlog/ubuntu2204_a100_535_dst_fallback.log"), with_year(2024),
+                                  "Europe/Berlin");
+  check_accounting(r);
+  REQUIRE(r.events.size() == 6);
+  CHECK(r.events[0].ts_ns == utc_ns(2024, 10, 27, 0, 14, 5));  // 02:14:05 CEST
+  CHECK(r.events[3].ts_ns == utc_ns(2024, 10, 27, 0, 3, 17));  // 02:03:17 CET, placed at its first occurrence
+  CHECK(r.events[5].ts_ns == utc_ns(2024, 10, 27, 2, 12, 9));  // 03:12:09 CET
+  REQUIRE(r.stats.repeated_hours.size() == 1);
+  CHECK(r.stats.repeated_hours[0].events == 5);
+  CHECK(r.stats.repeated_hours[0].step_line == 6);
+  const std::string want =
+      "clocks went back at 03:00 CEST\u2192CET on 2024-10-27 (Europe/Berlin): 5 events in the repeated hour "
+      "02:00\u201303:00 are placed at its first occurrence (CEST); the times step back 37 min 14 s at line 6, where "
+      "the hour repeats: the events logged from there until 03:00 CET are placed 1 h early";
+  CHECK(std::find(r.stats.notes.begin(), r.stats.notes.end(), want) != r.stats.notes.end());
+
+  // The same lines in another year (Oct 27 2023 is no change day: Berlin went back on Oct 29).
+  const PrepRun other = run_prep_text(fixture("kernlog/ubuntu2204_a100_535_dst_fallback.log"), with_year(2023),
+                                      "Europe/Berlin");
+  CHECK(other.stats.repeated_hours.empty());
+  for (const auto& n : other.stats.notes) CHECK(n.find("clocks went back") == std::string::npos);
 }

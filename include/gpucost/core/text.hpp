@@ -4,8 +4,10 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace gpucost::text {
 
@@ -56,7 +58,8 @@ bool looks_binary(std::string_view head);
 /// Case-insensitive ASCII equality.
 bool iequals(std::string_view a, std::string_view b);
 
-/// Edit distance, for "did you mean" hints.
+/// Edit distance (optimal string alignment: insert, delete, substitute, swap two neighbours,
+/// each 1), for "did you mean" hints.
 std::size_t edit_distance(std::string_view a, std::string_view b);
 
 /// Below this many hours a job length or duration is printed in minutes, from it on in hours.
@@ -77,5 +80,18 @@ std::string counted(long long count, std::string_view singular, std::string_view
 /// (|v| < 1e-9, e.g. 4.04103e-15 from 1 - a / a): an indicator, a ratio or a parameter, never a
 /// figure that is legitimately that small in its unit. "-0" never appears.
 std::string short_number(double v);
+
+/// The words of a name, lower case: split at '-', '_', '.', '/', ' ' and between letters and
+/// digits ("runpod-rtx4090-community" -> runpod, rtx, 4090, community).
+std::vector<std::string> name_tokens(std::string_view name);
+
+/// The candidate a "did you mean" hint offers for the unknown name `query`; empty when none is
+/// close. Candidates are ranked by the words they share with the query (a word with a typo of
+/// one or two letters counts as half), then by whether the query is their prefix, then by edit
+/// distance, then by their order. A candidate is close when it shares more than half of the
+/// query's words, or starts with the query (3 letters or more), or is within an edit distance
+/// of max(2, a third of the shorter name). So `runpod-4090` gives `runpod-rtx4090-community`,
+/// not the nearer spelling `runpod-l40s`, and `cloud.rate` gives `cloud.rate_per_hour`.
+std::string_view closest_name(std::string_view query, std::span<const std::string_view> candidates);
 
 }  // namespace gpucost::text

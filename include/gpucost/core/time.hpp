@@ -9,9 +9,11 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace date {
 class time_zone;
+struct local_info;
 }
 
 namespace gpucost {
@@ -53,6 +55,23 @@ std::string format_utc(std::int64_t ts_ns);
 /// The system clock now, in ns since the epoch (run folders, ledger rows, batch state).
 std::int64_t wall_clock_ns();
 
+/// A change of a zone's offset that sets the clocks back (the end of DST): the local times of
+/// [at + after offset, at + before offset) happen twice.
+struct FallBack {
+  std::int64_t at_ns = 0;      ///< the instant of the change, UTC
+  std::int64_t repeat_ns = 0;  ///< how far the clocks went back (3600 s for a DST hour)
+  std::int64_t before_offset_ns = 0;  ///< UTC offset before the change (CEST: +2 h)
+  std::string before, after;   ///< the zone database's abbreviations: "CEST", "CET"
+  /// True when `ts_ns` (UTC) is where a local time of the repeated interval is placed by
+  /// LocalClock::to_utc_ns: its first occurrence, the last `repeat_ns` before the change.
+  [[nodiscard]] bool holds(std::int64_t ts_ns) const { return ts_ns >= at_ns - repeat_ns && ts_ns < at_ns; }
+};
+
+/// "clocks went back at 03:00 CEST→CET on 2024-10-27 (Europe/Berlin)", and the repeated interval
+/// in local time: "02:00–03:00".
+std::string describe_fall_back(const FallBack& f, std::string_view zone);
+std::string repeated_interval(const FallBack& f);
+
 /// Converts local wall-clock times of one IANA zone to UTC, caching the offset of the
 /// current DST period so the per-line cost is a compare and an add.
 class LocalClock {
@@ -64,15 +83,22 @@ class LocalClock {
   [[nodiscard]] const std::string& name() const { return m_name; }
   [[nodiscard]] bool fell_back_to_utc() const { return m_fallback; }
   /// Local wall-clock ns (as_utc_ns of the civil fields) -> UTC ns. In a DST gap the time is
-  /// moved forward by the gap; in a repeated hour the earlier instant is chosen.
+  /// moved forward by the gap; in a repeated hour the earlier instant is chosen, and the
+  /// fall-back is remembered (fall_backs()).
   std::int64_t to_utc_ns(std::int64_t local_ns);
+  /// The fall-backs whose repeated interval a time given to to_utc_ns() fell in, in the order met
+  /// (conversions are not told apart: prep checks each event's time against them).
+  [[nodiscard]] const std::vector<FallBack>& fall_backs() const { return m_fall_backs; }
 
  private:
+  void note_fall_back(const date::local_info& info);
+
   const date::time_zone* m_zone = nullptr;  // null = UTC
   std::string m_name = "UTC";
   bool m_fallback = false;
   std::int64_t m_cache_begin = 1, m_cache_end = 0;  // local ns range with a fixed offset
   std::int64_t m_cache_offset_ns = 0;
+  std::vector<FallBack> m_fall_backs;
 };
 
 }  // namespace gpucost

@@ -95,6 +95,15 @@ struct InputStats {
     std::int64_t largest_back_ns = 0, largest_gap_ns = 0;
     std::uint64_t largest_back_line = 0, largest_gap_line = 0;
   } clock_anomalies;
+  /// Events of local time in the repeated hour of a DST fall-back, placed at its first
+  /// occurrence (LocalClock::to_utc_ns); one entry per fall-back, in the order met.
+  struct RepeatedHour {
+    FallBack fall_back;
+    std::uint64_t events = 0;
+    std::uint64_t step_line = 0;  ///< the line where the times step back into the hour (0: none seen)
+    std::int64_t step_ns = 0;     ///< how far they step back there
+  };
+  std::vector<RepeatedHour> repeated_hours;
   std::string truncated;                   ///< non-empty when the input ended early
   Fingerprint fingerprint;
   /// Host names the input's own lines give (syslog's host field, journal's _HOSTNAME), distinct,
@@ -197,13 +206,17 @@ struct ParseContext {
   static constexpr std::int64_t kStepBackTolerance = 1'000'000'000;  ///< log lines of 1 s jitter are not a step back
   static constexpr std::int64_t kGapNs = 3600'000'000'000;            ///< silence of more than an hour is a gap
   std::int64_t previous_ts = 0;  ///< time of the previous event, in input order
+  int previous_repeat = -1;      ///< stats.repeated_hours entry of the previous event (-1: none)
   bool check_clock = false;      ///< telemetry inputs: note clock steps back and long gaps
 
   /// Sends the filled event to the sink. `event.host` is the host its line names, if the
   /// parser set one; --host wins over it, and the option's host fills in when there is none.
   void emit() {
-    if (check_clock && stats.events > 0) note_clock_step(event.ts_ns - previous_ts);
+    const int repeat = clock.fall_backs().empty() || stats.time_basis != TimeBasis::local ? -1 : note_repeated_hour();
+    if (stats.events > 0 && (check_clock || repeat >= 0 || previous_repeat >= 0))
+      note_clock_step(event.ts_ns - previous_ts, repeat);
     previous_ts = event.ts_ns;
+    previous_repeat = repeat;
     if (options.host_given || event.host.empty()) event.host = options.host;
     else note_host(event.host, stats);
     if (stats.events == 0 || event.ts_ns < stats.first_ts_ns) stats.first_ts_ns = event.ts_ns;
@@ -219,9 +232,29 @@ struct ParseContext {
     if (stats.hosts.size() >= InputStats::kMaxHosts) return;
     if (std::find(stats.hosts.begin(), stats.hosts.end(), host) == stats.hosts.end()) stats.hosts.emplace_back(host);
   }
+  /// The stats.repeated_hours entry of the event when its time lies where the local times of a
+  /// DST fall-back's repeated hour are placed (counted there); -1 when it does not.
+  int note_repeated_hour();
   /// Counts a step back or a long gap of the clock (NTP steps, a stopped logger): events stay
-  /// in input order and the summary says where.
-  void note_clock_step(std::int64_t step_ns) {
+  /// in input order and the summary says where. The first step back inside a repeated hour is
+  /// the DST change (the log went on in the hour's second occurrence), noted with it instead;
+  /// leaving that hour, its length is taken off the step. Only telemetry (check_clock) counts
+  /// anomalies.
+  void note_clock_step(std::int64_t step_ns, int repeat) {
+    if (repeat >= 0 && repeat == previous_repeat && step_ns < -kStepBackTolerance) {
+      auto& r = stats.repeated_hours[static_cast<std::size_t>(repeat)];
+      if (r.step_line == 0) {
+        r.step_line = line_no;
+        r.step_ns = -step_ns;
+        return;
+      }
+    }
+    if (previous_repeat >= 0 && repeat != previous_repeat &&
+        static_cast<std::size_t>(previous_repeat) < stats.repeated_hours.size()) {
+      const auto& r = stats.repeated_hours[static_cast<std::size_t>(previous_repeat)];
+      if (r.step_line != 0 && event.ts_ns >= r.fall_back.at_ns) step_ns -= r.fall_back.repeat_ns;
+    }
+    if (!check_clock) return;
     auto& a = stats.clock_anomalies;
     if (step_ns < -kStepBackTolerance) {
       ++a.steps_back;
