@@ -42,3 +42,4 @@ TEST_CASE("text: a value that is zero up to rounding prints as 0", "[core][text]
   CHECK(short_number(0.0259204) == "0.0259204");
   CHECK(short_number(38000) == "38000");
   CHECK(short_number(1.5e-6) == "1.5e-06");  // small but not noise
+}

@@ -92,3 +92,4 @@ TEST_CASE("core::text: the hints of --cloud and --set use closest_name", "[core]
   REQUIRE_FALSE(config.has_value());
   CHECK(config.error().message == "--set: unknown key 'cloud.rate'");
   CHECK(config.error().hint == "did you mean 'cloud.rate_per_hour'?");
+}
