@@ -66,7 +66,7 @@ int run_batch(const BatchArgs& args) {
     return status;
   }
   if (run->config.tariff_tz.empty()) run->config.tariff_tz = inputs.clock.name();
-  const int rc = price_and_write(a, std::move(run->config), run->offer, *features, stats, status, inputs.clock.name());
+  const int rc = price_and_write(a, std::move(run->config), run->offer, *features, stats, status);
   if (rc == kError) return rc;  // the state stays: the next run reads the same data again
   state->priced_to_ns = features->to_ns;
   if (auto st = state->save(args.state); !st) return fail(st.error());

@@ -48,12 +48,11 @@ int run_breakeven(const ModelArgs& a) {
   const int status = finish_inputs(stats, a.in, inputs.clock);
   if (!features) return fail(features.error());
   if (run->config.tariff_tz.empty()) run->config.tariff_tz = inputs.clock.name();  // the logs' zone
-  return price_and_write(a, std::move(run->config), run->offer, *features, stats, status, inputs.clock.name());
+  return price_and_write(a, std::move(run->config), run->offer, *features, stats, status);
 }
 
 int price_and_write(const ModelArgs& a, breakeven::CostConfig config, const std::optional<breakeven::CloudOffer>& offer,
-                    const extract::Features& features, const std::vector<prep::InputStats>& stats, int status,
-                    const std::string& clock_zone) {
+                    const extract::Features& features, const std::vector<prep::InputStats>& stats, int status) {
   auto options = price_options(a, stats);
   if (!options) return fail(options.error());
   auto priced = breakeven::price_job(std::move(config), offer, features, *options);
@@ -61,7 +60,7 @@ int price_and_write(const ModelArgs& a, breakeven::CostConfig config, const std:
   print_notices(priced->notices, a.in.quiet);
   const breakeven::Result& result = priced->result;
   const breakeven::CostConfig& config_used = priced->config;
-  const report::BreakevenExtras extras = report::extras_of(*priced, report::logs_zone(stats, clock_zone));
+  const report::BreakevenExtras extras = report::extras_of(*priced, features.logs_tz);
   // Opened before anything is written, so that a bad ledger leaves every output untouched.
   std::optional<outputs::Ledger> ledger;
   if (!a.ledger.empty()) {

@@ -29,7 +29,7 @@ int run_report(const ReportArgs& args) {
   if (!priced) return fail(priced.error());
   if (args.diagnostics) print_notices(priced->notices, a.in.quiet);
   const breakeven::Result& result = priced->result;
-  const report::BreakevenExtras extras = report::extras_of(*priced, report::logs_zone(stats, inputs.clock.name()));
+  const report::BreakevenExtras extras = report::extras_of(*priced, sources->features.logs_tz);
   const auto findings = report::report_findings(*priced->findings, priced->config, result.above_line);
   const std::string html = report::html_report(
       {result, priced->config, *sources, extras, findings,

@@ -301,6 +301,22 @@ std::vector<Sample> SampleCollector::samples_of(int gpu) const {
   return out;
 }
 
+namespace {
+
+/// Adds `zone` to the comma-separated `zones` unless it is empty or already there.
+void add_zone(std::string& zones, const std::string& zone) {
+  if (zone.empty()) return;
+  std::string_view rest = zones;
+  while (!rest.empty()) {
+    const std::size_t comma = rest.find(',');
+    if (rest.substr(0, comma) == zone) return;
+    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+  }
+  zones += zones.empty() ? zone : "," + zone;
+}
+
+}  // namespace
+
 void SampleCollector::note_inputs(const std::vector<prep::InputStats>& inputs) {
   using prep::Format;
   for (const auto& in : inputs) {
@@ -308,6 +324,7 @@ void SampleCollector::note_inputs(const std::vector<prep::InputStats>& inputs) {
     if (f == Format::syslog || f == Format::dmesg || f == Format::journal_text || f == Format::journal_json ||
         f == Format::bug_report)
       m_host_logs = true;
+    add_zone(m_logs_tz, in.logs_tz);
     for (const auto& up : in.upstream_formats)  // an events stream: the formats prep read
       m_host_logs = m_host_logs || up == "syslog" || up == "dmesg" || up == "journal-text" ||
                     up == "journal-json" || up == "bug-report";
@@ -708,6 +725,7 @@ Expected<Features> compute_features(const SampleCollector& samples, const Extrac
                             "with their events)");
   Features f;
   f.host = samples.host().empty() && host_only ? samples.incident_host() : samples.host();
+  f.logs_tz = samples.logs_tz();
   // host_only implies from_trace (no samples), so it is asked first.
   f.chosen_by = options.from_ns || options.to_ns ? "flags" : host_only ? "events" : from_trace ? "trace" : "samples";
   // A training log's first start and last end phase bound the job (a flag still wins for its end).

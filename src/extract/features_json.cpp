@@ -269,6 +269,10 @@ std::string features_to_json(const Features& f) {
   b.append(", \"chosen_by\": ");
   io::append_json_string(b, f.chosen_by);
   if (f.merged_from > 1) b.append(fmt::format(", \"merged_from\": {}", f.merged_from));
+  if (!f.logs_tz.empty()) {  // the zone local times were read in; absent when none had any
+    b.append(", \"logs_tz\": ");
+    io::append_json_string(b, f.logs_tz);
+  }
   b.append("},\n  \"host\": {\"name\": ");
   io::append_json_string(b, f.host);
   b.append(", \"indicators\": ");
@@ -642,6 +646,8 @@ Expected<Features> features_from_json(std::string_view text, const std::string& 
     return make_error(ErrorKind::schema, fmt::format("{}: window.from_ns/to_ns missing", path));
   std::string_view chosen, host;
   if (window["chosen_by"].get_string().get(chosen) == simdjson::SUCCESS) f.chosen_by = std::string(chosen);
+  std::string_view logs_tz;
+  if (window["logs_tz"].get_string().get(logs_tz) == simdjson::SUCCESS) f.logs_tz = std::string(logs_tz);
   bool exclusive = false;
   if (window["to_exclusive"].get_bool().get(exclusive) == simdjson::SUCCESS) f.to_exclusive = exclusive;
   simdjson::dom::object host_obj, host_ind;

@@ -218,8 +218,13 @@ Expected<Features> merge_features(std::vector<Features> docs) {
   m.from_ns = docs.front().from_ns;
   m.to_ns = docs.front().to_ns;
   m.to_exclusive = docs.front().to_exclusive;
-  std::set<std::string> hosts;
+  std::set<std::string> hosts, zones;
   for (const Features& f : docs) {
+    for (std::size_t start = 0; start < f.logs_tz.size();) {
+      const std::size_t comma = std::min(f.logs_tz.find(',', start), f.logs_tz.size());
+      zones.insert(f.logs_tz.substr(start, comma - start));
+      start = comma + 1;
+    }
     m.from_ns = std::min(m.from_ns, f.from_ns);
     // The latest end decides; at the same end an inclusive window holds the instant.
     if (f.to_ns > m.to_ns) m.to_exclusive = f.to_exclusive;
@@ -231,6 +236,7 @@ Expected<Features> merge_features(std::vector<Features> docs) {
   m.merged_from -= 1;  // started at 1
   const bool several_hosts = hosts.size() > 1;
   for (const std::string& h : hosts) m.host += m.host.empty() ? h : "," + h;
+  for (const std::string& z : zones) m.logs_tz += m.logs_tz.empty() ? z : "," + z;
   m.chosen_by = "merge";
 
   // GPUs by (host, index); a GPU of a merged multi-host document keeps its own host.

@@ -473,6 +473,9 @@ Status read_event_stream(LineReader& reader, prep::EventSink& sink, prep::InputS
                                       stats.path, version, kEventsVersion),
                           "re-run `gpucost prep` with this version of gpucost");
       header_seen = true;
+      std::string_view tz;
+      obj.reset();
+      if (obj["tz"].get_string().get(tz) == simdjson::SUCCESS) stats.logs_tz = std::string(tz);
       ++stats.ignored;
       continue;
     }

@@ -341,6 +341,7 @@ Status InputParse::start() {
     return {};
   }
   stats.format = format;
+  if (format != Format::kineto) stats.logs_tz = m.clock.name();
   // Telemetry samples at a fixed interval: a step back or an hour of silence is an anomaly.
   // Kernel and training logs are quiet for hours and interleave writers, so they are not checked.
   m.ctx.check_clock = format == Format::dmon || format == Format::pmon || format == Format::query_csv ||

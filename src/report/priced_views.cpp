@@ -20,12 +20,6 @@ BreakevenExtras extras_of(const breakeven::PricedJob& priced, std::string logs_t
   return x;
 }
 
-std::string logs_zone(const std::vector<prep::InputStats>& stats, const std::string& clock_zone) {
-  for (const auto& s : stats)
-    if (s.format != prep::Format::unknown && s.format != prep::Format::kineto) return clock_zone;  // traces are UTC
-  return {};
-}
-
 std::vector<ReportFinding> report_findings(const std::vector<breakeven::Finding>& found,
                                            const breakeven::CostConfig& config, bool above_line) {
   std::vector<ReportFinding> out;

@@ -63,6 +63,8 @@ class SampleCollector final : public prep::EventSink {
   /// The kernel and system incidents (bounded memory; read back in time order).
   [[nodiscard]] const IncidentStore& incidents() const { return m_incidents; }
   [[nodiscard]] bool has_host_logs() const { return m_host_logs; }
+  /// The zones the inputs' local times were read in, comma-separated ("" when none had any).
+  [[nodiscard]] const std::string& logs_tz() const { return m_logs_tz; }
   [[nodiscard]] const std::string& host() const { return m_host; }
   /// The host the kernel and system logs name (the document's host when they are all there is).
   [[nodiscard]] const std::string& incident_host() const { return m_incident_host; }
@@ -80,7 +82,7 @@ class SampleCollector final : public prep::EventSink {
   std::vector<std::pair<std::int64_t, std::int64_t>> m_patterns;
   std::vector<TrainRate> m_rates;
   IncidentStore m_incidents;
-  std::string m_host, m_incident_host;
+  std::string m_host, m_incident_host, m_logs_tz;
   bool m_host_logs = false;  // a kernel log, dmesg, journal or bug report was among the inputs
 };
 
@@ -230,6 +232,9 @@ struct Features {
   bool faults_listed = true;
   Partials host_partials;                  ///< event times for merging (xid.first_ns.min, ...)
   int merged_from = 1;                     ///< number of documents merged into this one
+  /// The zones the logs' local times were read in (--tz or the machine's), comma-separated when
+  /// several; empty when no input had local times (a trace alone).
+  std::string logs_tz;
 
   [[nodiscard]] double wall_s() const { return static_cast<double>(to_ns - from_ns) / 1e9; }
 };

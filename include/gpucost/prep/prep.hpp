@@ -114,6 +114,9 @@ struct InputStats {
   /// whose events all fall outside the telemetry's span (pipeline::check_clocks_and_hosts).
   std::vector<std::string> warnings;
   std::vector<std::string> upstream_formats;  ///< an events stream: the formats its summary names
+  /// The zone local times were read in: a raw log's (--tz or this machine's), an events stream's
+  /// header; empty for a trace (its times are absolute) and an empty input.
+  std::string logs_tz;
 };
 
 /// Adds a note to the input's summary unless it is already there.

@@ -11,12 +11,9 @@
 
 namespace gpucost::report {
 
-/// The table's and JSON's extras of a priced job whose raw logs were read in `logs_tz` (empty
-/// when it read none).
+/// The table's and JSON's extras of a priced job; `logs_tz`: the zones its logs' local times were
+/// read in (Features::logs_tz).
 BreakevenExtras extras_of(const breakeven::PricedJob& priced, std::string logs_tz);
-
-/// The zone of `clock` when some input was a raw log (its local times were read in it), else empty.
-std::string logs_zone(const std::vector<prep::InputStats>& stats, const std::string& clock_zone);
 
 /// The findings the HTML report lists (always, as with breakeven --explain), largest saving first;
 /// as warnings when the premium is above the line.
