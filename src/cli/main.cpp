@@ -37,6 +37,7 @@ constexpr std::array kCommands{
     Command{"batch", "for cron: price only what is new in rotated logs since the last run", define_batch},
     Command{"record", "run a training command, collect its GPU telemetry and logs, then price it", define_record},
     Command{"trace", "print the analyses of PyTorch profiler traces as tables", define_trace},
+    Command{"completion", "print the bash completion script, or the man page's option lists", define_completion},
 };
 
 int main_impl(int argc, char** argv) {
