@@ -3,6 +3,7 @@
 // Exit status: 0 ok, 1 --strict and malformed lines, 2 usage/operational error, 3 above the line.
 #include "commands.hpp"
 #include "console.hpp"
+#include "help_format.hpp"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -37,12 +38,14 @@ constexpr std::array kCommands{
     Command{"batch", "for cron: price only what is new in rotated logs since the last run", define_batch},
     Command{"record", "run a training command, collect its GPU telemetry and logs, then price it", define_record},
     Command{"trace", "print the analyses of PyTorch profiler traces as tables", define_trace},
+    Command{"completion", "print the bash completion script, or the man page's option lists", define_completion},
 };
 
 int main_impl(int argc, char** argv) {
   CLI::App app{"gpucost: the true cost of a GPU job from the logs the machine already writes,\n"
                "and whether renting would have been cheaper.",
                "gpucost"};
+  use_help_format(app);  // before the subcommands: they copy it
   app.footer(std::string(kExitFooter));
   app.set_version_flag("--version", std::string("gpucost ") + GPUCOST_VERSION);
   app.require_subcommand(1);

@@ -1,6 +1,7 @@
 #include "options.hpp"
 
 #include "console.hpp"
+#include "help_format.hpp"
 
 #include <gpucost/core/log.hpp>
 #include <gpucost/pipeline/inputs.hpp>
@@ -62,6 +63,18 @@ void add_reading_options(CLI::App* app, pipeline::InputSettings& s) {
       ->type_name("REGEX")->allow_extra_args(false)->group("Input");
 }
 
+/// The names --input-format offers: prep's formats (it also takes a few aliases).
+std::vector<std::string> format_list() {
+  std::vector<std::string> out;
+  const std::string names = prep::format_names();
+  for (std::size_t pos = 0; pos < names.size();) {
+    const std::size_t comma = names.find(", ", pos);
+    out.push_back(names.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos));
+    pos = comma == std::string::npos ? names.size() : comma + 2;
+  }
+  return out;
+}
+
 Expected<breakeven::CostConfig> model_config(const ModelArgs& a) {
   auto config = breakeven::load_config(a.config.empty() ? std::nullopt : std::optional<std::string>(a.config), a.sets,
                                        !a.cloud.empty());
@@ -106,9 +119,9 @@ std::string footer_with_example(std::string_view example) {
 
 void add_input_options(CLI::App* app, InputArgs& a) {
   app->add_option("inputs", a.inputs, "log files, globs or - for stdin (.gz/.zst read transparently)")
-      ->type_name("FILE...");
+      ->type_name("FILE");
   app->add_option("--input-format", a.settings.input_format, "force the format: " + prep::format_names())
-      ->type_name("NAME")->group("Input");
+      ->check(offers(format_list()))->type_name("NAME")->group("Input");
   add_tz_option(app, a);
   add_reading_options(app, a.settings);
   add_host_option(app, a);
@@ -124,20 +137,22 @@ void add_clock_and_verbosity_options(CLI::App* app, InputArgs& a) {
 }
 
 void add_model_options(CLI::App* app, ModelArgs& a) {
-  app->add_option("-c,--config", a.config, "cost configuration (TOML)")->type_name("FILE")->group("Model");
+  app->add_option("-c,--config", a.config, "cost configuration (TOML; its keys in docs/cost-model.md)")
+      ->type_name("FILE.toml")->group("Model");
   app->add_option("--set", a.sets, "override a config key, e.g. --set cloud.rate_per_hour=2.5")
       ->type_name("KEY=VALUE")->allow_extra_args(false)->group("Model");
-  app->add_option("--from", a.from, "window start (ISO 8601)")->type_name("TIME")->group("Window");
+  app->add_option("--from", a.from, "window start (ISO 8601; local in --tz unless Z/offset)")
+      ->type_name("TIME")->group("Window");
   app->add_option("--to", a.to, "window end, exclusive")->type_name("TIME")->group("Window");
-  app->add_option("--cloud", a.cloud, "price the cloud side with a catalogue offer (see --list-clouds)")
-      ->type_name("NAME")->group("Model");
+  app->add_option("--cloud", a.cloud, "price the cloud side with a catalogue offer (see breakeven --list-clouds)")
+      ->type_name("OFFER")->group("Model");
   app->add_option("--speed-ratio", a.speed_ratio,
                   "cloud GPU speed / local GPU speed on this job (wins over config, offer and speed table)")
       ->type_name("X")->group("Model");
   app->add_option("--fill", a.fill,
                   "energy of time without samples: mean (at the GPU's mean power, default), idle (at "
                   "local.idle_power_w) or none (price the measured time only)")
-      ->type_name("RULE")->group("Model");
+      ->check(offers({"mean", "idle", "none"}))->type_name("RULE")->group("Model");
 }
 
 void add_output_options(CLI::App* app, ModelArgs& a) {
