@@ -3,7 +3,7 @@
 # compares the two). Works with or without the bash-completion package. Installed as
 # share/bash-completion/completions/gpucost; without installing: source <(gpucost completion bash)
 
-_gpucost_commands='prep extract merge breakeven history report batch record trace completion'
+_gpucost_commands='init prep extract merge breakeven history report batch record trace completion'
 _gpucost_root_opts='-h --help --version'
 _gpucost_root_valued=''
 
@@ -11,6 +11,13 @@ _gpucost_root_valued=''
 # value) and args (how its arguments complete, as _gpucost_complete reads it).
 _gpucost_spec() {
   case $1 in
+    'init')
+      opts='-h --help --input-format --tz --date --start --interval --boot-time --year --fields
+        --steps --max-line --top-kernels --pattern --host --strict -q --quiet -v --verbose --gpu
+        --gpus --country --no-probe -o --output --force'
+      valued='--input-format --tz --date --start --interval --boot-time --year --fields --steps
+        --max-line --top-kernels --pattern --host --gpu --gpus --country -o --output'
+      args='files' ;;
     'prep')
       opts='-h --help --input-format --tz --date --start --interval --boot-time --year --fields
         --steps --max-line --top-kernels --pattern --host --strict -q --quiet -v --verbose -o
