@@ -5,7 +5,9 @@
 #include <gpucost/io/atomic_file.hpp>
 #include <gpucost/io/event_stream.hpp>
 #include <gpucost/pipeline/inputs.hpp>
+#include <gpucost/pipeline/event_filter.hpp>
 #include <gpucost/pipeline/merge.hpp>
+#include <gpucost/core/text.hpp>
 
 #include <fmt/format.h>
 
@@ -19,21 +21,42 @@ namespace {
 
 struct PrepArgs {
   InputArgs in;
-  std::string output = "-", output_format = "jsonl";
+  std::string output = "-", output_format = "jsonl", kinds, from, to;
 };
+
+/// What --kinds/--from/--to left out, and the kinds asked for that no event had (likely a typo:
+/// a warning, even with -q).
+void report_selection(const pipeline::EventFilter& filter, const pipeline::EventSelection& selection, bool quiet) {
+  for (const std::string& kind : filter.kinds_not_seen()) {
+    std::string seen;
+    for (const std::string& k : filter.kinds_seen()) seen += (seen.empty() ? "" : ", ") + k;
+    fmt::print(stderr, "{} --kinds: no event of kind '{}' in the inputs (kinds seen: {})\n", prefix(Level::warning), kind,
+               seen.empty() ? "none" : seen);
+  }
+  if (!quiet)
+    fmt::print(stderr, "{} prep: {} written, {} left out by {}\n", prefix(Level::note),
+               text::counted(static_cast<long long>(filter.passed()), "event"),
+               text::counted(static_cast<long long>(filter.left_out()), "event"), selection.describe());
+}
 
 int run_prep(const PrepArgs& args) {
   auto inputs = open_inputs(args.in);
   if (!inputs) return fail(inputs.error());
+  auto selection = pipeline::parse_event_selection(args.kinds, args.from, args.to, inputs->clock);
+  if (!selection) return fail(selection.error());
   auto out = io::OutputFile::open(args.output);
   if (!out) return fail(out.error());
   io::EventWriter writer(out->stream(), args.output_format == "tsv" ? io::StreamFormat::tsv : io::StreamFormat::jsonl);
   writer.write_header(inputs->clock.name(), GPUCOST_VERSION);
   std::vector<prep::InputStats> stats;
+  pipeline::EventFilter filter(writer, *selection);
+  prep::EventSink& sink = selection->everything() ? static_cast<prep::EventSink&>(writer) : filter;
   // One input streams straight through in its own order; several are merged by time.
-  const Status st = inputs->paths.size() == 1
-                        ? pipeline::feed_inputs(inputs->paths, inputs->prep, inputs->clock, writer, stats)
-                        : pipeline::merge_inputs(inputs->paths, inputs->prep, inputs->clock, writer, stats);
+  const Status st = inputs->paths.size() == 1 ? pipeline::feed_inputs(inputs->paths, inputs->prep, inputs->clock, sink, stats)
+                    : selection->everything()
+                        ? pipeline::merge_inputs(inputs->paths, inputs->prep, inputs->clock, writer, stats)
+                        : pipeline::merge_inputs(inputs->paths, inputs->prep, inputs->clock, sink, stats);
+  if (!selection->everything()) writer.set_selection(selection->describe(), filter.left_out());
   writer.write_summary(stats);
   writer.flush();
   if (!st) return fail(st.error());
@@ -44,7 +67,9 @@ int run_prep(const PrepArgs& args) {
                            io::write_failure_hint(err)));
   }
   if (auto c = out->commit(); !c) return fail(c.error());
-  return finish_inputs(stats, args.in, inputs->clock);
+  const int status = finish_inputs(stats, args.in, inputs->clock);
+  if (!selection->everything()) report_selection(filter, *selection, args.in.quiet);
+  return status;
 }
 
 }  // namespace
@@ -56,7 +81,15 @@ Runner define_prep(CLI::App& cmd) {
       ->type_name("FILE")->group("Output");
   cmd.add_option("--output-format", args->output_format, "jsonl (default) or tsv")
       ->check(CLI::IsMember({"jsonl", "tsv"}))->type_name("FMT")->group("Output");
-  cmd.footer(footer_with_example("gpucost prep dmon.log query.csv.gz > events.jsonl"));
+  cmd.add_option("--kinds", args->kinds,
+                 "only events of these kinds, comma-separated (e.g. xid,aer,gpu_lost); the rest are counted in the "
+                 "summary")
+      ->type_name("LIST")->group("Select");
+  cmd.add_option("--from", args->from, "only events at or after this time (ISO 8601; local in --tz unless Z/offset)")
+      ->type_name("TIME")->group("Select");
+  cmd.add_option("--to", args->to, "only events before this time")->type_name("TIME")->group("Select");
+  cmd.footer(footer_with_example("gpucost prep dmon.log query.csv.gz > events.jsonl\n"
+                                 "         gpucost prep --kinds xid,gpu_lost --output-format tsv /var/log/kern.log"));
   return [args] { return run_prep(*args); };
 }
 

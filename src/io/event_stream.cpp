@@ -25,6 +25,8 @@ struct EventWriter::Impl {
   StreamFormat format;
   std::string host_cache_key, host_json;  // the host name, escaped once
   std::string tz_name;                     // repeated in the summary
+  std::string selection;                   // prep --kinds/--from/--to, as given
+  std::uint64_t left_out = 0;              // events the selection left out
   Impl(std::FILE* f, StreamFormat fmt_) : out(f), format(fmt_) {}
 
   // The hot path: one event line, written with raw pointers into a scratch buffer sized for the
@@ -322,7 +324,17 @@ void EventWriter::write_summary(const std::vector<prep::InputStats>& inputs) {
   b.append(fmt::format("],\"lines\":{},\"events\":{},\"ignored\":{},\"malformed\":{},\"duplicates\":{},\"tz\":", lines,
                        events, ignored, malformed, duplicates));
   append_json_string(b, m_impl->tz_name);
+  if (!m_impl->selection.empty()) {
+    b.append(",\"selection\":");
+    append_json_string(b, m_impl->selection);
+    b.append(fmt::format(",\"left_out\":{}", m_impl->left_out));
+  }
   b.append("}\n");
+}
+
+void EventWriter::set_selection(std::string description, std::uint64_t left_out) {
+  m_impl->selection = std::move(description);
+  m_impl->left_out = left_out;
 }
 
 void EventWriter::flush() { m_impl->out.flush(); }

@@ -327,8 +327,11 @@ Status merge(std::vector<MergeInput>& inputs, const prep::PrepOptions& options, 
 
 }  // namespace
 
-Status merge_inputs(const std::vector<std::string>& paths, const prep::PrepOptions& options, LocalClock& clock,
-                    io::EventWriter& writer, std::vector<prep::InputStats>& stats) {
+namespace {
+
+/// One MergeInput per path, with its InputStats appended to `stats`.
+Expected<std::vector<MergeInput>> merge_inputs_of(const std::vector<std::string>& paths,
+                                                  std::vector<prep::InputStats>& stats) {
   // InputParse keeps a reference to its InputStats: no reallocation from here on.
   stats.reserve(stats.size() + paths.size());
   std::vector<MergeInput> inputs;
@@ -344,7 +347,23 @@ Status merge_inputs(const std::vector<std::string>& paths, const prep::PrepOptio
     }
     inputs.push_back(std::move(in));
   }
-  return merge(inputs, options, clock, LineStore{writer});
+  return inputs;
+}
+
+}  // namespace
+
+Status merge_inputs(const std::vector<std::string>& paths, const prep::PrepOptions& options, LocalClock& clock,
+                    io::EventWriter& writer, std::vector<prep::InputStats>& stats) {
+  auto inputs = merge_inputs_of(paths, stats);
+  if (!inputs) return inputs.error();
+  return merge(*inputs, options, clock, LineStore{writer});
+}
+
+Status merge_inputs(const std::vector<std::string>& paths, const prep::PrepOptions& options, LocalClock& clock,
+                    prep::EventSink& sink, std::vector<prep::InputStats>& stats) {
+  auto inputs = merge_inputs_of(paths, stats);
+  if (!inputs) return inputs.error();
+  return merge(*inputs, options, clock, EventStore{sink});
 }
 
 Status merge_into(std::vector<MergeInput>& inputs, const prep::PrepOptions& options, LocalClock& clock,

@@ -5,6 +5,7 @@
 #include <gpucost/core/event.hpp>
 #include <gpucost/prep/prep.hpp>
 
+#include <cstdint>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -35,6 +36,9 @@ class EventWriter final : public prep::EventSink {
   void write_line(std::string_view line);
   /// Summary line with per-input counts (JSON Lines only; TSV has no summary row).
   void write_summary(const std::vector<prep::InputStats>& inputs);
+  /// prep --kinds/--from/--to: the summary also says what was selected and how many events were
+  /// left out ("selection", "left_out").
+  void set_selection(std::string description, std::uint64_t left_out);
   void flush();
   [[nodiscard]] bool failed() const;
 

@@ -26,6 +26,9 @@ inline constexpr std::size_t kReorderWindow = 1024;
 /// file open at a time, however many there are.
 Status merge_inputs(const std::vector<std::string>& paths, const prep::PrepOptions& options, LocalClock& clock,
                     io::EventWriter& writer, std::vector<prep::InputStats>& stats);
+/// The same, into any sink (prep --kinds: the events pass through a filter before the writer).
+Status merge_inputs(const std::vector<std::string>& paths, const prep::PrepOptions& options, LocalClock& clock,
+                    prep::EventSink& sink, std::vector<prep::InputStats>& stats);
 
 /// One raw input of merge_into: its path (opened when the merge reaches its first event), or
 /// an open reader (an input that can be read once: stdin, a pipe); and the InputStats its
