@@ -53,6 +53,13 @@ int run_breakeven(const ModelArgs& a) {
 
 int price_and_write(const ModelArgs& a, breakeven::CostConfig config, const std::optional<breakeven::CloudOffer>& offer,
                     const extract::Features& features, const std::vector<prep::InputStats>& stats, int status) {
+  std::optional<unsigned> mode;
+  if (!a.mode.empty()) {
+    mode = io::parse_file_mode(a.mode);
+    if (!mode)
+      return fail(make_error(ErrorKind::usage, fmt::format("--mode: '{}' is not a file mode in octal", a.mode),
+                             "e.g. --mode 0644 (owner writes, everyone reads)"));
+  }
   auto options = price_options(a, stats);
   if (!options) return fail(options.error());
   auto priced = breakeven::price_job(std::move(config), offer, features, *options);
@@ -70,16 +77,17 @@ int price_and_write(const ModelArgs& a, breakeven::CostConfig config, const std:
   }
   const std::string text = a.json ? report::breakeven_json(result, config_used, features, extras)
                                   : report::breakeven_table(result, config_used, features, extras);
-  if (auto st = io::write_file_atomically(a.output, text); !st) return fail(st.error());
+  if (auto st = io::write_file_atomically(a.output, text, mode); !st) return fail(st.error());
   if (ledger)
     if (auto st = record_in_ledger(*ledger, *priced, features, stats, !a.ledger_append); !st) return fail(st.error());
   if (!a.prom.empty())
-    if (auto st = io::write_file_atomically(a.prom, outputs::prometheus_textfile(result, config_used, features)); !st)
+    if (auto st = io::write_file_atomically(a.prom, outputs::prometheus_textfile(result, config_used, features), mode);
+        !st)
       return fail(st.error());
   if (!a.suggest.empty()) {
     const std::string note =
         report::findings_markdown(result, config_used, features, extras.findings ? &*extras.findings : nullptr);
-    if (auto st = io::write_file_atomically(a.suggest, note); !st) return fail(st.error());
+    if (auto st = io::write_file_atomically(a.suggest, note, mode); !st) return fail(st.error());
   }
   return a.fail_above && result.above_line ? kAboveLine : status;
 }

@@ -166,6 +166,11 @@ void add_output_options(CLI::App* app, ModelArgs& a) {
   app->add_option("--prom", a.prom,
                   "also write the figures as a Prometheus textfile (atomically, for node_exporter's textfile collector)")
       ->type_name("FILE")->group("Output");
+  app->add_option("--mode", a.mode,
+                  "permission bits of the files written (-o, --prom, --suggest), in octal, e.g. 0644 so that "
+                  "node_exporter's own user can read the textfile (default: 0666 less the umask, or the mode of the "
+                  "file replaced)")
+      ->type_name("OCTAL")->group("Output");
   app->add_option("--ledger", a.ledger,
                   "also record the run and its indicators in this SQLite ledger (created when missing; the same "
                   "inputs, window and config replace their earlier row)")

@@ -48,7 +48,7 @@ void add_clock_and_verbosity_options(CLI::App* app, InputArgs& a);
 /// batch and record.
 struct ModelArgs {
   InputArgs in;
-  std::string output = "-", from, to, config, cloud, prom, ledger, suggest;
+  std::string output = "-", from, to, config, cloud, prom, ledger, suggest, mode;
   std::vector<std::string> sets;
   bool json = false, list_clouds = false, compare_clouds = false, fail_above = false, explain = false;
   double speed_ratio = std::numeric_limits<double>::quiet_NaN();  // NaN = not given
@@ -60,7 +60,7 @@ struct ModelArgs {
 
 /// -c, --set, --from/--to, --cloud, --speed-ratio, --fill.
 void add_model_options(CLI::App* app, ModelArgs& a);
-/// --json, -o, --fail-above, --explain, --suggest, --prom, --ledger, --ledger-append.
+/// --json, -o, --fail-above, --explain, --suggest, --prom, --mode, --ledger, --ledger-append.
 void add_output_options(CLI::App* app, ModelArgs& a);
 
 /// The inputs of one run, checked, with the options to read them.

@@ -32,7 +32,7 @@ std::string write_failure_hint(int err) {
   }
 }
 
-Expected<OutputFile> OutputFile::open(const std::string& path) {
+Expected<OutputFile> OutputFile::open(const std::string& path, std::optional<unsigned> mode) {
   OutputFile f;
   if (path.empty() || path == "-") {
     f.m_file = stdout;
@@ -62,7 +62,8 @@ Expected<OutputFile> OutputFile::open(const std::string& path) {
   // umask: 0644 under 022, so node_exporter's own user can read a textfile), or the mode of the
   // file it replaces.
   const bool replacing = ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
-  (void)::fchmod(fd, replacing ? (st.st_mode & 07777) : (0666 & ~current_umask()));
+  const mode_t chosen = mode ? static_cast<mode_t>(*mode) : replacing ? (st.st_mode & 07777) : (0666 & ~current_umask());
+  (void)::fchmod(fd, chosen);
   f.m_file = ::fdopen(fd, "wb");
   return f;
 }
@@ -103,8 +104,20 @@ Status OutputFile::commit() {
   return {};
 }
 
-Status write_file_atomically(const std::string& path, std::string_view text) {
-  auto out = OutputFile::open(path);
+std::optional<unsigned> parse_file_mode(std::string_view text) {
+  if (text.size() > 2 && text[0] == '0' && (text[1] == 'o' || text[1] == 'O')) text.remove_prefix(2);
+  if (text.empty() || text.size() > 4) return std::nullopt;
+  unsigned mode = 0;
+  for (const char c : text) {
+    if (c < '0' || c > '7') return std::nullopt;
+    mode = mode * 8 + static_cast<unsigned>(c - '0');
+  }
+  if (mode > 0777) return std::nullopt;
+  return mode;
+}
+
+Status write_file_atomically(const std::string& path, std::string_view text, std::optional<unsigned> mode) {
+  auto out = OutputFile::open(path, mode);
   if (!out) return out.error();
   std::fwrite(text.data(), 1, text.size(), out->stream());
   return out->commit();

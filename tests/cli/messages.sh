@@ -42,4 +42,11 @@ expect "--set exchange" 2 'e.g. --set exchange.USD=0.92' -- \
   "$gpucost" breakeven -c "$config" --set exchange.USD=abc "$sample"
 expect "--set number" 2 'hint: e.g. --set local.hardware_price=0.30' -- \
   "$gpucost" breakeven -c "$config" --set local.hardware_price=cheap "$sample"
+# --mode: the textfile node_exporter reads gets the mode asked for, even under umask 077.
+(umask 077 && "$gpucost" breakeven -q -c "$config" --tz UTC --host h --mode 0644 --prom "$work/g.prom" -o "$work/t.txt" "$sample") ||
+  fail "--mode 0644: $(cat "$work/err")"
+[ "$(stat -c %a "$work/g.prom")" = 644 ] || fail "--mode 0644 gave $(stat -c %a "$work/g.prom")"
+expect "--mode bad" 2 "error: --mode: 'rw' is not a file mode in octal" -- \
+  "$gpucost" breakeven -c "$config" --mode rw --prom "$work/h.prom" "$sample"
+[ ! -e "$work/h.prom" ] || fail "--mode rw still wrote the textfile"
 echo "ok"

@@ -70,3 +70,24 @@ TEST_CASE("line reader: a closed stdin is an error", "[io]") {
   REQUIRE_FALSE(reader);
   CHECK(reader.error().message == "<stdin>: standard input is closed");
 }
+
+TEST_CASE("output file: --mode gives the written file its permission bits, whatever the umask") {
+  CHECK(gpucost::io::parse_file_mode("0644") == 0644u);
+  CHECK(gpucost::io::parse_file_mode("640") == 0640u);
+  CHECK(gpucost::io::parse_file_mode("0o600") == 0600u);
+  CHECK_FALSE(gpucost::io::parse_file_mode("0888"));
+  CHECK_FALSE(gpucost::io::parse_file_mode("rw-r--r--"));
+  CHECK_FALSE(gpucost::io::parse_file_mode("01777"));
+  CHECK_FALSE(gpucost::io::parse_file_mode(""));
+  const fs::path dir = fs::temp_directory_path() / fmt::format("gpucost-mode-{}", ::getpid());
+  fs::create_directories(dir);
+  const std::string path = (dir / "gpucost.prom").string();
+  const mode_t old = ::umask(077);  // a umask that would give 0600
+  const auto st = gpucost::io::write_file_atomically(path, "x 1\n", 0644u);
+  ::umask(old);
+  REQUIRE(st);
+  struct stat info {};
+  REQUIRE(::stat(path.c_str(), &info) == 0);
+  CHECK((info.st_mode & 0777) == 0644);
+  fs::remove_all(dir);
+}

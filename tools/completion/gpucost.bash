@@ -21,9 +21,9 @@ _gpucost_spec() {
     'prep')
       opts='-h --help --input-format --tz --date --start --interval --boot-time --year --fields
         --steps --max-line --top-kernels --pattern --host --strict -q --quiet -v --verbose -o
-        --output --output-format'
+        --output --output-format --kinds --from --to'
       valued='--input-format --tz --date --start --interval --boot-time --year --fields --steps
-        --max-line --top-kernels --pattern --host -o --output --output-format'
+        --max-line --top-kernels --pattern --host -o --output --output-format --kinds --from --to'
       args='files' ;;
     'extract')
       opts='-h --help --input-format --tz --date --start --interval --boot-time --year --fields
@@ -41,11 +41,11 @@ _gpucost_spec() {
       opts='-h --help --input-format --tz --date --start --interval --boot-time --year --fields
         --steps --max-line --top-kernels --pattern --host --strict -q --quiet -v --verbose -c
         --config --set --from --to --cloud --speed-ratio --fill --list-clouds --compare-clouds
-        --mc --seed --json -o --output --fail-above --explain --suggest --prom --ledger
+        --mc --seed --json -o --output --fail-above --explain --suggest --prom --mode --ledger
         --ledger-append'
       valued='--input-format --tz --date --start --interval --boot-time --year --fields --steps
         --max-line --top-kernels --pattern --host -c --config --set --from --to --cloud
-        --speed-ratio --fill --mc --seed -o --output --suggest --prom --ledger'
+        --speed-ratio --fill --mc --seed -o --output --suggest --prom --mode --ledger'
       args='files' ;;
     'history')
       opts='-h --help --ledger --host --since --tz --json --csv -o --output'
@@ -64,17 +64,17 @@ _gpucost_spec() {
       opts='-h --help --input-format --tz --date --start --interval --boot-time --year --fields
         --steps --max-line --top-kernels --pattern --host --strict -q --quiet -v --verbose -c
         --config --set --from --to --cloud --speed-ratio --fill --json -o --output --fail-above
-        --explain --suggest --prom --ledger --ledger-append --state --wait'
+        --explain --suggest --prom --mode --ledger --ledger-append --state --wait'
       valued='--input-format --tz --date --start --interval --boot-time --year --fields --steps
         --max-line --top-kernels --pattern --host -c --config --set --from --to --cloud
-        --speed-ratio --fill -o --output --suggest --prom --ledger --state'
+        --speed-ratio --fill -o --output --suggest --prom --mode --ledger --state'
       args='files' ;;
     'record')
       opts='-h --help -c --config --set --from --to --cloud --speed-ratio --fill --json -o
-        --output --fail-above --explain --suggest --prom --ledger --ledger-append --report
+        --output --fail-above --explain --suggest --prom --mode --ledger --ledger-append --report
         --run-dir --interval-ms --host --tz -q --quiet -v --verbose'
       valued='-c --config --set --from --to --cloud --speed-ratio --fill -o --output --suggest
-        --prom --ledger --report --run-dir --interval-ms --host --tz'
+        --prom --mode --ledger --report --run-dir --interval-ms --host --tz'
       args='command' ;;
     'trace')
       opts='-h --help --input-format --tz --date --start --interval --boot-time --year --fields

@@ -6,6 +6,7 @@
 #include <gpucost/core/error.hpp>
 
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -13,8 +14,9 @@ namespace gpucost::io {
 
 class OutputFile {
  public:
-  /// "-" or empty = stdout.
-  static Expected<OutputFile> open(const std::string& path);
+  /// "-" or empty = stdout. `mode`: the new file's permission bits (e.g. 0644); none = the
+  /// umask's (0666 less it), or the mode of the file it replaces.
+  static Expected<OutputFile> open(const std::string& path, std::optional<unsigned> mode = std::nullopt);
   OutputFile(OutputFile&& other) noexcept;
   OutputFile& operator=(OutputFile&&) = delete;
   OutputFile(const OutputFile&) = delete;
@@ -36,6 +38,10 @@ class OutputFile {
 std::string write_failure_hint(int err);
 
 /// Writes `text` to `path` ("-" = stdout) atomically: a temporary file, then rename.
-Status write_file_atomically(const std::string& path, std::string_view text);
+Status write_file_atomically(const std::string& path, std::string_view text,
+                             std::optional<unsigned> mode = std::nullopt);
+
+/// "0644", "644", "0o644": permission bits in octal (at most 0777).
+std::optional<unsigned> parse_file_mode(std::string_view text);
 
 }  // namespace gpucost::io
