@@ -15,6 +15,8 @@
 #include "console.hpp"
 #include "help_format.hpp"
 
+#include <gpucost/core/text.hpp>
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -27,6 +29,8 @@
 namespace gpucost::cli {
 
 namespace {
+
+using text::join;
 
 std::vector<const CLI::App*> subcommands_of(const CLI::App& app) {
   return app.get_subcommands([](const CLI::App* s) { return shown(*s); });
@@ -47,15 +51,6 @@ std::vector<std::string> names_of(const CLI::Option& opt) {
   std::vector<std::string> out;
   for (const std::string& s : opt.get_snames()) out.push_back("-" + s);
   for (const std::string& l : opt.get_lnames()) out.push_back("--" + l);
-  return out;
-}
-
-std::string join(const std::vector<std::string>& parts, std::string_view sep) {
-  std::string out;
-  for (const std::string& p : parts) {
-    if (!out.empty()) out += sep;
-    out += p;
-  }
   return out;
 }
 

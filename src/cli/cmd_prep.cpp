@@ -27,9 +27,8 @@ struct PrepArgs {
 /// What --kinds/--from/--to left out, and the kinds asked for that no event had (likely a typo:
 /// a warning, even with -q).
 void report_selection(const pipeline::EventFilter& filter, const pipeline::EventSelection& selection, bool quiet) {
+  const std::string seen = text::join(filter.kinds_seen(), ", ");
   for (const std::string& kind : filter.kinds_not_seen()) {
-    std::string seen;
-    for (const std::string& k : filter.kinds_seen()) seen += (seen.empty() ? "" : ", ") + k;
     fmt::print(stderr, "{} --kinds: no event of kind '{}' in the inputs (kinds seen: {})\n", prefix(Level::warning), kind,
                seen.empty() ? "none" : seen);
   }

@@ -1,5 +1,7 @@
 #include "help_format.hpp"
 
+#include <gpucost/core/text.hpp>
+
 #include <algorithm>
 #include <set>
 #include <memory>
@@ -10,6 +12,8 @@
 namespace gpucost::cli {
 
 namespace {
+
+using text::join;
 
 /// What the validators append to the type name: `:{jsonl,tsv}`, `:FLOAT in [-50 - 150]`.
 std::vector<std::string> validator_texts(const CLI::Option& opt) {
@@ -35,15 +39,6 @@ std::vector<std::string> split(std::string_view text, char sep) {
     if (next == std::string_view::npos) return out;
     pos = next + 1;
   }
-}
-
-std::string join(const std::vector<std::string>& parts, std::string_view sep) {
-  std::string out;
-  for (const std::string& p : parts) {
-    if (!out.empty()) out += sep;
-    out += p;
-  }
-  return out;
 }
 
 /// `FLOAT in [-50 - 150]` (CLI::Range) as `-50 to 150`; empty when `text` is no range.

@@ -1,5 +1,6 @@
 #include <gpucost/pipeline/event_filter.hpp>
 
+#include <gpucost/core/text.hpp>
 #include <gpucost/pipeline/settings.hpp>
 
 #include <fmt/format.h>
@@ -20,10 +21,7 @@ bool is_kind_name(std::string_view s) {
 
 std::string EventSelection::describe() const {
   std::string out;
-  if (!kinds.empty()) {
-    out += "--kinds ";
-    for (std::size_t i = 0; i < kinds.size(); ++i) out += (i == 0 ? "" : ",") + kinds[i];
-  }
+  if (!kinds.empty()) out += "--kinds " + text::join(kinds, ",");
   if (from_ns) out += fmt::format("{}--from {}", out.empty() ? "" : " ", format_utc(*from_ns));
   if (to_ns) out += fmt::format("{}--to {}", out.empty() ? "" : " ", format_utc(*to_ns));
   return out;

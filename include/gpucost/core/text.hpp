@@ -55,6 +55,9 @@ std::string printable(std::string_view s);
 /// its bytes (up to 4 KiB) control characters other than tab/CR/LF or not UTF-8.
 bool looks_binary(std::string_view head);
 
+/// The parts with `sep` between them ("a, b, c").
+std::string join(const std::vector<std::string>& parts, std::string_view sep);
+
 /// Case-insensitive ASCII equality.
 bool iequals(std::string_view a, std::string_view b);
 
