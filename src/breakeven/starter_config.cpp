@@ -507,19 +507,13 @@ Expected<MachineFacts> probe_nvidia_smi(const std::string& executable, int timeo
     if (output.size() < (1U << 20)) output.append(buf, static_cast<std::size_t>(got));
   }
   ::close(fds[0]);
-  // Its output is closed; it still has until the deadline to exit.
-  int status = 0;
-  bool reaped = false;
-  while (!timed_out && !stuck && !reaped) {
-    const pid_t done = ::waitpid(pid, &status, WNOHANG);
-    if (done == pid || (done < 0 && errno != EINTR)) reaped = true;
-    else if (std::chrono::steady_clock::now() >= deadline) timed_out = true;
-    else ::usleep(10'000);
-  }
-  if (!reaped) {
-    ::kill(-pid, SIGKILL);  // its own process group: whatever it started goes too
-    status = record::wait_for(pid);
-  }
+  // Its output is closed; it still has until the deadline to exit. A probe past the deadline (or
+  // whose output could not be waited for) is killed at once, with its process group.
+  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+  bool killed = false;
+  const int status =
+      record::wait_within(pid, timed_out || stuck ? 0 : static_cast<int>(std::max<std::int64_t>(0, left.count())), killed);
+  timed_out = timed_out || (killed && !stuck);
   if (timed_out)
     return make_error(ErrorKind::io, fmt::format("nvidia-smi did not answer within {:g} s", timeout_ms / 1000.0));
   if (record::exit_code(status) != 0) {
