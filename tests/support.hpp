@@ -8,6 +8,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <optional>
@@ -15,7 +16,29 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 namespace gpucost::test {
+
+/// A directory of this test process under the temp directory (ctest runs cases in parallel),
+/// removed when the process ends. Hold one per test file: `static const ScratchDir kDir{"config"};`.
+class ScratchDir {
+ public:
+  explicit ScratchDir(const std::string& tag)
+      : m_path(std::filesystem::temp_directory_path() / ("gpucost-unit-" + tag + "-" + std::to_string(::getpid()))) {
+    std::filesystem::create_directories(m_path);
+  }
+  ~ScratchDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(m_path, ec);
+  }
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  [[nodiscard]] const std::filesystem::path& path() const { return m_path; }
+
+ private:
+  std::filesystem::path m_path;
+};
 
 /// An Event with its strings copied, so it outlives the parser's line buffer.
 struct OwnedEvent {

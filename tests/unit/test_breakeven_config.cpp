@@ -1,6 +1,8 @@
 // breakeven: the TOML cost configuration, --set overrides, defaults and every kind of error.
 #include <catch2/catch.hpp>
 
+#include "support.hpp"
+
 #include <gpucost/breakeven/config.hpp>
 
 #include <cctype>
@@ -18,18 +20,9 @@ namespace {
 using namespace gpucost;
 namespace fs = std::filesystem;
 
-/// A directory of this test process under the temp directory (ctest runs cases in parallel).
 fs::path temp_dir() {
-  struct Cleanup {
-    fs::path path;
-    ~Cleanup() {
-      std::error_code ec;
-      fs::remove_all(path, ec);
-    }
-  };
-  static const Cleanup cleanup{fs::temp_directory_path() / ("gpucost-unit-config-" + std::to_string(::getpid()))};
-  fs::create_directories(cleanup.path);
-  return cleanup.path;
+  static const test::ScratchDir kDir{"config"};
+  return kDir.path();
 }
 
 /// Writes `text` to a fresh file under the temp directory and returns its path.

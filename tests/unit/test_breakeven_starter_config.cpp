@@ -3,6 +3,8 @@
 // power) comes from the machine's facts and the sourced data files only.
 #include <catch2/catch.hpp>
 
+#include "support.hpp"
+
 #include <gpucost/breakeven/config.hpp>
 #include <gpucost/breakeven/starter_config.hpp>
 
@@ -26,16 +28,8 @@ using namespace gpucost::breakeven;
 namespace fs = std::filesystem;
 
 fs::path temp_dir() {
-  struct Cleanup {
-    fs::path path;
-    ~Cleanup() {
-      std::error_code ec;
-      fs::remove_all(path, ec);
-    }
-  };
-  static const Cleanup cleanup{fs::temp_directory_path() / ("gpucost-unit-starter-" + std::to_string(::getpid()))};
-  fs::create_directories(cleanup.path);
-  return cleanup.path;
+  static const test::ScratchDir kDir{"starter"};
+  return kDir.path();
 }
 
 fs::path write_file(const std::string& name, const std::string& text) {
