@@ -227,9 +227,10 @@ KeyText fill(const Context& c, std::string_view path) {
                             c.o.country)};
   if (path == "local.idle_power_w" && m.idle_power_w)
     return {fmt::format("{:.1f}", *m.idle_power_w),
-            fmt::format("from {}: the GPUs alone while at 0 % utilisation (indicator F054, summed over the GPUs); "
-                        "the rest of the machine idles on top of it",
-                        m.source)};
+            // The logs are named in the header; naming them here again would wrap this note differently
+            // for every path length.
+            std::string("measured in the logs named above: the GPUs alone while at 0 % utilisation (indicator "
+                        "F054, summed over the GPUs); the rest of the machine idles on top of it")};
   if (path == "local.system_power_w" && m.gpu_power_limit_w)
     return {{}, fmt::format("each GPU may draw up to {:g} W (its power limit in nvidia-smi); this key is the rest",
                             *m.gpu_power_limit_w)};
