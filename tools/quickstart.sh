@@ -3,6 +3,8 @@
 #   tools/quickstart.sh run    install what is missing, build (Release), run gpucost breakeven on the samples
 #   tools/quickstart.sh test   the same, then build and pass every test
 # Idempotent: packages already installed are not reinstalled; the build directory is reused.
+# Environment: GPUCOST_BUILD_DIR (default build); GPUCOST_CMAKE_ARGS, extra CMake arguments
+# without spaces inside one (CI: a -Werror RelWithDebInfo build with assertions, in build-ci).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -25,7 +27,9 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 jobs=$(nproc 2>/dev/null || echo 2)
-cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DGPUCOST_BUILD_TESTS="$([ "$mode" = test ] && echo ON || echo OFF)" >/dev/null
+read -r -a extra_cmake_args <<< "${GPUCOST_CMAKE_ARGS:-}"
+cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DGPUCOST_BUILD_TESTS="$([ "$mode" = test ] && echo ON || echo OFF)" \
+      "${extra_cmake_args[@]}" >/dev/null
 cmake --build "$build_dir" -j "$jobs"
 
 gpucost="$build_dir/src/cli/gpucost"
