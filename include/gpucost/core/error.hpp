@@ -21,9 +21,10 @@ inline Error make_error(ErrorKind kind, std::string message, std::string hint = 
   return Error{kind, std::move(message), std::move(hint)};
 }
 
-/// A value or an Error (std::expected arrives only in C++23).
+/// A value or an Error (std::expected arrives only in C++23). [[nodiscard]]: a dropped result is
+/// a dropped error.
 template <typename T>
-class Expected {
+class [[nodiscard]] Expected {
  public:
   Expected(T value) : m_v(std::move(value)) {}            // NOLINT(google-explicit-constructor)
   Expected(Error error) : m_v(std::move(error)) {}        // NOLINT(google-explicit-constructor)
@@ -42,7 +43,7 @@ class Expected {
 };
 
 /// Expected<void>: success or an Error.
-class Status {
+class [[nodiscard]] Status {
  public:
   Status() = default;
   Status(Error error) : m_error(std::move(error)), m_ok(false) {}  // NOLINT
@@ -55,3 +56,12 @@ class Status {
 };
 
 }  // namespace gpucost
+
+/// Returns the error of `expr` (a Status or an Expected) from the enclosing function, which
+/// returns a Status or an Expected; `expr`'s value, if any, is dropped:
+///   GPUCOST_TRY(write_header(out));
+#define GPUCOST_TRY(expr)                                            \
+  do {                                                               \
+    if (auto gpucost_try_result_ = (expr); !gpucost_try_result_)     \
+      return ::gpucost::Error(gpucost_try_result_.error());          \
+  } while (false)
