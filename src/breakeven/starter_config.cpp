@@ -2,8 +2,8 @@
 
 #include <gpucost/breakeven/config.hpp>
 #include <gpucost/breakeven/gpu_speed.hpp>
+#include <gpucost/core/input_stats.hpp>
 #include <gpucost/core/text.hpp>
-#include <gpucost/prep/prep.hpp>
 
 #include "record/process.hpp"
 #include "toml_list.hpp"
@@ -458,7 +458,7 @@ Expected<MachineFacts> parse_smi_gpu_list(std::string_view csv) {
     const auto memory = number(fields[1]);
     if (!memory && fields[1].find("N/A") == std::string_view::npos) continue;  // not the query's shape
     ++m.gpu_count;
-    prep::Fingerprint::add(m.gpu_names, fields[0]);
+    Fingerprint::add(m.gpu_names, fields[0]);
     if (memory) m.gpu_memory_mib = std::max(m.gpu_memory_mib.value_or(0.0), *memory);
     if (const auto limit = number(fields[2])) m.gpu_power_limit_w = std::max(m.gpu_power_limit_w.value_or(0.0), *limit);
   }

@@ -36,14 +36,14 @@ std::string logs_text(const std::vector<std::string>& paths) {
 Expected<breakeven::MachineFacts> facts_from_logs(const InputArgs& in, int& status) {
   auto inputs = open_inputs(in);
   if (!inputs) return inputs.error();
-  std::vector<prep::InputStats> stats;
+  std::vector<InputStats> stats;
   auto features = pipeline::load_features(inputs->paths, inputs->prep, inputs->clock, extract::ExtractOptions{}, stats);
   status = finish_inputs(stats, in, inputs->clock);
   if (!features) return features.error();
   breakeven::MachineFacts m;
   for (const auto& st : stats)
-    if (st.format != prep::Format::kineto)  // a profiler trace names the GPU it ran on, maybe elsewhere
-      for (const auto& name : st.fingerprint.gpus) prep::Fingerprint::add(m.gpu_names, name);
+    if (st.format != Format::kineto)  // a profiler trace names the GPU it ran on, maybe elsewhere
+      for (const auto& name : st.fingerprint.gpus) Fingerprint::add(m.gpu_names, name);
   m.gpu_count = static_cast<int>(features->gpus.size());
   m.gpu_memory_mib = breakeven::job_shape(*features, m.gpu_names).local_fb_mib;
   double idle = 0;

@@ -16,9 +16,9 @@ int run_report(const ReportArgs& args) {
   if (!run) return fail(run.error());
   breakeven::CostConfig& config = run->config;
   Inputs& inputs = run->inputs;
-  std::vector<prep::InputStats> stats;
+  std::vector<InputStats> stats;
   auto sources = report::load_report_sources(inputs.paths, inputs.prep, inputs.clock, run->window, stats);
-  const int status = finish_inputs(args.diagnostics ? stats : std::vector<prep::InputStats>{}, a.in, inputs.clock);
+  const int status = finish_inputs(args.diagnostics ? stats : std::vector<InputStats>{}, a.in, inputs.clock);
   if (!sources) return fail(sources.error());
   if (config.tariff_tz.empty()) config.tariff_tz = inputs.clock.name();
   auto options = price_options(a, stats);

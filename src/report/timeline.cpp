@@ -170,7 +170,7 @@ bool is_features_document(const std::string& path) {
 
 Expected<ReportSources> load_report_sources(const std::vector<std::string>& paths, const prep::PrepOptions& options,
                                             LocalClock& clock, const extract::ExtractOptions& extract_options,
-                                            std::vector<prep::InputStats>& stats) {
+                                            std::vector<InputStats>& stats) {
   ReportSources out;
   if (paths.size() == 1 && is_features_document(paths[0])) {
     auto features = pipeline::load_features(paths, options, clock, extract_options, stats);

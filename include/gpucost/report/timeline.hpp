@@ -26,7 +26,7 @@ struct TimelineEvent {
 
 /// Feeds a SampleCollector (for extract) and keeps, besides, the events the timelines mark and
 /// the maximum SM clock each GPU reports (clocks.max.sm), for the throttling rule.
-class ReportCollector final : public prep::EventSink {
+class ReportCollector final : public EventSink {
  public:
   void on_event(const Event& event) override;
   [[nodiscard]] extract::SampleCollector& samples() { return m_samples; }
@@ -106,6 +106,6 @@ struct ReportSources {
 /// prep and extract), keeping the series, events and trace records the report draws.
 Expected<ReportSources> load_report_sources(const std::vector<std::string>& paths, const prep::PrepOptions& options,
                                             LocalClock& clock, const extract::ExtractOptions& extract_options,
-                                            std::vector<prep::InputStats>& stats);
+                                            std::vector<InputStats>& stats);
 
 }  // namespace gpucost::report
