@@ -266,6 +266,15 @@ Status collect_inputs(const std::vector<std::string>& paths, const prep::PrepOpt
   return {};
 }
 
+Expected<extract::Features> collect_features(const std::vector<std::string>& paths, const prep::PrepOptions& options,
+                                             LocalClock& clock, EventSink& sink, extract::SampleCollector& samples,
+                                             const extract::ExtractOptions& extract_options,
+                                             std::vector<InputStats>& stats) {
+  if (auto s = collect_inputs(paths, options, clock, sink, stats); !s) return s.error();
+  samples.note_inputs(stats);
+  return extract::compute_features(samples, extract_options);
+}
+
 Expected<extract::Features> load_features(const std::vector<std::string>& paths, const prep::PrepOptions& options,
                                           LocalClock& clock, const extract::ExtractOptions& extract_options,
                                           std::vector<InputStats>& stats) {
@@ -298,9 +307,7 @@ Expected<extract::Features> load_features(const std::vector<std::string>& paths,
     }
   }
   extract::SampleCollector samples;
-  if (auto s = collect_inputs(paths, options, clock, samples, stats); !s) return s.error();
-  samples.note_inputs(stats);
-  return extract::compute_features(samples, extract_options);
+  return collect_features(paths, options, clock, samples, samples, extract_options, stats);
 }
 
 }  // namespace gpucost::pipeline

@@ -65,6 +65,13 @@ Status feed_inputs(const std::vector<std::string>& paths, const prep::PrepOption
 Status collect_inputs(const std::vector<std::string>& paths, const prep::PrepOptions& options, LocalClock& clock,
                       EventSink& sink, std::vector<InputStats>& stats);
 
+/// Collects the inputs into `sink` (collect_inputs) and computes the features of `samples`: the
+/// sink feeds them, or is them.
+Expected<extract::Features> collect_features(const std::vector<std::string>& paths, const prep::PrepOptions& options,
+                                             LocalClock& clock, EventSink& sink, extract::SampleCollector& samples,
+                                             const extract::ExtractOptions& extract_options,
+                                             std::vector<InputStats>& stats);
+
 /// Features from the inputs: a single gpucost.features document is read as is; anything else
 /// is collected and passed through extract.
 Expected<extract::Features> load_features(const std::vector<std::string>& paths, const prep::PrepOptions& options,
