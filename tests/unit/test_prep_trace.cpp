@@ -3,6 +3,7 @@
 // hand in the comments.
 #include <catch2/catch.hpp>
 
+#include "prep/trace/trace_reader.hpp"
 #include "support.hpp"
 
 #include <gpucost/prep/trace.hpp>
