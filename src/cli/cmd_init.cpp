@@ -6,6 +6,7 @@
 #include <gpucost/breakeven/starter_config.hpp>
 #include <gpucost/io/atomic_file.hpp>
 #include <gpucost/pipeline/inputs.hpp>
+#include <gpucost/record/smi_probe.hpp>
 
 #include <fmt/format.h>
 
@@ -80,10 +81,10 @@ int run_init(const InitArgs& a) {
   } else if (a.gpu.empty() && a.no_probe) {
     o.notes.emplace_back("nvidia-smi not asked (--no-probe)");
   } else if (a.gpu.empty()) {
-    const std::string smi = breakeven::nvidia_smi_on_path();
+    const std::string smi = record::nvidia_smi_on_path();
     if (smi.empty()) {
       o.notes.emplace_back("nvidia-smi is not on PATH: the GPUs are unknown (give logs or --gpu NAME)");
-    } else if (auto m = breakeven::probe_nvidia_smi(smi, kProbeTimeoutMs); !m) {
+    } else if (auto m = record::probe_nvidia_smi(smi, kProbeTimeoutMs); !m) {
       o.notes.push_back(fmt::format("{}: the GPUs are unknown (give logs or --gpu NAME)", m.error().message));
     } else {
       o.machine = std::move(*m);
