@@ -54,7 +54,7 @@ struct OwnedEvent {
   }
 };
 
-class CollectingSink final : public prep::EventSink {
+class CollectingSink final : public gpucost::EventSink {
  public:
   std::vector<OwnedEvent> events;
   void on_event(const Event& ev) override {
@@ -73,7 +73,7 @@ class CollectingSink final : public prep::EventSink {
 
 struct PrepRun {
   Status status;
-  prep::InputStats stats;
+  gpucost::InputStats stats;
   std::vector<OwnedEvent> events;
 };
 

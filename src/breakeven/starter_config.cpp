@@ -2,10 +2,9 @@
 
 #include <gpucost/breakeven/config.hpp>
 #include <gpucost/breakeven/gpu_speed.hpp>
+#include <gpucost/core/input_stats.hpp>
 #include <gpucost/core/text.hpp>
-#include <gpucost/prep/prep.hpp>
 
-#include "record/process.hpp"
 #include "toml_list.hpp"
 
 #include <fmt/format.h>
@@ -13,18 +12,9 @@
 
 #include <algorithm>
 #include <array>
-#include <cerrno>
-#include <chrono>
-#include <csignal>
-#include <cstring>
 #include <map>
 #include <set>
 #include <utility>
-
-#include <fcntl.h>
-#include <poll.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 namespace gpucost::breakeven {
 
@@ -458,7 +448,7 @@ Expected<MachineFacts> parse_smi_gpu_list(std::string_view csv) {
     const auto memory = number(fields[1]);
     if (!memory && fields[1].find("N/A") == std::string_view::npos) continue;  // not the query's shape
     ++m.gpu_count;
-    prep::Fingerprint::add(m.gpu_names, fields[0]);
+    Fingerprint::add(m.gpu_names, fields[0]);
     if (memory) m.gpu_memory_mib = std::max(m.gpu_memory_mib.value_or(0.0), *memory);
     if (const auto limit = number(fields[2])) m.gpu_power_limit_w = std::max(m.gpu_power_limit_w.value_or(0.0), *limit);
   }
@@ -467,62 +457,6 @@ Expected<MachineFacts> parse_smi_gpu_list(std::string_view csv) {
                                                             : fmt::format("nvidia-smi printed no GPU: {}", text::printable(first_line)));
   m.source = "nvidia-smi on this machine";
   return m;
-}
-
-std::string nvidia_smi_on_path() { return record::find_in_path("nvidia-smi"); }
-
-Expected<MachineFacts> probe_nvidia_smi(const std::string& executable, int timeout_ms) {
-  int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0)
-    return make_error(ErrorKind::io, fmt::format("nvidia-smi: cannot make a pipe: {}", std::strerror(errno)));
-  const int devnull = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
-  const pid_t pid = record::spawn({executable, "--query-gpu=name,memory.total,power.limit", "--format=csv,noheader"},
-                                  record::Streams{devnull, fds[1], fds[1]}, true);
-  ::close(fds[1]);
-  if (devnull >= 0) ::close(devnull);
-  if (pid < 0) {
-    ::close(fds[0]);
-    return make_error(ErrorKind::io, fmt::format("nvidia-smi: cannot start it: {}", std::strerror(errno)));
-  }
-  std::string output;
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
-  bool timed_out = false, stuck = false;  // stuck: poll failed, the output cannot be waited for
-  char buf[4096];
-  for (;;) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) {
-      timed_out = true;
-      break;
-    }
-    pollfd p{fds[0], POLLIN, 0};
-    const int ready = ::poll(&p, 1, static_cast<int>(left.count()));
-    if (ready < 0 && errno == EINTR) continue;
-    if (ready <= 0) {
-      timed_out = ready == 0;
-      stuck = ready < 0;
-      break;
-    }
-    const ssize_t got = ::read(fds[0], buf, sizeof buf);
-    if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) break;
-    if (output.size() < (1U << 20)) output.append(buf, static_cast<std::size_t>(got));
-  }
-  ::close(fds[0]);
-  // Its output is closed; it still has until the deadline to exit. A probe past the deadline (or
-  // whose output could not be waited for) is killed at once, with its process group.
-  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-  bool killed = false;
-  const int status =
-      record::wait_within(pid, timed_out || stuck ? 0 : static_cast<int>(std::max<std::int64_t>(0, left.count())), killed);
-  timed_out = timed_out || (killed && !stuck);
-  if (timed_out)
-    return make_error(ErrorKind::io, fmt::format("nvidia-smi did not answer within {:g} s", timeout_ms / 1000.0));
-  if (record::exit_code(status) != 0) {
-    const std::string_view first = text::trim(std::string_view(output).substr(0, output.find('\n')));
-    return make_error(ErrorKind::io, fmt::format("nvidia-smi failed (exit status {}){}{}", record::exit_code(status),
-                                                 first.empty() ? "" : ": ", text::printable(first)));
-  }
-  return parse_smi_gpu_list(output);
 }
 
 std::string_view where_to_find(std::string_view path) {

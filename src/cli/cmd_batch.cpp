@@ -18,7 +18,7 @@ struct BatchArgs {
   bool wait = false;
 };
 
-void print_batch_inputs(const std::vector<pipeline::BatchInput>& inputs, const std::vector<prep::InputStats>& stats) {
+void print_batch_inputs(const std::vector<pipeline::BatchInput>& inputs, const std::vector<InputStats>& stats) {
   std::uint64_t lines = 0, events = 0;
   for (std::size_t i = 0; i < inputs.size() && i < stats.size(); ++i) {
     const auto& in = inputs[i];
@@ -40,7 +40,7 @@ int run_batch(const BatchArgs& args) {
   if (!run) return fail(run.error());
   Inputs& inputs = run->inputs;
   extract::SampleCollector samples;
-  std::vector<prep::InputStats> stats;
+  std::vector<InputStats> stats;
   const std::int64_t now = wall_clock_ns();
   auto read = pipeline::read_new_data(inputs.paths, *state, inputs.prep, inputs.clock, samples, stats, now);
   if (!read) {

@@ -22,7 +22,7 @@ namespace {
 
 /// Records the run in the ledger opened before any output was written.
 Status record_in_ledger(outputs::Ledger& ledger, const breakeven::PricedJob& priced, const extract::Features& features,
-                        const std::vector<prep::InputStats>& stats, bool replace) {
+                        const std::vector<InputStats>& stats, bool replace) {
   auto run = outputs::make_run_record(priced.result, priced.config, features, outputs::merge_fingerprints(stats),
                                       wall_clock_ns(), GPUCOST_VERSION);
   std::vector<std::string> identities;
@@ -43,7 +43,7 @@ int run_breakeven(const ModelArgs& a) {
   auto run = model_setup(a);
   if (!run) return fail(run.error());
   Inputs& inputs = run->inputs;
-  std::vector<prep::InputStats> stats;
+  std::vector<InputStats> stats;
   auto features = pipeline::load_features(inputs.paths, inputs.prep, inputs.clock, run->window, stats);
   const int status = finish_inputs(stats, a.in, inputs.clock);
   if (!features) return fail(features.error());
@@ -52,7 +52,7 @@ int run_breakeven(const ModelArgs& a) {
 }
 
 int price_and_write(const ModelArgs& a, breakeven::CostConfig config, const std::optional<breakeven::CloudOffer>& offer,
-                    const extract::Features& features, const std::vector<prep::InputStats>& stats, int status) {
+                    const extract::Features& features, const std::vector<InputStats>& stats, int status) {
   std::optional<unsigned> mode;
   if (!a.mode.empty()) {
     mode = io::parse_file_mode(a.mode);

@@ -33,7 +33,7 @@ int run_extract(const ExtractArgs& args) {
   window->temp_threshold_c = args.temp_threshold_c;
   window->chain_window_s = args.chain_window_s;
   extract::SampleCollector samples;
-  std::vector<prep::InputStats> stats;
+  std::vector<InputStats> stats;
   if (auto st = pipeline::collect_inputs(inputs->paths, inputs->prep, inputs->clock, samples, stats); !st) {
     report_inputs(stats, true);
     return fail(st.error());

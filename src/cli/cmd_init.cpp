@@ -6,6 +6,7 @@
 #include <gpucost/breakeven/starter_config.hpp>
 #include <gpucost/io/atomic_file.hpp>
 #include <gpucost/pipeline/inputs.hpp>
+#include <gpucost/record/smi_probe.hpp>
 
 #include <fmt/format.h>
 
@@ -36,14 +37,14 @@ std::string logs_text(const std::vector<std::string>& paths) {
 Expected<breakeven::MachineFacts> facts_from_logs(const InputArgs& in, int& status) {
   auto inputs = open_inputs(in);
   if (!inputs) return inputs.error();
-  std::vector<prep::InputStats> stats;
+  std::vector<InputStats> stats;
   auto features = pipeline::load_features(inputs->paths, inputs->prep, inputs->clock, extract::ExtractOptions{}, stats);
   status = finish_inputs(stats, in, inputs->clock);
   if (!features) return features.error();
   breakeven::MachineFacts m;
   for (const auto& st : stats)
-    if (st.format != prep::Format::kineto)  // a profiler trace names the GPU it ran on, maybe elsewhere
-      for (const auto& name : st.fingerprint.gpus) prep::Fingerprint::add(m.gpu_names, name);
+    if (st.format != Format::kineto)  // a profiler trace names the GPU it ran on, maybe elsewhere
+      for (const auto& name : st.fingerprint.gpus) Fingerprint::add(m.gpu_names, name);
   m.gpu_count = static_cast<int>(features->gpus.size());
   m.gpu_memory_mib = breakeven::job_shape(*features, m.gpu_names).local_fb_mib;
   double idle = 0;
@@ -80,10 +81,10 @@ int run_init(const InitArgs& a) {
   } else if (a.gpu.empty() && a.no_probe) {
     o.notes.emplace_back("nvidia-smi not asked (--no-probe)");
   } else if (a.gpu.empty()) {
-    const std::string smi = breakeven::nvidia_smi_on_path();
+    const std::string smi = record::nvidia_smi_on_path();
     if (smi.empty()) {
       o.notes.emplace_back("nvidia-smi is not on PATH: the GPUs are unknown (give logs or --gpu NAME)");
-    } else if (auto m = breakeven::probe_nvidia_smi(smi, kProbeTimeoutMs); !m) {
+    } else if (auto m = record::probe_nvidia_smi(smi, kProbeTimeoutMs); !m) {
       o.notes.push_back(fmt::format("{}: the GPUs are unknown (give logs or --gpu NAME)", m.error().message));
     } else {
       o.machine = std::move(*m);

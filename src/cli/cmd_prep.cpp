@@ -47,9 +47,9 @@ int run_prep(const PrepArgs& args) {
   if (!out) return fail(out.error());
   io::EventWriter writer(out->stream(), args.output_format == "tsv" ? io::StreamFormat::tsv : io::StreamFormat::jsonl);
   writer.write_header(inputs->clock.name(), GPUCOST_VERSION);
-  std::vector<prep::InputStats> stats;
+  std::vector<InputStats> stats;
   pipeline::EventFilter filter(writer, *selection);
-  prep::EventSink* sink = &writer;
+  EventSink* sink = &writer;
   if (!selection->everything()) sink = &filter;
   // One input streams straight through in its own order; several are merged by time.
   const Status st = inputs->paths.size() == 1 ? pipeline::feed_inputs(inputs->paths, inputs->prep, inputs->clock, *sink, stats)

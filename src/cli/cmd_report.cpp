@@ -3,6 +3,7 @@
 #include "console.hpp"
 
 #include <gpucost/io/atomic_file.hpp>
+#include <gpucost/pipeline/report_sources.hpp>
 #include <gpucost/report/html_report.hpp>
 #include <gpucost/report/priced_views.hpp>
 
@@ -16,9 +17,9 @@ int run_report(const ReportArgs& args) {
   if (!run) return fail(run.error());
   breakeven::CostConfig& config = run->config;
   Inputs& inputs = run->inputs;
-  std::vector<prep::InputStats> stats;
-  auto sources = report::load_report_sources(inputs.paths, inputs.prep, inputs.clock, run->window, stats);
-  const int status = finish_inputs(args.diagnostics ? stats : std::vector<prep::InputStats>{}, a.in, inputs.clock);
+  std::vector<InputStats> stats;
+  auto sources = pipeline::load_report_sources(inputs.paths, inputs.prep, inputs.clock, run->window, stats);
+  const int status = finish_inputs(args.diagnostics ? stats : std::vector<InputStats>{}, a.in, inputs.clock);
   if (!sources) return fail(sources.error());
   if (config.tariff_tz.empty()) config.tariff_tz = inputs.clock.name();
   auto options = price_options(a, stats);

@@ -21,7 +21,7 @@ int run_trace(const TraceArgs& args) {
   auto inputs = open_inputs(args.in);
   if (!inputs) return fail(inputs.error());
   report::TraceEventCollector events;
-  std::vector<prep::InputStats> stats;
+  std::vector<InputStats> stats;
   // Inputs one after the other (not merged by time): each trace's events stay together.
   if (auto st = pipeline::feed_inputs(inputs->paths, inputs->prep, inputs->clock, events, stats); !st) {
     report_inputs(stats, true);

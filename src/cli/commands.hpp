@@ -31,7 +31,7 @@ int run_breakeven(const ModelArgs& a);
 /// breakeven's second half, shared with batch: prices the features and writes the table or JSON,
 /// the ledger row, the textfile and the note. Returns the exit status (`status` when all went well).
 int price_and_write(const ModelArgs& a, breakeven::CostConfig config, const std::optional<breakeven::CloudOffer>& offer,
-                    const extract::Features& features, const std::vector<prep::InputStats>& stats, int status);
+                    const extract::Features& features, const std::vector<InputStats>& stats, int status);
 
 struct ReportArgs {
   ModelArgs model;

@@ -100,7 +100,7 @@ int fail(const Error& e) {
   return kError;
 }
 
-std::uint64_t report_inputs(const std::vector<prep::InputStats>& stats, bool quiet) {
+std::uint64_t report_inputs(const std::vector<InputStats>& stats, bool quiet) {
   clear_progress();
   std::uint64_t malformed = 0;
   for (const auto& s : stats) {

@@ -28,6 +28,6 @@ void clear_progress();
 int fail(const Error& e);
 /// Prints warnings for malformed lines (first examples as file:line: reason: excerpt),
 /// truncation and notes. Returns the number of malformed lines over all inputs.
-std::uint64_t report_inputs(const std::vector<prep::InputStats>& stats, bool quiet);
+std::uint64_t report_inputs(const std::vector<InputStats>& stats, bool quiet);
 
 }  // namespace gpucost::cli

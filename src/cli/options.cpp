@@ -200,7 +200,7 @@ Expected<Inputs> open_inputs(const InputArgs& a) {
   return in;
 }
 
-int finish_inputs(const std::vector<prep::InputStats>& stats, const InputArgs& a, const LocalClock& clock) {
+int finish_inputs(const std::vector<InputStats>& stats, const InputArgs& a, const LocalClock& clock) {
   if (clock.fell_back_to_utc() && !a.quiet)
     fmt::print(stderr, "{} this machine has no time zone set: local times are read as UTC (use --tz)\n", prefix(Level::note));
   const std::uint64_t malformed = report_inputs(stats, a.quiet);
@@ -230,7 +230,7 @@ Status check_model(const ModelArgs& a) {
   return {};
 }
 
-Expected<breakeven::PriceOptions> price_options(const ModelArgs& a, const std::vector<prep::InputStats>& stats) {
+Expected<breakeven::PriceOptions> price_options(const ModelArgs& a, const std::vector<InputStats>& stats) {
   breakeven::PriceOptions o;
   auto fill = breakeven::parse_fill_rule(a.fill);
   if (!fill) return fill.error();
@@ -242,7 +242,7 @@ Expected<breakeven::PriceOptions> price_options(const ModelArgs& a, const std::v
   // The telemetry's GPU models price the speed ratio; a profiler trace's are checked against them.
   for (const auto& st : stats)
     for (const auto& name : st.fingerprint.gpus)
-      prep::Fingerprint::add(st.format == prep::Format::kineto ? o.trace_gpu_names : o.gpu_names, name);
+      Fingerprint::add(st.format == Format::kineto ? o.trace_gpu_names : o.gpu_names, name);
   return o;
 }
 

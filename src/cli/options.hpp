@@ -76,7 +76,7 @@ Expected<Inputs> open_inputs(const InputArgs& a);
 
 /// Prints the input summary; returns kStrictFailed under --strict when a line was malformed or
 /// an input cut short, else kOk.
-int finish_inputs(const std::vector<prep::InputStats>& stats, const InputArgs& a, const LocalClock& clock);
+int finish_inputs(const std::vector<InputStats>& stats, const InputArgs& a, const LocalClock& clock);
 
 /// What breakeven, report and batch set up before reading their inputs: the config, the offer
 /// it names, the inputs and the window.
@@ -92,7 +92,7 @@ Expected<ModelRun> model_setup(const ModelArgs& a);
 Status check_model(const ModelArgs& a);
 
 /// The pricing options of the model flags, and the GPU models the inputs name.
-Expected<breakeven::PriceOptions> price_options(const ModelArgs& a, const std::vector<prep::InputStats>& stats);
+Expected<breakeven::PriceOptions> price_options(const ModelArgs& a, const std::vector<InputStats>& stats);
 
 /// Notes and warnings of the pricing, on stderr (warnings even with -q: they doubt the answer).
 void print_notices(const std::vector<breakeven::Notice>& notices, bool quiet);

@@ -317,8 +317,7 @@ void add_zone(std::string& zones, const std::string& zone) {
 
 }  // namespace
 
-void SampleCollector::note_inputs(const std::vector<prep::InputStats>& inputs) {
-  using prep::Format;
+void SampleCollector::note_inputs(const std::vector<InputStats>& inputs) {
   for (const auto& in : inputs) {
     const Format f = in.format;
     if (f == Format::syslog || f == Format::dmesg || f == Format::journal_text || f == Format::journal_json ||

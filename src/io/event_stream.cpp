@@ -3,6 +3,7 @@
 #include <gpucost/core/text.hpp>
 #include <gpucost/io/json_out.hpp>
 #include <gpucost/io/line_reader.hpp>
+#include <gpucost/prep/prep.hpp>  // format_name(): the summary names each input's format
 
 #include <fmt/format.h>
 #include <simdjson.h>
@@ -257,7 +258,7 @@ void EventWriter::write_line(std::string_view line) {
   m_impl->out.maybe_flush();
 }
 
-void EventWriter::write_summary(const std::vector<prep::InputStats>& inputs) {
+void EventWriter::write_summary(const std::vector<InputStats>& inputs) {
   if (m_impl->format == StreamFormat::tsv) return;
   std::string& b = m_impl->out.buffer();
   b.append("{\"type\":\"summary\",\"inputs\":[");
@@ -273,7 +274,7 @@ void EventWriter::write_summary(const std::vector<prep::InputStats>& inputs) {
     append_json_string(b, s.compression);
     b.append(fmt::format(",\"lines\":{},\"events\":{},\"event_lines\":{},\"ignored\":{},\"malformed\":{},\"time_basis\":",
                          s.lines, s.events, s.event_lines, s.ignored, s.malformed));
-    append_json_string(b, prep::to_string(s.time_basis));
+    append_json_string(b, to_string(s.time_basis));
     if (!s.clock.empty()) {
       b.append(",\"clock\":");
       append_json_string(b, s.clock);
@@ -437,20 +438,20 @@ std::string_view fill_event(simdjson::ondemand::object obj, Event& ev) {
 
 }  // namespace
 
-Status read_event_stream(LineReader& reader, prep::EventSink& sink, prep::InputStats& stats) {
+Status read_event_stream(LineReader& reader, EventSink& sink, InputStats& stats) {
   simdjson::ondemand::parser parser;
   std::string padded;
   padded.reserve(1 << 16);
   Event ev;
   Line line;
   bool header_seen = false;
-  stats.format = prep::Format::unknown;
+  stats.format = Format::unknown;
   while (reader.next(line)) {
     ++stats.lines;
     const auto bad = [&](std::string_view why) {
       ++stats.malformed;
       if (stats.examples.size() < 5)
-        stats.examples.push_back(prep::MalformedExample{line.number, std::string(why), std::string(line.text.substr(0, 120))});
+        stats.examples.push_back(MalformedExample{line.number, std::string(why), std::string(line.text.substr(0, 120))});
     };
     if (line.overlong) {
       bad("line too long");

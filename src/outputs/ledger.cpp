@@ -286,19 +286,19 @@ std::string config_hash(const breakeven::CostConfig& config) {
   return fmt::format("{:016x}", fnv1a(canonical_config_text(config)));
 }
 
-prep::Fingerprint merge_fingerprints(const std::vector<prep::InputStats>& stats) {
-  prep::Fingerprint out;
+Fingerprint merge_fingerprints(const std::vector<InputStats>& stats) {
+  Fingerprint out;
   for (const auto& s : stats) {
-    for (const auto& d : s.fingerprint.drivers) prep::Fingerprint::add(out.drivers, d);
-    for (const auto& c : s.fingerprint.cuda) prep::Fingerprint::add(out.cuda, c);
-    for (const auto& g : s.fingerprint.gpus) prep::Fingerprint::add(out.gpus, g);
+    for (const auto& d : s.fingerprint.drivers) Fingerprint::add(out.drivers, d);
+    for (const auto& c : s.fingerprint.cuda) Fingerprint::add(out.cuda, c);
+    for (const auto& g : s.fingerprint.gpus) Fingerprint::add(out.gpus, g);
     out.gpu_count = std::max(out.gpu_count, s.fingerprint.gpu_count);
   }
   return out;
 }
 
 RunRecord make_run_record(const breakeven::Result& r, const breakeven::CostConfig& c, const extract::Features& f,
-                          const prep::Fingerprint& fp, std::int64_t run_at_ns, std::string gpucost_version) {
+                          const Fingerprint& fp, std::int64_t run_at_ns, std::string gpucost_version) {
   RunRecord rec;
   rec.run_at_ns = run_at_ns;
   rec.from_ns = f.from_ns;

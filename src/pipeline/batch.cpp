@@ -159,9 +159,9 @@ namespace {
 /// Forwards events only while open: the lines replayed to restore a parser's state (headers)
 /// must not count again. After a resume it opens with the first new line: what a parser emits
 /// before one (at the end of an input with nothing new) comes from the replayed lines.
-class GateSink final : public prep::EventSink {
+class GateSink final : public EventSink {
  public:
-  explicit GateSink(prep::EventSink& sink) : m_sink(sink) {}
+  explicit GateSink(EventSink& sink) : m_sink(sink) {}
   void on_event(const Event& event) override {
     if (m_open || (m_new_lines != nullptr && *m_new_lines > 0)) m_sink.on_event(event);
   }
@@ -172,7 +172,7 @@ class GateSink final : public prep::EventSink {
   }
 
  private:
-  prep::EventSink& m_sink;
+  EventSink& m_sink;
   bool m_open = true;
   const std::uint64_t* m_new_lines = nullptr;  ///< the input's line count since the resume point
 };
@@ -204,7 +204,7 @@ FileRecord* find_record(BatchState& state, const Candidate& c) {
 }
 
 /// The counts of the lines replayed before the resume point are not this run's.
-void forget_replayed_lines(prep::InputStats& st) {
+void forget_replayed_lines(InputStats& st) {
   st.lines = st.events = st.ignored = st.malformed = st.event_lines = 0;
   st.first_ts_ns = st.last_ts_ns = 0;
   st.examples.clear();
@@ -215,7 +215,7 @@ void forget_replayed_lines(prep::InputStats& st) {
 /// Replays the first lines (for the parser's headers, events dropped, also those the parser
 /// holds back until a later line dates them), then skips to `from`.
 bool resume(prep::InputParse& parse, io::LineReader& reader, GateSink& gate, const FileRecord& from,
-            prep::InputStats& st) {
+            InputStats& st) {
   gate.close();
   const std::uint64_t replay_to = std::min(from.offset, kHeadBytes);
   while (reader.position() < replay_to && parse.step()) {
@@ -227,7 +227,7 @@ bool resume(prep::InputParse& parse, io::LineReader& reader, GateSink& gate, con
   return reached;
 }
 
-bool whole_document_format(prep::Format f) { return f == prep::Format::kineto; }
+bool whole_document_format(Format f) { return f == Format::kineto; }
 
 struct OneInput {
   BatchInput input;
@@ -236,7 +236,7 @@ struct OneInput {
 };
 
 Expected<OneInput> read_one(const std::string& path, BatchState& state, const prep::PrepOptions& options,
-                            LocalClock& clock, prep::EventSink& sink, prep::InputStats& st, std::int64_t now_ns) {
+                            LocalClock& clock, EventSink& sink, InputStats& st, std::int64_t now_ns) {
   auto opened = io::LineReader::open(path);
   if (!opened) return opened.error();
   io::LineReader& reader = **opened;
@@ -305,7 +305,7 @@ Expected<OneInput> read_one(const std::string& path, BatchState& state, const pr
 /// True when the file is of a format whose stamps carry no year (false when it cannot be read:
 /// the real read says why).
 bool is_year_less(const std::string& path, const prep::PrepOptions& options) {
-  if (options.forced != prep::Format::unknown) return year_less_format(options.forced);
+  if (options.forced != Format::unknown) return year_less_format(options.forced);
   auto reader = io::LineReader::open(path);
   return reader && year_less_format(prep::detect_format((*reader)->peek(64 * 1024), options));
 }
@@ -314,7 +314,7 @@ bool is_year_less(const std::string& path, const prep::PrepOptions& options) {
 
 Expected<std::vector<BatchInput>> read_new_data(const std::vector<std::string>& paths, BatchState& state,
                                                 const prep::PrepOptions& options, LocalClock& clock,
-                                                prep::EventSink& sink, std::vector<prep::InputStats>& stats,
+                                                EventSink& sink, std::vector<InputStats>& stats,
                                                 std::int64_t now_ns) {
   for (const std::string& path : paths) {
     if (path == "-")

@@ -43,7 +43,7 @@ Status check_inputs(const std::vector<std::string>& paths, const prep::PrepOptio
     auto reader = io::LineReader::open(p);  // same checks and messages as the real open
     if (!reader) return reader.error();
     const std::string_view head = (*reader)->peek(64 * 1024);
-    if (options.forced != prep::Format::unknown || io::is_event_stream(head) || extract::is_features_document(head))
+    if (options.forced != Format::unknown || io::is_event_stream(head) || extract::is_features_document(head))
       continue;
     if (auto st = prep::check_format(head, options, p); !st) return st;
   }
@@ -103,10 +103,10 @@ prep::PrepOptions with_journal_boot_time(const std::vector<std::string>& paths, 
     if (io::read_once(p)) continue;  // stdin or a pipe can be read once only
     auto reader = io::LineReader::open(p);
     if (!reader) continue;
-    const prep::Format f = options.forced != prep::Format::unknown ? options.forced
+    const Format f = options.forced != Format::unknown ? options.forced
                                                                    : prep::detect_format((*reader)->peek(64 * 1024), options);
-    dmesg = dmesg || f == prep::Format::dmesg;
-    if (f == prep::Format::journal_json) journals.push_back(p);
+    dmesg = dmesg || f == Format::dmesg;
+    if (f == Format::journal_json) journals.push_back(p);
   }
   if (!dmesg) return options;
   for (const std::string& j : journals) {
@@ -125,13 +125,13 @@ namespace {
 /// `sink` at once (the reader comes back null), a features document is refused; anything else
 /// is a raw log, handed back unread. Sets the InputStats' path.
 Expected<std::unique_ptr<io::LineReader>> open_input(const std::string& path, const prep::PrepOptions& options,
-                                                     prep::EventSink& sink, prep::InputStats& st) {
+                                                     EventSink& sink, InputStats& st) {
   st.path = path == "-" ? "<stdin>" : path;
   auto reader = io::LineReader::open(path);
   if (!reader) return reader.error();
   (*reader)->set_max_line(options.max_line);
   const std::string_view head = (*reader)->peek(64 * 1024);
-  if (options.forced == prep::Format::unknown && io::is_event_stream(head)) {
+  if (options.forced == Format::unknown && io::is_event_stream(head)) {
     st.compression = std::string(io::to_string((*reader)->compression()));
     if (auto s = io::read_event_stream(**reader, sink, st); !s) return s.error();
     return std::unique_ptr<io::LineReader>();
@@ -145,7 +145,7 @@ Expected<std::unique_ptr<io::LineReader>> open_input(const std::string& path, co
 }  // namespace
 
 Status feed_inputs(const std::vector<std::string>& paths, const prep::PrepOptions& options, LocalClock& clock,
-                   prep::EventSink& sink, std::vector<prep::InputStats>& stats) {
+                   EventSink& sink, std::vector<InputStats>& stats) {
   for (const std::string& path : paths) {
     stats.emplace_back();
     auto reader = open_input(path, options, sink, stats.back());
@@ -165,17 +165,17 @@ void TelemetrySpanSink::on_event(const Event& event) {
   m_sink.on_event(event);
 }
 
-bool year_less_format(prep::Format format) {
-  return format == prep::Format::syslog || format == prep::Format::journal_text;
+bool year_less_format(Format format) {
+  return format == Format::syslog || format == Format::journal_text;
 }
 
 namespace {
 
-bool host_log_format(prep::Format format) {
-  return year_less_format(format) || format == prep::Format::journal_json || format == prep::Format::dmesg;
+bool host_log_format(Format format) {
+  return year_less_format(format) || format == Format::journal_json || format == Format::dmesg;
 }
 
-void warn_outside(prep::InputStats& st, const prep::TelemetrySpan& span) {
+void warn_outside(InputStats& st, const prep::TelemetrySpan& span) {
   if (!host_log_format(st.format) || st.events == 0) return;
   const std::string shift = prep::describe_shift(st.first_ts_ns, st.last_ts_ns, span);
   if (shift.empty()) return;
@@ -185,10 +185,10 @@ void warn_outside(prep::InputStats& st, const prep::TelemetrySpan& span) {
                                     format_utc(span.first_ns), format_utc(span.last_ns)));
 }
 
-void warn_several_hosts(std::span<prep::InputStats> stats) {
+void warn_several_hosts(std::span<InputStats> stats) {
   std::vector<std::string> hosts;
-  prep::InputStats* second = nullptr;  // the input that names the second host
-  for (prep::InputStats& st : stats) {
+  InputStats* second = nullptr;  // the input that names the second host
+  for (InputStats& st : stats) {
     for (const std::string& h : st.hosts) {
       if (std::find(hosts.begin(), hosts.end(), h) != hosts.end()) continue;
       hosts.push_back(h);
@@ -207,7 +207,7 @@ void warn_several_hosts(std::span<prep::InputStats> stats) {
 /// Reads one group of raw logs of the same format into `sink`: merged by time when there are
 /// several, else straight through.
 Status read_group(std::vector<MergeInput>& inputs, const prep::PrepOptions& options, LocalClock& clock,
-                  prep::EventSink& sink) {
+                  EventSink& sink) {
   if (inputs.size() > 1) return merge_into(inputs, options, clock, sink);
   MergeInput& in = inputs[0];
   if (!in.reader) {
@@ -221,29 +221,29 @@ Status read_group(std::vector<MergeInput>& inputs, const prep::PrepOptions& opti
 
 }  // namespace
 
-void check_clocks_and_hosts(std::span<prep::InputStats> stats, const std::optional<prep::TelemetrySpan>& span) {
+void check_clocks_and_hosts(std::span<InputStats> stats, const std::optional<prep::TelemetrySpan>& span) {
   if (span)
-    for (prep::InputStats& st : stats) warn_outside(st, *span);
+    for (InputStats& st : stats) warn_outside(st, *span);
   warn_several_hosts(stats);
 }
 
 Status collect_inputs(const std::vector<std::string>& paths, const prep::PrepOptions& options, LocalClock& clock,
-                      prep::EventSink& out, std::vector<prep::InputStats>& stats) {
+                      EventSink& out, std::vector<InputStats>& stats) {
   // A parse keeps a reference to its InputStats: no reallocation from here on.
   stats.reserve(stats.size() + paths.size());
   const std::size_t first_stats = stats.size();
   TelemetrySpanSink sink(out);
   // Raw logs by format, in command-line order: only logs of one format can repeat each other's
   // events (an event's source is its format), so only those are merged.
-  std::vector<std::pair<prep::Format, std::vector<MergeInput>>> groups;
+  std::vector<std::pair<Format, std::vector<MergeInput>>> groups;
   for (const std::string& path : paths) {
     stats.emplace_back();
-    prep::InputStats& st = stats.back();
+    InputStats& st = stats.back();
     auto reader = open_input(path, options, sink, st);
     if (!reader) return reader.error();
     if (!*reader) continue;  // an events stream, read
     const std::string_view head = (*reader)->peek(64 * 1024);
-    const prep::Format format = options.forced != prep::Format::unknown ? options.forced : prep::detect_format(head, options);
+    const Format format = options.forced != Format::unknown ? options.forced : prep::detect_format(head, options);
     auto group = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == format; });
     if (group == groups.end()) {
       groups.emplace_back(format, std::vector<MergeInput>{});
@@ -266,9 +266,18 @@ Status collect_inputs(const std::vector<std::string>& paths, const prep::PrepOpt
   return {};
 }
 
+Expected<extract::Features> collect_features(const std::vector<std::string>& paths, const prep::PrepOptions& options,
+                                             LocalClock& clock, EventSink& sink, extract::SampleCollector& samples,
+                                             const extract::ExtractOptions& extract_options,
+                                             std::vector<InputStats>& stats) {
+  if (auto s = collect_inputs(paths, options, clock, sink, stats); !s) return s.error();
+  samples.note_inputs(stats);
+  return extract::compute_features(samples, extract_options);
+}
+
 Expected<extract::Features> load_features(const std::vector<std::string>& paths, const prep::PrepOptions& options,
                                           LocalClock& clock, const extract::ExtractOptions& extract_options,
-                                          std::vector<prep::InputStats>& stats) {
+                                          std::vector<InputStats>& stats) {
   if (paths.size() == 1) {
     auto reader = io::LineReader::open(paths[0]);
     if (!reader) return reader.error();
@@ -285,7 +294,7 @@ Expected<extract::Features> load_features(const std::vector<std::string>& paths,
       // stdin or a pipe cannot be reopened: feed this reader directly.
       extract::SampleCollector samples;
       stats.emplace_back();
-      prep::InputStats& st = stats.back();
+      InputStats& st = stats.back();
       st.path = paths[0] == "-" ? "<stdin>" : paths[0];
       if (io::is_event_stream((*reader)->peek(4096))) {
         if (auto s = io::read_event_stream(**reader, samples, st); !s) return s.error();
@@ -298,9 +307,7 @@ Expected<extract::Features> load_features(const std::vector<std::string>& paths,
     }
   }
   extract::SampleCollector samples;
-  if (auto s = collect_inputs(paths, options, clock, samples, stats); !s) return s.error();
-  samples.note_inputs(stats);
-  return extract::compute_features(samples, extract_options);
+  return collect_features(paths, options, clock, samples, samples, extract_options, stats);
 }
 
 }  // namespace gpucost::pipeline

@@ -60,7 +60,7 @@ class ContentHash {
 /// what the event's line in a gpucost.events stream would show, so that the same events are
 /// duplicates as in prep's merge.
 struct EventStore {
-  prep::EventSink& sink;
+  EventSink& sink;
   using Slot = HeldEvent;
   void keep(const Event& ev, Slot& h) const {
     std::size_t bytes = ev.source.size() + ev.host.size() + ev.kind.size();
@@ -115,12 +115,12 @@ struct EventStore {
 /// One input: its parser runs a line at a time; the events it emits wait, kept by the store,
 /// in a small min-heap until the merge takes them.
 template <typename Store>
-class Cursor final : public prep::EventSink {
+class Cursor final : public EventSink {
  public:
   Cursor(std::size_t index, std::unique_ptr<io::LineReader> reader, const Store& store)
       : m_index(index), m_reader(std::move(reader)), m_store(store) {}
 
-  Status start(const prep::PrepOptions& options, LocalClock& clock, prep::InputStats& stats) {
+  Status start(const prep::PrepOptions& options, LocalClock& clock, InputStats& stats) {
     m_stats = &stats;
     m_parse = std::make_unique<prep::InputParse>(*m_reader, options, clock, *this, stats);
     return m_parse->start();
@@ -167,7 +167,7 @@ class Cursor final : public prep::EventSink {
   std::size_t m_index;
   std::unique_ptr<io::LineReader> m_reader;
   const Store& m_store;
-  prep::InputStats* m_stats = nullptr;
+  InputStats* m_stats = nullptr;
   std::unique_ptr<prep::InputParse> m_parse;
   std::deque<typename Store::Slot> m_slots;  // a deque: held events keep their address
   std::vector<std::uint32_t> m_free;
@@ -192,7 +192,7 @@ std::size_t max_open_inputs() {
 }
 
 /// Records the time of the first event and nothing else.
-class FirstEvent final : public prep::EventSink {
+class FirstEvent final : public EventSink {
  public:
   void on_event(const Event& ev) override {
     if (!seen) first_ts = ev.ts_ns;
@@ -211,11 +211,11 @@ std::optional<std::int64_t> first_event_time(const MergeInput& in, const prep::P
   if (!reader) return std::nullopt;
   (*reader)->set_max_line(options.max_line);
   // A profiler trace is parsed whole in one step: looking ahead would parse it twice.
-  const prep::Format format =
-      options.forced != prep::Format::unknown ? options.forced : prep::detect_format((*reader)->peek(64 * 1024), options);
-  if (format == prep::Format::kineto) return std::nullopt;
+  const Format format =
+      options.forced != Format::unknown ? options.forced : prep::detect_format((*reader)->peek(64 * 1024), options);
+  if (format == Format::kineto) return std::nullopt;
   FirstEvent first;
-  prep::InputStats scratch;
+  InputStats scratch;
   prep::InputParse parse(**reader, options, clock, first, scratch);
   if (!parse.start()) return std::nullopt;
   for (int i = 0; i < kLookAheadLines && !first.seen && parse.step(); ++i) {
@@ -331,13 +331,13 @@ namespace {
 
 /// One MergeInput per path, with its InputStats appended to `stats`.
 Expected<std::vector<MergeInput>> merge_inputs_of(const std::vector<std::string>& paths,
-                                                  std::vector<prep::InputStats>& stats) {
+                                                  std::vector<InputStats>& stats) {
   // InputParse keeps a reference to its InputStats: no reallocation from here on.
   stats.reserve(stats.size() + paths.size());
   std::vector<MergeInput> inputs;
   for (const std::string& path : paths) {
     stats.emplace_back();
-    prep::InputStats& st = stats.back();
+    InputStats& st = stats.back();
     st.path = path == "-" ? "<stdin>" : path;
     MergeInput in{path, nullptr, &st};
     if (io::read_once(path)) {  // opened once, now, and kept
@@ -353,21 +353,21 @@ Expected<std::vector<MergeInput>> merge_inputs_of(const std::vector<std::string>
 }  // namespace
 
 Status merge_inputs(const std::vector<std::string>& paths, const prep::PrepOptions& options, LocalClock& clock,
-                    io::EventWriter& writer, std::vector<prep::InputStats>& stats) {
+                    io::EventWriter& writer, std::vector<InputStats>& stats) {
   auto inputs = merge_inputs_of(paths, stats);
   if (!inputs) return inputs.error();
   return merge(*inputs, options, clock, LineStore{writer});
 }
 
 Status merge_inputs(const std::vector<std::string>& paths, const prep::PrepOptions& options, LocalClock& clock,
-                    prep::EventSink& sink, std::vector<prep::InputStats>& stats) {
+                    EventSink& sink, std::vector<InputStats>& stats) {
   auto inputs = merge_inputs_of(paths, stats);
   if (!inputs) return inputs.error();
   return merge(*inputs, options, clock, EventStore{sink});
 }
 
 Status merge_into(std::vector<MergeInput>& inputs, const prep::PrepOptions& options, LocalClock& clock,
-                  prep::EventSink& sink) {
+                  EventSink& sink) {
   return merge(inputs, options, clock, EventStore{sink});
 }
 

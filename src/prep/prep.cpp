@@ -80,17 +80,6 @@ std::string format_names() {
   return out;
 }
 
-std::string_view to_string(TimeBasis b) {
-  switch (b) {
-    case TimeBasis::absolute: return "absolute";
-    case TimeBasis::local: return "local";
-    case TimeBasis::uptime: return "uptime";
-    case TimeBasis::relative: return "relative";
-    case TimeBasis::none: break;
-  }
-  return "none";
-}
-
 void ParseContext::settle(LineResult result, std::uint64_t lines, std::uint64_t first_line, std::string_view why,
                           std::string_view excerpt) {
   switch (result) {
@@ -124,10 +113,6 @@ int ParseContext::note_repeated_hour() {
 void ParseContext::note_driver(const Event& event, InputStats& stats) {
   for (const Field& f : event.fields)
     if (f.key == "version") Fingerprint::add(stats.fingerprint.drivers, f.value);
-}
-
-void add_note(InputStats& stats, std::string text) {
-  if (std::find(stats.notes.begin(), stats.notes.end(), text) == stats.notes.end()) stats.notes.push_back(std::move(text));
 }
 
 namespace {

@@ -310,7 +310,7 @@ std::vector<std::string> priceable_files(const RecordResult& result, std::vector
     if (!reader) continue;
     const std::string_view head = (*reader)->peek(64 * 1024);
     if (head.empty()) continue;
-    if (prep::detect_format(head, prep::PrepOptions{}) == prep::Format::unknown) {
+    if (prep::detect_format(head, prep::PrepOptions{}) == Format::unknown) {
       notes.push_back(fmt::format("{}: no format gpucost reads (kept in the run folder, not priced)", path));
       continue;
     }

@@ -1,8 +1,6 @@
 #include <gpucost/report/timeline.hpp>
 
 #include <gpucost/core/text.hpp>
-#include <gpucost/io/line_reader.hpp>
-#include <gpucost/pipeline/inputs.hpp>
 
 #include <fmt/format.h>
 
@@ -158,33 +156,9 @@ std::vector<GpuTimeline> build_timelines(const extract::SampleCollector& samples
   return out;
 }
 
-namespace {
-
-bool is_features_document(const std::string& path) {
-  if (io::read_once(path)) return false;  // looked at as it is read
-  auto reader = io::LineReader::open(path);
-  return reader && extract::is_features_document((*reader)->peek(4096));
-}
-
-}  // namespace
-
-Expected<ReportSources> load_report_sources(const std::vector<std::string>& paths, const prep::PrepOptions& options,
-                                            LocalClock& clock, const extract::ExtractOptions& extract_options,
-                                            std::vector<prep::InputStats>& stats) {
+ReportSources report_sources(const ReportCollector& collector, extract::Features features) {
   ReportSources out;
-  if (paths.size() == 1 && is_features_document(paths[0])) {
-    auto features = pipeline::load_features(paths, options, clock, extract_options, stats);
-    if (!features) return features.error();
-    out.features = std::move(*features);
-    out.from_features_document = true;
-    return out;
-  }
-  ReportCollector collector;
-  if (auto st = pipeline::collect_inputs(paths, options, clock, collector, stats); !st) return st.error();
-  collector.samples().note_inputs(stats);
-  auto features = extract::compute_features(collector.samples(), extract_options);
-  if (!features) return features.error();
-  out.features = std::move(*features);
+  out.features = std::move(features);
   const auto& f = out.features;
   out.timelines = build_timelines(collector.samples(), collector.reported_max_sm_clock(), f.from_ns, f.to_ns);
   for (const auto& e : collector.events())

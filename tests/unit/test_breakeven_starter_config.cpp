@@ -7,6 +7,7 @@
 
 #include <gpucost/breakeven/config.hpp>
 #include <gpucost/breakeven/starter_config.hpp>
+#include <gpucost/record/smi_probe.hpp>
 
 #include <fmt/format.h>
 
@@ -351,22 +352,22 @@ TEST_CASE("init: nvidia-smi is run with the query and a timeout", "[breakeven][i
   const std::string ok = script("smi-ok", "[ \"$1\" = --query-gpu=name,memory.total,power.limit ] && "
                                           "[ \"$2\" = --format=csv,noheader ] || exit 5\n"
                                           "echo 'NVIDIA GeForce RTX 4090, 24564 MiB, 450.00 W'\n");
-  const auto m = probe_nvidia_smi(ok, 10'000);
+  const auto m = record::probe_nvidia_smi(ok, 10'000);
   INFO((m ? "" : m.error().message));
   REQUIRE(m);
   CHECK(m->gpu_names == std::vector<std::string>{"NVIDIA GeForce RTX 4090"});
   CHECK(m->gpu_count == 1);
   CHECK(m->source == "nvidia-smi on this machine");
 
-  const auto failed = probe_nvidia_smi(script("smi-fail", "echo 'No devices were found'\nexit 6\n"), 10'000);
+  const auto failed = record::probe_nvidia_smi(script("smi-fail", "echo 'No devices were found'\nexit 6\n"), 10'000);
   REQUIRE_FALSE(failed);
   CHECK(failed.error().message == "nvidia-smi failed (exit status 6): No devices were found");
 
-  const auto hung = probe_nvidia_smi(script("smi-hang", "sleep 30\n"), 300);
+  const auto hung = record::probe_nvidia_smi(script("smi-hang", "sleep 30\n"), 300);
   REQUIRE_FALSE(hung);
   CHECK(hung.error().message == "nvidia-smi did not answer within 0.3 s");
   // Its output closed, but it does not exit.
-  const auto lingers = probe_nvidia_smi(script("smi-linger", "echo 'NVIDIA L4, 23034 MiB, 72.00 W'\nexec >&- 2>&-\nsleep 30\n"), 300);
+  const auto lingers = record::probe_nvidia_smi(script("smi-linger", "echo 'NVIDIA L4, 23034 MiB, 72.00 W'\nexec >&- 2>&-\nsleep 30\n"), 300);
   REQUIRE_FALSE(lingers);
   CHECK(lingers.error().message == "nvidia-smi did not answer within 0.3 s");
 }

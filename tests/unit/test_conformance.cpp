@@ -19,7 +19,7 @@ namespace prep = gpucost::prep;
 
 namespace {
 
-class CountingSink final : public prep::EventSink {
+class CountingSink final : public gpucost::EventSink {
  public:
   std::uint64_t events = 0;
   void on_event(const gpucost::Event& /*event*/) override { ++events; }
@@ -39,12 +39,12 @@ std::vector<fs::path> corpus_files(const fs::path& dir) {
 }
 
 // prep over one capture with default options and the UTC clock; the run must not fail.
-prep::InputStats prep_file(const fs::path& path, prep::EventSink& sink) {
+gpucost::InputStats prep_file(const fs::path& path, gpucost::EventSink& sink) {
   auto reader = gpucost::io::LineReader::open(path.string());
   REQUIRE(reader);
   auto clock = gpucost::LocalClock::make("UTC");
   REQUIRE(clock);
-  prep::InputStats stats;
+  gpucost::InputStats stats;
   stats.path = path.string();
   REQUIRE(prep::run_prep_input(**reader, prep::PrepOptions{}, *clock, sink, stats));
   return stats;
@@ -52,7 +52,7 @@ prep::InputStats prep_file(const fs::path& path, prep::EventSink& sink) {
 
 // Data rows counted independently of the parsers: non-blank lines that are not '#' comments for
 // dmon/pmon; non-blank lines minus the one header line for query-csv.
-std::uint64_t count_data_rows(const std::string& path, prep::Format format) {
+std::uint64_t count_data_rows(const std::string& path, gpucost::Format format) {
   auto reader = gpucost::io::LineReader::open(path);
   REQUIRE(reader);
   std::uint64_t rows = 0;
@@ -60,10 +60,10 @@ std::uint64_t count_data_rows(const std::string& path, prep::Format format) {
   while ((*reader)->next(line)) {
     const std::string_view t = gpucost::text::trim(line.text);
     if (t.empty()) continue;
-    if (format != prep::Format::query_csv && t.front() == '#') continue;
+    if (format != gpucost::Format::query_csv && t.front() == '#') continue;
     ++rows;
   }
-  if (format == prep::Format::query_csv && rows > 0) --rows;
+  if (format == gpucost::Format::query_csv && rows > 0) --rows;
   return rows;
 }
 
@@ -76,15 +76,15 @@ TEST_CASE("conformance: prep reads every dmon, pmon and query-csv capture of the
     SUCCEED("corpus absent");
     return;
   }
-  const std::pair<const char*, prep::Format> folders[] = {
-      {"dmon", prep::Format::dmon}, {"pmon", prep::Format::pmon}, {"query-csv", prep::Format::query_csv}};
+  const std::pair<const char*, gpucost::Format> folders[] = {
+      {"dmon", gpucost::Format::dmon}, {"pmon", gpucost::Format::pmon}, {"query-csv", gpucost::Format::query_csv}};
   std::size_t files = 0;
   for (const auto& [folder, format] : folders) {
     for (const fs::path& path : corpus_files(logs / folder)) {
       INFO(path.string());
       ++files;
       CountingSink sink;
-      const prep::InputStats stats = prep_file(path, sink);
+      const gpucost::InputStats stats = prep_file(path, sink);
       const std::string first_bad = stats.examples.empty() ? std::string("none")
                                                            : std::to_string(stats.examples[0].line) + ": " +
                                                                  stats.examples[0].reason;
@@ -122,12 +122,12 @@ TEST_CASE("conformance: prep reads every journal-json and dcgmi capture of the c
   const std::regex dcgmi_row(R"(^\s*[A-Za-z][A-Za-z0-9_-]*\s+\d+\s+\S.*$)");
   std::size_t files = 0;
   for (const auto& [folder, format] :
-       {std::pair{"journal-json", prep::Format::journal_json}, std::pair{"dcgmi", prep::Format::dcgmi}}) {
+       {std::pair{"journal-json", gpucost::Format::journal_json}, std::pair{"dcgmi", gpucost::Format::dcgmi}}) {
     for (const fs::path& path : corpus_files(logs / folder)) {
       INFO(path.string());
       ++files;
       CountingSink sink;
-      const prep::InputStats stats = prep_file(path, sink);
+      const gpucost::InputStats stats = prep_file(path, sink);
       const std::string first_bad = stats.examples.empty() ? std::string("none")
                                                            : std::to_string(stats.examples[0].line) + ": " +
                                                                  stats.examples[0].reason;
@@ -147,7 +147,7 @@ TEST_CASE("conformance: prep reads every journal-json and dcgmi capture of the c
       } else {
         CHECK(stats.malformed == 0);
       }
-      if (format == prep::Format::dcgmi) {
+      if (format == gpucost::Format::dcgmi) {
         std::uint64_t rows = 0;
         auto again = gpucost::io::LineReader::open(path.string());
         REQUIRE(again);
@@ -164,7 +164,7 @@ TEST_CASE("conformance: prep reads every journal-json and dcgmi capture of the c
 namespace {
 
 // gpu_info events of one input: how many, and how many carry a driver version.
-class SmiInfoSink final : public prep::EventSink {
+class SmiInfoSink final : public gpucost::EventSink {
  public:
   std::uint64_t events = 0, gpu_info = 0, with_driver = 0;
   void on_event(const gpucost::Event& event) override {
@@ -187,7 +187,7 @@ TEST_CASE("conformance: prep reads every smi-q and smi-xml capture of the corpus
   }
   std::size_t files = 0;
   for (const auto& [folder, format] :
-       {std::pair{"smi-q", prep::Format::smi_q}, std::pair{"smi-xml", prep::Format::smi_xml}}) {
+       {std::pair{"smi-q", gpucost::Format::smi_q}, std::pair{"smi-xml", gpucost::Format::smi_xml}}) {
     for (const fs::path& path : corpus_files(logs / folder)) {
       INFO(path.string());
       ++files;
@@ -201,7 +201,7 @@ TEST_CASE("conformance: prep reads every smi-q and smi-xml capture of the corpus
         gpucost::io::Line line;
         while ((*reader)->next(line)) {
           const std::string_view t = line.text;
-          if (format == prep::Format::smi_q) {
+          if (format == gpucost::Format::smi_q) {
             const bool gpu_line = t.substr(0, 4) == "GPU " && t.find(" : ") == std::string_view::npos;
             if (gpu_line && t.find(':') != std::string_view::npos) ++blocks;
             has_driver = has_driver || t.substr(0, 14) == "Driver Version";
@@ -213,7 +213,7 @@ TEST_CASE("conformance: prep reads every smi-q and smi-xml capture of the corpus
         }
       }
       SmiInfoSink sink;
-      const prep::InputStats stats = prep_file(path, sink);
+      const gpucost::InputStats stats = prep_file(path, sink);
       const std::string first_bad = stats.examples.empty() ? std::string("none")
                                                            : std::to_string(stats.examples[0].line) + ": " +
                                                                  stats.examples[0].reason;
@@ -238,7 +238,7 @@ TEST_CASE("conformance: prep reads every smi-q and smi-xml capture of the corpus
 namespace {
 
 // Kinds of the events of one input, and how many.
-class KindSink final : public prep::EventSink {
+class KindSink final : public gpucost::EventSink {
  public:
   std::uint64_t events = 0;
   std::map<std::string, std::uint64_t> kinds;
@@ -269,10 +269,10 @@ TEST_CASE("conformance: prep reads every kernlog, dmesg and journal-text capture
     return;
   }
   // journalctl short and rsyslog files share their shape: either name is right for journal-text.
-  const std::pair<const char*, std::vector<prep::Format>> folders[] = {
-      {"kernlog", {prep::Format::syslog}},
-      {"dmesg", {prep::Format::dmesg}},
-      {"journal-text", {prep::Format::journal_text, prep::Format::syslog}}};
+  const std::pair<const char*, std::vector<gpucost::Format>> folders[] = {
+      {"kernlog", {gpucost::Format::syslog}},
+      {"dmesg", {gpucost::Format::dmesg}},
+      {"journal-text", {gpucost::Format::journal_text, gpucost::Format::syslog}}};
   // A word of the file name says what the capture holds: at least one event of that kind.
   const std::pair<const char*, const char*> named_kinds[] = {
       {"xid", "xid"}, {"aer", "aer"}, {"suspend", "suspend"}, {"sleep", "suspend"}, {"lid", "lid"}, {"fallen", "gpu_lost"}};
@@ -282,7 +282,7 @@ TEST_CASE("conformance: prep reads every kernlog, dmesg and journal-text capture
       INFO(path.string());
       ++files;
       KindSink sink;
-      const prep::InputStats stats = prep_file(path, sink);
+      const gpucost::InputStats stats = prep_file(path, sink);
       const std::string first_bad = stats.examples.empty() ? std::string("none")
                                                            : std::to_string(stats.examples[0].line) + ": " +
                                                                  stats.examples[0].reason;
@@ -327,12 +327,12 @@ TEST_CASE("conformance: prep reads every torch-table and nsys capture of the cor
   };
   std::size_t files = 0;
   for (const auto& [folder, format] :
-       {std::pair{"torch-table", prep::Format::torch_table}, std::pair{"nsys", prep::Format::nsys}}) {
+       {std::pair{"torch-table", gpucost::Format::torch_table}, std::pair{"nsys", gpucost::Format::nsys}}) {
     for (const fs::path& path : corpus_files(logs / folder)) {
       INFO(path.string());
       ++files;
       KindSink sink;
-      const prep::InputStats stats = prep_file(path, sink);
+      const gpucost::InputStats stats = prep_file(path, sink);
       const std::string first_bad = stats.examples.empty() ? std::string("none")
                                                            : std::to_string(stats.examples[0].line) + ": " +
                                                                  stats.examples[0].reason;
@@ -346,7 +346,7 @@ TEST_CASE("conformance: prep reads every torch-table and nsys capture of the cor
       const std::string rel = std::string(folder) + "/" + path.filename().string();
       for (const auto& [file, events] : known)
         if (rel == file) CHECK(stats.events == events);
-      if (format == prep::Format::torch_table) {
+      if (format == gpucost::Format::torch_table) {
         // One profiler_total per "Self CPU time total:" footer, counted independently.
         CHECK(sink.kinds["profiler_total"] == count_lines_with(path.string(), "Self CPU time total:"));
         CHECK(sink.kinds["profiler_op"] > 0);
@@ -363,7 +363,7 @@ TEST_CASE("conformance: prep reads every torch-table and nsys capture of the cor
 namespace {
 
 // Phases of the train events of one input.
-class TrainSink final : public prep::EventSink {
+class TrainSink final : public gpucost::EventSink {
  public:
   std::uint64_t events = 0;
   std::map<std::string, std::uint64_t> phases;
@@ -403,12 +403,12 @@ TEST_CASE("conformance: prep reads every trainlog capture of the corpus", "[conf
     INFO(path.string());
     ++files;
     TrainSink sink;
-    const prep::InputStats stats = prep_file(path, sink);
+    const gpucost::InputStats stats = prep_file(path, sink);
     const std::string first_bad = stats.examples.empty() ? std::string("none")
                                                          : std::to_string(stats.examples[0].line) + ": " +
                                                                stats.examples[0].reason;
     INFO("first malformed line " << first_bad);
-    CHECK(stats.format == prep::Format::trainlog);
+    CHECK(stats.format == gpucost::Format::trainlog);
     CHECK(stats.malformed == 0);
     CHECK(stats.truncated.empty());
     CHECK(stats.lines == stats.event_lines + stats.ignored + stats.malformed);

@@ -36,7 +36,7 @@ TEST_CASE("conformance: prep reads every trace of the corpus", "[conformance][tr
     REQUIRE(reader);
     const std::string head((*reader)->peek(64 * 1024));
     const prep::PrepOptions options;
-    CHECK(prep::detect_format(head, options) == prep::Format::kineto);
+    CHECK(prep::detect_format(head, options) == gpucost::Format::kineto);
     if (const Status st = prep::check_format(head, options, path.string()); !st) {
       CHECK(st.error().message.find("not a Kineto trace") != std::string::npos);
       ++refused;
@@ -49,7 +49,7 @@ TEST_CASE("conformance: prep reads every trace of the corpus", "[conformance][tr
     run.status = prep::run_prep_input(**reader, options, *clock, sink, run.stats);
     run.events = std::move(sink.events);
     check_accounting(run);
-    CHECK(run.stats.format == prep::Format::kineto);
+    CHECK(run.stats.format == gpucost::Format::kineto);
     CHECK(run.stats.malformed == 0);
     CHECK(run.stats.truncated.empty());
     CHECK(run.stats.lines > 0);

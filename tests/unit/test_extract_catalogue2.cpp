@@ -283,8 +283,8 @@ void generated(extract::SampleCollector& c, double from_s, double to_s) {
 
 Features extract_part(double from_s, double to_s) {
   extract::SampleCollector c;
-  prep::InputStats kernel_log;
-  kernel_log.format = prep::Format::syslog;  // so that "no Xid" reads 0, not null
+  InputStats kernel_log;
+  kernel_log.format = Format::syslog;  // so that "no Xid" reads 0, not null
   c.note_inputs({kernel_log});
   generated(c, from_s, to_s);
   auto f = extract::compute_features(c, {});
@@ -414,7 +414,7 @@ Features extract_csv(const std::string& text) {
   auto reader = io::LineReader::from_string(text);
   auto clock = LocalClock::make("UTC");
   extract::SampleCollector c;
-  prep::InputStats stats;
+  InputStats stats;
   REQUIRE(prep::run_prep_input(*reader, {}, *clock, c, stats));
   auto f = extract::compute_features(c, {});
   REQUIRE(f.has_value());

@@ -58,13 +58,13 @@ void chain_fixture(extract::SampleCollector& c, bool with_temperature = true) {
 }
 
 /// testdata/journal-text/short_thinkpad_p16_lid_ac.txt through prep into `c` (2024, CEST).
-prep::InputStats read_thinkpad_journal(extract::SampleCollector& c) {
+gpucost::InputStats read_thinkpad_journal(extract::SampleCollector& c) {
   auto reader = io::LineReader::from_string(fixture("journal-text/short_thinkpad_p16_lid_ac.txt"));
   auto clock = LocalClock::make("Europe/Berlin");
   REQUIRE(clock);
   prep::PrepOptions options;
   options.year = 2024;
-  prep::InputStats stats;
+  gpucost::InputStats stats;
   REQUIRE(prep::run_prep_input(*reader, options, *clock, c, stats));
   c.note_inputs({stats});
   return stats;
@@ -237,7 +237,7 @@ TEST_CASE("extract: trace mix and step indicators of the hand-made trace", "[ext
   extract::SampleCollector c;
   auto reader = io::LineReader::from_string(fixture("trace/h100_rank3_modern.pt.trace.json"));
   auto clock = LocalClock::make("UTC");
-  prep::InputStats stats;
+  gpucost::InputStats stats;
   stats.path = "trace.json";
   REQUIRE(prep::run_prep_input(*reader, prep::PrepOptions{}, *clock, c, stats));
   c.note_inputs({stats});
@@ -324,7 +324,7 @@ TEST_CASE("extract: sessions from a real-shaped journal through prep (lid, AC, a
   // and AC on-line 07:58:40, lid opened 07:58:41, reboot 08:30. Telemetry every 10 s at 50 %
   // from 18:30:00 to 19:05:10 and from 07:58:50 to 08:20:00 (none while asleep).
   extract::SampleCollector c;
-  const prep::InputStats stats = read_thinkpad_journal(c);
+  const gpucost::InputStats stats = read_thinkpad_journal(c);
   const auto samples = [&](std::int64_t from, std::int64_t to) {
     for (std::int64_t t = from; t <= to; t += 10 * kSec) {
       Event ev;
@@ -366,7 +366,7 @@ TEST_CASE("extract: kernel and system logs alone give the host's event indicator
   // The same journal without telemetry: the window runs from its first incident (AC off-line,
   // 18:41:37 CEST) to its last (the driver loaded after the reboot, 08:30:52).
   extract::SampleCollector c;
-  const prep::InputStats stats = read_thinkpad_journal(c);
+  const gpucost::InputStats stats = read_thinkpad_journal(c);
   auto f = extract::compute_features(c, {});
   REQUIRE(f);
   CHECK(f->chosen_by == "events");

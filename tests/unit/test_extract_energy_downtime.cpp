@@ -190,8 +190,8 @@ TEST_CASE("extract: downtime is the union of [event, next busy sample of any GPU
   incident(c, 55, "power_source", "state", "online");  // AC back: not an interruption
   incident(c, 95, "power_source", "state", "offline");  // no busy sample after: window end 100 -> 5 s
   incident(c, 300, "gpu_lost");                   // after the window: ignored
-  prep::InputStats kern;
-  kern.format = prep::Format::syslog;
+  InputStats kern;
+  kern.format = Format::syslog;
   c.note_inputs({kern});
   const auto f = extract::compute_features(c, {});
   REQUIRE(f);

@@ -80,7 +80,7 @@ std::optional<extract::Features> corpus_features(const std::string& relative) {
   auto clock = LocalClock::make("UTC");
   REQUIRE(clock);
   extract::SampleCollector c;
-  prep::InputStats stats;
+  InputStats stats;
   stats.path = path.string();
   REQUIRE(prep::run_prep_input(**reader, prep::PrepOptions{}, *clock, c, stats));
   c.note_inputs({stats});
@@ -146,8 +146,8 @@ TEST_CASE("faults: a GPU lost and its Xid 79 are one fault, priced as reboot", "
   c.on_event(sample(100, 100));
   xid(c, 10, 79, "reboot", "0000:01:00");
   gpu_lost(c, 10, "0000:01:00.0");
-  prep::InputStats kern;
-  kern.format = prep::Format::syslog;
+  InputStats kern;
+  kern.format = Format::syslog;
   c.note_inputs({kern});
   auto f = extract::compute_features(c, {});
   REQUIRE(f);
@@ -275,8 +275,8 @@ TEST_CASE("faults: a document written before faults rebuilds them from its burst
   xid(c, 10, 13, "restart_app", "0000:01:00");
   xid(c, 11, 43, "ignore", "0000:01:00");
   xid(c, 200, 43, "ignore", "0000:01:00");
-  prep::InputStats kern;
-  kern.format = prep::Format::dmesg;
+  InputStats kern;
+  kern.format = Format::dmesg;
   c.note_inputs({kern});
   auto f = extract::compute_features(c, {});
   REQUIRE(f);
@@ -310,8 +310,8 @@ TEST_CASE("faults: merge joins a fault that a window end cut in two, and counts 
     extract::SampleCollector c;
     for (std::int64_t t = from_s; t <= from_s + 60; t += 10) c.on_event(sample(t, 90));
     xid(c, t_s, 13, "restart_app", "0000:01:00");
-    prep::InputStats kern;
-    kern.format = prep::Format::dmesg;
+    InputStats kern;
+    kern.format = Format::dmesg;
     c.note_inputs({kern});
     extract::ExtractOptions o;
     o.from_ns = from_s * kSec;

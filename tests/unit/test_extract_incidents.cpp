@@ -58,8 +58,8 @@ TEST_CASE("extract: incidents counted in the window, one suspend per 120 s clust
   incident(c, 6, "lid", "state", "open");
   incident(c, 7, "power_source", "state", "offline");
   incident(c, 8, "power_source", "state", "online");
-  prep::InputStats kern;
-  kern.format = prep::Format::syslog;
+  InputStats kern;
+  kern.format = Format::syslog;
   c.note_inputs({kern});
 
   auto f = extract::compute_features(c, {});
@@ -95,8 +95,8 @@ TEST_CASE("extract: without a kernel log the incident counts are null, not 0", "
   extract::SampleCollector c;
   c.on_event(sample(0, 100));
   c.on_event(sample(10, 100));
-  prep::InputStats dmon;
-  dmon.format = prep::Format::dmon;
+  InputStats dmon;
+  dmon.format = Format::dmon;
   c.note_inputs({dmon});
   auto f = extract::compute_features(c, {});
   REQUIRE(f);
@@ -105,7 +105,7 @@ TEST_CASE("extract: without a kernel log the incident counts are null, not 0", "
   CHECK(x.reason == "no kernel log, dmesg, journal or bug report among the inputs");
 
   SECTION("an events stream whose summary names a kernel log counts as one") {
-    prep::InputStats stream;
+    InputStats stream;
     stream.upstream_formats = {"dmon", "syslog"};
     c.note_inputs({stream});
     auto g = extract::compute_features(c, {});

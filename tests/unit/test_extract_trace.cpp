@@ -18,7 +18,7 @@ constexpr std::int64_t kBase = 1700000000000000000;  // baseTimeNanoseconds of t
 void feed(extract::SampleCollector& c, const std::string& text, prep::PrepOptions options = {}) {
   auto reader = io::LineReader::from_string(text);
   auto clock = LocalClock::make("UTC");
-  prep::InputStats stats;
+  gpucost::InputStats stats;
   stats.path = "test";
   REQUIRE(prep::run_prep_input(*reader, options, *clock, c, stats));
   c.note_inputs({stats});

@@ -13,7 +13,7 @@ namespace prep = gpucost::prep;
 
 namespace {
 
-prep::PrepOptions forced(prep::Format f) {
+prep::PrepOptions forced(gpucost::Format f) {
   prep::PrepOptions o;
   o.forced = f;
   return o;
@@ -40,7 +40,7 @@ TEST_CASE("fuzz: event stream records are counted as event lines", "[fuzz]") {
       "{\"type\":\"summary\",\"inputs\":[],\"lines\":3,\"events\":1,\"ignored\":1,\"malformed\":1}\n";
   auto reader = gpucost::io::LineReader::from_string(text);
   gpucost::test::CollectingSink sink;
-  prep::InputStats stats;
+  gpucost::InputStats stats;
   REQUIRE(gpucost::io::read_event_stream(*reader, sink, stats));
   CHECK(stats.lines == 3);
   CHECK(stats.events == 1);
@@ -58,12 +58,12 @@ TEST_CASE("fuzz: a date far outside 1900-2200 is no valid time (ns overflow)", "
       "9999-06-12T14:22:18.120456+02:00 l40s-rack3 kernel: NVRM: Xid (PCI:0000:01:00): 79, pid=1, name=x\n"
       "0332-06-12T14:22:19.000000+02:00 l40s-rack3 kernel: NVRM: Xid (PCI:0000:01:00): 79, pid=1, name=x\n"
       "2024-06-12T14:22:20.000000+02:00 l40s-rack3 kernel: NVRM: Xid (PCI:0000:01:00): 79, pid=1, name=x\n",
-      forced(prep::Format::syslog), "Europe/Berlin"));
+      forced(gpucost::Format::syslog), "Europe/Berlin"));
   check_no_events_from_junk_time(run_prep_text(
       "timestamp, name, index, utilization.gpu [%]\n"
       "9999/06/12 14:22:18.123, NVIDIA A100, 0, 50 %\n"
       "2024/06/12 14:22:19.123, NVIDIA A100, 0, 51 %\n",
-      forced(prep::Format::query_csv), "Europe/Berlin"));
+      forced(gpucost::Format::query_csv), "Europe/Berlin"));
   check_no_events_from_junk_time(run_prep_text(
       "2024-06-12T14:22:18.120456+02:00 l40s-rack3 kernel: NVRM: Xid (PCI:0000:01:00): 79, pid=1, name=x\n"
       "9999-06-12T14:22:18.120456+02:00 l40s-rack3 kernel: NVRM: Xid (PCI:0000:01:00): 79, pid=1, name=x\n",
@@ -75,20 +75,20 @@ TEST_CASE("fuzz: a 12-digit kernel uptime overflows no more", "[fuzz]") {
   // integer overflow in parse_syslog.cpp), reached from dmesg, kern.log, journal text and
   // detection; uptimes of 95 years or more are now no uptime.
   const std::string xid = "NVRM: Xid (PCI:0000:01:00): 79, pid=1, name=x\n";
-  prep::PrepOptions dmesg = forced(prep::Format::dmesg);
+  prep::PrepOptions dmesg = forced(gpucost::Format::dmesg);
   dmesg.boot_time_ns = gpucost::test::utc_ns(2024, 6, 12, 0, 0, 0);
   check_no_events_from_junk_time(
       run_prep_text("[    3.441802] " + xid + "[123456789012.000000] " + xid + "[41886204130.5] " + xid, dmesg));
   check_no_events_from_junk_time(
-      run_prep_text("[123456789012.000000] " + xid, forced(prep::Format::dmesg)));
-  prep::PrepOptions syslog = forced(prep::Format::syslog);
+      run_prep_text("[123456789012.000000] " + xid, forced(gpucost::Format::dmesg)));
+  prep::PrepOptions syslog = forced(gpucost::Format::syslog);
   syslog.year = 2024;
   check_no_events_from_junk_time(run_prep_text(
       "Jun 12 14:22:18 gpu01 kernel: [81901004431.000000] " + xid + "Jun 12 14:22:19 gpu01 kernel: [   12.5] " + xid,
       syslog));
   check_no_events_from_junk_time(run_prep_text(
       "[17118194939.123456] gpu01 kernel: " + xid + "[    5.000001] gpu01 kernel: " + xid,
-      forced(prep::Format::journal_text)));
+      forced(gpucost::Format::journal_text)));
   check_no_events_from_junk_time(run_prep_text("[55216118209.000000] " + xid + "[    1.000000] " + xid));
 }
 
@@ -102,7 +102,7 @@ TEST_CASE("fuzz: a journal JSON timestamp beyond the ns range is malformed", "[f
       "\"_TRANSPORT\":\"kernel\",\"MESSAGE\":\"NVRM: Xid (PCI:0000:01:00): 79, pid=1, name=x\"}\n"
       "{\"__REALTIME_TIMESTAMP\":\"1718194938123456\",\"_TRANSPORT\":\"kernel\",\"MESSAGE\":\"NVRM: Xid "
       "(PCI:0000:01:00): 79, pid=1, name=x\"}\n",
-      forced(prep::Format::journal_json));
+      forced(gpucost::Format::journal_json));
   check_no_events_from_junk_time(r);
   CHECK(r.stats.malformed == 2);
   CHECK(r.events.size() == 1);
@@ -111,7 +111,7 @@ TEST_CASE("fuzz: a journal JSON timestamp beyond the ns range is malformed", "[f
 TEST_CASE("fuzz: a /dev/kmsg record with a 17-digit usec stamp overflows no more", "[fuzz]") {
   // scan_kmsg() multiplied up to 20 digits of microseconds into ns (UBSan in parse_dmesg.cpp);
   // 95 years of uptime or more is now no /dev/kmsg stamp.
-  prep::PrepOptions o = forced(prep::Format::dmesg);
+  prep::PrepOptions o = forced(gpucost::Format::dmesg);
   o.boot_time_ns = gpucost::test::utc_ns(2024, 6, 12, 0, 0, 0);
   check_no_events_from_junk_time(run_prep_text(
       "6,5518,811204331,-;nvidia-nvswitch3: open (major=508)\n"
@@ -126,7 +126,7 @@ TEST_CASE("fuzz: an rtc line with an 11-digit epoch gives no boot time (ns overf
   const auto r = run_prep_text(
       "[    1.000000] rtc_cmos 00:00: setting system clock to 2514-01-01T00:00:00 UTC (17161908722)\n"
       "[    2.000000] NVRM: Xid (PCI:0000:01:00): 79, pid=1, name=x\n",
-      forced(prep::Format::dmesg));
+      forced(gpucost::Format::dmesg));
   gpucost::test::check_accounting(r);
   REQUIRE(r.events.size() == 1);
   CHECK(r.events[0].ts_ns == 2'000'000'000);  // still seconds since boot: no boot time found

@@ -97,15 +97,15 @@ TEST_CASE("io::EventWriter: TSV ends each row with the fields that have no colum
 }
 
 TEST_CASE("io::EventWriter: header, summary with counts and zone", "[io]") {
-  prep::InputStats st;
+  InputStats st;
   st.path = "a.log";
-  st.format = prep::Format::dmon;
+  st.format = Format::dmon;
   st.lines = 12;
   st.events = 9;
   st.ignored = 2;
   st.malformed = 1;
-  st.time_basis = prep::TimeBasis::local;
-  st.examples.push_back(prep::MalformedExample{7, "bad", "x\x01y"});
+  st.time_basis = TimeBasis::local;
+  st.examples.push_back(MalformedExample{7, "bad", "x\x01y"});
   const std::string out = capture([&](std::FILE* f) {
     io::EventWriter w(f, io::StreamFormat::jsonl);
     w.write_header("Europe/Berlin", "9.9");
@@ -132,7 +132,7 @@ TEST_CASE("io::read_event_stream: the writer's output reads back to the same eve
   });
   auto reader = io::LineReader::from_string(text);
   test::CollectingSink sink;
-  prep::InputStats st;
+  InputStats st;
   REQUIRE(io::read_event_stream(*reader, sink, st));
   CHECK(st.lines == 4);
   CHECK(st.events == 2);
@@ -159,7 +159,7 @@ TEST_CASE("io::read_event_stream: bad lines are counted, a wrong version is an e
         "\n"
         "{\"type\":\"event\",\"ts_ns\":1,\"source\":\"dmon\",\"host\":\"h\",\"gpu\":0,\"kind\":\"sample\",\"power_w\":5}\n");
     test::CollectingSink sink;
-    prep::InputStats st;
+    InputStats st;
     REQUIRE(io::read_event_stream(*reader, sink, st));
     CHECK(st.lines == 5);
     CHECK(st.malformed == 2);
@@ -177,7 +177,7 @@ TEST_CASE("io::read_event_stream: bad lines are counted, a wrong version is an e
         "{\"type\":\"event\",\"ts_ns\":2,\"code\":13}\n"
         "{\"type\":\"event\",\"kind\":\"sample\",\"power_w\":5}\n");
     test::CollectingSink sink;
-    prep::InputStats st;
+    InputStats st;
     REQUIRE(io::read_event_stream(*reader, sink, st));
     CHECK(st.events == 1);
     CHECK(st.malformed == 2);
@@ -190,7 +190,7 @@ TEST_CASE("io::read_event_stream: bad lines are counted, a wrong version is an e
   SECTION("version 2 is refused with a hint") {
     auto reader = io::LineReader::from_string("{\"type\":\"header\",\"schema\":\"gpucost.events\",\"version\":2}\n");
     test::CollectingSink sink;
-    prep::InputStats st;
+    InputStats st;
     const Status s = io::read_event_stream(*reader, sink, st);
     REQUIRE_FALSE(s);
     CHECK(s.error().kind == ErrorKind::schema);

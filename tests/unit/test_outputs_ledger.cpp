@@ -56,7 +56,7 @@ outputs::RunRecord run(const std::string& host, std::int64_t from_s, double prem
   g.gpu = 0;
   g.indicators["power_mean_w"] = {300.0, ""};
   f.gpus.push_back(g);
-  prep::Fingerprint fp;
+  Fingerprint fp;
   fp.drivers = {"550.54.14"};
   fp.cuda = {"12.4"};
   fp.gpus = {"NVIDIA GeForce RTX 4090"};

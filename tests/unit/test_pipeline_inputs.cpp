@@ -60,7 +60,7 @@ TEST_CASE("pipeline::check_inputs: missing, directory and unknown format fail be
   const Status junk = pipeline::check_inputs({(dir / "junk.txt").string()}, o);
   REQUIRE_FALSE(junk);
   CHECK(junk.error().kind == ErrorKind::format);
-  o.forced = prep::Format::dmon;  // forcing a format skips detection
+  o.forced = Format::dmon;  // forcing a format skips detection
   CHECK(pipeline::check_inputs({(dir / "junk.txt").string()}, o));
 }
 
@@ -72,7 +72,7 @@ TEST_CASE("pipeline::load_features: raw log and its events stream give the same 
   o.interval_s = 2.0;
   o.host = std::string{"node-1"};  // a temporary: GCC 12 warns (-Wrestrict, PR105329) on assigning a literal here
   LocalClock clock = LocalClock::utc();
-  std::vector<prep::InputStats> stats;
+  std::vector<InputStats> stats;
   auto f = pipeline::load_features({(dir / "dmon.txt").string()}, o, clock, {}, stats);
   REQUIRE(f);
   REQUIRE(f->gpus.size() == 1);

@@ -14,7 +14,7 @@ namespace prep = gpucost::prep;
 TEST_CASE("prep::bug-report: sections go to their parsers, copies of one event are written once", "[prep][bug-report]") {
   const auto r = run_prep_text(fixture("bug-report/nvidia-bug-report_a100_535.log"), {}, "Europe/Berlin");
   check_accounting(r);
-  CHECK(r.stats.format == prep::Format::bug_report);
+  CHECK(r.stats.format == gpucost::Format::bug_report);
   CHECK(r.stats.malformed == 0);
   std::vector<std::string> kinds;
   for (const auto& e : r.events) kinds.push_back(e.kind);
@@ -37,7 +37,7 @@ TEST_CASE("prep::bug-report: sections go to their parsers, copies of one event a
 TEST_CASE("prep::bug-report: detected from its prologue only", "[prep][bug-report]") {
   prep::PrepOptions o;
   const std::string report = fixture("bug-report/nvidia-bug-report_a100_535.log");
-  CHECK(prep::detect_format(report.substr(0, 400), o) == prep::Format::bug_report);
+  CHECK(prep::detect_format(report.substr(0, 400), o) == gpucost::Format::bug_report);
   CHECK(prep::detect_format("____________________________________________\n\n*** /etc/issue\n", o) !=
-        prep::Format::bug_report);
+        gpucost::Format::bug_report);
 }

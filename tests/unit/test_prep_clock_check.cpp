@@ -61,7 +61,7 @@ PrepRun run_dated(const std::string& text, std::int64_t mtime_ns, std::optional<
   return run;
 }
 
-bool has_note_with(const prep::InputStats& st, const std::string& part) {
+bool has_note_with(const gpucost::InputStats& st, const std::string& part) {
   for (const auto& n : st.notes)
     if (n.find(part) != std::string::npos) return true;
   return false;
@@ -227,7 +227,7 @@ std::string csv_row(const char* stamp) {
 }
 
 struct Collected {
-  std::vector<prep::InputStats> stats;
+  std::vector<gpucost::InputStats> stats;
   std::vector<gpucost::test::OwnedEvent> events;
 };
 
@@ -250,7 +250,7 @@ TEST_CASE("pipeline::collect_inputs: a kern.log given before its telemetry is st
   write_with_mtime(dir / "kern.log", std::string("Nov 28 14:05:00 ") + kXid, utc_ns(2028, 1, 10, 0, 0, 0));
   const Collected c = collect({(dir / "kern.log").string(), (dir / "query.csv").string()});
   REQUIRE(c.stats.size() == 2);
-  CHECK(c.stats[0].format == prep::Format::syslog);  // command-line order kept
+  CHECK(c.stats[0].format == gpucost::Format::syslog);  // command-line order kept
   CHECK(c.stats[0].first_ts_ns == utc_ns(2026, 11, 28, 14, 5, 0));
   CHECK(c.stats[0].warnings.empty());
   CHECK(has_note_with(c.stats[0], "2027 (from the file's modification time"));

@@ -30,13 +30,13 @@ prep::PrepOptions with_start(const char* iso, double interval_s) {
 TEST_CASE("prep::dcgmi: DCGM 4.x, 8 GPUs, profiling ratios, N/A, trailing spaces", "[prep][dcgmi]") {
   const PrepRun r = run_prep_text(fixture("dcgmi/a100x8_dcgm42_prof.txt"), with_start("2025-02-10T09:30:00Z", 1.0));
   check_accounting(r);
-  CHECK(r.stats.format == prep::Format::dcgmi);
+  CHECK(r.stats.format == gpucost::Format::dcgmi);
   CHECK(r.stats.lines == 21);
   CHECK(r.stats.events == 16);
   CHECK(r.stats.event_lines == 16);
   CHECK(r.stats.ignored == 5);  // header pair, 2 blank lines, "dmon was stopped due to receiving a signal"
   CHECK(r.stats.malformed == 0);
-  CHECK(r.stats.time_basis == prep::TimeBasis::absolute);
+  CHECK(r.stats.time_basis == gpucost::TimeBasis::absolute);
   REQUIRE(r.events.size() == 16);
 
   const auto& a = r.events[0];  // GPU 0, first cycle: profiling not active yet
@@ -82,13 +82,13 @@ TEST_CASE("prep::dcgmi: profiling ratios are top-level numeric fields", "[prep][
     std::string key;
     bool numeric, extra;
   };
-  struct Sink final : prep::EventSink {
+  struct Sink final : gpucost::EventSink {
     std::vector<Seen> fields;  // copies: the event's views die with the parser
     void on_event(const gpucost::Event& ev) override {
       for (const auto& f : ev.fields) fields.push_back(Seen{std::string(f.key), f.numeric, f.extra});
     }
   } sink;
-  prep::InputStats stats;
+  gpucost::InputStats stats;
   REQUIRE(prep::run_prep_input(*reader, prep::PrepOptions{}, clock, sink, stats));
   REQUIRE(sink.fields.size() == 2);
   CHECK(sink.fields[0].key == "smact");
@@ -102,12 +102,12 @@ TEST_CASE("prep::dcgmi: profiling ratios are top-level numeric fields", "[prep][
 TEST_CASE("prep::dcgmi: DCGM 2.x '# Entity' header and right-aligned 'Id' line", "[prep][dcgmi]") {
   const PrepRun r = run_prep_text(fixture("dcgmi/v100x4_dcgm2_old_header.txt"));
   check_accounting(r);
-  CHECK(r.stats.format == prep::Format::dcgmi);
+  CHECK(r.stats.format == gpucost::Format::dcgmi);
   CHECK(r.stats.events == 8);
   CHECK(r.stats.ignored == 2);
   CHECK(r.stats.malformed == 0);
   // No --start: relative clock, 1 s per cycle (dcgmi -d defaults to 1000 ms).
-  CHECK(r.stats.time_basis == prep::TimeBasis::relative);
+  CHECK(r.stats.time_basis == gpucost::TimeBasis::relative);
   REQUIRE(r.events.size() == 8);
   CHECK(r.events[3].gpu == 3);
   CHECK(r.events[3].ts_ns == 0);
@@ -169,7 +169,7 @@ TEST_CASE("prep::dcgmi: a string field with spaces is cut at the header's column
 TEST_CASE("prep::dcgmi: an error instead of data is malformed and noted", "[prep][dcgmi]") {
   const PrepRun r = run_prep_text(fixture("dcgmi/rtx4090_dcgm33_watch_error.txt"));
   check_accounting(r);
-  CHECK(r.stats.format == prep::Format::dcgmi);
+  CHECK(r.stats.format == gpucost::Format::dcgmi);
   CHECK(r.stats.lines == 3);
   CHECK(r.stats.events == 0);
   CHECK(r.stats.ignored == 2);
@@ -193,10 +193,10 @@ TEST_CASE("prep::dcgmi: rows that do not fit the header", "[prep][dcgmi]") {
       "Unable to get GPU topology information. The entities in the output may be unsorted. Error: -1\n"
       "bogus line\n";
   // Detection needs the header first: the input is read as dcgmi only when forced.
-  CHECK(prep::detect_format(text, prep::PrepOptions{}) == prep::Format::unknown);
+  CHECK(prep::detect_format(text, prep::PrepOptions{}) == gpucost::Format::unknown);
   const PrepRun forced = [&] {
     prep::PrepOptions o;
-    o.forced = prep::Format::dcgmi;
+    o.forced = gpucost::Format::dcgmi;
     return run_prep_text(text, o);
   }();
   check_accounting(forced);
@@ -212,10 +212,10 @@ TEST_CASE("prep::dcgmi: rows that do not fit the header", "[prep][dcgmi]") {
 
 TEST_CASE("prep::dcgmi: detection of both header shapes", "[prep][dcgmi][detect]") {
   const prep::PrepOptions o;
-  CHECK(prep::detect_format("#Entity   POWER\nID\n", o) == prep::Format::dcgmi);
-  CHECK(prep::detect_format("# Entity  TENSO\n      Id\n", o) == prep::Format::dcgmi);
-  CHECK(prep::detect_format(fixture("dcgmi/h100x2_mig_dcgm35.txt"), o) == prep::Format::dcgmi);
-  prep::Format f{};
+  CHECK(prep::detect_format("#Entity   POWER\nID\n", o) == gpucost::Format::dcgmi);
+  CHECK(prep::detect_format("# Entity  TENSO\n      Id\n", o) == gpucost::Format::dcgmi);
+  CHECK(prep::detect_format(fixture("dcgmi/h100x2_mig_dcgm35.txt"), o) == gpucost::Format::dcgmi);
+  gpucost::Format f{};
   REQUIRE(prep::format_from_name("dcgmi", f));
-  CHECK(f == prep::Format::dcgmi);
+  CHECK(f == gpucost::Format::dcgmi);
 }

@@ -34,7 +34,7 @@ TEST_CASE("prep::dmesg: raw stamps, boot time from the rtc_cmos line, a 3-line r
   SECTION("no --boot-time: derived from the log") {
     const PrepRun r = run_prep_text(text);
     check_accounting(r);
-    CHECK(r.stats.format == prep::Format::dmesg);
+    CHECK(r.stats.format == gpucost::Format::dmesg);
     CHECK(r.stats.malformed == 0);
     REQUIRE(kinds(r) == std::vector<std::string>{"boot", "driver", "xid", "gpu_lost"});
     CHECK(r.events[0].ts_ns == boot);  // Linux version at [0.000000], held until the boot time was known
@@ -45,7 +45,7 @@ TEST_CASE("prep::dmesg: raw stamps, boot time from the rtc_cmos line, a 3-line r
     CHECK(field(r.events[3], "pci") == "0000:61:00.0");
     CHECK(field(r.events[3], "pci_id") == "10de:2230");
     CHECK(r.stats.event_lines == 1 + 1 + 1 + 3);
-    CHECK(r.stats.time_basis == prep::TimeBasis::absolute);
+    CHECK(r.stats.time_basis == gpucost::TimeBasis::absolute);
     CHECK(r.stats.clock ==
           "uptime + boot time 2024-05-20T07:41:10.09398Z derived from line 8 (rtc_cmos set the system clock)");
     CHECK(r.stats.notes.empty());
@@ -64,14 +64,14 @@ TEST_CASE("prep::dmesg: raw stamps, boot time from the rtc_cmos line, a 3-line r
 TEST_CASE("prep::dmesg: <prio> prefixes, empty messages, no boot time", "[prep][dmesg]") {
   const PrepRun r = run_prep_text(fixture("dmesg/pstore_l4_550_raw_prio.txt"));
   check_accounting(r);
-  CHECK(r.stats.format == prep::Format::dmesg);
+  CHECK(r.stats.format == gpucost::Format::dmesg);
   CHECK(r.stats.malformed == 0);
   REQUIRE(kinds(r) == std::vector<std::string>{"driver", "xid", "xid"});
   CHECK(field(r.events[0], "version") == "550.127.08");
   // Seconds since boot, on a clock that starts at the epoch.
   CHECK(r.events[1].ts_ns == 2210 * kSec + 775'012 * kUs);
   CHECK(field(r.events[2], "code") == "63");
-  CHECK(r.stats.time_basis == prep::TimeBasis::uptime);
+  CHECK(r.stats.time_basis == gpucost::TimeBasis::uptime);
   CHECK(r.stats.clock.rfind("uptime: seconds since boot", 0) == 0);
   REQUIRE(r.stats.notes.size() == 1);
   CHECK(r.stats.notes[0].find("give --boot-time") != std::string::npos);
@@ -81,8 +81,8 @@ TEST_CASE("prep::dmesg: <prio> prefixes, empty messages, no boot time", "[prep][
 TEST_CASE("prep::dmesg: dmesg -T is local time; GSP dumps continue the Xid", "[prep][dmesg]") {
   const PrepRun r = run_prep_text(fixture("dmesg/ctime_h100x8_550_xid119.txt"), {}, "America/Chicago");
   check_accounting(r);
-  CHECK(r.stats.format == prep::Format::dmesg);
-  CHECK(r.stats.time_basis == prep::TimeBasis::local);
+  CHECK(r.stats.format == gpucost::Format::dmesg);
+  CHECK(r.stats.time_basis == gpucost::TimeBasis::local);
   REQUIRE(kinds(r) == std::vector<std::string>{"xid", "xid"});
   CHECK(r.events[0].ts_ns == utc_ns(2024, 6, 11, 19, 22, 18));  // Tue Jun 11 14:22:18 CDT
   CHECK(r.events[1].ts_ns == utc_ns(2024, 6, 11, 19, 22, 24));
@@ -94,8 +94,8 @@ TEST_CASE("prep::dmesg: dmesg -T is local time; GSP dumps continue the Xid", "[p
 TEST_CASE("prep::dmesg: --time-format=iso carries its offset", "[prep][dmesg]") {
   const PrepRun r = run_prep_text(fixture("dmesg/iso_a100_535_xid94_tokyo.txt"), {}, "Europe/Berlin");
   check_accounting(r);
-  CHECK(r.stats.format == prep::Format::dmesg);
-  CHECK(r.stats.time_basis == prep::TimeBasis::absolute);
+  CHECK(r.stats.format == gpucost::Format::dmesg);
+  CHECK(r.stats.time_basis == gpucost::TimeBasis::absolute);
   REQUIRE(kinds(r) == std::vector<std::string>{"xid", "xid", "xid"});
   CHECK(r.events[0].ts_ns == utc_ns(2025, 2, 3, 12, 7, 10) + 4'519 * kUs);
   CHECK(field(r.events[1], "process") == "python3.11");
@@ -106,7 +106,7 @@ TEST_CASE("prep::dmesg: --time-format=iso carries its offset", "[prep][dmesg]") 
 TEST_CASE("prep::dmesg: --decode grouped by level: times out of order stay in file order", "[prep][dmesg]") {
   const PrepRun r = run_prep_text(fixture("dmesg/decode_iso_h100_550_grouped.txt"));
   check_accounting(r);
-  CHECK(r.stats.format == prep::Format::dmesg);
+  CHECK(r.stats.format == gpucost::Format::dmesg);
   CHECK(r.stats.malformed == 0);
   REQUIRE(kinds(r) == std::vector<std::string>{"xid", "xid", "xid", "boot"});
   CHECK(r.events[0].ts_ns == utc_ns(2025, 3, 10, 8, 15, 2) + 991'204 * kUs);
@@ -122,18 +122,18 @@ TEST_CASE("prep::dmesg: --decode with raw stamps", "[prep][dmesg]") {
   o.boot_time_ns = 1'723'000'000 * kSec;
   const PrepRun r = run_prep_text(fixture("dmesg/decode_raw_rtx4070_560.txt"), o);
   check_accounting(r);
-  CHECK(r.stats.format == prep::Format::dmesg);
+  CHECK(r.stats.format == gpucost::Format::dmesg);
   REQUIRE(kinds(r) == std::vector<std::string>{"driver", "gpu_lost"});
   CHECK(field(r.events[0], "module") == "open");
   CHECK(field(r.events[1], "cause") == "init_failed");
   CHECK(r.events[1].ts_ns == 1'723'000'000 * kSec + 4188 * kSec + 204'117 * kUs);
-  CHECK(r.stats.time_basis == prep::TimeBasis::absolute);
+  CHECK(r.stats.time_basis == gpucost::TimeBasis::absolute);
 }
 
 TEST_CASE("prep::dmesg: /dev/kmsg records and their dictionary lines", "[prep][dmesg]") {
   const PrepRun r = run_prep_text(fixture("dmesg/kmsg_h200_570_nvlink.txt"));
   check_accounting(r);
-  CHECK(r.stats.format == prep::Format::dmesg);
+  CHECK(r.stats.format == gpucost::Format::dmesg);
   CHECK(r.stats.malformed == 0);
   REQUIRE(kinds(r) == std::vector<std::string>{"xid", "aer"});
   CHECK(field(r.events[0], "code") == "74");
@@ -179,10 +179,10 @@ TEST_CASE("prep::dmesg: detection", "[prep][dmesg][detect]") {
                           "dmesg/kmsg_h200_570_nvlink.txt"}) {
     INFO(rel);
     const std::string text = fixture(rel);
-    CHECK(prep::detect_format(text, o) == prep::Format::dmesg);
-    CHECK(prep::detect_format(text.substr(0, text.find('\n')), o) == prep::Format::dmesg);
+    CHECK(prep::detect_format(text, o) == gpucost::Format::dmesg);
+    CHECK(prep::detect_format(text.substr(0, text.find('\n')), o) == gpucost::Format::dmesg);
   }
-  CHECK(prep::detect_format("user:admin: hello\nkern:x: y\n", o) == prep::Format::unknown);
-  CHECK(prep::detect_format("<html>\n<body>\n", o) == prep::Format::unknown);
-  CHECK(prep::detect_format("1,2,3\n4,5,6\n", o) == prep::Format::unknown);
+  CHECK(prep::detect_format("user:admin: hello\nkern:x: y\n", o) == gpucost::Format::unknown);
+  CHECK(prep::detect_format("<html>\n<body>\n", o) == gpucost::Format::unknown);
+  CHECK(prep::detect_format("1,2,3\n4,5,6\n", o) == gpucost::Format::unknown);
 }

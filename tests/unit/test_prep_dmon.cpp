@@ -38,7 +38,7 @@ prep::PrepOptions with_start(const char* iso, double interval_s) {
 TEST_CASE("prep::dmon: default columns of driver 590+ (6-wide fields, trailing space)", "[prep][dmon]") {
   const PrepRun r = run_prep_text(fixture("dmon/rtx6000ada_x2_595_default.txt"));
   check_accounting(r);
-  CHECK(r.stats.format == prep::Format::dmon);
+  CHECK(r.stats.format == gpucost::Format::dmon);
   CHECK(r.stats.lines == 8);
   CHECK(r.stats.events == 6);
   CHECK(r.stats.ignored == 2);
@@ -77,7 +77,7 @@ TEST_CASE("prep::dmon: default columns of driver 590+ (6-wide fields, trailing s
     CHECK(r.events[i].ts_ns == want_ts[i]);
     CHECK(r.events[i].gpu == want_gpu[i]);
   }
-  CHECK(r.stats.time_basis == prep::TimeBasis::relative);
+  CHECK(r.stats.time_basis == gpucost::TimeBasis::relative);
   CHECK_FALSE(r.stats.notes.empty());
 }
 
@@ -105,7 +105,7 @@ TEST_CASE("prep::dmon: CRLF lines and a missing final newline give the same even
 TEST_CASE("prep::dmon: old driver with 5-wide fields and a single temp column", "[prep][dmon]") {
   const PrepRun r = run_prep_text(fixture("dmon/gtx1070_384_old.txt"));
   check_accounting(r);
-  CHECK(r.stats.format == prep::Format::dmon);
+  CHECK(r.stats.format == gpucost::Format::dmon);
   CHECK(r.stats.malformed == 0);
   REQUIRE(r.events.size() == 3);
   CHECK(r.events[0].metric("power_w") == 38.0);
@@ -130,7 +130,7 @@ TEST_CASE("prep::dmon: -o DT local times converted with --tz across a DST change
   const PrepRun r = run_prep_text(text, {}, "Europe/Berlin");
   check_accounting(r);
   CHECK(r.stats.malformed == 0);
-  CHECK(r.stats.time_basis == prep::TimeBasis::local);
+  CHECK(r.stats.time_basis == gpucost::TimeBasis::local);
   REQUIRE(r.events.size() == 4);
   CHECK(r.events[0].ts_ns == utc_ns(2024, 3, 31, 0, 59, 58));  // 01:59:58 CET (+01:00)
   CHECK(r.events[1].ts_ns == utc_ns(2024, 3, 31, 0, 59, 59));
@@ -183,7 +183,7 @@ TEST_CASE("prep::dmon: -o T takes the date from --date and crosses midnight", "[
   const PrepRun r = run_prep_text(text, o);
   check_accounting(r);
   CHECK(r.stats.malformed == 0);
-  CHECK(r.stats.time_basis == prep::TimeBasis::local);
+  CHECK(r.stats.time_basis == gpucost::TimeBasis::local);
   REQUIRE(r.events.size() == 4);
   CHECK(r.events[0].ts_ns == utc_ns(2024, 12, 31, 23, 59, 58));
   CHECK(r.events[1].ts_ns == utc_ns(2024, 12, 31, 23, 59, 59));
@@ -196,7 +196,7 @@ TEST_CASE("prep::dmon: -o T takes the date from --date and crosses midnight", "[
   const PrepRun rel = run_prep_text(text);
   check_accounting(rel);
   REQUIRE(rel.events.size() == 4);
-  CHECK(rel.stats.time_basis == prep::TimeBasis::relative);
+  CHECK(rel.stats.time_basis == gpucost::TimeBasis::relative);
   CHECK(rel.events[0].ts_ns == (23 * 3600 + 59 * 60 + 58) * kSec);
   CHECK(rel.events[2].ts_ns == 86400 * kSec);
   CHECK(rel.events[3].ts_ns == 86401 * kSec);
@@ -233,7 +233,7 @@ TEST_CASE("prep::dmon: no time column: --start + cycle x --interval, cycles spli
   const PrepRun r = run_prep_text(text, with_start("2024-06-12T10:00:00Z", 2.0));
   check_accounting(r);
   CHECK(r.stats.malformed == 0);
-  CHECK(r.stats.time_basis == prep::TimeBasis::absolute);
+  CHECK(r.stats.time_basis == gpucost::TimeBasis::absolute);
   REQUIRE(r.events.size() == 16);
   const std::int64_t t0 = utc_ns(2024, 6, 12, 10, 0, 0);
   for (std::size_t i = 0; i < 16; ++i) {
@@ -252,7 +252,7 @@ TEST_CASE("prep::dmon: no time column: --start + cycle x --interval, cycles spli
   // A --start without an offset is local wall-clock time of --tz.
   const PrepRun l = run_prep_text(text, with_start("2024-06-12T10:00:00", 2.0), "Europe/Berlin");
   REQUIRE(l.events.size() == 16);
-  CHECK(l.stats.time_basis == prep::TimeBasis::local);
+  CHECK(l.stats.time_basis == gpucost::TimeBasis::local);
   CHECK(l.events[0].ts_ns == utc_ns(2024, 6, 12, 8, 0, 0));
   CHECK(l.events[15].ts_ns == utc_ns(2024, 6, 12, 8, 0, 2));
 }
@@ -341,7 +341,7 @@ TEST_CASE("prep::dmon: a row with the wrong token count is malformed with a reas
 
 TEST_CASE("prep::dmon: a data row before any header is malformed", "[prep][dmon]") {
   prep::PrepOptions o;
-  o.forced = prep::Format::dmon;  // the first line is data, so detection alone would not say dmon
+  o.forced = gpucost::Format::dmon;  // the first line is data, so detection alone would not say dmon
   const std::string text =
       "    0    287     66      -     91     38      0      0      0      0  10001   2505 \n" +
       fixture("dmon/rtx6000ada_x2_595_default.txt");

@@ -44,8 +44,8 @@ void check_event(const OwnedEvent& e, std::int64_t ts_us, const std::string& kin
 TEST_CASE("prep::journal-json: compact -o json of systemd 255", "[prep][journal-json]") {
   const PrepRun r = run_prep_text(fixture("journal-json/ws_rtx4090_compact_sd255.json"));
   check_accounting(r);
-  CHECK(r.stats.format == prep::Format::journal_json);
-  CHECK(r.stats.time_basis == prep::TimeBasis::absolute);
+  CHECK(r.stats.format == gpucost::Format::journal_json);
+  CHECK(r.stats.time_basis == gpucost::TimeBasis::absolute);
   CHECK(r.stats.lines == 15);
   CHECK(r.stats.malformed == 0);
   CHECK(r.stats.ignored == 6);  // cron, NetworkManager, sshd, byte-array python3, coredump, systemd
@@ -94,7 +94,7 @@ TEST_CASE("prep::journal-json: compact -o json of systemd 255", "[prep][journal-
 TEST_CASE("prep::journal-json: spaced separators of systemd 239, a 4-entry AER record", "[prep][journal-json]") {
   const PrepRun r = run_prep_text(fixture("journal-json/gpunode_a100_spaced_sd239.json"));
   check_accounting(r);
-  CHECK(r.stats.format == prep::Format::journal_json);
+  CHECK(r.stats.format == gpucost::Format::journal_json);
   CHECK(r.stats.lines == 11);
   CHECK(r.stats.malformed == 0);
   std::vector<std::string> kinds;
@@ -122,7 +122,7 @@ TEST_CASE("prep::journal-json: spaced separators of systemd 239, a 4-entry AER r
 TEST_CASE("prep::journal-json: json-pretty objects over many lines", "[prep][journal-json]") {
   const PrepRun r = run_prep_text(fixture("journal-json/mw_a3000_pretty_sd252.json"));
   check_accounting(r);
-  CHECK(r.stats.format == prep::Format::journal_json);
+  CHECK(r.stats.format == gpucost::Format::journal_json);
   CHECK(r.stats.lines == 122);
   CHECK(r.stats.malformed == 0);
   // Objects of 14, 23, 14, 57 (a MESSAGE of byte values, one per line) and 14 lines.
@@ -159,7 +159,7 @@ TEST_CASE("prep::journal-json: MESSAGE as bytes, nulls, repeated fields, identif
       "\n";
   const PrepRun r = run_prep_text(text);
   check_accounting(r);
-  CHECK(r.stats.format == prep::Format::journal_json);
+  CHECK(r.stats.format == gpucost::Format::journal_json);
   CHECK(r.stats.malformed == 0);
   CHECK(r.stats.ignored == 2);
   REQUIRE(r.events.size() == 2);
@@ -196,7 +196,7 @@ TEST_CASE("prep::journal-json: malformed entries are reported, the rest still pa
       "        \"__REALTIME_TIMESTAMP\" : \"1700000000000007\",\n";
   const PrepRun r = run_prep_text(text);
   check_accounting(r);
-  CHECK(r.stats.format == prep::Format::journal_json);
+  CHECK(r.stats.format == gpucost::Format::journal_json);
   CHECK(r.stats.lines == 16);
   CHECK(r.stats.ignored == 1);      // the blank line
   CHECK(r.stats.event_lines == 7);  // one line + a 6-line object
@@ -217,13 +217,13 @@ TEST_CASE("prep::journal-json: malformed entries are reported, the rest still pa
 
 TEST_CASE("prep::journal-json: detection from the first object", "[prep][journal-json][detect]") {
   const prep::PrepOptions o;
-  CHECK(prep::detect_format(fixture("journal-json/ws_rtx4090_compact_sd255.json"), o) == prep::Format::journal_json);
-  CHECK(prep::detect_format(fixture("journal-json/gpunode_a100_spaced_sd239.json"), o) == prep::Format::journal_json);
-  CHECK(prep::detect_format(fixture("journal-json/mw_a3000_pretty_sd252.json"), o) == prep::Format::journal_json);
-  CHECK(prep::detect_format("{\"type\":\"header\",\"schema\":\"gpucost.events\"}\n", o) != prep::Format::journal_json);
-  prep::Format f{};
+  CHECK(prep::detect_format(fixture("journal-json/ws_rtx4090_compact_sd255.json"), o) == gpucost::Format::journal_json);
+  CHECK(prep::detect_format(fixture("journal-json/gpunode_a100_spaced_sd239.json"), o) == gpucost::Format::journal_json);
+  CHECK(prep::detect_format(fixture("journal-json/mw_a3000_pretty_sd252.json"), o) == gpucost::Format::journal_json);
+  CHECK(prep::detect_format("{\"type\":\"header\",\"schema\":\"gpucost.events\"}\n", o) != gpucost::Format::journal_json);
+  gpucost::Format f{};
   REQUIRE(prep::format_from_name("journal-json", f));
-  CHECK(f == prep::Format::journal_json);
+  CHECK(f == gpucost::Format::journal_json);
 }
 
 TEST_CASE("prep::journal-json: one boot past the listed ones is counted in the singular", "[prep][journal-json]") {

@@ -40,7 +40,7 @@ TEST_CASE("prep::journal-text: short, zero-padded days, lid, AC, suspend, a boot
   const PrepRun r = run_prep_text(fixture("journal-text/short_thinkpad_p16_lid_ac.txt"), with_year(2024),
                                   "Europe/Berlin");
   check_lines(r);
-  CHECK(r.stats.format == prep::Format::journal_text);
+  CHECK(r.stats.format == gpucost::Format::journal_text);
   CHECK(r.stats.lines == 25);
   // logind, NVIDIA's suspend unit ("Finished NVIDIA system suspend actions."), systemd-sleep and
   // the kernel each report the one suspend.
@@ -61,8 +61,8 @@ TEST_CASE("prep::journal-text: short, zero-padded days, lid, AC, suspend, a boot
 TEST_CASE("prep::journal-text: short-iso with +hhmm offsets and -- Reboot --", "[prep][journal]") {
   const PrepRun r = run_prep_text(fixture("journal-text/short_iso_dgx_a100_reboot.txt"), {}, "Asia/Tokyo");
   check_lines(r);
-  CHECK(r.stats.format == prep::Format::journal_text);
-  CHECK(r.stats.time_basis == prep::TimeBasis::absolute);
+  CHECK(r.stats.format == gpucost::Format::journal_text);
+  CHECK(r.stats.time_basis == gpucost::TimeBasis::absolute);
   REQUIRE(kinds(r) == std::vector<std::string>{"xid", "shutdown", "shutdown", "shutdown", "boot", "driver", "driver"});
   CHECK(field(r.events[0], "code") == "64");
   CHECK(r.events[0].ts_ns == utc_ns(2024, 6, 12, 12, 22, 18));
@@ -75,7 +75,7 @@ TEST_CASE("prep::journal-text: short-iso-precise", "[prep][journal]") {
   const PrepRun r = run_prep_text(fixture("journal-text/short_iso_precise_h100_xid.txt"));
   check_lines(r);
   // RFC 3339 with microseconds and a colon offset: the same shape rsyslog writes.
-  CHECK(r.stats.format == prep::Format::syslog);
+  CHECK(r.stats.format == gpucost::Format::syslog);
   REQUIRE(r.events.size() == 3);
   CHECK(r.events[0].ts_ns == utc_ns(2025, 1, 21, 2, 21, 33) + 498'559'000);
   CHECK(r.events[1].ts_ns == utc_ns(2025, 1, 21, 2, 21, 33) + 498'648'000);
@@ -86,7 +86,7 @@ TEST_CASE("prep::journal-text: short-precise, a failed suspend", "[prep][journal
   const PrepRun r = run_prep_text(fixture("journal-text/short_precise_xps15_sleep_fail.txt"), with_year(2025),
                                   "America/Los_Angeles");
   check_lines(r);
-  CHECK(r.stats.format == prep::Format::journal_text);
+  CHECK(r.stats.format == gpucost::Format::journal_text);
   REQUIRE(kinds(r) == std::vector<std::string>{"suspend", "suspend", "suspend", "resume", "resume"});
   // Feb 07 22:14:09.112874 PST (UTC-8)
   CHECK(r.events[0].ts_ns == utc_ns(2025, 2, 8, 6, 14, 9) + 112'874'000);
@@ -97,8 +97,8 @@ TEST_CASE("prep::journal-text: short-precise, a failed suspend", "[prep][journal
 TEST_CASE("prep::journal-text: short-unix", "[prep][journal]") {
   const PrepRun r = run_prep_text(fixture("journal-text/short_unix_gpu01_xid.txt"), {}, "Europe/Berlin");
   check_lines(r);
-  CHECK(r.stats.format == prep::Format::journal_text);
-  CHECK(r.stats.time_basis == prep::TimeBasis::absolute);
+  CHECK(r.stats.format == gpucost::Format::journal_text);
+  CHECK(r.stats.time_basis == gpucost::TimeBasis::absolute);
   REQUIRE(kinds(r) == std::vector<std::string>{"xid", "gpu_lost"});
   CHECK(r.events[0].ts_ns == 1718194938 * kSec + 123'456'000);
   CHECK(r.events[1].ts_ns == 1718194938 * kSec + 123'502'000);
@@ -111,8 +111,8 @@ TEST_CASE("prep::journal-text: short-monotonic with and without --boot-time", "[
   SECTION("without: seconds since boot, flagged") {
     const PrepRun r = run_prep_text(text);
     check_lines(r);
-    CHECK(r.stats.format == prep::Format::journal_text);
-    CHECK(r.stats.time_basis == prep::TimeBasis::uptime);
+    CHECK(r.stats.format == gpucost::Format::journal_text);
+    CHECK(r.stats.time_basis == gpucost::TimeBasis::uptime);
     REQUIRE(kinds(r) == std::vector<std::string>{"boot", "driver", "xid", "shutdown", "boot", "driver"});
     CHECK(r.events[0].ts_ns == 0);
     CHECK(r.events[2].ts_ns == 3600 * kSec + 4'411'000);
@@ -127,7 +127,7 @@ TEST_CASE("prep::journal-text: short-monotonic with and without --boot-time", "[
     o.boot_time_ns = utc_ns(2024, 9, 30, 6, 0, 0);
     const PrepRun r = run_prep_text(text, o);
     check_lines(r);
-    CHECK(r.stats.time_basis == prep::TimeBasis::absolute);
+    CHECK(r.stats.time_basis == gpucost::TimeBasis::absolute);
     REQUIRE(r.events.size() == 6);
     CHECK(r.events[2].ts_ns == utc_ns(2024, 9, 30, 7, 0, 0) + 4'411'000);
     CHECK(r.stats.clock == "uptime + boot time 2024-09-30T06:00:00Z from --boot-time");
@@ -137,7 +137,7 @@ TEST_CASE("prep::journal-text: short-monotonic with and without --boot-time", "[
 TEST_CASE("prep::journal-text: French locale, no host field, abbreviations with a dot", "[prep][journal]") {
   const PrepRun r = run_prep_text(fixture("journal-text/fr_locale_nohost_suspend.txt"), with_year(2024), "Europe/Paris");
   check_lines(r);
-  CHECK(r.stats.format == prep::Format::journal_text);
+  CHECK(r.stats.format == gpucost::Format::journal_text);
   REQUIRE(kinds(r) == std::vector<std::string>{"suspend", "suspend", "resume", "resume", "lid"});
   CHECK(r.events[0].ts_ns == utc_ns(2024, 9, 30, 21, 41, 20));  // sept. 30 23:41:20 CEST
   CHECK(r.events[4].ts_ns == utc_ns(2024, 10, 1, 6, 20, 5));    // oct. 01 08:20:05 CEST
@@ -166,7 +166,7 @@ TEST_CASE("prep::journal-text: continuation lines of multi-line messages", "[pre
       "\n";
   const PrepRun r = run_prep_text(text, with_year(2024));
   check_lines(r);
-  CHECK(r.stats.format == prep::Format::journal_text);
+  CHECK(r.stats.format == gpucost::Format::journal_text);
   CHECK(r.events.size() == 1);
   CHECK(r.stats.event_lines == 2);
   CHECK(r.stats.ignored == 4);
@@ -180,10 +180,10 @@ TEST_CASE("prep::journal-text: detection", "[prep][journal][detect]") {
         "journal-text/short_monotonic_gpu01_boots.txt", "journal-text/fr_locale_nohost_suspend.txt",
         "journal-text/ru_locale_nohost_aer.txt"}) {
     INFO(rel);
-    CHECK(prep::detect_format(fixture(rel), o) == prep::Format::journal_text);
+    CHECK(prep::detect_format(fixture(rel), o) == gpucost::Format::journal_text);
   }
   // A dmesg-like stamp followed by "host ident[pid]:" is journalctl -o short-monotonic.
-  CHECK(prep::detect_format("[   12.000001] gpu01 kernel: x\n", o) == prep::Format::journal_text);
-  CHECK(prep::detect_format("[   12.000001] usb 1-2: New USB device found\n", o) == prep::Format::dmesg);
-  CHECK(prep::detect_format("-- Reboot --\n", o) == prep::Format::journal_text);
+  CHECK(prep::detect_format("[   12.000001] gpu01 kernel: x\n", o) == gpucost::Format::journal_text);
+  CHECK(prep::detect_format("[   12.000001] usb 1-2: New USB device found\n", o) == gpucost::Format::dmesg);
+  CHECK(prep::detect_format("-- Reboot --\n", o) == gpucost::Format::journal_text);
 }

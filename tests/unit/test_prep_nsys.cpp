@@ -26,13 +26,13 @@ std::size_t count_kind(const PrepRun& r, const std::string& kind) {
 TEST_CASE("prep::nsys: profile --stats=true text reports, thousands separators, SKIPPED, Generated", "[prep][nsys]") {
   const PrepRun r = run_prep_text(fixture("nsys/nsys2023_profile_stats.txt"));
   check_accounting(r);
-  CHECK(r.stats.format == prep::Format::nsys);
+  CHECK(r.stats.format == gpucost::Format::nsys);
   CHECK(r.stats.lines == 48);
   CHECK(r.stats.events == 13);
   CHECK(r.stats.event_lines == 13);
   CHECK(r.stats.ignored == 35);
   CHECK(r.stats.malformed == 0);
-  CHECK(r.stats.time_basis == prep::TimeBasis::relative);
+  CHECK(r.stats.time_basis == gpucost::TimeBasis::relative);
   REQUIRE(r.events.size() == 13);
   CHECK(count_kind(r, "nsys_row") == 2);  // osrt_sum
   CHECK(count_kind(r, "nsys_api") == 3);
@@ -87,7 +87,7 @@ TEST_CASE("prep::nsys: profile --stats=true text reports, thousands separators, 
 TEST_CASE("prep::nsys: legacy 2020.x section titles, units-less columns, KiB sizes, CRLF", "[prep][nsys]") {
   const PrepRun r = run_prep_text(fixture("nsys/nsys2020_stats_true_crlf.txt"));
   check_accounting(r);
-  CHECK(r.stats.format == prep::Format::nsys);
+  CHECK(r.stats.format == gpucost::Format::nsys);
   CHECK(r.stats.lines == 56);
   CHECK(r.stats.events == 9);
   CHECK(r.stats.malformed == 0);
@@ -129,7 +129,7 @@ TEST_CASE("prep::nsys: legacy 2020.x section titles, units-less columns, KiB siz
 TEST_CASE("prep::nsys: stats --format csv, quoted names, a short row", "[prep][nsys]") {
   const PrepRun r = run_prep_text(fixture("nsys/nsys2023_stats_csv.txt"));
   check_accounting(r);
-  CHECK(r.stats.format == prep::Format::nsys);
+  CHECK(r.stats.format == gpucost::Format::nsys);
   CHECK(r.stats.lines == 26);
   CHECK(r.stats.events == 5);
   CHECK(r.stats.malformed == 1);
@@ -167,7 +167,7 @@ TEST_CASE("prep::nsys: nsys stats banners, time units in titles, unknown columns
       " --------  ---------------  -----  -------------------\n"
       "    100.0              640      2  [CUDA memcpy PtoP] \n";
   prep::PrepOptions none;
-  CHECK(prep::detect_format(text, none) == prep::Format::nsys);
+  CHECK(prep::detect_format(text, none) == gpucost::Format::nsys);
   const PrepRun r = run_prep_text(text);
   check_accounting(r);
   CHECK(r.stats.malformed == 1);  // "1.0x" is no number
@@ -182,9 +182,9 @@ TEST_CASE("prep::nsys: nsys stats banners, time units in titles, unknown columns
 
 TEST_CASE("prep::nsys and torch-table: detection leaves other formats alone", "[prep][nsys][torch-table]") {
   prep::PrepOptions none;
-  CHECK(prep::detect_format("# gpu    pwr  gtemp\n# Idx      W      C\n    0     50     40\n", none) == prep::Format::dmon);
-  CHECK(prep::detect_format("just some program output\n----------\nName of the game\n", none) == prep::Format::unknown);
-  CHECK(prep::detect_format("Time (%) is up\n", none) == prep::Format::unknown);
+  CHECK(prep::detect_format("# gpu    pwr  gtemp\n# Idx      W      C\n    0     50     40\n", none) == gpucost::Format::dmon);
+  CHECK(prep::detect_format("just some program output\n----------\nName of the game\n", none) == gpucost::Format::unknown);
+  CHECK(prep::detect_format("Time (%) is up\n", none) == gpucost::Format::unknown);
 }
 
 TEST_CASE("prep::nsys: nsys 2020.1 layout, rules at column 0, memory tables with a Name column", "[prep][nsys]") {
@@ -202,7 +202,7 @@ TEST_CASE("prep::nsys: nsys 2020.1 layout, rules at column 0, memory tables with
       "-------  --------------  ----------  --------------  ------------\n"
       "  100.0        13211233           1      13211233.0  add(int, float*, float*)\n";
   prep::PrepOptions none;
-  CHECK(prep::detect_format(text, none) == prep::Format::nsys);
+  CHECK(prep::detect_format(text, none) == gpucost::Format::nsys);
   const PrepRun r = run_prep_text(text);
   check_accounting(r);
   CHECK(r.stats.malformed == 0);

@@ -29,7 +29,7 @@ TEST_CASE("prep::pmon: default columns of driver 590+, C+G type, a truncated com
   o.interval_s = 1.0;
   const PrepRun r = run_prep_text(fixture("pmon/rtx4090_595_default.txt"), o);
   check_accounting(r);
-  CHECK(r.stats.format == prep::Format::pmon);
+  CHECK(r.stats.format == gpucost::Format::pmon);
   CHECK(r.stats.lines == 11);
   CHECK(r.stats.ignored == 2);
   CHECK(r.stats.malformed == 0);
@@ -65,7 +65,7 @@ TEST_CASE("prep::pmon: default columns of driver 590+, C+G type, a truncated com
     INFO("row " << i);
     CHECK(r.events[i].ts_ns == t0 + static_cast<std::int64_t>(i / 3) * kSec);
   }
-  CHECK(r.stats.time_basis == prep::TimeBasis::absolute);
+  CHECK(r.stats.time_basis == gpucost::TimeBasis::absolute);
 }
 
 TEST_CASE("prep::pmon: -s mu with fb, two header pairs back to back (the second wins)", "[prep][pmon]") {
@@ -177,7 +177,7 @@ TEST_CASE("prep::pmon: an idle row and a process row on the same GPU are never o
 
 TEST_CASE("prep::pmon: a row without the command, or before the header, is malformed", "[prep][pmon]") {
   prep::PrepOptions o;
-  o.forced = prep::Format::pmon;
+  o.forced = gpucost::Format::pmon;
   const std::string text =
       "    0       7001     C     50     20      -      -      -      -    train.py       \n"
       "# gpu         pid   type     sm    mem    enc    dec    jpg    ofa    command \n"

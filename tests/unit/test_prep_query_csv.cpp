@@ -36,7 +36,7 @@ std::string read_file(const std::string& path) {
 TEST_CASE("prep::query-csv: plain csv repeats the unit after every value", "[prep][query-csv]") {
   const PrepRun r = run_prep_text(fixture("query-csv/rtx3080_gtx1660_units.csv"));
   check_accounting(r);
-  CHECK(r.stats.format == prep::Format::query_csv);
+  CHECK(r.stats.format == gpucost::Format::query_csv);
   CHECK(r.stats.lines == 5);
   CHECK(r.stats.ignored == 1);
   CHECK(r.stats.malformed == 0);
@@ -72,7 +72,7 @@ TEST_CASE("prep::query-csv: without index or bus id, rows are keyed by position 
     CHECK(r.events[i].gpu == want_gpu[i]);
     CHECK(r.events[i].ts_ns == want_ts[i]);
   }
-  CHECK(r.stats.time_basis == prep::TimeBasis::relative);
+  CHECK(r.stats.time_basis == gpucost::TimeBasis::relative);
 }
 
 TEST_CASE("prep::query-csv: nounits keeps [unit] in the header; [N/A] is null", "[prep][query-csv]") {
@@ -112,7 +112,7 @@ TEST_CASE("prep::query-csv: noheader,nounits with --fields aliases; bare N/A is 
   o.interval_s = 5.0;
   const PrepRun r = run_prep_text(fixture("query-csv/t4x2_440_noheader_nounits.csv"), o);
   check_accounting(r);
-  CHECK(r.stats.format == prep::Format::query_csv);
+  CHECK(r.stats.format == gpucost::Format::query_csv);
   CHECK(r.stats.lines == 4);
   CHECK(r.stats.ignored == 0);
   CHECK(r.stats.malformed == 0);
@@ -134,7 +134,7 @@ TEST_CASE("prep::query-csv: noheader,nounits with --fields aliases; bare N/A is 
   CHECK(r.events[1].ts_ns == t0);
   CHECK(r.events[2].ts_ns == utc_ns(2024, 3, 1, 0, 0, 3));
   CHECK(r.events[3].ts_ns == utc_ns(2024, 3, 1, 0, 0, 3));
-  CHECK(r.stats.time_basis == prep::TimeBasis::absolute);
+  CHECK(r.stats.time_basis == gpucost::TimeBasis::absolute);
 }
 
 TEST_CASE("prep::query-csv: noheader with units: --fields supplies the units to strip", "[prep][query-csv]") {
@@ -172,7 +172,7 @@ TEST_CASE("prep::query-csv: timestamp is local time of --tz (America/New_York, E
   const PrepRun r = run_prep_text(fixture("query-csv/a10x2_535_lms.csv"), {}, "America/New_York");
   check_accounting(r);
   CHECK(r.stats.malformed == 0);
-  CHECK(r.stats.time_basis == prep::TimeBasis::local);
+  CHECK(r.stats.time_basis == gpucost::TimeBasis::local);
   REQUIRE(r.events.size() == 4);
   CHECK(r.events[0].ts_ns == utc_ns(2024, 6, 12, 18, 22, 18, 123));
   CHECK(r.events[1].ts_ns == utc_ns(2024, 6, 12, 18, 22, 18, 127));
@@ -322,7 +322,7 @@ TEST_CASE("prep::query-csv: a very wide row (200+ fields) of every known propert
   REQUIRE(n >= 200);
   const PrepRun r = run_prep_text(header + "\n" + row + "\n");
   check_accounting(r);
-  CHECK(r.stats.format == prep::Format::query_csv);
+  CHECK(r.stats.format == gpucost::Format::query_csv);
   CHECK(r.stats.malformed == 0);
   REQUIRE(r.events.size() == 1);
   const auto& e = r.events[0];
@@ -358,7 +358,7 @@ TEST_CASE("prep::query-csv: Windows PowerShell's UTF-16 output reads as the UTF-
   const std::string utf16 = fixture("query-csv/win_rtx4070ti_591_powershell_utf16.csv");
   const PrepRun r = run_prep_text(utf16);
   check_accounting(r);
-  CHECK(r.stats.format == prep::Format::query_csv);
+  CHECK(r.stats.format == gpucost::Format::query_csv);
   REQUIRE(r.events.size() == 4);
   CHECK(r.events[1].metric("power_w") == 244.9);
   CHECK(r.events[1].metric("sm_pct") == 98);
@@ -368,7 +368,7 @@ TEST_CASE("prep::query-csv: Windows PowerShell's UTF-16 output reads as the UTF-
 
 TEST_CASE("prep::query-csv: a one-field header is counted in the singular", "[prep][query-csv]") {
   prep::PrepOptions o;
-  o.forced = prep::Format::query_csv;
+  o.forced = gpucost::Format::query_csv;
   const PrepRun r = run_prep_text("power.draw [W]\n251.30 W\n249.90 W, 66\n", o);
   REQUIRE(r.stats.examples.size() == 1);
   CHECK(r.stats.examples[0].reason == "expected 1 field as in the header, found 2");

@@ -50,7 +50,7 @@ TEST_CASE("prep::smi-q: 270.x full -q of two GPUs (column 32, 'GPU 0:2:0', blank
   const std::string text = fixture("smi-q/m2090x2_270_full.txt");
   const PrepRun r = run_prep_text(text);
   gpucost::test::check_accounting(r);
-  CHECK(r.stats.format == prep::Format::smi_q);
+  CHECK(r.stats.format == gpucost::Format::smi_q);
   CHECK(r.stats.malformed == 0);
   CHECK(r.stats.lines == count_lines(text, false));
   CHECK(r.stats.ignored == count_lines(text, true));  // blank lines only
@@ -103,7 +103,7 @@ TEST_CASE("prep::smi-q: 270.x full -q of two GPUs (column 32, 'GPU 0:2:0', blank
   CHECK(r.stats.fingerprint.cuda.empty());
   CHECK(r.stats.fingerprint.gpus == std::vector<std::string>{"Tesla M2090"});
   CHECK(r.stats.fingerprint.gpu_count == 2);
-  CHECK(r.stats.time_basis == prep::TimeBasis::local);
+  CHECK(r.stats.time_basis == gpucost::TimeBasis::local);
 
   // The Timestamp is local time: in America/Chicago (CST in November) it is 6 h behind UTC.
   const PrepRun chicago = run_prep_text(text, {}, "America/Chicago");
@@ -298,12 +298,12 @@ TEST_CASE("prep::smi-q: -d filtered output: throttle one-liner N/A, 4-hex domain
 TEST_CASE("prep::smi-q: a copy starting at the GPU line: --start places it, else the relative clock",
           "[prep][smi-q]") {
   const std::string text = fixture("smi-q/v100_410_dPERF_nobanner.txt");
-  CHECK(prep::detect_format(text, {}) == prep::Format::smi_q);
+  CHECK(prep::detect_format(text, {}) == gpucost::Format::smi_q);
   const PrepRun rel = run_prep_text(text);
   gpucost::test::check_accounting(rel);
   REQUIRE(rel.events.size() == 2);
   CHECK(rel.events[0].ts_ns == 0);
-  CHECK(rel.stats.time_basis == prep::TimeBasis::relative);
+  CHECK(rel.stats.time_basis == gpucost::TimeBasis::relative);
   CHECK(field(rel.events[0], "throttle_reasons") == "sw_power_cap");
   CHECK(field(rel.events[0], "driver_version") == "<absent>");
   CHECK(rel.events[1].metric("throttle_mask") == 4.0);
@@ -313,7 +313,7 @@ TEST_CASE("prep::smi-q: a copy starting at the GPU line: --start places it, else
   const PrepRun abs = run_prep_text(text, o);
   REQUIRE(abs.events.size() == 2);
   CHECK(abs.events[0].ts_ns == utc_ns(2024, 6, 12, 14, 0, 0));
-  CHECK(abs.stats.time_basis == prep::TimeBasis::absolute);
+  CHECK(abs.stats.time_basis == gpucost::TimeBasis::absolute);
 }
 
 TEST_CASE("prep::smi-q: malformed lines, empty snapshots and banner-less repeats", "[prep][smi-q]") {
@@ -357,12 +357,12 @@ TEST_CASE("prep::smi-q: malformed lines, empty snapshots and banner-less repeats
 }
 
 TEST_CASE("prep::smi-q: detection", "[prep][smi-q]") {
-  CHECK(prep::detect_format("\n==============NVSMI LOG==============\n\nTimestamp : x\n", {}) == prep::Format::smi_q);
-  CHECK(prep::detect_format("GPU 00000000:18:00.0\n    Performance State : P0\n", {}) == prep::Format::smi_q);
+  CHECK(prep::detect_format("\n==============NVSMI LOG==============\n\nTimestamp : x\n", {}) == gpucost::Format::smi_q);
+  CHECK(prep::detect_format("GPU 00000000:18:00.0\n    Performance State : P0\n", {}) == gpucost::Format::smi_q);
   CHECK(prep::detect_format("Timestamp                           : Thu Oct 10 08:12:21 2013\nDriver Version : 325.15\n",
-                            {}) == prep::Format::smi_q);
-  CHECK(prep::detect_format("GPU 00000000:18:00.0\nnot indented\n", {}) == prep::Format::unknown);
-  CHECK(prep::detect_format("GPU 0: NVIDIA A100 (UUID: GPU-1)\n", {}) == prep::Format::unknown);
+                            {}) == gpucost::Format::smi_q);
+  CHECK(prep::detect_format("GPU 00000000:18:00.0\nnot indented\n", {}) == gpucost::Format::unknown);
+  CHECK(prep::detect_format("GPU 0: NVIDIA A100 (UUID: GPU-1)\n", {}) == gpucost::Format::unknown);
 }
 
 TEST_CASE("prep::smi-q: helpers: ctime, bus ids, values", "[prep][smi-q]") {
@@ -413,7 +413,7 @@ TEST_CASE("prep::smi-q: the summary carries the fingerprint", "[prep][smi-q][io]
   CHECK(out.find("\"fingerprint\":{\"drivers\":[\"410.48\"],\"cuda\":[\"10.0\"],\"gpus\":[\"Tesla V100-PCIE-32GB\"],"
                  "\"gpu_count\":2}") != std::string::npos);
   // An input without gpu_info (dmon) has no fingerprint key.
-  prep::InputStats plain;
+  gpucost::InputStats plain;
   plain.path = "dmon.log";
   data = nullptr;
   size = 0;

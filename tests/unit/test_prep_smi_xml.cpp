@@ -26,10 +26,10 @@ std::uint64_t count_lines(const std::string& s) {
 
 TEST_CASE("prep::smi-xml: 515, DTD v11, clocks_throttle_reasons, power_readings", "[prep][smi-xml]") {
   const std::string text = fixture("smi-xml/t4_515_v11.xml");
-  CHECK(prep::detect_format(text, {}) == prep::Format::smi_xml);
+  CHECK(prep::detect_format(text, {}) == gpucost::Format::smi_xml);
   const PrepRun r = run_prep_text(text);
   gpucost::test::check_accounting(r);
-  CHECK(r.stats.format == prep::Format::smi_xml);
+  CHECK(r.stats.format == gpucost::Format::smi_xml);
   CHECK(r.stats.malformed == 0);
   CHECK(r.stats.lines == count_lines(text));
   CHECK(r.stats.event_lines == r.stats.lines);  // one document: all its lines made the events
@@ -263,9 +263,9 @@ TEST_CASE("prep::smi-xml: a document over 16 MiB is malformed, memory stays boun
 }
 
 TEST_CASE("prep::smi-xml: detection", "[prep][smi-xml]") {
-  CHECK(prep::detect_format("<?xml version=\"1.0\" ?>\n<nvidia_smi_log>\n", {}) == prep::Format::smi_xml);
-  CHECK(prep::detect_format("<nvidia_smi_log>\n<timestamp>x</timestamp>\n", {}) == prep::Format::smi_xml);
-  CHECK(prep::detect_format("<?xml version=\"1.0\" ?>\n<rss>\n", {}) == prep::Format::unknown);
+  CHECK(prep::detect_format("<?xml version=\"1.0\" ?>\n<nvidia_smi_log>\n", {}) == gpucost::Format::smi_xml);
+  CHECK(prep::detect_format("<nvidia_smi_log>\n<timestamp>x</timestamp>\n", {}) == gpucost::Format::smi_xml);
+  CHECK(prep::detect_format("<?xml version=\"1.0\" ?>\n<rss>\n", {}) == gpucost::Format::unknown);
 }
 
 TEST_CASE("prep::smi-xml: the text and XML forms of one snapshot give the same events", "[prep][smi-xml][smi-q]") {

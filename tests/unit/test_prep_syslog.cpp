@@ -73,10 +73,10 @@ TEST_CASE("prep::syslog: Ubuntu kern.log with the printk stamp in the message", 
   const PrepRun r = run_prep_text(fixture("kernlog/ubuntu2204_rtx3090_535_xid79_printk.log"), with_year(2024),
                                   "Europe/Berlin");
   check_accounting(r);
-  CHECK(r.stats.format == prep::Format::syslog);
+  CHECK(r.stats.format == gpucost::Format::syslog);
   CHECK(r.stats.lines == 20);
   CHECK(r.stats.malformed == 0);
-  CHECK(r.stats.time_basis == prep::TimeBasis::local);
+  CHECK(r.stats.time_basis == gpucost::TimeBasis::local);
   // Xid 79, fallen off the bus (+ 3 crash-dump lines of the same incident), AER (+ device and
   // error-name lines), driver load, two Xid 13.
   REQUIRE(kinds(r) == std::vector<std::string>{"xid", "gpu_lost", "aer", "driver", "xid", "xid"});
@@ -119,8 +119,8 @@ TEST_CASE("prep::syslog: /var/log/messages without printk stamps, rsyslog repeat
 TEST_CASE("prep::syslog: rsyslog RFC 3339 high-precision stamps are absolute", "[prep][syslog]") {
   const PrepRun r = run_prep_text(fixture("kernlog/rsyslog_rfc3339_l40s_550.log"), {}, "America/New_York");
   check_accounting(r);
-  CHECK(r.stats.format == prep::Format::syslog);
-  CHECK(r.stats.time_basis == prep::TimeBasis::absolute);
+  CHECK(r.stats.format == gpucost::Format::syslog);
+  CHECK(r.stats.time_basis == gpucost::TimeBasis::absolute);
   REQUIRE(kinds(r) == std::vector<std::string>{"driver", "xid", "xid"});
   // 2024-06-12T14:47:51.873140+02:00: the zone of --tz plays no part.
   CHECK(r.events[1].ts_ns == utc_ns(2024, 6, 12, 12, 47, 51) + 873'140'000);
@@ -141,7 +141,7 @@ TEST_CASE("prep::syslog: other RFC 3339 zone forms", "[prep][syslog]") {
   CHECK(r.events[0].ts_ns == utc_ns(2024, 6, 12, 12, 47, 51) + kSec / 2);
   CHECK(r.events[1].ts_ns == utc_ns(2024, 6, 12, 12, 47, 51));
   CHECK(r.events[2].ts_ns == utc_ns(2024, 6, 12, 12, 47, 51));  // no offset: local (CEST)
-  CHECK(r.stats.time_basis == prep::TimeBasis::local);           // the weakest basis seen
+  CHECK(r.stats.time_basis == gpucost::TimeBasis::local);           // the weakest basis seen
 }
 
 TEST_CASE("prep::syslog: the year comes from the file time, walking back over Dec->Jan", "[prep][syslog]") {
@@ -257,7 +257,7 @@ TEST_CASE("prep::syslog: an unknown month name borrows the month of the line bef
   CHECK(r.stats.notes[1] == "stamps without a year: year 2024 from --year");
   // Without a line before it, an event cannot be placed: malformed.
   prep::PrepOptions forced = with_year(2024);
-  forced.forced = prep::Format::syslog;  // not detected: no known month
+  forced.forced = gpucost::Format::syslog;  // not detected: no known month
   const PrepRun alone = run_prep_text(std::string("Xyz 12 00:00:01 h kernel: ") + kXidLine + "\n", forced);
   check_accounting(alone);
   CHECK(alone.stats.malformed == 1);
@@ -311,28 +311,28 @@ TEST_CASE("prep::syslog: detection from the head of the input", "[prep][syslog][
                           "kernlog/rsyslog_rfc3339_l40s_550.log", "kernlog/ws4090_newyear_rollover.log"}) {
     INFO(rel);
     const std::string text = fixture(rel);
-    CHECK(prep::detect_format(text, o) == prep::Format::syslog);
-    CHECK(prep::detect_format(text.substr(0, text.find('\n')), o) == prep::Format::syslog);
-    CHECK(prep::detect_format("\n\n" + text, o) == prep::Format::syslog);
+    CHECK(prep::detect_format(text, o) == gpucost::Format::syslog);
+    CHECK(prep::detect_format(text.substr(0, text.find('\n')), o) == gpucost::Format::syslog);
+    CHECK(prep::detect_format("\n\n" + text, o) == gpucost::Format::syslog);
   }
-  CHECK(prep::detect_format("hello world\nthis is not a GPU log\n", o) == prep::Format::unknown);
-  CHECK(prep::detect_format("Jun 12 14:22:18 is when it happened\n", o) == prep::Format::unknown);
+  CHECK(prep::detect_format("hello world\nthis is not a GPU log\n", o) == gpucost::Format::unknown);
+  CHECK(prep::detect_format("Jun 12 14:22:18 is when it happened\n", o) == gpucost::Format::unknown);
   // One stamped line among many that are not: not a kernel log.
-  CHECK(prep::detect_format("a\nb\nc\nJun 12 14:22:18 h kernel: x\n", o) == prep::Format::unknown);
+  CHECK(prep::detect_format("a\nb\nc\nJun 12 14:22:18 h kernel: x\n", o) == gpucost::Format::unknown);
 }
 
 TEST_CASE("prep::syslog: the format can be forced", "[prep][syslog]") {
   prep::PrepOptions o = with_year(2024);
-  o.forced = prep::Format::syslog;
+  o.forced = gpucost::Format::syslog;
   const PrepRun r = run_prep_text(std::string("Jun 12 14:22:18 h kernel: ") + kXidLine + "\n", o);
   check_accounting(r);
-  CHECK(r.stats.format == prep::Format::syslog);
+  CHECK(r.stats.format == gpucost::Format::syslog);
   CHECK(r.events.size() == 1);
-  prep::Format f = prep::Format::unknown;
+  gpucost::Format f = gpucost::Format::unknown;
   CHECK(prep::format_from_name("syslog", f));
-  CHECK(f == prep::Format::syslog);
-  CHECK(prep::format_name(prep::Format::journal_text) == "journal-text");
-  CHECK(prep::format_name(prep::Format::dmesg) == "dmesg");
+  CHECK(f == gpucost::Format::syslog);
+  CHECK(prep::format_name(gpucost::Format::journal_text) == "journal-text");
+  CHECK(prep::format_name(gpucost::Format::dmesg) == "dmesg");
 }
 
 TEST_CASE("prep::syslog: many events: the year buffer is released early and nothing is lost", "[prep][syslog]") {

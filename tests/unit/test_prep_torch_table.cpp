@@ -16,13 +16,13 @@ namespace prep = gpucost::prep;
 TEST_CASE("prep::torch-table: modern CUDA table, names with spaces, duplicate names, two tables", "[prep][torch-table]") {
   const PrepRun r = run_prep_text(fixture("torch-table/modern_cuda_memcpy_two_tables.txt"));
   check_accounting(r);
-  CHECK(r.stats.format == prep::Format::torch_table);
+  CHECK(r.stats.format == gpucost::Format::torch_table);
   CHECK(r.stats.lines == 23);
   CHECK(r.stats.events == 12);      // 7 + 3 rows, 2 footers
   CHECK(r.stats.event_lines == 13);  // the first footer has two lines
   CHECK(r.stats.ignored == 10);     // STAGE line, 3 + 3 rules per table, blank line between tables
   CHECK(r.stats.malformed == 0);
-  CHECK(r.stats.time_basis == prep::TimeBasis::relative);
+  CHECK(r.stats.time_basis == gpucost::TimeBasis::relative);
   REQUIRE(r.events.size() == 12);
 
   const auto& cpu_side = r.events[0];
@@ -80,10 +80,10 @@ TEST_CASE("prep::torch-table: XPU columns, memory, input shapes and FLOPs, a hea
   o.start = gpucost::parse_iso8601("2024-03-05T10:12:00Z");
   const PrepRun r = run_prep_text(fixture("torch-table/xpu_memory_shapes_flops.txt"), o);
   check_accounting(r);
-  CHECK(r.stats.format == prep::Format::torch_table);
+  CHECK(r.stats.format == gpucost::Format::torch_table);
   CHECK(r.stats.events == 4);
   CHECK(r.stats.malformed == 0);
-  CHECK(r.stats.time_basis == prep::TimeBasis::absolute);
+  CHECK(r.stats.time_basis == gpucost::TimeBasis::absolute);
   REQUIRE(r.events.size() == 4);
   for (const auto& e : r.events) CHECK(e.ts_ns == utc_ns(2024, 3, 5, 10, 12, 0));
 
@@ -115,7 +115,7 @@ TEST_CASE("prep::torch-table: XPU columns, memory, input shapes and FLOPs, a hea
 TEST_CASE("prep::torch-table: legacy autograd layout inside bottleneck banners", "[prep][torch-table]") {
   const PrepRun r = run_prep_text(fixture("torch-table/legacy_bottleneck_torch13.txt"));
   check_accounting(r);
-  CHECK(r.stats.format == prep::Format::torch_table);
+  CHECK(r.stats.format == gpucost::Format::torch_table);
   CHECK(r.stats.lines == 38);
   CHECK(r.stats.events == 8);
   CHECK(r.stats.event_lines == 9);
@@ -171,7 +171,7 @@ TEST_CASE("prep::torch-table: with_stack rows, CRLF, NaN shares and detection", 
       "---------  ------------  ------------  ------------  ------------  ------------  ------------  ----------  ------------  \r\n"
       "Self CPU time total: 0.000us\r\n";
   prep::PrepOptions none;
-  CHECK(prep::detect_format(text, none) == prep::Format::torch_table);
+  CHECK(prep::detect_format(text, none) == gpucost::Format::torch_table);
   const PrepRun r = run_prep_text(text);
   check_accounting(r);
   CHECK(r.stats.malformed == 0);

@@ -3,6 +3,7 @@
 // hand in the comments.
 #include <catch2/catch.hpp>
 
+#include "prep/trace/trace_reader.hpp"
 #include "support.hpp"
 
 #include <gpucost/prep/trace.hpp>
@@ -258,9 +259,9 @@ TEST_CASE("trace: --steps keeps the ops launched inside the chosen ProfilerStep"
 TEST_CASE("trace: prep emits the analyses as events on the UTC clock", "[trace]") {
   const PrepRun r = run_prep_text(kModernTrace);
   check_accounting(r);
-  CHECK(r.stats.format == prep::Format::kineto);
+  CHECK(r.stats.format == gpucost::Format::kineto);
   CHECK(r.stats.lines == 15);
-  CHECK(r.stats.time_basis == prep::TimeBasis::absolute);
+  CHECK(r.stats.time_basis == gpucost::TimeBasis::absolute);
   const OwnedEvent* dev = find_kind(r, "trace_device", 0);
   REQUIRE(dev != nullptr);
   CHECK(dev->ts_ns == 1700000000000000000 + 100000);
@@ -463,7 +464,7 @@ TEST_CASE("trace: a trace cut short keeps the records before the cut and says so
 TEST_CASE("trace: JSON that is not a Kineto trace is named, not half-parsed", "[trace]") {
   const prep::PrepOptions options;
   const std::string timeline = "[[-1, 1, 37888, 7], [-1, 1, 512, 7], [1720000000000000, 0, 512, 7]]";
-  CHECK(prep::detect_format(timeline, options) == prep::Format::kineto);
+  CHECK(prep::detect_format(timeline, options) == gpucost::Format::kineto);
   const Status st = prep::check_format(timeline, options, "mem.raw");
   REQUIRE_FALSE(st);
   CHECK(st.error().message.find("memory timeline") != std::string::npos);

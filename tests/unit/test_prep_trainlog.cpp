@@ -27,7 +27,7 @@ std::vector<std::string> phases(const PrepRun& r) {
 void check_counts(const PrepRun& r, std::uint64_t lines, std::uint64_t events, std::uint64_t ignored,
                   std::uint64_t malformed) {
   check_accounting(r);
-  CHECK(r.stats.format == prep::Format::trainlog);
+  CHECK(r.stats.format == gpucost::Format::trainlog);
   CHECK(r.stats.lines == lines);
   CHECK(r.stats.events == events);
   CHECK(r.stats.ignored == ignored);
@@ -54,7 +54,7 @@ TEST_CASE("prep::trainlog: HF accelerate example with tqdm bars redrawn with \\r
   // 17 lines: 7 event lines (line 7 holds a bar and a glued log line: two events), 1 bad date.
   check_counts(r, 17, 8, 9, 1);
   CHECK(r.stats.event_lines == 7);
-  CHECK(r.stats.time_basis == prep::TimeBasis::local);
+  CHECK(r.stats.time_basis == gpucost::TimeBasis::local);
   REQUIRE(r.events.size() == 8);
   for (const auto& e : r.events) check_train(e);
   CHECK(phases(r) == std::vector<std::string>{"start", "step", "epoch", "step", "epoch", "step", "epoch", "checkpoint"});
@@ -220,7 +220,7 @@ TEST_CASE("prep::trainlog: PyTorch Lightning bars, no timestamps: --start or rel
   const std::string text = fixture("trainlog/lightning_epoch_bars.log");
   const PrepRun rel = run_prep_text(text);
   check_counts(rel, 16, 5, 11, 0);
-  CHECK(rel.stats.time_basis == prep::TimeBasis::relative);
+  CHECK(rel.stats.time_basis == gpucost::TimeBasis::relative);
   for (const auto& e : rel.events) {
     CHECK(e.ts_ns == 0);
     CHECK(field(e, "time_from") == "none");
@@ -230,7 +230,7 @@ TEST_CASE("prep::trainlog: PyTorch Lightning bars, no timestamps: --start or rel
   o.start = gpucost::parse_iso8601("2024-06-12T10:00:00Z");
   const PrepRun r = run_prep_text(text, o);
   check_counts(r, 16, 5, 11, 0);
-  CHECK(r.stats.time_basis == prep::TimeBasis::absolute);
+  CHECK(r.stats.time_basis == gpucost::TimeBasis::absolute);
   REQUIRE(r.events.size() == 5);
   CHECK(phases(r) == std::vector<std::string>{"epoch", "eval", "epoch", "checkpoint", "end"});
   for (const auto& e : r.events) {
@@ -312,18 +312,18 @@ TEST_CASE("prep::trainlog: noise is ignored, never malformed", "[prep][trainlog]
 
 TEST_CASE("prep::trainlog: detection does not take other formats' inputs", "[prep][trainlog][detect]") {
   const prep::PrepOptions none;
-  CHECK(prep::detect_format("hello world\nthis is not a GPU log\n", none) == prep::Format::unknown);
-  CHECK(prep::detect_format(fixture("trainlog/lightning_epoch_bars.log"), none) == prep::Format::trainlog);
-  CHECK(prep::detect_format(fixture("trainlog/asctime_default.log"), none) == prep::Format::trainlog);
+  CHECK(prep::detect_format("hello world\nthis is not a GPU log\n", none) == gpucost::Format::unknown);
+  CHECK(prep::detect_format(fixture("trainlog/lightning_epoch_bars.log"), none) == gpucost::Format::trainlog);
+  CHECK(prep::detect_format(fixture("trainlog/asctime_default.log"), none) == gpucost::Format::trainlog);
   // dmesg --time-format=iso with a kernel "INFO:" message stays dmesg (its stamp has an offset).
   CHECK(prep::detect_format("2024-11-15T05:39:15,491363+00:00 INFO: task kworker/0:1 blocked for more than 120 "
                             "seconds.\n",
-                            none) == prep::Format::dmesg);
+                            none) == gpucost::Format::dmesg);
   // logging.basicConfig's default format has no time; Lightning logs through it too.
   const std::string basic =
       "INFO:lightning.pytorch.utilities.rank_zero:GPU available: True (cuda), used: True\n"
       "INFO:__main__:***** Running training *****\n";
-  CHECK(prep::detect_format(basic, none) == prep::Format::trainlog);
+  CHECK(prep::detect_format(basic, none) == gpucost::Format::trainlog);
   const PrepRun r = run_prep_text(basic);
   check_counts(r, 2, 1, 1, 0);
   REQUIRE(r.events.size() == 1);
@@ -331,10 +331,10 @@ TEST_CASE("prep::trainlog: detection does not take other formats' inputs", "[pre
   CHECK(field(r.events[0], "logger") == "__main__");
   CHECK(field(r.events[0], "level") == "INFO");
 
-  prep::Format f = prep::Format::unknown;
+  gpucost::Format f = gpucost::Format::unknown;
   REQUIRE(prep::format_from_name("trainlog", f));
-  CHECK(f == prep::Format::trainlog);
-  CHECK(prep::format_name(prep::Format::trainlog) == "trainlog");
+  CHECK(f == gpucost::Format::trainlog);
+  CHECK(prep::format_name(gpucost::Format::trainlog) == "trainlog");
 }
 
 // ---- --pattern -------------------------------------------------------------------------------
@@ -385,8 +385,8 @@ TEST_CASE("prep::trainlog --pattern: ts, step, loss, phase and other groups; the
   auto opts = with_patterns({R"(^(?P<ts>\S+) step=(?P<step>\d+) loss=(?P<loss>[0-9.]+) took (?P<dur_s>[0-9.]+)s on (?P<device>\w+))",
                               R"(^(?P<ts>[0-9.]+) phase=(?P<phase>\w+))"});
   // An ISO stamp with a zone at the start: a kernel log shape (dmesg --time-format=iso); forced here.
-  CHECK(prep::detect_format(text, opts) == prep::Format::dmesg);
-  opts.forced = prep::Format::trainlog;
+  CHECK(prep::detect_format(text, opts) == gpucost::Format::dmesg);
+  opts.forced = gpucost::Format::trainlog;
   const PrepRun r = run_prep_text(text, opts);
   check_counts(r, 2, 2, 0, 0);
   REQUIRE(r.events.size() == 2);
@@ -401,7 +401,7 @@ TEST_CASE("prep::trainlog --pattern: ts, step, loss, phase and other groups; the
   CHECK(field(b, "pattern") == "1");
   CHECK(field(b, "phase") == "eval");
   CHECK(b.ts_ns == 1'718'186'400'500'000'000);
-  CHECK(r.stats.time_basis == prep::TimeBasis::absolute);
+  CHECK(r.stats.time_basis == gpucost::TimeBasis::absolute);
 }
 
 TEST_CASE("prep::trainlog --pattern: an invalid regex is a usage error with a hint", "[prep][trainlog][pattern]") {
@@ -415,7 +415,7 @@ TEST_CASE("prep::trainlog --pattern: an invalid regex is a usage error with a hi
   CHECK_FALSE(prep::check_patterns({""}));
 
   prep::PrepOptions forced = with_patterns({"a(b"});
-  forced.forced = prep::Format::trainlog;
+  forced.forced = gpucost::Format::trainlog;
   const PrepRun r = run_prep_text("a(b\n", forced);
   REQUIRE_FALSE(r.status);
   CHECK(r.status.error().kind == gpucost::ErrorKind::usage);

@@ -30,13 +30,13 @@ namespace {
 
 using namespace gpucost;
 
-class NullSink final : public prep::EventSink {
+class NullSink final : public EventSink {
  public:
   void on_event(const Event& event) override { m_bytes += event.kind.size(); }
   std::size_t m_bytes = 0;
 };
 
-void check_accounting(const prep::InputStats& stats) {
+void check_accounting(const InputStats& stats) {
   if (stats.lines != stats.event_lines + stats.ignored + stats.malformed) {
     std::fprintf(stderr, "accounting broken: lines=%llu event_lines=%llu ignored=%llu malformed=%llu\n",
                  static_cast<unsigned long long>(stats.lines), static_cast<unsigned long long>(stats.event_lines),
@@ -57,7 +57,7 @@ LocalClock& berlin() {
   return clock;
 }
 
-[[maybe_unused]] void fuzz_prep(prep::Format format, const std::uint8_t* data, std::size_t size) {
+[[maybe_unused]] void fuzz_prep(Format format, const std::uint8_t* data, std::size_t size) {
   prep::PrepOptions options;
   options.forced = format;
   const std::uint8_t bits = size > 0 ? data[0] : 0;
@@ -72,7 +72,7 @@ LocalClock& berlin() {
   if (bits & 0x10) options.boot_time_ns = std::int64_t{1718200000} * 1000000000;
   // trainlog always reads with one fixed --pattern (the other targets with bit 0x80): every
   // group role, so timestamps, durations and numbers from the fuzzer reach their parsers.
-  if (format == prep::Format::trainlog || (bits & 0x80))
+  if (format == Format::trainlog || (bits & 0x80))
     options.patterns = {R"((?P<ts>\S+ \S+)? ?kernel (?P<name>\w+) step=(?P<step>\S+) loss=(?P<loss>\S+) )"
                         R"(\(duration: (?P<dur_ms>[^m)]*)ms(?: (?P<dur_us>\S+)us)?\)(?: (?P<extra>\S+))?)"};
   if (bits & 0x20) {
@@ -84,7 +84,7 @@ LocalClock& berlin() {
   }
   LocalClock clock = berlin();
   NullSink sink;
-  prep::InputStats stats;
+  InputStats stats;
   auto reader = io::LineReader::from_string(std::string(reinterpret_cast<const char*>(data), size));
   const Status st = prep::run_prep_input(*reader, options, clock, sink, stats);
   if (st) check_accounting(stats);
@@ -92,7 +92,7 @@ LocalClock& berlin() {
 
 [[maybe_unused]] void fuzz_event_stream(const std::uint8_t* data, std::size_t size) {
   NullSink sink;
-  prep::InputStats stats;
+  InputStats stats;
   auto reader = io::LineReader::from_string(std::string(reinterpret_cast<const char*>(data), size));
   const Status st = io::read_event_stream(*reader, sink, stats);
   if (st) check_accounting(stats);
@@ -109,7 +109,7 @@ LocalClock& berlin() {
     --size;
   }
   extract::SampleCollector samples(32);
-  prep::InputStats stats;
+  InputStats stats;
   auto reader = io::LineReader::from_string(std::string(reinterpret_cast<const char*>(data), size));
   if (!io::read_event_stream(*reader, samples, stats)) return;
   samples.note_inputs({stats});
@@ -167,7 +167,7 @@ LocalClock& berlin() {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
 #if defined(GPUCOST_FUZZ_PREP)
-  fuzz_prep(prep::Format::GPUCOST_FUZZ_PREP, data, size);
+  fuzz_prep(Format::GPUCOST_FUZZ_PREP, data, size);
 #elif defined(GPUCOST_FUZZ_EVENT_STREAM)
   fuzz_event_stream(data, size);
 #elif defined(GPUCOST_FUZZ_FEATURES)

@@ -48,14 +48,9 @@ std::vector<CloudOffer> same_gpu_offers(std::string_view gpu_name, int gpu_count
                                         std::string_view currency, const std::vector<CloudOffer>& catalogue = cloud_offers());
 
 /// The GPUs of `nvidia-smi --query-gpu=name,memory.total,power.limit --format=csv,noheader`
-/// output: one line per GPU ("NVIDIA H100 80GB HBM3, 81559 MiB, 700.00 W"); "[N/A]" values are
-/// unknown. An error when no line has that shape.
+/// output (record::probe_nvidia_smi runs it): one line per GPU ("NVIDIA H100 80GB HBM3,
+/// 81559 MiB, 700.00 W"); "[N/A]" values are unknown. An error when no line has that shape.
 Expected<MachineFacts> parse_smi_gpu_list(std::string_view csv);
-/// nvidia-smi's full path on PATH; empty when it is not there.
-std::string nvidia_smi_on_path();
-/// Runs `executable` with that query, for at most `timeout_ms`, and parses its output. An error
-/// (never an exception) when it cannot start, fails, times out or prints no GPU.
-Expected<MachineFacts> probe_nvidia_smi(const std::string& executable, int timeout_ms);
 
 struct StarterOptions {
   MachineFacts machine;

@@ -3,9 +3,10 @@
 
 #include <gpucost/core/error.hpp>
 #include <gpucost/core/event.hpp>
+#include <gpucost/core/event_sink.hpp>
+#include <gpucost/core/input_stats.hpp>
 #include <gpucost/extract/incident_store.hpp>
 #include <gpucost/extract/sample_store.hpp>
-#include <gpucost/prep/prep.hpp>
 
 #include <cstdint>
 #include <limits>
@@ -48,11 +49,11 @@ struct TrainRate {
 
 /// Collects "sample" events per GPU (telemetry without a GPU index belongs to GPU 0), the
 /// incidents of kernel and system logs, and the summaries of profiler traces and tables.
-class SampleCollector final : public prep::EventSink {
+class SampleCollector final : public EventSink {
  public:
   void on_event(const Event& event) override;
   /// Records which inputs were read, so that "no Xid" can be told from "no kernel log".
-  void note_inputs(const std::vector<prep::InputStats>& inputs);
+  void note_inputs(const std::vector<InputStats>& inputs);
   explicit SampleCollector(std::size_t sample_budget = SampleStore::kDefaultBudget,
                            std::size_t incident_budget = IncidentStore::kDefaultBudget)
       : m_store(sample_budget), m_incidents(incident_budget) {}

@@ -3,7 +3,8 @@
 
 #include <gpucost/core/error.hpp>
 #include <gpucost/core/event.hpp>
-#include <gpucost/prep/prep.hpp>
+#include <gpucost/core/event_sink.hpp>
+#include <gpucost/core/input_stats.hpp>
 
 #include <cstdint>
 #include <cstdio>
@@ -20,7 +21,7 @@ inline constexpr int kEventsVersion = 1;
 enum class StreamFormat { jsonl, tsv };
 
 /// Writes events as they come; write_summary() ends the stream.
-class EventWriter final : public prep::EventSink {
+class EventWriter final : public EventSink {
  public:
   EventWriter(std::FILE* out, StreamFormat format);
   ~EventWriter() override;
@@ -35,7 +36,7 @@ class EventWriter final : public prep::EventSink {
   /// Writes a line made by format().
   void write_line(std::string_view line);
   /// Summary line with per-input counts (JSON Lines only; TSV has no summary row).
-  void write_summary(const std::vector<prep::InputStats>& inputs);
+  void write_summary(const std::vector<InputStats>& inputs);
   /// prep --kinds/--from/--to: the summary also says what was selected and how many events were
   /// left out ("selection", "left_out").
   void set_selection(std::string description, std::uint64_t left_out);
@@ -52,6 +53,6 @@ bool is_event_stream(std::string_view head);
 
 /// Reads a gpucost.events JSON Lines stream back into events (for extract and breakeven).
 /// Malformed lines are counted in `stats` like any other input.
-Status read_event_stream(LineReader& reader, prep::EventSink& sink, prep::InputStats& stats);
+Status read_event_stream(LineReader& reader, EventSink& sink, InputStats& stats);
 
 }  // namespace gpucost::io

@@ -6,8 +6,8 @@
 #include <gpucost/breakeven/config.hpp>
 #include <gpucost/breakeven/cost_model.hpp>
 #include <gpucost/core/error.hpp>
+#include <gpucost/core/input_stats.hpp>
 #include <gpucost/extract/extract.hpp>
-#include <gpucost/prep/prep.hpp>
 
 #include <cstdint>
 #include <limits>
@@ -28,7 +28,7 @@ std::string canonical_config_text(const breakeven::CostConfig& config);
 std::string config_hash(const breakeven::CostConfig& config);
 
 /// The software stack of all inputs, merged in first-seen order.
-prep::Fingerprint merge_fingerprints(const std::vector<prep::InputStats>& stats);
+Fingerprint merge_fingerprints(const std::vector<InputStats>& stats);
 
 inline constexpr double kNone = std::numeric_limits<double>::quiet_NaN();  ///< NULL in the ledger
 
@@ -72,7 +72,7 @@ std::string run_key(const RunRecord& record, const std::vector<std::string>& inp
 
 /// The record of a breakeven run (indicators without a value are left out).
 RunRecord make_run_record(const breakeven::Result& result, const breakeven::CostConfig& config,
-                          const extract::Features& features, const prep::Fingerprint& fingerprint,
+                          const extract::Features& features, const Fingerprint& fingerprint,
                           std::int64_t run_at_ns, std::string gpucost_version);
 
 struct HistoryFilter {

@@ -83,7 +83,7 @@ std::string fnv1a64_hex(std::string_view bytes);
 /// the outputs are written). One InputStats per input, counting the new lines only.
 Expected<std::vector<BatchInput>> read_new_data(const std::vector<std::string>& paths, BatchState& state,
                                                 const prep::PrepOptions& options, LocalClock& clock,
-                                                prep::EventSink& sink, std::vector<prep::InputStats>& stats,
+                                                EventSink& sink, std::vector<InputStats>& stats,
                                                 std::int64_t now_ns);
 
 /// Each run prices its new samples; the window starts where the previous run's ended when the

@@ -26,9 +26,9 @@ struct EventSelection {
 Expected<EventSelection> parse_event_selection(const std::string& kinds, const std::string& from,
                                                const std::string& to, LocalClock& clock);
 
-class EventFilter final : public prep::EventSink {
+class EventFilter final : public EventSink {
  public:
-  EventFilter(prep::EventSink& next, EventSelection selection) : m_next(next), m_selection(std::move(selection)) {
+  EventFilter(EventSink& next, EventSelection selection) : m_next(next), m_selection(std::move(selection)) {
     m_matched.assign(m_selection.kinds.size(), false);
   }
   void on_event(const Event& event) override;
@@ -41,7 +41,7 @@ class EventFilter final : public prep::EventSink {
   [[nodiscard]] const std::vector<std::string>& kinds_seen() const { return m_seen; }
 
  private:
-  prep::EventSink& m_next;
+  EventSink& m_next;
   EventSelection m_selection;
   std::vector<bool> m_matched;
   std::vector<std::string> m_seen;

@@ -28,32 +28,32 @@ Status check_inputs(const std::vector<std::string>& paths, const prep::PrepOptio
 prep::PrepOptions with_journal_boot_time(const std::vector<std::string>& paths, prep::PrepOptions options);
 
 /// Hands every event on to `sink` and keeps the span of the telemetry samples among them.
-class TelemetrySpanSink final : public prep::EventSink {
+class TelemetrySpanSink final : public EventSink {
  public:
-  explicit TelemetrySpanSink(prep::EventSink& sink) : m_sink(sink) {}
+  explicit TelemetrySpanSink(EventSink& sink) : m_sink(sink) {}
   void on_event(const Event& event) override;
   /// The first and last sample seen; none when no sample was.
   [[nodiscard]] const std::optional<prep::TelemetrySpan>& span() const { return m_span; }
 
  private:
-  prep::EventSink& m_sink;
+  EventSink& m_sink;
   std::optional<prep::TelemetrySpan> m_span;
 };
 
 /// Formats whose stamps carry no year (syslog's RFC 3164, journalctl short): read after the
 /// telemetry of the same run, so that their year can be checked against it.
-bool year_less_format(prep::Format format);
+bool year_less_format(Format format);
 
 /// After the inputs of one run are read: a raw host log (syslog, journal, dmesg) whose events all
 /// fall outside the telemetry's span gets a warning naming the shift ("its 14 events fall 3 days
 /// after the telemetry ends: not priced"); when the host logs' lines name more than one host, the
 /// input that names the second gets a warning naming them all. `span`: none without telemetry.
-void check_clocks_and_hosts(std::span<prep::InputStats> stats, const std::optional<prep::TelemetrySpan>& span);
+void check_clocks_and_hosts(std::span<InputStats> stats, const std::optional<prep::TelemetrySpan>& span);
 
 /// Runs every input into `sink`: event streams are read back, raw logs go through prep.
 /// One InputStats per input is appended to `stats` (also when it fails).
 Status feed_inputs(const std::vector<std::string>& paths, const prep::PrepOptions& options, LocalClock& clock,
-                   prep::EventSink& sink, std::vector<prep::InputStats>& stats);
+                   EventSink& sink, std::vector<InputStats>& stats);
 
 /// Runs every input into `sink` as extract, breakeven and report read them: event streams are
 /// read back; raw logs of the same format (kern.log and kern.log.1, two CSV rotations, a file
@@ -63,12 +63,19 @@ Status feed_inputs(const std::vector<std::string>& paths, const prep::PrepOption
 /// are read last, dated against the telemetry read before them (PrepOptions::telemetry_span),
 /// and the inputs are checked with check_clocks_and_hosts().
 Status collect_inputs(const std::vector<std::string>& paths, const prep::PrepOptions& options, LocalClock& clock,
-                      prep::EventSink& sink, std::vector<prep::InputStats>& stats);
+                      EventSink& sink, std::vector<InputStats>& stats);
+
+/// Collects the inputs into `sink` (collect_inputs) and computes the features of `samples`: the
+/// sink feeds them, or is them.
+Expected<extract::Features> collect_features(const std::vector<std::string>& paths, const prep::PrepOptions& options,
+                                             LocalClock& clock, EventSink& sink, extract::SampleCollector& samples,
+                                             const extract::ExtractOptions& extract_options,
+                                             std::vector<InputStats>& stats);
 
 /// Features from the inputs: a single gpucost.features document is read as is; anything else
 /// is collected and passed through extract.
 Expected<extract::Features> load_features(const std::vector<std::string>& paths, const prep::PrepOptions& options,
                                           LocalClock& clock, const extract::ExtractOptions& extract_options,
-                                          std::vector<prep::InputStats>& stats);
+                                          std::vector<InputStats>& stats);
 
 }  // namespace gpucost::pipeline

@@ -25,10 +25,10 @@ inline constexpr std::size_t kReorderWindow = 1024;
 /// and closed when it is done: logs that follow each other in time (hourly rotations) hold one
 /// file open at a time, however many there are.
 Status merge_inputs(const std::vector<std::string>& paths, const prep::PrepOptions& options, LocalClock& clock,
-                    io::EventWriter& writer, std::vector<prep::InputStats>& stats);
+                    io::EventWriter& writer, std::vector<InputStats>& stats);
 /// The same, into any sink (prep --kinds: the events pass through a filter before the writer).
 Status merge_inputs(const std::vector<std::string>& paths, const prep::PrepOptions& options, LocalClock& clock,
-                    prep::EventSink& sink, std::vector<prep::InputStats>& stats);
+                    EventSink& sink, std::vector<InputStats>& stats);
 
 /// One raw input of merge_into: its path (opened when the merge reaches its first event), or
 /// an open reader (an input that can be read once: stdin, a pipe); and the InputStats its
@@ -36,13 +36,13 @@ Status merge_inputs(const std::vector<std::string>& paths, const prep::PrepOptio
 struct MergeInput {
   std::string path;
   std::unique_ptr<io::LineReader> reader;
-  prep::InputStats* stats = nullptr;
+  InputStats* stats = nullptr;
 };
 
 /// The same merge into a sink (extract, breakeven, report): the events in time order, those
 /// repeated by another input at the same time (overlapping rotated copies, a file given twice)
 /// once, counted in `duplicates`. Each event is copied out of its parser while it waits.
 Status merge_into(std::vector<MergeInput>& inputs, const prep::PrepOptions& options, LocalClock& clock,
-                  prep::EventSink& sink);
+                  EventSink& sink);
 
 }  // namespace gpucost::pipeline

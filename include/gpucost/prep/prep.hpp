@@ -5,6 +5,8 @@
 
 #include <gpucost/core/error.hpp>
 #include <gpucost/core/event.hpp>
+#include <gpucost/core/event_sink.hpp>
+#include <gpucost/core/input_stats.hpp>
 #include <gpucost/core/time.hpp>
 
 #include <algorithm>
@@ -22,105 +24,14 @@ struct Line;
 
 namespace gpucost::prep {
 
-enum class Format {
-  unknown,
-  dmon,          ///< nvidia-smi dmon
-  pmon,          ///< nvidia-smi pmon
-  query_csv,     ///< nvidia-smi --query-gpu CSV
-  smi_q,         ///< nvidia-smi -q text
-  smi_xml,       ///< nvidia-smi -q -x XML
-  dcgmi,         ///< dcgmi dmon
-  syslog,        ///< kern.log / syslog / messages (RFC 3164, RFC 3339 / ISO stamps)
-  dmesg,         ///< dmesg: raw, -T, --time-format=iso, <prio>, /dev/kmsg records, --decode
-  journal_json,  ///< journalctl -o json / json-pretty
-  journal_text,  ///< journalctl -o short* text modes
-  bug_report,    ///< nvidia-bug-report.log: sections handed to the parsers above
-  kineto,        ///< PyTorch profiler / Kineto trace JSON (read whole, not line by line)
-  torch_table,   ///< PyTorch profiler prof.key_averages().table(...)
-  nsys,          ///< Nsight Systems nsys stats / profile --stats=true summaries (text, CSV)
-  trainlog,      ///< Python training logs (HF/accelerate, Lightning, BasicSR, tqdm); --pattern lines
-};
+// The contract prep shares with the other stages (EventSink, InputStats and the Format it holds)
+// is in core; the formats' names and detection are here.
 
 std::string_view format_name(Format f);
 /// "dmon", "pmon", "query-csv" (also "query_csv", "csv"); false when unknown.
 bool format_from_name(std::string_view name, Format& out);
 /// Names accepted by --input-format, for help text and hints.
 std::string format_names();
-
-/// Receives events; the Event and its string_views are valid only during the call.
-class EventSink {
- public:
-  virtual ~EventSink() = default;
-  virtual void on_event(const Event& event) = 0;
-};
-
-struct MalformedExample {
-  std::uint64_t line = 0;
-  std::string reason;
-  std::string excerpt;
-};
-
-/// How an input's times were put on the UTC clock.
-enum class TimeBasis { none, absolute, local, uptime, relative };
-std::string_view to_string(TimeBasis b);
-
-/// The software stack an input shows (driver and CUDA versions, GPU names, distinct GPUs), from
-/// its gpu_info and driver events; written in the summary when not empty, to compare two runs.
-struct Fingerprint {
-  std::vector<std::string> drivers, cuda, gpus;  ///< distinct values in first-seen order
-  std::uint64_t gpu_count = 0;                   ///< distinct GPUs seen
-  [[nodiscard]] bool empty() const { return drivers.empty() && cuda.empty() && gpus.empty() && gpu_count == 0; }
-  /// Appends `value` to `list` unless it is empty or already there.
-  static void add(std::vector<std::string>& list, std::string_view value) {
-    if (!value.empty() && std::find(list.begin(), list.end(), value) == list.end()) list.emplace_back(value);
-  }
-};
-
-/// Per-input accounting: lines == event lines + ignored + malformed.
-struct InputStats {
-  std::string path;
-  Format format = Format::unknown;
-  std::string compression = "none";
-  std::uint64_t lines = 0, events = 0, ignored = 0, malformed = 0;
-  std::uint64_t event_lines = 0;  ///< lines that became (part of) events; == events for tables
-  std::uint64_t duplicates = 0;   ///< events dropped because another input gave them (overlapping rotations)
-  std::string clock;              ///< how times were placed, e.g. "uptime + boot time from --boot-time"
-  std::int64_t first_ts_ns = 0, last_ts_ns = 0;  ///< span of the events (valid when events > 0)
-  TimeBasis time_basis = TimeBasis::none;
-  std::vector<MalformedExample> examples;  ///< the first few malformed lines
-  std::vector<std::string> notes;          ///< e.g. "no --start: times are relative"
-  /// Clock anomalies in input order: steps back of more than 1 s, gaps of more than an hour.
-  struct ClockAnomalies {
-    std::uint64_t steps_back = 0, gaps = 0;
-    std::int64_t largest_back_ns = 0, largest_gap_ns = 0;
-    std::uint64_t largest_back_line = 0, largest_gap_line = 0;
-  } clock_anomalies;
-  /// Events of local time in the repeated hour of a DST fall-back, placed at its first
-  /// occurrence (LocalClock::to_utc_ns); one entry per fall-back, in the order met.
-  struct RepeatedHour {
-    FallBack fall_back;
-    std::uint64_t events = 0;
-    std::uint64_t step_line = 0;  ///< the line where the times step back into the hour (0: none seen)
-    std::int64_t step_ns = 0;     ///< how far they step back there
-  };
-  std::vector<RepeatedHour> repeated_hours;
-  std::string truncated;                   ///< non-empty when the input ended early
-  Fingerprint fingerprint;
-  /// Host names the input's own lines give (syslog's host field, journal's _HOSTNAME), distinct,
-  /// first seen first (at most kMaxHosts); empty when --host overrides them or the log has none.
-  std::vector<std::string> hosts;
-  static constexpr std::size_t kMaxHosts = 16;
-  /// What the reader must not miss (printed as warnings, also with --quiet): e.g. a host log
-  /// whose events all fall outside the telemetry's span (pipeline::check_clocks_and_hosts).
-  std::vector<std::string> warnings;
-  std::vector<std::string> upstream_formats;  ///< an events stream: the formats its summary names
-  /// The zone local times were read in: a raw log's (--tz or this machine's), an events stream's
-  /// header; empty for a trace (its times are absolute) and an empty input.
-  std::string logs_tz;
-};
-
-/// Adds a note to the input's summary unless it is already there.
-void add_note(InputStats& stats, std::string text);
 
 /// The first and last telemetry sample of a run (ns since the epoch, UTC), both inside: the
 /// time the job ran, against which the year of a year-less host log is checked.

@@ -103,8 +103,6 @@ struct TraceData {
 Status read_trace(io::LineReader& reader, TraceData& out);
 /// Text of the events array parsed per simdjson pass (the memory the reader holds).
 inline constexpr std::size_t kTraceChunkBytes = 8u << 20;
-/// The same over text in memory (tests; a small `chunk_bytes` exercises the chunk boundaries).
-TraceData read_trace_text(std::string_view text, std::size_t chunk_bytes = kTraceChunkBytes);
 /// True when `head` (the first bytes of a file) looks like Chrome trace JSON from a profiler,
 /// or like one of the profiler's other JSON files (reported as not a Kineto trace).
 bool looks_like_trace(std::string_view head);

@@ -4,8 +4,8 @@
 
 #include <gpucost/core/error.hpp>
 #include <gpucost/core/time.hpp>
+#include <gpucost/core/event_sink.hpp>
 #include <gpucost/extract/extract.hpp>
-#include <gpucost/prep/prep.hpp>
 #include <gpucost/report/lttb.hpp>
 
 #include <cstdint>
@@ -26,7 +26,7 @@ struct TimelineEvent {
 
 /// Feeds a SampleCollector (for extract) and keeps, besides, the events the timelines mark and
 /// the maximum SM clock each GPU reports (clocks.max.sm), for the throttling rule.
-class ReportCollector final : public prep::EventSink {
+class ReportCollector final : public EventSink {
  public:
   void on_event(const Event& event) override;
   [[nodiscard]] extract::SampleCollector& samples() { return m_samples; }
@@ -102,10 +102,8 @@ struct ReportSources {
   bool from_features_document = false;
 };
 
-/// Reads the inputs like breakeven does (a features document as is, anything else through
-/// prep and extract), keeping the series, events and trace records the report draws.
-Expected<ReportSources> load_report_sources(const std::vector<std::string>& paths, const prep::PrepOptions& options,
-                                            LocalClock& clock, const extract::ExtractOptions& extract_options,
-                                            std::vector<prep::InputStats>& stats);
+/// The sources of inputs read through `collector`, whose samples gave `features`: the
+/// timelines, events and trace records in the features' window (pipeline::load_report_sources).
+ReportSources report_sources(const ReportCollector& collector, extract::Features features);
 
 }  // namespace gpucost::report

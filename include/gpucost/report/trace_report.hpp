@@ -2,7 +2,8 @@
 // events of the gpucost.events stream, so raw traces and a prep'd stream give the same table.
 #pragma once
 
-#include <gpucost/prep/prep.hpp>
+#include <gpucost/core/event.hpp>
+#include <gpucost/core/event_sink.hpp>
 
 #include <cstdint>
 #include <map>
@@ -24,7 +25,7 @@ struct TraceEventCopy {
 };
 
 /// Keeps the trace_* events it is given (in order); everything else is dropped.
-class TraceEventCollector final : public prep::EventSink {
+class TraceEventCollector final : public EventSink {
  public:
   void on_event(const Event& event) override;
   [[nodiscard]] const std::vector<TraceEventCopy>& events() const { return m_events; }
