@@ -1,7 +1,7 @@
 // Factories of the per-format line parsers. Internal to prep.
 #pragma once
 
-#include <gpucost/prep/prep.hpp>
+#include "line_parser.hpp"
 
 #include <memory>
 
