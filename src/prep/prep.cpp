@@ -4,11 +4,11 @@
 
 #include "parsers.hpp"
 #include "query_fields.hpp"
+#include "trace/trace.hpp"
 
 #include <gpucost/core/log.hpp>
 #include <gpucost/core/text.hpp>
 #include <gpucost/io/line_reader.hpp>
-#include <gpucost/prep/trace.hpp>
 
 #include <fmt/format.h>
 

@@ -2,10 +2,10 @@
 // records (a trace holds hundreds of thousands; the cost model needs their sums). Kinds and
 // fields are listed in docs/formats.md, "Kineto traces".
 #include "../parsers.hpp"
+#include "trace.hpp"
 
 #include <gpucost/core/time.hpp>
 #include <gpucost/io/line_reader.hpp>
-#include <gpucost/prep/trace.hpp>
 
 #include <fmt/format.h>
 

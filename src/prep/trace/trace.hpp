@@ -6,6 +6,8 @@
 // Times are integer nanoseconds from the trace's own origin (`ts` in µs, parsed exactly from
 // its decimal text); TraceData::to_epoch_ns() puts them on the UTC clock when the trace has
 // baseTimeNanoseconds or absolute epoch stamps.
+//
+// Internal to prep: the rest of gpucost sees a trace as the events trace_events.cpp makes of it.
 #pragma once
 
 #include <gpucost/core/error.hpp>
