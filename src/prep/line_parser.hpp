@@ -11,6 +11,10 @@
 #include <string>
 #include <string_view>
 
+namespace gpucost::io {
+class LineReader;
+}  // namespace gpucost::io
+
 namespace gpucost::prep {
 
 /// What became of a line. `deferred`: the parser holds it (a multi-line record) and accounts
@@ -120,6 +124,12 @@ class LineParser {
   /// run; their events were counted before): close any record still open, and never emit
   /// what is held back from them, even once the rest of the input places it.
   virtual void end_replay(ParseContext& ctx) { (void)ctx; }
+  /// A format read whole (FormatTraits::whole_document: a trace) is given the whole input here,
+  /// in one step, instead of parse() per line.
+  virtual void parse_whole(io::LineReader& reader, ParseContext& ctx) {
+    (void)reader;
+    (void)ctx;
+  }
 };
 
 }  // namespace gpucost::prep

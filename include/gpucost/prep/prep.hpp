@@ -47,6 +47,17 @@ bool format_from_name(std::string_view name, Format& out);
 /// Names accepted by --input-format, for help text and hints.
 std::string format_names();
 
+/// What an input of a format holds, from the format's row in the format table (src/prep/formats.cpp).
+struct FormatTraits {
+  bool telemetry = false;       ///< GPU samples at a fixed interval: a clock step back or an hour's gap is an anomaly
+  bool host_log = false;        ///< the host's kernel or system log, checked against the telemetry's span
+  bool year_less = false;       ///< stamps without a year: read after the telemetry and dated against it
+  bool profiler = false;        ///< profiler output: the GPUs it names are those of the profiled run
+  bool whole_document = false;  ///< read whole, in one step, not line by line (a trace)
+};
+/// All false for Format::unknown.
+FormatTraits format_traits(Format f);
+
 /// Receives events; the Event and its string_views are valid only during the call.
 class EventSink {
  public:
