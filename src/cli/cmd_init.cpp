@@ -43,7 +43,7 @@ Expected<breakeven::MachineFacts> facts_from_logs(const InputArgs& in, int& stat
   if (!features) return features.error();
   breakeven::MachineFacts m;
   for (const auto& st : stats)
-    if (st.format != Format::kineto)  // a profiler trace names the GPU it ran on, maybe elsewhere
+    if (!prep::format_traits(st.format).profiler)  // a profiler names the GPU it ran on, maybe elsewhere
       for (const auto& name : st.fingerprint.gpus) Fingerprint::add(m.gpu_names, name);
   m.gpu_count = static_cast<int>(features->gpus.size());
   m.gpu_memory_mib = breakeven::job_shape(*features, m.gpu_names).local_fb_mib;

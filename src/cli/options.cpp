@@ -242,7 +242,7 @@ Expected<breakeven::PriceOptions> price_options(const ModelArgs& a, const std::v
   // The telemetry's GPU models price the speed ratio; a profiler trace's are checked against them.
   for (const auto& st : stats)
     for (const auto& name : st.fingerprint.gpus)
-      Fingerprint::add(st.format == Format::kineto ? o.trace_gpu_names : o.gpu_names, name);
+      Fingerprint::add(prep::format_traits(st.format).profiler ? o.trace_gpu_names : o.gpu_names, name);
   return o;
 }
 

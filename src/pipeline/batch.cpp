@@ -227,7 +227,7 @@ bool resume(prep::InputParse& parse, io::LineReader& reader, GateSink& gate, con
   return reached;
 }
 
-bool whole_document_format(Format f) { return f == Format::kineto; }
+bool whole_document_format(Format f) { return prep::format_traits(f).whole_document; }
 
 struct OneInput {
   BatchInput input;

@@ -165,15 +165,11 @@ void TelemetrySpanSink::on_event(const Event& event) {
   m_sink.on_event(event);
 }
 
-bool year_less_format(Format format) {
-  return format == Format::syslog || format == Format::journal_text;
-}
+bool year_less_format(Format format) { return prep::format_traits(format).year_less; }
 
 namespace {
 
-bool host_log_format(Format format) {
-  return year_less_format(format) || format == Format::journal_json || format == Format::dmesg;
-}
+bool host_log_format(Format format) { return prep::format_traits(format).host_log; }
 
 void warn_outside(InputStats& st, const prep::TelemetrySpan& span) {
   if (!host_log_format(st.format) || st.events == 0) return;

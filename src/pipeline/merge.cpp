@@ -213,7 +213,7 @@ std::optional<std::int64_t> first_event_time(const MergeInput& in, const prep::P
   // A profiler trace is parsed whole in one step: looking ahead would parse it twice.
   const Format format =
       options.forced != Format::unknown ? options.forced : prep::detect_format((*reader)->peek(64 * 1024), options);
-  if (format == Format::kineto) return std::nullopt;
+  if (prep::format_traits(format).whole_document) return std::nullopt;
   FirstEvent first;
   InputStats scratch;
   prep::InputParse parse(**reader, options, clock, first, scratch);

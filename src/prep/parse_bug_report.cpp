@@ -106,7 +106,7 @@ class BugReportParser final : public LineParser {
         (starts_with(body, "/") || starts_with(body, "journalctl"))) {
       close_section();
       m_scanning = true;
-      m_sub = make_syslog_parser(m_sub_ctx);
+      m_sub = section_parser(make_syslog_parser);
       return LineResult::ignored;
     }
     if (!m_sub) {
@@ -140,17 +140,20 @@ class BugReportParser final : public LineParser {
         add_note(m_sub_ctx.stats, "dmesg section placed with the boot time implied by the kernel-log excerpt "
                                   "(wall time minus uptime of the same line)");
       }
-      m_sub = make_dmesg_parser(m_sub_ctx);
+      m_sub = section_parser(make_dmesg_parser);
     } else if (title.find("nvidia-smi --query") != std::string_view::npos ||
                title.find("nvidia-smi -q") != std::string_view::npos) {
       if (title.find("--unit") == std::string_view::npos && title.find(" -u") == std::string_view::npos)
-        m_sub = make_smi_q_parser(m_sub_ctx);
+        m_sub = section_parser(make_smi_q_parser);
     } else if (starts_with(title, "journalctl")) {
-      m_sub = make_syslog_parser(m_sub_ctx);
+      m_sub = section_parser(make_syslog_parser);
     } else if (starts_with(title, "Scanning kernel log files")) {
       m_scanning = true;
     }
   }
+
+  // The sections' parsers check no head and compile no pattern: they are made without fail.
+  std::unique_ptr<LineParser> section_parser(ParserFactory make) { return std::move(*make(m_sub_ctx, {})); }
 
   void close_section() {
     if (m_sub) m_sub->finish(m_sub_ctx);  // flushes records held back at the end of the section
@@ -194,7 +197,9 @@ class BugReportParser final : public LineParser {
 
 }  // namespace
 
-std::unique_ptr<LineParser> make_bug_report_parser(ParseContext& ctx) { return std::make_unique<BugReportParser>(ctx); }
+Expected<std::unique_ptr<LineParser>> make_bug_report_parser(ParseContext& ctx, std::string_view /*head*/) {
+  return std::unique_ptr<LineParser>(std::make_unique<BugReportParser>(ctx));
+}
 
 bool looks_like_bug_report(std::string_view head) {
   return head.find("Start of NVIDIA bug report log file") != std::string_view::npos &&

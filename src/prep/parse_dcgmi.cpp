@@ -248,6 +248,8 @@ class DcgmiParser final : public LineParser {
 
 }  // namespace
 
-std::unique_ptr<LineParser> make_dcgmi_parser(ParseContext& ctx) { return std::make_unique<DcgmiParser>(ctx); }
+Expected<std::unique_ptr<LineParser>> make_dcgmi_parser(ParseContext& ctx, std::string_view /*head*/) {
+  return std::unique_ptr<LineParser>(std::make_unique<DcgmiParser>(ctx));
+}
 
 }  // namespace gpucost::prep

@@ -456,6 +456,8 @@ LineShape dmesg_line_shape(std::string_view line) {
 
 }  // namespace klog
 
-std::unique_ptr<LineParser> make_dmesg_parser(ParseContext& ctx) { return std::make_unique<DmesgParser>(ctx); }
+Expected<std::unique_ptr<LineParser>> make_dmesg_parser(ParseContext& ctx, std::string_view /*head*/) {
+  return std::unique_ptr<LineParser>(std::make_unique<DmesgParser>(ctx));
+}
 
 }  // namespace gpucost::prep

@@ -79,6 +79,8 @@ class DmonParser final : public LineParser {
 
 }  // namespace
 
-std::unique_ptr<LineParser> make_dmon_parser(ParseContext& ctx) { return std::make_unique<DmonParser>(ctx); }
+Expected<std::unique_ptr<LineParser>> make_dmon_parser(ParseContext& ctx, std::string_view /*head*/) {
+  return std::unique_ptr<LineParser>(std::make_unique<DmonParser>(ctx));
+}
 
 }  // namespace gpucost::prep

@@ -344,8 +344,8 @@ class JournalJsonParser final : public LineParser {
 
 }  // namespace
 
-std::unique_ptr<LineParser> make_journal_json_parser(ParseContext& ctx) {
-  return std::make_unique<JournalJsonParser>(ctx);
+Expected<std::unique_ptr<LineParser>> make_journal_json_parser(ParseContext& ctx, std::string_view /*head*/) {
+  return std::unique_ptr<LineParser>(std::make_unique<JournalJsonParser>(ctx));
 }
 
 }  // namespace gpucost::prep

@@ -498,7 +498,9 @@ bool looks_like_header(std::string_view body) {
 
 }  // namespace
 
-std::unique_ptr<LineParser> make_nsys_parser(ParseContext& ctx) { return std::make_unique<NsysParser>(ctx); }
+Expected<std::unique_ptr<LineParser>> make_nsys_parser(ParseContext& ctx, std::string_view /*head*/) {
+  return std::unique_ptr<LineParser>(std::make_unique<NsysParser>(ctx));
+}
 
 bool looks_like_nsys(std::string_view head) {
   std::size_t pos = 0;

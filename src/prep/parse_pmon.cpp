@@ -129,6 +129,8 @@ class PmonParser final : public LineParser {
 
 }  // namespace
 
-std::unique_ptr<LineParser> make_pmon_parser(ParseContext& ctx) { return std::make_unique<PmonParser>(ctx); }
+Expected<std::unique_ptr<LineParser>> make_pmon_parser(ParseContext& ctx, std::string_view /*head*/) {
+  return std::unique_ptr<LineParser>(std::make_unique<PmonParser>(ctx));
+}
 
 }  // namespace gpucost::prep

@@ -300,8 +300,8 @@ Status check_query_csv_head(std::string_view first_line, const PrepOptions& opti
                     "--query-gpu list, e.g. --fields timestamp,index,power.draw");
 }
 
-Expected<std::unique_ptr<LineParser>> make_query_csv_parser(ParseContext& ctx, std::string_view first_line) {
-  if (auto st = check_query_csv_head(first_line, ctx.options, ctx.stats.path); !st) return st.error();
+Expected<std::unique_ptr<LineParser>> make_query_csv_parser(ParseContext& ctx, std::string_view head) {
+  if (auto st = check_query_csv_head(first_nonblank_line(head), ctx.options, ctx.stats.path); !st) return st.error();
   auto parser = std::make_unique<QueryCsvParser>(ctx);
   if (!ctx.options.fields.empty()) parser->set_columns(ctx.options.fields, false);
   return std::unique_ptr<LineParser>(std::move(parser));

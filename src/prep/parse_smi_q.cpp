@@ -251,6 +251,8 @@ class SmiQParser final : public LineParser {
 
 }  // namespace
 
-std::unique_ptr<LineParser> make_smi_q_parser(ParseContext& ctx) { return std::make_unique<SmiQParser>(ctx); }
+Expected<std::unique_ptr<LineParser>> make_smi_q_parser(ParseContext& ctx, std::string_view /*head*/) {
+  return std::unique_ptr<LineParser>(std::make_unique<SmiQParser>(ctx));
+}
 
 }  // namespace gpucost::prep

@@ -273,6 +273,8 @@ class SmiXmlParser final : public LineParser {
 
 }  // namespace
 
-std::unique_ptr<LineParser> make_smi_xml_parser(ParseContext& ctx) { return std::make_unique<SmiXmlParser>(ctx); }
+Expected<std::unique_ptr<LineParser>> make_smi_xml_parser(ParseContext& ctx, std::string_view /*head*/) {
+  return std::unique_ptr<LineParser>(std::make_unique<SmiXmlParser>(ctx));
+}
 
 }  // namespace gpucost::prep

@@ -961,12 +961,12 @@ Format detect_kernel_log(std::string_view head) {
   return journal > 0 ? Format::journal_text : Format::syslog;
 }
 
-std::unique_ptr<LineParser> make_syslog_parser(ParseContext& ctx) {
-  return std::make_unique<SyslogParser>(ctx, false);
+Expected<std::unique_ptr<LineParser>> make_syslog_parser(ParseContext& ctx, std::string_view /*head*/) {
+  return std::unique_ptr<LineParser>(std::make_unique<SyslogParser>(ctx, false));
 }
 
-std::unique_ptr<LineParser> make_journal_text_parser(ParseContext& ctx) {
-  return std::make_unique<SyslogParser>(ctx, true);
+Expected<std::unique_ptr<LineParser>> make_journal_text_parser(ParseContext& ctx, std::string_view /*head*/) {
+  return std::unique_ptr<LineParser>(std::make_unique<SyslogParser>(ctx, true));
 }
 
 }  // namespace gpucost::prep

@@ -439,8 +439,8 @@ bool is_table_rule(std::string_view line, std::vector<Span>& spans) {
 
 }  // namespace
 
-std::unique_ptr<LineParser> make_torch_table_parser(ParseContext& ctx) {
-  return std::make_unique<TorchTableParser>(ctx);
+Expected<std::unique_ptr<LineParser>> make_torch_table_parser(ParseContext& ctx, std::string_view /*head*/) {
+  return std::unique_ptr<LineParser>(std::make_unique<TorchTableParser>(ctx));
 }
 
 bool looks_like_torch_table(std::string_view head) {

@@ -1360,7 +1360,7 @@ bool looks_like_trainlog(std::string_view head, const PrepOptions& options) {
   });
 }
 
-Expected<std::unique_ptr<LineParser>> make_trainlog_parser(ParseContext& ctx) {
+Expected<std::unique_ptr<LineParser>> make_trainlog_parser(ParseContext& ctx, std::string_view /*head*/) {
   auto patterns = UserPatterns::compile(ctx.options.patterns);
   if (!patterns) return patterns.error();
   return std::unique_ptr<LineParser>(std::make_unique<TrainlogParser>(std::move(*patterns)));

@@ -1,59 +1,73 @@
-// Factories of the per-format line parsers. Internal to prep.
+// Factories of the per-format line parsers, all of one signature (ParserFactory), and the
+// detection helpers each format's file gives detect.cpp. Internal to prep.
 #pragma once
 
-#include <gpucost/prep/prep.hpp>
+#include "line_parser.hpp"
+
+#include <gpucost/core/error.hpp>
 
 #include <memory>
+#include <string>
+#include <string_view>
 
 namespace gpucost::prep {
 
-std::unique_ptr<LineParser> make_dmon_parser(ParseContext& ctx);
-std::unique_ptr<LineParser> make_pmon_parser(ParseContext& ctx);
+/// Creates the parser of one input; `head` is the start of the input (what detection saw). Fails
+/// when the input cannot be read as that format: a query CSV without a header or --fields, a
+/// --pattern that does not compile, JSON of another kind than a Kineto trace.
+using ParserFactory = Expected<std::unique_ptr<LineParser>> (*)(ParseContext& ctx, std::string_view head);
+
+Expected<std::unique_ptr<LineParser>> make_dmon_parser(ParseContext& ctx, std::string_view head);
+Expected<std::unique_ptr<LineParser>> make_pmon_parser(ParseContext& ctx, std::string_view head);
 /// Fails when the CSV has no header and no usable --fields list.
-Expected<std::unique_ptr<LineParser>> make_query_csv_parser(ParseContext& ctx, std::string_view first_line);
+Expected<std::unique_ptr<LineParser>> make_query_csv_parser(ParseContext& ctx, std::string_view head);
 /// Fails, with a hint naming --fields, when a query CSV starting with `first_line` has no header
 /// and no --fields was given.
 Status check_query_csv_head(std::string_view first_line, const PrepOptions& options, const std::string& path);
 /// journalctl -o json / json-pretty (parse_journal_json.cpp).
-std::unique_ptr<LineParser> make_journal_json_parser(ParseContext& ctx);
+Expected<std::unique_ptr<LineParser>> make_journal_json_parser(ParseContext& ctx, std::string_view head);
 /// dcgmi dmon (parse_dcgmi.cpp).
-std::unique_ptr<LineParser> make_dcgmi_parser(ParseContext& ctx);
+Expected<std::unique_ptr<LineParser>> make_dcgmi_parser(ParseContext& ctx, std::string_view head);
 /// nvidia-smi -q text and -q -x XML (parse_smi_q.cpp, parse_smi_xml.cpp).
-std::unique_ptr<LineParser> make_smi_q_parser(ParseContext& ctx);
-std::unique_ptr<LineParser> make_smi_xml_parser(ParseContext& ctx);
+Expected<std::unique_ptr<LineParser>> make_smi_q_parser(ParseContext& ctx, std::string_view head);
+Expected<std::unique_ptr<LineParser>> make_smi_xml_parser(ParseContext& ctx, std::string_view head);
 /// smi_q / smi_xml when `head` starts like nvidia-smi -q / -q -x output, else unknown (smi_common.cpp).
 Format detect_smi(std::string_view head);
 
 /// kern.log / syslog / messages, and the journalctl text modes (parse_syslog.cpp).
-std::unique_ptr<LineParser> make_syslog_parser(ParseContext& ctx);
-std::unique_ptr<LineParser> make_journal_text_parser(ParseContext& ctx);
+Expected<std::unique_ptr<LineParser>> make_syslog_parser(ParseContext& ctx, std::string_view head);
+Expected<std::unique_ptr<LineParser>> make_journal_text_parser(ParseContext& ctx, std::string_view head);
 /// dmesg and /dev/kmsg records (parse_dmesg.cpp).
-std::unique_ptr<LineParser> make_dmesg_parser(ParseContext& ctx);
+Expected<std::unique_ptr<LineParser>> make_dmesg_parser(ParseContext& ctx, std::string_view head);
 
 /// nvidia-bug-report.log: splits it into sections and feeds each to the parser of its format.
-std::unique_ptr<LineParser> make_bug_report_parser(ParseContext& ctx);
+Expected<std::unique_ptr<LineParser>> make_bug_report_parser(ParseContext& ctx, std::string_view head);
 bool looks_like_bug_report(std::string_view head);
 /// syslog, journal_text or dmesg when the first lines of `head` have their shape, else unknown.
 Format detect_kernel_log(std::string_view head);
 
-/// Kineto trace JSON: reads the whole input, runs the analyses and emits their events
-/// (trace/trace_events.cpp).
-void parse_trace_input(io::LineReader& reader, ParseContext& ctx);
-/// Why a trace-like JSON input is not a Kineto trace, from its first bytes; empty when it may be one.
-std::string not_kineto_reason(std::string_view head);
+/// Kineto trace JSON, read whole (trace/trace_events.cpp): the analyses' events. Fails like
+/// check_kineto_head.
+Expected<std::unique_ptr<LineParser>> make_kineto_parser(ParseContext& ctx, std::string_view head);
+/// Fails, naming what it is, when a trace-like JSON input starting with `head` is not a Kineto
+/// trace (a memory timeline, an execution trace).
+Status check_kineto_head(std::string_view head, const std::string& path);
 /// PyTorch profiler tables (parse_torch_table.cpp): a dash rule followed by a "Name ..." header.
-std::unique_ptr<LineParser> make_torch_table_parser(ParseContext& ctx);
+Expected<std::unique_ptr<LineParser>> make_torch_table_parser(ParseContext& ctx, std::string_view head);
 bool looks_like_torch_table(std::string_view head);
 /// Nsight Systems summaries (parse_nsys.cpp): report banners, legacy section titles, CSV headers.
-std::unique_ptr<LineParser> make_nsys_parser(ParseContext& ctx);
+Expected<std::unique_ptr<LineParser>> make_nsys_parser(ParseContext& ctx, std::string_view head);
 bool looks_like_nsys(std::string_view head);
 /// Python training logs and --pattern lines (parse_trainlog.cpp). Fails when a pattern does not
 /// compile.
-Expected<std::unique_ptr<LineParser>> make_trainlog_parser(ParseContext& ctx);
+Expected<std::unique_ptr<LineParser>> make_trainlog_parser(ParseContext& ctx, std::string_view head);
 /// True when the first lines of `head` hold a training-log line shape, or match a --pattern.
 bool looks_like_trainlog(std::string_view head, const PrepOptions& options);
 /// True when one of the first lines is a Python logging line ("2024-06-12 08:00:00,001 - name -
 /// INFO - msg"): checked before the kernel logs, whose ISO stamps look alike.
 bool looks_like_python_logging(std::string_view head);
+
+/// The first line of `head` that is not blank, trimmed (detect.cpp).
+std::string_view first_nonblank_line(std::string_view head);
 
 }  // namespace gpucost::prep

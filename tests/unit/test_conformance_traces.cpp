@@ -4,11 +4,11 @@
 // the memory timeline must be refused by name. When the corpus is absent the test says so.
 #include <catch2/catch.hpp>
 
+#include "prep/trace/trace.hpp"
 #include "support.hpp"
 
 #include <gpucost/io/line_reader.hpp>
 #include <gpucost/prep/prep.hpp>
-#include <gpucost/prep/trace.hpp>
 
 #include <algorithm>
 #include <filesystem>

@@ -3,10 +3,8 @@
 // hand in the comments.
 #include <catch2/catch.hpp>
 
-#include "prep/trace/trace_reader.hpp"
+#include "prep/trace/trace.hpp"
 #include "support.hpp"
-
-#include <gpucost/prep/trace.hpp>
 
 #include <fmt/format.h>
 

@@ -33,6 +33,17 @@ bool format_from_name(std::string_view name, Format& out);
 /// Names accepted by --input-format, for help text and hints.
 std::string format_names();
 
+/// What an input of a format holds, from the format's row in the format table (src/prep/formats.cpp).
+struct FormatTraits {
+  bool telemetry = false;       ///< GPU samples at a fixed interval: a clock step back or an hour's gap is an anomaly
+  bool host_log = false;        ///< the host's kernel or system log, checked against the telemetry's span
+  bool year_less = false;       ///< stamps without a year: read after the telemetry and dated against it
+  bool profiler = false;        ///< profiler output: the GPUs it names are those of the profiled run
+  bool whole_document = false;  ///< read whole, in one step, not line by line (a trace)
+};
+/// All false for Format::unknown.
+FormatTraits format_traits(Format f);
+
 /// The first and last telemetry sample of a run (ns since the epoch, UTC), both inside: the
 /// time the job ran, against which the year of a year-less host log is checked.
 struct TelemetrySpan {
@@ -90,123 +101,12 @@ class InputParse {
   /// Reads and parses one line (its events go to the sink); false once the input is done.
   bool step();
   /// The lines read so far only restored the parser's state: no event of theirs is emitted
-  /// later (LineParser::end_replay).
+  /// later (the parser's end_replay).
   void end_replay();
 
  private:
   struct Impl;
   std::unique_ptr<Impl> m_impl;
-};
-
-// ---- parser plumbing, shared by the per-format parsers --------------------------------
-
-/// What became of a line. `deferred`: the parser holds it (a multi-line record) and accounts
-/// for it later with ParseContext::settle().
-enum class LineResult { event, ignored, malformed, deferred };
-
-/// What a parser needs besides the line: options, clock, the event to fill, the sink.
-struct ParseContext {
-  const PrepOptions& options;
-  LocalClock& clock;
-  EventSink& sink;
-  InputStats& stats;
-  Event event;
-  std::string_view reason;  ///< set by a parser that returns LineResult::malformed
-  std::string reason_buf;   ///< owns a formatted reason when a literal is not enough
-
-  std::optional<std::int64_t> reference_ns;  ///< the input's mtime: a reference for year inference
-  std::uint64_t line_no = 0;                  ///< number of the line being parsed
-
-  static constexpr std::int64_t kStepBackTolerance = 1'000'000'000;  ///< log lines of 1 s jitter are not a step back
-  static constexpr std::int64_t kGapNs = 3600'000'000'000;            ///< silence of more than an hour is a gap
-  std::int64_t previous_ts = 0;  ///< time of the previous event, in input order
-  int previous_repeat = -1;      ///< stats.repeated_hours entry of the previous event (-1: none)
-  bool check_clock = false;      ///< telemetry inputs: note clock steps back and long gaps
-
-  /// Sends the filled event to the sink. `event.host` is the host its line names, if the
-  /// parser set one; --host wins over it, and the option's host fills in when there is none.
-  void emit() {
-    const int repeat = clock.fall_backs().empty() || stats.time_basis != TimeBasis::local ? -1 : note_repeated_hour();
-    if (stats.events > 0 && (check_clock || repeat >= 0 || previous_repeat >= 0))
-      note_clock_step(event.ts_ns - previous_ts, repeat);
-    previous_ts = event.ts_ns;
-    previous_repeat = repeat;
-    if (options.host_given || event.host.empty()) event.host = options.host;
-    else note_host(event.host, stats);
-    if (stats.events == 0 || event.ts_ns < stats.first_ts_ns) stats.first_ts_ns = event.ts_ns;
-    if (stats.events == 0 || event.ts_ns > stats.last_ts_ns) stats.last_ts_ns = event.ts_ns;
-    if (event.kind == "driver") note_driver(event, stats);
-    sink.on_event(event);
-    event.host = {};  // the next event's line sets its own
-    ++stats.events;
-  }
-  /// Adds a host name a line gave to the input's list (distinct, bounded).
-  static void note_host(std::string_view host, InputStats& stats) {
-    if (!stats.hosts.empty() && stats.hosts.back() == host) return;
-    if (stats.hosts.size() >= InputStats::kMaxHosts) return;
-    if (std::find(stats.hosts.begin(), stats.hosts.end(), host) == stats.hosts.end()) stats.hosts.emplace_back(host);
-  }
-  /// The stats.repeated_hours entry of the event when its time lies where the local times of a
-  /// DST fall-back's repeated hour are placed (counted there); -1 when it does not.
-  int note_repeated_hour();
-  /// Counts a step back or a long gap of the clock (NTP steps, a stopped logger): events stay
-  /// in input order and the summary says where. The first step back inside a repeated hour is
-  /// the DST change (the log went on in the hour's second occurrence), noted with it instead;
-  /// leaving that hour, its length is taken off the step. Only telemetry (check_clock) counts
-  /// anomalies.
-  void note_clock_step(std::int64_t step_ns, int repeat) {
-    if (repeat >= 0 && repeat == previous_repeat && step_ns < -kStepBackTolerance) {
-      auto& r = stats.repeated_hours[static_cast<std::size_t>(repeat)];
-      if (r.step_line == 0) {
-        r.step_line = line_no;
-        r.step_ns = -step_ns;
-        return;
-      }
-    }
-    if (previous_repeat >= 0 && repeat != previous_repeat &&
-        static_cast<std::size_t>(previous_repeat) < stats.repeated_hours.size()) {
-      const auto& r = stats.repeated_hours[static_cast<std::size_t>(previous_repeat)];
-      if (r.step_line != 0 && event.ts_ns >= r.fall_back.at_ns) step_ns -= r.fall_back.repeat_ns;
-    }
-    if (!check_clock) return;
-    auto& a = stats.clock_anomalies;
-    if (step_ns < -kStepBackTolerance) {
-      ++a.steps_back;
-      if (-step_ns > a.largest_back_ns) {
-        a.largest_back_ns = -step_ns;
-        a.largest_back_line = line_no;
-      }
-    } else if (step_ns > kGapNs) {
-      ++a.gaps;
-      if (step_ns > a.largest_gap_ns) {
-        a.largest_gap_ns = step_ns;
-        a.largest_gap_line = line_no;
-      }
-    }
-  }
-  /// A driver-load event names the driver version: it goes into the input's fingerprint.
-  static void note_driver(const Event& event, InputStats& stats);
-  /// Accounts for `lines` lines held back earlier (LineResult::deferred), starting at line
-  /// `first_line`; for `malformed`, `reason` and `excerpt` describe them.
-  void settle(LineResult result, std::uint64_t lines, std::uint64_t first_line = 0, std::string_view why = {},
-              std::string_view excerpt = {});
-  LineResult malformed(std::string_view why) {
-    reason = why;
-    return LineResult::malformed;
-  }
-};
-
-/// One parser per format; created per input, so it may keep per-file state.
-class LineParser {
- public:
-  virtual ~LineParser() = default;
-  virtual LineResult parse(std::string_view line, ParseContext& ctx) = 0;
-  /// End of input: emit and settle() whatever is still held back.
-  virtual void finish(ParseContext& ctx) { (void)ctx; }
-  /// The lines parsed so far were replayed to restore this parser's state (a resumed batch
-  /// run; their events were counted before): close any record still open, and never emit
-  /// what is held back from them, even once the rest of the input places it.
-  virtual void end_replay(ParseContext& ctx) { (void)ctx; }
 };
 
 }  // namespace gpucost::prep

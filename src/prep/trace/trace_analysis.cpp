@@ -1,5 +1,5 @@
 // The analyses of a Kineto trace, per device (definitions in docs/formats.md, "Kineto traces").
-#include <gpucost/prep/trace.hpp>
+#include "trace.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -2,10 +2,10 @@
 // records (a trace holds hundreds of thousands; the cost model needs their sums). Kinds and
 // fields are listed in docs/formats.md, "Kineto traces".
 #include "../parsers.hpp"
+#include "trace.hpp"
 
 #include <gpucost/core/time.hpp>
 #include <gpucost/io/line_reader.hpp>
-#include <gpucost/prep/trace.hpp>
 
 #include <fmt/format.h>
 
@@ -266,8 +266,7 @@ void explain_no_gpu_ops(const TraceData& data, ParseContext& ctx) {
   }
 }
 
-}  // namespace
-
+// Why a trace-like JSON input is not a Kineto trace, from its first bytes; empty when it may be one.
 std::string not_kineto_reason(std::string_view head) {
   // Only the head's own shape is judged here; a full read decides the rest.
   std::size_t p = 0;
@@ -286,7 +285,7 @@ std::string not_kineto_reason(std::string_view head) {
   return {};
 }
 
-void parse_trace_input(io::LineReader& reader, ParseContext& ctx) {
+void parse_trace(io::LineReader& reader, ParseContext& ctx) {
   TraceData data;
   (void)read_trace(reader, data);
   account(data, ctx);
@@ -312,6 +311,28 @@ void parse_trace_input(io::LineReader& reader, ParseContext& ctx) {
     emit_kernels(d, clock, ctx);
     emit_memory(d, clock, ctx);
   }
+}
+
+// A trace is read whole, in one step (FormatTraits::whole_document): parse() is never called.
+class TraceParser final : public LineParser {
+ public:
+  LineResult parse(std::string_view /*line*/, ParseContext& /*ctx*/) override { return LineResult::ignored; }
+  void parse_whole(io::LineReader& reader, ParseContext& ctx) override { parse_trace(reader, ctx); }
+};
+
+}  // namespace
+
+Status check_kineto_head(std::string_view head, const std::string& path) {
+  const std::string why = not_kineto_reason(head);
+  if (why.empty()) return {};
+  return make_error(ErrorKind::format, fmt::format("{}: {}", path, why),
+                    "gpucost reads the Chrome trace JSON that torch.profiler writes (export_chrome_trace, "
+                    "tensorboard_trace_handler: *.pt.trace.json[.gz])");
+}
+
+Expected<std::unique_ptr<LineParser>> make_kineto_parser(ParseContext& ctx, std::string_view head) {
+  if (auto st = check_kineto_head(head, ctx.stats.path); !st) return st.error();
+  return std::unique_ptr<LineParser>(std::make_unique<TraceParser>());
 }
 
 }  // namespace gpucost::prep

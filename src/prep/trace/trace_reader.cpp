@@ -12,10 +12,9 @@
 // A file without newlines is simply read as one chunk. Each record is decoded into a small
 // struct first and committed only when it parsed completely, so a record cut by the chunk
 // boundary is never half-counted.
-#include "trace_reader.hpp"
+#include "trace.hpp"
 
 #include <gpucost/io/line_reader.hpp>
-#include <gpucost/prep/trace.hpp>
 
 #include <fmt/format.h>
 #include <simdjson.h>

@@ -6,6 +6,8 @@
 // Times are integer nanoseconds from the trace's own origin (`ts` in µs, parsed exactly from
 // its decimal text); TraceData::to_epoch_ns() puts them on the UTC clock when the trace has
 // baseTimeNanoseconds or absolute epoch stamps.
+//
+// Internal to prep: the rest of gpucost sees a trace as the events trace_events.cpp makes of it.
 #pragma once
 
 #include <gpucost/core/error.hpp>
@@ -103,6 +105,9 @@ struct TraceData {
 Status read_trace(io::LineReader& reader, TraceData& out);
 /// Text of the events array parsed per simdjson pass (the memory the reader holds).
 inline constexpr std::size_t kTraceChunkBytes = 8u << 20;
+/// The same over text in memory (for the unit tests; a small `chunk_bytes` exercises the chunk
+/// boundaries).
+TraceData read_trace_text(std::string_view text, std::size_t chunk_bytes = kTraceChunkBytes);
 /// True when `head` (the first bytes of a file) looks like Chrome trace JSON from a profiler,
 /// or like one of the profiler's other JSON files (reported as not a Kineto trace).
 bool looks_like_trace(std::string_view head);
