@@ -16,9 +16,9 @@
 // Lines that say where training is (start, epoch, step, eval, checkpoint, end) become `train`
 // events; other log lines are ignored but set the time for the untimed lines after them. Lines
 // that match a --pattern become `pattern` events (tried first).
-#include "klog_common.hpp"
-#include "parsers.hpp"
-#include "user_patterns.hpp"
+#include "prep/kernel/klog_common.hpp"
+#include "prep/parsers.hpp"
+#include "prep/user_patterns.hpp"
 
 #include <gpucost/core/text.hpp>
 
