@@ -58,8 +58,8 @@ bool looks_like_torch_table(std::string_view head);
 /// Nsight Systems summaries (profiler/parse_nsys.cpp): report banners, legacy section titles, CSV headers.
 Expected<std::unique_ptr<LineParser>> make_nsys_parser(ParseContext& ctx, std::string_view head);
 bool looks_like_nsys(std::string_view head);
-/// Python training logs and --pattern lines (trainlog/parse_trainlog.cpp). Fails when a pattern does not
-/// compile.
+/// Python training logs and --pattern lines (trainlog/trainlog_parser.cpp; detection in
+/// trainlog_detect.cpp). Fails when a pattern does not compile.
 Expected<std::unique_ptr<LineParser>> make_trainlog_parser(ParseContext& ctx, std::string_view head);
 /// True when the first lines of `head` hold a training-log line shape, or match a --pattern.
 bool looks_like_trainlog(std::string_view head, const PrepOptions& options);
