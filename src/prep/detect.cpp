@@ -1,8 +1,8 @@
 // Format detection: which format an input is, from its first bytes. The order of the checks
 // matters where shapes overlap; each says why it comes where it does.
 #include "parsers.hpp"
-#include "query_fields.hpp"
-#include "trace/trace.hpp"
+#include "prep/profiler/trace/trace.hpp"
+#include "prep/telemetry/query_fields.hpp"
 
 #include <gpucost/core/text.hpp>
 #include <gpucost/prep/prep.hpp>

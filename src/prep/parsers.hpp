@@ -24,20 +24,20 @@ Expected<std::unique_ptr<LineParser>> make_query_csv_parser(ParseContext& ctx, s
 /// Fails, with a hint naming --fields, when a query CSV starting with `first_line` has no header
 /// and no --fields was given.
 Status check_query_csv_head(std::string_view first_line, const PrepOptions& options, const std::string& path);
-/// journalctl -o json / json-pretty (parse_journal_json.cpp).
+/// journalctl -o json / json-pretty (kernel/parse_journal_json.cpp).
 Expected<std::unique_ptr<LineParser>> make_journal_json_parser(ParseContext& ctx, std::string_view head);
-/// dcgmi dmon (parse_dcgmi.cpp).
+/// dcgmi dmon (telemetry/parse_dcgmi.cpp).
 Expected<std::unique_ptr<LineParser>> make_dcgmi_parser(ParseContext& ctx, std::string_view head);
-/// nvidia-smi -q text and -q -x XML (parse_smi_q.cpp, parse_smi_xml.cpp).
+/// nvidia-smi -q text and -q -x XML (telemetry/parse_smi_q.cpp, parse_smi_xml.cpp).
 Expected<std::unique_ptr<LineParser>> make_smi_q_parser(ParseContext& ctx, std::string_view head);
 Expected<std::unique_ptr<LineParser>> make_smi_xml_parser(ParseContext& ctx, std::string_view head);
-/// smi_q / smi_xml when `head` starts like nvidia-smi -q / -q -x output, else unknown (smi_common.cpp).
+/// smi_q / smi_xml when `head` starts like nvidia-smi -q / -q -x output, else unknown (telemetry/smi_common.cpp).
 Format detect_smi(std::string_view head);
 
-/// kern.log / syslog / messages, and the journalctl text modes (parse_syslog.cpp).
+/// kern.log / syslog / messages, and the journalctl text modes (kernel/parse_syslog.cpp).
 Expected<std::unique_ptr<LineParser>> make_syslog_parser(ParseContext& ctx, std::string_view head);
 Expected<std::unique_ptr<LineParser>> make_journal_text_parser(ParseContext& ctx, std::string_view head);
-/// dmesg and /dev/kmsg records (parse_dmesg.cpp).
+/// dmesg and /dev/kmsg records (kernel/parse_dmesg.cpp).
 Expected<std::unique_ptr<LineParser>> make_dmesg_parser(ParseContext& ctx, std::string_view head);
 
 /// nvidia-bug-report.log: splits it into sections and feeds each to the parser of its format.
@@ -46,20 +46,20 @@ bool looks_like_bug_report(std::string_view head);
 /// syslog, journal_text or dmesg when the first lines of `head` have their shape, else unknown.
 Format detect_kernel_log(std::string_view head);
 
-/// Kineto trace JSON, read whole (trace/trace_events.cpp): the analyses' events. Fails like
+/// Kineto trace JSON, read whole (profiler/trace/trace_events.cpp): the analyses' events. Fails like
 /// check_kineto_head.
 Expected<std::unique_ptr<LineParser>> make_kineto_parser(ParseContext& ctx, std::string_view head);
 /// Fails, naming what it is, when a trace-like JSON input starting with `head` is not a Kineto
 /// trace (a memory timeline, an execution trace).
 Status check_kineto_head(std::string_view head, const std::string& path);
-/// PyTorch profiler tables (parse_torch_table.cpp): a dash rule followed by a "Name ..." header.
+/// PyTorch profiler tables (profiler/parse_torch_table.cpp): a dash rule followed by a "Name ..." header.
 Expected<std::unique_ptr<LineParser>> make_torch_table_parser(ParseContext& ctx, std::string_view head);
 bool looks_like_torch_table(std::string_view head);
-/// Nsight Systems summaries (parse_nsys.cpp): report banners, legacy section titles, CSV headers.
+/// Nsight Systems summaries (profiler/parse_nsys.cpp): report banners, legacy section titles, CSV headers.
 Expected<std::unique_ptr<LineParser>> make_nsys_parser(ParseContext& ctx, std::string_view head);
 bool looks_like_nsys(std::string_view head);
-/// Python training logs and --pattern lines (parse_trainlog.cpp). Fails when a pattern does not
-/// compile.
+/// Python training logs and --pattern lines (trainlog/trainlog_parser.cpp; detection in
+/// trainlog_detect.cpp). Fails when a pattern does not compile.
 Expected<std::unique_ptr<LineParser>> make_trainlog_parser(ParseContext& ctx, std::string_view head);
 /// True when the first lines of `head` hold a training-log line shape, or match a --pattern.
 bool looks_like_trainlog(std::string_view head, const PrepOptions& options);

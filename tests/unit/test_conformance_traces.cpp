@@ -4,7 +4,7 @@
 // the memory timeline must be refused by name. When the corpus is absent the test says so.
 #include <catch2/catch.hpp>
 
-#include "prep/trace/trace.hpp"
+#include "prep/profiler/trace/trace.hpp"
 #include "support.hpp"
 
 #include <gpucost/io/line_reader.hpp>

@@ -2,7 +2,7 @@
 // the driver named in their file name (see testdata/README.md); expectations are read off them by hand.
 #include <catch2/catch.hpp>
 
-#include "prep/smi_common.hpp"
+#include "prep/telemetry/smi_common.hpp"
 #include "support.hpp"
 
 #include <gpucost/io/event_stream.hpp>

@@ -6,7 +6,7 @@
 
 #include "support.hpp"
 
-#include "prep/klog_common.hpp"
+#include "prep/kernel/klog_common.hpp"
 
 #include <algorithm>
 #include <filesystem>

@@ -3,7 +3,7 @@
 // hand in the comments.
 #include <catch2/catch.hpp>
 
-#include "prep/trace/trace.hpp"
+#include "prep/profiler/trace/trace.hpp"
 #include "support.hpp"
 
 #include <fmt/format.h>

@@ -11,7 +11,7 @@
 // the ':' sits at column 32, 36, 42 or 55 depending on the driver. A snapshot's lines are held
 // (deferred) until the snapshot ends (next banner, a repeated GPU, end of input); its GPUs then
 // become gpu_info + sample events and its lines event lines.
-#include "parsers.hpp"
+#include "prep/parsers.hpp"
 #include "smi_common.hpp"
 
 #include <gpucost/core/text.hpp>

@@ -3,8 +3,8 @@
 // gpu_info / sample events made from it, so both formats give the same fields. Internal to prep.
 #pragma once
 
-#include "line_parser.hpp"
-#include "row_clock.hpp"
+#include "prep/line_parser.hpp"
+#include "prep/row_clock.hpp"
 
 #include <gpucost/prep/prep.hpp>
 

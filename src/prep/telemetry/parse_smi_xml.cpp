@@ -3,7 +3,7 @@
 // parsed with pugixml: DOCTYPE declarations are skipped, never fetched (pugixml resolves no
 // external entity). Elements map onto the same model as the text form (smi_common.hpp), so both
 // give the same gpu_info and sample fields.
-#include "parsers.hpp"
+#include "prep/parsers.hpp"
 #include "smi_common.hpp"
 
 #include <gpucost/core/text.hpp>

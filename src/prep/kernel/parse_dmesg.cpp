@@ -13,7 +13,7 @@
 // boot; events wait in a buffer until that is known.
 #include "kernel_events.hpp"
 #include "klog_common.hpp"
-#include "parsers.hpp"
+#include "prep/parsers.hpp"
 
 #include <gpucost/core/text.hpp>
 

@@ -15,7 +15,7 @@
 // and its _BOOT_ID: realtime - monotonic is that boot's start, reported per boot in the notes
 // (the clock dmesg's uptime stamps need).
 #include "kernel_events.hpp"
-#include "parsers.hpp"
+#include "prep/parsers.hpp"
 
 #include <gpucost/core/text.hpp>
 #include <gpucost/core/time.hpp>

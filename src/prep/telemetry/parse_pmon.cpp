@@ -4,7 +4,7 @@
 //   # Idx           #    C/G      %      %      %      %      %      %    name
 //       0      11345     C     99     10      -      -      -      -    gpu_burn
 // A GPU without processes prints a row of '-': it becomes a "no_process" event.
-#include "parsers.hpp"
+#include "prep/parsers.hpp"
 #include "smi_table.hpp"
 
 #include <gpucost/core/text.hpp>

@@ -2,9 +2,9 @@
 //   timestamp, index, power.draw [W], utilization.gpu [%]
 //   2024/06/12 14:22:18.123, 0, 245.32 W, 98 %
 // Columns are mapped by header name; with noheader the names come from --fields.
-#include "parsers.hpp"
+#include "prep/parsers.hpp"
+#include "prep/row_clock.hpp"
 #include "query_fields.hpp"
-#include "row_clock.hpp"
 
 #include <gpucost/core/text.hpp>
 

@@ -2,7 +2,7 @@
 // journalctl text modes; parse_dmesg.cpp: dmesg and /dev/kmsg). Internal to prep.
 #pragma once
 
-#include "line_parser.hpp"
+#include "prep/line_parser.hpp"
 
 #include <gpucost/core/event.hpp>
 #include <gpucost/core/time.hpp>

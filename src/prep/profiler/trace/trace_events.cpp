@@ -1,7 +1,7 @@
 // A Kineto trace as events of the gpucost.events stream: the trace's analyses, not its raw
 // records (a trace holds hundreds of thousands; the cost model needs their sums). Kinds and
 // fields are listed in docs/formats.md, "Kineto traces".
-#include "../parsers.hpp"
+#include "prep/parsers.hpp"
 #include "trace.hpp"
 
 #include <gpucost/core/time.hpp>

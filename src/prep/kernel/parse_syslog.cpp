@@ -16,7 +16,7 @@
 // until the end of the input so that the year is known.
 #include "kernel_events.hpp"
 #include "klog_common.hpp"
-#include "parsers.hpp"
+#include "prep/parsers.hpp"
 
 #include <gpucost/core/text.hpp>
 #include <gpucost/prep/clock_check.hpp>

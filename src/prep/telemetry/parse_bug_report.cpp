@@ -15,7 +15,7 @@
 // give the boot time for the dmesg section. The same kernel message is often in the report
 // twice or three times (kern.log excerpt, journal excerpt, dmesg): copies of one event (same
 // kind and message within a second) are written once and counted as duplicates.
-#include "parsers.hpp"
+#include "prep/parsers.hpp"
 
 #include <gpucost/core/text.hpp>
 

@@ -9,7 +9,7 @@
 // GPUTL = utilization.gpu, ...); profiling ratios (SMACT, TENSO, DRAMA, ... 0-1) and other DCGM
 // fields stay numeric fields named after the short name in lower case. Time = --start +
 // cycle x --interval (dcgmi -d, default 1000 ms): a cycle ends when an entity repeats.
-#include "parsers.hpp"
+#include "prep/parsers.hpp"
 #include "smi_table.hpp"
 
 #include <gpucost/core/text.hpp>

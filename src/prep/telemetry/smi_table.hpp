@@ -2,7 +2,7 @@
 // whitespace (or, for `--format csv`, comma) tokenising, date/time key columns. Internal.
 #pragma once
 
-#include "row_clock.hpp"
+#include "prep/row_clock.hpp"
 
 #include <gpucost/core/event.hpp>
 

@@ -12,8 +12,8 @@
 // at --start (else the relative clock's epoch).
 #include "dash_rule.hpp"
 #include "decimal.hpp"
-#include "parsers.hpp"
-#include "row_clock.hpp"
+#include "prep/parsers.hpp"
+#include "prep/row_clock.hpp"
 
 #include <gpucost/core/text.hpp>
 

@@ -3,7 +3,7 @@
 //   # gpu    pwr  gtemp  mtemp     sm    mem    enc    dec    jpg    ofa   mclk   pclk
 //   # Idx      W      C      C      %      %      %      %      %      %    MHz    MHz
 //       0    631     63     57    100     10      0      0      0      0   2619   1980
-#include "parsers.hpp"
+#include "prep/parsers.hpp"
 #include "smi_table.hpp"
 
 #include <gpucost/core/text.hpp>

@@ -13,8 +13,8 @@
 // footer. A table has no clock: every event is at --start (else the relative clock's epoch).
 #include "dash_rule.hpp"
 #include "decimal.hpp"
-#include "parsers.hpp"
-#include "row_clock.hpp"
+#include "prep/parsers.hpp"
+#include "prep/row_clock.hpp"
 
 #include <gpucost/core/text.hpp>
 
