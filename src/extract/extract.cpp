@@ -168,12 +168,6 @@ void host_indicators(const Features& f, double filled_j, double energy_j, Indica
 
 double gap_limit_s(double median_interval_s) { return std::max(10.0, 5.0 * median_interval_s); }
 
-double EnergyProfile::total() const {
-  double t = 0;
-  for (const auto& [minute, v] : kwh_by_minute) t += v;
-  return t;
-}
-
 namespace {
 
 /// The GPU an incident names, for grouping faults (docs/cost-model.md, "Faults"): the PCI bus

@@ -14,6 +14,7 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kJoulesPerKwh = 3.6e6;
 constexpr double kNearLimit = 0.95;         // "at or near the enforced power limit": within 5 %
 constexpr double kStarvedUtilPct = 80, kStarvedMemPct = 50;
+constexpr double kPowerErrorW = 5.0;        // power reading uncertainty (energy_low/high_kwh), W per sample
 
 // NVML clocks_event_reasons bits (nvml.h, nvmlClocksEventReason*).
 constexpr unsigned kGpuIdle = 0x1, kSwPowerCap = 0x4, kHwSlowdown = 0x8, kSyncBoost = 0x10, kSwThermal = 0x20,

@@ -3,7 +3,7 @@
 // and merge share one formula (docs/indicators.md, Merging).
 #pragma once
 
-#include <gpucost/extract/extract.hpp>
+#include <gpucost/extract/features.hpp>
 
 #include "quantile_sketch.hpp"
 

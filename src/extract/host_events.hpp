@@ -5,7 +5,8 @@
 // number of incidents, only the window's list of coalesced incidents does.
 #pragma once
 
-#include <gpucost/extract/extract.hpp>
+#include <gpucost/extract/features.hpp>
+#include <gpucost/extract/sample_collector.hpp>
 
 #include <cstdint>
 #include <limits>

@@ -4,7 +4,7 @@
 // unless one document gives them.
 #include <gpucost/core/time.hpp>
 #include <gpucost/extract/catalogue.hpp>
-#include <gpucost/extract/extract.hpp>
+#include <gpucost/extract/features.hpp>
 
 #include "faults.hpp"
 #include "gpu_stats.hpp"

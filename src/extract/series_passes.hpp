@@ -3,9 +3,11 @@
 // takes samples one by one, so extract reads a GPU once whatever the length of its log.
 #pragma once
 
-#include <gpucost/extract/extract.hpp>
+#include <gpucost/extract/features.hpp>
 
+#include <cstdint>
 #include <deque>
+#include <limits>
 #include <map>
 #include <vector>
 
