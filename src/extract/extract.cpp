@@ -26,11 +26,6 @@ constexpr std::string_view kNoGpuTelemetry = "no GPU telemetry in the input (ker
 
 double secs(std::int64_t ns) { return static_cast<double>(ns) / 1e9; }
 
-void set(IndicatorSet& set, std::string_view key, double v) { set[std::string(key)] = IndicatorValue{v, {}}; }
-void absent(IndicatorSet& set, std::string_view key, std::string reason) {
-  set[std::string(key)] = IndicatorValue{std::nullopt, std::move(reason)};
-}
-
 /// What each GPU's walk feeds besides its own indicators.
 struct HostWalks {
   detail::GpuWalkSummary& summary;
@@ -103,30 +98,31 @@ HostRule host_rule(std::string_view key) {
 /// The host's ratios of summed GPU quantities (not means of the GPUs' ratios).
 void host_ratios(const Features& f, double filled_j, double energy_j, IndicatorSet& out) {
   const IndicatorValue energy = out["energy_kwh"];
-  if (!energy.value) absent(out, "energy_filled_fraction", energy.reason);
-  else if (energy_j > 0) set(out, "energy_filled_fraction", filled_j / energy_j);
-  else absent(out, "energy_filled_fraction", "energy is 0");
+  if (!energy.value) set_absent(out, "energy_filled_fraction", energy.reason);
+  else if (energy_j > 0) set_value(out, "energy_filled_fraction", filled_j / energy_j);
+  else set_absent(out, "energy_filled_fraction", "energy is 0");
   const IndicatorValue busy = out["busy_s"];
-  if (!energy.value || !busy.value) absent(out, "energy_per_busy_hour_kwh", !energy.value ? energy.reason : busy.reason);
-  else if (*busy.value > 0) set(out, "energy_per_busy_hour_kwh", *energy.value / (*busy.value / 3600));
-  else absent(out, "energy_per_busy_hour_kwh", "no busy time (utilisation > 0 %)");
+  if (!energy.value || !busy.value)
+    set_absent(out, "energy_per_busy_hour_kwh", !energy.value ? energy.reason : busy.reason);
+  else if (*busy.value > 0) set_value(out, "energy_per_busy_hour_kwh", *energy.value / (*busy.value / 3600));
+  else set_absent(out, "energy_per_busy_hour_kwh", "no busy time (utilisation > 0 %)");
   double lowest = kNaN;
   for (const GpuFeatures& g : f.gpus) {
     const auto it = g.indicators.find("coverage");
     if (it != g.indicators.end() && it->second.value && !(*it->second.value >= lowest)) lowest = *it->second.value;
   }
   if (std::isnan(lowest))
-    absent(out, "coverage_min", f.gpus.empty() ? std::string(kNoGpuTelemetry)
+    set_absent(out, "coverage_min", f.gpus.empty() ? std::string(kNoGpuTelemetry)
                                                : std::string("no GPU has a coverage (empty window or only traces)"));
-  else set(out, "coverage_min", lowest);
+  else set_value(out, "coverage_min", lowest);
 }
 
 // Host values: extensive quantities are sums, maxima maxima, minima minima, the rest means over
 // the GPUs that have the indicator. A sum is absent when any GPU lacks its term: a host energy
 // that silently left a GPU out would look like a measurement.
 void host_indicators(const Features& f, double filled_j, double energy_j, IndicatorSet& out) {
-  set(out, "wall_s", f.wall_s());
-  set(out, "gpu_count", static_cast<double>(f.gpus.size()));
+  set_value(out, "wall_s", f.wall_s());
+  set_value(out, "gpu_count", static_cast<double>(f.gpus.size()));
   for (const IndicatorDef& def : catalogue()) {
     const std::string key(def.key);
     if (key == "wall_s" || def.scope == Scope::host_only || def.category == "trace") continue;  // set on their own
@@ -150,16 +146,16 @@ void host_indicators(const Features& f, double filled_j, double energy_j, Indica
       ++n;
     }
     if (rule == HostRule::sum && n < f.gpus.size()) {
-      absent(out, key, gpu_reason);
+      set_absent(out, key, gpu_reason);
       continue;
     }
     if (n == 0) {
-      absent(out, key, !reason.empty()   ? reason
+      set_absent(out, key, !reason.empty()   ? reason
                        : f.gpus.empty() ? std::string(kNoGpuTelemetry)
                                         : std::string("no GPU has this indicator"));
       continue;
     }
-    set(out, key, rule == HostRule::mean ? acc / static_cast<double>(n) : acc);
+    set_value(out, key, rule == HostRule::mean ? acc / static_cast<double>(n) : acc);
   }
   host_ratios(f, filled_j, energy_j, out);
 }
@@ -331,16 +327,16 @@ namespace {
 void xid_times(const Features& f, IndicatorSet& out) {
   const auto count = out.find("xid_count");
   if (count == out.end() || !count->second.value) return;
-  if (f.wall_s() > 0) set(out, "xid_per_hour", *count->second.value / (f.wall_s() / 3600));
-  else absent(out, "xid_per_hour", "the window is empty (wall time 0 s)");
+  if (f.wall_s() > 0) set_value(out, "xid_per_hour", *count->second.value / (f.wall_s() / 3600));
+  else set_absent(out, "xid_per_hour", "the window is empty (wall time 0 s)");
   const auto first = f.host_partials.find("xid.first_ns.min"), last = f.host_partials.find("xid.last_ns.max");
   if (first == f.host_partials.end() || last == f.host_partials.end()) {
-    absent(out, "xid_first_s", "no Xid in the window");
-    absent(out, "xid_last_s", "no Xid in the window");
+    set_absent(out, "xid_first_s", "no Xid in the window");
+    set_absent(out, "xid_last_s", "no Xid in the window");
     return;
   }
-  set(out, "xid_first_s", (first->second - static_cast<double>(f.from_ns)) / 1e9);
-  set(out, "xid_last_s", (last->second - static_cast<double>(f.from_ns)) / 1e9);
+  set_value(out, "xid_first_s", (first->second - static_cast<double>(f.from_ns)) / 1e9);
+  set_value(out, "xid_last_s", (last->second - static_cast<double>(f.from_ns)) / 1e9);
 }
 
 
@@ -376,8 +372,8 @@ std::string_view incident_key(const Incident& i) {
 void incident_indicators(const SampleCollector& c, Features& f, IndicatorSet& out) {
   static constexpr std::string_view kTimes[] = {"xid_per_hour", "xid_first_s", "xid_last_s"};
   if (!c.has_host_logs() && c.incidents().empty()) {
-    for (auto k : kIncidentKeys) absent(out, k, "no kernel log, dmesg, journal or bug report among the inputs");
-    for (auto k : kTimes) absent(out, k, "no kernel log, dmesg, journal or bug report among the inputs");
+    for (auto k : kIncidentKeys) set_absent(out, k, "no kernel log, dmesg, journal or bug report among the inputs");
+    for (auto k : kTimes) set_absent(out, k, "no kernel log, dmesg, journal or bug report among the inputs");
     return;
   }
   std::map<std::string_view, double> n;
@@ -399,7 +395,7 @@ void incident_indicators(const SampleCollector& c, Features& f, IndicatorSet& ou
     const std::string_view key = incident_key(i);
     if (!key.empty()) ++n[key];
   });
-  for (const auto& [key, value] : n) set(out, key, value);
+  for (const auto& [key, value] : n) set_value(out, key, value);
   xid_times(f, out);
 }
 
@@ -468,27 +464,27 @@ struct TraceSums {
 
 /// The kinds of GPU work and the idle kinds (F124-F131) of one GPU or the host.
 void trace_mix_indicators(const TraceSums& t, IndicatorSet& out) {
-  set(out, "memcpy_count", t.memcpys);
-  set(out, "memset_count", t.memsets);
+  set_value(out, "memcpy_count", t.memcpys);
+  set_value(out, "memset_count", t.memsets);
   const auto of_ops = [&](std::string_view key, double part) {
-    if (t.op_ns > 0) set(out, key, part / t.op_ns);
-    else absent(out, key, "the trace's GPU ops last 0 s in total");
+    if (t.op_ns > 0) set_value(out, key, part / t.op_ns);
+    else set_absent(out, key, "the trace's GPU ops last 0 s in total");
   };
   of_ops("comm_kernel_fraction", t.comm_ns);
   of_ops("memory_op_fraction", t.memory_op_ns);
   double top = kNaN;
   for (const auto& [name, ns] : t.top_kernel_ns)
     if (!(ns <= top)) top = ns;
-  if (std::isnan(top)) absent(out, "top_kernel_share", "no kernels in the trace");
+  if (std::isnan(top)) set_absent(out, "top_kernel_share", "no kernels in the trace");
   else of_ops("top_kernel_share", top);
   const auto of_span = [&](std::string_view key, double part) {
-    if (t.span > 0) set(out, key, part / t.span);
-    else absent(out, key, "the trace's GPU span is 0 s");
+    if (t.span > 0) set_value(out, key, part / t.span);
+    else set_absent(out, key, "the trace's GPU span is 0 s");
   };
   of_span("host_wait_fraction", t.host_wait_ns);
   of_span("short_gap_fraction", t.short_gap_ns);
-  if (std::isnan(t.launch_max_ns)) absent(out, "launch_delay_max_us", "no GPU op was joined to a launch call");
-  else set(out, "launch_delay_max_us", t.launch_max_ns / 1e3);
+  if (std::isnan(t.launch_max_ns)) set_absent(out, "launch_delay_max_us", "no GPU op was joined to a launch call");
+  else set_value(out, "launch_delay_max_us", t.launch_max_ns / 1e3);
 }
 
 /// The trace indicators of one GPU (or the host) from its sums; `launch` is the record whose
@@ -499,13 +495,14 @@ void trace_indicators(const TraceSums& t, const TraceRecord* launch, const std::
   const std::string no_trace = "no Kineto trace with GPU ops among the inputs";
   if (t.devices == 0) {
     for (const IndicatorDef& d : catalogue())
-      if (d.category == "trace" && d.scope != Scope::host_only && d.key != "net_gpu_time_s") absent(out, d.key, no_trace);
+      if (d.category == "trace" && d.scope != Scope::host_only && d.key != "net_gpu_time_s")
+        set_absent(out, d.key, no_trace);
     return;
   }
-  set(out, "gpu_busy_s", t.busy / 1e9);
+  set_value(out, "gpu_busy_s", t.busy / 1e9);
   const auto share = [&](std::string_view key, double part) {
-    if (t.span > 0) set(out, key, part / t.span);
-    else absent(out, key, "the trace's GPU span is 0 s");
+    if (t.span > 0) set_value(out, key, part / t.span);
+    else set_absent(out, key, "the trace's GPU span is 0 s");
   };
   share("gpu_idle_fraction_trace", t.idle);
   share("gpu_compute_fraction", t.compute);
@@ -514,26 +511,26 @@ void trace_indicators(const TraceSums& t, const TraceRecord* launch, const std::
                                    std::pair{"launch_delay_p95_us", "launch_delay_p95_ns"},
                                    std::pair{"launch_delay_p99_us", "launch_delay_p99_ns"}}) {
     const double v = launch != nullptr ? launch->get(field) : kNaN;
-    if (!std::isnan(v)) set(out, key, v / kUs);
-    else absent(out, key, launch != nullptr ? "no GPU op was joined to a launch call" : launch_reason);
+    if (!std::isnan(v)) set_value(out, key, v / kUs);
+    else set_absent(out, key, launch != nullptr ? "no GPU op was joined to a launch call" : launch_reason);
   }
-  if (t.kernels > 0) set(out, "short_kernel_fraction", t.short_kernels / t.kernels);
-  else absent(out, "short_kernel_fraction", "no kernels in the trace");
-  if (t.launched > 0) set(out, "launch_delay_over_10ms_fraction", t.long_delays / t.launched);
-  else absent(out, "launch_delay_over_10ms_fraction", "no GPU op was joined to a launch call");
-  set(out, "kernels", t.kernels);
-  set(out, "unmatched_gpu_events", t.unmatched);
-  set(out, "memcpy_s", t.memcpy_ns / 1e9);
-  if (t.h2d_ns > 0) set(out, "h2d_gbps", t.h2d_bytes / t.h2d_ns);
-  else absent(out, "h2d_gbps", "no HtoD memcpy with a byte count in the trace");
-  if (t.d2h_ns > 0) set(out, "d2h_gbps", t.d2h_bytes / t.d2h_ns);
-  else absent(out, "d2h_gbps", "no DtoH memcpy with a byte count in the trace");
+  if (t.kernels > 0) set_value(out, "short_kernel_fraction", t.short_kernels / t.kernels);
+  else set_absent(out, "short_kernel_fraction", "no kernels in the trace");
+  if (t.launched > 0) set_value(out, "launch_delay_over_10ms_fraction", t.long_delays / t.launched);
+  else set_absent(out, "launch_delay_over_10ms_fraction", "no GPU op was joined to a launch call");
+  set_value(out, "kernels", t.kernels);
+  set_value(out, "unmatched_gpu_events", t.unmatched);
+  set_value(out, "memcpy_s", t.memcpy_ns / 1e9);
+  if (t.h2d_ns > 0) set_value(out, "h2d_gbps", t.h2d_bytes / t.h2d_ns);
+  else set_absent(out, "h2d_gbps", "no HtoD memcpy with a byte count in the trace");
+  if (t.d2h_ns > 0) set_value(out, "d2h_gbps", t.d2h_bytes / t.d2h_ns);
+  else set_absent(out, "d2h_gbps", "no DtoH memcpy with a byte count in the trace");
   if (t.queues > 0) {
-    set(out, "queue_length_mean", t.queue_mean_sum / static_cast<double>(t.queues));
-    set(out, "queue_length_max", t.queue_max);
+    set_value(out, "queue_length_mean", t.queue_mean_sum / static_cast<double>(t.queues));
+    set_value(out, "queue_length_max", t.queue_max);
   } else {
-    absent(out, "queue_length_mean", "no GPU op was joined to a launch call");
-    absent(out, "queue_length_max", "no GPU op was joined to a launch call");
+    set_absent(out, "queue_length_mean", "no GPU op was joined to a launch call");
+    set_absent(out, "queue_length_max", "no GPU op was joined to a launch call");
   }
   trace_mix_indicators(t, out);
 }
@@ -541,7 +538,7 @@ void trace_indicators(const TraceSums& t, const TraceRecord* launch, const std::
 /// net_gpu_time_s: the trace's busy time, else the profiler table's device total, else nsys.
 void net_gpu_time(const SampleCollector& c, const TraceSums& host, IndicatorSet& out) {
   if (host.devices > 0) {
-    set(out, "net_gpu_time_s", host.busy / 1e9);
+    set_value(out, "net_gpu_time_s", host.busy / 1e9);
     return;
   }
   double table_ns = 0, nsys_ns = 0;
@@ -558,9 +555,9 @@ void net_gpu_time(const SampleCollector& c, const TraceSums& host, IndicatorSet&
       nsys = true;
     }
   }
-  if (table) set(out, "net_gpu_time_s", table_ns / 1e9);
-  else if (nsys) set(out, "net_gpu_time_s", nsys_ns / 1e9);
-  else absent(out, "net_gpu_time_s", "no Kineto trace, profiler table or nsys report among the inputs");
+  if (table) set_value(out, "net_gpu_time_s", table_ns / 1e9);
+  else if (nsys) set_value(out, "net_gpu_time_s", nsys_ns / 1e9);
+  else set_absent(out, "net_gpu_time_s", "no Kineto trace, profiler table or nsys report among the inputs");
 }
 
 /// Trace indicators per GPU (for the GPUs of the features) and for the host.
@@ -585,8 +582,8 @@ void add_trace_indicators(const SampleCollector& c, Features& f) {
   for (GpuFeatures& g : f.gpus) {
     const TraceSums& t = per_gpu[g.gpu];
     trace_indicators(t, t.only, "several traces give this GPU: their percentiles cannot be merged", g.indicators);
-    if (t.devices > 0) set(g.indicators, "net_gpu_time_s", t.busy / 1e9);
-    else absent(g.indicators, "net_gpu_time_s", "no Kineto trace with GPU ops for this GPU");
+    if (t.devices > 0) set_value(g.indicators, "net_gpu_time_s", t.busy / 1e9);
+    else set_absent(g.indicators, "net_gpu_time_s", "no Kineto trace with GPU ops for this GPU");
   }
   const TraceRecord* launch = launches.size() == 1 ? launches.front() : nullptr;
   trace_indicators(host, launch,
@@ -615,43 +612,44 @@ void training_indicators(const SampleCollector& c, const Features& f, IndicatorS
     if (r.kind == "trace_info") ++traces;
     if (r.kind == "trace_step" && !std::isnan(r.get("dur_ns"))) steps.push_back(r.get("dur_ns") / 1e9);
   }
-  set(out, "traces", traces);
-  if (traces == 0) absent(out, "trace_steps", "no Kineto trace among the inputs");
-  else set(out, "trace_steps", static_cast<double>(steps.size()));
+  set_value(out, "traces", traces);
+  if (traces == 0) set_absent(out, "trace_steps", "no Kineto trace among the inputs");
+  else set_value(out, "trace_steps", static_cast<double>(steps.size()));
   if (steps.empty()) {
     const std::string why = traces == 0 ? "no Kineto trace among the inputs" : "the traces mark no ProfilerStep#N";
-    absent(out, "step_time_mean_s", why);
-    absent(out, "step_time_p95_s", why);
+    set_absent(out, "step_time_mean_s", why);
+    set_absent(out, "step_time_p95_s", why);
   } else {
     std::sort(steps.begin(), steps.end());
     double sum = 0;
     for (double v : steps) sum += v;
-    set(out, "step_time_mean_s", sum / static_cast<double>(steps.size()));
-    set(out, "step_time_p95_s", linear_percentile(steps, 0.95));
+    set_value(out, "step_time_mean_s", sum / static_cast<double>(steps.size()));
+    set_value(out, "step_time_p95_s", linear_percentile(steps, 0.95));
   }
   std::vector<double> samples, iterations;
   for (const TrainRate& r : c.train_rates())
     if (f.contains(r.ts_ns)) (r.samples ? samples : iterations).push_back(r.value);
   if (samples.empty()) {
-    absent(out, "samples_per_s", "no training summary with samples per second (HF Trainer train_samples_per_second) in the window");
+    set_absent(out, "samples_per_s",
+               "no training summary with samples per second (HF Trainer train_samples_per_second) in the window");
   } else {
     double sum = 0;
     for (double v : samples) sum += v;
-    set(out, "samples_per_s", sum / static_cast<double>(samples.size()));
+    set_value(out, "samples_per_s", sum / static_cast<double>(samples.size()));
   }
   if (iterations.empty()) {
-    absent(out, "iterations_per_s", "no training progress bar with a rate (tqdm it/s or s/it) in the window");
+    set_absent(out, "iterations_per_s", "no training progress bar with a rate (tqdm it/s or s/it) in the window");
   } else {
     std::sort(iterations.begin(), iterations.end());
-    set(out, "iterations_per_s", linear_percentile(iterations, 0.5));
+    set_value(out, "iterations_per_s", linear_percentile(iterations, 0.5));
   }
 }
 
 /// --pattern lines in the window: how many, and their summed durations.
 void pattern_indicators(const SampleCollector& c, const Features& f, IndicatorSet& out) {
   if (c.pattern_events().empty()) {
-    absent(out, "pattern_events", "no --pattern matched a line of the inputs");
-    absent(out, "pattern_duration_s", "no --pattern matched a line of the inputs");
+    set_absent(out, "pattern_events", "no --pattern matched a line of the inputs");
+    set_absent(out, "pattern_duration_s", "no --pattern matched a line of the inputs");
     return;
   }
   double n = 0, with_duration = 0;
@@ -664,16 +662,17 @@ void pattern_indicators(const SampleCollector& c, const Features& f, IndicatorSe
       ++with_duration;
     }
   }
-  set(out, "pattern_events", n);
-  if (with_duration > 0) set(out, "pattern_duration_s", static_cast<double>(ns / 1e9L));
-  else absent(out, "pattern_duration_s", "no matching line in the window has a duration group (dur_ms, dur_us, ...)");
+  set_value(out, "pattern_events", n);
+  const std::string_view key = "pattern_duration_s";
+  if (with_duration > 0) set_value(out, key, static_cast<double>(ns / 1e9L));
+  else set_absent(out, key, "no matching line in the window has a duration group (dur_ms, dur_us, ...)");
 }
 
 /// Telemetry indicators of a GPU that only a trace gives: absent, with the reason.
 void no_telemetry(IndicatorSet& out) {
   for (const IndicatorDef& d : catalogue())
     if (d.category != "trace" && d.scope != Scope::host_only && d.key != "wall_s")
-      absent(out, d.key, "no telemetry samples for this GPU (only a profiler trace)");
+      set_absent(out, d.key, "no telemetry samples for this GPU (only a profiler trace)");
 }
 
 }  // namespace
@@ -760,7 +759,7 @@ Expected<Features> compute_features(const SampleCollector& samples, const Extrac
   for (int gpu : trace_gpus) {  // trace-only GPUs (no telemetry at all)
     GpuFeatures g;
     g.gpu = gpu;
-    set(g.indicators, "wall_s", f.wall_s());
+    set_value(g.indicators, "wall_s", f.wall_s());
     no_telemetry(g.indicators);
     f.gpus.push_back(std::move(g));
   }

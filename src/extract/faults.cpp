@@ -162,16 +162,16 @@ void fault_indicators(Features& f, const std::string& reason) {
        {"contact_support", "fault_contact_support_count"}}};
   IndicatorSet& out = f.host_indicators;
   if (!reason.empty()) {
-    out["fault_count"] = IndicatorValue{std::nullopt, reason};
-    for (const auto& [bucket, key] : kByBucket) out[std::string(key)] = IndicatorValue{std::nullopt, reason};
+    set_absent(out, "fault_count", reason);
+    for (const auto& [bucket, key] : kByBucket) set_absent(out, key, reason);
     return;
   }
-  out["fault_count"] = IndicatorValue{static_cast<double>(f.faults.size()), {}};
+  set_value(out, "fault_count", static_cast<double>(f.faults.size()));
   for (const auto& entry : kByBucket) {  // not a structured binding: clang 14 cannot capture one
     const auto n = std::count_if(f.faults.begin(), f.faults.end(), [&](const WindowFault& w) {
       return kSeverityOrder[static_cast<std::size_t>(fault_severity(w.bucket))] == entry.first;
     });
-    out[std::string(entry.second)] = IndicatorValue{static_cast<double>(n), {}};
+    set_value(out, entry.second, static_cast<double>(n));
   }
 }
 

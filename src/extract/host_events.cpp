@@ -20,10 +20,6 @@ namespace {
 constexpr std::int64_t kNever = std::numeric_limits<std::int64_t>::min();
 
 double secs(std::int64_t ns) { return static_cast<double>(ns) / 1e9; }
-void set(IndicatorSet& out, std::string_view key, double v) { out[std::string(key)] = IndicatorValue{v, {}}; }
-void absent(IndicatorSet& out, std::string_view key, std::string reason) {
-  out[std::string(key)] = IndicatorValue{std::nullopt, std::move(reason)};
-}
 
 const std::string kNoHostLogs = "no kernel log, dmesg, journal or bug report among the inputs";
 const std::string kNoErrors = "no Xid, AER, modeset or thermal error in the window";
@@ -96,9 +92,10 @@ class IncidentList {
 
   /// downtime_s (F051).
   void finish(const SampleCollector& c) {
-    if (!has_host_logs(c)) absent(m_f.host_indicators, "downtime_s", kNoHostLogs);
-    else if (!m_utilisation) absent(m_f.host_indicators, "downtime_s", "no utilisation samples to tell when work resumed");
-    else set(m_f.host_indicators, "downtime_s", m_total_s);
+    if (!has_host_logs(c)) set_absent(m_f.host_indicators, "downtime_s", kNoHostLogs);
+    else if (!m_utilisation)
+      set_absent(m_f.host_indicators, "downtime_s", "no utilisation samples to tell when work resumed");
+    else set_value(m_f.host_indicators, "downtime_s", m_total_s);
   }
 
  private:
@@ -187,25 +184,25 @@ class ChainPass {
         "chain_errors_after_crossing", "chain_errors_per_crossing", "chain_crossings_with_error", "chain_error_share",
         "chain_lag_mean_s", "chain_lag_min_s", "chain_util_drop_ratio"};
     if (!temperature) {
-      for (auto k : kCrossingKeys) absent(out, k, "no temperature samples in the window");
+      for (auto k : kCrossingKeys) set_absent(out, k, "no temperature samples in the window");
       return;
     }
-    set(out, "chain_errors_after_crossing", m_chained);
-    set(out, "chain_crossings_with_error", m_with_error);
+    set_value(out, "chain_errors_after_crossing", m_chained);
+    set_value(out, "chain_crossings_with_error", m_with_error);
     const std::string no_crossing = "the rolling-median temperature never crossed the threshold upward";
-    if (m_crossings.empty()) absent(out, "chain_errors_per_crossing", no_crossing);
-    else set(out, "chain_errors_per_crossing", m_pairs / static_cast<double>(m_crossings.size()));
-    if (m_errors == 0) absent(out, "chain_error_share", kNoErrors);
-    else set(out, "chain_error_share", m_chained / m_errors);
+    if (m_crossings.empty()) set_absent(out, "chain_errors_per_crossing", no_crossing);
+    else set_value(out, "chain_errors_per_crossing", m_pairs / static_cast<double>(m_crossings.size()));
+    if (m_errors == 0) set_absent(out, "chain_error_share", kNoErrors);
+    else set_value(out, "chain_error_share", m_chained / m_errors);
     if (m_with_error > 0) {
-      set(out, "chain_lag_mean_s", m_lag_sum / m_with_error);
-      set(out, "chain_lag_min_s", m_lag_min);
+      set_value(out, "chain_lag_mean_s", m_lag_sum / m_with_error);
+      set_value(out, "chain_lag_min_s", m_lag_min);
       util_drop(utilisation, true, "chain_util_drop_ratio", out);
     } else {
       const std::string none = m_crossings.empty() ? no_crossing : "no error followed a crossing within the chain window";
-      absent(out, "chain_lag_mean_s", none);
-      absent(out, "chain_lag_min_s", none);
-      absent(out, "chain_util_drop_ratio", "no error followed a crossing within the chain window");
+      set_absent(out, "chain_lag_mean_s", none);
+      set_absent(out, "chain_lag_min_s", none);
+      set_absent(out, "chain_util_drop_ratio", "no error followed a crossing within the chain window");
     }
   }
 
@@ -292,16 +289,16 @@ class ChainPass {
   /// Mean over the errors (all, or those after a crossing) of mean utilisation after / before.
   void util_drop(bool utilisation, bool chained, std::string_view key, IndicatorSet& out) const {
     if (!utilisation) {
-      absent(out, key, "no utilisation samples in the window");
+      set_absent(out, key, "no utilisation samples in the window");
       return;
     }
     if (m_errors == 0) {
-      absent(out, key, kNoErrors);
+      set_absent(out, key, kNoErrors);
       return;
     }
     const double sum = chained ? m_ratio_chained : m_ratio_all, n = chained ? m_ratio_chained_n : m_ratio_all_n;
-    if (n > 0) set(out, key, sum / n);
-    else absent(out, key, chained ? "no error after a crossing has utilisation > 0 % before it and samples after it"
+    if (n > 0) set_value(out, key, sum / n);
+    else set_absent(out, key, chained ? "no error after a crossing has utilisation > 0 % before it and samples after it"
                                   : "no error has utilisation > 0 % before it and samples after it");
   }
 
@@ -357,7 +354,7 @@ void window_pass(const SampleCollector& c, GpuWalkSummary& walks, const WindowPa
     for (auto k : {"chain_errors_after_crossing", "chain_errors_per_crossing", "chain_crossings_with_error",
                    "chain_error_share", "chain_lag_mean_s", "chain_lag_min_s", "chain_util_drop_ratio",
                    "error_util_drop_ratio"})
-      absent(f.host_indicators, k, kNoHostLogs);
+      set_absent(f.host_indicators, k, kNoHostLogs);
     return;
   }
   chain.finish(walks.temperature, walks.utilisation, f.host_indicators);
@@ -400,8 +397,8 @@ class Stretches {
 };
 
 void rate(IndicatorSet& out, std::string_view key, double count, double wall_s) {
-  if (wall_s > 0) set(out, key, count / (wall_s / 3600));
-  else absent(out, key, "the window is empty (wall time 0 s)");
+  if (wall_s > 0) set_value(out, key, count / (wall_s / 3600));
+  else set_absent(out, key, "the window is empty (wall time 0 s)");
 }
 
 }  // namespace
@@ -413,7 +410,7 @@ void session_indicators(const SampleCollector& c, Features& f) {
                                                "shutdown_count",       "gpu_unavailable_s", "lid_closed_s",
                                                "segfault_count"};
   if (!has_host_logs(c)) {
-    for (auto k : kKeys) absent(out, k, kNoHostLogs);
+    for (auto k : kKeys) set_absent(out, k, kNoHostLogs);
     return;
   }
   Stretches battery(f), lid(f), gpu_gone(f), asleep(f);
@@ -454,14 +451,14 @@ void session_indicators(const SampleCollector& c, Features& f) {
     if (i.kind == "driver" && i.detail == "reset") ++resets;
     if (i.kind == "segfault") ++segfaults;
   });
-  set(out, "battery_s", battery.finish());
-  set(out, "lid_closed_s", lid.finish());
-  set(out, "gpu_unavailable_s", gpu_gone.finish());
-  set(out, "suspend_s", asleep.finish());
-  set(out, "resume_count", resumes);
-  set(out, "boot_count", boots);
-  set(out, "shutdown_count", shutdowns);
-  set(out, "segfault_count", segfaults);
+  set_value(out, "battery_s", battery.finish());
+  set_value(out, "lid_closed_s", lid.finish());
+  set_value(out, "gpu_unavailable_s", gpu_gone.finish());
+  set_value(out, "suspend_s", asleep.finish());
+  set_value(out, "resume_count", resumes);
+  set_value(out, "boot_count", boots);
+  set_value(out, "shutdown_count", shutdowns);
+  set_value(out, "segfault_count", segfaults);
   f.host_partials["ac.switches"] = switches;
   f.host_partials["interruptions"] = suspends + boots + lost + resets;
   session_rates_from_partials(f);
@@ -472,8 +469,8 @@ void session_rates_from_partials(Features& f) {
   const auto switches = f.host_partials.find("ac.switches");
   const auto interruptions = f.host_partials.find("interruptions");
   if (switches == f.host_partials.end() || interruptions == f.host_partials.end()) {
-    absent(out, "ac_switches_per_hour", kNoHostLogs);
-    absent(out, "interruptions_per_hour", kNoHostLogs);
+    set_absent(out, "ac_switches_per_hour", kNoHostLogs);
+    set_absent(out, "interruptions_per_hour", kNoHostLogs);
     return;
   }
   rate(out, "ac_switches_per_hour", switches->second, f.wall_s());

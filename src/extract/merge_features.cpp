@@ -38,10 +38,6 @@ bool is_summed(const IndicatorDef& d, Docs docs) {
          d.key == "memcpy_s" || d.key == "net_gpu_time_s" || d.key == "pattern_duration_s" || d.key == "downtime_s";
 }
 
-void absent(IndicatorSet& out, std::string_view key, std::string reason) {
-  out[std::string(key)] = IndicatorValue{std::nullopt, std::move(reason)};
-}
-
 /// An indicator that the partials do not give: summed where that is exact, the value itself
 /// when one document gives it, else null.
 void merge_plain(const IndicatorDef& d, const std::vector<const IndicatorSet*>& sets, IndicatorSet& out,
@@ -53,7 +49,7 @@ void merge_plain(const IndicatorDef& d, const std::vector<const IndicatorSet*>& 
     return;
   }
   if (!is_summed(d, docs)) {
-    absent(out, key, kNotMergeable);
+    set_absent(out, key, kNotMergeable);
     return;
   }
   double sum = 0;
@@ -61,12 +57,12 @@ void merge_plain(const IndicatorDef& d, const std::vector<const IndicatorSet*>& 
     const auto it = s->find(key);
     if (it == s->end()) return;  // not computed by a document: leave it out
     if (!it->second.value) {
-      absent(out, key, it->second.reason);
+      set_absent(out, key, it->second.reason);
       return;
     }
     sum += *it->second.value;
   }
-  out[key] = IndicatorValue{sum, {}};
+  set_value(out, key, sum);
 }
 
 /// The median interval is mergeable only when every document gives the same.
@@ -75,13 +71,13 @@ void merge_median_interval(const std::vector<const IndicatorSet*>& sets, Indicat
   for (const IndicatorSet* s : sets) {
     const auto it = s->find("sample_interval_median_s");
     if (it == s->end() || !it->second.value) {
-      absent(out, "sample_interval_median_s", kNotMergeable);
+      set_absent(out, "sample_interval_median_s", kNotMergeable);
       return;
     }
     seen.insert(*it->second.value);
   }
-  if (seen.size() == 1) out["sample_interval_median_s"] = IndicatorValue{*seen.begin(), {}};
-  else absent(out, "sample_interval_median_s", fmt::format("{} (the documents' medians differ)", kNotMergeable));
+  if (seen.size() == 1) set_value(out, "sample_interval_median_s", *seen.begin());
+  else set_absent(out, "sample_interval_median_s", fmt::format("{} (the documents' medians differ)", kNotMergeable));
 }
 
 /// One GPU of the merged document from its documents, in time order.
@@ -128,7 +124,7 @@ Expected<detail::GpuEnergy> merge_gpu(const std::string& host, const std::vector
   for (const IndicatorDef& d : catalogue()) {
     if (d.scope == Scope::host_only || (telemetry && g.indicators.count(std::string(d.key)) > 0)) continue;
     if (d.key == "sample_interval_median_s" && parts.size() > 1) merge_median_interval(sets, g.indicators);
-    else if (d.key == "wall_s") g.indicators["wall_s"] = IndicatorValue{wall_s, {}};
+    else if (d.key == "wall_s") set_value(g.indicators, "wall_s", wall_s);
     else merge_plain(d, sets, g.indicators);
   }
   return energy;
@@ -172,7 +168,7 @@ void merge_host_only(const std::vector<Features>& docs, Features& m) {
   for (const Features& f : docs)
     for (const WindowIncident& w : f.incidents)
       if (w.downtime_s && w.downtime_to_end && m.host_indicators["downtime_s"].value)
-        absent(m.host_indicators, "downtime_s",
+        set_absent(m.host_indicators, "downtime_s",
                fmt::format("{}: an incident's downtime reaches the end of its document's window", kNotMergeable));
 }
 

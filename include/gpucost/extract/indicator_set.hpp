@@ -5,6 +5,8 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 
 namespace gpucost::extract {
 
@@ -20,6 +22,16 @@ using IndicatorSet = std::map<std::string, IndicatorValue>;  // key -> value
 inline std::optional<double> value_of(const IndicatorSet& set, const std::string& key) {
   const auto it = set.find(key);
   return it != set.end() ? it->second.value : std::nullopt;
+}
+
+/// Sets `key` to a value.
+inline void set_value(IndicatorSet& set, std::string_view key, double value) {
+  set[std::string(key)] = IndicatorValue{value, {}};
+}
+
+/// Sets `key` to null, with the reason.
+inline void set_absent(IndicatorSet& set, std::string_view key, std::string reason) {
+  set[std::string(key)] = IndicatorValue{std::nullopt, std::move(reason)};
 }
 
 }  // namespace gpucost::extract
