@@ -110,11 +110,6 @@ struct GpuEnergy {
 /// Every mergeable per-GPU indicator from the partials and the window's wall time.
 GpuEnergy finish_gpu(const Partials& p, double wall_s, IndicatorSet& out);
 
-/// The host indicators that come from the GPUs' (extract.cpp).
-void host_from_gpus(Features& f, double filled_j, double energy_j);
-/// xid_per_hour, xid_first_s, xid_last_s from xid_count and the host partials (extract.cpp).
-void xid_indicators_from_partials(Features& f);
-
 double partial(const Partials& p, const std::string& name);  ///< NaN when absent
 
 }  // namespace gpucost::extract::detail

@@ -7,8 +7,10 @@
 #include <gpucost/extract/features.hpp>
 
 #include "faults.hpp"
+#include "gpu_indicators.hpp"
 #include "gpu_stats.hpp"
 #include "host_events.hpp"
+#include "incident_counts.hpp"
 
 #include <fmt/format.h>
 
