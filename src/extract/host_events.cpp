@@ -27,7 +27,7 @@ const std::string kNoErrors = "no Xid, AER, modeset or thermal error in the wind
 bool has_host_logs(const SampleCollector& c) { return c.has_host_logs() || !c.incidents().empty(); }
 
 bool is_chain_error(const Incident& i) {
-  return i.kind == "xid" || i.kind == "aer" || i.kind == "modeset" || (i.kind == "thermal" && i.detail != "normal");
+  return i.kind == EventKind::xid || i.kind == EventKind::aer || i.kind == EventKind::modeset || (i.kind == EventKind::thermal && i.detail != "normal");
 }
 
 // ---- the window's incidents and their downtime ----------------------------------------------
@@ -66,16 +66,16 @@ class IncidentList {
 
   /// An incident of the window; `suspend_start`: a suspend event starts a suspend (SuspendStarts).
   void add(const Incident& i, bool suspend_start) {
-    std::string_view kind = i.kind, bucket;
+    std::string_view kind = event_kind_name(i.kind), bucket;
     int code = -1;
-    if (i.kind == "xid") {
+    if (i.kind == EventKind::xid) {
       bucket = i.detail;
       code = i.code;
-    } else if (i.kind == "gpu_lost") {
+    } else if (i.kind == EventKind::gpu_lost) {
       bucket = "reboot";  // a GPU off the bus comes back only with a reboot
-    } else if (i.kind == "suspend") {
+    } else if (i.kind == EventKind::suspend) {
       if (!suspend_start) return;  // the same suspend seen by another layer
-    } else if (i.kind == "power_source" && i.detail == "offline") {
+    } else if (i.kind == EventKind::power_source && i.detail == "offline") {
       kind = "ac_offline";
     } else {
       return;
@@ -321,7 +321,8 @@ namespace {
 
 /// A fault member with its downtime: until the next busy sample, or the window end.
 FaultEvent fault_event(const Incident& i, NextBusy& busy, bool utilisation, const Features& f) {
-  FaultEvent e{i.ts_ns, i.device, i.kind, fault_bucket(i.kind, i.detail), i.code, std::nullopt, false};
+  const std::string_view kind = event_kind_name(i.kind);
+  FaultEvent e{i.ts_ns, i.device, kind, fault_bucket(kind, i.detail), i.code, std::nullopt, false};
   if (!utilisation) return e;
   const std::int64_t next = busy.after(i.ts_ns);
   e.downtime_end_ns = next == kNever ? f.to_ns : next;
@@ -341,7 +342,7 @@ void window_pass(const SampleCollector& c, GpuWalkSummary& walks, const WindowPa
   SuspendStarts suspends;
   if (host_logs)
     c.incidents().for_each([&](const Incident& i) {
-      const bool suspend_start = i.kind == "suspend" && suspends.starts(i.ts_ns);
+      const bool suspend_start = i.kind == EventKind::suspend && suspends.starts(i.ts_ns);
       if (!f.contains(i.ts_ns)) return;
       list.add(i, suspend_start);
       if (is_fault_member(i)) faults.add(fault_event(i, busy, walks.utilisation, f));
@@ -422,34 +423,34 @@ void session_indicators(const SampleCollector& c, Features& f) {
     const bool inside = f.contains(i.ts_ns);
     // AC switches: a state that differs from the last known one (the first message of the log
     // only sets it; the kernel prints it at boot too).
-    if (i.kind == "power_source" && (i.detail == "online" || i.detail == "offline")) {
+    if (i.kind == EventKind::power_source && (i.detail == "online" || i.detail == "offline")) {
       if (!ac_state.empty() && i.detail != ac_state && inside) ++switches;
       ac_state = i.detail;
     }
     if (i.ts_ns > f.last_ns()) return;  // stretches and sleep only up to the window end
-    if (i.kind == "power_source" && i.detail == "offline") battery.open(i.ts_ns);
-    if (i.kind == "power_source" && i.detail == "online") battery.close(i.ts_ns);
-    if (i.kind == "lid" && i.detail == "closed") lid.open(i.ts_ns);
-    if (i.kind == "lid" && i.detail == "open") lid.close(i.ts_ns);
-    if (i.kind == "gpu_lost" || (i.kind == "driver" && i.detail == "unload")) gpu_gone.open(i.ts_ns);
-    if (i.kind == "boot" || (i.kind == "driver" && i.detail == "load")) gpu_gone.close(i.ts_ns);
+    if (i.kind == EventKind::power_source && i.detail == "offline") battery.open(i.ts_ns);
+    if (i.kind == EventKind::power_source && i.detail == "online") battery.close(i.ts_ns);
+    if (i.kind == EventKind::lid && i.detail == "closed") lid.open(i.ts_ns);
+    if (i.kind == EventKind::lid && i.detail == "open") lid.close(i.ts_ns);
+    if (i.kind == EventKind::gpu_lost || (i.kind == EventKind::driver && i.detail == "unload")) gpu_gone.open(i.ts_ns);
+    if (i.kind == EventKind::boot || (i.kind == EventKind::driver && i.detail == "load")) gpu_gone.close(i.ts_ns);
     // Suspended: from the first message of a suspend (others within 120 s are the same one) to
     // the next resume, failed or not.
-    if (i.kind == "suspend" && suspend_starts.starts(i.ts_ns)) {
+    if (i.kind == EventKind::suspend && suspend_starts.starts(i.ts_ns)) {
       asleep.open(i.ts_ns);
       if (inside) ++suspends;
     }
-    if (i.kind == "resume") asleep.close(i.ts_ns);
+    if (i.kind == EventKind::resume) asleep.close(i.ts_ns);
     if (!inside) return;
-    if (i.kind == "resume" && i.detail != "failed") {  // several layers report one resume too
+    if (i.kind == EventKind::resume && i.detail != "failed") {  // several layers report one resume too
       if (last_resume == kNever || i.ts_ns - last_resume > kSameSuspendNs) ++resumes;
       last_resume = i.ts_ns;
     }
-    if (i.kind == "boot") ++boots;
-    if (i.kind == "shutdown") ++shutdowns;
-    if (i.kind == "gpu_lost") ++lost;
-    if (i.kind == "driver" && i.detail == "reset") ++resets;
-    if (i.kind == "segfault") ++segfaults;
+    if (i.kind == EventKind::boot) ++boots;
+    if (i.kind == EventKind::shutdown) ++shutdowns;
+    if (i.kind == EventKind::gpu_lost) ++lost;
+    if (i.kind == EventKind::driver && i.detail == "reset") ++resets;
+    if (i.kind == EventKind::segfault) ++segfaults;
   });
   set_value(out, "battery_s", battery.finish());
   set_value(out, "lid_closed_s", lid.finish());

@@ -38,21 +38,21 @@ constexpr std::string_view kIncidentKeys[] = {
 
 /// The count an incident adds to, besides xid_count ("" for none).
 std::string_view incident_key(const Incident& i) {
-  if (i.kind == "xid") {
+  if (i.kind == EventKind::xid) {
     if (i.detail == "restart_app") return "xid_restart_app_count";
     if (i.detail == "reset_gpu") return "xid_reset_gpu_count";
     if (i.detail == "reboot") return "xid_reboot_count";
     if (i.detail == "contact_support") return "xid_contact_support_count";
     return "";
   }
-  if (i.kind == "gpu_lost") return "gpu_lost_count";
-  if (i.kind == "aer") return i.detail == "corrected" ? "aer_corrected_count" : "aer_uncorrected_count";
-  if (i.kind == "lid") return i.detail == "closed" ? "lid_close_count" : "";
-  if (i.kind == "power_source") return i.detail == "offline" ? "ac_offline_count" : "";
-  if (i.kind == "modeset") return "modeset_error_count";
-  if (i.kind == "thermal") return i.detail == "normal" ? "" : "thermal_event_count";
-  if (i.kind == "oom") return "oom_kill_count";
-  if (i.kind == "driver") return i.detail == "load" ? "driver_load_count" : i.detail == "reset" ? "gpu_reset_count" : "";
+  if (i.kind == EventKind::gpu_lost) return "gpu_lost_count";
+  if (i.kind == EventKind::aer) return i.detail == "corrected" ? "aer_corrected_count" : "aer_uncorrected_count";
+  if (i.kind == EventKind::lid) return i.detail == "closed" ? "lid_close_count" : "";
+  if (i.kind == EventKind::power_source) return i.detail == "offline" ? "ac_offline_count" : "";
+  if (i.kind == EventKind::modeset) return "modeset_error_count";
+  if (i.kind == EventKind::thermal) return i.detail == "normal" ? "" : "thermal_event_count";
+  if (i.kind == EventKind::oom) return "oom_kill_count";
+  if (i.kind == EventKind::driver) return i.detail == "load" ? "driver_load_count" : i.detail == "reset" ? "gpu_reset_count" : "";
   return "";
 }
 
@@ -69,9 +69,9 @@ void incident_indicators(const SampleCollector& c, Features& f, IndicatorSet& ou
   for (auto k : kIncidentKeys) n[k] = 0;
   SuspendStarts suspends;
   c.incidents().for_each([&](const Incident& i) {  // in time order
-    const bool suspend_start = i.kind == "suspend" && suspends.starts(i.ts_ns);
+    const bool suspend_start = i.kind == EventKind::suspend && suspends.starts(i.ts_ns);
     if (!f.contains(i.ts_ns)) return;
-    if (i.kind == "xid") {
+    if (i.kind == EventKind::xid) {
       ++n["xid_count"];
       const auto first = f.host_partials.find("xid.first_ns.min");
       if (first == f.host_partials.end() || static_cast<double>(i.ts_ns) < first->second)
@@ -79,7 +79,7 @@ void incident_indicators(const SampleCollector& c, Features& f, IndicatorSet& ou
       double& last = f.host_partials["xid.last_ns.max"];
       last = std::max(last, static_cast<double>(i.ts_ns));
     }
-    if (i.kind == "aer" && i.detail == "uncorrected_fatal") ++n["aer_fatal_count"];
+    if (i.kind == EventKind::aer && i.detail == "uncorrected_fatal") ++n["aer_fatal_count"];
     if (suspend_start) ++n["suspend_count"];  // one suspend, seen by several layers within 120 s
     const std::string_view key = incident_key(i);
     if (!key.empty()) ++n[key];

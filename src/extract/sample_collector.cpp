@@ -18,14 +18,14 @@ constexpr double kLargestReading = 1e12;  // larger telemetry readings are not r
 /// id without the function (an Xid prints "0000:01:00", "fallen off the bus" "0000:01:00.0"),
 /// else the driver's "GPU4". An AER line names a GPU only when the nvidia driver reports it (a
 /// pcieport is a bridge of the host). Empty: the host.
-std::string_view incident_device(const Event& ev) {
+std::string_view incident_device(const Event& ev, EventKind kind) {
   std::string_view pci, ref, driver;
   for (const Field& f : ev.fields) {
-    if (f.key == "pci" || (ev.kind == "aer" && f.key == "device")) pci = f.value;
+    if (f.key == "pci" || (kind == EventKind::aer && f.key == "device")) pci = f.value;
     if (f.key == "gpu_ref") ref = f.value;
     if (f.key == "driver") driver = f.value;
   }
-  if (ev.kind == "aer" && driver != "nvidia") return {};
+  if (kind == EventKind::aer && driver != "nvidia") return {};
   if (!pci.empty()) {
     const std::size_t dot = pci.rfind('.'), colon = pci.rfind(':');
     return dot != std::string_view::npos && (colon == std::string_view::npos || dot > colon) ? pci.substr(0, dot) : pci;
@@ -36,66 +36,94 @@ std::string_view incident_device(const Event& ev) {
 }  // namespace
 
 void SampleCollector::on_event(const Event& ev) {
-  if (ev.kind == "xid" || ev.kind == "gpu_lost" || ev.kind == "aer" || ev.kind == "suspend" || ev.kind == "lid" ||
-      ev.kind == "power_source" || ev.kind == "modeset" || ev.kind == "thermal" || ev.kind == "driver" ||
-      ev.kind == "oom" || ev.kind == "resume" || ev.kind == "boot" || ev.kind == "shutdown" || ev.kind == "segfault") {
-    // The field that tells incidents of one kind apart: the Xid bucket, the AER severity, the
-    // lid or AC state.
-    std::string_view detail;
-    int code = -1;
-    for (const Field& f : ev.fields) {
-      if (f.key == "bucket" || f.key == "severity" || f.key == "state" || f.key == "action") detail = f.value;
-      if (f.key == "failed" && f.value == "true") detail = "failed";  // a resume after a failed suspend
-      if (f.key == "code")
-        if (const auto v = text::parse_int(f.value)) code = static_cast<int>(*v);
-    }
-    m_incidents.add(ev.ts_ns, ev.kind, detail, code, incident_device(ev));
-    if (m_incident_host.empty() && !ev.host.empty()) m_incident_host = std::string(ev.host);
-    return;
+  const EventKind kind = event_kind_from_name(ev.kind);
+  switch (kind) {
+    case EventKind::sample: return add_sample(ev);
+    case EventKind::xid:
+    case EventKind::gpu_lost:
+    case EventKind::aer:
+    case EventKind::suspend:
+    case EventKind::lid:
+    case EventKind::power_source:
+    case EventKind::modeset:
+    case EventKind::thermal:
+    case EventKind::driver:
+    case EventKind::oom:
+    case EventKind::resume:
+    case EventKind::boot:
+    case EventKind::shutdown:
+    case EventKind::segfault: return add_incident(ev, kind);
+    case EventKind::trace_device:
+    case EventKind::trace_memory:
+    case EventKind::trace_launch:
+    case EventKind::trace_kernel:
+    case EventKind::trace_step:
+    case EventKind::trace_info:
+    case EventKind::profiler_total:
+    case EventKind::nsys_kernel:
+    case EventKind::nsys_memop_time: return add_trace_record(ev, kind);
+    case EventKind::train:
+    case EventKind::pattern: return add_training(ev, kind);
+    default: return;  // extract reads no other kind
   }
-  if (ev.kind == "trace_device" || ev.kind == "trace_memory" || ev.kind == "trace_launch" ||
-      ev.kind == "trace_kernel" || ev.kind == "trace_step" || ev.kind == "trace_info" ||
-      ev.kind == "profiler_total" || ev.kind == "nsys_kernel" || ev.kind == "nsys_memop_time") {
-    TraceRecord r;
-    r.ts_ns = ev.ts_ns;
-    r.gpu = ev.gpu;
-    r.kind = std::string(ev.kind);
-    for (const Field& f : ev.fields) {
-      if (f.numeric) {
-        if (const auto v = text::parse_double(f.value)) r.values[std::string(f.key)] = *v;
-      } else if (f.key == "op" || f.key == "direction") {
-        if (!r.detail.empty()) r.detail += ' ';  // (not " " + value: GCC 12 warns of a false -Wrestrict)
-        r.detail += f.value;
-      } else if (f.key == "name" && ev.kind == "trace_kernel") {
-        r.detail = std::string(f.value);
-      }
-    }
-    if (m_host.empty() && !ev.host.empty()) m_host = std::string(ev.host);
-    m_trace.push_back(std::move(r));
-    return;
+}
+
+void SampleCollector::add_incident(const Event& ev, EventKind kind) {
+  // The field that tells incidents of one kind apart: the Xid bucket, the AER severity, the
+  // lid or AC state.
+  std::string_view detail;
+  int code = -1;
+  for (const Field& f : ev.fields) {
+    if (f.key == "bucket" || f.key == "severity" || f.key == "state" || f.key == "action") detail = f.value;
+    if (f.key == "failed" && f.value == "true") detail = "failed";  // a resume after a failed suspend
+    if (f.key == "code")
+      if (const auto v = text::parse_int(f.value)) code = static_cast<int>(*v);
   }
-  if (ev.kind == "train" || ev.kind == "pattern") {
-    bool eval = false;
-    for (const Field& f : ev.fields) {
-      if (ev.kind == "train" && f.key == "phase" && (f.value == "start" || f.value == "end"))
-        m_train.emplace_back(ev.ts_ns, std::string(f.value));
-      eval = eval || (f.key == "phase" && f.value == "eval");
+  m_incidents.add(ev.ts_ns, kind, detail, code, incident_device(ev, kind));
+  if (m_incident_host.empty() && !ev.host.empty()) m_incident_host = std::string(ev.host);
+}
+
+void SampleCollector::add_trace_record(const Event& ev, EventKind kind) {
+  TraceRecord r;
+  r.ts_ns = ev.ts_ns;
+  r.gpu = ev.gpu;
+  r.kind = kind;
+  for (const Field& f : ev.fields) {
+    if (f.numeric) {
+      if (const auto v = text::parse_double(f.value)) r.values[std::string(f.key)] = *v;
+    } else if (f.key == "op" || f.key == "direction") {
+      if (!r.detail.empty()) r.detail += ' ';  // (not " " + value: GCC 12 warns of a false -Wrestrict)
+      r.detail += f.value;
+    } else if (f.key == "name" && kind == EventKind::trace_kernel) {
+      r.detail = std::string(f.value);
     }
-    if (ev.kind == "train" && !eval)  // evaluation throughput is not the training's
-      for (const Field& f : ev.fields)
-        if (f.numeric && (f.key == "samples_per_second" || f.key == "it_per_s"))
-          if (const auto v = text::parse_double(f.value))
-            m_rates.push_back(TrainRate{ev.ts_ns, f.key == "samples_per_second", *v});
-    if (ev.kind == "pattern") {
-      std::int64_t dur = -1;
-      for (const Field& f : ev.fields)
-        if (f.key == "dur_ns")
-          if (const auto v = text::parse_int(f.value)) dur = *v;
-      m_patterns.emplace_back(ev.ts_ns, dur);
-    }
-    return;
   }
-  if (ev.kind != "sample") return;
+  if (m_host.empty() && !ev.host.empty()) m_host = std::string(ev.host);
+  m_trace.push_back(std::move(r));
+}
+
+void SampleCollector::add_training(const Event& ev, EventKind kind) {
+  bool eval = false;
+  for (const Field& f : ev.fields) {
+    if (kind == EventKind::train && f.key == "phase" && (f.value == "start" || f.value == "end"))
+      m_train.emplace_back(ev.ts_ns, std::string(f.value));
+    eval = eval || (f.key == "phase" && f.value == "eval");
+  }
+  if (kind == EventKind::train && !eval)  // evaluation throughput is not the training's
+    for (const Field& f : ev.fields)
+      if (f.numeric && (f.key == "samples_per_second" || f.key == "it_per_s"))
+        if (const auto v = text::parse_double(f.value))
+          m_rates.push_back(TrainRate{ev.ts_ns, f.key == "samples_per_second", *v});
+  if (kind == EventKind::pattern) {
+    std::int64_t dur = -1;
+    for (const Field& f : ev.fields)
+      if (f.key == "dur_ns")
+        if (const auto v = text::parse_int(f.value)) dur = *v;
+    m_patterns.emplace_back(ev.ts_ns, dur);
+  }
+}
+
+void SampleCollector::add_sample(const Event& ev) {
   if (m_host.empty() && !ev.host.empty()) m_host = std::string(ev.host);
   // A reading beyond ±10^12 is no telemetry (no GPU draws a terawatt): it is taken as not read,
   // so that no sum, and no float of the sample, turns infinite.

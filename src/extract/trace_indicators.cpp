@@ -165,10 +165,10 @@ void net_gpu_time(const SampleCollector& c, const TraceSums& host, IndicatorSet&
     // The legacy footer gives only "CUDA time total" (the sum of the CUDA total column).
     const double device = !std::isnan(r.get("self_device_total_ns")) ? r.get("self_device_total_ns")
                                                                       : r.get("device_total_ns");
-    if (r.kind == "profiler_total" && !std::isnan(device)) {
+    if (r.kind == EventKind::profiler_total && !std::isnan(device)) {
       table_ns += device;
       table = true;
-    } else if ((r.kind == "nsys_kernel" || r.kind == "nsys_memop_time") && !std::isnan(r.get("total_ns"))) {
+    } else if ((r.kind == EventKind::nsys_kernel || r.kind == EventKind::nsys_memop_time) && !std::isnan(r.get("total_ns"))) {
       nsys_ns += r.get("total_ns");
       nsys = true;
     }
@@ -185,15 +185,15 @@ void add_trace_indicators(const SampleCollector& c, Features& f) {
   TraceSums host;
   std::vector<const TraceRecord*> launches;
   for (const TraceRecord& r : c.trace_records()) {
-    if (r.kind == "trace_device") {
+    if (r.kind == EventKind::trace_device) {
       per_gpu[r.gpu].add_device(r);
       host.add_device(r);
-    } else if (r.kind == "trace_memory") {
+    } else if (r.kind == EventKind::trace_memory) {
       per_gpu[r.gpu].add_memory(r);
       host.add_memory(r);
-    } else if (r.kind == "trace_launch") {
+    } else if (r.kind == EventKind::trace_launch) {
       launches.push_back(&r);
-    } else if (r.kind == "trace_kernel") {
+    } else if (r.kind == EventKind::trace_kernel) {
       per_gpu[r.gpu].add_kernel(r);
       host.add_kernel(r);
     }

@@ -27,8 +27,8 @@ void training_indicators(const SampleCollector& c, const Features& f, IndicatorS
   std::vector<double> steps;
   double traces = 0;
   for (const TraceRecord& r : c.trace_records()) {
-    if (r.kind == "trace_info") ++traces;
-    if (r.kind == "trace_step" && !std::isnan(r.get("dur_ns"))) steps.push_back(r.get("dur_ns") / 1e9);
+    if (r.kind == EventKind::trace_info) ++traces;
+    if (r.kind == EventKind::trace_step && !std::isnan(r.get("dur_ns"))) steps.push_back(r.get("dur_ns") / 1e9);
   }
   set_value(out, "traces", traces);
   if (traces == 0) set_absent(out, "trace_steps", "no Kineto trace among the inputs");

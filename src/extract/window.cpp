@@ -15,7 +15,7 @@ namespace {
 /// Without telemetry, the GPU spans of profiler traces give the window (and the GPUs).
 void trace_span(const SampleCollector& samples, Window& w) {
   for (const TraceRecord& r : samples.trace_records()) {
-    if (r.kind != "trace_device") continue;
+    if (r.kind != EventKind::trace_device) continue;
     w.lo = std::min(w.lo, r.ts_ns);
     w.hi = std::max(w.hi, r.ts_ns + static_cast<std::int64_t>(std::max(0.0, r.get("span_ns"))));
     if (std::find(w.trace_gpus.begin(), w.trace_gpus.end(), r.gpu) == w.trace_gpus.end()) w.trace_gpus.push_back(r.gpu);

@@ -192,7 +192,7 @@ Expected<ReportSources> load_report_sources(const std::vector<std::string>& path
   std::stable_sort(out.events.begin(), out.events.end(),
                    [](const TimelineEvent& a, const TimelineEvent& b) { return a.ts_ns < b.ts_ns; });
   for (const auto& r : collector.samples().trace_records())
-    if (r.kind == "trace_device") out.trace_devices.push_back(r);
+    if (r.kind == EventKind::trace_device) out.trace_devices.push_back(r);
   return out;
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <gpucost/core/event.hpp>
+#include <gpucost/core/event_kind.hpp>
 #include <gpucost/extract/incident_store.hpp>
 #include <gpucost/extract/sample_store.hpp>
 #include <gpucost/prep/prep.hpp>
@@ -23,7 +24,7 @@ namespace gpucost::extract {
 struct TraceRecord {
   std::int64_t ts_ns = 0;
   int gpu = -1;
-  std::string kind;
+  EventKind kind = EventKind::other;
   std::string detail;  ///< trace_memory: "memcpy h2d"; trace_kernel: the kernel's name; nsys rows: the report kind
   std::map<std::string, double> values;
   [[nodiscard]] double get(const std::string& key) const {
@@ -70,6 +71,11 @@ class SampleCollector final : public prep::EventSink {
   [[nodiscard]] const std::vector<TrainRate>& train_rates() const { return m_rates; }
 
  private:
+  void add_sample(const Event& ev);
+  void add_incident(const Event& ev, EventKind kind);
+  void add_trace_record(const Event& ev, EventKind kind);
+  void add_training(const Event& ev, EventKind kind);
+
   SampleStore m_store;
   std::vector<TraceRecord> m_trace;
   std::vector<std::pair<std::int64_t, std::string>> m_train;
