@@ -3,6 +3,8 @@
 // ("Definitions of F106-F123"). Every pass reads the incident store once in time order.
 #include "host_events.hpp"
 
+#include <gpucost/core/xid_bucket.hpp>
+
 #include "faults.hpp"
 
 #include <algorithm>
@@ -72,7 +74,7 @@ class IncidentList {
       bucket = i.detail;
       code = i.code;
     } else if (i.kind == EventKind::gpu_lost) {
-      bucket = "reboot";  // a GPU off the bus comes back only with a reboot
+      bucket = xid_bucket_name(XidBucket::reboot);  // a GPU off the bus comes back only with a reboot
     } else if (i.kind == EventKind::suspend) {
       if (!suspend_start) return;  // the same suspend seen by another layer
     } else if (i.kind == EventKind::power_source && i.detail == "offline") {

@@ -1,6 +1,8 @@
 // The window's incident counts from one read of the incident store in time order.
 #include "incident_counts.hpp"
 
+#include <gpucost/core/xid_bucket.hpp>
+
 #include "host_events.hpp"
 
 #include <algorithm>
@@ -36,15 +38,23 @@ constexpr std::string_view kIncidentKeys[] = {
     "modeset_error_count", "thermal_event_count",   "driver_load_count",   "gpu_reset_count",
     "oom_kill_count"};
 
+/// The count an Xid of `bucket` adds to besides xid_count: the buckets NVIDIA names ("" for none).
+std::string_view xid_bucket_key(XidBucket bucket) {
+  switch (bucket) {
+    case XidBucket::restart_app: return "xid_restart_app_count";
+    case XidBucket::reset_gpu: return "xid_reset_gpu_count";
+    case XidBucket::reboot: return "xid_reboot_count";
+    case XidBucket::contact_support: return "xid_contact_support_count";
+    case XidBucket::ignore:
+    case XidBucket::unknown:
+    case XidBucket::count_: break;
+  }
+  return "";
+}
+
 /// The count an incident adds to, besides xid_count ("" for none).
 std::string_view incident_key(const Incident& i) {
-  if (i.kind == EventKind::xid) {
-    if (i.detail == "restart_app") return "xid_restart_app_count";
-    if (i.detail == "reset_gpu") return "xid_reset_gpu_count";
-    if (i.detail == "reboot") return "xid_reboot_count";
-    if (i.detail == "contact_support") return "xid_contact_support_count";
-    return "";
-  }
+  if (i.kind == EventKind::xid) return xid_bucket_key(xid_bucket_from_name(i.detail));
   if (i.kind == EventKind::gpu_lost) return "gpu_lost_count";
   if (i.kind == EventKind::aer) return i.detail == "corrected" ? "aer_corrected_count" : "aer_uncorrected_count";
   if (i.kind == EventKind::lid) return i.detail == "closed" ? "lid_close_count" : "";
