@@ -1,5 +1,7 @@
 #include "gpu_stats.hpp"
 
+#include <gpucost/core/throttle_reasons.hpp>
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -16,15 +18,13 @@ constexpr double kNearLimit = 0.95;         // "at or near the enforced power li
 constexpr double kStarvedUtilPct = 80, kStarvedMemPct = 50;
 constexpr double kPowerErrorW = 5.0;        // power reading uncertainty (energy_low/high_kwh), W per sample
 
-// NVML clocks_event_reasons bits (nvml.h, nvmlClocksEventReason*).
-constexpr unsigned kGpuIdle = 0x1, kSwPowerCap = 0x4, kHwSlowdown = 0x8, kSyncBoost = 0x10, kSwThermal = 0x20,
-                   kHwThermal = 0x40, kHwPowerBrake = 0x80;
 // The reasons that slow a busy GPU down (an onset is a change from none of them to any).
-constexpr unsigned kSlowdownBits = kSwPowerCap | kHwSlowdown | kSwThermal | kHwThermal | kHwPowerBrake;
+constexpr std::uint64_t kSlowdownBits = throttle::kSwPowerCap | throttle::kHwSlowdown | throttle::kSwThermalSlowdown |
+                                        throttle::kHwThermalSlowdown | throttle::kHwPowerBrakeSlowdown;
 
 struct Reason {
   const char* name;
-  unsigned bits;
+  std::uint64_t bits;
   std::uint8_t slot;  // Special of its time
 };
 // HW slowdown includes the power brake, as nvidia-smi -q's "HW Slowdown" line does.
@@ -45,12 +45,13 @@ enum Special : std::uint8_t {
 constexpr std::array<const char*, kSpecialCount> kSpecialNames = {
     "samples", "interval.max", "interval.covered_s", "interval.gaps", "temp.crossings", "idle.power_s", "idle.energy_j", "limit.cov_s", "limit.near_s", "limit.share_sum", "limit.share_n", "pcie.n", "pcie.gen_ratio_sum", "pcie.width_ratio_sum", "pclk_rated.max", "mclk_rated.max", "fb_total.max", "fb_free.min", "throttle.n", "throttle.cov_s", "throttle.onsets", "throttle.power_cap_s", "throttle.hw_slowdown_s", "throttle.hw_thermal_s", "throttle.sw_thermal_s", "throttle.sync_boost_s", "throttle.idle_s", "starved.s", "starved.cov_s", "busy_clock.held", "busy_clock.s"};
 
-constexpr std::array<Reason, 6> kReasons = {{{"power_cap", kSwPowerCap, k_throttle_power_cap_s},
-                                             {"hw_slowdown", kHwSlowdown | kHwPowerBrake, k_throttle_hw_slowdown_s},
-                                             {"hw_thermal", kHwThermal, k_throttle_hw_thermal_s},
-                                             {"sw_thermal", kSwThermal, k_throttle_sw_thermal_s},
-                                             {"sync_boost", kSyncBoost, k_throttle_sync_boost_s},
-                                             {"idle", kGpuIdle, k_throttle_idle_s}}};
+constexpr std::array<Reason, 6> kReasons = {
+    {{"power_cap", throttle::kSwPowerCap, k_throttle_power_cap_s},
+     {"hw_slowdown", throttle::kHwSlowdown | throttle::kHwPowerBrakeSlowdown, k_throttle_hw_slowdown_s},
+     {"hw_thermal", throttle::kHwThermalSlowdown, k_throttle_hw_thermal_s},
+     {"sw_thermal", throttle::kSwThermalSlowdown, k_throttle_sw_thermal_s},
+     {"sync_boost", throttle::kSyncBoost, k_throttle_sync_boost_s},
+     {"idle", throttle::kGpuIdle, k_throttle_idle_s}}};
 
 static_assert(kSpecialCount == 31, "GpuWalker::m_special holds every Special");
 
@@ -217,7 +218,7 @@ void GpuWalker::add_throttle(const Sample& s) {
                     : m_has_older_throttle                           ? &m_older_throttle
                                                                      : nullptr;
   if (p != nullptr) {
-    const auto was = static_cast<unsigned>(p->throttle_mask), now = static_cast<unsigned>(s.throttle_mask);
+    const auto was = static_cast<std::uint64_t>(p->throttle_mask), now = static_cast<std::uint64_t>(s.throttle_mask);
     if ((was & kSlowdownBits) == 0 && (now & kSlowdownBits) != 0) m_special[k_throttle_onsets] += 1;
     const double dt = secs(s.ts_ns - p->ts_ns);
     if (dt > 0 && dt <= m_limit_s) {
