@@ -96,7 +96,8 @@ std::string fault_members_text(const WindowFault& fault) {
 namespace detail {
 
 bool is_fault_member(const Incident& i) {
-  return i.kind == EventKind::xid || i.kind == EventKind::gpu_lost || (i.kind == EventKind::aer && i.detail == "uncorrected_fatal");
+  return i.kind == EventKind::xid || i.kind == EventKind::gpu_lost ||
+         (i.kind == EventKind::aer && i.detail == "uncorrected_fatal");
 }
 
 FaultBuilder::FaultBuilder(double window_s) : m_window_ns(static_cast<std::int64_t>(window_s * 1e9)) {}

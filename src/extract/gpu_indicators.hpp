@@ -7,6 +7,9 @@
 
 #include "host_events.hpp"
 
+#include <array>
+#include <string_view>
+
 namespace gpucost::extract::detail {
 
 /// What each GPU's walk feeds besides its own indicators.
@@ -23,6 +26,9 @@ bool gpu_indicators(const SampleStore& store, int gpu, const Features& window, d
 
 /// The telemetry indicators of a GPU that only a trace gives: absent, with the reason.
 void no_telemetry(IndicatorSet& out);
+
+/// The host-only indicators host_from_gpus sets besides the GPUs' own: merge recomputes them too.
+inline constexpr std::array<std::string_view, 2> kHostKeysFromGpus = {"gpu_count", "coverage_min"};
 
 /// The host indicators that come from the GPUs' (extract and merge): sums, maxima, minima or
 /// means by key (docs/indicators.md), and the host's ratios of summed quantities.

@@ -4,6 +4,7 @@
 #include "host_events.hpp"
 
 #include <gpucost/core/xid_bucket.hpp>
+#include <gpucost/extract/catalogue.hpp>
 
 #include "faults.hpp"
 
@@ -25,11 +26,19 @@ double secs(std::int64_t ns) { return static_cast<double>(ns) / 1e9; }
 
 const std::string kNoHostLogs = "no kernel log, dmesg, journal or bug report among the inputs";
 const std::string kNoErrors = "no Xid, AER, modeset or thermal error in the window";
+constexpr std::string_view kErrorUtilDrop = "error_util_drop_ratio";  // the chain indicator crossings do not set
+
+/// Sets every indicator of the catalogue's `category` ("chain", "session") to null with `reason`.
+void absent_category(IndicatorSet& out, std::string_view category, const std::string& reason) {
+  for (const IndicatorDef& d : catalogue())
+    if (d.category == category) set_absent(out, d.key, reason);
+}
 
 bool has_host_logs(const SampleCollector& c) { return c.has_host_logs() || !c.incidents().empty(); }
 
 bool is_chain_error(const Incident& i) {
-  return i.kind == EventKind::xid || i.kind == EventKind::aer || i.kind == EventKind::modeset || (i.kind == EventKind::thermal && i.detail != "normal");
+  return i.kind == EventKind::xid || i.kind == EventKind::aer || i.kind == EventKind::modeset ||
+         (i.kind == EventKind::thermal && i.detail != "normal");
 }
 
 // ---- the window's incidents and their downtime ----------------------------------------------
@@ -181,12 +190,11 @@ class ChainPass {
       take(*s);
     }
     while (!m_pending.empty()) close_front();
-    util_drop(utilisation, false, "error_util_drop_ratio", out);
-    static constexpr std::string_view kCrossingKeys[] = {
-        "chain_errors_after_crossing", "chain_errors_per_crossing", "chain_crossings_with_error", "chain_error_share",
-        "chain_lag_mean_s", "chain_lag_min_s", "chain_util_drop_ratio"};
+    util_drop(utilisation, false, kErrorUtilDrop, out);
     if (!temperature) {
-      for (auto k : kCrossingKeys) set_absent(out, k, "no temperature samples in the window");
+      for (const IndicatorDef& d : catalogue())
+        if (d.category == "chain" && d.key != kErrorUtilDrop)
+          set_absent(out, d.key, "no temperature samples in the window");
       return;
     }
     set_value(out, "chain_errors_after_crossing", m_chained);
@@ -354,10 +362,7 @@ void window_pass(const SampleCollector& c, GpuWalkSummary& walks, const WindowPa
   f.faults = faults.finish();
   fault_indicators(f, host_logs ? std::string() : kNoHostLogs);
   if (!host_logs) {
-    for (auto k : {"chain_errors_after_crossing", "chain_errors_per_crossing", "chain_crossings_with_error",
-                   "chain_error_share", "chain_lag_mean_s", "chain_lag_min_s", "chain_util_drop_ratio",
-                   "error_util_drop_ratio"})
-      set_absent(f.host_indicators, k, kNoHostLogs);
+    absent_category(f.host_indicators, "chain", kNoHostLogs);
     return;
   }
   chain.finish(walks.temperature, walks.utilisation, f.host_indicators);
@@ -408,12 +413,8 @@ void rate(IndicatorSet& out, std::string_view key, double count, double wall_s) 
 
 void session_indicators(const SampleCollector& c, Features& f) {
   IndicatorSet& out = f.host_indicators;
-  static constexpr std::string_view kKeys[] = {"ac_switches_per_hour", "battery_s",        "resume_count",
-                                               "suspend_s",            "interruptions_per_hour", "boot_count",
-                                               "shutdown_count",       "gpu_unavailable_s", "lid_closed_s",
-                                               "segfault_count"};
   if (!has_host_logs(c)) {
-    for (auto k : kKeys) set_absent(out, k, kNoHostLogs);
+    absent_category(out, "session", kNoHostLogs);
     return;
   }
   Stretches battery(f), lid(f), gpu_gone(f), asleep(f);
@@ -472,8 +473,7 @@ void session_rates_from_partials(Features& f) {
   const auto switches = f.host_partials.find("ac.switches");
   const auto interruptions = f.host_partials.find("interruptions");
   if (switches == f.host_partials.end() || interruptions == f.host_partials.end()) {
-    set_absent(out, "ac_switches_per_hour", kNoHostLogs);
-    set_absent(out, "interruptions_per_hour", kNoHostLogs);
+    for (const std::string_view key : kSessionRateKeys) set_absent(out, key, kNoHostLogs);
     return;
   }
   rate(out, "ac_switches_per_hour", switches->second, f.wall_s());

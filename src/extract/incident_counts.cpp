@@ -62,17 +62,17 @@ std::string_view incident_key(const Incident& i) {
   if (i.kind == EventKind::modeset) return "modeset_error_count";
   if (i.kind == EventKind::thermal) return i.detail == "normal" ? "" : "thermal_event_count";
   if (i.kind == EventKind::oom) return "oom_kill_count";
-  if (i.kind == EventKind::driver) return i.detail == "load" ? "driver_load_count" : i.detail == "reset" ? "gpu_reset_count" : "";
+  if (i.kind == EventKind::driver)
+    return i.detail == "load" ? "driver_load_count" : i.detail == "reset" ? "gpu_reset_count" : "";
   return "";
 }
 
 }  // namespace
 
 void incident_indicators(const SampleCollector& c, Features& f, IndicatorSet& out) {
-  static constexpr std::string_view kTimes[] = {"xid_per_hour", "xid_first_s", "xid_last_s"};
   if (!c.has_host_logs() && c.incidents().empty()) {
     for (auto k : kIncidentKeys) set_absent(out, k, "no kernel log, dmesg, journal or bug report among the inputs");
-    for (auto k : kTimes) set_absent(out, k, "no kernel log, dmesg, journal or bug report among the inputs");
+    for (auto k : kXidTimeKeys) set_absent(out, k, "no kernel log, dmesg, journal or bug report among the inputs");
     return;
   }
   std::map<std::string_view, double> n;

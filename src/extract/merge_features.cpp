@@ -149,16 +149,19 @@ Docs relation(const std::vector<Features>& docs) {
   return Docs::one_per_host;
 }
 
+/// A host-only indicator that merge recomputes from the merged GPUs or host partials.
+bool recomputed(std::string_view key) {
+  const auto in = [&](const auto& keys) { return std::find(keys.begin(), keys.end(), key) != keys.end(); };
+  return in(detail::kHostKeysFromGpus) || in(detail::kXidTimeKeys) || in(detail::kSessionRateKeys);
+}
+
 void merge_host_only(const std::vector<Features>& docs, Features& m) {
   const Docs relation_of_docs = relation(docs);
   std::vector<const IndicatorSet*> sets;
   for (const Features& f : docs) sets.push_back(&f.host_indicators);
   for (const IndicatorDef& d : catalogue()) {
     const bool from_gpus = d.scope != Scope::host_only && d.category != "trace";
-    if (from_gpus || d.key == "gpu_count" || d.key == "xid_per_hour" || d.key == "xid_first_s" ||
-        d.key == "xid_last_s" || d.key == "coverage_min" || d.key == "ac_switches_per_hour" ||
-        d.key == "interruptions_per_hour")
-      continue;
+    if (from_gpus || recomputed(d.key)) continue;
     merge_plain(d, sets, m.host_indicators, relation_of_docs);
   }
   for (const Features& f : docs) detail::combine_partials(m.host_partials, f.host_partials);

@@ -168,7 +168,8 @@ void net_gpu_time(const SampleCollector& c, const TraceSums& host, IndicatorSet&
     if (r.kind == EventKind::profiler_total && !std::isnan(device)) {
       table_ns += device;
       table = true;
-    } else if ((r.kind == EventKind::nsys_kernel || r.kind == EventKind::nsys_memop_time) && !std::isnan(r.get("total_ns"))) {
+    } else if ((r.kind == EventKind::nsys_kernel || r.kind == EventKind::nsys_memop_time) &&
+               !std::isnan(r.get("total_ns"))) {
       nsys_ns += r.get("total_ns");
       nsys = true;
     }
