@@ -84,13 +84,12 @@ bool gpu_indicators(const SampleStore& store, int gpu, const Features& window, d
   sketches.intervals = intervals.take();
   const double limit = gap_limit_s(sketches.intervals.empty() ? 0 : sketches.intervals.median());
 
-  GpuWalker walker(limit, threshold);
-  EnergyProfileWalker energy(limit, host.profile);
+  EnergyProfileBuilder energy(host.profile);
+  GpuWalker walker(limit, threshold, &energy);
   ThermalShapeWalker thermal(threshold);
   bool utilisation = false;
   store.for_each(gpu, from_ns, last_ns, [&](const Sample& x) {
     walker.add(x);
-    energy.add(x);
     thermal.add(x);
     utilisation = utilisation || !std::isnan(x.util_pct);
   });

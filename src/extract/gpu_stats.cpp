@@ -99,7 +99,29 @@ double partial(const Partials& p, const std::string& name) {
   return it == p.end() ? kNaN : it->second;
 }
 
-GpuWalker::GpuWalker(double gap_limit_s, double threshold_c) : m_limit_s(gap_limit_s), m_threshold_c(threshold_c) {
+void EnergyProfileBuilder::power_sample(std::int64_t ts_ns) {
+  if (!m_any) m_first_ns = ts_ns;
+  m_any = true;
+  m_last_ns = ts_ns;
+}
+
+void EnergyProfileBuilder::covered(std::int64_t from_ns, double joules) {
+  m_profile.add(from_ns, joules / kJoulesPerKwh);
+}
+
+void EnergyProfileBuilder::gap(std::int64_t from_ns, double dt_s) {
+  m_gap_s[EnergyProfile::minute_of(from_ns)] += dt_s;
+}
+
+void EnergyProfileBuilder::finish(std::int64_t from_ns, std::int64_t to_ns, double mean_w) {
+  if (!m_any) return;
+  m_profile.add(from_ns, mean_w * secs(m_first_ns - from_ns) / kJoulesPerKwh);  // before the first sample
+  for (const auto& [minute, dt] : m_gap_s) m_profile.add_minute(minute, mean_w * dt / kJoulesPerKwh);
+  m_profile.add(m_last_ns, mean_w * secs(to_ns - m_last_ns) / kJoulesPerKwh);  // after the last
+}
+
+GpuWalker::GpuWalker(double gap_limit_s, double threshold_c, EnergyProfileBuilder* profile)
+    : m_limit_s(gap_limit_s), m_threshold_c(threshold_c), m_profile(profile) {
   m_max.fill(kNaN);
   m_min.fill(kNaN);
   m_special.fill(0);
@@ -114,14 +136,16 @@ void GpuWalker::add_held_interval(Held m, const Sample& prev, const Sample& cur,
   h[cov_s] += dt;
   h[held] += pv * dt;
   h[right] += v * dt;
-  h[trap] += (pv + v) / 2 * dt;
+  const double trapezoid = (pv + v) / 2 * dt;  // energy for power: the one integration of extract and merge
+  h[trap] += trapezoid;
   h[held2] += pv * pv * dt;
   if (pv == 0) h[zero_s] += dt;
   if (m == Held::temp && pv > m_threshold_c) h[above_s] += dt;
   if (m == Held::power) {
+    if (m_profile != nullptr) m_profile->covered(prev.ts_ns, trapezoid);
     if (prev.util_pct == 0) {  // NaN compares false: no utilisation, no idle time
       m_special[k_idle_power_s] += dt;
-      m_special[k_idle_energy_j] += (pv + v) / 2 * dt;
+      m_special[k_idle_energy_j] += trapezoid;
     }
     if (!std::isnan(prev.power_limit_w)) {
       m_special[k_limit_cov_s] += dt;
@@ -176,9 +200,11 @@ void GpuWalker::add(const Sample& s, bool count_sample) {
       if (std::isnan(m_min[i]) || v < m_min[i]) m_min[i] = v;
       if (i < kQuantiledCount && m_sketches.held[i].empty()) m_sketches.plain[i].add(v);  // the fallback
     }
+    if (m == Held::power && m_profile != nullptr) m_profile->power_sample(s.ts_ns);
     if (const Sample* p = prev_with(m)) {
       const double dt = secs(s.ts_ns - p->ts_ns);
       if (dt > 0 && dt <= m_limit_s) add_held_interval(m, *p, s, dt);
+      else if (dt > 0 && m == Held::power && m_profile != nullptr) m_profile->gap(p->ts_ns, dt);
       if (m == Held::temp && p->temp_c <= m_threshold_c && v > m_threshold_c) m_special[k_temp_crossings] += 1;
     }
   }

@@ -8,7 +8,6 @@ namespace gpucost::extract::detail {
 
 namespace {
 
-constexpr double kJoulesPerKwh = 3.6e6;
 constexpr double kSlopeSpanS = 300;   // temp_slope_5min: the first 5 minutes
 constexpr double kSteadySpanS = 300;  // temp_steady_s: the band must hold this long
 constexpr double kSteadyBandC = 2;    // ... within this many °C (max - min)
@@ -116,29 +115,6 @@ void ThermalShapeWalker::finish(IndicatorSet& out, std::vector<std::int64_t>& cr
   else set_absent(out, "temp_steady_s", "the temperature never stays within 2 °C for 300 s");
   set_value(out, "temp_rolling_crossings", m_rolling_crossings);
   crossings.insert(crossings.end(), m_crossings.begin(), m_crossings.end());
-}
-
-// ---- energy profile -----------------------------------------------------------------------
-
-void EnergyProfileWalker::add(const Sample& s) {
-  if (std::isnan(s.power_w)) return;
-  if (!m_any) {
-    m_any = true;
-    m_first_ns = s.ts_ns;
-  } else {
-    const double dt = secs(s.ts_ns - m_prev_ns);
-    if (dt > 0 && dt <= m_limit_s) m_profile.add(m_prev_ns, (m_prev_w + s.power_w) / 2 * dt / kJoulesPerKwh);
-    else if (dt > 0) m_gap_s[EnergyProfile::minute_of(m_prev_ns)] += dt;
-  }
-  m_prev_ns = s.ts_ns;
-  m_prev_w = s.power_w;
-}
-
-void EnergyProfileWalker::finish(std::int64_t from_ns, std::int64_t to_ns, double mean_w) {
-  if (!m_any) return;
-  m_profile.add(from_ns, mean_w * secs(m_first_ns - from_ns) / kJoulesPerKwh);  // before the first sample
-  for (const auto& [minute, dt] : m_gap_s) m_profile.add_minute(minute, mean_w * dt / kJoulesPerKwh);
-  m_profile.add(m_prev_ns, mean_w * secs(to_ns - m_prev_ns) / kJoulesPerKwh);  // after the last
 }
 
 }  // namespace gpucost::extract::detail
