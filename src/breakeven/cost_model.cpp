@@ -1,5 +1,6 @@
 #include <gpucost/breakeven/cost_model.hpp>
 #include <gpucost/breakeven/crossings.hpp>
+#include <gpucost/core/xid_bucket.hpp>
 
 #include <fmt/format.h>
 
@@ -174,11 +175,16 @@ Result compute(const CostConfig& c, const JobInputs& job) { return evaluate(c, j
 namespace {
 
 double incident_hours(const CostConfig& c, std::string_view bucket) {
-  if (bucket.empty() || bucket == "ignore") return 0;  // interruptions cost downtime, not operator time
-  if (bucket == "restart_app") return c.incident_restart_app_h;
-  if (bucket == "reset_gpu") return c.incident_reset_gpu_h;
-  if (bucket == "reboot") return c.incident_reboot_h;
-  if (bucket == "contact_support") return c.incident_contact_support_h;
+  if (bucket.empty()) return 0;  // interruptions cost downtime, not operator time
+  switch (xid_bucket_from_name(bucket)) {
+    case XidBucket::ignore: return 0;
+    case XidBucket::restart_app: return c.incident_restart_app_h;
+    case XidBucket::reset_gpu: return c.incident_reset_gpu_h;
+    case XidBucket::reboot: return c.incident_reboot_h;
+    case XidBucket::contact_support: return c.incident_contact_support_h;
+    case XidBucket::unknown:
+    case XidBucket::count_: break;
+  }
   return c.incident_unknown_h;
 }
 

@@ -2,6 +2,7 @@
 
 #include <gpucost/breakeven/cloud_offers.hpp>
 #include <gpucost/core/text.hpp>
+#include <gpucost/core/xid_bucket.hpp>
 
 #include <fmt/format.h>
 
@@ -206,9 +207,8 @@ bool matches(const IncidentRule& rule, const extract::WindowFault& f) {
   if (f.bucket.empty()) return false;
   if (rule.incident_kind == "gpu_lost") return has_member(f, "gpu_lost");
   if (has_member(f, "gpu_lost")) return false;
-  if (rule.bucket == "unknown")  // a code outside NVIDIA's four buckets (and not ignored)
-    return f.bucket != "restart_app" && f.bucket != "reset_gpu" && f.bucket != "reboot" &&
-           f.bucket != "contact_support" && f.bucket != "ignore";
+  if (rule.bucket == xid_bucket_name(XidBucket::unknown))  // a code outside NVIDIA's four buckets (and not ignored)
+    return xid_bucket_from_name(f.bucket) == XidBucket::unknown;
   return f.bucket == rule.bucket;
 }
 

@@ -1,6 +1,7 @@
 #include <gpucost/breakeven/tariff.hpp>
 
 #include <gpucost/core/text.hpp>
+#include <gpucost/core/time.hpp>
 
 #include <date/tz.h>
 #include <fmt/format.h>

@@ -2,6 +2,8 @@
 // fault counts.
 #include "faults.hpp"
 
+#include <gpucost/core/xid_bucket.hpp>
+
 #include <algorithm>
 #include <array>
 #include <tuple>
@@ -9,11 +11,6 @@
 namespace gpucost::extract {
 
 namespace {
-
-/// Lowest to highest. `unknown` ranks above reset_gpu: with the resolution unknown the operator
-/// at least resets the GPU and then looks the code up.
-constexpr std::array<std::string_view, 6> kSeverityOrder = {"ignore", "restart_app", "reset_gpu",
-                                                            "unknown", "reboot", "contact_support"};
 
 void add_member(WindowFault& f, std::string_view kind, int code, std::int64_t count) {
   for (FaultMember& m : f.members)
@@ -55,16 +52,14 @@ bool by_time(const WindowFault& a, const WindowFault& b) {
 
 }  // namespace
 
-int fault_severity(std::string_view bucket) {
-  for (std::size_t i = 0; i < kSeverityOrder.size(); ++i)
-    if (kSeverityOrder[i] == bucket) return static_cast<int>(i);
-  return fault_severity("unknown");
-}
+int fault_severity(std::string_view bucket) { return static_cast<int>(xid_bucket_from_name(bucket)); }
 
 std::string_view fault_bucket(std::string_view kind, std::string_view xid_bucket) {
-  if (kind == "gpu_lost") return "reboot";   // a GPU off the bus comes back only with a reboot
-  if (kind == "aer") return "reset_gpu";     // the kernel recovers a fatal link error by resetting it
-  return xid_bucket.empty() ? std::string_view("unknown") : xid_bucket;
+  // A GPU off the bus comes back only with a reboot; the kernel recovers a fatal link error by
+  // resetting the GPU.
+  if (kind == "gpu_lost") return xid_bucket_name(XidBucket::reboot);
+  if (kind == "aer") return xid_bucket_name(XidBucket::reset_gpu);
+  return xid_bucket.empty() ? xid_bucket_name(XidBucket::unknown) : xid_bucket;
 }
 
 std::vector<WindowFault> regroup_faults(std::vector<WindowFault> faults, double window_s) {
@@ -101,7 +96,8 @@ std::string fault_members_text(const WindowFault& fault) {
 namespace detail {
 
 bool is_fault_member(const Incident& i) {
-  return i.kind == "xid" || i.kind == "gpu_lost" || (i.kind == "aer" && i.detail == "uncorrected_fatal");
+  return i.kind == EventKind::xid || i.kind == EventKind::gpu_lost ||
+         (i.kind == EventKind::aer && i.detail == "uncorrected_fatal");
 }
 
 FaultBuilder::FaultBuilder(double window_s) : m_window_ns(static_cast<std::int64_t>(window_s * 1e9)) {}
@@ -154,24 +150,24 @@ std::vector<WindowFault> FaultBuilder::finish() {
 }
 
 void fault_indicators(Features& f, const std::string& reason) {
-  static constexpr std::array<std::pair<std::string_view, std::string_view>, 5> kByBucket = {
-      {{"restart_app", "fault_restart_app_count"},
-       {"reset_gpu", "fault_reset_gpu_count"},
-       {"unknown", "fault_unknown_count"},
-       {"reboot", "fault_reboot_count"},
-       {"contact_support", "fault_contact_support_count"}}};
+  static constexpr std::array<std::pair<XidBucket, std::string_view>, 5> kByBucket = {
+      {{XidBucket::restart_app, "fault_restart_app_count"},
+       {XidBucket::reset_gpu, "fault_reset_gpu_count"},
+       {XidBucket::unknown, "fault_unknown_count"},
+       {XidBucket::reboot, "fault_reboot_count"},
+       {XidBucket::contact_support, "fault_contact_support_count"}}};
   IndicatorSet& out = f.host_indicators;
   if (!reason.empty()) {
-    out["fault_count"] = IndicatorValue{std::nullopt, reason};
-    for (const auto& [bucket, key] : kByBucket) out[std::string(key)] = IndicatorValue{std::nullopt, reason};
+    set_absent(out, "fault_count", reason);
+    for (const auto& [bucket, key] : kByBucket) set_absent(out, key, reason);
     return;
   }
-  out["fault_count"] = IndicatorValue{static_cast<double>(f.faults.size()), {}};
+  set_value(out, "fault_count", static_cast<double>(f.faults.size()));
   for (const auto& entry : kByBucket) {  // not a structured binding: clang 14 cannot capture one
     const auto n = std::count_if(f.faults.begin(), f.faults.end(), [&](const WindowFault& w) {
-      return kSeverityOrder[static_cast<std::size_t>(fault_severity(w.bucket))] == entry.first;
+      return xid_bucket_from_name(w.bucket) == entry.first;
     });
-    out[std::string(entry.second)] = IndicatorValue{static_cast<double>(n), {}};
+    set_value(out, entry.second, static_cast<double>(n));
   }
 }
 

@@ -2,7 +2,7 @@
 // group priced once (docs/cost-model.md, "Faults"; docs/indicators.md, F138-F143).
 #pragma once
 
-#include <gpucost/extract/extract.hpp>
+#include <gpucost/extract/features.hpp>
 #include <gpucost/extract/incident_store.hpp>
 
 #include <cstdint>

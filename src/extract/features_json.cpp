@@ -1,6 +1,6 @@
 // The gpucost.features document: written by extract, read by breakeven.
 #include <gpucost/extract/catalogue.hpp>
-#include <gpucost/extract/extract.hpp>
+#include <gpucost/extract/features.hpp>
 
 #include <gpucost/core/time.hpp>
 #include <gpucost/io/json_out.hpp>

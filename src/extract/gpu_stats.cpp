@@ -1,5 +1,7 @@
 #include "gpu_stats.hpp"
 
+#include <gpucost/core/throttle_reasons.hpp>
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -14,16 +16,15 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kJoulesPerKwh = 3.6e6;
 constexpr double kNearLimit = 0.95;         // "at or near the enforced power limit": within 5 %
 constexpr double kStarvedUtilPct = 80, kStarvedMemPct = 50;
+constexpr double kPowerErrorW = 5.0;        // power reading uncertainty (energy_low/high_kwh), W per sample
 
-// NVML clocks_event_reasons bits (nvml.h, nvmlClocksEventReason*).
-constexpr unsigned kGpuIdle = 0x1, kSwPowerCap = 0x4, kHwSlowdown = 0x8, kSyncBoost = 0x10, kSwThermal = 0x20,
-                   kHwThermal = 0x40, kHwPowerBrake = 0x80;
 // The reasons that slow a busy GPU down (an onset is a change from none of them to any).
-constexpr unsigned kSlowdownBits = kSwPowerCap | kHwSlowdown | kSwThermal | kHwThermal | kHwPowerBrake;
+constexpr std::uint64_t kSlowdownBits = throttle::kSwPowerCap | throttle::kHwSlowdown | throttle::kSwThermalSlowdown |
+                                        throttle::kHwThermalSlowdown | throttle::kHwPowerBrakeSlowdown;
 
 struct Reason {
   const char* name;
-  unsigned bits;
+  std::uint64_t bits;
   std::uint8_t slot;  // Special of its time
 };
 // HW slowdown includes the power brake, as nvidia-smi -q's "HW Slowdown" line does.
@@ -44,12 +45,13 @@ enum Special : std::uint8_t {
 constexpr std::array<const char*, kSpecialCount> kSpecialNames = {
     "samples", "interval.max", "interval.covered_s", "interval.gaps", "temp.crossings", "idle.power_s", "idle.energy_j", "limit.cov_s", "limit.near_s", "limit.share_sum", "limit.share_n", "pcie.n", "pcie.gen_ratio_sum", "pcie.width_ratio_sum", "pclk_rated.max", "mclk_rated.max", "fb_total.max", "fb_free.min", "throttle.n", "throttle.cov_s", "throttle.onsets", "throttle.power_cap_s", "throttle.hw_slowdown_s", "throttle.hw_thermal_s", "throttle.sw_thermal_s", "throttle.sync_boost_s", "throttle.idle_s", "starved.s", "starved.cov_s", "busy_clock.held", "busy_clock.s"};
 
-constexpr std::array<Reason, 6> kReasons = {{{"power_cap", kSwPowerCap, k_throttle_power_cap_s},
-                                             {"hw_slowdown", kHwSlowdown | kHwPowerBrake, k_throttle_hw_slowdown_s},
-                                             {"hw_thermal", kHwThermal, k_throttle_hw_thermal_s},
-                                             {"sw_thermal", kSwThermal, k_throttle_sw_thermal_s},
-                                             {"sync_boost", kSyncBoost, k_throttle_sync_boost_s},
-                                             {"idle", kGpuIdle, k_throttle_idle_s}}};
+constexpr std::array<Reason, 6> kReasons = {
+    {{"power_cap", throttle::kSwPowerCap, k_throttle_power_cap_s},
+     {"hw_slowdown", throttle::kHwSlowdown | throttle::kHwPowerBrakeSlowdown, k_throttle_hw_slowdown_s},
+     {"hw_thermal", throttle::kHwThermalSlowdown, k_throttle_hw_thermal_s},
+     {"sw_thermal", throttle::kSwThermalSlowdown, k_throttle_sw_thermal_s},
+     {"sync_boost", throttle::kSyncBoost, k_throttle_sync_boost_s},
+     {"idle", throttle::kGpuIdle, k_throttle_idle_s}}};
 
 static_assert(kSpecialCount == 31, "GpuWalker::m_special holds every Special");
 
@@ -97,7 +99,29 @@ double partial(const Partials& p, const std::string& name) {
   return it == p.end() ? kNaN : it->second;
 }
 
-GpuWalker::GpuWalker(double gap_limit_s, double threshold_c) : m_limit_s(gap_limit_s), m_threshold_c(threshold_c) {
+void EnergyProfileBuilder::power_sample(std::int64_t ts_ns) {
+  if (!m_any) m_first_ns = ts_ns;
+  m_any = true;
+  m_last_ns = ts_ns;
+}
+
+void EnergyProfileBuilder::covered(std::int64_t from_ns, double joules) {
+  m_profile.add(from_ns, joules / kJoulesPerKwh);
+}
+
+void EnergyProfileBuilder::gap(std::int64_t from_ns, double dt_s) {
+  m_gap_s[EnergyProfile::minute_of(from_ns)] += dt_s;
+}
+
+void EnergyProfileBuilder::finish(std::int64_t from_ns, std::int64_t to_ns, double mean_w) {
+  if (!m_any) return;
+  m_profile.add(from_ns, mean_w * secs(m_first_ns - from_ns) / kJoulesPerKwh);  // before the first sample
+  for (const auto& [minute, dt] : m_gap_s) m_profile.add_minute(minute, mean_w * dt / kJoulesPerKwh);
+  m_profile.add(m_last_ns, mean_w * secs(to_ns - m_last_ns) / kJoulesPerKwh);  // after the last
+}
+
+GpuWalker::GpuWalker(double gap_limit_s, double threshold_c, EnergyProfileBuilder* profile)
+    : m_limit_s(gap_limit_s), m_threshold_c(threshold_c), m_profile(profile) {
   m_max.fill(kNaN);
   m_min.fill(kNaN);
   m_special.fill(0);
@@ -112,14 +136,16 @@ void GpuWalker::add_held_interval(Held m, const Sample& prev, const Sample& cur,
   h[cov_s] += dt;
   h[held] += pv * dt;
   h[right] += v * dt;
-  h[trap] += (pv + v) / 2 * dt;
+  const double trapezoid = (pv + v) / 2 * dt;  // energy for power: the one integration of extract and merge
+  h[trap] += trapezoid;
   h[held2] += pv * pv * dt;
   if (pv == 0) h[zero_s] += dt;
   if (m == Held::temp && pv > m_threshold_c) h[above_s] += dt;
   if (m == Held::power) {
+    if (m_profile != nullptr) m_profile->covered(prev.ts_ns, trapezoid);
     if (prev.util_pct == 0) {  // NaN compares false: no utilisation, no idle time
       m_special[k_idle_power_s] += dt;
-      m_special[k_idle_energy_j] += (pv + v) / 2 * dt;
+      m_special[k_idle_energy_j] += trapezoid;
     }
     if (!std::isnan(prev.power_limit_w)) {
       m_special[k_limit_cov_s] += dt;
@@ -174,9 +200,11 @@ void GpuWalker::add(const Sample& s, bool count_sample) {
       if (std::isnan(m_min[i]) || v < m_min[i]) m_min[i] = v;
       if (i < kQuantiledCount && m_sketches.held[i].empty()) m_sketches.plain[i].add(v);  // the fallback
     }
+    if (m == Held::power && m_profile != nullptr) m_profile->power_sample(s.ts_ns);
     if (const Sample* p = prev_with(m)) {
       const double dt = secs(s.ts_ns - p->ts_ns);
       if (dt > 0 && dt <= m_limit_s) add_held_interval(m, *p, s, dt);
+      else if (dt > 0 && m == Held::power && m_profile != nullptr) m_profile->gap(p->ts_ns, dt);
       if (m == Held::temp && p->temp_c <= m_threshold_c && v > m_threshold_c) m_special[k_temp_crossings] += 1;
     }
   }
@@ -216,7 +244,7 @@ void GpuWalker::add_throttle(const Sample& s) {
                     : m_has_older_throttle                           ? &m_older_throttle
                                                                      : nullptr;
   if (p != nullptr) {
-    const auto was = static_cast<unsigned>(p->throttle_mask), now = static_cast<unsigned>(s.throttle_mask);
+    const auto was = static_cast<std::uint64_t>(p->throttle_mask), now = static_cast<std::uint64_t>(s.throttle_mask);
     if ((was & kSlowdownBits) == 0 && (now & kSlowdownBits) != 0) m_special[k_throttle_onsets] += 1;
     const double dt = secs(s.ts_ns - p->ts_ns);
     if (dt > 0 && dt <= m_limit_s) {
@@ -295,14 +323,10 @@ void combine_partials(Partials& into, const Partials& from) {
 
 namespace {
 
-void set(IndicatorSet& out, std::string_view key, double v) { out[std::string(key)] = IndicatorValue{v, {}}; }
-void absent(IndicatorSet& out, std::string_view key, std::string reason) {
-  out[std::string(key)] = IndicatorValue{std::nullopt, std::move(reason)};
-}
 /// Sets `key` to num / den, or absent with `reason` when den is not positive.
 void ratio(IndicatorSet& out, std::string_view key, double num, double den, const std::string& reason) {
-  if (den > 0 && !std::isnan(num)) set(out, key, num / den);
-  else absent(out, key, reason);
+  if (den > 0 && !std::isnan(num)) set_value(out, key, num / den);
+  else set_absent(out, key, reason);
 }
 
 /// The view of one held metric's partials.
@@ -327,50 +351,50 @@ double sum_of(const Partials& p, const std::string& name) {
 }
 
 void job_indicators(const Partials& p, double wall_s, IndicatorSet& out) {
-  set(out, "wall_s", wall_s);
-  set(out, "samples", sum_of(p, "samples"));
-  if (wall_s > 0) set(out, "coverage", std::min(1.0, sum_of(p, "interval.covered_s") / wall_s));
-  else absent(out, "coverage", "the window is empty (wall time 0 s)");
+  set_value(out, "wall_s", wall_s);
+  set_value(out, "samples", sum_of(p, "samples"));
+  if (wall_s > 0) set_value(out, "coverage", std::min(1.0, sum_of(p, "interval.covered_s") / wall_s));
+  else set_absent(out, "coverage", "the window is empty (wall time 0 s)");
   const double longest = partial(p, "interval.max");
-  if (std::isnan(longest)) absent(out, "sample_interval_max_s", "fewer than two samples at distinct times");
-  else set(out, "sample_interval_max_s", longest);
-  set(out, "gap_count", sum_of(p, "interval.gaps"));
+  if (std::isnan(longest)) set_absent(out, "sample_interval_max_s", "fewer than two samples at distinct times");
+  else set_value(out, "sample_interval_max_s", longest);
+  set_value(out, "gap_count", sum_of(p, "interval.gaps"));
 }
 
 void energy_bounds(const HeldView& pw, double mean, double filled, double uncovered, IndicatorSet& out) {
   const double left_j = pw.get("held"), right_j = pw.get("right");
-  set(out, "energy_left_kwh", (left_j + filled) / kJoulesPerKwh);
-  set(out, "energy_right_kwh", (right_j + filled) / kJoulesPerKwh);
+  set_value(out, "energy_left_kwh", (left_j + filled) / kJoulesPerKwh);
+  set_value(out, "energy_right_kwh", (right_j + filled) / kJoulesPerKwh);
   const double err_j = kPowerErrorW * pw.cov();
   const double low = std::min(left_j, right_j) - err_j + pw.min() * uncovered;
   const double high = std::max(left_j, right_j) + err_j + pw.max() * uncovered;
-  set(out, "energy_low_kwh", std::max(0.0, low) / kJoulesPerKwh);
-  set(out, "energy_high_kwh", high / kJoulesPerKwh);
+  set_value(out, "energy_low_kwh", std::max(0.0, low) / kJoulesPerKwh);
+  set_value(out, "energy_high_kwh", high / kJoulesPerKwh);
   (void)mean;
 }
 
 void power_extras(const Partials& p, const HeldView& pw, const HeldView& ut, double energy_j, IndicatorSet& out) {
-  set(out, "power_min_w", pw.min());
+  set_value(out, "power_min_w", pw.min());
   const double cov = pw.cov();
   if (cov > 0 && pw.get("held") > 0) {
     const double mean = pw.get("held") / cov;
     const double var = std::max(0.0, pw.get("held2") / cov - mean * mean);
-    set(out, "power_cv", std::sqrt(var) / mean);
+    set_value(out, "power_cv", std::sqrt(var) / mean);
   } else {
-    absent(out, "power_cv", cov > 0 ? "mean power is 0" : "no covered power interval");
+    set_absent(out, "power_cv", cov > 0 ? "mean power is 0" : "no covered power interval");
   }
   if (ut.count() == 0) {
     for (auto k : {"idle_power_w", "idle_energy_kwh", "energy_per_busy_hour_kwh"})
-      absent(out, k, "no utilisation samples (MIG mode prints none)");
+      set_absent(out, k, "no utilisation samples (MIG mode prints none)");
   } else {
     ratio(out, "idle_power_w", sum_of(p, "idle.energy_j"), sum_of(p, "idle.power_s"),
           "no covered power interval at 0 % utilisation");
-    set(out, "idle_energy_kwh", sum_of(p, "idle.energy_j") / kJoulesPerKwh);
+    set_value(out, "idle_energy_kwh", sum_of(p, "idle.energy_j") / kJoulesPerKwh);
     const double busy_h = (ut.cov() - ut.get("zero_s")) / 3600;
     ratio(out, "energy_per_busy_hour_kwh", energy_j / kJoulesPerKwh, busy_h, "no busy time (utilisation > 0 %)");
   }
-  if (sum_of(p, "limit.cov_s") > 0) set(out, "power_limit_time_s", sum_of(p, "limit.near_s"));
-  else absent(out, "power_limit_time_s", "no enforced power limit in the power samples");
+  if (sum_of(p, "limit.cov_s") > 0) set_value(out, "power_limit_time_s", sum_of(p, "limit.near_s"));
+  else set_absent(out, "power_limit_time_s", "no enforced power limit in the power samples");
   ratio(out, "power_limit_share", sum_of(p, "limit.share_sum"), sum_of(p, "limit.share_n"),
         "no sample gives both the enforced and the default power limit");
 }
@@ -381,7 +405,7 @@ GpuEnergy power_indicators(const Partials& p, double wall_s, IndicatorSet& out) 
     for (auto k : {"energy_kwh", "energy_filled_fraction", "power_mean_w", "power_max_w", "energy_left_kwh",
                    "energy_right_kwh", "energy_low_kwh", "energy_high_kwh", "power_min_w", "power_cv", "idle_power_w",
                    "idle_energy_kwh", "energy_per_busy_hour_kwh", "power_limit_time_s", "power_limit_share"})
-      absent(out, k, "no power samples");
+      set_absent(out, k, "no power samples");
     return {};
   }
   // Mean power = covered trapezoid energy / covered time, so that filling uncovered time
@@ -390,11 +414,11 @@ GpuEnergy power_indicators(const Partials& p, double wall_s, IndicatorSet& out) 
   const double uncovered = std::max(0.0, wall_s - pw.cov());
   const double filled = mean * uncovered;
   const double e = pw.get("trap") + filled;
-  set(out, "energy_kwh", e / kJoulesPerKwh);
-  if (e > 0) set(out, "energy_filled_fraction", filled / e);
-  else absent(out, "energy_filled_fraction", "energy is 0");
-  set(out, "power_mean_w", mean);
-  set(out, "power_max_w", pw.max());
+  set_value(out, "energy_kwh", e / kJoulesPerKwh);
+  if (e > 0) set_value(out, "energy_filled_fraction", filled / e);
+  else set_absent(out, "energy_filled_fraction", "energy is 0");
+  set_value(out, "power_mean_w", mean);
+  set_value(out, "power_max_w", pw.max());
   energy_bounds(pw, mean, filled, uncovered, out);
   power_extras(p, pw, ut, e, out);
   return {filled, e};
@@ -404,37 +428,37 @@ void util_indicators(const Partials& p, IndicatorSet& out) {
   const HeldView u{p, "util"};
   const std::string none = "no utilisation samples (MIG mode prints none)";
   if (u.count() == 0) {
-    for (auto k : {"util_mean", "idle_fraction", "busy_s", "starved_fraction"}) absent(out, k, none);
+    for (auto k : {"util_mean", "idle_fraction", "busy_s", "starved_fraction"}) set_absent(out, k, none);
   } else {
-    set(out, "util_mean", u.mean() / 100);
-    set(out, "idle_fraction", u.cov() > 0 ? u.get("zero_s") / u.cov() : u.get("plain_zero") / u.count());
-    set(out, "busy_s", u.cov() - u.get("zero_s"));
+    set_value(out, "util_mean", u.mean() / 100);
+    set_value(out, "idle_fraction", u.cov() > 0 ? u.get("zero_s") / u.cov() : u.get("plain_zero") / u.count());
+    set_value(out, "busy_s", u.cov() - u.get("zero_s"));
     ratio(out, "starved_fraction", sum_of(p, "starved.s"), sum_of(p, "starved.cov_s"),
           "no covered interval reads both utilisation and memory utilisation");
   }
   const auto mean_pct = [&](const char* metric, std::string_view key, const char* reason) {
     const HeldView h{p, metric};
-    if (h.count() == 0) absent(out, key, reason);
-    else set(out, key, h.mean() / 100);
+    if (h.count() == 0) set_absent(out, key, reason);
+    else set_value(out, key, h.mean() / 100);
   };
   mean_pct("mem_util", "mem_util_mean", "no memory utilisation samples (dmon mem, query utilization.memory)");
   mean_pct("enc", "enc_util_mean", "no encoder utilisation samples (dmon enc, query utilization.encoder)");
   mean_pct("dec", "dec_util_mean", "no decoder utilisation samples (dmon dec, query utilization.decoder)");
   const HeldView fb{p, "fb"};
-  if (fb.count() == 0) absent(out, "fb_used_max_mib", "no framebuffer samples (dmon fb, query memory.used)");
-  else set(out, "fb_used_max_mib", fb.max());
+  if (fb.count() == 0) set_absent(out, "fb_used_max_mib", "no framebuffer samples (dmon fb, query memory.used)");
+  else set_value(out, "fb_used_max_mib", fb.max());
   const double free_min = partial(p, "fb_free.min");
-  if (std::isnan(free_min)) absent(out, "fb_headroom_min_mib", "no sample gives both memory.used and memory.total");
-  else set(out, "fb_headroom_min_mib", free_min);
+  if (std::isnan(free_min)) set_absent(out, "fb_headroom_min_mib", "no sample gives both memory.used and memory.total");
+  else set_value(out, "fb_headroom_min_mib", free_min);
   for (const auto& [metric, dir] : {std::pair{"rx", "rx"}, std::pair{"tx", "tx"}}) {
     const HeldView h{p, metric};
     const std::string mean_key = fmt::format("pcie_{}_mean_mb_s", dir), max_key = fmt::format("pcie_{}_max_mb_s", dir);
     if (h.count() == 0) {
-      absent(out, mean_key, "no PCIe throughput samples (dmon -s t: rxpci, txpci)");
-      absent(out, max_key, "no PCIe throughput samples (dmon -s t: rxpci, txpci)");
+      set_absent(out, mean_key, "no PCIe throughput samples (dmon -s t: rxpci, txpci)");
+      set_absent(out, max_key, "no PCIe throughput samples (dmon -s t: rxpci, txpci)");
     } else {
-      set(out, mean_key, h.mean());
-      set(out, max_key, h.max());
+      set_value(out, mean_key, h.mean());
+      set_value(out, max_key, h.max());
     }
   }
   const double links = sum_of(p, "pcie.n");
@@ -447,20 +471,20 @@ void thermal_indicators(const Partials& p, IndicatorSet& out) {
   const HeldView t{p, "temp"};
   if (t.count() == 0) {
     for (auto k : {"temp_mean_c", "temp_max_c", "time_above_78c_s", "temp_crossings"})
-      absent(out, k, "no temperature samples");
+      set_absent(out, k, "no temperature samples");
   } else {
-    set(out, "temp_mean_c", t.mean());
-    set(out, "temp_max_c", t.max());
-    set(out, "time_above_78c_s", t.get("above_s"));
-    set(out, "temp_crossings", sum_of(p, "temp.crossings"));
+    set_value(out, "temp_mean_c", t.mean());
+    set_value(out, "temp_max_c", t.max());
+    set_value(out, "time_above_78c_s", t.get("above_s"));
+    set_value(out, "temp_crossings", sum_of(p, "temp.crossings"));
   }
   const HeldView m{p, "mem_temp"};
   if (m.count() == 0) {
     for (auto k : {"mem_temp_mean_c", "mem_temp_max_c"})
-      absent(out, k, "no memory temperature samples (dmon mtemp, query temperature.memory)");
+      set_absent(out, k, "no memory temperature samples (dmon mtemp, query temperature.memory)");
   } else {
-    set(out, "mem_temp_mean_c", m.mean());
-    set(out, "mem_temp_max_c", m.max());
+    set_value(out, "mem_temp_mean_c", m.mean());
+    set_value(out, "mem_temp_max_c", m.max());
   }
 }
 
@@ -469,23 +493,24 @@ void clock_indicators(const Partials& p, IndicatorSet& out) {
   const double rated = partial(p, "pclk_rated.max");
   if (c.count() == 0 || !(c.max() > 0)) {
     for (auto k : {"sm_clock_ratio", "clock_efficiency", "throttle_work_lost_fraction"})
-      absent(out, k, "no SM clock samples");
+      set_absent(out, k, "no SM clock samples");
   } else {
-    set(out, "sm_clock_ratio", c.mean() / c.max());
-    if (rated > 0) set(out, "clock_efficiency", c.mean() / rated);
-    else absent(out, "clock_efficiency", "no maximum SM clock in the samples (query clocks.max.sm)");
+    set_value(out, "sm_clock_ratio", c.mean() / c.max());
+    if (rated > 0) set_value(out, "clock_efficiency", c.mean() / rated);
+    else set_absent(out, "clock_efficiency", "no maximum SM clock in the samples (query clocks.max.sm)");
     const double reference = rated > 0 ? std::max(rated, c.max()) : c.max();
     const double busy_s = sum_of(p, "busy_clock.s");
-    if (busy_s > 0) set(out, "throttle_work_lost_fraction", 1 - sum_of(p, "busy_clock.held") / (reference * busy_s));
-    else absent(out, "throttle_work_lost_fraction", "no covered SM clock interval at utilisation > 0 %");
+    if (busy_s > 0)
+      set_value(out, "throttle_work_lost_fraction", 1 - sum_of(p, "busy_clock.held") / (reference * busy_s));
+    else set_absent(out, "throttle_work_lost_fraction", "no covered SM clock interval at utilisation > 0 %");
   }
   if (mc.count() == 0 || !(mc.max() > 0)) {
-    absent(out, "mclk_mean_mhz", "no memory clock samples (dmon mclk, query clocks.mem)");
-    absent(out, "mclk_ratio", "no memory clock samples (dmon mclk, query clocks.mem)");
+    set_absent(out, "mclk_mean_mhz", "no memory clock samples (dmon mclk, query clocks.mem)");
+    set_absent(out, "mclk_ratio", "no memory clock samples (dmon mclk, query clocks.mem)");
   } else {
-    set(out, "mclk_mean_mhz", mc.mean());
+    set_value(out, "mclk_mean_mhz", mc.mean());
     const double mrated = partial(p, "mclk_rated.max");
-    set(out, "mclk_ratio", mc.mean() / (mrated > 0 ? std::max(mrated, mc.max()) : mc.max()));
+    set_value(out, "mclk_ratio", mc.mean() / (mrated > 0 ? std::max(mrated, mc.max()) : mc.max()));
   }
 }
 
@@ -496,8 +521,8 @@ void throttle_indicators(const Partials& p, IndicatorSet& out) {
                                : "no throttle reasons in the samples (query clocks_event_reasons.active, nvidia-smi -q)";
   for (const Reason& r : kReasons)
     ratio(out, fmt::format("throttle_{}_fraction", r.name), sum_of(p, fmt::format("throttle.{}_s", r.name)), cov, none);
-  if (sum_of(p, "throttle.n") > 0) set(out, "throttle_onsets", sum_of(p, "throttle.onsets"));
-  else absent(out, "throttle_onsets", none);
+  if (sum_of(p, "throttle.n") > 0) set_value(out, "throttle_onsets", sum_of(p, "throttle.onsets"));
+  else set_absent(out, "throttle_onsets", none);
 }
 
 /// p50 and p95 of one metric: time-weighted, else (no covered interval) per sample.
@@ -506,13 +531,13 @@ void quantile_pair(const GpuSketches& s, Held m, double scale, std::string_view 
   const auto i = static_cast<std::size_t>(m);
   const QuantileSketch& q = !s.held[i].empty() ? s.held[i] : s.plain[i];
   if (q.empty()) {
-    absent(out, p50, none);
-    absent(out, p95, none);
+    set_absent(out, p50, none);
+    set_absent(out, p95, none);
     return;
   }
   const auto v = q.quantiles({0.5, 0.95});
-  set(out, p50, v[0] / scale);
-  set(out, p95, v[1] / scale);
+  set_value(out, p50, v[0] / scale);
+  set_value(out, p95, v[1] / scale);
 }
 
 }  // namespace
@@ -521,8 +546,8 @@ void finish_quantiles(const GpuSketches& s, IndicatorSet& out) {
   quantile_pair(s, Held::power, 1, "power_p50_w", "power_p95_w", "no power samples", out);
   quantile_pair(s, Held::temp, 1, "temp_p50_c", "temp_p95_c", "no temperature samples", out);
   quantile_pair(s, Held::util, 100, "util_p50", "util_p95", "no utilisation samples (MIG mode prints none)", out);
-  if (s.intervals.empty()) absent(out, "sample_interval_median_s", "fewer than two samples at distinct times");
-  else set(out, "sample_interval_median_s", s.intervals.median());
+  if (s.intervals.empty()) set_absent(out, "sample_interval_median_s", "fewer than two samples at distinct times");
+  else set_value(out, "sample_interval_median_s", s.intervals.median());
 }
 
 GpuEnergy finish_gpu(const Partials& p, double wall_s, IndicatorSet& out) {

@@ -3,12 +3,14 @@
 // and merge share one formula (docs/indicators.md, Merging).
 #pragma once
 
-#include <gpucost/extract/extract.hpp>
+#include <gpucost/extract/features.hpp>
 
 #include "quantile_sketch.hpp"
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
+#include <map>
 
 namespace gpucost::extract::detail {
 
@@ -38,10 +40,33 @@ struct GpuSketches {
   void settle();
 };
 
+/// The host's energy profile (EnergyProfile) from one GPU's walk: GpuWalker hands it each
+/// covered power interval's trapezoid energy, the very term energy_kwh sums, and each gap; the
+/// gaps and the uncovered ends of the window are filled at the GPU's mean power once it is known.
+class EnergyProfileBuilder {
+ public:
+  explicit EnergyProfileBuilder(EnergyProfile& profile) : m_profile(profile) {}
+  /// A sample that reads power: the first and the last bound the fills at the window's ends.
+  void power_sample(std::int64_t ts_ns);
+  /// A covered power interval that starts at `from_ns`: its energy lands in that minute.
+  void covered(std::int64_t from_ns, double joules);
+  /// An interval over the gap limit that starts at `from_ns`, `dt_s` long.
+  void gap(std::int64_t from_ns, double dt_s);
+  /// Adds the fills at `mean_w` (the covered energies are already in the profile).
+  void finish(std::int64_t from_ns, std::int64_t to_ns, double mean_w);
+
+ private:
+  EnergyProfile& m_profile;
+  bool m_any = false;
+  std::int64_t m_first_ns = 0, m_last_ns = 0;
+  std::map<std::int64_t, double> m_gap_s;  // seconds of intervals over the gap limit, by the minute they start in
+};
+
 /// Accumulates the partials of one GPU from its samples in time order.
 class GpuWalker {
  public:
-  GpuWalker(double gap_limit_s, double threshold_c);
+  /// `profile`, when given, receives the walk's power intervals (extract; not merge's bridges).
+  GpuWalker(double gap_limit_s, double threshold_c, EnergyProfileBuilder* profile = nullptr);
   /// Adds a sample: counted (count_sample) and the interval from the previous sample of each metric.
   void add(const Sample& s, bool count_sample = true);
   [[nodiscard]] Partials partials() const;
@@ -55,6 +80,7 @@ class GpuWalker {
   void add_interval(double dt);
   void add_held_interval(Held m, const Sample& prev, const Sample& cur, double dt);
   double m_limit_s, m_threshold_c;
+  EnergyProfileBuilder* m_profile;
   std::array<double, 31> m_special{};  // the partials that are not per metric (Special in the .cpp)
   std::array<std::array<double, 10>, kHeldCount> m_held{};
   std::array<double, kHeldCount> m_max{}, m_min{};
@@ -109,11 +135,6 @@ struct GpuEnergy {
 
 /// Every mergeable per-GPU indicator from the partials and the window's wall time.
 GpuEnergy finish_gpu(const Partials& p, double wall_s, IndicatorSet& out);
-
-/// The host indicators that come from the GPUs' (extract.cpp).
-void host_from_gpus(Features& f, double filled_j, double energy_j);
-/// xid_per_hour, xid_first_s, xid_last_s from xid_count and the host partials (extract.cpp).
-void xid_indicators_from_partials(Features& f);
 
 double partial(const Partials& p, const std::string& name);  ///< NaN when absent
 

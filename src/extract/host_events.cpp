@@ -3,6 +3,9 @@
 // ("Definitions of F106-F123"). Every pass reads the incident store once in time order.
 #include "host_events.hpp"
 
+#include <gpucost/core/xid_bucket.hpp>
+#include <gpucost/extract/catalogue.hpp>
+
 #include "faults.hpp"
 
 #include <algorithm>
@@ -20,18 +23,22 @@ namespace {
 constexpr std::int64_t kNever = std::numeric_limits<std::int64_t>::min();
 
 double secs(std::int64_t ns) { return static_cast<double>(ns) / 1e9; }
-void set(IndicatorSet& out, std::string_view key, double v) { out[std::string(key)] = IndicatorValue{v, {}}; }
-void absent(IndicatorSet& out, std::string_view key, std::string reason) {
-  out[std::string(key)] = IndicatorValue{std::nullopt, std::move(reason)};
-}
 
 const std::string kNoHostLogs = "no kernel log, dmesg, journal or bug report among the inputs";
 const std::string kNoErrors = "no Xid, AER, modeset or thermal error in the window";
+constexpr std::string_view kErrorUtilDrop = "error_util_drop_ratio";  // the chain indicator crossings do not set
+
+/// Sets every indicator of the catalogue's `category` ("chain", "session") to null with `reason`.
+void absent_category(IndicatorSet& out, std::string_view category, const std::string& reason) {
+  for (const IndicatorDef& d : catalogue())
+    if (d.category == category) set_absent(out, d.key, reason);
+}
 
 bool has_host_logs(const SampleCollector& c) { return c.has_host_logs() || !c.incidents().empty(); }
 
 bool is_chain_error(const Incident& i) {
-  return i.kind == "xid" || i.kind == "aer" || i.kind == "modeset" || (i.kind == "thermal" && i.detail != "normal");
+  return i.kind == EventKind::xid || i.kind == EventKind::aer || i.kind == EventKind::modeset ||
+         (i.kind == EventKind::thermal && i.detail != "normal");
 }
 
 // ---- the window's incidents and their downtime ----------------------------------------------
@@ -70,16 +77,16 @@ class IncidentList {
 
   /// An incident of the window; `suspend_start`: a suspend event starts a suspend (SuspendStarts).
   void add(const Incident& i, bool suspend_start) {
-    std::string_view kind = i.kind, bucket;
+    std::string_view kind = event_kind_name(i.kind), bucket;
     int code = -1;
-    if (i.kind == "xid") {
+    if (i.kind == EventKind::xid) {
       bucket = i.detail;
       code = i.code;
-    } else if (i.kind == "gpu_lost") {
-      bucket = "reboot";  // a GPU off the bus comes back only with a reboot
-    } else if (i.kind == "suspend") {
+    } else if (i.kind == EventKind::gpu_lost) {
+      bucket = xid_bucket_name(XidBucket::reboot);  // a GPU off the bus comes back only with a reboot
+    } else if (i.kind == EventKind::suspend) {
       if (!suspend_start) return;  // the same suspend seen by another layer
-    } else if (i.kind == "power_source" && i.detail == "offline") {
+    } else if (i.kind == EventKind::power_source && i.detail == "offline") {
       kind = "ac_offline";
     } else {
       return;
@@ -96,9 +103,10 @@ class IncidentList {
 
   /// downtime_s (F051).
   void finish(const SampleCollector& c) {
-    if (!has_host_logs(c)) absent(m_f.host_indicators, "downtime_s", kNoHostLogs);
-    else if (!m_utilisation) absent(m_f.host_indicators, "downtime_s", "no utilisation samples to tell when work resumed");
-    else set(m_f.host_indicators, "downtime_s", m_total_s);
+    if (!has_host_logs(c)) set_absent(m_f.host_indicators, "downtime_s", kNoHostLogs);
+    else if (!m_utilisation)
+      set_absent(m_f.host_indicators, "downtime_s", "no utilisation samples to tell when work resumed");
+    else set_value(m_f.host_indicators, "downtime_s", m_total_s);
   }
 
  private:
@@ -182,30 +190,29 @@ class ChainPass {
       take(*s);
     }
     while (!m_pending.empty()) close_front();
-    util_drop(utilisation, false, "error_util_drop_ratio", out);
-    static constexpr std::string_view kCrossingKeys[] = {
-        "chain_errors_after_crossing", "chain_errors_per_crossing", "chain_crossings_with_error", "chain_error_share",
-        "chain_lag_mean_s", "chain_lag_min_s", "chain_util_drop_ratio"};
+    util_drop(utilisation, false, kErrorUtilDrop, out);
     if (!temperature) {
-      for (auto k : kCrossingKeys) absent(out, k, "no temperature samples in the window");
+      for (const IndicatorDef& d : catalogue())
+        if (d.category == "chain" && d.key != kErrorUtilDrop)
+          set_absent(out, d.key, "no temperature samples in the window");
       return;
     }
-    set(out, "chain_errors_after_crossing", m_chained);
-    set(out, "chain_crossings_with_error", m_with_error);
+    set_value(out, "chain_errors_after_crossing", m_chained);
+    set_value(out, "chain_crossings_with_error", m_with_error);
     const std::string no_crossing = "the rolling-median temperature never crossed the threshold upward";
-    if (m_crossings.empty()) absent(out, "chain_errors_per_crossing", no_crossing);
-    else set(out, "chain_errors_per_crossing", m_pairs / static_cast<double>(m_crossings.size()));
-    if (m_errors == 0) absent(out, "chain_error_share", kNoErrors);
-    else set(out, "chain_error_share", m_chained / m_errors);
+    if (m_crossings.empty()) set_absent(out, "chain_errors_per_crossing", no_crossing);
+    else set_value(out, "chain_errors_per_crossing", m_pairs / static_cast<double>(m_crossings.size()));
+    if (m_errors == 0) set_absent(out, "chain_error_share", kNoErrors);
+    else set_value(out, "chain_error_share", m_chained / m_errors);
     if (m_with_error > 0) {
-      set(out, "chain_lag_mean_s", m_lag_sum / m_with_error);
-      set(out, "chain_lag_min_s", m_lag_min);
+      set_value(out, "chain_lag_mean_s", m_lag_sum / m_with_error);
+      set_value(out, "chain_lag_min_s", m_lag_min);
       util_drop(utilisation, true, "chain_util_drop_ratio", out);
     } else {
       const std::string none = m_crossings.empty() ? no_crossing : "no error followed a crossing within the chain window";
-      absent(out, "chain_lag_mean_s", none);
-      absent(out, "chain_lag_min_s", none);
-      absent(out, "chain_util_drop_ratio", "no error followed a crossing within the chain window");
+      set_absent(out, "chain_lag_mean_s", none);
+      set_absent(out, "chain_lag_min_s", none);
+      set_absent(out, "chain_util_drop_ratio", "no error followed a crossing within the chain window");
     }
   }
 
@@ -292,16 +299,16 @@ class ChainPass {
   /// Mean over the errors (all, or those after a crossing) of mean utilisation after / before.
   void util_drop(bool utilisation, bool chained, std::string_view key, IndicatorSet& out) const {
     if (!utilisation) {
-      absent(out, key, "no utilisation samples in the window");
+      set_absent(out, key, "no utilisation samples in the window");
       return;
     }
     if (m_errors == 0) {
-      absent(out, key, kNoErrors);
+      set_absent(out, key, kNoErrors);
       return;
     }
     const double sum = chained ? m_ratio_chained : m_ratio_all, n = chained ? m_ratio_chained_n : m_ratio_all_n;
-    if (n > 0) set(out, key, sum / n);
-    else absent(out, key, chained ? "no error after a crossing has utilisation > 0 % before it and samples after it"
+    if (n > 0) set_value(out, key, sum / n);
+    else set_absent(out, key, chained ? "no error after a crossing has utilisation > 0 % before it and samples after it"
                                   : "no error has utilisation > 0 % before it and samples after it");
   }
 
@@ -324,7 +331,8 @@ namespace {
 
 /// A fault member with its downtime: until the next busy sample, or the window end.
 FaultEvent fault_event(const Incident& i, NextBusy& busy, bool utilisation, const Features& f) {
-  FaultEvent e{i.ts_ns, i.device, i.kind, fault_bucket(i.kind, i.detail), i.code, std::nullopt, false};
+  const std::string_view kind = event_kind_name(i.kind);
+  FaultEvent e{i.ts_ns, i.device, kind, fault_bucket(kind, i.detail), i.code, std::nullopt, false};
   if (!utilisation) return e;
   const std::int64_t next = busy.after(i.ts_ns);
   e.downtime_end_ns = next == kNever ? f.to_ns : next;
@@ -344,7 +352,7 @@ void window_pass(const SampleCollector& c, GpuWalkSummary& walks, const WindowPa
   SuspendStarts suspends;
   if (host_logs)
     c.incidents().for_each([&](const Incident& i) {
-      const bool suspend_start = i.kind == "suspend" && suspends.starts(i.ts_ns);
+      const bool suspend_start = i.kind == EventKind::suspend && suspends.starts(i.ts_ns);
       if (!f.contains(i.ts_ns)) return;
       list.add(i, suspend_start);
       if (is_fault_member(i)) faults.add(fault_event(i, busy, walks.utilisation, f));
@@ -354,10 +362,7 @@ void window_pass(const SampleCollector& c, GpuWalkSummary& walks, const WindowPa
   f.faults = faults.finish();
   fault_indicators(f, host_logs ? std::string() : kNoHostLogs);
   if (!host_logs) {
-    for (auto k : {"chain_errors_after_crossing", "chain_errors_per_crossing", "chain_crossings_with_error",
-                   "chain_error_share", "chain_lag_mean_s", "chain_lag_min_s", "chain_util_drop_ratio",
-                   "error_util_drop_ratio"})
-      absent(f.host_indicators, k, kNoHostLogs);
+    absent_category(f.host_indicators, "chain", kNoHostLogs);
     return;
   }
   chain.finish(walks.temperature, walks.utilisation, f.host_indicators);
@@ -400,20 +405,16 @@ class Stretches {
 };
 
 void rate(IndicatorSet& out, std::string_view key, double count, double wall_s) {
-  if (wall_s > 0) set(out, key, count / (wall_s / 3600));
-  else absent(out, key, "the window is empty (wall time 0 s)");
+  if (wall_s > 0) set_value(out, key, count / (wall_s / 3600));
+  else set_absent(out, key, "the window is empty (wall time 0 s)");
 }
 
 }  // namespace
 
 void session_indicators(const SampleCollector& c, Features& f) {
   IndicatorSet& out = f.host_indicators;
-  static constexpr std::string_view kKeys[] = {"ac_switches_per_hour", "battery_s",        "resume_count",
-                                               "suspend_s",            "interruptions_per_hour", "boot_count",
-                                               "shutdown_count",       "gpu_unavailable_s", "lid_closed_s",
-                                               "segfault_count"};
   if (!has_host_logs(c)) {
-    for (auto k : kKeys) absent(out, k, kNoHostLogs);
+    absent_category(out, "session", kNoHostLogs);
     return;
   }
   Stretches battery(f), lid(f), gpu_gone(f), asleep(f);
@@ -425,43 +426,43 @@ void session_indicators(const SampleCollector& c, Features& f) {
     const bool inside = f.contains(i.ts_ns);
     // AC switches: a state that differs from the last known one (the first message of the log
     // only sets it; the kernel prints it at boot too).
-    if (i.kind == "power_source" && (i.detail == "online" || i.detail == "offline")) {
+    if (i.kind == EventKind::power_source && (i.detail == "online" || i.detail == "offline")) {
       if (!ac_state.empty() && i.detail != ac_state && inside) ++switches;
       ac_state = i.detail;
     }
     if (i.ts_ns > f.last_ns()) return;  // stretches and sleep only up to the window end
-    if (i.kind == "power_source" && i.detail == "offline") battery.open(i.ts_ns);
-    if (i.kind == "power_source" && i.detail == "online") battery.close(i.ts_ns);
-    if (i.kind == "lid" && i.detail == "closed") lid.open(i.ts_ns);
-    if (i.kind == "lid" && i.detail == "open") lid.close(i.ts_ns);
-    if (i.kind == "gpu_lost" || (i.kind == "driver" && i.detail == "unload")) gpu_gone.open(i.ts_ns);
-    if (i.kind == "boot" || (i.kind == "driver" && i.detail == "load")) gpu_gone.close(i.ts_ns);
+    if (i.kind == EventKind::power_source && i.detail == "offline") battery.open(i.ts_ns);
+    if (i.kind == EventKind::power_source && i.detail == "online") battery.close(i.ts_ns);
+    if (i.kind == EventKind::lid && i.detail == "closed") lid.open(i.ts_ns);
+    if (i.kind == EventKind::lid && i.detail == "open") lid.close(i.ts_ns);
+    if (i.kind == EventKind::gpu_lost || (i.kind == EventKind::driver && i.detail == "unload")) gpu_gone.open(i.ts_ns);
+    if (i.kind == EventKind::boot || (i.kind == EventKind::driver && i.detail == "load")) gpu_gone.close(i.ts_ns);
     // Suspended: from the first message of a suspend (others within 120 s are the same one) to
     // the next resume, failed or not.
-    if (i.kind == "suspend" && suspend_starts.starts(i.ts_ns)) {
+    if (i.kind == EventKind::suspend && suspend_starts.starts(i.ts_ns)) {
       asleep.open(i.ts_ns);
       if (inside) ++suspends;
     }
-    if (i.kind == "resume") asleep.close(i.ts_ns);
+    if (i.kind == EventKind::resume) asleep.close(i.ts_ns);
     if (!inside) return;
-    if (i.kind == "resume" && i.detail != "failed") {  // several layers report one resume too
+    if (i.kind == EventKind::resume && i.detail != "failed") {  // several layers report one resume too
       if (last_resume == kNever || i.ts_ns - last_resume > kSameSuspendNs) ++resumes;
       last_resume = i.ts_ns;
     }
-    if (i.kind == "boot") ++boots;
-    if (i.kind == "shutdown") ++shutdowns;
-    if (i.kind == "gpu_lost") ++lost;
-    if (i.kind == "driver" && i.detail == "reset") ++resets;
-    if (i.kind == "segfault") ++segfaults;
+    if (i.kind == EventKind::boot) ++boots;
+    if (i.kind == EventKind::shutdown) ++shutdowns;
+    if (i.kind == EventKind::gpu_lost) ++lost;
+    if (i.kind == EventKind::driver && i.detail == "reset") ++resets;
+    if (i.kind == EventKind::segfault) ++segfaults;
   });
-  set(out, "battery_s", battery.finish());
-  set(out, "lid_closed_s", lid.finish());
-  set(out, "gpu_unavailable_s", gpu_gone.finish());
-  set(out, "suspend_s", asleep.finish());
-  set(out, "resume_count", resumes);
-  set(out, "boot_count", boots);
-  set(out, "shutdown_count", shutdowns);
-  set(out, "segfault_count", segfaults);
+  set_value(out, "battery_s", battery.finish());
+  set_value(out, "lid_closed_s", lid.finish());
+  set_value(out, "gpu_unavailable_s", gpu_gone.finish());
+  set_value(out, "suspend_s", asleep.finish());
+  set_value(out, "resume_count", resumes);
+  set_value(out, "boot_count", boots);
+  set_value(out, "shutdown_count", shutdowns);
+  set_value(out, "segfault_count", segfaults);
   f.host_partials["ac.switches"] = switches;
   f.host_partials["interruptions"] = suspends + boots + lost + resets;
   session_rates_from_partials(f);
@@ -472,8 +473,7 @@ void session_rates_from_partials(Features& f) {
   const auto switches = f.host_partials.find("ac.switches");
   const auto interruptions = f.host_partials.find("interruptions");
   if (switches == f.host_partials.end() || interruptions == f.host_partials.end()) {
-    absent(out, "ac_switches_per_hour", kNoHostLogs);
-    absent(out, "interruptions_per_hour", kNoHostLogs);
+    for (const std::string_view key : kSessionRateKeys) set_absent(out, key, kNoHostLogs);
     return;
   }
   rate(out, "ac_switches_per_hour", switches->second, f.wall_s());

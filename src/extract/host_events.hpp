@@ -5,10 +5,13 @@
 // number of incidents, only the window's list of coalesced incidents does.
 #pragma once
 
-#include <gpucost/extract/extract.hpp>
+#include <gpucost/extract/features.hpp>
+#include <gpucost/extract/sample_collector.hpp>
 
+#include <array>
 #include <cstdint>
 #include <limits>
+#include <string_view>
 #include <vector>
 
 namespace gpucost::extract::detail {
@@ -62,8 +65,10 @@ void window_pass(const SampleCollector& c, GpuWalkSummary& walks, const WindowPa
 /// F114-F123 on the host, and the partials their rates merge from.
 void session_indicators(const SampleCollector& c, Features& f);
 
-/// ac_switches_per_hour and interruptions_per_hour from the host partials (merge recomputes
-/// them the same way).
+/// The session indicators that are rates of host partials: merge recomputes them the same way.
+inline constexpr std::array<std::string_view, 2> kSessionRateKeys = {"ac_switches_per_hour", "interruptions_per_hour"};
+
+/// ac_switches_per_hour and interruptions_per_hour from the host partials.
 void session_rates_from_partials(Features& f);
 
 }  // namespace gpucost::extract::detail

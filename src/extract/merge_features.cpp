@@ -4,11 +4,13 @@
 // unless one document gives them.
 #include <gpucost/core/time.hpp>
 #include <gpucost/extract/catalogue.hpp>
-#include <gpucost/extract/extract.hpp>
+#include <gpucost/extract/features.hpp>
 
 #include "faults.hpp"
+#include "gpu_indicators.hpp"
 #include "gpu_stats.hpp"
 #include "host_events.hpp"
+#include "incident_counts.hpp"
 
 #include <fmt/format.h>
 
@@ -38,10 +40,6 @@ bool is_summed(const IndicatorDef& d, Docs docs) {
          d.key == "memcpy_s" || d.key == "net_gpu_time_s" || d.key == "pattern_duration_s" || d.key == "downtime_s";
 }
 
-void absent(IndicatorSet& out, std::string_view key, std::string reason) {
-  out[std::string(key)] = IndicatorValue{std::nullopt, std::move(reason)};
-}
-
 /// An indicator that the partials do not give: summed where that is exact, the value itself
 /// when one document gives it, else null.
 void merge_plain(const IndicatorDef& d, const std::vector<const IndicatorSet*>& sets, IndicatorSet& out,
@@ -53,7 +51,7 @@ void merge_plain(const IndicatorDef& d, const std::vector<const IndicatorSet*>& 
     return;
   }
   if (!is_summed(d, docs)) {
-    absent(out, key, kNotMergeable);
+    set_absent(out, key, kNotMergeable);
     return;
   }
   double sum = 0;
@@ -61,12 +59,12 @@ void merge_plain(const IndicatorDef& d, const std::vector<const IndicatorSet*>& 
     const auto it = s->find(key);
     if (it == s->end()) return;  // not computed by a document: leave it out
     if (!it->second.value) {
-      absent(out, key, it->second.reason);
+      set_absent(out, key, it->second.reason);
       return;
     }
     sum += *it->second.value;
   }
-  out[key] = IndicatorValue{sum, {}};
+  set_value(out, key, sum);
 }
 
 /// The median interval is mergeable only when every document gives the same.
@@ -75,13 +73,13 @@ void merge_median_interval(const std::vector<const IndicatorSet*>& sets, Indicat
   for (const IndicatorSet* s : sets) {
     const auto it = s->find("sample_interval_median_s");
     if (it == s->end() || !it->second.value) {
-      absent(out, "sample_interval_median_s", kNotMergeable);
+      set_absent(out, "sample_interval_median_s", kNotMergeable);
       return;
     }
     seen.insert(*it->second.value);
   }
-  if (seen.size() == 1) out["sample_interval_median_s"] = IndicatorValue{*seen.begin(), {}};
-  else absent(out, "sample_interval_median_s", fmt::format("{} (the documents' medians differ)", kNotMergeable));
+  if (seen.size() == 1) set_value(out, "sample_interval_median_s", *seen.begin());
+  else set_absent(out, "sample_interval_median_s", fmt::format("{} (the documents' medians differ)", kNotMergeable));
 }
 
 /// One GPU of the merged document from its documents, in time order.
@@ -128,7 +126,7 @@ Expected<detail::GpuEnergy> merge_gpu(const std::string& host, const std::vector
   for (const IndicatorDef& d : catalogue()) {
     if (d.scope == Scope::host_only || (telemetry && g.indicators.count(std::string(d.key)) > 0)) continue;
     if (d.key == "sample_interval_median_s" && parts.size() > 1) merge_median_interval(sets, g.indicators);
-    else if (d.key == "wall_s") g.indicators["wall_s"] = IndicatorValue{wall_s, {}};
+    else if (d.key == "wall_s") set_value(g.indicators, "wall_s", wall_s);
     else merge_plain(d, sets, g.indicators);
   }
   return energy;
@@ -151,16 +149,19 @@ Docs relation(const std::vector<Features>& docs) {
   return Docs::one_per_host;
 }
 
+/// A host-only indicator that merge recomputes from the merged GPUs or host partials.
+bool recomputed(std::string_view key) {
+  const auto in = [&](const auto& keys) { return std::find(keys.begin(), keys.end(), key) != keys.end(); };
+  return in(detail::kHostKeysFromGpus) || in(detail::kXidTimeKeys) || in(detail::kSessionRateKeys);
+}
+
 void merge_host_only(const std::vector<Features>& docs, Features& m) {
   const Docs relation_of_docs = relation(docs);
   std::vector<const IndicatorSet*> sets;
   for (const Features& f : docs) sets.push_back(&f.host_indicators);
   for (const IndicatorDef& d : catalogue()) {
     const bool from_gpus = d.scope != Scope::host_only && d.category != "trace";
-    if (from_gpus || d.key == "gpu_count" || d.key == "xid_per_hour" || d.key == "xid_first_s" ||
-        d.key == "xid_last_s" || d.key == "coverage_min" || d.key == "ac_switches_per_hour" ||
-        d.key == "interruptions_per_hour")
-      continue;
+    if (from_gpus || recomputed(d.key)) continue;
     merge_plain(d, sets, m.host_indicators, relation_of_docs);
   }
   for (const Features& f : docs) detail::combine_partials(m.host_partials, f.host_partials);
@@ -172,7 +173,7 @@ void merge_host_only(const std::vector<Features>& docs, Features& m) {
   for (const Features& f : docs)
     for (const WindowIncident& w : f.incidents)
       if (w.downtime_s && w.downtime_to_end && m.host_indicators["downtime_s"].value)
-        absent(m.host_indicators, "downtime_s",
+        set_absent(m.host_indicators, "downtime_s",
                fmt::format("{}: an incident's downtime reaches the end of its document's window", kNotMergeable));
 }
 

@@ -8,17 +8,12 @@ namespace gpucost::extract::detail {
 
 namespace {
 
-constexpr double kJoulesPerKwh = 3.6e6;
 constexpr double kSlopeSpanS = 300;   // temp_slope_5min: the first 5 minutes
 constexpr double kSteadySpanS = 300;  // temp_steady_s: the band must hold this long
 constexpr double kSteadyBandC = 2;    // ... within this many °C (max - min)
 constexpr double kRollingSpanS = 15;  // temp_rolling_crossings: trailing median window
 
 double secs(std::int64_t ns) { return static_cast<double>(ns) / 1e9; }
-void set(IndicatorSet& out, std::string_view key, double v) { out[std::string(key)] = IndicatorValue{v, {}}; }
-void absent(IndicatorSet& out, std::string_view key, std::string reason) {
-  out[std::string(key)] = IndicatorValue{std::nullopt, std::move(reason)};
-}
 
 double median_of(std::vector<double>& v) {
   const std::size_t mid = v.size() / 2;
@@ -106,42 +101,20 @@ bool ThermalShapeWalker::settle(std::int64_t until_ns, bool ended) {
 void ThermalShapeWalker::finish(IndicatorSet& out, std::vector<std::int64_t>& crossings) {
   if (m_n == 0) {
     for (auto k : {"temp_slope_5min_c_per_min", "temp_steady_s", "temp_rolling_crossings"})
-      absent(out, k, "no temperature samples");
+      set_absent(out, k, "no temperature samples");
     return;
   }
   const double den = m_sn * m_stt - m_st * m_st;
   if (m_sn < 2 || !(den > 0))
-    absent(out, "temp_slope_5min_c_per_min", "fewer than two temperature samples at distinct times in the first 5 minutes");
+    set_absent(out, "temp_slope_5min_c_per_min",
+               "fewer than two temperature samples at distinct times in the first 5 minutes");
   else
-    set(out, "temp_slope_5min_c_per_min", (m_sn * m_stv - m_st * m_sv) / den * 60);
+    set_value(out, "temp_slope_5min_c_per_min", (m_sn * m_stv - m_st * m_sv) / den * 60);
   if (!m_steady_found) settle(m_recent.back().ts_ns, true);
-  if (m_steady_found) set(out, "temp_steady_s", m_steady_s);
-  else absent(out, "temp_steady_s", "the temperature never stays within 2 °C for 300 s");
-  set(out, "temp_rolling_crossings", m_rolling_crossings);
+  if (m_steady_found) set_value(out, "temp_steady_s", m_steady_s);
+  else set_absent(out, "temp_steady_s", "the temperature never stays within 2 °C for 300 s");
+  set_value(out, "temp_rolling_crossings", m_rolling_crossings);
   crossings.insert(crossings.end(), m_crossings.begin(), m_crossings.end());
-}
-
-// ---- energy profile -----------------------------------------------------------------------
-
-void EnergyProfileWalker::add(const Sample& s) {
-  if (std::isnan(s.power_w)) return;
-  if (!m_any) {
-    m_any = true;
-    m_first_ns = s.ts_ns;
-  } else {
-    const double dt = secs(s.ts_ns - m_prev_ns);
-    if (dt > 0 && dt <= m_limit_s) m_profile.add(m_prev_ns, (m_prev_w + s.power_w) / 2 * dt / kJoulesPerKwh);
-    else if (dt > 0) m_gap_s[EnergyProfile::minute_of(m_prev_ns)] += dt;
-  }
-  m_prev_ns = s.ts_ns;
-  m_prev_w = s.power_w;
-}
-
-void EnergyProfileWalker::finish(std::int64_t from_ns, std::int64_t to_ns, double mean_w) {
-  if (!m_any) return;
-  m_profile.add(from_ns, mean_w * secs(m_first_ns - from_ns) / kJoulesPerKwh);  // before the first sample
-  for (const auto& [minute, dt] : m_gap_s) m_profile.add_minute(minute, mean_w * dt / kJoulesPerKwh);
-  m_profile.add(m_prev_ns, mean_w * secs(to_ns - m_prev_ns) / kJoulesPerKwh);  // after the last
 }
 
 }  // namespace gpucost::extract::detail

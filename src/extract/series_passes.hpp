@@ -1,12 +1,13 @@
-// Walks over one GPU's samples in time order that keep only a bounded window of them: the
-// thermal shape (F065-F067 and the chain's crossings) and the energy's minute profile. Each
-// takes samples one by one, so extract reads a GPU once whatever the length of its log.
+// A walk over one GPU's samples in time order that keeps only a bounded window of them: the
+// thermal shape (F065-F067 and the chain's crossings). It takes samples one by one, so extract
+// reads a GPU once whatever the length of its log.
 #pragma once
 
-#include <gpucost/extract/extract.hpp>
+#include <gpucost/extract/features.hpp>
 
+#include <cstdint>
 #include <deque>
-#include <map>
+#include <limits>
 #include <vector>
 
 namespace gpucost::extract::detail {
@@ -47,24 +48,6 @@ class ThermalShapeWalker {
   std::deque<Point> m_candidates, m_hi, m_lo;
   bool m_steady_found = false;
   double m_steady_s = 0;
-};
-
-/// The energy of each covered power interval lands in the minute where it starts; gaps and the
-/// uncovered ends of the window are filled at the GPU's mean power once it is known.
-class EnergyProfileWalker {
- public:
-  EnergyProfileWalker(double gap_limit_s, EnergyProfile& profile) : m_limit_s(gap_limit_s), m_profile(profile) {}
-  void add(const Sample& s);
-  /// Adds the fills at `mean_w` (the walk's covered energies are already in the profile).
-  void finish(std::int64_t from_ns, std::int64_t to_ns, double mean_w);
-
- private:
-  double m_limit_s;
-  EnergyProfile& m_profile;
-  bool m_any = false;
-  std::int64_t m_first_ns = 0, m_prev_ns = 0;
-  double m_prev_w = 0;
-  std::map<std::int64_t, double> m_gap_s;  // seconds of intervals over the gap limit, by the minute they start in
 };
 
 }  // namespace gpucost::extract::detail

@@ -166,7 +166,7 @@ ReportSources report_sources(const ReportCollector& collector, extract::Features
   std::stable_sort(out.events.begin(), out.events.end(),
                    [](const TimelineEvent& a, const TimelineEvent& b) { return a.ts_ns < b.ts_ns; });
   for (const auto& r : collector.samples().trace_records())
-    if (r.kind == "trace_device") out.trace_devices.push_back(r);
+    if (r.kind == EventKind::trace_device) out.trace_devices.push_back(r);
   return out;
 }
 

@@ -3,6 +3,8 @@
 // member's bucket, downtime the union of the members'. Every case computed by hand.
 #include <gpucost/breakeven/config.hpp>
 #include <gpucost/breakeven/cost_model.hpp>
+#include <gpucost/core/xid_bucket.hpp>
+#include <gpucost/extract/catalogue.hpp>
 #include <gpucost/extract/extract.hpp>
 #include <gpucost/io/line_reader.hpp>
 #include <gpucost/prep/prep.hpp>
@@ -172,6 +174,29 @@ TEST_CASE("faults: the most severe member's bucket", "[extract][faults]") {
                              member(20, "GPU4", "xid", "reset_gpu", 62)});
   REQUIRE(faults.size() == 1);
   CHECK(faults[0].bucket == "contact_support");
+}
+
+TEST_CASE("xid buckets: one list for the indicators that count them and the keys that price them", "[extract][faults]") {
+  const auto config_has = [](const std::string& path) {
+    for (const breakeven::ConfigKey& k : breakeven::config_keys())
+      if (k.path == path) return true;
+    return false;
+  };
+  for (std::size_t i = 0; i < kXidBucketCount; ++i) {
+    const auto bucket = static_cast<XidBucket>(i);
+    const std::string name(xid_bucket_name(bucket));
+    INFO(name);
+    CHECK(extract::fault_severity(name) == static_cast<int>(i));
+    const bool priced = bucket != XidBucket::ignore;
+    CHECK((extract::find_indicator("fault_" + name + "_count") != nullptr) == priced);
+    CHECK(config_has("local.incident_hours." + name) == priced);
+    const bool nvidia = priced && bucket != XidBucket::unknown;  // NVIDIA's four
+    CHECK((extract::find_indicator("xid_" + name + "_count") != nullptr) == nvidia);
+  }
+  std::size_t hours_keys = 0;
+  for (const breakeven::ConfigKey& k : breakeven::config_keys())
+    if (k.path.starts_with("local.incident_hours.")) ++hours_keys;
+  CHECK(hours_keys == kXidBucketCount - 1);
 }
 
 TEST_CASE("faults: downtime is the union of the members' downtimes", "[extract][faults]") {

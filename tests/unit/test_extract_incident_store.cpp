@@ -60,7 +60,7 @@ TEST_CASE("incident store: spilled runs read back as a stable sort of the arriva
       // Mostly increasing, with jumps back (rotated logs out of order) and many equal instants.
       const std::int64_t ts = (i / 4) * kSec - static_cast<std::int64_t>(rng() % 5 == 0 ? (rng() % 60) * kSec : 0);
       Arrival e{ts, kinds[rng() % 4], details[rng() % 5], i};
-      store.add(e.ts, e.kind, e.detail, e.code);
+      store.add(e.ts, event_kind_from_name(e.kind), e.detail, e.code);
       expected.push_back(e);
     }
     CHECK(store.size() == 4000);
@@ -71,7 +71,7 @@ TEST_CASE("incident store: spilled runs read back as a stable sort of the arriva
     std::size_t k = 0;
     bool same = true;
     store.for_each([&](const extract::Incident& i) {
-      same = same && k < expected.size() && i.ts_ns == expected[k].ts && i.kind == expected[k].kind &&
+      same = same && k < expected.size() && i.ts_ns == expected[k].ts && event_kind_name(i.kind) == expected[k].kind &&
              i.detail == expected[k].detail && i.code == expected[k].code;
       ++k;
     });
@@ -83,7 +83,7 @@ TEST_CASE("incident store: spilled runs read back as a stable sort of the arriva
 TEST_CASE("incident store: distinct strings are bounded", "[extract][store]") {
   extract::IncidentStore store;
   for (std::size_t i = 0; i < extract::IncidentStore::kMaxNames + 10; ++i)
-    store.add(static_cast<std::int64_t>(i), "lid", "state-" + std::to_string(i), -1);
+    store.add(static_cast<std::int64_t>(i), EventKind::lid, "state-" + std::to_string(i), -1);
   std::string_view last;
   std::size_t n = 0;
   store.for_each([&](const extract::Incident& i) {

@@ -167,7 +167,7 @@ report::ReportSources hostile_sources() {
   src.events.push_back(report::TimelineEvent{f.from_ns + 601 * kS, "xid", "Xid 79", "again"});
   src.events.push_back(report::TimelineEvent{f.from_ns + 1200 * kS, "power_source", "AC off", "ACPI: AC (off-line)"});
   extract::TraceRecord trace;
-  trace.kind = "trace_device";
+  trace.kind = EventKind::trace_device;
   trace.gpu = 0;
   trace.values = {{"span_ns", 10e9}, {"compute_ns", 6e9}, {"noncompute_ns", 1e9}, {"idle_ns", 3e9}, {"rank", 0}};
   src.trace_devices.push_back(trace);

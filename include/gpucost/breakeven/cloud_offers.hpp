@@ -4,7 +4,7 @@
 #include <gpucost/breakeven/config.hpp>
 #include <gpucost/breakeven/cost_model.hpp>
 #include <gpucost/core/error.hpp>
-#include <gpucost/extract/extract.hpp>
+#include <gpucost/extract/features.hpp>
 
 #include <optional>
 #include <string>

@@ -5,7 +5,7 @@
 #include <gpucost/breakeven/config.hpp>
 #include <gpucost/breakeven/crossings.hpp>
 #include <gpucost/core/error.hpp>
-#include <gpucost/extract/extract.hpp>
+#include <gpucost/extract/features.hpp>
 
 #include <cstdint>
 #include <optional>

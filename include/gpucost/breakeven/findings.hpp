@@ -6,7 +6,7 @@
 #include <gpucost/breakeven/cloud_offers.hpp>
 #include <gpucost/breakeven/config.hpp>
 #include <gpucost/breakeven/cost_model.hpp>
-#include <gpucost/extract/extract.hpp>
+#include <gpucost/extract/features.hpp>
 
 #include <optional>
 #include <span>

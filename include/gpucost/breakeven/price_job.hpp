@@ -9,7 +9,7 @@
 #include <gpucost/breakeven/cost_model.hpp>
 #include <gpucost/breakeven/findings.hpp>
 #include <gpucost/core/error.hpp>
-#include <gpucost/extract/extract.hpp>
+#include <gpucost/extract/features.hpp>
 
 #include <cstdint>
 #include <optional>

@@ -3,7 +3,7 @@
 #pragma once
 
 #include <gpucost/core/error.hpp>
-#include <gpucost/extract/extract.hpp>
+#include <gpucost/extract/features.hpp>
 
 #include <cstdint>
 #include <string>

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <gpucost/core/error.hpp>
+#include <gpucost/core/event_kind.hpp>
 #include <gpucost/extract/spill.hpp>
 
 #include <cstddef>
@@ -19,7 +20,7 @@ namespace gpucost::extract {
 /// ...). The strings are views of the store's own copies, valid as long as the store.
 struct Incident {
   std::int64_t ts_ns = 0;
-  std::string_view kind;    ///< the event kind
+  EventKind kind = EventKind::other;
   std::string_view detail;  ///< xid: bucket; aer: severity; lid, power_source: state
   int code = -1;            ///< xid: the Xid code
   /// The GPU the event names: its PCI bus id without the function ("0000:01:00") or the
@@ -33,14 +34,13 @@ struct Incident {
 class IncidentStore {
  public:
   static constexpr std::size_t kDefaultBudget = std::size_t{1} << 16;  ///< incidents (1 MiB)
-  /// Distinct kind and detail strings kept; beyond, a detail reads as kTooManyNames.
+  /// Distinct detail and device strings kept; beyond, one reads as kTooManyNames.
   static constexpr std::size_t kMaxNames = 4096;
   static constexpr std::string_view kTooManyNames = "(too many distinct values)";
 
   explicit IncidentStore(std::size_t budget = kDefaultBudget);
   /// `code` outside the 16-bit range (no Xid NVIDIA defines) is kept as -1.
-  void add(std::int64_t ts_ns, std::string_view kind, std::string_view detail, int code,
-           std::string_view device = {});
+  void add(std::int64_t ts_ns, EventKind kind, std::string_view detail, int code, std::string_view device = {});
   [[nodiscard]] std::size_t size() const { return m_total; }
   [[nodiscard]] bool empty() const { return m_total == 0; }
   /// The first and the last incident's time (min > max when there is none).
@@ -57,15 +57,17 @@ class IncidentStore {
     RunMerge<Stored> merge(m_file, kReadChunk);
     merge.add_series(m_series);
     while (const Stored* s = merge.next())
-      fn(Incident{s->ts_ns, m_names[s->kind], m_names[s->detail], s->code, m_names[s->device]});
+      fn(Incident{s->ts_ns, s->kind, m_names[s->detail], s->code, m_names[s->device]});
   }
 
  private:
   struct Stored {
     std::int64_t ts_ns;
-    std::uint16_t kind, detail, device;  // indices into m_names
-    std::int16_t code;                   // 16 bits keep an incident at 16 bytes
+    std::uint16_t detail, device;  // indices into m_names
+    std::int16_t code;             // 16 bits keep an incident at 16 bytes
+    EventKind kind;
   };
+  static_assert(sizeof(Stored) == 16);
   static constexpr std::size_t kReadChunk = 4096;  // incidents per read of a run (64 KiB)
   std::uint16_t id_of(std::string_view text);
 

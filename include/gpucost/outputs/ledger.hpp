@@ -7,7 +7,7 @@
 #include <gpucost/breakeven/cost_model.hpp>
 #include <gpucost/core/error.hpp>
 #include <gpucost/core/input_stats.hpp>
-#include <gpucost/extract/extract.hpp>
+#include <gpucost/extract/features.hpp>
 
 #include <cstdint>
 #include <limits>

@@ -5,7 +5,7 @@
 #include <gpucost/breakeven/config.hpp>
 #include <gpucost/breakeven/cost_model.hpp>
 #include <gpucost/breakeven/findings.hpp>
-#include <gpucost/extract/extract.hpp>
+#include <gpucost/extract/features.hpp>
 
 #include <string>
 #include <vector>

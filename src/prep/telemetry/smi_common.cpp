@@ -1,6 +1,7 @@
 #include "smi_common.hpp"
 
 #include <gpucost/core/text.hpp>
+#include <gpucost/core/throttle_reasons.hpp>
 
 #include <fmt/format.h>
 
@@ -36,15 +37,15 @@ struct Reason {
   std::uint64_t bit;
 };
 constexpr Reason kReasons[] = {
-    {"idle", 0x1},
-    {"applications_clocks_setting", 0x2},
-    {"sw_power_cap", 0x4},
-    {"hw_slowdown", 0x8},
-    {"sync_boost", 0x10},
-    {"sw_thermal_slowdown", 0x20},
-    {"hw_thermal_slowdown", 0x40},
-    {"hw_power_brake_slowdown", 0x80},
-    {"display_clock_setting", 0x100},
+    {"idle", throttle::kGpuIdle},
+    {"applications_clocks_setting", throttle::kApplicationsClocksSetting},
+    {"sw_power_cap", throttle::kSwPowerCap},
+    {"hw_slowdown", throttle::kHwSlowdown},
+    {"sync_boost", throttle::kSyncBoost},
+    {"sw_thermal_slowdown", throttle::kSwThermalSlowdown},
+    {"hw_thermal_slowdown", throttle::kHwThermalSlowdown},
+    {"hw_power_brake_slowdown", throttle::kHwPowerBrakeSlowdown},
+    {"display_clock_setting", throttle::kDisplayClockSetting},
     {"unknown", 0},
 };
 static_assert(std::size(kReasons) ==

@@ -1,0 +1,169 @@
+// The features document (schema gpucost.features): the indicators extract computes over a job
+// window, per GPU and for the host, with the partials, incidents and faults that breakeven,
+// report, outputs and merge read. The contract between extract and the stages after it.
+#pragma once
+
+#include <gpucost/core/error.hpp>
+#include <gpucost/extract/indicator_set.hpp>
+#include <gpucost/extract/sample.hpp>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gpucost::extract {
+
+inline constexpr std::string_view kFeaturesSchema = "gpucost.features";
+inline constexpr int kFeaturesVersion = 1;
+/// The default fault window, s (local.fault_window_s): docs/cost-model.md, "Faults".
+inline constexpr double kDefaultFaultWindowS = 60.0;
+
+/// Partial sums that let results of several hosts or consecutive windows merge exactly
+/// (docs/indicators.md, Merging): name -> value; names ending in ".max"/".min" combine by
+/// max/min, "gap_limit_s" and "temp.threshold_c" by max, every other name by sum.
+using Partials = std::map<std::string, double>;
+
+namespace detail {
+struct GpuSketches;  // quantile sketches of one GPU (src/extract/gpu_stats.hpp)
+}
+
+struct GpuFeatures {
+  int gpu = 0;
+  IndicatorSet indicators;
+  std::string host;  ///< set on merged documents of several hosts; else empty (the document's host)
+  Partials partials;
+  /// The first and last sample of the GPU in the window: merge bridges the interval between
+  /// consecutive windows with them. Empty for trace-only GPUs and old documents.
+  std::optional<Sample> first, last;
+  /// The quantile sketches that merge recomputes the quantiles from (docs/indicators.md,
+  /// Merging); shared by copies, never changed. Null for trace-only GPUs and old documents.
+  std::shared_ptr<const detail::GpuSketches> sketches;
+};
+
+/// GPU energy of the whole host by UTC minute: each sample interval's energy (and the filled
+/// energy of uncovered time) lands in the minute where the interval starts. Every current time
+/// zone is a whole number of minutes off UTC and tariff windows start on minutes, so one price
+/// holds for each bucket: breakeven prices time-of-use tariffs from this alone.
+struct EnergyProfile {
+  static constexpr std::int64_t kBucketNs = 60 * 1'000'000'000LL;
+  /// Energy (kWh) by minute since the epoch (UTC). Sparse: only the minutes that received
+  /// energy, so a window stretched by one sample years off costs two entries, not a million.
+  std::map<std::int64_t, double> kwh_by_minute;
+  void add(std::int64_t ts_ns, double kwh_value) { add_minute(minute_of(ts_ns), kwh_value); }
+  /// The minute since the epoch that holds ts_ns (rounded down, before the epoch too).
+  static std::int64_t minute_of(std::int64_t ts_ns) {
+    return ts_ns / kBucketNs - (ts_ns < 0 && ts_ns % kBucketNs != 0 ? 1 : 0);
+  }
+  void add_minute(std::int64_t minute, double kwh_value) { kwh_by_minute[minute] += kwh_value; }
+  [[nodiscard]] bool empty() const { return kwh_by_minute.empty(); }
+  [[nodiscard]] double total() const {
+    double t = 0;
+    for (const auto& [minute, v] : kwh_by_minute) t += v;
+    return t;
+  }
+};
+
+/// One incident or interruption of the window, for breakeven's itemised costs and downtime; or
+/// a burst of them: incidents of the same kind, bucket and code, each within 60 s of the one
+/// before, are one entry with their count (docs/indicators.md, "incidents").
+struct WindowIncident {
+  std::int64_t ts_ns = 0;  ///< the (first) incident's time
+  std::string kind;        ///< xid, gpu_lost, suspend or ac_offline
+  std::string bucket;      ///< xid: NVIDIA resolution bucket; gpu_lost: reboot; else empty
+  int code = -1;           ///< xid code
+  /// Until the next sample with utilisation > 0 (or the window end); for a burst, the length
+  /// of the union of its incidents' downtimes.
+  std::optional<double> downtime_s;
+  std::int64_t count = 1;       ///< incidents in the burst
+  std::int64_t last_ts_ns = 0;  ///< the burst's last incident (count > 1)
+  bool downtime_to_end = false;  ///< the (last) incident's downtime ran to the window end
+  [[nodiscard]] std::int64_t last() const { return count > 1 ? last_ts_ns : ts_ns; }
+};
+
+/// Events of one kind and code within a fault: "Xid 13 ×181".
+struct FaultMember {
+  std::string kind;  ///< xid, gpu_lost or aer (uncorrected_fatal only)
+  int code = -1;     ///< xid code
+  std::int64_t count = 0;
+};
+
+/// A fault (docs/cost-model.md, "Faults"): the Xid, GPU-lost and fatal AER events of one GPU
+/// (or of the host when they name none), each within the fault window of the one before; at
+/// least one of them not of bucket `ignore`. Priced once, at its most severe member's bucket.
+struct WindowFault {
+  std::int64_t ts_ns = 0, last_ts_ns = 0;  ///< the first and the last member
+  std::string device;                      ///< "0000:01:00", "GPU4"; empty: the host
+  std::string host;                        ///< set on merged documents of several hosts
+  std::string bucket;                      ///< the most severe member's (fault_severity)
+  std::vector<FaultMember> members;        ///< by first appearance
+  std::int64_t count = 0;                  ///< member events
+  /// The union of the members' downtimes, s (null without utilisation samples).
+  std::optional<double> downtime_s;
+  std::int64_t downtime_end_ns = 0;  ///< where the last member's downtime ends
+  bool downtime_to_end = false;      ///< ... at the window end (no busy sample after it)
+};
+
+/// The buckets in order of severity (docs/cost-model.md, "Faults"): a fault is priced at its
+/// most severe member's. Returns 0 (ignore) .. 5 (contact_support); an unknown name ranks as
+/// "unknown".
+int fault_severity(std::string_view bucket);
+
+/// The bucket of a member event: an Xid's own, gpu_lost "reboot", a fatal AER "reset_gpu".
+std::string_view fault_bucket(std::string_view kind, std::string_view xid_bucket);
+
+/// What a fault is made of, in order: "Xid 13 ×181 then Xid 43", "Xid 79 then GPU lost",
+/// "fatal AER ×2"; an interruption's kind ("suspend", "AC offline").
+std::string fault_members_text(const WindowFault& fault);
+
+/// Joins faults of the same host and device whose gap (the next one's first member after the
+/// previous one's last) is at most `window_s`; the result in time order. Exact for a window at
+/// least as long as the one the faults were grouped with: the union of downtimes is kept.
+std::vector<WindowFault> regroup_faults(std::vector<WindowFault> faults, double window_s);
+
+struct Features {
+  std::int64_t from_ns = 0, to_ns = 0;
+  /// The window is [from, to) when --to gave its end, else [from, to].
+  bool to_exclusive = false;
+  /// The last instant inside the window (ns).
+  [[nodiscard]] std::int64_t last_ns() const { return to_exclusive ? to_ns - 1 : to_ns; }
+  [[nodiscard]] bool contains(std::int64_t ts_ns) const { return ts_ns >= from_ns && ts_ns <= last_ns(); }
+  /// "flags"; "trainlog" (a training log's start/end phases); "samples"; or "trace" (no
+  /// telemetry: the traces' GPU spans)
+  std::string chosen_by;
+  std::string host;
+  IndicatorSet host_indicators;
+  std::vector<GpuFeatures> gpus;
+  EnergyProfile energy_profile;            ///< empty in documents written before it existed
+  std::vector<WindowIncident> incidents;   ///< in time order
+  std::vector<WindowFault> faults;         ///< in time order, grouped within fault_window_s
+  double fault_window_s = kDefaultFaultWindowS;
+  /// false: faults rebuilt from the bursts of a document written before faults existed, and
+  /// some of them joined bursts (host-wide: approximate)
+  bool faults_listed = true;
+  Partials host_partials;                  ///< event times for merging (xid.first_ns.min, ...)
+  int merged_from = 1;                     ///< number of documents merged into this one
+  /// The zones the logs' local times were read in (--tz or the machine's), comma-separated when
+  /// several; empty when no input had local times (a trace alone).
+  std::string logs_tz;
+
+  [[nodiscard]] double wall_s() const { return static_cast<double>(to_ns - from_ns) / 1e9; }
+};
+
+/// The features document (schema gpucost.features, version 1) as pretty JSON.
+std::string features_to_json(const Features& features);
+/// Reads a features document back (breakeven's input).
+Expected<Features> features_from_json(std::string_view text, const std::string& path);
+/// Reads a features document from a file (compressed or not; "-" = stdin).
+Expected<Features> read_features_file(const std::string& path);
+/// True when `head` looks like a features document.
+bool is_features_document(std::string_view head);
+
+/// Merges features documents of several hosts and/or consecutive windows (docs/indicators.md,
+/// Merging). Fails when a document lacks the partials (written before they existed).
+Expected<Features> merge_features(std::vector<Features> docs);
+
+}  // namespace gpucost::extract

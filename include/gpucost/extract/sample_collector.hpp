@@ -1,0 +1,90 @@
+// What extract keeps of the events it is fed: the telemetry samples of every GPU, the kernel and
+// system incidents, and the records of profiler traces, tables and training logs.
+#pragma once
+
+#include <gpucost/core/event.hpp>
+#include <gpucost/core/event_kind.hpp>
+#include <gpucost/core/event_sink.hpp>
+#include <gpucost/core/input_stats.hpp>
+#include <gpucost/extract/incident_store.hpp>
+#include <gpucost/extract/sample_store.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace gpucost::extract {
+
+/// The numeric fields of one trace_device, trace_memory, trace_launch, trace_kernel, trace_step
+/// or trace_info event (prep's analyses of a Kineto trace), or of a profiler table / nsys
+/// summary; keyed by field name.
+struct TraceRecord {
+  std::int64_t ts_ns = 0;
+  int gpu = -1;
+  EventKind kind = EventKind::other;
+  std::string detail;  ///< trace_memory: "memcpy h2d"; trace_kernel: the kernel's name; nsys rows: the report kind
+  std::map<std::string, double> values;
+  [[nodiscard]] double get(const std::string& key) const {
+    const auto it = values.find(key);
+    return it == values.end() ? std::numeric_limits<double>::quiet_NaN() : it->second;
+  }
+};
+
+/// A throughput a training log reports (not evaluation's): HF Trainer's samples_per_second
+/// summary, or a tqdm bar's iterations per second.
+struct TrainRate {
+  std::int64_t ts_ns = 0;
+  bool samples = false;  ///< samples_per_second; else it_per_s
+  double value = 0;
+};
+
+/// Collects "sample" events per GPU (telemetry without a GPU index belongs to GPU 0), the
+/// incidents of kernel and system logs, and the summaries of profiler traces and tables.
+class SampleCollector final : public EventSink {
+ public:
+  void on_event(const Event& event) override;
+  /// Records which inputs were read, so that "no Xid" can be told from "no kernel log".
+  void note_inputs(const std::vector<InputStats>& inputs);
+  explicit SampleCollector(std::size_t sample_budget = SampleStore::kDefaultBudget,
+                           std::size_t incident_budget = IncidentStore::kDefaultBudget)
+      : m_store(sample_budget), m_incidents(incident_budget) {}
+  /// The telemetry samples of every GPU (bounded memory; read back in time order).
+  [[nodiscard]] const SampleStore& store() const { return m_store; }
+  /// Every sample of one GPU in time order, in memory (the report's charts; not extract).
+  [[nodiscard]] std::vector<Sample> samples_of(int gpu) const;
+  /// The kernel and system incidents (bounded memory; read back in time order).
+  [[nodiscard]] const IncidentStore& incidents() const { return m_incidents; }
+  [[nodiscard]] bool has_host_logs() const { return m_host_logs; }
+  /// The zones the inputs' local times were read in, comma-separated ("" when none had any).
+  [[nodiscard]] const std::string& logs_tz() const { return m_logs_tz; }
+  [[nodiscard]] const std::string& host() const { return m_host; }
+  /// The host the kernel and system logs name (the document's host when they are all there is).
+  [[nodiscard]] const std::string& incident_host() const { return m_incident_host; }
+  [[nodiscard]] const std::vector<TraceRecord>& trace_records() const { return m_trace; }
+  /// Training-log phases: (time, phase) of the `train` events whose phase is start or end.
+  [[nodiscard]] const std::vector<std::pair<std::int64_t, std::string>>& train_marks() const { return m_train; }
+  /// --pattern events: (time, dur_ns or -1 when the pattern has no duration group).
+  [[nodiscard]] const std::vector<std::pair<std::int64_t, std::int64_t>>& pattern_events() const { return m_patterns; }
+  [[nodiscard]] const std::vector<TrainRate>& train_rates() const { return m_rates; }
+
+ private:
+  void add_sample(const Event& ev);
+  void add_incident(const Event& ev, EventKind kind);
+  void add_trace_record(const Event& ev, EventKind kind);
+  void add_training(const Event& ev, EventKind kind);
+
+  SampleStore m_store;
+  std::vector<TraceRecord> m_trace;
+  std::vector<std::pair<std::int64_t, std::string>> m_train;
+  std::vector<std::pair<std::int64_t, std::int64_t>> m_patterns;
+  std::vector<TrainRate> m_rates;
+  IncidentStore m_incidents;
+  std::string m_host, m_incident_host, m_logs_tz;
+  bool m_host_logs = false;  // a kernel log, dmesg, journal or bug report was among the inputs
+};
+
+}  // namespace gpucost::extract

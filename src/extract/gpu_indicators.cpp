@@ -1,0 +1,166 @@
+// Each GPU's indicators over the window (gpu_stats.hpp's walks over its samples) and the host
+// values from the GPUs'. Every formula is in docs/indicators.md; the unit tests recompute them
+// by hand.
+#include "gpu_indicators.hpp"
+
+#include <gpucost/extract/catalogue.hpp>
+#include <gpucost/extract/extract.hpp>
+
+#include "gpu_stats.hpp"
+#include "series_passes.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace gpucost::extract {
+
+double gap_limit_s(double median_interval_s) { return std::max(10.0, 5.0 * median_interval_s); }
+
+namespace detail {
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr std::string_view kNoGpuTelemetry = "no GPU telemetry in the input (kernel or system logs only)";
+
+double secs(std::int64_t ns) { return static_cast<double>(ns) / 1e9; }
+
+// How the host value of a per-GPU indicator comes from the GPUs' values.
+enum class HostRule { mean, sum, max, min };
+
+HostRule host_rule(std::string_view key) {
+  static constexpr std::string_view kSums[] = {
+      "energy_kwh", "samples",     "energy_left_kwh", "energy_right_kwh", "energy_low_kwh",  "energy_high_kwh",
+      "idle_energy_kwh", "gap_count", "temp_crossings", "throttle_onsets", "busy_s", "temp_rolling_crossings"};
+  static constexpr std::string_view kMaxima[] = {"power_max_w",    "temp_max_c",      "sample_interval_max_s",
+                                                 "mem_temp_max_c", "fb_used_max_mib", "pcie_rx_max_mb_s",
+                                                 "pcie_tx_max_mb_s"};
+  static constexpr std::string_view kMinima[] = {"power_min_w", "fb_headroom_min_mib"};
+  if (std::find(std::begin(kSums), std::end(kSums), key) != std::end(kSums)) return HostRule::sum;
+  if (std::find(std::begin(kMaxima), std::end(kMaxima), key) != std::end(kMaxima)) return HostRule::max;
+  if (std::find(std::begin(kMinima), std::end(kMinima), key) != std::end(kMinima)) return HostRule::min;
+  return HostRule::mean;
+}
+
+/// The host's ratios of summed GPU quantities (not means of the GPUs' ratios).
+void host_ratios(const Features& f, double filled_j, double energy_j, IndicatorSet& out) {
+  const IndicatorValue energy = out["energy_kwh"];
+  if (!energy.value) set_absent(out, "energy_filled_fraction", energy.reason);
+  else if (energy_j > 0) set_value(out, "energy_filled_fraction", filled_j / energy_j);
+  else set_absent(out, "energy_filled_fraction", "energy is 0");
+  const IndicatorValue busy = out["busy_s"];
+  if (!energy.value || !busy.value)
+    set_absent(out, "energy_per_busy_hour_kwh", !energy.value ? energy.reason : busy.reason);
+  else if (*busy.value > 0) set_value(out, "energy_per_busy_hour_kwh", *energy.value / (*busy.value / 3600));
+  else set_absent(out, "energy_per_busy_hour_kwh", "no busy time (utilisation > 0 %)");
+  double lowest = kNaN;
+  for (const GpuFeatures& g : f.gpus) {
+    const auto it = g.indicators.find("coverage");
+    if (it != g.indicators.end() && it->second.value && !(*it->second.value >= lowest)) lowest = *it->second.value;
+  }
+  if (std::isnan(lowest))
+    set_absent(out, "coverage_min", f.gpus.empty() ? std::string(kNoGpuTelemetry)
+                                               : std::string("no GPU has a coverage (empty window or only traces)"));
+  else set_value(out, "coverage_min", lowest);
+}
+
+}  // namespace
+
+bool gpu_indicators(const SampleStore& store, int gpu, const Features& window, double threshold, GpuFeatures& g,
+                    HostWalks& host) {
+  const std::int64_t from_ns = window.from_ns, to_ns = window.to_ns, last_ns = window.last_ns();
+  IntervalWalker intervals;
+  bool any = false;
+  store.for_each(gpu, from_ns, last_ns, [&](const Sample& x) {
+    if (!any) g.first = x;
+    any = true;
+    intervals.add(x);
+  });
+  if (!any) return false;
+  GpuSketches sketches;
+  sketches.intervals = intervals.take();
+  const double limit = gap_limit_s(sketches.intervals.empty() ? 0 : sketches.intervals.median());
+
+  EnergyProfileBuilder energy(host.profile);
+  GpuWalker walker(limit, threshold, &energy);
+  ThermalShapeWalker thermal(threshold);
+  bool utilisation = false;
+  store.for_each(gpu, from_ns, last_ns, [&](const Sample& x) {
+    walker.add(x);
+    thermal.add(x);
+    utilisation = utilisation || !std::isnan(x.util_pct);
+  });
+  host.summary.utilisation = host.summary.utilisation || utilisation;
+  g.last = walker.last();
+
+  IndicatorSet& out = g.indicators;
+  g.partials = walker.partials();
+  GpuSketches walked = walker.take_sketches();
+  walked.intervals = std::move(sketches.intervals);
+  finish_quantiles(walked, out);
+  g.sketches = std::make_shared<const GpuSketches>(std::move(walked));
+  const GpuEnergy e = finish_gpu(g.partials, secs(to_ns - from_ns), out);
+  host.filled_j += e.filled_j;
+  host.energy_j += e.energy_j;
+  if (out["power_mean_w"].value) energy.finish(from_ns, to_ns, *out["power_mean_w"].value);
+  host.summary.temperature = host.summary.temperature || thermal.any();
+  thermal.finish(out, host.summary.crossings);
+  return true;
+}
+
+// Host values: extensive quantities are sums, maxima maxima, minima minima, the rest means over
+// the GPUs that have the indicator. A sum is absent when any GPU lacks its term: a host energy
+// that silently left a GPU out would look like a measurement.
+void host_from_gpus(Features& f, double filled_j, double energy_j) {
+  IndicatorSet& out = f.host_indicators;
+  set_value(out, "wall_s", f.wall_s());
+  set_value(out, "gpu_count", static_cast<double>(f.gpus.size()));
+  for (const IndicatorDef& def : catalogue()) {
+    const std::string key(def.key);
+    if (key == "wall_s" || def.scope == Scope::host_only || def.category == "trace") continue;  // set on their own
+    const HostRule rule = host_rule(key);
+    double acc = rule == HostRule::max   ? -std::numeric_limits<double>::infinity()
+                 : rule == HostRule::min ? std::numeric_limits<double>::infinity()
+                                         : 0;
+    std::size_t n = 0;
+    std::string reason, gpu_reason;  // the first missing GPU's reason, bare and naming the GPU
+    for (const GpuFeatures& g : f.gpus) {
+      const auto it = g.indicators.find(key);
+      if (it == g.indicators.end() || !it->second.value) {
+        if (reason.empty()) {
+          reason = it == g.indicators.end() ? "not computed" : it->second.reason;
+          gpu_reason = fmt::format("GPU {}: {}", g.gpu, reason);
+        }
+        continue;
+      }
+      const double v = *it->second.value;
+      acc = rule == HostRule::max ? std::max(acc, v) : rule == HostRule::min ? std::min(acc, v) : acc + v;
+      ++n;
+    }
+    if (rule == HostRule::sum && n < f.gpus.size()) {
+      set_absent(out, key, gpu_reason);
+      continue;
+    }
+    if (n == 0) {
+      set_absent(out, key, !reason.empty()   ? reason
+                       : f.gpus.empty() ? std::string(kNoGpuTelemetry)
+                                        : std::string("no GPU has this indicator"));
+      continue;
+    }
+    set_value(out, key, rule == HostRule::mean ? acc / static_cast<double>(n) : acc);
+  }
+  host_ratios(f, filled_j, energy_j, out);
+}
+
+void no_telemetry(IndicatorSet& out) {
+  for (const IndicatorDef& d : catalogue())
+    if (d.category != "trace" && d.scope != Scope::host_only && d.key != "wall_s")
+      set_absent(out, d.key, "no telemetry samples for this GPU (only a profiler trace)");
+}
+
+}  // namespace detail
+
+}  // namespace gpucost::extract

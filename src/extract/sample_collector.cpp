@@ -1,0 +1,200 @@
+// The SampleCollector: the events extract keeps, each by its kind (a telemetry sample, a kernel
+// or system incident, a record of a profiler trace, table or training log).
+#include <gpucost/extract/sample_collector.hpp>
+
+#include <gpucost/core/text.hpp>
+
+#include <cmath>
+#include <limits>
+
+namespace gpucost::extract {
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kLargestReading = 1e12;  // larger telemetry readings are not readings
+
+/// The GPU an incident names, for grouping faults (docs/cost-model.md, "Faults"): the PCI bus
+/// id without the function (an Xid prints "0000:01:00", "fallen off the bus" "0000:01:00.0"),
+/// else the driver's "GPU4". An AER line names a GPU only when the nvidia driver reports it (a
+/// pcieport is a bridge of the host). Empty: the host.
+std::string_view incident_device(const Event& ev, EventKind kind) {
+  std::string_view pci, ref, driver;
+  for (const Field& f : ev.fields) {
+    if (f.key == "pci" || (kind == EventKind::aer && f.key == "device")) pci = f.value;
+    if (f.key == "gpu_ref") ref = f.value;
+    if (f.key == "driver") driver = f.value;
+  }
+  if (kind == EventKind::aer && driver != "nvidia") return {};
+  if (!pci.empty()) {
+    const std::size_t dot = pci.rfind('.'), colon = pci.rfind(':');
+    return dot != std::string_view::npos && (colon == std::string_view::npos || dot > colon) ? pci.substr(0, dot) : pci;
+  }
+  return ref;
+}
+
+}  // namespace
+
+void SampleCollector::on_event(const Event& ev) {
+  const EventKind kind = event_kind_from_name(ev.kind);
+  switch (kind) {
+    case EventKind::sample: return add_sample(ev);
+    case EventKind::xid:
+    case EventKind::gpu_lost:
+    case EventKind::aer:
+    case EventKind::suspend:
+    case EventKind::lid:
+    case EventKind::power_source:
+    case EventKind::modeset:
+    case EventKind::thermal:
+    case EventKind::driver:
+    case EventKind::oom:
+    case EventKind::resume:
+    case EventKind::boot:
+    case EventKind::shutdown:
+    case EventKind::segfault: return add_incident(ev, kind);
+    case EventKind::trace_device:
+    case EventKind::trace_memory:
+    case EventKind::trace_launch:
+    case EventKind::trace_kernel:
+    case EventKind::trace_step:
+    case EventKind::trace_info:
+    case EventKind::profiler_total:
+    case EventKind::nsys_kernel:
+    case EventKind::nsys_memop_time: return add_trace_record(ev, kind);
+    case EventKind::train:
+    case EventKind::pattern: return add_training(ev, kind);
+    default: return;  // extract reads no other kind
+  }
+}
+
+void SampleCollector::add_incident(const Event& ev, EventKind kind) {
+  // The field that tells incidents of one kind apart: the Xid bucket, the AER severity, the
+  // lid or AC state.
+  std::string_view detail;
+  int code = -1;
+  for (const Field& f : ev.fields) {
+    if (f.key == "bucket" || f.key == "severity" || f.key == "state" || f.key == "action") detail = f.value;
+    if (f.key == "failed" && f.value == "true") detail = "failed";  // a resume after a failed suspend
+    if (f.key == "code")
+      if (const auto v = text::parse_int(f.value)) code = static_cast<int>(*v);
+  }
+  m_incidents.add(ev.ts_ns, kind, detail, code, incident_device(ev, kind));
+  if (m_incident_host.empty() && !ev.host.empty()) m_incident_host = std::string(ev.host);
+}
+
+void SampleCollector::add_trace_record(const Event& ev, EventKind kind) {
+  TraceRecord r;
+  r.ts_ns = ev.ts_ns;
+  r.gpu = ev.gpu;
+  r.kind = kind;
+  for (const Field& f : ev.fields) {
+    if (f.numeric) {
+      if (const auto v = text::parse_double(f.value)) r.values[std::string(f.key)] = *v;
+    } else if (f.key == "op" || f.key == "direction") {
+      if (!r.detail.empty()) r.detail += ' ';  // (not " " + value: GCC 12 warns of a false -Wrestrict)
+      r.detail += f.value;
+    } else if (f.key == "name" && kind == EventKind::trace_kernel) {
+      r.detail = std::string(f.value);
+    }
+  }
+  if (m_host.empty() && !ev.host.empty()) m_host = std::string(ev.host);
+  m_trace.push_back(std::move(r));
+}
+
+void SampleCollector::add_training(const Event& ev, EventKind kind) {
+  bool eval = false;
+  for (const Field& f : ev.fields) {
+    if (kind == EventKind::train && f.key == "phase" && (f.value == "start" || f.value == "end"))
+      m_train.emplace_back(ev.ts_ns, std::string(f.value));
+    eval = eval || (f.key == "phase" && f.value == "eval");
+  }
+  if (kind == EventKind::train && !eval)  // evaluation throughput is not the training's
+    for (const Field& f : ev.fields)
+      if (f.numeric && (f.key == "samples_per_second" || f.key == "it_per_s"))
+        if (const auto v = text::parse_double(f.value))
+          m_rates.push_back(TrainRate{ev.ts_ns, f.key == "samples_per_second", *v});
+  if (kind == EventKind::pattern) {
+    std::int64_t dur = -1;
+    for (const Field& f : ev.fields)
+      if (f.key == "dur_ns")
+        if (const auto v = text::parse_int(f.value)) dur = *v;
+    m_patterns.emplace_back(ev.ts_ns, dur);
+  }
+}
+
+void SampleCollector::add_sample(const Event& ev) {
+  if (m_host.empty() && !ev.host.empty()) m_host = std::string(ev.host);
+  // A reading beyond ±10^12 is no telemetry (no GPU draws a terawatt): it is taken as not read,
+  // so that no sum, and no float of the sample, turns infinite.
+  const auto get = [&](Metric m) {
+    const double v = ev.has(m) ? ev.get(m) : kNaN;
+    return std::abs(v) <= kLargestReading ? v : kNaN;
+  };
+  const int gpu = ev.gpu < 0 ? 0 : ev.gpu;
+  const auto getf = [&](Metric m) {
+    const double v = get(m);
+    return std::isnan(v) ? Sample::kNoF : static_cast<float>(v);
+  };
+  const auto get8 = [&](Metric m) {
+    return ev.has(m) && ev.get(m) > 0 && ev.get(m) < 256 ? static_cast<std::uint8_t>(ev.get(m)) : std::uint8_t{0};
+  };
+  Sample x{ev.ts_ns, get(Metric::power_w), get(Metric::sm_pct), get(Metric::temp_c), get(Metric::pclk_mhz)};
+  x.mem_temp_c = getf(Metric::mem_temp_c);
+  x.mem_pct = getf(Metric::mem_pct);
+  x.mclk_mhz = getf(Metric::mclk_mhz);
+  x.fb_mib = getf(Metric::fb_mib);
+  x.fb_total_mib = getf(Metric::fb_total_mib);
+  x.enc_pct = getf(Metric::enc_pct);
+  x.dec_pct = getf(Metric::dec_pct);
+  x.rxpci_mb_s = getf(Metric::rxpci_mb_s);
+  x.txpci_mb_s = getf(Metric::txpci_mb_s);
+  x.power_limit_w = getf(Metric::power_limit_w);
+  x.power_default_limit_w = getf(Metric::power_default_limit_w);
+  x.pclk_max_mhz = getf(Metric::pclk_max_mhz);
+  x.mclk_max_mhz = getf(Metric::mclk_max_mhz);
+  x.throttle_mask = getf(Metric::throttle_mask);
+  x.pcie_gen = get8(Metric::pcie_gen);
+  x.pcie_gen_max = get8(Metric::pcie_gen_max);
+  x.pcie_width = get8(Metric::pcie_width);
+  x.pcie_width_max = get8(Metric::pcie_width_max);
+  m_store.add(gpu, x);
+}
+
+std::vector<Sample> SampleCollector::samples_of(int gpu) const {
+  std::vector<Sample> out;
+  m_store.for_each(gpu, std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int64_t>::max(),
+                   [&](const Sample& s) { out.push_back(s); });
+  return out;
+}
+
+namespace {
+
+/// Adds `zone` to the comma-separated `zones` unless it is empty or already there.
+void add_zone(std::string& zones, const std::string& zone) {
+  if (zone.empty()) return;
+  std::string_view rest = zones;
+  while (!rest.empty()) {
+    const std::size_t comma = rest.find(',');
+    if (rest.substr(0, comma) == zone) return;
+    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+  }
+  zones += zones.empty() ? zone : "," + zone;
+}
+
+}  // namespace
+
+void SampleCollector::note_inputs(const std::vector<InputStats>& inputs) {
+  for (const auto& in : inputs) {
+    const Format f = in.format;
+    if (f == Format::syslog || f == Format::dmesg || f == Format::journal_text || f == Format::journal_json ||
+        f == Format::bug_report)
+      m_host_logs = true;
+    add_zone(m_logs_tz, in.logs_tz);
+    for (const auto& up : in.upstream_formats)  // an events stream: the formats prep read
+      m_host_logs = m_host_logs || up == "syslog" || up == "dmesg" || up == "journal-text" ||
+                    up == "journal-json" || up == "bug-report";
+  }
+}
+
+}  // namespace gpucost::extract

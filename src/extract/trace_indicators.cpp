@@ -1,0 +1,217 @@
+// Trace indicators from the summaries prep wrote of each Kineto trace (trace_device,
+// trace_memory, trace_launch, trace_kernel records), a profiler table's totals or nsys reports.
+#include "trace_indicators.hpp"
+
+#include <gpucost/extract/catalogue.hpp>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace gpucost::extract::detail {
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+/// Sums of one set of trace_device records (one GPU, or the host).
+struct TraceSums {
+  double span = 0, busy = 0, idle = 0, compute = 0, noncompute = 0;
+  double kernels = 0, short_kernels = 0, launched = 0, long_delays = 0, unmatched = 0;
+  double queue_mean_sum = 0, queue_max = -1;
+  double memcpys = 0, memsets = 0, op_ns = 0, comm_ns = 0, memory_op_ns = 0, host_wait_ns = 0, short_gap_ns = 0;
+  double launch_max_ns = kNaN;
+  std::map<std::string, double> top_kernel_ns;  ///< the devices' top-N kernels, time summed by name
+  std::size_t queues = 0, devices = 0;
+  double memcpy_ns = 0, h2d_bytes = 0, h2d_ns = 0, d2h_bytes = 0, d2h_ns = 0;
+  const TraceRecord* only = nullptr;  ///< the single device record, when there is one
+
+  void add_device(const TraceRecord& r) {
+    const auto v = [&](const char* k) {
+      const double x = r.get(k);
+      return std::isnan(x) ? 0.0 : x;
+    };
+    span += v("span_ns");
+    busy += v("busy_ns");
+    idle += v("idle_ns");
+    compute += v("compute_ns");
+    noncompute += v("noncompute_ns");
+    kernels += v("kernels");
+    short_kernels += v("short_kernels");
+    launched += v("launched_ops");
+    long_delays += v("launch_delays_over_10ms");
+    unmatched += v("unmatched_gpu_events");
+    memcpys += v("memcpys");
+    memsets += v("memsets");
+    comm_ns += v("communication_kernel_ns");
+    memory_op_ns += v("memory_op_ns");
+    op_ns += v("compute_kernel_ns") + v("communication_kernel_ns") + v("memory_op_ns");
+    host_wait_ns += v("idle_host_wait_ns");
+    short_gap_ns += v("idle_short_gap_ns");
+    if (const double m = r.get("launch_delay_max_ns"); !std::isnan(m) && !(m <= launch_max_ns)) launch_max_ns = m;
+    if (!std::isnan(r.get("queue_length_mean"))) {
+      queue_mean_sum += r.get("queue_length_mean");
+      ++queues;
+      queue_max = std::max(queue_max, r.get("queue_length_max"));
+    }
+    only = devices == 0 ? &r : nullptr;
+    ++devices;
+  }
+  void add_kernel(const TraceRecord& r) {
+    if (!std::isnan(r.get("total_ns"))) top_kernel_ns[r.detail] += r.get("total_ns");
+  }
+  void add_memory(const TraceRecord& r) {
+    if (r.detail.rfind("memcpy", 0) != 0) return;
+    const double ns = r.get("total_ns"), bytes = r.get("bytes"), timed = r.get("bytes_ns");
+    if (!std::isnan(ns)) memcpy_ns += ns;
+    if (std::isnan(bytes) || std::isnan(timed)) return;
+    if (r.detail == "memcpy h2d") {
+      h2d_bytes += bytes;
+      h2d_ns += timed;
+    } else if (r.detail == "memcpy d2h") {
+      d2h_bytes += bytes;
+      d2h_ns += timed;
+    }
+  }
+};
+
+/// The kinds of GPU work and the idle kinds (F124-F131) of one GPU or the host.
+void trace_mix_indicators(const TraceSums& t, IndicatorSet& out) {
+  set_value(out, "memcpy_count", t.memcpys);
+  set_value(out, "memset_count", t.memsets);
+  const auto of_ops = [&](std::string_view key, double part) {
+    if (t.op_ns > 0) set_value(out, key, part / t.op_ns);
+    else set_absent(out, key, "the trace's GPU ops last 0 s in total");
+  };
+  of_ops("comm_kernel_fraction", t.comm_ns);
+  of_ops("memory_op_fraction", t.memory_op_ns);
+  double top = kNaN;
+  for (const auto& [name, ns] : t.top_kernel_ns)
+    if (!(ns <= top)) top = ns;
+  if (std::isnan(top)) set_absent(out, "top_kernel_share", "no kernels in the trace");
+  else of_ops("top_kernel_share", top);
+  const auto of_span = [&](std::string_view key, double part) {
+    if (t.span > 0) set_value(out, key, part / t.span);
+    else set_absent(out, key, "the trace's GPU span is 0 s");
+  };
+  of_span("host_wait_fraction", t.host_wait_ns);
+  of_span("short_gap_fraction", t.short_gap_ns);
+  if (std::isnan(t.launch_max_ns)) set_absent(out, "launch_delay_max_us", "no GPU op was joined to a launch call");
+  else set_value(out, "launch_delay_max_us", t.launch_max_ns / 1e3);
+}
+
+/// The trace indicators of one GPU (or the host) from its sums; `launch` is the record whose
+/// launch-delay percentiles apply (null when there is none or several that cannot be merged).
+void trace_indicators(const TraceSums& t, const TraceRecord* launch, const std::string& launch_reason,
+                      IndicatorSet& out) {
+  constexpr double kUs = 1e3;
+  const std::string no_trace = "no Kineto trace with GPU ops among the inputs";
+  if (t.devices == 0) {
+    for (const IndicatorDef& d : catalogue())
+      if (d.category == "trace" && d.scope != Scope::host_only && d.key != "net_gpu_time_s")
+        set_absent(out, d.key, no_trace);
+    return;
+  }
+  set_value(out, "gpu_busy_s", t.busy / 1e9);
+  const auto share = [&](std::string_view key, double part) {
+    if (t.span > 0) set_value(out, key, part / t.span);
+    else set_absent(out, key, "the trace's GPU span is 0 s");
+  };
+  share("gpu_idle_fraction_trace", t.idle);
+  share("gpu_compute_fraction", t.compute);
+  share("gpu_noncompute_fraction", t.noncompute);
+  for (const auto& [key, field] : {std::pair{"launch_delay_p50_us", "launch_delay_p50_ns"},
+                                   std::pair{"launch_delay_p95_us", "launch_delay_p95_ns"},
+                                   std::pair{"launch_delay_p99_us", "launch_delay_p99_ns"}}) {
+    const double v = launch != nullptr ? launch->get(field) : kNaN;
+    if (!std::isnan(v)) set_value(out, key, v / kUs);
+    else set_absent(out, key, launch != nullptr ? "no GPU op was joined to a launch call" : launch_reason);
+  }
+  if (t.kernels > 0) set_value(out, "short_kernel_fraction", t.short_kernels / t.kernels);
+  else set_absent(out, "short_kernel_fraction", "no kernels in the trace");
+  if (t.launched > 0) set_value(out, "launch_delay_over_10ms_fraction", t.long_delays / t.launched);
+  else set_absent(out, "launch_delay_over_10ms_fraction", "no GPU op was joined to a launch call");
+  set_value(out, "kernels", t.kernels);
+  set_value(out, "unmatched_gpu_events", t.unmatched);
+  set_value(out, "memcpy_s", t.memcpy_ns / 1e9);
+  if (t.h2d_ns > 0) set_value(out, "h2d_gbps", t.h2d_bytes / t.h2d_ns);
+  else set_absent(out, "h2d_gbps", "no HtoD memcpy with a byte count in the trace");
+  if (t.d2h_ns > 0) set_value(out, "d2h_gbps", t.d2h_bytes / t.d2h_ns);
+  else set_absent(out, "d2h_gbps", "no DtoH memcpy with a byte count in the trace");
+  if (t.queues > 0) {
+    set_value(out, "queue_length_mean", t.queue_mean_sum / static_cast<double>(t.queues));
+    set_value(out, "queue_length_max", t.queue_max);
+  } else {
+    set_absent(out, "queue_length_mean", "no GPU op was joined to a launch call");
+    set_absent(out, "queue_length_max", "no GPU op was joined to a launch call");
+  }
+  trace_mix_indicators(t, out);
+}
+
+/// net_gpu_time_s: the trace's busy time, else the profiler table's device total, else nsys.
+void net_gpu_time(const SampleCollector& c, const TraceSums& host, IndicatorSet& out) {
+  if (host.devices > 0) {
+    set_value(out, "net_gpu_time_s", host.busy / 1e9);
+    return;
+  }
+  double table_ns = 0, nsys_ns = 0;
+  bool table = false, nsys = false;
+  for (const TraceRecord& r : c.trace_records()) {
+    // The legacy footer gives only "CUDA time total" (the sum of the CUDA total column).
+    const double device = !std::isnan(r.get("self_device_total_ns")) ? r.get("self_device_total_ns")
+                                                                      : r.get("device_total_ns");
+    if (r.kind == EventKind::profiler_total && !std::isnan(device)) {
+      table_ns += device;
+      table = true;
+    } else if ((r.kind == EventKind::nsys_kernel || r.kind == EventKind::nsys_memop_time) &&
+               !std::isnan(r.get("total_ns"))) {
+      nsys_ns += r.get("total_ns");
+      nsys = true;
+    }
+  }
+  if (table) set_value(out, "net_gpu_time_s", table_ns / 1e9);
+  else if (nsys) set_value(out, "net_gpu_time_s", nsys_ns / 1e9);
+  else set_absent(out, "net_gpu_time_s", "no Kineto trace, profiler table or nsys report among the inputs");
+}
+
+}  // namespace
+
+void add_trace_indicators(const SampleCollector& c, Features& f) {
+  std::map<int, TraceSums> per_gpu;
+  TraceSums host;
+  std::vector<const TraceRecord*> launches;
+  for (const TraceRecord& r : c.trace_records()) {
+    if (r.kind == EventKind::trace_device) {
+      per_gpu[r.gpu].add_device(r);
+      host.add_device(r);
+    } else if (r.kind == EventKind::trace_memory) {
+      per_gpu[r.gpu].add_memory(r);
+      host.add_memory(r);
+    } else if (r.kind == EventKind::trace_launch) {
+      launches.push_back(&r);
+    } else if (r.kind == EventKind::trace_kernel) {
+      per_gpu[r.gpu].add_kernel(r);
+      host.add_kernel(r);
+    }
+  }
+  for (GpuFeatures& g : f.gpus) {
+    const TraceSums& t = per_gpu[g.gpu];
+    trace_indicators(t, t.only, "several traces give this GPU: their percentiles cannot be merged", g.indicators);
+    if (t.devices > 0) set_value(g.indicators, "net_gpu_time_s", t.busy / 1e9);
+    else set_absent(g.indicators, "net_gpu_time_s", "no Kineto trace with GPU ops for this GPU");
+  }
+  const TraceRecord* launch = launches.size() == 1 ? launches.front() : nullptr;
+  trace_indicators(host, launch,
+                   launches.empty() ? "no Kineto trace among the inputs"
+                                    : fmt::format("{} traces: their percentiles cannot be merged (see per-GPU values)",
+                                                  launches.size()),
+                   f.host_indicators);
+  net_gpu_time(c, host, f.host_indicators);
+}
+
+}  // namespace gpucost::extract::detail
