@@ -130,7 +130,7 @@ bool dash_header(string_view body, LogHeader& h) {
 // "LEVEL: msg" (traiNNer after " - ", BasicSR after " ").
 bool level_colon_header(string_view body, LogHeader& h) {
   const std::size_t colon = body.find(':');
-  if (colon == string_view::npos || colon > 8 || !is_level(body.substr(0, colon))) return false;
+  if (colon > 8 || !is_level(body.substr(0, colon))) return false;  // npos is > 8 too: no colon
   h.level = body.substr(0, colon);
   h.message = ltrim(body.substr(colon + 1));
   return true;
@@ -218,7 +218,7 @@ std::size_t scan_stamped(string_view s, Stamp& st, string_view& rest) {
 // logging.basicConfig's default "INFO:__main__:msg" (no time).
 bool default_format(string_view s, LogHeader& h) {
   const std::size_t c1 = s.find(':');
-  if (c1 == string_view::npos || c1 > 8 || !is_level(s.substr(0, c1))) return false;
+  if (c1 > 8 || !is_level(s.substr(0, c1))) return false;  // npos is > 8 too: no colon
   const std::size_t c2 = s.find(':', c1 + 1);
   if (c2 == string_view::npos) return false;
   const string_view logger = s.substr(c1 + 1, c2 - c1 - 1);
