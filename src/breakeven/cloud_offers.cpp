@@ -31,7 +31,7 @@ Expected<CloudOffer> read_offer(const toml::table& t, std::string_view origin, s
                            std::pair{"instance", &o.instance}, std::pair{"gpu_model", &o.gpu_model},
                            std::pair{"currency", &o.currency}, std::pair{"date_seen", &o.date_seen},
                            std::pair{"source", &o.source}})
-    if (auto st = text(key, *into); !st) return st.error();
+    GPUCOST_TRY(text(key, *into));
   o.region = t["region"].value_or(std::string());
   o.gpu_memory_gb = t["gpu_memory_gb"].value_or(0.0);
   o.per_gpu = t["per_gpu"].value_or(false);

@@ -203,7 +203,7 @@ Status read_tou_window(CostConfig& c, const toml::table& t, std::string_view whe
   if (!hours)
     return make_error(ErrorKind::config, fmt::format("{}: electricity.tou[{}]: 'hours' is missing", where, index),
                       "e.g. hours = \"08:00-22:00\"");
-  if (auto st = parse_hours(*hours, w); !st) return st;
+  GPUCOST_TRY(parse_hours(*hours, w));
   auto days = parse_days(string_or_empty(t.get("days")));
   if (!days) return days.error();
   w.days = *days;
@@ -226,7 +226,7 @@ Status read_tou(CostConfig& c, const toml::node& node, std::string_view where) {
     return make_error(ErrorKind::config, fmt::format("{}: electricity.tou must be an array of tables", where),
                       "write each window as [[electricity.tou]] with days, hours and price_per_kwh");
   for (std::size_t i = 0; i < arr->size(); ++i)
-    if (auto st = read_tou_window(c, *arr->get(i)->as_table(), where, i + 1); !st) return st;
+    GPUCOST_TRY(read_tou_window(c, *arr->get(i)->as_table(), where, i + 1));
   return {};
 }
 
@@ -298,7 +298,7 @@ Status read_exchange(CostConfig& c, const toml::node& node, std::string_view whe
   const auto* tbl = node.as_table();
   if (tbl == nullptr) return make_error(ErrorKind::config, fmt::format("{}: 'exchange' must be a table", where));
   for (const auto& [k, v] : *tbl)
-    if (auto st = assign_exchange(c, k.str(), v, where); !st) return st;
+    GPUCOST_TRY(assign_exchange(c, k.str(), v, where));
   return {};
 }
 
@@ -307,25 +307,25 @@ Status apply_table(CostConfig& c, const toml::table& tbl, const std::string& pre
   for (const auto& [k, node] : tbl) {
     const std::string path = prefix.empty() ? std::string(k.str()) : prefix + "." + std::string(k.str());
     if (path == "electricity.tou") {
-      if (auto st = read_tou(c, node, where); !st) return st;
+      GPUCOST_TRY(read_tou(c, node, where));
       continue;
     }
     if (path == "ranges") {
-      if (auto st = read_ranges(c, node, where); !st) return st;
+      GPUCOST_TRY(read_ranges(c, node, where));
       continue;
     }
     if (path == "exchange") {
-      if (auto st = read_exchange(c, node, where); !st) return st;
+      GPUCOST_TRY(read_exchange(c, node, where));
       continue;
     }
     if (const auto* sub = node.as_table()) {
       if (!is_section(path))
         return make_error(ErrorKind::config, fmt::format("{}: unknown section '[{}]'", where, path),
                           did_you_mean_section(path));
-      if (auto st = apply_table(c, *sub, path, where, seen); !st) return st;
+      GPUCOST_TRY(apply_table(c, *sub, path, where, seen));
       continue;
     }
-    if (auto st = assign(c, path, node, where, seen); !st) return st;
+    GPUCOST_TRY(assign(c, path, node, where, seen));
   }
   return {};
 }
@@ -371,7 +371,7 @@ Expected<CostConfig> load_config(const std::optional<std::string>& path, const s
                         fmt::format("{}:{}:{}: {}", *path, src.begin.line, src.begin.column, e.description()),
                         "the config is TOML (https://toml.io); see docs/cost-model.md for the keys");
     }
-    if (auto st = apply_table(c, tbl, "", *path, seen); !st) return st.error();
+    GPUCOST_TRY(apply_table(c, tbl, "", *path, seen));
   }
   for (const std::string& ov : overrides) {
     const std::size_t eq = ov.find('=');
@@ -393,14 +393,14 @@ Expected<CostConfig> load_config(const std::optional<std::string>& path, const s
     };
     if (key.rfind("exchange.", 0) == 0) {
       const toml::table parsed = parse_value();
-      if (auto st = assign_exchange(c, std::string_view(key).substr(9), *parsed.get("v"), "--set"); !st) return st.error();
+      GPUCOST_TRY(assign_exchange(c, std::string_view(key).substr(9), *parsed.get("v"), "--set"));
       continue;
     }
     const ConfigKey* known = find_key(key);
     if (known == nullptr)
       return make_error(ErrorKind::config, fmt::format("--set: unknown key '{}'", key), did_you_mean(key));
     const toml::table parsed = parse_value();
-    if (auto st = assign(c, key, *parsed.get("v"), "--set", seen); !st) return st.error();
+    GPUCOST_TRY(assign(c, key, *parsed.get("v"), "--set", seen));
   }
   for (const auto& k : kKeys) {
     const bool offer = k.path == "cloud.rate_per_hour" && (cloud_from_catalogue || !c.cloud_offer.empty());
@@ -408,10 +408,10 @@ Expected<CostConfig> load_config(const std::optional<std::string>& path, const s
       return make_error(ErrorKind::config, fmt::format("missing required key '{}' ({})", k.path, k.description),
                         fmt::format("add it to the config or pass --set {}=VALUE", k.path));
   }
-  if (auto st = check_overlaps(c.tou); !st) return st.error();
+  GPUCOST_TRY(check_overlaps(c.tou));
   for (const auto& [key, given] : seen)
     if (given) c.keys_set.insert(key);
-  if (auto tariff = Tariff::make(c.price_per_kwh, c.tou, c.tariff_tz); !tariff) return tariff.error();
+  GPUCOST_TRY(Tariff::make(c.price_per_kwh, c.tou, c.tariff_tz));
   return c;
 }
 

@@ -104,8 +104,8 @@ Expected<PricedJob> price_job(CostConfig config, const std::optional<CloudOffer>
   for (const std::string& w : implausible_values(p.config)) warn(p, w);
   check_trace_device(p, o);
   if (offer)
-    if (auto st = fit_chosen_offer(p, *offer); !st) return st.error();
-  if (auto st = check_job(p.config, p.job); !st) return st.error();
+    GPUCOST_TRY(fit_chosen_offer(p, *offer));
+  GPUCOST_TRY(check_job(p.config, p.job));
   check_energy_basis(p);
   p.prices = price_energy(p.config, p.job);
   p.result = evaluate(p.config, p.job, p.prices);

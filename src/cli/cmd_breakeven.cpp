@@ -28,7 +28,7 @@ Status record_in_ledger(outputs::Ledger& ledger, const breakeven::PricedJob& pri
   std::vector<std::string> identities;
   for (const auto& s : stats) identities.push_back(outputs::input_identity(s.path));
   run.run_key = outputs::run_key(run, identities);
-  if (auto id = ledger.append(run, replace); !id) return id.error();
+  GPUCOST_TRY(ledger.append(run, replace));
   return {};
 }
 

@@ -181,7 +181,7 @@ void add_output_options(CLI::App* app, ModelArgs& a) {
 Expected<Inputs> open_inputs(const InputArgs& a) {
   if (a.verbose > 0) enable_stderr_log(a.verbose == 1 ? "info" : "debug");
   else if (const char* env = std::getenv("GPUCOST_LOG"); env != nullptr && *env != '\0') enable_stderr_log(env);
-  if (auto st = check_terminal_stdin(a); !st) return st.error();
+  GPUCOST_TRY(check_terminal_stdin(a));
   Inputs in;
   auto po = pipeline::prep_options(a.settings);
   if (!po) return po.error();
@@ -194,7 +194,7 @@ Expected<Inputs> open_inputs(const InputArgs& a) {
   in.paths = std::move(*paths);
   if (in.paths.empty()) in.paths.emplace_back("-");
   // Refuse unreadable inputs before any output is written.
-  if (auto st = pipeline::check_inputs(in.paths, in.prep); !st) return st.error();
+  GPUCOST_TRY(pipeline::check_inputs(in.paths, in.prep));
   in.prep = pipeline::with_journal_boot_time(in.paths, std::move(in.prep));
   start_progress(pipeline::plain_input_bytes(in.paths), a.quiet);
   return in;
@@ -225,8 +225,8 @@ Expected<ModelRun> model_setup(const ModelArgs& a) {
 Status check_model(const ModelArgs& a) {
   auto config = model_config(a);
   if (!config) return config.error();
-  if (auto chosen = chosen_offer(*config); !chosen) return chosen.error();
-  if (auto fill = breakeven::parse_fill_rule(a.fill); !fill) return fill.error();
+  GPUCOST_TRY(chosen_offer(*config));
+  GPUCOST_TRY(breakeven::parse_fill_rule(a.fill));
   return {};
 }
 

@@ -444,7 +444,7 @@ Status read_faults(simdjson::dom::element doc, Features& f, const std::string& p
     return make_error(ErrorKind::schema, fmt::format("{}: faults[] without a fault_window_s of 0 or more", path));
   for (simdjson::dom::element e : list) {
     WindowFault w;
-    if (auto st = read_fault(e, w, path); !st) return st.error();
+    GPUCOST_TRY(read_fault(e, w, path));
     f.faults.push_back(std::move(w));
   }
   return {};
@@ -572,7 +572,7 @@ Expected<detail::QuantileSketch> read_sketch(simdjson::dom::element e, const std
   QuantileSketch::State st;
   st.exact = e["exact"].error() == simdjson::SUCCESS;
   if (st.exact) {
-    if (auto r = read_pairs(e, "exact", QuantileSketch::kExactCap, st.values, what); !r) return r.error();
+    GPUCOST_TRY(read_pairs(e, "exact", QuantileSketch::kExactCap, st.values, what));
     return QuantileSketch::from_state(st, what);
   }
   double alpha = 0;
@@ -585,8 +585,8 @@ Expected<detail::QuantileSketch> read_sketch(simdjson::dom::element e, const std
       e["zero"].get_double().get(st.zero) != simdjson::SUCCESS)
     return make_error(ErrorKind::schema, fmt::format("{}: min, max or zero is missing or not a number", what));
   const auto cap = static_cast<std::size_t>(QuantileSketch::kMaxBuckets);
-  if (auto r = read_pairs(e, "positive", cap, st.positive, what); !r) return r.error();
-  if (auto r = read_pairs(e, "negative", cap, st.negative, what); !r) return r.error();
+  GPUCOST_TRY(read_pairs(e, "positive", cap, st.positive, what));
+  GPUCOST_TRY(read_pairs(e, "negative", cap, st.negative, what));
   return QuantileSketch::from_state(st, what);
 }
 
@@ -606,10 +606,10 @@ Status read_sketches(simdjson::dom::element gpu, GpuFeatures& g, const std::stri
     into = std::move(*q);
     return {};
   };
-  if (auto st = read(kIntervalsName, s->intervals); !st) return st;
+  GPUCOST_TRY(read(kIntervalsName, s->intervals));
   for (std::size_t i = 0; i < detail::kQuantiledCount; ++i) {
-    if (auto st = read(kSketchNames[i], s->held[i]); !st) return st;
-    if (auto st = read(fmt::format("{}{}", kSketchNames[i], kPlainSuffix), s->plain[i]); !st) return st;
+    GPUCOST_TRY(read(kSketchNames[i], s->held[i]));
+    GPUCOST_TRY(read(fmt::format("{}{}", kSketchNames[i], kPlainSuffix), s->plain[i]));
   }
   s->settle();
   g.sketches = std::move(s);
@@ -620,7 +620,7 @@ Status read_edges(simdjson::dom::element gpu, GpuFeatures& g, const std::string&
   simdjson::dom::element first, last;
   if (gpu["edges"]["first"].get(first) != simdjson::SUCCESS || gpu["edges"]["last"].get(last) != simdjson::SUCCESS)
     return {};
-  if (auto st = read_sample(first, g.first, path); !st) return st;
+  GPUCOST_TRY(read_sample(first, g.first, path));
   return read_sample(last, g.last, path);
 }
 
@@ -655,8 +655,8 @@ Expected<Features> features_from_json(std::string_view text, const std::string& 
       host_obj["indicators"].get_object().get(host_ind) != simdjson::SUCCESS)
     return make_error(ErrorKind::schema, fmt::format("{}: host.indicators missing", path));
   if (host_obj["name"].get_string().get(host) == simdjson::SUCCESS) f.host = std::string(host);
-  if (auto st = read_set(host_ind, f.host_indicators, path); !st) return st.error();
-  if (auto st = read_partials(doc["host"], f.host_partials, path); !st) return st.error();
+  GPUCOST_TRY(read_set(host_ind, f.host_indicators, path));
+  GPUCOST_TRY(read_partials(doc["host"], f.host_partials, path));
   std::int64_t merged = 1;
   if (window["merged_from"].get_int64().get(merged) == simdjson::SUCCESS) f.merged_from = static_cast<int>(merged);
   simdjson::dom::array gpus;
@@ -669,17 +669,17 @@ Expected<Features> features_from_json(std::string_view text, const std::string& 
     if (g["gpu"].get_int64().get(idx) != simdjson::SUCCESS || g["indicators"].get_object().get(ind) != simdjson::SUCCESS)
       return make_error(ErrorKind::schema, fmt::format("{}: a gpus[] entry lacks gpu or indicators", path));
     gf.gpu = static_cast<int>(idx);
-    if (auto st = read_set(ind, gf.indicators, path); !st) return st.error();
+    GPUCOST_TRY(read_set(ind, gf.indicators, path));
     std::string_view gpu_host;
     if (g["host"].get_string().get(gpu_host) == simdjson::SUCCESS) gf.host = std::string(gpu_host);
-    if (auto st = read_partials(g, gf.partials, path); !st) return st.error();
-    if (auto st = read_edges(g, gf, path); !st) return st.error();
-    if (auto st = read_sketches(g, gf, path); !st) return st.error();
+    GPUCOST_TRY(read_partials(g, gf.partials, path));
+    GPUCOST_TRY(read_edges(g, gf, path));
+    GPUCOST_TRY(read_sketches(g, gf, path));
     f.gpus.push_back(std::move(gf));
   }
-  if (auto st = read_incidents(doc, f, path); !st) return st.error();
-  if (auto st = read_faults(doc, f, path); !st) return st.error();
-  if (auto st = read_profile(doc, f, path); !st) return st.error();
+  GPUCOST_TRY(read_incidents(doc, f, path));
+  GPUCOST_TRY(read_faults(doc, f, path));
+  GPUCOST_TRY(read_profile(doc, f, path));
   return f;
 }
 

@@ -267,8 +267,8 @@ Expected<QuantileSketch> QuantileSketch::from_state(const State& s, const std::s
       out.m_max = s.values.back().first;
     }
   } else {
-    if (auto st = check_buckets(s.positive, what, total); !st) return st.error();
-    if (auto st = check_buckets(s.negative, what, total); !st) return st.error();
+    GPUCOST_TRY(check_buckets(s.positive, what, total));
+    GPUCOST_TRY(check_buckets(s.negative, what, total));
     if (!(s.zero >= 0) || !std::isfinite(s.zero)) return invalid(what, "the weight of zeros is not a number >= 0");
     total += s.zero;
     if (!(total > 0)) return invalid(what, "the buckets hold no weight");

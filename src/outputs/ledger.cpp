@@ -497,7 +497,7 @@ Expected<std::int64_t> Ledger::append(const RunRecord& r, bool replace) {
     if (ind.step() != SQLITE_DONE) return error("cannot append the indicators");
     ind.reset();
   }
-  if (auto st = append_faults(run_id, r.faults); !st) return st.error();
+  GPUCOST_TRY(append_faults(run_id, r.faults));
   if (!tx.commit()) return error("cannot commit the run");
   return run_id;
 }

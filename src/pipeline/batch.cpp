@@ -262,7 +262,7 @@ Expected<OneInput> read_one(const std::string& path, BatchState& state, const pr
                                                                          : "rotated copy of " + known->path;
   GateSink gate(sink);
   prep::InputParse parse(reader, options, clock, gate, st);
-  if (auto s = parse.start(); !s) return s.error();
+  GPUCOST_TRY(parse.start());
   if (known != nullptr && whole_document_format(st.format)) {
     out.input.how = "read before (a whole document is read once)";
     return out;

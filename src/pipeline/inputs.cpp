@@ -45,7 +45,7 @@ Status check_inputs(const std::vector<std::string>& paths, const prep::PrepOptio
     const std::string_view head = (*reader)->peek(64 * 1024);
     if (options.forced != Format::unknown || io::is_event_stream(head) || extract::is_features_document(head))
       continue;
-    if (auto st = prep::check_format(head, options, p); !st) return st;
+    GPUCOST_TRY(prep::check_format(head, options, p));
   }
   return {};
 }
@@ -133,7 +133,7 @@ Expected<std::unique_ptr<io::LineReader>> open_input(const std::string& path, co
   const std::string_view head = (*reader)->peek(64 * 1024);
   if (options.forced == Format::unknown && io::is_event_stream(head)) {
     st.compression = std::string(io::to_string((*reader)->compression()));
-    if (auto s = io::read_event_stream(**reader, sink, st); !s) return s.error();
+    GPUCOST_TRY(io::read_event_stream(**reader, sink, st));
     return std::unique_ptr<io::LineReader>();
   }
   if (extract::is_features_document(head))
@@ -151,7 +151,7 @@ Status feed_inputs(const std::vector<std::string>& paths, const prep::PrepOption
     auto reader = open_input(path, options, sink, stats.back());
     if (!reader) return reader.error();
     if (!*reader) continue;  // an events stream, read
-    if (auto s = prep::run_prep_input(**reader, options, clock, sink, stats.back()); !s) return s;
+    GPUCOST_TRY(prep::run_prep_input(**reader, options, clock, sink, stats.back()));
   }
   return {};
 }
@@ -252,12 +252,12 @@ Status collect_inputs(const std::vector<std::string>& paths, const prep::PrepOpt
   // The telemetry first, then the logs without a year, dated against it.
   for (auto& [format, inputs] : groups)
     if (!year_less_format(format))
-      if (auto s = read_group(inputs, options, clock, sink); !s) return s;
+      GPUCOST_TRY(read_group(inputs, options, clock, sink));
   prep::PrepOptions dated = options;
   dated.telemetry_span = sink.span();
   for (auto& [format, inputs] : groups)
     if (year_less_format(format))
-      if (auto s = read_group(inputs, dated, clock, sink); !s) return s;
+      GPUCOST_TRY(read_group(inputs, dated, clock, sink));
   check_clocks_and_hosts(std::span(stats).subspan(first_stats), sink.span());
   return {};
 }
@@ -266,7 +266,7 @@ Expected<extract::Features> collect_features(const std::vector<std::string>& pat
                                              LocalClock& clock, EventSink& sink, extract::SampleCollector& samples,
                                              const extract::ExtractOptions& extract_options,
                                              std::vector<InputStats>& stats) {
-  if (auto s = collect_inputs(paths, options, clock, sink, stats); !s) return s.error();
+  GPUCOST_TRY(collect_inputs(paths, options, clock, sink, stats));
   samples.note_inputs(stats);
   return extract::compute_features(samples, extract_options);
 }
@@ -293,7 +293,7 @@ Expected<extract::Features> load_features(const std::vector<std::string>& paths,
       InputStats& st = stats.back();
       st.path = paths[0] == "-" ? "<stdin>" : paths[0];
       if (io::is_event_stream((*reader)->peek(4096))) {
-        if (auto s = io::read_event_stream(**reader, samples, st); !s) return s.error();
+        GPUCOST_TRY(io::read_event_stream(**reader, samples, st));
       } else if (auto s = prep::run_prep_input(**reader, options, clock, samples, st); !s) {
         return s.error();
       }

@@ -258,7 +258,7 @@ Status merge(std::vector<MergeInput>& inputs, const prep::PrepOptions& options, 
     }
     reader->set_max_line(options.max_line);
     auto cursor = std::make_unique<Cursor<Store>>(index, std::move(reader), store);
-    if (auto s = cursor->start(options, clock, *in.stats); !s) return s;
+    GPUCOST_TRY(cursor->start(options, clock, *in.stats));
     cursor->fill();
     cursors.push_back(std::move(cursor));
     return {};
@@ -288,7 +288,7 @@ Status merge(std::vector<MergeInput>& inputs, const prep::PrepOptions& options, 
         }
         break;
       }
-      if (auto s = open_next(); !s) return s;
+      GPUCOST_TRY(open_next());
     }
     // A cursor with nothing waiting is done (fill() reads until its window is full or the
     // input ends): its file is closed.

@@ -62,7 +62,7 @@ Status apply_reading(const InputSettings& s, prep::PrepOptions& o) {
                         "e.g. --max-line 16M (lines longer than that are reported, not read)");
     o.max_line = static_cast<std::size_t>(*bytes);
   }
-  if (auto st = prep::check_patterns(s.patterns); !st) return st.error();
+  GPUCOST_TRY(prep::check_patterns(s.patterns));
   o.patterns = s.patterns;
   o.fields = s.fields;
   return {};
@@ -75,8 +75,8 @@ Expected<prep::PrepOptions> prep_options(const InputSettings& settings) {
   if (!settings.input_format.empty() && !prep::format_from_name(settings.input_format, o.forced))
     return make_error(ErrorKind::usage, fmt::format("--input-format: unknown format '{}'", settings.input_format),
                       "one of: " + prep::format_names());
-  if (auto st = apply_times(settings, o); !st) return st.error();
-  if (auto st = apply_reading(settings, o); !st) return st.error();
+  GPUCOST_TRY(apply_times(settings, o));
+  GPUCOST_TRY(apply_reading(settings, o));
   o.host = settings.host;
   o.host_given = !settings.host.empty();
   if (o.host.empty()) o.host = this_host();

@@ -144,7 +144,7 @@ Status InputParse::start() {
   Format format = options.forced;
   if (format == Format::unknown) format = detect_format(head, options);
   if (format == Format::unknown) {
-    if (auto st = check_format(head, options, stats.path); !st) return st;
+    GPUCOST_TRY(check_format(head, options, stats.path));
     stats.format = Format::unknown;  // an empty input: nothing to parse, nothing lost
     add_note(stats, "empty input");
     return {};
@@ -205,7 +205,7 @@ void InputParse::end_replay() {
 Status run_prep_input(io::LineReader& reader, const PrepOptions& options, LocalClock& clock, EventSink& sink,
                       InputStats& stats) {
   InputParse parse(reader, options, clock, sink, stats);
-  if (auto st = parse.start(); !st) return st;
+  GPUCOST_TRY(parse.start());
   while (parse.step()) {
   }
   return {};

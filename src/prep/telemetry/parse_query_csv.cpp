@@ -1,4 +1,4 @@
-// nvidia-smi --query-gpu=... --format=csv[,noheader][,nounits] (formats.md §3):
+// nvidia-smi --query-gpu=... --format=csv[,noheader][,nounits] (docs/formats.md, "nvidia-smi --query-gpu"):
 //   timestamp, index, power.draw [W], utilization.gpu [%]
 //   2024/06/12 14:22:18.123, 0, 245.32 W, 98 %
 // Columns are mapped by header name; with noheader the names come from --fields.
@@ -301,7 +301,7 @@ Status check_query_csv_head(std::string_view first_line, const PrepOptions& opti
 }
 
 Expected<std::unique_ptr<LineParser>> make_query_csv_parser(ParseContext& ctx, std::string_view head) {
-  if (auto st = check_query_csv_head(first_nonblank_line(head), ctx.options, ctx.stats.path); !st) return st.error();
+  GPUCOST_TRY(check_query_csv_head(first_nonblank_line(head), ctx.options, ctx.stats.path));
   auto parser = std::make_unique<QueryCsvParser>(ctx);
   if (!ctx.options.fields.empty()) parser->set_columns(ctx.options.fields, false);
   return std::unique_ptr<LineParser>(std::move(parser));

@@ -331,7 +331,7 @@ Status check_kineto_head(std::string_view head, const std::string& path) {
 }
 
 Expected<std::unique_ptr<LineParser>> make_kineto_parser(ParseContext& ctx, std::string_view head) {
-  if (auto st = check_kineto_head(head, ctx.stats.path); !st) return st.error();
+  GPUCOST_TRY(check_kineto_head(head, ctx.stats.path));
   return std::unique_ptr<LineParser>(std::make_unique<TraceParser>());
 }
 
