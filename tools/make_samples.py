@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes the sample logs bundled in testdata/samples/ (seeded, so the files are reproducible).
 
-They are hand-modelled on what the tools print (formats.md §1 and §3): a 40-minute fine-tuning
+They are hand-modelled on what the tools print (docs/formats.md, "nvidia-smi dmon" and "--query-gpu"): a 40-minute fine-tuning
 run on one RTX 4090 logged with
   nvidia-smi --query-gpu=timestamp,index,pci.bus_id,name,power.draw,temperature.gpu,\
 utilization.gpu,utilization.memory,memory.used,clocks.sm,clocks.mem --format=csv -l 5

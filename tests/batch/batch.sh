@@ -201,8 +201,7 @@ case $case_name in
     [ "$(prom_xids p3.prom)" = 0 ] || fail "run 3: $(prom_xids p3.prom) Xids, want none"
     ;;
   unchanged)
-    # A log with nothing new since the last run reports 0 new lines and 0 events (issue 14, item
-    # 8): not the events its parser lets go at the end of the replayed lines, here the kernel-log
+    # A log with nothing new since the last run reports 0 new lines and 0 events: not the events its parser lets go at the end of the replayed lines, here the kernel-log
     # and dmesg sections of an nvidia-bug-report.log still open at its end ("bug.log: unchanged
     # ..., 0 new lines, 1 events" before), and they are not priced again.
     echo "$csv_header" > tel.csv

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The fleet recipes of docs/fleet.md, end to end on generated hosts (issue 5):
+# The fleet recipes of docs/fleet.md, end to end on generated hosts:
 #   parallel      GNU parallel on this machine (`-S :`, parallel's "no ssh" login) over the hosts'
 #                 log trees: every extract, the merge, breakeven of the fleet; the merge checked
 #                 against the hosts' own documents (sums, max, min, means, every GPU)

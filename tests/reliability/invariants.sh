@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Invariants on generated and bundled input (issue 8):
+# Invariants on generated and bundled input (docs/reliability.md):
 #   deterministic  the same input gives byte-identical output on every run (prep, extract, trace)
 #   stages         prep | extract - gives the same features as extract on the raw logs
 #   shards         prep over time-ordered shards of a log gives the events of the whole log, and

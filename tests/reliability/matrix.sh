@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The parts of the bad-input matrix (issue 8) that a golden case cannot express: generated
+# The bad inputs (docs/reliability.md) that a golden case cannot express: generated
 # inputs, closed pipes, file-size limits, files that change while they are read.
 #   matrix.sh GPUCOST CASE
 # Exit 0 = pass, 77 = skipped (CTest SKIP_RETURN_CODE), anything else = fail with a message.

@@ -1,4 +1,4 @@
-// breakeven: the cost model (issue 2, "Cost model used here") against hand-computed cases.
+// breakeven: the cost model (docs/cost-model.md) against hand-computed cases.
 // The reference case is the worked example of docs/cost-model.md.
 #include <catch2/catch.hpp>
 

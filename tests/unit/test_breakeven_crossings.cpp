@@ -1,4 +1,4 @@
-// breakeven: T* and T_λ on the same billing function as the premium (issue 13, item 4), against
+// breakeven: T* and T_λ on the same billing function as the premium (so the minimum bill counts), against
 // hand-computed cases; docs/cost-model.md, "Break-even job length T*".
 #include <catch2/catch.hpp>
 

@@ -1,4 +1,4 @@
-// Issue 13's trust fixes in the model: measured vs estimated energy (--fill), one currency
+// What keeps the verdict honest: measured vs estimated energy (--fill), one currency
 // ([exchange]), offers that can run the job, the GPU speed table, and the warnings about
 // implausible inputs. Each against a hand-computed case (docs/cost-model.md).
 #include <catch2/catch.hpp>

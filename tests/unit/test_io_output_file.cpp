@@ -1,5 +1,6 @@
-// Files written atomically get the mode a plain open() would give them (issue 14, item 3), and a
-// closed stdin is an error, not an empty stream (issue 14, item 4).
+// Files written atomically get the mode a plain open() would give them (so that node_exporter,
+// running as another user, can read the textfile), and a closed stdin is an error, not an empty
+// stream (a cron job whose input went missing must fail, not price nothing).
 #include <catch2/catch.hpp>
 
 #include <gpucost/io/atomic_file.hpp>

@@ -1,4 +1,4 @@
-// prep: dcgmi dmon (formats.md §6). Fixtures in testdata/dcgmi are hand-made with the padding
+// prep: dcgmi dmon (docs/formats.md, "dcgmi dmon"). Fixtures in testdata/dcgmi are hand-made with the padding
 // rules of DCGM's DeviceMonitor for the version named in their file name; expectations below are
 // read off the fixtures by hand.
 #include <catch2/catch.hpp>

@@ -1,4 +1,4 @@
-// prep: dmesg output and /dev/kmsg records (formats.md §8): raw uptime stamps with and without
+// prep: dmesg output and /dev/kmsg records (docs/formats.md, "Kernel logs"): raw uptime stamps with and without
 // a boot time, priority prefixes, -T, --time-format=iso, --decode, kmsg dictionary lines,
 // continuation lines joined to their record. Fixtures in testdata/dmesg are hand-written in the
 // shape of util-linux dmesg; times are computed by hand.

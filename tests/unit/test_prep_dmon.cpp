@@ -1,4 +1,4 @@
-// prep: nvidia-smi dmon (formats.md §1). Fixtures in testdata/dmon are hand-written in the byte
+// prep: nvidia-smi dmon (docs/formats.md, "nvidia-smi dmon"). Fixtures in testdata/dmon are hand-written in the byte
 // shape of the driver named in their file name; expectations below are computed by hand from them.
 #include <catch2/catch.hpp>
 

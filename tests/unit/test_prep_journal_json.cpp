@@ -1,7 +1,7 @@
-// prep: journalctl -o json / json-pretty (formats.md §10). Fixtures in testdata/journal-json are
+// prep: journalctl -o json / json-pretty (docs/formats.md). Fixtures in testdata/journal-json are
 // hand-made in the byte shape of the systemd version named in their file name; the expected
 // times below are the fixtures' own µs stamps. Kinds and fields come from the shared classifier
-// (kernel_events.cpp); the lines asserted are those whose kind formats.md and issue 3 name.
+// (kernel_events.cpp); the lines asserted are those docs/formats.md gives a kind.
 #include <catch2/catch.hpp>
 
 #include "support.hpp"

@@ -1,4 +1,4 @@
-// prep: journalctl text output (formats.md §9): short, short-precise, short-iso,
+// prep: journalctl text output (docs/formats.md, "Kernel logs"): short, short-precise, short-iso,
 // short-iso-precise, short-unix, short-monotonic, with and without the host field, separators
 // (-- Logs begin at --, -- Reboot --, -- Boot <id> --), localized month names. Fixtures in
 // testdata/journal-text are hand-written in journalctl's shape; times are computed by hand.

@@ -1,7 +1,7 @@
 // prep: classification of kernel and system messages (src/prep/kernel/kernel_events.hpp) and the Xid
 // catalogue compiled from data/nvidia-xid-catalog.tsv. Messages below are written by hand in the
-// shape of the corpus lines (formats.md §7-§10) and of the kernel / NVIDIA driver / systemd format
-// strings; every event's fields are checked exactly.
+// shape of the corpus lines (docs/formats.md, "Kernel logs" and "journalctl -o json") and of the
+// kernel / NVIDIA driver / systemd format strings; every event's fields are checked exactly.
 #include <catch2/catch.hpp>
 
 #include "prep/kernel/kernel_events.hpp"

@@ -1,6 +1,7 @@
-// prep: Nsight Systems summaries (formats.md §12). Fixtures in testdata/nsys are written in the
-// byte shape of nsys profile --stats=true (2023 text, 2020.x legacy with CRLF) and nsys stats
-// --format csv; expected values below are computed by hand from the fixtures.
+// prep: Nsight Systems summaries (docs/formats.md, "Nsight Systems summaries"). Fixtures in
+// testdata/nsys are written in the byte shape of nsys profile --stats=true (2023 text, 2020.x
+// legacy with CRLF) and nsys stats --format csv; expected values below are computed by hand from
+// the fixtures.
 #include <catch2/catch.hpp>
 
 #include "support.hpp"

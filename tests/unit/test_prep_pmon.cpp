@@ -1,4 +1,4 @@
-// prep: nvidia-smi pmon (formats.md §2). Fixtures in testdata/pmon are hand-written in the byte
+// prep: nvidia-smi pmon (docs/formats.md, "nvidia-smi pmon"). Fixtures in testdata/pmon are hand-written in the byte
 // shape of the driver named in their file name; expectations below are computed by hand from them.
 #include <catch2/catch.hpp>
 

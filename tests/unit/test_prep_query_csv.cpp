@@ -1,6 +1,6 @@
-// prep: nvidia-smi --query-gpu=... --format=csv (formats.md §3). Fixtures in testdata/query-csv are
-// hand-written in the byte shape of the driver named in their file name; expectations below are
-// computed by hand from them.
+// prep: nvidia-smi --query-gpu=... --format=csv (docs/formats.md, "nvidia-smi --query-gpu").
+// Fixtures in testdata/query-csv are hand-written in the byte shape of the driver named in their
+// file name; expectations below are computed by hand from them.
 #include <catch2/catch.hpp>
 
 #include "support.hpp"

@@ -1,4 +1,4 @@
-// prep: nvidia-smi -q text (formats.md §4). Fixtures in testdata/smi-q are written in the shape of
+// prep: nvidia-smi -q text (docs/formats.md, "nvidia-smi -q"). Fixtures in testdata/smi-q are written in the shape of
 // the driver named in their file name (see testdata/README.md); expectations are read off them by hand.
 #include <catch2/catch.hpp>
 

@@ -1,5 +1,6 @@
-// prep: nvidia-smi -q -x XML (formats.md §5). Fixtures in testdata/smi-xml are written in the shape
-// of the driver and DTD version named in their file name; expectations are read off them by hand.
+// prep: nvidia-smi -q -x XML (docs/formats.md, "nvidia-smi -q -x"). Fixtures in testdata/smi-xml
+// are written in the shape of the driver and DTD version named in their file name; expectations are
+// read off them by hand.
 #include <catch2/catch.hpp>
 
 #include "support.hpp"

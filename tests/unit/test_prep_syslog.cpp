@@ -1,4 +1,4 @@
-// prep: kernel and system logs in syslog files (formats.md §7): RFC 3164 with and without the
+// prep: kernel and system logs in syslog files (docs/formats.md, "Kernel logs"): RFC 3164 with and without the
 // printk stamp, rsyslog RFC 3339, year inference from the file time with the Dec->Jan rollover,
 // localized month names, host field present or absent. Fixtures in testdata/kernlog are
 // hand-written in the shape of rsyslog's files; expected times are computed by hand.

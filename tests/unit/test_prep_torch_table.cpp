@@ -1,6 +1,7 @@
-// prep: PyTorch profiler tables (formats.md §11). Fixtures in testdata/torch-table are written in
-// the byte shape of torch's _build_table (modern: right-aligned, two trailing spaces; legacy 1.3:
-// left-aligned width 15); expected values below are computed by hand from the fixtures.
+// prep: PyTorch profiler tables (docs/formats.md, "PyTorch profiler tables"). Fixtures in
+// testdata/torch-table are written in the byte shape of torch's _build_table (modern:
+// right-aligned, two trailing spaces; legacy 1.3: left-aligned width 15); expected values below are
+// computed by hand from the fixtures.
 #include <catch2/catch.hpp>
 
 #include "support.hpp"

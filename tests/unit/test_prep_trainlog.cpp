@@ -1,4 +1,4 @@
-// prep: Python training logs (formats.md §13) and --pattern. Fixtures in testdata/trainlog are
+// prep: Python training logs (docs/formats.md, "Python training logs") and --pattern. Fixtures in testdata/trainlog are
 // hand-written in the byte shape of the tools (tqdm's '\r' redraws, HF Trainer dicts padded to
 // the terminal width, worker prefixes, CRLF); expected events are computed by hand.
 #include <catch2/catch.hpp>

@@ -1,4 +1,4 @@
-// breakeven: the JSON report carries every key issue 2 names, with null and a reason where no
+// report: the JSON report carries every key docs/cost-model.md names, with null and a reason where no
 // break-even exists.
 #include <catch2/catch.hpp>
 

@@ -1,4 +1,4 @@
-// dmesg output (formats.md §8) and /dev/kmsg records:
+// dmesg output (docs/formats.md, "Kernel logs") and /dev/kmsg records:
 //   [ 4564.303884] NVRM: Xid (PCI:0000:01:00): 79, GPU has fallen off the bus.      raw
 //   <4>[ 1126.635824] NVRM: loading NVIDIA UNIX x86_64 Kernel Module  550.144.03 ...  dmesg -r, pstore
 //   [Sun Feb 23 16:24:18 2025] NVRM: ...                                              dmesg -T (local)

@@ -1,4 +1,4 @@
-// journalctl -o json / -o json-pretty (formats.md §10).
+// journalctl -o json / -o json-pretty (docs/formats.md, "journalctl -o json").
 //   -o json:        one object per line, compact ({"__CURSOR":"s=...",...}) or, on older systemd,
 //                   with spaced separators ({ "__CURSOR" : "s=...", ... }).
 //   -o json-pretty: one object over many lines (8-space indent), objects concatenated without

@@ -1,5 +1,5 @@
-// Kernel and system logs in syslog files (formats.md §7: /var/log/kern.log, syslog, messages) and
-// the journalctl text modes (§9), one parser for both since they share the line shape:
+// Kernel and system logs in syslog files (docs/formats.md, "Kernel logs": /var/log/kern.log, syslog, messages) and
+// the journalctl text modes (same section), one parser for both since they share the line shape:
 //   Jun  5 22:36:51 host kernel: [ 4564.303884] NVRM: Xid (PCI:0000:01:00): 79, ...    RFC 3164
 //   2024-06-12T14:22:18.123456+02:00 host kernel: NVRM: ...                             rsyslog RFC 3339
 //   May 01 21:08:08 deli systemd-logind[1050]: Lid closed.                              short

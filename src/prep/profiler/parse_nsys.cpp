@@ -1,4 +1,4 @@
-// Nsight Systems summaries: `nsys stats` / `nsys profile --stats=true` (formats.md §12).
+// Nsight Systems summaries: `nsys stats` / `nsys profile --stats=true` (docs/formats.md, "Nsight Systems summaries").
 //   [6/8] Executing 'cuda_gpu_kern_sum' stats report          (or " ** ... (cuda_gpu_kern_sum):")
 //
 //    Time (%)  Total Time (ns)  Instances  Avg (ns)  ...  StdDev (ns)            Name

@@ -1,4 +1,4 @@
-// PyTorch profiler tables, prof.key_averages().table(...) (formats.md §11):
+// PyTorch profiler tables, prof.key_averages().table(...) (docs/formats.md, "PyTorch profiler tables"):
 //   -------------------------  ------------  ------------  ...  ------------
 //                        Name    Self CPU %      Self CPU  ...    # of Calls
 //   -------------------------  ------------  ------------  ...  ------------

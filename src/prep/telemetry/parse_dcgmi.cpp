@@ -1,4 +1,4 @@
-// dcgmi dmon (formats.md §6): a header-driven table without timestamps, e.g.
+// dcgmi dmon (docs/formats.md, "dcgmi dmon"): a header-driven table without timestamps, e.g.
 //   #Entity   POWER             TMPTR        GPUTL             SMACT
 //   ID        W                 C
 //   GPU 0     245.300           65           98                0.871

@@ -1,4 +1,4 @@
-// nvidia-smi dmon (formats.md §1). Columns come from the most recent '#' name line, never
+// nvidia-smi dmon (docs/formats.md, "nvidia-smi dmon"). Columns come from the most recent '#' name line, never
 // from positions: e.g.
 //   # gpu    pwr  gtemp  mtemp     sm    mem    enc    dec    jpg    ofa   mclk   pclk
 //   # Idx      W      C      C      %      %      %      %      %      %    MHz    MHz

@@ -1,4 +1,4 @@
-// nvidia-smi pmon (formats.md §2): one row per (GPU, process) per cycle; the command is the
+// nvidia-smi pmon (docs/formats.md, "nvidia-smi pmon"): one row per (GPU, process) per cycle; the command is the
 // rest of the line and may contain spaces ("NVIDIA Share.exe"):
 //   # gpu         pid   type     sm    mem    enc    dec    jpg    ofa    command
 //   # Idx           #    C/G      %      %      %      %      %      %    name

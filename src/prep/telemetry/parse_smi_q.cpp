@@ -1,4 +1,4 @@
-// nvidia-smi -q text (formats.md §4): log blocks of a header (Timestamp, Driver Version, CUDA
+// nvidia-smi -q text (docs/formats.md, "nvidia-smi -q"): log blocks of a header (Timestamp, Driver Version, CUDA
 // Version, Attached GPUs) and one "GPU <bus id>" block per GPU, e.g.
 //   ==============NVSMI LOG==============
 //   Timestamp                                 : Wed Sep 25 10:40:24 2024

@@ -1,4 +1,4 @@
-// nvidia-smi -q -x XML (formats.md §5): one <nvidia_smi_log> document per snapshot, several
+// nvidia-smi -q -x XML (docs/formats.md, "nvidia-smi -q -x"): one <nvidia_smi_log> document per snapshot, several
 // back to back with -l. The lines of a document are held (deferred) until its closing tag, then
 // parsed with pugixml: DOCTYPE declarations are skipped, never fetched (pugixml resolves no
 // external entity). Elements map onto the same model as the text form (smi_common.hpp), so both

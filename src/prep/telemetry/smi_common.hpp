@@ -1,4 +1,4 @@
-// Shared by the nvidia-smi -q text parser and the -q -x XML parser (formats.md §4–§5): one model
+// Shared by the nvidia-smi -q text parser and the -q -x XML parser (docs/formats.md, "nvidia-smi -q"): one model
 // of a snapshot (header + GPU blocks), filled by either parser from its own key names, and the
 // gpu_info / sample events made from it, so both formats give the same fields. Internal to prep.
 #pragma once

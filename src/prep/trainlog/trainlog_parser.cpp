@@ -1,4 +1,4 @@
-// Python training logs (formats.md §13): no single grammar, so each line (each '\r' segment of
+// Python training logs (docs/formats.md, "Python training logs"): no single grammar, so each line (each '\r' segment of
 // it: tqdm redraws its bar with '\r') is matched against the shapes of the tools:
 //   10/10/2022 22:57:22 - INFO - __main__ - msg                 HF / accelerate examples (local time)
 //   2024-06-12 14:22:18,123 - name - INFO - msg                 logging cookbook asctime

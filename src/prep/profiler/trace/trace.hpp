@@ -1,4 +1,4 @@
-// PyTorch profiler / Kineto traces (Chrome trace JSON, formats.md §G + docs/formats.md "Kineto
+// PyTorch profiler / Kineto traces (Chrome trace JSON, docs/formats.md "PyTorch profiler
 // traces"): a streaming reader that keeps only what the analyses need, and the analyses that
 // Holistic Trace Analysis made standard (temporal breakdown, idle breakdown, launch delay,
 // kernel breakdown, memory copies, queue length), per rank and device.
