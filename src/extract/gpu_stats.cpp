@@ -88,9 +88,6 @@ void keep_max(double& into, double v) {
 void keep_min(double& into, double v) {
   if (!std::isnan(v) && (std::isnan(into) || v < into)) into = v;
 }
-bool ends_with(const std::string& s, std::string_view tail) {
-  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
 
 }  // namespace
 
@@ -315,8 +312,8 @@ void combine_partials(Partials& into, const Partials& from) {
   for (const auto& [name, v] : from) {
     const auto [it, fresh] = into.emplace(name, v);
     if (fresh) continue;
-    if (ends_with(name, ".max") || name == "gap_limit_s" || name == "temp.threshold_c") it->second = std::max(it->second, v);
-    else if (ends_with(name, ".min")) it->second = std::min(it->second, v);
+    if (name.ends_with(".max") || name == "gap_limit_s" || name == "temp.threshold_c") it->second = std::max(it->second, v);
+    else if (name.ends_with(".min")) it->second = std::min(it->second, v);
     else it->second += v;
   }
 }

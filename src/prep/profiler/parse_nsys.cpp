@@ -84,11 +84,6 @@ std::string_view kind_of(Report r) {
   return "nsys_row";
 }
 
-bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
-bool ends_with(std::string_view s, std::string_view p) {
-  return s.size() >= p.size() && s.substr(s.size() - p.size()) == p;
-}
-
 bool is_report_id(std::string_view id) {
   if (id.empty()) return false;
   for (char c : id)
@@ -100,10 +95,10 @@ bool is_report_id(std::string_view id) {
 std::string_view script_id(std::string_view path) {
   const std::size_t slash = path.find_last_of("/\\");
   if (slash != std::string_view::npos) path = path.substr(slash + 1);
-  if (ends_with(path, ".py")) path.remove_suffix(3);
+  if (path.ends_with(".py")) path.remove_suffix(3);
   const std::size_t space = path.find(' ');  // "Running [cudaapisum.py report.sqlite]"
   if (space != std::string_view::npos) path = path.substr(0, space);
-  if (ends_with(path, ".py")) path.remove_suffix(3);
+  if (path.ends_with(".py")) path.remove_suffix(3);
   return path;
 }
 
@@ -111,25 +106,25 @@ std::string_view script_id(std::string_view path) {
 // " ** CUDA GPU Kernel Summary (cuda_gpu_kern_sum):", "Processing [f.sqlite] with [r.py]...",
 // "Running [r.py f.sqlite]...", a legacy section title.
 std::string_view announced_report(std::string_view body) {
-  if (body.front() == '[' && ends_with(body, "' stats report")) {
+  if (body.front() == '[' && body.ends_with("' stats report")) {
     const std::size_t q = body.find("] Executing '");
     if (q == std::string_view::npos) return {};
     const std::size_t b = q + 13;
     return b + 14 <= body.size() ? body.substr(b, body.size() - 14 - b) : std::string_view{};
   }
-  if (starts_with(body, "** ") && ends_with(body, "):")) {
+  if (body.starts_with("** ") && body.ends_with("):")) {
     const std::size_t open = body.rfind('(');
     const std::string_view id = body.substr(open + 1, body.size() - 2 - (open + 1));
     return is_report_id(id) ? id : std::string_view{};
   }
-  if (starts_with(body, "Processing [")) {
+  if (body.starts_with("Processing [")) {
     const std::size_t with = body.find("] with [");
     if (with == std::string_view::npos) return {};
     const std::size_t b = with + 8;
     const std::size_t e = body.find(']', b);
     return e == std::string_view::npos ? std::string_view{} : script_id(body.substr(b, e - b));
   }
-  if (starts_with(body, "Running [")) {
+  if (body.starts_with("Running [")) {
     const std::size_t e = body.find(']');
     return e == std::string_view::npos ? std::string_view{} : script_id(body.substr(9, e - 9));
   }
@@ -203,7 +198,7 @@ void split_title(std::string_view title, std::string_view& stem, std::string_vie
   stem = title;
   unit = {};
   const std::size_t open = title.rfind('(');
-  if (open != std::string_view::npos && ends_with(title, ")")) {
+  if (open != std::string_view::npos && title.ends_with(")")) {
     unit = text::trim(title.substr(open + 1, title.size() - 2 - open));
     stem = text::trim(title.substr(0, open));
   }
@@ -312,7 +307,7 @@ class NsysParser final : public LineParser {
       set_report(announced);
       return LineResult::ignored;
     }
-    if (starts_with(body, "SKIPPED:") || starts_with(body, "Generated:")) {
+    if (body.starts_with("SKIPPED:") || body.starts_with("Generated:")) {
       m_table = Table::none;
       return LineResult::ignored;
     }
@@ -491,9 +486,9 @@ class NsysParser final : public LineParser {
 // A header line of a summary table, text or CSV: "Time (%)  Total Time (ns) ...",
 // "Time(%),Total Time (ns),...", "Total (MB),Count,...".
 bool looks_like_header(std::string_view body) {
-  return ((starts_with(body, "Time (%)") || starts_with(body, "Time(%)")) &&
+  return ((body.starts_with("Time (%)") || body.starts_with("Time(%)")) &&
           body.find("Total Time") != std::string_view::npos) ||
-         starts_with(body, "Total (MB)") || starts_with(body, "Total (KiB)");
+         body.starts_with("Total (MB)") || body.starts_with("Total (KiB)");
 }
 
 }  // namespace

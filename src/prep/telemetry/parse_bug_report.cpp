@@ -30,7 +30,6 @@ namespace {
 
 constexpr std::string_view kSeparator = "____________________________________________";
 
-bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 
 std::string_view field_of(const Event& ev, std::string_view key) {
   for (const Field& f : ev.fields)
@@ -103,14 +102,14 @@ class BugReportParser final : public LineParser {
     // Inside "Scanning kernel log files": "  /var/log/kern.log:" or "  journalctl -b -0:" opens
     // an excerpt of syslog or journal lines; both go to the syslog parser.
     if (m_scanning && !line.empty() && line.front() == ' ' && !body.empty() && body.back() == ':' &&
-        (starts_with(body, "/") || starts_with(body, "journalctl"))) {
+        (body.starts_with("/") || body.starts_with("journalctl"))) {
       close_section();
       m_scanning = true;
       m_sub = section_parser(make_syslog_parser);
       return LineResult::ignored;
     }
     if (!m_sub) {
-      if (starts_with(body, "Date: ")) note_report_date(body.substr(6), ctx);
+      if (body.starts_with("Date: ")) note_report_date(body.substr(6), ctx);
       return LineResult::ignored;
     }
     const LineResult r = m_sub->parse(line, m_sub_ctx);
@@ -133,7 +132,7 @@ class BugReportParser final : public LineParser {
  private:
   void open_section(std::string_view title) {
     m_scanning = false;
-    if (title == "dmesg:" || starts_with(title, "dmesg ")) {
+    if (title == "dmesg:" || title.starts_with("dmesg ")) {
       // Raw uptime stamps: place them with the boot time seen in the kernel-log excerpts.
       if (!m_options.boot_time_ns && m_sink.boot_ns()) {
         m_options.boot_time_ns = m_sink.boot_ns();
@@ -145,9 +144,9 @@ class BugReportParser final : public LineParser {
                title.find("nvidia-smi -q") != std::string_view::npos) {
       if (title.find("--unit") == std::string_view::npos && title.find(" -u") == std::string_view::npos)
         m_sub = section_parser(make_smi_q_parser);
-    } else if (starts_with(title, "journalctl")) {
+    } else if (title.starts_with("journalctl")) {
       m_sub = section_parser(make_syslog_parser);
-    } else if (starts_with(title, "Scanning kernel log files")) {
+    } else if (title.starts_with("Scanning kernel log files")) {
       m_scanning = true;
     }
   }

@@ -84,7 +84,6 @@ bool is_entity_type(std::string_view t) {
   return true;
 }
 
-bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 
 std::uint64_t type_hash(std::string_view t) {
   std::uint64_t h = 1469598103934665603ULL;
@@ -107,16 +106,16 @@ class DcgmiParser final : public LineParser {
     split_tokens(body, false, m_tokens);
     const std::string_view first = m_tokens.front();
     if (text::iequals(first, "id")) return LineResult::ignored;  // unit line ("ID", "      Id")
-    if (starts_with(body, "dmon was stopped")) return LineResult::ignored;  // Ctrl-C; "do to"/"due to"
+    if (body.starts_with("dmon was stopped")) return LineResult::ignored;  // Ctrl-C; "do to"/"due to"
     if (m_tokens.size() >= 2 && is_entity_type(first) && text::parse_int(m_tokens[1]).has_value())
       return data_row(row, ctx);
-    if (starts_with(body, "Unable to get GPU topology") || starts_with(body, "Unable to get list of GPUs")) {
+    if (body.starts_with("Unable to get GPU topology") || body.starts_with("Unable to get list of GPUs")) {
       // A warning: dmon goes on, the entities may come unsorted.
       add_note(ctx.stats, "dcgmi warned: " + std::string(body.substr(0, 160)));
       return LineResult::ignored;
     }
-    if (starts_with(body, "Error") || starts_with(body, "No data returned") || starts_with(body, "Unable to") ||
-        starts_with(body, "Enable to")) {
+    if (body.starts_with("Error") || body.starts_with("No data returned") || body.starts_with("Unable to") ||
+        body.starts_with("Enable to")) {
       if (m_error_notes < 3) {
         ++m_error_notes;
         add_note(ctx.stats, "dcgmi reported an error instead of data: " + std::string(body.substr(0, 160)));

@@ -96,7 +96,6 @@ const SmiKeyMap& key_map() {
   return map;
 }
 
-bool starts_with(std::string_view s, std::string_view p) { return s.size() >= p.size() && s.substr(0, p.size()) == p; }
 
 std::string_view node_text(const pugi::xml_node& n) { return text::trim(n.child_value()); }
 
@@ -146,11 +145,11 @@ class GpuWalker {
     } else if (top == "clocks_throttle_reasons" || top == "clocks_event_reasons") {
       m_key = "thr/";
       for (std::string_view prefix : {"clocks_throttle_reason_", "clocks_event_reason_"})
-        if (starts_with(name, prefix)) name.remove_prefix(prefix.size());
+        if (name.starts_with(prefix)) name.remove_prefix(prefix.size());
     } else if (top == "clocks_event_reasons_counters" || top == "clocks_throttle_reasons_counters") {
       m_key = "ctr/";
       for (std::string_view prefix : {"clocks_event_reasons_counters_", "clocks_throttle_reasons_counters_"})
-        if (starts_with(name, prefix)) name.remove_prefix(prefix.size());
+        if (name.starts_with(prefix)) name.remove_prefix(prefix.size());
     } else {
       for (std::string_view p : m_path) {
         m_key += p;
@@ -173,9 +172,9 @@ class SmiXmlParser final : public LineParser {
 
   LineResult parse(std::string_view line, ParseContext& ctx) override {
     const std::string_view body = text::trim(line);
-    const bool starts_doc = starts_with(body, "<?xml") || starts_with(body, "<!DOCTYPE nvidia_smi_log") ||
-                            starts_with(body, "<nvidia_smi_log");
-    if (m_lines > 0 && starts_doc && (m_seen_root || starts_with(body, "<?xml"))) {
+    const bool starts_doc = body.starts_with("<?xml") || body.starts_with("<!DOCTYPE nvidia_smi_log") ||
+                            body.starts_with("<nvidia_smi_log");
+    if (m_lines > 0 && starts_doc && (m_seen_root || body.starts_with("<?xml"))) {
       // A new document before the previous one closed: that one was cut short.
       fail(ctx, "XML document not closed (no </nvidia_smi_log> before the next document)");
     }

@@ -61,7 +61,7 @@ bool basicsr_metrics(string_view t, Event& ev) {
     const std::size_t close = rest.find(close_ch);
     if (close == string_view::npos) return false;
     const string_view group = rest.substr(1, close - 1);
-    if (starts_with(group, "epoch:")) {
+    if (group.starts_with("epoch:")) {
       found = true;
       has_lr = basicsr_group(group, ev);
     }

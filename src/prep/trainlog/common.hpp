@@ -12,7 +12,6 @@ namespace gpucost::prep::trainlog {
 
 // ---- small text helpers -----------------------------------------------------------------
 
-inline bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 inline char ascii_lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c; }
 inline bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 

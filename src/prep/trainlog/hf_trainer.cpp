@@ -16,7 +16,7 @@ DictResult trainer_dict(string_view s, Event& ev, bool& eval_metrics) {
   bool end = false, eval = false, step = false;
   const bool ok = parse_py_dict(s, [&](string_view k, string_view v) {
     end = end || k == "train_runtime";
-    eval = eval || starts_with(k, "eval_") || starts_with(k, "test_");
+    eval = eval || k.starts_with("eval_") || k.starts_with("test_");
     step = step || k == "loss" || k == "learning_rate" || k == "grad_norm" || k == "epoch";
     add_metric(ev, k, v);
   });

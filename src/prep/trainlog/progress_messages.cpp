@@ -131,7 +131,7 @@ bool lightning_checkpoint(string_view t, Event& ev) {
   if (!istarts_with(t, "epoch ")) return false;
   const string_view e = leading_digits(t.substr(6));
   const string_view after = t.substr(6 + e.size());
-  if (e.empty() || !starts_with(after, ", global step ")) return false;
+  if (e.empty() || !after.starts_with(", global step ")) return false;
   const string_view s = leading_digits(after.substr(14));
   if (s.empty() || !icontains(t, "saving model to")) return false;
   ev.add_text("phase", "checkpoint");

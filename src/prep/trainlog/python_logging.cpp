@@ -148,8 +148,8 @@ bool bracket_groups_header(string_view body, LogHeader& h) {
     else if (h.logger.empty()) h.logger = group;
     body = body.substr(close + 1);
   }
-  if (starts_with(body, " - ")) body = body.substr(3);
-  else if (starts_with(body, "- ")) body = body.substr(2);
+  if (body.starts_with(" - ")) body = body.substr(3);
+  else if (body.starts_with("- ")) body = body.substr(2);
   h.message = ltrim(body);
   return !h.level.empty();
 }
@@ -159,11 +159,11 @@ bool bracket_groups_header(string_view body, LogHeader& h) {
 // The header after a stamp (`rest` starts right after it); false when no level is found.
 bool parse_header(string_view rest, LogHeader& h) {
   h = LogHeader{};
-  if (starts_with(rest, " - ")) {
+  if (rest.starts_with(" - ")) {
     const string_view body = rest.substr(3);
     return level_colon_header(body, h) || dash_header(body, h);
   }
-  if (starts_with(rest, " | ")) {  // loguru: " | INFO     | mod:fn:42 - msg"
+  if (rest.starts_with(" | ")) {  // loguru: " | INFO     | mod:fn:42 - msg"
     const string_view body = rest.substr(3);
     const std::size_t bar = body.find(" | ");
     if (bar == string_view::npos || !is_level(text::trim(body.substr(0, bar)))) return false;
@@ -174,7 +174,7 @@ bool parse_header(string_view rest, LogHeader& h) {
     h.message = dash == string_view::npos ? after : after.substr(dash + 3);
     return true;
   }
-  if (starts_with(rest, ": ")) {  // bracketed custom, trailing ']' already cut: ": LEVEL: module: msg"
+  if (rest.starts_with(": ")) {  // bracketed custom, trailing ']' already cut: ": LEVEL: module: msg"
     LogHeader inner;
     if (!level_colon_header(rest.substr(2), inner)) return false;
     h.level = inner.level;
@@ -187,9 +187,9 @@ bool parse_header(string_view rest, LogHeader& h) {
     }
     return true;
   }
-  if (starts_with(rest, "]")) return bracket_groups_header(rest.substr(1), h);
-  if (starts_with(rest, " [")) return bracket_groups_header(rest.substr(1), h);
-  if (starts_with(rest, " ") || starts_with(rest, "\t")) {  // "INFO: msg", "INFO msg", Ray's "\tINFO file.py:1 -- msg"
+  if (rest.starts_with("]")) return bracket_groups_header(rest.substr(1), h);
+  if (rest.starts_with(" [")) return bracket_groups_header(rest.substr(1), h);
+  if (rest.starts_with(" ") || rest.starts_with("\t")) {  // "INFO: msg", "INFO msg", Ray's "\tINFO file.py:1 -- msg"
     const string_view body = rest.substr(1);
     if (level_colon_header(body, h)) return true;
     const std::size_t sp = body.find(' ');
@@ -210,8 +210,8 @@ std::size_t scan_stamped(string_view s, Stamp& st, string_view& rest) {
   if (len == 0) return 0;
   const std::size_t end = len + (bracketed ? 1 : 0);
   rest = s.substr(end);
-  if (bracketed && starts_with(rest, ":") && !rest.empty() && rest.back() == ']') rest.remove_suffix(1);
-  if (bracketed && !starts_with(rest, ":") && !starts_with(rest, "]")) return 0;
+  if (bracketed && rest.starts_with(":") && !rest.empty() && rest.back() == ']') rest.remove_suffix(1);
+  if (bracketed && !rest.starts_with(":") && !rest.starts_with("]")) return 0;
   return end;
 }
 

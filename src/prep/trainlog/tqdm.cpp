@@ -27,7 +27,7 @@ void parse_bar_brackets(string_view in, Bar& b) {
   while (n < rate.size() && (text::is_digit(rate[n]) || rate[n] == '.')) ++n;
   b.rate = rate.substr(0, n);
   b.unit = text::trim(rate.substr(n));
-  if (starts_with(b.unit, "?")) b.unit.remove_prefix(1);
+  if (b.unit.starts_with("?")) b.unit.remove_prefix(1);
 }
 
 }  // namespace

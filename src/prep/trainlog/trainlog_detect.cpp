@@ -23,7 +23,7 @@ bool recognised_segment(string_view raw) {
   if (scan_stamped(s, st, rest) > 0) return st.valid && parse_header(rest, h);
   Bar bar;
   if (parse_bar(s, bar) == BarParse::ok) return bar_kind(bar) != BarKind::other && all_digits(bar.n);
-  if (starts_with(s, "{'")) {
+  if (s.starts_with("{'")) {
     bool trainer = false;
     const bool ok = parse_py_dict(s, [&](string_view k, string_view) {
       trainer = trainer || k == "loss" || k == "eval_loss" || k == "train_runtime" || k == "learning_rate";
@@ -31,7 +31,7 @@ bool recognised_segment(string_view raw) {
     return ok && trainer;
   }
   if (default_format(s, h)) return true;  // "INFO:__main__:msg", "INFO:lightning.pytorch...:GPU available"
-  return starts_with(s, "GPU available: ") || (starts_with(s, "LOCAL_RANK: ") && s.find("CUDA_VISIBLE_DEVICES") != string_view::npos);
+  return s.starts_with("GPU available: ") || (s.starts_with("LOCAL_RANK: ") && s.find("CUDA_VISIBLE_DEVICES") != string_view::npos);
 }
 
 // A Python logging line: a stamp without a zone (asctime, the HF and %y formats; not ISO 'T'

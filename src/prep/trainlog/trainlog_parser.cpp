@@ -166,7 +166,7 @@ class TrainlogParser final : public LineParser {
 
   // "  Total optimization steps = 245": the total of the training bar (eval bars differ).
   void note_totals(string_view t) {
-    if (!starts_with(t, "Total optimization steps = ")) return;
+    if (!t.starts_with("Total optimization steps = ")) return;
     m_train_total = text::parse_int(t.substr(27)).value_or(-1);
   }
 

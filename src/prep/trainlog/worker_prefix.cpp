@@ -38,14 +38,14 @@ string_view strip_worker_prefix(string_view s, string_view& worker) {
     const string_view inside = s.substr(1, close - 1);
     const string_view after = s.substr(close + 1);
     // SageMaker / mpirun --tag-output: "[1,mpirank:0,algo-1]<stderr>:"
-    if (starts_with(after, "<stdout>:") || starts_with(after, "<stderr>:")) {
+    if (after.starts_with("<stdout>:") || after.starts_with("<stderr>:")) {
       worker = inside;
       return after.substr(9);
     }
     // torchrun --tee: "[default0]:"; PyTorch's "[rank0]:"
-    const bool tee = (starts_with(inside, "default") && all_digits(inside.substr(7))) ||
-                     (starts_with(inside, "rank") && all_digits(inside.substr(4)));
-    if (tee && starts_with(after, ":")) {
+    const bool tee = (inside.starts_with("default") && all_digits(inside.substr(7))) ||
+                     (inside.starts_with("rank") && all_digits(inside.substr(4)));
+    if (tee && after.starts_with(":")) {
       worker = inside;
       return after.substr(1);
     }
@@ -55,7 +55,7 @@ string_view strip_worker_prefix(string_view s, string_view& worker) {
   std::size_t n = 0;
   while (n < s.size() && n < 128 && (is_alpha(s[n]) || text::is_digit(s[n]) || s[n] == '-' || s[n] == '_' || s[n] == '.'))
     ++n;
-  if (n > 0 && starts_with(s.substr(n), " logs: ")) {
+  if (n > 0 && s.substr(n).starts_with(" logs: ")) {
     worker = s.substr(0, n);
     return s.substr(n + 7);
   }
