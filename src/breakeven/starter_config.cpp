@@ -4,6 +4,7 @@
 #include <gpucost/breakeven/gpu_speed.hpp>
 #include <gpucost/core/input_stats.hpp>
 #include <gpucost/core/text.hpp>
+#include <gpucost/prep/prep.hpp>
 
 #include "toml_list.hpp"
 
@@ -526,6 +527,24 @@ StarterConfig starter_config(const StarterOptions& options) {
     out.notes.push_back(fmt::format("set before breakeven can price: {}", keys));
   }
   return out;
+}
+
+MachineFacts machine_facts_from_logs(const extract::Features& features, const std::vector<InputStats>& stats) {
+  MachineFacts m;
+  for (const auto& st : stats)
+    if (!prep::format_traits(st.format).profiler)
+      for (const auto& name : st.fingerprint.gpus) Fingerprint::add(m.gpu_names, name);
+  m.gpu_count = static_cast<int>(features.gpus.size());
+  m.gpu_memory_mib = job_shape(features, m.gpu_names).local_fb_mib;
+  double idle = 0;
+  bool every_gpu = !features.gpus.empty();
+  for (const auto& g : features.gpus) {
+    const auto w = extract::value_of(g.indicators, "idle_power_w");
+    every_gpu = every_gpu && w.has_value();
+    idle += w.value_or(0.0);
+  }
+  if (every_gpu) m.idle_power_w = idle;
+  return m;
 }
 
 }  // namespace gpucost::breakeven

@@ -41,20 +41,7 @@ Expected<breakeven::MachineFacts> facts_from_logs(const InputArgs& in, int& stat
   auto features = pipeline::load_features(inputs->paths, inputs->prep, inputs->clock, extract::ExtractOptions{}, stats);
   status = finish_inputs(stats, in, inputs->clock);
   if (!features) return features.error();
-  breakeven::MachineFacts m;
-  for (const auto& st : stats)
-    if (!prep::format_traits(st.format).profiler)  // a profiler names the GPU it ran on, maybe elsewhere
-      for (const auto& name : st.fingerprint.gpus) Fingerprint::add(m.gpu_names, name);
-  m.gpu_count = static_cast<int>(features->gpus.size());
-  m.gpu_memory_mib = breakeven::job_shape(*features, m.gpu_names).local_fb_mib;
-  double idle = 0;
-  bool every_gpu = !features->gpus.empty();
-  for (const auto& g : features->gpus) {
-    const auto w = extract::value_of(g.indicators, "idle_power_w");
-    every_gpu = every_gpu && w.has_value();
-    idle += w.value_or(0.0);
-  }
-  if (every_gpu) m.idle_power_w = idle;
+  breakeven::MachineFacts m = breakeven::machine_facts_from_logs(*features, stats);
   m.source = logs_text(inputs->paths);
   return m;
 }

@@ -371,3 +371,28 @@ TEST_CASE("init: nvidia-smi is run with the query and a timeout", "[breakeven][i
   REQUIRE_FALSE(lingers);
   CHECK(lingers.error().message == "nvidia-smi did not answer within 0.3 s");
 }
+
+TEST_CASE("init: the machine facts of the logs, by hand", "[breakeven][init]") {
+  extract::Features f;
+  for (const auto& [gpu, idle_w] : std::vector<std::pair<int, double>>{{0, 20.0}, {1, 9.25}}) {
+    extract::GpuFeatures g;
+    g.gpu = gpu;
+    extract::set_value(g.indicators, "idle_power_w", idle_w);
+    f.gpus.push_back(g);
+  }
+  InputStats telemetry, trace;
+  telemetry.format = Format::query_csv;
+  telemetry.fingerprint.gpus = {"NVIDIA GeForce RTX 4090"};
+  trace.format = Format::kineto;  // a profiler names the GPU it ran on, maybe elsewhere: left out
+  trace.fingerprint.gpus = {"NVIDIA H100 80GB HBM3"};
+  MachineFacts m = machine_facts_from_logs(f, {telemetry, trace});
+  CHECK(m.gpu_names == std::vector<std::string>{"NVIDIA GeForce RTX 4090"});
+  CHECK(m.gpu_count == 2);
+  REQUIRE(m.idle_power_w.has_value());
+  CHECK(*m.idle_power_w == Approx(29.25));  // 20 + 9.25
+  CHECK(m.source.empty());
+
+  extract::set_absent(f.gpus[1].indicators, "idle_power_w", "no sample at 0 % utilisation");
+  m = machine_facts_from_logs(f, {telemetry});
+  CHECK_FALSE(m.idle_power_w.has_value());  // one GPU without it: no sum that would look whole
+}

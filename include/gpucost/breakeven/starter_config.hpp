@@ -6,6 +6,8 @@
 
 #include <gpucost/breakeven/cloud_offers.hpp>
 #include <gpucost/core/error.hpp>
+#include <gpucost/core/input_stats.hpp>
+#include <gpucost/extract/features.hpp>
 
 #include <optional>
 #include <string>
@@ -23,6 +25,11 @@ struct MachineFacts {
   std::optional<double> idle_power_w;        ///< the GPUs together at 0 % utilisation (F054 summed)
   std::string source;                        ///< "the logs (a.csv)", "nvidia-smi", "--gpu"
 };
+
+/// What the logs say of the machine: the GPU models their fingerprints name (a profiler's are
+/// left out: it names the GPU it ran on, maybe elsewhere), the GPU count and memory of the
+/// features, and the GPUs' idle power summed when every GPU has one. `source` is left empty.
+MachineFacts machine_facts_from_logs(const extract::Features& features, const std::vector<InputStats>& stats);
 
 /// One country's average electricity price (data/electricity-prices.toml).
 struct ElectricityPrice {
