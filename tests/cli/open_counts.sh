@@ -35,6 +35,7 @@ check breakeven "${files[@]}" -- breakeven -c faults.toml "${files[@]}"
 check extract "${files[@]}" -- extract "${files[@]}"
 check report "${files[@]}" -- report -c faults.toml -o "$work/report.html" "${files[@]}"
 check prep faults-xid79_query.csv -- prep faults-xid79_query.csv
+check batch "${files[@]:0:2}" -- batch -c faults.toml --state "$work/batch-state.json" "${files[@]:0:2}"
 check features worked-example.features.json -- breakeven -c worked-example.toml worked-example.features.json
 
 # A pipe and stdin are not looked at ahead: what they hold is all read, as from the file.
