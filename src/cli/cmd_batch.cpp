@@ -42,7 +42,7 @@ int run_batch(const BatchArgs& args) {
   extract::SampleCollector samples;
   std::vector<InputStats> stats;
   const std::int64_t now = wall_clock_ns();
-  auto read = pipeline::read_new_data(inputs.paths, *state, inputs.prep, inputs.clock, samples, stats, now);
+  auto read = pipeline::read_new_data(inputs.probed, *state, inputs.prep, inputs.clock, samples, stats, now);
   if (!read) {
     report_inputs(stats, true);
     return fail(read.error());

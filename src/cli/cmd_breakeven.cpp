@@ -44,7 +44,7 @@ int run_breakeven(const ModelArgs& a) {
   if (!run) return fail(run.error());
   Inputs& inputs = run->inputs;
   std::vector<InputStats> stats;
-  auto features = pipeline::load_features(inputs.paths, inputs.prep, inputs.clock, run->window, stats);
+  auto features = pipeline::load_features(inputs.probed, inputs.prep, inputs.clock, run->window, stats);
   const int status = finish_inputs(stats, a.in, inputs.clock);
   if (!features) return fail(features.error());
   if (run->config.tariff_tz.empty()) run->config.tariff_tz = inputs.clock.name();  // the logs' zone

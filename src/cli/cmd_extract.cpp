@@ -34,7 +34,7 @@ int run_extract(const ExtractArgs& args) {
   window->chain_window_s = args.chain_window_s;
   extract::SampleCollector samples;
   std::vector<InputStats> stats;
-  if (auto st = pipeline::collect_inputs(inputs->paths, inputs->prep, inputs->clock, samples, stats); !st) {
+  if (auto st = pipeline::collect_inputs(inputs->probed, inputs->prep, inputs->clock, samples, stats); !st) {
     report_inputs(stats, true);
     return fail(st.error());
   }

@@ -38,7 +38,7 @@ Expected<breakeven::MachineFacts> facts_from_logs(const InputArgs& in, int& stat
   auto inputs = open_inputs(in);
   if (!inputs) return inputs.error();
   std::vector<InputStats> stats;
-  auto features = pipeline::load_features(inputs->paths, inputs->prep, inputs->clock, extract::ExtractOptions{}, stats);
+  auto features = pipeline::load_features(inputs->probed, inputs->prep, inputs->clock, extract::ExtractOptions{}, stats);
   status = finish_inputs(stats, in, inputs->clock);
   if (!features) return features.error();
   breakeven::MachineFacts m = breakeven::machine_facts_from_logs(*features, stats);

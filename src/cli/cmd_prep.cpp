@@ -52,10 +52,10 @@ int run_prep(const PrepArgs& args) {
   EventSink* sink = &writer;
   if (!selection->everything()) sink = &filter;
   // One input streams straight through in its own order; several are merged by time.
-  const Status st = inputs->paths.size() == 1 ? pipeline::feed_inputs(inputs->paths, inputs->prep, inputs->clock, *sink, stats)
+  const Status st = inputs->paths.size() == 1 ? pipeline::feed_inputs(inputs->probed, inputs->prep, inputs->clock, *sink, stats)
                     : selection->everything()
-                        ? pipeline::merge_inputs(inputs->paths, inputs->prep, inputs->clock, writer, stats)
-                        : pipeline::merge_inputs(inputs->paths, inputs->prep, inputs->clock, *sink, stats);
+                        ? pipeline::merge_inputs(inputs->probed, inputs->prep, inputs->clock, writer, stats)
+                        : pipeline::merge_inputs(inputs->probed, inputs->prep, inputs->clock, *sink, stats);
   if (!selection->everything()) writer.set_selection(selection->describe(), filter.left_out());
   writer.write_summary(stats);
   writer.flush();

@@ -18,7 +18,7 @@ int run_report(const ReportArgs& args) {
   breakeven::CostConfig& config = run->config;
   Inputs& inputs = run->inputs;
   std::vector<InputStats> stats;
-  auto sources = pipeline::load_report_sources(inputs.paths, inputs.prep, inputs.clock, run->window, stats);
+  auto sources = pipeline::load_report_sources(inputs.probed, inputs.prep, inputs.clock, run->window, stats);
   const int status = finish_inputs(args.diagnostics ? stats : std::vector<InputStats>{}, a.in, inputs.clock);
   if (!sources) return fail(sources.error());
   if (config.tariff_tz.empty()) config.tariff_tz = inputs.clock.name();

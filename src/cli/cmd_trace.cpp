@@ -23,7 +23,7 @@ int run_trace(const TraceArgs& args) {
   report::TraceEventCollector events;
   std::vector<InputStats> stats;
   // Inputs one after the other (not merged by time): each trace's events stay together.
-  if (auto st = pipeline::feed_inputs(inputs->paths, inputs->prep, inputs->clock, events, stats); !st) {
+  if (auto st = pipeline::feed_inputs(inputs->probed, inputs->prep, inputs->clock, events, stats); !st) {
     report_inputs(stats, true);
     return fail(st.error());
   }

@@ -194,9 +194,11 @@ Expected<Inputs> open_inputs(const InputArgs& a) {
   in.paths = std::move(*paths);
   if (in.paths.empty()) in.paths.emplace_back("-");
   // Refuse unreadable inputs before any output is written.
-  GPUCOST_TRY(pipeline::check_inputs(in.paths, in.prep));
-  in.prep = pipeline::with_journal_boot_time(in.paths, std::move(in.prep));
-  start_progress(pipeline::plain_input_bytes(in.paths), a.quiet);
+  auto probed = pipeline::probe_inputs(in.paths, in.prep);
+  if (!probed) return probed.error();
+  in.probed = std::move(*probed);
+  in.prep = pipeline::with_journal_boot_time(in.probed, std::move(in.prep));
+  start_progress(pipeline::plain_input_bytes(in.probed), a.quiet);
   return in;
 }
 

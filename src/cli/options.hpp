@@ -8,6 +8,7 @@
 #include <gpucost/core/error.hpp>
 #include <gpucost/core/time.hpp>
 #include <gpucost/extract/extract.hpp>
+#include <gpucost/pipeline/inputs.hpp>
 #include <gpucost/pipeline/settings.hpp>
 #include <gpucost/prep/prep.hpp>
 
@@ -68,6 +69,7 @@ struct Inputs {
   prep::PrepOptions prep;
   LocalClock clock = LocalClock::utc();
   std::vector<std::string> paths;
+  std::vector<pipeline::ProbedInput> probed;  ///< the paths, each looked at once (pipeline::probe_inputs)
 };
 
 /// Turns on logging, checks the options, expands the globs and refuses unreadable inputs before

@@ -235,8 +235,9 @@ struct OneInput {
   bool recorded = false;  ///< a new record to add (false: an empty file, or its own record was updated)
 };
 
-Expected<OneInput> read_one(const std::string& path, BatchState& state, const prep::PrepOptions& options,
+Expected<OneInput> read_one(const ProbedInput& probed, BatchState& state, const prep::PrepOptions& options,
                             LocalClock& clock, EventSink& sink, InputStats& st, std::int64_t now_ns) {
+  const std::string& path = probed.path;
   auto opened = io::LineReader::open(path);
   if (!opened) return opened.error();
   io::LineReader& reader = **opened;
@@ -262,7 +263,7 @@ Expected<OneInput> read_one(const std::string& path, BatchState& state, const pr
                                                                          : "rotated copy of " + known->path;
   GateSink gate(sink);
   prep::InputParse parse(reader, options, clock, gate, st);
-  GPUCOST_TRY(parse.start());
+  GPUCOST_TRY(parse.start(probed.known_format()));
   if (known != nullptr && whole_document_format(st.format)) {
     out.input.how = "read before (a whole document is read once)";
     return out;
@@ -302,40 +303,31 @@ Expected<OneInput> read_one(const std::string& path, BatchState& state, const pr
   return out;
 }
 
-/// True when the file is of a format whose stamps carry no year (false when it cannot be read:
-/// the real read says why).
-bool is_year_less(const std::string& path, const prep::PrepOptions& options) {
-  if (options.forced != Format::unknown) return year_less_format(options.forced);
-  auto reader = io::LineReader::open(path);
-  return reader && year_less_format(prep::detect_format((*reader)->peek(64 * 1024), options));
-}
-
 }  // namespace
 
-Expected<std::vector<BatchInput>> read_new_data(const std::vector<std::string>& paths, BatchState& state,
+Expected<std::vector<BatchInput>> read_new_data(const std::vector<ProbedInput>& inputs, BatchState& state,
                                                 const prep::PrepOptions& options, LocalClock& clock,
                                                 EventSink& sink, std::vector<InputStats>& stats,
                                                 std::int64_t now_ns) {
-  for (const std::string& path : paths) {
+  for (const ProbedInput& in : inputs) {
+    const std::string& path = in.path;
     if (path == "-")
       return make_error(ErrorKind::usage, "batch: stdin cannot be resumed", "give batch files, e.g. /var/log/kern.log*");
-    if (io::read_once(path))
+    if (in.read_once)
       return make_error(ErrorKind::usage, fmt::format("batch: {} is a pipe or a device, it cannot be resumed", path),
                         "give batch files, e.g. /var/log/kern.log*");
   }
   const std::size_t first = stats.size();
-  for (const std::string& path : paths) stats.emplace_back().path = path;
-  std::vector<BatchInput> out(paths.size());
-  std::vector<bool> year_less_at;
-  for (const std::string& path : paths) year_less_at.push_back(is_year_less(path, options));
+  for (const ProbedInput& in : inputs) stats.emplace_back().path = in.path;
+  std::vector<BatchInput> out(inputs.size());
   TelemetrySpanSink spans(sink);
   prep::PrepOptions dated = options;
   // The telemetry first, then the logs without a year, dated against it (as collect_inputs).
   for (const bool year_less : {false, true}) {
     if (year_less) dated.telemetry_span = spans.span();
-    for (std::size_t i = 0; i < paths.size(); ++i) {
-      if (year_less_at[i] != year_less) continue;
-      auto one = read_one(paths[i], state, dated, clock, spans, stats[first + i], now_ns);
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+      if (year_less_format(inputs[i].format) != year_less) continue;
+      auto one = read_one(inputs[i], state, dated, clock, spans, stats[first + i], now_ns);
       if (!one) return one.error();
       if (one->recorded) state.files.push_back(std::move(one->record));
       out[i] = std::move(one->input);

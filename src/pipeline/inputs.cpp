@@ -37,17 +37,59 @@ Expected<std::vector<std::string>> expand_inputs(const std::vector<std::string>&
   return out;
 }
 
-Status check_inputs(const std::vector<std::string>& paths, const prep::PrepOptions& options) {
-  for (const std::string& p : paths) {
-    if (io::read_once(p)) continue;  // stdin or a pipe: checked as it is read
-    auto reader = io::LineReader::open(p);  // same checks and messages as the real open
-    if (!reader) return reader.error();
-    const std::string_view head = (*reader)->peek(64 * 1024);
-    if (options.forced != Format::unknown || io::is_event_stream(head) || extract::is_features_document(head))
-      continue;
-    GPUCOST_TRY(prep::check_format(head, options, p));
+namespace {
+
+/// Opens a file that can be opened again and looks at its start: the only detection of its format.
+Expected<ProbedInput> probe_file(const std::string& path, const prep::PrepOptions& options) {
+  ProbedInput in;
+  in.path = path;
+  auto reader = io::LineReader::open(path);  // same checks and messages as the real open
+  if (!reader) return reader.error();
+  in.compression = (*reader)->compression();
+  if (struct stat st {}; ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode))
+    in.size = static_cast<std::uint64_t>(st.st_size);
+  const std::string_view head = (*reader)->peek(64 * 1024);
+  in.format = options.forced;
+  if (in.format == Format::unknown) {
+    in.format = prep::detect_format(head, options);
+    ++in.detections;
   }
-  return {};
+  if (options.forced == Format::unknown && io::is_event_stream(head)) in.kind = ProbedInput::Kind::event_stream;
+  else if (extract::is_features_document(head)) in.kind = ProbedInput::Kind::features_document;
+  if (options.forced == Format::unknown && in.kind == ProbedInput::Kind::raw_log)
+    GPUCOST_TRY(prep::check_format(head, in.format, options, path));
+  return in;
+}
+
+}  // namespace
+
+Expected<std::vector<ProbedInput>> probe_inputs(const std::vector<std::string>& paths,
+                                                const prep::PrepOptions& options) {
+  std::vector<ProbedInput> out;
+  out.reserve(paths.size());
+  for (const std::string& p : paths) {
+    if (io::read_once(p)) {
+      ProbedInput pipe;
+      pipe.path = p;
+      pipe.read_once = true;
+      pipe.format = options.forced;
+      out.push_back(std::move(pipe));
+      continue;
+    }
+    auto probed = probe_file(p, options);
+    if (!probed) return probed.error();
+    out.push_back(std::move(*probed));
+  }
+  return out;
+}
+
+std::uint64_t plain_input_bytes(const std::vector<ProbedInput>& inputs) {
+  std::uint64_t total = 0;
+  for (const ProbedInput& in : inputs) {
+    if (!in.size || in.compression != io::Compression::none) return 0;
+    total += *in.size;
+  }
+  return total;
 }
 
 namespace {
@@ -95,18 +137,14 @@ std::optional<std::pair<std::int64_t, std::string>> journal_boot_time(const std:
 
 }  // namespace
 
-prep::PrepOptions with_journal_boot_time(const std::vector<std::string>& paths, prep::PrepOptions options) {
+prep::PrepOptions with_journal_boot_time(const std::vector<ProbedInput>& inputs, prep::PrepOptions options) {
   if (options.boot_time_ns) return options;
   bool dmesg = false;
   std::vector<std::string> journals;
-  for (const std::string& p : paths) {
-    if (io::read_once(p)) continue;  // stdin or a pipe can be read once only
-    auto reader = io::LineReader::open(p);
-    if (!reader) continue;
-    const Format f = options.forced != Format::unknown ? options.forced
-                                                                   : prep::detect_format((*reader)->peek(64 * 1024), options);
-    dmesg = dmesg || f == Format::dmesg;
-    if (f == Format::journal_json) journals.push_back(p);
+  for (const ProbedInput& in : inputs) {
+    if (in.read_once) continue;  // stdin or a pipe can be read once only
+    dmesg = dmesg || in.format == Format::dmesg;
+    if (in.format == Format::journal_json) journals.push_back(in.path);
   }
   if (!dmesg) return options;
   for (const std::string& j : journals) {
@@ -121,13 +159,23 @@ prep::PrepOptions with_journal_boot_time(const std::vector<std::string>& paths, 
 
 namespace {
 
+std::string display_path(const std::string& path) { return path == "-" ? "<stdin>" : path; }
+
+auto refuse_features(const std::string& shown) {
+  return make_error(ErrorKind::usage, fmt::format("{}: is a gpucost.features document", shown),
+                    "features are breakeven's input; give extract the logs or an events stream");
+}
+
 /// Opens one input of a stage and looks at its start: a gpucost.events stream is read into
 /// `sink` at once (the reader comes back null), a features document is refused; anything else
-/// is a raw log, handed back unread. Sets the InputStats' path.
-Expected<std::unique_ptr<io::LineReader>> open_input(const std::string& path, const prep::PrepOptions& options,
+/// is a raw log, handed back unread. Sets the InputStats' path. A probed file's kind is known:
+/// only an events stream is opened here; a raw log comes back null too, opened when it is read.
+Expected<std::unique_ptr<io::LineReader>> open_input(const ProbedInput& in, const prep::PrepOptions& options,
                                                      EventSink& sink, InputStats& st) {
-  st.path = path == "-" ? "<stdin>" : path;
-  auto reader = io::LineReader::open(path);
+  st.path = display_path(in.path);
+  if (!in.read_once && in.kind == ProbedInput::Kind::features_document) return refuse_features(st.path);
+  if (!in.read_once && in.kind == ProbedInput::Kind::raw_log) return std::unique_ptr<io::LineReader>();
+  auto reader = io::LineReader::open(in.path);
   if (!reader) return reader.error();
   (*reader)->set_max_line(options.max_line);
   const std::string_view head = (*reader)->peek(64 * 1024);
@@ -136,22 +184,30 @@ Expected<std::unique_ptr<io::LineReader>> open_input(const std::string& path, co
     GPUCOST_TRY(io::read_event_stream(**reader, sink, st));
     return std::unique_ptr<io::LineReader>();
   }
-  if (extract::is_features_document(head))
-    return make_error(ErrorKind::usage, fmt::format("{}: is a gpucost.features document", st.path),
-                      "features are breakeven's input; give extract the logs or an events stream");
+  if (extract::is_features_document(head)) return refuse_features(st.path);
+  return std::move(*reader);
+}
+
+/// A probed raw log, opened to be read (its second open).
+Expected<std::unique_ptr<io::LineReader>> open_raw_log(const std::string& path, const prep::PrepOptions& options) {
+  auto reader = io::LineReader::open(path);
+  if (!reader) return reader.error();
+  (*reader)->set_max_line(options.max_line);
   return std::move(*reader);
 }
 
 }  // namespace
 
-Status feed_inputs(const std::vector<std::string>& paths, const prep::PrepOptions& options, LocalClock& clock,
+Status feed_inputs(const std::vector<ProbedInput>& inputs, const prep::PrepOptions& options, LocalClock& clock,
                    EventSink& sink, std::vector<InputStats>& stats) {
-  for (const std::string& path : paths) {
+  for (const ProbedInput& in : inputs) {
     stats.emplace_back();
-    auto reader = open_input(path, options, sink, stats.back());
+    auto reader = open_input(in, options, sink, stats.back());
+    if (!reader) return reader.error();
+    if (!*reader && !in.read_once && in.kind == ProbedInput::Kind::raw_log) reader = open_raw_log(in.path, options);
     if (!reader) return reader.error();
     if (!*reader) continue;  // an events stream, read
-    GPUCOST_TRY(prep::run_prep_input(**reader, options, clock, sink, stats.back()));
+    GPUCOST_TRY(prep::run_prep_input(**reader, options, clock, sink, stats.back(), in.known_format()));
   }
   return {};
 }
@@ -207,12 +263,11 @@ Status read_group(std::vector<MergeInput>& inputs, const prep::PrepOptions& opti
   if (inputs.size() > 1) return merge_into(inputs, options, clock, sink);
   MergeInput& in = inputs[0];
   if (!in.reader) {
-    auto reader = io::LineReader::open(in.path);
+    auto reader = open_raw_log(in.path, options);
     if (!reader) return reader.error();
     in.reader = std::move(*reader);
-    in.reader->set_max_line(options.max_line);
   }
-  return prep::run_prep_input(*in.reader, options, clock, sink, *in.stats);
+  return prep::run_prep_input(*in.reader, options, clock, sink, *in.stats, in.format);
 }
 
 }  // namespace
@@ -223,30 +278,33 @@ void check_clocks_and_hosts(std::span<InputStats> stats, const std::optional<pre
   warn_several_hosts(stats);
 }
 
-Status collect_inputs(const std::vector<std::string>& paths, const prep::PrepOptions& options, LocalClock& clock,
-                      EventSink& out, std::vector<InputStats>& stats) {
+Status collect_inputs(const std::vector<ProbedInput>& probed_inputs, const prep::PrepOptions& options,
+                      LocalClock& clock, EventSink& out, std::vector<InputStats>& stats) {
   // A parse keeps a reference to its InputStats: no reallocation from here on.
-  stats.reserve(stats.size() + paths.size());
+  stats.reserve(stats.size() + probed_inputs.size());
   const std::size_t first_stats = stats.size();
   TelemetrySpanSink sink(out);
   // Raw logs by format, in command-line order: only logs of one format can repeat each other's
   // events (an event's source is its format), so only those are merged.
   std::vector<std::pair<Format, std::vector<MergeInput>>> groups;
-  for (const std::string& path : paths) {
+  for (const ProbedInput& probed : probed_inputs) {
     stats.emplace_back();
     InputStats& st = stats.back();
-    auto reader = open_input(path, options, sink, st);
+    auto reader = open_input(probed, options, sink, st);
     if (!reader) return reader.error();
-    if (!*reader) continue;  // an events stream, read
-    const std::string_view head = (*reader)->peek(64 * 1024);
-    const Format format = options.forced != Format::unknown ? options.forced : prep::detect_format(head, options);
+    const bool unread_file = !probed.read_once && probed.kind == ProbedInput::Kind::raw_log;
+    if (!*reader && !unread_file) continue;  // an events stream, read
+    // A pipe's format is detected here, from the reader that reads it, and handed on to its parse.
+    const Format format = unread_file || options.forced != Format::unknown
+                              ? probed.format
+                              : prep::detect_format((*reader)->peek(64 * 1024), options);
     auto group = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == format; });
     if (group == groups.end()) {
       groups.emplace_back(format, std::vector<MergeInput>{});
       group = std::prev(groups.end());
     }
-    MergeInput in{path, nullptr, &st};
-    if (io::read_once(path)) in.reader = std::move(*reader);  // else closed now, opened again when read
+    MergeInput in{probed.path, nullptr, &st, format};
+    if (probed.read_once) in.reader = std::move(*reader);  // else opened when read
     group->second.push_back(std::move(in));
   }
   // The telemetry first, then the logs without a year, dated against it.
@@ -262,48 +320,59 @@ Status collect_inputs(const std::vector<std::string>& paths, const prep::PrepOpt
   return {};
 }
 
-Expected<extract::Features> collect_features(const std::vector<std::string>& paths, const prep::PrepOptions& options,
+Expected<extract::Features> collect_features(const std::vector<ProbedInput>& inputs, const prep::PrepOptions& options,
                                              LocalClock& clock, EventSink& sink, extract::SampleCollector& samples,
                                              const extract::ExtractOptions& extract_options,
                                              std::vector<InputStats>& stats) {
-  GPUCOST_TRY(collect_inputs(paths, options, clock, sink, stats));
+  GPUCOST_TRY(collect_inputs(inputs, options, clock, sink, stats));
   samples.note_inputs(stats);
   return extract::compute_features(samples, extract_options);
 }
 
-Expected<extract::Features> load_features(const std::vector<std::string>& paths, const prep::PrepOptions& options,
+namespace {
+
+/// A features document, read whole from `reader`.
+Expected<extract::Features> read_features_document(io::LineReader& reader, const std::string& path) {
+  std::string text;
+  io::Line line;
+  while (reader.next(line)) {
+    text.append(line.text);
+    text.push_back('\n');
+  }
+  return extract::features_from_json(text, display_path(path));
+}
+
+}  // namespace
+
+Expected<extract::Features> load_features(const std::vector<ProbedInput>& inputs, const prep::PrepOptions& options,
                                           LocalClock& clock, const extract::ExtractOptions& extract_options,
                                           std::vector<InputStats>& stats) {
-  if (paths.size() == 1) {
-    auto reader = io::LineReader::open(paths[0]);
+  if (inputs.size() == 1 && !inputs[0].read_once && inputs[0].kind == ProbedInput::Kind::features_document) {
+    auto reader = io::LineReader::open(inputs[0].path);
     if (!reader) return reader.error();
-    if (extract::is_features_document((*reader)->peek(4096))) {
-      std::string text;
-      io::Line line;
-      while ((*reader)->next(line)) {
-        text.append(line.text);
-        text.push_back('\n');
-      }
-      return extract::features_from_json(text, paths[0] == "-" ? "<stdin>" : paths[0]);
+    return read_features_document(**reader, inputs[0].path);
+  }
+  if (inputs.size() == 1 && inputs[0].read_once) {
+    const std::string& path = inputs[0].path;
+    auto reader = io::LineReader::open(path);
+    if (!reader) return reader.error();
+    if (extract::is_features_document((*reader)->peek(4096))) return read_features_document(**reader, path);
+    // stdin or a pipe cannot be reopened: feed this reader directly.
+    extract::SampleCollector samples;
+    stats.emplace_back();
+    InputStats& st = stats.back();
+    st.path = display_path(path);
+    if (io::is_event_stream((*reader)->peek(4096))) {
+      GPUCOST_TRY(io::read_event_stream(**reader, samples, st));
+    } else if (auto s = prep::run_prep_input(**reader, options, clock, samples, st); !s) {
+      return s.error();
     }
-    if (io::read_once(paths[0])) {
-      // stdin or a pipe cannot be reopened: feed this reader directly.
-      extract::SampleCollector samples;
-      stats.emplace_back();
-      InputStats& st = stats.back();
-      st.path = paths[0] == "-" ? "<stdin>" : paths[0];
-      if (io::is_event_stream((*reader)->peek(4096))) {
-        GPUCOST_TRY(io::read_event_stream(**reader, samples, st));
-      } else if (auto s = prep::run_prep_input(**reader, options, clock, samples, st); !s) {
-        return s.error();
-      }
-      check_clocks_and_hosts(stats, std::nullopt);  // one input: its own hosts only
-      samples.note_inputs(stats);
-      return extract::compute_features(samples, extract_options);
-    }
+    check_clocks_and_hosts(stats, std::nullopt);  // one input: its own hosts only
+    samples.note_inputs(stats);
+    return extract::compute_features(samples, extract_options);
   }
   extract::SampleCollector samples;
-  return collect_features(paths, options, clock, samples, samples, extract_options, stats);
+  return collect_features(inputs, options, clock, samples, samples, extract_options, stats);
 }
 
 }  // namespace gpucost::pipeline

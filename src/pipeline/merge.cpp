@@ -120,10 +120,10 @@ class Cursor final : public EventSink {
   Cursor(std::size_t index, std::unique_ptr<io::LineReader> reader, const Store& store)
       : m_index(index), m_reader(std::move(reader)), m_store(store) {}
 
-  Status start(const prep::PrepOptions& options, LocalClock& clock, InputStats& stats) {
+  Status start(const prep::PrepOptions& options, LocalClock& clock, InputStats& stats, std::optional<Format> format) {
     m_stats = &stats;
     m_parse = std::make_unique<prep::InputParse>(*m_reader, options, clock, *this, stats);
-    return m_parse->start();
+    return m_parse->start(format);
   }
 
   void on_event(const Event& ev) override {
@@ -211,13 +211,14 @@ std::optional<std::int64_t> first_event_time(const MergeInput& in, const prep::P
   if (!reader) return std::nullopt;
   (*reader)->set_max_line(options.max_line);
   // A profiler trace is parsed whole in one step: looking ahead would parse it twice.
-  const Format format =
-      options.forced != Format::unknown ? options.forced : prep::detect_format((*reader)->peek(64 * 1024), options);
+  const Format format = options.forced != Format::unknown ? options.forced
+                        : in.format                        ? *in.format
+                                                           : prep::detect_format((*reader)->peek(64 * 1024), options);
   if (prep::format_traits(format).whole_document) return std::nullopt;
   FirstEvent first;
   InputStats scratch;
   prep::InputParse parse(**reader, options, clock, first, scratch);
-  if (!parse.start()) return std::nullopt;
+  if (!parse.start(format)) return std::nullopt;
   for (int i = 0; i < kLookAheadLines && !first.seen && parse.step(); ++i) {
   }
   if (!first.seen) return std::nullopt;
@@ -258,7 +259,7 @@ Status merge(std::vector<MergeInput>& inputs, const prep::PrepOptions& options, 
     }
     reader->set_max_line(options.max_line);
     auto cursor = std::make_unique<Cursor<Store>>(index, std::move(reader), store);
-    GPUCOST_TRY(cursor->start(options, clock, *in.stats));
+    GPUCOST_TRY(cursor->start(options, clock, *in.stats, in.format));
     cursor->fill();
     cursors.push_back(std::move(cursor));
     return {};
@@ -330,18 +331,18 @@ Status merge(std::vector<MergeInput>& inputs, const prep::PrepOptions& options, 
 namespace {
 
 /// One MergeInput per path, with its InputStats appended to `stats`.
-Expected<std::vector<MergeInput>> merge_inputs_of(const std::vector<std::string>& paths,
+Expected<std::vector<MergeInput>> merge_inputs_of(const std::vector<ProbedInput>& probed,
                                                   std::vector<InputStats>& stats) {
   // InputParse keeps a reference to its InputStats: no reallocation from here on.
-  stats.reserve(stats.size() + paths.size());
+  stats.reserve(stats.size() + probed.size());
   std::vector<MergeInput> inputs;
-  for (const std::string& path : paths) {
+  for (const ProbedInput& p : probed) {
     stats.emplace_back();
     InputStats& st = stats.back();
-    st.path = path == "-" ? "<stdin>" : path;
-    MergeInput in{path, nullptr, &st};
-    if (io::read_once(path)) {  // opened once, now, and kept
-      auto reader = io::LineReader::open(path);
+    st.path = p.path == "-" ? "<stdin>" : p.path;
+    MergeInput in{p.path, nullptr, &st, p.known_format()};
+    if (p.read_once) {  // opened once, now, and kept
+      auto reader = io::LineReader::open(p.path);
       if (!reader) return reader.error();
       in.reader = std::move(*reader);
     }
@@ -352,16 +353,16 @@ Expected<std::vector<MergeInput>> merge_inputs_of(const std::vector<std::string>
 
 }  // namespace
 
-Status merge_inputs(const std::vector<std::string>& paths, const prep::PrepOptions& options, LocalClock& clock,
+Status merge_inputs(const std::vector<ProbedInput>& probed, const prep::PrepOptions& options, LocalClock& clock,
                     io::EventWriter& writer, std::vector<InputStats>& stats) {
-  auto inputs = merge_inputs_of(paths, stats);
+  auto inputs = merge_inputs_of(probed, stats);
   if (!inputs) return inputs.error();
   return merge(*inputs, options, clock, LineStore{writer});
 }
 
-Status merge_inputs(const std::vector<std::string>& paths, const prep::PrepOptions& options, LocalClock& clock,
+Status merge_inputs(const std::vector<ProbedInput>& probed, const prep::PrepOptions& options, LocalClock& clock,
                     EventSink& sink, std::vector<InputStats>& stats) {
-  auto inputs = merge_inputs_of(paths, stats);
+  auto inputs = merge_inputs_of(probed, stats);
   if (!inputs) return inputs.error();
   return merge(*inputs, options, clock, EventStore{sink});
 }

@@ -5,8 +5,6 @@
 
 #include <fmt/format.h>
 
-#include <cstdio>
-#include <sys/stat.h>
 #include <unistd.h>
 
 namespace gpucost::pipeline {
@@ -157,23 +155,6 @@ Expected<extract::ExtractOptions> window_options(const std::string& from, const 
     o.to_ns = *t;
   }
   return o;
-}
-
-std::uint64_t plain_input_bytes(const std::vector<std::string>& paths) {
-  std::uint64_t total = 0;
-  for (const std::string& p : paths) {
-    struct stat st {};
-    if (p == "-" || ::stat(p.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return 0;
-    char head[4] = {};
-    std::size_t n = 0;
-    if (std::FILE* f = std::fopen(p.c_str(), "rb")) {
-      n = std::fread(head, 1, sizeof head, f);
-      std::fclose(f);
-    }
-    if (io::sniff_compression(std::string_view(head, n)) != io::Compression::none) return 0;
-    total += static_cast<std::uint64_t>(st.st_size);
-  }
-  return total;
 }
 
 }  // namespace gpucost::pipeline

@@ -93,9 +93,13 @@ Format detect_format(std::string_view head, const PrepOptions& options) {
 }
 
 Status check_format(std::string_view head, const PrepOptions& options, const std::string& path) {
+  const Format detected = options.forced != Format::unknown ? options.forced : detect_format(head, options);
+  return check_format(head, detected, options, path);
+}
+
+Status check_format(std::string_view head, Format detected, const PrepOptions& options, const std::string& path) {
   const std::string_view first = first_nonblank_line(head);
   if (options.forced == Format::query_csv) return check_query_csv_head(first, options, path);
-  const Format detected = options.forced != Format::unknown ? options.forced : detect_format(head, options);
   if (detected == Format::kineto) return check_kineto_head(head, path);
   if (detected != Format::unknown) return {};
   if (first.empty()) return {};

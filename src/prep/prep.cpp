@@ -135,16 +135,16 @@ InputParse::InputParse(io::LineReader& reader, const PrepOptions& options, Local
 
 InputParse::~InputParse() = default;
 
-Status InputParse::start() {
+Status InputParse::start(std::optional<Format> known) {
   Impl& m = *m_impl;
   InputStats& stats = m.stats;
   const PrepOptions& options = m.ctx.options;
   stats.compression = std::string(io::to_string(m.reader.compression()));
   const std::string_view head = m.reader.peek(64 * 1024);
   Format format = options.forced;
-  if (format == Format::unknown) format = detect_format(head, options);
+  if (format == Format::unknown) format = known ? *known : detect_format(head, options);
   if (format == Format::unknown) {
-    GPUCOST_TRY(check_format(head, options, stats.path));
+    GPUCOST_TRY(check_format(head, format, options, stats.path));
     stats.format = Format::unknown;  // an empty input: nothing to parse, nothing lost
     add_note(stats, "empty input");
     return {};
@@ -203,9 +203,9 @@ void InputParse::end_replay() {
 }
 
 Status run_prep_input(io::LineReader& reader, const PrepOptions& options, LocalClock& clock, EventSink& sink,
-                      InputStats& stats) {
+                      InputStats& stats, std::optional<Format> known) {
   InputParse parse(reader, options, clock, sink, stats);
-  GPUCOST_TRY(parse.start());
+  GPUCOST_TRY(parse.start(known));
   while (parse.step()) {
   }
   return {};

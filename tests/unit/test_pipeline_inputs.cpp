@@ -48,20 +48,54 @@ TEST_CASE("pipeline::expand_inputs: patterns expand sorted, names pass through",
   CHECK(none.error().message.find("no file matches") != std::string::npos);
 }
 
-TEST_CASE("pipeline::check_inputs: missing, directory and unknown format fail before any output", "[pipeline]") {
+namespace {
+
+std::vector<pipeline::ProbedInput> probed(const std::vector<std::string>& paths, const prep::PrepOptions& o) {
+  auto got = pipeline::probe_inputs(paths, o);
+  REQUIRE(got);
+  return std::move(*got);
+}
+
+}  // namespace
+
+TEST_CASE("pipeline::probe_inputs: missing, directory and unknown format fail before any output", "[pipeline]") {
   const fs::path dir = scratch_dir("check");
   write(dir / "ok.txt", kDmon);
   write(dir / "junk.txt", "hello world\n");
   write(dir / "empty.txt", "");
   prep::PrepOptions o;
-  CHECK(pipeline::check_inputs({(dir / "ok.txt").string(), (dir / "empty.txt").string(), "-"}, o));
-  CHECK_FALSE(pipeline::check_inputs({(dir / "missing.txt").string()}, o));
-  CHECK_FALSE(pipeline::check_inputs({dir.string()}, o));
-  const Status junk = pipeline::check_inputs({(dir / "junk.txt").string()}, o);
+  CHECK(pipeline::probe_inputs({(dir / "ok.txt").string(), (dir / "empty.txt").string(), "-"}, o));
+  CHECK_FALSE(pipeline::probe_inputs({(dir / "missing.txt").string()}, o));
+  CHECK_FALSE(pipeline::probe_inputs({dir.string()}, o));
+  const auto junk = pipeline::probe_inputs({(dir / "junk.txt").string()}, o);
   REQUIRE_FALSE(junk);
   CHECK(junk.error().kind == ErrorKind::format);
   o.forced = Format::dmon;  // forcing a format skips detection
-  CHECK(pipeline::check_inputs({(dir / "junk.txt").string()}, o));
+  CHECK(pipeline::probe_inputs({(dir / "junk.txt").string()}, o));
+}
+
+TEST_CASE("pipeline::probe_inputs: each file's format detected once, stdin's by its reader", "[pipeline]") {
+  const fs::path dir = scratch_dir("probe");
+  write(dir / "dmon.txt", kDmon);
+  write(dir / "empty.txt", "");
+  prep::PrepOptions o;
+  const auto in = probed({(dir / "dmon.txt").string(), (dir / "empty.txt").string(), "-"}, o);
+  REQUIRE(in.size() == 3);
+  CHECK(in[0].format == Format::dmon);
+  CHECK(in[0].kind == pipeline::ProbedInput::Kind::raw_log);
+  CHECK(in[0].size == std::uint64_t{std::string_view(kDmon).size()});
+  CHECK(in[0].detections == 1);
+  CHECK(in[0].known_format() == Format::dmon);
+  CHECK(in[1].format == Format::unknown);
+  CHECK(in[1].detections == 1);  // an empty file: detected (nothing), not again when read
+  CHECK(in[1].known_format() == Format::unknown);
+  CHECK(in[2].read_once);
+  CHECK(in[2].detections == 0);  // its reader detects it, from the bytes it then reads
+  CHECK_FALSE(in[2].known_format());
+  CHECK(pipeline::plain_input_bytes(in) == 0);  // stdin: size unknown
+  CHECK(pipeline::plain_input_bytes({in[0], in[1]}) == std::string_view(kDmon).size());
+  o.forced = Format::dmon;
+  CHECK(probed({(dir / "dmon.txt").string()}, o)[0].detections == 0);
 }
 
 TEST_CASE("pipeline::load_features: raw log and its events stream give the same energy", "[pipeline]") {
@@ -73,7 +107,7 @@ TEST_CASE("pipeline::load_features: raw log and its events stream give the same 
   o.host = std::string{"node-1"};  // a temporary: GCC 12 warns (-Wrestrict, PR105329) on assigning a literal here
   LocalClock clock = LocalClock::utc();
   std::vector<InputStats> stats;
-  auto f = pipeline::load_features({(dir / "dmon.txt").string()}, o, clock, {}, stats);
+  auto f = pipeline::load_features(probed({(dir / "dmon.txt").string()}, o), o, clock, {}, stats);
   REQUIRE(f);
   REQUIRE(f->gpus.size() == 1);
   // Trapezoid: (100+200)/2*2 + (200+300)/2*2 = 300 + 500 = 800 J over 4 s = 800/3.6e6 kWh.
@@ -96,14 +130,14 @@ TEST_CASE("pipeline::with_journal_boot_time: dmesg uptime placed with the journa
         "{\"__REALTIME_TIMESTAMP\":\"1718194938000000\",\"__MONOTONIC_TIMESTAMP\":\"120000000\",\"_BOOT_ID\":\"b2\",\"MESSAGE\":\"y\"}\n"
         "{\"__REALTIME_TIMESTAMP\":\"1718194999500000\",\"__MONOTONIC_TIMESTAMP\":\"181400000\",\"_BOOT_ID\":\"b2\",\"MESSAGE\":\"z\"}\n");
   const prep::PrepOptions none;
-  const auto o = pipeline::with_journal_boot_time({(dir / "dmesg.txt").string(), (dir / "journal.json").string()}, none);
+  const auto o = pipeline::with_journal_boot_time(probed({(dir / "dmesg.txt").string(), (dir / "journal.json").string()}, none), none);
   REQUIRE(o.boot_time_ns);
   CHECK(*o.boot_time_ns == 1718194818LL * 1'000'000'000);
   CHECK(o.boot_time_origin.find("boot b2") != std::string::npos);
   // Without a dmesg input, or with --boot-time given, nothing changes.
-  CHECK_FALSE(pipeline::with_journal_boot_time({(dir / "journal.json").string()}, none).boot_time_ns);
+  CHECK_FALSE(pipeline::with_journal_boot_time(probed({(dir / "journal.json").string()}, none), none).boot_time_ns);
   prep::PrepOptions given;
   given.boot_time_ns = 7;
-  CHECK(*pipeline::with_journal_boot_time({(dir / "dmesg.txt").string(), (dir / "journal.json").string()}, given)
+  CHECK(*pipeline::with_journal_boot_time(probed({(dir / "dmesg.txt").string(), (dir / "journal.json").string()}, given), given)
              .boot_time_ns == 7);
 }

@@ -235,7 +235,9 @@ Collected collect(const std::vector<std::string>& paths, prep::PrepOptions optio
   gpucost::LocalClock clock = gpucost::LocalClock::utc();
   gpucost::test::CollectingSink sink;
   Collected c;
-  REQUIRE(pipeline::collect_inputs(paths, options, clock, sink, c.stats));
+  auto probed = pipeline::probe_inputs(paths, options);
+  REQUIRE(probed);
+  REQUIRE(pipeline::collect_inputs(*probed, options, clock, sink, c.stats));
   c.events = std::move(sink.events);
   return c;
 }

@@ -7,6 +7,7 @@
 #include <gpucost/core/error.hpp>
 #include <gpucost/core/time.hpp>
 #include <gpucost/extract/extract.hpp>
+#include <gpucost/pipeline/inputs.hpp>
 #include <gpucost/prep/prep.hpp>
 
 #include <cstdint>
@@ -81,7 +82,7 @@ std::string fnv1a64_hex(std::string_view bytes);
 
 /// Parses what is new in each input into `sink` and advances `state` (in memory: save it once
 /// the outputs are written). One InputStats per input, counting the new lines only.
-Expected<std::vector<BatchInput>> read_new_data(const std::vector<std::string>& paths, BatchState& state,
+Expected<std::vector<BatchInput>> read_new_data(const std::vector<ProbedInput>& inputs, BatchState& state,
                                                 const prep::PrepOptions& options, LocalClock& clock,
                                                 EventSink& sink, std::vector<InputStats>& stats,
                                                 std::int64_t now_ns);

@@ -5,8 +5,10 @@
 #include <gpucost/core/error.hpp>
 #include <gpucost/core/time.hpp>
 #include <gpucost/extract/extract.hpp>
+#include <gpucost/io/line_reader.hpp>
 #include <gpucost/prep/prep.hpp>
 
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
@@ -18,14 +20,40 @@ namespace gpucost::pipeline {
 /// "-" stays stdin. Fails when a pattern matches nothing.
 Expected<std::vector<std::string>> expand_inputs(const std::vector<std::string>& args);
 
-/// Fails on the first path that is missing, a directory, unreadable, or of no known format,
-/// so that nothing is written before such an error ("-" is checked while it is read).
-Status check_inputs(const std::vector<std::string>& paths, const prep::PrepOptions& options);
+/// What one input is, looked at once before anything is read, so that no later step opens it
+/// to look again: a regular file is opened here and once more to be read.
+struct ProbedInput {
+  enum class Kind { raw_log, event_stream, features_document };
+  std::string path;                  ///< as given ("-": stdin)
+  /// stdin, a pipe, <(...): not looked at ahead (a peek would block before the inputs before it
+  /// are read); the reader that reads it looks at its start, as then the only time.
+  bool read_once = false;
+  Kind kind = Kind::raw_log;
+  io::Compression compression = io::Compression::none;
+  Format format = Format::unknown;   ///< --input-format, or detected here; unknown: an empty input
+  std::optional<std::uint64_t> size; ///< bytes, for a regular file
+  int detections = 0;                ///< times the format was detected here: once, or none when forced or read_once
+
+  /// The format a reader of this input starts with; none: to be detected from that reader.
+  [[nodiscard]] std::optional<Format> known_format() const {
+    return read_once ? std::nullopt : std::optional<Format>(format);
+  }
+};
+
+/// Opens every input that can be opened twice, reads its start and detects its format once;
+/// fails on the first path that is missing, a directory, unreadable, or of no known format, so
+/// that nothing is written before such an error ("-" and pipes are checked while they are read).
+Expected<std::vector<ProbedInput>> probe_inputs(const std::vector<std::string>& paths,
+                                                const prep::PrepOptions& options);
+
+/// The bytes the inputs hold when every one is an uncompressed regular file (the progress line's
+/// total); 0 when any is compressed or a stream: its decompressed size is unknown until read.
+std::uint64_t plain_input_bytes(const std::vector<ProbedInput>& inputs);
 
 /// When some input is dmesg and no --boot-time was given, takes the boot time from a
 /// `journalctl -o json` input among the same paths: __REALTIME_TIMESTAMP − __MONOTONIC_TIMESTAMP
 /// of the last boot the journal covers (dmesg shows the running boot). Otherwise `options`.
-prep::PrepOptions with_journal_boot_time(const std::vector<std::string>& paths, prep::PrepOptions options);
+prep::PrepOptions with_journal_boot_time(const std::vector<ProbedInput>& inputs, prep::PrepOptions options);
 
 /// Hands every event on to `sink` and keeps the span of the telemetry samples among them.
 class TelemetrySpanSink final : public EventSink {
@@ -52,7 +80,7 @@ void check_clocks_and_hosts(std::span<InputStats> stats, const std::optional<pre
 
 /// Runs every input into `sink`: event streams are read back, raw logs go through prep.
 /// One InputStats per input is appended to `stats` (also when it fails).
-Status feed_inputs(const std::vector<std::string>& paths, const prep::PrepOptions& options, LocalClock& clock,
+Status feed_inputs(const std::vector<ProbedInput>& inputs, const prep::PrepOptions& options, LocalClock& clock,
                    EventSink& sink, std::vector<InputStats>& stats);
 
 /// Runs every input into `sink` as extract, breakeven and report read them: event streams are
@@ -62,19 +90,19 @@ Status feed_inputs(const std::vector<std::string>& paths, const prep::PrepOption
 /// InputStats per input is appended to `stats`, in command-line order. The year-less host logs
 /// are read last, dated against the telemetry read before them (PrepOptions::telemetry_span),
 /// and the inputs are checked with check_clocks_and_hosts().
-Status collect_inputs(const std::vector<std::string>& paths, const prep::PrepOptions& options, LocalClock& clock,
+Status collect_inputs(const std::vector<ProbedInput>& inputs, const prep::PrepOptions& options, LocalClock& clock,
                       EventSink& sink, std::vector<InputStats>& stats);
 
 /// Collects the inputs into `sink` (collect_inputs) and computes the features of `samples`: the
 /// sink feeds them, or is them.
-Expected<extract::Features> collect_features(const std::vector<std::string>& paths, const prep::PrepOptions& options,
+Expected<extract::Features> collect_features(const std::vector<ProbedInput>& inputs, const prep::PrepOptions& options,
                                              LocalClock& clock, EventSink& sink, extract::SampleCollector& samples,
                                              const extract::ExtractOptions& extract_options,
                                              std::vector<InputStats>& stats);
 
 /// Features from the inputs: a single gpucost.features document is read as is; anything else
 /// is collected and passed through extract.
-Expected<extract::Features> load_features(const std::vector<std::string>& paths, const prep::PrepOptions& options,
+Expected<extract::Features> load_features(const std::vector<ProbedInput>& inputs, const prep::PrepOptions& options,
                                           LocalClock& clock, const extract::ExtractOptions& extract_options,
                                           std::vector<InputStats>& stats);
 

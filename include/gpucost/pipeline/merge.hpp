@@ -6,9 +6,11 @@
 #include <gpucost/core/time.hpp>
 #include <gpucost/io/event_stream.hpp>
 #include <gpucost/io/line_reader.hpp>
+#include <gpucost/pipeline/inputs.hpp>
 #include <gpucost/prep/prep.hpp>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,10 +26,10 @@ inline constexpr std::size_t kReorderWindow = 1024;
 /// file is looked at ahead for the time of its first event, opened when the merge gets there
 /// and closed when it is done: logs that follow each other in time (hourly rotations) hold one
 /// file open at a time, however many there are.
-Status merge_inputs(const std::vector<std::string>& paths, const prep::PrepOptions& options, LocalClock& clock,
+Status merge_inputs(const std::vector<ProbedInput>& probed, const prep::PrepOptions& options, LocalClock& clock,
                     io::EventWriter& writer, std::vector<InputStats>& stats);
 /// The same, into any sink (prep --kinds: the events pass through a filter before the writer).
-Status merge_inputs(const std::vector<std::string>& paths, const prep::PrepOptions& options, LocalClock& clock,
+Status merge_inputs(const std::vector<ProbedInput>& probed, const prep::PrepOptions& options, LocalClock& clock,
                     EventSink& sink, std::vector<InputStats>& stats);
 
 /// One raw input of merge_into: its path (opened when the merge reaches its first event), or
@@ -37,6 +39,7 @@ struct MergeInput {
   std::string path;
   std::unique_ptr<io::LineReader> reader;
   InputStats* stats = nullptr;
+  std::optional<Format> format;  ///< found by the probe; none: detected when the input starts
 };
 
 /// The same merge into a sink (extract, breakeven, report): the events in time order, those

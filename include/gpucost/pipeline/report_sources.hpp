@@ -7,6 +7,7 @@
 #include <gpucost/core/time.hpp>
 #include <gpucost/extract/extract.hpp>
 #include <gpucost/prep/prep.hpp>
+#include <gpucost/pipeline/inputs.hpp>
 #include <gpucost/report/timeline.hpp>
 
 #include <string>
@@ -17,7 +18,7 @@ namespace gpucost::pipeline {
 /// Reads the inputs like breakeven does (a features document as is, through load_features;
 /// anything else through prep and extract), keeping the series, events and trace records the
 /// report draws.
-Expected<report::ReportSources> load_report_sources(const std::vector<std::string>& paths,
+Expected<report::ReportSources> load_report_sources(const std::vector<ProbedInput>& inputs,
                                                     const prep::PrepOptions& options, LocalClock& clock,
                                                     const extract::ExtractOptions& extract_options,
                                                     std::vector<InputStats>& stats);

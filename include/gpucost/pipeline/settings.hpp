@@ -47,8 +47,5 @@ Expected<std::int64_t> parse_instant(std::string_view flag, const std::string& t
 /// The window of --from/--to (either may be empty).
 Expected<extract::ExtractOptions> window_options(const std::string& from, const std::string& to, LocalClock& clock);
 
-/// The bytes the inputs hold when every one is an uncompressed regular file (the progress line's
-/// total); 0 when any is compressed or a stream: its decompressed size is unknown until read.
-std::uint64_t plain_input_bytes(const std::vector<std::string>& paths);
 
 }  // namespace gpucost::pipeline

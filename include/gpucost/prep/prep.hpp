@@ -81,11 +81,14 @@ Format detect_format(std::string_view head, const PrepOptions& options);
 /// Fails with a hint when `head` (the start of input `path`) is of no known format; an empty
 /// input is fine (it has nothing to parse).
 Status check_format(std::string_view head, const PrepOptions& options, const std::string& path);
+/// The same check for a head whose format is known already (forced, or detected once by the caller).
+Status check_format(std::string_view head, Format format, const PrepOptions& options, const std::string& path);
 
 /// Parses one input into `sink`. Fails (ErrorKind::format) only when the format cannot be
 /// determined; bad lines are counted in `stats`, never errors.
+/// `known`: the format found when the input was probed (pipeline::probe_inputs); none: detected here.
 Status run_prep_input(io::LineReader& reader, const PrepOptions& options, LocalClock& clock,
-                      EventSink& sink, InputStats& stats);
+                      EventSink& sink, InputStats& stats, std::optional<Format> known = std::nullopt);
 
 /// One input parsed a line at a time: what run_prep_input() does, in steps, so that several
 /// inputs can be read side by side (the time-ordered merge of `gpucost prep`).
@@ -96,8 +99,8 @@ class InputParse {
   ~InputParse();
   InputParse(const InputParse&) = delete;
   InputParse& operator=(const InputParse&) = delete;
-  /// Detects the format and creates the parser; fails like run_prep_input.
-  Status start();
+  /// Detects the format (unless `known`, from the probe) and creates the parser; fails like run_prep_input.
+  Status start(std::optional<Format> known = std::nullopt);
   /// Reads and parses one line (its events go to the sink); false once the input is done.
   bool step();
   /// The lines read so far only restored the parser's state: no event of theirs is emitted
