@@ -12,12 +12,20 @@ namespace gpucost::extract::detail {
 
 namespace {
 
+/// ts + span_ns, saturating: an events stream may carry any number (NaN or negative is 0).
+std::int64_t span_end(std::int64_t ts_ns, double span_ns) {
+  constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+  if (!(span_ns > 0)) return ts_ns;
+  if (span_ns >= static_cast<double>(kMax) || ts_ns > kMax - static_cast<std::int64_t>(span_ns)) return kMax;
+  return ts_ns + static_cast<std::int64_t>(span_ns);
+}
+
 /// Without telemetry, the GPU spans of profiler traces give the window (and the GPUs).
 void trace_span(const SampleCollector& samples, Window& w) {
   for (const TraceRecord& r : samples.trace_records()) {
     if (r.kind != EventKind::trace_device) continue;
     w.lo = std::min(w.lo, r.ts_ns);
-    w.hi = std::max(w.hi, r.ts_ns + static_cast<std::int64_t>(std::max(0.0, r.get("span_ns"))));
+    w.hi = std::max(w.hi, span_end(r.ts_ns, r.get("span_ns")));
     if (std::find(w.trace_gpus.begin(), w.trace_gpus.end(), r.gpu) == w.trace_gpus.end()) w.trace_gpus.push_back(r.gpu);
   }
   std::sort(w.trace_gpus.begin(), w.trace_gpus.end());

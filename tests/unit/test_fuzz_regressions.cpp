@@ -3,8 +3,10 @@
 // crash (the ASan+UBSan CI build runs these too) nor break the line accounting.
 #include "support.hpp"
 
+#include <gpucost/extract/extract.hpp>
 #include <gpucost/io/event_stream.hpp>
 
+#include <limits>
 #include <string>
 
 using gpucost::test::check_accounting;
@@ -130,4 +132,24 @@ TEST_CASE("fuzz: an rtc line with an 11-digit epoch gives no boot time (ns overf
   gpucost::test::check_accounting(r);
   REQUIRE(r.events.size() == 1);
   CHECK(r.events[0].ts_ns == 2'000'000'000);  // still seconds since boot: no boot time found
+}
+
+TEST_CASE("fuzz: a trace_device span beyond the ns range saturates the window", "[fuzz]") {
+  // extract's window added span_ns (a double from the events stream) to ts_ns as int64: 2.9e21
+  // was outside the range (UBSan in window.cpp, found by the extract target). The end saturates.
+  const std::string stream =
+      "{\"type\":\"header\",\"schema\":\"gpucost.events\",\"version\":1,\"tz\":\"UTC\",\"time_unit\":\"ns\"}\n"
+      "{\"type\":\"event\",\"ts_ns\":20000,\"source\":\"kineto-trace\",\"host\":\"h\",\"gpu\":0,"
+      "\"kind\":\"trace_device\",\"span_ns\":2.90001e21,\"busy_ns\":55000}\n"
+      "{\"type\":\"event\",\"ts_ns\":30000,\"source\":\"kineto-trace\",\"host\":\"h\",\"gpu\":0,"
+      "\"kind\":\"trace_device\",\"span_ns\":-5,\"busy_ns\":55000}\n";
+  gpucost::extract::SampleCollector samples;
+  gpucost::InputStats stats;
+  auto reader = gpucost::io::LineReader::from_string(stream);
+  REQUIRE(gpucost::io::read_event_stream(*reader, samples, stats));
+  samples.note_inputs({stats});
+  const auto f = gpucost::extract::compute_features(samples, {});
+  REQUIRE(f);
+  CHECK(f->from_ns == 20000);
+  CHECK(f->to_ns == std::numeric_limits<std::int64_t>::max());
 }

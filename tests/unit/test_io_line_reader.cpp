@@ -354,3 +354,57 @@ TEST_CASE("io::line_reader: a UTF-8 byte-order mark is dropped; broken UTF-16 is
   CHECK(odd.lines == std::vector<std::string>{"line 1", "line 2"});
   CHECK(odd.error.find("middle of a character") != std::string::npos);
 }
+
+namespace {
+
+/// Hands out a string a few bytes per read, like a slow pipe.
+class TrickleSource final : public io::ByteSource {
+ public:
+  TrickleSource(std::string data, std::size_t step) : m_data(std::move(data)), m_step(step) {}
+  std::size_t read(char* buf, std::size_t n) override {
+    const std::size_t take = std::min({n, m_step, m_data.size() - m_pos});
+    std::copy_n(m_data.data() + m_pos, take, buf);
+    m_pos += take;
+    return take;
+  }
+
+ private:
+  std::string m_data;
+  std::size_t m_step, m_pos = 0;
+};
+
+}  // namespace
+
+TEST_CASE("io::line_reader: a small first buffer grows for long lines and still cuts overlong ones",
+          "[io][line_reader]") {
+  // from_string() starts with a buffer the size of a short string; any reader given a small
+  // capacity must double it while a line needs room, up to the line limit.
+  const std::string long_line(300'000, 'a');
+  constexpr std::size_t kLimit = 512u << 10;
+  const std::string overlong(kLimit + 5000, 'b');
+  const std::string text = "short\n" + long_line + "\n" + overlong + "\nlast";
+  for (std::size_t step : {std::size_t{7}, std::size_t{4096}, std::size_t{1} << 20}) {
+    INFO("read step " << step);
+    io::LineReader r(std::make_unique<TrickleSource>(text, step), io::Compression::none, 16);
+    r.set_max_line(kLimit);
+    io::Line line;
+    REQUIRE(r.next(line));
+    CHECK(line.text == "short");
+    REQUIRE(r.next(line));
+    CHECK(line.text.size() == long_line.size());
+    CHECK_FALSE(line.overlong);
+    REQUIRE(r.next(line));
+    CHECK(line.overlong);
+    CHECK(line.full_length == overlong.size());
+    REQUIRE(r.next(line));
+    CHECK(line.text == "last");
+    CHECK(line.number == 4);
+    CHECK_FALSE(r.next(line));
+  }
+  // A short string reads whole from its own small buffer.
+  auto small = io::LineReader::from_string("a\nbb\nccc");
+  io::Line line;
+  std::string seen;
+  while (small->next(line)) seen += std::string(line.text) + "|";
+  CHECK(seen == "a|bb|ccc|");
+}

@@ -58,13 +58,16 @@ class LineReader {
   static constexpr std::size_t kMaxLineBytes = 4u << 20;
   static constexpr std::size_t kMinMaxLineBytes = 64u << 10;
   static constexpr std::size_t kBlockBytes = 1u << 20;
+  /// The smallest buffer: more than an overlong line's excerpt; it grows by doubling.
+  static constexpr std::size_t kMinBufferBytes = 4u << 10;
 
   /// Opens a path, or stdin for "-". Fails on a missing/unreadable file or a directory.
   static Expected<std::unique_ptr<LineReader>> open(const std::string& path);
   /// Reads lines from an in-memory string (tests, in-process stages).
   static std::unique_ptr<LineReader> from_string(std::string data);
 
-  explicit LineReader(std::unique_ptr<ByteSource> src, Compression c);
+  /// `capacity`: the buffer's first size (it doubles while a line needs more room).
+  explicit LineReader(std::unique_ptr<ByteSource> src, Compression c, std::size_t capacity = kBlockBytes);
   ~LineReader();
   LineReader(const LineReader&) = delete;
   LineReader& operator=(const LineReader&) = delete;

@@ -206,8 +206,10 @@ class Reader {
     }
     while (!m_eof && m_len - m_begin < want) {
       // Room for at least one more block; the buffer grows geometrically, never to `want`
-      // at once (read_tail asks for "everything").
-      const std::size_t need = m_len + (1u << 20) + sj::SIMDJSON_PADDING + 1;
+      // at once (read_tail asks for "everything"). Blocks start at 64 KiB and grow with the
+      // buffer to 1 MiB, so a small trace never pays for a megabyte it does not use.
+      const std::size_t block = std::clamp<std::size_t>(m_buf.size(), 64u << 10, 1u << 20);
+      const std::size_t need = m_len + block + sj::SIMDJSON_PADDING + 1;
       if (m_buf.size() < need) m_buf.resize(std::max(need, m_buf.size() + m_buf.size() / 2));
       const std::size_t room = std::min(m_buf.size() - m_len - sj::SIMDJSON_PADDING - 1, want - (m_len - m_begin));
       const std::size_t got = m_read(m_buf.data() + m_len, room);
