@@ -93,6 +93,27 @@ std::optional<std::uint64_t> parse_hex(std::string_view s) {
   return v;
 }
 
+bool read_uint(std::string_view s, std::size_t& pos, std::size_t max_digits, std::uint64_t& out) {
+  std::size_t n = 0;
+  std::uint64_t v = 0;
+  while (pos < s.size() && n < max_digits && is_digit(s[pos])) {
+    v = v * 10 + static_cast<std::uint64_t>(s[pos] - '0');
+    ++pos;
+    ++n;
+  }
+  out = v;
+  return n > 0;
+}
+
+unsigned month_abbreviation(std::string_view name) {
+  static constexpr std::string_view kMonths[] = {"jan", "feb", "mar", "apr", "may", "jun",
+                                                 "jul", "aug", "sep", "oct", "nov", "dec"};
+  if (name.size() != 3) return 0;
+  for (unsigned i = 0; i < 12; ++i)
+    if (istarts_with(name, kMonths[i])) return i + 1;
+  return 0;
+}
+
 bool is_json_number(std::string_view s) {
   std::size_t i = 0;
   const std::size_t n = s.size();

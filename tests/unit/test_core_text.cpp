@@ -9,6 +9,7 @@
 using gpucost::text::counted;
 using gpucost::text::duration_hours;
 using gpucost::text::short_number;
+namespace text = gpucost::text;
 
 TEST_CASE("text: a duration is in minutes below 2 h and in hours from 2 h on", "[core][text]") {
   CHECK(duration_hours(0) == "0.0 min");
@@ -42,4 +43,42 @@ TEST_CASE("text: a value that is zero up to rounding prints as 0", "[core][text]
   CHECK(short_number(0.0259204) == "0.0259204");
   CHECK(short_number(38000) == "38000");
   CHECK(short_number(1.5e-6) == "1.5e-06");  // small but not noise
+}
+
+TEST_CASE("text: case-insensitive prefix and search take a lower-case needle", "[core][text]") {
+  CHECK(text::istarts_with("Requested functionality has been deprecated", "requested functionality"));
+  CHECK_FALSE(text::istarts_with("Request", "requested"));
+  CHECK(text::icontains("NVRM: GPU at PCI:0000:01:00: GPU-xyz OVER temperature", "over temp"));
+  CHECK_FALSE(text::icontains("thermal", "thermals"));
+  CHECK(text::icontains("anything", ""));
+  CHECK(text::ascii_lower('Q') == 'q');
+  CHECK(text::ascii_lower('7') == '7');
+}
+
+TEST_CASE("text: trims drop ASCII white space, newlines included", "[core][text]") {
+  CHECK(text::ltrim(" \t\nmsg \n") == "msg \n");
+  CHECK(text::rtrim(" msg \r\n") == " msg");
+  CHECK(text::trim("\v msg\f") == "msg");
+}
+
+TEST_CASE("text: read_uint reads a bounded number of digits and advances", "[core][text]") {
+  std::size_t pos = 1;
+  std::uint64_t v = 0;
+  CHECK(text::read_uint("x12345y", pos, 3, v));
+  CHECK(v == 123);
+  CHECK(pos == 4);
+  CHECK(text::read_uint("x12345y", pos, 20, v));
+  CHECK(v == 45);
+  CHECK(pos == 6);
+  CHECK_FALSE(text::read_uint("x12345y", pos, 20, v));
+  CHECK(pos == 6);
+}
+
+TEST_CASE("text: English month abbreviations in any case", "[core][text]") {
+  CHECK(text::month_abbreviation("Jan") == 1);
+  CHECK(text::month_abbreviation("dec") == 12);
+  CHECK(text::month_abbreviation("SEP") == 9);
+  CHECK(text::month_abbreviation("Sept") == 0);
+  CHECK(text::month_abbreviation("Mai") == 0);
+  CHECK(text::month_abbreviation("") == 0);
 }

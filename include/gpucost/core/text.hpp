@@ -11,11 +11,37 @@
 
 namespace gpucost::text {
 
-inline bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
+/// ASCII white space. '\n' counts too: lines never hold one, but journal messages can.
+inline bool is_space(char c) {
+  return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f';
+}
 inline bool is_digit(char c) { return c >= '0' && c <= '9'; }
+inline bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+inline char ascii_lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + ('a' - 'A')) : c; }
+
+/// `s` starts with `lower`, ignoring ASCII case; `lower` must be lower case.
+inline bool istarts_with(std::string_view s, std::string_view lower) {
+  if (s.size() < lower.size()) return false;
+  for (std::size_t i = 0; i < lower.size(); ++i)
+    if (ascii_lower(s[i]) != lower[i]) return false;
+  return true;
+}
+
+/// `s` contains `lower` anywhere, ignoring ASCII case; `lower` must be lower case.
+inline bool icontains(std::string_view s, std::string_view lower) {
+  if (lower.empty()) return true;
+  for (std::size_t i = 0; i + lower.size() <= s.size(); ++i)
+    if (ascii_lower(s[i]) == lower[0] && istarts_with(s.substr(i), lower)) return true;
+  return false;
+}
+
+inline std::string_view ltrim(std::string_view s) {
+  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
+  return s;
+}
 
 inline std::string_view trim(std::string_view s) {
-  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
+  s = ltrim(s);
   while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
   return s;
 }
@@ -41,6 +67,12 @@ bool parse_number(std::string_view s, double& out, bool& json);
 std::optional<std::int64_t> parse_int(std::string_view s);
 /// Parses "0x..." hexadecimal (nvidia-smi bit masks).
 std::optional<std::uint64_t> parse_hex(std::string_view s);
+/// Reads up to `max_digits` decimal digits of `s` from `pos` (advanced past them) into `out`;
+/// false when there is no digit there. Callers bound max_digits so that `out` cannot overflow.
+bool read_uint(std::string_view s, std::size_t& pos, std::size_t max_digits, std::uint64_t& out);
+/// 1-12 for an English month abbreviation ("Jan" ... "Dec", any case, as date(1) and
+/// nvidia-smi print them); 0 otherwise.
+unsigned month_abbreviation(std::string_view name);
 
 /// True when `s` is a number in strict JSON grammar (so it can be copied to output verbatim).
 bool is_json_number(std::string_view s);

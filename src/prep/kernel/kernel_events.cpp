@@ -44,6 +44,10 @@
 // the reject path allocates.
 #include "kernel_events.hpp"
 
+#include "klog_common.hpp"
+
+#include <gpucost/core/text.hpp>
+
 #include <algorithm>
 #include <array>
 #include <cstddef>
@@ -60,19 +64,12 @@ constexpr XidInfo kXidTable[] = {
 #include "xid_table.inc"
 };
 
-constexpr bool is_digit(char c) { return c >= '0' && c <= '9'; }
-constexpr bool is_hex(char c) { return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
-constexpr bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
-constexpr char lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
+using text::is_digit;
+inline bool is_hex(char c) { return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+using text::icontains;
+using text::ltrim;
+using text::rtrim;
 
-string_view rtrim(string_view s) {
-  while (!s.empty() && is_blank(s.back())) s.remove_suffix(1);
-  return s;
-}
-string_view ltrim(string_view s) {
-  while (!s.empty() && is_blank(s.front())) s.remove_prefix(1);
-  return s;
-}
 /// `s` starts with the literal `lit` (a compile-time length: the comparison is inlined).
 template <std::size_t N>
 inline bool has_prefix(string_view s, const char (&lit)[N]) {
@@ -86,17 +83,6 @@ inline bool consume(string_view& s, const char (&lit)[N]) {
 }
 bool contains(string_view s, string_view needle) { return s.find(needle) != npos; }
 
-/// Case-insensitive search for an all-lowercase needle.
-bool icontains(string_view s, string_view needle) {
-  if (needle.size() > s.size()) return false;
-  for (std::size_t i = 0; i + needle.size() <= s.size(); ++i) {
-    std::size_t j = 0;
-    while (j < needle.size() && lower(s[i + j]) == needle[j]) ++j;
-    if (j == needle.size()) return true;
-  }
-  return false;
-}
-
 /// Position of `c` among the first `limit` bytes of `s`, or npos.
 std::size_t find_near(string_view s, char c, std::size_t from, std::size_t limit) {
   const std::size_t end = std::min(s.size(), limit);
@@ -105,16 +91,13 @@ std::size_t find_near(string_view s, char c, std::size_t from, std::size_t limit
   return p == nullptr ? npos : static_cast<std::size_t>(static_cast<const char*>(p) - s.data());
 }
 
-/// Reads an unsigned decimal (at most 18 digits) at the start of `s`; returns the digits read.
+/// Reads an unsigned decimal (at most 18 digits) at the start of `s`; returns the digits read,
+/// 0 for a longer number (no pid or code is that long).
 std::size_t read_uint(string_view s, std::int64_t& out) {
   std::size_t n = 0;
-  std::int64_t v = 0;
-  while (n < s.size() && n < 18 && is_digit(s[n])) {
-    v = v * 10 + (s[n] - '0');
-    ++n;
-  }
-  if (n < s.size() && n == 18 && is_digit(s[n])) return 0;  // too long to be a pid or a code
-  out = v;
+  std::uint64_t v = 0;
+  if (!text::read_uint(s, n, 18, v) || (n < s.size() && is_digit(s[n]))) return 0;
+  out = static_cast<std::int64_t>(v);
   return n;
 }
 
@@ -148,17 +131,8 @@ std::size_t pci_len(string_view s, bool with_function) {
 
 /// Drops a leading printk stamp "[ 4564.303882] " (Ubuntu's rsyslog keeps it in the message).
 string_view strip_printk_stamp(string_view m) {
-  if (m.empty() || m[0] != '[') return m;
-  std::size_t i = 1;
-  while (i < m.size() && m[i] == ' ') ++i;
-  const std::size_t digits = i;
-  while (i < m.size() && is_digit(m[i])) ++i;
-  if (i == digits || i >= m.size() || m[i] != '.') return m;
-  ++i;
-  const std::size_t frac = i;
-  while (i < m.size() && is_digit(m[i])) ++i;
-  if (i == frac || i >= m.size() || m[i] != ']') return m;
-  return ltrim(m.substr(i + 1));
+  string_view stamp, rest;
+  return klog::split_printk_stamp(m, stamp, rest) ? ltrim(rest) : m;
 }
 
 /// "systemd-logind[960]" -> "systemd-logind"; "/usr/bin/nvidia-persistenced" -> "nvidia-persistenced".
@@ -203,7 +177,7 @@ string_view xid154_bucket(string_view msg, string_view& action) {
   if (n > 0) {
     code = 0;
     for (std::size_t i = 0; i < n; ++i) {
-      const char c = lower(r[i]);
+      const char c = text::ascii_lower(r[i]);
       code = code * 16 + (is_digit(c) ? c - '0' : c - 'a' + 10);
     }
   }
@@ -329,9 +303,9 @@ bool is_version(string_view s) {
 bool gpu_thermal(string_view m, Event& ev) {
   bool hot = false;  // one pass for the cheap part: most NVRM lines mention neither
   for (std::size_t i = 0; i + 4 <= m.size() && !hot; ++i) {
-    const char c = lower(m[i]);
-    hot = (c == 't' && lower(m[i + 1]) == 'h' && lower(m[i + 2]) == 'e' && lower(m[i + 3]) == 'r') ||
-          (c == 'o' && lower(m[i + 1]) == 'v' && lower(m[i + 2]) == 'e' && lower(m[i + 3]) == 'r');
+    const char c = text::ascii_lower(m[i]);
+    hot = (c == 't' && text::ascii_lower(m[i + 1]) == 'h' && text::ascii_lower(m[i + 2]) == 'e' && text::ascii_lower(m[i + 3]) == 'r') ||
+          (c == 'o' && text::ascii_lower(m[i + 1]) == 'v' && text::ascii_lower(m[i + 2]) == 'e' && text::ascii_lower(m[i + 3]) == 'r');
   }
   if (!hot) return false;
   const bool overheat = icontains(m, "overheat") || icontains(m, "over temperature") ||

@@ -20,11 +20,13 @@ namespace gpucost::prep::klog {
 /// or without a trailing dot ("févr.", "фев", "Avril"). 0 when unknown.
 int month_number(std::string_view name);
 
+/// "[ 4564.303884] NVRM: ..." -> stamp " 4564.303884", message "NVRM: ..." (one blank after the
+/// stamp dropped). False, and nothing set, when `text` does not start with a printk stamp.
+/// `message` may alias `text`.
+bool split_printk_stamp(std::string_view text, std::string_view& stamp, std::string_view& message);
+
 /// "12.345678" (the inside of a printk "[   12.345678]" stamp, spaces allowed before) -> ns.
 bool parse_uptime(std::string_view s, std::int64_t& ns);
-
-/// Reads 1..n decimal digits at s[pos]; advances pos. False when there is none.
-bool read_uint(std::string_view s, std::size_t& pos, std::size_t max_digits, std::uint64_t& out);
 
 /// "ident[pid]" or "ident" -> ident ("/usr/libexec/gdm-x-session[1631]" -> the path,
 /// "(system-sleep)[15544]" -> "(system-sleep)").

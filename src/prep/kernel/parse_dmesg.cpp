@@ -61,9 +61,9 @@ int facility_number(std::string_view name) {
 bool scan_kmsg(std::string_view line, DPrefix& px) {
   std::size_t pos = 0;
   std::uint64_t prio = 0, seq = 0, usec = 0;
-  if (!klog::read_uint(line, pos, 4, prio) || pos >= line.size() || line[pos++] != ',') return false;
-  if (!klog::read_uint(line, pos, 20, seq) || pos >= line.size() || line[pos++] != ',') return false;
-  if (!klog::read_uint(line, pos, 20, usec) || pos >= line.size() || line[pos++] != ',') return false;
+  if (!text::read_uint(line, pos, 4, prio) || pos >= line.size() || line[pos++] != ',') return false;
+  if (!text::read_uint(line, pos, 20, seq) || pos >= line.size() || line[pos++] != ',') return false;
+  if (!text::read_uint(line, pos, 20, usec) || pos >= line.size() || line[pos++] != ',') return false;
   if (usec >= 3'000'000'000'000'000) return false;  // 95 years of uptime: junk, and beyond ns since the epoch
   const std::size_t semi = line.find(';', pos);
   if (semi == std::string_view::npos || semi - pos > 64) return false;
@@ -122,9 +122,9 @@ bool parse_ctime(std::string_view inner, CivilTime& c) {
   const std::string_view month = sp_month == std::string_view::npos ? rest : rest.substr(sp_month + 1);
   std::size_t pos = 0;
   std::uint64_t y = 0, d = 0;
-  if (year.size() != 4 || !klog::read_uint(year, pos, 4, y) || pos != 4) return false;
+  if (year.size() != 4 || !text::read_uint(year, pos, 4, y) || pos != 4) return false;
   pos = 0;
-  if (!klog::read_uint(day, pos, 2, d) || pos != day.size()) return false;
+  if (!text::read_uint(day, pos, 2, d) || pos != day.size()) return false;
   const int m = klog::month_number(month);
   if (m == 0) return false;
   c.year = static_cast<int>(y);
@@ -143,7 +143,7 @@ Scan scan_prefix(std::string_view line, DPrefix& px) {
   if (line[0] == '<') {
     std::uint64_t prio = 0;
     std::size_t p = 1;
-    if (klog::read_uint(line, p, 4, prio) && p < n && line[p] == '>') {
+    if (text::read_uint(line, p, 4, prio) && p < n && line[p] == '>') {
       px.facility = static_cast<int>(prio >> 3);
       pos = p + 1;
       prefixed = true;
@@ -198,7 +198,7 @@ bool rtc_epoch(std::string_view msg, std::int64_t& epoch_s) {
   if (lp == std::string_view::npos || msg.back() != ')') return false;
   std::size_t pos = lp + 1;
   std::uint64_t v = 0;
-  if (!klog::read_uint(msg, pos, 12, v) || pos != msg.size() - 1) return false;
+  if (!text::read_uint(msg, pos, 12, v) || pos != msg.size() - 1) return false;
   if (v > 4'102'444'800ULL) return false;  // after 2100-01-01: not a clock (and ns would overflow)
   epoch_s = static_cast<std::int64_t>(v);
   return true;

@@ -125,25 +125,13 @@ bool fold_case(std::string_view s, char* out, std::size_t cap, std::size_t& n) {
 
 }  // namespace
 
-bool read_uint(std::string_view s, std::size_t& pos, std::size_t max_digits, std::uint64_t& out) {
-  std::size_t n = 0;
-  std::uint64_t v = 0;
-  while (pos < s.size() && n < max_digits && text::is_digit(s[pos])) {
-    v = v * 10 + static_cast<std::uint64_t>(s[pos] - '0');
-    ++pos;
-    ++n;
-  }
-  out = v;
-  return n > 0;
-}
-
 int month_number(std::string_view name) {
   while (!name.empty() && name.back() == '.') name.remove_suffix(1);
   if (name.empty() || name.size() > 40) return 0;
   if (text::is_digit(name.front())) {  // "6月", "06月", "6월"
     std::size_t pos = 0;
     std::uint64_t v = 0;
-    read_uint(name, pos, 2, v);
+    text::read_uint(name, pos, 2, v);
     const std::string_view rest = name.substr(pos);
     return (rest == "月" || rest == "월") && v >= 1 && v <= 12 ? static_cast<int>(v) : 0;
   }
@@ -160,7 +148,7 @@ bool parse_uptime(std::string_view s, std::int64_t& ns) {
   std::size_t pos = 0;
   while (pos < s.size() && s[pos] == ' ') ++pos;
   std::uint64_t secs = 0;
-  if (!read_uint(s, pos, 12, secs)) return false;
+  if (!text::read_uint(s, pos, 12, secs)) return false;
   // An uptime of 95 years or more is junk; it would also overflow ns once a boot time is added.
   if (secs >= 3'000'000'000) return false;
   std::int64_t frac = 0;
@@ -258,6 +246,34 @@ void HeldEvents::clear() {
   m_muted = 0;
 }
 
+bool split_printk_stamp(std::string_view text, std::string_view& stamp, std::string_view& message) {
+  const std::string_view m = text;
+  if (m.size() < 3 || m[0] != '[') return false;
+  // "[ 4564.303884]": blanks, digits, one dot; parsed only when the line becomes an event.
+  // printk prints "[%5lu.%06lu]": the common case is checked at fixed offsets.
+  if (m.size() >= 14 && m[13] == ']' && m[6] == '.' && text::is_digit(m[5]) && text::is_digit(m[7]) &&
+      text::is_digit(m[12])) {
+    stamp = m.substr(1, 12);
+    message = m.size() > 14 && m[14] == ' ' ? m.substr(15) : m.substr(14);
+    return true;
+  }
+  const std::size_t limit = std::min<std::size_t>(m.size(), 24);
+  std::size_t rb = 1, dots = 0, digits = 0;
+  for (; rb < limit; ++rb) {
+    const char c = m[rb];
+    if (c == ']') break;
+    if (text::is_digit(c)) ++digits;
+    else if (c == '.') ++dots;
+    else if (c != ' ' || digits > 0) return false;
+  }
+  if (rb >= limit || digits == 0 || dots > 1 || m[rb - 1] == '.') return false;
+  stamp = m.substr(1, rb - 1);
+  std::size_t after = rb + 1;
+  if (after < m.size() && m[after] == ' ') ++after;
+  message = m.substr(after);
+  return true;
+}
+
 }  // namespace klog
 
 namespace {
@@ -279,8 +295,6 @@ struct Prefix {
   std::string_view host_name;   // its text, when present
   std::string_view message;
 };
-
-inline bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 
 // Position of the first ' ' in s, npos when none.
 inline std::size_t find_space(std::string_view s) {
@@ -312,7 +326,7 @@ std::size_t scan_stamp(std::string_view line, Prefix& px) {
   if (n < 8) return 0;
   const char c0 = line[0];
   // Fast path: C-locale "Jun  5 22:36:09 " / "Jun 05 22:36:09 ".
-  if (n >= 16 && is_alpha(c0) && line[3] == ' ' && line[9] == ':' && line[12] == ':' && line[6] == ' ' &&
+  if (n >= 16 && text::is_alpha(c0) && line[3] == ' ' && line[9] == ':' && line[12] == ':' && line[6] == ' ' &&
       (line[4] == ' ' || text::is_digit(line[4])) && text::is_digit(line[5])) {
     std::size_t pos = 7;
     if (skip_clock(line, pos) && pos < n && line[pos] == ' ') {
@@ -377,7 +391,7 @@ std::size_t scan_stamp(std::string_view line, Prefix& px) {
   std::size_t pos = sp;
   while (pos < n && line[pos] == ' ') ++pos;
   std::uint64_t day = 0;
-  if (!klog::read_uint(line, pos, 2, day) || day == 0 || day > 31 || pos >= n || line[pos] != ' ') return 0;
+  if (!text::read_uint(line, pos, 2, day) || day == 0 || day > 31 || pos >= n || line[pos] != ' ') return 0;
   ++pos;
   if (!skip_clock(line, pos) || pos >= n || line[pos] != ' ') return 0;
   px.stamp = Stamp::bsd;
@@ -427,33 +441,7 @@ void scan_tag(std::string_view rest, Prefix& px) {
 }
 
 // "kernel: [ 4564.303884] NVRM: ..." -> uptime " 4564.303884", message "NVRM: ...".
-void strip_printk_stamp(Prefix& px) {
-  const std::string_view m = px.message;
-  if (m.size() < 3 || m[0] != '[') return;
-  // "[ 4564.303884]": blanks, digits, one dot; parsed only when the line becomes an event.
-  // printk prints "[%5lu.%06lu]": the common case is checked at fixed offsets.
-  if (m.size() >= 14 && m[13] == ']' && m[6] == '.' && text::is_digit(m[5]) && text::is_digit(m[7]) &&
-      text::is_digit(m[12])) {
-    px.uptime = m.substr(1, 12);
-    px.message = m.size() > 14 && m[14] == ' ' ? m.substr(15) : m.substr(14);
-    return;
-  }
-  const std::size_t limit = std::min<std::size_t>(m.size(), 24);
-  std::size_t rb = 1, dots = 0, digits = 0;
-  for (; rb < limit; ++rb) {
-    const char c = m[rb];
-    if (c == ']') break;
-    if (text::is_digit(c)) ++digits;
-    else if (c == '.') ++dots;
-    else if (c != ' ' || digits > 0) return;
-  }
-  if (rb >= limit || digits == 0 || dots > 1 || m[rb - 1] == '.') return;
-  const std::string_view inner = m.substr(1, rb - 1);
-  px.uptime = inner;
-  std::size_t after = rb + 1;
-  if (after < m.size() && m[after] == ' ') ++after;
-  px.message = m.substr(after);
-}
+void strip_printk_stamp(Prefix& px) { klog::split_printk_stamp(px.message, px.uptime, px.message); }
 
 bool is_tag_with_pid(std::string_view tok) {
   // "ident[1234]:"
@@ -625,7 +613,7 @@ class SyslogParser final : public LineParser {
     std::size_t pos = 0;
     while (pos < after_month.size() && after_month[pos] == ' ') ++pos;
     std::uint64_t day = 0;
-    if (!klog::read_uint(after_month, pos, 2, day) || pos >= after_month.size() || after_month[pos] != ' ') return false;
+    if (!text::read_uint(after_month, pos, 2, day) || pos >= after_month.size() || after_month[pos] != ' ') return false;
     ++pos;
     c.month = static_cast<unsigned>(month);
     c.day = static_cast<unsigned>(day);
@@ -907,8 +895,8 @@ LineShape syslog_line_shape(std::string_view line) {
     case Stamp::bsd: {
       const int month = month_number(px.month);
       if (month == 0) return LineShape::none;
-      const bool c_locale = px.month.size() == 3 && is_alpha(px.month[0]) && is_alpha(px.month[1]) &&
-                            is_alpha(px.month[2]);
+      const bool c_locale = px.month.size() == 3 && text::is_alpha(px.month[0]) && text::is_alpha(px.month[1]) &&
+                            text::is_alpha(px.month[2]);
       const std::string_view am = px.after_month;  // " 5 22:.." (rsyslog) or " 05 22:.." (journalctl)
       const bool zero_padded = am.size() > 3 && am[1] == '0';
       const bool precise = px.stamp_text.find('.', px.month.size()) != std::string_view::npos;

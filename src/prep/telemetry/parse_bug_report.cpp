@@ -163,8 +163,6 @@ class BugReportParser final : public LineParser {
   // without a year in the sections that follow. The zone abbreviation is not trusted
   // (ambiguous); --tz decides.
   void note_report_date(std::string_view text, ParseContext& ctx) {
-    static constexpr std::string_view kMonths[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
-                                                   "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
     std::size_t pos = 0;
     text::next_token(text, pos);  // weekday
     const std::string_view mon = text::next_token(text, pos);
@@ -173,9 +171,7 @@ class BugReportParser final : public LineParser {
     std::string_view year = text::next_token(text, pos);
     if (const std::string_view more = text::next_token(text, pos); !more.empty()) year = more;  // skip the zone
     CivilTime t;
-    unsigned month = 0;
-    for (unsigned i = 0; i < 12; ++i)
-      if (kMonths[i] == mon) month = i + 1;
+    const unsigned month = text::month_abbreviation(mon);
     const auto d = text::parse_int(day);
     const auto y = text::parse_int(year);
     if (month == 0 || !d || !y || *y < 1970 || *y > 9999) return;

@@ -12,18 +12,6 @@ namespace gpucost::prep {
 
 namespace {
 
-bool starts_with_ci(std::string_view s, std::string_view prefix) {
-  return s.size() >= prefix.size() && text::iequals(s.substr(0, prefix.size()), prefix);
-}
-
-unsigned month_number(std::string_view m) {
-  static constexpr std::string_view kMonths[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
-                                                 "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
-  for (unsigned i = 0; i < 12; ++i)
-    if (text::iequals(m, kMonths[i])) return i + 1;
-  return 0;
-}
-
 bool parse_hex_part(std::string_view s, std::uint32_t& out) {
   if (s.empty() || s.size() > 8) return false;
   const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out, 16);
@@ -72,7 +60,7 @@ std::string_view clean_version(std::string_view v) {
 // Text values that mean "no value".
 bool is_missing_text(std::string_view v) {
   return v.empty() || v == "N/A" || v == "[N/A]" || v == "Unknown Error" || v == "[Unknown Error]" ||
-         v == "Not Supported" || v == "[Not Supported]" || starts_with_ci(v, "Requested functionality");
+         v == "Not Supported" || v == "[Not Supported]" || text::istarts_with(v, "requested functionality");
 }
 
 }  // namespace
@@ -86,7 +74,7 @@ std::optional<CivilTime> parse_ctime(std::string_view s) {
   const std::string_view year = text::next_token(s, pos);
   if (wday.size() != 3 || !text::next_token(s, pos).empty()) return std::nullopt;
   CivilTime t;
-  t.month = month_number(mon);
+  t.month = text::month_abbreviation(mon);
   const auto d = text::parse_int(day);
   const auto y = text::parse_int(year);
   if (t.month == 0 || !d || !y || *d < 1 || *d > 31 || *y < 1970 || *y > 9999) return std::nullopt;

@@ -12,28 +12,11 @@ namespace gpucost::prep::trainlog {
 
 // ---- small text helpers -----------------------------------------------------------------
 
-inline char ascii_lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c; }
-inline bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-
-/// `lower` is lower case ASCII.
-inline bool istarts_with(std::string_view s, std::string_view lower) {
-  if (s.size() < lower.size()) return false;
-  for (std::size_t i = 0; i < lower.size(); ++i)
-    if (ascii_lower(s[i]) != lower[i]) return false;
-  return true;
-}
-
-inline bool icontains(std::string_view s, std::string_view lower) {
-  if (lower.empty()) return true;
-  for (std::size_t i = 0; i + lower.size() <= s.size(); ++i)
-    if (ascii_lower(s[i]) == lower[0] && istarts_with(s.substr(i), lower)) return true;
-  return false;
-}
-
-inline std::string_view ltrim(std::string_view s) {
-  while (!s.empty() && text::is_space(s.front())) s.remove_prefix(1);
-  return s;
-}
+using text::ascii_lower;
+using text::icontains;
+using text::is_alpha;
+using text::istarts_with;
+using text::ltrim;
 
 /// Leading digits of s (none: empty).
 inline std::string_view leading_digits(std::string_view s) {
