@@ -3,6 +3,7 @@
 #include <gpucost/extract/sample_collector.hpp>
 
 #include <gpucost/core/text.hpp>
+#include <gpucost/prep/prep.hpp>
 
 #include <cmath>
 #include <limits>
@@ -186,14 +187,12 @@ void add_zone(std::string& zones, const std::string& zone) {
 
 void SampleCollector::note_inputs(const std::vector<InputStats>& inputs) {
   for (const auto& in : inputs) {
-    const Format f = in.format;
-    if (f == Format::syslog || f == Format::dmesg || f == Format::journal_text || f == Format::journal_json ||
-        f == Format::bug_report)
-      m_host_logs = true;
+    m_host_logs = m_host_logs || prep::format_traits(in.format).host_log_inside;
     add_zone(m_logs_tz, in.logs_tz);
-    for (const auto& up : in.upstream_formats)  // an events stream: the formats prep read
-      m_host_logs = m_host_logs || up == "syslog" || up == "dmesg" || up == "journal-text" ||
-                    up == "journal-json" || up == "bug-report";
+    for (const auto& up : in.upstream_formats) {  // an events stream: the formats prep read
+      Format f = Format::unknown;
+      m_host_logs = m_host_logs || (prep::format_from_name(up, f) && prep::format_traits(f).host_log_inside);
+    }
   }
 }
 

@@ -221,14 +221,10 @@ void TelemetrySpanSink::on_event(const Event& event) {
   m_sink.on_event(event);
 }
 
-bool year_less_format(Format format) { return prep::format_traits(format).year_less; }
-
 namespace {
 
-bool host_log_format(Format format) { return prep::format_traits(format).host_log; }
-
 void warn_outside(InputStats& st, const prep::TelemetrySpan& span) {
-  if (!host_log_format(st.format) || st.events == 0) return;
+  if (!prep::format_traits(st.format).host_log || st.events == 0) return;
   const std::string shift = prep::describe_shift(st.first_ts_ns, st.last_ts_ns, span);
   if (shift.empty()) return;
   st.warnings.push_back(fmt::format("its {} event{} {} {} (telemetry {} to {}): not priced; check --year, "
@@ -309,12 +305,12 @@ Status collect_inputs(const std::vector<ProbedInput>& probed_inputs, const prep:
   }
   // The telemetry first, then the logs without a year, dated against it.
   for (auto& [format, inputs] : groups)
-    if (!year_less_format(format))
+    if (!prep::format_traits(format).year_less)
       GPUCOST_TRY(read_group(inputs, options, clock, sink));
   prep::PrepOptions dated = options;
   dated.telemetry_span = sink.span();
   for (auto& [format, inputs] : groups)
-    if (year_less_format(format))
+    if (prep::format_traits(format).year_less)
       GPUCOST_TRY(read_group(inputs, dated, clock, sink));
   check_clocks_and_hosts(std::span(stats).subspan(first_stats), sink.span());
   return {};

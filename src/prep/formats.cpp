@@ -6,8 +6,8 @@ namespace gpucost::prep {
 namespace {
 
 constexpr FormatTraits kTelemetry{.telemetry = true};
-constexpr FormatTraits kHostLog{.host_log = true};
-constexpr FormatTraits kYearLessHostLog{.host_log = true, .year_less = true};
+constexpr FormatTraits kHostLog{.host_log = true, .host_log_inside = true};
+constexpr FormatTraits kYearLessHostLog{.host_log = true, .host_log_inside = true, .year_less = true};
 constexpr FormatTraits kProfiler{.profiler = true};
 
 constexpr FormatRow kFormats[] = {
@@ -21,8 +21,9 @@ constexpr FormatRow kFormats[] = {
     {Format::syslog, "syslog", {}, kYearLessHostLog, make_syslog_parser},
     {Format::dmesg, "dmesg", {}, kHostLog, make_dmesg_parser},
     {Format::journal_text, "journal-text", {}, kYearLessHostLog, make_journal_text_parser},
-    // Sections of the formats above, each read by its own parser; the report as a whole is neither.
-    {Format::bug_report, "bug-report", {}, {}, make_bug_report_parser},
+    // Sections of the formats above, each read by its own parser; the report as a whole is
+    // neither, but it holds the host's kernel log.
+    {Format::bug_report, "bug-report", {}, {.host_log_inside = true}, make_bug_report_parser},
     {Format::kineto, "kineto-trace", {"trace", "kineto", "chrome-trace"}, {.profiler = true, .whole_document = true},
      make_kineto_parser},
     {Format::torch_table, "torch-table", {"torch_table"}, kProfiler, make_torch_table_parser},

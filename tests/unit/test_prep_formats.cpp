@@ -87,14 +87,18 @@ TEST_CASE("prep::formats: traits are the row's, and a format is at most one of t
     const prep::FormatTraits t = prep::format_traits(row.format);
     CHECK(t.telemetry == row.traits.telemetry);
     CHECK(t.host_log == row.traits.host_log);
+    CHECK(t.host_log_inside == row.traits.host_log_inside);
     CHECK(t.year_less == row.traits.year_less);
     CHECK(t.profiler == row.traits.profiler);
     CHECK(t.whole_document == row.traits.whole_document);
     CHECK(int{t.telemetry} + int{t.host_log} + int{t.profiler} <= 1);
     if (t.year_less) CHECK(t.host_log);
+    if (t.host_log) CHECK(t.host_log_inside);  // extract counts the host's logs by this trait
   }
+  CHECK(prep::format_traits(gpucost::Format::bug_report).host_log_inside);  // its kernel log section
   const prep::FormatTraits none = prep::format_traits(gpucost::Format::unknown);
-  CHECK_FALSE((none.telemetry || none.host_log || none.year_less || none.profiler || none.whole_document));
+  CHECK_FALSE((none.telemetry || none.host_log || none.year_less || none.profiler || none.whole_document ||
+                none.host_log_inside));
 }
 
 TEST_CASE("prep::formats: each format is detected from its fixture and read by its row's parser", "[prep][formats]") {

@@ -68,10 +68,6 @@ class TelemetrySpanSink final : public EventSink {
   std::optional<prep::TelemetrySpan> m_span;
 };
 
-/// Formats whose stamps carry no year (syslog's RFC 3164, journalctl short): read after the
-/// telemetry of the same run, so that their year can be checked against it.
-bool year_less_format(Format format);
-
 /// After the inputs of one run are read: a raw host log (syslog, journal, dmesg) whose events all
 /// fall outside the telemetry's span gets a warning naming the shift ("its 14 events fall 3 days
 /// after the telemetry ends: not priced"); when the host logs' lines name more than one host, the

@@ -37,6 +37,7 @@ std::string format_names();
 struct FormatTraits {
   bool telemetry = false;       ///< GPU samples at a fixed interval: a clock step back or an hour's gap is an anomaly
   bool host_log = false;        ///< the host's kernel or system log, checked against the telemetry's span
+  bool host_log_inside = false;  ///< holds host log lines (a host log, or a bug report's sections)
   bool year_less = false;       ///< stamps without a year: read after the telemetry and dated against it
   bool profiler = false;        ///< profiler output: the GPUs it names are those of the profiled run
   bool whole_document = false;  ///< read whole, in one step, not line by line (a trace)
