@@ -45,8 +45,8 @@ struct OwnedEvent {
   std::int64_t ts_ns = 0;
   std::string source, host, kind;
   int gpu = -1;
-  std::map<std::string, double> metrics;     // metric key -> value
-  std::map<std::string, std::string> fields; // field key -> value (extras too)
+  std::map<std::string, double> metrics;      // metric key -> value
+  std::map<std::string, std::string> fields;  // field key -> value (extras too)
 
   [[nodiscard]] std::optional<double> metric(const std::string& key) const {
     const auto it = metrics.find(key);

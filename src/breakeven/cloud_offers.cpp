@@ -27,10 +27,10 @@ Expected<CloudOffer> read_offer(const toml::table& t, std::string_view origin, s
     into = *v;
     return {};
   };
-  for (auto [key, into] : {std::pair{"name", &o.name}, std::pair{"provider", &o.provider},
-                           std::pair{"instance", &o.instance}, std::pair{"gpu_model", &o.gpu_model},
-                           std::pair{"currency", &o.currency}, std::pair{"date_seen", &o.date_seen},
-                           std::pair{"source", &o.source}})
+  for (auto [key, into] :
+       {std::pair{"name", &o.name}, std::pair{"provider", &o.provider}, std::pair{"instance", &o.instance},
+        std::pair{"gpu_model", &o.gpu_model}, std::pair{"currency", &o.currency}, std::pair{"date_seen", &o.date_seen},
+        std::pair{"source", &o.source}})
     GPUCOST_TRY(text(key, *into));
   o.region = t["region"].value_or(std::string());
   o.gpu_memory_gb = t["gpu_memory_gb"].value_or(0.0);
@@ -42,7 +42,8 @@ Expected<CloudOffer> read_offer(const toml::table& t, std::string_view origin, s
   o.cold_start_s = t["cold_start_s"].value_or(0.0);
   if (const auto s = t["speed_ratio"].value<double>()) o.speed_ratio = *s;
   if (!(o.price_per_hour > 0) || !(o.billing_increment_s > 0) || o.gpus < 1)
-    return make_error(ErrorKind::config, fmt::format("{}: offer '{}': price, billing or GPU count out of range", origin, o.name));
+    return make_error(ErrorKind::config,
+                      fmt::format("{}: offer '{}': price, billing or GPU count out of range", origin, o.name));
   return o;
 }
 
@@ -119,9 +120,10 @@ std::string fit_basis(const JobShape& shape, double margin) {
   const std::string gpus = fmt::format("{} GPU{}", shape.gpus, shape.gpus == 1 ? "" : "s");
   const auto need = required_memory_mib(shape, margin);
   if (!need) return fmt::format("to fit: {} (memory use not in the logs: not checked)", gpus);
-  return fmt::format("to fit: {}, {:.1f} GiB per GPU (peak use {:.1f} GiB + {:g} %{})", gpus, *need / 1024.0,
-                     *shape.peak_fb_mib / 1024.0, margin * 100,
-                     shape.local_fb_mib && *need < *shape.peak_fb_mib * (1.0 + margin) ? ", capped at the local card's" : "");
+  return fmt::format(
+      "to fit: {}, {:.1f} GiB per GPU (peak use {:.1f} GiB + {:g} %{})", gpus, *need / 1024.0,
+      *shape.peak_fb_mib / 1024.0, margin * 100,
+      shape.local_fb_mib && *need < *shape.peak_fb_mib * (1.0 + margin) ? ", capped at the local card's" : "");
 }
 
 std::string unfit_reason(const CloudOffer& o, const JobShape& shape, double margin) {

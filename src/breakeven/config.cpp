@@ -25,34 +25,52 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 constexpr std::array kKeys = {
     ConfigKey{"currency", "", "currency code used in output", false, true},
-    ConfigKey{"line", "ratio", "premium threshold: above it, renting is advised (0.12 = 12 %)", false, false, -1, kInf, true},
+    ConfigKey{"line", "ratio", "premium threshold: above it, renting is advised (0.12 = 12 %)", false, false, -1, kInf,
+              true},
     ConfigKey{"electricity.price_per_kwh", "currency/kWh", "flat electricity price", true, false, 0, kInf},
     ConfigKey{"electricity.tz", "", "IANA zone of the time-of-use windows (default: the logs' --tz zone)", false, true},
-    ConfigKey{"local.hardware_price", "currency", "purchase price of the machine (GPUs and host)", true, false, 0, kInf},
+    ConfigKey{"local.hardware_price", "currency", "purchase price of the machine (GPUs and host)", true, false, 0,
+              kInf},
     ConfigKey{"local.residual_fraction", "ratio", "resale value at end of life / price", false, false, 0, 1},
     ConfigKey{"local.lifetime_years", "years", "amortisation period", false, false, 0, 100, true},
-    ConfigKey{"local.use_hours_per_year", "h/year", "hours a year the machine does paid work", false, false, 0, 8760, true},
-    ConfigKey{"local.cooling_factor", "ratio", "facility overhead on electricity (PUE), >= 1 in practice", false, false, 0, 10, true},
+    ConfigKey{"local.use_hours_per_year", "h/year", "hours a year the machine does paid work", false, false, 0, 8760,
+              true},
+    ConfigKey{"local.cooling_factor", "ratio", "facility overhead on electricity (PUE), >= 1 in practice", false, false,
+              0, 10, true},
     ConfigKey{"local.system_power_w", "W", "power of the rest of the machine (CPU, disks, fans)", false, false, 0, 1e6},
     ConfigKey{"local.hourly_wage", "currency/h", "cost of an hour of an operator's time", false, false, 0, kInf},
-    ConfigKey{"local.maintenance_hours_per_year", "h/year", "yearly operator hours spent on the machine", false, false, 0, 8760},
+    ConfigKey{"local.maintenance_hours_per_year", "h/year", "yearly operator hours spent on the machine", false, false,
+              0, 8760},
     ConfigKey{"local.always_on", "", "the machine stays on (idle) when not working", false, false, 0, 0, false, true},
     ConfigKey{"local.idle_power_w", "W", "power of the whole machine when idle (with always_on)", false, false, 0, 1e6},
-    ConfigKey{"local.incident_hours.restart_app", "h", "operator hours per fault of bucket restart_app", false, false, 0, 1000},
-    ConfigKey{"local.incident_hours.reset_gpu", "h", "operator hours per fault of bucket reset_gpu (and per fatal AER fault)", false, false, 0, 1000},
-    ConfigKey{"local.incident_hours.reboot", "h", "operator hours per fault of bucket reboot (and per GPU lost)", false, false, 0, 1000},
-    ConfigKey{"local.incident_hours.contact_support", "h", "operator hours per fault of bucket contact_support", false, false, 0, 1000},
-    ConfigKey{"local.incident_hours.unknown", "h", "operator hours per fault whose worst Xid has an unknown code", false, false, 0, 1000},
-    ConfigKey{"local.fault_window_s", "s", "Xid, GPU-lost and fatal AER events of one GPU within this of the previous one are one fault, priced once", false, false, 0, 86400},
+    ConfigKey{"local.incident_hours.restart_app", "h", "operator hours per fault of bucket restart_app", false, false,
+              0, 1000},
+    ConfigKey{"local.incident_hours.reset_gpu", "h",
+              "operator hours per fault of bucket reset_gpu (and per fatal AER fault)", false, false, 0, 1000},
+    ConfigKey{"local.incident_hours.reboot", "h", "operator hours per fault of bucket reboot (and per GPU lost)", false,
+              false, 0, 1000},
+    ConfigKey{"local.incident_hours.contact_support", "h", "operator hours per fault of bucket contact_support", false,
+              false, 0, 1000},
+    ConfigKey{"local.incident_hours.unknown", "h", "operator hours per fault whose worst Xid has an unknown code",
+              false, false, 0, 1000},
+    ConfigKey{
+        "local.fault_window_s", "s",
+        "Xid, GPU-lost and fatal AER events of one GPU within this of the previous one are one fault, priced once",
+        false, false, 0, 86400},
     ConfigKey{"cloud.name", "", "label of the cloud offer", false, true},
-    ConfigKey{"cloud.offer", "", "an offer of data/cloud-offers.toml (as --cloud): its rate, billing and cold start", false, true},
+    ConfigKey{"cloud.offer", "", "an offer of data/cloud-offers.toml (as --cloud): its rate, billing and cold start",
+              false, true},
     ConfigKey{"cloud.rate_per_hour", "currency/h", "price of the cloud instance per hour", true, false, 0, kInf, true},
-    ConfigKey{"cloud.speed_ratio", "ratio", "cloud GPU speed / local GPU speed on this job's work", false, false, 0, 1000, true},
-    ConfigKey{"cloud.cold_start_s", "s", "billed time before the job starts (boot, image pull, data)", false, false, 0, kInf},
-    ConfigKey{"cloud.billing_increment_s", "s", "billing granularity (1 = per second, 3600 = per hour)", false, false, 0, kInf, true},
+    ConfigKey{"cloud.speed_ratio", "ratio", "cloud GPU speed / local GPU speed on this job's work", false, false, 0,
+              1000, true},
+    ConfigKey{"cloud.cold_start_s", "s", "billed time before the job starts (boot, image pull, data)", false, false, 0,
+              kInf},
+    ConfigKey{"cloud.billing_increment_s", "s", "billing granularity (1 = per second, 3600 = per hour)", false, false,
+              0, kInf, true},
     ConfigKey{"cloud.billing_minimum_s", "s", "minimum billed time per job", false, false, 0, kInf},
     ConfigKey{"cloud.fixed_per_job", "currency", "fixed cost per job (egress, storage)", false, false, 0, kInf},
-    ConfigKey{"cloud.memory_margin", "ratio", "an offer fits when its GPU memory holds the job's peak use x (1 + this)", false, false, 0, 10},
+    ConfigKey{"cloud.memory_margin", "ratio", "an offer fits when its GPU memory holds the job's peak use x (1 + this)",
+              false, false, 0, 10},
 };
 
 double* number_slot(CostConfig& c, std::string_view path) {
@@ -225,8 +243,7 @@ Status read_tou(CostConfig& c, const toml::node& node, std::string_view where) {
   if (arr == nullptr || !arr->is_array_of_tables())
     return make_error(ErrorKind::config, fmt::format("{}: electricity.tou must be an array of tables", where),
                       "write each window as [[electricity.tou]] with days, hours and price_per_kwh");
-  for (std::size_t i = 0; i < arr->size(); ++i)
-    GPUCOST_TRY(read_tou_window(c, *arr->get(i)->as_table(), where, i + 1));
+  for (std::size_t i = 0; i < arr->size(); ++i) GPUCOST_TRY(read_tou_window(c, *arr->get(i)->as_table(), where, i + 1));
   return {};
 }
 
@@ -253,7 +270,8 @@ Status read_ranges(CostConfig& c, const toml::node& node, std::string_view where
     const double low = pair ? arr->get(0)->value_or(kNaN) : kNaN;
     const double high = pair ? arr->get(1)->value_or(kNaN) : kNaN;
     if (!(low <= high) || low < 0 || !std::isfinite(high))
-      return make_error(ErrorKind::config, fmt::format("{}: ranges.{} must be [low, high] with 0 <= low <= high", where, name),
+      return make_error(ErrorKind::config,
+                        fmt::format("{}: ranges.{} must be [low, high] with 0 <= low <= high", where, name),
                         fmt::format("e.g. {} = [0.25, 0.35]", name));
     if ((name == "speed_ratio" || name == "billing_increment_s") && low <= 0)
       return make_error(ErrorKind::config, fmt::format("{}: ranges.{} must stay above 0", where, name),
@@ -297,8 +315,7 @@ Status assign_exchange(CostConfig& c, std::string_view name, const toml::node& n
 Status read_exchange(CostConfig& c, const toml::node& node, std::string_view where) {
   const auto* tbl = node.as_table();
   if (tbl == nullptr) return make_error(ErrorKind::config, fmt::format("{}: 'exchange' must be a table", where));
-  for (const auto& [k, v] : *tbl)
-    GPUCOST_TRY(assign_exchange(c, k.str(), v, where));
+  for (const auto& [k, v] : *tbl) GPUCOST_TRY(assign_exchange(c, k.str(), v, where));
   return {};
 }
 
@@ -360,8 +377,7 @@ Expected<CostConfig> load_config(const std::optional<std::string>& path, const s
                         "check the --config path");
     std::ostringstream text;
     text << in.rdbuf();
-    if (in.bad())
-      return make_error(ErrorKind::io, fmt::format("{}: read error", *path), "check the --config path");
+    if (in.bad()) return make_error(ErrorKind::io, fmt::format("{}: read error", *path), "check the --config path");
     toml::table tbl;
     try {
       tbl = toml::parse(text.str(), std::string_view(*path));
@@ -421,16 +437,19 @@ std::vector<std::string> implausible_values(const CostConfig& c) {
     if (test) out.push_back(std::move(text));
   };
   warn_if(c.price_per_kwh > 2, fmt::format("electricity.price_per_kwh = {:g} {}/kWh is implausibly high: cents entered "
-                                           "as units? (0.30 means 30 cents)", c.price_per_kwh, c.currency));
+                                           "as units? (0.30 means 30 cents)",
+                                           c.price_per_kwh, c.currency));
   for (const TouWindow& w : c.tou)
     warn_if(w.price_per_kwh > 2, fmt::format("electricity.tou '{}': price_per_kwh = {:g} {}/kWh is implausibly high: "
-                                             "cents entered as units?", w.text, w.price_per_kwh, c.currency));
+                                             "cents entered as units?",
+                                             w.text, w.price_per_kwh, c.currency));
   warn_if(c.line > 1, fmt::format("line = {:g} is a premium of {:g} %: 0.12 means 12 %", c.line, c.line * 100));
-  warn_if(c.is_set("local.hardware_price") && c.hardware_price < 50,
-          fmt::format("local.hardware_price = {:g} {} is implausibly low for a GPU machine: thousands entered as units?",
-                      c.hardware_price, c.currency));
-  warn_if(c.lifetime_years > 15, fmt::format("local.lifetime_years = {:g}: GPUs are rarely in use for more than 15 years",
-                                             c.lifetime_years));
+  warn_if(
+      c.is_set("local.hardware_price") && c.hardware_price < 50,
+      fmt::format("local.hardware_price = {:g} {} is implausibly low for a GPU machine: thousands entered as units?",
+                  c.hardware_price, c.currency));
+  warn_if(c.lifetime_years > 15,
+          fmt::format("local.lifetime_years = {:g}: GPUs are rarely in use for more than 15 years", c.lifetime_years));
   return out;
 }
 

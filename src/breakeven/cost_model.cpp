@@ -22,7 +22,8 @@ void measure_basis(const extract::Features& f, JobInputs& in) {
     const auto coverage = extract::value_of(f.gpus[i].indicators, "coverage");
     const double e = in.energy_kwh[i];
     // energy_filled_fraction is absent only when the energy is 0: nothing was filled then.
-    const double filled_share = e > 0 ? extract::value_of(f.gpus[i].indicators, "energy_filled_fraction").value_or(-1.0) : 0.0;
+    const double filled_share =
+        e > 0 ? extract::value_of(f.gpus[i].indicators, "energy_filled_fraction").value_or(-1.0) : 0.0;
     if (!coverage || filled_share < 0) {
       in.measured_kwh.clear();
       in.uncovered_h.clear();
@@ -240,12 +241,14 @@ std::string no_use_breakeven_reason(const CostConfig& c, const Result& r, double
 std::vector<extract::WindowFault> faults_at(const CostConfig& c, const JobInputs& job, std::string* note) {
   std::string text;
   if (!job.faults_listed)
-    text = "faults rebuilt from the incident bursts of a features document written before faults were listed, "
-           "bursts of every GPU within the window joined (re-run gpucost extract for faults per GPU)";
+    text =
+        "faults rebuilt from the incident bursts of a features document written before faults were listed, "
+        "bursts of every GPU within the window joined (re-run gpucost extract for faults per GPU)";
   if (c.fault_window_s < job.fault_window_s)
-    text += fmt::format("{}faults grouped within {:g} s by extract, longer than local.fault_window_s = {:g} s: "
-                        "re-run breakeven on the logs to group them within {:g} s",
-                        text.empty() ? "" : "; ", job.fault_window_s, c.fault_window_s, c.fault_window_s);
+    text += fmt::format(
+        "{}faults grouped within {:g} s by extract, longer than local.fault_window_s = {:g} s: "
+        "re-run breakeven on the logs to group them within {:g} s",
+        text.empty() ? "" : "; ", job.fault_window_s, c.fault_window_s, c.fault_window_s);
   if (note != nullptr) *note = text;
   if (c.fault_window_s <= job.fault_window_s) return job.faults;
   return extract::regroup_faults(job.faults, c.fault_window_s);
@@ -286,10 +289,14 @@ Result evaluate(const CostConfig& c, const JobInputs& job, const EnergyPrices& p
   const double c_L = r.local_total / W;
   r.job_crossings = solve_crossings(c_L, billing, 1.0);
   r.line_crossings = solve_crossings(c_L, billing, 1.0 + c.line);
-  if (!r.job_crossings.points.empty()) r.job_hours.value = r.job_crossings.points.front().hours;
-  else r.job_hours.reason = "local costs no more per hour than cloud: local is cheaper at every job length";
-  if (!r.line_crossings.points.empty()) r.line_job_hours.value = r.line_crossings.points.front().hours;
-  else r.line_job_hours.reason = "the premium stays below the line at every job length";
+  if (!r.job_crossings.points.empty())
+    r.job_hours.value = r.job_crossings.points.front().hours;
+  else
+    r.job_hours.reason = "local costs no more per hour than cloud: local is cheaper at every job length";
+  if (!r.line_crossings.points.empty())
+    r.line_job_hours.value = r.line_crossings.points.front().hours;
+  else
+    r.line_job_hours.reason = "the premium stays below the line at every job length";
 
   // Break-even use per year: fixed yearly cost F against the hourly margin r - v (r: this job's
   // cloud cost per job hour, its minimum and increments included); an always-on
@@ -300,8 +307,10 @@ Result evaluate(const CostConfig& c, const JobInputs& job, const EnergyPrices& p
   const double I = c.always_on ? c.idle_power_w / 1000.0 * c.cooling_factor * prices.mean : 0.0;
   r.idle_cost_per_hour = I;
   r.idle_cost_per_year = c.always_on ? std::max(0.0, 8760.0 - c.use_hours_per_year) * I : 0.0;
-  if (rr - v + I > 0 && (rr > v || c.always_on)) r.use_hours_per_year.value = (F + 8760.0 * I) / (rr - v + I);
-  else r.use_hours_per_year.reason = no_use_breakeven_reason(c, r, W, I);
+  if (rr - v + I > 0 && (rr > v || c.always_on))
+    r.use_hours_per_year.value = (F + 8760.0 * I) / (rr - v + I);
+  else
+    r.use_hours_per_year.reason = no_use_breakeven_reason(c, r, W, I);
   return r;
 }
 
@@ -373,7 +382,8 @@ double unit_draw(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11)
 
 double quantile(std::vector<double>& v, double q) {
   if (v.empty()) return 0;
-  const auto at = static_cast<std::size_t>(std::min<double>(static_cast<double>(v.size() - 1), q * static_cast<double>(v.size() - 1) + 0.5));
+  const auto at = static_cast<std::size_t>(
+      std::min<double>(static_cast<double>(v.size() - 1), q * static_cast<double>(v.size() - 1) + 0.5));
   std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(at), v.end());
   return v[at];
 }

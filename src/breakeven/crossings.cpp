@@ -10,9 +10,7 @@ namespace {
 // Counts of billing increments within 1e-9 (relative) of a whole number are that number. W
 // arrives in hours (wall_s / 3600), so q x W x 3600 may land a rounding error above a whole
 // count: a 57 s job gives 57.000000000000007 s, which a bare ceil() would bill as 58 s.
-bool near_whole(double n, double nearest) {
-  return std::fabs(n - nearest) <= 1e-9 * std::max(1.0, std::fabs(nearest));
-}
+bool near_whole(double n, double nearest) { return std::fabs(n - nearest) <= 1e-9 * std::max(1.0, std::fabs(nearest)); }
 
 double ceil_increments(double n) {
   const double nearest = std::round(n);

@@ -127,9 +127,10 @@ std::optional<Finding> throttling(const Context& x) {
                                  x.r.util_mean, money(x.time_cost, x.c.currency));
   const auto hot = host(x.f, "time_above_78c_s");
   const std::string cooling =
-      hot && *hot > 0 ? fmt::format("Cooling first: each GPU spent {:.0f} s above 78 °C on average; clean the filters "
-                                    "and heat sinks, raise the fan curve, improve the case or rack airflow. ",
-                                    *hot)
+      hot && *hot > 0 ? fmt::format(
+                            "Cooling first: each GPU spent {:.0f} s above 78 °C on average; clean the filters "
+                            "and heat sinks, raise the fan curve, improve the case or rack airflow. ",
+                            *hot)
                       : std::string("No sustained heat was measured, so look at the power limit first. ");
   out.suggestion = cooling +
                    "Check the throttle reasons (nvidia-smi -q -d PERFORMANCE) and the power limit (nvidia-smi -q -d "
@@ -157,9 +158,10 @@ std::optional<Finding> launch_delay_tail(const Context& x) {
   const double span_s = *busy / (1.0 - *idle);
   const double share = std::min(*idle, lost_s / span_s);  // a delay can only cost idle GPU time
   out.saving = share * x.time_cost;
-  out.saving_basis = fmt::format("min(gpu_idle_fraction_trace, {:.4f} x {:.0f} kernels x 10 ms / span {:.3f} s) = "
-                                 "{:.6f} x time cost {}",
-                                 *frac, *kernels, span_s, share, money(x.time_cost, x.c.currency));
+  out.saving_basis = fmt::format(
+      "min(gpu_idle_fraction_trace, {:.4f} x {:.0f} kernels x 10 ms / span {:.3f} s) = "
+      "{:.6f} x time cost {}",
+      *frac, *kernels, span_s, share, money(x.time_cost, x.c.currency));
   out.suggestion =
       "The CPU falls behind the GPU: capture the training step in CUDA graphs (torch.cuda.graph, or "
       "torch.compile(mode=\"reduce-overhead\")), fuse small kernels with torch.compile, remove host "
@@ -280,10 +282,10 @@ std::optional<Finding> interruptions(const Context& x) {
   const double n = suspends.value_or(0) + lids.value_or(0) + ac.value_or(0);
   if (!downtime || n < t.value) return std::nullopt;
   Finding out = start(t.kind);
-  out.title = fmt::format("{}, {}, {} during the job",
-                          text::counted(static_cast<long long>(suspends.value_or(0)), "suspend"),
-                          text::counted(static_cast<long long>(lids.value_or(0)), "lid close"),
-                          text::counted(static_cast<long long>(ac.value_or(0)), "AC loss", "AC losses"));
+  out.title =
+      fmt::format("{}, {}, {} during the job", text::counted(static_cast<long long>(suspends.value_or(0)), "suspend"),
+                  text::counted(static_cast<long long>(lids.value_or(0)), "lid close"),
+                  text::counted(static_cast<long long>(ac.value_or(0)), "AC loss", "AC losses"));
   if (suspends) out.evidence.push_back(indicator("F025", "suspend_count", *suspends));
   if (lids) out.evidence.push_back(indicator("F026", "lid_close_count", *lids));
   if (ac) out.evidence.push_back(indicator("F027", "ac_offline_count", *ac));
@@ -333,13 +335,14 @@ std::string flips_note(const breakeven::Crossings& c) {
   if (c.points.size() < 2) return {};
   const breakeven::Crossing& last = c.points.back();
   const std::size_t flips = c.points.size() + c.omitted - 1;
-  return fmt::format(" Between {} and {} the answer flips {} as the cloud's bill rounds up to "
-                     "whole increments (local is cheaper just after each step){}.",
-                     text::duration_hours(c.points.front().hours), text::duration_hours(last.hours),
-                     flips == 1 ? std::string("once") : fmt::format("{} times", flips),
-                     last.local_cheaper_below
-                         ? fmt::format("; beyond {} the cloud is cheaper for good", text::duration_hours(last.hours))
-                         : std::string());
+  return fmt::format(
+      " Between {} and {} the answer flips {} as the cloud's bill rounds up to "
+      "whole increments (local is cheaper just after each step){}.",
+      text::duration_hours(c.points.front().hours), text::duration_hours(last.hours),
+      flips == 1 ? std::string("once") : fmt::format("{} times", flips),
+      last.local_cheaper_below
+          ? fmt::format("; beyond {} the cloud is cheaper for good", text::duration_hours(last.hours))
+          : std::string());
 }
 
 std::optional<Finding> job_length(const Context& x) {
@@ -349,12 +352,12 @@ std::optional<Finding> job_length(const Context& x) {
   Finding out = start("job_length");
   // T* that prints as 0.0 min: the cloud is cheaper from the shortest job on ("longer than 0.0 min" says nothing).
   const bool from_start = text::duration_hours(*T) == text::duration_hours(0);
-  out.title = from_start
-                  ? fmt::format("Rent jobs of this kind: even the shortest costs less in the cloud, and so does this "
-                                "{} job",
-                                text::duration_hours(W))
-                  : fmt::format("Rent jobs of this kind longer than {}: this {} job costs less in the cloud",
-                                text::duration_hours(*T), text::duration_hours(W));
+  out.title = from_start ? fmt::format(
+                               "Rent jobs of this kind: even the shortest costs less in the cloud, and so does this "
+                               "{} job",
+                               text::duration_hours(W))
+                         : fmt::format("Rent jobs of this kind longer than {}: this {} job costs less in the cloud",
+                                       text::duration_hours(*T), text::duration_hours(W));
   out.evidence.push_back(model("breakeven.job_hours", *T));
   out.evidence.push_back(model("job.wall_h", W));
   out.evidence.push_back(model("local.total", x.r.local_total));
@@ -363,14 +366,15 @@ std::optional<Finding> job_length(const Context& x) {
   out.saving_basis = fmt::format("local total {} - cloud total {} for this job", money(x.r.local_total, x.c.currency),
                                  money(x.r.cloud_total, x.c.currency));
   out.suggestion =
-      from_start
-          ? std::string("The local GPU costs more than the cloud from the shortest job on (the cloud's cold start and "
-                        "fixed cost included). Rent jobs of this kind, or lower the local cost first (the other "
-                        "findings say where it goes).")
-          : fmt::format("A longer job does not help here: the cloud's per-job cost (cold start, fixed cost) is paid "
-                        "back after {0} and every further hour costs less in the cloud. Keep short runs (debugging, "
-                        "evaluation, jobs under {0}) on the local GPU and rent for the long ones.",
-                        text::duration_hours(*T));
+      from_start ? std::string(
+                       "The local GPU costs more than the cloud from the shortest job on (the cloud's cold start and "
+                       "fixed cost included). Rent jobs of this kind, or lower the local cost first (the other "
+                       "findings say where it goes).")
+                 : fmt::format(
+                       "A longer job does not help here: the cloud's per-job cost (cold start, fixed cost) is paid "
+                       "back after {0} and every further hour costs less in the cloud. Keep short runs (debugging, "
+                       "evaluation, jobs under {0}) on the local GPU and rent for the long ones.",
+                       text::duration_hours(*T));
   out.suggestion += flips_note(x.r.job_crossings);
   return out;
 }
@@ -388,8 +392,8 @@ std::optional<Finding> use_per_year(const Context& x) {
   out.evidence.push_back(model("job.wall_h", x.r.job.wall_h));
   out.evidence.push_back(model("fixed_cost_per_year", F));
   out.saving = x.r.job.wall_h * F * (1.0 / U - 1.0 / *H);
-  out.saving_basis = fmt::format("W {:.4f} h x F {} x (1 / {:g} - 1 / {:.1f})", x.r.job.wall_h,
-                                 money(F, x.c.currency), U, *H);
+  out.saving_basis =
+      fmt::format("W {:.4f} h x F {} x (1 / {:g} - 1 / {:.1f})", x.r.job.wall_h, money(F, x.c.currency), U, *H);
   out.suggestion = fmt::format(
       "The amortisation and maintenance are spread over too few hours: share the machine (other users or teams, "
       "inference, scheduled jobs at night) so that it works {:.0f} h a year or more; there owning costs as much per "

@@ -22,13 +22,15 @@ Expected<GpuSpeed> read_gpu(const toml::table& t, std::string_view origin, std::
   g.source = t["source"].value_or(std::string());
   g.date_seen = t["date_seen"].value_or(std::string());
   if (g.model.empty() || g.source.empty() || g.date_seen.empty())
-    return make_error(ErrorKind::config, fmt::format("{}: gpu {}: model, source and date_seen are required", origin, index));
+    return make_error(ErrorKind::config,
+                      fmt::format("{}: gpu {}: model, source and date_seen are required", origin, index));
   if (const auto* m = t["match"].as_array())
     for (const auto& v : *m) g.match.push_back(gpu_name_words(v.value_or(std::string())));
   if (g.match.empty())
     return make_error(ErrorKind::config, fmt::format("{}: gpu '{}': 'match' is missing", origin, g.model));
   if (const auto tf = t["dense_tflops"].value<double>()) {
-    if (!(*tf > 0)) return make_error(ErrorKind::config, fmt::format("{}: gpu '{}': dense_tflops must be > 0", origin, g.model));
+    if (!(*tf > 0))
+      return make_error(ErrorKind::config, fmt::format("{}: gpu '{}': dense_tflops must be > 0", origin, g.model));
     g.dense_tflops = *tf;
   }
   return g;
@@ -51,8 +53,10 @@ std::vector<std::string> gpu_name_words(std::string_view name) {
     word.clear();
   };
   for (const char ch : name) {
-    if (ch == ' ' || ch == '-' || ch == '_' || ch == '\t') flush();
-    else word += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    if (ch == ' ' || ch == '-' || ch == '_' || ch == '\t')
+      flush();
+    else
+      word += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
   }
   flush();
   return words;
@@ -98,9 +102,10 @@ std::optional<TableRatio> table_speed_ratio(std::string_view local_model, std::s
   if (!cloud->dense_tflops) return fail(fmt::format("no published throughput for {}", cloud->model));
   TableRatio r;
   r.ratio = *cloud->dense_tflops / *local->dense_tflops;
-  r.source = fmt::format("table: peak dense TFLOPS {} {:g} / {} {:g} (data/gpu-speed.toml, seen {}; a peak ratio: "
-                         "real jobs gain less)",
-                         cloud->model, *cloud->dense_tflops, local->model, *local->dense_tflops, cloud->date_seen);
+  r.source = fmt::format(
+      "table: peak dense TFLOPS {} {:g} / {} {:g} (data/gpu-speed.toml, seen {}; a peak ratio: "
+      "real jobs gain less)",
+      cloud->model, *cloud->dense_tflops, local->model, *local->dense_tflops, cloud->date_seen);
   return r;
 }
 

@@ -35,9 +35,9 @@ void check_energy_basis(PricedJob& p) {
     warn(p, fmt::format("samples cover {:.1f} % of the window: {:.4f} of {:.4f} kWh ({:.0f} %) is estimated at {} "
                         "({:.0f} W) for {} without samples; narrow --from/--to to the job, or --fill none to "
                         "price the measured time only",
-                        b.coverage * 100, b.estimated_kwh, b.measured_kwh + b.estimated_kwh,
-                        b.estimated_share() * 100, b.rule == FillRule::idle ? "idle power" : "mean power",
-                        b.fill_power_w, text::duration_hours(b.uncovered_h)));
+                        b.coverage * 100, b.estimated_kwh, b.measured_kwh + b.estimated_kwh, b.estimated_share() * 100,
+                        b.rule == FillRule::idle ? "idle power" : "mean power", b.fill_power_w,
+                        text::duration_hours(b.uncovered_h)));
 }
 
 // A profiler trace taken on another GPU model than the telemetry's describes another machine (or
@@ -46,8 +46,8 @@ void check_trace_device(PricedJob& p, const PriceOptions& o) {
   if (o.gpu_names.empty()) return;
   for (const std::string& traced : o.trace_gpu_names)
     if (std::find(o.gpu_names.begin(), o.gpu_names.end(), traced) == o.gpu_names.end())
-      warn(p, fmt::format("the profiler trace ran on {}, the telemetry's GPU is {}: is the trace from this job?", traced,
-                          fmt::join(o.gpu_names, ", ")));
+      warn(p, fmt::format("the profiler trace ran on {}, the telemetry's GPU is {}: is the trace from this job?",
+                          traced, fmt::join(o.gpu_names, ", ")));
 }
 
 // Fits the chosen offer to the job (count and memory), converts its price and picks its speed ratio.
@@ -62,7 +62,8 @@ Status fit_chosen_offer(PricedJob& p, const CloudOffer& offer) {
   p.config = std::move(*with);
   p.config.cloud_unfit = unfit;
   if (const std::string x = exchange_text(p.config); !x.empty()) note(p, "exchange " + x);
-  if (p.config.speed_ratio_source == "table") note(p, fmt::format("speed ratio {:.3g} from the {}", p.config.speed_ratio, p.config.speed_ratio_basis));
+  if (p.config.speed_ratio_source == "table")
+    note(p, fmt::format("speed ratio {:.3g} from the {}", p.config.speed_ratio, p.config.speed_ratio_basis));
   return {};
 }
 
@@ -103,8 +104,7 @@ Expected<PricedJob> price_job(CostConfig config, const std::optional<CloudOffer>
   p.shape = job_shape(features, o.gpu_names);
   for (const std::string& w : implausible_values(p.config)) warn(p, w);
   check_trace_device(p, o);
-  if (offer)
-    GPUCOST_TRY(fit_chosen_offer(p, *offer));
+  if (offer) GPUCOST_TRY(fit_chosen_offer(p, *offer));
   GPUCOST_TRY(check_job(p.config, p.job));
   check_energy_basis(p);
   p.prices = price_energy(p.config, p.job);

@@ -27,21 +27,22 @@ constexpr std::string_view kPrices =
 
 Expected<ElectricityPrice> read_price(const toml::table& t, std::string_view origin, std::size_t index) {
   ElectricityPrice p;
-  for (auto [key, into] : {std::pair{"country", &p.country}, std::pair{"currency", &p.currency},
-                           std::pair{"period", &p.period}, std::pair{"consumers", &p.consumers},
-                           std::pair{"source", &p.source}, std::pair{"date_seen", &p.date_seen}}) {
+  for (auto [key, into] :
+       {std::pair{"country", &p.country}, std::pair{"currency", &p.currency}, std::pair{"period", &p.period},
+        std::pair{"consumers", &p.consumers}, std::pair{"source", &p.source}, std::pair{"date_seen", &p.date_seen}}) {
     const auto v = t[key].value<std::string>();
     if (!v) return make_error(ErrorKind::config, fmt::format("{}: price {}: '{}' is missing", origin, index, key));
     *into = *v;
   }
   p.price_per_kwh = t["price_per_kwh"].value_or(-1.0);
   if (!(p.price_per_kwh >= 0))
-    return make_error(ErrorKind::config, fmt::format("{}: price {} ({}): price_per_kwh must be a number >= 0", origin,
-                                                     index, p.country));
+    return make_error(ErrorKind::config,
+                      fmt::format("{}: price {} ({}): price_per_kwh must be a number >= 0", origin, index, p.country));
   return p;
 }
 
 // ISO 3166-1 alpha-2 -> ISO 4217: a small table of the countries GPU machines are commonly in.
+// clang-format off
 constexpr std::array<std::pair<std::string_view, std::string_view>, 54> kCurrencies{{
     // The euro area (Croatia since 2023, Bulgaria since 2026-01-01).
     {"AT", "EUR"}, {"BE", "EUR"}, {"BG", "EUR"}, {"CY", "EUR"}, {"DE", "EUR"}, {"EE", "EUR"}, {"ES", "EUR"},
@@ -55,6 +56,7 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 54> kCurrenc
     {"JP", "JPY"}, {"CN", "CNY"}, {"HK", "HKD"}, {"TW", "TWD"}, {"KR", "KRW"}, {"IN", "INR"}, {"SG", "SGD"},
     {"AU", "AUD"}, {"NZ", "NZD"}, {"IL", "ILS"}, {"AE", "AED"}, {"SA", "SAR"}, {"ZA", "ZAR"}, {"VN", "VND"},
 }};
+// clang-format on
 
 // ---- what init writes about each key -------------------------------------------------------
 
@@ -84,7 +86,8 @@ const std::map<std::string_view, std::string_view>& where_map() {
       {"local.system_power_w",
        "a wall-plug power meter (or the BMC: ipmitool dcmi power reading) under load, minus the GPUs' power.draw "
        "in nvidia-smi"},
-      {"local.hourly_wage", "what an hour of the person who looks after the machine costs, overhead included (finance/HR)"},
+      {"local.hourly_wage",
+       "what an hour of the person who looks after the machine costs, overhead included (finance/HR)"},
       {"local.maintenance_hours_per_year",
        "your ticket system or time sheets: the hours a year spent on updates, repairs and care of the machine"},
       {"local.always_on", "true when the machine stays powered on between jobs"},
@@ -94,13 +97,15 @@ const std::map<std::string_view, std::string_view>& where_map() {
       {"local.incident_hours.restart_app",
        "your ticket system: the time from such a fault to the job running again; NVIDIA's Xid catalogue names each "
        "code's resolution bucket"},
-      {"local.incident_hours.reset_gpu", "your ticket system: the time a GPU reset (nvidia-smi -r) and the restart take"},
+      {"local.incident_hours.reset_gpu",
+       "your ticket system: the time a GPU reset (nvidia-smi -r) and the restart take"},
       {"local.incident_hours.reboot", "your ticket system: the time a reboot and the restart take"},
       {"local.incident_hours.contact_support",
        "your ticket system: the time a hardware case takes (diagnosis, RMA, the replacement)"},
       {"local.incident_hours.unknown", "your ticket system: the time an unknown Xid code takes to look up and fix"},
       {"local.fault_window_s",
-       "rarely changed: the driver prints one fault as a storm of lines within seconds (docs/cost-model.md, \"Faults\")"},
+       "rarely changed: the driver prints one fault as a storm of lines within seconds (docs/cost-model.md, "
+       "\"Faults\")"},
       {"cloud.name", "any label for the output"},
       {"cloud.offer", "an offer of the catalogue: `gpucost breakeven --list-clouds` lists them"},
       {"cloud.rate_per_hour",
@@ -209,13 +214,15 @@ KeyText fill(const Context& c, std::string_view path) {
       return {fmt::format("{:g}", c.price->price_per_kwh),
               fmt::format("from data/electricity-prices.toml: {}. Your own tariff (your bill) is the number to use",
                           price_entry_text(*c.price, c.o.country))};
-    return {{}, fmt::format("data/electricity-prices.toml: {}; a figure in {}, not in {}",
-                            price_entry_text(*c.price, c.o.country), c.price->currency, c.currency)};
+    return {{},
+            fmt::format("data/electricity-prices.toml: {}; a figure in {}, not in {}",
+                        price_entry_text(*c.price, c.o.country), c.price->currency, c.currency)};
   }
   if (path == "electricity.price_per_kwh" && !c.o.country.empty())
-    return {{}, fmt::format("data/electricity-prices.toml has no figure for {}: national statistics (in the EU, "
-                            "Eurostat's dataset nrg_pc_204) give the country's average",
-                            c.o.country)};
+    return {{},
+            fmt::format("data/electricity-prices.toml has no figure for {}: national statistics (in the EU, "
+                        "Eurostat's dataset nrg_pc_204) give the country's average",
+                        c.o.country)};
   if (path == "local.idle_power_w" && m.idle_power_w)
     return {fmt::format("{:.1f}", *m.idle_power_w),
             // The logs are named in the header; naming them here again would wrap this note differently
@@ -223,11 +230,13 @@ KeyText fill(const Context& c, std::string_view path) {
             std::string("measured in the logs named above: the GPUs alone while at 0 % utilisation (indicator "
                         "F054, summed over the GPUs); the rest of the machine idles on top of it")};
   if (path == "local.system_power_w" && m.gpu_power_limit_w)
-    return {{}, fmt::format("each GPU may draw up to {:g} W (its power limit in nvidia-smi); this key is the rest",
-                            *m.gpu_power_limit_w)};
+    return {{},
+            fmt::format("each GPU may draw up to {:g} W (its power limit in nvidia-smi); this key is the rest",
+                        *m.gpu_power_limit_w)};
   if (path == "cloud.offer" && c.offer) {
     std::string others;
-    for (const auto& x : c.other_offers) others += fmt::format("{}{} ({})", others.empty() ? "" : ", ", x.name, rate_text(x));
+    for (const auto& x : c.other_offers)
+      others += fmt::format("{}{} ({})", others.empty() ? "" : ", ", x.name, rate_text(x));
     return {fmt::format("\"{}\"", c.offer->name),
             fmt::format("the cheapest catalogue offer of the same GPU for {} GPU{}: {} {}{}, {} (list price seen "
                         "{}: {}){}",
@@ -237,8 +246,9 @@ KeyText fill(const Context& c, std::string_view path) {
                         others.empty() ? "" : fmt::format(". Others of the same GPU: {}", others))};
   }
   if (path == "cloud.offer" && m.gpu_names.size() == 1)
-    return {{}, fmt::format("the catalogue has no offer of the {} for {} GPU{}", m.gpu_names.front(),
-                            std::max(m.gpu_count, 1), std::max(m.gpu_count, 1) == 1 ? "" : "s")};
+    return {{},
+            fmt::format("the catalogue has no offer of the {} for {} GPU{}", m.gpu_names.front(),
+                        std::max(m.gpu_count, 1), std::max(m.gpu_count, 1) == 1 ? "" : "s")};
   if (path == "cloud.offer" && m.gpu_names.size() > 1)
     return {{}, "the logs name several GPU models: no one offer of the same GPU"};
   if (path == "cloud.speed_ratio" && c.offer && m.gpu_names.size() == 1) {
@@ -246,8 +256,9 @@ KeyText fill(const Context& c, std::string_view path) {
       return {{}, fmt::format("left out, breakeven takes {:.4g} for cloud.offer ({})", r->ratio, r->source)};
   }
   if (path == "cloud.speed_ratio")
-    return {{}, "left out: 1, or for a catalogue offer the ratio of the two GPUs' peak throughputs in "
-                "data/gpu-speed.toml when it knows both (an upper bound)"};
+    return {{},
+            "left out: 1, or for a catalogue offer the ratio of the two GPUs' peak throughputs in "
+            "data/gpu-speed.toml when it knows both (an upper bound)"};
   return {};
 }
 
@@ -258,9 +269,12 @@ void write_key(std::string& out, const Context& c, const ConfigKey& key) {
   const bool offer_rate = key.path == "cloud.rate_per_hour" && c.offer.has_value();
   const std::string offer_value = c.offer ? offer_brings(*c.offer, key.path) : std::string();
   std::string head = fmt::format("{}; {}, ", key.description, unit_text(key, c.currency));
-  if (key.required && !offer_rate) head += "required";
-  else if (key.required) head += "required unless cloud.offer is set";
-  else head += fmt::format("default {}", def == "\"\"" ? "empty" : def);
+  if (key.required && !offer_rate)
+    head += "required";
+  else if (key.required)
+    head += "required unless cloud.offer is set";
+  else
+    head += fmt::format("default {}", def == "\"\"" ? "empty" : def);
   out += comment(head);
   const std::string where(where_to_find(key.path));
   if (!k.value.empty()) {
@@ -269,12 +283,17 @@ void write_key(std::string& out, const Context& c, const ConfigKey& key) {
     return;
   }
   if (!k.origin.empty()) out += comment(k.origin);
-  if (offer_rate) out += comment(fmt::format("not needed: cloud.offer brings the rate. To price another instance: {}", where));
+  if (offer_rate)
+    out += comment(fmt::format("not needed: cloud.offer brings the rate. To price another instance: {}", where));
   else if (!offer_value.empty())
-    out += comment(fmt::format("not used with cloud.offer, which brings its own ({}). Without an offer: {}", offer_value, where));
-  else out += comment(fmt::format("set this: {}", where));
-  if (key.required) out += fmt::format("# {} =\n", leaf_of(key.path));
-  else out += fmt::format("# {} = {}\n", leaf_of(key.path), def);
+    out += comment(
+        fmt::format("not used with cloud.offer, which brings its own ({}). Without an offer: {}", offer_value, where));
+  else
+    out += comment(fmt::format("set this: {}", where));
+  if (key.required)
+    out += fmt::format("# {} =\n", leaf_of(key.path));
+  else
+    out += fmt::format("# {} = {}\n", leaf_of(key.path), def);
 }
 
 std::string_view section_comment(std::string_view section) {
@@ -301,16 +320,19 @@ void write_header(std::string& out, const Context& c, const std::vector<std::str
     if (m.gpu_memory_mib || m.gpu_power_limit_w) {
       std::string each;
       if (m.gpu_memory_mib) each = fmt::format("{:g} MiB of memory", *m.gpu_memory_mib);
-      if (m.gpu_power_limit_w) each += fmt::format("{}power limit {:g} W", each.empty() ? "" : ", ", *m.gpu_power_limit_w);
+      if (m.gpu_power_limit_w)
+        each += fmt::format("{}power limit {:g} W", each.empty() ? "" : ", ", *m.gpu_power_limit_w);
       out += comment(fmt::format("  each GPU: {}", each), 4);
     }
-    if (m.idle_power_w) out += comment(fmt::format("  the GPUs idle at {:.1f} W together (at 0 % utilisation)", *m.idle_power_w), 4);
+    if (m.idle_power_w)
+      out += comment(fmt::format("  the GPUs idle at {:.1f} W together (at 0 % utilisation)", *m.idle_power_w), 4);
   } else {
     out += "#   GPUs: unknown (give logs, --gpu NAME, or run init where nvidia-smi sees them)\n";
   }
   if (!c.o.country.empty())
     out += comment(fmt::format("  country: {}{}", c.o.country,
-                               c.currency_from_country ? fmt::format(" (currency {})", c.currency) : std::string()), 4);
+                               c.currency_from_country ? fmt::format(" (currency {})", c.currency) : std::string()),
+                   4);
   for (const auto& n : c.o.notes) out += comment("  " + n, 4);
   for (const auto& n : c.notes) out += comment("  " + n, 4);
   out += "#\n";
@@ -454,8 +476,9 @@ Expected<MachineFacts> parse_smi_gpu_list(std::string_view csv) {
     if (const auto limit = number(fields[2])) m.gpu_power_limit_w = std::max(m.gpu_power_limit_w.value_or(0.0), *limit);
   }
   if (m.gpu_count == 0)
-    return make_error(ErrorKind::format, first_line.empty() ? std::string("nvidia-smi printed nothing")
-                                                            : fmt::format("nvidia-smi printed no GPU: {}", text::printable(first_line)));
+    return make_error(ErrorKind::format,
+                      first_line.empty() ? std::string("nvidia-smi printed nothing")
+                                         : fmt::format("nvidia-smi printed no GPU: {}", text::printable(first_line)));
   m.source = "nvidia-smi on this machine";
   return m;
 }
@@ -472,8 +495,8 @@ StarterConfig starter_config(const StarterOptions& options) {
       c.currency = *cur;
       c.currency_from_country = true;
     } else {
-      c.notes.push_back(fmt::format("no currency known for country {}: currency stays {}; set it", options.country,
-                                    c.currency));
+      c.notes.push_back(
+          fmt::format("no currency known for country {}: currency stays {}; set it", options.country, c.currency));
     }
     for (const ElectricityPrice& p : electricity_prices())
       if (p.country == options.country) c.price = &p;

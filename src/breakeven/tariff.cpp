@@ -8,8 +8,8 @@
 
 #include <algorithm>
 #include <array>
-#include <chrono>
 #include <cctype>
+#include <chrono>
 
 namespace gpucost::breakeven {
 
@@ -18,10 +18,10 @@ namespace {
 constexpr std::array<std::string_view, 7> kDays = {"mon", "tue", "wed", "thu", "fri", "sat", "sun"};
 constexpr std::array<std::string_view, 12> kMonths = {"jan", "feb", "mar", "apr", "may", "jun",
                                                       "jul", "aug", "sep", "oct", "nov", "dec"};
-constexpr std::array<std::string_view, 12> kMonthNames = {"January", "February", "March",     "April",
-                                                          "May",     "June",     "July",      "August",
-                                                          "September", "October", "November", "December"};
-constexpr std::array<std::string_view, 7> kDayNames = {"Monday", "Tuesday", "Wednesday", "Thursday",
+constexpr std::array<std::string_view, 12> kMonthNames = {"January",   "February", "March",    "April",
+                                                          "May",       "June",     "July",     "August",
+                                                          "September", "October",  "November", "December"};
+constexpr std::array<std::string_view, 7> kDayNames = {"Monday", "Tuesday",  "Wednesday", "Thursday",
                                                        "Friday", "Saturday", "Sunday"};
 
 std::string lower(std::string_view s) {
@@ -36,7 +36,8 @@ int index_of(std::string_view word, const std::array<std::string_view, N>& names
   const std::string w = lower(text::trim(word));
   for (std::size_t i = 0; i < N; ++i)
     if (w == names[i] || (w.size() > 3 && names[i] == std::string_view(w).substr(0, 3))) return static_cast<int>(i);
-  if (const auto n = text::parse_int(w); n && *n >= 1 && static_cast<std::size_t>(*n) <= N) return static_cast<int>(*n - 1);
+  if (const auto n = text::parse_int(w); n && *n >= 1 && static_cast<std::size_t>(*n) <= N)
+    return static_cast<int>(*n - 1);
   return -1;
 }
 
@@ -70,7 +71,8 @@ Expected<int> parse_minute(std::string_view s) {
   s = text::trim(s);
   const std::size_t colon = s.find(':');
   const auto h = text::parse_int(s.substr(0, colon));
-  const auto m = colon == std::string_view::npos ? std::optional<std::int64_t>(0) : text::parse_int(s.substr(colon + 1));
+  const auto m =
+      colon == std::string_view::npos ? std::optional<std::int64_t>(0) : text::parse_int(s.substr(colon + 1));
   if (!h || !m || *h < 0 || *m < 0 || *m > 59 || *h * 60 + *m > 1440)
     return make_error(ErrorKind::config, fmt::format("electricity.tou: '{}' is not a time of day", s),
                       "use HH:MM from 00:00 to 24:00");
@@ -128,8 +130,8 @@ Status check_overlaps(const std::vector<TouWindow>& w) {
           return make_error(ErrorKind::config,
                             fmt::format("electricity.tou: windows {} ({}) and {} ({}) overlap, e.g. on a {} in {} at "
                                         "{:02}:{:02}",
-                                        first + 1, w[first].text, i + 1, w[i].text, kDayNames[day],
-                                        kMonthNames[month], minute / 60, minute % 60),
+                                        first + 1, w[first].text, i + 1, w[i].text, kDayNames[day], kMonthNames[month],
+                                        minute / 60, minute % 60),
                             "make the windows disjoint: each instant may have one time-of-use price");
         }
       }
@@ -156,7 +158,8 @@ double Tariff::price_at(std::int64_t utc_ns) const {
   std::int64_t s = utc_ns / kNsPerSecond;
   if (utc_ns < 0 && utc_ns % kNsPerSecond != 0) --s;
   const date::sys_seconds sys{seconds{s}};
-  const date::local_seconds local = m_zone == nullptr ? date::local_seconds{seconds{s}} : zone_of(m_zone)->to_local(sys);
+  const date::local_seconds local =
+      m_zone == nullptr ? date::local_seconds{seconds{s}} : zone_of(m_zone)->to_local(sys);
   const auto day = date::floor<date::days>(local);
   const date::year_month_day ymd{day};
   const unsigned weekday = (date::weekday{day}.iso_encoding() + 6) % 7;  // 0 = Monday

@@ -62,7 +62,8 @@ int run_batch(const BatchArgs& args) {
   if (!features) return fail(features.error());
   if (features->wall_s() <= 0) {
     // One new sample is no window: the state stays, and the next run prices it with what follows.
-    if (!a.in.quiet) fmt::print(stderr, "{} batch: a single new sample time: nothing priced yet\n", prefix(Level::note));
+    if (!a.in.quiet)
+      fmt::print(stderr, "{} batch: a single new sample time: nothing priced yet\n", prefix(Level::note));
     return status;
   }
   if (run->config.tariff_tz.empty()) run->config.tariff_tz = inputs.clock.name();
@@ -81,11 +82,13 @@ Runner define_batch(CLI::App& cmd) {
   add_model_options(&cmd, args->model);
   add_output_options(&cmd, args->model);
   cmd.add_option("--state", args->state, "where batch remembers how far each file was read (JSON)")
-      ->type_name("FILE")->required();
+      ->type_name("FILE")
+      ->required();
   cmd.add_flag("--wait", args->wait, "wait for a running batch on the same state instead of exiting 2");
-  cmd.footer("Example: gpucost batch --state /var/lib/gpucost/batch.json --ledger runs.sqlite --prom "
-             "gpucost.prom '/var/log/kern.log*' '/var/log/gpu/*.csv'\nSee docs/cron.md.\n" +
-             std::string(kExitFooter));
+  cmd.footer(
+      "Example: gpucost batch --state /var/lib/gpucost/batch.json --ledger runs.sqlite --prom "
+      "gpucost.prom '/var/log/kern.log*' '/var/log/gpu/*.csv'\nSee docs/cron.md.\n" +
+      std::string(kExitFooter));
   return [args] { return run_batch(*args); };
 }
 

@@ -42,7 +42,8 @@ int run_extract(const ExtractArgs& args) {
   samples.note_inputs(stats);
   auto features = extract::compute_features(samples, *window);
   if (!features) return fail(features.error());
-  if (auto st = io::write_file_atomically(args.output, extract::features_to_json(*features)); !st) return fail(st.error());
+  if (auto st = io::write_file_atomically(args.output, extract::features_to_json(*features)); !st)
+    return fail(st.error());
   return status;
 }
 
@@ -52,14 +53,19 @@ Runner define_extract(CLI::App& cmd) {
   auto args = std::make_shared<ExtractArgs>();
   add_input_options(&cmd, args->in);
   cmd.add_option("--from", args->from, "window start (ISO 8601; local in --tz unless Z/offset)")
-      ->type_name("TIME")->group("Window");
+      ->type_name("TIME")
+      ->group("Window");
   cmd.add_option("--to", args->to, "window end, exclusive")->type_name("TIME")->group("Window");
   cmd.add_option("--temp-threshold", args->temp_threshold_c,
                  "GPU temperature threshold of F012, F064, F067 and the chain, °C (default 78)")
-      ->check(CLI::Range(-50.0, 150.0))->type_name("C")->group("Indicators");
+      ->check(CLI::Range(-50.0, 150.0))
+      ->type_name("C")
+      ->group("Indicators");
   cmd.add_option("--chain-window", args->chain_window_s,
                  "errors this long after a hot crossing count in the chain, s (default 300)")
-      ->check(CLI::Range(0.001, 86400.0))->type_name("S")->group("Indicators");
+      ->check(CLI::Range(0.001, 86400.0))
+      ->type_name("S")
+      ->group("Indicators");
   cmd.add_flag("--list", args->list, "print the indicator catalogue and exit");
   cmd.add_flag("--json", args->json, "with --list: as JSON");
   cmd.add_option("-o,--output", args->output, "output file, - = stdout")->type_name("FILE")->group("Output");

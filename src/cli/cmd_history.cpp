@@ -41,7 +41,9 @@ int run_history(const HistoryArgs& args) {
 
 Runner define_history(CLI::App& cmd) {
   auto args = std::make_shared<HistoryArgs>();
-  cmd.add_option("--ledger", args->ledger, "the SQLite ledger written by breakeven --ledger")->type_name("FILE")->required();
+  cmd.add_option("--ledger", args->ledger, "the SQLite ledger written by breakeven --ledger")
+      ->type_name("FILE")
+      ->required();
   cmd.add_option("--host", args->host, "only the runs of this host")->type_name("NAME");
   cmd.add_option("--since", args->since,
                  "only runs whose job window starts at or after this time (ISO 8601; local in --tz unless Z/offset)")

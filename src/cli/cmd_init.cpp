@@ -38,7 +38,8 @@ Expected<breakeven::MachineFacts> facts_from_logs(const InputArgs& in, int& stat
   auto inputs = open_inputs(in);
   if (!inputs) return inputs.error();
   std::vector<InputStats> stats;
-  auto features = pipeline::load_features(inputs->probed, inputs->prep, inputs->clock, extract::ExtractOptions{}, stats);
+  auto features =
+      pipeline::load_features(inputs->probed, inputs->prep, inputs->clock, extract::ExtractOptions{}, stats);
   status = finish_inputs(stats, in, inputs->clock);
   if (!features) return features.error();
   breakeven::MachineFacts m = breakeven::machine_facts_from_logs(*features, stats);
@@ -89,7 +90,8 @@ int run_init(const InitArgs& a) {
     for (const auto& n : o.notes) fmt::print(stderr, "{} {}\n", prefix(Level::note), n);
     for (const auto& n : config.notes) fmt::print(stderr, "{} {}\n", prefix(Level::note), n);
     if (a.output != "-")
-      fmt::print(stderr, "{} wrote {}: then gpucost breakeven -c {} LOGS...\n", prefix(Level::note), a.output, a.output);
+      fmt::print(stderr, "{} wrote {}: then gpucost breakeven -c {} LOGS...\n", prefix(Level::note), a.output,
+                 a.output);
   }
   return status;
 }
@@ -99,18 +101,24 @@ int run_init(const InitArgs& a) {
 Runner define_init(CLI::App& cmd) {
   auto args = std::make_shared<InitArgs>();
   add_input_options(&cmd, args->in);
-  cmd.add_option("--gpu", args->gpu, "the GPU model, as nvidia-smi names it (over the logs; nvidia-smi is then not asked)")
-      ->type_name("NAME")->group("Machine");
+  cmd.add_option("--gpu", args->gpu,
+                 "the GPU model, as nvidia-smi names it (over the logs; nvidia-smi is then not asked)")
+      ->type_name("NAME")
+      ->group("Machine");
   cmd.add_option("--gpus", args->gpus, "the number of GPUs (default: the logs', nvidia-smi's, or 1 with --gpu)")
-      ->type_name("N")->group("Machine");
+      ->type_name("N")
+      ->group("Machine");
   cmd.add_option("--country", args->country,
                  "ISO 3166-1 country code: the currency, and the electricity price where data/electricity-prices.toml "
                  "has a sourced figure")
-      ->type_name("CC")->group("Machine");
+      ->type_name("CC")
+      ->group("Machine");
   cmd.add_flag("--no-probe", args->no_probe,
                "do not run nvidia-smi when no logs and no --gpu are given (scripts, tests)")
       ->group("Machine");
-  cmd.add_option("-o,--output", args->output, "output file (written atomically), - = stdout")->type_name("FILE")->group("Output");
+  cmd.add_option("-o,--output", args->output, "output file (written atomically), - = stdout")
+      ->type_name("FILE")
+      ->group("Output");
   cmd.add_flag("--force", args->force, "replace an existing -o FILE")->group("Output");
   cmd.footer(footer_with_example("gpucost init --country DE -o cost.toml query.csv"));
   return [args] { return run_init(*args); };

@@ -28,7 +28,8 @@ int run_merge(const MergeArgs& args) {
   }
   auto merged = extract::merge_features(std::move(docs));
   if (!merged) return fail(merged.error());
-  if (auto st = io::write_file_atomically(args.output, extract::features_to_json(*merged)); !st) return fail(st.error());
+  if (auto st = io::write_file_atomically(args.output, extract::features_to_json(*merged)); !st)
+    return fail(st.error());
   return kOk;
 }
 
@@ -36,7 +37,9 @@ int run_merge(const MergeArgs& args) {
 
 Runner define_merge(CLI::App& cmd) {
   auto args = std::make_shared<MergeArgs>();
-  cmd.add_option("files", args->files, "gpucost.features documents, globs or - for stdin")->required()->type_name("FEATURES");
+  cmd.add_option("files", args->files, "gpucost.features documents, globs or - for stdin")
+      ->required()
+      ->type_name("FEATURES");
   cmd.add_option("-o,--output", args->output, "output file, - = stdout")->type_name("FILE")->group("Output");
   cmd.footer(footer_with_example("gpucost merge host1.json host2.json > fleet.json"));
   return [args] { return run_merge(*args); };

@@ -2,12 +2,12 @@
 #include "commands.hpp"
 #include "console.hpp"
 
+#include <gpucost/core/text.hpp>
 #include <gpucost/io/atomic_file.hpp>
 #include <gpucost/io/event_stream.hpp>
-#include <gpucost/pipeline/inputs.hpp>
 #include <gpucost/pipeline/event_filter.hpp>
+#include <gpucost/pipeline/inputs.hpp>
 #include <gpucost/pipeline/merge.hpp>
-#include <gpucost/core/text.hpp>
 
 #include <fmt/format.h>
 
@@ -29,8 +29,8 @@ struct PrepArgs {
 void report_selection(const pipeline::EventFilter& filter, const pipeline::EventSelection& selection, bool quiet) {
   const std::string seen = text::join(filter.kinds_seen(), ", ");
   for (const std::string& kind : filter.kinds_not_seen()) {
-    fmt::print(stderr, "{} --kinds: no event of kind '{}' in the inputs (kinds seen: {})\n", prefix(Level::warning), kind,
-               seen.empty() ? "none" : seen);
+    fmt::print(stderr, "{} --kinds: no event of kind '{}' in the inputs (kinds seen: {})\n", prefix(Level::warning),
+               kind, seen.empty() ? "none" : seen);
   }
   if (!quiet)
     fmt::print(stderr, "{} prep: {} written, {} left out by {}\n", prefix(Level::note),
@@ -52,19 +52,20 @@ int run_prep(const PrepArgs& args) {
   EventSink* sink = &writer;
   if (!selection->everything()) sink = &filter;
   // One input streams straight through in its own order; several are merged by time.
-  const Status st = inputs->paths.size() == 1 ? pipeline::feed_inputs(inputs->probed, inputs->prep, inputs->clock, *sink, stats)
-                    : selection->everything()
-                        ? pipeline::merge_inputs(inputs->probed, inputs->prep, inputs->clock, writer, stats)
-                        : pipeline::merge_inputs(inputs->probed, inputs->prep, inputs->clock, *sink, stats);
+  const Status st =
+      inputs->paths.size() == 1 ? pipeline::feed_inputs(inputs->probed, inputs->prep, inputs->clock, *sink, stats)
+      : selection->everything() ? pipeline::merge_inputs(inputs->probed, inputs->prep, inputs->clock, writer, stats)
+                                : pipeline::merge_inputs(inputs->probed, inputs->prep, inputs->clock, *sink, stats);
   if (!selection->everything()) writer.set_selection(selection->describe(), filter.left_out());
   writer.write_summary(stats);
   writer.flush();
   if (!st) return fail(st.error());
   if (writer.failed() && errno != EPIPE) {
     const int err = errno;
-    return fail(make_error(ErrorKind::io,
-                           fmt::format("{}: write failed: {}", args.output == "-" ? "stdout" : args.output, std::strerror(err)),
-                           io::write_failure_hint(err)));
+    return fail(
+        make_error(ErrorKind::io,
+                   fmt::format("{}: write failed: {}", args.output == "-" ? "stdout" : args.output, std::strerror(err)),
+                   io::write_failure_hint(err)));
   }
   if (auto c = out->commit(); !c) return fail(c.error());
   const int status = finish_inputs(stats, args.in, inputs->clock);
@@ -78,18 +79,24 @@ Runner define_prep(CLI::App& cmd) {
   auto args = std::make_shared<PrepArgs>();
   add_input_options(&cmd, args->in);
   cmd.add_option("-o,--output", args->output, "output file (written atomically), - = stdout")
-      ->type_name("FILE")->group("Output");
+      ->type_name("FILE")
+      ->group("Output");
   cmd.add_option("--output-format", args->output_format, "jsonl (default) or tsv")
-      ->check(CLI::IsMember({"jsonl", "tsv"}))->type_name("FMT")->group("Output");
+      ->check(CLI::IsMember({"jsonl", "tsv"}))
+      ->type_name("FMT")
+      ->group("Output");
   cmd.add_option("--kinds", args->kinds,
                  "only events of these kinds, comma-separated (e.g. xid,aer,gpu_lost); the rest are counted in the "
                  "summary")
-      ->type_name("LIST")->group("Select");
+      ->type_name("LIST")
+      ->group("Select");
   cmd.add_option("--from", args->from, "only events at or after this time (ISO 8601; local in --tz unless Z/offset)")
-      ->type_name("TIME")->group("Select");
+      ->type_name("TIME")
+      ->group("Select");
   cmd.add_option("--to", args->to, "only events before this time")->type_name("TIME")->group("Select");
-  cmd.footer(footer_with_example("gpucost prep dmon.log query.csv.gz > events.jsonl\n"
-                                 "         gpucost prep --kinds xid,gpu_lost --output-format tsv /var/log/kern.log"));
+  cmd.footer(
+      footer_with_example("gpucost prep dmon.log query.csv.gz > events.jsonl\n"
+                          "         gpucost prep --kinds xid,gpu_lost --output-format tsv /var/log/kern.log"));
   return [args] { return run_prep(*args); };
 }
 

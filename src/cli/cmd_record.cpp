@@ -93,19 +93,26 @@ Runner define_record(CLI::App& cmd) {
   add_model_options(&cmd, args->model);
   add_output_options(&cmd, args->model);
   cmd.add_option("command", args->command, "the training command and its arguments, after --")
-      ->type_name("CMD [ARGS...]")->required();
+      ->type_name("CMD [ARGS...]")
+      ->required();
   cmd.add_option("--report", args->report, "also write the HTML report of the run (see gpucost report)")
-      ->type_name("FILE.html")->group("Output");
-  cmd.add_option("--run-dir", args->run_dir, "folder for the run (default ./gpucost-run-YYYYmmdd-HHMMSS, with -2, -3, ... when taken)")
-      ->type_name("DIR")->group("Record");
+      ->type_name("FILE.html")
+      ->group("Output");
+  cmd.add_option("--run-dir", args->run_dir,
+                 "folder for the run (default ./gpucost-run-YYYYmmdd-HHMMSS, with -2, -3, ... when taken)")
+      ->type_name("DIR")
+      ->group("Record");
   cmd.add_option("--interval-ms", args->interval_ms, "nvidia-smi sampling interval (default 1000)")
-      ->type_name("MS")->check(CLI::Range(10, 3600000))->group("Record");
+      ->type_name("MS")
+      ->check(CLI::Range(10, 3600000))
+      ->group("Record");
   add_clock_and_verbosity_options(&cmd, args->model.in);
-  cmd.footer("Example: gpucost record --ledger runs.sqlite -- python train.py --epochs 3\n"
-             "Exit status: the command's when it failed (non-zero; 128 + N when signal N ended it, 127 when\n"
-             "it could not start); when it succeeded, breakeven's: 0, 2 (an error, or nothing to price),\n"
-             "3 (--fail-above and the premium is above the line). An error before the command starts (e.g. the\n"
-             "run folder holds a run) is 2 and says that the command was not run. See README.md.");
+  cmd.footer(
+      "Example: gpucost record --ledger runs.sqlite -- python train.py --epochs 3\n"
+      "Exit status: the command's when it failed (non-zero; 128 + N when signal N ended it, 127 when\n"
+      "it could not start); when it succeeded, breakeven's: 0, 2 (an error, or nothing to price),\n"
+      "3 (--fail-above and the premium is above the line). An error before the command starts (e.g. the\n"
+      "run folder holds a run) is 2 and says that the command was not run. See README.md.");
   return [args] { return run_record(*args); };
 }
 

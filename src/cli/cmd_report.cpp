@@ -43,13 +43,18 @@ Runner define_report(CLI::App& cmd) {
   auto args = std::make_shared<ReportArgs>();
   add_input_options(&cmd, args->model.in);
   add_model_options(&cmd, args->model);
-  cmd.add_option("--temp-threshold", args->temp_threshold_c, "temperature drawn as the threshold line, \u00b0C (default 78)")
-      ->type_name("C")->check(CLI::Range(0.0, 150.0))->group("Output");
+  cmd.add_option("--temp-threshold", args->temp_threshold_c,
+                 "temperature drawn as the threshold line, \u00b0C (default 78)")
+      ->type_name("C")
+      ->check(CLI::Range(0.0, 150.0))
+      ->group("Output");
   cmd.add_option("--generated-at", args->generated_at,
                  "text for the footer, e.g. \"$(date -Is)\" (the report never reads the clock)")
-      ->type_name("TEXT")->group("Output");
+      ->type_name("TEXT")
+      ->group("Output");
   cmd.add_option("-o,--output", args->model.output, "output file (written atomically), - = stdout")
-      ->type_name("FILE")->group("Output");
+      ->type_name("FILE")
+      ->group("Output");
   cmd.footer(footer_with_example("gpucost report --config my.toml -o report.html query.csv kern.log"));
   return [args] { return run_report(*args); };
 }

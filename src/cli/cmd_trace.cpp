@@ -39,9 +39,10 @@ Runner define_trace(CLI::App& cmd) {
   auto args = std::make_shared<TraceArgs>();
   add_input_options(&cmd, args->in);
   cmd.add_option("-o,--output", args->output, "output file, - = stdout")->type_name("FILE")->group("Output");
-  cmd.footer("Example: gpucost trace --steps 5-7 --top-kernels 5 rank0.pt.trace.json.gz\n"
-             "The same figures as events: gpucost prep rank0.pt.trace.json.gz\n" +
-             std::string(kExitFooter));
+  cmd.footer(
+      "Example: gpucost trace --steps 5-7 --top-kernels 5 rank0.pt.trace.json.gz\n"
+      "The same figures as events: gpucost prep rank0.pt.trace.json.gz\n" +
+      std::string(kExitFooter));
   return [args] { return run_trace(*args); };
 }
 

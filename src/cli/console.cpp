@@ -105,7 +105,8 @@ std::uint64_t report_inputs(const std::vector<InputStats>& stats, bool quiet) {
   std::uint64_t malformed = 0;
   for (const auto& s : stats) {
     malformed += s.malformed;
-    if (!s.truncated.empty()) fmt::print(stderr, "{} {}: {}; lines before it are kept\n", prefix(Level::warning), s.path, s.truncated);
+    if (!s.truncated.empty())
+      fmt::print(stderr, "{} {}: {}; lines before it are kept\n", prefix(Level::warning), s.path, s.truncated);
     if (s.malformed > 0) {
       fmt::print(stderr, "{} {}: {} malformed line{} of {} ({})\n", prefix(Level::warning), s.path, s.malformed,
                  s.malformed == 1 ? "" : "s", s.lines, prep::format_name(s.format));
@@ -116,8 +117,10 @@ std::uint64_t report_inputs(const std::vector<InputStats>& stats, bool quiet) {
     if (quiet) continue;
     for (const auto& n : s.notes) fmt::print(stderr, "{} {}: {}\n", prefix(Level::note), s.path, n);
     if (s.duplicates > 0)
-      fmt::print(stderr, "{} {}: {} event{} repeated from another input at the same time, counted once (overlapping "
-                 "rotated copies?)\n", prefix(Level::note), s.path, s.duplicates, s.duplicates == 1 ? "" : "s");
+      fmt::print(stderr,
+                 "{} {}: {} event{} repeated from another input at the same time, counted once (overlapping "
+                 "rotated copies?)\n",
+                 prefix(Level::note), s.path, s.duplicates, s.duplicates == 1 ? "" : "s");
   }
   return malformed;
 }

@@ -3,8 +3,8 @@
 #include <gpucost/core/text.hpp>
 
 #include <algorithm>
-#include <set>
 #include <memory>
+#include <set>
 #include <sstream>
 #include <string_view>
 #include <utility>
@@ -108,8 +108,8 @@ class HelpFormatter : public CLI::Formatter {
     std::string out;
     if (app->get_name().empty() && app->get_parent() != nullptr && app->get_group() != "Subcommands")
       out += app->get_group() + ':';
-    out += make_description(app) + make_usage(app, std::move(name)) + make_positionals(app) +
-           option_groups(app, mode) + make_subcommands(app, mode) + '\n' + make_footer(app);
+    out += make_description(app) + make_usage(app, std::move(name)) + make_positionals(app) + option_groups(app, mode) +
+           make_subcommands(app, mode) + '\n' + make_footer(app);
     return out;
   }
 
@@ -184,8 +184,6 @@ std::string option_description(const CLI::Option& opt) {
 
 bool shown(const CLI::Option& opt) { return !opt.get_group().empty(); }
 
-bool shown(const CLI::App& sub) {
-  return !sub.get_name().empty() && !sub.get_group().empty() && !sub.get_disabled();
-}
+bool shown(const CLI::App& sub) { return !sub.get_name().empty() && !sub.get_group().empty() && !sub.get_disabled(); }
 
 }  // namespace gpucost::cli

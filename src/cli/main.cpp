@@ -5,8 +5,8 @@
 #include "console.hpp"
 #include "help_format.hpp"
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include <array>
 #include <csignal>
@@ -42,9 +42,10 @@ constexpr std::array kCommands{
 };
 
 int main_impl(int argc, char** argv) {
-  CLI::App app{"gpucost: the true cost of a GPU job from the logs the machine already writes,\n"
-               "and whether renting would have been cheaper.",
-               "gpucost"};
+  CLI::App app{
+      "gpucost: the true cost of a GPU job from the logs the machine already writes,\n"
+      "and whether renting would have been cheaper.",
+      "gpucost"};
   use_help_format(app);  // before the subcommands: they copy it
   app.footer(std::string(kExitFooter));
   app.set_version_flag("--version", std::string("gpucost ") + GPUCOST_VERSION);

@@ -8,10 +8,10 @@
 
 #include <fmt/format.h>
 
+#include <unistd.h>
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
-#include <unistd.h>
 
 namespace gpucost::cli {
 
@@ -19,13 +19,16 @@ namespace {
 
 void add_tz_option(CLI::App* app, InputArgs& a) {
   app->add_option("--tz", a.settings.tz, "IANA zone of local times in the logs (default: this machine's zone)")
-      ->type_name("ZONE")->group("Input");
+      ->type_name("ZONE")
+      ->group("Input");
 }
 
 void add_host_option(CLI::App* app, InputArgs& a) {
-  app->add_option("--host", a.settings.host,
-                  "host name for every event, over the names in the logs (default: the line's host, else this machine's)")
-      ->type_name("NAME")->group("Input");
+  app->add_option(
+         "--host", a.settings.host,
+         "host name for every event, over the names in the logs (default: the line's host, else this machine's)")
+      ->type_name("NAME")
+      ->group("Input");
 }
 
 void add_verbosity_options(CLI::App* app, InputArgs& a) {
@@ -35,32 +38,45 @@ void add_verbosity_options(CLI::App* app, InputArgs& a) {
 
 /// The options for logs whose lines lack what a time or a format needs.
 void add_reading_options(CLI::App* app, pipeline::InputSettings& s) {
-  app->add_option("--date", s.date, "date of dmon -o T output (time of day only)")->type_name("YYYY-MM-DD")->group("Input");
+  app->add_option("--date", s.date, "date of dmon -o T output (time of day only)")
+      ->type_name("YYYY-MM-DD")
+      ->group("Input");
   app->add_option("--start", s.start, "time of the first row for logs without times (ISO 8601; local unless Z/offset)")
-      ->type_name("TIME")->group("Input");
+      ->type_name("TIME")
+      ->group("Input");
   app->add_option("--interval", s.interval_s, "seconds between cycles for logs without times (dmon -d, -l)")
-      ->type_name("SECONDS")->group("Input");
+      ->type_name("SECONDS")
+      ->group("Input");
   app->add_option("--boot-time", s.boot_time,
                   "boot time for kernel uptime stamps (dmesg, journalctl -o short-monotonic): ISO 8601 "
                   "(local unless Z/offset) or seconds since the epoch")
-      ->type_name("TIME")->group("Input");
-  app->add_option("--year", s.year, "year of the first syslog/journalctl stamp without a year (default: inferred "
-                                    "from the file's modification time)")
-      ->type_name("YYYY")->group("Input");
+      ->type_name("TIME")
+      ->group("Input");
+  app->add_option("--year", s.year,
+                  "year of the first syslog/journalctl stamp without a year (default: inferred "
+                  "from the file's modification time)")
+      ->type_name("YYYY")
+      ->group("Input");
   app->add_option("--fields", s.fields, "the --query-gpu field list, for CSV written with noheader")
-      ->type_name("LIST")->group("Input");
+      ->type_name("LIST")
+      ->group("Input");
   app->add_option("--steps", s.steps, "trace analyses on ProfilerStep#A (or #A to #B) only; default the whole trace")
-      ->type_name("A[-B]")->group("Input");
+      ->type_name("A[-B]")
+      ->group("Input");
   app->add_option("--max-line", s.max_line,
                   "lines longer than this are reported as malformed with their length, never held in memory "
                   "(default 4M; suffixes K, M, G: 1024-based; at least 64K)")
-      ->type_name("BYTES")->group("Input");
+      ->type_name("BYTES")
+      ->group("Input");
   app->add_option("--top-kernels", s.top_kernels, "kernels listed per GPU from a trace (default 10)")
-      ->type_name("N")->group("Input");
+      ->type_name("N")
+      ->group("Input");
   app->add_option("--pattern", s.patterns,
                   "RE2 regex with named groups (ts, dur_ms, dur_us, dur_s, dur_ns, step, phase, loss, name, ...): "
                   "matching lines of a training log become `pattern` events (repeatable)")
-      ->type_name("REGEX")->allow_extra_args(false)->group("Input");
+      ->type_name("REGEX")
+      ->allow_extra_args(false)
+      ->group("Input");
 }
 
 /// The names --input-format offers: prep's formats (it also takes a few aliases).
@@ -121,7 +137,9 @@ void add_input_options(CLI::App* app, InputArgs& a) {
   app->add_option("inputs", a.inputs, "log files, globs or - for stdin (.gz/.zst read transparently)")
       ->type_name("FILE");
   app->add_option("--input-format", a.settings.input_format, "force the format: " + prep::format_names())
-      ->check(offers(format_list()))->type_name("NAME")->group("Input");
+      ->check(offers(format_list()))
+      ->type_name("NAME")
+      ->group("Input");
   add_tz_option(app, a);
   add_reading_options(app, a.settings);
   add_host_option(app, a);
@@ -138,49 +156,68 @@ void add_clock_and_verbosity_options(CLI::App* app, InputArgs& a) {
 
 void add_model_options(CLI::App* app, ModelArgs& a) {
   app->add_option("-c,--config", a.config, "cost configuration (TOML; its keys in docs/cost-model.md)")
-      ->type_name("FILE.toml")->group("Model");
+      ->type_name("FILE.toml")
+      ->group("Model");
   app->add_option("--set", a.sets, "override a config key, e.g. --set cloud.rate_per_hour=2.5")
-      ->type_name("KEY=VALUE")->allow_extra_args(false)->group("Model");
+      ->type_name("KEY=VALUE")
+      ->allow_extra_args(false)
+      ->group("Model");
   app->add_option("--from", a.from, "window start (ISO 8601; local in --tz unless Z/offset)")
-      ->type_name("TIME")->group("Window");
+      ->type_name("TIME")
+      ->group("Window");
   app->add_option("--to", a.to, "window end, exclusive")->type_name("TIME")->group("Window");
   app->add_option("--cloud", a.cloud, "price the cloud side with a catalogue offer (see breakeven --list-clouds)")
-      ->type_name("OFFER")->group("Model");
+      ->type_name("OFFER")
+      ->group("Model");
   app->add_option("--speed-ratio", a.speed_ratio,
                   "cloud GPU speed / local GPU speed on this job (wins over config, offer and speed table)")
-      ->type_name("X")->group("Model");
+      ->type_name("X")
+      ->group("Model");
   app->add_option("--fill", a.fill,
                   "energy of time without samples: mean (at the GPU's mean power, default), idle (at "
                   "local.idle_power_w) or none (price the measured time only)")
-      ->check(offers({"mean", "idle", "none"}))->type_name("RULE")->group("Model");
+      ->check(offers({"mean", "idle", "none"}))
+      ->type_name("RULE")
+      ->group("Model");
 }
 
 void add_output_options(CLI::App* app, ModelArgs& a) {
   app->add_flag("--json", a.json, "print JSON instead of the table")->group("Output");
-  app->add_option("-o,--output", a.output, "output file (written atomically), - = stdout")->type_name("FILE")->group("Output");
+  app->add_option("-o,--output", a.output, "output file (written atomically), - = stdout")
+      ->type_name("FILE")
+      ->group("Output");
   app->add_flag("--fail-above", a.fail_above, "exit with status 3 when the premium is above the line")->group("Output");
-  app->add_flag("--explain", a.explain, "list the findings (what drives the premium, what to change) even below the line")
+  app->add_flag("--explain", a.explain,
+                "list the findings (what drives the premium, what to change) even below the line")
       ->group("Output");
   app->add_option("--suggest", a.suggest, "also write the findings as a Markdown note (atomically)")
-      ->type_name("FILE.md")->group("Output");
-  app->add_option("--prom", a.prom,
-                  "also write the figures as a Prometheus textfile (atomically, for node_exporter's textfile collector)")
-      ->type_name("FILE")->group("Output");
+      ->type_name("FILE.md")
+      ->group("Output");
+  app->add_option(
+         "--prom", a.prom,
+         "also write the figures as a Prometheus textfile (atomically, for node_exporter's textfile collector)")
+      ->type_name("FILE")
+      ->group("Output");
   app->add_option("--mode", a.mode,
                   "permission bits of the files written (-o, --prom, --suggest), in octal, e.g. 0644 so that "
                   "node_exporter's own user can read the textfile (default: 0666 less the umask, or the mode of the "
                   "file replaced)")
-      ->type_name("OCTAL")->group("Output");
+      ->type_name("OCTAL")
+      ->group("Output");
   app->add_option("--ledger", a.ledger,
                   "also record the run and its indicators in this SQLite ledger (created when missing; the same "
                   "inputs, window and config replace their earlier row)")
-      ->type_name("FILE")->group("Output");
-  app->add_flag("--ledger-append", a.ledger_append, "keep an earlier row of the same run in the ledger")->group("Output");
+      ->type_name("FILE")
+      ->group("Output");
+  app->add_flag("--ledger-append", a.ledger_append, "keep an earlier row of the same run in the ledger")
+      ->group("Output");
 }
 
 Expected<Inputs> open_inputs(const InputArgs& a) {
-  if (a.verbose > 0) enable_stderr_log(a.verbose == 1 ? "info" : "debug");
-  else if (const char* env = std::getenv("GPUCOST_LOG"); env != nullptr && *env != '\0') enable_stderr_log(env);
+  if (a.verbose > 0)
+    enable_stderr_log(a.verbose == 1 ? "info" : "debug");
+  else if (const char* env = std::getenv("GPUCOST_LOG"); env != nullptr && *env != '\0')
+    enable_stderr_log(env);
   GPUCOST_TRY(check_terminal_stdin(a));
   Inputs in;
   auto po = pipeline::prep_options(a.settings);
@@ -204,7 +241,8 @@ Expected<Inputs> open_inputs(const InputArgs& a) {
 
 int finish_inputs(const std::vector<InputStats>& stats, const InputArgs& a, const LocalClock& clock) {
   if (clock.fell_back_to_utc() && !a.quiet)
-    fmt::print(stderr, "{} this machine has no time zone set: local times are read as UTC (use --tz)\n", prefix(Level::note));
+    fmt::print(stderr, "{} this machine has no time zone set: local times are read as UTC (use --tz)\n",
+               prefix(Level::note));
   const std::uint64_t malformed = report_inputs(stats, a.quiet);
   bool truncated = false;
   for (const auto& s : stats) truncated = truncated || !s.truncated.empty();

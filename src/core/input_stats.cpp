@@ -17,7 +17,8 @@ std::string_view to_string(TimeBasis b) {
 }
 
 void add_note(InputStats& stats, std::string text) {
-  if (std::find(stats.notes.begin(), stats.notes.end(), text) == stats.notes.end()) stats.notes.push_back(std::move(text));
+  if (std::find(stats.notes.begin(), stats.notes.end(), text) == stats.notes.end())
+    stats.notes.push_back(std::move(text));
 }
 
 }  // namespace gpucost

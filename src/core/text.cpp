@@ -206,8 +206,8 @@ bool typo_of(const std::string& a, const std::string& b) {
 }
 
 struct Rank {
-  std::size_t shared = 0;  // twice the words matched exactly, plus the words matched with a typo
-  std::size_t matched = 0; // query words matched either way
+  std::size_t shared = 0;   // twice the words matched exactly, plus the words matched with a typo
+  std::size_t matched = 0;  // query words matched either way
   bool prefix = false;
   std::size_t distance = 0;
 };
@@ -252,9 +252,10 @@ std::string_view closest_name(std::string_view query, std::span<const std::strin
     const std::size_t near = std::max<std::size_t>(2, std::min(query.size(), c.size()) / 3);
     const bool close = r.matched * 2 > q_words.size() || r.prefix || r.distance <= near;
     if (!close) continue;
-    const bool better = best.empty() || r.shared > best_rank.shared ||
-                        (r.shared == best_rank.shared &&
-                         (r.prefix > best_rank.prefix || (r.prefix == best_rank.prefix && r.distance < best_rank.distance)));
+    const bool better =
+        best.empty() || r.shared > best_rank.shared ||
+        (r.shared == best_rank.shared &&
+         (r.prefix > best_rank.prefix || (r.prefix == best_rank.prefix && r.distance < best_rank.distance)));
     if (better) {
       best = c;
       best_rank = r;

@@ -171,8 +171,8 @@ std::string format_utc(std::int64_t ts_ns) {
   }
   const date::year_month_day ymd{date::sys_days{date::days{days}}};
   std::string out = fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}", static_cast<int>(ymd.year()),
-                                static_cast<unsigned>(ymd.month()), static_cast<unsigned>(ymd.day()),
-                                sod / 3600, sod / 60 % 60, sod % 60);
+                                static_cast<unsigned>(ymd.month()), static_cast<unsigned>(ymd.day()), sod / 3600,
+                                sod / 60 % 60, sod % 60);
   if (frac != 0) {
     std::string f = fmt::format("{:09}", frac);
     while (!f.empty() && f.back() == '0') f.pop_back();

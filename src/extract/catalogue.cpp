@@ -7,11 +7,13 @@ namespace gpucost::extract {
 namespace {
 
 constexpr std::array kCatalogue = {
-    IndicatorDef{"F001", "wall_s", "s", "job", "wall time",
-                 "length of the job window (to - from); the window is --from/--to, else first to last sample of any GPU"},
-    IndicatorDef{"F002", "coverage", "ratio", "job", "sample coverage",
-                 "share of the window covered by sample intervals; intervals longer than max(10 s, 5 x median interval) "
-                 "are gaps and not bridged (host: mean over GPUs)"},
+    IndicatorDef{
+        "F001", "wall_s", "s", "job", "wall time",
+        "length of the job window (to - from); the window is --from/--to, else first to last sample of any GPU"},
+    IndicatorDef{
+        "F002", "coverage", "ratio", "job", "sample coverage",
+        "share of the window covered by sample intervals; intervals longer than max(10 s, 5 x median interval) "
+        "are gaps and not bridged (host: mean over GPUs)"},
     IndicatorDef{"F003", "energy_kwh", "kWh", "power", "energy",
                  "trapezoid rule over covered power intervals, plus power_mean_w x uncovered time of the window "
                  "(host: sum over GPUs)"},
@@ -19,9 +21,10 @@ constexpr std::array kCatalogue = {
                  "energy attributed to uncovered time / energy_kwh (host: over the summed energies)"},
     IndicatorDef{"F005", "power_mean_w", "W", "power", "mean power",
                  "covered trapezoid energy / covered time; a lone sample gives its own value (host: mean over GPUs)"},
-    IndicatorDef{"F006", "power_p95_w", "W", "power", "95th percentile power",
-                 "time-weighted 95th percentile: each sample weighs the covered interval it starts; exact up to 2048 distinct "
-                 "values, else within 0.5 % (quantile sketch) (host: mean over GPUs)"},
+    IndicatorDef{
+        "F006", "power_p95_w", "W", "power", "95th percentile power",
+        "time-weighted 95th percentile: each sample weighs the covered interval it starts; exact up to 2048 distinct "
+        "values, else within 0.5 % (quantile sketch) (host: mean over GPUs)"},
     IndicatorDef{"F007", "power_max_w", "W", "power", "maximum power",
                  "largest power sample in the window (host: max over GPUs)"},
     IndicatorDef{"F008", "util_mean", "ratio", "utilisation", "mean utilisation",
@@ -37,9 +40,10 @@ constexpr std::array kCatalogue = {
                  "covered time whose sample reads a GPU temperature above 78 °C (host: mean over GPUs)"},
     IndicatorDef{"F013", "sm_clock_ratio", "ratio", "clocks", "SM clock ratio",
                  "time-weighted mean SM clock / largest SM clock sample of the GPU (host: mean over GPUs)"},
-    IndicatorDef{"F014", "sample_interval_median_s", "s", "job", "median sample interval",
-                 "median of the positive intervals between consecutive samples (the mean of the two middle ones for an even "
-                 "count); exact up to 2048 distinct intervals, else within 0.5 % (host: mean over GPUs)"},
+    IndicatorDef{
+        "F014", "sample_interval_median_s", "s", "job", "median sample interval",
+        "median of the positive intervals between consecutive samples (the mean of the two middle ones for an even "
+        "count); exact up to 2048 distinct intervals, else within 0.5 % (host: mean over GPUs)"},
     IndicatorDef{"F015", "samples", "count", "job", "samples",
                  "number of telemetry samples in the window (host: sum over GPUs)"},
     IndicatorDef{"F016", "gpu_count", "count", "job", "GPUs", "number of GPUs with samples in the window",
@@ -72,8 +76,9 @@ constexpr std::array kCatalogue = {
     IndicatorDef{"F028", "gpu_busy_s", "s", "trace", "GPU busy time (trace)",
                  "length of the union of the intervals of the trace's kernels, memcpys and memsets over all streams "
                  "(host: sum over GPUs)"},
-    IndicatorDef{"F029", "gpu_idle_fraction_trace", "ratio", "trace", "GPU idle share (trace)",
-                 "(span - busy) / span, span = first GPU op start to last GPU op end (host: summed idle / summed span)"},
+    IndicatorDef{
+        "F029", "gpu_idle_fraction_trace", "ratio", "trace", "GPU idle share (trace)",
+        "(span - busy) / span, span = first GPU op start to last GPU op end (host: summed idle / summed span)"},
     IndicatorDef{"F030", "gpu_compute_fraction", "ratio", "trace", "compute share (trace)",
                  "union of compute kernels (not nccl*/rccl*, not memcpy/memset) / span (host: summed / summed span)"},
     IndicatorDef{"F031", "gpu_noncompute_fraction", "ratio", "trace", "non-compute share (trace)",
@@ -110,7 +115,8 @@ constexpr std::array kCatalogue = {
                  "lines of the inputs matching a --pattern, in the window", Scope::host_only},
     IndicatorDef{"F046", "pattern_duration_s", "s", "trainlog", "summed --pattern durations",
                  "sum of the durations (dur_ns/dur_us/dur_ms/dur_s groups) of the lines matching a --pattern, in "
-                 "the window", Scope::host_only},
+                 "the window",
+                 Scope::host_only},
     IndicatorDef{"F047", "energy_left_kwh", "kWh", "power", "energy, left Riemann sum",
                  "each power sample held to the next over covered intervals, plus power_mean_w x uncovered time "
                  "(host: sum over GPUs)"},
@@ -125,23 +131,28 @@ constexpr std::array kCatalogue = {
                  "time (host: sum over GPUs)"},
     IndicatorDef{"F051", "downtime_s", "s", "events", "downtime after incidents",
                  "union over Xid, gpu_lost, suspend and AC-offline events of [event, next sample of any GPU with "
-                 "utilisation > 0], cut at the window end", Scope::host_only},
+                 "utilisation > 0], cut at the window end",
+                 Scope::host_only},
     IndicatorDef{"F052", "power_p50_w", "W", "power", "median power",
                  "time-weighted 50th percentile of power, as power_p95_w (host: mean over GPUs)"},
     IndicatorDef{"F053", "power_min_w", "W", "power", "minimum power",
                  "smallest power sample in the window (host: min over GPUs)"},
     IndicatorDef{"F054", "idle_power_w", "W", "power", "idle power",
-                 "trapezoid energy / time of the covered power intervals whose left sample reads utilisation 0 % (host: mean over GPUs)"},
+                 "trapezoid energy / time of the covered power intervals whose left sample reads utilisation 0 % "
+                 "(host: mean over GPUs)"},
     IndicatorDef{"F055", "idle_energy_kwh", "kWh", "power", "energy while idle",
-                 "trapezoid energy of the covered power intervals whose left sample reads utilisation 0 % (host: sum over GPUs)"},
+                 "trapezoid energy of the covered power intervals whose left sample reads utilisation 0 % (host: sum "
+                 "over GPUs)"},
     IndicatorDef{"F056", "energy_per_busy_hour_kwh", "kWh/h", "power", "energy per busy hour",
                  "energy_kwh / busy_s in hours (host: summed energy / summed busy time)"},
-    IndicatorDef{"F057", "power_limit_time_s", "s", "power", "time at the power limit",
-                 "covered power time whose left sample reads at least 95 % of its enforced power limit (host: mean over GPUs)"},
+    IndicatorDef{
+        "F057", "power_limit_time_s", "s", "power", "time at the power limit",
+        "covered power time whose left sample reads at least 95 % of its enforced power limit (host: mean over GPUs)"},
     IndicatorDef{"F058", "power_limit_share", "ratio", "power", "power-limit share",
                  "mean over samples of enforced power limit / default power limit (host: mean over GPUs)"},
     IndicatorDef{"F059", "power_cv", "ratio", "power", "power variability",
-                 "time-weighted standard deviation / time-weighted mean of the held power (coefficient of variation) (host: mean over GPUs)"},
+                 "time-weighted standard deviation / time-weighted mean of the held power (coefficient of variation) "
+                 "(host: mean over GPUs)"},
     IndicatorDef{"F060", "temp_p50_c", "°C", "thermal", "median GPU temperature",
                  "time-weighted 50th percentile of the GPU temperature, as power_p95_w (host: mean over GPUs)"},
     IndicatorDef{"F061", "temp_p95_c", "°C", "thermal", "95th percentile GPU temperature",
@@ -153,21 +164,26 @@ constexpr std::array kCatalogue = {
     IndicatorDef{"F064", "temp_crossings", "count", "thermal", "threshold crossings",
                  "consecutive temperature samples T(i) <= 78 °C < T(i+1), gaps included (host: sum over GPUs)"},
     IndicatorDef{"F065", "temp_steady_s", "s", "thermal", "time to thermal steady state",
-                 "time from the first temperature sample to the first sample from which max - min of the temperature stays <= 2 °C for the next 300 s (host: mean over GPUs)"},
+                 "time from the first temperature sample to the first sample from which max - min of the temperature "
+                 "stays <= 2 °C for the next 300 s (host: mean over GPUs)"},
     IndicatorDef{"F066", "temp_slope_5min_c_per_min", "°C/min", "thermal", "warm-up slope",
-                 "least-squares slope of the temperature samples of the first 300 s after the first temperature sample (host: mean over GPUs)"},
+                 "least-squares slope of the temperature samples of the first 300 s after the first temperature sample "
+                 "(host: mean over GPUs)"},
     IndicatorDef{"F067", "temp_rolling_crossings", "count", "thermal", "rolling-median threshold crossings",
-                 "upward crossings of 78 °C by the median of the temperature samples of the trailing 15 s (host: sum over GPUs)"},
+                 "upward crossings of 78 °C by the median of the temperature samples of the trailing 15 s (host: sum "
+                 "over GPUs)"},
     IndicatorDef{"F068", "mclk_mean_mhz", "MHz", "clocks", "mean memory clock",
                  "time-weighted mean memory clock (host: mean over GPUs)"},
     IndicatorDef{"F069", "mclk_ratio", "ratio", "clocks", "memory clock ratio",
                  "mclk_mean_mhz / max(rated maximum memory clock, largest memory clock sample) (host: mean over GPUs)"},
     IndicatorDef{"F070", "clock_efficiency", "ratio", "clocks", "SM clock efficiency",
                  "time-weighted mean SM clock / rated maximum SM clock (clocks.max.sm) (host: mean over GPUs)"},
-    IndicatorDef{"F071", "throttle_power_cap_fraction", "ratio", "clocks", "time power-capped",
-                 "covered throttle-reason time whose left sample has the SW power cap bit (0x4) (host: mean over GPUs)"},
-    IndicatorDef{"F072", "throttle_hw_slowdown_fraction", "ratio", "clocks", "time in HW slowdown",
-                 "covered throttle-reason time with the HW slowdown (0x8) or HW power brake (0x80) bit (host: mean over GPUs)"},
+    IndicatorDef{
+        "F071", "throttle_power_cap_fraction", "ratio", "clocks", "time power-capped",
+        "covered throttle-reason time whose left sample has the SW power cap bit (0x4) (host: mean over GPUs)"},
+    IndicatorDef{
+        "F072", "throttle_hw_slowdown_fraction", "ratio", "clocks", "time in HW slowdown",
+        "covered throttle-reason time with the HW slowdown (0x8) or HW power brake (0x80) bit (host: mean over GPUs)"},
     IndicatorDef{"F073", "throttle_hw_thermal_fraction", "ratio", "clocks", "time in HW thermal slowdown",
                  "covered throttle-reason time with the HW thermal slowdown bit (0x40) (host: mean over GPUs)"},
     IndicatorDef{"F074", "throttle_sw_thermal_fraction", "ratio", "clocks", "time in SW thermal slowdown",
@@ -177,9 +193,11 @@ constexpr std::array kCatalogue = {
     IndicatorDef{"F076", "throttle_idle_fraction", "ratio", "clocks", "time clocked down idle",
                  "covered throttle-reason time with the GPU idle bit (0x1) (host: mean over GPUs)"},
     IndicatorDef{"F077", "throttle_onsets", "count", "clocks", "throttle onsets",
-                 "consecutive throttle-reason samples going from none to any of power cap, HW slowdown, SW/HW thermal, power brake (0xEC) (host: sum over GPUs)"},
+                 "consecutive throttle-reason samples going from none to any of power cap, HW slowdown, SW/HW thermal, "
+                 "power brake (0xEC) (host: sum over GPUs)"},
     IndicatorDef{"F078", "throttle_work_lost_fraction", "ratio", "clocks", "work lost to throttling",
-                 "1 - time-weighted mean SM clock / reference clock over covered SM clock intervals whose left sample reads utilisation > 0 %; reference = max(rated maximum, largest sample) (host: mean over GPUs)"},
+                 "1 - time-weighted mean SM clock / reference clock over covered SM clock intervals whose left sample "
+                 "reads utilisation > 0 %; reference = max(rated maximum, largest sample) (host: mean over GPUs)"},
     IndicatorDef{"F079", "util_p50", "ratio", "utilisation", "median utilisation",
                  "time-weighted 50th percentile of utilisation / 100, as power_p95_w (host: mean over GPUs)"},
     IndicatorDef{"F080", "util_p95", "ratio", "utilisation", "95th percentile utilisation",
@@ -193,7 +211,8 @@ constexpr std::array kCatalogue = {
     IndicatorDef{"F084", "fb_headroom_min_mib", "MiB", "utilisation", "framebuffer headroom",
                  "smallest memory.total - memory.used over the samples giving both (host: min over GPUs)"},
     IndicatorDef{"F085", "starved_fraction", "ratio", "utilisation", "busy but starved",
-                 "covered utilisation time whose left sample reads utilisation >= 80 % and memory utilisation < 50 % / covered utilisation time whose left sample reads both (host: mean over GPUs)"},
+                 "covered utilisation time whose left sample reads utilisation >= 80 % and memory utilisation < 50 % / "
+                 "covered utilisation time whose left sample reads both (host: mean over GPUs)"},
     IndicatorDef{"F086", "enc_util_mean", "ratio", "utilisation", "encoder utilisation",
                  "time-weighted mean of encoder utilisation / 100 (host: mean over GPUs)"},
     IndicatorDef{"F087", "dec_util_mean", "ratio", "utilisation", "decoder utilisation",
@@ -210,8 +229,8 @@ constexpr std::array kCatalogue = {
                  "mean over samples of current / maximum PCIe link generation (host: mean over GPUs)"},
     IndicatorDef{"F093", "pcie_width_ratio", "ratio", "utilisation", "PCIe width vs max",
                  "mean over samples of current / maximum PCIe link width (host: mean over GPUs)"},
-    IndicatorDef{"F094", "xid_per_hour", "1/h", "events", "Xid rate",
-                 "xid_count / wall time in hours", Scope::host_only},
+    IndicatorDef{"F094", "xid_per_hour", "1/h", "events", "Xid rate", "xid_count / wall time in hours",
+                 Scope::host_only},
     IndicatorDef{"F095", "xid_first_s", "s", "events", "first Xid",
                  "time of the first Xid in the window, s after the window start", Scope::host_only},
     IndicatorDef{"F096", "xid_last_s", "s", "events", "last Xid",
@@ -232,8 +251,8 @@ constexpr std::array kCatalogue = {
                  "largest positive interval between consecutive samples (host: max over GPUs)"},
     IndicatorDef{"F104", "gap_count", "count", "job", "gaps",
                  "intervals between consecutive samples longer than the gap limit (host: sum over GPUs)"},
-    IndicatorDef{"F105", "coverage_min", "ratio", "job", "lowest GPU coverage",
-                 "smallest coverage of any GPU", Scope::host_only},
+    IndicatorDef{"F105", "coverage_min", "ratio", "job", "lowest GPU coverage", "smallest coverage of any GPU",
+                 Scope::host_only},
     // The temperature-anchored chain: "errors" are Xid, AER, modeset and thermal (not normal)
     // events; a crossing is an upward crossing of the threshold (78 °C unless --temp-threshold)
     // by any GPU's 15 s rolling-median temperature; the chain window is --chain-window (300 s).
@@ -261,16 +280,19 @@ constexpr std::array kCatalogue = {
     // Power source and sessions (kernel, logind and systemd messages).
     IndicatorDef{"F114", "ac_switches_per_hour", "1/h", "session", "AC switches per hour",
                  "power_source messages whose state differs from the previous one, in the window / wall hours; "
-                 "the log's first message only sets the state", Scope::host_only},
+                 "the log's first message only sets the state",
+                 Scope::host_only},
     IndicatorDef{"F115", "battery_s", "s", "session", "time on battery",
                  "time from an AC off-line message to the next on-line one (or the window end), within the window",
                  Scope::host_only},
     IndicatorDef{"F116", "resume_count", "count", "session", "resumes",
-                 "resume events in the window, one per 120 s cluster (several layers report one resume); the resume of a failed suspend is not one",
+                 "resume events in the window, one per 120 s cluster (several layers report one resume); the resume of "
+                 "a failed suspend is not one",
                  Scope::host_only},
     IndicatorDef{"F117", "suspend_s", "s", "session", "time suspended",
                  "time from the first message of each suspend to the next resume (or the window end), within "
-                 "the window", Scope::host_only},
+                 "the window",
+                 Scope::host_only},
     IndicatorDef{"F118", "interruptions_per_hour", "1/h", "session", "interruptions per hour",
                  "(suspends + boots + GPUs lost + GPU resets) in the window / wall hours", Scope::host_only},
     IndicatorDef{"F119", "boot_count", "count", "session", "boots",
@@ -279,10 +301,10 @@ constexpr std::array kCatalogue = {
                  "shutdown and reboot messages (logind, systemd, kernel) in the window", Scope::host_only},
     IndicatorDef{"F121", "gpu_unavailable_s", "s", "session", "GPU unavailable",
                  "time from a GPU lost or a driver unload to the next driver load or boot (or the window end), "
-                 "within the window", Scope::host_only},
-    IndicatorDef{"F122", "lid_closed_s", "s", "session", "lid closed",
-                 "time from a lid close to the next lid open (or the window end), within the window",
+                 "within the window",
                  Scope::host_only},
+    IndicatorDef{"F122", "lid_closed_s", "s", "session", "lid closed",
+                 "time from a lid close to the next lid open (or the window end), within the window", Scope::host_only},
     IndicatorDef{"F123", "segfault_count", "count", "session", "process crashes",
                  "segfault messages of the kernel in the window", Scope::host_only},
     // Trace and profiler, continued: op time is the summed duration of the device's GPU ops
@@ -304,23 +326,26 @@ constexpr std::array kCatalogue = {
                  "idle time in gaps under 30 us between ops / GPU span (host: over the summed spans)"},
     IndicatorDef{"F131", "launch_delay_max_us", "us", "trace", "launch delay, maximum",
                  "longest delay from a launch call to its GPU op (host: max over GPUs)"},
-    IndicatorDef{"F132", "trace_steps", "count", "training", "profiled steps",
-                 "ProfilerStep#N spans in the traces", Scope::host_only},
+    IndicatorDef{"F132", "trace_steps", "count", "training", "profiled steps", "ProfilerStep#N spans in the traces",
+                 Scope::host_only},
     IndicatorDef{"F133", "step_time_mean_s", "s", "training", "step time, mean",
                  "mean duration of the traces' ProfilerStep#N spans", Scope::host_only},
     IndicatorDef{"F134", "step_time_p95_s", "s", "training", "step time, 95th percentile",
                  "95th percentile (numpy linear) of the ProfilerStep#N durations", Scope::host_only},
     IndicatorDef{"F135", "samples_per_s", "1/s", "training", "training throughput, samples",
                  "mean of the training summaries' samples per second (HF Trainer train_samples_per_second; "
-                 "not evaluation's) in the window", Scope::host_only},
+                 "not evaluation's) in the window",
+                 Scope::host_only},
     IndicatorDef{"F136", "iterations_per_s", "1/s", "training", "training throughput, iterations",
                  "median of the training progress bars' rates (tqdm it/s, or 1 / s/it; not evaluation bars) "
-                 "in the window", Scope::host_only},
+                 "in the window",
+                 Scope::host_only},
     IndicatorDef{"F137", "traces", "count", "trace", "traces read",
                  "Kineto traces among the inputs (one per rank and capture)", Scope::host_only},
     IndicatorDef{"F138", "fault_count", "count", "events", "faults",
                  "faults in the window: the Xid, GPU-lost and fatal AER events of one GPU (or of the host) each within "
-                 "fault_window_s (60 s) of the previous one, at least one not of bucket ignore", Scope::host_only},
+                 "fault_window_s (60 s) of the previous one, at least one not of bucket ignore",
+                 Scope::host_only},
     IndicatorDef{"F139", "fault_restart_app_count", "count", "events", "faults: restart the application",
                  "faults whose most severe member's bucket is restart_app", Scope::host_only},
     IndicatorDef{"F140", "fault_reset_gpu_count", "count", "events", "faults: reset the GPU",

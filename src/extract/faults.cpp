@@ -83,11 +83,16 @@ std::string fault_members_text(const WindowFault& fault) {
   std::string out;
   for (const FaultMember& m : fault.members) {
     if (!out.empty()) out += " then ";
-    if (m.kind == "xid") out += "Xid " + std::to_string(m.code);
-    else if (m.kind == "gpu_lost") out += "GPU lost";
-    else if (m.kind == "aer") out += "fatal AER";
-    else if (m.kind == "ac_offline") out += "AC offline";
-    else out += m.kind;
+    if (m.kind == "xid")
+      out += "Xid " + std::to_string(m.code);
+    else if (m.kind == "gpu_lost")
+      out += "GPU lost";
+    else if (m.kind == "aer")
+      out += "fatal AER";
+    else if (m.kind == "ac_offline")
+      out += "AC offline";
+    else
+      out += m.kind;
     if (m.count > 1) out += " \u00d7" + std::to_string(m.count);  // "×"
   }
   return out;
@@ -164,9 +169,8 @@ void fault_indicators(Features& f, const std::string& reason) {
   }
   set_value(out, "fault_count", static_cast<double>(f.faults.size()));
   for (const auto& entry : kByBucket) {  // not a structured binding: clang 14 cannot capture one
-    const auto n = std::count_if(f.faults.begin(), f.faults.end(), [&](const WindowFault& w) {
-      return xid_bucket_from_name(w.bucket) == entry.first;
-    });
+    const auto n = std::count_if(f.faults.begin(), f.faults.end(),
+                                 [&](const WindowFault& w) { return xid_bucket_from_name(w.bucket) == entry.first; });
     set_value(out, entry.second, static_cast<double>(n));
   }
 }

@@ -35,8 +35,10 @@ void write_set(std::string& b, const IndicatorSet& set, bool host, const char* i
     b.append(": {\"id\": ");
     io::append_json_string(b, def.id);
     b.append(", \"value\": ");
-    if (it->second.value) io::append_json_number(b, *it->second.value);
-    else b.append("null");
+    if (it->second.value)
+      io::append_json_number(b, *it->second.value);
+    else
+      b.append("null");
     b.append(", \"unit\": ");
     io::append_json_string(b, def.unit);
     if (!it->second.value) {
@@ -67,8 +69,10 @@ void write_incidents(std::string& b, const std::vector<WindowIncident>& incident
       b.append(fmt::format(", \"last_ts_ns\": {}", w.last_ts_ns));
     }
     b.append(", \"downtime_s\": ");
-    if (w.downtime_s) io::append_json_number(b, *w.downtime_s);
-    else b.append("null");
+    if (w.downtime_s)
+      io::append_json_number(b, *w.downtime_s);
+    else
+      b.append("null");
     if (w.downtime_to_end) b.append(", \"downtime_to_end\": true");
     b.append("}");
   }
@@ -95,8 +99,10 @@ void write_fault(std::string& b, const WindowFault& w) {
     b.append(fmt::format(", \"code\": {}, \"count\": {}}}", w.members[i].code, w.members[i].count));
   }
   b.append("], \"downtime_s\": ");
-  if (w.downtime_s) io::append_json_number(b, *w.downtime_s);
-  else b.append("null");
+  if (w.downtime_s)
+    io::append_json_number(b, *w.downtime_s);
+  else
+    b.append("null");
   b.append(fmt::format(", \"downtime_end_ns\": {}", w.downtime_end_ns));
   if (w.downtime_to_end) b.append(", \"downtime_to_end\": true");
   b.append("}");
@@ -354,13 +360,15 @@ Status read_incidents(simdjson::dom::element doc, Features& f, const std::string
     if (e["count"].get_int64().get(count) == simdjson::SUCCESS && count > 1) {
       w.count = count;
       if (e["last_ts_ns"].get_int64().get(w.last_ts_ns) != simdjson::SUCCESS || w.last_ts_ns < w.ts_ns)
-        return make_error(ErrorKind::schema,
-                          fmt::format("{}: an incidents[] entry with a count lacks a last_ts_ns at or after its ts_ns", path));
+        return make_error(
+            ErrorKind::schema,
+            fmt::format("{}: an incidents[] entry with a count lacks a last_ts_ns at or after its ts_ns", path));
     } else if (count < 1) {
       return make_error(ErrorKind::schema, fmt::format("{}: an incidents[] entry has a count below 1", path));
     }
     bool to_end = false;
-    if (e["downtime_to_end"].get_bool().get(to_end) == simdjson::SUCCESS) w.downtime_to_end = to_end;
+    if (e["downtime_to_end"].get_bool().get(to_end) == simdjson::SUCCESS)
+      w.downtime_to_end = to_end;
     else if (w.downtime_s)  // earlier documents: the incident's downtime reached the window end
       w.downtime_to_end = static_cast<double>(w.ts_ns) + *w.downtime_s * 1e9 >= static_cast<double>(f.to_ns);
     f.incidents.push_back(std::move(w));
@@ -376,9 +384,10 @@ Status read_fault_members(simdjson::dom::element e, WindowFault& w, const std::s
     FaultMember fm;
     std::string_view kind;
     std::int64_t code = -1;
-    if (m["kind"].get_string().get(kind) != simdjson::SUCCESS || m["count"].get_int64().get(fm.count) != simdjson::SUCCESS ||
-        fm.count < 1)
-      return make_error(ErrorKind::schema, fmt::format("{}: a faults[] member lacks kind or a count of 1 or more", path));
+    if (m["kind"].get_string().get(kind) != simdjson::SUCCESS ||
+        m["count"].get_int64().get(fm.count) != simdjson::SUCCESS || fm.count < 1)
+      return make_error(ErrorKind::schema,
+                        fmt::format("{}: a faults[] member lacks kind or a count of 1 or more", path));
     fm.kind = std::string(kind);
     if (m["code"].get_int64().get(code) == simdjson::SUCCESS) fm.code = static_cast<int>(code);
     w.members.push_back(std::move(fm));
@@ -390,9 +399,11 @@ Status read_fault(simdjson::dom::element e, WindowFault& w, const std::string& p
   std::string_view device, host, bucket;
   if (e["ts_ns"].get_int64().get(w.ts_ns) != simdjson::SUCCESS ||
       e["last_ts_ns"].get_int64().get(w.last_ts_ns) != simdjson::SUCCESS || w.last_ts_ns < w.ts_ns ||
-      e["bucket"].get_string().get(bucket) != simdjson::SUCCESS || e["count"].get_int64().get(w.count) != simdjson::SUCCESS)
-    return make_error(ErrorKind::schema,
-                      fmt::format("{}: a faults[] entry lacks ts_ns, last_ts_ns (at or after ts_ns), bucket or count", path));
+      e["bucket"].get_string().get(bucket) != simdjson::SUCCESS ||
+      e["count"].get_int64().get(w.count) != simdjson::SUCCESS)
+    return make_error(
+        ErrorKind::schema,
+        fmt::format("{}: a faults[] entry lacks ts_ns, last_ts_ns (at or after ts_ns), bucket or count", path));
   w.bucket = std::string(bucket);
   if (e["device"].get_string().get(device) == simdjson::SUCCESS) w.device = std::string(device);
   if (e["host"].get_string().get(host) == simdjson::SUCCESS) w.host = std::string(host);
@@ -409,7 +420,8 @@ Status read_fault(simdjson::dom::element e, WindowFault& w, const std::string& p
 /// its downtime, so a joined fault's downtime is approximate (re-run extract for the exact one).
 /// `joined`: some fault holds several bursts (of several GPUs, perhaps), so the rebuild is not
 /// exact; when each burst stands alone it is.
-std::vector<WindowFault> faults_from_bursts(const std::vector<WindowIncident>& incidents, double window_s, bool& joined) {
+std::vector<WindowFault> faults_from_bursts(const std::vector<WindowIncident>& incidents, double window_s,
+                                            bool& joined) {
   std::vector<WindowFault> out;
   for (const WindowIncident& i : incidents) {
     if (i.kind != "xid" && i.kind != "gpu_lost") continue;
@@ -577,11 +589,12 @@ Expected<detail::QuantileSketch> read_sketch(simdjson::dom::element e, const std
   }
   double alpha = 0;
   if (e["alpha"].get_double().get(alpha) != simdjson::SUCCESS || alpha != QuantileSketch::kAlpha)
-    return make_error(ErrorKind::schema,
-                      fmt::format("{}: neither exact values nor buckets of relative accuracy {}", what,
-                                  QuantileSketch::kAlpha),
-                      "re-run `gpucost extract` with this version of gpucost");
-  if (e["min"].get_double().get(st.min) != simdjson::SUCCESS || e["max"].get_double().get(st.max) != simdjson::SUCCESS ||
+    return make_error(
+        ErrorKind::schema,
+        fmt::format("{}: neither exact values nor buckets of relative accuracy {}", what, QuantileSketch::kAlpha),
+        "re-run `gpucost extract` with this version of gpucost");
+  if (e["min"].get_double().get(st.min) != simdjson::SUCCESS ||
+      e["max"].get_double().get(st.max) != simdjson::SUCCESS ||
       e["zero"].get_double().get(st.zero) != simdjson::SUCCESS)
     return make_error(ErrorKind::schema, fmt::format("{}: min, max or zero is missing or not a number", what));
   const auto cap = static_cast<std::size_t>(QuantileSketch::kMaxBuckets);
@@ -666,7 +679,8 @@ Expected<Features> features_from_json(std::string_view text, const std::string& 
     GpuFeatures gf;
     std::int64_t idx = 0;
     simdjson::dom::object ind;
-    if (g["gpu"].get_int64().get(idx) != simdjson::SUCCESS || g["indicators"].get_object().get(ind) != simdjson::SUCCESS)
+    if (g["gpu"].get_int64().get(idx) != simdjson::SUCCESS ||
+        g["indicators"].get_object().get(ind) != simdjson::SUCCESS)
       return make_error(ErrorKind::schema, fmt::format("{}: a gpus[] entry lacks gpu or indicators", path));
     gf.gpu = static_cast<int>(idx);
     GPUCOST_TRY(read_set(ind, gf.indicators, path));

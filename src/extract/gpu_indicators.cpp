@@ -32,11 +32,12 @@ double secs(std::int64_t ns) { return static_cast<double>(ns) / 1e9; }
 enum class HostRule { mean, sum, max, min };
 
 HostRule host_rule(std::string_view key) {
-  static constexpr std::string_view kSums[] = {
-      "energy_kwh", "samples",     "energy_left_kwh", "energy_right_kwh", "energy_low_kwh",  "energy_high_kwh",
-      "idle_energy_kwh", "gap_count", "temp_crossings", "throttle_onsets", "busy_s", "temp_rolling_crossings"};
-  static constexpr std::string_view kMaxima[] = {"power_max_w",    "temp_max_c",      "sample_interval_max_s",
-                                                 "mem_temp_max_c", "fb_used_max_mib", "pcie_rx_max_mb_s",
+  static constexpr std::string_view kSums[] = {"energy_kwh",       "samples",        "energy_left_kwh",
+                                               "energy_right_kwh", "energy_low_kwh", "energy_high_kwh",
+                                               "idle_energy_kwh",  "gap_count",      "temp_crossings",
+                                               "throttle_onsets",  "busy_s",         "temp_rolling_crossings"};
+  static constexpr std::string_view kMaxima[] = {"power_max_w",     "temp_max_c",      "sample_interval_max_s",
+                                                 "mem_temp_max_c",  "fb_used_max_mib", "pcie_rx_max_mb_s",
                                                  "pcie_tx_max_mb_s"};
   static constexpr std::string_view kMinima[] = {"power_min_w", "fb_headroom_min_mib"};
   if (std::find(std::begin(kSums), std::end(kSums), key) != std::end(kSums)) return HostRule::sum;
@@ -48,23 +49,30 @@ HostRule host_rule(std::string_view key) {
 /// The host's ratios of summed GPU quantities (not means of the GPUs' ratios).
 void host_ratios(const Features& f, double filled_j, double energy_j, IndicatorSet& out) {
   const IndicatorValue energy = out["energy_kwh"];
-  if (!energy.value) set_absent(out, "energy_filled_fraction", energy.reason);
-  else if (energy_j > 0) set_value(out, "energy_filled_fraction", filled_j / energy_j);
-  else set_absent(out, "energy_filled_fraction", "energy is 0");
+  if (!energy.value)
+    set_absent(out, "energy_filled_fraction", energy.reason);
+  else if (energy_j > 0)
+    set_value(out, "energy_filled_fraction", filled_j / energy_j);
+  else
+    set_absent(out, "energy_filled_fraction", "energy is 0");
   const IndicatorValue busy = out["busy_s"];
   if (!energy.value || !busy.value)
     set_absent(out, "energy_per_busy_hour_kwh", !energy.value ? energy.reason : busy.reason);
-  else if (*busy.value > 0) set_value(out, "energy_per_busy_hour_kwh", *energy.value / (*busy.value / 3600));
-  else set_absent(out, "energy_per_busy_hour_kwh", "no busy time (utilisation > 0 %)");
+  else if (*busy.value > 0)
+    set_value(out, "energy_per_busy_hour_kwh", *energy.value / (*busy.value / 3600));
+  else
+    set_absent(out, "energy_per_busy_hour_kwh", "no busy time (utilisation > 0 %)");
   double lowest = kNaN;
   for (const GpuFeatures& g : f.gpus) {
     const auto it = g.indicators.find("coverage");
     if (it != g.indicators.end() && it->second.value && !(*it->second.value >= lowest)) lowest = *it->second.value;
   }
   if (std::isnan(lowest))
-    set_absent(out, "coverage_min", f.gpus.empty() ? std::string(kNoGpuTelemetry)
-                                               : std::string("no GPU has a coverage (empty window or only traces)"));
-  else set_value(out, "coverage_min", lowest);
+    set_absent(out, "coverage_min",
+               f.gpus.empty() ? std::string(kNoGpuTelemetry)
+                              : std::string("no GPU has a coverage (empty window or only traces)"));
+  else
+    set_value(out, "coverage_min", lowest);
 }
 
 }  // namespace
@@ -145,9 +153,10 @@ void host_from_gpus(Features& f, double filled_j, double energy_j) {
       continue;
     }
     if (n == 0) {
-      set_absent(out, key, !reason.empty()   ? reason
-                       : f.gpus.empty() ? std::string(kNoGpuTelemetry)
-                                        : std::string("no GPU has this indicator"));
+      set_absent(out, key,
+                 !reason.empty()  ? reason
+                 : f.gpus.empty() ? std::string(kNoGpuTelemetry)
+                                  : std::string("no GPU has this indicator"));
       continue;
     }
     set_value(out, key, rule == HostRule::mean ? acc / static_cast<double>(n) : acc);

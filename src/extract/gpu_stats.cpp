@@ -14,9 +14,9 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kJoulesPerKwh = 3.6e6;
-constexpr double kNearLimit = 0.95;         // "at or near the enforced power limit": within 5 %
+constexpr double kNearLimit = 0.95;  // "at or near the enforced power limit": within 5 %
 constexpr double kStarvedUtilPct = 80, kStarvedMemPct = 50;
-constexpr double kPowerErrorW = 5.0;        // power reading uncertainty (energy_low/high_kwh), W per sample
+constexpr double kPowerErrorW = 5.0;  // power reading uncertainty (energy_low/high_kwh), W per sample
 
 // The reasons that slow a busy GPU down (an onset is a change from none of them to any).
 constexpr std::uint64_t kSlowdownBits = throttle::kSwPowerCap | throttle::kHwSlowdown | throttle::kSwThermalSlowdown |
@@ -29,21 +29,22 @@ struct Reason {
 };
 // HW slowdown includes the power brake, as nvidia-smi -q's "HW Slowdown" line does.
 
-
 constexpr std::array<const char*, kHeldCount> kHeldNames = {"power", "util", "temp", "pclk", "mem_temp", "mem_util",
                                                             "mclk",  "fb",   "enc",  "dec",  "rx",       "tx"};
 // The generic slots of a held metric, in GpuWalker::m_held order.
 enum Slot : std::uint8_t { n, plain_sum, cov_s, held, right, trap, held2, zero_s, plain_zero, above_s };
-constexpr std::array<const char*, 10> kSlotNames = {"n",     "sum",   "cov_s",  "held",       "right",
-                                                    "trap",  "held2", "zero_s", "plain_zero", "above_s"};
+constexpr std::array<const char*, 10> kSlotNames = {"n",    "sum",   "cov_s",  "held",       "right",
+                                                    "trap", "held2", "zero_s", "plain_zero", "above_s"};
 
 // The specials of GpuWalker::m_special, named in kSpecialNames.
+// clang-format off
 enum Special : std::uint8_t {
   k_samples, k_interval_max, k_interval_covered_s, k_interval_gaps, k_temp_crossings, k_idle_power_s, k_idle_energy_j, k_limit_cov_s, k_limit_near_s, k_limit_share_sum, k_limit_share_n, k_pcie_n, k_pcie_gen_ratio_sum, k_pcie_width_ratio_sum, k_pclk_rated_max, k_mclk_rated_max, k_fb_total_max, k_fb_free_min, k_throttle_n, k_throttle_cov_s, k_throttle_onsets, k_throttle_power_cap_s, k_throttle_hw_slowdown_s, k_throttle_hw_thermal_s, k_throttle_sw_thermal_s, k_throttle_sync_boost_s, k_throttle_idle_s, k_starved_s, k_starved_cov_s, k_busy_clock_held, k_busy_clock_s,
   kSpecialCount
 };
 constexpr std::array<const char*, kSpecialCount> kSpecialNames = {
     "samples", "interval.max", "interval.covered_s", "interval.gaps", "temp.crossings", "idle.power_s", "idle.energy_j", "limit.cov_s", "limit.near_s", "limit.share_sum", "limit.share_n", "pcie.n", "pcie.gen_ratio_sum", "pcie.width_ratio_sum", "pclk_rated.max", "mclk_rated.max", "fb_total.max", "fb_free.min", "throttle.n", "throttle.cov_s", "throttle.onsets", "throttle.power_cap_s", "throttle.hw_slowdown_s", "throttle.hw_thermal_s", "throttle.sw_thermal_s", "throttle.sync_boost_s", "throttle.idle_s", "starved.s", "starved.cov_s", "busy_clock.held", "busy_clock.s"};
+// clang-format on
 
 constexpr std::array<Reason, 6> kReasons = {
     {{"power_cap", throttle::kSwPowerCap, k_throttle_power_cap_s},
@@ -159,8 +160,10 @@ void GpuWalker::add_held_interval(Held m, const Sample& prev, const Sample& cur,
 
 void GpuWalker::add_interval(double dt) {
   keep_max(m_special[k_interval_max], dt);
-  if (dt <= m_limit_s) m_special[k_interval_covered_s] += dt;
-  else m_special[k_interval_gaps] += 1;
+  if (dt <= m_limit_s)
+    m_special[k_interval_covered_s] += dt;
+  else
+    m_special[k_interval_gaps] += 1;
 }
 
 void GpuWalker::add(const Sample& s, bool count_sample) {
@@ -200,8 +203,10 @@ void GpuWalker::add(const Sample& s, bool count_sample) {
     if (m == Held::power && m_profile != nullptr) m_profile->power_sample(s.ts_ns);
     if (const Sample* p = prev_with(m)) {
       const double dt = secs(s.ts_ns - p->ts_ns);
-      if (dt > 0 && dt <= m_limit_s) add_held_interval(m, *p, s, dt);
-      else if (dt > 0 && m == Held::power && m_profile != nullptr) m_profile->gap(p->ts_ns, dt);
+      if (dt > 0 && dt <= m_limit_s)
+        add_held_interval(m, *p, s, dt);
+      else if (dt > 0 && m == Held::power && m_profile != nullptr)
+        m_profile->gap(p->ts_ns, dt);
       if (m == Held::temp && p->temp_c <= m_threshold_c && v > m_threshold_c) m_special[k_temp_crossings] += 1;
     }
   }
@@ -220,13 +225,15 @@ void GpuWalker::remember(const Sample& s) {
   if (m_has_last) {
     for (std::size_t i = 0; i < kHeldCount; ++i) {
       const auto m = static_cast<Held>(i);
-      if (!std::isnan(value_of(s, m))) m_has_older[i] = false;
+      if (!std::isnan(value_of(s, m)))
+        m_has_older[i] = false;
       else if (!std::isnan(value_of(m_last, m))) {
         m_older[i] = m_last;
         m_has_older[i] = true;
       }
     }
-    if (!std::isnan(s.throttle_mask)) m_has_older_throttle = false;
+    if (!std::isnan(s.throttle_mask))
+      m_has_older_throttle = false;
     else if (!std::isnan(m_last.throttle_mask)) {
       m_older_throttle = m_last;
       m_has_older_throttle = true;
@@ -238,8 +245,8 @@ void GpuWalker::remember(const Sample& s) {
 
 void GpuWalker::add_throttle(const Sample& s) {
   const Sample* p = m_has_last && !std::isnan(m_last.throttle_mask) ? &m_last
-                    : m_has_older_throttle                           ? &m_older_throttle
-                                                                     : nullptr;
+                    : m_has_older_throttle                          ? &m_older_throttle
+                                                                    : nullptr;
   if (p != nullptr) {
     const auto was = static_cast<std::uint64_t>(p->throttle_mask), now = static_cast<std::uint64_t>(s.throttle_mask);
     if ((was & kSlowdownBits) == 0 && (now & kSlowdownBits) != 0) m_special[k_throttle_onsets] += 1;
@@ -312,9 +319,12 @@ void combine_partials(Partials& into, const Partials& from) {
   for (const auto& [name, v] : from) {
     const auto [it, fresh] = into.emplace(name, v);
     if (fresh) continue;
-    if (name.ends_with(".max") || name == "gap_limit_s" || name == "temp.threshold_c") it->second = std::max(it->second, v);
-    else if (name.ends_with(".min")) it->second = std::min(it->second, v);
-    else it->second += v;
+    if (name.ends_with(".max") || name == "gap_limit_s" || name == "temp.threshold_c")
+      it->second = std::max(it->second, v);
+    else if (name.ends_with(".min"))
+      it->second = std::min(it->second, v);
+    else
+      it->second += v;
   }
 }
 
@@ -322,8 +332,10 @@ namespace {
 
 /// Sets `key` to num / den, or absent with `reason` when den is not positive.
 void ratio(IndicatorSet& out, std::string_view key, double num, double den, const std::string& reason) {
-  if (den > 0 && !std::isnan(num)) set_value(out, key, num / den);
-  else set_absent(out, key, reason);
+  if (den > 0 && !std::isnan(num))
+    set_value(out, key, num / den);
+  else
+    set_absent(out, key, reason);
 }
 
 /// The view of one held metric's partials.
@@ -350,11 +362,15 @@ double sum_of(const Partials& p, const std::string& name) {
 void job_indicators(const Partials& p, double wall_s, IndicatorSet& out) {
   set_value(out, "wall_s", wall_s);
   set_value(out, "samples", sum_of(p, "samples"));
-  if (wall_s > 0) set_value(out, "coverage", std::min(1.0, sum_of(p, "interval.covered_s") / wall_s));
-  else set_absent(out, "coverage", "the window is empty (wall time 0 s)");
+  if (wall_s > 0)
+    set_value(out, "coverage", std::min(1.0, sum_of(p, "interval.covered_s") / wall_s));
+  else
+    set_absent(out, "coverage", "the window is empty (wall time 0 s)");
   const double longest = partial(p, "interval.max");
-  if (std::isnan(longest)) set_absent(out, "sample_interval_max_s", "fewer than two samples at distinct times");
-  else set_value(out, "sample_interval_max_s", longest);
+  if (std::isnan(longest))
+    set_absent(out, "sample_interval_max_s", "fewer than two samples at distinct times");
+  else
+    set_value(out, "sample_interval_max_s", longest);
   set_value(out, "gap_count", sum_of(p, "interval.gaps"));
 }
 
@@ -390,8 +406,10 @@ void power_extras(const Partials& p, const HeldView& pw, const HeldView& ut, dou
     const double busy_h = (ut.cov() - ut.get("zero_s")) / 3600;
     ratio(out, "energy_per_busy_hour_kwh", energy_j / kJoulesPerKwh, busy_h, "no busy time (utilisation > 0 %)");
   }
-  if (sum_of(p, "limit.cov_s") > 0) set_value(out, "power_limit_time_s", sum_of(p, "limit.near_s"));
-  else set_absent(out, "power_limit_time_s", "no enforced power limit in the power samples");
+  if (sum_of(p, "limit.cov_s") > 0)
+    set_value(out, "power_limit_time_s", sum_of(p, "limit.near_s"));
+  else
+    set_absent(out, "power_limit_time_s", "no enforced power limit in the power samples");
   ratio(out, "power_limit_share", sum_of(p, "limit.share_sum"), sum_of(p, "limit.share_n"),
         "no sample gives both the enforced and the default power limit");
 }
@@ -412,8 +430,10 @@ GpuEnergy power_indicators(const Partials& p, double wall_s, IndicatorSet& out) 
   const double filled = mean * uncovered;
   const double e = pw.get("trap") + filled;
   set_value(out, "energy_kwh", e / kJoulesPerKwh);
-  if (e > 0) set_value(out, "energy_filled_fraction", filled / e);
-  else set_absent(out, "energy_filled_fraction", "energy is 0");
+  if (e > 0)
+    set_value(out, "energy_filled_fraction", filled / e);
+  else
+    set_absent(out, "energy_filled_fraction", "energy is 0");
   set_value(out, "power_mean_w", mean);
   set_value(out, "power_max_w", pw.max());
   energy_bounds(pw, mean, filled, uncovered, out);
@@ -435,18 +455,24 @@ void util_indicators(const Partials& p, IndicatorSet& out) {
   }
   const auto mean_pct = [&](const char* metric, std::string_view key, const char* reason) {
     const HeldView h{p, metric};
-    if (h.count() == 0) set_absent(out, key, reason);
-    else set_value(out, key, h.mean() / 100);
+    if (h.count() == 0)
+      set_absent(out, key, reason);
+    else
+      set_value(out, key, h.mean() / 100);
   };
   mean_pct("mem_util", "mem_util_mean", "no memory utilisation samples (dmon mem, query utilization.memory)");
   mean_pct("enc", "enc_util_mean", "no encoder utilisation samples (dmon enc, query utilization.encoder)");
   mean_pct("dec", "dec_util_mean", "no decoder utilisation samples (dmon dec, query utilization.decoder)");
   const HeldView fb{p, "fb"};
-  if (fb.count() == 0) set_absent(out, "fb_used_max_mib", "no framebuffer samples (dmon fb, query memory.used)");
-  else set_value(out, "fb_used_max_mib", fb.max());
+  if (fb.count() == 0)
+    set_absent(out, "fb_used_max_mib", "no framebuffer samples (dmon fb, query memory.used)");
+  else
+    set_value(out, "fb_used_max_mib", fb.max());
   const double free_min = partial(p, "fb_free.min");
-  if (std::isnan(free_min)) set_absent(out, "fb_headroom_min_mib", "no sample gives both memory.used and memory.total");
-  else set_value(out, "fb_headroom_min_mib", free_min);
+  if (std::isnan(free_min))
+    set_absent(out, "fb_headroom_min_mib", "no sample gives both memory.used and memory.total");
+  else
+    set_value(out, "fb_headroom_min_mib", free_min);
   for (const auto& [metric, dir] : {std::pair{"rx", "rx"}, std::pair{"tx", "tx"}}) {
     const HeldView h{p, metric};
     const std::string mean_key = fmt::format("pcie_{}_mean_mb_s", dir), max_key = fmt::format("pcie_{}_max_mb_s", dir);
@@ -493,13 +519,16 @@ void clock_indicators(const Partials& p, IndicatorSet& out) {
       set_absent(out, k, "no SM clock samples");
   } else {
     set_value(out, "sm_clock_ratio", c.mean() / c.max());
-    if (rated > 0) set_value(out, "clock_efficiency", c.mean() / rated);
-    else set_absent(out, "clock_efficiency", "no maximum SM clock in the samples (query clocks.max.sm)");
+    if (rated > 0)
+      set_value(out, "clock_efficiency", c.mean() / rated);
+    else
+      set_absent(out, "clock_efficiency", "no maximum SM clock in the samples (query clocks.max.sm)");
     const double reference = rated > 0 ? std::max(rated, c.max()) : c.max();
     const double busy_s = sum_of(p, "busy_clock.s");
     if (busy_s > 0)
       set_value(out, "throttle_work_lost_fraction", 1 - sum_of(p, "busy_clock.held") / (reference * busy_s));
-    else set_absent(out, "throttle_work_lost_fraction", "no covered SM clock interval at utilisation > 0 %");
+    else
+      set_absent(out, "throttle_work_lost_fraction", "no covered SM clock interval at utilisation > 0 %");
   }
   if (mc.count() == 0 || !(mc.max() > 0)) {
     set_absent(out, "mclk_mean_mhz", "no memory clock samples (dmon mclk, query clocks.mem)");
@@ -513,13 +542,16 @@ void clock_indicators(const Partials& p, IndicatorSet& out) {
 
 void throttle_indicators(const Partials& p, IndicatorSet& out) {
   const double cov = sum_of(p, "throttle.cov_s");
-  const std::string none = sum_of(p, "throttle.n") > 0
-                               ? "no covered interval between throttle-reason samples"
-                               : "no throttle reasons in the samples (query clocks_event_reasons.active, nvidia-smi -q)";
+  const std::string none =
+      sum_of(p, "throttle.n") > 0
+          ? "no covered interval between throttle-reason samples"
+          : "no throttle reasons in the samples (query clocks_event_reasons.active, nvidia-smi -q)";
   for (const Reason& r : kReasons)
     ratio(out, fmt::format("throttle_{}_fraction", r.name), sum_of(p, fmt::format("throttle.{}_s", r.name)), cov, none);
-  if (sum_of(p, "throttle.n") > 0) set_value(out, "throttle_onsets", sum_of(p, "throttle.onsets"));
-  else set_absent(out, "throttle_onsets", none);
+  if (sum_of(p, "throttle.n") > 0)
+    set_value(out, "throttle_onsets", sum_of(p, "throttle.onsets"));
+  else
+    set_absent(out, "throttle_onsets", none);
 }
 
 /// p50 and p95 of one metric: time-weighted, else (no covered interval) per sample.
@@ -543,8 +575,10 @@ void finish_quantiles(const GpuSketches& s, IndicatorSet& out) {
   quantile_pair(s, Held::power, 1, "power_p50_w", "power_p95_w", "no power samples", out);
   quantile_pair(s, Held::temp, 1, "temp_p50_c", "temp_p95_c", "no temperature samples", out);
   quantile_pair(s, Held::util, 100, "util_p50", "util_p95", "no utilisation samples (MIG mode prints none)", out);
-  if (s.intervals.empty()) set_absent(out, "sample_interval_median_s", "fewer than two samples at distinct times");
-  else set_value(out, "sample_interval_median_s", s.intervals.median());
+  if (s.intervals.empty())
+    set_absent(out, "sample_interval_median_s", "fewer than two samples at distinct times");
+  else
+    set_value(out, "sample_interval_median_s", s.intervals.median());
 }
 
 GpuEnergy finish_gpu(const Partials& p, double wall_s, IndicatorSet& out) {

@@ -103,10 +103,12 @@ class IncidentList {
 
   /// downtime_s (F051).
   void finish(const SampleCollector& c) {
-    if (!has_host_logs(c)) set_absent(m_f.host_indicators, "downtime_s", kNoHostLogs);
+    if (!has_host_logs(c))
+      set_absent(m_f.host_indicators, "downtime_s", kNoHostLogs);
     else if (!m_utilisation)
       set_absent(m_f.host_indicators, "downtime_s", "no utilisation samples to tell when work resumed");
-    else set_value(m_f.host_indicators, "downtime_s", m_total_s);
+    else
+      set_value(m_f.host_indicators, "downtime_s", m_total_s);
   }
 
  private:
@@ -156,7 +158,8 @@ class IncidentList {
 class ChainPass {
  public:
   ChainPass(const SampleStore& store, const Features& f, std::vector<std::int64_t> crossings, double window_s)
-      : m_reader(store, f.from_ns, f.last_ns(), 2), m_crossings(std::move(crossings)),
+      : m_reader(store, f.from_ns, f.last_ns(), 2),
+        m_crossings(std::move(crossings)),
         m_window(static_cast<std::int64_t>(window_s * 1e9)) {
     std::sort(m_crossings.begin(), m_crossings.end());
   }
@@ -200,16 +203,21 @@ class ChainPass {
     set_value(out, "chain_errors_after_crossing", m_chained);
     set_value(out, "chain_crossings_with_error", m_with_error);
     const std::string no_crossing = "the rolling-median temperature never crossed the threshold upward";
-    if (m_crossings.empty()) set_absent(out, "chain_errors_per_crossing", no_crossing);
-    else set_value(out, "chain_errors_per_crossing", m_pairs / static_cast<double>(m_crossings.size()));
-    if (m_errors == 0) set_absent(out, "chain_error_share", kNoErrors);
-    else set_value(out, "chain_error_share", m_chained / m_errors);
+    if (m_crossings.empty())
+      set_absent(out, "chain_errors_per_crossing", no_crossing);
+    else
+      set_value(out, "chain_errors_per_crossing", m_pairs / static_cast<double>(m_crossings.size()));
+    if (m_errors == 0)
+      set_absent(out, "chain_error_share", kNoErrors);
+    else
+      set_value(out, "chain_error_share", m_chained / m_errors);
     if (m_with_error > 0) {
       set_value(out, "chain_lag_mean_s", m_lag_sum / m_with_error);
       set_value(out, "chain_lag_min_s", m_lag_min);
       util_drop(utilisation, true, "chain_util_drop_ratio", out);
     } else {
-      const std::string none = m_crossings.empty() ? no_crossing : "no error followed a crossing within the chain window";
+      const std::string none =
+          m_crossings.empty() ? no_crossing : "no error followed a crossing within the chain window";
       set_absent(out, "chain_lag_mean_s", none);
       set_absent(out, "chain_lag_min_s", none);
       set_absent(out, "chain_util_drop_ratio", "no error followed a crossing within the chain window");
@@ -283,7 +291,8 @@ class ChainPass {
   void close_front() {
     const Pending& p = m_pending.front();
     if (p.before_n > 0 && p.after_n > 0 && p.before_sum > 0) {
-      const double ratio = (p.after_sum / static_cast<double>(p.after_n)) / (p.before_sum / static_cast<double>(p.before_n));
+      const double ratio =
+          (p.after_sum / static_cast<double>(p.after_n)) / (p.before_sum / static_cast<double>(p.before_n));
       for (double k = 0; k < p.multiplicity; ++k) {  // one term per error, as errors are counted
         m_ratio_all += ratio;
         ++m_ratio_all_n;
@@ -307,9 +316,12 @@ class ChainPass {
       return;
     }
     const double sum = chained ? m_ratio_chained : m_ratio_all, n = chained ? m_ratio_chained_n : m_ratio_all_n;
-    if (n > 0) set_value(out, key, sum / n);
-    else set_absent(out, key, chained ? "no error after a crossing has utilisation > 0 % before it and samples after it"
-                                  : "no error has utilisation > 0 % before it and samples after it");
+    if (n > 0)
+      set_value(out, key, sum / n);
+    else
+      set_absent(out, key,
+                 chained ? "no error after a crossing has utilisation > 0 % before it and samples after it"
+                         : "no error has utilisation > 0 % before it and samples after it");
   }
 
   SampleStore::Reader m_reader;
@@ -405,8 +417,10 @@ class Stretches {
 };
 
 void rate(IndicatorSet& out, std::string_view key, double count, double wall_s) {
-  if (wall_s > 0) set_value(out, key, count / (wall_s / 3600));
-  else set_absent(out, key, "the window is empty (wall time 0 s)");
+  if (wall_s > 0)
+    set_value(out, key, count / (wall_s / 3600));
+  else
+    set_absent(out, key, "the window is empty (wall time 0 s)");
 }
 
 }  // namespace

@@ -17,8 +17,10 @@ namespace {
 void xid_times(const Features& f, IndicatorSet& out) {
   const auto count = out.find("xid_count");
   if (count == out.end() || !count->second.value) return;
-  if (f.wall_s() > 0) set_value(out, "xid_per_hour", *count->second.value / (f.wall_s() / 3600));
-  else set_absent(out, "xid_per_hour", "the window is empty (wall time 0 s)");
+  if (f.wall_s() > 0)
+    set_value(out, "xid_per_hour", *count->second.value / (f.wall_s() / 3600));
+  else
+    set_absent(out, "xid_per_hour", "the window is empty (wall time 0 s)");
   const auto first = f.host_partials.find("xid.first_ns.min"), last = f.host_partials.find("xid.last_ns.max");
   if (first == f.host_partials.end() || last == f.host_partials.end()) {
     set_absent(out, "xid_first_s", "no Xid in the window");
@@ -31,12 +33,23 @@ void xid_times(const Features& f, IndicatorSet& out) {
 
 // Counts of kernel and system incidents in the window (host only): null when no kernel or
 // journal log was read, since then "0 Xids" would be a guess.
-constexpr std::string_view kIncidentKeys[] = {
-    "xid_count",           "xid_restart_app_count", "xid_reset_gpu_count", "xid_reboot_count",
-    "xid_contact_support_count", "gpu_lost_count",  "aer_corrected_count", "aer_uncorrected_count",
-    "suspend_count",       "lid_close_count",       "ac_offline_count",    "aer_fatal_count",
-    "modeset_error_count", "thermal_event_count",   "driver_load_count",   "gpu_reset_count",
-    "oom_kill_count"};
+constexpr std::string_view kIncidentKeys[] = {"xid_count",
+                                              "xid_restart_app_count",
+                                              "xid_reset_gpu_count",
+                                              "xid_reboot_count",
+                                              "xid_contact_support_count",
+                                              "gpu_lost_count",
+                                              "aer_corrected_count",
+                                              "aer_uncorrected_count",
+                                              "suspend_count",
+                                              "lid_close_count",
+                                              "ac_offline_count",
+                                              "aer_fatal_count",
+                                              "modeset_error_count",
+                                              "thermal_event_count",
+                                              "driver_load_count",
+                                              "gpu_reset_count",
+                                              "oom_kill_count"};
 
 /// The count an Xid of `bucket` adds to besides xid_count: the buckets NVIDIA names ("" for none).
 std::string_view xid_bucket_key(XidBucket bucket) {

@@ -32,9 +32,8 @@ enum class Docs { windows, one_per_host };
 // The chain's counts and the session stretches are sums only across different hosts: between
 // consecutive windows of one host a crossing's errors or a suspend can fall in the next.
 bool is_summed(const IndicatorDef& d, Docs docs) {
-  if (docs == Docs::one_per_host &&
-      ((d.category == "chain" && d.unit == "count") || d.key == "battery_s" || d.key == "suspend_s" ||
-       d.key == "gpu_unavailable_s" || d.key == "lid_closed_s"))
+  if (docs == Docs::one_per_host && ((d.category == "chain" && d.unit == "count") || d.key == "battery_s" ||
+                                     d.key == "suspend_s" || d.key == "gpu_unavailable_s" || d.key == "lid_closed_s"))
     return true;
   return (d.unit == "count" && d.category != "thermal" && d.category != "chain") || d.key == "gpu_busy_s" ||
          d.key == "memcpy_s" || d.key == "net_gpu_time_s" || d.key == "pattern_duration_s" || d.key == "downtime_s";
@@ -78,16 +77,19 @@ void merge_median_interval(const std::vector<const IndicatorSet*>& sets, Indicat
     }
     seen.insert(*it->second.value);
   }
-  if (seen.size() == 1) set_value(out, "sample_interval_median_s", *seen.begin());
-  else set_absent(out, "sample_interval_median_s", fmt::format("{} (the documents' medians differ)", kNotMergeable));
+  if (seen.size() == 1)
+    set_value(out, "sample_interval_median_s", *seen.begin());
+  else
+    set_absent(out, "sample_interval_median_s", fmt::format("{} (the documents' medians differ)", kNotMergeable));
 }
 
 /// One GPU of the merged document from its documents, in time order.
-Expected<detail::GpuEnergy> merge_gpu(const std::string& host, const std::vector<const GpuFeatures*>& parts, double wall_s, GpuFeatures& g,
-                                      EnergyProfile& profile) {
+Expected<detail::GpuEnergy> merge_gpu(const std::string& host, const std::vector<const GpuFeatures*>& parts,
+                                      double wall_s, GpuFeatures& g, EnergyProfile& profile) {
   std::vector<const IndicatorSet*> sets;
   for (const GpuFeatures* p : parts) sets.push_back(&p->indicators);
-  const bool telemetry = std::all_of(parts.begin(), parts.end(), [](const GpuFeatures* p) { return !p->partials.empty(); });
+  const bool telemetry =
+      std::all_of(parts.begin(), parts.end(), [](const GpuFeatures* p) { return !p->partials.empty(); });
   // Documents written before the sketches existed: their quantiles stay "not mergeable".
   const bool sketched =
       telemetry && std::all_of(parts.begin(), parts.end(), [](const GpuFeatures* p) { return p->sketches != nullptr; });
@@ -102,13 +104,15 @@ Expected<detail::GpuEnergy> merge_gpu(const std::string& host, const std::vector
       const GpuFeatures& cur = *parts[i];
       if (!prev.last || !cur.first) continue;
       if (cur.first->ts_ns <= prev.last->ts_ns)
-        return make_error(ErrorKind::usage,
-                          fmt::format("host '{}' GPU {}: two documents overlap in time ({} to {}; samples counted twice)",
-                                      host, g.gpu, format_utc(cur.first->ts_ns), format_utc(prev.last->ts_ns)),
-                          "merge the results of different hosts or of consecutive, disjoint windows "
-                          "(--to is exclusive: --to 11:00 and --from 11:00 tile)");
-      const Partials bridge = detail::bridge_partials(*prev.last, *cur.first, detail::partial(g.partials, "gap_limit_s"),
-                                                      detail::partial(g.partials, "temp.threshold_c"));
+        return make_error(
+            ErrorKind::usage,
+            fmt::format("host '{}' GPU {}: two documents overlap in time ({} to {}; samples counted twice)", host,
+                        g.gpu, format_utc(cur.first->ts_ns), format_utc(prev.last->ts_ns)),
+            "merge the results of different hosts or of consecutive, disjoint windows "
+            "(--to is exclusive: --to 11:00 and --from 11:00 tile)");
+      const Partials bridge =
+          detail::bridge_partials(*prev.last, *cur.first, detail::partial(g.partials, "gap_limit_s"),
+                                  detail::partial(g.partials, "temp.threshold_c"));
       detail::combine_partials(g.partials, bridge);
       if (sketched)
         sketches.merge(detail::bridge_sketches(*prev.last, *cur.first, detail::partial(g.partials, "gap_limit_s")));
@@ -125,9 +129,12 @@ Expected<detail::GpuEnergy> merge_gpu(const std::string& host, const std::vector
   }
   for (const IndicatorDef& d : catalogue()) {
     if (d.scope == Scope::host_only || (telemetry && g.indicators.count(std::string(d.key)) > 0)) continue;
-    if (d.key == "sample_interval_median_s" && parts.size() > 1) merge_median_interval(sets, g.indicators);
-    else if (d.key == "wall_s") set_value(g.indicators, "wall_s", wall_s);
-    else merge_plain(d, sets, g.indicators);
+    if (d.key == "sample_interval_median_s" && parts.size() > 1)
+      merge_median_interval(sets, g.indicators);
+    else if (d.key == "wall_s")
+      set_value(g.indicators, "wall_s", wall_s);
+    else
+      merge_plain(d, sets, g.indicators);
   }
   return energy;
 }
@@ -174,7 +181,7 @@ void merge_host_only(const std::vector<Features>& docs, Features& m) {
     for (const WindowIncident& w : f.incidents)
       if (w.downtime_s && w.downtime_to_end && m.host_indicators["downtime_s"].value)
         set_absent(m.host_indicators, "downtime_s",
-               fmt::format("{}: an incident's downtime reaches the end of its document's window", kNotMergeable));
+                   fmt::format("{}: an incident's downtime reaches the end of its document's window", kNotMergeable));
 }
 
 /// The faults of every document, each keeping its host when there are several; a fault cut by
@@ -209,12 +216,13 @@ Expected<Features> merge_features(std::vector<Features> docs) {
     for (const GpuFeatures& g : f.gpus) {
       const auto samples = g.indicators.find("samples");
       if (g.partials.empty() && samples != g.indicators.end() && samples->second.value)
-        return make_error(ErrorKind::schema,
-                          fmt::format("host '{}' GPU {}: the document has no partials (written by an older gpucost)",
-                                      f.host, g.gpu),
-                          "re-run `gpucost extract` with this version");
+        return make_error(
+            ErrorKind::schema,
+            fmt::format("host '{}' GPU {}: the document has no partials (written by an older gpucost)", f.host, g.gpu),
+            "re-run `gpucost extract` with this version");
     }
-  std::stable_sort(docs.begin(), docs.end(), [](const Features& a, const Features& b) { return a.from_ns < b.from_ns; });
+  std::stable_sort(docs.begin(), docs.end(),
+                   [](const Features& a, const Features& b) { return a.from_ns < b.from_ns; });
   Features m;
   m.from_ns = docs.front().from_ns;
   m.to_ns = docs.front().to_ns;
@@ -228,8 +236,10 @@ Expected<Features> merge_features(std::vector<Features> docs) {
     }
     m.from_ns = std::min(m.from_ns, f.from_ns);
     // The latest end decides; at the same end an inclusive window holds the instant.
-    if (f.to_ns > m.to_ns) m.to_exclusive = f.to_exclusive;
-    else if (f.to_ns == m.to_ns) m.to_exclusive = m.to_exclusive && f.to_exclusive;
+    if (f.to_ns > m.to_ns)
+      m.to_exclusive = f.to_exclusive;
+    else if (f.to_ns == m.to_ns)
+      m.to_exclusive = m.to_exclusive && f.to_exclusive;
     m.to_ns = std::max(m.to_ns, f.to_ns);
     hosts.insert(f.host);
     m.merged_from += f.merged_from;

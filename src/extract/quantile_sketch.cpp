@@ -25,9 +25,7 @@ std::int32_t QuantileSketch::bucket_index(double magnitude) {
   return static_cast<std::int32_t>(std::ceil(std::log(magnitude) / kLogGamma));
 }
 
-double QuantileSketch::bucket_value(std::int32_t index) {
-  return 2 * std::exp(index * kLogGamma) / (kGamma + 1);
-}
+double QuantileSketch::bucket_value(std::int32_t index) { return 2 * std::exp(index * kLogGamma) / (kGamma + 1); }
 
 void QuantileSketch::Store::add(std::int32_t index, double weight) {
   if (w.empty()) {
@@ -68,8 +66,10 @@ void QuantileSketch::add(double v, double w) {
     m_min = std::min(m_min, v);
     m_max = std::max(m_max, v);
   }
-  if (m_exact) add_exact(v, w);
-  else add_bucket(v, w);
+  if (m_exact)
+    add_exact(v, w);
+  else
+    add_bucket(v, w);
 }
 
 void QuantileSketch::add_exact(double v, double w) {
@@ -103,9 +103,12 @@ void QuantileSketch::to_buckets() {
 }
 
 void QuantileSketch::add_bucket(double v, double w) {
-  if (v > 0) m_positive.add(bucket_index(v), w);
-  else if (v < 0) m_negative.add(bucket_index(-v), w);
-  else m_zero += w;
+  if (v > 0)
+    m_positive.add(bucket_index(v), w);
+  else if (v < 0)
+    m_negative.add(bucket_index(-v), w);
+  else
+    m_zero += w;
 }
 
 void QuantileSketch::merge(const QuantileSketch& other) {
@@ -285,8 +288,7 @@ Expected<QuantileSketch> QuantileSketch::from_state(const State& s, const std::s
     for (const auto& [index, w] : s.positive) out.m_positive.add(index, w);
     for (const auto& [index, w] : s.negative) out.m_negative.add(index, w);
   }
-  if (!(total <= kMaxTotalWeight))
-    return invalid(what, fmt::format("the total weight exceeds {:g}", kMaxTotalWeight));
+  if (!(total <= kMaxTotalWeight)) return invalid(what, fmt::format("the total weight exceeds {:g}", kMaxTotalWeight));
   return out;
 }
 

@@ -57,8 +57,8 @@ class QuantileSketch {
   /// ascending value order, or the buckets (index, weight) in ascending index order per sign.
   struct State {
     bool exact = true;
-    std::vector<std::pair<double, double>> values;  ///< exact mode
-    double min = 0, max = 0, zero = 0;              ///< bucket mode: extremes, weight of the zeros
+    std::vector<std::pair<double, double>> values;                    ///< exact mode
+    double min = 0, max = 0, zero = 0;                                ///< bucket mode: extremes, weight of the zeros
     std::vector<std::pair<std::int32_t, double>> positive, negative;  ///< bucket mode, by |v|
   };
   [[nodiscard]] State state() const;

@@ -41,8 +41,10 @@ void SampleStore::spill_largest() {
   for (auto it = m_series.begin(); it != m_series.end(); ++it)
     if (it->second.in_memory() > largest->second.in_memory()) largest = it;
   const std::size_t n = largest->second.in_memory();
-  if (largest->second.spill(m_file)) m_in_memory -= n;
-  else m_budget *= 2;  // the file failed: keep the samples in memory rather than lose them
+  if (largest->second.spill(m_file))
+    m_in_memory -= n;
+  else
+    m_budget *= 2;  // the file failed: keep the samples in memory rather than lose them
 }
 
 std::size_t SampleStore::runs_of(int gpu) const {
@@ -64,7 +66,8 @@ SampleStore::Reader::Reader(const SampleStore& store, int gpu, std::int64_t from
 SampleStore::Reader::Reader(const SampleStore& store, std::int64_t from_ns, std::int64_t to_ns,
                             std::size_t readers_at_once)
     : m_merge(store.m_file, store.chunk_for(store.runs(), std::max<std::size_t>(1, readers_at_once))),
-      m_from(from_ns), m_to(to_ns) {
+      m_from(from_ns),
+      m_to(to_ns) {
   for (const auto& [gpu, series] : store.m_series) m_merge.add_series(series);
 }
 

@@ -111,8 +111,10 @@ void ThermalShapeWalker::finish(IndicatorSet& out, std::vector<std::int64_t>& cr
   else
     set_value(out, "temp_slope_5min_c_per_min", (m_sn * m_stv - m_st * m_sv) / den * 60);
   if (!m_steady_found) settle(m_recent.back().ts_ns, true);
-  if (m_steady_found) set_value(out, "temp_steady_s", m_steady_s);
-  else set_absent(out, "temp_steady_s", "the temperature never stays within 2 °C for 300 s");
+  if (m_steady_found)
+    set_value(out, "temp_steady_s", m_steady_s);
+  else
+    set_absent(out, "temp_steady_s", "the temperature never stays within 2 °C for 300 s");
   set_value(out, "temp_rolling_crossings", m_rolling_crossings);
   crossings.insert(crossings.end(), m_crossings.begin(), m_crossings.end());
 }

@@ -3,11 +3,11 @@
 
 #include <fmt/format.h>
 
+#include <fcntl.h>
+#include <unistd.h>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <fcntl.h>
-#include <unistd.h>
 
 namespace gpucost::extract {
 
@@ -34,7 +34,8 @@ std::int64_t SpillFile::append(const void* data, std::size_t bytes) {
   const auto* bytes_in = static_cast<const char*>(data);
   std::size_t done = 0;
   while (done < bytes) {
-    const ssize_t n = ::pwrite(m_fd, bytes_in + done, bytes - done, static_cast<off_t>(m_size + static_cast<std::int64_t>(done)));
+    const ssize_t n =
+        ::pwrite(m_fd, bytes_in + done, bytes - done, static_cast<off_t>(m_size + static_cast<std::int64_t>(done)));
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
       fail(fmt::format("extract: cannot write the temporary file {}: {}", m_path,
@@ -52,7 +53,8 @@ bool SpillFile::read_at(std::int64_t offset, void* into, std::size_t bytes) cons
   auto* out = static_cast<char*>(into);
   std::size_t done = 0;
   while (done < bytes) {
-    const ssize_t n = ::pread(m_fd, out + done, bytes - done, static_cast<off_t>(offset + static_cast<std::int64_t>(done)));
+    const ssize_t n =
+        ::pread(m_fd, out + done, bytes - done, static_cast<off_t>(offset + static_cast<std::int64_t>(done)));
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
       fail(fmt::format("extract: cannot read back the temporary file {}", m_path));

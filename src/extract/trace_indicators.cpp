@@ -85,24 +85,32 @@ void trace_mix_indicators(const TraceSums& t, IndicatorSet& out) {
   set_value(out, "memcpy_count", t.memcpys);
   set_value(out, "memset_count", t.memsets);
   const auto of_ops = [&](std::string_view key, double part) {
-    if (t.op_ns > 0) set_value(out, key, part / t.op_ns);
-    else set_absent(out, key, "the trace's GPU ops last 0 s in total");
+    if (t.op_ns > 0)
+      set_value(out, key, part / t.op_ns);
+    else
+      set_absent(out, key, "the trace's GPU ops last 0 s in total");
   };
   of_ops("comm_kernel_fraction", t.comm_ns);
   of_ops("memory_op_fraction", t.memory_op_ns);
   double top = kNaN;
   for (const auto& [name, ns] : t.top_kernel_ns)
     if (!(ns <= top)) top = ns;
-  if (std::isnan(top)) set_absent(out, "top_kernel_share", "no kernels in the trace");
-  else of_ops("top_kernel_share", top);
+  if (std::isnan(top))
+    set_absent(out, "top_kernel_share", "no kernels in the trace");
+  else
+    of_ops("top_kernel_share", top);
   const auto of_span = [&](std::string_view key, double part) {
-    if (t.span > 0) set_value(out, key, part / t.span);
-    else set_absent(out, key, "the trace's GPU span is 0 s");
+    if (t.span > 0)
+      set_value(out, key, part / t.span);
+    else
+      set_absent(out, key, "the trace's GPU span is 0 s");
   };
   of_span("host_wait_fraction", t.host_wait_ns);
   of_span("short_gap_fraction", t.short_gap_ns);
-  if (std::isnan(t.launch_max_ns)) set_absent(out, "launch_delay_max_us", "no GPU op was joined to a launch call");
-  else set_value(out, "launch_delay_max_us", t.launch_max_ns / 1e3);
+  if (std::isnan(t.launch_max_ns))
+    set_absent(out, "launch_delay_max_us", "no GPU op was joined to a launch call");
+  else
+    set_value(out, "launch_delay_max_us", t.launch_max_ns / 1e3);
 }
 
 /// The trace indicators of one GPU (or the host) from its sums; `launch` is the record whose
@@ -119,8 +127,10 @@ void trace_indicators(const TraceSums& t, const TraceRecord* launch, const std::
   }
   set_value(out, "gpu_busy_s", t.busy / 1e9);
   const auto share = [&](std::string_view key, double part) {
-    if (t.span > 0) set_value(out, key, part / t.span);
-    else set_absent(out, key, "the trace's GPU span is 0 s");
+    if (t.span > 0)
+      set_value(out, key, part / t.span);
+    else
+      set_absent(out, key, "the trace's GPU span is 0 s");
   };
   share("gpu_idle_fraction_trace", t.idle);
   share("gpu_compute_fraction", t.compute);
@@ -129,20 +139,30 @@ void trace_indicators(const TraceSums& t, const TraceRecord* launch, const std::
                                    std::pair{"launch_delay_p95_us", "launch_delay_p95_ns"},
                                    std::pair{"launch_delay_p99_us", "launch_delay_p99_ns"}}) {
     const double v = launch != nullptr ? launch->get(field) : kNaN;
-    if (!std::isnan(v)) set_value(out, key, v / kUs);
-    else set_absent(out, key, launch != nullptr ? "no GPU op was joined to a launch call" : launch_reason);
+    if (!std::isnan(v))
+      set_value(out, key, v / kUs);
+    else
+      set_absent(out, key, launch != nullptr ? "no GPU op was joined to a launch call" : launch_reason);
   }
-  if (t.kernels > 0) set_value(out, "short_kernel_fraction", t.short_kernels / t.kernels);
-  else set_absent(out, "short_kernel_fraction", "no kernels in the trace");
-  if (t.launched > 0) set_value(out, "launch_delay_over_10ms_fraction", t.long_delays / t.launched);
-  else set_absent(out, "launch_delay_over_10ms_fraction", "no GPU op was joined to a launch call");
+  if (t.kernels > 0)
+    set_value(out, "short_kernel_fraction", t.short_kernels / t.kernels);
+  else
+    set_absent(out, "short_kernel_fraction", "no kernels in the trace");
+  if (t.launched > 0)
+    set_value(out, "launch_delay_over_10ms_fraction", t.long_delays / t.launched);
+  else
+    set_absent(out, "launch_delay_over_10ms_fraction", "no GPU op was joined to a launch call");
   set_value(out, "kernels", t.kernels);
   set_value(out, "unmatched_gpu_events", t.unmatched);
   set_value(out, "memcpy_s", t.memcpy_ns / 1e9);
-  if (t.h2d_ns > 0) set_value(out, "h2d_gbps", t.h2d_bytes / t.h2d_ns);
-  else set_absent(out, "h2d_gbps", "no HtoD memcpy with a byte count in the trace");
-  if (t.d2h_ns > 0) set_value(out, "d2h_gbps", t.d2h_bytes / t.d2h_ns);
-  else set_absent(out, "d2h_gbps", "no DtoH memcpy with a byte count in the trace");
+  if (t.h2d_ns > 0)
+    set_value(out, "h2d_gbps", t.h2d_bytes / t.h2d_ns);
+  else
+    set_absent(out, "h2d_gbps", "no HtoD memcpy with a byte count in the trace");
+  if (t.d2h_ns > 0)
+    set_value(out, "d2h_gbps", t.d2h_bytes / t.d2h_ns);
+  else
+    set_absent(out, "d2h_gbps", "no DtoH memcpy with a byte count in the trace");
   if (t.queues > 0) {
     set_value(out, "queue_length_mean", t.queue_mean_sum / static_cast<double>(t.queues));
     set_value(out, "queue_length_max", t.queue_max);
@@ -163,8 +183,8 @@ void net_gpu_time(const SampleCollector& c, const TraceSums& host, IndicatorSet&
   bool table = false, nsys = false;
   for (const TraceRecord& r : c.trace_records()) {
     // The legacy footer gives only "CUDA time total" (the sum of the CUDA total column).
-    const double device = !std::isnan(r.get("self_device_total_ns")) ? r.get("self_device_total_ns")
-                                                                      : r.get("device_total_ns");
+    const double device =
+        !std::isnan(r.get("self_device_total_ns")) ? r.get("self_device_total_ns") : r.get("device_total_ns");
     if (r.kind == EventKind::profiler_total && !std::isnan(device)) {
       table_ns += device;
       table = true;
@@ -174,9 +194,12 @@ void net_gpu_time(const SampleCollector& c, const TraceSums& host, IndicatorSet&
       nsys = true;
     }
   }
-  if (table) set_value(out, "net_gpu_time_s", table_ns / 1e9);
-  else if (nsys) set_value(out, "net_gpu_time_s", nsys_ns / 1e9);
-  else set_absent(out, "net_gpu_time_s", "no Kineto trace, profiler table or nsys report among the inputs");
+  if (table)
+    set_value(out, "net_gpu_time_s", table_ns / 1e9);
+  else if (nsys)
+    set_value(out, "net_gpu_time_s", nsys_ns / 1e9);
+  else
+    set_absent(out, "net_gpu_time_s", "no Kineto trace, profiler table or nsys report among the inputs");
 }
 
 }  // namespace
@@ -202,8 +225,10 @@ void add_trace_indicators(const SampleCollector& c, Features& f) {
   for (GpuFeatures& g : f.gpus) {
     const TraceSums& t = per_gpu[g.gpu];
     trace_indicators(t, t.only, "several traces give this GPU: their percentiles cannot be merged", g.indicators);
-    if (t.devices > 0) set_value(g.indicators, "net_gpu_time_s", t.busy / 1e9);
-    else set_absent(g.indicators, "net_gpu_time_s", "no Kineto trace with GPU ops for this GPU");
+    if (t.devices > 0)
+      set_value(g.indicators, "net_gpu_time_s", t.busy / 1e9);
+    else
+      set_absent(g.indicators, "net_gpu_time_s", "no Kineto trace with GPU ops for this GPU");
   }
   const TraceRecord* launch = launches.size() == 1 ? launches.front() : nullptr;
   trace_indicators(host, launch,

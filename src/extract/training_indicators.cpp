@@ -31,8 +31,10 @@ void training_indicators(const SampleCollector& c, const Features& f, IndicatorS
     if (r.kind == EventKind::trace_step && !std::isnan(r.get("dur_ns"))) steps.push_back(r.get("dur_ns") / 1e9);
   }
   set_value(out, "traces", traces);
-  if (traces == 0) set_absent(out, "trace_steps", "no Kineto trace among the inputs");
-  else set_value(out, "trace_steps", static_cast<double>(steps.size()));
+  if (traces == 0)
+    set_absent(out, "trace_steps", "no Kineto trace among the inputs");
+  else
+    set_value(out, "trace_steps", static_cast<double>(steps.size()));
   if (steps.empty()) {
     const std::string why = traces == 0 ? "no Kineto trace among the inputs" : "the traces mark no ProfilerStep#N";
     set_absent(out, "step_time_mean_s", why);
@@ -82,8 +84,10 @@ void pattern_indicators(const SampleCollector& c, const Features& f, IndicatorSe
   }
   set_value(out, "pattern_events", n);
   const std::string_view key = "pattern_duration_s";
-  if (with_duration > 0) set_value(out, key, static_cast<double>(ns / 1e9L));
-  else set_absent(out, key, "no matching line in the window has a duration group (dur_ms, dur_us, ...)");
+  if (with_duration > 0)
+    set_value(out, key, static_cast<double>(ns / 1e9L));
+  else
+    set_absent(out, key, "no matching line in the window has a duration group (dur_ms, dur_us, ...)");
 }
 
 }  // namespace gpucost::extract::detail

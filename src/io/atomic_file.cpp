@@ -2,11 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <sys/stat.h>
-#include <unistd.h>
 
 namespace gpucost::io {
 
@@ -62,14 +62,19 @@ Expected<OutputFile> OutputFile::open(const std::string& path, std::optional<uns
   // umask: 0644 under 022, so node_exporter's own user can read a textfile), or the mode of the
   // file it replaces.
   const bool replacing = ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
-  const mode_t chosen = mode ? static_cast<mode_t>(*mode) : replacing ? (st.st_mode & 07777) : (0666 & ~current_umask());
+  const mode_t chosen = mode        ? static_cast<mode_t>(*mode)
+                        : replacing ? (st.st_mode & 07777)
+                                    : (0666 & ~current_umask());
   (void)::fchmod(fd, chosen);
   f.m_file = ::fdopen(fd, "wb");
   return f;
 }
 
 OutputFile::OutputFile(OutputFile&& o) noexcept
-    : m_file(o.m_file), m_path(std::move(o.m_path)), m_tmp(std::move(o.m_tmp)), m_stdout(o.m_stdout),
+    : m_file(o.m_file),
+      m_path(std::move(o.m_path)),
+      m_tmp(std::move(o.m_tmp)),
+      m_stdout(o.m_stdout),
       m_direct(o.m_direct) {
   o.m_file = nullptr;
   o.m_tmp.clear();
@@ -84,7 +89,8 @@ Status OutputFile::commit() {
   if (m_stdout) {
     if (std::fflush(stdout) != 0 && errno != EPIPE) {
       const int err = errno;
-      return make_error(ErrorKind::io, fmt::format("stdout: write failed: {}", std::strerror(err)), write_failure_hint(err));
+      return make_error(ErrorKind::io, fmt::format("stdout: write failed: {}", std::strerror(err)),
+                        write_failure_hint(err));
     }
     return {};
   }
@@ -99,7 +105,8 @@ Status OutputFile::commit() {
                       write_failure_hint(err) + "; the previous file (if any) was left untouched");
   if (m_direct) return {};
   if (::rename(m_tmp.c_str(), m_path.c_str()) != 0)
-    return make_error(ErrorKind::io, fmt::format("{}: cannot rename the output into place: {}", m_path, std::strerror(errno)));
+    return make_error(ErrorKind::io,
+                      fmt::format("{}: cannot rename the output into place: {}", m_path, std::strerror(errno)));
   m_tmp.clear();
   return {};
 }

@@ -25,9 +25,9 @@ struct EventWriter::Impl {
   OutBuffer out;
   StreamFormat format;
   std::string host_cache_key, host_json;  // the host name, escaped once
-  std::string tz_name;                     // repeated in the summary
-  std::string selection;                   // prep --kinds/--from/--to, as given
-  std::uint64_t left_out = 0;              // events the selection left out
+  std::string tz_name;                    // repeated in the summary
+  std::string selection;                  // prep --kinds/--from/--to, as given
+  std::uint64_t left_out = 0;             // events the selection left out
   Impl(std::FILE* f, StreamFormat fmt_) : out(f), format(fmt_) {}
 
   // The hot path: one event line, written with raw pointers into a scratch buffer sized for the
@@ -132,8 +132,10 @@ struct EventWriter::Impl {
     value(b, f);
   }
   static void value(std::string& b, const Field& f) {
-    if (f.numeric) b.append(f.value);
-    else append_json_string(b, f.value);
+    if (f.numeric)
+      b.append(f.value);
+    else
+      append_json_string(b, f.value);
   }
 
   // TSV cells must not contain tabs or newlines.
@@ -211,8 +213,10 @@ struct EventWriter::Impl {
     for (std::size_t i = 0; i < kMetricCount; ++i) {
       b.push_back('\t');
       if (!ev.has(static_cast<Metric>(i))) continue;
-      if (!ev.texts[i].empty()) b.append(ev.texts[i]);
-      else append_json_number(b, ev.values[i]);
+      if (!ev.texts[i].empty())
+        b.append(ev.texts[i]);
+      else
+        append_json_number(b, ev.values[i]);
     }
     for (std::string_view t : kTsvTextColumns) {
       b.push_back('\t');
@@ -249,8 +253,10 @@ void EventWriter::on_event(const Event& event) {
 }
 
 void EventWriter::format(const Event& event, std::string& out) {
-  if (m_impl->format == StreamFormat::tsv) m_impl->tsv_event(event, out);
-  else m_impl->json_event(event, out);
+  if (m_impl->format == StreamFormat::tsv)
+    m_impl->tsv_event(event, out);
+  else
+    m_impl->json_event(event, out);
 }
 
 void EventWriter::write_line(std::string_view line) {
@@ -272,8 +278,9 @@ void EventWriter::write_summary(const std::vector<InputStats>& inputs) {
     append_json_string(b, prep::format_name(s.format));
     b.append(",\"compression\":");
     append_json_string(b, s.compression);
-    b.append(fmt::format(",\"lines\":{},\"events\":{},\"event_lines\":{},\"ignored\":{},\"malformed\":{},\"time_basis\":",
-                         s.lines, s.events, s.event_lines, s.ignored, s.malformed));
+    b.append(fmt::format(
+        ",\"lines\":{},\"events\":{},\"event_lines\":{},\"ignored\":{},\"malformed\":{},\"time_basis\":", s.lines,
+        s.events, s.event_lines, s.ignored, s.malformed));
     append_json_string(b, to_string(s.time_basis));
     if (!s.clock.empty()) {
       b.append(",\"clock\":");
@@ -298,8 +305,10 @@ void EventWriter::write_summary(const std::vector<InputStats>& inputs) {
       b.append(fmt::format(",\"gpu_count\":{}}}", s.fingerprint.gpu_count));
     }
     b.append(",\"truncated\":");
-    if (s.truncated.empty()) b.append("null");
-    else append_json_string(b, s.truncated);
+    if (s.truncated.empty())
+      b.append("null");
+    else
+      append_json_string(b, s.truncated);
     b.append(",\"malformed_examples\":[");
     for (std::size_t k = 0; k < s.examples.size(); ++k) {
       if (k > 0) b.push_back(',');
@@ -351,7 +360,8 @@ bool is_event_stream(std::string_view head) {
 namespace {
 
 std::string_view trim_token(std::string_view t) {
-  while (!t.empty() && (t.back() == ' ' || t.back() == '\n' || t.back() == '\r' || t.back() == '\t')) t.remove_suffix(1);
+  while (!t.empty() && (t.back() == ' ' || t.back() == '\n' || t.back() == '\r' || t.back() == '\t'))
+    t.remove_suffix(1);
   return t;
 }
 
@@ -451,7 +461,8 @@ Status read_event_stream(LineReader& reader, EventSink& sink, InputStats& stats)
     const auto bad = [&](std::string_view why) {
       ++stats.malformed;
       if (stats.examples.size() < 5)
-        stats.examples.push_back(MalformedExample{line.number, std::string(why), std::string(line.text.substr(0, 120))});
+        stats.examples.push_back(
+            MalformedExample{line.number, std::string(why), std::string(line.text.substr(0, 120))});
     };
     if (line.overlong) {
       bad("line too long");

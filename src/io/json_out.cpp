@@ -28,7 +28,6 @@ void append_json_number(std::string& out, double v) {
   out.append(tmp, p);
 }
 
-
 // 1 for bytes that cannot be copied into a JSON string as they are.
 constexpr auto kNeedsCare = [] {
   std::array<unsigned char, 256> t{};
@@ -82,7 +81,6 @@ void OutBuffer::integer(std::int64_t v) {
   auto [p, ec] = std::to_chars(tmp, tmp + sizeof tmp, v);
   m_buf.append(tmp, p);
 }
-
 
 void OutBuffer::flush() {
   if (m_buf.empty() || m_out == nullptr) return;

@@ -4,12 +4,12 @@
 #include <zlib.h>
 #include <zstd.h>
 
-#include <cerrno>
-#include <algorithm>
-#include <cstring>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
 
 #include <vector>
 
@@ -148,8 +148,10 @@ class ZstdSource final : public ByteSource {
       if (m_inb.pos == m_inb.size) {
         const std::size_t got = m_raw->read(m_in.get(), kInBytes);
         if (got == 0) {
-          if (!m_raw->error().empty()) m_error = m_raw->error();
-          else if (m_last != 0) m_error = "truncated zstd stream (the archive ends mid-frame)";
+          if (!m_raw->error().empty())
+            m_error = m_raw->error();
+          else if (m_last != 0)
+            m_error = "truncated zstd stream (the archive ends mid-frame)";
           m_done = true;
           break;
         }
@@ -256,7 +258,8 @@ class TextSource final : public ByteSource {
         m_raw_len += k;
       }
       if (m_raw_len < 2) {
-        if (m_raw_len == 1 && m_error.empty()) m_error = "the UTF-16 text ends in the middle of a character (a cut file?)";
+        if (m_raw_len == 1 && m_error.empty())
+          m_error = "the UTF-16 text ends in the middle of a character (a cut file?)";
         m_raw_len = 0;
         return -1;
       }
@@ -345,13 +348,14 @@ Expected<std::unique_ptr<LineReader>> LineReader::open(const std::string& path) 
     fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
       const int err = errno;
-      std::string hint = err == ENOENT ? "check the path; globs are expanded, quote them for gpucost to expand"
+      std::string hint = err == ENOENT   ? "check the path; globs are expanded, quote them for gpucost to expand"
                          : err == EACCES ? "the file is not readable by this user"
                                          : "";
       return make_error(ErrorKind::io, fmt::format("{}: cannot open: {}", path, std::strerror(err)), hint);
     }
     struct stat st {};
-    if (::fstat(fd, &st) == 0) mtime = static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
+    if (::fstat(fd, &st) == 0)
+      mtime = static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
     if (S_ISDIR(st.st_mode)) {
       ::close(fd);
       return make_error(ErrorKind::io, fmt::format("{}: is a directory", path),
@@ -470,7 +474,7 @@ std::string_view LineReader::peek(std::size_t n) {
 
 bool LineReader::next(Line& line) {
   constexpr std::size_t kHead = 120;  // bytes of an overlong line kept as its excerpt
-  std::size_t scanned = m_begin;  // bytes before this offset hold no '\n'
+  std::size_t scanned = m_begin;      // bytes before this offset hold no '\n'
   for (;;) {
     const char* base = m_buf.get();
     const void* nl = std::memchr(base + scanned, '\n', m_end - scanned);

@@ -111,8 +111,8 @@ std::string csv_number(double v) { return std::isfinite(v) ? fmt::format("{}", v
 std::string history_table(const std::vector<RunRecord>& runs) {
   if (runs.empty()) return "no runs in the ledger (for these filters)\n";
   std::string b = fmt::format("{:>5}  {:<16}  {:<16}  {:>9}  {:>4}  {:>10}  {:>12}  {:>12}  {:>8}  {:>6}  {}\n", "run",
-                              "window (UTC)", "host", "wall", "GPUs", "energy kWh", "local", "cloud", "premium",
-                              "line", "break-even");
+                              "window (UTC)", "host", "wall", "GPUs", "energy kWh", "local", "cloud", "premium", "line",
+                              "break-even");
   for (const auto& r : runs)
     b += fmt::format("{:>5}  {:<16}  {:<16}  {:>9}  {:>4}  {:>10.4f}  {:>12}  {:>12}  {:>8}  {:>6}  {}\n", r.run_id,
                      minute(r.from_ns), r.host, hours(r.wall_s / 3600), r.gpus, r.energy_kwh,
@@ -121,16 +121,17 @@ std::string history_table(const std::vector<RunRecord>& runs) {
                      fmt::format("{:.1f} %", r.line * 100), hours(r.breakeven_job_h));
   b += "\ntrend per host (runs in window order)\n";
   b += fmt::format("{:<16}  {:>5}  {:<16}  {:<16}  {:>19}  {:>8}  {:>11}  {:>21}  {:>12}  {:>12}\n", "host", "runs",
-                   "first window", "last window", "premium first->last", "mean", "above line",
-                   "local/h first->last", "local sum", "cloud sum");
+                   "first window", "last window", "premium first->last", "mean", "above line", "local/h first->last",
+                   "local sum", "cloud sum");
   for (const auto& t : trends(runs)) {
     const std::string cur = t.mixed_currency ? "(mixed)" : t.currency;
-    b += fmt::format("{:<16}  {:>5}  {:<16}  {:<16}  {:>19}  {:>8}  {:>11}  {:>21}  {:>12}  {:>12}\n", t.host, t.runs,
-                     minute(t.first_from_ns), minute(t.last_from_ns),
-                     fmt::format("{} -> {}", percent(t.premium_first), percent(t.premium_last)),
-                     percent(t.premium_sum / static_cast<double>(t.runs)), fmt::format("{} of {}", t.above_line, t.runs),
-                     fmt::format("{:.2f} -> {:.2f} {}", t.local_per_h_first, t.local_per_h_last, cur),
-                     fmt::format("{:.2f} {}", t.local_sum, cur), fmt::format("{:.2f} {}", t.cloud_sum, cur));
+    b +=
+        fmt::format("{:<16}  {:>5}  {:<16}  {:<16}  {:>19}  {:>8}  {:>11}  {:>21}  {:>12}  {:>12}\n", t.host, t.runs,
+                    minute(t.first_from_ns), minute(t.last_from_ns),
+                    fmt::format("{} -> {}", percent(t.premium_first), percent(t.premium_last)),
+                    percent(t.premium_sum / static_cast<double>(t.runs)), fmt::format("{} of {}", t.above_line, t.runs),
+                    fmt::format("{:.2f} -> {:.2f} {}", t.local_per_h_first, t.local_per_h_last, cur),
+                    fmt::format("{:.2f} {}", t.local_sum, cur), fmt::format("{:.2f} {}", t.cloud_sum, cur));
   }
   return b;
 }
@@ -184,8 +185,10 @@ std::string history_json(const std::vector<RunRecord>& runs) {
     json_field(b, "local_total", t.local_sum);
     json_field(b, "cloud_total", t.cloud_sum);
     json_field(b, "energy_kwh", t.energy_kwh_sum);
-    if (t.mixed_currency) b += "\"currency\": null";
-    else json_field(b, "currency", t.currency, false);
+    if (t.mixed_currency)
+      b += "\"currency\": null";
+    else
+      json_field(b, "currency", t.currency, false);
     b += "}";
   }
   b += hosts.empty() ? "]\n}\n" : "\n  ]\n}\n";
@@ -199,9 +202,9 @@ std::string history_csv(const std::vector<RunRecord>& runs) {
       "line,above_line,breakeven_job_h,line_job_h,breakeven_use_h_per_year\n";
   for (const auto& r : runs) {
     b += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},", r.run_id, format_utc(r.run_at_ns), csv_cell(r.host),
-                     format_utc(r.from_ns), format_utc(r.to_ns), csv_number(r.wall_s), r.gpus,
-                     csv_number(r.energy_kwh), csv_number(r.util_mean), csv_cell(r.drivers), csv_cell(r.cuda),
-                     csv_cell(r.gpu_names), r.config_hash, csv_cell(r.currency));
+                     format_utc(r.from_ns), format_utc(r.to_ns), csv_number(r.wall_s), r.gpus, csv_number(r.energy_kwh),
+                     csv_number(r.util_mean), csv_cell(r.drivers), csv_cell(r.cuda), csv_cell(r.gpu_names),
+                     r.config_hash, csv_cell(r.currency));
     b += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_number(r.electricity), csv_number(r.amortisation),
                      csv_number(r.maintenance), csv_number(r.local_total), csv_number(r.billed_s),
                      csv_number(r.cloud_total), csv_number(r.premium), csv_number(r.line), r.above_line ? 1 : 0,

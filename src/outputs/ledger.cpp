@@ -10,12 +10,12 @@
 #include <sys/stat.h>
 
 #include <algorithm>
-#include <chrono>
-#include <filesystem>
-#include <thread>
 #include <array>
+#include <chrono>
 #include <cmath>
+#include <filesystem>
 #include <string_view>
+#include <thread>
 
 namespace gpucost::outputs {
 
@@ -138,8 +138,10 @@ class Statement {
     sqlite3_bind_text(m_stmt, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
   }
   void bind(int i, double v) {
-    if (std::isfinite(v)) sqlite3_bind_double(m_stmt, i, v);
-    else sqlite3_bind_null(m_stmt, i);  // NaN sentinel: no value
+    if (std::isfinite(v))
+      sqlite3_bind_double(m_stmt, i, v);
+    else
+      sqlite3_bind_null(m_stmt, i);  // NaN sentinel: no value
   }
   void bind_int(int i, std::int64_t v) { sqlite3_bind_int64(m_stmt, i, v); }
   void bind_null(int i) { sqlite3_bind_null(m_stmt, i); }
@@ -207,7 +209,8 @@ std::string config_value(const breakeven::CostConfig& c, std::string_view path) 
   if (path == "local.always_on") return c.always_on ? "true" : "false";
   if (path == "electricity.tou") {  // the windows in order, as written, with their prices
     std::string out = "[";
-    for (const auto& w : c.tou) out += fmt::format("{}{} {}", out.size() > 1 ? "; " : "", w.text, number(w.price_per_kwh));
+    for (const auto& w : c.tou)
+      out += fmt::format("{}{} {}", out.size() > 1 ? "; " : "", w.text, number(w.price_per_kwh));
     return out + "]";
   }
   if (path == "ranges") {
@@ -216,21 +219,30 @@ std::string config_value(const breakeven::CostConfig& c, std::string_view path) 
       out += fmt::format("{}{} = [{}, {}]", out.size() > 1 ? "; " : "", k, number(r.first), number(r.second));
     return out + "}";
   }
-  for (const auto& [p, v] :
-       {P{"line", c.line}, P{"electricity.price_per_kwh", c.price_per_kwh}, P{"local.hardware_price", c.hardware_price},
-        P{"local.residual_fraction", c.residual_fraction}, P{"local.lifetime_years", c.lifetime_years},
-        P{"local.use_hours_per_year", c.use_hours_per_year}, P{"local.cooling_factor", c.cooling_factor},
-        P{"local.system_power_w", c.system_power_w}, P{"local.hourly_wage", c.hourly_wage},
-        P{"local.maintenance_hours_per_year", c.maintenance_hours_per_year},
-        P{"cloud.rate_per_hour", c.rate_per_hour}, P{"cloud.speed_ratio", c.speed_ratio},
-        P{"cloud.cold_start_s", c.cold_start_s}, P{"cloud.billing_increment_s", c.billing_increment_s},
-        P{"cloud.billing_minimum_s", c.billing_minimum_s}, P{"cloud.fixed_per_job", c.fixed_per_job},
-        P{"local.idle_power_w", c.idle_power_w}, P{"local.incident_hours.restart_app", c.incident_restart_app_h},
-        P{"local.incident_hours.reset_gpu", c.incident_reset_gpu_h},
-        P{"local.incident_hours.reboot", c.incident_reboot_h},
-        P{"local.incident_hours.contact_support", c.incident_contact_support_h},
-        P{"local.incident_hours.unknown", c.incident_unknown_h}, P{"cloud.memory_margin", c.memory_margin},
-        P{"local.fault_window_s", c.fault_window_s}})
+  for (const auto& [p, v] : {P{"line", c.line},
+                             P{"electricity.price_per_kwh", c.price_per_kwh},
+                             P{"local.hardware_price", c.hardware_price},
+                             P{"local.residual_fraction", c.residual_fraction},
+                             P{"local.lifetime_years", c.lifetime_years},
+                             P{"local.use_hours_per_year", c.use_hours_per_year},
+                             P{"local.cooling_factor", c.cooling_factor},
+                             P{"local.system_power_w", c.system_power_w},
+                             P{"local.hourly_wage", c.hourly_wage},
+                             P{"local.maintenance_hours_per_year", c.maintenance_hours_per_year},
+                             P{"cloud.rate_per_hour", c.rate_per_hour},
+                             P{"cloud.speed_ratio", c.speed_ratio},
+                             P{"cloud.cold_start_s", c.cold_start_s},
+                             P{"cloud.billing_increment_s", c.billing_increment_s},
+                             P{"cloud.billing_minimum_s", c.billing_minimum_s},
+                             P{"cloud.fixed_per_job", c.fixed_per_job},
+                             P{"local.idle_power_w", c.idle_power_w},
+                             P{"local.incident_hours.restart_app", c.incident_restart_app_h},
+                             P{"local.incident_hours.reset_gpu", c.incident_reset_gpu_h},
+                             P{"local.incident_hours.reboot", c.incident_reboot_h},
+                             P{"local.incident_hours.contact_support", c.incident_contact_support_h},
+                             P{"local.incident_hours.unknown", c.incident_unknown_h},
+                             P{"cloud.memory_margin", c.memory_margin},
+                             P{"local.fault_window_s", c.fault_window_s}})
     if (p == path) return number(v);
   return {};
 }
@@ -240,8 +252,8 @@ void add_faults(std::vector<RunFault>& out, const breakeven::Result& r) {
   for (const auto& ic : r.incidents) {
     const extract::WindowFault& f = ic.fault;
     if (f.bucket.empty()) continue;
-    out.push_back(RunFault{f.ts_ns, f.last_ts_ns, f.device, f.bucket, extract::fault_members_text(f), f.count,
-                           ic.hours, ic.cost, f.downtime_s.value_or(kNone)});
+    out.push_back(RunFault{f.ts_ns, f.last_ts_ns, f.device, f.bucket, extract::fault_members_text(f), f.count, ic.hours,
+                           ic.cost, f.downtime_s.value_or(kNone)});
   }
 }
 
@@ -259,8 +271,7 @@ int ledger_schema_version() { return static_cast<int>(kMigrations.size()); }
 
 std::string canonical_config_text(const breakeven::CostConfig& config) {
   std::string out;
-  for (const auto& k : breakeven::config_keys())
-    out += fmt::format("{} = {}\n", k.path, config_value(config, k.path));
+  for (const auto& k : breakeven::config_keys()) out += fmt::format("{} = {}\n", k.path, config_value(config, k.path));
   if (!config.exchange.empty()) {  // the rates change the answer: they are part of the config
     out += "exchange = {";
     for (const auto& [code, rate] : config.exchange) out += fmt::format("{} = {}; ", code, number(rate));
@@ -397,7 +408,8 @@ Error Ledger::error(std::string_view what) const {
   const std::string detail = m_db != nullptr ? sqlite3_errmsg(m_db) : sqlite3_errstr(code);
   std::string hint;
   if ((code & 0xff) == SQLITE_NOTADB || (code & 0xff) == SQLITE_CORRUPT)
-    hint = "the file is not a gpucost ledger (an SQLite database): give --ledger a new file name, or move this one away";
+    hint =
+        "the file is not a gpucost ledger (an SQLite database): give --ledger a new file name, or move this one away";
   else if ((code & 0xff) == SQLITE_BUSY || (code & 0xff) == SQLITE_LOCKED)
     hint = "another process held the ledger longer than the busy timeout; run again";
   else if ((code & 0xff) == SQLITE_CANTOPEN || (code & 0xff) == SQLITE_READONLY)
@@ -419,7 +431,8 @@ Status Ledger::migrate() {
   for (; m_version < ledger_schema_version(); ++m_version) {
     if (!exec(m_db, kMigrations[static_cast<std::size_t>(m_version)]))
       return error(fmt::format("cannot migrate the schema to version {}", m_version + 1));
-    if (!exec(m_db, fmt::format("PRAGMA user_version = {}", m_version + 1))) return error("cannot set the schema version");
+    if (!exec(m_db, fmt::format("PRAGMA user_version = {}", m_version + 1)))
+      return error("cannot set the schema version");
   }
   if (!tx.commit()) return error("cannot commit the schema");
   return {};
@@ -480,8 +493,10 @@ Expected<std::int64_t> Ledger::append(const RunRecord& r, bool replace) {
   run.bind(26, r.breakeven_job_h);
   run.bind(27, r.line_job_h);
   run.bind(28, r.breakeven_use_h_per_year);
-  if (r.run_key.empty()) run.bind_null(29);
-  else run.bind(29, r.run_key);
+  if (r.run_key.empty())
+    run.bind_null(29);
+  else
+    run.bind(29, r.run_key);
   if (run.step() != SQLITE_DONE) return error("cannot append the run");
   const std::int64_t run_id = sqlite3_last_insert_rowid(m_db);
   Statement ind(m_db, "INSERT INTO run_indicators(run_id, gpu, key, value, unit) VALUES (?1, ?2, ?3, ?4, ?5)");
@@ -489,8 +504,10 @@ Expected<std::int64_t> Ledger::append(const RunRecord& r, bool replace) {
   for (const auto& i : r.indicators) {
     if (!std::isfinite(i.value)) continue;  // no value, no row
     ind.bind_int(1, run_id);
-    if (i.gpu < 0) ind.bind_null(2);
-    else ind.bind_int(2, i.gpu);
+    if (i.gpu < 0)
+      ind.bind_null(2);
+    else
+      ind.bind_int(2, i.gpu);
     ind.bind(3, i.key);
     ind.bind(4, i.value);
     ind.bind(5, i.unit);

@@ -168,10 +168,14 @@ constexpr std::array kIndicators = {
 std::string escape_label(std::string_view v) {
   std::string out;
   for (const char c : v) {
-    if (c == '\\') out += "\\\\";
-    else if (c == '"') out += "\\\"";
-    else if (c == '\n') out += "\\n";
-    else out.push_back(c);
+    if (c == '\\')
+      out += "\\\\";
+    else if (c == '"')
+      out += "\\\"";
+    else if (c == '\n')
+      out += "\\n";
+    else
+      out.push_back(c);
   }
   return out;
 }
@@ -180,9 +184,12 @@ std::string escape_label(std::string_view v) {
 std::string escape_help(std::string_view v) {
   std::string out;
   for (const char c : v) {
-    if (c == '\\') out += "\\\\";
-    else if (c == '\n') out += "\\n";
-    else out.push_back(c);
+    if (c == '\\')
+      out += "\\\\";
+    else if (c == '\n')
+      out += "\\n";
+    else
+      out.push_back(c);
   }
   return out;
 }
@@ -217,9 +224,12 @@ std::string indicator_help(const PromIndicator& p, std::string_view scope) {
   const auto* def = extract::find_indicator(p.key);
   const std::string name = def != nullptr ? std::string(def->name) : std::string(p.key);
   std::string conversion;
-  if (p.scale == kJoulesPerKwh) conversion = ", converted from kWh";
-  else if (p.divisor == 1e6) conversion = ", converted from microseconds";
-  else if (p.scale == 1e9) conversion = ", converted from GB/s";
+  if (p.scale == kJoulesPerKwh)
+    conversion = ", converted from kWh";
+  else if (p.divisor == 1e6)
+    conversion = ", converted from microseconds";
+  else if (p.scale == 1e9)
+    conversion = ", converted from GB/s";
   return fmt::format("{} {} over the job window (indicator {}{})", scope, name, p.key, conversion);
 }
 
@@ -243,14 +253,15 @@ void add_headline(std::vector<Family>& out, const breakeven::Result& r, const br
           e.measured_kwh * kJoulesPerKwh);
     Labels fill = host;
     fill.emplace_back("fill", std::string(breakeven::fill_rule_name(e.rule)));
-    gauge("gpucost_job_energy_estimated_joules", "GPU energy filled in for time without samples, by the fill rule", fill,
-          e.estimated_kwh * kJoulesPerKwh);
+    gauge("gpucost_job_energy_estimated_joules", "GPU energy filled in for time without samples, by the fill rule",
+          fill, e.estimated_kwh * kJoulesPerKwh);
     gauge("gpucost_job_coverage_ratio", "Share of the job window with telemetry samples (mean over GPUs, 0-1)", host,
           e.coverage);
   }
   gauge("gpucost_local_cost", "Local cost of the job (electricity + amortisation + maintenance), in the currency label",
         money, r.local_total);
-  auto& parts = out.emplace_back("gpucost_local_cost_component", "Local cost of the job by component, in the currency label");
+  auto& parts =
+      out.emplace_back("gpucost_local_cost_component", "Local cost of the job by component, in the currency label");
   for (const auto& [name, value] : {std::pair{"electricity", r.electricity}, std::pair{"amortisation", r.amortisation},
                                     std::pair{"maintenance", r.maintenance}}) {
     Labels l = money;
@@ -270,10 +281,10 @@ void add_headline(std::vector<Family>& out, const breakeven::Result& r, const br
     auto& fam = out.emplace_back(std::move(name), std::move(help));
     if (s.value) fam.add(host, *s.value * scale);  // no solution: no sample
   };
-  solution("gpucost_breakeven_job_length_seconds", "Break-even job length (the first crossing): local is cheaper for shorter jobs",
-           r.job_hours, 3600);
-  solution("gpucost_line_job_length_seconds", "Job length (the first crossing) beyond which the premium exceeds the line",
-           r.line_job_hours, 3600);
+  solution("gpucost_breakeven_job_length_seconds",
+           "Break-even job length (the first crossing): local is cheaper for shorter jobs", r.job_hours, 3600);
+  solution("gpucost_line_job_length_seconds",
+           "Job length (the first crossing) beyond which the premium exceeds the line", r.line_job_hours, 3600);
   solution("gpucost_breakeven_use_per_year_seconds",
            "Break-even use: seconds of use per year above which owning pays (a year is 31536000 s)",
            r.use_hours_per_year, 3600);

@@ -1,22 +1,22 @@
 #include <gpucost/pipeline/batch.hpp>
 
+#include <gpucost/extract/extract.hpp>
 #include <gpucost/io/atomic_file.hpp>
 #include <gpucost/io/event_stream.hpp>
 #include <gpucost/io/json_out.hpp>
 #include <gpucost/io/line_reader.hpp>
-#include <gpucost/extract/extract.hpp>
 #include <gpucost/pipeline/inputs.hpp>
 
 #include <fmt/format.h>
 #include <simdjson.h>
 
-#include <algorithm>
-#include <cerrno>
-#include <cstring>
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
 
 namespace gpucost::pipeline {
 
@@ -48,7 +48,8 @@ Expected<FileRecord> record_from_json(simdjson::dom::element e, const std::strin
   FileRecord r;
   std::string_view name, hash;
   std::int64_t seen = 0;
-  if (e["path"].get_string().get(name) != simdjson::SUCCESS || e["head_fnv1a64"].get_string().get(hash) != simdjson::SUCCESS ||
+  if (e["path"].get_string().get(name) != simdjson::SUCCESS ||
+      e["head_fnv1a64"].get_string().get(hash) != simdjson::SUCCESS ||
       e["seen_ns"].get_int64().get(seen) != simdjson::SUCCESS || !read_u64(e, "device", r.device) ||
       !read_u64(e, "inode", r.inode) || !read_u64(e, "size", r.size) || !read_u64(e, "head_bytes", r.head_bytes) ||
       !read_u64(e, "offset", r.offset) || !read_u64(e, "lines", r.lines))
@@ -75,14 +76,15 @@ Expected<BatchState> BatchState::load(const std::string& path) {
   for (std::size_t got = 0; (got = (*reader)->read_bytes(buf.data(), buf.size())) > 0;) text.append(buf.data(), got);
   simdjson::dom::parser parser;
   simdjson::dom::element doc;
-  if (parser.parse(text.data(), text.size()).get(doc) != simdjson::SUCCESS) return corrupt_state(path, "not valid JSON");
+  if (parser.parse(text.data(), text.size()).get(doc) != simdjson::SUCCESS)
+    return corrupt_state(path, "not valid JSON");
   std::string_view schema;
   std::int64_t version = 0;
   if (doc["schema"].get_string().get(schema) != simdjson::SUCCESS || schema != kBatchStateSchema)
     return corrupt_state(path, fmt::format("its schema is not {}", kBatchStateSchema));
   if (doc["version"].get_int64().get(version) != simdjson::SUCCESS || version != kBatchStateVersion)
-    return corrupt_state(path, fmt::format("version {} is not the version this gpucost writes ({})", version,
-                                           kBatchStateVersion));
+    return corrupt_state(
+        path, fmt::format("version {} is not the version this gpucost writes ({})", version, kBatchStateVersion));
   if (doc["priced_to_ns"].get_int64().get(state.priced_to_ns) != simdjson::SUCCESS)
     return corrupt_state(path, "no \"priced_to_ns\" number");
   simdjson::dom::array files;
@@ -96,15 +98,17 @@ Expected<BatchState> BatchState::load(const std::string& path) {
 }
 
 std::string BatchState::to_json() const {
-  std::string out = fmt::format("{{\n  \"schema\": \"{}\",\n  \"version\": {},\n  \"priced_to_ns\": {},\n  \"files\": [",
-                                kBatchStateSchema, kBatchStateVersion, priced_to_ns);
+  std::string out =
+      fmt::format("{{\n  \"schema\": \"{}\",\n  \"version\": {},\n  \"priced_to_ns\": {},\n  \"files\": [",
+                  kBatchStateSchema, kBatchStateVersion, priced_to_ns);
   for (std::size_t i = 0; i < files.size(); ++i) {
     const FileRecord& r = files[i];
     out += i == 0 ? "\n    {\"path\": " : ",\n    {\"path\": ";
     io::append_json_string(out, r.path);
-    out += fmt::format(", \"device\": {}, \"inode\": {}, \"size\": {}, \"head_bytes\": {}, \"head_fnv1a64\": \"{}\", "
-                       "\"offset\": {}, \"lines\": {}, \"seen_ns\": {}}}",
-                       r.device, r.inode, r.size, r.head_bytes, r.head_hash, r.offset, r.lines, r.seen_ns);
+    out += fmt::format(
+        ", \"device\": {}, \"inode\": {}, \"size\": {}, \"head_bytes\": {}, \"head_fnv1a64\": \"{}\", "
+        "\"offset\": {}, \"lines\": {}, \"seen_ns\": {}}}",
+        r.device, r.inode, r.size, r.head_bytes, r.head_hash, r.offset, r.lines, r.seen_ns);
   }
   out += files.empty() ? "]\n}\n" : "\n  ]\n}\n";
   return out;
@@ -137,8 +141,7 @@ Expected<BatchLock> BatchLock::acquire(const std::string& state_path, bool wait)
     const int err = errno;
     ::close(fd);
     if (err == EWOULDBLOCK)
-      return make_error(ErrorKind::io,
-                        fmt::format("{}: another gpucost batch run holds this state's lock", lock_path),
+      return make_error(ErrorKind::io, fmt::format("{}: another gpucost batch run holds this state's lock", lock_path),
                         "it is still running (overlapping cron runs); this run did nothing. Use --wait to queue "
                         "behind it instead");
     return make_error(ErrorKind::io, fmt::format("{}: cannot lock: {}", lock_path, std::strerror(err)));
@@ -214,8 +217,7 @@ void forget_replayed_lines(InputStats& st) {
 
 /// Replays the first lines (for the parser's headers, events dropped, also those the parser
 /// holds back until a later line dates them), then skips to `from`.
-bool resume(prep::InputParse& parse, io::LineReader& reader, GateSink& gate, const FileRecord& from,
-            InputStats& st) {
+bool resume(prep::InputParse& parse, io::LineReader& reader, GateSink& gate, const FileRecord& from, InputStats& st) {
   gate.close();
   const std::uint64_t replay_to = std::min(from.offset, kHeadBytes);
   while (reader.position() < replay_to && parse.step()) {
@@ -256,7 +258,7 @@ Expected<OneInput> read_one(const ProbedInput& probed, BatchState& state, const 
   FileRecord* own = known != nullptr && known->device == c.device && known->inode == c.inode ? known : nullptr;
   OneInput out;
   out.input.path = path;
-  out.input.how = known == nullptr ? "new"
+  out.input.how = known == nullptr                                       ? "new"
                   : known->device == c.device && known->inode == c.inode ? "resumed"
                                                                          : "rotated copy of " + known->path;
   GateSink gate(sink);
@@ -287,11 +289,16 @@ Expected<OneInput> read_one(const ProbedInput& probed, BatchState& state, const 
   out.input.to_line = out.input.from_line + st.lines;
   if (out.input.to_offset == out.input.from_offset && known != nullptr && out.input.how == "resumed")
     out.input.how = "unchanged";
-  const std::uint64_t head_bytes = std::min({kHeadBytes, out.input.to_offset, static_cast<std::uint64_t>(c.head.size())});
-  out.record = FileRecord{path,           c.device,
-                          c.inode,        c.size,
-                          head_bytes,     fnv1a64_hex(std::string_view(c.head).substr(0, head_bytes)),
-                          out.input.to_offset, out.input.to_line,
+  const std::uint64_t head_bytes =
+      std::min({kHeadBytes, out.input.to_offset, static_cast<std::uint64_t>(c.head.size())});
+  out.record = FileRecord{path,
+                          c.device,
+                          c.inode,
+                          c.size,
+                          head_bytes,
+                          fnv1a64_hex(std::string_view(c.head).substr(0, head_bytes)),
+                          out.input.to_offset,
+                          out.input.to_line,
                           now_ns};
   out.recorded = head_bytes > 0;
   if (own != nullptr && out.recorded) {
@@ -304,13 +311,13 @@ Expected<OneInput> read_one(const ProbedInput& probed, BatchState& state, const 
 }  // namespace
 
 Expected<std::vector<BatchInput>> read_new_data(const std::vector<ProbedInput>& inputs, BatchState& state,
-                                                const prep::PrepOptions& options, LocalClock& clock,
-                                                EventSink& sink, std::vector<InputStats>& stats,
-                                                std::int64_t now_ns) {
+                                                const prep::PrepOptions& options, LocalClock& clock, EventSink& sink,
+                                                std::vector<InputStats>& stats, std::int64_t now_ns) {
   for (const ProbedInput& in : inputs) {
     const std::string& path = in.path;
     if (path == "-")
-      return make_error(ErrorKind::usage, "batch: stdin cannot be resumed", "give batch files, e.g. /var/log/kern.log*");
+      return make_error(ErrorKind::usage, "batch: stdin cannot be resumed",
+                        "give batch files, e.g. /var/log/kern.log*");
     if (in.read_once)
       return make_error(ErrorKind::usage, fmt::format("batch: {} is a pipe or a device, it cannot be resumed", path),
                         "give batch files, e.g. /var/log/kern.log*");

@@ -12,9 +12,8 @@ namespace gpucost::pipeline {
 namespace {
 
 bool is_kind_name(std::string_view s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
-  });
+  return !s.empty() && std::all_of(s.begin(), s.end(),
+                                   [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_'; });
 }
 
 }  // namespace
@@ -27,8 +26,8 @@ std::string EventSelection::describe() const {
   return out;
 }
 
-Expected<EventSelection> parse_event_selection(const std::string& kinds, const std::string& from,
-                                               const std::string& to, LocalClock& clock) {
+Expected<EventSelection> parse_event_selection(const std::string& kinds, const std::string& from, const std::string& to,
+                                               LocalClock& clock) {
   EventSelection s;
   std::string_view rest = kinds;
   while (!rest.empty()) {

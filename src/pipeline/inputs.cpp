@@ -1,7 +1,7 @@
 #include <gpucost/pipeline/inputs.hpp>
 
-#include <gpucost/io/event_stream.hpp>
 #include <gpucost/core/text.hpp>
+#include <gpucost/io/event_stream.hpp>
 #include <gpucost/io/line_reader.hpp>
 #include <gpucost/pipeline/merge.hpp>
 #include <gpucost/prep/clock_check.hpp>
@@ -29,7 +29,8 @@ Expected<std::vector<std::string>> expand_inputs(const std::vector<std::string>&
     const int rc = ::glob(a.c_str(), 0, nullptr, &g);
     if (rc != 0 || g.gl_pathc == 0) {
       globfree(&g);
-      return make_error(ErrorKind::io, fmt::format("{}: no file matches this pattern", a), "check the pattern and the directory");
+      return make_error(ErrorKind::io, fmt::format("{}: no file matches this pattern", a),
+                        "check the pattern and the directory");
     }
     for (std::size_t i = 0; i < g.gl_pathc; ++i) out.emplace_back(g.gl_pathv[i]);
     globfree(&g);
@@ -46,7 +47,7 @@ Expected<ProbedInput> probe_file(const std::string& path, const prep::PrepOption
   auto reader = io::LineReader::open(path);  // same checks and messages as the real open
   if (!reader) return reader.error();
   in.compression = (*reader)->compression();
-  if (struct stat st {}; ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode))
+  if (struct stat st{}; ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode))
     in.size = static_cast<std::uint64_t>(st.st_size);
   const std::string_view head = (*reader)->peek(64 * 1024);
   in.format = options.forced;
@@ -54,8 +55,10 @@ Expected<ProbedInput> probe_file(const std::string& path, const prep::PrepOption
     in.format = prep::detect_format(head, options);
     ++in.detections;
   }
-  if (options.forced == Format::unknown && io::is_event_stream(head)) in.kind = ProbedInput::Kind::event_stream;
-  else if (extract::is_features_document(head)) in.kind = ProbedInput::Kind::features_document;
+  if (options.forced == Format::unknown && io::is_event_stream(head))
+    in.kind = ProbedInput::Kind::event_stream;
+  else if (extract::is_features_document(head))
+    in.kind = ProbedInput::Kind::features_document;
   if (options.forced == Format::unknown && in.kind == ProbedInput::Kind::raw_log)
     GPUCOST_TRY(prep::check_format(head, in.format, options, path));
   return in;
@@ -118,8 +121,10 @@ std::optional<std::pair<std::int64_t, std::string>> journal_boot_time(const std:
   io::Line line;
   while ((*reader)->next(line)) {
     const std::string_view t = line.text;
-    if (const auto v = json_string_value(t, "\"__REALTIME_TIMESTAMP\""); !v.empty()) realtime = text::parse_int(v).value_or(-1);
-    if (const auto v = json_string_value(t, "\"__MONOTONIC_TIMESTAMP\""); !v.empty()) monotonic = text::parse_int(v).value_or(-1);
+    if (const auto v = json_string_value(t, "\"__REALTIME_TIMESTAMP\""); !v.empty())
+      realtime = text::parse_int(v).value_or(-1);
+    if (const auto v = json_string_value(t, "\"__MONOTONIC_TIMESTAMP\""); !v.empty())
+      monotonic = text::parse_int(v).value_or(-1);
     if (const auto v = json_string_value(t, "\"_BOOT_ID\""); !v.empty()) boot.assign(v);
     if (realtime < 0 || monotonic < 0 || boot.empty()) continue;  // json-pretty: fields on several lines
     if (boot != last_boot) {
@@ -227,10 +232,11 @@ void warn_outside(InputStats& st, const prep::TelemetrySpan& span) {
   if (!prep::format_traits(st.format).host_log || st.events == 0) return;
   const std::string shift = prep::describe_shift(st.first_ts_ns, st.last_ts_ns, span);
   if (shift.empty()) return;
-  st.warnings.push_back(fmt::format("its {} event{} {} {} (telemetry {} to {}): not priced; check --year, "
-                                    "--boot-time, --tz or the machine's clock",
-                                    st.events, st.events == 1 ? "" : "s", st.events == 1 ? "falls" : "fall", shift,
-                                    format_utc(span.first_ns), format_utc(span.last_ns)));
+  st.warnings.push_back(
+      fmt::format("its {} event{} {} {} (telemetry {} to {}): not priced; check --year, "
+                  "--boot-time, --tz or the machine's clock",
+                  st.events, st.events == 1 ? "" : "s", st.events == 1 ? "falls" : "fall", shift,
+                  format_utc(span.first_ns), format_utc(span.last_ns)));
 }
 
 void warn_several_hosts(std::span<InputStats> stats) {
@@ -246,10 +252,11 @@ void warn_several_hosts(std::span<InputStats> stats) {
   if (second == nullptr) return;
   std::string names;
   for (const std::string& h : hosts) names += (names.empty() ? "" : ", ") + h;
-  second->warnings.push_back(fmt::format("the host logs of this run name {} hosts ({}): their incidents are priced as "
-                                         "one machine's; give each host its own run and merge the features, or "
-                                         "--host if they are one machine",
-                                         hosts.size(), names));
+  second->warnings.push_back(
+      fmt::format("the host logs of this run name {} hosts ({}): their incidents are priced as "
+                  "one machine's; give each host its own run and merge the features, or "
+                  "--host if they are one machine",
+                  hosts.size(), names));
 }
 
 /// Reads one group of raw logs of the same format into `sink`: merged by time when there are
@@ -305,13 +312,11 @@ Status collect_inputs(const std::vector<ProbedInput>& probed_inputs, const prep:
   }
   // The telemetry first, then the logs without a year, dated against it.
   for (auto& [format, inputs] : groups)
-    if (!prep::format_traits(format).year_less)
-      GPUCOST_TRY(read_group(inputs, options, clock, sink));
+    if (!prep::format_traits(format).year_less) GPUCOST_TRY(read_group(inputs, options, clock, sink));
   prep::PrepOptions dated = options;
   dated.telemetry_span = sink.span();
   for (auto& [format, inputs] : groups)
-    if (prep::format_traits(format).year_less)
-      GPUCOST_TRY(read_group(inputs, dated, clock, sink));
+    if (prep::format_traits(format).year_less) GPUCOST_TRY(read_group(inputs, dated, clock, sink));
   check_clocks_and_hosts(std::span(stats).subspan(first_stats), sink.span());
   return {};
 }

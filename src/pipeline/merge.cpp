@@ -100,8 +100,10 @@ struct EventStore {
     hash.add(e.kind);
     for (std::size_t i = 0; i < kMetricCount; ++i) {
       if (!e.has(static_cast<Metric>(i))) continue;
-      if (e.texts[i].empty()) hash.add_bytes(e.values[i]);
-      else hash.add(e.texts[i]);
+      if (e.texts[i].empty())
+        hash.add_bytes(e.values[i]);
+      else
+        hash.add(e.texts[i]);
     }
     for (const Field& f : e.fields) {
       hash.add(f.key);
@@ -205,15 +207,16 @@ class FirstEvent final : public EventSink {
 /// When an input's first event comes: it is opened once ahead for that (a pipe, which cannot
 /// be opened twice, is not; nor is anything that fails to start: the real start says why).
 /// nullopt: unknown, the input is opened at the start of the merge.
-std::optional<std::int64_t> first_event_time(const MergeInput& in, const prep::PrepOptions& options, LocalClock& clock) {
+std::optional<std::int64_t> first_event_time(const MergeInput& in, const prep::PrepOptions& options,
+                                             LocalClock& clock) {
   if (in.reader) return std::nullopt;
   auto reader = io::LineReader::open(in.path);
   if (!reader) return std::nullopt;
   (*reader)->set_max_line(options.max_line);
   // A profiler trace is parsed whole in one step: looking ahead would parse it twice.
   const Format format = options.forced != Format::unknown ? options.forced
-                        : in.format                        ? *in.format
-                                                           : prep::detect_format((*reader)->peek(64 * 1024), options);
+                        : in.format                       ? *in.format
+                                                          : prep::detect_format((*reader)->peek(64 * 1024), options);
   if (prep::format_traits(format).whole_document) return std::nullopt;
   FirstEvent first;
   InputStats scratch;
@@ -236,7 +239,8 @@ Status merge(std::vector<MergeInput>& inputs, const prep::PrepOptions& options, 
     std::optional<std::int64_t> first_ts;
   };
   std::vector<Source> sources;
-  for (std::size_t i = 0; i < inputs.size(); ++i) sources.push_back(Source{i, first_event_time(inputs[i], options, clock)});
+  for (std::size_t i = 0; i < inputs.size(); ++i)
+    sources.push_back(Source{i, first_event_time(inputs[i], options, clock)});
   // Unknown first times first, then by first time; ties in command-line order.
   std::stable_sort(sources.begin(), sources.end(), [](const Source& a, const Source& b) {
     if (a.first_ts.has_value() != b.first_ts.has_value()) return !a.first_ts.has_value();
@@ -318,8 +322,10 @@ Status merge(std::vector<MergeInput>& inputs, const prep::PrepOptions& options, 
       best->count_duplicate();
     } else {
       store.emit(best->next());
-      if (another) written_now.emplace_back(h, best->index());
-      else written_now.emplace_back(kUnhashed, best->index());
+      if (another)
+        written_now.emplace_back(h, best->index());
+      else
+        written_now.emplace_back(kUnhashed, best->index());
     }
     best->pop();
   }

@@ -19,7 +19,8 @@ std::string this_host() {
 Status apply_times(const InputSettings& s, prep::PrepOptions& o) {
   if (!s.date.empty()) {
     o.date = parse_civil_date(s.date);
-    if (!o.date) return make_error(ErrorKind::usage, fmt::format("--date: '{}' is not a date", s.date), "use YYYY-MM-DD");
+    if (!o.date)
+      return make_error(ErrorKind::usage, fmt::format("--date: '{}' is not a date", s.date), "use YYYY-MM-DD");
   }
   if (!s.start.empty()) {
     o.start = parse_iso8601(s.start);
@@ -29,7 +30,8 @@ Status apply_times(const InputSettings& s, prep::PrepOptions& o) {
   }
   if (s.interval_s != 0) {
     if (!(s.interval_s > 0))
-      return make_error(ErrorKind::usage, "--interval: must be a positive number of seconds", "e.g. --interval 1 or 0.5");
+      return make_error(ErrorKind::usage, "--interval: must be a positive number of seconds",
+                        "e.g. --interval 1 or 0.5");
     o.interval_s = s.interval_s;
   }
   if (!s.boot_time.empty()) {
@@ -88,7 +90,8 @@ Expected<std::int64_t> parse_boot_time(const std::string& text, const std::strin
   const std::string_view whole = s.substr(0, dot);
   const std::string_view frac = dot == std::string_view::npos ? std::string_view() : s.substr(dot + 1);
   const bool digits = !whole.empty() && whole.size() <= 12 && frac.size() <= 9 &&
-                      s.find_first_not_of("0123456789.") == std::string_view::npos && frac.find('.') == std::string_view::npos;
+                      s.find_first_not_of("0123456789.") == std::string_view::npos &&
+                      frac.find('.') == std::string_view::npos;
   if (digits && (whole.size() >= 9 || dot != std::string_view::npos)) {  // "20240612" is a date
     std::int64_t ns = *text::parse_int(whole) * kNsPerSecond;
     std::int64_t scale = kNsPerSecond / 10;

@@ -45,7 +45,7 @@ bool looks_like_query_header(std::string_view line) {
 Format detect_tool_format(std::string_view head, const PrepOptions& options) {
   const std::string_view line = first_nonblank_line(head);
   if (line.empty()) return Format::unknown;
-  if (looks_like_bug_report(head)) return Format::bug_report;  // before its sections' formats
+  if (looks_like_bug_report(head)) return Format::bug_report;                   // before its sections' formats
   if (const Format smi = detect_smi(head); smi != Format::unknown) return smi;  // nvidia-smi -q, -q -x
   if (line.front() == '#') {
     // dmon/pmon name line: "# gpu ...", "#Date Time gpu ..."; pmon has a pid column.
@@ -110,10 +110,12 @@ Status check_format(std::string_view head, Format detected, const PrepOptions& o
   if (first.find(',') != std::string_view::npos)
     return make_error(ErrorKind::format, fmt::format("{}: cannot recognise the format", path),
                       "this looks like CSV: for `nvidia-smi --query-gpu=... --format=csv,noheader` pass "
-                      "--fields with the --query-gpu list; or force one with --input-format " + format_names());
+                      "--fields with the --query-gpu list; or force one with --input-format " +
+                          format_names());
   return make_error(ErrorKind::format, fmt::format("{}: cannot recognise the format", path),
-                    "supported: " + format_names() + "; force one with --input-format NAME, or describe the "
-                    "lines with --pattern REGEX");
+                    "supported: " + format_names() +
+                        "; force one with --input-format NAME, or describe the "
+                        "lines with --pattern REGEX");
 }
 
 }  // namespace gpucost::prep

@@ -24,7 +24,10 @@ constexpr FormatRow kFormats[] = {
     // Sections of the formats above, each read by its own parser; the report as a whole is
     // neither, but it holds the host's kernel log.
     {Format::bug_report, "bug-report", {}, {.host_log_inside = true}, make_bug_report_parser},
-    {Format::kineto, "kineto-trace", {"trace", "kineto", "chrome-trace"}, {.profiler = true, .whole_document = true},
+    {Format::kineto,
+     "kineto-trace",
+     {"trace", "kineto", "chrome-trace"},
+     {.profiler = true, .whole_document = true},
      make_kineto_parser},
     {Format::torch_table, "torch-table", {"torch_table"}, kProfiler, make_torch_table_parser},
     {Format::nsys, "nsys", {}, kProfiler, make_nsys_parser},

@@ -15,8 +15,8 @@ namespace gpucost::prep {
 
 struct FormatRow {
   Format format;
-  std::string_view name;                     ///< for --input-format and the summary
-  std::array<std::string_view, 3> aliases;   ///< other names --input-format accepts
+  std::string_view name;                    ///< for --input-format and the summary
+  std::array<std::string_view, 3> aliases;  ///< other names --input-format accepts
   FormatTraits traits;
   ParserFactory make;
 };

@@ -32,13 +32,13 @@ struct ParseContext {
   std::string reason_buf;   ///< owns a formatted reason when a literal is not enough
 
   std::optional<std::int64_t> reference_ns;  ///< the input's mtime: a reference for year inference
-  std::uint64_t line_no = 0;                  ///< number of the line being parsed
+  std::uint64_t line_no = 0;                 ///< number of the line being parsed
 
   static constexpr std::int64_t kStepBackTolerance = 1'000'000'000;  ///< log lines of 1 s jitter are not a step back
-  static constexpr std::int64_t kGapNs = 3600'000'000'000;            ///< silence of more than an hour is a gap
-  std::int64_t previous_ts = 0;  ///< time of the previous event, in input order
-  int previous_repeat = -1;      ///< stats.repeated_hours entry of the previous event (-1: none)
-  bool check_clock = false;      ///< telemetry inputs: note clock steps back and long gaps
+  static constexpr std::int64_t kGapNs = 3600'000'000'000;           ///< silence of more than an hour is a gap
+  std::int64_t previous_ts = 0;                                      ///< time of the previous event, in input order
+  int previous_repeat = -1;  ///< stats.repeated_hours entry of the previous event (-1: none)
+  bool check_clock = false;  ///< telemetry inputs: note clock steps back and long gaps
 
   /// Sends the filled event to the sink. `event.host` is the host its line names, if the
   /// parser set one; --host wins over it, and the option's host fills in when there is none.
@@ -48,8 +48,10 @@ struct ParseContext {
       note_clock_step(event.ts_ns - previous_ts, repeat);
     previous_ts = event.ts_ns;
     previous_repeat = repeat;
-    if (options.host_given || event.host.empty()) event.host = options.host;
-    else note_host(event.host, stats);
+    if (options.host_given || event.host.empty())
+      event.host = options.host;
+    else
+      note_host(event.host, stats);
     if (stats.events == 0 || event.ts_ns < stats.first_ts_ns) stats.first_ts_ns = event.ts_ns;
     if (stats.events == 0 || event.ts_ns > stats.last_ts_ns) stats.last_ts_ns = event.ts_ns;
     if (event.kind == "driver") note_driver(event, stats);

@@ -75,10 +75,11 @@ void note_repeated_hours(InputStats& stats, const std::string& zone) {
                                    repeated_interval(f), r.events == 1 ? "is" : "are", f.before);
     if (r.step_line > 0) {
       const std::string interval = repeated_interval(f);
-      text += fmt::format("; the times step back {} at line {}, where the {} repeats: the events logged from there "
-                          "until {} {} are placed {} early",
-                          duration_text(r.step_ns), r.step_line, what, interval.substr(interval.rfind("\u2013") + 3),
-                          f.after, repeat_text(f.repeat_ns));
+      text += fmt::format(
+          "; the times step back {} at line {}, where the {} repeats: the events logged from there "
+          "until {} {} are placed {} early",
+          duration_text(r.step_ns), r.step_line, what, interval.substr(interval.rfind("\u2013") + 3), f.after,
+          repeat_text(f.repeat_ns));
     }
     add_note(stats, std::move(text));
   }

@@ -59,7 +59,8 @@ bool RowClock::time_of_day_ts(std::string_view hhmmss, std::int64_t& out) {
   CivilTime t;
   if (m_options.date) t = *m_options.date;
   if (!parse_clock_time(hhmmss, t)) return false;
-  const std::int64_t tod = (static_cast<std::int64_t>(t.hour) * 3600 + t.minute * 60 + t.second) * kNsPerSecond + t.nanos;
+  const std::int64_t tod =
+      (static_cast<std::int64_t>(t.hour) * 3600 + t.minute * 60 + t.second) * kNsPerSecond + t.nanos;
   if (m_prev_tod_ns >= 0 && tod + 12 * 3600 * kNsPerSecond < m_prev_tod_ns) ++m_day_offset;
   m_prev_tod_ns = tod;
   const std::int64_t day_ns = m_day_offset * 86400 * kNsPerSecond;

@@ -34,8 +34,8 @@ class RowClock {
   bool m_start_resolved = false;
   bool m_interval_noted = false;
   std::int64_t m_start_ns = 0;
-  std::int64_t m_day_offset = 0;       // days added by midnight crossings (time-of-day input)
-  std::int64_t m_prev_tod_ns = -1;     // previous time of day, ns since local midnight
+  std::int64_t m_day_offset = 0;    // days added by midnight crossings (time-of-day input)
+  std::int64_t m_prev_tod_ns = -1;  // previous time of day, ns since local midnight
 };
 
 }  // namespace gpucost::prep

@@ -2,20 +2,21 @@
 
 #include <gpucost/core/time.hpp>
 
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <atomic>
 #include <cerrno>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 namespace gpucost::record {
 
 std::string find_in_path(std::string_view name) {
-  if (name.find('/') != std::string_view::npos) return ::access(std::string(name).c_str(), X_OK) == 0 ? std::string(name) : "";
+  if (name.find('/') != std::string_view::npos)
+    return ::access(std::string(name).c_str(), X_OK) == 0 ? std::string(name) : "";
   const char* env = std::getenv("PATH");
   const std::string_view path = env != nullptr ? env : "/usr/bin:/bin";
   std::size_t at = 0;
@@ -58,7 +59,8 @@ pid_t spawn(const std::vector<std::string>& argv, Streams streams, bool own_grou
 namespace {
 
 std::atomic<pid_t> g_forward_to{-1};
-struct sigaction g_old_int {}, g_old_term {};
+struct sigaction g_old_int {
+}, g_old_term{};
 
 void forward(int sig, siginfo_t* info, void* /*context*/) {
   const pid_t pid = g_forward_to.load();

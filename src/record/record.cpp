@@ -9,16 +9,16 @@
 
 #include <fmt/format.h>
 
-#include <cerrno>
-#include <chrono>
-#include <csignal>
-#include <cstring>
-#include <ctime>
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstring>
+#include <ctime>
 
 namespace gpucost::record {
 
@@ -27,9 +27,13 @@ namespace {
 std::string in_dir(const std::string& dir, std::string_view name) { return fmt::format("{}/{}", dir, name); }
 
 /// A file of the run folder, opened for writing (close-on-exec: children get it by dup2 only).
-int create_file(const std::string& path) { return ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644); }
+int create_file(const std::string& path) {
+  return ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+}
 /// The same, appended to.
-int append_file(const std::string& path) { return ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644); }
+int append_file(const std::string& path) {
+  return ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+}
 
 /// Makes the run folder. A folder named by --run-dir may exist when it holds no run yet; a dated
 /// default name is never shared (another record may be filling it): when it is taken, -2, -3, ...
@@ -45,14 +49,15 @@ Expected<std::string> make_run_dir(const std::string& dir, bool numbered) {
     const bool is_dir = err == EEXIST && ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
     const bool holds_run = is_dir && ::access(in_dir(path, kMetadataFile).c_str(), F_OK) == 0;
     if (is_dir && !holds_run) return path;
-    const char* why = holds_run ? "it already holds a run (run.json)"
+    const char* why = holds_run       ? "it already holds a run (run.json)"
                       : err == EEXIST ? "a file of that name is in the way"
                                       : std::strerror(err);
     return make_error(ErrorKind::io, fmt::format("{}: cannot make the run folder: {}", path, why),
                       numbered ? "run gpucost record from a folder it can write to, or give --run-dir"
                                : "give another --run-dir, or leave it out for a new dated folder");
   }
-  return make_error(ErrorKind::io, fmt::format("{}: cannot make the run folder: {} to {}-{} are taken", dir, dir, dir, kMaxSuffix),
+  return make_error(ErrorKind::io,
+                    fmt::format("{}: cannot make the run folder: {} to {}-{} are taken", dir, dir, dir, kMaxSuffix),
                     "give --run-dir, or move the old run folders away");
 }
 
@@ -106,8 +111,8 @@ constexpr int kOneShotTimeoutMs = 10'000;
 constexpr std::string_view kSmiStderrFile = "nvidia-smi.stderr";
 
 struct Sampler {
-  pid_t pid = -1;    ///< the looping nvidia-smi
-  std::string path;  ///< nvidia-smi's full path; empty when missing
+  pid_t pid = -1;        ///< the looping nvidia-smi
+  std::string path;      ///< nvidia-smi's full path; empty when missing
   bool started = false;  ///< the sample at the start came: there is telemetry, with its header
 };
 
@@ -117,17 +122,19 @@ bool sample_once(const std::string& smi, const std::string& dir, bool header, st
                  std::vector<std::string>& notes) {
   const int out = append_file(in_dir(dir, kTelemetryFile));
   const int err = append_file(in_dir(dir, kSmiStderrFile));
-  const pid_t pid = spawn({smi, fmt::format("--query-gpu={}", kQueryFields), header ? "--format=csv" : "--format=csv,noheader"},
-                          Streams{-1, out, err}, true);
+  const pid_t pid =
+      spawn({smi, fmt::format("--query-gpu={}", kQueryFields), header ? "--format=csv" : "--format=csv,noheader"},
+            Streams{-1, out, err}, true);
   if (out >= 0) ::close(out);
   if (err >= 0) ::close(err);
   bool timed_out = false;
   const int code = pid > 0 ? exit_code(wait_within(pid, kOneShotTimeoutMs, timed_out)) : 127;
   if (timed_out)
-    notes.push_back(fmt::format("nvidia-smi did not answer within {} s at the {} and was stopped", kOneShotTimeoutMs / 1000, when));
+    notes.push_back(
+        fmt::format("nvidia-smi did not answer within {} s at the {} and was stopped", kOneShotTimeoutMs / 1000, when));
   else if (code != 0)
-    notes.push_back(fmt::format("nvidia-smi failed at the {} (exit status {}, see {})", when, code,
-                                in_dir(dir, kSmiStderrFile)));
+    notes.push_back(
+        fmt::format("nvidia-smi failed at the {} (exit status {}, see {})", when, code, in_dir(dir, kSmiStderrFile)));
   return !timed_out && code == 0;
 }
 
@@ -137,8 +144,9 @@ Sampler start_sampler(const RecordOptions& o, const std::string& dir, std::vecto
   Sampler s;
   s.path = find_in_path("nvidia-smi");
   if (s.path.empty()) {
-    notes.emplace_back("nvidia-smi is not on PATH: no GPU telemetry recorded (power, utilisation and clocks "
-                       "will be missing)");
+    notes.emplace_back(
+        "nvidia-smi is not on PATH: no GPU telemetry recorded (power, utilisation and clocks "
+        "will be missing)");
     return s;
   }
   for (const std::string_view name : {kTelemetryFile, kSmiStderrFile}) {
@@ -181,7 +189,8 @@ void stop_sampler(const Sampler& s, const std::string& dir, std::vector<std::str
 }
 
 /// The kernel messages of the run window, as journalctl exports them.
-bool collect_journal(const std::string& dir, std::int64_t start_ns, std::int64_t end_ns, std::vector<std::string>& notes) {
+bool collect_journal(const std::string& dir, std::int64_t start_ns, std::int64_t end_ns,
+                     std::vector<std::string>& notes) {
   const std::string journalctl = find_in_path("journalctl");
   if (journalctl.empty()) {
     notes.emplace_back("journalctl is not on PATH: no kernel messages recorded (Xid, AER, thermal events)");
@@ -190,10 +199,10 @@ bool collect_journal(const std::string& dir, std::int64_t start_ns, std::int64_t
   const std::string path = in_dir(dir, kJournalFile);
   const int out = create_file(path);
   const int err = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
-  const pid_t pid = spawn({journalctl, "-k", "-o", "json", "--no-pager",
-                           fmt::format("--since=@{}", start_ns / 1'000'000'000),
-                           fmt::format("--until=@{}", end_ns / 1'000'000'000 + 1)},
-                          Streams{-1, out, err}, true);
+  const pid_t pid =
+      spawn({journalctl, "-k", "-o", "json", "--no-pager", fmt::format("--since=@{}", start_ns / 1'000'000'000),
+             fmt::format("--until=@{}", end_ns / 1'000'000'000 + 1)},
+            Streams{-1, out, err}, true);
   ::close(out);
   if (err >= 0) ::close(err);
   const int code = pid > 0 ? exit_code(wait_for(pid)) : 127;
@@ -210,19 +219,22 @@ bool collect_journal(const std::string& dir, std::int64_t start_ns, std::int64_t
 }
 
 std::string metadata_json(const RecordOptions& o, const RecordResult& r, const std::string& smi) {
-  std::string out = fmt::format("{{\n  \"schema\": \"{}\",\n  \"version\": {},\n  \"command\": [", kRunSchema, kRunVersion);
+  std::string out =
+      fmt::format("{{\n  \"schema\": \"{}\",\n  \"version\": {},\n  \"command\": [", kRunSchema, kRunVersion);
   for (std::size_t i = 0; i < o.command.size(); ++i) {
     if (i > 0) out += ", ";
     io::append_json_string(out, o.command[i]);
   }
   out += "],\n  \"host\": ";
   io::append_json_string(out, o.host);
-  out += fmt::format(",\n  \"start\": \"{}\",\n  \"end\": \"{}\",\n  \"start_ns\": {},\n  \"end_ns\": {},\n  "
-                     "\"exit_status\": {},\n  \"signal\": {},\n  \"interval_ms\": {},\n  \"nvidia_smi\": ",
-                     format_utc(r.start_ns), format_utc(r.end_ns), r.start_ns, r.end_ns, r.exit_status, r.signal,
-                     o.interval_ms);
-  if (smi.empty()) out += "null";
-  else io::append_json_string(out, smi);
+  out += fmt::format(
+      ",\n  \"start\": \"{}\",\n  \"end\": \"{}\",\n  \"start_ns\": {},\n  \"end_ns\": {},\n  "
+      "\"exit_status\": {},\n  \"signal\": {},\n  \"interval_ms\": {},\n  \"nvidia_smi\": ",
+      format_utc(r.start_ns), format_utc(r.end_ns), r.start_ns, r.end_ns, r.exit_status, r.signal, o.interval_ms);
+  if (smi.empty())
+    out += "null";
+  else
+    io::append_json_string(out, smi);
   out += ",\n  \"gpucost_version\": ";
   io::append_json_string(out, o.version);
   out += ",\n  \"notes\": [";
@@ -254,14 +266,16 @@ std::string default_run_dir(std::int64_t now) {
 }
 
 Expected<RecordResult> record_run(const RecordOptions& o) {
-  if (o.command.empty()) return make_error(ErrorKind::usage, "record: no command", "e.g. gpucost record -- python train.py");
+  if (o.command.empty())
+    return make_error(ErrorKind::usage, "record: no command", "e.g. gpucost record -- python train.py");
   RecordResult r;
   auto dir = make_run_dir(o.run_dir, o.numbered_run_dir);
   if (!dir) return dir.error();
   r.run_dir = std::move(*dir);
   const int log_fd = create_file(in_dir(r.run_dir, kTrainLogFile));
   if (log_fd < 0)
-    return make_error(ErrorKind::io, fmt::format("{}: cannot write: {}", in_dir(r.run_dir, kTrainLogFile), std::strerror(errno)));
+    return make_error(ErrorKind::io,
+                      fmt::format("{}: cannot write: {}", in_dir(r.run_dir, kTrainLogFile), std::strerror(errno)));
   int out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1};
   if (::pipe2(out_pipe, O_CLOEXEC) != 0 || ::pipe2(err_pipe, O_CLOEXEC) != 0) {
     const int err = errno;

@@ -38,7 +38,8 @@ Expected<breakeven::MachineFacts> probe_nvidia_smi(const std::string& executable
   bool timed_out = false, stuck = false;  // stuck: poll failed, the output cannot be waited for
   char buf[4096];
   for (;;) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) {
       timed_out = true;
       break;

@@ -2,8 +2,8 @@
 
 #include <gpucost/core/text.hpp>
 #include <gpucost/core/time.hpp>
-#include <gpucost/report/findings_report.hpp>
 #include <gpucost/io/json_out.hpp>
+#include <gpucost/report/findings_report.hpp>
 
 #include <fmt/format.h>
 
@@ -18,8 +18,10 @@ void num(std::string& b, double v) { io::append_json_number(b, v); }
 
 void solution(std::string& b, std::string_view key, const breakeven::Solution& s, bool last = false) {
   b.append(fmt::format("    \"{}\": ", key));
-  if (s.value) num(b, *s.value);
-  else b.append("null");
+  if (s.value)
+    num(b, *s.value);
+  else
+    b.append("null");
   if (!s.value) {
     b.append(fmt::format(", \"{}_reason\": ", key));
     io::append_json_string(b, s.reason);
@@ -69,16 +71,18 @@ std::string later_stretches(const breakeven::Crossings& c, std::string_view sett
       out += s.to < 0 ? "beyond " + hours(s.from) : fmt::format("between {} and {}", hours(s.from), hours(s.to));
     }
   } else {
-    out = fmt::format("in {} stretches between {} and {} (just after each billing step)",
-                      count, hours(stretches.front().from), hours(stretches.back().to));
+    out = fmt::format("in {} stretches between {} and {} (just after each billing step)", count,
+                      hours(stretches.front().from), hours(stretches.back().to));
   }
   if (stretches.back().to >= 0) out += fmt::format("; {} beyond {}", settled, hours(stretches.back().to));
   return out;
 }
 
 void opt_num(std::string& b, const std::optional<double>& v) {
-  if (v) num(b, *v);
-  else b.append("null");
+  if (v)
+    num(b, *v);
+  else
+    b.append("null");
 }
 
 /// One fault (or interruption): kind and code of its first member (as one Xid was listed before
@@ -130,8 +134,10 @@ void json_electricity(std::string& b, const breakeven::Result& r, const breakeve
                       const BreakevenExtras& x) {
   // The zone matters only to time-of-use windows: a flat tariff reports none.
   b.append(fmt::format(",\n  \"electricity\": {{\"time_of_use\": {}, \"tz\": ", c.tou.empty() ? "false" : "true"));
-  if (c.tou.empty()) b.append("null");
-  else io::append_json_string(b, x.tariff_tz);
+  if (c.tou.empty())
+    b.append("null");
+  else
+    io::append_json_string(b, x.tariff_tz);
   b.append(", \"flat_price_per_kwh\": ");
   num(b, c.price_per_kwh);
   b.append(", \"mean_price_per_kwh\": ");
@@ -264,8 +270,8 @@ void json_robustness(std::string& b, const BreakevenExtras& x) {
   }
   if (x.monte_carlo) {
     const auto& m = *x.monte_carlo;
-    b.append(fmt::format(",\n  \"monte_carlo\": {{\"draws\": {}, \"seed\": {}, \"probability_local_cheaper\": ",
-                         m.draws, m.seed));
+    b.append(fmt::format(
+        ",\n  \"monte_carlo\": {{\"draws\": {}, \"seed\": {}, \"probability_local_cheaper\": ", m.draws, m.seed));
     num(b, m.probability_local_cheaper);
     b.append(", \"probability_above_line\": ");
     num(b, m.probability_above_line);
@@ -295,9 +301,10 @@ std::string table_incidents(const breakeven::Result& r, const std::string& cur) 
   // line with their cost and operator time: an Xid storm must not bury the verdict.
   const std::vector<std::size_t> shown = incidents_shown(r);
   b += shown.size() < r.incidents.size()
-           ? fmt::format("incidents (a fault is priced once, at its most severe member's bucket; the {} costliest "
-                         "of {}, in time order)\n",
-                         shown.size(), r.incidents.size())
+           ? fmt::format(
+                 "incidents (a fault is priced once, at its most severe member's bucket; the {} costliest "
+                 "of {}, in time order)\n",
+                 shown.size(), r.incidents.size())
            : std::string("incidents (a fault is priced once, at its most severe member's bucket)\n");
   for (const std::size_t i : shown) {
     const auto& ic = r.incidents[i];
@@ -334,9 +341,9 @@ std::string table_clouds(const std::vector<CloudRank>& clouds, const std::string
   std::string converted;
   for (const CloudRank& k : clouds) {
     if (!k.unfit.empty()) continue;
-    b += fmt::format("  {:>2}  {:<30}{:<14}{:>5}{:>10.2f}{:>7.2f}  {:<19}{:>12}{:>10}  {}\n", ++rank, k.name, k.gpu_model,
-                     k.gpus, k.rate_per_hour, k.speed_ratio, speed_source(k), money(k.total, cur), pct(k.premium),
-                     k.date_seen);
+    b += fmt::format("  {:>2}  {:<30}{:<14}{:>5}{:>10.2f}{:>7.2f}  {:<19}{:>12}{:>10}  {}\n", ++rank, k.name,
+                     k.gpu_model, k.gpus, k.rate_per_hour, k.speed_ratio, speed_source(k), money(k.total, cur),
+                     pct(k.premium), k.date_seen);
     if (k.currency != cur && converted.find(k.currency) == std::string::npos)
       converted += fmt::format("{}{} x {:g}", converted.empty() ? "" : ", ", k.currency, k.exchange_rate);
   }
@@ -348,25 +355,30 @@ std::string table_clouds(const std::vector<CloudRank>& clouds, const std::string
     header = true;
     b += fmt::format("      {:<30}{:<14}{}\n", k.name, k.gpu_model, k.unfit);
   }
-  b += fmt::format("  Amounts in {}{}.\n  A speed ratio from the table is a ratio of peak throughputs: real jobs gain less; measure\n"
-                   "  yours and give --speed-ratio.\n",
-                   cur, converted.empty() ? std::string() : " (offer prices converted: " + converted + ")");
+  b += fmt::format(
+      "  Amounts in {}{}.\n  A speed ratio from the table is a ratio of peak throughputs: real jobs gain less; "
+      "measure\n"
+      "  yours and give --speed-ratio.\n",
+      cur, converted.empty() ? std::string() : " (offer prices converted: " + converted + ")");
   return b;
 }
 
 /// "measured  energy 0.2594 kWh" when every sample interval was measured; else the split:
 /// "energy    1.5565 kWh (0.2594 measured over 40.2 min, 1.2971 estimated for 3.33 h without samples at 389 W mean)".
 std::string energy_line(const breakeven::EnergyBasis& e, double kwh) {
-  if (!e.known) return fmt::format("energy    {:.4f} kWh (how much was measured is unknown: no coverage in the features)", kwh);
+  if (!e.known)
+    return fmt::format("energy    {:.4f} kWh (how much was measured is unknown: no coverage in the features)", kwh);
   if (e.rule == breakeven::FillRule::none && e.uncovered_h > 0)
-    return fmt::format("measured  energy {:.4f} kWh over {} with samples (--fill none: {} without samples "
-                       "not priced)",
-                       kwh, hours(e.covered_h), hours(e.uncovered_h));
+    return fmt::format(
+        "measured  energy {:.4f} kWh over {} with samples (--fill none: {} without samples "
+        "not priced)",
+        kwh, hours(e.covered_h), hours(e.uncovered_h));
   if (e.estimated_kwh < 0.00005) return fmt::format("measured  energy {:.4f} kWh", kwh);  // invisible at 4 decimals
-  return fmt::format("energy    {:.4f} kWh ({:.4f} measured over {}, {:.4f} estimated for {} without samples "
-                     "at {:.0f} W {})",
-                     kwh, e.measured_kwh, hours(e.covered_h), e.estimated_kwh, hours(e.uncovered_h), e.fill_power_w,
-                     e.rule == breakeven::FillRule::idle ? "idle" : "mean");
+  return fmt::format(
+      "energy    {:.4f} kWh ({:.4f} measured over {}, {:.4f} estimated for {} without samples "
+      "at {:.0f} W {})",
+      kwh, e.measured_kwh, hours(e.covered_h), e.estimated_kwh, hours(e.uncovered_h), e.fill_power_w,
+      e.rule == breakeven::FillRule::idle ? "idle" : "mean");
 }
 
 std::string table_robustness(const BreakevenExtras& x, const std::string& cur) {
@@ -379,10 +391,11 @@ std::string table_robustness(const BreakevenExtras& x, const std::string& cur) {
   if (!x.monte_carlo_reason.empty()) b += fmt::format("monte carlo            none: {}\n", x.monte_carlo_reason);
   if (x.monte_carlo) {
     const auto& m = *x.monte_carlo;
-    b += fmt::format("monte carlo            {} draws (seed {}): P(local cheaper) {:.1f} %, P(above line) {:.1f} %, "
-                     "premium p5 {} p50 {} p95 {}\n",
-                     m.draws, m.seed, m.probability_local_cheaper * 100, m.probability_above_line * 100,
-                     pct(m.premium_p05), pct(m.premium_p50), pct(m.premium_p95));
+    b += fmt::format(
+        "monte carlo            {} draws (seed {}): P(local cheaper) {:.1f} %, P(above line) {:.1f} %, "
+        "premium p5 {} p50 {} p95 {}\n",
+        m.draws, m.seed, m.probability_local_cheaper * 100, m.probability_above_line * 100, pct(m.premium_p05),
+        pct(m.premium_p50), pct(m.premium_p95));
   }
   if (!x.sensitivity.empty()) {
     b += "\nsensitivity (premium with each parameter at 0.8x and 1.2x, largest swing first)\n";
@@ -417,8 +430,10 @@ std::string breakeven_json(const breakeven::Result& r, const breakeven::CostConf
   b.append(", \"to\": ");
   io::append_json_string(b, format_utc(f.to_ns));
   b.append(", \"logs_tz\": ");
-  if (x.logs_tz.empty()) b.append("null");
-  else io::append_json_string(b, x.logs_tz);
+  if (x.logs_tz.empty())
+    b.append("null");
+  else
+    io::append_json_string(b, x.logs_tz);
   b.append(", \"wall_h\": ");
   num(b, r.job.wall_h);
   b.append(fmt::format(", \"gpus\": {}, \"energy_kwh\": ", r.job.energy_kwh.size()));
@@ -428,8 +443,10 @@ std::string breakeven_json(const breakeven::Result& r, const breakeven::CostConf
   b.append(fmt::format(", \"util_assumed\": {}, \"util_source\": \"{}\"", r.job.util_assumed ? "true" : "false",
                        r.job.util_source));
   b.append(", \"trace_busy_fraction\": ");
-  if (r.job.trace_busy_fraction) num(b, *r.job.trace_busy_fraction);
-  else b.append("null");
+  if (r.job.trace_busy_fraction)
+    num(b, *r.job.trace_busy_fraction);
+  else
+    b.append("null");
   b.append(", \"downtime_h\": ");
   opt_num(b, r.downtime_h);
   b.append(", \"downtime_share\": ");
@@ -480,8 +497,10 @@ std::string breakeven_json(const breakeven::Result& r, const breakeven::CostConf
   b.append(", \"exchange_rate\": ");
   num(b, c.offer_exchange_rate);
   b.append(", \"exchange_date\": ");
-  if (c.exchange_date.empty() || c.offer_currency.empty() || c.offer_currency == c.currency) b.append("null");
-  else io::append_json_string(b, c.exchange_date);
+  if (c.exchange_date.empty() || c.offer_currency.empty() || c.offer_currency == c.currency)
+    b.append("null");
+  else
+    io::append_json_string(b, c.exchange_date);
   b.append(", \"offer\": ");
   io::append_json_string(b, c.cloud_offer);
   b.append(fmt::format(", \"offer_fits\": {}", c.cloud_unfit.empty() ? "true" : "false"));
@@ -527,35 +546,38 @@ std::string breakeven_table(const breakeven::Result& r, const breakeven::CostCon
   b += fmt::format("job       {} .. {}  ({}, {}{}{})\n", format_utc(f.from_ns), format_utc(f.to_ns),
                    hours(r.job.wall_h), text::counted(static_cast<long long>(r.job.energy_kwh.size()), "GPU"),
                    f.host.empty() ? "" : ", host " + f.host, x.logs_tz.empty() ? "" : ", log times in " + x.logs_tz);
-  b += fmt::format("{}, mean utilisation {:.1f} %{}\n\n", energy_line(r.job.energy_basis, r.energy_kwh), r.util_mean * 100,
-                   r.job.util_assumed           ? " (utilisation not measured: 100 % assumed)"
-                   : r.job.util_source == "trace" ? " (from the profiler trace's busy share: no telemetry utilisation)"
-                   : r.job.trace_busy_fraction
-                       ? fmt::format(" (telemetry; the profiler trace's busy share is {:.1f} %)", *r.job.trace_busy_fraction * 100)
-                       : std::string());
+  b += fmt::format(
+      "{}, mean utilisation {:.1f} %{}\n\n", energy_line(r.job.energy_basis, r.energy_kwh), r.util_mean * 100,
+      r.job.util_assumed             ? " (utilisation not measured: 100 % assumed)"
+      : r.job.util_source == "trace" ? " (from the profiler trace's busy share: no telemetry utilisation)"
+      : r.job.trace_busy_fraction
+          ? fmt::format(" (telemetry; the profiler trace's busy share is {:.1f} %)", *r.job.trace_busy_fraction * 100)
+          : std::string());
   b += "local\n";
   if (c.tou.empty())
     b += fmt::format("  {:<12}{:>14}  {:.4f} kWh GPU + {:.0f} W system, x{:.2f} cooling, {} {}/kWh\n", "electricity",
                      money(r.electricity, cur), r.energy_kwh, c.system_power_w, c.cooling_factor, c.price_per_kwh, cur);
   else
-    b += fmt::format("  {:<12}{:>14}  {:.4f} kWh GPU + {:.0f} W system, x{:.2f} cooling, time of use in {}: "
-                     "mean {:.4f} {}/kWh\n",
-                     "electricity", money(r.electricity, cur), r.energy_kwh, c.system_power_w, c.cooling_factor,
-                     x.tariff_tz.empty() ? "UTC" : x.tariff_tz, r.prices.mean, cur);
+    b += fmt::format(
+        "  {:<12}{:>14}  {:.4f} kWh GPU + {:.0f} W system, x{:.2f} cooling, time of use in {}: "
+        "mean {:.4f} {}/kWh\n",
+        "electricity", money(r.electricity, cur), r.energy_kwh, c.system_power_w, c.cooling_factor,
+        x.tariff_tz.empty() ? "UTC" : x.tariff_tz, r.prices.mean, cur);
   b += fmt::format("  {:<12}{:>14}  {} {}{} over {} y{} x {} h/y{}\n", "amortisation", money(r.amortisation, cur),
                    c.hardware_price, cur,
                    c.residual_fraction > 0 ? fmt::format(" less {:g} % resale", c.residual_fraction * 100) : "",
                    c.lifetime_years, default_mark(c, "local.lifetime_years"), c.use_hours_per_year,
                    default_mark(c, "local.use_hours_per_year"));
-  b += fmt::format("  {:<12}{:>14}  {} h/y at {} {}/h{}\n", "maintenance", money(r.maintenance, cur),
-                   c.maintenance_hours_per_year, c.hourly_wage, cur,
-                   r.incidents.empty() ? std::string()
-                                       : fmt::format(", incidents {} (listed below)", money(r.incident_cost, cur)));
+  b += fmt::format(
+      "  {:<12}{:>14}  {} h/y at {} {}/h{}\n", "maintenance", money(r.maintenance, cur), c.maintenance_hours_per_year,
+      c.hourly_wage, cur,
+      r.incidents.empty() ? std::string() : fmt::format(", incidents {} (listed below)", money(r.incident_cost, cur)));
   b += fmt::format("  {:<12}{:>14}\n", "total", money(r.local_total, cur));
   b += fmt::format("{}{}\n", "cloud", c.cloud_name.empty() ? "" : "  " + c.cloud_name);
-  b += fmt::format("  {:<12}{:>14}  {:.0f} s at {:.6g} {}/h (speed x{:.6g} from {}, billed share {:.3f}, cold start {} s)\n",
-                   "total", money(r.cloud_total, cur), r.billed_s, c.rate_per_hour, cur, c.speed_ratio,
-                   c.speed_ratio_source, r.q, c.cold_start_s);
+  b += fmt::format(
+      "  {:<12}{:>14}  {:.0f} s at {:.6g} {}/h (speed x{:.6g} from {}, billed share {:.3f}, cold start {} s)\n",
+      "total", money(r.cloud_total, cur), r.billed_s, c.rate_per_hour, cur, c.speed_ratio, c.speed_ratio_source, r.q,
+      c.cold_start_s);
   if (const std::string conversion = breakeven::exchange_text(c); !conversion.empty())
     b += fmt::format("  {:<12}{:>14}  {:.6g} {}/h list price, {}\n", "exchange", "",
                      c.rate_per_hour / c.offer_exchange_rate, c.offer_currency, conversion);
@@ -564,13 +586,14 @@ std::string breakeven_table(const breakeven::Result& r, const breakeven::CostCon
     b += fmt::format("downtime  {} ({:.1f} % of the window) after incidents and interruptions\n", hours(*r.downtime_h),
                      *r.downtime_share * 100);
   b += "\n";
-  b += fmt::format("premium   {:+.1f} % local over cloud (line {:.1f} %): {}\n", r.premium * 100, r.line * 100,
-                   r.above_line ? "ABOVE the line, renting is cheaper for this job"
-                                : "below the line, the local GPU holds its own");
+  b += fmt::format(
+      "premium   {:+.1f} % local over cloud (line {:.1f} %): {}\n", r.premium * 100, r.line * 100,
+      r.above_line ? "ABOVE the line, renting is cheaper for this job" : "below the line, the local GPU holds its own");
   if (!c.cloud_unfit.empty())
-    b += fmt::format("          BUT the offer cannot run this job as logged ({}): the comparison is not a verdict;\n"
-                     "          choose an offer that fits (--compare-clouds lists them)\n",
-                     c.cloud_unfit);
+    b += fmt::format(
+        "          BUT the offer cannot run this job as logged ({}): the comparison is not a verdict;\n"
+        "          choose an offer that fits (--compare-clouds lists them)\n",
+        c.cloud_unfit);
   if (r.job_hours.value) {
     const std::string later = later_stretches(r.job_crossings, "the cloud is cheaper");
     b += fmt::format("break-even job length  {}: local is cheaper for jobs shorter than this{}\n", hours(r.job_hours),

@@ -77,8 +77,10 @@ void json_finding(std::string& b, const breakeven::Finding& f, std::size_t rank)
   for (std::size_t i = 0; i < f.evidence.size(); ++i) {
     const auto& e = f.evidence[i];
     b.append(i == 0 ? "{\"id\": " : ", {\"id\": ");
-    if (e.id.empty()) b.append("null");
-    else io::append_json_string(b, e.id);
+    if (e.id.empty())
+      b.append("null");
+    else
+      io::append_json_string(b, e.id);
     b.append(", \"key\": ");
     io::append_json_string(b, e.key);
     b.append(", \"value\": ");
@@ -124,11 +126,12 @@ std::string findings_markdown(const breakeven::Result& r, const breakeven::CostC
   const std::string& cur = c.currency;
   std::string b = fmt::format("# gpucost findings{}\n\n", f.host.empty() ? std::string() : ": " + f.host);
   b += fmt::format("Job {} .. {} ({}, {}).\n\n", format_utc(f.from_ns), format_utc(f.to_ns),
-                   text::duration_hours(r.job.wall_h), text::counted(static_cast<long long>(r.job.energy_kwh.size()), "GPU"));
-  b += fmt::format("Local {} against cloud {}{}: premium {:+.1f} % (line {:.1f} %), {}.\n\n",
-                   money(r.local_total, cur), money(r.cloud_total, cur),
-                   c.cloud_name.empty() ? std::string() : fmt::format(" ({})", c.cloud_name), r.premium * 100,
-                   r.line * 100, r.above_line ? "above the line: renting is cheaper for this job" : "below the line");
+                   text::duration_hours(r.job.wall_h),
+                   text::counted(static_cast<long long>(r.job.energy_kwh.size()), "GPU"));
+  b += fmt::format("Local {} against cloud {}{}: premium {:+.1f} % (line {:.1f} %), {}.\n\n", money(r.local_total, cur),
+                   money(r.cloud_total, cur), c.cloud_name.empty() ? std::string() : fmt::format(" ({})", c.cloud_name),
+                   r.premium * 100, r.line * 100,
+                   r.above_line ? "above the line: renting is cheaper for this job" : "below the line");
   if (findings == nullptr)
     return b + "No findings: the premium is below the line (run `gpucost breakeven --explain` to list them anyway).\n";
   if (findings->empty()) return b + "No findings: no indicator crossed its threshold.\n";

@@ -33,8 +33,10 @@ std::string html_escape(std::string_view s) {
       case '"': out += "&quot;"; break;
       case '\'': out += "&#39;"; break;
       default:
-        if (forbidden_control(c)) out += kReplacement;
-        else out.push_back(static_cast<char>(c));
+        if (forbidden_control(c))
+          out += kReplacement;
+        else
+          out.push_back(static_cast<char>(c));
     }
     ++i;
   }

@@ -72,9 +72,9 @@ struct Marker {
 
 // The event markers of the timelines: kind, colour, legend text.
 constexpr Marker kMarkers[] = {
-    {"xid", "#b00020", "Xid"},          {"gpu_lost", "#5c0011", "GPU lost"},      {"aer", "#c2185b", "PCIe AER"},
-    {"thermal", "#e65100", "thermal"},  {"power_source", "#6d4c41", "AC power"}, {"lid", "#607d8b", "lid"},
-    {"suspend", "#00838f", "suspend"},  {"resume", "#00838f", "resume"},
+    {"xid", "#b00020", "Xid"},         {"gpu_lost", "#5c0011", "GPU lost"},     {"aer", "#c2185b", "PCIe AER"},
+    {"thermal", "#e65100", "thermal"}, {"power_source", "#6d4c41", "AC power"}, {"lid", "#607d8b", "lid"},
+    {"suspend", "#00838f", "suspend"}, {"resume", "#00838f", "resume"},
 };
 
 std::string_view marker_colour(std::string_view kind) {
@@ -93,14 +93,15 @@ std::string page_title(const ReportContent& c) {
 std::string header(const ReportContent& c) {
   const auto& f = c.sources.features;
   const Result& r = c.result;
-  return fmt::format("<header><h1>{}</h1><p class=\"sub\">{} .. {} UTC{} ({}), {}, {:.4f} kWh GPU energy, mean "
-                     "utilisation {:.1f} %{}</p></header>\n",
-                     esc(page_title(c)), esc(format_utc(f.from_ns)), esc(format_utc(f.to_ns)),
-                     c.extras.logs_tz.empty() ? "" : esc(" (log times in " + c.extras.logs_tz + ")"),
-                     duration_h(r.job.wall_h), text::counted(static_cast<long long>(r.job.energy_kwh.size()), "GPU"),
-                     r.energy_kwh, r.util_mean * 100,
-                     r.job.util_assumed ? " (not measured: 100 % assumed)"
-                     : r.job.util_source == "trace" ? " (from the profiler trace)" : "");
+  return fmt::format(
+      "<header><h1>{}</h1><p class=\"sub\">{} .. {} UTC{} ({}), {}, {:.4f} kWh GPU energy, mean "
+      "utilisation {:.1f} %{}</p></header>\n",
+      esc(page_title(c)), esc(format_utc(f.from_ns)), esc(format_utc(f.to_ns)),
+      c.extras.logs_tz.empty() ? "" : esc(" (log times in " + c.extras.logs_tz + ")"), duration_h(r.job.wall_h),
+      text::counted(static_cast<long long>(r.job.energy_kwh.size()), "GPU"), r.energy_kwh, r.util_mean * 100,
+      r.job.util_assumed             ? " (not measured: 100 % assumed)"
+      : r.job.util_source == "trace" ? " (from the profiler trace)"
+                                     : "");
 }
 
 // What of the energy was measured and what estimated (docs/cost-model.md).
@@ -109,14 +110,15 @@ std::string energy_basis_row(const breakeven::EnergyBasis& e) {
   if (e.estimated_kwh < 0.00005 && e.rule != breakeven::FillRule::none)
     return fmt::format("<tr><th>energy measured</th><td>{:.4f} kWh, all of it</td></tr>\n", e.measured_kwh);
   if (e.rule == breakeven::FillRule::none)
-    return fmt::format("<tr><th>energy measured</th><td>{:.4f} kWh over {}; {} without samples not priced "
-                       "(--fill none)</td></tr>\n",
-                       e.measured_kwh, duration_h(e.covered_h), duration_h(e.uncovered_h));
-  return fmt::format("<tr><th>energy measured</th><td>{:.4f} kWh over {}; {:.4f} kWh ({:.0f} %) estimated for "
-                     "{} without samples at {:.0f} W ({})</td></tr>\n",
-                     e.measured_kwh, duration_h(e.covered_h), e.estimated_kwh, e.estimated_share() * 100,
-                     duration_h(e.uncovered_h),
-                     e.fill_power_w, e.rule == breakeven::FillRule::idle ? "idle power" : "mean power");
+    return fmt::format(
+        "<tr><th>energy measured</th><td>{:.4f} kWh over {}; {} without samples not priced "
+        "(--fill none)</td></tr>\n",
+        e.measured_kwh, duration_h(e.covered_h), duration_h(e.uncovered_h));
+  return fmt::format(
+      "<tr><th>energy measured</th><td>{:.4f} kWh over {}; {:.4f} kWh ({:.0f} %) estimated for "
+      "{} without samples at {:.0f} W ({})</td></tr>\n",
+      e.measured_kwh, duration_h(e.covered_h), e.estimated_kwh, e.estimated_share() * 100, duration_h(e.uncovered_h),
+      e.fill_power_w, e.rule == breakeven::FillRule::idle ? "idle power" : "mean power");
 }
 
 std::string verdict(const ReportContent& c) {
@@ -124,26 +126,28 @@ std::string verdict(const ReportContent& c) {
   const std::string& cur = c.config.currency;
   std::string b = fmt::format("<section id=\"verdict\" class=\"verdict {}\">\n", r.above_line ? "above" : "below");
   b += fmt::format("<p class=\"big\">{}</p>\n",
-                   esc(r.above_line ? "Renting is cheaper for this job: the premium is above the line"
-                                    : r.premium < 0 ? "The local GPU is cheaper than the cloud for this job"
-                                                    : "The local GPU holds its own: the premium is below the line"));
+                   esc(r.above_line    ? "Renting is cheaper for this job: the premium is above the line"
+                       : r.premium < 0 ? "The local GPU is cheaper than the cloud for this job"
+                                       : "The local GPU holds its own: the premium is below the line"));
   b += "<table>\n";
   b += fmt::format("<tr><th>local cost</th><td class=\"num\">{}</td></tr>\n", esc(money(r.local_total, cur)));
   b += fmt::format("<tr><th>cloud cost{}</th><td class=\"num\">{}</td></tr>\n",
                    esc(c.config.cloud_name.empty() ? "" : " (" + c.config.cloud_name + ")"),
                    esc(money(r.cloud_total, cur)));
-  b += fmt::format("<tr><th>premium (local over cloud)</th><td class=\"num\">{} against the line of {:.1f} %: "
-                   "{}</td></tr>\n",
-                   esc(percent(r.premium)), r.line * 100, r.above_line ? "above" : "below");
+  b += fmt::format(
+      "<tr><th>premium (local over cloud)</th><td class=\"num\">{} against the line of {:.1f} %: "
+      "{}</td></tr>\n",
+      esc(percent(r.premium)), r.line * 100, r.above_line ? "above" : "below");
   b += fmt::format("<tr><th>break-even job length T*</th><td>{}{}</td></tr>\n",
                    esc(crossings_text(r.job_hours, r.job_crossings)),
                    r.job_hours.value ? " (local is cheaper for shorter jobs)" : "");
   b += fmt::format("<tr><th>line crossed at T&#955;</th><td>{}</td></tr>\n",
                    esc(crossings_text(r.line_job_hours, r.line_crossings)));
   if (r.use_hours_per_year.value)
-    b += fmt::format("<tr><th>break-even use per year</th><td>{:.0f} h/year ({:.1f} % of the year): owning pays "
-                     "above it</td></tr>\n",
-                     *r.use_hours_per_year.value, *r.use_hours_per_year.value / 87.60);
+    b += fmt::format(
+        "<tr><th>break-even use per year</th><td>{:.0f} h/year ({:.1f} % of the year): owning pays "
+        "above it</td></tr>\n",
+        *r.use_hours_per_year.value, *r.use_hours_per_year.value / 87.60);
   else
     b += fmt::format("<tr><th>break-even use per year</th><td>none: {}</td></tr>\n", esc(r.use_hours_per_year.reason));
   if (c.extras.range.low && c.extras.range.high)
@@ -154,9 +158,10 @@ std::string verdict(const ReportContent& c) {
     b += fmt::format("<tr><th>exchange</th><td>{}</td></tr>\n", esc(x));
   b += "</table>\n";
   if (!c.config.cloud_unfit.empty())
-    b += fmt::format("<p class=\"warning\">The cloud offer cannot run this job as logged ({}): the comparison is not "
-                     "a verdict. Choose an offer that fits (gpucost breakeven --compare-clouds lists them).</p>\n",
-                     esc(c.config.cloud_unfit));
+    b += fmt::format(
+        "<p class=\"warning\">The cloud offer cannot run this job as logged ({}): the comparison is not "
+        "a verdict. Choose an offer that fits (gpucost breakeven --compare-clouds lists them).</p>\n",
+        esc(c.config.cloud_unfit));
   b += "</section>\n";
   return b;
 }
@@ -169,17 +174,19 @@ std::string cost_section(const ReportContent& c) {
   BarChart chart;
   chart.title = "Cost of this job";
   chart.unit = cur;
-  chart.rows.push_back(BarRow{"local", {{"electricity", r.electricity, "#1f6fb2"},
-                                        {"amortisation", r.amortisation, "#5b9bd5"},
-                                        {"maintenance", r.maintenance_routine, "#9dc3e6"},
-                                        {"incidents", r.incident_cost, "#c00000"}}});
+  chart.rows.push_back(BarRow{"local",
+                              {{"electricity", r.electricity, "#1f6fb2"},
+                               {"amortisation", r.amortisation, "#5b9bd5"},
+                               {"maintenance", r.maintenance_routine, "#9dc3e6"},
+                               {"incidents", r.incident_cost, "#c00000"}}});
   chart.rows.push_back(BarRow{"cloud", {{"cloud", r.cloud_total, std::string(kCloudColour)}}});
   chart.reference = r.cloud_total * (1 + r.line);
   chart.reference_label = fmt::format("line: cloud + {:.0f} %", r.line * 100);
   std::string b = "<section id=\"costs\"><h2>Cost breakdown</h2>\n" + render_bar_chart(chart);
   b += "<table><tr><th>component</th><th>cost</th><th>basis</th></tr>\n";
   const auto row = [&](std::string_view name, double v, const std::string& basis) {
-    b += fmt::format("<tr><td>{}</td><td class=\"num\">{}</td><td>{}</td></tr>\n", name, esc(money(v, cur)), esc(basis));
+    b +=
+        fmt::format("<tr><td>{}</td><td class=\"num\">{}</td><td>{}</td></tr>\n", name, esc(money(v, cur)), esc(basis));
   };
   row("electricity", r.electricity,
       fmt::format("{:.4f} kWh GPU + {:.4f} kWh system, x{:.2f} cooling, {:.4f} {}/kWh", r.energy_kwh, r.system_kwh,
@@ -194,7 +201,8 @@ std::string cost_section(const ReportContent& c) {
                   number(k.use_hours_per_year),
                   k.hardware_price * (1 - k.residual_fraction) / (k.lifetime_years * k.use_hours_per_year), cur));
   row("maintenance", r.maintenance_routine,
-      fmt::format("{} h/year at {} {}/h", number(c.config.maintenance_hours_per_year), number(c.config.hourly_wage), cur));
+      fmt::format("{} h/year at {} {}/h", number(c.config.maintenance_hours_per_year), number(c.config.hourly_wage),
+                  cur));
   std::int64_t faults = 0, events = 0;
   for (const auto& ic : r.incidents)
     if (!ic.fault.bucket.empty()) {
@@ -287,8 +295,7 @@ std::string breakeven_section(const ReportContent& c) {
   chart.series.push_back(billed_series("cloud", kCloudColour, chart.x1, false, billing, 1.0));
   chart.series.push_back(billed_series(fmt::format("cloud + {:.0f} % (the line)", r.line * 100), kLineColour, chart.x1,
                                        true, billing, 1 + r.line));
-  const double y_max =
-      std::max({lines.local(chart.x1), (1 + r.line) * breakeven::cloud_cost(billing, chart.x1), 1e-9});
+  const double y_max = std::max({lines.local(chart.x1), (1 + r.line) * breakeven::cloud_cost(billing, chart.x1), 1e-9});
   const auto y_ticks = nice_ticks(0, y_max, 5);
   chart.y1 = std::max(y_max, y_ticks.back());
   for (double v : y_ticks) chart.y_ticks.push_back(AxisTick{v, tick_label(v)});
@@ -298,8 +305,8 @@ std::string breakeven_section(const ReportContent& c) {
   } else {
     for (double v : nice_ticks(0, chart.x1, 8)) chart.x_ticks.push_back(AxisTick{v, tick_label(v)});
   }
-  chart.markers.push_back(ChartMarker{r.job.wall_h, "this job", fmt::format("this job: {}", duration_h(r.job.wall_h)),
-                                      "#333"});
+  chart.markers.push_back(
+      ChartMarker{r.job.wall_h, "this job", fmt::format("this job: {}", duration_h(r.job.wall_h)), "#333"});
   if (r.job_hours.value && *r.job_hours.value <= chart.x1)
     chart.dots.push_back(ChartDot{Point{*r.job_hours.value, lines.local(*r.job_hours.value)},
                                   "T* = " + duration_h(*r.job_hours.value), "#333"});
@@ -307,15 +314,15 @@ std::string breakeven_section(const ReportContent& c) {
     chart.dots.push_back(ChartDot{Point{*r.line_job_hours.value, lines.local(*r.line_job_hours.value)},
                                   "T\u03bb = " + duration_h(*r.line_job_hours.value), std::string(kLineColour), true});
   std::string b = "<section id=\"breakeven\"><h2>Break-even</h2>\n" + render_xy_chart(chart);
-  b += fmt::format("<p class=\"note\">Local cost grows by {:.4f} {cur}/h of job; the cloud's by {:.4f} {cur}/h after "
-                   "{:.4f} {cur} of cold start and fixed cost, billed in whole increments of {:g} s and at least "
-                   "{:g} s. T* (local = cloud): {}. T&#955; (local = cloud + {:.0f} %): {}.</p>\n</section>\n",
-                   lines.local_per_h, lines.cloud_per_h, lines.cloud_fixed, c.config.billing_increment_s,
-                   c.config.billing_minimum_s, esc(crossings_text(r.job_hours, r.job_crossings)), r.line * 100,
-                   esc(crossings_text(r.line_job_hours, r.line_crossings)), fmt::arg("cur", esc(c.config.currency)));
+  b += fmt::format(
+      "<p class=\"note\">Local cost grows by {:.4f} {cur}/h of job; the cloud's by {:.4f} {cur}/h after "
+      "{:.4f} {cur} of cold start and fixed cost, billed in whole increments of {:g} s and at least "
+      "{:g} s. T* (local = cloud): {}. T&#955; (local = cloud + {:.0f} %): {}.</p>\n</section>\n",
+      lines.local_per_h, lines.cloud_per_h, lines.cloud_fixed, c.config.billing_increment_s, c.config.billing_minimum_s,
+      esc(crossings_text(r.job_hours, r.job_crossings)), r.line * 100,
+      esc(crossings_text(r.line_job_hours, r.line_crossings)), fmt::arg("cur", esc(c.config.currency)));
   return b;
 }
-
 
 // ---- per-GPU timelines ------------------------------------------------------------------
 
@@ -369,13 +376,15 @@ XYChart timeline_chart(const TimelineChartSpec& spec, const ReportContent& c, co
 
 std::string gpu_timeline(const ReportContent& c, const GpuTimeline& t, bool label_events) {
   const double threshold = c.options.temp_threshold_c;
-  const double clock_top = std::max(series_max(t.sm_clock_mhz), std::isnan(t.reference_clock_mhz) ? 0 : t.reference_clock_mhz);
+  const double clock_top =
+      std::max(series_max(t.sm_clock_mhz), std::isnan(t.reference_clock_mhz) ? 0 : t.reference_clock_mhz);
   std::string b = fmt::format("<h3>GPU {}</h3>\n", t.gpu);
   if (!std::isnan(t.reference_clock_mhz))
-    b += fmt::format("<p class=\"note\">Throttled {:.0f} s of the window (SM clock below {:.0f} MHz while busy; "
-                     "reference {:.0f} MHz, {}).</p>\n",
-                     t.throttled_s, 0.85 * t.reference_clock_mhz, t.reference_clock_mhz,
-                     t.reference_reported ? "the reported maximum SM clock" : "p99 of the busy SM clock");
+    b += fmt::format(
+        "<p class=\"note\">Throttled {:.0f} s of the window (SM clock below {:.0f} MHz while busy; "
+        "reference {:.0f} MHz, {}).</p>\n",
+        t.throttled_s, 0.85 * t.reference_clock_mhz, t.reference_clock_mhz,
+        t.reference_reported ? "the reported maximum SM clock" : "p99 of the busy SM clock");
   XYChart power = timeline_chart({"Power", "W", "#1f6fb2", &t.power_w, 0, series_max(t.power_w) * 1.05}, c, t);
   XYChart temp = timeline_chart({"Temperature", "\u00b0C", "#d62728", &t.temp_c,
                                  std::floor(std::min(series_min(t.temp_c, threshold), threshold - 10)),
@@ -402,7 +411,8 @@ std::string marker_legend() {
   std::string b = "<p class=\"legend\">";
   for (const Marker& m : kMarkers)
     if (m.kind != "resume") b += fmt::format("<span style=\"color:{}\">&#9474; {}</span>", m.colour, esc(m.legend));
-  b += "<span style=\"color:#00838f\">&#9474; resume</span><span style=\"background:#f4a26155\">&#160;shaded&#160;</span> "
+  b += "<span style=\"color:#00838f\">&#9474; resume</span><span "
+       "style=\"background:#f4a26155\">&#160;shaded&#160;</span> "
        "throttled</p>\n";
   return b;
 }
@@ -411,26 +421,32 @@ std::string marker_legend() {
 std::string events_table(const std::vector<TimelineEvent>& events) {
   constexpr std::size_t kEventRows = 300;
   if (events.empty()) return {};
-  std::string b = "<h3>Kernel and system events</h3>\n<table><tr><th>time (UTC)</th><th>event</th><th>message</th></tr>\n";
+  std::string b =
+      "<h3>Kernel and system events</h3>\n<table><tr><th>time (UTC)</th><th>event</th><th>message</th></tr>\n";
   for (std::size_t i = 0; i < events.size() && i < kEventRows; ++i)
-    b += fmt::format("<tr><td>{}</td><td style=\"color:{}\">{}</td><td>{}</td></tr>\n", esc(format_utc(events[i].ts_ns)),
-                     marker_colour(events[i].kind), esc(events[i].label), esc(events[i].message));
+    b +=
+        fmt::format("<tr><td>{}</td><td style=\"color:{}\">{}</td><td>{}</td></tr>\n", esc(format_utc(events[i].ts_ns)),
+                    marker_colour(events[i].kind), esc(events[i].label), esc(events[i].message));
   b += "</table>\n";
   if (events.size() > kEventRows)
-    b += fmt::format("<p class=\"note\">... and {} more (gpucost prep lists them all).</p>\n", events.size() - kEventRows);
+    b += fmt::format("<p class=\"note\">... and {} more (gpucost prep lists them all).</p>\n",
+                     events.size() - kEventRows);
   return b;
 }
 
 std::string timelines_section(const ReportContent& c) {
   std::string b = "<section id=\"timelines\"><h2>GPU timelines</h2>\n";
   if (c.sources.from_features_document)
-    return b + "<p class=\"note\">The input was a features document: it holds no telemetry series to draw.</p>\n</section>\n";
+    return b +
+           "<p class=\"note\">The input was a features document: it holds no telemetry series to "
+           "draw.</p>\n</section>\n";
   if (c.sources.timelines.empty()) return b + "<p class=\"note\">No telemetry samples in the inputs.</p>\n</section>\n";
-  b += fmt::format("<p class=\"note\">{} in the window, marked on every GPU (kernel "
-                   "messages name no GPU index), labelled above GPU {}'s first chart and listed below. Lines are "
-                   "downsampled to at most {} points each (LTTB); hover a labelled marker or a band for details.</p>\n",
-                   text::counted(static_cast<long long>(c.sources.events.size()), "kernel and system event"),
-                   c.sources.timelines.front().gpu, kTimelinePoints);
+  b += fmt::format(
+      "<p class=\"note\">{} in the window, marked on every GPU (kernel "
+      "messages name no GPU index), labelled above GPU {}'s first chart and listed below. Lines are "
+      "downsampled to at most {} points each (LTTB); hover a labelled marker or a band for details.</p>\n",
+      text::counted(static_cast<long long>(c.sources.events.size()), "kernel and system event"),
+      c.sources.timelines.front().gpu, kTimelinePoints);
   b += marker_legend();
   for (const GpuTimeline& t : c.sources.timelines) b += gpu_timeline(c, t, &t == &c.sources.timelines.front());
   return b + events_table(c.sources.events) + "</section>\n";
@@ -453,13 +469,15 @@ std::string trace_section(const ReportContent& c) {
   for (const auto& d : devices) {
     const double span = d.get("span_ns"), compute = d.get("compute_ns"), other = d.get("noncompute_ns"),
                  idle = d.get("idle_ns");
-    chart.rows.push_back(BarRow{trace_device_label(d), {{"compute", compute / 1e6, "#2e7d32"},
-                                                        {"non-compute", other / 1e6, "#f9a825"},
-                                                        {"idle", idle / 1e6, "#bdbdbd"}}});
+    chart.rows.push_back(BarRow{trace_device_label(d),
+                                {{"compute", compute / 1e6, "#2e7d32"},
+                                 {"non-compute", other / 1e6, "#f9a825"},
+                                 {"idle", idle / 1e6, "#bdbdbd"}}});
     const auto share = [&](double v) { return span > 0 ? fmt::format("{:.1f} %", v / span * 100) : std::string("-"); };
-    table += fmt::format("<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td "
-                         "class=\"num\">{}</td><td class=\"num\">{}</td></tr>\n",
-                         esc(trace_device_label(d)), esc(human_ns(span)), share(compute), share(other), share(idle));
+    table += fmt::format(
+        "<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td "
+        "class=\"num\">{}</td><td class=\"num\">{}</td></tr>\n",
+        esc(trace_device_label(d)), esc(human_ns(span)), share(compute), share(other), share(idle));
   }
   return "<section id=\"trace\"><h2>Trace breakdown</h2>\n" + render_bar_chart(chart) + table +
          "</table>\n<p class=\"note\">Compute: compute kernels; non-compute: memory copies and sets, communication "
@@ -480,8 +498,9 @@ std::string incidents_section(const ReportContent& c) {
   if (r.incidents.empty()) return {};
   // One row per fault, in time order, at most kIncidentsShown (the costliest) as in the table;
   // the rest summed in a note: a storm of Xids must not bury the page.
-  std::string b = "<section id=\"incidents\"><h2>Incidents</h2>\n<table><tr><th>time (UTC)</th><th>what</th>"
-                  "<th>operator time</th><th>cost</th><th>downtime</th></tr>\n";
+  std::string b =
+      "<section id=\"incidents\"><h2>Incidents</h2>\n<table><tr><th>time (UTC)</th><th>what</th>"
+      "<th>operator time</th><th>cost</th><th>downtime</th></tr>\n";
   const std::vector<std::size_t> shown = incidents_shown(r);
   for (const std::size_t n : shown) {
     const auto& ic = r.incidents[n];
@@ -489,10 +508,11 @@ std::string incidents_section(const ReportContent& c) {
     std::string what = extract::fault_members_text(i) + (i.bucket.empty() ? "" : " (" + i.bucket + ")");
     if (i.last_ts_ns != i.ts_ns) what += fmt::format(", until {}", format_utc(i.last_ts_ns));
     if (!i.device.empty()) what += ", GPU " + i.device;
-    b += fmt::format("<tr><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td "
-                     "class=\"num\">{}</td></tr>\n",
-                     esc(format_utc(i.ts_ns)), esc(what), duration_h(ic.hours), esc(money(ic.cost, c.config.currency)),
-                     i.downtime_s ? fmt::format("{:.0f} s", *i.downtime_s) : std::string("unknown"));
+    b += fmt::format(
+        "<tr><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td "
+        "class=\"num\">{}</td></tr>\n",
+        esc(format_utc(i.ts_ns)), esc(what), duration_h(ic.hours), esc(money(ic.cost, c.config.currency)),
+        i.downtime_s ? fmt::format("{:.0f} s", *i.downtime_s) : std::string("unknown"));
   }
   b += "</table>\n";
   if (shown.size() < r.incidents.size()) {
@@ -502,11 +522,11 @@ std::string incidents_section(const ReportContent& c) {
         cost += r.incidents[n].cost;
         operator_h += r.incidents[n].hours;
       }
-    b += fmt::format("<p class=\"note\">The {} costliest of {} incidents. \u2026 and {} more: {}, {} operator "
-                     "time (gpucost breakeven --json lists them all). All {} together: {}.</p>\n",
-                     shown.size(), r.incidents.size(), r.incidents.size() - shown.size(),
-                     esc(money(cost, c.config.currency)), duration_h(operator_h), r.incidents.size(),
-                     esc(money(r.incident_cost, c.config.currency)));
+    b += fmt::format(
+        "<p class=\"note\">The {} costliest of {} incidents. \u2026 and {} more: {}, {} operator "
+        "time (gpucost breakeven --json lists them all). All {} together: {}.</p>\n",
+        shown.size(), r.incidents.size(), r.incidents.size() - shown.size(), esc(money(cost, c.config.currency)),
+        duration_h(operator_h), r.incidents.size(), esc(money(r.incident_cost, c.config.currency)));
   }
   return b + "</section>\n";
 }
@@ -560,8 +580,9 @@ std::string id_ranges(const std::vector<std::size_t>& rows) {
 }
 
 std::string indicators_section(const extract::Features& f) {
-  std::string b = "<section id=\"indicators\"><h2>Indicators</h2>\n<table><tr><th>id</th><th>key</th><th>unit</th>"
-                  "<th>host</th>";
+  std::string b =
+      "<section id=\"indicators\"><h2>Indicators</h2>\n<table><tr><th>id</th><th>key</th><th>unit</th>"
+      "<th>host</th>";
   for (const auto& g : f.gpus) b += fmt::format("<th>GPU {}</th>", g.gpu);
   b += "</tr>\n";
   const auto cat = extract::catalogue();
@@ -575,16 +596,18 @@ std::string indicators_section(const extract::Features& f) {
       if (i != no_trace.front()) continue;
       std::string keys;
       for (std::size_t k : no_trace) keys += fmt::format("{}{}", keys.empty() ? "" : ", ", cat[k].key);
-      b += fmt::format("<tr><td>{}</td><td colspan=\"{}\" title=\"{}\"><span class=\"na\">{}: no trace given "
-                       "(a PyTorch profiler trace among the inputs fills them in)</span></td></tr>\n",
-                       esc(id_ranges(no_trace)), 3 + f.gpus.size(), esc(keys),
-                       esc(text::counted(static_cast<long long>(no_trace.size()), "trace indicator")));
+      b += fmt::format(
+          "<tr><td>{}</td><td colspan=\"{}\" title=\"{}\"><span class=\"na\">{}: no trace given "
+          "(a PyTorch profiler trace among the inputs fills them in)</span></td></tr>\n",
+          esc(id_ranges(no_trace)), 3 + f.gpus.size(), esc(keys),
+          esc(text::counted(static_cast<long long>(no_trace.size()), "trace indicator")));
       continue;
     }
     b += fmt::format("<tr><td>{}</td><td title=\"{}\">{}</td><td>{}</td>", esc(d.id), esc(d.definition), esc(d.key),
                      esc(d.unit));
     b += d.scope == extract::Scope::gpu_only ? "<td></td>" : indicator_cell(f.host_indicators, d.key);
-    for (const auto& g : f.gpus) b += d.scope == extract::Scope::host_only ? "<td></td>" : indicator_cell(g.indicators, d.key);
+    for (const auto& g : f.gpus)
+      b += d.scope == extract::Scope::host_only ? "<td></td>" : indicator_cell(g.indicators, d.key);
     b += "</tr>\n";
   }
   return b + "</table>\n</section>\n";
@@ -599,8 +622,9 @@ std::string footer(const ReportOptions& o) {
 }  // namespace
 
 std::string html_report(const ReportContent& c) {
-  std::string b = "<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"en\">\n<head>\n"
-                  "<meta charset=\"utf-8\"/>\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n";
+  std::string b =
+      "<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"en\">\n<head>\n"
+      "<meta charset=\"utf-8\"/>\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n";
   b += fmt::format("<title>{}</title>\n<style>{}</style>\n</head>\n<body>\n", esc(page_title(c)), kStyle);
   b += header(c);
   b += verdict(c);

@@ -49,9 +49,12 @@ std::string format_offer_row(const OfferRow& row, const std::array<std::size_t, 
   std::string line;
   for (std::size_t i = 0; i < kOfferColumns; ++i) {
     const bool right = i == 4 || i == 5;
-    if (i + 1 == kOfferColumns) line += row[i];
-    else if (right) line += fmt::format("{:>{}}  ", row[i], width[i]);
-    else line += fmt::format("{:<{}}  ", row[i], width[i]);
+    if (i + 1 == kOfferColumns)
+      line += row[i];
+    else if (right)
+      line += fmt::format("{:>{}}  ", row[i], width[i]);
+    else
+      line += fmt::format("{:<{}}  ", row[i], width[i]);
   }
   line += '\n';
   return line;
@@ -95,8 +98,9 @@ std::string cloud_offers_table() {
   }
   std::string out = format_offer_row(header, width);
   for (const auto& r : rows) out += format_offer_row(r, width);
-  out += "\nList prices as seen on the date shown (on-demand, in the region shown);\n"
-         "check the source before relying on them. Use one with --cloud NAME.\n";
+  out +=
+      "\nList prices as seen on the date shown (on-demand, in the region shown);\n"
+      "check the source before relying on them. Use one with --cloud NAME.\n";
   return out;
 }
 

@@ -28,10 +28,9 @@ std::vector<ReportFinding> report_findings(const std::vector<breakeven::Finding>
     for (const auto& e : f.evidence)
       evidence += fmt::format("{}{}{} = {}", evidence.empty() ? "" : "; ", e.id.empty() ? "" : e.id + " ", e.key,
                               text::short_number(e.value));
-    out.push_back(ReportFinding{
-        above_line ? "warning" : "info", f.title,
-        fmt::format("Estimated saving ~{:.2f} {} ({}). Evidence: {}. {}", f.saving, config.currency, f.saving_basis,
-                    evidence, f.suggestion)});
+    out.push_back(ReportFinding{above_line ? "warning" : "info", f.title,
+                                fmt::format("Estimated saving ~{:.2f} {} ({}). Evidence: {}. {}", f.saving,
+                                            config.currency, f.saving_basis, evidence, f.suggestion)});
   }
   return out;
 }

@@ -17,8 +17,8 @@ namespace {
 // The plot area inside an XYChart: room for the title and marker labels above, y labels left,
 // x labels below.
 constexpr double kLeft = 58, kRight = 14, kTitle = 22, kLabelRow = 12, kBottom = 22;
-constexpr double kLabelCharPx = 6;    // width of a character of a marker label (10 px font)
-constexpr double kCaptionRoomPx = 100; // no x tick label this close to the caption
+constexpr double kLabelCharPx = 6;      // width of a character of a marker label (10 px font)
+constexpr double kCaptionRoomPx = 100;  // no x tick label this close to the caption
 // Markers closer than this (px) with the same label are drawn as one: a storm of AER lines
 // must not blow up the file.
 constexpr double kMarkerMergePx = 4;
@@ -101,8 +101,10 @@ std::vector<std::pair<double, double>> band_pixels(const std::vector<ChartBand>&
   std::sort(px.begin(), px.end());
   std::vector<std::pair<double, double>> merged;
   for (const auto& [a, z] : px) {
-    if (!merged.empty() && a <= merged.back().second + 1) merged.back().second = std::max(merged.back().second, z);
-    else merged.emplace_back(a, z);
+    if (!merged.empty() && a <= merged.back().second + 1)
+      merged.back().second = std::max(merged.back().second, z);
+    else
+      merged.emplace_back(a, z);
   }
   return merged;
 }
@@ -147,15 +149,18 @@ struct MergedMarker {
 std::vector<MergedMarker> merge_markers(const std::vector<ChartMarker>& markers, const LinearScale& xs) {
   std::vector<const ChartMarker*> sorted;
   for (const ChartMarker& m : markers) sorted.push_back(&m);
-  std::stable_sort(sorted.begin(), sorted.end(), [](const ChartMarker* a, const ChartMarker* b) { return a->x < b->x; });
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](const ChartMarker* a, const ChartMarker* b) { return a->x < b->x; });
   std::vector<MergedMarker> out;
   for (const ChartMarker* m : sorted) {
     const double px = xs(m->x);
     auto same = std::find_if(out.rbegin(), out.rend(), [&](const MergedMarker& o) {
       return o.first->label == m->label && px - o.px < kMarkerMergePx;
     });
-    if (same != out.rend()) same->all.push_back(m);
-    else out.push_back(MergedMarker{px, m, {m}});
+    if (same != out.rend())
+      same->all.push_back(m);
+    else
+      out.push_back(MergedMarker{px, m, {m}});
   }
   return out;
 }
@@ -249,7 +254,8 @@ std::vector<double> nice_ticks(double lo, double hi, int target) {
   const double norm = raw / magnitude;
   const double step = (norm < 1.5 ? 1 : norm < 3 ? 2 : norm < 7 ? 5 : 10) * magnitude;
   std::vector<double> ticks;
-  for (double k = std::ceil(lo / step - 1e-9); k * step <= hi + step * 1e-9; k += 1) ticks.push_back(k * step + 0.0);  // + 0.0: no -0
+  for (double k = std::ceil(lo / step - 1e-9); k * step <= hi + step * 1e-9; k += 1)
+    ticks.push_back(k * step + 0.0);  // + 0.0: no -0
   return ticks;
 }
 
@@ -337,9 +343,10 @@ std::string render_bar_chart(const BarChart& c) {
   }
   if (!std::isnan(c.reference)) {
     const double x = xs(c.reference);
-    b += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"#b00020\" stroke-dasharray=\"5 3\" "
-                     "stroke-width=\"1.5\"/>",
-                     svg_number(x), svg_number(top - 4), svg_number(plot_bottom));
+    b += fmt::format(
+        "<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"#b00020\" stroke-dasharray=\"5 3\" "
+        "stroke-width=\"1.5\"/>",
+        svg_number(x), svg_number(top - 4), svg_number(plot_bottom));
     b += fmt::format("<text class=\"tl\" x=\"{}\" y=\"{}\" style=\"fill:#b00020\">{}</text>\n", svg_number(x + 4),
                      svg_number(top - 6), attr(c.reference_label));
   }
@@ -357,8 +364,8 @@ std::string render_bar_chart(const BarChart& c) {
 }
 
 std::vector<AxisTick> time_ticks(std::int64_t from_ns, double span_s, int target) {
-  static constexpr std::array<double, 20> kSteps = {1,    2,    5,    10,    15,    30,    60,    120,    300,    600,
-                                                     900,  1800, 3600, 7200,  10800, 21600, 43200, 86400, 172800, 604800};
+  static constexpr std::array<double, 20> kSteps = {1,   2,    5,    10,   15,    30,    60,    120,   300,    600,
+                                                    900, 1800, 3600, 7200, 10800, 21600, 43200, 86400, 172800, 604800};
   std::vector<AxisTick> ticks;
   if (!(span_s > 0) || target < 1) return ticks;
   double step = kSteps.back();

@@ -50,7 +50,8 @@ std::string shortened(std::string_view s) {
 double median_interval_s(const std::vector<extract::Sample>& samples) {
   std::vector<double> d;
   for (std::size_t i = 1; i < samples.size(); ++i)
-    if (samples[i].ts_ns > samples[i - 1].ts_ns) d.push_back(static_cast<double>(samples[i].ts_ns - samples[i - 1].ts_ns) / 1e9);
+    if (samples[i].ts_ns > samples[i - 1].ts_ns)
+      d.push_back(static_cast<double>(samples[i].ts_ns - samples[i - 1].ts_ns) / 1e9);
   if (d.empty()) return 0;
   std::nth_element(d.begin(), d.begin() + static_cast<std::ptrdiff_t>(d.size() / 2), d.end());
   return d[d.size() / 2];
@@ -77,7 +78,8 @@ void ReportCollector::on_event(const Event& ev) {
                                    text::printable(shortened(field(ev, "message")))});
 }
 
-double reference_sm_clock(const std::vector<extract::Sample>& samples, double reported_max_mhz, const ThrottleRule& rule) {
+double reference_sm_clock(const std::vector<extract::Sample>& samples, double reported_max_mhz,
+                          const ThrottleRule& rule) {
   if (reported_max_mhz > 0) return reported_max_mhz;
   std::vector<double> clocks;
   for (const auto& s : samples)
@@ -99,8 +101,10 @@ std::vector<TimeSpan> throttle_spans(const std::vector<extract::Sample>& samples
     const std::int64_t next = i + 1 < samples.size() ? samples[i + 1].ts_ns : s.ts_ns;
     const TimeSpan span{s.ts_ns, std::min(next, s.ts_ns + gap_ns)};
     if (span.to_ns <= span.from_ns) continue;  // the last sample: no interval to shade
-    if (!spans.empty() && span.from_ns <= spans.back().to_ns) spans.back().to_ns = std::max(spans.back().to_ns, span.to_ns);
-    else spans.push_back(span);
+    if (!spans.empty() && span.from_ns <= spans.back().to_ns)
+      spans.back().to_ns = std::max(spans.back().to_ns, span.to_ns);
+    else
+      spans.push_back(span);
   }
   return spans;
 }

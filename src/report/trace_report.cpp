@@ -68,36 +68,39 @@ std::string header_line(const TraceEventCopy& info) {
   return h + "\n";
 }
 
-void device_block(const TraceEventCopy& d, const std::vector<TraceEventCopy>& events, std::size_t from,
-                  std::size_t to, std::string& b) {
+void device_block(const TraceEventCopy& d, const std::vector<TraceEventCopy>& events, std::size_t from, std::size_t to,
+                  std::string& b) {
   const double span = d.number("span_ns");
   b += fmt::format("GPU {} {} span {}, {} on {}\n", d.gpu, d.text("device_name"), human_ns(span),
                    counted_text(d, "ops", "op"), counted_text(d, "streams", "stream"));
-  b += fmt::format("  busy        {:>12}  {:>7}   compute {} ({}), non-compute {} ({})\n", human_ns(d.number("busy_ns")),
-                   pct(d.number("busy_ns"), span), human_ns(d.number("compute_ns")), pct(d.number("compute_ns"), span),
-                   human_ns(d.number("noncompute_ns")), pct(d.number("noncompute_ns"), span));
+  b +=
+      fmt::format("  busy        {:>12}  {:>7}   compute {} ({}), non-compute {} ({})\n", human_ns(d.number("busy_ns")),
+                  pct(d.number("busy_ns"), span), human_ns(d.number("compute_ns")), pct(d.number("compute_ns"), span),
+                  human_ns(d.number("noncompute_ns")), pct(d.number("noncompute_ns"), span));
   b += fmt::format("  idle        {:>12}  {:>7}   per stream: host wait {}, short gaps {}, other {}\n",
-                   human_ns(d.number("idle_ns")), pct(d.number("idle_ns"), span), human_ns(d.number("idle_host_wait_ns")),
-                   human_ns(d.number("idle_short_gap_ns")), human_ns(d.number("idle_other_ns")));
+                   human_ns(d.number("idle_ns")), pct(d.number("idle_ns"), span),
+                   human_ns(d.number("idle_host_wait_ns")), human_ns(d.number("idle_short_gap_ns")),
+                   human_ns(d.number("idle_other_ns")));
   if (d.has("launch_delay_p50_ns")) {
-    b += fmt::format("  launch      {:.0f} of {} joined to a launch call; delay p50 {}, p95 {}, p99 {}, max {}; "
-                     "over 10 ms {}\n",
-                     d.number("launched_ops"), counted_text(d, "ops", "op"), human_ns(d.number("launch_delay_p50_ns")),
-                     human_ns(d.number("launch_delay_p95_ns")), human_ns(d.number("launch_delay_p99_ns")),
-                     human_ns(d.number("launch_delay_max_ns")),
-                     pct(d.number("launch_delays_over_10ms"), d.number("launched_ops")));
+    b += fmt::format(
+        "  launch      {:.0f} of {} joined to a launch call; delay p50 {}, p95 {}, p99 {}, max {}; "
+        "over 10 ms {}\n",
+        d.number("launched_ops"), counted_text(d, "ops", "op"), human_ns(d.number("launch_delay_p50_ns")),
+        human_ns(d.number("launch_delay_p95_ns")), human_ns(d.number("launch_delay_p99_ns")),
+        human_ns(d.number("launch_delay_max_ns")), pct(d.number("launch_delays_over_10ms"), d.number("launched_ops")));
   } else {
     b += fmt::format("  launch      no op joined to a launch call ({} without one)\n", counted_text(d, "ops", "op"));
   }
-  b += fmt::format("  kernels     {} ({} distinct), shorter than 10 us {}{}\n", d.text("kernels"), d.text("distinct_kernels"),
-                   pct(d.number("short_kernels"), d.number("kernels")),
-                   d.has("queue_length_mean")
-                       ? fmt::format("; queue length mean {:.2f}, max {}", d.number("queue_length_mean"), d.text("queue_length_max"))
-                       : std::string());
+  b += fmt::format("  kernels     {} ({} distinct), shorter than 10 us {}{}\n", d.text("kernels"),
+                   d.text("distinct_kernels"), pct(d.number("short_kernels"), d.number("kernels")),
+                   d.has("queue_length_mean") ? fmt::format("; queue length mean {:.2f}, max {}",
+                                                            d.number("queue_length_mean"), d.text("queue_length_max"))
+                                              : std::string());
   for (std::size_t i = from; i < to; ++i) {
     const TraceEventCopy& m = events[i];
     if (m.kind != "trace_memory" || m.gpu != d.gpu) continue;
-    b += fmt::format("  {:<11} {}, {}{}{}\n", m.has("direction") ? fmt::format("{} {}", m.text("op"), m.text("direction")) : m.text("op"),
+    b += fmt::format("  {:<11} {}, {}{}{}\n",
+                     m.has("direction") ? fmt::format("{} {}", m.text("op"), m.text("direction")) : m.text("op"),
                      counted_text(m, "count", "op"), human_ns(m.number("total_ns")),
                      m.has("bytes") ? fmt::format(", {}", human_bytes(m.number("bytes"))) : std::string(),
                      m.has("gbps") ? fmt::format(", {:.3g} GB/s", m.number("gbps")) : std::string());
@@ -107,7 +110,8 @@ void device_block(const TraceEventCopy& d, const std::vector<TraceEventCopy>& ev
     const TraceEventCopy& k = events[i];
     if (k.kind != "trace_kernel" || k.gpu != d.gpu) continue;
     if (!header) {
-      b += fmt::format("  {:<56} {:>13} {:>7} {:>12} {:>12} {:>7}\n", "top kernels", "class", "count", "total", "mean", "busy");
+      b += fmt::format("  {:<56} {:>13} {:>7} {:>12} {:>12} {:>7}\n", "top kernels", "class", "count", "total", "mean",
+                       "busy");
       header = true;
     }
     std::string name = k.text("name");

@@ -68,7 +68,8 @@ bool read_png(const std::string& path, Image& img, std::string& why) {
   std::vector<unsigned char> idat;
   for (std::size_t at = 8; at + 12 <= data.size();) {
     const std::uint32_t len = be32(&data[at]);
-    const std::string type(data.begin() + static_cast<std::ptrdiff_t>(at) + 4, data.begin() + static_cast<std::ptrdiff_t>(at) + 8);
+    const std::string type(data.begin() + static_cast<std::ptrdiff_t>(at) + 4,
+                           data.begin() + static_cast<std::ptrdiff_t>(at) + 8);
     if (at + 12 + len > data.size()) return why = "cut-short chunk", false;
     const unsigned char* body = &data[at + 8];
     if (type == "IHDR") {
@@ -118,7 +119,8 @@ int main(int argc, char** argv) {
   const double non_white_pct = 100.0 * static_cast<double>(non_white) / static_cast<double>(n);
   std::printf("%s: %ux%u, %zu distinct colours, %.2f %% non-white pixels\n", argv[1], img.width, img.height,
               colours.size(), non_white_pct);
-  const bool drawn = colours.size() >= std::strtoul(argv[2], nullptr, 10) && non_white_pct >= std::strtod(argv[3], nullptr);
+  const bool drawn =
+      colours.size() >= std::strtoul(argv[2], nullptr, 10) && non_white_pct >= std::strtod(argv[3], nullptr);
   if (!drawn) std::printf("the picture looks blank\n");
   return drawn ? 0 : 1;
 }

@@ -207,8 +207,9 @@ TEST_CASE("breakeven: no use per year breaks even when electricity outruns the c
   CHECK(r.electricity == Approx(13.2));
   CHECK_FALSE(r.use_hours_per_year.value.has_value());
   // The reason names the term: electricity 13.2 / 2 = 6.60 per job hour against 3.166667 / 2 = 1.58.
-  CHECK(r.use_hours_per_year.reason ==
-        "electricity 6.60 USD per job hour alone exceeds the cloud's 1.58 USD per job hour: no use per year breaks even");
+  CHECK(
+      r.use_hours_per_year.reason ==
+      "electricity 6.60 USD per job hour alone exceeds the cloud's 1.58 USD per job hour: no use per year breaks even");
 }
 
 TEST_CASE("breakeven: no use per year, the reason names incident labour", "[breakeven]") {
@@ -221,7 +222,8 @@ TEST_CASE("breakeven: no use per year, the reason names incident labour", "[brea
   const auto r = breakeven::compute(c, j);
   // C_i = 50 x 8 = 400; 400 / 2 = 200.00 per job hour, electricity 0.198, cloud 1.58.
   CHECK_FALSE(r.use_hours_per_year.value.has_value());
-  CHECK(r.use_hours_per_year.reason.rfind("incident labour 200.00 USD per job hour alone exceeds the cloud's 1.58 USD", 0) == 0);
+  CHECK(r.use_hours_per_year.reason.rfind("incident labour 200.00 USD per job hour alone exceeds the cloud's 1.58 USD",
+                                          0) == 0);
   // A small incident: reset_gpu at 0.05 h gives C_i = 2.5, 1.25 per job hour; with electricity
   // 0.198 that is 1.448 < 1.583: H* exists again.
   j.faults.front().bucket = "reset_gpu";
@@ -315,12 +317,12 @@ TEST_CASE("breakeven: defaults of the config are the issue's", "[breakeven]") {
   j.energy_kwh = {0.25};
   j.util = {0.5};
   const auto r = breakeven::compute(c, j);
-  CHECK(r.electricity == Approx(0.075));               // 1 x 0.30 x 0.25
-  CHECK(r.amortisation == Approx(3000.0 / 6132.0));    // 3000 / (3 x 2044) x 1
+  CHECK(r.electricity == Approx(0.075));             // 1 x 0.30 x 0.25
+  CHECK(r.amortisation == Approx(3000.0 / 6132.0));  // 3000 / (3 x 2044) x 1
   CHECK(r.maintenance == 0.0);
-  CHECK(r.q == Approx(1.0));                           // 0.5 + 0.5 / 1
-  CHECK(r.billed_s == 3600.0);                         // ceil(3600 / 1) x 1
-  CHECK(r.cloud_total == Approx(2.0));                 // 2.0 x 3600 / 3600 + 0
+  CHECK(r.q == Approx(1.0));            // 0.5 + 0.5 / 1
+  CHECK(r.billed_s == 3600.0);          // ceil(3600 / 1) x 1
+  CHECK(r.cloud_total == Approx(2.0));  // 2.0 x 3600 / 3600 + 0
   // k = 0: T* = 0 / (c_L - 2) with c_L = 0.075 + 0.489237 = 0.564237 < 2 -> none
   CHECK_FALSE(r.job_hours.value);
   // H* = 1000 / (2 - 0.075) = 519.48 h/y

@@ -54,8 +54,10 @@ extract::Features features(std::initializer_list<std::pair<const char*, double>>
   f.from_ns = 0;
   f.to_ns = 7200LL * 1'000'000'000;
   for (const auto& [key, v] : host) {
-    if (std::isnan(v)) f.host_indicators[key] = extract::IndicatorValue{std::nullopt, "not measured"};
-    else f.host_indicators[key] = extract::IndicatorValue{v, {}};
+    if (std::isnan(v))
+      f.host_indicators[key] = extract::IndicatorValue{std::nullopt, "not measured"};
+    else
+      f.host_indicators[key] = extract::IndicatorValue{v, {}};
   }
   return f;
 }
@@ -115,12 +117,23 @@ TEST_CASE("findings: nothing fires on the reference case without indicators", "[
   // Rate 2.0/h: premium -41 %, no T* (local cheaper at every length), H* = 1082.8 h < 2044 h/y.
   CHECK(run(features({})).empty());
   // Indicators below their thresholds fire nothing either.
-  CHECK(run(features({{"idle_fraction", 0.0999}, {"throttle_work_lost_fraction", 0.0999}, {"sm_clock_ratio", 0.5},
-                      {"launch_delay_over_10ms_fraction", 0.0099}, {"kernels", 1000}, {"gpu_busy_s", 8},
-                      {"gpu_idle_fraction_trace", 0.2}, {"xid_count", 0}, {"xid_restart_app_count", 0},
-                      {"xid_reset_gpu_count", 0}, {"xid_reboot_count", 0}, {"xid_contact_support_count", 0},
-                      {"gpu_lost_count", 0}, {"suspend_count", 0}, {"lid_close_count", 0},
-                      {"ac_offline_count", 0}, {"downtime_s", 0}}))
+  CHECK(run(features({{"idle_fraction", 0.0999},
+                      {"throttle_work_lost_fraction", 0.0999},
+                      {"sm_clock_ratio", 0.5},
+                      {"launch_delay_over_10ms_fraction", 0.0099},
+                      {"kernels", 1000},
+                      {"gpu_busy_s", 8},
+                      {"gpu_idle_fraction_trace", 0.2},
+                      {"xid_count", 0},
+                      {"xid_restart_app_count", 0},
+                      {"xid_reset_gpu_count", 0},
+                      {"xid_reboot_count", 0},
+                      {"xid_contact_support_count", 0},
+                      {"gpu_lost_count", 0},
+                      {"suspend_count", 0},
+                      {"lid_close_count", 0},
+                      {"ac_offline_count", 0},
+                      {"downtime_s", 0}}))
             .empty());
 }
 
@@ -145,8 +158,8 @@ TEST_CASE("findings: idle share, local cost of the idle time", "[breakeven][find
 
 TEST_CASE("findings: throttling, work lost (F078) x busy cost", "[breakeven][findings]") {
   // 0.2 x ū 0.75 x 1.863710 = 0.279557
-  const auto all = run(features({{"throttle_work_lost_fraction", 0.2}, {"sm_clock_ratio", 0.6},
-                                 {"time_above_78c_s", 120}, {"temp_max_c", 86}}));
+  const auto all = run(features(
+      {{"throttle_work_lost_fraction", 0.2}, {"sm_clock_ratio", 0.6}, {"time_above_78c_s", 120}, {"temp_max_c", 86}}));
   const Finding* f = find(all, "throttling");
   REQUIRE(f != nullptr);
   CHECK(f->saving == Approx(0.2 * 0.75 * kTimeCost));
@@ -169,8 +182,11 @@ TEST_CASE("findings: throttling, work lost (F078) x busy cost", "[breakeven][fin
 TEST_CASE("findings: launch-delay long tail, GPU time lost to delays over 10 ms", "[breakeven][findings]") {
   // 2 % of 5000 kernels = 100 delays x 10 ms = 1 s; span = 8 s busy / (1 - 0.2) = 10 s;
   // share = min(0.2, 1 / 10) = 0.1 -> 0.1 x 1.863710 = 0.186371
-  const auto all = run(features({{"launch_delay_over_10ms_fraction", 0.02}, {"kernels", 5000}, {"gpu_busy_s", 8},
-                                 {"gpu_idle_fraction_trace", 0.2}, {"launch_delay_p99_us", 25000}}));
+  const auto all = run(features({{"launch_delay_over_10ms_fraction", 0.02},
+                                 {"kernels", 5000},
+                                 {"gpu_busy_s", 8},
+                                 {"gpu_idle_fraction_trace", 0.2},
+                                 {"launch_delay_p99_us", 25000}}));
   const Finding* f = find(all, "launch_delay_tail");
   REQUIRE(f != nullptr);
   CHECK(f->saving == Approx(0.1 * kTimeCost));
@@ -180,24 +196,34 @@ TEST_CASE("findings: launch-delay long tail, GPU time lost to delays over 10 ms"
   CHECK(has_p99);
   SECTION("the lost share is capped by the trace's idle share") {
     // 20000 kernels: 400 x 10 ms = 4 s of a 10 s span = 0.4 > idle 0.2 -> 0.2 x T
-    const auto capped = run(features({{"launch_delay_over_10ms_fraction", 0.02}, {"kernels", 20000},
-                                      {"gpu_busy_s", 8}, {"gpu_idle_fraction_trace", 0.2}}));
+    const auto capped = run(features({{"launch_delay_over_10ms_fraction", 0.02},
+                                      {"kernels", 20000},
+                                      {"gpu_busy_s", 8},
+                                      {"gpu_idle_fraction_trace", 0.2}}));
     REQUIRE(find(capped, "launch_delay_tail") != nullptr);
     CHECK(find(capped, "launch_delay_tail")->saving == Approx(0.2 * kTimeCost));
   }
   SECTION("below 1 % or without the trace's idle share: none") {
-    CHECK(find(run(features({{"launch_delay_over_10ms_fraction", 0.0099}, {"kernels", 5000}, {"gpu_busy_s", 8},
+    CHECK(find(run(features({{"launch_delay_over_10ms_fraction", 0.0099},
+                             {"kernels", 5000},
+                             {"gpu_busy_s", 8},
                              {"gpu_idle_fraction_trace", 0.2}})),
                "launch_delay_tail") == nullptr);
-    CHECK(find(run(features({{"launch_delay_over_10ms_fraction", 0.02}, {"kernels", 5000}, {"gpu_busy_s", 8},
+    CHECK(find(run(features({{"launch_delay_over_10ms_fraction", 0.02},
+                             {"kernels", 5000},
+                             {"gpu_busy_s", 8},
                              {"gpu_idle_fraction_trace", kNaN}})),
                "launch_delay_tail") == nullptr);
   }
 }
 
 TEST_CASE("findings: incidents per Xid bucket, their operator time", "[breakeven][findings]") {
-  auto f = features({{"xid_count", 4}, {"xid_restart_app_count", 0}, {"xid_reset_gpu_count", 2},
-                     {"xid_reboot_count", 0}, {"xid_contact_support_count", 0}, {"gpu_lost_count", 1}});
+  auto f = features({{"xid_count", 4},
+                     {"xid_restart_app_count", 0},
+                     {"xid_reset_gpu_count", 2},
+                     {"xid_reboot_count", 0},
+                     {"xid_contact_support_count", 0},
+                     {"gpu_lost_count", 1}});
   // Four faults (an Xid of bucket ignore alone is none): the findings price each once.
   f.faults = {fault(1, "xid", "reset_gpu", 79), fault(2, "xid", "reset_gpu", 79), fault(3, "gpu_lost", "reboot", -1),
               fault(4, "xid", "unknown", 999)};
@@ -242,7 +268,8 @@ TEST_CASE("findings: interruptions, local cost of their downtime", "[breakeven][
   auto f = features({{"suspend_count", 1}, {"lid_close_count", 1}, {"ac_offline_count", 1}, {"downtime_s", 1000}});
   // suspend at 1000 s down 600 s, AC lost at 1300 s down 600 s: union 1000..1900 = 900 s.
   // The reset at 5000 s (100 s down) is an incident, not an interruption.
-  f.incidents = {{1000 * s, "suspend", "", -1, 600.0}, {1300 * s, "ac_offline", "", -1, 600.0},
+  f.incidents = {{1000 * s, "suspend", "", -1, 600.0},
+                 {1300 * s, "ac_offline", "", -1, 600.0},
                  {5000 * s, "xid", "reset_gpu", 79, 100.0}};
   const auto all = run(f);
   const Finding* x = find(all, "interruptions");
@@ -317,10 +344,19 @@ TEST_CASE("findings: job length and use per year at 0.5/h (worked example)", "[b
 }
 
 TEST_CASE("findings: evidence with an id is the features' host value", "[breakeven][findings]") {
-  auto f = features({{"idle_fraction", 0.3}, {"util_mean", 0.7}, {"sm_clock_ratio", 0.7}, {"time_above_78c_s", 10},
-                     {"temp_max_c", 84}, {"launch_delay_over_10ms_fraction", 0.05}, {"kernels", 100},
-                     {"gpu_busy_s", 5}, {"gpu_idle_fraction_trace", 0.5}, {"xid_count", 1},
-                     {"xid_restart_app_count", 1}, {"suspend_count", 1}, {"downtime_s", 60}});
+  auto f = features({{"idle_fraction", 0.3},
+                     {"util_mean", 0.7},
+                     {"sm_clock_ratio", 0.7},
+                     {"time_above_78c_s", 10},
+                     {"temp_max_c", 84},
+                     {"launch_delay_over_10ms_fraction", 0.05},
+                     {"kernels", 100},
+                     {"gpu_busy_s", 5},
+                     {"gpu_idle_fraction_trace", 0.5},
+                     {"xid_count", 1},
+                     {"xid_restart_app_count", 1},
+                     {"suspend_count", 1},
+                     {"downtime_s", 60}});
   f.faults = {fault(1, "xid", "restart_app", 13)};
   f.incidents = {{2, "suspend", "", -1, 50.0}};
   const auto all = run(f);

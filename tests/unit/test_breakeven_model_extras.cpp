@@ -123,9 +123,11 @@ TEST_CASE("tariff: months restrict a window; overlapping windows are refused", "
   CHECK(t.price_at(utc("2024-07-01T10:00:00Z")) == 0.50);  // a Monday in July
   CHECK(t.price_at(utc("2024-09-02T10:00:00Z")) == 0.20);  // a Monday in September
   CHECK(breakeven::check_overlaps({window("mon-fri", "08:00-22:00", 0.4), window("sat,sun", "08:00-22:00", 0.3)}));
-  const auto bad = breakeven::check_overlaps({window("mon-fri", "08:00-22:00", 0.4), window("fri", "21:00-07:00", 0.1)});
+  const auto bad =
+      breakeven::check_overlaps({window("mon-fri", "08:00-22:00", 0.4), window("fri", "21:00-07:00", 0.1)});
   REQUIRE_FALSE(bad);
-  CHECK(bad.error().message.find("windows 1 (mon-fri 08:00-22:00) and 2 (fri 21:00-07:00) overlap") != std::string::npos);
+  CHECK(bad.error().message.find("windows 1 (mon-fri 08:00-22:00) and 2 (fri 21:00-07:00) overlap") !=
+        std::string::npos);
   // Across midnight into Saturday: overlaps a Saturday window from 05:00.
   CHECK_FALSE(breakeven::check_overlaps({window("fri", "22:00-06:00", 0.1), window("sat", "05:00-09:00", 0.3)}));
 }
@@ -231,9 +233,9 @@ TEST_CASE("breakeven: sensitivity recomputes the premium at 0.8x and 1.2x, large
   for (std::size_t i = 1; i < s.size(); ++i) CHECK(s[i - 1].swing() >= s[i].swing());
   std::set<std::string> names;
   for (const auto& x : s) names.insert(x.parameter);
-  for (const char* p : {"price_per_kwh, cooling_factor", "hourly_wage", "maintenance_hours_per_year", "residual_fraction",
-                        "billing_minimum_s", "billing_increment_s", "fixed_per_job", "idle_power_w",
-                        "incident_hours.reboot"})
+  for (const char* p :
+       {"price_per_kwh, cooling_factor", "hourly_wage", "maintenance_hours_per_year", "residual_fraction",
+        "billing_minimum_s", "billing_increment_s", "fixed_per_job", "idle_power_w", "incident_hours.reboot"})
     CHECK(names.count(p) == 1);
   CHECK(names.count("cooling_factor") == 0);
   for (const auto& x : s) {

@@ -77,7 +77,7 @@ TEST_CASE("scenario 1: the base case", "[breakeven][scenarios]") {
   CHECK(r.local_total == Approx(0.59));
   CHECK(r.cloud_total == Approx(1.0));
   CHECK(r.premium == Approx(-0.41));
-  CHECK_FALSE(r.job_hours.value);       // c_L 0.59 <= rate 1.00: local is cheaper at every length
+  CHECK_FALSE(r.job_hours.value);  // c_L 0.59 <= rate 1.00: local is cheaper at every length
   CHECK_FALSE(r.line_job_hours.value);
   CHECK(*r.use_hours_per_year.value == Approx(1022.0 / 0.91));  // 1123.08
 }
@@ -88,12 +88,12 @@ TEST_CASE("scenario 2: a 20-minute job against a 10 h billing minimum", "[breake
   c.cold_start_s = 60;
   c.billing_minimum_s = 36000;
   const auto r = breakeven::compute(c, base_job(1.0 / 3));
-  CHECK(r.cloud_total == Approx(4.0));                 // the minimum: 10 h x 0.40
-  CHECK(r.premium == Approx(0.59 / 3 / 4.0 - 1));      // -0.950833
+  CHECK(r.cloud_total == Approx(4.0));             // the minimum: 10 h x 0.40
+  CHECK(r.premium == Approx(0.59 / 3 / 4.0 - 1));  // -0.950833
   REQUIRE(r.job_hours.value);
-  CHECK(*r.job_hours.value == Approx(4.0 / 0.59));     // 6.779661 h (the old formula: 2.1 min)
+  CHECK(*r.job_hours.value == Approx(4.0 / 0.59));  // 6.779661 h (the old formula: 2.1 min)
   REQUIRE(r.line_job_hours.value);
-  CHECK(*r.line_job_hours.value == Approx(4.48 / 0.59));  // 7.593220 h
+  CHECK(*r.line_job_hours.value == Approx(4.48 / 0.59));                 // 7.593220 h
   CHECK(*r.use_hours_per_year.value == Approx(1022.0 / (12.0 - 0.09)));  // 85.81: r = 4.0 / (1/3) h
 }
 
@@ -107,14 +107,15 @@ TEST_CASE("scenario 3: an incident storm is one fault", "[breakeven][scenarios]"
   storm.count = 636;
   j.faults.push_back(storm);
   const auto r = breakeven::compute(c, j);
-  CHECK(r.incident_cost == Approx(5.0));               // 0.1 h x 50, not 636 x 5
+  CHECK(r.incident_cost == Approx(5.0));  // 0.1 h x 50, not 636 x 5
   CHECK(r.local_total == Approx(5.59));
-  CHECK(r.cloud_total == Approx(1.1));                 // (3600 + 360) s at 1.00/h
-  CHECK(r.premium == Approx(5.59 / 1.1 - 1));          // 4.081818
-  CHECK(*r.job_hours.value == Approx(0.1 / 4.59));     // 0.021786 h
+  CHECK(r.cloud_total == Approx(1.1));                     // (3600 + 360) s at 1.00/h
+  CHECK(r.premium == Approx(5.59 / 1.1 - 1));              // 4.081818
+  CHECK(*r.job_hours.value == Approx(0.1 / 4.59));         // 0.021786 h
   CHECK(*r.line_job_hours.value == Approx(0.112 / 4.47));  // 0.025056 h
   CHECK_FALSE(r.use_hours_per_year.value);
-  CHECK(r.use_hours_per_year.reason.rfind("incident labour 5.00 USD per job hour alone exceeds the cloud's 1.10 USD", 0) == 0);
+  CHECK(r.use_hours_per_year.reason.rfind("incident labour 5.00 USD per job hour alone exceeds the cloud's 1.10 USD",
+                                          0) == 0);
 }
 
 TEST_CASE("scenario 4: a quarter of the window sampled", "[breakeven][scenarios]") {
@@ -131,7 +132,7 @@ TEST_CASE("scenario 4: a quarter of the window sampled", "[breakeven][scenarios]
   CHECK(idle->result.local_total == Approx(0.0315 + 0.5));
   CHECK(idle->result.premium == Approx(-0.4685));
   CHECK(*idle->result.use_hours_per_year.value == Approx(1022.0 / (1.0 - 0.0315)));  // 1055.24
-  o.fill = breakeven::FillRule::none;  // 0.075 kWh over 0.25 h
+  o.fill = breakeven::FillRule::none;                                                // 0.075 kWh over 0.25 h
   auto none = breakeven::price_job(c, std::nullopt, base_features(0.25), o);
   REQUIRE(none);
   CHECK(none->result.local_total == Approx(0.0225 + 0.125));
@@ -147,7 +148,7 @@ TEST_CASE("scenario 5: a USD offer priced in EUR", "[breakeven][scenarios]") {
   auto p = breakeven::price_job(c, usd_offer(80), base_features(1.0), {});
   REQUIRE(p);
   CHECK(p->result.cloud_total == Approx(0.92));
-  CHECK(p->result.premium == Approx(0.59 / 0.92 - 1));  // -0.358696
+  CHECK(p->result.premium == Approx(0.59 / 0.92 - 1));                  // -0.358696
   CHECK(*p->result.use_hours_per_year.value == Approx(1022.0 / 0.83));  // 1231.33
   CHECK(has_notice(*p, "exchange USD->EUR 0.92 of 2026-11-28, from config"));
   c.exchange.clear();  // no rate: no answer
@@ -174,7 +175,8 @@ TEST_CASE("scenario 7: electricity outruns the cloud (cents typed as units)", "[
   CHECK(r.premium == Approx(1.0));
   CHECK(*r.job_hours.value == 0);  // no per-job cost in the cloud: it is cheaper at every length
   CHECK_FALSE(r.use_hours_per_year.value);
-  CHECK(r.use_hours_per_year.reason.rfind("electricity 1.50 USD per job hour alone exceeds the cloud's 1.00 USD", 0) == 0);
+  CHECK(r.use_hours_per_year.reason.rfind("electricity 1.50 USD per job hour alone exceeds the cloud's 1.00 USD", 0) ==
+        0);
   CHECK(has_notice(*p, "cents entered as units?"));
 }
 
@@ -183,11 +185,12 @@ TEST_CASE("scenario 8: hourly billing, the answer alternates", "[breakeven][scen
   c.rate_per_hour = 0.5;
   c.billing_increment_s = 3600;
   const auto r = breakeven::compute(c, base_job(1.5));
-  CHECK(r.cloud_total == Approx(1.0));          // 2 h billed
-  CHECK(r.premium == Approx(0.885 - 1));        // -0.115
+  CHECK(r.cloud_total == Approx(1.0));    // 2 h billed
+  CHECK(r.premium == Approx(0.885 - 1));  // -0.115
   // 0.59 T against 0.5 x ceil(T): local dearer from 0.5 / 0.59, cheaper again at each hour while
   // 0.59 n < 0.5 (n + 1), i.e. up to n = 5; from 5.084746 h the cloud for good.
-  const std::vector<double> want = {0.5 / 0.59, 1, 1.0 / 0.59, 2, 1.5 / 0.59, 3, 2.0 / 0.59, 4, 2.5 / 0.59, 5, 3.0 / 0.59};
+  const std::vector<double> want = {0.5 / 0.59, 1, 1.0 / 0.59, 2, 1.5 / 0.59, 3,
+                                    2.0 / 0.59, 4, 2.5 / 0.59, 5, 3.0 / 0.59};
   REQUIRE(r.job_crossings.points.size() == want.size());
   for (std::size_t i = 0; i < want.size(); ++i) {
     CHECK(r.job_crossings.points[i].hours == Approx(want[i]));
@@ -215,7 +218,7 @@ TEST_CASE("scenario 10: the line is crossed later than the break-even", "[breake
   CHECK(r.cloud_total == Approx(0.55));
   CHECK(r.premium == Approx(0.59 / 0.55 - 1));  // 0.072727: below the 12 % line
   CHECK_FALSE(r.above_line);
-  CHECK(*r.job_hours.value == Approx(0.05 / 0.09));              // 0.555556 h
+  CHECK(*r.job_hours.value == Approx(0.05 / 0.09));                 // 0.555556 h
   CHECK(*r.line_job_hours.value == Approx(0.056 / (0.59 - 0.56)));  // 1.866667 h
-  CHECK(*r.use_hours_per_year.value == Approx(1022.0 / 0.46));   // 2221.74
+  CHECK(*r.use_hours_per_year.value == Approx(1022.0 / 0.46));      // 2221.74
 }

@@ -106,7 +106,8 @@ std::string uncomment_defaults(const std::string& toml) {
     if (line.rfind("# ", 0) == 0) {
       const std::string body = line.substr(2);
       const auto eq = body.find(" = ");
-      if (eq != std::string::npos && body.find(' ') == eq && leaves_by_section.count(section + "|" + body.substr(0, eq)))
+      if (eq != std::string::npos && body.find(' ') == eq &&
+          leaves_by_section.count(section + "|" + body.substr(0, eq)))
         line = body;
     }
     out << line << "\n";
@@ -168,12 +169,13 @@ TEST_CASE("init: with nothing known, the file loads once the required keys are g
   const auto bare = load_config(p.string(), {});
   REQUIRE_FALSE(bare);
   CHECK(bare.error().message.find("missing required key 'electricity.price_per_kwh'") != std::string::npos);
-  const auto loaded = load_config(p.string(), {"electricity.price_per_kwh=0.3", "local.hardware_price=3000",
-                                               "cloud.rate_per_hour=1"});
+  const auto loaded =
+      load_config(p.string(), {"electricity.price_per_kwh=0.3", "local.hardware_price=3000", "cloud.rate_per_hour=1"});
   INFO((loaded ? "" : loaded.error().message));
   REQUIRE(loaded);
   // Nothing but the three is set: every other key is left at its default.
-  CHECK(loaded->keys_set == std::set<std::string>{"electricity.price_per_kwh", "local.hardware_price", "cloud.rate_per_hour"});
+  CHECK(loaded->keys_set ==
+        std::set<std::string>{"electricity.price_per_kwh", "local.hardware_price", "cloud.rate_per_hour"});
   CHECK(loaded->currency == "USD");
 }
 
@@ -211,8 +213,8 @@ TEST_CASE("init: from the logs of one RTX 4090, an offer of the same GPU and the
   REQUIRE(loaded);
   CHECK(loaded->cloud_offer == "runpod-rtx4090-community");
   CHECK(loaded->idle_power_w == Approx(29.2));
-  CHECK(loaded->keys_set ==
-        std::set<std::string>{"electricity.price_per_kwh", "local.hardware_price", "local.idle_power_w", "cloud.offer"});
+  CHECK(loaded->keys_set == std::set<std::string>{"electricity.price_per_kwh", "local.hardware_price",
+                                                  "local.idle_power_w", "cloud.offer"});
 }
 
 TEST_CASE("init: --country gives the currency, and the price only from the sourced table", "[breakeven][init]") {
@@ -229,7 +231,8 @@ TEST_CASE("init: --country gives the currency, and the price only from the sourc
     CHECK(s.toml.find(fmt::format("\nprice_per_kwh = {:g}\n", de->price_per_kwh)) != std::string::npos);
     CHECK(s.toml.find("[exchange]\n") != std::string::npos);
     CHECK(s.toml.find("# USD =\n") != std::string::npos);
-    CHECK(flat(s.toml).find("Set before breakeven can price: local.hardware_price, exchange.USD.") != std::string::npos);
+    CHECK(flat(s.toml).find("Set before breakeven can price: local.hardware_price, exchange.USD.") !=
+          std::string::npos);
     const fs::path p = write_file("de.toml", s.toml);
     const auto loaded = load_config(p.string(), {"local.hardware_price=3000", "exchange.USD=0.9"});
     INFO((loaded ? "" : loaded.error().message));
@@ -277,8 +280,8 @@ TEST_CASE("init: country codes", "[breakeven][init]") {
 }
 
 TEST_CASE("init: data/electricity-prices.toml parses, each figure with its source and date", "[breakeven][init]") {
-  const auto parsed = parse_electricity_prices(read_file(std::string(GPUCOST_SOURCE_DIR) + "/data/electricity-prices.toml"),
-                                               "data/electricity-prices.toml");
+  const auto parsed = parse_electricity_prices(
+      read_file(std::string(GPUCOST_SOURCE_DIR) + "/data/electricity-prices.toml"), "data/electricity-prices.toml");
   INFO((parsed ? "" : parsed.error().message));
   REQUIRE(parsed);
   REQUIRE_FALSE(parsed->empty());
@@ -302,15 +305,18 @@ TEST_CASE("init: data/electricity-prices.toml parses, each figure with its sourc
 TEST_CASE("init: offers of the same GPU model", "[breakeven][init]") {
   // Whole words: an A10 is no A10G, an L40S no L4; memory sizes aside.
   CHECK(names(same_gpu_offers("NVIDIA A10", 1, std::nullopt, "USD")) == std::vector<std::string>{"lambda-a10"});
-  CHECK(names(same_gpu_offers("NVIDIA A10G", 1, std::nullopt, "USD")) == std::vector<std::string>{"aws-g5.xlarge", "aws-g5.12xlarge"});
+  CHECK(names(same_gpu_offers("NVIDIA A10G", 1, std::nullopt, "USD")) ==
+        std::vector<std::string>{"aws-g5.xlarge", "aws-g5.12xlarge"});
   const auto l40s = same_gpu_offers("NVIDIA L40S", 1, std::nullopt, "USD");
   REQUIRE_FALSE(l40s.empty());
   for (const auto& o : l40s) CHECK(o.gpu_model == "L40S");
-  CHECK(names(same_gpu_offers("NVIDIA L4", 1, std::nullopt, "USD")) == std::vector<std::string>{"gcp-g2-standard-4", "aws-g6.xlarge"});
+  CHECK(names(same_gpu_offers("NVIDIA L4", 1, std::nullopt, "USD")) ==
+        std::vector<std::string>{"gcp-g2-standard-4", "aws-g6.xlarge"});
   // An 80 GB A100 is not priced with a 40 GB one; a 40 GB A100 fits the 80 GB offers too.
   for (const auto& o : same_gpu_offers("NVIDIA A100-SXM4-80GB", 1, 81920.0, "USD")) CHECK(o.gpu_memory_gb >= 80);
   bool forty = false;
-  for (const auto& o : same_gpu_offers("NVIDIA A100-PCIE-40GB", 1, 40960.0, "USD")) forty = forty || o.gpu_memory_gb == 40;
+  for (const auto& o : same_gpu_offers("NVIDIA A100-PCIE-40GB", 1, 40960.0, "USD"))
+    forty = forty || o.gpu_memory_gb == 40;
   CHECK(forty);
   // Eight GPUs: only instances that hold eight (or per-GPU offers), cheapest first for eight.
   const auto eight = same_gpu_offers("NVIDIA H100 80GB HBM3", 8, 81559.0, "USD");
@@ -323,8 +329,9 @@ TEST_CASE("init: offers of the same GPU model", "[breakeven][init]") {
 }
 
 TEST_CASE("init: nvidia-smi's GPU list", "[breakeven][init]") {
-  const auto two = parse_smi_gpu_list("NVIDIA H100 80GB HBM3, 81559 MiB, 700.00 W\r\n"
-                                      "NVIDIA H100 80GB HBM3, 81559 MiB, 700.00 W\n");
+  const auto two = parse_smi_gpu_list(
+      "NVIDIA H100 80GB HBM3, 81559 MiB, 700.00 W\r\n"
+      "NVIDIA H100 80GB HBM3, 81559 MiB, 700.00 W\n");
   REQUIRE(two);
   CHECK(two->gpu_count == 2);
   CHECK(two->gpu_names == std::vector<std::string>{"NVIDIA H100 80GB HBM3"});
@@ -349,9 +356,10 @@ TEST_CASE("init: nvidia-smi is run with the query and a timeout", "[breakeven][i
     ::chmod(p.c_str(), 0755);
     return p.string();
   };
-  const std::string ok = script("smi-ok", "[ \"$1\" = --query-gpu=name,memory.total,power.limit ] && "
-                                          "[ \"$2\" = --format=csv,noheader ] || exit 5\n"
-                                          "echo 'NVIDIA GeForce RTX 4090, 24564 MiB, 450.00 W'\n");
+  const std::string ok = script("smi-ok",
+                                "[ \"$1\" = --query-gpu=name,memory.total,power.limit ] && "
+                                "[ \"$2\" = --format=csv,noheader ] || exit 5\n"
+                                "echo 'NVIDIA GeForce RTX 4090, 24564 MiB, 450.00 W'\n");
   const auto m = record::probe_nvidia_smi(ok, 10'000);
   INFO((m ? "" : m.error().message));
   REQUIRE(m);
@@ -367,7 +375,8 @@ TEST_CASE("init: nvidia-smi is run with the query and a timeout", "[breakeven][i
   REQUIRE_FALSE(hung);
   CHECK(hung.error().message == "nvidia-smi did not answer within 0.3 s");
   // Its output closed, but it does not exit.
-  const auto lingers = record::probe_nvidia_smi(script("smi-linger", "echo 'NVIDIA L4, 23034 MiB, 72.00 W'\nexec >&- 2>&-\nsleep 30\n"), 300);
+  const auto lingers = record::probe_nvidia_smi(
+      script("smi-linger", "echo 'NVIDIA L4, 23034 MiB, 72.00 W'\nexec >&- 2>&-\nsleep 30\n"), 300);
   REQUIRE_FALSE(lingers);
   CHECK(lingers.error().message == "nvidia-smi did not answer within 0.3 s");
 }

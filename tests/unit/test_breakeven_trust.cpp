@@ -44,8 +44,8 @@ CostConfig simple_config() {
 }
 
 /// One offer, read through the catalogue's own parser.
-breakeven::CloudOffer offer(const char* name, const char* model, double memory_gb, int gpus, bool per_gpu,
-                            double price, const char* currency = "USD") {
+breakeven::CloudOffer offer(const char* name, const char* model, double memory_gb, int gpus, bool per_gpu, double price,
+                            const char* currency = "USD") {
   const std::string toml = fmt::format(
       "[[offer]]\nname = \"{}\"\nprovider = \"p\"\ninstance = \"{}\"\ngpu_model = \"{}\"\ngpu_memory_gb = {}\n"
       "{} = {}\nper_gpu = {}\nprice_per_hour = {}\ncurrency = \"{}\"\ndate_seen = \"2026-11-01\"\nsource = \"test\"\n",
@@ -117,9 +117,9 @@ TEST_CASE("energy: a warning names the estimated share, --fill none a note", "[b
 }
 
 TEST_CASE("currency: [exchange] converts an offer; a missing rate names the key", "[breakeven][trust]") {
-  auto c = breakeven::load_config(std::nullopt, {"currency=\"EUR\"", "electricity.price_per_kwh=0.3",
-                                                 "local.hardware_price=3000", "cloud.offer=\"x\"",
-                                                 "exchange.USD=0.92", "exchange.date=\"2026-11-28\""});
+  auto c = breakeven::load_config(std::nullopt,
+                                  {"currency=\"EUR\"", "electricity.price_per_kwh=0.3", "local.hardware_price=3000",
+                                   "cloud.offer=\"x\"", "exchange.USD=0.92", "exchange.date=\"2026-11-28\""});
   REQUIRE(c);
   CHECK(c->exchange.at("USD") == 0.92);
   CHECK(c->exchange_date == "2026-11-28");
@@ -242,8 +242,8 @@ TEST_CASE("warnings: implausible values; --mc without ranges says nothing varies
   // Impossible values are errors.
   CHECK_FALSE(breakeven::load_config(std::nullopt, {"electricity.price_per_kwh=0.3", "local.hardware_price=3000",
                                                     "cloud.rate_per_hour=1", "local.use_hours_per_year=9000"}));
-  CHECK_FALSE(breakeven::load_config(std::nullopt, {"electricity.price_per_kwh=-0.3", "local.hardware_price=3000",
-                                                    "cloud.rate_per_hour=1"}));
+  CHECK_FALSE(breakeven::load_config(
+      std::nullopt, {"electricity.price_per_kwh=-0.3", "local.hardware_price=3000", "cloud.rate_per_hour=1"}));
 }
 
 TEST_CASE("defaults: the config records which keys it was given", "[breakeven][trust]") {

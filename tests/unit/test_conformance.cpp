@@ -85,9 +85,9 @@ TEST_CASE("conformance: prep reads every dmon, pmon and query-csv capture of the
       ++files;
       CountingSink sink;
       const gpucost::InputStats stats = prep_file(path, sink);
-      const std::string first_bad = stats.examples.empty() ? std::string("none")
-                                                           : std::to_string(stats.examples[0].line) + ": " +
-                                                                 stats.examples[0].reason;
+      const std::string first_bad = stats.examples.empty()
+                                        ? std::string("none")
+                                        : std::to_string(stats.examples[0].line) + ": " + stats.examples[0].reason;
       INFO("first malformed line " << first_bad);
       CHECK(stats.format == format);
       CHECK(stats.malformed == 0);
@@ -128,9 +128,9 @@ TEST_CASE("conformance: prep reads every journal-json and dcgmi capture of the c
       ++files;
       CountingSink sink;
       const gpucost::InputStats stats = prep_file(path, sink);
-      const std::string first_bad = stats.examples.empty() ? std::string("none")
-                                                           : std::to_string(stats.examples[0].line) + ": " +
-                                                                 stats.examples[0].reason;
+      const std::string first_bad = stats.examples.empty()
+                                        ? std::string("none")
+                                        : std::to_string(stats.examples[0].line) + ": " + stats.examples[0].reason;
       INFO("first malformed line " << first_bad);
       CHECK(stats.format == format);
       CHECK(stats.truncated.empty());
@@ -214,9 +214,9 @@ TEST_CASE("conformance: prep reads every smi-q and smi-xml capture of the corpus
       }
       SmiInfoSink sink;
       const gpucost::InputStats stats = prep_file(path, sink);
-      const std::string first_bad = stats.examples.empty() ? std::string("none")
-                                                           : std::to_string(stats.examples[0].line) + ": " +
-                                                                 stats.examples[0].reason;
+      const std::string first_bad = stats.examples.empty()
+                                        ? std::string("none")
+                                        : std::to_string(stats.examples[0].line) + ": " + stats.examples[0].reason;
       INFO("first malformed line " << first_bad);
       CHECK(stats.format == format);
       CHECK(stats.malformed == 0);
@@ -274,8 +274,9 @@ TEST_CASE("conformance: prep reads every kernlog, dmesg and journal-text capture
       {"dmesg", {gpucost::Format::dmesg}},
       {"journal-text", {gpucost::Format::journal_text, gpucost::Format::syslog}}};
   // A word of the file name says what the capture holds: at least one event of that kind.
-  const std::pair<const char*, const char*> named_kinds[] = {
-      {"xid", "xid"}, {"aer", "aer"}, {"suspend", "suspend"}, {"sleep", "suspend"}, {"lid", "lid"}, {"fallen", "gpu_lost"}};
+  const std::pair<const char*, const char*> named_kinds[] = {{"xid", "xid"},         {"aer", "aer"},
+                                                             {"suspend", "suspend"}, {"sleep", "suspend"},
+                                                             {"lid", "lid"},         {"fallen", "gpu_lost"}};
   std::size_t files = 0;
   for (const auto& [folder, formats] : folders) {
     for (const fs::path& path : corpus_files(logs / folder)) {
@@ -283,9 +284,9 @@ TEST_CASE("conformance: prep reads every kernlog, dmesg and journal-text capture
       ++files;
       KindSink sink;
       const gpucost::InputStats stats = prep_file(path, sink);
-      const std::string first_bad = stats.examples.empty() ? std::string("none")
-                                                           : std::to_string(stats.examples[0].line) + ": " +
-                                                                 stats.examples[0].reason;
+      const std::string first_bad = stats.examples.empty()
+                                        ? std::string("none")
+                                        : std::to_string(stats.examples[0].line) + ": " + stats.examples[0].reason;
       INFO("first malformed line " << first_bad);
       CHECK(std::find(formats.begin(), formats.end(), stats.format) != formats.end());
       CHECK(stats.malformed == 0);
@@ -320,10 +321,10 @@ TEST_CASE("conformance: prep reads every torch-table and nsys capture of the cor
   // Events of the known captures, read off the files by hand: one per table row, one per footer
   // (torch) / one per report row (nsys).
   const std::pair<const char*, std::uint64_t> known[] = {
-      {"torch-table/kernelheim_square_cuda.txt", 8},            // 7 rows + footer
+      {"torch-table/kernelheim_square_cuda.txt", 8},              // 7 rows + footer
       {"torch-table/bottleneck_v100_torch131_autograd.txt", 16},  // 15 rows + footer
-      {"nsys/ayush_a100_stats_v3.txt", 40},       // nvtx 2, osrt 27, api 6, kern 1, mem time 2, size 2
-      {"nsys/ayush_a100_stats_streamed.txt", 43},  // nvtx 3, osrt 25, api 10, kern 1, mem time 2, size 2
+      {"nsys/ayush_a100_stats_v3.txt", 40},                       // nvtx 2, osrt 27, api 6, kern 1, mem time 2, size 2
+      {"nsys/ayush_a100_stats_streamed.txt", 43},                 // nvtx 3, osrt 25, api 10, kern 1, mem time 2, size 2
   };
   std::size_t files = 0;
   for (const auto& [folder, format] :
@@ -333,9 +334,9 @@ TEST_CASE("conformance: prep reads every torch-table and nsys capture of the cor
       ++files;
       KindSink sink;
       const gpucost::InputStats stats = prep_file(path, sink);
-      const std::string first_bad = stats.examples.empty() ? std::string("none")
-                                                           : std::to_string(stats.examples[0].line) + ": " +
-                                                                 stats.examples[0].reason;
+      const std::string first_bad = stats.examples.empty()
+                                        ? std::string("none")
+                                        : std::to_string(stats.examples[0].line) + ": " + stats.examples[0].reason;
       INFO("first malformed line " << first_bad);
       CHECK(stats.format == format);
       CHECK(stats.malformed == 0);
@@ -352,7 +353,9 @@ TEST_CASE("conformance: prep reads every torch-table and nsys capture of the cor
         CHECK(sink.kinds["profiler_op"] > 0);
       } else {
         // Every kernel summary announced gives kernel events.
-        if (count_lines_with(path.string(), "cuda_gpu_kern_sum") + count_lines_with(path.string(), "CUDA Kernel Statistics:") > 0)
+        if (count_lines_with(path.string(), "cuda_gpu_kern_sum") +
+                count_lines_with(path.string(), "CUDA Kernel Statistics:") >
+            0)
           CHECK(sink.kinds["nsys_kernel"] > 0);
       }
     }
@@ -404,9 +407,9 @@ TEST_CASE("conformance: prep reads every trainlog capture of the corpus", "[conf
     ++files;
     TrainSink sink;
     const gpucost::InputStats stats = prep_file(path, sink);
-    const std::string first_bad = stats.examples.empty() ? std::string("none")
-                                                         : std::to_string(stats.examples[0].line) + ": " +
-                                                               stats.examples[0].reason;
+    const std::string first_bad = stats.examples.empty()
+                                      ? std::string("none")
+                                      : std::to_string(stats.examples[0].line) + ": " + stats.examples[0].reason;
     INFO("first malformed line " << first_bad);
     CHECK(stats.format == gpucost::Format::trainlog);
     CHECK(stats.malformed == 0);

@@ -70,8 +70,10 @@ TEST_CASE("conformance: prep reads every trace of the corpus", "[conformance][tr
         CHECK(std::stoll(field(e, "compute_ns")) <= std::stoll(field(e, "busy_ns")));
       }
     CHECK(ops == data.ops.size());
-    if (!data.ops.empty()) ++gpu_traces;
-    else CHECK_FALSE(run.stats.notes.empty());  // says why there is nothing to analyse
+    if (!data.ops.empty())
+      ++gpu_traces;
+    else
+      CHECK_FALSE(run.stats.notes.empty());  // says why there is nothing to analyse
   }
   CHECK(refused == 2);  // the execution trace and the memory timeline
   CHECK(gpu_traces >= 15);

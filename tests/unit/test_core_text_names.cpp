@@ -28,7 +28,8 @@ std::vector<std::string_view> key_paths() {
 }  // namespace
 
 TEST_CASE("core::text: name_tokens splits at separators and between letters and digits", "[core][text]") {
-  CHECK(text::name_tokens("runpod-rtx4090-community") == std::vector<std::string>{"runpod", "rtx", "4090", "community"});
+  CHECK(text::name_tokens("runpod-rtx4090-community") ==
+        std::vector<std::string>{"runpod", "rtx", "4090", "community"});
   CHECK(text::name_tokens("aws-g5.12xlarge") == std::vector<std::string>{"aws", "g", "5", "12", "xlarge"});
   CHECK(text::name_tokens("cloud.rate_per_hour") == std::vector<std::string>{"cloud", "rate", "per", "hour"});
   CHECK(text::name_tokens("RunPod--L40S") == std::vector<std::string>{"runpod", "l", "40", "s"});
@@ -87,8 +88,8 @@ TEST_CASE("core::text: the hints of --cloud and --set use closest_name", "[core]
   const auto offer = breakeven::find_cloud_offer("runpod-4090");
   REQUIRE_FALSE(offer.has_value());
   CHECK(offer.error().hint == "did you mean 'runpod-rtx4090-community'? (gpucost breakeven --list-clouds)");
-  const auto config = breakeven::load_config(std::nullopt, {"electricity.price_per_kwh=0.3", "local.hardware_price=3000",
-                                                            "cloud.rate=2"});
+  const auto config = breakeven::load_config(
+      std::nullopt, {"electricity.price_per_kwh=0.3", "local.hardware_price=3000", "cloud.rate=2"});
   REQUIRE_FALSE(config.has_value());
   CHECK(config.error().message == "--set: unknown key 'cloud.rate'");
   CHECK(config.error().hint == "did you mean 'cloud.rate_per_hour'?");

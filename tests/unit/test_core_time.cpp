@@ -141,7 +141,7 @@ TEST_CASE("core::time: LocalClock converts local wall-clock time with the zone's
   CHECK(ny.name() == "America/New_York");
   CHECK(ny.to_utc_ns(civil_ns(2024, 6, 12, 14, 22, 18, 123'000'000)) ==
         civil_ns(2024, 6, 12, 18, 22, 18, 123'000'000));                                        // EDT
-  CHECK(ny.to_utc_ns(civil_ns(2024, 1, 15, 9, 0, 0)) == civil_ns(2024, 1, 15, 14, 0, 0));      // EST
+  CHECK(ny.to_utc_ns(civil_ns(2024, 1, 15, 9, 0, 0)) == civil_ns(2024, 1, 15, 14, 0, 0));       // EST
   CHECK(ny.to_utc_ns(civil_ns(2024, 6, 12, 14, 22, 19)) == civil_ns(2024, 6, 12, 18, 22, 19));  // cached
 
   auto bad = LocalClock::make("Mars/Olympus_Mons");
@@ -192,11 +192,12 @@ TEST_CASE("core::time: LocalClock remembers the fall-backs whose repeated hour i
   CHECK(f.repeat_ns == 3600 * kNsPerSecond);
   CHECK(f.before == "CEST");
   CHECK(f.after == "CET");
-  CHECK(describe_fall_back(f, "Europe/Berlin") == "clocks went back at 03:00 CEST\u2192CET on 2024-10-27 (Europe/Berlin)");
+  CHECK(describe_fall_back(f, "Europe/Berlin") ==
+        "clocks went back at 03:00 CEST\u2192CET on 2024-10-27 (Europe/Berlin)");
   CHECK(repeated_interval(f) == "02:00\u201303:00");
   CHECK(f.holds(civil_ns(2024, 10, 27, 0, 0, 0)));
   CHECK(f.holds(civil_ns(2024, 10, 27, 0, 59, 59)));
-  CHECK_FALSE(f.holds(civil_ns(2024, 10, 27, 1, 0, 0)));      // 02:00 CET, after the change
+  CHECK_FALSE(f.holds(civil_ns(2024, 10, 27, 1, 0, 0)));     // 02:00 CET, after the change
   CHECK_FALSE(f.holds(civil_ns(2024, 10, 26, 23, 59, 59)));  // 01:59:59 CEST, before the hour
   // A year later: a second fall-back.
   berlin.to_utc_ns(civil_ns(2025, 10, 26, 2, 15, 0));

@@ -96,6 +96,7 @@ TEST_CASE("breakeven: docs/cost-model.md lists every finding with its threshold"
     REQUIRE(it != rows.end());
     REQUIRE(it->second.size() >= 5);
     CHECK(it->second.at(2).rfind(fmt::format("{} {:g}", t.op, t.value), 0) == 0);  // "fires when"
-    if (!t.id.empty() && t.id.find('+') == std::string_view::npos) CHECK(it->second.at(1).find(t.id) != std::string::npos);
+    if (!t.id.empty() && t.id.find('+') == std::string_view::npos)
+      CHECK(it->second.at(1).find(t.id) != std::string::npos);
   }
 }

@@ -75,7 +75,7 @@ gpucost::InputStats read_thinkpad_journal(extract::SampleCollector& c) {
 TEST_CASE("extract: the temperature-anchored chain, by hand", "[extract][chain]") {
   extract::SampleCollector c;
   chain_fixture(c);
-  incident(c, 5, "xid", "bucket", "restart_app");  // before any crossing
+  incident(c, 5, "xid", "bucket", "restart_app");   // before any crossing
   incident(c, 30, "aer", "severity", "corrected");  // 3 s after the crossing at 27
   incident(c, 35, "modeset");                       // 8 s after it
   incident(c, 90, "thermal", "state", "hot");       // 13 s after the crossing at 77
@@ -87,11 +87,11 @@ TEST_CASE("extract: the temperature-anchored chain, by hand", "[extract][chain]"
   REQUIRE(f);
   const auto& h = f->host_indicators;
   CHECK(value(f->gpus[0].indicators, "temp_rolling_crossings") == 2);
-  CHECK(value(h, "chain_errors_after_crossing") == 3);    // 30, 35 and 90
-  CHECK(value(h, "chain_errors_per_crossing") == 1.5);    // (2 + 1) / 2
+  CHECK(value(h, "chain_errors_after_crossing") == 3);  // 30, 35 and 90
+  CHECK(value(h, "chain_errors_per_crossing") == 1.5);  // (2 + 1) / 2
   CHECK(value(h, "chain_crossings_with_error") == 2);
-  CHECK(value(h, "chain_error_share") == 0.75);           // 3 of 4 errors
-  CHECK(value(h, "chain_lag_mean_s") == Approx(8));       // (3 + 13) / 2
+  CHECK(value(h, "chain_error_share") == 0.75);      // 3 of 4 errors
+  CHECK(value(h, "chain_lag_mean_s") == Approx(8));  // (3 + 13) / 2
   CHECK(value(h, "chain_lag_min_s") == Approx(3));
   // After / before, 12 samples each side: error 30: 50/100; error 35: before t=23..34 is
   // (8x100 + 4x50)/12, after t=36..47 is (7x50 + 5x100)/12, ratio 850/1000; error 90: 1.
@@ -113,7 +113,8 @@ TEST_CASE("extract: the temperature-anchored chain, by hand", "[extract][chain]"
     CHECK(value(gh, "chain_errors_after_crossing") == 0);
     CHECK(value(gh, "chain_crossings_with_error") == 0);
     CHECK(value(gh, "chain_error_share") == 0);
-    CHECK(reason(gh, "chain_errors_per_crossing") == "the rolling-median temperature never crossed the threshold upward");
+    CHECK(reason(gh, "chain_errors_per_crossing") ==
+          "the rolling-median temperature never crossed the threshold upward");
     CHECK(reason(gh, "chain_lag_mean_s") == "the rolling-median temperature never crossed the threshold upward");
     CHECK(reason(gh, "chain_util_drop_ratio") == "no error followed a crossing within the chain window");
     CHECK(value(gh, "error_util_drop_ratio") == Approx((1.0 + 0.5 + 0.85 + 1.0) / 4));
@@ -163,11 +164,11 @@ TEST_CASE("extract: power source and sessions, by hand", "[extract][sessions]") 
   incident(c, 100, "power_source", "state", "offline");
   incident(c, 300, "power_source", "state", "online");
   incident(c, 900, "power_source", "state", "offline");  // on battery to the window end
-  incident(c, 400, "suspend");  // two layers report one suspend ...
+  incident(c, 400, "suspend");                           // two layers report one suspend ...
   incident(c, 401, "suspend");
-  incident(c, 450, "resume");   // ... and one resume
+  incident(c, 450, "resume");  // ... and one resume
   incident(c, 452, "resume");
-  incident(c, 620, "suspend");            // a suspend that failed: 3 s lost, and no resume
+  incident(c, 620, "suspend");  // a suspend that failed: 3 s lost, and no resume
   incident(c, 623, "resume", "failed", "true");
   incident(c, 390, "lid", "state", "closed");
   incident(c, 460, "lid", "state", "open");
@@ -185,7 +186,7 @@ TEST_CASE("extract: power source and sessions, by hand", "[extract][sessions]") 
   CHECK(value(h, "ac_switches_per_hour") == Approx(3 / hours));  // 100, 300, 900
   CHECK(value(h, "battery_s") == 300);                           // 100..300 and 900..1000
   CHECK(value(h, "resume_count") == 1);
-  CHECK(value(h, "suspend_s") == 53);                            // 400..450, 620..623
+  CHECK(value(h, "suspend_s") == 53);  // 400..450, 620..623
   CHECK(value(h, "suspend_count") == 2);
   CHECK(value(h, "interruptions_per_hour") == Approx(5 / hours));  // 2 suspends, boot, GPU lost, reset
   CHECK(value(h, "boot_count") == 1);
@@ -259,7 +260,7 @@ TEST_CASE("extract: trace mix and step indicators of the hand-made trace", "[ext
   CHECK(value(h, "trace_steps") == 2);
   CHECK(value(h, "step_time_mean_s") == Approx(225e-6));
   CHECK(value(h, "step_time_p95_s") == Approx(150e-6 + 0.95 * 150e-6));  // numpy linear
-  CHECK(f->gpus[0].indicators.count("trace_steps") == 0);  // host only
+  CHECK(f->gpus[0].indicators.count("trace_steps") == 0);                // host only
   CHECK_FALSE(h.at("samples_per_s").value.has_value());
 }
 
@@ -296,8 +297,8 @@ TEST_CASE("extract: training throughput from the training log, evaluation left o
   CHECK(value(h, "traces") == 0);
   CHECK(reason(h, "trace_steps") == "no Kineto trace among the inputs");
   CHECK(reason(h, "step_time_mean_s") == "no Kineto trace among the inputs");
-  for (const char* k : {"memcpy_count", "comm_kernel_fraction", "top_kernel_share", "host_wait_fraction",
-                        "launch_delay_max_us"}) {
+  for (const char* k :
+       {"memcpy_count", "comm_kernel_fraction", "top_kernel_share", "host_wait_fraction", "launch_delay_max_us"}) {
     CHECK(reason(h, k) == "no Kineto trace with GPU ops among the inputs");
     CHECK(reason(f->gpus[0].indicators, k) == "no Kineto trace with GPU ops among the inputs");
   }
@@ -340,17 +341,17 @@ TEST_CASE("extract: sessions from a real-shaped journal through prep (lid, AC, a
   auto f = extract::compute_features(c, {});
   REQUIRE(f);
   const auto& h = f->host_indicators;
-  CHECK(value(h, "wall_s") == 49800);           // 18:30:00 .. 08:20:00
-  CHECK(value(h, "battery_s") == 47823);        // 18:41:37 .. 07:58:40
-  CHECK(value(h, "lid_closed_s") == 46410);     // 19:05:11 .. 07:58:41
-  CHECK(value(h, "suspend_s") == 46409);        // 19:05:11 (logind) .. 07:58:40 (kernel resume)
-  CHECK(value(h, "suspend_count") == 1);        // logind, NVIDIA's unit, systemd-sleep, kernel: one
-  CHECK(value(h, "resume_count") == 1);         // kernel and systemd-sleep: one
+  CHECK(value(h, "wall_s") == 49800);        // 18:30:00 .. 08:20:00
+  CHECK(value(h, "battery_s") == 47823);     // 18:41:37 .. 07:58:40
+  CHECK(value(h, "lid_closed_s") == 46410);  // 19:05:11 .. 07:58:41
+  CHECK(value(h, "suspend_s") == 46409);     // 19:05:11 (logind) .. 07:58:40 (kernel resume)
+  CHECK(value(h, "suspend_count") == 1);     // logind, NVIDIA's unit, systemd-sleep, kernel: one
+  CHECK(value(h, "resume_count") == 1);      // kernel and systemd-sleep: one
   CHECK(value(h, "ac_offline_count") == 1);
   CHECK(value(h, "lid_close_count") == 1);
   CHECK(value(h, "ac_switches_per_hour") == Approx(1 / (49800.0 / 3600)));  // off-line only sets the state
   CHECK(value(h, "interruptions_per_hour") == Approx(1 / (49800.0 / 3600)));
-  CHECK(value(h, "shutdown_count") == 0);       // 08:30, after the window
+  CHECK(value(h, "shutdown_count") == 0);  // 08:30, after the window
   CHECK(value(h, "boot_count") == 0);
   // Downtime: AC off-line 18:41:37 .. the sample at 18:41:40, 3 s; the suspend 19:05:11 .. the
   // first sample after it, 07:58:50, 46419 s.
@@ -375,9 +376,9 @@ TEST_CASE("extract: kernel and system logs alone give the host's event indicator
   CHECK(f->to_ns == utc_ns(2024, 9, 3, 6, 30, 52));
   const auto& h = f->host_indicators;
   CHECK(value(h, "gpu_count") == 0);
-  CHECK(value(h, "battery_s") == 47823);    // 18:41:37 .. 07:58:40
-  CHECK(value(h, "suspend_s") == 46409);    // 19:05:11 .. 07:58:40
-  CHECK(value(h, "shutdown_count") == 2);   // logind's "System is rebooting." and the kernel's
+  CHECK(value(h, "battery_s") == 47823);   // 18:41:37 .. 07:58:40
+  CHECK(value(h, "suspend_s") == 46409);   // 19:05:11 .. 07:58:40
+  CHECK(value(h, "shutdown_count") == 2);  // logind's "System is rebooting." and the kernel's
   CHECK(value(h, "boot_count") == 1);
   CHECK(value(h, "xid_count") == 0);
   CHECK(reason(h, "energy_kwh") == "no GPU telemetry in the input (kernel or system logs only)");

@@ -143,10 +143,10 @@ TEST_CASE("extract: energy profile by UTC minute, each interval in the minute it
 
 TEST_CASE("extract: energy profile buckets before the epoch round down", "[extract][energy]") {
   extract::EnergyProfile p;
-  p.add(-1, 1.0);                  // 1 ns before the epoch: minute -1
-  p.add(0, 2.0);                   // minute 0
-  p.add(60 * kSec + 5, 3.0);       // minute 1
-  p.add(59 * kSec, 4.0);           // minute 0 again
+  p.add(-1, 1.0);             // 1 ns before the epoch: minute -1
+  p.add(0, 2.0);              // minute 0
+  p.add(60 * kSec + 5, 3.0);  // minute 1
+  p.add(59 * kSec, 4.0);      // minute 0 again
   REQUIRE(p.kwh_by_minute.size() == 3);
   CHECK(p.kwh_by_minute.at(-1) == 1.0);
   CHECK(p.kwh_by_minute.at(0) == 6.0);
@@ -182,14 +182,14 @@ TEST_CASE("extract: downtime is the union of [event, next busy sample of any GPU
     sample(c, 0, t, 200, busy ? 50 : 0);
   }
   sample(c, 1, 0, 100, 0);
-  sample(c, 1, 42, 100, 10);  // GPU 1 busy at 42 s: work resumed on any GPU
-  incident(c, 25, "xid", "bucket", "reset_gpu");  // next busy sample: GPU 1 at 42 -> [25, 42], 17 s
-  incident(c, 45, "suspend");                     // next busy: GPU 0 at 50 -> [45, 50], 5 s
-  incident(c, 46, "suspend");                     // the same suspend seen by another layer: dropped
-  incident(c, 48, "lid", "state", "closed");      // not an interruption of its own
-  incident(c, 55, "power_source", "state", "online");  // AC back: not an interruption
+  sample(c, 1, 42, 100, 10);                            // GPU 1 busy at 42 s: work resumed on any GPU
+  incident(c, 25, "xid", "bucket", "reset_gpu");        // next busy sample: GPU 1 at 42 -> [25, 42], 17 s
+  incident(c, 45, "suspend");                           // next busy: GPU 0 at 50 -> [45, 50], 5 s
+  incident(c, 46, "suspend");                           // the same suspend seen by another layer: dropped
+  incident(c, 48, "lid", "state", "closed");            // not an interruption of its own
+  incident(c, 55, "power_source", "state", "online");   // AC back: not an interruption
   incident(c, 95, "power_source", "state", "offline");  // no busy sample after: window end 100 -> 5 s
-  incident(c, 300, "gpu_lost");                   // after the window: ignored
+  incident(c, 300, "gpu_lost");                         // after the window: ignored
   InputStats kern;
   kern.format = Format::syslog;
   c.note_inputs({kern});

@@ -83,17 +83,32 @@ Features rich_series() {
   extract::SampleCollector c;
   const double power[] = {300, 290, 200, 100, 100}, util[] = {90, 90, 85, 0, 0}, mem[] = {40, 60, 30, 0, 0},
                mtemp[] = {80, 82, 84, 86, 80}, mclk[] = {1000, 1000, 500, 500, 1000},
-               pclk[] = {1500, 1500, 1200, 300, 300}, mask[] = {4, 4, 0, 1, 0x44}, fb[] = {1000, 2000, 3000, 2000, 1000},
-               enc[] = {10, 10, 0, 0, 0}, rx[] = {100, 200, 300, 400, 500}, gen[] = {4, 4, 1, 1, 4};
+               pclk[] = {1500, 1500, 1200, 300, 300}, mask[] = {4, 4, 0, 1, 0x44},
+               fb[] = {1000, 2000, 3000, 2000, 1000}, enc[] = {10, 10, 0, 0, 0}, rx[] = {100, 200, 300, 400, 500},
+               gen[] = {4, 4, 1, 1, 4};
   for (int i = 0; i < 5; ++i)
     sample(c, i, 0,
-           {{Metric::power_w, power[i]},       {Metric::sm_pct, util[i]},         {Metric::mem_pct, mem[i]},
-            {Metric::mem_temp_c, mtemp[i]},    {Metric::mclk_mhz, mclk[i]},       {Metric::pclk_mhz, pclk[i]},
-            {Metric::throttle_mask, mask[i]},  {Metric::fb_mib, fb[i]},           {Metric::fb_total_mib, 8000},
-            {Metric::enc_pct, enc[i]},         {Metric::dec_pct, 0},              {Metric::rxpci_mb_s, rx[i]},
-            {Metric::txpci_mb_s, 50},          {Metric::power_limit_w, 300},      {Metric::power_default_limit_w, 400},
-            {Metric::pclk_max_mhz, 2000},      {Metric::mclk_max_mhz, 2000},      {Metric::pcie_gen, gen[i]},
-            {Metric::pcie_gen_max, 4},         {Metric::pcie_width, 16},          {Metric::pcie_width_max, 16},
+           {{Metric::power_w, power[i]},
+            {Metric::sm_pct, util[i]},
+            {Metric::mem_pct, mem[i]},
+            {Metric::mem_temp_c, mtemp[i]},
+            {Metric::mclk_mhz, mclk[i]},
+            {Metric::pclk_mhz, pclk[i]},
+            {Metric::throttle_mask, mask[i]},
+            {Metric::fb_mib, fb[i]},
+            {Metric::fb_total_mib, 8000},
+            {Metric::enc_pct, enc[i]},
+            {Metric::dec_pct, 0},
+            {Metric::rxpci_mb_s, rx[i]},
+            {Metric::txpci_mb_s, 50},
+            {Metric::power_limit_w, 300},
+            {Metric::power_default_limit_w, 400},
+            {Metric::pclk_max_mhz, 2000},
+            {Metric::mclk_max_mhz, 2000},
+            {Metric::pcie_gen, gen[i]},
+            {Metric::pcie_gen_max, 4},
+            {Metric::pcie_width, 16},
+            {Metric::pcie_width_max, 16},
             {Metric::temp_c, 60}});
   auto f = extract::compute_features(c, {});
   REQUIRE(f.has_value());
@@ -103,8 +118,9 @@ Features rich_series() {
 // The reference series of test_extract_indicators.cpp (power, sm, temp, pclk only; a 16 s gap).
 Features reference_series() {
   extract::SampleCollector c;
-  const double t[] = {0, 1, 2, 3, 4, 20, 21}, p[] = {100, 200, 200, 100, 300, 200, 400}, u[] = {0, 50, 100, 0, 100, 80, 40},
-               temp[] = {70, 80, 79, 78, 90, 85, 60}, clk[] = {1000, 1500, 2000, 2000, 500, 1000, 1800};
+  const double t[] = {0, 1, 2, 3, 4, 20, 21}, p[] = {100, 200, 200, 100, 300, 200, 400},
+               u[] = {0, 50, 100, 0, 100, 80, 40}, temp[] = {70, 80, 79, 78, 90, 85, 60},
+               clk[] = {1000, 1500, 2000, 2000, 500, 1000, 1800};
   for (int i = 0; i < 7; ++i)
     sample(c, t[i], 0,
            {{Metric::power_w, p[i]}, {Metric::sm_pct, u[i]}, {Metric::temp_c, temp[i]}, {Metric::pclk_mhz, clk[i]}});
@@ -124,7 +140,7 @@ TEST_CASE("extract: F052-F105 on the reference series, by hand", "[extract]") {
   // Idle intervals (left utilisation 0): [0,1] (100+200)/2 = 150 J and [3,4] (100+300)/2 = 200 J.
   CHECK(value(g, "idle_power_w") == Approx(175));
   CHECK(value(g, "idle_energy_kwh") == Approx(350 / 3.6e6));
-  CHECK(value(g, "busy_s") == 3);  // left utilisation 50, 100, 80
+  CHECK(value(g, "busy_s") == 3);                                        // left utilisation 50, 100, 80
   CHECK(value(g, "energy_per_busy_hour_kwh") == Approx(4200.0 / 3000));  // 4200 J / 3 s
   // Held power 100 200 200 100 200: mean 160 W, mean square 28000 -> sd sqrt(2400).
   CHECK(value(g, "power_cv") == Approx(std::sqrt(2400.0) / 160));
@@ -165,16 +181,16 @@ TEST_CASE("extract: F052-F105 on the reference series, by hand", "[extract]") {
 TEST_CASE("extract: power limit, memory, clocks, throttle reasons and PCIe, by hand", "[extract]") {
   const Features f = rich_series();
   const IndicatorSet& g = f.gpus.at(0).indicators;
-  CHECK(value(g, "power_limit_time_s") == 2);   // left 300 and 290 >= 0.95 x 300 = 285
+  CHECK(value(g, "power_limit_time_s") == 2);            // left 300 and 290 >= 0.95 x 300 = 285
   CHECK(value(g, "power_limit_share") == Approx(0.75));  // 300 / 400
-  CHECK(value(g, "starved_fraction") == Approx(0.5));   // (90, 40) and (85, 30) of 4 s
-  CHECK(value(g, "mem_util_mean") == Approx(0.325));    // (40 + 60 + 30 + 0) / 4 / 100
-  CHECK(value(g, "mem_temp_mean_c") == Approx(83));     // (80 + 82 + 84 + 86) / 4
+  CHECK(value(g, "starved_fraction") == Approx(0.5));    // (90, 40) and (85, 30) of 4 s
+  CHECK(value(g, "mem_util_mean") == Approx(0.325));     // (40 + 60 + 30 + 0) / 4 / 100
+  CHECK(value(g, "mem_temp_mean_c") == Approx(83));      // (80 + 82 + 84 + 86) / 4
   CHECK(value(g, "mem_temp_max_c") == 86);
-  CHECK(value(g, "mclk_mean_mhz") == Approx(750));      // (1000 + 1000 + 500 + 500) / 4
-  CHECK(value(g, "mclk_ratio") == Approx(0.375));       // 750 / 2000 (rated)
-  CHECK(value(g, "clock_efficiency") == Approx(0.5625));  // (1500 + 1500 + 1200 + 300) / 4 / 2000
-  CHECK(value(g, "sm_clock_ratio") == Approx(0.75));      // 1125 / 1500 (largest sample)
+  CHECK(value(g, "mclk_mean_mhz") == Approx(750));                // (1000 + 1000 + 500 + 500) / 4
+  CHECK(value(g, "mclk_ratio") == Approx(0.375));                 // 750 / 2000 (rated)
+  CHECK(value(g, "clock_efficiency") == Approx(0.5625));          // (1500 + 1500 + 1200 + 300) / 4 / 2000
+  CHECK(value(g, "sm_clock_ratio") == Approx(0.75));              // 1125 / 1500 (largest sample)
   CHECK(value(g, "throttle_work_lost_fraction") == Approx(0.3));  // 1 - (1500 + 1500 + 1200) / (2000 x 3)
   CHECK(value(g, "throttle_power_cap_fraction") == Approx(0.5));  // left masks 0x4 0x4 0x0 0x1
   CHECK(value(g, "throttle_idle_fraction") == Approx(0.25));
@@ -265,7 +281,9 @@ void generated(extract::SampleCollector& c, double from_s, double to_s) {
               {Metric::pclk_mhz, 1200 + 600 * std::cos(k)},
               {Metric::pclk_max_mhz, 1980},
               {Metric::mclk_mhz, 1500 + 100 * std::sin(k)},
-              {Metric::throttle_mask, (t / 11) % 3 == 0 ? 0 : (t / 11) % 3 == 1 ? 4 : 0x41},
+              {Metric::throttle_mask, (t / 11) % 3 == 0   ? 0
+                                      : (t / 11) % 3 == 1 ? 4
+                                                          : 0x41},
               {Metric::fb_mib, 1000 + t},
               {Metric::fb_total_mib, 81920},
               {Metric::rxpci_mb_s, 100 + t % 50},
@@ -296,12 +314,11 @@ Features extract_part(double from_s, double to_s) {
 }
 
 bool mergeable(const extract::IndicatorDef& d) {
-  static const std::set<std::string_view> kNot = {"temp_steady_s", "temp_slope_5min_c_per_min",
-                                                   "temp_rolling_crossings",
-                                                   // stretches of the sessions, step times and rates
-                                                   "battery_s", "suspend_s",
-                                                   "gpu_unavailable_s", "lid_closed_s", "step_time_mean_s",
-                                                   "step_time_p95_s", "samples_per_s", "iterations_per_s"};
+  static const std::set<std::string_view> kNot = {
+      "temp_steady_s", "temp_slope_5min_c_per_min", "temp_rolling_crossings",
+      // stretches of the sessions, step times and rates
+      "battery_s", "suspend_s", "gpu_unavailable_s", "lid_closed_s", "step_time_mean_s", "step_time_p95_s",
+      "samples_per_s", "iterations_per_s"};
   // The chain is not: a crossing near one document's end has its errors in the next.
   return (d.category != "trace" || d.key == "traces") && d.category != "chain" && kNot.count(d.key) == 0;
 }
@@ -465,7 +482,9 @@ TEST_CASE("merge: quantiles of a generated query CSV merge within the sketch's e
   REQUIRE(s1.held[0].exact());  // GPU 1 power: whole watts
   REQUIRE_FALSE(s1.intervals.exact());
   const double alpha = extract::detail::QuantileSketch::kAlpha;
-  const auto near = [&](double got, double exact) { return std::abs(got - exact) <= alpha * std::abs(exact) * (1 + 1e-9); };
+  const auto near = [&](double got, double exact) {
+    return std::abs(got - exact) <= alpha * std::abs(exact) * (1 + 1e-9);
+  };
   // The whole log's quantiles against the exact ones.
   for (int gpu = 0; gpu < 2; ++gpu) {
     INFO("GPU " << gpu);
@@ -476,11 +495,12 @@ TEST_CASE("merge: quantiles of a generated query CSV merge within the sketch's e
   }
   CHECK(value(whole.gpus[1].indicators, "power_p95_w") == exact_quantile(rows, 1, &Row::power, 0.95));
 
-  const char* keys[] = {"power_p50_w", "power_p95_w", "temp_p50_c", "temp_p95_c",
-                        "util_p50",    "util_p95",    "sample_interval_median_s"};
+  const char* keys[] = {
+      "power_p50_w", "power_p95_w", "temp_p50_c", "temp_p95_c", "util_p50", "util_p95", "sample_interval_median_s"};
   for (const std::size_t cut : {rows.size() / 2, rows.size() / 3 + 1, rows.size() - 7}) {
     INFO("cut after row " << cut);
-    auto merged = extract::merge_features({extract_csv(query_csv(rows, 0, cut)), extract_csv(query_csv(rows, cut, rows.size()))});
+    auto merged =
+        extract::merge_features({extract_csv(query_csv(rows, 0, cut)), extract_csv(query_csv(rows, cut, rows.size()))});
     REQUIRE(merged.has_value());
     REQUIRE(merged->gpus.size() == 2);
     for (std::size_t gpu = 0; gpu < 2; ++gpu) {
@@ -493,8 +513,10 @@ TEST_CASE("merge: quantiles of a generated query CSV merge within the sketch's e
                            : k.rfind("power", 0) == 0      ? sk.held[0].exact()
                            : k.rfind("util", 0) == 0       ? sk.held[1].exact()
                                                            : sk.held[2].exact();
-        if (exact) CHECK(m == Approx(w).epsilon(1e-12));
-        else CHECK(near(m, w));
+        if (exact)
+          CHECK(m == Approx(w).epsilon(1e-12));
+        else
+          CHECK(near(m, w));
       }
     }
     // The host row: the mean over the GPUs, as for any intensive indicator.

@@ -101,9 +101,9 @@ double host(const extract::Features& f, const std::string& key) {
 
 TEST_CASE("faults: members each within the window of the previous one; the boundary is inside", "[extract][faults]") {
   // 0, 60 (gap 60 = the window: joins), 120 (gap 60: joins), 181 (gap 61: a new fault).
-  const auto faults = group({member(0, "0000:01:00", "xid", "restart_app", 13), member(60, "0000:01:00", "xid", "restart_app", 13),
-                             member(120, "0000:01:00", "xid", "restart_app", 13),
-                             member(181, "0000:01:00", "xid", "restart_app", 13)});
+  const auto faults =
+      group({member(0, "0000:01:00", "xid", "restart_app", 13), member(60, "0000:01:00", "xid", "restart_app", 13),
+             member(120, "0000:01:00", "xid", "restart_app", 13), member(181, "0000:01:00", "xid", "restart_app", 13)});
   REQUIRE(faults.size() == 2);
   CHECK(faults[0].count == 3);
   CHECK(faults[0].ts_ns == 0);
@@ -114,9 +114,9 @@ TEST_CASE("faults: members each within the window of the previous one; the bound
 }
 
 TEST_CASE("faults: each GPU has its own; events naming no GPU are the host's", "[extract][faults]") {
-  const auto faults = group({member(0, "0000:01:00", "xid", "restart_app", 13), member(5, "0000:02:00", "xid", "reset_gpu", 62),
-                             member(10, "", "aer", "", -1), member(20, "0000:01:00", "xid", "restart_app", 13),
-                             member(30, "", "aer", "", -1)});
+  const auto faults = group({member(0, "0000:01:00", "xid", "restart_app", 13),
+                             member(5, "0000:02:00", "xid", "reset_gpu", 62), member(10, "", "aer", "", -1),
+                             member(20, "0000:01:00", "xid", "restart_app", 13), member(30, "", "aer", "", -1)});
   REQUIRE(faults.size() == 3);
   CHECK(faults[0].device == "0000:01:00");
   CHECK(faults[0].count == 2);
@@ -131,9 +131,10 @@ TEST_CASE("faults: each GPU has its own; events naming no GPU are the host's", "
 TEST_CASE("faults: ignore members never make a fault alone, but join one", "[extract][faults]") {
   // 0: Xid 43 alone (no fault); 200: Xid 13, 230: Xid 43 (joins: restart_app); 400: Xid 43 then
   // 420: Xid 13 (the pending 43 joins the fault that follows within the window).
-  const auto faults = group({member(0, "0000:01:00", "xid", "ignore", 43), member(200, "0000:01:00", "xid", "restart_app", 13),
-                             member(230, "0000:01:00", "xid", "ignore", 43), member(400, "0000:01:00", "xid", "ignore", 43),
-                             member(420, "0000:01:00", "xid", "restart_app", 13)});
+  const auto faults =
+      group({member(0, "0000:01:00", "xid", "ignore", 43), member(200, "0000:01:00", "xid", "restart_app", 13),
+             member(230, "0000:01:00", "xid", "ignore", 43), member(400, "0000:01:00", "xid", "ignore", 43),
+             member(420, "0000:01:00", "xid", "restart_app", 13)});
   REQUIRE(faults.size() == 2);
   CHECK(extract::fault_members_text(faults[0]) == "Xid 13 then Xid 43");
   CHECK(faults[0].bucket == "restart_app");
@@ -159,7 +160,7 @@ TEST_CASE("faults: a GPU lost and its Xid 79 are one fault, priced as reboot", "
   CHECK(extract::fault_members_text(f->faults[0]) == "Xid 79 then GPU lost");
   CHECK(host(*f, "fault_count") == 1);
   CHECK(host(*f, "fault_reboot_count") == 1);
-  CHECK(host(*f, "xid_count") == 1);        // the line counts stay
+  CHECK(host(*f, "xid_count") == 1);  // the line counts stay
   CHECK(host(*f, "gpu_lost_count") == 1);
 }
 
@@ -170,13 +171,15 @@ TEST_CASE("faults: the most severe member's bucket", "[extract][faults]") {
   CHECK(extract::fault_severity("unknown") < extract::fault_severity("reboot"));
   CHECK(extract::fault_severity("reboot") < extract::fault_severity("contact_support"));
   CHECK(extract::fault_severity("no such bucket") == extract::fault_severity("unknown"));
-  const auto faults = group({member(0, "GPU4", "xid", "restart_app", 13), member(10, "GPU4", "xid", "contact_support", 48),
-                             member(20, "GPU4", "xid", "reset_gpu", 62)});
+  const auto faults =
+      group({member(0, "GPU4", "xid", "restart_app", 13), member(10, "GPU4", "xid", "contact_support", 48),
+             member(20, "GPU4", "xid", "reset_gpu", 62)});
   REQUIRE(faults.size() == 1);
   CHECK(faults[0].bucket == "contact_support");
 }
 
-TEST_CASE("xid buckets: one list for the indicators that count them and the keys that price them", "[extract][faults]") {
+TEST_CASE("xid buckets: one list for the indicators that count them and the keys that price them",
+          "[extract][faults]") {
   const auto config_has = [](const std::string& path) {
     for (const breakeven::ConfigKey& k : breakeven::config_keys())
       if (k.path == path) return true;
@@ -202,14 +205,16 @@ TEST_CASE("xid buckets: one list for the indicators that count them and the keys
 TEST_CASE("faults: downtime is the union of the members' downtimes", "[extract][faults]") {
   // Members at 0 (down to 30), 10 (down to 30: inside), 50 (down to 80): union 30 + 30 = 60 s,
   // not the sum 30 + 20 + 30 = 80 s.
-  const auto faults = group({member(0, "GPU0", "xid", "restart_app", 13, 30), member(10, "GPU0", "xid", "restart_app", 13, 30),
-                             member(50, "GPU0", "xid", "restart_app", 13, 80)});
+  const auto faults =
+      group({member(0, "GPU0", "xid", "restart_app", 13, 30), member(10, "GPU0", "xid", "restart_app", 13, 30),
+             member(50, "GPU0", "xid", "restart_app", 13, 80)});
   REQUIRE(faults.size() == 1);
   REQUIRE(faults[0].downtime_s);
   CHECK(*faults[0].downtime_s == Approx(60.0));
   CHECK(faults[0].downtime_end_ns == 80 * kSec);
   // No utilisation for one member: the union is unknown.
-  const auto unknown = group({member(0, "GPU0", "xid", "restart_app", 13, 30), member(10, "GPU0", "xid", "restart_app", 13)});
+  const auto unknown =
+      group({member(0, "GPU0", "xid", "restart_app", 13, 30), member(10, "GPU0", "xid", "restart_app", 13)});
   REQUIRE(unknown.size() == 1);
   CHECK_FALSE(unknown[0].downtime_s);
 }
@@ -218,8 +223,9 @@ TEST_CASE("faults: regrouping with a longer window keeps the union of downtimes"
   // Grouped within 60 s: fault A 0..10 (down 0..100, 100 s), fault B 80 s later at 90..95 (down
   // 90..100 and 95..100: 10 s). Within 120 s they join; B's first interval lies inside A's last,
   // so the union is 100 s, not 110 s.
-  const auto by60 = group({member(0, "GPU0", "xid", "restart_app", 13, 100), member(10, "GPU0", "xid", "restart_app", 13, 100),
-                           member(90, "GPU0", "xid", "reset_gpu", 62, 100), member(95, "GPU0", "xid", "reset_gpu", 62, 100)});
+  const auto by60 =
+      group({member(0, "GPU0", "xid", "restart_app", 13, 100), member(10, "GPU0", "xid", "restart_app", 13, 100),
+             member(90, "GPU0", "xid", "reset_gpu", 62, 100), member(95, "GPU0", "xid", "reset_gpu", 62, 100)});
   REQUIRE(by60.size() == 2);
   CHECK(*by60[0].downtime_s == Approx(100.0));
   CHECK(*by60[1].downtime_s == Approx(10.0));
@@ -230,14 +236,17 @@ TEST_CASE("faults: regrouping with a longer window keeps the union of downtimes"
   CHECK(by120[0].bucket == "reset_gpu");
   CHECK(extract::fault_members_text(by120[0]) == "Xid 13 \u00d72 then Xid 62 \u00d72");
   // Disjoint downtimes add: A down 0..20, B at 90 down 90..100 -> 30 s.
-  const auto apart = group({member(0, "GPU0", "xid", "restart_app", 13, 20), member(90, "GPU0", "xid", "restart_app", 13, 100)});
+  const auto apart =
+      group({member(0, "GPU0", "xid", "restart_app", 13, 20), member(90, "GPU0", "xid", "restart_app", 13, 100)});
   REQUIRE(apart.size() == 2);
   CHECK(*extract::regroup_faults(apart, 120)[0].downtime_s == Approx(30.0));
   // Another GPU's fault never joins.
-  CHECK(extract::regroup_faults({by60[0], group({member(20, "GPU1", "xid", "restart_app", 13, 30)})[0]}, 120).size() == 2);
+  CHECK(extract::regroup_faults({by60[0], group({member(20, "GPU1", "xid", "restart_app", 13, 30)})[0]}, 120).size() ==
+        2);
 }
 
-TEST_CASE("breakeven: a fault costs its bucket's operator hours once, whatever its member count", "[breakeven][faults]") {
+TEST_CASE("breakeven: a fault costs its bucket's operator hours once, whatever its member count",
+          "[breakeven][faults]") {
   breakeven::CostConfig c;
   c.hourly_wage = 50;
   c.incident_restart_app_h = 0.1;
@@ -248,9 +257,9 @@ TEST_CASE("breakeven: a fault costs its bucket's operator hours once, whatever i
   job.util = {1.0};
   // A burst of 181 Xid 13 then an Xid 43: restart_app once, 0.1 h x 50 = 5; a GPU lost with its
   // Xid 79: reboot once, 1 h x 50 = 50. Total 55, not 181 x 5 + 2 x 50 = 1005.
-  job.faults = group({member(0, "0000:38:00", "xid", "restart_app", 13), member(1, "0000:38:00", "xid", "restart_app", 13),
-                      member(2, "0000:38:00", "xid", "ignore", 43), member(1000, "0000:01:00", "xid", "reboot", 79),
-                      member(1000, "0000:01:00", "gpu_lost", "", -1)});
+  job.faults = group({member(0, "0000:38:00", "xid", "restart_app", 13),
+                      member(1, "0000:38:00", "xid", "restart_app", 13), member(2, "0000:38:00", "xid", "ignore", 43),
+                      member(1000, "0000:01:00", "xid", "reboot", 79), member(1000, "0000:01:00", "gpu_lost", "", -1)});
   job.faults[0].members[0].count = 181;  // as if the burst had printed 181 lines
   const auto r = breakeven::compute(c, job);
   REQUIRE(r.incidents.size() == 2);

@@ -65,8 +65,10 @@ TEST_CASE("incident store: spilled runs read back as a stable sort of the arriva
     }
     CHECK(store.size() == 4000);
     CHECK(store.status());
-    if (budget < 4000) CHECK(store.runs() > 5);
-    else CHECK(store.runs() == 0);
+    if (budget < 4000)
+      CHECK(store.runs() > 5);
+    else
+      CHECK(store.runs() == 0);
     std::stable_sort(expected.begin(), expected.end(), [](const Arrival& a, const Arrival& b) { return a.ts < b.ts; });
     std::size_t k = 0;
     bool same = true;
@@ -159,7 +161,7 @@ TEST_CASE("extract: a burst of incidents is one entry with its count and the uni
   // members' downtimes: [12, 20), [15, 20), [50, 51), [105, 130): a union of 8 + 1 + 25 = 34 s.
   for (const std::int64_t t : {12, 15, 50, 105}) incident(c, t * kSec, "xid", "bucket", "restart_app", 13);
   incident(c, 200 * kSec, "xid", "bucket", "restart_app", 13);  // 95 s after: a burst of its own
-  incident(c, 106 * kSec, "xid", "bucket", "reset_gpu", 79);     // another code: its own entry
+  incident(c, 106 * kSec, "xid", "bucket", "reset_gpu", 79);    // another code: its own entry
   auto f = extract::compute_features(c, {});
   REQUIRE(f);
   REQUIRE(f->incidents.size() == 3);
@@ -224,9 +226,11 @@ TEST_CASE("extract: an incidents[] entry with a count needs its last time", "[ex
   const auto with_entry = [&](const std::string& entry) {
     return extract::features_from_json(doc.substr(0, list) + "\"incidents\": [" + entry + doc.substr(end), "t.json");
   };
-  REQUIRE(with_entry(R"({"ts_ns": 5000000000, "kind": "xid", "bucket": "restart_app", "code": 13, "count": 1, "downtime_s": 1})"));
+  REQUIRE(with_entry(
+      R"({"ts_ns": 5000000000, "kind": "xid", "bucket": "restart_app", "code": 13, "count": 1, "downtime_s": 1})"));
   // A document written before bursts: one incident per entry, no count.
-  const auto old = with_entry(R"({"ts_ns": 5000000000, "kind": "xid", "bucket": "restart_app", "code": 13, "downtime_s": 2})");
+  const auto old =
+      with_entry(R"({"ts_ns": 5000000000, "kind": "xid", "bucket": "restart_app", "code": 13, "downtime_s": 2})");
   REQUIRE(old);
   REQUIRE(old->incidents.size() == 1);
   CHECK(old->incidents[0].count == 1);

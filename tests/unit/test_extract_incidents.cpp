@@ -45,8 +45,8 @@ TEST_CASE("extract: incidents counted in the window, one suspend per 120 s clust
   c.on_event(sample(100, 100));  // the window is 0..100 s
   incident(c, 10, "xid", "bucket", "reset_gpu");
   incident(c, 20, "xid", "bucket", "restart_app");
-  incident(c, 25, "xid", "bucket", "ignore");      // counted in xid_count only
-  incident(c, 200, "xid", "bucket", "reboot");      // after the window: not counted
+  incident(c, 25, "xid", "bucket", "ignore");   // counted in xid_count only
+  incident(c, 200, "xid", "bucket", "reboot");  // after the window: not counted
   incident(c, 40, "gpu_lost");
   incident(c, 41, "aer", "severity", "corrected");
   incident(c, 42, "aer", "severity", "corrected");

@@ -92,18 +92,18 @@ const IndicatorSet& gpu(const Features& f, int index) {
 //   20        200      80      85       1000
 //   21        400      40      60       1800
 const std::vector<Row> kReference = {
-    {0, 100, 0, 70, 1000},   {1, 200, 50, 80, 1500}, {2, 200, 100, 79, 2000}, {3, 100, 0, 78, 2000},
+    {0, 100, 0, 70, 1000},  {1, 200, 50, 80, 1500},  {2, 200, 100, 79, 2000}, {3, 100, 0, 78, 2000},
     {4, 300, 100, 90, 500}, {20, 200, 80, 85, 1000}, {21, 400, 40, 60, 1800},
 };
 
 }  // namespace
 
 TEST_CASE("extract: gap limit is max(10 s, 5 x median interval)", "[extract]") {
-  CHECK(extract::gap_limit_s(0) == 10.0);   // max(10, 0)
-  CHECK(extract::gap_limit_s(1) == 10.0);   // max(10, 5 x 1 = 5)
-  CHECK(extract::gap_limit_s(2) == 10.0);   // max(10, 5 x 2 = 10)
-  CHECK(extract::gap_limit_s(4) == 20.0);   // max(10, 5 x 4 = 20)
-  CHECK(extract::gap_limit_s(60) == 300.0); // max(10, 5 x 60 = 300)
+  CHECK(extract::gap_limit_s(0) == 10.0);    // max(10, 0)
+  CHECK(extract::gap_limit_s(1) == 10.0);    // max(10, 5 x 1 = 5)
+  CHECK(extract::gap_limit_s(2) == 10.0);    // max(10, 5 x 2 = 10)
+  CHECK(extract::gap_limit_s(4) == 20.0);    // max(10, 5 x 4 = 20)
+  CHECK(extract::gap_limit_s(60) == 300.0);  // max(10, 5 x 60 = 300)
 }
 
 TEST_CASE("extract: reference series, every GPU indicator by hand", "[extract]") {
@@ -218,8 +218,8 @@ TEST_CASE("extract: host aggregates sum energy, take max of maxima, average the 
   // GPU 0: t 0, 5, 10   power 100 100 100   sm 0 100 50   temp 70 80 75   pclk 1000 1000 1000
   // GPU 1: t 0, 10      power 300 300       sm 100 100    temp 60 90      pclk 500 1000
   const std::vector<Row> rows = {
-      {0, 100, 0, 70, 1000, 0},    {5, 100, 100, 80, 1000, 0}, {10, 100, 50, 75, 1000, 0},
-      {0, 300, 100, 60, 500, 1},   {10, 300, 100, 90, 1000, 1},
+      {0, 100, 0, 70, 1000, 0},  {5, 100, 100, 80, 1000, 0},  {10, 100, 50, 75, 1000, 0},
+      {0, 300, 100, 60, 500, 1}, {10, 300, 100, 90, 1000, 1},
   };
   const Features f = features_of(rows);
   REQUIRE(f.gpus.size() == 2);
@@ -250,25 +250,27 @@ TEST_CASE("extract: host aggregates sum energy, take max of maxima, average the 
   CHECK(value(h, "gpu_count") == 2.0);
   CHECK(value(h, "wall_s") == Approx(10.0));
   CHECK(value(h, "energy_kwh") == Approx(4000.0 / kJPerKwh));  // sum: 1000 + 3000 J
-  CHECK(value(h, "energy_filled_fraction") == Approx(0.0));     // 0 J filled of 4000 J
-  CHECK(value(h, "samples") == 5.0);                            // sum: 3 + 2
-  CHECK(value(h, "power_max_w") == 300.0);                      // max(100, 300)
-  CHECK(value(h, "temp_max_c") == 90.0);                        // max(80, 90)
-  CHECK(value(h, "power_mean_w") == Approx(200.0));             // (100 + 300) / 2
-  CHECK(value(h, "power_p95_w") == Approx(200.0));              // (100 + 300) / 2
-  CHECK(value(h, "util_mean") == Approx(0.75));                 // (0.5 + 1.0) / 2
-  CHECK(value(h, "idle_fraction") == Approx(0.25));             // (0.5 + 0) / 2
-  CHECK(value(h, "temp_mean_c") == Approx(67.5));               // (75 + 60) / 2
-  CHECK(value(h, "time_above_78c_s") == Approx(2.5));           // (5 + 0) / 2
-  CHECK(value(h, "sm_clock_ratio") == Approx(0.75));            // (1 + 0.5) / 2
-  CHECK(value(h, "coverage") == Approx(1.0));                   // (1 + 1) / 2
-  CHECK(value(h, "sample_interval_median_s") == Approx(7.5));   // (5 + 10) / 2
+  CHECK(value(h, "energy_filled_fraction") == Approx(0.0));    // 0 J filled of 4000 J
+  CHECK(value(h, "samples") == 5.0);                           // sum: 3 + 2
+  CHECK(value(h, "power_max_w") == 300.0);                     // max(100, 300)
+  CHECK(value(h, "temp_max_c") == 90.0);                       // max(80, 90)
+  CHECK(value(h, "power_mean_w") == Approx(200.0));            // (100 + 300) / 2
+  CHECK(value(h, "power_p95_w") == Approx(200.0));             // (100 + 300) / 2
+  CHECK(value(h, "util_mean") == Approx(0.75));                // (0.5 + 1.0) / 2
+  CHECK(value(h, "idle_fraction") == Approx(0.25));            // (0.5 + 0) / 2
+  CHECK(value(h, "temp_mean_c") == Approx(67.5));              // (75 + 60) / 2
+  CHECK(value(h, "time_above_78c_s") == Approx(2.5));          // (5 + 0) / 2
+  CHECK(value(h, "sm_clock_ratio") == Approx(0.75));           // (1 + 0.5) / 2
+  CHECK(value(h, "coverage") == Approx(1.0));                  // (1 + 1) / 2
+  CHECK(value(h, "sample_interval_median_s") == Approx(7.5));  // (5 + 10) / 2
 }
 
 TEST_CASE("extract: host energy is absent when a GPU has no power, never a partial sum", "[extract]") {
   // GPU 0 has power (100 W x 10 s), GPU 1 only temperature.
-  const Features f = features_of({{0, 100, kNone, 60, kNone, 0}, {10, 100, kNone, 60, kNone, 0},
-                                  {0, kNone, kNone, 70, kNone, 1}, {10, kNone, kNone, 80, kNone, 1}});
+  const Features f = features_of({{0, 100, kNone, 60, kNone, 0},
+                                  {10, 100, kNone, 60, kNone, 0},
+                                  {0, kNone, kNone, 70, kNone, 1},
+                                  {10, kNone, kNone, 80, kNone, 1}});
   CHECK(value(gpu(f, 0), "energy_kwh") == Approx(1000.0 / kJPerKwh));
   CHECK(absent_reason(gpu(f, 1), "energy_kwh") == "no power samples");
   const std::string reason = absent_reason(f.host_indicators, "energy_kwh");
@@ -282,8 +284,8 @@ TEST_CASE("extract: host energy is absent when a GPU has no power, never a parti
 
 TEST_CASE("extract: telemetry without a GPU index belongs to GPU 0", "[extract]") {
   // Two rows with gpu = -1 and one with gpu = 0 form one series of three samples.
-  const Features f = features_of({{0, 100, kNone, kNone, kNone, -1}, {1, 100, kNone, kNone, kNone, 0},
-                                  {2, 100, kNone, kNone, kNone, -1}});
+  const Features f = features_of(
+      {{0, 100, kNone, kNone, kNone, -1}, {1, 100, kNone, kNone, kNone, 0}, {2, 100, kNone, kNone, kNone, -1}});
   REQUIRE(f.gpus.size() == 1);
   CHECK(f.gpus[0].gpu == 0);
   CHECK(value(gpu(f, 0), "samples") == 3.0);
@@ -312,9 +314,9 @@ TEST_CASE("extract: --from/--to choose the window", "[extract]") {
     const Features f = features_of(rows, o);
     CHECK(f.chosen_by == "flags");
     CHECK(f.to_exclusive);
-    CHECK(value(gpu(f, 0), "wall_s") == Approx(3.0));                      // 5 - 2
-    CHECK(value(gpu(f, 0), "samples") == 3.0);                             // t 2, 3, 4 (t 5 is the next window's)
-    CHECK(value(gpu(f, 0), "energy_kwh") == Approx(300.0 / kJPerKwh));     // 100 W x 2 s + 100 W x 1 s filled
+    CHECK(value(gpu(f, 0), "wall_s") == Approx(3.0));                   // 5 - 2
+    CHECK(value(gpu(f, 0), "samples") == 3.0);                          // t 2, 3, 4 (t 5 is the next window's)
+    CHECK(value(gpu(f, 0), "energy_kwh") == Approx(300.0 / kJPerKwh));  // 100 W x 2 s + 100 W x 1 s filled
     CHECK(value(gpu(f, 0), "coverage") == Approx(2.0 / 3.0));
   }
   SECTION("consecutive windows [2, 5) and [5, 8) tile time: merge takes them and equals [2, 8)") {
@@ -432,8 +434,8 @@ TEST_CASE("extract: a lone sample", "[extract]") {
     CHECK(value(g, "idle_fraction") == 0.0);      // 40 % is not 0 %
     CHECK(value(g, "temp_mean_c") == 65.0);
     CHECK(value(g, "temp_max_c") == 65.0);
-    CHECK(value(g, "time_above_78c_s") == 0.0);   // no covered time
-    CHECK(value(g, "sm_clock_ratio") == 1.0);     // 1200 / 1200
+    CHECK(value(g, "time_above_78c_s") == 0.0);  // no covered time
+    CHECK(value(g, "sm_clock_ratio") == 1.0);    // 1200 / 1200
   }
   SECTION("inside a 10 s window: all energy is filled") {
     extract::ExtractOptions o;
@@ -441,8 +443,8 @@ TEST_CASE("extract: a lone sample", "[extract]") {
     o.to_ns = at(5);
     const Features f = features_of(lone, o);
     const IndicatorSet& g = gpu(f, 0);
-    CHECK(value(g, "coverage") == 0.0);                                // 0 s covered of 10 s
-    CHECK(value(g, "energy_kwh") == Approx(250.0 * 10 / kJPerKwh));   // 250 W x 10 s = 2500 J
+    CHECK(value(g, "coverage") == 0.0);                              // 0 s covered of 10 s
+    CHECK(value(g, "energy_kwh") == Approx(250.0 * 10 / kJPerKwh));  // 250 W x 10 s = 2500 J
     CHECK(value(g, "energy_filled_fraction") == Approx(1.0));
   }
 }
@@ -517,8 +519,10 @@ TEST_CASE("extract: features JSON round trip keeps every value and reason", "[ex
       const auto it = y.find(key);
       REQUIRE(it != y.end());
       REQUIRE(v.value.has_value() == it->second.value.has_value());
-      if (v.value) CHECK(*v.value == *it->second.value);  // shortest round-trip digits: exact
-      else CHECK(v.reason == it->second.reason);
+      if (v.value)
+        CHECK(*v.value == *it->second.value);  // shortest round-trip digits: exact
+      else
+        CHECK(v.reason == it->second.reason);
     }
   };
   same(f.host_indicators, back->host_indicators);
@@ -540,9 +544,8 @@ TEST_CASE("extract: catalogue ids are unique and consecutive, keys unique", "[ex
   const auto cat = extract::catalogue();
   REQUIRE(!cat.empty());
   std::set<std::string_view> keys;
-  const std::set<std::string_view> units = {"s",   "kWh", "W",   "°C",   "ratio", "count", "us",
-                                           "GB/s", "kWh/h", "MHz", "MiB", "MB/s", "°C/min", "1/h",
-                                           "1/s",  "count/crossing"};
+  const std::set<std::string_view> units = {"s",     "kWh", "W",   "°C",   "ratio",  "count", "us",  "GB/s",
+                                            "kWh/h", "MHz", "MiB", "MB/s", "°C/min", "1/h",   "1/s", "count/crossing"};
   for (std::size_t i = 0; i < cat.size(); ++i) {
     const auto& d = cat[i];
     CHECK(d.id == fmt::format("F{:03}", i + 1));  // F001, F002, ...
@@ -554,9 +557,9 @@ TEST_CASE("extract: catalogue ids are unique and consecutive, keys unique", "[ex
   }
   CHECK(extract::find_indicator("no_such_key") == nullptr);
   // Every key the issue names is in the catalogue.
-  for (const char* k : {"wall_s", "coverage", "energy_kwh", "energy_filled_fraction", "power_mean_w", "power_p95_w",
-                        "power_max_w", "util_mean", "idle_fraction", "temp_mean_c", "temp_max_c", "time_above_78c_s",
-                        "sm_clock_ratio"})
+  for (const char* k :
+       {"wall_s", "coverage", "energy_kwh", "energy_filled_fraction", "power_mean_w", "power_p95_w", "power_max_w",
+        "util_mean", "idle_fraction", "temp_mean_c", "temp_max_c", "time_above_78c_s", "sm_clock_ratio"})
     CHECK(extract::find_indicator(k) != nullptr);
 }
 

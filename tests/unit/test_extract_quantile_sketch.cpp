@@ -172,7 +172,8 @@ TEST_CASE("quantile sketch: merge is independent of the order", "[extract][sketc
   Pairs all = a_and_c;
   all.insert(all.end(), large.begin(), large.end());
   const QuantileSketch direct = sketch_of(all);
-  const std::vector<std::vector<const QuantileSketch*>> orders = {{&a, &b, &c}, {&c, &b, &a}, {&b, &a, &c}, {&b, &c, &a}};
+  const std::vector<std::vector<const QuantileSketch*>> orders = {
+      {&a, &b, &c}, {&c, &b, &a}, {&b, &a, &c}, {&b, &c, &a}};
   for (const auto& order : orders) {
     QuantileSketch m;
     for (const QuantileSketch* part : order) m.merge(*part);
@@ -200,7 +201,7 @@ TEST_CASE("quantile sketch: merge is independent of the order", "[extract][sketc
 TEST_CASE("quantile sketch: at most kMaxBuckets per sign; the smallest magnitudes fold", "[extract][sketch]") {
   QuantileSketch s;
   for (int i = 0; i < 3000; ++i) s.add(100 + i * 0.1);  // buckets
-  s.add(1e-200);                                          // far below: folds into the lowest kept bucket
+  s.add(1e-200);                                        // far below: folds into the lowest kept bucket
   s.add(1e200, 1);
   s.add(-1e-200);
   s.add(-1e200);
@@ -341,11 +342,16 @@ TEST_CASE("quantile sketch: a hostile sketch in a document is a clear error", "[
            {"{\"exact\": [[1]]}", "pair"},
            {"{\"exact\": \"x\"}", "not an array"},
            {"[1, 2]", "not an object"},
-           {"{\"alpha\": 0.01, \"min\": 1, \"max\": 2, \"zero\": 0, \"positive\": [], \"negative\": []}", "relative accuracy"},
-           {"{\"alpha\": 0.005, \"min\": 1, \"max\": 2, \"zero\": 0, \"positive\": [[1e12, 1]], \"negative\": []}", "bucket index"},
-           {"{\"alpha\": 0.005, \"min\": 1, \"max\": 2, \"zero\": 0, \"positive\": [[1.5, 1]], \"negative\": []}", "bucket index"},
-           {"{\"alpha\": 0.005, \"max\": 2, \"zero\": 0, \"positive\": [[1, 1]], \"negative\": []}", "min, max or zero"},
-           {"{\"alpha\": 0.005, \"min\": 1, \"max\": 2, \"zero\": 0, \"positive\": [[1, 1]]}", "'negative' is not an array"}}) {
+           {"{\"alpha\": 0.01, \"min\": 1, \"max\": 2, \"zero\": 0, \"positive\": [], \"negative\": []}",
+            "relative accuracy"},
+           {"{\"alpha\": 0.005, \"min\": 1, \"max\": 2, \"zero\": 0, \"positive\": [[1e12, 1]], \"negative\": []}",
+            "bucket index"},
+           {"{\"alpha\": 0.005, \"min\": 1, \"max\": 2, \"zero\": 0, \"positive\": [[1.5, 1]], \"negative\": []}",
+            "bucket index"},
+           {"{\"alpha\": 0.005, \"max\": 2, \"zero\": 0, \"positive\": [[1, 1]], \"negative\": []}",
+            "min, max or zero"},
+           {"{\"alpha\": 0.005, \"min\": 1, \"max\": 2, \"zero\": 0, \"positive\": [[1, 1]]}",
+            "'negative' is not an array"}}) {
     INFO(sketch);
     auto r = with(sketch);
     REQUIRE_FALSE(r.has_value());

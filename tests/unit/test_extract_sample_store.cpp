@@ -14,7 +14,8 @@ using gpucost::extract::SampleStore;
 
 namespace {
 
-std::vector<Sample> read_all(const SampleStore& store, int gpu, std::int64_t from = INT64_MIN, std::int64_t to = INT64_MAX) {
+std::vector<Sample> read_all(const SampleStore& store, int gpu, std::int64_t from = INT64_MIN,
+                             std::int64_t to = INT64_MAX) {
   std::vector<Sample> out;
   store.for_each(gpu, from, to, [&](const Sample& s) { out.push_back(s); });
   return out;
@@ -32,15 +33,18 @@ TEST_CASE("sample store: spilled runs read back as a stable sort of the arrival 
       Sample s;
       const int gpu = static_cast<int>(rng() % 3);
       // Mostly increasing, with jumps back and many equal instants (power tells them apart).
-      s.ts_ns = (i / 3) * 1'000'000'000LL - static_cast<std::int64_t>(rng() % 4 == 0 ? (rng() % 50) * 1'000'000'000LL : 0);
+      s.ts_ns =
+          (i / 3) * 1'000'000'000LL - static_cast<std::int64_t>(rng() % 4 == 0 ? (rng() % 50) * 1'000'000'000LL : 0);
       s.power_w = i;
       store.add(gpu, s);
       expected[gpu].push_back(s);
     }
     CHECK(store.size() == 5000);
     CHECK(store.status());
-    if (budget < 5000) CHECK(store.runs() > 0);
-    else CHECK(store.runs() == 0);
+    if (budget < 5000)
+      CHECK(store.runs() > 0);
+    else
+      CHECK(store.runs() == 0);
     for (int gpu = 0; gpu < 3; ++gpu) {
       std::stable_sort(expected[gpu].begin(), expected[gpu].end(),
                        [](const Sample& a, const Sample& b) { return a.ts_ns < b.ts_ns; });
@@ -89,8 +93,10 @@ TEST_CASE("sample store: without a writable TMPDIR it keeps the samples in memor
     CHECK(store.status().error().message.find("cannot create a temporary file") != std::string::npos);
     CHECK(read_all(store, 0).size() == 100);  // nothing lost
   }
-  if (old != nullptr) ::setenv("TMPDIR", saved.c_str(), 1);
-  else ::unsetenv("TMPDIR");
+  if (old != nullptr)
+    ::setenv("TMPDIR", saved.c_str(), 1);
+  else
+    ::unsetenv("TMPDIR");
 }
 
 #include <gpucost/core/event.hpp>

@@ -61,11 +61,11 @@ TEST_CASE("fuzz: a date far outside 1900-2200 is no valid time (ns overflow)", "
       "0332-06-12T14:22:19.000000+02:00 l40s-rack3 kernel: NVRM: Xid (PCI:0000:01:00): 79, pid=1, name=x\n"
       "2024-06-12T14:22:20.000000+02:00 l40s-rack3 kernel: NVRM: Xid (PCI:0000:01:00): 79, pid=1, name=x\n",
       forced(gpucost::Format::syslog), "Europe/Berlin"));
-  check_no_events_from_junk_time(run_prep_text(
-      "timestamp, name, index, utilization.gpu [%]\n"
-      "9999/06/12 14:22:18.123, NVIDIA A100, 0, 50 %\n"
-      "2024/06/12 14:22:19.123, NVIDIA A100, 0, 51 %\n",
-      forced(gpucost::Format::query_csv), "Europe/Berlin"));
+  check_no_events_from_junk_time(
+      run_prep_text("timestamp, name, index, utilization.gpu [%]\n"
+                    "9999/06/12 14:22:18.123, NVIDIA A100, 0, 50 %\n"
+                    "2024/06/12 14:22:19.123, NVIDIA A100, 0, 51 %\n",
+                    forced(gpucost::Format::query_csv), "Europe/Berlin"));
   check_no_events_from_junk_time(run_prep_text(
       "2024-06-12T14:22:18.120456+02:00 l40s-rack3 kernel: NVRM: Xid (PCI:0000:01:00): 79, pid=1, name=x\n"
       "9999-06-12T14:22:18.120456+02:00 l40s-rack3 kernel: NVRM: Xid (PCI:0000:01:00): 79, pid=1, name=x\n",
@@ -81,16 +81,15 @@ TEST_CASE("fuzz: a 12-digit kernel uptime overflows no more", "[fuzz]") {
   dmesg.boot_time_ns = gpucost::test::utc_ns(2024, 6, 12, 0, 0, 0);
   check_no_events_from_junk_time(
       run_prep_text("[    3.441802] " + xid + "[123456789012.000000] " + xid + "[41886204130.5] " + xid, dmesg));
-  check_no_events_from_junk_time(
-      run_prep_text("[123456789012.000000] " + xid, forced(gpucost::Format::dmesg)));
+  check_no_events_from_junk_time(run_prep_text("[123456789012.000000] " + xid, forced(gpucost::Format::dmesg)));
   prep::PrepOptions syslog = forced(gpucost::Format::syslog);
   syslog.year = 2024;
   check_no_events_from_junk_time(run_prep_text(
       "Jun 12 14:22:18 gpu01 kernel: [81901004431.000000] " + xid + "Jun 12 14:22:19 gpu01 kernel: [   12.5] " + xid,
       syslog));
-  check_no_events_from_junk_time(run_prep_text(
-      "[17118194939.123456] gpu01 kernel: " + xid + "[    5.000001] gpu01 kernel: " + xid,
-      forced(gpucost::Format::journal_text)));
+  check_no_events_from_junk_time(
+      run_prep_text("[17118194939.123456] gpu01 kernel: " + xid + "[    5.000001] gpu01 kernel: " + xid,
+                    forced(gpucost::Format::journal_text)));
   check_no_events_from_junk_time(run_prep_text("[55216118209.000000] " + xid + "[    1.000000] " + xid));
 }
 
@@ -115,11 +114,11 @@ TEST_CASE("fuzz: a /dev/kmsg record with a 17-digit usec stamp overflows no more
   // 95 years of uptime or more is now no /dev/kmsg stamp.
   prep::PrepOptions o = forced(gpucost::Format::dmesg);
   o.boot_time_ns = gpucost::test::utc_ns(2024, 6, 12, 0, 0, 0);
-  check_no_events_from_junk_time(run_prep_text(
-      "6,5518,811204331,-;nvidia-nvswitch3: open (major=508)\n"
-      "3,5521,81500007815000102,-;NVRM: Xid (PCI:0000:1b:00): 74, pid=1, name=x\n"
-      "3,5522,99999999999999999999,-;NVRM: Xid (PCI:0000:1b:00): 74, pid=1, name=x\n",
-      o));
+  check_no_events_from_junk_time(
+      run_prep_text("6,5518,811204331,-;nvidia-nvswitch3: open (major=508)\n"
+                    "3,5521,81500007815000102,-;NVRM: Xid (PCI:0000:1b:00): 74, pid=1, name=x\n"
+                    "3,5522,99999999999999999999,-;NVRM: Xid (PCI:0000:1b:00): 74, pid=1, name=x\n",
+                    o));
 }
 
 TEST_CASE("fuzz: an rtc line with an 11-digit epoch gives no boot time (ns overflow)", "[fuzz]") {

@@ -56,7 +56,8 @@ TEST_CASE("io::EventWriter: one JSON line per event, metrics in table order, ext
   CHECK(out ==
         "{\"type\":\"event\",\"ts_ns\":1718194938123000000,\"source\":\"query-csv\",\"host\":\"node \\\"7\\\"\","
         "\"gpu\":3,\"kind\":\"sample\",\"power_w\":245.32,\"temp_c\":0.30000000000000004,\"sm_pct\":98,"
-        "\"name\":\"NVIDIA A100\\tSXM\",\"extra\":{\"ecc.mode.current\":\"Enabled\",\"encoder.stats.sessionCount\":0}}\n");
+        "\"name\":\"NVIDIA "
+        "A100\\tSXM\",\"extra\":{\"ecc.mode.current\":\"Enabled\",\"encoder.stats.sessionCount\":0}}\n");
 }
 
 TEST_CASE("io::EventWriter: TSV ends each row with the fields that have no column, as key=value pairs", "[io][tsv]") {
@@ -157,7 +158,8 @@ TEST_CASE("io::read_event_stream: bad lines are counted, a wrong version is an e
         "{\"type\":\"event\",\"ts_ns\":\"soon\",\"source\":\"dmon\"}\n"
         "not json\n"
         "\n"
-        "{\"type\":\"event\",\"ts_ns\":1,\"source\":\"dmon\",\"host\":\"h\",\"gpu\":0,\"kind\":\"sample\",\"power_w\":5}\n");
+        "{\"type\":\"event\",\"ts_ns\":1,\"source\":\"dmon\",\"host\":\"h\",\"gpu\":0,\"kind\":\"sample\",\"power_w\":"
+        "5}\n");
     test::CollectingSink sink;
     InputStats st;
     REQUIRE(io::read_event_stream(*reader, sink, st));

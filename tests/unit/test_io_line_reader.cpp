@@ -319,8 +319,12 @@ TEST_CASE("io::line_reader: UTF-16 with a byte-order mark (Windows PowerShell's 
           "[io][line_reader]") {
   // nvidia-smi's CSV header and a row, CRLF as on Windows; a degree sign, an accented name and
   // a character outside the BMP (a surrogate pair) to convert.
-  const std::u16string text = u"timestamp, index, temperature.gpu\r\n2024/06/12 14:22:18.123, 0, 41 \u00B0C\r\nRTX \u00E9t\u00E9 \U0001F525\r\n";
-  const std::vector<std::string> want = {"timestamp, index, temperature.gpu", "2024/06/12 14:22:18.123, 0, 41 \xC2\xB0" "C",
+  const std::u16string text =
+      u"timestamp, index, temperature.gpu\r\n2024/06/12 14:22:18.123, 0, 41 \u00B0C\r\nRTX \u00E9t\u00E9 "
+      u"\U0001F525\r\n";
+  const std::vector<std::string> want = {"timestamp, index, temperature.gpu",
+                                         "2024/06/12 14:22:18.123, 0, 41 \xC2\xB0"
+                                         "C",
                                          "RTX \xC3\xA9t\xC3\xA9 \xF0\x9F\x94\xA5"};
   for (const bool le : {true, false}) {
     INFO((le ? "UTF-16LE" : "UTF-16BE"));
@@ -334,7 +338,8 @@ TEST_CASE("io::line_reader: UTF-16 with a byte-order mark (Windows PowerShell's 
   }
   // Large enough to cross the decoder's 64 KiB reads, with a surrogate pair at every offset.
   std::u16string big;
-  for (int i = 0; i < 40000; ++i) big += u"ab\U0001F525" + std::u16string(static_cast<std::size_t>(i % 3), u'x') + u"\n";
+  for (int i = 0; i < 40000; ++i)
+    big += u"ab\U0001F525" + std::u16string(static_cast<std::size_t>(i % 3), u'x') + u"\n";
   const ReadAll b = read_string(utf16(big, true));
   REQUIRE(b.lines.size() == 40000);
   CHECK(b.lines[39999] == "ab\xF0\x9F\x94\xA5");  // 39999 % 3 == 0
@@ -343,12 +348,16 @@ TEST_CASE("io::line_reader: UTF-16 with a byte-order mark (Windows PowerShell's 
 
 TEST_CASE("io::line_reader: a UTF-8 byte-order mark is dropped; broken UTF-16 is replaced or reported",
           "[io][line_reader]") {
-  CHECK(read_string("\xEF\xBB\xBFtimestamp, index\n1, 2\n").lines == std::vector<std::string>{"timestamp, index", "1, 2"});
+  CHECK(read_string("\xEF\xBB\xBFtimestamp, index\n1, 2\n").lines ==
+        std::vector<std::string>{"timestamp, index", "1, 2"});
   CHECK(read_string("\xEF\xBB").lines == std::vector<std::string>{"\xEF\xBB"});  // too short for a mark: kept
   CHECK(read_string("").lines.empty());
   // An unpaired low surrogate and a high one at the end become U+FFFD.
-  const std::string lone = utf16(u"a", true) + std::string("\x00\xDC", 2) + std::string("b\0\n\0", 4) + std::string("\x3D\xD8", 2);
-  CHECK(read_string(lone).lines == std::vector<std::string>{"a\xEF\xBF\xBD" "b", "\xEF\xBF\xBD"});
+  const std::string lone =
+      utf16(u"a", true) + std::string("\x00\xDC", 2) + std::string("b\0\n\0", 4) + std::string("\x3D\xD8", 2);
+  CHECK(read_string(lone).lines == std::vector<std::string>{"a\xEF\xBF\xBD"
+                                                            "b",
+                                                            "\xEF\xBF\xBD"});
   // An odd last byte: the text before it is kept, the cut is reported.
   const ReadAll odd = read_string(utf16(u"line 1\nline 2\n", true) + "x");
   CHECK(odd.lines == std::vector<std::string>{"line 1", "line 2"});

@@ -8,15 +8,15 @@
 #include <fmt/format.h>
 #include <sqlite3.h>
 
+#include <unistd.h>
 #include <atomic>
-#include <cmath>
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <future>
 #include <string>
 #include <thread>
-#include <unistd.h>
 
 namespace {
 
@@ -153,7 +153,8 @@ TEST_CASE("ledger: a writer holding the lock briefly does not make an append fai
   auto holder = std::async(std::launch::async, [&] {
     sqlite3* db = nullptr;
     sqlite3_open(path.c_str(), &db);
-    const int rc = sqlite3_exec(db, "BEGIN IMMEDIATE; INSERT INTO configs VALUES ('x', 'y')", nullptr, nullptr, nullptr);
+    const int rc =
+        sqlite3_exec(db, "BEGIN IMMEDIATE; INSERT INTO configs VALUES ('x', 'y')", nullptr, nullptr, nullptr);
     locked.set_value();
     std::this_thread::sleep_for(std::chrono::milliseconds(700));
     sqlite3_exec(db, "COMMIT", nullptr, nullptr, nullptr);
@@ -316,7 +317,8 @@ TEST_CASE("ledger: a run's faults are listed once each, with their member count"
   REQUIRE(ledger->append(rec));
   CHECK(count(path, "SELECT count(*) FROM run_faults") == 1);
   CHECK(count(path, "SELECT events FROM run_faults") == 182);
-  CHECK(count(path, "SELECT count(*) FROM run_faults WHERE what = 'Xid 13 \u00d7181 then Xid 43' AND bucket = "
-                    "'restart_app' AND device = '0000:38:00' AND ts = '2025-01-21T02:21:33.000Z' AND cost = 5 "
-                    "AND operator_hours = 0.1 AND downtime_s = 57") == 1);
+  CHECK(count(path,
+              "SELECT count(*) FROM run_faults WHERE what = 'Xid 13 \u00d7181 then Xid 43' AND bucket = "
+              "'restart_app' AND device = '0000:38:00' AND ts = '2025-01-21T02:21:33.000Z' AND cost = 5 "
+              "AND operator_hours = 0.1 AND downtime_s = 57") == 1);
 }

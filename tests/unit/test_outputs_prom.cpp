@@ -78,8 +78,7 @@ TEST_CASE("outputs: metric names follow the Prometheus conventions", "[outputs][
   }
 }
 
-TEST_CASE("outputs: textfile has HELP and TYPE per family, converted values, no absent indicator",
-          "[outputs][prom]") {
+TEST_CASE("outputs: textfile has HELP and TYPE per family, converted values, no absent indicator", "[outputs][prom]") {
   const std::string t = textfile();
   INFO(t);
   CHECK(t.find("# HELP gpucost_local_cost ") != std::string::npos);

@@ -126,11 +126,15 @@ TEST_CASE("pipeline::with_journal_boot_time: dmesg uptime placed with the journa
   // = 1718194938.000000 - 120.000000 s and 1718194999.500000 - 181.400000 s (0.1 s later: the
   // smallest is taken) -> boot at 1718194818 s.
   write(dir / "journal.json",
-        "{\"__REALTIME_TIMESTAMP\":\"1718100000000000\",\"__MONOTONIC_TIMESTAMP\":\"5000000\",\"_BOOT_ID\":\"b1\",\"MESSAGE\":\"x\"}\n"
-        "{\"__REALTIME_TIMESTAMP\":\"1718194938000000\",\"__MONOTONIC_TIMESTAMP\":\"120000000\",\"_BOOT_ID\":\"b2\",\"MESSAGE\":\"y\"}\n"
-        "{\"__REALTIME_TIMESTAMP\":\"1718194999500000\",\"__MONOTONIC_TIMESTAMP\":\"181400000\",\"_BOOT_ID\":\"b2\",\"MESSAGE\":\"z\"}\n");
+        "{\"__REALTIME_TIMESTAMP\":\"1718100000000000\",\"__MONOTONIC_TIMESTAMP\":\"5000000\",\"_BOOT_ID\":\"b1\","
+        "\"MESSAGE\":\"x\"}\n"
+        "{\"__REALTIME_TIMESTAMP\":\"1718194938000000\",\"__MONOTONIC_TIMESTAMP\":\"120000000\",\"_BOOT_ID\":\"b2\","
+        "\"MESSAGE\":\"y\"}\n"
+        "{\"__REALTIME_TIMESTAMP\":\"1718194999500000\",\"__MONOTONIC_TIMESTAMP\":\"181400000\",\"_BOOT_ID\":\"b2\","
+        "\"MESSAGE\":\"z\"}\n");
   const prep::PrepOptions none;
-  const auto o = pipeline::with_journal_boot_time(probed({(dir / "dmesg.txt").string(), (dir / "journal.json").string()}, none), none);
+  const auto o = pipeline::with_journal_boot_time(
+      probed({(dir / "dmesg.txt").string(), (dir / "journal.json").string()}, none), none);
   REQUIRE(o.boot_time_ns);
   CHECK(*o.boot_time_ns == 1718194818LL * 1'000'000'000);
   CHECK(o.boot_time_origin.find("boot b2") != std::string::npos);
@@ -138,6 +142,7 @@ TEST_CASE("pipeline::with_journal_boot_time: dmesg uptime placed with the journa
   CHECK_FALSE(pipeline::with_journal_boot_time(probed({(dir / "journal.json").string()}, none), none).boot_time_ns);
   prep::PrepOptions given;
   given.boot_time_ns = 7;
-  CHECK(*pipeline::with_journal_boot_time(probed({(dir / "dmesg.txt").string(), (dir / "journal.json").string()}, given), given)
+  CHECK(*pipeline::with_journal_boot_time(
+             probed({(dir / "dmesg.txt").string(), (dir / "journal.json").string()}, given), given)
              .boot_time_ns == 7);
 }

@@ -11,7 +11,8 @@ using gpucost::test::run_prep_text;
 using gpucost::test::utc_ns;
 namespace prep = gpucost::prep;
 
-TEST_CASE("prep::bug-report: sections go to their parsers, copies of one event are written once", "[prep][bug-report]") {
+TEST_CASE("prep::bug-report: sections go to their parsers, copies of one event are written once",
+          "[prep][bug-report]") {
   const auto r = run_prep_text(fixture("bug-report/nvidia-bug-report_a100_535.log"), {}, "Europe/Berlin");
   check_accounting(r);
   CHECK(r.stats.format == gpucost::Format::bug_report);

@@ -9,11 +9,11 @@
 #include <gpucost/pipeline/inputs.hpp>
 #include <gpucost/prep/clock_check.hpp>
 
-#include <filesystem>
-#include <fstream>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <filesystem>
+#include <fstream>
 
 using gpucost::test::PrepRun;
 using gpucost::test::utc_ns;
@@ -119,8 +119,9 @@ TEST_CASE("prep::syslog: the inferred year is kept when it puts events inside th
   REQUIRE(r.events.size() == 1);
   CHECK(r.events[0].ts_ns == utc_ns(2026, 11, 28, 14, 5, 0));
   CHECK(r.stats.clock == "local time in UTC, year 2026 inferred from the file's modification time");
-  CHECK(has_note_with(r.stats, "stamps without a year: year 2026 inferred from the file's modification time; the "
-                               "file's time is 2026-12-01T09:00:00Z: give --year if it was copied without keeping it"));
+  CHECK(has_note_with(r.stats,
+                      "stamps without a year: year 2026 inferred from the file's modification time; the "
+                      "file's time is 2026-12-01T09:00:00Z: give --year if it was copied without keeping it"));
 }
 
 TEST_CASE("prep::syslog: a file time a year late is corrected by the telemetry (year - 1)", "[prep][clock]") {
@@ -129,9 +130,10 @@ TEST_CASE("prep::syslog: a file time a year late is corrected by the telemetry (
   REQUIRE(r.events.size() == 1);
   CHECK(r.events[0].ts_ns == utc_ns(2026, 11, 28, 14, 5, 0));
   CHECK(r.stats.clock == "local time in UTC, year 2026 inferred from the telemetry of the same run");
-  CHECK(has_note_with(r.stats, "stamps without a year: 2027 (from the file's modification time 2027-12-01T09:00:00Z) "
-                               "puts all its events outside the telemetry (2026-11-28T14:00:00Z to "
-                               "2026-11-28T14:30:00Z); 2026 puts them inside: 2026 used"));
+  CHECK(has_note_with(r.stats,
+                      "stamps without a year: 2027 (from the file's modification time 2027-12-01T09:00:00Z) "
+                      "puts all its events outside the telemetry (2026-11-28T14:00:00Z to "
+                      "2026-11-28T14:30:00Z); 2026 puts them inside: 2026 used"));
 }
 
 TEST_CASE("prep::syslog: a 2017 kern.log copied in 2026 goes back N years to its telemetry", "[prep][clock]") {
@@ -177,8 +179,9 @@ TEST_CASE("prep::syslog: a log across New Year keeps its rollover when re-dated"
   REQUIRE(r.events.size() == 2);
   CHECK(r.events[0].ts_ns == utc_ns(2016, 12, 31, 23, 59, 0));
   CHECK(r.events[1].ts_ns == utc_ns(2017, 1, 1, 0, 1, 0));
-  CHECK(r.stats.clock == "local time in UTC, years 2016-2017 inferred from the telemetry of the same run (Dec->Jan "
-                         "rollover)");
+  CHECK(r.stats.clock ==
+        "local time in UTC, years 2016-2017 inferred from the telemetry of the same run (Dec->Jan "
+        "rollover)");
 }
 
 TEST_CASE("prep::syslog and journal: events carry the host their line names; --host wins", "[prep][clock]") {

@@ -150,7 +150,8 @@ TEST_CASE("prep::dcgmi: MIG instances follow their GPU, cycles by repeated entit
 }
 
 TEST_CASE("prep::dcgmi: a string field with spaces is cut at the header's columns", "[prep][dcgmi]") {
-  const PrepRun r = run_prep_text(fixture("dcgmi/l40sx2_dcgm33_dvnam.txt"), with_start("2025-01-20T08:00:00+01:00", 2.0));
+  const PrepRun r =
+      run_prep_text(fixture("dcgmi/l40sx2_dcgm33_dvnam.txt"), with_start("2025-01-20T08:00:00+01:00", 2.0));
   check_accounting(r);
   CHECK(r.stats.events == 4);
   CHECK(r.stats.malformed == 0);
@@ -178,18 +179,19 @@ TEST_CASE("prep::dcgmi: an error instead of data is malformed and noted", "[prep
   CHECK(r.stats.examples[0].line == 3);
   CHECK(r.stats.examples[0].reason == "dcgmi error message instead of data");
   bool noted = false;
-  for (const auto& n : r.stats.notes) noted = noted || n.find("Error setting watches. Result: -29") != std::string::npos;
+  for (const auto& n : r.stats.notes)
+    noted = noted || n.find("Error setting watches. Result: -29") != std::string::npos;
   CHECK(noted);
 }
 
 TEST_CASE("prep::dcgmi: rows that do not fit the header", "[prep][dcgmi]") {
   const std::string text =
-      "GPU 0     250.000\n"                 // before any header
+      "GPU 0     250.000\n"  // before any header
       "#Entity   POWER             TMPTR        \n"
       "ID         W                 C            \n"
       "GPU 0     250.000           61           \n"
       "GPU 1     abc               60           \n"  // not a number
-      "GPU 2     249.000\n"                        // a value missing
+      "GPU 2     249.000\n"                          // a value missing
       "Unable to get GPU topology information. The entities in the output may be unsorted. Error: -1\n"
       "bogus line\n";
   // Detection needs the header first: the input is read as dcgmi only when forced.

@@ -7,8 +7,8 @@
 #include <fstream>
 #include <sstream>
 
-using gpucost::test::PrepRun;
 using gpucost::test::fixture;
+using gpucost::test::PrepRun;
 using gpucost::test::run_prep_text;
 namespace prep = gpucost::prep;
 

@@ -6,10 +6,10 @@
 
 #include "support.hpp"
 
-using gpucost::test::PrepRun;
 using gpucost::test::check_accounting;
 using gpucost::test::field;
 using gpucost::test::fixture;
+using gpucost::test::PrepRun;
 using gpucost::test::run_prep_text;
 using gpucost::test::utc_ns;
 namespace prep = gpucost::prep;

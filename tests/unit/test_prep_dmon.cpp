@@ -7,9 +7,9 @@
 #include <fstream>
 #include <sstream>
 
-using gpucost::test::PrepRun;
-using gpucost::test::fixture;
 using gpucost::test::check_accounting;
+using gpucost::test::fixture;
+using gpucost::test::PrepRun;
 using gpucost::test::run_prep_text;
 using gpucost::test::utc_ns;
 namespace prep = gpucost::prep;
@@ -17,7 +17,6 @@ namespace prep = gpucost::prep;
 namespace {
 
 constexpr std::int64_t kSec = gpucost::kNsPerSecond;
-
 
 std::string replace_all(std::string s, const std::string& from, const std::string& to) {
   for (std::size_t pos = 0; (pos = s.find(from, pos)) != std::string::npos; pos += to.size())
@@ -205,8 +204,7 @@ TEST_CASE("prep::dmon: -o T takes the date from --date and crosses midnight", "[
   CHECK(noted);
 }
 
-TEST_CASE("prep::dmon: -o T over a night with a DST change uses the offset of the rolled-over day",
-          "[prep][dmon]") {
+TEST_CASE("prep::dmon: -o T over a night with a DST change uses the offset of the rolled-over day", "[prep][dmon]") {
   // Europe/Berlin, --date 2024-03-30: the capture runs past midnight into 2024-03-31, when the
   // clocks go from 02:00 CET to 03:00 CEST.
   const std::string text =
@@ -227,8 +225,7 @@ TEST_CASE("prep::dmon: -o T over a night with a DST change uses the offset of th
   CHECK(r.events[3].ts_ns == utc_ns(2024, 3, 31, 1, 0, 0));  // 03:00 CEST, one second later
 }
 
-TEST_CASE("prep::dmon: no time column: --start + cycle x --interval, cycles split on the GPU index",
-          "[prep][dmon]") {
+TEST_CASE("prep::dmon: no time column: --start + cycle x --interval, cycles split on the GPU index", "[prep][dmon]") {
   const std::string text = fixture("dmon/a100x8_535_s_pc.txt");
   const PrepRun r = run_prep_text(text, with_start("2024-06-12T10:00:00Z", 2.0));
   check_accounting(r);
@@ -281,8 +278,7 @@ TEST_CASE("prep::dmon: a repeated header pair with another -s order remaps the c
   for (std::size_t i = 0; i < 4; ++i) CHECK(r.events[i].ts_ns == static_cast<std::int64_t>(i) * kSec);
 }
 
-TEST_CASE("prep::dmon: MIG mode rows have '-' utilisation and numeric power, temperature, clocks",
-          "[prep][dmon]") {
+TEST_CASE("prep::dmon: MIG mode rows have '-' utilisation and numeric power, temperature, clocks", "[prep][dmon]") {
   const PrepRun r = run_prep_text(fixture("dmon/h100mig_590.txt"));
   check_accounting(r);
   CHECK(r.stats.malformed == 0);
@@ -342,9 +338,8 @@ TEST_CASE("prep::dmon: a row with the wrong token count is malformed with a reas
 TEST_CASE("prep::dmon: a data row before any header is malformed", "[prep][dmon]") {
   prep::PrepOptions o;
   o.forced = gpucost::Format::dmon;  // the first line is data, so detection alone would not say dmon
-  const std::string text =
-      "    0    287     66      -     91     38      0      0      0      0  10001   2505 \n" +
-      fixture("dmon/rtx6000ada_x2_595_default.txt");
+  const std::string text = "    0    287     66      -     91     38      0      0      0      0  10001   2505 \n" +
+                           fixture("dmon/rtx6000ada_x2_595_default.txt");
   const PrepRun r = run_prep_text(text, o);
   check_accounting(r);
   CHECK(r.stats.lines == 9);

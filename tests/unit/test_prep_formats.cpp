@@ -10,9 +10,9 @@
 #include <set>
 #include <string>
 
-using gpucost::test::PrepRun;
 using gpucost::test::check_accounting;
 using gpucost::test::fixture;
+using gpucost::test::PrepRun;
 using gpucost::test::run_prep_text;
 namespace prep = gpucost::prep;
 
@@ -98,7 +98,7 @@ TEST_CASE("prep::formats: traits are the row's, and a format is at most one of t
   CHECK(prep::format_traits(gpucost::Format::bug_report).host_log_inside);  // its kernel log section
   const prep::FormatTraits none = prep::format_traits(gpucost::Format::unknown);
   CHECK_FALSE((none.telemetry || none.host_log || none.year_less || none.profiler || none.whole_document ||
-                none.host_log_inside));
+               none.host_log_inside));
 }
 
 TEST_CASE("prep::formats: each format is detected from its fixture and read by its row's parser", "[prep][formats]") {

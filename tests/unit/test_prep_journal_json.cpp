@@ -11,11 +11,11 @@
 #include <algorithm>
 #include <string>
 
+using gpucost::test::check_accounting;
 using gpucost::test::field;
 using gpucost::test::fixture;
 using gpucost::test::OwnedEvent;
 using gpucost::test::PrepRun;
-using gpucost::test::check_accounting;
 using gpucost::test::run_prep_text;
 namespace prep = gpucost::prep;
 
@@ -56,12 +56,13 @@ TEST_CASE("prep::journal-json: compact -o json of systemd 255", "[prep][journal-
   // "Lid closed." written twice (an array of two strings): the first one; the entry carries
   // _SOURCE_REALTIME_TIMESTAMP, 2871 µs before journald received it.
   check_event(r.events[2], 1741079827652511 - 2871, "lid", "ws-kestrel");
-  check_event(r.events[3], 1741079829161874 - 957, "suspend", "ws-kestrel");  // systemd-sleep: Performing sleep operation
-  check_event(r.events[4], 1741079829254660, "suspend", "ws-kestrel");        // kernel: PM: suspend entry (deep)
-  check_event(r.events[5], 1741109590231233, "resume", "ws-kestrel");         // kernel: PM: suspend exit
-  check_event(r.events[6], 1741109590656117 - 3012, "lid", "ws-kestrel");     // Lid opened.
-  check_event(r.events[7], 1741109593802090, "xid", "ws-kestrel");            // Xid 79 (kernel, __REALTIME_TIMESTAMP)
-  check_event(r.events[8], 1741117213062905, "power_source", "ws-kestrel");   // second boot: (off-line)
+  check_event(r.events[3], 1741079829161874 - 957, "suspend",
+              "ws-kestrel");                                               // systemd-sleep: Performing sleep operation
+  check_event(r.events[4], 1741079829254660, "suspend", "ws-kestrel");     // kernel: PM: suspend entry (deep)
+  check_event(r.events[5], 1741109590231233, "resume", "ws-kestrel");      // kernel: PM: suspend exit
+  check_event(r.events[6], 1741109590656117 - 3012, "lid", "ws-kestrel");  // Lid opened.
+  check_event(r.events[7], 1741109593802090, "xid", "ws-kestrel");         // Xid 79 (kernel, __REALTIME_TIMESTAMP)
+  check_event(r.events[8], 1741117213062905, "power_source", "ws-kestrel");  // second boot: (off-line)
   for (const auto& e : r.events) CHECK(e.gpu == -1);
   // Fields are the classifier's (kernel_events.cpp); a few, to see the text got there whole.
   CHECK(field(r.events[0], "state") == "online");
@@ -166,7 +167,7 @@ TEST_CASE("prep::journal-json: MESSAGE as bytes, nulls, repeated fields, identif
   check_event(r.events[0], 1700000000000001, "xid");
   CHECK(field(r.events[0], "code") == "13");
   CHECK(field(r.events[0], "message") == "Graphics Exception \xff");  // the bytes, as they were
-  check_event(r.events[1], 1700000000000000, "lid");  // _SOURCE_REALTIME_TIMESTAMP wins
+  check_event(r.events[1], 1700000000000000, "lid");                  // _SOURCE_REALTIME_TIMESTAMP wins
   CHECK(field(r.events[1], "state") == "closed");
   CHECK(has_note(r, "boot 0123456789abcdef0123456789abcdef: boot time 2023-11-14T22:13:15Z"));
 }
@@ -218,9 +219,11 @@ TEST_CASE("prep::journal-json: malformed entries are reported, the rest still pa
 TEST_CASE("prep::journal-json: detection from the first object", "[prep][journal-json][detect]") {
   const prep::PrepOptions o;
   CHECK(prep::detect_format(fixture("journal-json/ws_rtx4090_compact_sd255.json"), o) == gpucost::Format::journal_json);
-  CHECK(prep::detect_format(fixture("journal-json/gpunode_a100_spaced_sd239.json"), o) == gpucost::Format::journal_json);
+  CHECK(prep::detect_format(fixture("journal-json/gpunode_a100_spaced_sd239.json"), o) ==
+        gpucost::Format::journal_json);
   CHECK(prep::detect_format(fixture("journal-json/mw_a3000_pretty_sd252.json"), o) == gpucost::Format::journal_json);
-  CHECK(prep::detect_format("{\"type\":\"header\",\"schema\":\"gpucost.events\"}\n", o) != gpucost::Format::journal_json);
+  CHECK(prep::detect_format("{\"type\":\"header\",\"schema\":\"gpucost.events\"}\n", o) !=
+        gpucost::Format::journal_json);
   gpucost::Format f{};
   REQUIRE(prep::format_from_name("journal-json", f));
   CHECK(f == gpucost::Format::journal_json);

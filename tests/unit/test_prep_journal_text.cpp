@@ -6,9 +6,9 @@
 
 #include "support.hpp"
 
-using gpucost::test::PrepRun;
 using gpucost::test::field;
 using gpucost::test::fixture;
+using gpucost::test::PrepRun;
 using gpucost::test::run_prep_text;
 using gpucost::test::utc_ns;
 namespace prep = gpucost::prep;
@@ -37,8 +37,8 @@ std::vector<std::string> kinds(const PrepRun& r) {
 }  // namespace
 
 TEST_CASE("prep::journal-text: short, zero-padded days, lid, AC, suspend, a boot separator", "[prep][journal]") {
-  const PrepRun r = run_prep_text(fixture("journal-text/short_thinkpad_p16_lid_ac.txt"), with_year(2024),
-                                  "Europe/Berlin");
+  const PrepRun r =
+      run_prep_text(fixture("journal-text/short_thinkpad_p16_lid_ac.txt"), with_year(2024), "Europe/Berlin");
   check_lines(r);
   CHECK(r.stats.format == gpucost::Format::journal_text);
   CHECK(r.stats.lines == 25);
@@ -83,8 +83,8 @@ TEST_CASE("prep::journal-text: short-iso-precise", "[prep][journal]") {
 }
 
 TEST_CASE("prep::journal-text: short-precise, a failed suspend", "[prep][journal]") {
-  const PrepRun r = run_prep_text(fixture("journal-text/short_precise_xps15_sleep_fail.txt"), with_year(2025),
-                                  "America/Los_Angeles");
+  const PrepRun r =
+      run_prep_text(fixture("journal-text/short_precise_xps15_sleep_fail.txt"), with_year(2025), "America/Los_Angeles");
   check_lines(r);
   CHECK(r.stats.format == gpucost::Format::journal_text);
   REQUIRE(kinds(r) == std::vector<std::string>{"suspend", "suspend", "suspend", "resume", "resume"});
@@ -135,7 +135,8 @@ TEST_CASE("prep::journal-text: short-monotonic with and without --boot-time", "[
 }
 
 TEST_CASE("prep::journal-text: French locale, no host field, abbreviations with a dot", "[prep][journal]") {
-  const PrepRun r = run_prep_text(fixture("journal-text/fr_locale_nohost_suspend.txt"), with_year(2024), "Europe/Paris");
+  const PrepRun r =
+      run_prep_text(fixture("journal-text/fr_locale_nohost_suspend.txt"), with_year(2024), "Europe/Paris");
   check_lines(r);
   CHECK(r.stats.format == gpucost::Format::journal_text);
   REQUIRE(kinds(r) == std::vector<std::string>{"suspend", "suspend", "resume", "resume", "lid"});
@@ -174,11 +175,10 @@ TEST_CASE("prep::journal-text: continuation lines of multi-line messages", "[pre
 
 TEST_CASE("prep::journal-text: detection", "[prep][journal][detect]") {
   const prep::PrepOptions o;
-  for (const char* rel :
-       {"journal-text/short_thinkpad_p16_lid_ac.txt", "journal-text/short_iso_dgx_a100_reboot.txt",
-        "journal-text/short_precise_xps15_sleep_fail.txt", "journal-text/short_unix_gpu01_xid.txt",
-        "journal-text/short_monotonic_gpu01_boots.txt", "journal-text/fr_locale_nohost_suspend.txt",
-        "journal-text/ru_locale_nohost_aer.txt"}) {
+  for (const char* rel : {"journal-text/short_thinkpad_p16_lid_ac.txt", "journal-text/short_iso_dgx_a100_reboot.txt",
+                          "journal-text/short_precise_xps15_sleep_fail.txt", "journal-text/short_unix_gpu01_xid.txt",
+                          "journal-text/short_monotonic_gpu01_boots.txt", "journal-text/fr_locale_nohost_suspend.txt",
+                          "journal-text/ru_locale_nohost_aer.txt"}) {
     INFO(rel);
     CHECK(prep::detect_format(fixture(rel), o) == gpucost::Format::journal_text);
   }

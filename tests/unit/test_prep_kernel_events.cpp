@@ -133,15 +133,17 @@ TEST_CASE("kernel events: Xid lines of every driver generation", "[kernel][xid]"
                  {"bucket", "restart_app"},
                  {"message", "Ch 0000000b, engmask 00000120, intr 10000000"}});
   // 8-hex-digit domain, bus id with a function.
-  expect_kernel("NVRM: Xid (PCI:00000000:3b:00): 48, pid='<unknown>', name=<unknown>, An uncorrectable double bit "
-                "error (DBE) has been detected on GPU in the framebuffer at partition 2, subpartition 0.",
-                "xid",
-                {{"code", "48"},
-                 {"pci", "00000000:3b:00"},
-                 {"xid_name", "ROBUST_CHANNEL_GPU_ECC_DBE"},
-                 {"bucket", "reset_gpu"},
-                 {"message", "An uncorrectable double bit error (DBE) has been detected on GPU in the framebuffer at "
-                             "partition 2, subpartition 0."}});
+  expect_kernel(
+      "NVRM: Xid (PCI:00000000:3b:00): 48, pid='<unknown>', name=<unknown>, An uncorrectable double bit "
+      "error (DBE) has been detected on GPU in the framebuffer at partition 2, subpartition 0.",
+      "xid",
+      {{"code", "48"},
+       {"pci", "00000000:3b:00"},
+       {"xid_name", "ROBUST_CHANNEL_GPU_ECC_DBE"},
+       {"bucket", "reset_gpu"},
+       {"message",
+        "An uncorrectable double bit error (DBE) has been detected on GPU in the framebuffer at "
+        "partition 2, subpartition 0."}});
   expect_kernel("NVRM: Xid (PCI:0000:00:1e.0): 79, pid=0, GPU has fallen off the bus.", "xid",
                 {{"code", "79"},
                  {"pci", "0000:00:1e.0"},
@@ -152,29 +154,31 @@ TEST_CASE("kernel events: Xid lines of every driver generation", "[kernel][xid]"
 }
 
 TEST_CASE("kernel events: MIG attribution, GPU names, row remapping, Xid 154", "[kernel][xid]") {
-  expect_kernel("NVRM: Xid (PCI:0000:b3:00 GPU-I:05 GPU-CI:01): 94, pid=7194, name=python3, Contained: CE User "
-                "Channel (0x9). RST: No, D-RST: No",
-                "xid",
-                {{"code", "94"},
-                 {"pci", "0000:b3:00"},
-                 {"gpu_instance", "5"},
-                 {"compute_instance", "1"},
-                 {"pid", "7194"},
-                 {"process", "python3"},
-                 {"xid_name", "ROBUST_CHANNEL_CONTAINED_ERROR"},
-                 {"bucket", "restart_app"},
-                 {"message", "Contained: CE User Channel (0x9). RST: No, D-RST: No"}});
+  expect_kernel(
+      "NVRM: Xid (PCI:0000:b3:00 GPU-I:05 GPU-CI:01): 94, pid=7194, name=python3, Contained: CE User "
+      "Channel (0x9). RST: No, D-RST: No",
+      "xid",
+      {{"code", "94"},
+       {"pci", "0000:b3:00"},
+       {"gpu_instance", "5"},
+       {"compute_instance", "1"},
+       {"pid", "7194"},
+       {"process", "python3"},
+       {"xid_name", "ROBUST_CHANNEL_CONTAINED_ERROR"},
+       {"bucket", "restart_app"},
+       {"message", "Contained: CE User Channel (0x9). RST: No, D-RST: No"}});
   // NVIDIA's memory-error guide shows a pid without a name.
-  expect_kernel("NVRM: Xid (PCI:0000:01:00 GPU-I:05): 94, pid=7194, Contained: CE User Channel (0x9). RST: No, "
-                "D-RST: No",
-                "xid",
-                {{"code", "94"},
-                 {"pci", "0000:01:00"},
-                 {"gpu_instance", "5"},
-                 {"pid", "7194"},
-                 {"xid_name", "ROBUST_CHANNEL_CONTAINED_ERROR"},
-                 {"bucket", "restart_app"},
-                 {"message", "Contained: CE User Channel (0x9). RST: No, D-RST: No"}});
+  expect_kernel(
+      "NVRM: Xid (PCI:0000:01:00 GPU-I:05): 94, pid=7194, Contained: CE User Channel (0x9). RST: No, "
+      "D-RST: No",
+      "xid",
+      {{"code", "94"},
+       {"pci", "0000:01:00"},
+       {"gpu_instance", "5"},
+       {"pid", "7194"},
+       {"xid_name", "ROBUST_CHANNEL_CONTAINED_ERROR"},
+       {"bucket", "restart_app"},
+       {"message", "Contained: CE User Channel (0x9). RST: No, D-RST: No"}});
   expect_kernel("NVRM: Xid (GPU4): 120, pid=51234, name=python, GSP task exception", "xid",
                 {{"code", "120"},
                  {"gpu_ref", "GPU4"},
@@ -183,42 +187,48 @@ TEST_CASE("kernel events: MIG attribution, GPU names, row remapping, Xid 154", "
                  {"xid_name", "GSP_ERROR"},
                  {"bucket", "reset_gpu"},
                  {"message", "GSP task exception"}});
-  expect_kernel("NVRM: Xid (PCI:0000:10:1c): 63, pid=1896, Row Remapper: New row marked for remapping, reset gpu to "
-                "activate.",
-                "xid",
-                {{"code", "63"},
-                 {"pci", "0000:10:1c"},
-                 {"pid", "1896"},
-                 {"xid_name", "INFOROM_DRAM_RETIREMENT_EVENT"},
-                 {"bucket", "ignore"},
-                 {"message", "Row Remapper: New row marked for remapping, reset gpu to activate."}});
+  expect_kernel(
+      "NVRM: Xid (PCI:0000:10:1c): 63, pid=1896, Row Remapper: New row marked for remapping, reset gpu to "
+      "activate.",
+      "xid",
+      {{"code", "63"},
+       {"pci", "0000:10:1c"},
+       {"pid", "1896"},
+       {"xid_name", "INFOROM_DRAM_RETIREMENT_EVENT"},
+       {"bucket", "ignore"},
+       {"message", "Row Remapper: New row marked for remapping, reset gpu to activate."}});
   // Xid 154: the bucket comes from the recovery action the message names.
-  expect_kernel("NVRM: Xid (PCI:0000:01:00): 154, GPU recovery action changed from 0x0 (None) to 0x2 (Node Reboot "
-                "Required)",
-                "xid",
-                {{"code", "154"},
-                 {"pci", "0000:01:00"},
-                 {"xid_name", "GPU_RECOVERY_ACTION_CHANGED"},
-                 {"bucket", "reboot"},
-                 {"recovery_action", "Node Reboot Required"},
-                 {"message", "GPU recovery action changed from 0x0 (None) to 0x2 (Node Reboot Required)"}});
-  expect_kernel("NVRM: Xid (PCI:0008:01:00): 154, GPU recovery action changed from 0x0 (None) to 0x1 (GPU Reset "
-                "Required)",
-                "xid",
-                {{"code", "154"},
-                 {"pci", "0008:01:00"},
-                 {"xid_name", "GPU_RECOVERY_ACTION_CHANGED"},
-                 {"bucket", "reset_gpu"},
-                 {"recovery_action", "GPU Reset Required"},
-                 {"message", "GPU recovery action changed from 0x0 (None) to 0x1 (GPU Reset Required)"}});
-  CHECK(classify("kernel", "NVRM: Xid (PCI:0000:01:00): 154, GPU recovery action changed from 0x0 (None) to 0x2 (OS "
-                           "Reboot)")
+  expect_kernel(
+      "NVRM: Xid (PCI:0000:01:00): 154, GPU recovery action changed from 0x0 (None) to 0x2 (Node Reboot "
+      "Required)",
+      "xid",
+      {{"code", "154"},
+       {"pci", "0000:01:00"},
+       {"xid_name", "GPU_RECOVERY_ACTION_CHANGED"},
+       {"bucket", "reboot"},
+       {"recovery_action", "Node Reboot Required"},
+       {"message", "GPU recovery action changed from 0x0 (None) to 0x2 (Node Reboot Required)"}});
+  expect_kernel(
+      "NVRM: Xid (PCI:0008:01:00): 154, GPU recovery action changed from 0x0 (None) to 0x1 (GPU Reset "
+      "Required)",
+      "xid",
+      {{"code", "154"},
+       {"pci", "0008:01:00"},
+       {"xid_name", "GPU_RECOVERY_ACTION_CHANGED"},
+       {"bucket", "reset_gpu"},
+       {"recovery_action", "GPU Reset Required"},
+       {"message", "GPU recovery action changed from 0x0 (None) to 0x1 (GPU Reset Required)"}});
+  CHECK(classify("kernel",
+                 "NVRM: Xid (PCI:0000:01:00): 154, GPU recovery action changed from 0x0 (None) to 0x2 (OS "
+                 "Reboot)")
             .fields["bucket"] == "reboot");
-  CHECK(classify("kernel", "NVRM: Xid (PCI:0000:0d:00): 154, GPU recovery action changed from 0x0 (None) to 0x1 (PF "
-                           "FLR)")
+  CHECK(classify("kernel",
+                 "NVRM: Xid (PCI:0000:0d:00): 154, GPU recovery action changed from 0x0 (None) to 0x1 (PF "
+                 "FLR)")
             .fields["bucket"] == "reset_gpu");
-  CHECK(classify("kernel", "NVRM: Xid (PCI:0000:01:00): 154, GPU recovery action changed from 0x2 (Node Reboot "
-                           "Required) to 0x0 (None)")
+  CHECK(classify("kernel",
+                 "NVRM: Xid (PCI:0000:01:00): 154, GPU recovery action changed from 0x2 (Node Reboot "
+                 "Required) to 0x0 (None)")
             .fields["bucket"] == "ignore");
   CHECK(classify("kernel", "NVRM: Xid (PCI:0000:01:00): 154, GPU recovery action changed from 0x0 (None) to 0x3")
             .fields["bucket"] == "restart_app");
@@ -256,8 +266,9 @@ TEST_CASE("kernel events: unknown Xid codes, printk stamps, repeated lines", "[k
           {"bucket", "restart_app"},
           {"message", "Ch 00000008"},
           {"repeat", "3"}});
-  expect("kernel", "message repeated 2 times: [ [ 4564.303884] NVRM: Xid (PCI:0000:01:00): 79, GPU has fallen off the "
-                   "bus.]",
+  expect("kernel",
+         "message repeated 2 times: [ [ 4564.303884] NVRM: Xid (PCI:0000:01:00): 79, GPU has fallen off the "
+         "bus.]",
          "xid",
          {{"code", "79"},
           {"pci", "0000:01:00"},
@@ -307,8 +318,9 @@ TEST_CASE("kernel events: GPU lost from the bus, init failures", "[kernel][gpu_l
   // ... and not joined: the third line makes the event, the others continue it.
   expect_none("kernel", "NVRM: The NVIDIA GPU 0000:b3:00.0");
   expect_none("kernel", "NVRM: (PCI ID: 10de:26b5) installed in this system has");
-  expect_kernel("NVRM: fallen off the bus and is not responding to commands.", "gpu_lost",
-                {{"cause", "fallen_off_bus"}, {"message", "NVRM: fallen off the bus and is not responding to commands."}});
+  expect_kernel(
+      "NVRM: fallen off the bus and is not responding to commands.", "gpu_lost",
+      {{"cause", "fallen_off_bus"}, {"message", "NVRM: fallen off the bus and is not responding to commands."}});
   CHECK(prep::continues_incident("gpu_lost", "NVRM: (PCI ID: 10de:26b5) installed in this system has"));
   CHECK(prep::continues_incident("gpu_lost", "               NVRM: (PCI ID: 10de:26b5) installed in this system has"));
   expect_kernel("NVRM: RmInitAdapter failed! (0x25:0x65:1457)", "gpu_lost",
@@ -340,61 +352,67 @@ TEST_CASE("kernel events: GPU lost from the bus, init failures", "[kernel][gpu_l
 // ---- aer ------------------------------------------------------------------------------------
 
 TEST_CASE("kernel events: PCIe AER, one event per 'PCIe Bus Error' line", "[kernel][aer]") {
-  expect_kernel("pcieport 0000:00:03.1: PCIe Bus Error: severity=Correctable, type=Data Link Layer, (Transmitter ID)",
-                "aer",
-                {{"severity", "corrected"},
-                 {"device", "0000:00:03.1"},
-                 {"driver", "pcieport"},
-                 {"error_type", "Data Link Layer"},
-                 {"agent", "Transmitter ID"},
-                 {"message",
-                  "pcieport 0000:00:03.1: PCIe Bus Error: severity=Correctable, type=Data Link Layer, (Transmitter ID)"}});
+  expect_kernel(
+      "pcieport 0000:00:03.1: PCIe Bus Error: severity=Correctable, type=Data Link Layer, (Transmitter ID)", "aer",
+      {{"severity", "corrected"},
+       {"device", "0000:00:03.1"},
+       {"driver", "pcieport"},
+       {"error_type", "Data Link Layer"},
+       {"agent", "Transmitter ID"},
+       {"message",
+        "pcieport 0000:00:03.1: PCIe Bus Error: severity=Correctable, type=Data Link Layer, (Transmitter ID)"}});
   // Newer kernels prefix AER lines with "AER: ".
-  expect_kernel("pcieport 0000:00:1c.5: AER: PCIe Bus Error: severity=Corrected, type=Physical Layer, (Receiver ID)",
-                "aer",
-                {{"severity", "corrected"},
-                 {"device", "0000:00:1c.5"},
-                 {"driver", "pcieport"},
-                 {"error_type", "Physical Layer"},
-                 {"agent", "Receiver ID"},
-                 {"message",
-                  "pcieport 0000:00:1c.5: AER: PCIe Bus Error: severity=Corrected, type=Physical Layer, (Receiver ID)"}});
+  expect_kernel(
+      "pcieport 0000:00:1c.5: AER: PCIe Bus Error: severity=Corrected, type=Physical Layer, (Receiver ID)", "aer",
+      {{"severity", "corrected"},
+       {"device", "0000:00:1c.5"},
+       {"driver", "pcieport"},
+       {"error_type", "Physical Layer"},
+       {"agent", "Receiver ID"},
+       {"message",
+        "pcieport 0000:00:1c.5: AER: PCIe Bus Error: severity=Corrected, type=Physical Layer, (Receiver ID)"}});
   // The error is about the GPU itself: the line carries the GPU's driver and address.
-  expect_kernel("nvidia 0000:01:00.0: AER: PCIe Bus Error: severity=Uncorrected (Non-Fatal), type=Transaction Layer, "
-                "(Requester ID)",
-                "aer",
-                {{"severity", "uncorrected_nonfatal"},
-                 {"device", "0000:01:00.0"},
-                 {"driver", "nvidia"},
-                 {"error_type", "Transaction Layer"},
-                 {"agent", "Requester ID"},
-                 {"message", "nvidia 0000:01:00.0: AER: PCIe Bus Error: severity=Uncorrected (Non-Fatal), type=Transaction "
-                             "Layer, (Requester ID)"}});
-  expect_kernel("pcieport 0000:00:01.0: AER: PCIe Bus Error: severity=Uncorrectable (Fatal), type=Inaccessible, "
-                "(Unregistered Agent ID)",
-                "aer",
-                {{"severity", "uncorrected_fatal"},
-                 {"device", "0000:00:01.0"},
-                 {"driver", "pcieport"},
-                 {"error_type", "Inaccessible"},
-                 {"agent", "Unregistered Agent ID"},
-                 {"message", "pcieport 0000:00:01.0: AER: PCIe Bus Error: severity=Uncorrectable (Fatal), "
-                             "type=Inaccessible, (Unregistered Agent ID)"}});
+  expect_kernel(
+      "nvidia 0000:01:00.0: AER: PCIe Bus Error: severity=Uncorrected (Non-Fatal), type=Transaction Layer, "
+      "(Requester ID)",
+      "aer",
+      {{"severity", "uncorrected_nonfatal"},
+       {"device", "0000:01:00.0"},
+       {"driver", "nvidia"},
+       {"error_type", "Transaction Layer"},
+       {"agent", "Requester ID"},
+       {"message",
+        "nvidia 0000:01:00.0: AER: PCIe Bus Error: severity=Uncorrected (Non-Fatal), type=Transaction "
+        "Layer, (Requester ID)"}});
+  expect_kernel(
+      "pcieport 0000:00:01.0: AER: PCIe Bus Error: severity=Uncorrectable (Fatal), type=Inaccessible, "
+      "(Unregistered Agent ID)",
+      "aer",
+      {{"severity", "uncorrected_fatal"},
+       {"device", "0000:00:01.0"},
+       {"driver", "pcieport"},
+       {"error_type", "Inaccessible"},
+       {"agent", "Unregistered Agent ID"},
+       {"message",
+        "pcieport 0000:00:01.0: AER: PCIe Bus Error: severity=Uncorrectable (Fatal), "
+        "type=Inaccessible, (Unregistered Agent ID)"}});
   // 3.x kernels: "id=0018(Receiver ID)"; VMD domains have 5 hex digits.
-  expect_kernel("pcieport 0000:00:03.0: PCIe Bus Error: severity=Corrected, type=Physical Layer, id=0018(Receiver ID)",
-                "aer",
-                {{"severity", "corrected"},
-                 {"device", "0000:00:03.0"},
-                 {"driver", "pcieport"},
-                 {"error_type", "Physical Layer"},
-                 {"agent", "Receiver ID"},
-                 {"message",
-                  "pcieport 0000:00:03.0: PCIe Bus Error: severity=Corrected, type=Physical Layer, id=0018(Receiver ID)"}});
-  CHECK(classify("kernel", "pcieport 10000:e0:06.0: AER: PCIe Bus Error: severity=Corrected, type=Physical Layer, "
-                           "(Receiver ID)")
+  expect_kernel(
+      "pcieport 0000:00:03.0: PCIe Bus Error: severity=Corrected, type=Physical Layer, id=0018(Receiver ID)", "aer",
+      {{"severity", "corrected"},
+       {"device", "0000:00:03.0"},
+       {"driver", "pcieport"},
+       {"error_type", "Physical Layer"},
+       {"agent", "Receiver ID"},
+       {"message",
+        "pcieport 0000:00:03.0: PCIe Bus Error: severity=Corrected, type=Physical Layer, id=0018(Receiver ID)"}});
+  CHECK(classify("kernel",
+                 "pcieport 10000:e0:06.0: AER: PCIe Bus Error: severity=Corrected, type=Physical Layer, "
+                 "(Receiver ID)")
             .fields["device"] == "10000:e0:06.0");
-  CHECK(classify("kernel", "[68183.615810] pcieport 0000:00:03.1: PCIe Bus Error: severity=Correctable, type=Data "
-                           "Link Layer, (Transmitter ID)")
+  CHECK(classify("kernel",
+                 "[68183.615810] pcieport 0000:00:03.1: PCIe Bus Error: severity=Correctable, type=Data "
+                 "Link Layer, (Transmitter ID)")
             .kind == "aer");
 
   // A "Multiple ... error received" header reports errors beyond the one its detail record
@@ -406,18 +424,20 @@ TEST_CASE("kernel events: PCIe AER, one event per 'PCIe Bus Error' line", "[kern
                  {"driver", "pcieport"},
                  {"multiple", "true"},
                  {"message", "pcieport 0000:00:1c.0: AER: Multiple Corrected error received: 0000:00:1c.0"}});
-  expect_kernel("pcieport 0000:00:01.0: AER: Multiple Uncorrected (Non-Fatal) error received: 0000:01:00.0", "aer",
-                {{"severity", "uncorrected_nonfatal"},
-                 {"device", "0000:00:01.0"},
-                 {"driver", "pcieport"},
-                 {"multiple", "true"},
-                 {"message", "pcieport 0000:00:01.0: AER: Multiple Uncorrected (Non-Fatal) error received: 0000:01:00.0"}});
-  expect_kernel("pcieport 0000:00:03.1: AER: Multiple Correctable error message received from 0000:00:00.0", "aer",
-                {{"severity", "corrected"},
-                 {"device", "0000:00:03.1"},
-                 {"driver", "pcieport"},
-                 {"multiple", "true"},
-                 {"message", "pcieport 0000:00:03.1: AER: Multiple Correctable error message received from 0000:00:00.0"}});
+  expect_kernel(
+      "pcieport 0000:00:01.0: AER: Multiple Uncorrected (Non-Fatal) error received: 0000:01:00.0", "aer",
+      {{"severity", "uncorrected_nonfatal"},
+       {"device", "0000:00:01.0"},
+       {"driver", "pcieport"},
+       {"multiple", "true"},
+       {"message", "pcieport 0000:00:01.0: AER: Multiple Uncorrected (Non-Fatal) error received: 0000:01:00.0"}});
+  expect_kernel(
+      "pcieport 0000:00:03.1: AER: Multiple Correctable error message received from 0000:00:00.0", "aer",
+      {{"severity", "corrected"},
+       {"device", "0000:00:03.1"},
+       {"driver", "pcieport"},
+       {"multiple", "true"},
+       {"message", "pcieport 0000:00:03.1: AER: Multiple Correctable error message received from 0000:00:00.0"}});
   expect_none("kernel", "pcieport 0000:00:03.1: AER: Multiple Unknown error received: 0000:00:00.0");
 
   // The record's header and detail lines are no events (they count as ignored) ...
@@ -462,14 +482,13 @@ TEST_CASE("kernel events: CPU and system thermal messages", "[kernel][thermal]")
                  {"cpu", "1"},
                  {"level", "core"},
                  {"message", "CPU1: Core temperature above threshold, cpu clock throttled (total events = 1)"}});
-  expect_kernel("mce: CPU4: Package temperature above threshold, cpu clock throttled (total events = 154290)",
-                "thermal",
-                {{"target", "cpu"},
-                 {"state", "throttled"},
-                 {"cpu", "4"},
-                 {"level", "package"},
-                 {"message",
-                  "mce: CPU4: Package temperature above threshold, cpu clock throttled (total events = 154290)"}});
+  expect_kernel(
+      "mce: CPU4: Package temperature above threshold, cpu clock throttled (total events = 154290)", "thermal",
+      {{"target", "cpu"},
+       {"state", "throttled"},
+       {"cpu", "4"},
+       {"level", "package"},
+       {"message", "mce: CPU4: Package temperature above threshold, cpu clock throttled (total events = 154290)"}});
   expect_kernel("CPU12: Core temperature is above threshold, cpu clock is throttled (total events = 7)", "thermal",
                 {{"target", "cpu"},
                  {"state", "throttled"},
@@ -488,9 +507,12 @@ TEST_CASE("kernel events: CPU and system thermal messages", "[kernel][thermal]")
                  {"zone", "thermal_zone0"},
                  {"message", "thermal thermal_zone0: critical temperature reached (105 C), shutting down"}});
   expect_kernel("Critical temperature reached (107 C), shutting down", "thermal",
-                {{"target", "system"}, {"state", "critical"}, {"message", "Critical temperature reached (107 C), shutting down"}});
-  expect_kernel("NVRM: GPU 0000:01:00.0: Thermal slowdown engaged", "thermal",
-                {{"target", "gpu"}, {"state", "throttled"}, {"message", "NVRM: GPU 0000:01:00.0: Thermal slowdown engaged"}});
+                {{"target", "system"},
+                 {"state", "critical"},
+                 {"message", "Critical temperature reached (107 C), shutting down"}});
+  expect_kernel(
+      "NVRM: GPU 0000:01:00.0: Thermal slowdown engaged", "thermal",
+      {{"target", "gpu"}, {"state", "throttled"}, {"message", "NVRM: GPU 0000:01:00.0: Thermal slowdown engaged"}});
 
   expect_none("kernel", "thermal thermal_zone0: failed to read out thermal zone (-61)");
   expect_none("kernel", "CPU0: Package power limit notification (total events = 1)");
@@ -504,25 +526,29 @@ TEST_CASE("kernel events: CPU and system thermal messages", "[kernel][thermal]")
 // ---- driver, modeset ------------------------------------------------------------------------
 
 TEST_CASE("kernel events: driver load, unload, persistence daemon, reset", "[kernel][driver]") {
-  expect_kernel("NVRM: loading NVIDIA UNIX x86_64 Kernel Module  550.144.03  Mon Dec 30 17:44:08 UTC 2024", "driver",
-                {{"action", "load"},
-                 {"version", "550.144.03"},
-                 {"module", "proprietary"},
-                 {"message", "NVRM: loading NVIDIA UNIX x86_64 Kernel Module  550.144.03  Mon Dec 30 17:44:08 UTC 2024"}});
-  expect_kernel("NVRM: loading NVIDIA UNIX Open Kernel Module for x86_64  550.54.14  Release Build  "
-                "(dvs-builder@U16-I3-B03-4-3)  Thu Feb 22 01:25:25 UTC 2024",
-                "driver",
-                {{"action", "load"},
-                 {"version", "550.54.14"},
-                 {"module", "open"},
-                 {"message", "NVRM: loading NVIDIA UNIX Open Kernel Module for x86_64  550.54.14  Release Build  "
-                             "(dvs-builder@U16-I3-B03-4-3)  Thu Feb 22 01:25:25 UTC 2024"}});
+  expect_kernel(
+      "NVRM: loading NVIDIA UNIX x86_64 Kernel Module  550.144.03  Mon Dec 30 17:44:08 UTC 2024", "driver",
+      {{"action", "load"},
+       {"version", "550.144.03"},
+       {"module", "proprietary"},
+       {"message", "NVRM: loading NVIDIA UNIX x86_64 Kernel Module  550.144.03  Mon Dec 30 17:44:08 UTC 2024"}});
+  expect_kernel(
+      "NVRM: loading NVIDIA UNIX Open Kernel Module for x86_64  550.54.14  Release Build  "
+      "(dvs-builder@U16-I3-B03-4-3)  Thu Feb 22 01:25:25 UTC 2024",
+      "driver",
+      {{"action", "load"},
+       {"version", "550.54.14"},
+       {"module", "open"},
+       {"message",
+        "NVRM: loading NVIDIA UNIX Open Kernel Module for x86_64  550.54.14  Release Build  "
+        "(dvs-builder@U16-I3-B03-4-3)  Thu Feb 22 01:25:25 UTC 2024"}});
   CHECK(classify("kernel", "NVRM: loading NVIDIA UNIX x86_64 Kernel Module  375.66  Mon May  1 15:29:16 PDT 2017")
             .fields["version"] == "375.66");
   CHECK(classify("kernel", "NVRM: loading NVIDIA UNIX aarch64 Kernel Module  535.129.03  Thu Oct 19 18:42:12 UTC 2023")
             .fields["version"] == "535.129.03");
-  expect_kernel("nvidia-nvlink: Unregistered Nvlink Core, major device number 507", "driver",
-                {{"action", "unload"}, {"message", "nvidia-nvlink: Unregistered Nvlink Core, major device number 507"}});
+  expect_kernel(
+      "nvidia-nvlink: Unregistered Nvlink Core, major device number 507", "driver",
+      {{"action", "unload"}, {"message", "nvidia-nvlink: Unregistered Nvlink Core, major device number 507"}});
   for (const char* ident : {"nvidia-persistenced", "nvidia-persistenced[1234]", "/usr/bin/nvidia-persistenced"}) {
     expect(ident, "Started (1234)", "driver",
            {{"action", "persistenced_start"}, {"pid", "1234"}, {"message", "Started (1234)"}});
@@ -536,8 +562,9 @@ TEST_CASE("kernel events: driver load, unload, persistence daemon, reset", "[ker
           {"success", "true"},
           {"message", "GPU reset executed: GPU-455d8f70-2051-db6c-0430-ffc457bff834, success: true"}});
 
-  expect_none("kernel", "nvidia-modeset: Loading NVIDIA Kernel Mode Setting Driver for UNIX platforms  550.144.03  "
-                        "Mon Dec 30 17:10:10 UTC 2024");
+  expect_none("kernel",
+              "nvidia-modeset: Loading NVIDIA Kernel Mode Setting Driver for UNIX platforms  550.144.03  "
+              "Mon Dec 30 17:10:10 UTC 2024");
   expect_none("kernel", "nvidia-nvlink: Nvlink Core is being initialized, major device number 507");
   expect_none("kernel", "nvidia: loading out-of-tree module taints kernel.");
   expect_none("kernel", "nvidia-uvm: Loaded the UVM driver, major device number 505.");
@@ -548,13 +575,14 @@ TEST_CASE("kernel events: driver load, unload, persistence daemon, reset", "[ker
 }
 
 TEST_CASE("kernel events: nvidia-modeset errors", "[kernel][modeset]") {
-  expect_kernel("nvidia-modeset: ERROR: GPU:0: Failed to query display engine channel state: 0x0000c67e:0:0:0x0000000f",
-                "modeset",
-                {{"message",
-                  "nvidia-modeset: ERROR: GPU:0: Failed to query display engine channel state: 0x0000c67e:0:0:0x0000000f"}});
-  expect_kernel("nvidia-modeset: ERROR: GPU:1: Error while waiting for GPU progress: 0x0000c67d:0 2:0:4048:4040",
-                "modeset",
-                {{"message", "nvidia-modeset: ERROR: GPU:1: Error while waiting for GPU progress: 0x0000c67d:0 2:0:4048:4040"}});
+  expect_kernel(
+      "nvidia-modeset: ERROR: GPU:0: Failed to query display engine channel state: 0x0000c67e:0:0:0x0000000f",
+      "modeset",
+      {{"message",
+        "nvidia-modeset: ERROR: GPU:0: Failed to query display engine channel state: 0x0000c67e:0:0:0x0000000f"}});
+  expect_kernel(
+      "nvidia-modeset: ERROR: GPU:1: Error while waiting for GPU progress: 0x0000c67d:0 2:0:4048:4040", "modeset",
+      {{"message", "nvidia-modeset: ERROR: GPU:1: Error while waiting for GPU progress: 0x0000c67d:0 2:0:4048:4040"}});
   expect_none("kernel", "nvidia-modeset: Unloading");
   expect_none("kernel", "nvidia-modeset: WARNING: GPU:0: Unable to read EDID for display device DP-0");
 }
@@ -562,24 +590,29 @@ TEST_CASE("kernel events: nvidia-modeset errors", "[kernel][modeset]") {
 // ---- oom, segfault --------------------------------------------------------------------------
 
 TEST_CASE("kernel events: OOM kills, once per kill", "[kernel][oom]") {
-  expect_kernel("Out of memory: Killed process 48213 (python3) total-vm:98765432kB, anon-rss:61234567kB, "
-                "file-rss:1234kB, shmem-rss:0kB, UID:1000 pgtables:123456kB oom_score_adj:0",
-                "oom",
-                {{"pid", "48213"},
-                 {"process", "python3"},
-                 {"scope", "system"},
-                 {"message", "Out of memory: Killed process 48213 (python3) total-vm:98765432kB, anon-rss:61234567kB, "
-                             "file-rss:1234kB, shmem-rss:0kB, UID:1000 pgtables:123456kB oom_score_adj:0"}});
-  expect_kernel("Memory cgroup out of memory: Killed process 7001 (pt_main_thread) total-vm:1000kB, anon-rss:900kB, "
-                "file-rss:0kB, shmem-rss:0kB, UID:0 pgtables:10kB oom_score_adj:999",
-                "oom",
-                {{"pid", "7001"},
-                 {"process", "pt_main_thread"},
-                 {"scope", "cgroup"},
-                 {"message", "Memory cgroup out of memory: Killed process 7001 (pt_main_thread) total-vm:1000kB, "
-                             "anon-rss:900kB, file-rss:0kB, shmem-rss:0kB, UID:0 pgtables:10kB oom_score_adj:999"}});
-  CHECK(classify("kernel", "Out of memory (oom_kill_allocating_task): Killed process 99 (java) total-vm:1kB, "
-                           "anon-rss:1kB, file-rss:0kB, shmem-rss:0kB")
+  expect_kernel(
+      "Out of memory: Killed process 48213 (python3) total-vm:98765432kB, anon-rss:61234567kB, "
+      "file-rss:1234kB, shmem-rss:0kB, UID:1000 pgtables:123456kB oom_score_adj:0",
+      "oom",
+      {{"pid", "48213"},
+       {"process", "python3"},
+       {"scope", "system"},
+       {"message",
+        "Out of memory: Killed process 48213 (python3) total-vm:98765432kB, anon-rss:61234567kB, "
+        "file-rss:1234kB, shmem-rss:0kB, UID:1000 pgtables:123456kB oom_score_adj:0"}});
+  expect_kernel(
+      "Memory cgroup out of memory: Killed process 7001 (pt_main_thread) total-vm:1000kB, anon-rss:900kB, "
+      "file-rss:0kB, shmem-rss:0kB, UID:0 pgtables:10kB oom_score_adj:999",
+      "oom",
+      {{"pid", "7001"},
+       {"process", "pt_main_thread"},
+       {"scope", "cgroup"},
+       {"message",
+        "Memory cgroup out of memory: Killed process 7001 (pt_main_thread) total-vm:1000kB, "
+        "anon-rss:900kB, file-rss:0kB, shmem-rss:0kB, UID:0 pgtables:10kB oom_score_adj:999"}});
+  CHECK(classify("kernel",
+                 "Out of memory (oom_kill_allocating_task): Killed process 99 (java) total-vm:1kB, "
+                 "anon-rss:1kB, file-rss:0kB, shmem-rss:0kB")
             .fields["scope"] == "system");
   // Old kernels: "Kill process ... or sacrifice child" then "Killed process ...": one event.
   expect_none("kernel", "Out of memory: Kill process 4321 (python) score 912 or sacrifice child");
@@ -590,8 +623,9 @@ TEST_CASE("kernel events: OOM kills, once per kill", "[kernel][oom]") {
   CHECK(classify("kernel", "Out of memory: Killed process 1 ((sd-pam)) total-vm:1kB, anon-rss:1kB").fields["process"] ==
         "(sd-pam)");
   // The summary line before the kill and the reaper after it are part of the same kill.
-  expect_none("kernel", "oom-kill:constraint=CONSTRAINT_NONE,nodemask=(null),cpuset=/,mems_allowed=0,global_oom,"
-                        "task_memcg=/user.slice/user-1000.slice,task=python3,pid=48213,uid=1000");
+  expect_none("kernel",
+              "oom-kill:constraint=CONSTRAINT_NONE,nodemask=(null),cpuset=/,mems_allowed=0,global_oom,"
+              "task_memcg=/user.slice/user-1000.slice,task=python3,pid=48213,uid=1000");
   expect_none("kernel", "oom_reaper: reaped process 48213 (python3), now anon-rss:0kB, file-rss:0kB, shmem-rss:0kB");
   CHECK(prep::continues_incident("oom", "oom_reaper: reaped process 48213 (python3), now anon-rss:0kB"));
   expect_none("kernel", "python3 invoked oom-killer: gfp_mask=0x140cca(GFP_HIGHUSER_MOVABLE|__GFP_COMP), order=0");
@@ -600,28 +634,33 @@ TEST_CASE("kernel events: OOM kills, once per kill", "[kernel][oom]") {
 }
 
 TEST_CASE("kernel events: segfaults", "[kernel][segfault]") {
-  expect_kernel("python3[12345]: segfault at 0 ip 00007f3a1c2b4d5e sp 00007ffd2b3c4d50 error 4 in "
-                "libcuda.so.535.129.03[7f3a1b000000+1e00000]",
-                "segfault",
-                {{"pid", "12345"},
-                 {"process", "python3"},
-                 {"object", "libcuda.so.535.129.03"},
-                 {"message", "python3[12345]: segfault at 0 ip 00007f3a1c2b4d5e sp 00007ffd2b3c4d50 error 4 in "
-                             "libcuda.so.535.129.03[7f3a1b000000+1e00000]"}});
-  expect_kernel("pt_main_thread[2924364]: segfault at 18 ip 00007f00c0ffee00 sp 00007f00deadbe00 error 4 in "
-                "libtorch_cuda.so[7f00b0000000+40000000] likely on CPU 12 (core 12, socket 0)",
-                "segfault",
-                {{"pid", "2924364"},
-                 {"process", "pt_main_thread"},
-                 {"object", "libtorch_cuda.so"},
-                 {"message", "pt_main_thread[2924364]: segfault at 18 ip 00007f00c0ffee00 sp 00007f00deadbe00 error 4 in "
-                             "libtorch_cuda.so[7f00b0000000+40000000] likely on CPU 12 (core 12, socket 0)"}});
+  expect_kernel(
+      "python3[12345]: segfault at 0 ip 00007f3a1c2b4d5e sp 00007ffd2b3c4d50 error 4 in "
+      "libcuda.so.535.129.03[7f3a1b000000+1e00000]",
+      "segfault",
+      {{"pid", "12345"},
+       {"process", "python3"},
+       {"object", "libcuda.so.535.129.03"},
+       {"message",
+        "python3[12345]: segfault at 0 ip 00007f3a1c2b4d5e sp 00007ffd2b3c4d50 error 4 in "
+        "libcuda.so.535.129.03[7f3a1b000000+1e00000]"}});
+  expect_kernel(
+      "pt_main_thread[2924364]: segfault at 18 ip 00007f00c0ffee00 sp 00007f00deadbe00 error 4 in "
+      "libtorch_cuda.so[7f00b0000000+40000000] likely on CPU 12 (core 12, socket 0)",
+      "segfault",
+      {{"pid", "2924364"},
+       {"process", "pt_main_thread"},
+       {"object", "libtorch_cuda.so"},
+       {"message",
+        "pt_main_thread[2924364]: segfault at 18 ip 00007f00c0ffee00 sp 00007f00deadbe00 error 4 in "
+        "libtorch_cuda.so[7f00b0000000+40000000] likely on CPU 12 (core 12, socket 0)"}});
   expect_kernel("Web Content[4242]: segfault at 8 ip 0000000000000000 sp 00007ffc error 14", "segfault",
                 {{"pid", "4242"},
                  {"process", "Web Content"},
                  {"message", "Web Content[4242]: segfault at 8 ip 0000000000000000 sp 00007ffc error 14"}});
   CHECK(prep::continues_incident("segfault", "Code: 48 8b 07 c3 0f 1f 40 00 <48> 8b 47 08"));
-  expect_none("kernel", "traps: python3[1234] general protection fault ip:7f3a sp:7ffd error:0 in libc.so.6[7f3a+1000]");
+  expect_none("kernel",
+              "traps: python3[1234] general protection fault ip:7f3a sp:7ffd error:0 in libc.so.6[7f3a+1000]");
   expect_none("python3", "python3[12345]: segfault at 0 ip 0 sp 0 error 4");
   expect_none("kernel", "[drm] Initialized nvidia-drm 0.0.0 20160202 for 0000:01:00.0 on minor 1");
   expect_none("kernel", "[drm] [nvidia-drm] [GPU ID 0x00000100] Loading driver");
@@ -652,7 +691,9 @@ TEST_CASE("system events: suspend and resume at every layer", "[kernel][suspend]
   expect("systemd-logind", "The system will suspend now!", "suspend",
          {{"mode", "suspend"}, {"via", "logind"}, {"message", "The system will suspend now!"}});
   expect("systemd-logind", "The system will suspend and later hibernate now!", "suspend",
-         {{"mode", "suspend-then-hibernate"}, {"via", "logind"}, {"message", "The system will suspend and later hibernate now!"}});
+         {{"mode", "suspend-then-hibernate"},
+          {"via", "logind"},
+          {"message", "The system will suspend and later hibernate now!"}});
   expect("systemd-sleep[15540]", "Performing sleep operation 'suspend'...", "suspend",
          {{"mode", "suspend"}, {"via", "systemd-sleep"}, {"message", "Performing sleep operation 'suspend'..."}});
   expect("systemd-sleep", "Entering sleep state 'hibernate'...", "suspend",
@@ -672,8 +713,9 @@ TEST_CASE("system events: suspend and resume at every layer", "[kernel][suspend]
 
   expect_kernel("PM: suspend exit", "resume", {{"via", "kernel"}, {"message", "PM: suspend exit"}});
   expect_kernel("PM: Finishing wakeup.", "resume", {{"via", "kernel"}, {"message", "PM: Finishing wakeup."}});
-  expect("systemd-sleep", "System returned from sleep operation 'suspend'.", "resume",
-         {{"mode", "suspend"}, {"via", "systemd-sleep"}, {"message", "System returned from sleep operation 'suspend'."}});
+  expect(
+      "systemd-sleep", "System returned from sleep operation 'suspend'.", "resume",
+      {{"mode", "suspend"}, {"via", "systemd-sleep"}, {"message", "System returned from sleep operation 'suspend'."}});
   expect("systemd-sleep", "System returned from sleep state.", "resume",
          {{"via", "systemd-sleep"}, {"message", "System returned from sleep state."}});
   expect("systemd-sleep", "System resumed.", "resume", {{"via", "systemd-sleep"}, {"message", "System resumed."}});
@@ -719,17 +761,21 @@ TEST_CASE("system events: shutdown and boot", "[kernel][shutdown]") {
          {{"via", "systemd"}, {"message", "Reached target System Shutdown."}});
   expect("systemd[1]", "Reached target shutdown.target - System Shutdown.", "shutdown",
          {{"via", "systemd"}, {"message", "Reached target shutdown.target - System Shutdown."}});
-  expect("", "systemd[1]: Reached target Shutdown.", "shutdown", {{"via", "systemd"}, {"message", "Reached target Shutdown."}});
-  expect_kernel("reboot: Power down", "shutdown", {{"action", "poweroff"}, {"via", "kernel"}, {"message", "reboot: Power down"}});
+  expect("", "systemd[1]: Reached target Shutdown.", "shutdown",
+         {{"via", "systemd"}, {"message", "Reached target Shutdown."}});
+  expect_kernel("reboot: Power down", "shutdown",
+                {{"action", "poweroff"}, {"via", "kernel"}, {"message", "reboot: Power down"}});
   expect_kernel("reboot: Restarting system", "shutdown",
                 {{"action", "reboot"}, {"via", "kernel"}, {"message", "reboot: Restarting system"}});
-  expect_kernel("Linux version 5.15.0-136-generic (buildd@lcy02-amd64-034) (gcc (Ubuntu 11.4.0-1ubuntu1~22.04) "
-                "11.4.0, GNU ld (GNU Binutils for Ubuntu) 2.38) #147-Ubuntu SMP Sat Mar 15 15:53:30 UTC 2025",
-                "boot",
-                {{"kernel", "5.15.0-136-generic"},
-                 {"message", "Linux version 5.15.0-136-generic (buildd@lcy02-amd64-034) (gcc (Ubuntu "
-                             "11.4.0-1ubuntu1~22.04) 11.4.0, GNU ld (GNU Binutils for Ubuntu) 2.38) #147-Ubuntu SMP Sat "
-                             "Mar 15 15:53:30 UTC 2025"}});
+  expect_kernel(
+      "Linux version 5.15.0-136-generic (buildd@lcy02-amd64-034) (gcc (Ubuntu 11.4.0-1ubuntu1~22.04) "
+      "11.4.0, GNU ld (GNU Binutils for Ubuntu) 2.38) #147-Ubuntu SMP Sat Mar 15 15:53:30 UTC 2025",
+      "boot",
+      {{"kernel", "5.15.0-136-generic"},
+       {"message",
+        "Linux version 5.15.0-136-generic (buildd@lcy02-amd64-034) (gcc (Ubuntu "
+        "11.4.0-1ubuntu1~22.04) 11.4.0, GNU ld (GNU Binutils for Ubuntu) 2.38) #147-Ubuntu SMP Sat "
+        "Mar 15 15:53:30 UTC 2025"}});
 
   expect_none("systemd-logind", "The system will power off now!");
   expect_none("systemd-logind", "Power key pressed short.");
@@ -782,7 +828,8 @@ TEST_CASE("kernel events: ordinary noise is ignored", "[kernel][negative]") {
     expect_none("kernel", line);
     expect_none("", line);
   }
-  for (const char* ident : {"systemd", "systemd-logind", "systemd-sleep", "upowerd", "nvidia-persistenced", "NetworkManager"}) {
+  for (const char* ident :
+       {"systemd", "systemd-logind", "systemd-sleep", "upowerd", "nvidia-persistenced", "NetworkManager"}) {
     for (const char* line : noise) expect_none(ident, line);
   }
   // upowerd's usual lines carry no power-source state.
@@ -810,8 +857,8 @@ TEST_CASE("Xid catalogue: lookups of known and unknown codes", "[kernel][xid-tab
   CHECK(prep::find_xid(173) == nullptr);
   CHECK(prep::find_xid(100000) == nullptr);
   // The codes most seen on real machines are all there.
-  for (int code : {8, 13, 31, 32, 38, 43, 44, 45, 48, 61, 62, 63, 64, 68, 69, 74, 79, 92, 94, 95, 109, 119, 120, 121,
-                   123, 140, 143, 149, 154}) {
+  for (int code : {8,  13, 31, 32, 38, 43,  44,  45,  48,  61,  62,  63,  64,  68, 69,
+                   74, 79, 92, 94, 95, 109, 119, 120, 121, 123, 140, 143, 149, 154}) {
     INFO("Xid " << code);
     const prep::XidInfo* x = prep::find_xid(code);
     REQUIRE(x != nullptr);

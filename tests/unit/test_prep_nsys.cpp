@@ -18,7 +18,8 @@ namespace {
 
 std::size_t count_kind(const PrepRun& r, const std::string& kind) {
   std::size_t n = 0;
-  for (const OwnedEvent& e : r.events) if (e.kind == kind) ++n;
+  for (const OwnedEvent& e : r.events)
+    if (e.kind == kind) ++n;
   return n;
 }
 
@@ -63,7 +64,8 @@ TEST_CASE("prep::nsys: profile --stats=true text reports, thousands separators, 
   const auto& gemm = r.events[5];
   CHECK(gemm.kind == "nsys_kernel");
   CHECK(field(gemm, "report") == "cuda_gpu_kern_sum");
-  CHECK(field(gemm, "name") == "void gemm_kernel<float, 128, 64>(const float *, const float *, float *, int, int, int)");
+  CHECK(field(gemm, "name") ==
+        "void gemm_kernel<float, 128, 64>(const float *, const float *, float *, int, int, int)");
   CHECK(field(gemm, "instances") == "200");
   CHECK(field(gemm, "total_ns") == "30000000");
   CHECK(field(r.events[6], "name") == "relu_kernel(float *, int)");
@@ -183,8 +185,10 @@ TEST_CASE("prep::nsys: nsys stats banners, time units in titles, unknown columns
 
 TEST_CASE("prep::nsys and torch-table: detection leaves other formats alone", "[prep][nsys][torch-table]") {
   prep::PrepOptions none;
-  CHECK(prep::detect_format("# gpu    pwr  gtemp\n# Idx      W      C\n    0     50     40\n", none) == gpucost::Format::dmon);
-  CHECK(prep::detect_format("just some program output\n----------\nName of the game\n", none) == gpucost::Format::unknown);
+  CHECK(prep::detect_format("# gpu    pwr  gtemp\n# Idx      W      C\n    0     50     40\n", none) ==
+        gpucost::Format::dmon);
+  CHECK(prep::detect_format("just some program output\n----------\nName of the game\n", none) ==
+        gpucost::Format::unknown);
   CHECK(prep::detect_format("Time (%) is up\n", none) == gpucost::Format::unknown);
 }
 

@@ -7,10 +7,10 @@
 #include <fstream>
 #include <sstream>
 
-using gpucost::test::PrepRun;
+using gpucost::test::check_accounting;
 using gpucost::test::field;
 using gpucost::test::fixture;
-using gpucost::test::check_accounting;
+using gpucost::test::PrepRun;
 using gpucost::test::run_prep_text;
 using gpucost::test::utc_ns;
 namespace prep = gpucost::prep;
@@ -18,7 +18,6 @@ namespace prep = gpucost::prep;
 namespace {
 
 constexpr std::int64_t kSec = gpucost::kNsPerSecond;
-
 
 }  // namespace
 

@@ -10,10 +10,10 @@
 #include <fstream>
 #include <sstream>
 
-using gpucost::test::PrepRun;
+using gpucost::test::check_accounting;
 using gpucost::test::field;
 using gpucost::test::fixture;
-using gpucost::test::check_accounting;
+using gpucost::test::PrepRun;
 using gpucost::test::run_prep_text;
 using gpucost::test::utc_ns;
 namespace prep = gpucost::prep;
@@ -153,8 +153,7 @@ TEST_CASE("prep::query-csv: noheader with units: --fields supplies the units to 
   CHECK_FALSE(r.events[1].metric("power_w"));
 }
 
-TEST_CASE("prep::query-csv: noheader with --fields whose first row is all words is still data",
-          "[prep][query-csv]") {
+TEST_CASE("prep::query-csv: noheader with --fields whose first row is all words is still data", "[prep][query-csv]") {
   prep::PrepOptions o;
   o.fields = "persistence_mode,display_mode,pstate";
   const PrepRun r = run_prep_text("Enabled, Disabled, P0\nEnabled, Disabled, P8\n", o);
@@ -166,8 +165,7 @@ TEST_CASE("prep::query-csv: noheader with --fields whose first row is all words 
   CHECK(field(r.events[0], "persistence_mode") == "Enabled");
 }
 
-TEST_CASE("prep::query-csv: timestamp is local time of --tz (America/New_York, EDT and EST)",
-          "[prep][query-csv]") {
+TEST_CASE("prep::query-csv: timestamp is local time of --tz (America/New_York, EDT and EST)", "[prep][query-csv]") {
   // June: EDT = UTC-4; -lms rows of one sample carry different milliseconds.
   const PrepRun r = run_prep_text(fixture("query-csv/a10x2_535_lms.csv"), {}, "America/New_York");
   check_accounting(r);
@@ -237,8 +235,7 @@ TEST_CASE("prep::query-csv: a preferred property that is [N/A] falls back to the
   CHECK(r.events[1].metric("pclk_mhz") == 1920.0);
 }
 
-TEST_CASE("prep::query-csv: clocks_throttle_reasons.active (old name) hex mask, P-state number",
-          "[prep][query-csv]") {
+TEST_CASE("prep::query-csv: clocks_throttle_reasons.active (old name) hex mask, P-state number", "[prep][query-csv]") {
   const PrepRun r = run_prep_text(fixture("query-csv/rtx2080ti_460_throttle.csv"));
   check_accounting(r);
   CHECK(r.stats.malformed == 0);
@@ -307,14 +304,22 @@ TEST_CASE("prep::query-csv: a very wide row (200+ fields) of every known propert
     const std::string& name = cols[0];
     const std::string& unit = cols[2];
     std::string value;
-    if (name == "timestamp") value = "2024/06/12 14:22:18.123";
-    else if (name == "index") value = "3";
-    else if (name == "name") value = "NVIDIA H200";
-    else if (name == "pstate") value = "P0";
-    else if (name == "power.draw") value = "700.25 W";
-    else if (name.rfind("clocks_event_reasons.", 0) == 0) value = "0x0000000000000000";
-    else if (!unit.empty()) value = fmt::format("{} {}", n, unit);
-    else value = std::to_string(n);
+    if (name == "timestamp")
+      value = "2024/06/12 14:22:18.123";
+    else if (name == "index")
+      value = "3";
+    else if (name == "name")
+      value = "NVIDIA H200";
+    else if (name == "pstate")
+      value = "P0";
+    else if (name == "power.draw")
+      value = "700.25 W";
+    else if (name.rfind("clocks_event_reasons.", 0) == 0)
+      value = "0x0000000000000000";
+    else if (!unit.empty())
+      value = fmt::format("{} {}", n, unit);
+    else
+      value = std::to_string(n);
     header += (n == 0 ? "" : ", ") + name + (unit.empty() ? "" : " [" + unit + "]");
     row += (n == 0 ? "" : ", ") + value;
     ++n;

@@ -111,8 +111,7 @@ TEST_CASE("prep::smi-q: 270.x full -q of two GPUs (column 32, 'GPU 0:2:0', blank
   CHECK(chicago.events[0].ts_ns == ts + 6 * 3600 * kSec);
 }
 
-TEST_CASE("prep::smi-q: 410 -q -l, two log blocks of two GPUs (column 36, Clocks Throttle Reasons)",
-          "[prep][smi-q]") {
+TEST_CASE("prep::smi-q: 410 -q -l, two log blocks of two GPUs (column 36, Clocks Throttle Reasons)", "[prep][smi-q]") {
   const std::string text = fixture("smi-q/v100x2_410_loop.txt");
   const PrepRun r = run_prep_text(text);
   gpucost::test::check_accounting(r);
@@ -161,7 +160,7 @@ TEST_CASE("prep::smi-q: 410 -q -l, two log blocks of two GPUs (column 36, Clocks
   CHECK(s0.metric("temp_c") == 71.0);
   CHECK(s0.metric("mem_temp_c") == 74.0);
   CHECK(s0.metric("sm_pct") == 99.0);
-  CHECK(s0.metric("fb_mib") == 30120.0);   // FB Memory Usage, not BAR1 or the process's memory
+  CHECK(s0.metric("fb_mib") == 30120.0);  // FB Memory Usage, not BAR1 or the process's memory
   CHECK(s0.metric("bar1_mib") == 2.0);
   CHECK(s0.metric("pclk_mhz") == 1380.0);  // Clocks / SM
   CHECK_FALSE(s0.metric("pid"));
@@ -171,8 +170,7 @@ TEST_CASE("prep::smi-q: 410 -q -l, two log blocks of two GPUs (column 36, Clocks
   CHECK(r.stats.last_ts_ns == t0 + 5 * kSec);
 }
 
-TEST_CASE("prep::smi-q: 535 with MIG instances, Clocks Event Reasons, remapped rows, processes",
-          "[prep][smi-q]") {
+TEST_CASE("prep::smi-q: 535 with MIG instances, Clocks Event Reasons, remapped rows, processes", "[prep][smi-q]") {
   const PrepRun r = run_prep_text(fixture("smi-q/a100x2_535_mig.txt"));
   gpucost::test::check_accounting(r);
   CHECK(r.stats.malformed == 0);
@@ -295,8 +293,7 @@ TEST_CASE("prep::smi-q: -d filtered output: throttle one-liner N/A, 4-hex domain
   CHECK(r.events[1].metrics.size() == 2);
 }
 
-TEST_CASE("prep::smi-q: a copy starting at the GPU line: --start places it, else the relative clock",
-          "[prep][smi-q]") {
+TEST_CASE("prep::smi-q: a copy starting at the GPU line: --start places it, else the relative clock", "[prep][smi-q]") {
   const std::string text = fixture("smi-q/v100_410_dPERF_nobanner.txt");
   CHECK(prep::detect_format(text, {}) == gpucost::Format::smi_q);
   const PrepRun rel = run_prep_text(text);
@@ -357,7 +354,8 @@ TEST_CASE("prep::smi-q: malformed lines, empty snapshots and banner-less repeats
 }
 
 TEST_CASE("prep::smi-q: detection", "[prep][smi-q]") {
-  CHECK(prep::detect_format("\n==============NVSMI LOG==============\n\nTimestamp : x\n", {}) == gpucost::Format::smi_q);
+  CHECK(prep::detect_format("\n==============NVSMI LOG==============\n\nTimestamp : x\n", {}) ==
+        gpucost::Format::smi_q);
   CHECK(prep::detect_format("GPU 00000000:18:00.0\n    Performance State : P0\n", {}) == gpucost::Format::smi_q);
   CHECK(prep::detect_format("Timestamp                           : Thu Oct 10 08:12:21 2013\nDriver Version : 325.15\n",
                             {}) == gpucost::Format::smi_q);

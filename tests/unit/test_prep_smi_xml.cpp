@@ -207,8 +207,7 @@ TEST_CASE("prep::smi-xml: a document cut short, then a whole one", "[prep][smi-x
   CHECK(r.stats.event_lines == count_lines(text) - cut_lines);
 }
 
-TEST_CASE("prep::smi-xml: bad XML, text outside documents, an unterminated end, no DTD fetch",
-          "[prep][smi-xml]") {
+TEST_CASE("prep::smi-xml: bad XML, text outside documents, an unterminated end, no DTD fetch", "[prep][smi-xml]") {
   const std::string good_gpu =
       "  <gpu id=\"00000000:01:00.0\">\n"
       "    <product_name>NVIDIA L4</product_name>\n"

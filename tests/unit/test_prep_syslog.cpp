@@ -8,17 +8,17 @@
 
 #include "prep/kernel/klog_common.hpp"
 
-#include <algorithm>
-#include <filesystem>
-#include <fstream>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
 
-using gpucost::test::PrepRun;
 using gpucost::test::check_accounting;
 using gpucost::test::field;
 using gpucost::test::fixture;
+using gpucost::test::PrepRun;
 using gpucost::test::run_prep_text;
 using gpucost::test::utc_ns;
 namespace prep = gpucost::prep;
@@ -36,8 +36,8 @@ prep::PrepOptions with_year(int year) {
 /// prep over `text` written to a file whose modification time is `mtime_ns`.
 PrepRun run_file(const std::string& text, std::int64_t mtime_ns, prep::PrepOptions options = {},
                  const std::string& tz = "UTC") {
-  const std::filesystem::path path = std::filesystem::temp_directory_path() /
-                                     ("gpucost_syslog_test_" + std::to_string(::getpid()) + ".log");
+  const std::filesystem::path path =
+      std::filesystem::temp_directory_path() / ("gpucost_syslog_test_" + std::to_string(::getpid()) + ".log");
   {
     std::ofstream out(path, std::ios::binary);
     out << text;
@@ -65,13 +65,14 @@ std::vector<std::string> kinds(const PrepRun& r) {
   return out;
 }
 
-const char* const kXidLine = "NVRM: Xid (PCI:0000:01:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.";
+const char* const kXidLine =
+    "NVRM: Xid (PCI:0000:01:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.";
 
 }  // namespace
 
 TEST_CASE("prep::syslog: Ubuntu kern.log with the printk stamp in the message", "[prep][syslog]") {
-  const PrepRun r = run_prep_text(fixture("kernlog/ubuntu2204_rtx3090_535_xid79_printk.log"), with_year(2024),
-                                  "Europe/Berlin");
+  const PrepRun r =
+      run_prep_text(fixture("kernlog/ubuntu2204_rtx3090_535_xid79_printk.log"), with_year(2024), "Europe/Berlin");
   check_accounting(r);
   CHECK(r.stats.format == gpucost::Format::syslog);
   CHECK(r.stats.lines == 20);
@@ -141,7 +142,7 @@ TEST_CASE("prep::syslog: other RFC 3339 zone forms", "[prep][syslog]") {
   CHECK(r.events[0].ts_ns == utc_ns(2024, 6, 12, 12, 47, 51) + kSec / 2);
   CHECK(r.events[1].ts_ns == utc_ns(2024, 6, 12, 12, 47, 51));
   CHECK(r.events[2].ts_ns == utc_ns(2024, 6, 12, 12, 47, 51));  // no offset: local (CEST)
-  CHECK(r.stats.time_basis == gpucost::TimeBasis::local);           // the weakest basis seen
+  CHECK(r.stats.time_basis == gpucost::TimeBasis::local);       // the weakest basis seen
 }
 
 TEST_CASE("prep::syslog: the year comes from the file time, walking back over Dec->Jan", "[prep][syslog]") {
@@ -184,9 +185,9 @@ TEST_CASE("prep::syslog: the year comes from the file time, walking back over De
     const PrepRun r = run_prep_text(text, {}, "Europe/Berlin");
     REQUIRE(r.events.size() == 3);
     CHECK(r.events[2].ts_ns - r.events[0].ts_ns == utc_ns(2024, 1, 1, 8, 13, 12) - utc_ns(2023, 12, 31, 17, 20, 44));
-    const auto now = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                         std::chrono::system_clock::now().time_since_epoch())
-                         .count();
+    const auto now =
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+            .count();
     CHECK(r.events[2].ts_ns <= now + 26 * 3600 * kSec);
     CHECK(r.events[2].ts_ns > now - 366 * 86400 * kSec);
     REQUIRE(r.stats.notes.size() == 2);
@@ -198,9 +199,9 @@ TEST_CASE("prep::syslog: the year comes from the file time, walking back over De
 
 TEST_CASE("prep::syslog: a month going down by less than six is not a new year", "[prep][syslog]") {
   const std::string text = std::string("Mar 10 10:00:00 h kernel: ") + kXidLine + "\n" +  //
-                           "Jan 10 10:00:00 h kernel: " + kXidLine + "\n" +                 // clock set back
-                           "Aug 10 10:00:00 h kernel: " + kXidLine + "\n" +                 // a long gap
-                           "Feb 10 10:00:00 h kernel: " + kXidLine + "\n";                  // down by 6: next year
+                           "Jan 10 10:00:00 h kernel: " + kXidLine + "\n" +               // clock set back
+                           "Aug 10 10:00:00 h kernel: " + kXidLine + "\n" +               // a long gap
+                           "Feb 10 10:00:00 h kernel: " + kXidLine + "\n";                // down by 6: next year
   const PrepRun r = run_prep_text(text, with_year(2022));
   REQUIRE(r.events.size() == 4);
   CHECK(r.events[0].ts_ns == utc_ns(2022, 3, 10, 10, 0, 0));
@@ -212,11 +213,11 @@ TEST_CASE("prep::syslog: a month going down by less than six is not a new year",
 TEST_CASE("prep::syslog: month names of other locales", "[prep][syslog]") {
   using gpucost::prep::klog::month_number;
   const std::pair<const char*, int> names[] = {
-      {"Jan", 1},    {"jun", 6},     {"DEC", 12},    {"Sept", 9},   {"avril", 4},  {"AVRIL", 4}, {"févr.", 2},
-      {"FÉVR.", 2},  {"juil.", 7},   {"août", 8},    {"déc.", 12},  {"Mär", 3},    {"MÄR", 3},   {"Okt", 10},
-      {"Dez", 12},   {"ene", 1},     {"abr.", 4},    {"dic", 12},   {"авг", 8},    {"АВГ", 8},   {"фев", 2},
-      {"Фев.", 2},   {"мая", 5},     {"сент.", 9},   {"Ноя", 11},   {"6月", 6},     {"12月", 12},  {"六月", 6},
-      {"十二月", 12}, {"6월", 6},     {"gen", 1},     {"mrt", 3},    {"paź", 10},   {"лют", 2},   {"out", 10},
+      {"Jan", 1},     {"jun", 6},   {"DEC", 12},  {"Sept", 9},  {"avril", 4}, {"AVRIL", 4}, {"févr.", 2},
+      {"FÉVR.", 2},   {"juil.", 7}, {"août", 8},  {"déc.", 12}, {"Mär", 3},   {"MÄR", 3},   {"Okt", 10},
+      {"Dez", 12},    {"ene", 1},   {"abr.", 4},  {"dic", 12},  {"авг", 8},   {"АВГ", 8},   {"фев", 2},
+      {"Фев.", 2},    {"мая", 5},   {"сент.", 9}, {"Ноя", 11},  {"6月", 6},   {"12月", 12}, {"六月", 6},
+      {"十二月", 12}, {"6월", 6},   {"gen", 1},   {"mrt", 3},   {"paź", 10},  {"лют", 2},   {"out", 10},
   };
   for (const auto& [name, month] : names) {
     INFO(name);
@@ -247,7 +248,8 @@ TEST_CASE("prep::syslog: month names of other locales", "[prep][syslog]") {
 }
 
 TEST_CASE("prep::syslog: an unknown month name borrows the month of the line before", "[prep][syslog]") {
-  const std::string text = std::string("Jun 11 23:59:00 h kernel: x\n") + "Xyz 12 00:00:01 h kernel: " + kXidLine + "\n";
+  const std::string text =
+      std::string("Jun 11 23:59:00 h kernel: x\n") + "Xyz 12 00:00:01 h kernel: " + kXidLine + "\n";
   const PrepRun r = run_prep_text(text, with_year(2024));
   check_accounting(r);
   REQUIRE(r.events.size() == 1);
@@ -288,11 +290,11 @@ TEST_CASE("prep::syslog: host field present or absent, identifiers of every shap
 }
 
 TEST_CASE("prep::syslog: blank, CRLF, empty kernel messages, lines without a stamp", "[prep][syslog]") {
-  const std::string text = std::string("Jun  5 22:36:51 h kernel: [ 4564.303884] \r\n") +  //
-                           "\r\n" +                                                            //
+  const std::string text = std::string("Jun  5 22:36:51 h kernel: [ 4564.303884] \r\n") +     //
+                           "\r\n" +                                                           //
                            "Jun  5 22:36:51 h kernel: [ 4564.303886] " + kXidLine + "\r\n" +  //
-                           "this line has no stamp\n" +                                        //
-                           "Jun  5 22:36:52 h kernel: [ 4564.903886] " + kXidLine;          // no final newline
+                           "this line has no stamp\n" +                                       //
+                           "Jun  5 22:36:52 h kernel: [ 4564.903886] " + kXidLine;            // no final newline
   const PrepRun r = run_prep_text(text, with_year(2017));
   check_accounting(r);
   CHECK(r.stats.lines == 5);
@@ -350,8 +352,8 @@ TEST_CASE("prep::syslog: many events: the year buffer is released early and noth
 TEST_CASE("prep::syslog: times in the repeated hour of a DST fall-back name the change", "[prep][syslog][dst]") {
   // Oct 27 2024, Europe/Berlin: 03:00 CEST -> 02:00 CET. Lines 2-5 are CEST, 6-8 CET (the printk
   // uptimes run on), line 9 at 03:12 CET is after the repeated hour.
-  const PrepRun r = run_prep_text(fixture("kernlog/ubuntu2204_a100_535_dst_fallback.log"), with_year(2024),
-                                  "Europe/Berlin");
+  const PrepRun r =
+      run_prep_text(fixture("kernlog/ubuntu2204_a100_535_dst_fallback.log"), with_year(2024), "Europe/Berlin");
   check_accounting(r);
   REQUIRE(r.events.size() == 6);
   CHECK(r.events[0].ts_ns == utc_ns(2024, 10, 27, 0, 14, 5));  // 02:14:05 CEST
@@ -367,8 +369,8 @@ TEST_CASE("prep::syslog: times in the repeated hour of a DST fall-back name the 
   CHECK(std::find(r.stats.notes.begin(), r.stats.notes.end(), want) != r.stats.notes.end());
 
   // The same lines in another year (Oct 27 2023 is no change day: Berlin went back on Oct 29).
-  const PrepRun other = run_prep_text(fixture("kernlog/ubuntu2204_a100_535_dst_fallback.log"), with_year(2023),
-                                      "Europe/Berlin");
+  const PrepRun other =
+      run_prep_text(fixture("kernlog/ubuntu2204_a100_535_dst_fallback.log"), with_year(2023), "Europe/Berlin");
   CHECK(other.stats.repeated_hours.empty());
   for (const auto& n : other.stats.notes) CHECK(n.find("clocks went back") == std::string::npos);
 }

@@ -14,14 +14,15 @@ using gpucost::test::run_prep_text;
 using gpucost::test::utc_ns;
 namespace prep = gpucost::prep;
 
-TEST_CASE("prep::torch-table: modern CUDA table, names with spaces, duplicate names, two tables", "[prep][torch-table]") {
+TEST_CASE("prep::torch-table: modern CUDA table, names with spaces, duplicate names, two tables",
+          "[prep][torch-table]") {
   const PrepRun r = run_prep_text(fixture("torch-table/modern_cuda_memcpy_two_tables.txt"));
   check_accounting(r);
   CHECK(r.stats.format == gpucost::Format::torch_table);
   CHECK(r.stats.lines == 23);
-  CHECK(r.stats.events == 12);      // 7 + 3 rows, 2 footers
+  CHECK(r.stats.events == 12);       // 7 + 3 rows, 2 footers
   CHECK(r.stats.event_lines == 13);  // the first footer has two lines
-  CHECK(r.stats.ignored == 10);     // STAGE line, 3 + 3 rules per table, blank line between tables
+  CHECK(r.stats.ignored == 10);      // STAGE line, 3 + 3 rules per table, blank line between tables
   CHECK(r.stats.malformed == 0);
   CHECK(r.stats.time_basis == gpucost::TimeBasis::relative);
   REQUIRE(r.events.size() == 12);
@@ -163,13 +164,20 @@ TEST_CASE("prep::torch-table: with_stack rows, CRLF, NaN shares and detection", 
   // with_stack: further frames are rows without a name, then an empty spacer row; the FLOPs
   // value is printed before Source Location although its title comes after.
   const std::string text =
-      "---------  ------------  ------------  ------------  ------------  ------------  ------------  ----------  ------------  \r\n"
-      "     Name    Self CPU %      Self CPU   CPU total %     CPU total  CPU time avg    # of Calls  Source Location  Total KFLOPs  \r\n"
-      "---------  ------------  ------------  ------------  ------------  ------------  ------------  ----------  ------------  \r\n"
-      " aten::mm           NaN       1.500us         0.00%       1.500us       1.500us             1  2.500       train.py(12): step  \r\n"
-      "                                                                                                           model.py(3): fwd  \r\n"
-      "                                                                                                                         \r\n"
-      "---------  ------------  ------------  ------------  ------------  ------------  ------------  ----------  ------------  \r\n"
+      "---------  ------------  ------------  ------------  ------------  ------------  ------------  ----------  "
+      "------------  \r\n"
+      "     Name    Self CPU %      Self CPU   CPU total %     CPU total  CPU time avg    # of Calls  Source Location  "
+      "Total KFLOPs  \r\n"
+      "---------  ------------  ------------  ------------  ------------  ------------  ------------  ----------  "
+      "------------  \r\n"
+      " aten::mm           NaN       1.500us         0.00%       1.500us       1.500us             1  2.500       "
+      "train.py(12): step  \r\n"
+      "                                                                                                           "
+      "model.py(3): fwd  \r\n"
+      "                                                                                                                "
+      "         \r\n"
+      "---------  ------------  ------------  ------------  ------------  ------------  ------------  ----------  "
+      "------------  \r\n"
       "Self CPU time total: 0.000us\r\n";
   prep::PrepOptions none;
   CHECK(prep::detect_format(text, none) == gpucost::Format::torch_table);

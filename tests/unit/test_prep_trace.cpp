@@ -341,7 +341,7 @@ TEST_CASE("trace: the oldest Kineto layout", "[trace]") {
   REQUIRE(report.devices.size() == 1);
   const DeviceReport& d = report.devices[0];
   CHECK(d.launch.matched == 1);
-  CHECK(d.launch.unmatched == 1);  // the memcpy came from a synchronous cudaMemcpy (not in the trace)
+  CHECK(d.launch.unmatched == 1);             // the memcpy came from a synchronous cudaMemcpy (not in the trace)
   CHECK(d.launch.delays_ns.front() == 2000);  // 729077 - (729065 + 10) us
   CHECK(d.span_ns == 29000);                  // 729077 .. 729106
   CHECK(d.busy_ns == 10000);
@@ -358,7 +358,8 @@ std::string synthetic_trace(int n, bool pretty) {
     const char* sep = i + 1 < n ? "," : "";
     if (pretty)
       out += fmt::format(
-          "  {{\n    \"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, \"tid\": 1,\n"
+          "  {{\n    \"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, \"tid\": "
+          "1,\n"
           "    \"ts\": {:.3f}, \"dur\": 2.000,\n    \"args\": {{\"correlation\": {}}}\n  }},\n"
           "  {{\n    \"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"kernel_{}\", \"pid\": 0, \"tid\": 7,\n"
           "    \"ts\": {:.3f}, \"dur\": {:.3f},\n    \"args\": {{\"device\": 0, \"stream\": 7, \"correlation\": {}, "
@@ -432,9 +433,10 @@ TEST_CASE("trace: one record per line: every cut falls after a comma", "[trace]"
   std::string text = "{\"traceEvents\": [\n";
   const int n = 400;
   for (int i = 0; i < n; ++i)
-    text += fmt::format("{{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k{}\", \"pid\": 0, \"tid\": 7, \"ts\": {}, "
-                        "\"dur\": 2, \"args\": {{\"stream\": 7}}}}{}\n",
-                        i, 10 * i, i + 1 < n ? "," : "");
+    text += fmt::format(
+        "{{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k{}\", \"pid\": 0, \"tid\": 7, \"ts\": {}, "
+        "\"dur\": 2, \"args\": {{\"stream\": 7}}}}{}\n",
+        i, 10 * i, i + 1 < n ? "," : "");
   text += "], \"baseTimeNanoseconds\": 1700000000000000000}\n";
   for (std::size_t chunk : {64u, 100u, 333u, 1000u, 4096u}) {
     INFO("chunk " << chunk);
@@ -478,7 +480,8 @@ TEST_CASE("trace: JSON that is not a Kineto trace is named, not half-parsed", "[
   CHECK(st2.error().message.find("execution trace") != std::string::npos);
 
   // A Chrome trace in the bare array form is a list of records.
-  const TraceData arr = read_trace_text(R"J([{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 1, "dur": 2}])J");
+  const TraceData arr =
+      read_trace_text(R"J([{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 1, "dur": 2}])J");
   CHECK(arr.not_kineto.empty());
   CHECK(arr.ops.size() == 1);
 }

@@ -7,11 +7,11 @@
 
 #include "prep/user_patterns.hpp"
 
-using gpucost::test::OwnedEvent;
-using gpucost::test::PrepRun;
 using gpucost::test::check_accounting;
 using gpucost::test::field;
 using gpucost::test::fixture;
+using gpucost::test::OwnedEvent;
+using gpucost::test::PrepRun;
 using gpucost::test::run_prep_text;
 using gpucost::test::utc_ns;
 namespace prep = gpucost::prep;
@@ -57,7 +57,8 @@ TEST_CASE("prep::trainlog: HF accelerate example with tqdm bars redrawn with \\r
   CHECK(r.stats.time_basis == gpucost::TimeBasis::local);
   REQUIRE(r.events.size() == 8);
   for (const auto& e : r.events) check_train(e);
-  CHECK(phases(r) == std::vector<std::string>{"start", "step", "epoch", "step", "epoch", "step", "epoch", "checkpoint"});
+  CHECK(phases(r) ==
+        std::vector<std::string>{"start", "step", "epoch", "step", "epoch", "step", "epoch", "checkpoint"});
 
   const auto& start = r.events[0];
   CHECK(start.ts_ns == utc_ns(2024, 6, 12, 18, 22, 25));
@@ -87,7 +88,7 @@ TEST_CASE("prep::trainlog: HF accelerate example with tqdm bars redrawn with \\r
   CHECK(r.events[4].ts_ns == utc_ns(2024, 6, 12, 18, 24, 47));  // " 06/12/2024 ...": stray space
   CHECK(field(r.events[4], "eval_loss") == "5.995");
   CHECK(field(r.events[5], "step") == "300");
-  CHECK(field(r.events[5], "elapsed_s") == "211");  // 03:31
+  CHECK(field(r.events[5], "elapsed_s") == "211");    // 03:31
   CHECK(field(r.events[6], "accuracy") == "0.8125");  // "epoch 2: {'accuracy': 0.8125, 'f1': 0.79}"
   CHECK(field(r.events[6], "f1") == "0.79");
   CHECK(field(r.events[7], "path") == "out/step_300");
@@ -208,7 +209,7 @@ TEST_CASE("prep::trainlog: logging asctime default format in --tz, a bad date", 
   CHECK(field(r.events[0], "logger") == "train");
   const auto& e0 = r.events[1];
   CHECK(field(e0, "train_loss") == "1.2345");
-  CHECK(field(e0, "eval_loss") == "1.4567");  // val_loss
+  CHECK(field(e0, "eval_loss") == "1.4567");     // val_loss
   CHECK(field(e0, "learning_rate") == "0.001");  // lr
   CHECK(field(r.events[2], "path") == "/ckpt/epoch_0.pt");
   CHECK(field(r.events[2], "logger") == "train.ckpt");
@@ -367,23 +368,27 @@ TEST_CASE("prep::trainlog --pattern: durations in ms become dur_ns, summed by ha
   CHECK(r.stats.examples[0].reason == "pattern 0: group dur_ms '1.2.3' is not a duration");
 }
 
-TEST_CASE("prep::trainlog --pattern: a file of no known format is read through its pattern", "[prep][trainlog][pattern]") {
+TEST_CASE("prep::trainlog --pattern: a file of no known format is read through its pattern",
+          "[prep][trainlog][pattern]") {
   const std::string text = "kernel matmul synchronized (duration: 0.012ms)\n";
   const PrepRun without = run_prep_text(text);
   CHECK_FALSE(without.status);
-  const PrepRun r = run_prep_text(text, with_patterns({R"(kernel (?P<name>\w+) synchronized \(duration: (?P<dur_ms>[0-9.]+)ms\))"}));
+  const PrepRun r =
+      run_prep_text(text, with_patterns({R"(kernel (?P<name>\w+) synchronized \(duration: (?P<dur_ms>[0-9.]+)ms\))"}));
   check_counts(r, 1, 1, 0, 0);
   REQUIRE(r.events.size() == 1);
   CHECK(field(r.events[0], "dur_ns") == "12000");
   CHECK(field(r.events[0], "time_from") == "none");
 }
 
-TEST_CASE("prep::trainlog --pattern: ts, step, loss, phase and other groups; the second pattern", "[prep][trainlog][pattern]") {
+TEST_CASE("prep::trainlog --pattern: ts, step, loss, phase and other groups; the second pattern",
+          "[prep][trainlog][pattern]") {
   const std::string text =
       "2024-06-12T10:00:00Z step=10 loss=0.5 took 1.25s on gpu3\n"
       "1718186400.5 phase=eval\n";
-  auto opts = with_patterns({R"(^(?P<ts>\S+) step=(?P<step>\d+) loss=(?P<loss>[0-9.]+) took (?P<dur_s>[0-9.]+)s on (?P<device>\w+))",
-                              R"(^(?P<ts>[0-9.]+) phase=(?P<phase>\w+))"});
+  auto opts = with_patterns(
+      {R"(^(?P<ts>\S+) step=(?P<step>\d+) loss=(?P<loss>[0-9.]+) took (?P<dur_s>[0-9.]+)s on (?P<device>\w+))",
+       R"(^(?P<ts>[0-9.]+) phase=(?P<phase>\w+))"});
   // An ISO stamp with a zone at the start: a kernel log shape (dmesg --time-format=iso); forced here.
   CHECK(prep::detect_format(text, opts) == gpucost::Format::dmesg);
   opts.forced = gpucost::Format::trainlog;
@@ -461,8 +466,9 @@ TEST_CASE("prep::trainlog: hand-written epoch/step messages and a coloured Ray p
 }
 
 TEST_CASE("prep::trainlog: one event without a timestamp is named in the singular", "[prep][trainlog]") {
-  const PrepRun r = run_prep_text("2024-06-12 10:00:01,120\tINFO worker.py:1724 -- Started a local Ray instance.\n"
-                                  "{'loss': 0.6931, 'grad_norm': 1.25, 'learning_rate': 4.8e-05, 'epoch': 0.2}\n");
+  const PrepRun r = run_prep_text(
+      "2024-06-12 10:00:01,120\tINFO worker.py:1724 -- Started a local Ray instance.\n"
+      "{'loss': 0.6931, 'grad_norm': 1.25, 'learning_rate': 4.8e-05, 'epoch': 0.2}\n");
   std::string notes;
   for (const auto& n : r.stats.notes) notes += n + "\n";
   INFO(notes);

@@ -94,7 +94,8 @@ TEST_CASE("breakeven: JSON report has every key of the issue", "[breakeven]") {
   CHECK(side == "below");
   REQUIRE(doc.at_pointer("/breakeven/job_hours_crossings/1/local_cheaper").get_string().get(side) == simdjson::SUCCESS);
   CHECK(side == "above");
-  REQUIRE(doc.at_pointer("/breakeven/line_job_hours_crossings/0/below_line").get_string().get(side) == simdjson::SUCCESS);
+  REQUIRE(doc.at_pointer("/breakeven/line_job_hours_crossings/0/below_line").get_string().get(side) ==
+          simdjson::SUCCESS);
   CHECK(side == "below");
   CHECK(doc.at_pointer("/breakeven/job_hours_crossings_omitted").error() == simdjson::NO_SUCH_FIELD);
   // The table says it in words: local cheaper below T*, again from 0.88 h to 0.885 h, then the cloud.

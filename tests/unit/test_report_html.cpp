@@ -65,8 +65,11 @@ TEST_CASE("report: LTTB edge cases", "[report][lttb]") {
 
 TEST_CASE("report: HTML escaping", "[report][html]") {
   CHECK(report::html_escape("<a href=\"x\">&'</a>") == "&lt;a href=&quot;x&quot;&gt;&amp;&#39;&lt;/a&gt;");
-  CHECK(report::html_escape("25 \u00b0C, \u00d7") == "25 \u00b0C, \u00d7");           // UTF-8 kept
-  CHECK(report::html_escape("a\x01" "b\x7f") == "a\xEF\xBF\xBD" "b\xEF\xBF\xBD");       // XML forbids these
+  CHECK(report::html_escape("25 \u00b0C, \u00d7") == "25 \u00b0C, \u00d7");  // UTF-8 kept
+  CHECK(report::html_escape("a\x01"
+                            "b\x7f") ==
+        "a\xEF\xBF\xBD"
+        "b\xEF\xBF\xBD");                                                                // XML forbids these
   CHECK(report::html_escape("bad \xff\xfe end") == "bad \xEF\xBF\xBD\xEF\xBF\xBD end");  // not UTF-8
   CHECK(report::html_escape("tab\tnew\nline") == "tab\tnew\nline");
 }
@@ -99,8 +102,8 @@ TEST_CASE("report: SVG scales, numbers and paths on a tiny series", "[report][sv
 TEST_CASE("report: throttling is a busy GPU below 85 % of its reference clock", "[report][throttle]") {
   // Reference 2000 MHz -> limit 1700. Busy below the limit: samples 1, 2 (merged) and 5 (to the
   // gap limit: the log stops). Sample 3 is idle, 4 is at full clock.
-  const std::vector<extract::Sample> s = {sample(0, 90, 2000), sample(1, 90, 1600), sample(2, 80, 1500),
-                                          sample(3, 10, 300),  sample(4, 95, 1990), sample(5, 99, 1200),
+  const std::vector<extract::Sample> s = {sample(0, 90, 2000),  sample(1, 90, 1600), sample(2, 80, 1500),
+                                          sample(3, 10, 300),   sample(4, 95, 1990), sample(5, 99, 1200),
                                           sample(100, 99, 1200)};
   const auto spans = report::throttle_spans(s, 2000, 10 * kS);
   REQUIRE(spans.size() == 2);
@@ -258,7 +261,8 @@ TEST_CASE("report: what people read adds up: resale, zero, no trace, legend, a s
   job.wall_h = 1.0;
   job.energy_kwh = {0.4, 0.4};
   job.util = {0.5, 0.5};
-  for (int i = 0; i < 25; ++i) job.faults.push_back(i == 22 ? xid_fault(i, "reboot", 79) : xid_fault(i, "restart_app", 13));
+  for (int i = 0; i < 25; ++i)
+    job.faults.push_back(i == 22 ? xid_fault(i, "reboot", 79) : xid_fault(i, "restart_app", 13));
   const auto result = breakeven::compute(config, job);
   report::ReportSources sources;
   auto& f = sources.features;

@@ -67,7 +67,8 @@ LocalClock& berlin() {
   }
   if (bits & 0x01) options.start = parse_iso8601("2024-06-12T14:22:18Z");
   if (bits & 0x02) options.interval_s = (bits & 0x40) ? 0.5 : 2.0;
-  if (bits & 0x04) options.fields = "name,index,temperature.gpu,utilization.gpu,memory.used,power.draw,clocks.sm,clocks.mem";
+  if (bits & 0x04)
+    options.fields = "name,index,temperature.gpu,utilization.gpu,memory.used,power.draw,clocks.sm,clocks.mem";
   if (bits & 0x08) options.year = 2024;
   if (bits & 0x10) options.boot_time_ns = std::int64_t{1718200000} * 1000000000;
   // trainlog always reads with one fixed --pattern (the other targets with bit 0x80): every
@@ -177,7 +178,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 #elif defined(GPUCOST_FUZZ_CONFIG)
   fuzz_config(data, size);
 #else
-#error "define GPUCOST_FUZZ_PREP=<format>, GPUCOST_FUZZ_EVENT_STREAM, GPUCOST_FUZZ_FEATURES, GPUCOST_FUZZ_EXTRACT or GPUCOST_FUZZ_CONFIG"
+#error \
+    "define GPUCOST_FUZZ_PREP=<format>, GPUCOST_FUZZ_EVENT_STREAM, GPUCOST_FUZZ_FEATURES, GPUCOST_FUZZ_EXTRACT or GPUCOST_FUZZ_CONFIG"
 #endif
   return 0;
 }

@@ -16,8 +16,8 @@ namespace gpucost::breakeven {
 struct CloudOffer {
   std::string name, provider, instance, region, gpu_model, currency, date_seen, source;
   double gpu_memory_gb = 0;
-  int gpus = 1;              ///< GPUs of the instance; with per_gpu the most one can rent
-  bool per_gpu = false;      ///< price_per_hour is for one GPU, any count up to gpus
+  int gpus = 1;          ///< GPUs of the instance; with per_gpu the most one can rent
+  bool per_gpu = false;  ///< price_per_hour is for one GPU, any count up to gpus
   double price_per_hour = 0;
   double billing_increment_s = 1, billing_minimum_s = 0, cold_start_s = 0;
   std::optional<double> speed_ratio;
@@ -62,13 +62,13 @@ Expected<CostConfig> config_for_offer(const CostConfig& config, const CloudOffer
 /// One catalogue offer priced for the job (--compare-clouds, the cloud_offer finding).
 struct OfferPrice {
   std::string name, provider, instance, gpu_model, date_seen;
-  int gpus = 0;               ///< GPUs paid for
-  double rate_per_hour = 0;   ///< in the config's currency
+  int gpus = 0;              ///< GPUs paid for
+  double rate_per_hour = 0;  ///< in the config's currency
   double speed_ratio = 1, billed_s = 0, total = 0, premium = 0;
   std::string speed_ratio_source, speed_ratio_basis;
-  std::string currency;       ///< the offer's own
-  double exchange_rate = 1;   ///< config currency per offer currency unit
-  std::string unfit;          ///< why it cannot run the job (or cannot be priced); empty: ranked
+  std::string currency;      ///< the offer's own
+  double exchange_rate = 1;  ///< config currency per offer currency unit
+  std::string unfit;         ///< why it cannot run the job (or cannot be priced); empty: ranked
 };
 /// Every catalogue offer priced for the job: those that fit, cheapest first, then the unfit ones
 /// (with their reason, unpriced) in catalogue order.

@@ -32,8 +32,8 @@ struct CostConfig {
   double system_power_w = 0;
   double hourly_wage = 0;
   double maintenance_hours_per_year = 0;
-  bool always_on = false;    ///< powered (idle) when not working
-  double idle_power_w = 0;   ///< whole machine, idle
+  bool always_on = false;   ///< powered (idle) when not working
+  double idle_power_w = 0;  ///< whole machine, idle
   /// Operator hours per fault, by its most severe member's bucket (docs/cost-model.md, "Faults").
   double incident_restart_app_h = 0.1, incident_reset_gpu_h = 0.5, incident_reboot_h = 1.0,
          incident_contact_support_h = 8.0, incident_unknown_h = 0.5;
@@ -88,12 +88,12 @@ struct Parameter {
 std::span<const Parameter> parameters();
 
 struct ConfigKey {
-  std::string_view path;         ///< "local.hardware_price"; top-level keys have no dot
-  std::string_view unit;         ///< for docs and the table
+  std::string_view path;  ///< "local.hardware_price"; top-level keys have no dot
+  std::string_view unit;  ///< for docs and the table
   std::string_view description;
   bool required = false;
   bool is_string = false;
-  double min = 0, max = 0;       ///< inclusive limits for numbers
+  double min = 0, max = 0;  ///< inclusive limits for numbers
   bool min_exclusive = false;
   bool is_bool = false;
 };

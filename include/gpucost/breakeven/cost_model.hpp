@@ -25,14 +25,14 @@ Expected<FillRule> parse_fill_rule(std::string_view text);
 /// What of the GPU energy was measured and what was filled in (docs/cost-model.md, "Measured
 /// and estimated energy").
 struct EnergyBasis {
-  bool known = false;           ///< false: the features lack coverage/energy_filled_fraction
-  double measured_kwh = 0;      ///< over sampled intervals
-  double estimated_kwh = 0;     ///< filled in for uncovered time by `rule`
-  double coverage = 1;          ///< mean sampled share of the window over the GPUs, 0-1
+  bool known = false;                     ///< false: the features lack coverage/energy_filled_fraction
+  double measured_kwh = 0;                ///< over sampled intervals
+  double estimated_kwh = 0;               ///< filled in for uncovered time by `rule`
+  double coverage = 1;                    ///< mean sampled share of the window over the GPUs, 0-1
   double covered_h = 0, uncovered_h = 0;  ///< coverage x W, and the rest (of the window as read)
-  double fill_power_w = 0;      ///< estimated_kwh / uncovered_h x 1000: the power the fill assumed
+  double fill_power_w = 0;                ///< estimated_kwh / uncovered_h x 1000: the power the fill assumed
   FillRule rule = FillRule::mean;
-  double window_h = 0;          ///< the window before --fill none shortened it
+  double window_h = 0;  ///< the window before --fill none shortened it
   [[nodiscard]] double estimated_share() const {
     const double e = measured_kwh + estimated_kwh;
     return e > 0 ? estimated_kwh / e : 0.0;
@@ -52,10 +52,10 @@ struct JobInputs {
   std::int64_t from_ns = 0, to_ns = 0;        ///< the window (time-of-use pricing)
   extract::EnergyProfile profile;             ///< GPU energy by UTC minute
   std::vector<extract::WindowIncident> incidents;
-  std::vector<extract::WindowFault> faults;   ///< grouped within fault_window_s
+  std::vector<extract::WindowFault> faults;  ///< grouped within fault_window_s
   double fault_window_s = extract::kDefaultFaultWindowS;
-  bool faults_listed = true;                  ///< false: rebuilt from the bursts of an older document
-  std::optional<double> downtime_s;           ///< F051
+  bool faults_listed = true;         ///< false: rebuilt from the bursts of an older document
+  std::optional<double> downtime_s;  ///< F051
   std::string downtime_reason;
   std::optional<double> energy_low_kwh, energy_high_kwh;  ///< F049, F050 of the host
   EnergyBasis energy_basis;
@@ -90,34 +90,35 @@ struct IncidentCost {
 /// The faults priced with the config's window: those of the features joined further when
 /// local.fault_window_s is longer than the window they were grouped with; a shorter one cannot
 /// split them (`note` then says so).
-std::vector<extract::WindowFault> faults_at(const CostConfig& config, const JobInputs& job, std::string* note = nullptr);
+std::vector<extract::WindowFault> faults_at(const CostConfig& config, const JobInputs& job,
+                                            std::string* note = nullptr);
 
 struct Result {
   JobInputs job;
-  EnergyPrices prices;   ///< energy-weighted prices; prices.mean is the JSON's mean price
-  double system_kwh = 0; ///< system_power_w x W / 1000
-  double util_mean = 0;  ///< ū
-  double energy_kwh = 0; ///< Σ E_g
+  EnergyPrices prices;    ///< energy-weighted prices; prices.mean is the JSON's mean price
+  double system_kwh = 0;  ///< system_power_w x W / 1000
+  double util_mean = 0;   ///< ū
+  double energy_kwh = 0;  ///< Σ E_g
   // local
   double electricity = 0, amortisation = 0, maintenance = 0, local_total = 0;
-  double maintenance_routine = 0;  ///< C_m of the yearly maintenance hours
-  double incident_cost = 0;        ///< C_i: Σ incident costs (maintenance = routine + C_i)
+  double maintenance_routine = 0;       ///< C_m of the yearly maintenance hours
+  double incident_cost = 0;             ///< C_i: Σ incident costs (maintenance = routine + C_i)
   std::vector<IncidentCost> incidents;  ///< faults and interruptions, in time order
-  std::string fault_note;              ///< how the faults were grouped, when not as configured
+  std::string fault_note;               ///< how the faults were grouped, when not as configured
   std::optional<double> downtime_h, downtime_share;
-  double idle_cost_per_hour = 0;   ///< I (always_on), currency per idle hour
-  double idle_cost_per_year = 0;   ///< (8760 - use_hours_per_year) x I
+  double idle_cost_per_hour = 0;  ///< I (always_on), currency per idle hour
+  double idle_cost_per_year = 0;  ///< (8760 - use_hours_per_year) x I
   // cloud
-  double q = 0;          ///< billed share of W: (1 - ū) + ū / speed_ratio
+  double q = 0;  ///< billed share of W: (1 - ū) + ū / speed_ratio
   double billed_s = 0, cloud_total = 0;
   // comparison
   double premium = 0, line = 0;
   bool above_line = false;
-  Solution job_hours;          ///< T*: the first of job_crossings
-  Solution line_job_hours;     ///< T_λ: the first of line_crossings
-  Crossings job_crossings;     ///< every job length where C_L = C_C (the billing's steps may give several)
-  Crossings line_crossings;    ///< every job length where C_L = (1 + line) C_C
-  Solution use_hours_per_year; ///< H*
+  Solution job_hours;           ///< T*: the first of job_crossings
+  Solution line_job_hours;      ///< T_λ: the first of line_crossings
+  Crossings job_crossings;      ///< every job length where C_L = C_C (the billing's steps may give several)
+  Crossings line_crossings;     ///< every job length where C_L = (1 + line) C_C
+  Solution use_hours_per_year;  ///< H*
 };
 
 /// Fails when the tariff needs what the job lacks (a time-of-use tariff without an energy profile).
@@ -133,9 +134,11 @@ EnergyPrices price_energy(const CostConfig& config, const JobInputs& job);
 /// Sensitivity: the premium with one parameter at 0.8x and 1.2x its value.
 struct Swing {
   std::string parameter;
-  double base = 0;                    ///< the parameter's value
+  double base = 0;                           ///< the parameter's value
   double premium_low = 0, premium_high = 0;  ///< at 0.8x and 1.2x
-  [[nodiscard]] double swing() const { return premium_high > premium_low ? premium_high - premium_low : premium_low - premium_high; }
+  [[nodiscard]] double swing() const {
+    return premium_high > premium_low ? premium_high - premium_low : premium_low - premium_high;
+  }
 };
 /// Every parameter of parameters(), sorted by swing, largest first.
 std::vector<Swing> sensitivity(const CostConfig& config, const JobInputs& job, const EnergyPrices& prices);

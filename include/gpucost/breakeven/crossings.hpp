@@ -16,7 +16,7 @@ struct Billing {
   double cold_start_s = 0;
   double increment_s = 1;
   double minimum_s = 0;
-  double fixed = 0;          ///< fixed_per_job, currency
+  double fixed = 0;  ///< fixed_per_job, currency
 };
 Billing billing_of(const CostConfig& config, double q);
 

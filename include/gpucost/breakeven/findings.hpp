@@ -25,11 +25,11 @@ struct Evidence {
 };
 
 struct Finding {
-  std::string kind;        ///< idle_share, throttling, launch_delay_tail, incidents_<bucket>, ...
+  std::string kind;  ///< idle_share, throttling, launch_delay_tail, incidents_<bucket>, ...
   std::string title;
-  std::string trigger;     ///< the rule that fired, e.g. "F009 idle_fraction >= 0.1"
+  std::string trigger;  ///< the rule that fired, e.g. "F009 idle_fraction >= 0.1"
   std::vector<Evidence> evidence;
-  double saving = 0;       ///< estimated, in the config's currency
+  double saving = 0;         ///< estimated, in the config's currency
   std::string saving_basis;  ///< the arithmetic of the estimate
   std::string suggestion;
 };
@@ -37,9 +37,9 @@ struct Finding {
 /// One row of the trigger table: a finding fires when `key` compares to `value` by `op`.
 struct FindingThreshold {
   std::string_view kind;
-  std::string_view id;   ///< indicator id, or empty for a model figure
+  std::string_view id;  ///< indicator id, or empty for a model figure
   std::string_view key;
-  std::string_view op;   ///< ">=", "<=", "<", ">"
+  std::string_view op;  ///< ">=", "<=", "<", ">"
   double value = 0;
   std::string_view meaning;
 };
@@ -52,7 +52,7 @@ const FindingThreshold& threshold_of(std::string_view kind);
 /// left out).
 struct OfferQuote {
   std::string name;
-  double total = 0;        ///< C_C on that offer
+  double total = 0;  ///< C_C on that offer
   double speed_ratio = 1;
   std::string speed_ratio_source;
   std::string gpu_model;

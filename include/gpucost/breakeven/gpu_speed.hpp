@@ -14,7 +14,7 @@ namespace gpucost::breakeven {
 struct GpuSpeed {
   std::string model;
   std::vector<std::vector<std::string>> match;  ///< each a sequence of leading words
-  std::optional<double> dense_tflops;          ///< none: no published figure
+  std::optional<double> dense_tflops;           ///< none: no published figure
   std::string precision, source, date_seen;
 };
 

@@ -20,8 +20,8 @@ namespace gpucost::breakeven {
 
 struct PriceOptions {
   FillRule fill = FillRule::mean;
-  bool compare_clouds = false;   ///< price every catalogue offer
-  bool explain = false;          ///< findings even below the line
+  bool compare_clouds = false;  ///< price every catalogue offer
+  bool explain = false;         ///< findings even below the line
   bool sensitivity = true;
   std::size_t mc_draws = 0;
   std::uint64_t mc_seed = 1;
@@ -44,8 +44,8 @@ struct PricedJob {
   std::vector<Swing> sensitivity;
   PremiumRange range;
   std::optional<MonteCarlo> monte_carlo;
-  std::string monte_carlo_reason;     ///< set when --mc was asked but nothing varies
-  std::vector<OfferPrice> clouds;     ///< --compare-clouds: fit offers cheapest first, then the unfit
+  std::string monte_carlo_reason;                ///< set when --mc was asked but nothing varies
+  std::vector<OfferPrice> clouds;                ///< --compare-clouds: fit offers cheapest first, then the unfit
   std::optional<std::vector<Finding>> findings;  ///< above the line or with explain
   std::vector<Notice> notices;
 };

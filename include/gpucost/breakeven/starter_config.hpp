@@ -18,12 +18,12 @@ namespace gpucost::breakeven {
 
 /// What is known about the machine's GPUs. Empty when nothing is.
 struct MachineFacts {
-  std::vector<std::string> gpu_names;        ///< distinct models, as nvidia-smi names them
-  int gpu_count = 0;                         ///< 0 = unknown
-  std::optional<double> gpu_memory_mib;      ///< memory of one GPU (the largest), when known
-  std::optional<double> gpu_power_limit_w;   ///< power limit of one GPU (the largest), when known
-  std::optional<double> idle_power_w;        ///< the GPUs together at 0 % utilisation (F054 summed)
-  std::string source;                        ///< "the logs (a.csv)", "nvidia-smi", "--gpu"
+  std::vector<std::string> gpu_names;       ///< distinct models, as nvidia-smi names them
+  int gpu_count = 0;                        ///< 0 = unknown
+  std::optional<double> gpu_memory_mib;     ///< memory of one GPU (the largest), when known
+  std::optional<double> gpu_power_limit_w;  ///< power limit of one GPU (the largest), when known
+  std::optional<double> idle_power_w;       ///< the GPUs together at 0 % utilisation (F054 summed)
+  std::string source;                       ///< "the logs (a.csv)", "nvidia-smi", "--gpu"
 };
 
 /// What the logs say of the machine: the GPU models their fingerprints name (a profiler's are
@@ -52,7 +52,8 @@ std::optional<std::string> currency_of_country(std::string_view country);
 /// when known, at least `memory_mib` per GPU), cheapest first for that count (offers in
 /// `currency` before the others).
 std::vector<CloudOffer> same_gpu_offers(std::string_view gpu_name, int gpu_count, std::optional<double> memory_mib,
-                                        std::string_view currency, const std::vector<CloudOffer>& catalogue = cloud_offers());
+                                        std::string_view currency,
+                                        const std::vector<CloudOffer>& catalogue = cloud_offers());
 
 /// The GPUs of `nvidia-smi --query-gpu=name,memory.total,power.limit --format=csv,noheader`
 /// output (record::probe_nvidia_smi runs it): one line per GPU ("NVIDIA H100 80GB HBM3,
@@ -61,8 +62,8 @@ Expected<MachineFacts> parse_smi_gpu_list(std::string_view csv);
 
 struct StarterOptions {
   MachineFacts machine;
-  std::string country;              ///< normalised (normalise_country); empty = none
-  std::vector<std::string> notes;   ///< lines for the file's header ("nvidia-smi is not on PATH: ...")
+  std::string country;             ///< normalised (normalise_country); empty = none
+  std::vector<std::string> notes;  ///< lines for the file's header ("nvidia-smi is not on PATH: ...")
   std::string generator = "gpucost init";
 };
 

@@ -15,12 +15,12 @@ namespace gpucost::breakeven {
 /// One `[[electricity.tou]]` window. A window whose end is not after its start crosses midnight:
 /// its part after midnight belongs to the day it started on.
 struct TouWindow {
-  unsigned days = 0x7f;      ///< bit 0 = Monday ... bit 6 = Sunday: days the window starts on
-  unsigned months = 0xfff;   ///< bit 0 = January: months of the instant
-  int start_min = 0;         ///< minute of the local day, 0-1439
-  int end_min = 1440;        ///< minute of the local day, 1-1440
+  unsigned days = 0x7f;     ///< bit 0 = Monday ... bit 6 = Sunday: days the window starts on
+  unsigned months = 0xfff;  ///< bit 0 = January: months of the instant
+  int start_min = 0;        ///< minute of the local day, 0-1439
+  int end_min = 1440;       ///< minute of the local day, 1-1440
   double price_per_kwh = 0;
-  std::string text;          ///< "mon-fri 08:00-22:00" as written, for messages
+  std::string text;  ///< "mon-fri 08:00-22:00" as written, for messages
 
   /// Whether the window holds at local minute `minute` of a day with weekday `weekday`
   /// (0 = Monday) in month `month` (0 = January).

@@ -26,8 +26,8 @@ inline Error make_error(ErrorKind kind, std::string message, std::string hint = 
 template <typename T>
 class [[nodiscard]] Expected {
  public:
-  Expected(T value) : m_v(std::move(value)) {}            // NOLINT(google-explicit-constructor)
-  Expected(Error error) : m_v(std::move(error)) {}        // NOLINT(google-explicit-constructor)
+  Expected(T value) : m_v(std::move(value)) {}      // NOLINT(google-explicit-constructor)
+  Expected(Error error) : m_v(std::move(error)) {}  // NOLINT(google-explicit-constructor)
   [[nodiscard]] bool has_value() const { return m_v.index() == 0; }
   explicit operator bool() const { return has_value(); }
   T& value() { return std::get<0>(m_v); }
@@ -60,8 +60,7 @@ class [[nodiscard]] Status {
 /// Returns the error of `expr` (a Status or an Expected) from the enclosing function, which
 /// returns a Status or an Expected; `expr`'s value, if any, is dropped:
 ///   GPUCOST_TRY(write_header(out));
-#define GPUCOST_TRY(expr)                                            \
-  do {                                                               \
-    if (auto gpucost_try_result_ = (expr); !gpucost_try_result_)     \
-      return ::gpucost::Error(gpucost_try_result_.error());          \
+#define GPUCOST_TRY(expr)                                                                                              \
+  do {                                                                                                                 \
+    if (auto gpucost_try_result_ = (expr); !gpucost_try_result_) return ::gpucost::Error(gpucost_try_result_.error()); \
   } while (false)

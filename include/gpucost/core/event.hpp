@@ -77,8 +77,8 @@ struct Field {
 };
 
 struct Event {
-  std::int64_t ts_ns = 0;     ///< nanoseconds since the Unix epoch, UTC
-  std::string_view source;    ///< "dmon", "pmon", "query-csv", ...
+  std::int64_t ts_ns = 0;   ///< nanoseconds since the Unix epoch, UTC
+  std::string_view source;  ///< "dmon", "pmon", "query-csv", ...
   std::string_view host;
   std::int32_t gpu = -1;      ///< nvidia-smi index; -1 = not tied to a GPU
   std::string_view kind;      ///< "sample", "process", ...

@@ -11,6 +11,7 @@
 namespace gpucost {
 
 /// Every kind gpucost writes. `other`: a kind it does not know (an events stream may carry any).
+// clang-format off
 enum class EventKind : std::uint8_t {
   // telemetry
   sample,
@@ -68,6 +69,7 @@ inline constexpr std::array<std::string_view, kEventKindCount> kEventKindNames =
     "nsys_row",
     "train", "pattern",
     ""};
+// clang-format on
 
 inline constexpr std::string_view event_kind_name(EventKind kind) {
   return kEventKindNames[static_cast<std::size_t>(kind)];

@@ -84,7 +84,7 @@ struct InputStats {
     std::int64_t step_ns = 0;     ///< how far they step back there
   };
   std::vector<RepeatedHour> repeated_hours;
-  std::string truncated;                   ///< non-empty when the input ended early
+  std::string truncated;  ///< non-empty when the input ended early
   Fingerprint fingerprint;
   /// Host names the input's own lines give (syslog's host field, journal's _HOSTNAME), distinct,
   /// first seen first (at most kMaxHosts); empty when --host overrides them or the log has none.

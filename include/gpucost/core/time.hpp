@@ -14,7 +14,7 @@
 namespace date {
 class time_zone;
 struct local_info;
-}
+}  // namespace date
 
 namespace gpucost {
 
@@ -58,10 +58,10 @@ std::int64_t wall_clock_ns();
 /// A change of a zone's offset that sets the clocks back (the end of DST): the local times of
 /// [at + after offset, at + before offset) happen twice.
 struct FallBack {
-  std::int64_t at_ns = 0;      ///< the instant of the change, UTC
-  std::int64_t repeat_ns = 0;  ///< how far the clocks went back (3600 s for a DST hour)
+  std::int64_t at_ns = 0;             ///< the instant of the change, UTC
+  std::int64_t repeat_ns = 0;         ///< how far the clocks went back (3600 s for a DST hour)
   std::int64_t before_offset_ns = 0;  ///< UTC offset before the change (CEST: +2 h)
-  std::string before, after;   ///< the zone database's abbreviations: "CEST", "CET"
+  std::string before, after;          ///< the zone database's abbreviations: "CEST", "CET"
   /// True when `ts_ns` (UTC) is where a local time of the repeated interval is placed by
   /// LocalClock::to_utc_ns: its first occurrence, the last `repeat_ns` before the change.
   [[nodiscard]] bool holds(std::int64_t ts_ns) const { return ts_ns >= at_ns - repeat_ns && ts_ns < at_ns; }

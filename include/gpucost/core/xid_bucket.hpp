@@ -34,6 +34,7 @@ inline constexpr XidBucket xid_bucket_from_name(std::string_view name) {
 }
 
 static_assert(xid_bucket_from_name("contact_support") == XidBucket::contact_support &&
-              xid_bucket_from_name("reset_gpu") == XidBucket::reset_gpu && xid_bucket_from_name("") == XidBucket::unknown);
+              xid_bucket_from_name("reset_gpu") == XidBucket::reset_gpu &&
+              xid_bucket_from_name("") == XidBucket::unknown);
 
 }  // namespace gpucost

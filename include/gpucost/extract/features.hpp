@@ -78,8 +78,8 @@ struct WindowIncident {
   /// Until the next sample with utilisation > 0 (or the window end); for a burst, the length
   /// of the union of its incidents' downtimes.
   std::optional<double> downtime_s;
-  std::int64_t count = 1;       ///< incidents in the burst
-  std::int64_t last_ts_ns = 0;  ///< the burst's last incident (count > 1)
+  std::int64_t count = 1;        ///< incidents in the burst
+  std::int64_t last_ts_ns = 0;   ///< the burst's last incident (count > 1)
   bool downtime_to_end = false;  ///< the (last) incident's downtime ran to the window end
   [[nodiscard]] std::int64_t last() const { return count > 1 ? last_ts_ns : ts_ns; }
 };
@@ -137,15 +137,15 @@ struct Features {
   std::string host;
   IndicatorSet host_indicators;
   std::vector<GpuFeatures> gpus;
-  EnergyProfile energy_profile;            ///< empty in documents written before it existed
-  std::vector<WindowIncident> incidents;   ///< in time order
-  std::vector<WindowFault> faults;         ///< in time order, grouped within fault_window_s
+  EnergyProfile energy_profile;           ///< empty in documents written before it existed
+  std::vector<WindowIncident> incidents;  ///< in time order
+  std::vector<WindowFault> faults;        ///< in time order, grouped within fault_window_s
   double fault_window_s = kDefaultFaultWindowS;
   /// false: faults rebuilt from the bursts of a document written before faults existed, and
   /// some of them joined bursts (host-wide: approximate)
   bool faults_listed = true;
-  Partials host_partials;                  ///< event times for merging (xid.first_ns.min, ...)
-  int merged_from = 1;                     ///< number of documents merged into this one
+  Partials host_partials;  ///< event times for merging (xid.first_ns.min, ...)
+  int merged_from = 1;     ///< number of documents merged into this one
   /// The zones the logs' local times were read in (--tz or the machine's), comma-separated when
   /// several; empty when no input had local times (a trace alone).
   std::string logs_tz;

@@ -18,20 +18,20 @@ struct Sample {
   double util_pct = std::numeric_limits<double>::quiet_NaN();  ///< sm_pct, %
   double temp_c = std::numeric_limits<double>::quiet_NaN();    ///< °C
   double pclk_mhz = std::numeric_limits<double>::quiet_NaN();  ///< SM clock, MHz
-  float mem_temp_c = kNoF;       ///< memory (HBM) temperature, °C
-  float mem_pct = kNoF;          ///< memory-controller utilisation, %
-  float mclk_mhz = kNoF;         ///< memory clock, MHz
-  float fb_mib = kNoF;           ///< framebuffer used, MiB
-  float fb_total_mib = kNoF;     ///< framebuffer total, MiB
-  float enc_pct = kNoF;          ///< encoder utilisation, %
-  float dec_pct = kNoF;          ///< decoder utilisation, %
-  float rxpci_mb_s = kNoF;       ///< PCIe receive, MB/s
-  float txpci_mb_s = kNoF;       ///< PCIe transmit, MB/s
-  float power_limit_w = kNoF;    ///< enforced power limit, W
+  float mem_temp_c = kNoF;                                     ///< memory (HBM) temperature, °C
+  float mem_pct = kNoF;                                        ///< memory-controller utilisation, %
+  float mclk_mhz = kNoF;                                       ///< memory clock, MHz
+  float fb_mib = kNoF;                                         ///< framebuffer used, MiB
+  float fb_total_mib = kNoF;                                   ///< framebuffer total, MiB
+  float enc_pct = kNoF;                                        ///< encoder utilisation, %
+  float dec_pct = kNoF;                                        ///< decoder utilisation, %
+  float rxpci_mb_s = kNoF;                                     ///< PCIe receive, MB/s
+  float txpci_mb_s = kNoF;                                     ///< PCIe transmit, MB/s
+  float power_limit_w = kNoF;                                  ///< enforced power limit, W
   float power_default_limit_w = kNoF;
-  float pclk_max_mhz = kNoF;     ///< rated maximum SM clock, MHz
-  float mclk_max_mhz = kNoF;     ///< rated maximum memory clock, MHz
-  float throttle_mask = kNoF;    ///< clocks_event_reasons.active bits (exact in a float: < 2^24)
+  float pclk_max_mhz = kNoF;   ///< rated maximum SM clock, MHz
+  float mclk_max_mhz = kNoF;   ///< rated maximum memory clock, MHz
+  float throttle_mask = kNoF;  ///< clocks_event_reasons.active bits (exact in a float: < 2^24)
   std::uint8_t pcie_gen = 0, pcie_gen_max = 0, pcie_width = 0, pcie_width_max = 0;  ///< 0 = not read
 };
 

@@ -46,9 +46,9 @@ class ByteSource {
 /// One line without its '\n' and without one trailing '\r'.
 struct Line {
   std::string_view text;
-  std::uint64_t number = 0;        ///< 1-based line number
-  std::uint64_t full_length = 0;   ///< bytes of the whole line when it was cut (overlong)
-  bool overlong = false;           ///< longer than the limit: text holds only its start
+  std::uint64_t number = 0;       ///< 1-based line number
+  std::uint64_t full_length = 0;  ///< bytes of the whole line when it was cut (overlong)
+  bool overlong = false;          ///< longer than the limit: text holds only its start
 };
 
 class LineReader {

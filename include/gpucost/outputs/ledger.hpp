@@ -72,11 +72,11 @@ std::string run_key(const RunRecord& record, const std::vector<std::string>& inp
 
 /// The record of a breakeven run (indicators without a value are left out).
 RunRecord make_run_record(const breakeven::Result& result, const breakeven::CostConfig& config,
-                          const extract::Features& features, const Fingerprint& fingerprint,
-                          std::int64_t run_at_ns, std::string gpucost_version);
+                          const extract::Features& features, const Fingerprint& fingerprint, std::int64_t run_at_ns,
+                          std::string gpucost_version);
 
 struct HistoryFilter {
-  std::string host;            ///< empty: every host
+  std::string host;                                                  ///< empty: every host
   std::int64_t since_ns = std::numeric_limits<std::int64_t>::min();  ///< runs whose window starts at or after
 };
 

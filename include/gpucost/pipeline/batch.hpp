@@ -26,7 +26,7 @@ inline constexpr std::int64_t kForgetAfterNs = 30LL * 24 * 3600 * 1'000'000'000;
 
 /// What batch mode remembers about one file it has read.
 struct FileRecord {
-  std::string path;                    ///< the name it was last read under (informational)
+  std::string path;                     ///< the name it was last read under (informational)
   std::uint64_t device = 0, inode = 0;  ///< stat() of the file
   std::uint64_t size = 0;               ///< its size on disk when last read (compressed size for .gz)
   std::uint64_t head_bytes = 0;         ///< decompressed bytes hashed: min(kHeadBytes, offset)
@@ -83,9 +83,8 @@ std::string fnv1a64_hex(std::string_view bytes);
 /// Parses what is new in each input into `sink` and advances `state` (in memory: save it once
 /// the outputs are written). One InputStats per input, counting the new lines only.
 Expected<std::vector<BatchInput>> read_new_data(const std::vector<ProbedInput>& inputs, BatchState& state,
-                                                const prep::PrepOptions& options, LocalClock& clock,
-                                                EventSink& sink, std::vector<InputStats>& stats,
-                                                std::int64_t now_ns);
+                                                const prep::PrepOptions& options, LocalClock& clock, EventSink& sink,
+                                                std::vector<InputStats>& stats, std::int64_t now_ns);
 
 /// Each run prices its new samples; the window starts where the previous run's ended when the
 /// first new sample follows on (within kContinueWindowNs), so that consecutive runs tile time

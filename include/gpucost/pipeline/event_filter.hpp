@@ -14,7 +14,7 @@
 namespace gpucost::pipeline {
 
 struct EventSelection {
-  std::vector<std::string> kinds;  ///< empty: every kind
+  std::vector<std::string> kinds;              ///< empty: every kind
   std::optional<std::int64_t> from_ns, to_ns;  ///< [from, to)
   [[nodiscard]] bool everything() const { return kinds.empty() && !from_ns && !to_ns; }
   /// "--kinds xid,aer --from 2024-06-12T12:00:00Z": the selection as the flags gave it.
@@ -23,8 +23,8 @@ struct EventSelection {
 
 /// --kinds "xid,aer" (comma-separated event kinds), --from, --to (ISO 8601, local in `clock`
 /// unless Z or an offset); any of them may be empty.
-Expected<EventSelection> parse_event_selection(const std::string& kinds, const std::string& from,
-                                               const std::string& to, LocalClock& clock);
+Expected<EventSelection> parse_event_selection(const std::string& kinds, const std::string& from, const std::string& to,
+                                               LocalClock& clock);
 
 class EventFilter final : public EventSink {
  public:

@@ -24,15 +24,15 @@ Expected<std::vector<std::string>> expand_inputs(const std::vector<std::string>&
 /// to look again: a regular file is opened here and once more to be read.
 struct ProbedInput {
   enum class Kind { raw_log, event_stream, features_document };
-  std::string path;                  ///< as given ("-": stdin)
+  std::string path;  ///< as given ("-": stdin)
   /// stdin, a pipe, <(...): not looked at ahead (a peek would block before the inputs before it
   /// are read); the reader that reads it looks at its start, as then the only time.
   bool read_once = false;
   Kind kind = Kind::raw_log;
   io::Compression compression = io::Compression::none;
-  Format format = Format::unknown;   ///< --input-format, or detected here; unknown: an empty input
-  std::optional<std::uint64_t> size; ///< bytes, for a regular file
-  int detections = 0;                ///< times the format was detected here: once, or none when forced or read_once
+  Format format = Format::unknown;    ///< --input-format, or detected here; unknown: an empty input
+  std::optional<std::uint64_t> size;  ///< bytes, for a regular file
+  int detections = 0;                 ///< times the format was detected here: once, or none when forced or read_once
 
   /// The format a reader of this input starts with; none: to be detected from that reader.
   [[nodiscard]] std::optional<Format> known_format() const {

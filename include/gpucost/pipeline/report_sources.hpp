@@ -6,8 +6,8 @@
 #include <gpucost/core/input_stats.hpp>
 #include <gpucost/core/time.hpp>
 #include <gpucost/extract/extract.hpp>
-#include <gpucost/prep/prep.hpp>
 #include <gpucost/pipeline/inputs.hpp>
+#include <gpucost/prep/prep.hpp>
 #include <gpucost/report/timeline.hpp>
 
 #include <string>

@@ -47,5 +47,4 @@ Expected<std::int64_t> parse_instant(std::string_view flag, const std::string& t
 /// The window of --from/--to (either may be empty).
 Expected<extract::ExtractOptions> window_options(const std::string& from, const std::string& to, LocalClock& clock);
 
-
 }  // namespace gpucost::pipeline

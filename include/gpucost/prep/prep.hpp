@@ -35,12 +35,12 @@ std::string format_names();
 
 /// What an input of a format holds, from the format's row in the format table (src/prep/formats.cpp).
 struct FormatTraits {
-  bool telemetry = false;       ///< GPU samples at a fixed interval: a clock step back or an hour's gap is an anomaly
-  bool host_log = false;        ///< the host's kernel or system log, checked against the telemetry's span
+  bool telemetry = false;        ///< GPU samples at a fixed interval: a clock step back or an hour's gap is an anomaly
+  bool host_log = false;         ///< the host's kernel or system log, checked against the telemetry's span
   bool host_log_inside = false;  ///< holds host log lines (a host log, or a bug report's sections)
-  bool year_less = false;       ///< stamps without a year: read after the telemetry and dated against it
-  bool profiler = false;        ///< profiler output: the GPUs it names are those of the profiled run
-  bool whole_document = false;  ///< read whole, in one step, not line by line (a trace)
+  bool year_less = false;        ///< stamps without a year: read after the telemetry and dated against it
+  bool profiler = false;         ///< profiler output: the GPUs it names are those of the profiled run
+  bool whole_document = false;   ///< read whole, in one step, not line by line (a trace)
 };
 /// All false for Format::unknown.
 FormatTraits format_traits(Format f);
@@ -53,23 +53,23 @@ struct TelemetrySpan {
 };
 
 struct PrepOptions {
-  Format forced = Format::unknown;          ///< --input-format; unknown = detect
-  std::optional<CivilTime> date;            ///< --date, for dmon -o T
-  std::optional<IsoInstant> start;          ///< --start, for inputs without times
-  std::optional<double> interval_s;         ///< --interval (seconds)
-  std::string fields;                       ///< --fields, for query CSV without a header
-  std::string host = "localhost";           ///< host name of events whose line names none
-  bool host_given = false;                  ///< --host was given: it wins over the host names in the logs
-  std::optional<std::int64_t> boot_time_ns; ///< --boot-time, for dmesg uptime stamps
+  Format forced = Format::unknown;               ///< --input-format; unknown = detect
+  std::optional<CivilTime> date;                 ///< --date, for dmon -o T
+  std::optional<IsoInstant> start;               ///< --start, for inputs without times
+  std::optional<double> interval_s;              ///< --interval (seconds)
+  std::string fields;                            ///< --fields, for query CSV without a header
+  std::string host = "localhost";                ///< host name of events whose line names none
+  bool host_given = false;                       ///< --host was given: it wins over the host names in the logs
+  std::optional<std::int64_t> boot_time_ns;      ///< --boot-time, for dmesg uptime stamps
   std::string boot_time_origin = "--boot-time";  ///< where boot_time_ns came from, for the summary
-  std::optional<int> year;                  ///< --year, for syslog/journal stamps without a year
+  std::optional<int> year;                       ///< --year, for syslog/journal stamps without a year
   /// The telemetry of the same run, read before the year-less logs: when the inferred year puts
   /// all of a log's events outside it, the year that puts them inside is used (formats.md).
   std::optional<TelemetrySpan> telemetry_span;
   std::optional<std::int64_t> step_first, step_last;  ///< --steps A[-B]: trace analyses on ProfilerStep#A..B
-  std::size_t top_kernels = 10;             ///< --top-kernels: kernels listed per device from a trace
-  std::size_t max_line = 4u << 20;          ///< --max-line: longer lines are malformed (with their length), not held
-  std::vector<std::string> patterns;        ///< --pattern: RE2 with named groups, for training logs
+  std::size_t top_kernels = 10;                       ///< --top-kernels: kernels listed per device from a trace
+  std::size_t max_line = 4u << 20;    ///< --max-line: longer lines are malformed (with their length), not held
+  std::vector<std::string> patterns;  ///< --pattern: RE2 with named groups, for training logs
   std::size_t max_examples = 5;
 };
 
@@ -88,15 +88,14 @@ Status check_format(std::string_view head, Format format, const PrepOptions& opt
 /// Parses one input into `sink`. Fails (ErrorKind::format) only when the format cannot be
 /// determined; bad lines are counted in `stats`, never errors.
 /// `known`: the format found when the input was probed (pipeline::probe_inputs); none: detected here.
-Status run_prep_input(io::LineReader& reader, const PrepOptions& options, LocalClock& clock,
-                      EventSink& sink, InputStats& stats, std::optional<Format> known = std::nullopt);
+Status run_prep_input(io::LineReader& reader, const PrepOptions& options, LocalClock& clock, EventSink& sink,
+                      InputStats& stats, std::optional<Format> known = std::nullopt);
 
 /// One input parsed a line at a time: what run_prep_input() does, in steps, so that several
 /// inputs can be read side by side (the time-ordered merge of `gpucost prep`).
 class InputParse {
  public:
-  InputParse(io::LineReader& reader, const PrepOptions& options, LocalClock& clock, EventSink& sink,
-             InputStats& stats);
+  InputParse(io::LineReader& reader, const PrepOptions& options, LocalClock& clock, EventSink& sink, InputStats& stats);
   ~InputParse();
   InputParse(const InputParse&) = delete;
   InputParse& operator=(const InputParse&) = delete;

@@ -26,10 +26,10 @@ struct RecordOptions {
   /// run_dir is a default name (default_run_dir): never an existing folder; when the name is
   /// taken, the first free of run_dir-2, run_dir-3, ... (made atomically by mkdir)
   bool numbered_run_dir = false;
-  int interval_ms = 1000;            ///< nvidia-smi -lms
-  std::string host;                  ///< for the metadata
-  std::string version;               ///< gpucost's, for the metadata
-  bool quiet = false;                ///< no notes on stderr
+  int interval_ms = 1000;  ///< nvidia-smi -lms
+  std::string host;        ///< for the metadata
+  std::string version;     ///< gpucost's, for the metadata
+  bool quiet = false;      ///< no notes on stderr
 };
 
 /// File names inside the run folder.
@@ -39,15 +39,15 @@ inline constexpr std::string_view kJournalFile = "kernel.journal.json";
 inline constexpr std::string_view kMetadataFile = "run.json";
 
 struct RecordResult {
-  std::string run_dir;   ///< the folder made (a default name may have gained a -N)
-  int exit_status = 0;   ///< the command's; 128 + N when a signal N ended it; 127 when it could not start
-  int signal = 0;        ///< the signal that ended it, 0 if none
+  std::string run_dir;  ///< the folder made (a default name may have gained a -N)
+  int exit_status = 0;  ///< the command's; 128 + N when a signal N ended it; 127 when it could not start
+  int signal = 0;       ///< the signal that ended it, 0 if none
   std::int64_t start_ns = 0, end_ns = 0;  ///< the command's run
   /// The span to price: the command's run widened to the samples taken just before it started
   /// and just after it ended (so that every sampled run holds two samples at least).
   std::int64_t from_ns = 0, to_ns = 0;
-  bool sampled = false;  ///< nvidia-smi answered at the start: the telemetry has samples
-  bool journal = false;  ///< the kernel messages of the window were exported
+  bool sampled = false;            ///< nvidia-smi answered at the start: the telemetry has samples
+  bool journal = false;            ///< the kernel messages of the window were exported
   std::vector<std::string> notes;  ///< what could not be recorded, and why
 };
 

@@ -23,9 +23,9 @@ struct BreakevenExtras {
   breakeven::PremiumRange range;
   std::optional<breakeven::MonteCarlo> monte_carlo;
   std::string monte_carlo_reason;  ///< --mc asked, nothing varies
-  std::vector<CloudRank> clouds;  ///< --compare-clouds: fit offers cheapest first, then the unfit
-  std::string fit_basis;          ///< what an offer had to hold: "fits: 2 GPUs, 68.4 GiB per GPU ..."
-  std::string tariff_tz;          ///< the zone time-of-use windows were read in
+  std::vector<CloudRank> clouds;   ///< --compare-clouds: fit offers cheapest first, then the unfit
+  std::string fit_basis;           ///< what an offer had to hold: "fits: 2 GPUs, 68.4 GiB per GPU ..."
+  std::string tariff_tz;           ///< the zone time-of-use windows were read in
   /// The zone the raw logs' local times were read in (--tz or this machine's); empty when only
   /// event streams or features documents were read (their times are UTC already).
   std::string logs_tz;

@@ -3,8 +3,8 @@
 #pragma once
 
 #include <gpucost/core/error.hpp>
-#include <gpucost/core/time.hpp>
 #include <gpucost/core/event_sink.hpp>
+#include <gpucost/core/time.hpp>
 #include <gpucost/extract/extract.hpp>
 #include <gpucost/report/lttb.hpp>
 
@@ -75,8 +75,8 @@ struct TimelineSeries {
 struct GpuTimeline {
   int gpu = 0;
   TimelineSeries power_w, temp_c, util_pct, sm_clock_mhz;
-  double reference_clock_mhz = 0;  ///< NaN when unknown (then nothing is shaded)
-  bool reference_reported = false; ///< the reference is the reported maximum, not the p99
+  double reference_clock_mhz = 0;   ///< NaN when unknown (then nothing is shaded)
+  bool reference_reported = false;  ///< the reference is the reported maximum, not the p99
   std::vector<TimeSpan> throttled;
   double throttled_s = 0;
 };
@@ -96,8 +96,8 @@ TimelineSeries downsample_metric(const std::vector<extract::Sample>& samples, do
 /// Everything the report reads from its inputs.
 struct ReportSources {
   extract::Features features;
-  std::vector<GpuTimeline> timelines;     ///< empty when the input was a features document
-  std::vector<TimelineEvent> events;      ///< in the window, in time order
+  std::vector<GpuTimeline> timelines;               ///< empty when the input was a features document
+  std::vector<TimelineEvent> events;                ///< in the window, in time order
   std::vector<extract::TraceRecord> trace_devices;  ///< the trace_device records (per GPU of each trace)
   bool from_features_document = false;
 };

@@ -236,8 +236,10 @@ bool classify_xid(string_view r, Event& ev) {
     string_view tok = attribution.substr(0, std::min(attribution.find(' '), attribution.size()));
     attribution.remove_prefix(tok.size());
     std::int64_t v = 0;
-    if (consume(tok, "GPU-I:") && is_uint(tok, v)) gpu_instance = v;
-    else if (consume(tok, "GPU-CI:") && is_uint(tok, v)) compute_instance = v;
+    if (consume(tok, "GPU-I:") && is_uint(tok, v))
+      gpu_instance = v;
+    else if (consume(tok, "GPU-CI:") && is_uint(tok, v))
+      compute_instance = v;
   }
 
   // pid=..., name=..., then the error text.
@@ -261,8 +263,10 @@ bool classify_xid(string_view r, Event& ev) {
 
   ev.kind = "xid";
   ev.add_number("code", code);
-  if (is_pci) text(ev, "pci", address);
-  else if (!address.empty()) text(ev, "gpu_ref", address);
+  if (is_pci)
+    text(ev, "pci", address);
+  else if (!address.empty())
+    text(ev, "gpu_ref", address);
   if (gpu_instance >= 0) ev.add_number("gpu_instance", gpu_instance);
   if (compute_instance >= 0) ev.add_number("compute_instance", compute_instance);
   if (pid >= 0) ev.add_number("pid", pid);
@@ -293,8 +297,10 @@ bool is_version(string_view s) {
   if (s.empty() || !is_digit(s[0])) return false;
   bool dot = false;
   for (const char c : s) {
-    if (c == '.') dot = true;
-    else if (!is_digit(c)) return false;
+    if (c == '.')
+      dot = true;
+    else if (!is_digit(c))
+      return false;
   }
   return dot && s.back() != '.';
 }
@@ -304,15 +310,16 @@ bool gpu_thermal(string_view m, Event& ev) {
   bool hot = false;  // one pass for the cheap part: most NVRM lines mention neither
   for (std::size_t i = 0; i + 4 <= m.size() && !hot; ++i) {
     const char c = text::ascii_lower(m[i]);
-    hot = (c == 't' && text::ascii_lower(m[i + 1]) == 'h' && text::ascii_lower(m[i + 2]) == 'e' && text::ascii_lower(m[i + 3]) == 'r') ||
-          (c == 'o' && text::ascii_lower(m[i + 1]) == 'v' && text::ascii_lower(m[i + 2]) == 'e' && text::ascii_lower(m[i + 3]) == 'r');
+    hot = (c == 't' && text::ascii_lower(m[i + 1]) == 'h' && text::ascii_lower(m[i + 2]) == 'e' &&
+           text::ascii_lower(m[i + 3]) == 'r') ||
+          (c == 'o' && text::ascii_lower(m[i + 1]) == 'v' && text::ascii_lower(m[i + 2]) == 'e' &&
+           text::ascii_lower(m[i + 3]) == 'r');
   }
   if (!hot) return false;
-  const bool overheat = icontains(m, "overheat") || icontains(m, "over temperature") ||
-                        icontains(m, "over-temperature");
-  const bool thermal = icontains(m, "thermal") &&
-                       (icontains(m, "slowdown") || icontains(m, "shutdown") || icontains(m, "throttl") ||
-                        icontains(m, "violation"));
+  const bool overheat =
+      icontains(m, "overheat") || icontains(m, "over temperature") || icontains(m, "over-temperature");
+  const bool thermal = icontains(m, "thermal") && (icontains(m, "slowdown") || icontains(m, "shutdown") ||
+                                                   icontains(m, "throttl") || icontains(m, "violation"));
   if (!overheat && !thermal) return false;
   ev.kind = "thermal";
   ev.add_text("target", "gpu");
@@ -396,8 +403,7 @@ bool classify_nvrm(string_view m, Event& ev) {
         return true;
       }
       break;
-    default:
-      break;
+    default: break;
   }
   return gpu_thermal(m, ev);
 }
@@ -513,9 +519,12 @@ bool classify_oom(string_view m, Event& ev) {
   if (k != 0) {
     string_view head = m.substr(0, k);
     if (!head.ends_with(": ")) return false;
-    if (has_prefix(head, "Memory cgroup out of memory")) scope = "cgroup";
-    else if (has_prefix(head, "Out of memory")) scope = "system";
-    else return false;
+    if (has_prefix(head, "Memory cgroup out of memory"))
+      scope = "cgroup";
+    else if (has_prefix(head, "Out of memory"))
+      scope = "system";
+    else
+      return false;
   }
   string_view r = m.substr(k + 15);
   std::int64_t pid = 0;
@@ -545,14 +554,20 @@ bool classify_cpu_thermal(string_view full, string_view m, Event& ev) {
   r.remove_prefix(digits);
   if (!consume(r, ": ")) return false;
   string_view level;
-  if (consume(r, "Core")) level = "core";
-  else if (consume(r, "Package")) level = "package";
-  else return false;
+  if (consume(r, "Core"))
+    level = "core";
+  else if (consume(r, "Package"))
+    level = "package";
+  else
+    return false;
   if (!consume(r, " temperature")) return false;
   string_view state;
-  if (has_prefix(r, " above threshold") || has_prefix(r, " is above threshold")) state = "throttled";
-  else if (has_prefix(r, "/speed normal")) state = "normal";
-  else return false;
+  if (has_prefix(r, " above threshold") || has_prefix(r, " is above threshold"))
+    state = "throttled";
+  else if (has_prefix(r, "/speed normal"))
+    state = "normal";
+  else
+    return false;
   ev.kind = "thermal";
   ev.add_text("target", "cpu");
   ev.add_text("state", state);
@@ -702,9 +717,12 @@ bool classify_kernel(string_view m, Event& ev) {
           string_view adapter = r.substr(0, rb);
           r.remove_prefix(rb + 1);
           string_view state;
-          if (has_prefix(r, " (on-line)")) state = "online";
-          else if (has_prefix(r, " (off-line)")) state = "offline";
-          else return false;
+          if (has_prefix(r, " (on-line)"))
+            state = "online";
+          else if (has_prefix(r, " (off-line)"))
+            state = "offline";
+          else
+            return false;
           ev.kind = "power_source";
           ev.add_text("state", state);
           text(ev, "adapter", adapter);
@@ -745,8 +763,7 @@ bool classify_kernel(string_view m, Event& ev) {
     case 'G':
       if (classify_gpu_reset(m, ev)) return true;
       break;
-    default:
-      break;
+    default: break;
   }
   return classify_any(m, ev);
 }
@@ -782,11 +799,16 @@ bool classify_logind(string_view m, Event& ev) {
   if (consume(r, "The system will ") && r.ends_with(" now!")) {
     r.remove_suffix(5);
     string_view mode;
-    if (r == "suspend") mode = "suspend";
-    else if (r == "hibernate") mode = "hibernate";
-    else if (r == "suspend and hibernate") mode = "hybrid-sleep";
-    else if (r == "suspend and later hibernate") mode = "suspend-then-hibernate";
-    else return false;
+    if (r == "suspend")
+      mode = "suspend";
+    else if (r == "hibernate")
+      mode = "hibernate";
+    else if (r == "suspend and hibernate")
+      mode = "hybrid-sleep";
+    else if (r == "suspend and later hibernate")
+      mode = "suspend-then-hibernate";
+    else
+      return false;
     return suspend_event(ev, "suspend", mode, "logind", m);
   }
   return false;
@@ -841,9 +863,12 @@ bool classify_system(string_view ident, string_view m, Event& ev) {
   if (ident == "nvidia-persistenced") {
     string_view r = m;
     string_view action;
-    if (consume(r, "Started (")) action = "persistenced_start";
-    else if (consume(r, "Shutdown (")) action = "persistenced_stop";
-    else return false;
+    if (consume(r, "Started ("))
+      action = "persistenced_start";
+    else if (consume(r, "Shutdown ("))
+      action = "persistenced_stop";
+    else
+      return false;
     std::int64_t pid = -1;
     const std::size_t digits = read_uint(r, pid);
     ev.kind = "driver";

@@ -117,10 +117,10 @@ inline void raise_basis(InputStats& stats, TimeBasis b) {
 
 /// Shape of one line of a kernel/system log, for format detection.
 enum class LineShape {
-  none,          ///< not a line of these formats (or a continuation line)
-  syslog,        ///< "Jun 12 14:22:18 host tag: msg" or RFC 3339 "2024-...T...+02:00 host tag: msg"
-  journal,       ///< a shape only journalctl prints (separator, short-unix, short-monotonic, ...)
-  dmesg,         ///< "[ 12.3] msg", "<4>[...]", "[Tue Jun 11 ...]", iso with a comma, decode, kmsg
+  none,     ///< not a line of these formats (or a continuation line)
+  syslog,   ///< "Jun 12 14:22:18 host tag: msg" or RFC 3339 "2024-...T...+02:00 host tag: msg"
+  journal,  ///< a shape only journalctl prints (separator, short-unix, short-monotonic, ...)
+  dmesg,    ///< "[ 12.3] msg", "<4>[...]", "[Tue Jun 11 ...]", iso with a comma, decode, kmsg
 };
 /// Shape of a syslog/journalctl line (parse_syslog.cpp).
 LineShape syslog_line_shape(std::string_view line);

@@ -33,11 +33,11 @@ enum class DStamp : std::uint8_t { none, uptime, ctime, iso };
 
 struct DPrefix {
   DStamp stamp = DStamp::none;
-  std::int64_t uptime_ns = 0;     // uptime
-  IsoInstant wall;                // ctime (no offset), iso
-  int facility = -1;              // -1 unknown, 0 kernel, > 0 user space writing to /dev/kmsg
-  bool kmsg = false;              // a /dev/kmsg record
-  bool kmsg_cont = false;         // kmsg flag '+': continues the previous record
+  std::int64_t uptime_ns = 0;  // uptime
+  IsoInstant wall;             // ctime (no offset), iso
+  int facility = -1;           // -1 unknown, 0 kernel, > 0 user space writing to /dev/kmsg
+  bool kmsg = false;           // a /dev/kmsg record
+  bool kmsg_cont = false;      // kmsg flag '+': continues the previous record
   std::string_view message;
 };
 
@@ -45,9 +45,9 @@ enum class Scan { none, ok, bad_stamp };
 
 inline bool is_lower(char c) { return c >= 'a' && c <= 'z'; }
 
-constexpr std::string_view kFacilities[] = {"kern",   "user",   "mail",   "daemon", "auth",   "syslog", "lpr",
-                                            "news",   "uucp",   "cron",   "authpriv", "ftp",  "local0", "local1",
-                                            "local2", "local3", "local4", "local5", "local6", "local7"};
+constexpr std::string_view kFacilities[] = {"kern",   "user",   "mail",   "daemon",   "auth",   "syslog", "lpr",
+                                            "news",   "uucp",   "cron",   "authpriv", "ftp",    "local0", "local1",
+                                            "local2", "local3", "local4", "local5",   "local6", "local7"};
 
 constexpr std::string_view kLevels[] = {"emerg", "alert", "crit", "err", "warn", "notice", "info", "debug"};
 
@@ -211,13 +211,9 @@ class DmesgParser final : public LineParser {
   LineResult parse(std::string_view line, ParseContext& ctx) override {
     DPrefix px;
     switch (scan_prefix(line, px)) {
-      case Scan::ok:
-        break;
-      case Scan::bad_stamp:
-        finish_record(ctx);
-        return ctx.malformed("bad timestamp");
-      case Scan::none:
-        return continuation(line);
+      case Scan::ok: break;
+      case Scan::bad_stamp: finish_record(ctx); return ctx.malformed("bad timestamp");
+      case Scan::none: return continuation(line);
     }
     if (px.kmsg_cont && m_open) {
       m_text.append(px.message);
@@ -247,7 +243,8 @@ class DmesgParser final : public LineParser {
     const std::string_view body = text::trim(line);
     if (body.empty() || !m_open) return LineResult::ignored;
     ++m_rec_lines;
-    if (m_kmsg && line[0] == ' ' && body.find('=') != std::string_view::npos) return LineResult::deferred;  // dictionary
+    if (m_kmsg && line[0] == ' ' && body.find('=') != std::string_view::npos)
+      return LineResult::deferred;  // dictionary
     if (m_text.size() < 64 * 1024) {
       if (!m_text.empty()) m_text += ' ';
       m_text.append(body);
@@ -335,7 +332,8 @@ class DmesgParser final : public LineParser {
     const std::int64_t clock_ns = record_clock_ns();
     if (!classify_message(m_ident, m_text, ev)) {
       const bool cont = !m_prev_kind.empty() && m_prev_stamp == m_stamp &&
-                        std::llabs(clock_ns - m_prev_clock_ns) < kNsPerSecond && continues_incident(m_prev_kind, m_text);
+                        std::llabs(clock_ns - m_prev_clock_ns) < kNsPerSecond &&
+                        continues_incident(m_prev_kind, m_text);
       ctx.settle(cont ? LineResult::event : LineResult::ignored, m_rec_lines, m_rec_first_line);
       return;
     }
@@ -346,10 +344,9 @@ class DmesgParser final : public LineParser {
     switch (m_stamp) {
       case DStamp::uptime: {
         t.uptime_ns = m_uptime_ns;
-        ev.fields.push_back(Field{"uptime_s",
-                                  ev.own(fmt::format("{}.{:06}", m_uptime_ns / kNsPerSecond,
-                                                     m_uptime_ns % kNsPerSecond / 1000)),
-                                  true, false});
+        ev.fields.push_back(Field{
+            "uptime_s", ev.own(fmt::format("{}.{:06}", m_uptime_ns / kNsPerSecond, m_uptime_ns % kNsPerSecond / 1000)),
+            true, false});
         if (ctx.options.boot_time_ns) {
           t.ns = *ctx.options.boot_time_ns + m_uptime_ns;
         } else if (m_boot_ns) {
@@ -361,16 +358,12 @@ class DmesgParser final : public LineParser {
         }
         break;
       }
-      case DStamp::ctime:
-        t.ns = ctx.clock.to_utc_ns(m_wall.civil.as_utc_ns());
-        break;
+      case DStamp::ctime: t.ns = ctx.clock.to_utc_ns(m_wall.civil.as_utc_ns()); break;
       case DStamp::iso:
         t.ns = m_wall.offset_s ? m_wall.civil.as_utc_ns() - *m_wall.offset_s * kNsPerSecond
                                : ctx.clock.to_utc_ns(m_wall.civil.as_utc_ns());
         break;
-      case DStamp::none:
-        t.ns = 0;
-        break;
+      case DStamp::none: t.ns = 0; break;
     }
     m_prev_kind.assign(ev.kind);
     m_prev_stamp = m_stamp;
@@ -409,11 +402,13 @@ class DmesgParser final : public LineParser {
       } else {
         add("uptime: seconds since boot, 1970-01-01T00:00:00Z = boot (no --boot-time and no line giving the wall "
             "time)");
-        add_note(ctx.stats, "dmesg uptime stamps and no boot time: times are seconds since boot; give --boot-time "
-                            "(e.g. `date -d \"$(uptime -s)\" +%s` or btime in /proc/stat on the host)");
+        add_note(ctx.stats,
+                 "dmesg uptime stamps and no boot time: times are seconds since boot; give --boot-time "
+                 "(e.g. `date -d \"$(uptime -s)\" +%s` or btime in /proc/stat on the host)");
       }
     }
-    if (m_seen_ctime) add("local time in " + ctx.clock.name() + " (dmesg -T: boot time + uptime, late after a suspend)");
+    if (m_seen_ctime)
+      add("local time in " + ctx.clock.name() + " (dmesg -T: boot time + uptime, late after a suspend)");
     if (m_seen_iso_abs) add("absolute (ISO 8601 offsets)");
     if (m_seen_iso_local) add("local time in " + ctx.clock.name() + " (ISO stamps without an offset)");
     if (m_seen_none) add("no timestamps on some records: placed at 1970-01-01T00:00:00Z");

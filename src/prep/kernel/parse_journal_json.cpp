@@ -130,8 +130,7 @@ class JournalJsonParser final : public LineParser {
   void finish(ParseContext& ctx) override {
     if (m_pending_lines > 0) abandon_pending(ctx, "JSON object not closed at the end of the input");
     if (m_entries == 0) return;
-    ctx.stats.clock =
-        "absolute: journald _SOURCE_REALTIME_TIMESTAMP / __REALTIME_TIMESTAMP (µs since the epoch, UTC)";
+    ctx.stats.clock = "absolute: journald _SOURCE_REALTIME_TIMESTAMP / __REALTIME_TIMESTAMP (µs since the epoch, UTC)";
     std::size_t shown = 0;
     for (const BootInfo& b : m_boots) {
       if (shown++ == kMaxBootNotes) {
@@ -147,8 +146,8 @@ class JournalJsonParser final : public LineParser {
       add_note(ctx.stats, std::move(note));
     }
     for (const std::string& h : m_hosts)
-      add_note(ctx.stats, fmt::format("journal _HOSTNAME is '{}'; events carry the host '{}' (--host)", h,
-                                      ctx.options.host));
+      add_note(ctx.stats,
+               fmt::format("journal _HOSTNAME is '{}'; events carry the host '{}' (--host)", h, ctx.options.host));
   }
 
  private:
@@ -159,9 +158,12 @@ class JournalJsonParser final : public LineParser {
     ++m_pending_lines;
     for (char c : line) {
       if (m_in_string) {
-        if (m_escape) m_escape = false;
-        else if (c == '\\') m_escape = true;
-        else if (c == '"') m_in_string = false;
+        if (m_escape)
+          m_escape = false;
+        else if (c == '\\')
+          m_escape = true;
+        else if (c == '"')
+          m_in_string = false;
       } else if (c == '"') {
         m_in_string = true;
       } else if (c == '{') {

@@ -41,6 +41,7 @@ struct MonthName {
 };
 
 // Abbreviated (%b) and full (%B) month names of the locales journalctl and dmesg -T print with.
+// clang-format off
 constexpr MonthName kMonthNames[] = {
     // en
     {"jan", 1}, {"feb", 2}, {"mar", 3}, {"apr", 4}, {"may", 5}, {"jun", 6}, {"jul", 7}, {"aug", 8}, {"sep", 9},
@@ -89,6 +90,7 @@ constexpr MonthName kMonthNames[] = {
     {"一月", 1}, {"二月", 2}, {"三月", 3}, {"四月", 4}, {"五月", 5}, {"六月", 6}, {"七月", 7}, {"八月", 8},
     {"九月", 9}, {"十月", 10}, {"十一月", 11}, {"十二月", 12},
 };
+// clang-format on
 
 // Lower-cases ASCII, Latin-1 capitals (U+00C0-U+00DE) and Cyrillic capitals (U+0400-U+042F)
 // of `s` into `out`; false when `s` does not fit.
@@ -262,9 +264,12 @@ bool split_printk_stamp(std::string_view text, std::string_view& stamp, std::str
   for (; rb < limit; ++rb) {
     const char c = m[rb];
     if (c == ']') break;
-    if (text::is_digit(c)) ++digits;
-    else if (c == '.') ++dots;
-    else if (c != ' ' || digits > 0) return false;
+    if (text::is_digit(c))
+      ++digits;
+    else if (c == '.')
+      ++dots;
+    else if (c != ' ' || digits > 0)
+      return false;
   }
   if (rb >= limit || digits == 0 || dots > 1 || m[rb - 1] == '.') return false;
   stamp = m.substr(1, rb - 1);
@@ -285,14 +290,14 @@ enum class Stamp : std::uint8_t { none, bsd, iso, unix_s, mono };
 /// The prefix of one line: where the stamp, identifier and message are.
 struct Prefix {
   Stamp stamp = Stamp::none;
-  std::string_view stamp_text;  // the whole stamp
-  std::string_view second_key;  // the stamp up to the seconds: equal keys = same second
-  std::string_view month;       // bsd: the month token
-  std::string_view after_month; // bsd: " 5 22:36:09", "12 14:22:18.123"
-  std::string_view uptime;      // mono stamp, or the printk stamp inside a kernel message
-  std::string_view tag;         // "kernel:", "systemd-logind[1050]:", empty when none
-  bool host = false;            // a host field was present
-  std::string_view host_name;   // its text, when present
+  std::string_view stamp_text;   // the whole stamp
+  std::string_view second_key;   // the stamp up to the seconds: equal keys = same second
+  std::string_view month;        // bsd: the month token
+  std::string_view after_month;  // bsd: " 5 22:36:09", "12 14:22:18.123"
+  std::string_view uptime;       // mono stamp, or the printk stamp inside a kernel message
+  std::string_view tag;          // "kernel:", "systemd-logind[1050]:", empty when none
+  bool host = false;             // a host field was present
+  std::string_view host_name;    // its text, when present
   std::string_view message;
 };
 
@@ -306,8 +311,8 @@ inline std::size_t find_space(std::string_view s) {
 bool skip_clock(std::string_view s, std::size_t& pos) {
   if (pos + 8 > s.size()) return false;
   const char* p = s.data() + pos;
-  if (!(text::is_digit(p[0]) && text::is_digit(p[1]) && p[2] == ':' && text::is_digit(p[3]) &&
-        text::is_digit(p[4]) && p[5] == ':' && text::is_digit(p[6]) && text::is_digit(p[7])))
+  if (!(text::is_digit(p[0]) && text::is_digit(p[1]) && p[2] == ':' && text::is_digit(p[3]) && text::is_digit(p[4]) &&
+        p[5] == ':' && text::is_digit(p[6]) && text::is_digit(p[7])))
     return false;
   pos += 8;
   if (pos < s.size() && s[pos] == '.') {
@@ -404,9 +409,7 @@ std::size_t scan_stamp(std::string_view line, Prefix& px) {
 }
 
 // After the stamp: "[host ]tag: message" or, without a tag, "[host ]message".
-inline bool starts_kernel_tag(std::string_view s) {
-  return s.size() >= 8 && std::memcmp(s.data(), "kernel: ", 8) == 0;
-}
+inline bool starts_kernel_tag(std::string_view s) { return s.size() >= 8 && std::memcmp(s.data(), "kernel: ", 8) == 0; }
 
 void scan_tag(std::string_view rest, Prefix& px) {
   if (starts_kernel_tag(rest)) {  // no host (journalctl --no-hostname)
@@ -484,8 +487,10 @@ class SyslogParser final : public LineParser {
     const std::size_t body = scan_stamp(line, px);
     if (body == 0) return other_line(line, ctx);
 
-    if (px.stamp == Stamp::bsd) track_month(line, px, ctx);
-    else note_stamp(px, ctx);
+    if (px.stamp == Stamp::bsd)
+      track_month(line, px, ctx);
+    else
+      note_stamp(px, ctx);
     scan_tag(line.substr(body), px);
     const std::string_view tag = px.tag.empty() ? std::string_view() : px.tag.substr(0, px.tag.size() - 1);
     const std::string_view ident = klog::strip_pid(tag);
@@ -569,8 +574,10 @@ class SyslogParser final : public LineParser {
     // Day and time of the last stamp, for the year at the end ("  5 22:36:09", fraction cut).
     const std::size_t len = std::min<std::size_t>(px.after_month.size(), 16);
     const auto offset = static_cast<std::size_t>(px.after_month.data() - line.data());
-    if (line.size() - offset >= 16) std::memcpy(m_last_stamp.data(), px.after_month.data(), 16);  // inlined
-    else std::memcpy(m_last_stamp.data(), px.after_month.data(), len);
+    if (line.size() - offset >= 16)
+      std::memcpy(m_last_stamp.data(), px.after_month.data(), 16);  // inlined
+    else
+      std::memcpy(m_last_stamp.data(), px.after_month.data(), len);
     m_last_stamp_len = len;
   }
 
@@ -603,8 +610,7 @@ class SyslogParser final : public LineParser {
           }
         }
         break;
-      default:
-        break;
+      default: break;
     }
   }
 
@@ -613,7 +619,8 @@ class SyslogParser final : public LineParser {
     std::size_t pos = 0;
     while (pos < after_month.size() && after_month[pos] == ' ') ++pos;
     std::uint64_t day = 0;
-    if (!text::read_uint(after_month, pos, 2, day) || pos >= after_month.size() || after_month[pos] != ' ') return false;
+    if (!text::read_uint(after_month, pos, 2, day) || pos >= after_month.size() || after_month[pos] != ' ')
+      return false;
     ++pos;
     c.month = static_cast<unsigned>(month);
     c.day = static_cast<unsigned>(day);
@@ -677,12 +684,12 @@ class SyslogParser final : public LineParser {
         t.ns = t.uptime_ns + (ctx.options.boot_time_ns ? *ctx.options.boot_time_ns : 0);
         if (m_boots > 0 && !m_multi_boot_noted) {
           m_multi_boot_noted = true;
-          add_note(ctx.stats, "short-monotonic stamps from more than one boot: every boot is placed with the same "
-                              "boot time");
+          add_note(ctx.stats,
+                   "short-monotonic stamps from more than one boot: every boot is placed with the same "
+                   "boot time");
         }
         break;
-      case Stamp::none:
-        break;
+      case Stamp::none: break;
     }
     ev.source = m_source;
     ev.host = px.host_name;
@@ -721,8 +728,9 @@ class SyslogParser final : public LineParser {
       ref = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
                 .count();
       m_year_from = "the current time (no file time)";
-      add_note(ctx.stats, "no file time to infer the year of the syslog stamps from: the current time is used; "
-                          "give --year");
+      add_note(ctx.stats,
+               "no file time to infer the year of the syslog stamps from: the current time is used; "
+               "give --year");
     }
     // Local wall-clock time of the reference in the input's zone.
     const std::int64_t ref_local = ref + (ref - ctx.clock.to_utc_ns(ref));
@@ -798,15 +806,17 @@ class SyslogParser final : public LineParser {
   std::string year_note(const ParseContext& ctx, const std::string& years) const {
     if (m_redated_from) {
       const TelemetrySpan& span = *ctx.options.telemetry_span;
-      return fmt::format("stamps without a year: {} (from {} {}) puts all its events outside the telemetry ({} to {}); "
-                         "{} puts them inside: {} used (give --year to choose)",
-                         *m_redated_from, m_year_from, m_reference_text, format_utc(span.first_ns),
-                         format_utc(span.last_ns), *m_base_year, *m_base_year);
+      return fmt::format(
+          "stamps without a year: {} (from {} {}) puts all its events outside the telemetry ({} to {}); "
+          "{} puts them inside: {} used (give --year to choose)",
+          *m_redated_from, m_year_from, m_reference_text, format_utc(span.first_ns), format_utc(span.last_ns),
+          *m_base_year, *m_base_year);
     }
     if (ctx.options.year || m_reference_text.empty()) return "stamps without a year: " + years;
-    return fmt::format("stamps without a year: {}; the file's time is {}: give --year if it was copied without "
-                       "keeping it",
-                       years, m_reference_text);
+    return fmt::format(
+        "stamps without a year: {}; the file's time is {}: give --year if it was copied without "
+        "keeping it",
+        years, m_reference_text);
   }
 
   void describe_clock(ParseContext& ctx) {
@@ -864,8 +874,8 @@ class SyslogParser final : public LineParser {
   std::string m_reference_text;  // the file time, UTC
   bool m_unknown_month_noted = false;
   // stamp kinds seen
-  bool m_seen_stamp = false, m_seen_bsd = false, m_seen_iso_abs = false, m_seen_iso_local = false,
-       m_seen_unix = false, m_seen_mono = false;
+  bool m_seen_stamp = false, m_seen_bsd = false, m_seen_iso_abs = false, m_seen_iso_local = false, m_seen_unix = false,
+       m_seen_mono = false;
   int m_boots = 0;
   bool m_multi_boot_noted = false;
   std::optional<std::int64_t> m_boot_ns;
@@ -910,16 +920,14 @@ LineShape syslog_line_shape(std::string_view line) {
       const bool colon_offset = st.size() >= 6 && st[st.size() - 3] == ':';
       return colon_offset || st.back() == 'Z' ? LineShape::syslog : LineShape::journal;
     }
-    case Stamp::unix_s:
-      return px.host || kernel_or_pid ? LineShape::journal : LineShape::none;
+    case Stamp::unix_s: return px.host || kernel_or_pid ? LineShape::journal : LineShape::none;
     case Stamp::mono: {
       // Raw dmesg looks the same; journalctl has "host ident[pid]:" or "kernel:" after the stamp.
       if (kernel_or_pid && px.host) return LineShape::journal;
       if (!px.host && px.tag == "kernel:") return LineShape::journal;
       return LineShape::none;
     }
-    case Stamp::none:
-      break;
+    case Stamp::none: break;
   }
   return LineShape::none;
 }
@@ -936,7 +944,7 @@ Format detect_kernel_log(std::string_view head) {
     pos = nl == std::string_view::npos ? head.size() : nl + 1;
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (text::trim(line).empty()) continue;
-    klog::LineShape shape = klog::syslog_line_shape(line);  // " 6월 12 ..." (ko) starts with a blank
+    klog::LineShape shape = klog::syslog_line_shape(line);                    // " 6월 12 ..." (ko) starts with a blank
     if (shape == klog::LineShape::none && text::is_space(line[0])) continue;  // a continuation line
     ++considered;
     if (shape == klog::LineShape::none) shape = klog::dmesg_line_shape(line);

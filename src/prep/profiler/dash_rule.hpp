@@ -44,7 +44,8 @@ inline bool parse_dash_rule(std::string_view line, std::vector<Span>& spans, std
 /// Cell i of `line`: from span i's start to span i+1's start, the last one to the end of the
 /// line, trimmed (cells are right- or left-aligned inside their span; the last one, free text,
 /// may run past its span).
-inline void slice_by_spans(std::string_view line, const std::vector<Span>& spans, std::vector<std::string_view>& cells) {
+inline void slice_by_spans(std::string_view line, const std::vector<Span>& spans,
+                           std::vector<std::string_view>& cells) {
   cells.clear();
   for (std::size_t i = 0; i < spans.size(); ++i) {
     const std::size_t b = spans[i].begin;

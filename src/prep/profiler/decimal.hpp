@@ -6,9 +6,9 @@
 
 #include <charconv>
 #include <cstdint>
-#include <system_error>
 #include <string>
 #include <string_view>
+#include <system_error>
 
 namespace gpucost::prep {
 

@@ -141,23 +141,24 @@ struct Column {
   ColType type = ColType::unknown;
   std::string_view key;  ///< static key; empty: the title is the key (an "extra" field)
   std::string title;
-  int time_shift = 0;        ///< time columns: the unit's power of ten in ns (us = 3)
+  int time_shift = 0;         ///< time columns: the unit's power of ten in ns (us = 3)
   std::int64_t byte_mul = 1;  ///< size columns: bytes per unit
   [[nodiscard]] std::string_view field_key() const { return key.empty() ? std::string_view(title) : key; }
 };
 
 enum class Stat : std::uint8_t { total, avg, med, min, max, stddev };
 constexpr std::string_view kStatNs[] = {"total_ns", "avg_ns", "med_ns", "min_ns", "max_ns", "stddev_ns"};
-constexpr std::string_view kStatBytes[] = {"total_bytes", "avg_bytes", "med_bytes", "min_bytes", "max_bytes", "stddev_bytes"};
+constexpr std::string_view kStatBytes[] = {"total_bytes", "avg_bytes", "med_bytes",
+                                           "min_bytes",   "max_bytes", "stddev_bytes"};
 
 bool stat_of(std::string_view stem, Stat& out) {
   struct Name {
     std::string_view name;
     Stat stat;
   };
-  constexpr Name kNames[] = {{"Total", Stat::total}, {"Avg", Stat::avg},       {"Average", Stat::avg},
-                             {"Med", Stat::med},     {"Median", Stat::med},    {"Min", Stat::min},
-                             {"Minimum", Stat::min}, {"Max", Stat::max},       {"Maximum", Stat::max},
+  constexpr Name kNames[] = {{"Total", Stat::total},   {"Avg", Stat::avg},       {"Average", Stat::avg},
+                             {"Med", Stat::med},       {"Median", Stat::med},    {"Min", Stat::min},
+                             {"Minimum", Stat::min},   {"Max", Stat::max},       {"Maximum", Stat::max},
                              {"StdDev", Stat::stddev}, {"Std Dev", Stat::stddev}};
   for (const Name& n : kNames) {
     if (n.name == stem) {
@@ -181,8 +182,8 @@ bool time_unit(std::string_view unit, int& shift) {
 
 bool size_unit(std::string_view unit, std::int64_t& mul) {
   constexpr std::pair<std::string_view, std::int64_t> kUnits[] = {
-      {"B", 1},          {"KB", 1000},       {"MB", 1000 * 1000},     {"GB", 1000 * 1000 * 1000},
-      {"KiB", 1 << 10},  {"MiB", 1 << 20},   {"GiB", 1 << 30}};
+      {"B", 1},         {"KB", 1000},     {"MB", 1000 * 1000}, {"GB", 1000 * 1000 * 1000},
+      {"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}};
   for (const auto& [name, m] : kUnits) {
     if (unit == name) {
       mul = m;
@@ -231,8 +232,11 @@ Column column_of(std::string_view title, bool sizes_in_kib) {
     col.type = ColType::time;
     col.key = kStatNs[static_cast<std::size_t>(stat)];
   } else if (unit.empty()) {
-    constexpr std::pair<std::string_view, std::string_view> kCounts[] = {
-        {"Instances", "instances"}, {"Num Calls", "calls"}, {"Calls", "calls"}, {"Count", "count"}, {"Operations", "count"}};
+    constexpr std::pair<std::string_view, std::string_view> kCounts[] = {{"Instances", "instances"},
+                                                                         {"Num Calls", "calls"},
+                                                                         {"Calls", "calls"},
+                                                                         {"Count", "count"},
+                                                                         {"Operations", "count"}};
     constexpr std::pair<std::string_view, std::string_view> kTexts[] = {
         {"Name", "name"}, {"Operation", "operation"}, {"Range", "range"}, {"Style Range", "range"}, {"Style", "style"}};
     for (const auto& [t, k] : kCounts)
@@ -247,9 +251,9 @@ Column column_of(std::string_view title, bool sizes_in_kib) {
 // "[CUDA memcpy HtoD]", "[CUDA memcpy Host-to-Device]", "[CUDA memset]" -> h2d, ..., memset.
 std::string_view direction_of(std::string_view op) {
   constexpr std::pair<std::string_view, std::string_view> kDirections[] = {
-      {"HtoD", "h2d"}, {"Host-to-Device", "h2d"}, {"DtoH", "d2h"}, {"Device-to-Host", "d2h"},
-      {"DtoD", "d2d"}, {"Device-to-Device", "d2d"}, {"HtoH", "h2h"}, {"Host-to-Host", "h2h"},
-      {"PtoP", "p2p"}, {"Peer-to-Peer", "p2p"}, {"memset", "memset"}};
+      {"HtoD", "h2d"}, {"Host-to-Device", "h2d"},   {"DtoH", "d2h"},     {"Device-to-Host", "d2h"},
+      {"DtoD", "d2d"}, {"Device-to-Device", "d2d"}, {"HtoH", "h2h"},     {"Host-to-Host", "h2h"},
+      {"PtoP", "p2p"}, {"Peer-to-Peer", "p2p"},     {"memset", "memset"}};
   for (const auto& [word, dir] : kDirections)
     if (op.find(word) != std::string_view::npos) return dir;
   return {};

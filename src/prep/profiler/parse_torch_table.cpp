@@ -32,7 +32,7 @@ enum class CellType : std::uint8_t { name, text, time, percent, memory, integer,
 struct TitleSpec {
   std::string_view words;  ///< title words separated by one space; "DEV" = any device word
   CellType type;
-  std::string_view key;    ///< field key
+  std::string_view key;  ///< field key
 };
 
 // Titles of torch.autograd.profiler_util._build_table (and the legacy <= 1.7 spellings).
@@ -62,8 +62,8 @@ constexpr std::array<TitleSpec, 28> kTitles = {{
     {"Node ID", CellType::integer, "node_id"},
     {"Input Shapes", CellType::text, "input_shapes"},
     {"Source Location", CellType::text, "source_location"},
-    {"Total FLOPS", CellType::flops, "flops"},  // "FLOPS" = Total FLOPs, KFLOPs, ..., PFLOPs
-    {"CPU Mem Total", CellType::memory, "cpu_mem_bytes"},    // legacy 1.6
+    {"Total FLOPS", CellType::flops, "flops"},                // "FLOPS" = Total FLOPs, KFLOPs, ..., PFLOPs
+    {"CPU Mem Total", CellType::memory, "cpu_mem_bytes"},     // legacy 1.6
     {"DEV Mem Total", CellType::memory, "device_mem_bytes"},  // legacy 1.6
 }};
 
@@ -158,8 +158,8 @@ class TorchTableParser final : public LineParser {
     m_has_source_location = false;
     for (const Column& c : m_columns) m_has_source_location = m_has_source_location || c.key == "source_location";
     for (std::size_t i = 0; i + 1 < m_columns.size(); ++i)  // see row_line()
-      m_swap_flops_source = m_swap_flops_source || (m_columns[i].key == "source_location" &&
-                                                    m_columns[i + 1].type == CellType::flops);
+      m_swap_flops_source =
+          m_swap_flops_source || (m_columns[i].key == "source_location" && m_columns[i + 1].type == CellType::flops);
     m_state = State::header_rule;
     ++m_table;
     m_row = 0;
@@ -281,7 +281,8 @@ class TorchTableParser final : public LineParser {
         if (!cell.empty()) ev.fields.push_back(Field{key, cell, text::is_json_number(cell), true});
         return true;
       case CellType::time: return add_checked(ev, key, parse_duration_ns(cell), cell, "a duration (us, ms, s)", ctx);
-      case CellType::memory: return add_checked(ev, key, parse_memory_bytes(cell), cell, "a memory size (b, Kb, Mb, Gb)", ctx);
+      case CellType::memory:
+        return add_checked(ev, key, parse_memory_bytes(cell), cell, "a memory size (b, Kb, Mb, Gb)", ctx);
       case CellType::flops:
         if (cell == "--") return true;  // no FLOPs counted for this op
         return add_checked(ev, key, parse_flops(cell, col.flops_power), cell, "a FLOPs count", ctx);
@@ -351,7 +352,8 @@ class TorchTableParser final : public LineParser {
     if (text::iequals(unit, "gb")) mul = std::int64_t{1} << 30;
     Decimal d;
     std::int64_t bytes = 0;
-    if (mul == 0 || !parse_decimal(text::trim(cell.substr(0, sp)), d) || !scale_decimal(d, mul, 1, bytes)) return kInvalid;
+    if (mul == 0 || !parse_decimal(text::trim(cell.substr(0, sp)), d) || !scale_decimal(d, mul, 1, bytes))
+      return kInvalid;
     return bytes;
   }
 

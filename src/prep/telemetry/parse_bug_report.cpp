@@ -30,7 +30,6 @@ namespace {
 
 constexpr std::string_view kSeparator = "____________________________________________";
 
-
 std::string_view field_of(const Event& ev, std::string_view key) {
   for (const Field& f : ev.fields)
     if (f.key == key) return f.value;
@@ -74,9 +73,9 @@ class ReportSink final : public EventSink {
 class BugReportParser final : public LineParser {
  public:
   explicit BugReportParser(ParseContext& ctx)
-      : m_options(ctx.options),
-        m_sink(ctx.sink, ctx.stats),
-        m_sub_ctx{m_options, ctx.clock, m_sink, ctx.stats, Event{}, {}, {}, ctx.reference_ns, 0} {}
+      : m_options(ctx.options), m_sink(ctx.sink, ctx.stats), m_sub_ctx{m_options, ctx.clock,        m_sink,
+                                                                       ctx.stats, Event{},          {},
+                                                                       {},        ctx.reference_ns, 0} {}
 
   LineResult parse(std::string_view line, ParseContext& ctx) override {
     m_sub_ctx.line_no = ctx.line_no;
@@ -136,8 +135,9 @@ class BugReportParser final : public LineParser {
       // Raw uptime stamps: place them with the boot time seen in the kernel-log excerpts.
       if (!m_options.boot_time_ns && m_sink.boot_ns()) {
         m_options.boot_time_ns = m_sink.boot_ns();
-        add_note(m_sub_ctx.stats, "dmesg section placed with the boot time implied by the kernel-log excerpt "
-                                  "(wall time minus uptime of the same line)");
+        add_note(m_sub_ctx.stats,
+                 "dmesg section placed with the boot time implied by the kernel-log excerpt "
+                 "(wall time minus uptime of the same line)");
       }
       m_sub = section_parser(make_dmesg_parser);
     } else if (title.find("nvidia-smi --query") != std::string_view::npos ||

@@ -31,32 +31,32 @@ struct DcgmMetric {
 
 // Field ids in the comments (dcgm_fields.h).
 constexpr std::array<DcgmMetric, 26> kDcgmMetrics = {{
-    {"POWER", Metric::power_w, 0},                 // 155 power_usage, W
-    {"TMPTR", Metric::temp_c, 0},                  // 150 gpu_temp, C
-    {"GTEMP", Metric::temp_c, 0},                  // alias seen in scripts
-    {"MMTMP", Metric::mem_temp_c, 0},              // 140 memory_temp, C
-    {"GPUTL", Metric::sm_pct, 0},                  // 203 gpu_utilization, % (= utilization.gpu)
-    {"MCUTL", Metric::mem_pct, 0},                 // 204 mem_copy_utilization, %
-    {"ECUTL", Metric::enc_pct, 0},                 // 206 enc_utilization, %
-    {"DCUTL", Metric::dec_pct, 0},                 // 207 dec_utilization, %
-    {"SMCLK", Metric::pclk_mhz, 0},                // 100 sm_clock, MHz
-    {"MMCLK", Metric::mclk_mhz, 0},                // 101 memory_clock, MHz
-    {"SMMAX", Metric::pclk_max_mhz, 0},            // 110 sm_max_clock, MHz
-    {"MMMAX", Metric::mclk_max_mhz, 0},            // 111 memory_max_clock, MHz
-    {"FBUSD", Metric::fb_mib, 0},                  // 252 fb_used, MiB
-    {"FBTTL", Metric::fb_total_mib, 0},            // 250 fb_total, MiB
-    {"FANSP", Metric::fan_pct, 0},                 // 191 fan_speed, %
-    {"PSTAT", Metric::pstate, 0},                  // 190 pstate
-    {"EPLMT", Metric::power_limit_w, 0},           // 164 enforced_power_limit, W
-    {"PMLMT", Metric::power_limit_w, 1},           // 160 power_management_limit, W
-    {"PMDEF", Metric::power_default_limit_w, 0},   // 163 power_management_limit_default, W
-    {"PMMAX", Metric::power_max_limit_w, 0},       // 162 power_management_limit_max, W
-    {"PCILG", Metric::pcie_gen, 0},                // 237 pcie_link_gen
-    {"PCIMG", Metric::pcie_gen_max, 0},            // 235 pcie_max_link_gen
-    {"PCILW", Metric::pcie_width, 0},              // 238 pcie_link_width
-    {"PCIMW", Metric::pcie_width_max, 0},          // 236 pcie_max_link_width
-    {"PWR", Metric::power_w, 0},                   // nvidia-smi style alias
-    {"TEMP", Metric::temp_c, 0},                   // nvidia-smi style alias
+    {"POWER", Metric::power_w, 0},                // 155 power_usage, W
+    {"TMPTR", Metric::temp_c, 0},                 // 150 gpu_temp, C
+    {"GTEMP", Metric::temp_c, 0},                 // alias seen in scripts
+    {"MMTMP", Metric::mem_temp_c, 0},             // 140 memory_temp, C
+    {"GPUTL", Metric::sm_pct, 0},                 // 203 gpu_utilization, % (= utilization.gpu)
+    {"MCUTL", Metric::mem_pct, 0},                // 204 mem_copy_utilization, %
+    {"ECUTL", Metric::enc_pct, 0},                // 206 enc_utilization, %
+    {"DCUTL", Metric::dec_pct, 0},                // 207 dec_utilization, %
+    {"SMCLK", Metric::pclk_mhz, 0},               // 100 sm_clock, MHz
+    {"MMCLK", Metric::mclk_mhz, 0},               // 101 memory_clock, MHz
+    {"SMMAX", Metric::pclk_max_mhz, 0},           // 110 sm_max_clock, MHz
+    {"MMMAX", Metric::mclk_max_mhz, 0},           // 111 memory_max_clock, MHz
+    {"FBUSD", Metric::fb_mib, 0},                 // 252 fb_used, MiB
+    {"FBTTL", Metric::fb_total_mib, 0},           // 250 fb_total, MiB
+    {"FANSP", Metric::fan_pct, 0},                // 191 fan_speed, %
+    {"PSTAT", Metric::pstate, 0},                 // 190 pstate
+    {"EPLMT", Metric::power_limit_w, 0},          // 164 enforced_power_limit, W
+    {"PMLMT", Metric::power_limit_w, 1},          // 160 power_management_limit, W
+    {"PMDEF", Metric::power_default_limit_w, 0},  // 163 power_management_limit_default, W
+    {"PMMAX", Metric::power_max_limit_w, 0},      // 162 power_management_limit_max, W
+    {"PCILG", Metric::pcie_gen, 0},               // 237 pcie_link_gen
+    {"PCIMG", Metric::pcie_gen_max, 0},           // 235 pcie_max_link_gen
+    {"PCILW", Metric::pcie_width, 0},             // 238 pcie_link_width
+    {"PCIMW", Metric::pcie_width_max, 0},         // 236 pcie_max_link_width
+    {"PWR", Metric::power_w, 0},                  // nvidia-smi style alias
+    {"TEMP", Metric::temp_c, 0},                  // nvidia-smi style alias
 }};
 
 // DCGM fields kept as top-level numeric fields (lower-case short name) rather than under "extra":
@@ -84,7 +84,6 @@ bool is_entity_type(std::string_view t) {
   return true;
 }
 
-
 std::uint64_t type_hash(std::string_view t) {
   std::uint64_t h = 1469598103934665603ULL;
   for (char c : t) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ULL;
@@ -105,7 +104,7 @@ class DcgmiParser final : public LineParser {
     }
     split_tokens(body, false, m_tokens);
     const std::string_view first = m_tokens.front();
-    if (text::iequals(first, "id")) return LineResult::ignored;  // unit line ("ID", "      Id")
+    if (text::iequals(first, "id")) return LineResult::ignored;            // unit line ("ID", "      Id")
     if (body.starts_with("dmon was stopped")) return LineResult::ignored;  // Ctrl-C; "do to"/"due to"
     if (m_tokens.size() >= 2 && is_entity_type(first) && text::parse_int(m_tokens[1]).has_value())
       return data_row(row, ctx);

@@ -55,8 +55,7 @@ class DmonParser final : public LineParser {
         case ColumnRole::extra:  // a column this version does not know: kept by its name
           if (cell != "-") ev.fields.push_back(Field{col.name, cell, text::is_json_number(cell), true});
           break;
-        default:
-          break;
+        default: break;
       }
     }
     if (gpu < 0) return ctx.malformed("no gpu column");

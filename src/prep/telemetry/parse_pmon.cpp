@@ -68,8 +68,7 @@ class PmonParser final : public LineParser {
         case ColumnRole::extra:
           if (cell != "-") ev.fields.push_back(Field{col.name, cell, text::is_json_number(cell), true});
           break;
-        default:
-          break;
+        default: break;
       }
     }
     if (gpu < 0) return ctx.malformed("no gpu column");

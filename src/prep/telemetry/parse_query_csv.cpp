@@ -162,8 +162,8 @@ class QueryCsvParser final : public LineParser {
     }
     if (m_cols.empty()) return ctx.malformed("no header line and no --fields");
     if (m_cells.size() != m_cols.size()) {
-      ctx.reason_buf = fmt::format("expected {} as in the header, found {}", text::counted(static_cast<long long>(m_cols.size()), "field"),
-                                   m_cells.size());
+      ctx.reason_buf = fmt::format("expected {} as in the header, found {}",
+                                   text::counted(static_cast<long long>(m_cols.size()), "field"), m_cells.size());
       return ctx.malformed(ctx.reason_buf);
     }
     Event& ev = ctx.event;
@@ -219,14 +219,18 @@ class QueryCsvParser final : public LineParser {
         case QueryRole::pstate: {
           // "P0".."P15"; P0 is the highest performance state.
           const auto n = v.size() > 1 && (v[0] == 'P' || v[0] == 'p') ? text::parse_int(v.substr(1)) : std::nullopt;
-          if (n) ev.set(Metric::pstate, static_cast<double>(*n), v.substr(1));
-          else ev.fields.push_back(Field{col.name, v, false, true});
+          if (n)
+            ev.set(Metric::pstate, static_cast<double>(*n), v.substr(1));
+          else
+            ev.fields.push_back(Field{col.name, v, false, true});
           break;
         }
         case QueryRole::hex_mask: {
           const auto mask = text::parse_hex(v);
-          if (mask) ev.set(Metric::throttle_mask, static_cast<double>(*mask));
-          else ev.fields.push_back(Field{col.name, v, false, true});
+          if (mask)
+            ev.set(Metric::throttle_mask, static_cast<double>(*mask));
+          else
+            ev.fields.push_back(Field{col.name, v, false, true});
           break;
         }
         case QueryRole::other: ev.fields.push_back(Field{col.name, v, text::is_json_number(v), true}); break;
@@ -280,7 +284,7 @@ class QueryCsvParser final : public LineParser {
   std::vector<CsvColumn> m_cols;
   std::vector<std::string_view> m_cells;
   std::array<int, kMetricCount> m_row_priority{};  // priority of the column that set each metric
-  std::vector<std::string> m_seen, m_order;  // identities in this sample / in the file
+  std::vector<std::string> m_seen, m_order;        // identities in this sample / in the file
   std::size_t m_seen_count = 0;
   std::string_view m_name_identity;
   std::uint64_t m_sample = 0;

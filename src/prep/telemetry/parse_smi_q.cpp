@@ -168,12 +168,18 @@ class SmiQParser final : public LineParser {
       end_snapshot(ctx);  // a new log block whose banner is missing
     close_gpu();
     std::string* slot = nullptr;
-    if (m_path == "timestamp") slot = &m_header.timestamp;
-    else if (m_path == "driver version") slot = &m_header.driver_version;
-    else if (m_path == "cuda version") slot = &m_header.cuda_version;
-    else if (m_path == "kmd version") slot = &m_header.kmd_version;
-    else if (m_path == "cuda umd version") slot = &m_header.cuda_umd_version;
-    else if (m_path == "attached gpus") slot = &m_header.attached_gpus;
+    if (m_path == "timestamp")
+      slot = &m_header.timestamp;
+    else if (m_path == "driver version")
+      slot = &m_header.driver_version;
+    else if (m_path == "cuda version")
+      slot = &m_header.cuda_version;
+    else if (m_path == "kmd version")
+      slot = &m_header.kmd_version;
+    else if (m_path == "cuda umd version")
+      slot = &m_header.cuda_umd_version;
+    else if (m_path == "attached gpus")
+      slot = &m_header.attached_gpus;
     if (slot != nullptr && slot->empty()) slot->assign(value);
     // "Unable to determine the device handle for GPU 0000:3B:00.0: Unknown Error": a GPU nvidia-smi
     // could not reach (fallen off the bus) has no block; the others keep their Minor Number.

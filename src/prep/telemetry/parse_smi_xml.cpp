@@ -96,7 +96,6 @@ const SmiKeyMap& key_map() {
   return map;
 }
 
-
 std::string_view node_text(const pugi::xml_node& n) { return text::trim(n.child_value()); }
 
 bool has_element_child(const pugi::xml_node& n) {
@@ -226,8 +225,8 @@ class SmiXmlParser final : public LineParser {
     pugi::xml_document doc;
     // parse_default skips the DOCTYPE (parse_doctype is off) and expands only the predefined and
     // numeric entities: nothing is ever fetched.
-    const pugi::xml_parse_result res = doc.load_buffer(m_doc.data(), m_doc.size(), pugi::parse_default,
-                                                       pugi::encoding_utf8);
+    const pugi::xml_parse_result res =
+        doc.load_buffer(m_doc.data(), m_doc.size(), pugi::parse_default, pugi::encoding_utf8);
     if (!res) {
       const auto offset = static_cast<std::size_t>(std::max<std::ptrdiff_t>(0, res.offset));
       const std::string_view upto = std::string_view(m_doc).substr(0, std::min(offset, m_doc.size()));

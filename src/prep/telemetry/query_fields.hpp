@@ -16,7 +16,7 @@ struct QueryField {
   std::string_view unit;     ///< unit of the values ("" when unitless)
   QueryRole role = QueryRole::other;
   Metric metric = Metric::count_;
-  int priority = 0;          ///< when several properties feed one metric, the lowest wins
+  int priority = 0;  ///< when several properties feed one metric, the lowest wins
 };
 
 /// Looks a property up by canonical name or alias (case-sensitive, as nvidia-smi).

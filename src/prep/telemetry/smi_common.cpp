@@ -201,8 +201,9 @@ std::int64_t SmiEmitter::snapshot_ts(ParseContext& ctx, const SmiHeader& header)
   const std::uint64_t index = m_snapshots++;
   if (!header.timestamp.empty()) {
     if (const auto civil = parse_ctime(header.timestamp)) return m_clock.local_ts(*civil);
-    add_note(ctx.stats, "a Timestamp is not in ctime form (e.g. 'Tue Jul 14 08:12:53 2026'): that snapshot is "
-                        "placed by --start and its position instead");
+    add_note(ctx.stats,
+             "a Timestamp is not in ctime form (e.g. 'Tue Jul 14 08:12:53 2026'): that snapshot is "
+             "placed by --start and its position instead");
   }
   // No time in the snapshot (a -d copy without the banner): --start + index x --interval.
   return m_clock.cycle_ts(index);
@@ -224,12 +225,14 @@ std::uint64_t SmiEmitter::emit_snapshot(ParseContext& ctx, const SmiHeader& head
       const auto minor = text::parse_int(text::trim(gpus[i].get(SmiSlot::minor)));
       if (minor && *minor >= 0 && *minor < 1'000'000) {
         index = static_cast<std::int32_t>(*minor);
-        add_note(ctx.stats, "fewer GPU blocks than 'Attached GPUs' (nvidia-smi -i): gpu = Minor Number "
-                            "(/dev/nvidiaN), usually the nvidia-smi index; pci_bus_id identifies the GPU");
+        add_note(ctx.stats,
+                 "fewer GPU blocks than 'Attached GPUs' (nvidia-smi -i): gpu = Minor Number "
+                 "(/dev/nvidiaN), usually the nvidia-smi index; pci_bus_id identifies the GPU");
       } else {
-        add_note(ctx.stats, "fewer GPU blocks than 'Attached GPUs' (nvidia-smi -i) and no Minor Number: gpu = "
-                            "position of the block, which may differ from the nvidia-smi index; pci_bus_id "
-                            "identifies the GPU");
+        add_note(ctx.stats,
+                 "fewer GPU blocks than 'Attached GPUs' (nvidia-smi -i) and no Minor Number: gpu = "
+                 "position of the block, which may differ from the nvidia-smi index; pci_bus_id "
+                 "identifies the GPU");
       }
     }
     emit_gpu(ctx, header, gpus[i], index, ts);
@@ -290,8 +293,10 @@ void SmiEmitter::emit_gpu(ParseContext& ctx, const SmiHeader& header, const SmiG
   text_field("ecc_mode", SmiSlot::ecc_mode);
   count_field("retired_pages_sbe", SmiSlot::retired_sbe);
   count_field("retired_pages_dbe", SmiSlot::retired_dbe);
-  if (g.has(SmiSlot::retired_pending)) text_field("retired_pages_pending", SmiSlot::retired_pending);
-  else text_field("retired_pages_pending", SmiSlot::retired_pending_old);
+  if (g.has(SmiSlot::retired_pending))
+    text_field("retired_pages_pending", SmiSlot::retired_pending);
+  else
+    text_field("retired_pages_pending", SmiSlot::retired_pending_old);
   count_field("remapped_rows_correctable", SmiSlot::remap_corr);
   count_field("remapped_rows_uncorrectable", SmiSlot::remap_unc);
   text_field("remapped_rows_pending", SmiSlot::remap_pending);

@@ -21,6 +21,7 @@ namespace gpucost::prep {
 
 /// One value of a GPU block that gpucost uses. Several slots feed one output key with a
 /// priority (e.g. power_draw, else power_avg, else power_inst -> power_w).
+// clang-format off
 enum class SmiSlot : std::uint8_t {
   name, uuid, bus_id, vbios, persistence, minor, architecture, driver_model, mig_mode, ecc_mode,
   pcie_gen, pcie_gen_max, pcie_width, pcie_width_max,
@@ -40,6 +41,7 @@ enum class SmiSlot : std::uint8_t {
   ctr_sw_power_cap, ctr_sync_boost, ctr_sw_thermal, ctr_hw_thermal, ctr_hw_power_brake,
   count_
 };
+// clang-format on
 inline constexpr std::size_t kSmiSlotCount = static_cast<std::size_t>(SmiSlot::count_);
 
 /// The lines before the GPU blocks of one snapshot (a -q log block, an XML document).

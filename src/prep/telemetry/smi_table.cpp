@@ -21,7 +21,8 @@ void split_tokens(std::string_view line, bool csv, std::vector<std::string_view>
   std::size_t start = 0;
   for (;;) {
     const std::size_t comma = line.find(',', start);
-    const std::string_view cell = text::trim(line.substr(start, comma == std::string_view::npos ? line.npos : comma - start));
+    const std::string_view cell =
+        text::trim(line.substr(start, comma == std::string_view::npos ? line.npos : comma - start));
     out.push_back(cell);
     if (comma == std::string_view::npos) break;
     start = comma + 1;
@@ -33,12 +34,12 @@ bool smi_column_metric(std::string_view name, Metric& out) {
   // dmon -s groups: p (pwr gtemp mtemp | old: pwr temp), u (sm mem enc dec [jpg ofa]),
   // c (mclk pclk), v (pviol tviol), m (fb bar1 [ccpm]), e (sbecc dbecc pci), t (rxpci txpci).
   static constexpr std::array<std::pair<std::string_view, Metric>, 22> kMap = {{
-      {"pwr", Metric::power_w},     {"gtemp", Metric::temp_c},     {"temp", Metric::temp_c},
-      {"mtemp", Metric::mem_temp_c}, {"sm", Metric::sm_pct},        {"mem", Metric::mem_pct},
-      {"enc", Metric::enc_pct},     {"dec", Metric::dec_pct},      {"jpg", Metric::jpg_pct},
-      {"ofa", Metric::ofa_pct},     {"mclk", Metric::mclk_mhz},    {"pclk", Metric::pclk_mhz},
-      {"pviol", Metric::pviol_pct}, {"tviol", Metric::tviol_pct},  {"fb", Metric::fb_mib},
-      {"bar1", Metric::bar1_mib},   {"ccpm", Metric::ccpm_mib},    {"sbecc", Metric::sbecc_count},
+      {"pwr", Metric::power_w},       {"gtemp", Metric::temp_c},       {"temp", Metric::temp_c},
+      {"mtemp", Metric::mem_temp_c},  {"sm", Metric::sm_pct},          {"mem", Metric::mem_pct},
+      {"enc", Metric::enc_pct},       {"dec", Metric::dec_pct},        {"jpg", Metric::jpg_pct},
+      {"ofa", Metric::ofa_pct},       {"mclk", Metric::mclk_mhz},      {"pclk", Metric::pclk_mhz},
+      {"pviol", Metric::pviol_pct},   {"tviol", Metric::tviol_pct},    {"fb", Metric::fb_mib},
+      {"bar1", Metric::bar1_mib},     {"ccpm", Metric::ccpm_mib},      {"sbecc", Metric::sbecc_count},
       {"dbecc", Metric::dbecc_count}, {"pci", Metric::pcie_err_count}, {"rxpci", Metric::rxpci_mb_s},
       {"txpci", Metric::txpci_mb_s},
   }};
@@ -104,7 +105,8 @@ void SmiTable::on_hash_line(std::string_view line, bool pmon) {
     // A unit line belongs to the name line right before it; otherwise it is ignored.
     if (m_expect_units) {
       // pmon's unit line has "#" under pid and "name" under command: it has one token per column.
-      for (std::size_t i = 0; i < tokens.size() && i < m_columns.size(); ++i) m_columns[i].unit = std::string(tokens[i]);
+      for (std::size_t i = 0; i < tokens.size() && i < m_columns.size(); ++i)
+        m_columns[i].unit = std::string(tokens[i]);
     }
     m_expect_units = false;
     return;
@@ -112,8 +114,8 @@ void SmiTable::on_hash_line(std::string_view line, bool pmon) {
   m_expect_units = false;  // any other '#' line is a comment
 }
 
-bool row_time(const SmiTable& table, const std::vector<std::string_view>& tokens, std::uint64_t cycle,
-              RowClock& clock, std::int64_t& ts_ns) {
+bool row_time(const SmiTable& table, const std::vector<std::string_view>& tokens, std::uint64_t cycle, RowClock& clock,
+              std::int64_t& ts_ns) {
   const int dcol = table.date_col();
   const int tcol = table.time_col();
   if (dcol >= 0 && tcol >= 0) {

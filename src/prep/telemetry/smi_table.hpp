@@ -53,8 +53,8 @@ class SmiTable {
 };
 
 /// Computes the time of a row from its date/time tokens, or from its cycle number.
-bool row_time(const SmiTable& table, const std::vector<std::string_view>& tokens, std::uint64_t cycle,
-              RowClock& clock, std::int64_t& ts_ns);
+bool row_time(const SmiTable& table, const std::vector<std::string_view>& tokens, std::uint64_t cycle, RowClock& clock,
+              std::int64_t& ts_ns);
 
 /// Parses a metric cell: "-" (or empty) = missing (returns true, nothing set), a number sets
 /// the event's metric; anything else returns false.

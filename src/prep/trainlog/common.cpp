@@ -43,7 +43,8 @@ bool has_field(const Event& ev, string_view key) {
 // "np.float64(0.5)", "tensor(0.5, device='cuda:0')" -> "0.5"; quotes removed from strings.
 string_view unwrap_value(string_view v) {
   v = text::trim(v);
-  if (v.size() >= 2 && (v.front() == '\'' || v.front() == '"') && v.back() == v.front()) return v.substr(1, v.size() - 2);
+  if (v.size() >= 2 && (v.front() == '\'' || v.front() == '"') && v.back() == v.front())
+    return v.substr(1, v.size() - 2);
   const std::size_t open = v.find('(');
   if (open != string_view::npos && open > 0 && v.back() == ')') {
     string_view inner = v.substr(open + 1, v.size() - open - 2);
@@ -68,10 +69,10 @@ string_view phase_name(Phase p) {
 
 // Keys a metric from the log must not take: the event's own, so they go under "extra".
 bool reserved_key(string_view key) {
-  static constexpr string_view kOwn[] = {"type",   "ts_ns",  "source",  "host",      "gpu",     "kind",
-                                         "extra",  "phase",  "worker",  "level",     "logger",  "message",
-                                         "time_from", "pattern", "dur_ns", "total_steps", "it_per_s", "s_per_it",
-                                         "elapsed_s", "path", "total_epochs"};
+  static constexpr string_view kOwn[] = {"type",      "ts_ns",   "source",      "host",        "gpu",      "kind",
+                                         "extra",     "phase",   "worker",      "level",       "logger",   "message",
+                                         "time_from", "pattern", "dur_ns",      "total_steps", "it_per_s", "s_per_it",
+                                         "elapsed_s", "path",    "total_epochs"};
   for (const string_view k : kOwn)
     if (k == key) return true;
   Metric m{};
@@ -103,8 +104,8 @@ void parse_colon_metrics(string_view s, Event& ev) {
   while (pos < s.size()) {
     while (pos < s.size() && (s[pos] == ' ' || s[pos] == ',' || s[pos] == '\t')) ++pos;
     std::size_t k = pos;
-    while (k < s.size() && (is_alpha(s[k]) || text::is_digit(s[k]) || s[k] == '_' || s[k] == '/' || s[k] == '.' ||
-                            s[k] == '-'))
+    while (k < s.size() &&
+           (is_alpha(s[k]) || text::is_digit(s[k]) || s[k] == '_' || s[k] == '/' || s[k] == '.' || s[k] == '-'))
       ++k;
     const string_view key = s.substr(pos, k - pos);
     if (!key.empty() && k < s.size() && (s[k] == ':' || s[k] == '=')) {

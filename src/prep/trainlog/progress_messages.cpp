@@ -43,15 +43,24 @@ bool message_phase(string_view s, bool anchored, Phase& out) {
     Phase phase;
   };
   static constexpr Phrase kPhrases[] = {
-      {"training completed", Phase::end},      {"training complete", Phase::end},
-      {"training finished", Phase::end},       {"finished training", Phase::end},
-      {"end of training", Phase::end},         {"`trainer.fit` stopped", Phase::end},
-      {"saving model checkpoint", Phase::checkpoint}, {"saving checkpoint", Phase::checkpoint},
-      {"saving model", Phase::checkpoint},     {"saving current state", Phase::checkpoint},
-      {"saving models and training states", Phase::checkpoint}, {"saving the final model", Phase::checkpoint},
-      {"running evaluation", Phase::eval},     {"running validation", Phase::eval},
-      {"running training", Phase::start},      {"starting model training", Phase::start},
-      {"starting training", Phase::start},     {"start training", Phase::start},
+      {"training completed", Phase::end},
+      {"training complete", Phase::end},
+      {"training finished", Phase::end},
+      {"finished training", Phase::end},
+      {"end of training", Phase::end},
+      {"`trainer.fit` stopped", Phase::end},
+      {"saving model checkpoint", Phase::checkpoint},
+      {"saving checkpoint", Phase::checkpoint},
+      {"saving model", Phase::checkpoint},
+      {"saving current state", Phase::checkpoint},
+      {"saving models and training states", Phase::checkpoint},
+      {"saving the final model", Phase::checkpoint},
+      {"running evaluation", Phase::eval},
+      {"running validation", Phase::eval},
+      {"running training", Phase::start},
+      {"starting model training", Phase::start},
+      {"starting training", Phase::start},
+      {"start training", Phase::start},
       {"training started", Phase::start},
   };
   for (const Phrase& p : kPhrases) {

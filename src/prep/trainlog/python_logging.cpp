@@ -10,8 +10,8 @@ using std::string_view;
 namespace {
 
 bool is_level(string_view t) {
-  static constexpr string_view kLevels[] = {"INFO",  "WARNING", "DEBUG", "ERROR", "CRITICAL", "WARN",
-                                            "FATAL", "NOTSET",  "TRACE", "SUCCESS"};
+  static constexpr string_view kLevels[] = {"INFO", "WARNING", "DEBUG",  "ERROR", "CRITICAL",
+                                            "WARN", "FATAL",   "NOTSET", "TRACE", "SUCCESS"};
   for (const string_view l : kLevels)
     if (t == l) return true;
   return false;
@@ -144,12 +144,16 @@ bool bracket_groups_header(string_view body, LogHeader& h) {
     const std::size_t close = body.find(']');
     if (close == string_view::npos) break;
     const string_view group = body.substr(1, close - 1);
-    if (h.level.empty() && is_level(group)) h.level = group;
-    else if (h.logger.empty()) h.logger = group;
+    if (h.level.empty() && is_level(group))
+      h.level = group;
+    else if (h.logger.empty())
+      h.logger = group;
     body = body.substr(close + 1);
   }
-  if (body.starts_with(" - ")) body = body.substr(3);
-  else if (body.starts_with("- ")) body = body.substr(2);
+  if (body.starts_with(" - "))
+    body = body.substr(3);
+  else if (body.starts_with("- "))
+    body = body.substr(2);
   h.message = ltrim(body);
   return !h.level.empty();
 }

@@ -31,7 +31,8 @@ bool recognised_segment(string_view raw) {
     return ok && trainer;
   }
   if (default_format(s, h)) return true;  // "INFO:__main__:msg", "INFO:lightning.pytorch...:GPU available"
-  return s.starts_with("GPU available: ") || (s.starts_with("LOCAL_RANK: ") && s.find("CUDA_VISIBLE_DEVICES") != string_view::npos);
+  return s.starts_with("GPU available: ") ||
+         (s.starts_with("LOCAL_RANK: ") && s.find("CUDA_VISIBLE_DEVICES") != string_view::npos);
 }
 
 // A Python logging line: a stamp without a zone (asctime, the HF and %y formats; not ISO 'T'

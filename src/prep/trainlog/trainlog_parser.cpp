@@ -97,8 +97,7 @@ class TrainlogParser final : public LineParser {
         flush_bar(ctx);
         set_malformed(ctx, "a tqdm bar without 'n/total [elapsed<remaining, rate]'");
         return;
-      case BarParse::not_bar:
-        break;
+      case BarParse::not_bar: break;
     }
     flush_bar(ctx);
     if (s.front() == '{') {
@@ -289,12 +288,8 @@ class TrainlogParser final : public LineParser {
         ev.fields.push_back(Field{g.name, cap, true, false});
         return true;
       case GroupRole::phase:
-      case GroupRole::name:
-        ev.add_text(g.name, cap);
-        return true;
-      case GroupRole::other:
-        ev.fields.push_back(Field{g.name, cap, is_number(cap), reserved_key(g.name)});
-        return true;
+      case GroupRole::name: ev.add_text(g.name, cap); return true;
+      case GroupRole::other: ev.fields.push_back(Field{g.name, cap, is_number(cap), reserved_key(g.name)}); return true;
     }
     return true;
   }
@@ -400,8 +395,9 @@ class TrainlogParser final : public LineParser {
       }
     } else {
       klog::raise_basis(ctx.stats, TimeBasis::relative);
-      add_note(ctx.stats, "no timestamp in the training log before its first events: they are placed at 0 "
-                          "(1970-01-01, relative); give --start to anchor them");
+      add_note(ctx.stats,
+               "no timestamp in the training log before its first events: they are placed at 0 "
+               "(1970-01-01, relative); give --start to anchor them");
     }
     m_held.release(
         ctx, [ns](const klog::HeldTime&) { return ns; },
@@ -418,7 +414,7 @@ class TrainlogParser final : public LineParser {
 
   UserPatterns m_patterns;
   klog::HeldEvents m_held;
-  Bar m_bar;                 // the last bar of the current line, not yet emitted
+  Bar m_bar;  // the last bar of the current line, not yet emitted
   string_view m_bar_worker;
   bool m_has_bar = false;
   bool m_malformed = false;

@@ -53,7 +53,8 @@ string_view strip_worker_prefix(string_view s, string_view& worker) {
   }
   // kubectl / Kubeflow: "pt-uwro96fh-worker-0 logs: "
   std::size_t n = 0;
-  while (n < s.size() && n < 128 && (is_alpha(s[n]) || text::is_digit(s[n]) || s[n] == '-' || s[n] == '_' || s[n] == '.'))
+  while (n < s.size() && n < 128 &&
+         (is_alpha(s[n]) || text::is_digit(s[n]) || s[n] == '-' || s[n] == '_' || s[n] == '.'))
     ++n;
   if (n > 0 && s.substr(n).starts_with(" logs: ")) {
     worker = s.substr(0, n);

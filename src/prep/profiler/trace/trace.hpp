@@ -77,7 +77,7 @@ struct TraceData {
   std::vector<GpuOp> ops;
   std::vector<LaunchCall> launches;
   std::vector<StepMark> steps;
-  std::vector<std::string> names;  ///< interned GPU op names
+  std::vector<std::string> names;           ///< interned GPU op names
   std::map<int, std::string> device_names;  ///< deviceProperties id -> name
 
   std::optional<std::int64_t> base_time_ns;  ///< baseTimeNanoseconds
@@ -117,9 +117,9 @@ bool looks_like_trace(std::string_view head);
 struct TraceOptions {
   std::optional<std::int64_t> step_first, step_last;  ///< --steps A[-B]; empty = whole trace
   std::size_t top_kernels = 10;
-  std::int64_t short_gap_ns = 30'000;        ///< idle gaps shorter than this are "short"
-  std::int64_t short_kernel_ns = 10'000;     ///< kernels shorter than this are "short"
-  std::int64_t long_delay_ns = 10'000'000;   ///< launch delays above this are the long tail
+  std::int64_t short_gap_ns = 30'000;       ///< idle gaps shorter than this are "short"
+  std::int64_t short_kernel_ns = 10'000;    ///< kernels shorter than this are "short"
+  std::int64_t long_delay_ns = 10'000'000;  ///< launch delays above this are the long tail
 };
 
 struct IdleBreakdown {
@@ -134,7 +134,7 @@ struct StreamReport {
   IdleBreakdown idle;
   double queue_length_mean = 0;  ///< time-weighted, from first enqueue to last completion
   std::int64_t queue_length_max = 0;
-  bool has_queue = false;        ///< false when no op of the stream had its launch call
+  bool has_queue = false;  ///< false when no op of the stream had its launch call
 };
 
 struct KernelRow {
@@ -148,13 +148,13 @@ struct MemoryRow {
   MemDir dir = MemDir::none;
   OpType type = OpType::memcpy;
   std::uint64_t count = 0, bytes = 0, counted_bytes_ops = 0;  ///< ops that gave bytes
-  std::int64_t total_ns = 0, timed_ns = 0;  ///< timed_ns: time of the ops that gave bytes
-  [[nodiscard]] std::optional<double> gbps() const;  ///< bytes / s / 1e9 over ops with bytes
+  std::int64_t total_ns = 0, timed_ns = 0;                    ///< timed_ns: time of the ops that gave bytes
+  [[nodiscard]] std::optional<double> gbps() const;           ///< bytes / s / 1e9 over ops with bytes
 };
 
 struct LaunchStats {
-  std::uint64_t matched = 0;     ///< GPU ops joined to a launch call
-  std::uint64_t unmatched = 0;   ///< GPU ops with no launch call found
+  std::uint64_t matched = 0;            ///< GPU ops joined to a launch call
+  std::uint64_t unmatched = 0;          ///< GPU ops with no launch call found
   std::vector<std::int64_t> delays_ns;  ///< one per matched op, sorted
   std::uint64_t kernels = 0, short_kernels = 0;
   std::uint64_t long_delays = 0;
@@ -170,7 +170,7 @@ struct DeviceReport {
   std::int64_t start_ns = 0, end_ns = 0;  ///< trace clock
   std::int64_t span_ns = 0, busy_ns = 0, idle_ns = 0, compute_ns = 0, noncompute_ns = 0;
   std::int64_t kernel_time_ns[3] = {0, 0, 0};  ///< summed durations by OpClass
-  IdleBreakdown idle;  ///< summed over streams
+  IdleBreakdown idle;                          ///< summed over streams
   LaunchStats launch;
   std::vector<StreamReport> streams;
   std::vector<KernelRow> top_kernels;  ///< by total time, top N
@@ -181,9 +181,9 @@ struct DeviceReport {
 };
 
 struct TraceReport {
-  std::vector<DeviceReport> devices;  ///< by device
-  std::vector<StepMark> steps_used;   ///< the steps the analysis was restricted to (if any)
-  std::uint64_t ops_filtered_out = 0; ///< ops outside --steps
+  std::vector<DeviceReport> devices;   ///< by device
+  std::vector<StepMark> steps_used;    ///< the steps the analysis was restricted to (if any)
+  std::uint64_t ops_filtered_out = 0;  ///< ops outside --steps
 };
 
 /// Runs every analysis on the trace's GPU ops; devices without ops are not reported.

@@ -42,11 +42,12 @@ std::vector<const GpuOp*> select_ops(const TraceData& data, const TraceOptions& 
   for (const GpuOp& op : data.ops) {
     const LaunchCall* call = launch_of(op, index);
     const std::int64_t t = call != nullptr ? call->start_ns : op.start_ns;
-    const bool inside = std::any_of(report.steps_used.begin(), report.steps_used.end(), [&](const StepMark& s) {
-      return t >= s.start_ns && t < s.start_ns + s.dur_ns;
-    });
-    if (inside) ops.push_back(&op);
-    else ++report.ops_filtered_out;
+    const bool inside = std::any_of(report.steps_used.begin(), report.steps_used.end(),
+                                    [&](const StepMark& s) { return t >= s.start_ns && t < s.start_ns + s.dur_ns; });
+    if (inside)
+      ops.push_back(&op);
+    else
+      ++report.ops_filtered_out;
   }
   return ops;
 }
@@ -65,9 +66,12 @@ StreamReport analyse_stream(std::int64_t stream, const std::vector<const GpuOp*>
     if (op.start_ns > busy_end) {
       const std::int64_t gap = op.start_ns - busy_end;
       const LaunchCall* call = launch_of(op, index);
-      if (call != nullptr && call->start_ns > busy_end) s.idle.host_wait_ns += gap;
-      else if (gap < options.short_gap_ns) s.idle.short_gap_ns += gap;
-      else s.idle.other_ns += gap;
+      if (call != nullptr && call->start_ns > busy_end)
+        s.idle.host_wait_ns += gap;
+      else if (gap < options.short_gap_ns)
+        s.idle.short_gap_ns += gap;
+      else
+        s.idle.other_ns += gap;
       busy += op.dur_ns;
       busy_end = op.end_ns();
     } else if (op.end_ns() > busy_end) {
@@ -149,8 +153,8 @@ void kernel_breakdown(DeviceReport& dev, const std::vector<const GpuOp*>& ops, c
   }
 }
 
-DeviceReport analyse_device(int device, std::vector<const GpuOp*>& ops, const TraceData& data,
-                            const LaunchIndex& index, const TraceOptions& options) {
+DeviceReport analyse_device(int device, std::vector<const GpuOp*>& ops, const TraceData& data, const LaunchIndex& index,
+                            const TraceOptions& options) {
   DeviceReport dev;
   dev.rank = data.rank;
   dev.device = device;
@@ -174,8 +178,14 @@ DeviceReport analyse_device(int device, std::vector<const GpuOp*>& ops, const Tr
         if (op->cls == OpClass::compute) compute.emplace_back(op->start_ns, op->end_ns());
         if (op->dur_ns < options.short_kernel_ns) ++dev.launch.short_kernels;
         break;
-      case OpType::memcpy: ++dev.memcpys; add_memory(dev, *op); break;
-      case OpType::memset: ++dev.memsets; add_memory(dev, *op); break;
+      case OpType::memcpy:
+        ++dev.memcpys;
+        add_memory(dev, *op);
+        break;
+      case OpType::memset:
+        ++dev.memsets;
+        add_memory(dev, *op);
+        break;
     }
     if (const LaunchCall* call = launch_of(*op, index); call != nullptr) {
       ++dev.launch.matched;
@@ -220,9 +230,8 @@ DeviceReport analyse_device(int device, std::vector<const GpuOp*>& ops, const Tr
   }
   dev.queue_length_mean = queues > 0 ? queue_sum / static_cast<double>(queues) : 0.0;
   kernel_breakdown(dev, ops, data, options.top_kernels);
-  std::sort(dev.memory.begin(), dev.memory.end(), [](const MemoryRow& a, const MemoryRow& b) {
-    return std::pair(a.type, a.dir) < std::pair(b.type, b.dir);
-  });
+  std::sort(dev.memory.begin(), dev.memory.end(),
+            [](const MemoryRow& a, const MemoryRow& b) { return std::pair(a.type, a.dir) < std::pair(b.type, b.dir); });
   return dev;
 }
 
@@ -251,7 +260,8 @@ std::optional<double> LaunchStats::percentile_ns(double p) const {
   const auto lo = static_cast<std::size_t>(std::floor(rank));
   const std::size_t hi = std::min(lo + 1, delays_ns.size() - 1);
   const double frac = rank - static_cast<double>(lo);
-  const double v = static_cast<double>(delays_ns[lo]) + (static_cast<double>(delays_ns[hi]) - static_cast<double>(delays_ns[lo])) * frac;
+  const double v = static_cast<double>(delays_ns[lo]) +
+                   (static_cast<double>(delays_ns[hi]) - static_cast<double>(delays_ns[lo])) * frac;
   return std::round(v * 1000.0) / 1000.0;  // to 0.001 ns: drops the binary noise of 0.95 x (n - 1)
 }
 

@@ -38,13 +38,16 @@ class TraceClock {
     }
     m_origin = data.has_min_ts ? data.min_ts_ns : 0;
     if (const auto& s = ctx.options.start) {
-      m_anchor = s->offset_s ? s->civil.as_utc_ns() - *s->offset_s * kNsPerSecond : ctx.clock.to_utc_ns(s->civil.as_utc_ns());
+      m_anchor =
+          s->offset_s ? s->civil.as_utc_ns() - *s->offset_s * kNsPerSecond : ctx.clock.to_utc_ns(s->civil.as_utc_ns());
       ctx.stats.time_basis = TimeBasis::absolute;
       ctx.stats.clock = "the trace's first record placed at --start";
     } else {
       ctx.stats.time_basis = TimeBasis::relative;
       ctx.stats.clock = "relative: the trace has no baseTimeNanoseconds and its ts are not epoch times";
-      add_note(ctx.stats, "trace times are relative to its first record (1970-01-01T00:00:00Z = start); give --start to place them");
+      add_note(
+          ctx.stats,
+          "trace times are relative to its first record (1970-01-01T00:00:00Z = start); give --start to place them");
     }
   }
   [[nodiscard]] std::int64_t at(std::int64_t ts) const {
@@ -258,7 +261,8 @@ void account(const TraceData& data, ParseContext& ctx) {
 void explain_no_gpu_ops(const TraceData& data, ParseContext& ctx) {
   if (!data.other_device_categories.empty()) {
     std::string cats;
-    for (const auto& [cat, n] : data.other_device_categories) cats += fmt::format("{}{} ({})", cats.empty() ? "" : ", ", cat, n);
+    for (const auto& [cat, n] : data.other_device_categories)
+      cats += fmt::format("{}{} ({})", cats.empty() ? "" : ", ", cat, n);
     add_note(ctx.stats, "no kernel, memcpy or memset events: the device work is recorded as " + cats +
                             ", which gpucost does not analyse");
   } else {

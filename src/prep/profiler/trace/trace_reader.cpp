@@ -33,9 +33,9 @@ namespace {
 namespace sj = simdjson;
 namespace od = simdjson::ondemand;
 
-constexpr std::size_t kHeadLimit = 64u << 20;      // "traceEvents" must start within this
-constexpr std::size_t kMaxRecordBytes = 64u << 20; // one trace record larger than this is broken JSON
-constexpr std::size_t kMaxExamples = 5;             // malformed records quoted in the summary
+constexpr std::size_t kHeadLimit = 64u << 20;                    // "traceEvents" must start within this
+constexpr std::size_t kMaxRecordBytes = 64u << 20;               // one trace record larger than this is broken JSON
+constexpr std::size_t kMaxExamples = 5;                          // malformed records quoted in the summary
 constexpr std::int64_t kEpochUsFloor = 946684800LL * 1'000'000;  // 2000-01-01 in µs
 
 std::string_view trim(std::string_view s) {
@@ -126,7 +126,18 @@ bool raw_string(od::value& v, std::string_view& out) {
   return true;
 }
 
-enum class Cat : std::uint8_t { other, kernel, memcpy, memset, runtime, annotation, gpu_annotation, sync, cpu_op, device_other };
+enum class Cat : std::uint8_t {
+  other,
+  kernel,
+  memcpy,
+  memset,
+  runtime,
+  annotation,
+  gpu_annotation,
+  sync,
+  cpu_op,
+  device_other
+};
 
 Cat classify_category(std::string_view cat) {
   if (cat == "kernel" || cat == "Kernel") return Cat::kernel;
@@ -227,7 +238,7 @@ class Reader {
   /// (then m_out.not_kineto or truncated says what).
   std::size_t find_events() {
     m_buf.resize((64u << 10) + sj::SIMDJSON_PADDING + 1);  // grows with the input, up to a chunk
-    m_len = 1;  // index 0 stays free
+    m_len = 1;                                             // index 0 stays free
     m_begin = 1;
     fill(64 * 1024);
     std::size_t first = m_begin;
@@ -354,8 +365,7 @@ class Reader {
       od::value fv = f.value();
       std::int64_t n = 0;
       if (key == "rank" && parse_int_token(fv.raw_json_token(), n)) m_out.rank = static_cast<int>(n);
-      if (key == "world_size" && parse_int_token(fv.raw_json_token(), n))
-        m_out.world_size = static_cast<int>(n);
+      if (key == "world_size" && parse_int_token(fv.raw_json_token(), n)) m_out.world_size = static_cast<int>(n);
       if (key == "backend") {
         std::string_view s;
         if (fv.get_string().get(s) == sj::SUCCESS) m_out.backend = std::string(s);
@@ -443,7 +453,8 @@ class Reader {
 
   /// Moves the read position, counting the lines passed (for the line of a malformed record).
   void advance_to(std::size_t pos) {
-    if (pos > m_begin) m_lines += static_cast<std::uint64_t>(std::count(m_buf.data() + m_begin, m_buf.data() + pos, '\n'));
+    if (pos > m_begin)
+      m_lines += static_cast<std::uint64_t>(std::count(m_buf.data() + m_begin, m_buf.data() + pos, '\n'));
     m_begin = pos;
   }
 
@@ -590,8 +601,10 @@ class Reader {
       } else if (key == "bytes") {
         std::int64_t b = 0;
         ok = number_or_skip(fv, b, r.has_bytes);
-        if (r.has_bytes && b >= 0) r.bytes = static_cast<std::uint64_t>(b);
-        else r.has_bytes = false;
+        if (r.has_bytes && b >= 0)
+          r.bytes = static_cast<std::uint64_t>(b);
+        else
+          r.has_bytes = false;
       } else {
         ok = skip(fv);
       }
@@ -634,9 +647,12 @@ class Reader {
       if (space && (m.excerpt.empty() || m.excerpt.back() == ' ')) continue;
       m.excerpt += space ? ' ' : *p;
       if (in_string) {
-        if (escaped) escaped = false;
-        else if (*p == '\\') escaped = true;
-        else if (*p == '"') in_string = false;
+        if (escaped)
+          escaped = false;
+        else if (*p == '\\')
+          escaped = true;
+        else if (*p == '"')
+          in_string = false;
       } else if (*p == '"') {
         in_string = true;
       } else if (*p == '{' || *p == '[') {
@@ -662,8 +678,8 @@ class Reader {
       return;
     }
     std::int64_t dur = 0;
-    const bool needs_time = cat == Cat::kernel || cat == Cat::memcpy || cat == Cat::memset || cat == Cat::runtime ||
-                            cat == Cat::annotation;
+    const bool needs_time =
+        cat == Cat::kernel || cat == Cat::memcpy || cat == Cat::memset || cat == Cat::runtime || cat == Cat::annotation;
     if (needs_time && (!has_ts || r.dur.empty() || !parse_us_to_ns(r.dur, dur) || dur < 0)) {
       malformed(!has_ts ? "complete event without a valid \"ts\"" : "complete event without a valid \"dur\"");
       return;
@@ -729,8 +745,10 @@ class Reader {
   std::uint32_t intern(std::string_view raw_name) {
     if (auto it = m_names.find(raw_name); it != m_names.end()) return it->second;
     std::string name;
-    if (raw_name.find('\\') != std::string_view::npos) unescape(raw_name, name);
-    else name.assign(raw_name);
+    if (raw_name.find('\\') != std::string_view::npos)
+      unescape(raw_name, name);
+    else
+      name.assign(raw_name);
     const auto id = static_cast<std::uint32_t>(m_out.names.size());
     m_out.names.push_back(std::move(name));
     m_name_keys.emplace_back(raw_name);
@@ -744,8 +762,8 @@ class Reader {
   std::vector<char> m_buf;
   std::size_t m_begin = 1, m_len = 1;
   std::size_t m_tail_at = std::string_view::npos;
-  std::size_t m_offset = 0;  // stream offset of buffer index 0 (for messages)
-  std::uint64_t m_lines = 0;  // newlines before m_begin
+  std::size_t m_offset = 0;           // stream offset of buffer index 0 (for messages)
+  std::uint64_t m_lines = 0;          // newlines before m_begin
   const char* m_record_at = nullptr;  // start of the record being read
   bool m_eof = false;
   od::parser m_parser;
@@ -827,7 +845,8 @@ bool parse_us_to_ns(std::string_view text, std::int64_t& out) {
     if (i < text.size() && (text[i] == '+' || text[i] == '-')) eneg = text[i++] == '-';
     int e = 0;
     std::size_t digits = 0;
-    for (; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i, ++digits) e = std::min(e * 10 + (text[i] - '0'), 400);
+    for (; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i, ++digits)
+      e = std::min(e * 10 + (text[i] - '0'), 400);
     if (digits == 0) return false;
     exp10 = eneg ? -e : e;
   }
@@ -859,13 +878,33 @@ bool is_launch_api(std::string_view name) {
   // Per-thread-default-stream and versioned entry points launch the same way.
   for (std::string_view suffix : {"_ptsz", "_ptds", "_spt", "_v2"})
     if (name.ends_with(suffix)) name.remove_suffix(suffix.size());
-  static constexpr std::string_view kApis[] = {
-      "cudaLaunchKernel", "cudaLaunchKernelExC", "cuLaunchKernel", "cuLaunchKernelEx", "cudaGraphLaunch",
-      "cuGraphLaunch", "cudaMemcpyAsync", "cudaMemsetAsync", "cudaLaunchCooperativeKernel", "cuLaunchCooperativeKernel",
-      "cuMemcpyAsync", "cuMemsetD8Async", "cuMemsetD32Async", "cuMemcpyHtoDAsync", "cuMemcpyDtoHAsync", "cuMemcpyDtoDAsync",
-      "hipLaunchKernel", "hipLaunchKernelExC", "hipExtLaunchKernel", "hipModuleLaunchKernel", "hipExtModuleLaunchKernel",
-      "hipGraphLaunch", "hipMemcpyAsync", "hipMemsetAsync", "hipMemcpyWithStream", "hipLaunchCooperativeKernel",
-      "hipExtLaunchMultiKernelMultiDevice"};
+  static constexpr std::string_view kApis[] = {"cudaLaunchKernel",
+                                               "cudaLaunchKernelExC",
+                                               "cuLaunchKernel",
+                                               "cuLaunchKernelEx",
+                                               "cudaGraphLaunch",
+                                               "cuGraphLaunch",
+                                               "cudaMemcpyAsync",
+                                               "cudaMemsetAsync",
+                                               "cudaLaunchCooperativeKernel",
+                                               "cuLaunchCooperativeKernel",
+                                               "cuMemcpyAsync",
+                                               "cuMemsetD8Async",
+                                               "cuMemsetD32Async",
+                                               "cuMemcpyHtoDAsync",
+                                               "cuMemcpyDtoHAsync",
+                                               "cuMemcpyDtoDAsync",
+                                               "hipLaunchKernel",
+                                               "hipLaunchKernelExC",
+                                               "hipExtLaunchKernel",
+                                               "hipModuleLaunchKernel",
+                                               "hipExtModuleLaunchKernel",
+                                               "hipGraphLaunch",
+                                               "hipMemcpyAsync",
+                                               "hipMemsetAsync",
+                                               "hipMemcpyWithStream",
+                                               "hipLaunchCooperativeKernel",
+                                               "hipExtLaunchMultiKernelMultiDevice"};
   return std::find(std::begin(kApis), std::end(kApis), name) != std::end(kApis);
 }
 
@@ -898,8 +937,10 @@ bool looks_like_trace(std::string_view head) {
 Status read_trace(io::LineReader& reader, TraceData& out) {
   Reader r([&reader](char* dst, std::size_t n) { return reader.read_bytes(dst, n); }, out, kTraceChunkBytes);
   r.run();
-  if (out.truncated.empty() && !reader.error().empty()) out.truncated = reader.error();
-  else if (!reader.error().empty()) out.truncated = reader.error() + "; " + out.truncated;
+  if (out.truncated.empty() && !reader.error().empty())
+    out.truncated = reader.error();
+  else if (!reader.error().empty())
+    out.truncated = reader.error() + "; " + out.truncated;
   return {};
 }
 
