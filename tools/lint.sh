@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Static analysis of src/: cppcheck and a short, curated clang-tidy check list. Both must be
-# clean; CI runs this. Needs a configured build directory for compile_commands.json:
+# Static analysis of src/: the layout (clang-format), cppcheck and a short, curated clang-tidy
+# check list. All must be clean; CI runs this. Needs a configured build directory for compile_commands.json:
 #   tools/lint.sh [BUILD_DIR]     (default build-lint, configured here when missing)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,6 +12,16 @@ if [ ! -f "$build/compile_commands.json" ]; then
 fi
 # Generated sources (the Xid table, the cloud offers) must exist for the analysers to see them.
 cmake --build "$build" -j "$jobs" >/dev/null
+
+echo "== clang-format (.clang-format): every C++ file laid out as the tool lays it out"
+fmt=$(command -v clang-format-14 || command -v clang-format)
+# shellcheck disable=SC2046  # one word per file
+if ! "$fmt" --dry-run --Werror $(git ls-files 'src/*.cpp' 'src/*.hpp' 'include/*.hpp' 'tests/*.cpp' 'tests/*.hpp' 'tools/*.cpp') \
+     2>"$build/clang-format.log"; then
+  grep -E '^[^ ].*: (error|warning):' "$build/clang-format.log" | cut -d: -f1 | sort -u | sed 's/^/  not formatted: /'
+  echo "clang-format: run  $fmt -i FILE  on the files above"
+  exit 1
+fi
 
 echo "== cppcheck"
 # cloud_offers.cpp #includes a file generated into the build tree: cppcheck cannot see it.
