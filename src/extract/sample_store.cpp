@@ -41,7 +41,10 @@ void SampleStore::spill_largest() {
   for (auto it = m_series.begin(); it != m_series.end(); ++it)
     if (it->second.in_memory() > largest->second.in_memory()) largest = it;
   const std::size_t n = largest->second.in_memory();
-  if (largest->second.spill(m_file))
+  // Each GPU may keep a buffer of twice its share of the budget, so the kept buffers together
+  // stay within twice the budget, as the regrowing ones did.
+  const std::size_t keep = 2 * m_budget / m_series.size();
+  if (largest->second.spill(m_file, keep))
     m_in_memory -= n;
   else
     m_budget *= 2;  // the file failed: keep the samples in memory rather than lose them

@@ -15,13 +15,10 @@ constexpr double kRollingSpanS = 15;  // temp_rolling_crossings: trailing median
 
 double secs(std::int64_t ns) { return static_cast<double>(ns) / 1e9; }
 
-double median_of(std::vector<double>& v) {
+/// The median of sorted values: the middle one, or the mean of the two middle ones.
+double median_of_sorted(const std::vector<double>& v) {
   const std::size_t mid = v.size() / 2;
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid), v.end());
-  const double hi = v[mid];
-  if (v.size() % 2 == 1) return hi;
-  const double lo = *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid));
-  return (lo + hi) / 2;
+  return v.size() % 2 == 1 ? v[mid] : (v[mid - 1] + v[mid]) / 2;
 }
 
 }  // namespace
@@ -51,10 +48,12 @@ void ThermalShapeWalker::add_slope(double t, double v) {
 void ThermalShapeWalker::add_rolling(const Point& p) {
   const double t = secs(p.ts_ns - m_t0);
   m_recent.push_back(p);
-  while (secs(m_recent.front().ts_ns - m_t0) <= t - kRollingSpanS) m_recent.pop_front();
-  m_scratch.clear();
-  for (const Point& q : m_recent) m_scratch.push_back(q.v);
-  const double m = median_of(m_scratch);
+  m_sorted.insert(std::upper_bound(m_sorted.begin(), m_sorted.end(), p.v), p.v);
+  while (secs(m_recent.front().ts_ns - m_t0) <= t - kRollingSpanS) {
+    m_sorted.erase(std::lower_bound(m_sorted.begin(), m_sorted.end(), m_recent.front().v));
+    m_recent.pop_front();
+  }
+  const double m = median_of_sorted(m_sorted);
   if (m_prev_median <= m_threshold && m > m_threshold) {
     ++m_rolling_crossings;
     m_crossings.push_back(p.ts_ns);

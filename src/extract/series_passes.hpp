@@ -38,9 +38,10 @@ class ThermalShapeWalker {
   std::int64_t m_t0 = 0;
   // slope: least squares over the first 300 s
   double m_sn = 0, m_st = 0, m_sv = 0, m_stt = 0, m_stv = 0;
-  // rolling median: the samples of the trailing 15 s
+  // rolling median: the samples of the trailing 15 s, in time order and sorted by value (an
+  // insert and an erase per sample instead of a selection over the window)
   std::deque<Point> m_recent;
-  std::vector<double> m_scratch;
+  std::vector<double> m_sorted;
   double m_prev_median = std::numeric_limits<double>::quiet_NaN();
   double m_rolling_crossings = 0;
   std::vector<std::int64_t> m_crossings;

@@ -129,6 +129,7 @@ class Cursor final : public EventSink {
   }
 
   void on_event(const Event& ev) override {
+    if (m_seq == 0) m_first_ts = ev.ts_ns;
     std::uint32_t slot = 0;
     if (!m_free.empty()) {
       slot = m_free.back();
@@ -139,6 +140,15 @@ class Cursor final : public EventSink {
     }
     m_store.keep(ev, m_slots[slot]);
     m_heap.push(Pending{ev.ts_ns, m_seq++, slot});
+  }
+
+  /// Parses up to `max_steps` lines for the input's first event and returns its time (nullopt:
+  /// none that early), then fills the window: the merge's look-ahead, on the reader it keeps.
+  std::optional<std::int64_t> look_ahead(int max_steps) {
+    for (int i = 0; i < max_steps && !m_done && m_seq == 0; ++i) m_done = !m_parse->step();
+    const std::optional<std::int64_t> first = m_seq > 0 ? std::optional(m_first_ts) : std::nullopt;
+    fill();
+    return first;
   }
 
   /// Parses until a full window of events is waiting or the input is done.
@@ -175,6 +185,7 @@ class Cursor final : public EventSink {
   std::vector<std::uint32_t> m_free;
   std::priority_queue<Pending, std::vector<Pending>, std::greater<>> m_heap;
   std::uint64_t m_seq = 0;
+  std::int64_t m_first_ts = 0;  // the first event's time, once m_seq > 0
   bool m_done = false;
 };
 
@@ -204,6 +215,10 @@ class FirstEvent final : public EventSink {
   std::int64_t first_ts = 0;
 };
 
+/// Inputs whose look-ahead keeps its reader and parse for the merge (so that each is opened once
+/// after the probe); those after them are looked at ahead and opened again when their time comes.
+constexpr std::size_t kHeldAhead = 16;
+
 /// When an input's first event comes: it is opened once ahead for that (a pipe, which cannot
 /// be opened twice, is not; nor is anything that fails to start: the real start says why).
 /// nullopt: unknown, the input is opened at the start of the merge.
@@ -228,6 +243,27 @@ std::optional<std::int64_t> first_event_time(const MergeInput& in, const prep::P
   return first.first_ts;
 }
 
+/// The look-ahead that keeps what it opened: the input opened, its parse started and run to its
+/// first event. Null (the input is looked at ahead and opened again later) for a pipe, for what
+/// fails to open or start (the real start then says why) and for a trace (parsed whole: the
+/// look-ahead would be the whole parse).
+template <typename Store>
+std::unique_ptr<Cursor<Store>> held_look_ahead(MergeInput& in, std::size_t index, const prep::PrepOptions& options,
+                                               LocalClock& clock, const Store& store) {
+  if (in.reader) return nullptr;
+  auto reader = io::LineReader::open(in.path);
+  if (!reader) return nullptr;
+  (*reader)->set_max_line(options.max_line);
+  const Format format = options.forced != Format::unknown ? options.forced
+                        : in.format                       ? *in.format
+                                                          : prep::detect_format((*reader)->peek(64 * 1024), options);
+  if (prep::format_traits(format).whole_document) return nullptr;
+  auto cursor = std::make_unique<Cursor<Store>>(index, std::move(*reader), store);
+  // A failed start writes only what the real start writes again (format, compression, zone).
+  if (!cursor->start(options, clock, *in.stats, format)) return nullptr;
+  return cursor;
+}
+
 /// The k-way merge by time; an event with the same time and content as one already handed on
 /// from another input is dropped and counted. Inputs are opened only when the merge reaches
 /// the time of their first event and closed when they are done, so that thousands of rotated
@@ -237,10 +273,19 @@ Status merge(std::vector<MergeInput>& inputs, const prep::PrepOptions& options, 
   struct Source {
     std::size_t input;
     std::optional<std::int64_t> first_ts;
+    std::unique_ptr<Cursor<Store>> held;  // started by the look-ahead, kept for the merge
   };
+  const std::size_t max_open = max_open_inputs();
   std::vector<Source> sources;
-  for (std::size_t i = 0; i < inputs.size(); ++i)
-    sources.push_back(Source{i, first_event_time(inputs[i], options, clock)});
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    Source src{i, std::nullopt, nullptr};
+    if (sources.size() < std::min(kHeldAhead, max_open)) src.held = held_look_ahead(inputs[i], i, options, clock, store);
+    if (src.held)
+      src.first_ts = src.held->look_ahead(kLookAheadLines);
+    else
+      src.first_ts = first_event_time(inputs[i], options, clock);
+    sources.push_back(std::move(src));
+  }
   // Unknown first times first, then by first time; ties in command-line order.
   std::stable_sort(sources.begin(), sources.end(), [](const Source& a, const Source& b) {
     if (a.first_ts.has_value() != b.first_ts.has_value()) return !a.first_ts.has_value();
@@ -249,12 +294,16 @@ Status merge(std::vector<MergeInput>& inputs, const prep::PrepOptions& options, 
 
   std::vector<std::unique_ptr<Cursor<Store>>> cursors;
   std::size_t next_source = 0;
-  const std::size_t max_open = max_open_inputs();
   bool limited = false;
   const auto open_next = [&]() -> Status {
     MergeInput& in = inputs[sources[next_source].input];
     const std::size_t index = sources[next_source].input;
+    std::unique_ptr<Cursor<Store>> held = std::move(sources[next_source].held);
     ++next_source;
+    if (held) {
+      cursors.push_back(std::move(held));
+      return {};
+    }
     std::unique_ptr<io::LineReader> reader = std::move(in.reader);
     if (!reader) {
       auto opened = io::LineReader::open(in.path);

@@ -13,8 +13,8 @@ trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 files=(faults-xid79_query.csv faults-xid79_kern.log faults-storm_dmesg.txt)
-# A `prep` of several inputs still looks at each ahead for its first event (the time-ordered
-# merge opens it when it gets there): prep is counted on one input.
+# A `prep` of several inputs looks at each ahead for its first event (the time-ordered merge);
+# the look-ahead keeps its reader for the first 16 inputs, so those are opened twice too.
 check() {  # check NAME FILE... -- ARGS...: runs gpucost ARGS under strace in the samples folder
   local name=$1
   shift
@@ -37,6 +37,7 @@ check breakeven "${files[@]}" -- breakeven -c faults.toml "${files[@]}"
 check extract "${files[@]}" -- extract "${files[@]}"
 check report "${files[@]}" -- report -c faults.toml -o "$work/report.html" "${files[@]}"
 check prep faults-xid79_query.csv -- prep faults-xid79_query.csv
+check prep-several "${files[@]}" -- prep "${files[@]}"
 check batch "${files[@]:0:2}" -- batch -c faults.toml --state "$work/batch-state.json" "${files[@]:0:2}"
 check features worked-example.features.json -- breakeven -c worked-example.toml worked-example.features.json
 

@@ -57,14 +57,19 @@ class SpillSeries {
   [[nodiscard]] std::size_t in_memory() const { return m_tail.size(); }
   [[nodiscard]] const std::vector<SpillRun>& runs() const { return m_runs; }
 
-  /// Writes the in-memory records as one sorted run and frees their memory; false (the records
-  /// stay in memory) when the file fails.
-  bool spill(SpillFile& file) {
+  /// Writes the in-memory records as one sorted run; false (the records stay in memory) when
+  /// the file fails. Their buffer is kept for the next records when it holds at most
+  /// `keep_capacity` of them (refilling kept memory costs no page faults and no regrowth
+  /// copies), else freed.
+  bool spill(SpillFile& file, std::size_t keep_capacity = 0) {
     sort_tail();
     const std::int64_t at = file.append(m_tail.data(), m_tail.size() * sizeof(T));
     if (at < 0) return false;
     m_runs.push_back(SpillRun{at, m_tail.size()});
-    std::vector<T>().swap(m_tail);  // give the memory back
+    if (m_tail.capacity() <= keep_capacity)
+      m_tail.clear();
+    else
+      std::vector<T>().swap(m_tail);  // give the memory back
     return true;
   }
 
