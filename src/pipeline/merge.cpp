@@ -279,7 +279,8 @@ Status merge(std::vector<MergeInput>& inputs, const prep::PrepOptions& options, 
   std::vector<Source> sources;
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     Source src{i, std::nullopt, nullptr};
-    if (sources.size() < std::min(kHeldAhead, max_open)) src.held = held_look_ahead(inputs[i], i, options, clock, store);
+    if (sources.size() < std::min(kHeldAhead, max_open))
+      src.held = held_look_ahead(inputs[i], i, options, clock, store);
     if (src.held)
       src.first_ts = src.held->look_ahead(kLookAheadLines);
     else
