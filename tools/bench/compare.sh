@@ -52,7 +52,8 @@
 # A row's figures are medians over the rounds (peak RSS: the largest); its ratio is the median of
 # the per-round ratios: yardstick wall / gpucost wall (> 1: gpucost is faster), and for extract,
 # breakeven and report their CPU time (user + sys) / prep's (or / extract's). The "found" column
-# is what each side found in an extra, untimed run: gpucost's events, the yardstick's lines.
+# is what each side found in an extra, untimed run: gpucost's events, the yardstick's lines
+# (where both count rows or GPU ops, a note says when they differ).
 # Targets (issue 20): prep of kern.log >= 1.5x grep -cE (wall ratio); prep of query CSV and dmon
 # >= 500 MB/s on one core; prep of the trace >= 1000 MB/s, of its .gz >= 600 MB/s (MB of JSON);
 # extract <= 1.3x prep's CPU; report <= 1.2x extract's CPU.
@@ -299,6 +300,10 @@ row() {
   [[ "$b" != - ]] && fb="${m_found[$g:$b]:-}"
   local ftxt="—"
   if [[ -n "$fa" || -n "$fb" ]]; then ftxt="${fa:-—}"; [[ "$b" != - ]] && ftxt="$ftxt / ${fb:-—}"; fi
+  # rows against a split of every row, or GPU ops against GPU ops: the counts must agree
+  if [[ "$b" != - && "${m_count[$g:$a]}:${m_count[$g:$b]}" =~ ^(events:lines|ops:pyops)$ && "${fa%% *}" != "${fb%% *}" ]]; then
+    skipped+=("note: $work: gpucost found ${fa}, ${m_label[$g:$b]} ${fb}: they should agree")
+  fi
   if [[ "$b" == - ]]; then
     rows+=("| $work | $(mb_of "${m_bytes[$g:$a]}") | ${m_label[$g:$a]} | $aw | $ac | $am | $ar | — | | | | | — | $ttxt | $v | $ftxt |")
   else
@@ -415,7 +420,7 @@ cpu_model="$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')
   echo "## compare.sh, $(date -u +%Y-%m-%d) $(date -u +%H:%M) UTC${smoke:+ (SMOKE: 5 MB inputs, ratios not meaningful)}"
   echo
   echo "- machine: $(uname -m), ${cpu_model:-unknown CPU}, $(nproc) cores; pinned: ${pin[*]:-no}; load average $load0 before, $(cut -d' ' -f1-3 /proc/loadavg) after"
-  echo "- commit $(head_of "$root") (this script's tree); binary $gpucost ($("$gpucost" --version 2>&1 | head -n 1), its tree at $(head_of "$(dirname "$gpucost")"))"
+  echo "- commit $(head_of "$root") (this script's tree); binary $gpucost ($("$gpucost" --version 2>&1 | head -n 1), HEAD of the tree it lies in: $(head_of "$(dirname "$gpucost")"))"
   echo "- inputs of ${size_mb} MB (trace ${trace_mb} MB), seed $seed; medians of $runs interleaved rounds$( [[ -z "$hta_status" ]] && echo ", HTA $hta_runs"); cost config $(basename "$config")"
   echo
   echo "| work | MB | gpucost | wall s | CPU s | MB/s | RSS MB | yardstick | wall s | CPU s | MB/s | RSS MB | ratio | target | verdict | found (gpucost / yardstick) |"
