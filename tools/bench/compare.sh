@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Side by side: gpucost and its yardsticks (grep -cE, mawk, the Python baselines, HTA) on the
-# same generated files, interleaved, with ratios (issue 20, item 5).
+# same generated files, interleaved, with ratios.
 #
 #   tools/bench/compare.sh [GPUCOST [SIZE_MB]]
 #
@@ -54,7 +54,7 @@
 # breakeven and report their CPU time (user + sys) / prep's (or / extract's). The "found" column
 # is what each side found in an extra, untimed run: gpucost's events, the yardstick's lines
 # (where both count rows or GPU ops, a note says when they differ).
-# Targets (issue 20): prep of kern.log >= 1.5x grep -cE (wall ratio); prep of query CSV and dmon
+# Targets: prep of kern.log >= 1.5x grep -cE (wall ratio); prep of query CSV and dmon
 # >= 500 MB/s on one core; prep of the trace >= 1000 MB/s, of its .gz >= 600 MB/s (MB of JSON);
 # extract <= 1.3x prep's CPU; report <= 1.2x extract's CPU.
 # The table, PASS/FAIL against the targets, the date, machine and commit go to stdout and
