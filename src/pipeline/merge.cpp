@@ -279,6 +279,11 @@ Status merge(std::vector<MergeInput>& inputs, const prep::PrepOptions& options, 
   std::vector<Source> sources;
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     Source src{i, std::nullopt, nullptr};
+    const std::optional<Format> known = options.forced != Format::unknown ? options.forced : inputs[i].format;
+    if (known && prep::format_traits(*known).whole_document) {  // a trace: read whole when its turn comes
+      sources.push_back(std::move(src));
+      continue;
+    }
     if (sources.size() < std::min(kHeldAhead, max_open))
       src.held = held_look_ahead(inputs[i], i, options, clock, store);
     if (src.held)

@@ -38,6 +38,8 @@ check extract "${files[@]}" -- extract "${files[@]}"
 check report "${files[@]}" -- report -c faults.toml -o "$work/report.html" "${files[@]}"
 check prep faults-xid79_query.csv -- prep faults-xid79_query.csv
 check prep-several "${files[@]}" -- prep "${files[@]}"
+trace=../trace/h100_rank3_modern.pt.trace.json  # read whole when its turn comes: no look-ahead
+check prep-trace faults-xid79_query.csv "$trace" -- prep faults-xid79_query.csv "$trace"
 check batch "${files[@]:0:2}" -- batch -c faults.toml --state "$work/batch-state.json" "${files[@]:0:2}"
 check features worked-example.features.json -- breakeven -c worked-example.toml worked-example.features.json
 
