@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <random>
 #include <vector>
@@ -186,4 +187,24 @@ TEST_CASE("extract: absurd clock readings still give a document that reads back 
   const auto back = extract::features_from_json(extract::features_to_json(*f), "absurd.json");
   INFO((back ? std::string() : back.error().message));
   CHECK(back);
+}
+
+TEST_CASE("extract: large record buffers are 2 MiB-aligned (huge pages), small ones plain", "[extract][store]") {
+  using gpucost::extract::allocate_large_buffer;
+  using gpucost::extract::free_large_buffer;
+  constexpr std::size_t kTwoMiB = std::size_t{2} << 20;
+  for (const std::size_t bytes : {std::size_t{100}, kTwoMiB - 1, kTwoMiB, 3 * kTwoMiB + 17}) {
+    INFO(bytes << " bytes");
+    auto* p = static_cast<unsigned char*>(allocate_large_buffer(bytes));
+    REQUIRE(p != nullptr);
+    if (bytes >= kTwoMiB) CHECK(reinterpret_cast<std::uintptr_t>(p) % kTwoMiB == 0);
+    std::fill(p, p + bytes, static_cast<unsigned char>(0xab));  // every byte is usable
+    CHECK(p[bytes - 1] == 0xab);
+    free_large_buffer(p, bytes);
+  }
+  // A vector on this allocator behaves as any other (the store's buffers grow and are swapped).
+  std::vector<int, gpucost::extract::LargeBufferAllocator<int>> v;
+  for (int i = 0; i < 1'000'000; ++i) v.push_back(i);
+  CHECK(v[999'999] == 999'999);
+  CHECK(reinterpret_cast<std::uintptr_t>(v.data()) % kTwoMiB == 0);
 }
