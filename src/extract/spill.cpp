@@ -4,34 +4,12 @@
 #include <fmt/format.h>
 
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <unistd.h>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <new>
 
 namespace gpucost::extract {
-
-namespace {
-constexpr std::size_t kHugePage = std::size_t{2} << 20;
-}  // namespace
-
-void* allocate_large_buffer(std::size_t bytes) {
-  if (bytes < kHugePage) return ::operator new(bytes);
-  const std::size_t rounded = (bytes + kHugePage - 1) / kHugePage * kHugePage;
-  void* p = std::aligned_alloc(kHugePage, rounded);
-  if (p == nullptr) throw std::bad_alloc();
-  ::madvise(p, rounded, MADV_HUGEPAGE);  // advice only: without huge pages it is plain memory
-  return p;
-}
-
-void free_large_buffer(void* p, std::size_t bytes) noexcept {
-  if (bytes < kHugePage)
-    ::operator delete(p);
-  else
-    std::free(p);  // NOLINT(cppcoreguidelines-no-malloc): it came from aligned_alloc
-}
 
 SpillFile::~SpillFile() {
   if (m_fd >= 0) ::close(m_fd);

@@ -190,8 +190,8 @@ TEST_CASE("extract: absurd clock readings still give a document that reads back 
 }
 
 TEST_CASE("extract: large record buffers are 2 MiB-aligned (huge pages), small ones plain", "[extract][store]") {
-  using gpucost::extract::allocate_large_buffer;
-  using gpucost::extract::free_large_buffer;
+  using gpucost::allocate_large_buffer;
+  using gpucost::free_large_buffer;
   constexpr std::size_t kTwoMiB = std::size_t{2} << 20;
   for (const std::size_t bytes : {std::size_t{100}, kTwoMiB - 1, kTwoMiB, 3 * kTwoMiB + 17}) {
     INFO(bytes << " bytes");
@@ -203,7 +203,7 @@ TEST_CASE("extract: large record buffers are 2 MiB-aligned (huge pages), small o
     free_large_buffer(p, bytes);
   }
   // A vector on this allocator behaves as any other (the store's buffers grow and are swapped).
-  std::vector<int, gpucost::extract::LargeBufferAllocator<int>> v;
+  std::vector<int, gpucost::LargeBufferAllocator<int>> v;
   for (int i = 0; i < 1'000'000; ++i) v.push_back(i);
   CHECK(v[999'999] == 999'999);
   CHECK(reinterpret_cast<std::uintptr_t>(v.data()) % kTwoMiB == 0);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <gpucost/core/error.hpp>
+#include <gpucost/core/large_buffer.hpp>
 
 #include <algorithm>
 #include <cstddef>
@@ -35,23 +36,6 @@ class SpillFile {
   std::int64_t m_size = 0;
   std::string m_path;  // for messages (the file itself is unlinked at once)
   mutable Status m_status;
-};
-
-/// Memory for large record buffers: blocks of 2 MiB and more are 2 MiB-aligned and marked for
-/// transparent huge pages (madvise), so that filling them costs one page fault per 2 MiB and not
-/// per 4 KiB (the faults were most of extract's system time); smaller ones come from new.
-void* allocate_large_buffer(std::size_t bytes);
-void free_large_buffer(void* p, std::size_t bytes) noexcept;
-
-template <typename T>
-struct LargeBufferAllocator {
-  using value_type = T;
-  LargeBufferAllocator() = default;
-  template <typename U>
-  explicit LargeBufferAllocator(const LargeBufferAllocator<U>& /*other*/) {}
-  T* allocate(std::size_t n) { return static_cast<T*>(allocate_large_buffer(n * sizeof(T))); }
-  void deallocate(T* p, std::size_t n) noexcept { free_large_buffer(p, n * sizeof(T)); }
-  friend bool operator==(const LargeBufferAllocator&, const LargeBufferAllocator&) { return true; }
 };
 
 /// A run of records in a SpillFile: `count` records of T from byte `offset`.

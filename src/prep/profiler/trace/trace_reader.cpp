@@ -14,6 +14,7 @@
 // boundary is never half-counted.
 #include "trace.hpp"
 
+#include <gpucost/core/large_buffer.hpp>
 #include <gpucost/io/line_reader.hpp>
 
 #include <fmt/format.h>
@@ -758,8 +759,8 @@ class Reader {
 
   ByteFn m_read;
   TraceData& m_out;
-  std::size_t m_chunk;  // text parsed per simdjson pass
-  std::vector<char> m_buf;
+  std::size_t m_chunk;                                  // text parsed per simdjson pass
+  std::vector<char, LargeBufferAllocator<char>> m_buf;  // grows to a chunk: on huge pages
   std::size_t m_begin = 1, m_len = 1;
   std::size_t m_tail_at = std::string_view::npos;
   std::size_t m_offset = 0;           // stream offset of buffer index 0 (for messages)
