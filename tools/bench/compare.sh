@@ -415,7 +415,7 @@ fi
 
 # ---- the table ------------------------------------------------------------------------------------
 head_of() { git -C "$1" rev-parse --short HEAD 2>/dev/null || echo "?"; }
-cpu_model="$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
+cpu_model="$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//' || true)"
 {
   echo "## compare.sh, $(date -u +%Y-%m-%d) $(date -u +%H:%M) UTC${smoke:+ (SMOKE: 5 MB inputs, ratios not meaningful)}"
   echo
