@@ -143,12 +143,10 @@ class Cursor final : public EventSink {
   }
 
   /// Parses up to `max_steps` lines for the input's first event and returns its time (nullopt:
-  /// none that early), then fills the window: the merge's look-ahead, on the reader it keeps.
-  std::optional<std::int64_t> look_ahead(int max_steps) {
+  /// none that early): the merge's look-ahead.
+  std::optional<std::int64_t> first_event(int max_steps) {
     for (int i = 0; i < max_steps && !m_done && m_seq == 0; ++i) m_done = !m_parse->step();
-    const std::optional<std::int64_t> first = m_seq > 0 ? std::optional(m_first_ts) : std::nullopt;
-    fill();
-    return first;
+    return m_seq > 0 ? std::optional(m_first_ts) : std::nullopt;
   }
 
   /// Parses until a full window of events is waiting or the input is done.
@@ -204,63 +202,25 @@ std::size_t max_open_inputs() {
   return std::clamp<std::size_t>(static_cast<std::size_t>(limit.rlim_cur) / 2, 4, 512);
 }
 
-/// Records the time of the first event and nothing else.
-class FirstEvent final : public EventSink {
- public:
-  void on_event(const Event& ev) override {
-    if (!seen) first_ts = ev.ts_ns;
-    seen = true;
-  }
-  bool seen = false;
-  std::int64_t first_ts = 0;
-};
-
 /// Inputs whose look-ahead keeps its reader and parse for the merge (so that each is opened once
 /// after the probe); those after them are looked at ahead and opened again when their time comes.
 constexpr std::size_t kHeldAhead = 16;
 
-/// When an input's first event comes: it is opened once ahead for that (a pipe, which cannot
-/// be opened twice, is not; nor is anything that fails to start: the real start says why).
-/// nullopt: unknown, the input is opened at the start of the merge.
-std::optional<std::int64_t> first_event_time(const MergeInput& in, const prep::PrepOptions& options,
-                                             LocalClock& clock) {
-  if (in.reader) return std::nullopt;
-  auto reader = io::LineReader::open(in.path);
-  if (!reader) return std::nullopt;
-  (*reader)->set_max_line(options.max_line);
-  // A profiler trace is parsed whole in one step: looking ahead would parse it twice.
-  const Format format = options.forced != Format::unknown ? options.forced
-                        : in.format                       ? *in.format
-                                                          : prep::detect_format((*reader)->peek(64 * 1024), options);
-  if (prep::format_traits(format).whole_document) return std::nullopt;
-  FirstEvent first;
-  InputStats scratch;
-  prep::InputParse parse(**reader, options, clock, first, scratch);
-  if (!parse.start(format)) return std::nullopt;
-  for (int i = 0; i < kLookAheadLines && !first.seen && parse.step(); ++i) {
-  }
-  if (!first.seen) return std::nullopt;
-  return first.first_ts;
-}
-
-/// The look-ahead that keeps what it opened: the input opened, its parse started and run to its
-/// first event. Null (the input is looked at ahead and opened again later) for a pipe, for what
-/// fails to open or start (the real start then says why) and for a trace (parsed whole: the
-/// look-ahead would be the whole parse).
+/// An input's cursor, its parse started: on its reader (a pipe's, opened before) or on the file,
+/// opened now. Counts go to `stats`.
 template <typename Store>
-std::unique_ptr<Cursor<Store>> held_look_ahead(MergeInput& in, std::size_t index, const prep::PrepOptions& options,
-                                               LocalClock& clock, const Store& store) {
-  if (in.reader) return nullptr;
-  auto reader = io::LineReader::open(in.path);
-  if (!reader) return nullptr;
-  (*reader)->set_max_line(options.max_line);
-  const Format format = options.forced != Format::unknown ? options.forced
-                        : in.format                       ? *in.format
-                                                          : prep::detect_format((*reader)->peek(64 * 1024), options);
-  if (prep::format_traits(format).whole_document) return nullptr;
-  auto cursor = std::make_unique<Cursor<Store>>(index, std::move(*reader), store);
-  // A failed start writes only what the real start writes again (format, compression, zone).
-  if (!cursor->start(options, clock, *in.stats, format)) return nullptr;
+Expected<std::unique_ptr<Cursor<Store>>> start_cursor(MergeInput& in, std::size_t index,
+                                                      const prep::PrepOptions& options, LocalClock& clock,
+                                                      const Store& store, InputStats& stats) {
+  std::unique_ptr<io::LineReader> reader = std::move(in.reader);
+  if (!reader) {
+    auto opened = io::LineReader::open(in.path);
+    if (!opened) return opened.error();
+    reader = std::move(*opened);
+  }
+  reader->set_max_line(options.max_line);
+  auto cursor = std::make_unique<Cursor<Store>>(index, std::move(reader), store);
+  GPUCOST_TRY(cursor->start(options, clock, stats, in.format));
   return cursor;
 }
 
@@ -278,18 +238,21 @@ Status merge(std::vector<MergeInput>& inputs, const prep::PrepOptions& options, 
   const std::size_t max_open = max_open_inputs();
   std::vector<Source> sources;
   for (std::size_t i = 0; i < inputs.size(); ++i) {
+    MergeInput& in = inputs[i];
     Source src{i, std::nullopt, nullptr};
-    const std::optional<Format> known = options.forced != Format::unknown ? options.forced : inputs[i].format;
-    if (known && prep::format_traits(*known).whole_document) {  // a trace: read whole when its turn comes
-      sources.push_back(std::move(src));
-      continue;
+    // Each input is opened ahead for the time of its first event, except a pipe (it cannot be
+    // opened twice) and a trace (parsed whole in one step: the look-ahead would parse it twice).
+    // An input that fails to start is opened at the start of the merge, which then says why.
+    const std::optional<Format> known = options.forced != Format::unknown ? options.forced : in.format;
+    if (!in.reader && !(known && prep::format_traits(*known).whole_document)) {
+      const bool keep = sources.size() < std::min(kHeldAhead, max_open);
+      InputStats scratch;  // a look-ahead that is not kept must not count the input's lines
+      auto cursor = start_cursor(in, i, options, clock, store, keep ? *in.stats : scratch);
+      if (cursor) {
+        src.first_ts = (*cursor)->first_event(kLookAheadLines);
+        if (keep) src.held = std::move(*cursor);
+      }
     }
-    if (sources.size() < std::min(kHeldAhead, max_open))
-      src.held = held_look_ahead(inputs[i], i, options, clock, store);
-    if (src.held)
-      src.first_ts = src.held->look_ahead(kLookAheadLines);
-    else
-      src.first_ts = first_event_time(inputs[i], options, clock);
     sources.push_back(std::move(src));
   }
   // Unknown first times first, then by first time; ties in command-line order.
@@ -304,21 +267,13 @@ Status merge(std::vector<MergeInput>& inputs, const prep::PrepOptions& options, 
   const auto open_next = [&]() -> Status {
     MergeInput& in = inputs[sources[next_source].input];
     const std::size_t index = sources[next_source].input;
-    std::unique_ptr<Cursor<Store>> held = std::move(sources[next_source].held);
+    std::unique_ptr<Cursor<Store>> cursor = std::move(sources[next_source].held);
     ++next_source;
-    if (held) {
-      cursors.push_back(std::move(held));
-      return {};
+    if (!cursor) {
+      auto started = start_cursor(in, index, options, clock, store, *in.stats);
+      if (!started) return started.error();
+      cursor = std::move(*started);
     }
-    std::unique_ptr<io::LineReader> reader = std::move(in.reader);
-    if (!reader) {
-      auto opened = io::LineReader::open(in.path);
-      if (!opened) return opened.error();
-      reader = std::move(*opened);
-    }
-    reader->set_max_line(options.max_line);
-    auto cursor = std::make_unique<Cursor<Store>>(index, std::move(reader), store);
-    GPUCOST_TRY(cursor->start(options, clock, *in.stats, in.format));
     cursor->fill();
     cursors.push_back(std::move(cursor));
     return {};
