@@ -32,6 +32,7 @@ int run_extract(const ExtractArgs& args) {
   if (!window) return fail(window.error());
   window->temp_threshold_c = args.temp_threshold_c;
   window->chain_window_s = args.chain_window_s;
+  window->jobs = inputs->prep.jobs;
   extract::SampleCollector samples;
   std::vector<InputStats> stats;
   if (auto st = pipeline::collect_inputs(inputs->probed, inputs->prep, inputs->clock, samples, stats); !st) {

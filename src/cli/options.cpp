@@ -4,6 +4,7 @@
 #include "help_format.hpp"
 
 #include <gpucost/core/log.hpp>
+#include <gpucost/io/line_reader.hpp>
 #include <gpucost/pipeline/inputs.hpp>
 
 #include <fmt/format.h>
@@ -143,6 +144,12 @@ void add_input_options(CLI::App* app, InputArgs& a) {
   add_tz_option(app, a);
   add_reading_options(app, a.settings);
   add_host_option(app, a);
+  app->add_option("-j,--jobs", a.settings.jobs,
+                  "threads: .gz/.zst decompressed beside the parse, GPUs walked side by side (default: the cores "
+                  "this process may use, or GPUCOST_JOBS; 1 = one thread); the output is the same for every N")
+      ->check(CLI::Range(1u, 1024u))
+      ->type_name("N")
+      ->group("Input");
   app->add_flag("--strict", a.strict, "exit with status 1 when any input line is malformed or an input is cut short")
       ->group("Input");
   add_verbosity_options(app, a);
@@ -223,6 +230,7 @@ Expected<Inputs> open_inputs(const InputArgs& a) {
   auto po = pipeline::prep_options(a.settings);
   if (!po) return po.error();
   in.prep = std::move(*po);
+  io::set_decompress_ahead(in.prep.jobs >= 2);
   auto clock = LocalClock::make(a.settings.tz);
   if (!clock) return clock.error();
   in.clock = *clock;
@@ -259,6 +267,7 @@ Expected<ModelRun> model_setup(const ModelArgs& a) {
   auto window = pipeline::window_options(a.from, a.to, inputs->clock);
   if (!window) return window.error();
   window->fault_window_s = config->fault_window_s;  // logs read here group faults as the config says
+  window->jobs = inputs->prep.jobs;
   return ModelRun{std::move(*config), *chosen, std::move(*inputs), *window};
 }
 

@@ -21,7 +21,7 @@ std::shared_ptr<spdlog::logger>& instance() {
 spdlog::logger& log() { return *instance(); }
 
 void enable_stderr_log(std::string_view level) {
-  auto logger = std::make_shared<spdlog::logger>("gpucost", std::make_shared<spdlog::sinks::stderr_sink_st>());
+  auto logger = std::make_shared<spdlog::logger>("gpucost", std::make_shared<spdlog::sinks::stderr_sink_mt>());
   logger->set_pattern("gpucost: %l: %v");
   auto lvl = spdlog::level::from_str(std::string(level));
   if (lvl == spdlog::level::off && level != "off") lvl = spdlog::level::info;

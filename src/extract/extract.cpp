@@ -10,6 +10,7 @@
 // Every formula is in docs/indicators.md; the unit tests recompute them by hand.
 #include <gpucost/extract/extract.hpp>
 
+#include <gpucost/core/parallel.hpp>
 #include <gpucost/core/time.hpp>
 
 #include "gpu_indicators.hpp"
@@ -21,7 +22,49 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <vector>
+
 namespace gpucost::extract {
+
+namespace {
+
+/// One GPU's walk and what it feeds the host's, kept apart until every GPU is done.
+struct GpuWalk {
+  GpuFeatures g;
+  bool any = false;
+  detail::GpuWalkSummary summary;
+  EnergyProfile profile;
+  double filled_j = 0, energy_j = 0;
+};
+
+/// Every GPU's indicators, the GPUs walked side by side (-j): each walk has its own summary and
+/// energy profile, added to the host's in GPU order, so any -j gives -j 1's numbers.
+void walk_gpus(const SampleStore& store, const ExtractOptions& options, Features& f, detail::HostWalks& host) {
+  const std::vector<int> gpus = store.gpus();
+  std::vector<GpuWalk> walks(gpus.size());
+  const std::size_t readers = std::min<std::size_t>(std::max(1U, options.jobs), gpus.size());
+  parallel_for(options.jobs, gpus.size(), [&](std::size_t i) {
+    GpuWalk& w = walks[i];
+    w.g.gpu = gpus[i];
+    detail::HostWalks own{w.summary, w.profile};
+    w.any = detail::gpu_indicators(store, gpus[i], f, options.temp_threshold_c, w.g, own, readers);
+    w.filled_j = own.filled_j;
+    w.energy_j = own.energy_j;
+  });
+  for (GpuWalk& w : walks) {
+    if (!w.any) continue;
+    host.summary.utilisation = host.summary.utilisation || w.summary.utilisation;
+    host.summary.temperature = host.summary.temperature || w.summary.temperature;
+    host.summary.crossings.insert(host.summary.crossings.end(), w.summary.crossings.begin(), w.summary.crossings.end());
+    for (const auto& [minute, kwh] : w.profile.kwh_by_minute) host.profile.add_minute(minute, kwh);
+    host.filled_j += w.filled_j;
+    host.energy_j += w.energy_j;
+    f.gpus.push_back(std::move(w.g));
+  }
+}
+
+}  // namespace
 
 Expected<Features> compute_features(const SampleCollector& samples, const ExtractOptions& options) {
   const SampleStore& store = samples.store();
@@ -33,11 +76,7 @@ Expected<Features> compute_features(const SampleCollector& samples, const Extrac
 
   detail::GpuWalkSummary summary;
   detail::HostWalks walks{summary, f.energy_profile};
-  for (const int gpu : store.gpus()) {
-    GpuFeatures g;
-    g.gpu = gpu;
-    if (detail::gpu_indicators(store, gpu, f, options.temp_threshold_c, g, walks)) f.gpus.push_back(std::move(g));
-  }
+  walk_gpus(store, options, f, walks);
   for (int gpu : window->trace_gpus) {  // trace-only GPUs (no telemetry at all)
     GpuFeatures g;
     g.gpu = gpu;

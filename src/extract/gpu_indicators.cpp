@@ -78,15 +78,18 @@ void host_ratios(const Features& f, double filled_j, double energy_j, IndicatorS
 }  // namespace
 
 bool gpu_indicators(const SampleStore& store, int gpu, const Features& window, double threshold, GpuFeatures& g,
-                    HostWalks& host) {
+                    HostWalks& host, std::size_t readers_at_once) {
   const std::int64_t from_ns = window.from_ns, to_ns = window.to_ns, last_ns = window.last_ns();
   IntervalWalker intervals;
   bool any = false;
-  store.for_each(gpu, from_ns, last_ns, [&](const Sample& x) {
-    if (!any) g.first = x;
-    any = true;
-    intervals.add(x);
-  });
+  store.for_each(
+      gpu, from_ns, last_ns,
+      [&](const Sample& x) {
+        if (!any) g.first = x;
+        any = true;
+        intervals.add(x);
+      },
+      readers_at_once);
   if (!any) return false;
   GpuSketches sketches;
   sketches.intervals = intervals.take();
@@ -96,11 +99,14 @@ bool gpu_indicators(const SampleStore& store, int gpu, const Features& window, d
   GpuWalker walker(limit, threshold, &energy);
   ThermalShapeWalker thermal(threshold);
   bool utilisation = false;
-  store.for_each(gpu, from_ns, last_ns, [&](const Sample& x) {
-    walker.add(x);
-    thermal.add(x);
-    utilisation = utilisation || !std::isnan(x.util_pct);
-  });
+  store.for_each(
+      gpu, from_ns, last_ns,
+      [&](const Sample& x) {
+        walker.add(x);
+        thermal.add(x);
+        utilisation = utilisation || !std::isnan(x.util_pct);
+      },
+      readers_at_once);
   host.summary.utilisation = host.summary.utilisation || utilisation;
   g.last = walker.last();
 

@@ -21,8 +21,9 @@ struct HostWalks {
 
 /// One GPU over the window, in two reads of its samples: the intervals first (the gap limit
 /// needs their median), then every walk at once. False when no sample falls in the window.
+/// `readers_at_once`: how many GPUs are walked at the same time (-j), to share the read memory.
 bool gpu_indicators(const SampleStore& store, int gpu, const Features& window, double threshold, GpuFeatures& g,
-                    HostWalks& host);
+                    HostWalks& host, std::size_t readers_at_once = 1);
 
 /// The telemetry indicators of a GPU that only a trace gives: absent, with the reason.
 void no_telemetry(IndicatorSet& out);

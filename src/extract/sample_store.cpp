@@ -15,7 +15,11 @@ SampleStore::SampleStore(std::size_t budget) : m_budget(std::max<std::size_t>(bu
 SampleStore::~SampleStore() = default;
 
 void SampleStore::add(int gpu, const Sample& s) {
-  m_series[gpu].add(s);
+  auto [it, created] = m_series.try_emplace(gpu);
+  // Room for half the budget at once: regrowing by doubling touched (and the kernel zeroed)
+  // about four times the memory the samples need. Untouched pages cost nothing.
+  if (created) it->second.reserve(m_budget / 2);
+  it->second.add(s);
   ++m_in_memory;
   ++m_total;
   m_min_ts = std::min(m_min_ts, s.ts_ns);
@@ -60,8 +64,11 @@ std::size_t SampleStore::chunk_for(std::size_t runs, std::size_t readers) const 
   return std::max<std::size_t>(64, std::min(kReadChunk, m_budget / (readers * (runs + 1))));
 }
 
-SampleStore::Reader::Reader(const SampleStore& store, int gpu, std::int64_t from_ns, std::int64_t to_ns)
-    : m_merge(store.m_file, store.chunk_for(store.runs_of(gpu))), m_from(from_ns), m_to(to_ns) {
+SampleStore::Reader::Reader(const SampleStore& store, int gpu, std::int64_t from_ns, std::int64_t to_ns,
+                            std::size_t readers_at_once)
+    : m_merge(store.m_file, store.chunk_for(store.runs_of(gpu), std::max<std::size_t>(1, readers_at_once))),
+      m_from(from_ns),
+      m_to(to_ns) {
   const auto it = store.m_series.find(gpu);
   if (it != store.m_series.end()) m_merge.add_series(it->second);
 }

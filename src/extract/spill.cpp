@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 
 namespace gpucost::extract {
 
@@ -16,6 +17,7 @@ SpillFile::~SpillFile() {
 }
 
 void SpillFile::fail(std::string message) const {
+  const std::lock_guard<std::mutex> lock(m_fail_mutex);  // the walks of -j read at once
   if (m_status) m_status = make_error(ErrorKind::io, std::move(message), "set TMPDIR to a file system with room");
 }
 

@@ -9,8 +9,11 @@
 #include <unistd.h>
 #include <algorithm>
 #include <cerrno>
+#include <condition_variable>
 #include <cstring>
-
+#include <deque>
+#include <mutex>
+#include <thread>
 #include <vector>
 
 namespace gpucost::io {
@@ -176,6 +179,105 @@ class ZstdSource final : public ByteSource {
   bool m_done = false;
 };
 
+/// Decompression on a thread of its own (-j 2 and more): the decompressor fills blocks ahead
+/// while the caller parses the previous ones. It reads exactly the bytes the decompressor gives,
+/// in order, and ends with its error, so the lines are those of a reader without it.
+class PrefetchSource final : public ByteSource {
+ public:
+  explicit PrefetchSource(std::unique_ptr<ByteSource> inner) : m_inner(std::move(inner)) {}
+  ~PrefetchSource() override {
+    {
+      const std::lock_guard<std::mutex> lock(m_mutex);
+      m_stop = true;
+    }
+    m_changed.notify_all();
+    if (m_worker.joinable()) m_worker.join();
+  }
+  PrefetchSource(const PrefetchSource&) = delete;
+  PrefetchSource& operator=(const PrefetchSource&) = delete;
+
+  std::size_t read(char* buf, std::size_t n) override {
+    if (!m_worker.joinable()) m_worker = std::thread([this] { decompress(); });  // not before the first read
+    if (m_pos == m_reading.size && !next_block()) return 0;
+    const std::size_t k = std::min(n, m_reading.size - m_pos);
+    std::memcpy(buf, m_reading.data.get() + m_pos, k);
+    m_pos += k;
+    return k;
+  }
+
+ private:
+  static constexpr std::size_t kBlock = 1u << 20;
+  static constexpr std::size_t kAhead = 3;  // blocks decompressed ahead of the reader
+  struct Block {
+    std::unique_ptr<char[]> data;
+    std::size_t size = 0;
+  };
+
+  // The caller's side: hands the block read back and takes the next full one; false at the end.
+  bool next_block() {
+    std::unique_lock<std::mutex> lock(m_mutex);
+    if (m_reading.data) m_free.push_back(std::move(m_reading));
+    m_reading = Block();
+    m_pos = 0;
+    m_changed.notify_all();
+    m_changed.wait(lock, [&] { return !m_full.empty() || m_done; });
+    if (m_full.empty()) {
+      m_error = m_inner_error;
+      return false;
+    }
+    m_reading = std::move(m_full.front());
+    m_full.pop_front();
+    m_changed.notify_all();
+    return true;
+  }
+
+  // The worker's side: fills free blocks until the decompressor ends or the reader is gone.
+  void decompress() {
+    for (std::size_t made = 0;;) {
+      Block b;
+      {
+        std::unique_lock<std::mutex> lock(m_mutex);
+        m_changed.wait(lock, [&] { return m_stop || !m_free.empty() || made < kAhead; });
+        if (m_stop) return;
+        if (!m_free.empty()) {
+          b = std::move(m_free.back());
+          m_free.pop_back();
+        }
+      }
+      if (!b.data) {
+        b.data = std::make_unique_for_overwrite<char[]>(kBlock);
+        ++made;
+      }
+      b.size = 0;
+      while (b.size < kBlock) {
+        const std::size_t got = m_inner->read(b.data.get() + b.size, kBlock - b.size);
+        if (got == 0) break;
+        b.size += got;
+      }
+      const bool last = b.size < kBlock;  // the end, or an error: the decompressor gives nothing more
+      const std::lock_guard<std::mutex> lock(m_mutex);
+      if (b.size > 0) m_full.push_back(std::move(b));
+      if (last) {
+        m_inner_error = m_inner->error();
+        m_done = true;
+      }
+      m_changed.notify_all();
+      if (m_done) return;
+    }
+  }
+
+  std::unique_ptr<ByteSource> m_inner;
+  std::thread m_worker;
+  std::mutex m_mutex;
+  std::condition_variable m_changed;
+  std::deque<Block> m_full;
+  std::vector<Block> m_free;
+  Block m_reading;  // the caller's
+  std::size_t m_pos = 0;
+  std::string m_inner_error;
+  bool m_done = false, m_stop = false;
+};
+
 class StringSource final : public ByteSource {
  public:
   explicit StringSource(std::string s) : m_s(std::move(s)) {}
@@ -331,6 +433,12 @@ class TextSource final : public ByteSource {
 
 }  // namespace
 
+namespace {
+bool g_decompress_ahead = false;
+}  // namespace
+
+void set_decompress_ahead(bool on) { g_decompress_ahead = on; }
+
 Compression sniff_compression(std::string_view head) {
   if (head.size() >= 2 && static_cast<unsigned char>(head[0]) == 0x1f && static_cast<unsigned char>(head[1]) == 0x8b)
     return Compression::gzip;
@@ -380,6 +488,7 @@ Expected<std::unique_ptr<LineReader>> LineReader::open(const std::string& path) 
   std::unique_ptr<ByteSource> src = std::make_unique<FdSource>(fd, !is_stdin, std::move(prefix));
   if (c == Compression::gzip) src = std::make_unique<GzipSource>(std::move(src));
   if (c == Compression::zstd) src = std::make_unique<ZstdSource>(std::move(src));
+  if (c != Compression::none && g_decompress_ahead) src = std::make_unique<PrefetchSource>(std::move(src));
   src = std::make_unique<TextSource>(std::move(src));
   auto reader = std::make_unique<LineReader>(std::move(src), c);
   reader->m_mtime_ns = mtime;

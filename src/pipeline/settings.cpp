@@ -1,5 +1,6 @@
 #include <gpucost/pipeline/settings.hpp>
 
+#include <gpucost/core/parallel.hpp>
 #include <gpucost/core/text.hpp>
 #include <gpucost/io/line_reader.hpp>
 
@@ -80,6 +81,7 @@ Expected<prep::PrepOptions> prep_options(const InputSettings& settings) {
   o.host = settings.host;
   o.host_given = !settings.host.empty();
   if (o.host.empty()) o.host = this_host();
+  o.jobs = settings.jobs != 0 ? settings.jobs : default_jobs();
   return o;
 }
 

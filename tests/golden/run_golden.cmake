@@ -13,6 +13,10 @@ if(EXISTS ${CASE_DIR}/stdin)
 endif()
 set(ENV{TZ} "UTC")
 set(ENV{LC_ALL} "C")
+# -j: every case runs with one thread and with three; both must print the expected bytes.
+if(DEFINED JOBS)
+  set(ENV{GPUCOST_JOBS} "${JOBS}")
+endif()
 # Optional `mtime`: lines "FILE TIME" (FILE with {testdata}, TIME as `touch -d` reads it): the
 # modification times a case needs (a year-less kern.log takes its year from it; git keeps none).
 if(EXISTS ${CASE_DIR}/mtime)

@@ -571,3 +571,34 @@ TEST_CASE("extract: every catalogue indicator is computed for the host and each 
     if (d.scope != extract::Scope::host_only) CHECK(f.gpus[0].indicators.count(std::string(d.key)) == 1);
   }
 }
+
+TEST_CASE("extract -j: the GPUs walked side by side give -j 1's document byte for byte", "[extract][jobs]") {
+  // Six GPUs of uneven length, with gaps, temperature crossings and power, through a store small
+  // enough to spill runs, so that several walks read the temporary file at once.
+  std::vector<Row> rows;
+  for (int i = 0; i < 6000; ++i) {
+    const double t = i * 0.5 + (i > 3000 ? 40 : 0);  // a 40 s gap in the middle
+    for (int gpu = 0; gpu < 6; ++gpu) {
+      if (gpu == 5 && i % 3 != 0) continue;  // a GPU sampled less often
+      const double wave = std::sin(i / (50.0 + gpu));
+      rows.push_back(Row{t + gpu * 0.01, 150 + 120 * wave + gpu, 50 + 45 * wave, 70 + 12 * wave, 1400.0 + gpu, gpu});
+    }
+  }
+  std::string first;
+  for (const unsigned jobs : {1U, 2U, 4U, 16U}) {
+    INFO("jobs " << jobs);
+    extract::SampleCollector c(4096);
+    feed(c, rows);
+    REQUIRE(c.store().runs() > 0);
+    extract::ExtractOptions o;
+    o.jobs = jobs;
+    auto f = extract::compute_features(c, o);
+    REQUIRE(f.has_value());
+    REQUIRE(f->gpus.size() == 6);
+    const std::string json = extract::features_to_json(*f);
+    if (jobs == 1)
+      first = json;
+    else
+      CHECK(json == first);
+  }
+}

@@ -417,3 +417,47 @@ TEST_CASE("io::line_reader: a small first buffer grows for long lines and still 
   while (small->next(line)) seen += std::string(line.text) + "|";
   CHECK(seen == "a|bb|ccc|");
 }
+
+TEST_CASE("io::line_reader: decompressing ahead on a thread (-j) reads the same lines and the same cut",
+          "[io][line_reader]") {
+  // Several MiB, so that the blocks decompressed ahead wrap around; lines of every length up to
+  // an overlong one, which the reader cuts the same way.
+  std::string text = numbered_lines(150000);
+  text += std::string(5u << 20, 'x') + "\nafter the long line\n";
+  text += numbered_lines(1000);
+  for (const bool gz : {true, false}) {
+    INFO((gz ? "gzip" : "zstd"));
+    const std::string packed = gz ? gzip(text) : zstd(text);
+    const TempFile whole(packed, gz ? ".gz" : ".zst");
+    const TempFile cut(packed.substr(0, packed.size() * 2 / 3), gz ? ".gz" : ".zst");
+    for (const TempFile* file : {&whole, &cut}) {
+      io::set_decompress_ahead(false);
+      const ReadAll one = read_path(file->path());
+      io::set_decompress_ahead(true);
+      const ReadAll ahead = read_path(file->path());
+      io::set_decompress_ahead(false);
+      CHECK(ahead.lines == one.lines);
+      REQUIRE(ahead.meta.size() == one.meta.size());
+      for (std::size_t i = 0; i < one.meta.size(); ++i) {
+        CHECK(ahead.meta[i].number == one.meta[i].number);
+        CHECK(ahead.meta[i].overlong == one.meta[i].overlong);
+        CHECK(ahead.meta[i].full_length == one.meta[i].full_length);
+      }
+      CHECK(ahead.error == one.error);
+      if (file == &cut) CHECK_FALSE(one.error.empty());
+    }
+  }
+}
+
+TEST_CASE("io::line_reader: a reader that decompresses ahead can be dropped before its end", "[io][line_reader]") {
+  const TempFile file(gzip(numbered_lines(300000)), ".gz");
+  io::set_decompress_ahead(true);
+  for (int i = 0; i < 20; ++i) {
+    auto reader = io::LineReader::open(file.path());
+    REQUIRE(reader);
+    io::Line line;
+    for (int k = 0; k < i * 1000 && (*reader)->next(line); ++k) {
+    }
+  }  // each reader stops its thread while it may be waiting for room
+  io::set_decompress_ahead(false);
+}

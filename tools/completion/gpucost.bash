@@ -13,25 +13,26 @@ _gpucost_spec() {
   case $1 in
     'init')
       opts='-h --help --input-format --tz --date --start --interval --boot-time --year --fields
-        --steps --max-line --top-kernels --pattern --host --strict -q --quiet -v --verbose --gpu
-        --gpus --country --no-probe -o --output --force'
+        --steps --max-line --top-kernels --pattern --host -j --jobs --strict -q --quiet -v
+        --verbose --gpu --gpus --country --no-probe -o --output --force'
       valued='--input-format --tz --date --start --interval --boot-time --year --fields --steps
-        --max-line --top-kernels --pattern --host --gpu --gpus --country -o --output'
+        --max-line --top-kernels --pattern --host -j --jobs --gpu --gpus --country -o --output'
       args='files' ;;
     'prep')
       opts='-h --help --input-format --tz --date --start --interval --boot-time --year --fields
-        --steps --max-line --top-kernels --pattern --host --strict -q --quiet -v --verbose -o
-        --output --output-format --kinds --from --to'
+        --steps --max-line --top-kernels --pattern --host -j --jobs --strict -q --quiet -v
+        --verbose -o --output --output-format --kinds --from --to'
       valued='--input-format --tz --date --start --interval --boot-time --year --fields --steps
-        --max-line --top-kernels --pattern --host -o --output --output-format --kinds --from --to'
+        --max-line --top-kernels --pattern --host -j --jobs -o --output --output-format --kinds
+        --from --to'
       args='files' ;;
     'extract')
       opts='-h --help --input-format --tz --date --start --interval --boot-time --year --fields
-        --steps --max-line --top-kernels --pattern --host --strict -q --quiet -v --verbose --from
-        --to --temp-threshold --chain-window --list --json -o --output'
+        --steps --max-line --top-kernels --pattern --host -j --jobs --strict -q --quiet -v
+        --verbose --from --to --temp-threshold --chain-window --list --json -o --output'
       valued='--input-format --tz --date --start --interval --boot-time --year --fields --steps
-        --max-line --top-kernels --pattern --host --from --to --temp-threshold --chain-window -o
-        --output'
+        --max-line --top-kernels --pattern --host -j --jobs --from --to --temp-threshold
+        --chain-window -o --output'
       args='files' ;;
     'merge')
       opts='-h --help -o --output'
@@ -39,12 +40,12 @@ _gpucost_spec() {
       args='files' ;;
     'breakeven')
       opts='-h --help --input-format --tz --date --start --interval --boot-time --year --fields
-        --steps --max-line --top-kernels --pattern --host --strict -q --quiet -v --verbose -c
-        --config --set --from --to --cloud --speed-ratio --fill --list-clouds --compare-clouds
-        --mc --seed --json -o --output --fail-above --explain --suggest --prom --mode --ledger
-        --ledger-append'
+        --steps --max-line --top-kernels --pattern --host -j --jobs --strict -q --quiet -v
+        --verbose -c --config --set --from --to --cloud --speed-ratio --fill --list-clouds
+        --compare-clouds --mc --seed --json -o --output --fail-above --explain --suggest --prom
+        --mode --ledger --ledger-append'
       valued='--input-format --tz --date --start --interval --boot-time --year --fields --steps
-        --max-line --top-kernels --pattern --host -c --config --set --from --to --cloud
+        --max-line --top-kernels --pattern --host -j --jobs -c --config --set --from --to --cloud
         --speed-ratio --fill --mc --seed -o --output --suggest --prom --mode --ledger'
       args='files' ;;
     'history')
@@ -53,20 +54,20 @@ _gpucost_spec() {
       args='none' ;;
     'report')
       opts='-h --help --input-format --tz --date --start --interval --boot-time --year --fields
-        --steps --max-line --top-kernels --pattern --host --strict -q --quiet -v --verbose -c
-        --config --set --from --to --cloud --speed-ratio --fill --temp-threshold --generated-at -o
-        --output'
+        --steps --max-line --top-kernels --pattern --host -j --jobs --strict -q --quiet -v
+        --verbose -c --config --set --from --to --cloud --speed-ratio --fill --temp-threshold
+        --generated-at -o --output'
       valued='--input-format --tz --date --start --interval --boot-time --year --fields --steps
-        --max-line --top-kernels --pattern --host -c --config --set --from --to --cloud
+        --max-line --top-kernels --pattern --host -j --jobs -c --config --set --from --to --cloud
         --speed-ratio --fill --temp-threshold --generated-at -o --output'
       args='files' ;;
     'batch')
       opts='-h --help --input-format --tz --date --start --interval --boot-time --year --fields
-        --steps --max-line --top-kernels --pattern --host --strict -q --quiet -v --verbose -c
-        --config --set --from --to --cloud --speed-ratio --fill --json -o --output --fail-above
-        --explain --suggest --prom --mode --ledger --ledger-append --state --wait'
+        --steps --max-line --top-kernels --pattern --host -j --jobs --strict -q --quiet -v
+        --verbose -c --config --set --from --to --cloud --speed-ratio --fill --json -o --output
+        --fail-above --explain --suggest --prom --mode --ledger --ledger-append --state --wait'
       valued='--input-format --tz --date --start --interval --boot-time --year --fields --steps
-        --max-line --top-kernels --pattern --host -c --config --set --from --to --cloud
+        --max-line --top-kernels --pattern --host -j --jobs -c --config --set --from --to --cloud
         --speed-ratio --fill -o --output --suggest --prom --mode --ledger --state'
       args='files' ;;
     'record')
@@ -78,10 +79,10 @@ _gpucost_spec() {
       args='command' ;;
     'trace')
       opts='-h --help --input-format --tz --date --start --interval --boot-time --year --fields
-        --steps --max-line --top-kernels --pattern --host --strict -q --quiet -v --verbose -o
-        --output'
+        --steps --max-line --top-kernels --pattern --host -j --jobs --strict -q --quiet -v
+        --verbose -o --output'
       valued='--input-format --tz --date --start --interval --boot-time --year --fields --steps
-        --max-line --top-kernels --pattern --host -o --output'
+        --max-line --top-kernels --pattern --host -j --jobs -o --output'
       args='files' ;;
     'completion')
       opts='-h --help'

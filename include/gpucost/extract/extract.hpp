@@ -21,6 +21,8 @@ struct ExtractOptions {
   double chain_window_s = 300.0;
   /// Fault members within this of the previous one are one fault (docs/cost-model.md, "Faults").
   double fault_window_s = kDefaultFaultWindowS;
+  /// -j: the GPUs' walks run on up to this many threads; the numbers are the same for any value.
+  unsigned jobs = 1;
 };
 
 /// Computes every indicator. Fails when there is no sample at all to choose a window from.

@@ -44,7 +44,10 @@ class SampleStore {
   /// (samples of the same instant then come GPU by GPU, ascending).
   class Reader {
    public:
-    Reader(const SampleStore& store, int gpu, std::int64_t from_ns, std::int64_t to_ns);
+    /// One GPU's. `readers_at_once`: how many readers are open together (-j's walks: they share
+    /// the memory of one).
+    Reader(const SampleStore& store, int gpu, std::int64_t from_ns, std::int64_t to_ns,
+           std::size_t readers_at_once = 1);
     /// Every GPU. `readers_at_once`: how many such readers are open together (they share the
     /// memory of one).
     Reader(const SampleStore& store, std::int64_t from_ns, std::int64_t to_ns, std::size_t readers_at_once = 1);
@@ -56,10 +59,11 @@ class SampleStore {
     std::int64_t m_from, m_to;
   };
 
-  /// Calls fn(const Sample&) for each sample of `gpu` in [from, to], in time order.
+  /// Calls fn(const Sample&) for each sample of `gpu` in [from, to], in time order. Several
+  /// threads may read at once (`readers_at_once` of them): the store is not changed by reading.
   template <typename Fn>
-  void for_each(int gpu, std::int64_t from_ns, std::int64_t to_ns, Fn&& fn) const {
-    Reader r(*this, gpu, from_ns, to_ns);
+  void for_each(int gpu, std::int64_t from_ns, std::int64_t to_ns, Fn&& fn, std::size_t readers_at_once = 1) const {
+    Reader r(*this, gpu, from_ns, to_ns, readers_at_once);
     while (const Sample* s = r.next()) fn(*s);
   }
 

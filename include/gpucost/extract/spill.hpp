@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <mutex>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -26,7 +27,8 @@ class SpillFile {
 
   /// Appends `bytes` bytes; their offset, or -1 when the file cannot be created or written.
   std::int64_t append(const void* data, std::size_t bytes);
-  /// Reads `bytes` bytes at `offset`; false (and status() set) when they cannot be read.
+  /// Reads `bytes` bytes at `offset`; false (and status() set) when they cannot be read. Several
+  /// threads may read at once (status() is then read after they are done).
   bool read_at(std::int64_t offset, void* into, std::size_t bytes) const;
   [[nodiscard]] const Status& status() const { return m_status; }
 
@@ -36,6 +38,7 @@ class SpillFile {
   std::int64_t m_size = 0;
   std::string m_path;  // for messages (the file itself is unlinked at once)
   mutable Status m_status;
+  mutable std::mutex m_fail_mutex;
 };
 
 /// A run of records in a SpillFile: `count` records of T from byte `offset`.
@@ -55,19 +58,21 @@ class SpillSeries {
     if (!m_tail.empty() && x.ts_ns < m_tail.back().ts_ns) m_tail_sorted = false;
     m_tail.push_back(x);
   }
+  void reserve(std::size_t records) { m_tail.reserve(records); }
   [[nodiscard]] std::size_t in_memory() const { return m_tail.size(); }
   [[nodiscard]] const std::vector<SpillRun>& runs() const { return m_runs; }
 
   /// Writes the in-memory records as one sorted run; false (the records stay in memory) when
-  /// the file fails. Their buffer is kept for the next records when it holds at most
-  /// `keep_capacity` of them (refilling kept memory costs no page faults and no regrowth
-  /// copies), else freed.
-  bool spill(SpillFile& file, std::size_t keep_capacity = 0) {
+  /// the file fails. Their buffer is kept for the next records when they were at most
+  /// `keep_records` (its touched pages, all that it holds of memory, are then that small;
+  /// refilling kept memory costs no page faults and no regrowth copies), else freed.
+  bool spill(SpillFile& file, std::size_t keep_records = 0) {
     sort_tail();
     const std::int64_t at = file.append(m_tail.data(), m_tail.size() * sizeof(T));
     if (at < 0) return false;
     m_runs.push_back(SpillRun{at, m_tail.size()});
-    if (m_tail.capacity() <= keep_capacity)
+    m_high_water = std::max(m_high_water, m_tail.size());
+    if (m_high_water <= keep_records)
       m_tail.clear();
     else
       Buffer().swap(m_tail);  // give the memory back
@@ -90,6 +95,7 @@ class SpillSeries {
   }
   mutable Buffer m_tail;
   mutable bool m_tail_sorted = true;
+  std::size_t m_high_water = 0;  // the most records the buffer has held
   std::vector<SpillRun> m_runs;
 };
 

@@ -21,6 +21,9 @@ enum class Compression { none, gzip, zstd };
 using ReadObserver = void (*)(std::size_t bytes);
 void set_read_observer(ReadObserver observer);
 std::string_view to_string(Compression c);
+/// -j 2 and more: readers opened from now on decompress .gz/.zst on a thread of their own, a few
+/// MiB ahead of their lines (off by default).
+void set_decompress_ahead(bool on);
 /// The compression the first bytes of an input announce (gzip or zstd magic), else none.
 Compression sniff_compression(std::string_view head);
 

@@ -71,6 +71,9 @@ struct PrepOptions {
   std::size_t max_line = 4u << 20;    ///< --max-line: longer lines are malformed (with their length), not held
   std::vector<std::string> patterns;  ///< --pattern: RE2 with named groups, for training logs
   std::size_t max_examples = 5;
+  /// -j: 2 or more parse the inputs on a thread of their own, beside what the stage does with the
+  /// events, and decompress on another (pipeline/parallel.hpp); 1 reads and parses on the caller's.
+  unsigned jobs = 1;
 };
 
 /// Compiles every --pattern once to check it: an invalid one fails (ErrorKind::usage) with a hint.
