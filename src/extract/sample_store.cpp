@@ -7,7 +7,8 @@
 namespace gpucost::extract {
 
 namespace {
-constexpr std::size_t kReadChunk = 4096;  // samples per read of a run (~420 KB)
+constexpr std::size_t kReadChunk = 4096;      // samples per read of a run (~420 KB)
+constexpr std::size_t kSettleRecords = 4096;  // samples of a GPU before its buffer is sized
 }  // namespace
 
 SampleStore::SampleStore(std::size_t budget) : m_budget(std::max<std::size_t>(budget, 16)) {}
@@ -15,11 +16,13 @@ SampleStore::SampleStore(std::size_t budget) : m_budget(std::max<std::size_t>(bu
 SampleStore::~SampleStore() = default;
 
 void SampleStore::add(int gpu, const Sample& s) {
-  auto [it, created] = m_series.try_emplace(gpu);
-  // Room for half the budget at once: regrowing by doubling touched (and the kernel zeroed)
-  // about four times the memory the samples need. Untouched pages cost nothing.
-  if (created) it->second.reserve(m_budget / 2);
-  it->second.add(s);
+  SpillSeries<Sample>& series = m_series[gpu];
+  // Once a GPU holds a few thousand samples, every GPU of the host has shown up: its buffer then
+  // gets room for its likely share (twice the budget over the GPUs, at most half the budget) and
+  // need not regrow. Not before: a huge page fills whole, and a reserve made while the GPUs were
+  // still being counted gave each of 64 GPUs 2 MiB for a few kB.
+  if (series.in_memory() == kSettleRecords) series.reserve(std::min(m_budget / 2, 2 * m_budget / m_series.size()));
+  series.add(s);
   ++m_in_memory;
   ++m_total;
   m_min_ts = std::min(m_min_ts, s.ts_ns);

@@ -208,3 +208,27 @@ TEST_CASE("extract: large record buffers are 2 MiB-aligned (huge pages), small o
   CHECK(v[999'999] == 999'999);
   CHECK(reinterpret_cast<std::uintptr_t>(v.data()) % kTwoMiB == 0);
 }
+
+TEST_CASE("extract: a spilled series keeps its buffer while it never held more than its share, else frees it",
+          "[extract][store]") {
+  struct Rec {
+    std::int64_t ts_ns = 0;
+  };
+  gpucost::extract::SpillFile file;
+  gpucost::extract::SpillSeries<Rec> series;
+  const auto fill = [&](int n) {
+    for (int i = 0; i < n; ++i) series.add(Rec{i});
+  };
+  fill(50);
+  REQUIRE(series.spill(file, 100));
+  CHECK(series.sorted_tail().capacity() >= 50);  // kept: refilling it costs no page faults
+  fill(150);
+  REQUIRE(series.spill(file, 100));
+  CHECK(series.sorted_tail().capacity() == 0);  // held 150 > 100: its memory goes back
+  // A new buffer starts over: once it has held no more than the share, it is kept again (the
+  // most a freed buffer held does not count against the next one).
+  fill(10);
+  REQUIRE(series.spill(file, 100));
+  CHECK(series.sorted_tail().capacity() >= 10);
+  CHECK(series.runs().size() == 3);
+}

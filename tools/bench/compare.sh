@@ -49,6 +49,9 @@
 #                 PY_MB slice; then prep | extract | breakeven -c CONFIG | report -c CONFIG
 #   trace         gpucost prep of the .json | of the .json.gz; gpucost prep | py_trace_baseline.py
 #                 on the PY_TRACE_MB trace; gpucost prep | HTA's run_hta.py on the HTA_MB trace
+#   every core    unpinned: gpucost -j 1 | gpucost -j $(nproc) on the kern.log (and its .gz), the
+#                 journal JSON, the query CSV (and its .gz; extract, report), the dmon (extract)
+#                 and the trace (and its .gz); the .gz copies are made with gzip -6 when missing
 # A row's figures are medians over the rounds (peak RSS: the largest); its ratio is the median of
 # the per-round ratios: yardstick wall / gpucost wall (> 1: gpucost is faster), and for extract,
 # breakeven and report their CPU time (user + sys) / prep's (or / extract's). The "found" column
@@ -56,7 +59,8 @@
 # (where both count rows or GPU ops, a note says when they differ).
 # Targets: prep of kern.log >= 1.5x grep -cE (wall ratio); prep of query CSV and dmon
 # >= 500 MB/s on one core; prep of the trace >= 1000 MB/s, of its .gz >= 600 MB/s (MB of JSON);
-# extract <= 1.3x prep's CPU; report <= 1.2x extract's CPU.
+# extract <= 1.3x prep's CPU; report <= 1.2x extract's CPU; -j $(nproc) >= 1.7x -j 1 (wall, 2 cores)
+# for one kern.log, journal JSON, query CSV, dmon and trace.
 # The table, PASS/FAIL against the targets, the date, machine and commit go to stdout and
 # to tools/bench/out/compare.md; every run is in tools/bench/out/compare.log. The exit status is
 # 0 whatever the verdicts; 2 when a tool is missing or a command fails.
@@ -186,7 +190,9 @@ log="$out/compare.log"
 declare -A m_label m_cmd m_sink m_count m_bytes m_found m_n g_work
 declare -A W C M   # per run "g:m:round": wall s, user+sys CPU s, peak RSS kB
 groups=0
-new_group() { groups=$(( groups + 1 )); m_n[$groups]=0; g_work[$groups]="$1"; }
+declare -A g_unpinned
+# new_group WORK [unpinned]: a group's commands are pinned to one core unless "unpinned" (-j N).
+new_group() { groups=$(( groups + 1 )); m_n[$groups]=0; g_work[$groups]="$1"; g_unpinned[$groups]="${2:-}"; }
 # member LABEL BYTES SINK COUNTER CMD...: add a command to the current group. BYTES: its input
 # (uncompressed) for MB/s; SINK: where its stdout goes; COUNTER: events (gpucost prep's event
 # lines), value (stdout is a count), lines (stdout lines), ops (GPU ops of gpucost's trace_device
@@ -199,7 +205,8 @@ member() {
 }
 # run_group N: N rounds of the current group, then the counts (one untimed run per counter).
 run_group() {
-  local g=$groups n="$1" i m t0 t1 pe u s k cmd=() names=()
+  local g=$groups n="$1" i m t0 t1 pe u s k cmd=() names=() on=("${pin[@]}")
+  [[ -n "${g_unpinned[$g]}" ]] && on=()
   for (( m = 0; m < m_n[$g]; m++ )); do
     names+=("${m_label[$g:$m]}")
     echo "# group $g, member $m: ${m_label[$g:$m]}: ${m_cmd[$g:$m]}" >> "$log"
@@ -209,7 +216,7 @@ run_group() {
     for (( m = 0; m < m_n[$g]; m++ )); do
       eval "cmd=(${m_cmd[$g:$m]})"
       t0="$(now_us)"
-      if ! "${pin[@]}" /usr/bin/time -f '%e %U %S %M' -o "$tfile" "${cmd[@]}" > "${m_sink[$g:$m]}" 2> "$efile"; then
+      if ! "${on[@]}" /usr/bin/time -f '%e %U %S %M' -o "$tfile" "${cmd[@]}" > "${m_sink[$g:$m]}" 2> "$efile"; then
         die "failed: ${cmd[*]}: $(grep -v '^Command exited' "$efile" | tail -n 3 | tr '\n' ' ')"
       fi
       t1="$(now_us)"
@@ -411,6 +418,43 @@ if [[ -z "$hta_status" ]]; then
   hta_err="$(python3 -c 'import json, sys; print("; ".join(f"{k}: {v}" for k, v in json.load(open(sys.argv[1])).get("errors", {}).items()))' \
     "$out/cmp.hta.json" 2>/dev/null || echo "its output is not JSON: see $out/cmp.hta.json")"
   [[ -n "$hta_err" ]] && skipped+=("note: HTA raised: $hta_err")
+fi
+
+# ---- every core: -j 1 against -j N, unpinned -------------------------------------------------------
+# The same command on one thread and on every core (the issue's target: >= 1.7x on 2 cores for one
+# large kern.log, query CSV, dmon, journal JSON and trace). Output is identical (cli.jobs-identical).
+cores="$(nproc)"
+if (( cores > 1 )); then
+  # gz_of FILE: FILE gzip-compressed as logrotate leaves it (level 6), made once; prints its path.
+  gz_of() {
+    [[ -s "$1.gz" ]] || { note "compressing $(basename "$1")"; gzip -6 -c "$1" > "$1.gz.part" && mv "$1.gz.part" "$1.gz"; }
+    echo "$1.gz"
+  }
+  # jobs_group WORK FILE TARGET CMD...: CMD -j 1 against CMD -j $cores on FILE, wall ratio.
+  jobs_group() {
+    local work="$1" f="$2" target="$3" n; shift 3
+    n="$(bytes_of "$f")"; warm "$f"
+    new_group "$work, -j 1 vs -j $cores" unpinned
+    member "$1 -j 1" "$n" "$null" - "$gpucost" "$1" -j 1 "${@:2}" "$f"
+    member "$1 -j $cores" "$n" "$null" - "$gpucost" "$1" -j "$cores" "${@:2}" "$f"
+    run_group "$runs"
+    row "$work (-j $cores)" 0 1 wall "$target"
+  }
+  ratio_target="ratio>=1.7"
+  jobs_group "kern.log" "$klog" "$ratio_target" prep --tz UTC --year 2024 -q
+  jobs_group "kern.log.gz" "$(gz_of "$klog")" - prep --tz UTC --year 2024 -q
+  jobs_group "journal JSON" "$jjson" "$ratio_target" prep --tz UTC --year 2024 -q
+  jobs_group "query CSV" "$qcsv" "$ratio_target" prep --tz UTC -q
+  jobs_group "query CSV.gz" "$(gz_of "$qcsv")" - prep --tz UTC -q
+  jobs_group "query CSV, extract" "$qcsv" - extract --tz UTC -q -o "$out/cmp.features.json"
+  jobs_group "query CSV, report" "$qcsv" - report --tz UTC -q -c "$config" -o "$out/cmp.report.html"
+  jobs_group "dmon" "$dmon" "$ratio_target" prep --tz UTC --start 2024-06-12T14:22:18 --interval 1 -q
+  jobs_group "dmon, extract" "$dmon" - extract --tz UTC --start 2024-06-12T14:22:18 --interval 1 -q \
+    -o "$out/cmp.features.json"
+  jobs_group "trace" "$trace" "$ratio_target" prep -q
+  jobs_group "trace.gz" "$trace.gz" - prep -q
+else
+  skipped+=("skipped: -j 1 against -j N (this machine has one core)")
 fi
 
 # ---- the table ------------------------------------------------------------------------------------

@@ -1,7 +1,9 @@
 // Memory for large, long-lived buffers that are filled once from the start (extract's record
-// stores, the trace reader's window): blocks of 2 MiB and more are 2 MiB-aligned and marked for
-// transparent huge pages (madvise), so that filling them costs one page fault per 2 MiB and not
-// one per 4 KiB. Without transparent huge pages the advice does nothing.
+// stores, the trace reader's window): blocks of 2 MiB and more are mapped on their own, 2 MiB-aligned,
+// and marked for transparent huge pages (madvise), so that filling them costs one page fault per
+// 2 MiB and not one per 4 KiB; freeing one gives its pages back at once. Without transparent huge
+// pages the advice does nothing. A huge page is filled whole on its first touch: reserve such a
+// block only for what will be filled.
 #pragma once
 
 #include <cstddef>

@@ -58,13 +58,15 @@ class SpillSeries {
     if (!m_tail.empty() && x.ts_ns < m_tail.back().ts_ns) m_tail_sorted = false;
     m_tail.push_back(x);
   }
+  /// Room for `records` in memory at once: regrowing by doubling touches (and the kernel zeroes)
+  /// several times the memory the records need.
   void reserve(std::size_t records) { m_tail.reserve(records); }
   [[nodiscard]] std::size_t in_memory() const { return m_tail.size(); }
   [[nodiscard]] const std::vector<SpillRun>& runs() const { return m_runs; }
 
   /// Writes the in-memory records as one sorted run; false (the records stay in memory) when
-  /// the file fails. Their buffer is kept for the next records when they were at most
-  /// `keep_records` (its touched pages, all that it holds of memory, are then that small;
+  /// the file fails. Their buffer is kept for the next records while it has never held more
+  /// than `keep_records` (its touched pages, all the memory it holds, are then that few;
   /// refilling kept memory costs no page faults and no regrowth copies), else freed.
   bool spill(SpillFile& file, std::size_t keep_records = 0) {
     sort_tail();
@@ -72,10 +74,12 @@ class SpillSeries {
     if (at < 0) return false;
     m_runs.push_back(SpillRun{at, m_tail.size()});
     m_high_water = std::max(m_high_water, m_tail.size());
-    if (m_high_water <= keep_records)
+    if (m_high_water <= keep_records) {
       m_tail.clear();
-    else
+    } else {
       Buffer().swap(m_tail);  // give the memory back
+      m_high_water = 0;
+    }
     return true;
   }
 
@@ -95,7 +99,7 @@ class SpillSeries {
   }
   mutable Buffer m_tail;
   mutable bool m_tail_sorted = true;
-  std::size_t m_high_water = 0;  // the most records the buffer has held
+  std::size_t m_high_water = 0;  // the most records the current buffer has held
   std::vector<SpillRun> m_runs;
 };
 
