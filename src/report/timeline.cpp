@@ -5,8 +5,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
+#include <map>
+#include <optional>
 
 namespace gpucost::report {
 
@@ -47,19 +50,150 @@ std::string shortened(std::string_view s) {
   return std::string(s.substr(0, cut)) + "...";
 }
 
-double median_interval_s(const std::vector<extract::Sample>& samples) {
-  std::vector<double> d;
-  for (std::size_t i = 1; i < samples.size(); ++i)
-    if (samples[i].ts_ns > samples[i - 1].ts_ns)
-      d.push_back(static_cast<double>(samples[i].ts_ns - samples[i - 1].ts_ns) / 1e9);
-  if (d.empty()) return 0;
-  std::nth_element(d.begin(), d.begin() + static_cast<std::ptrdiff_t>(d.size() / 2), d.end());
-  return d[d.size() / 2];
-}
+/// The exact k-th smallest of values counted by value: its memory grows with the distinct values,
+/// not with their number (telemetry repeats its intervals and its clocks), so the report's
+/// timelines need not hold a GPU's samples to take a median or a percentile.
+template <typename T>
+class ValueCounts {
+ public:
+  void add(T v) {
+    ++m_counts[v];
+    ++m_size;
+  }
+  [[nodiscard]] std::size_t size() const { return m_size; }
+  /// The value at 0-based position k of the sorted values (k < size()).
+  [[nodiscard]] T nth(std::size_t k) const {
+    for (const auto& [v, n] : m_counts) {
+      if (k < n) return v;
+      k -= n;
+    }
+    return m_counts.rbegin()->first;
+  }
+
+ private:
+  std::map<T, std::size_t> m_counts;
+  std::size_t m_size = 0;
+};
+
+/// The median interval between consecutive samples (given in time order), seconds; 0 with none.
+class IntervalMedian {
+ public:
+  void add(const extract::Sample& s) {
+    if (m_any && s.ts_ns > m_previous_ns) m_intervals.add(s.ts_ns - m_previous_ns);
+    m_previous_ns = s.ts_ns;
+    m_any = true;
+  }
+  [[nodiscard]] double seconds() const {
+    if (m_intervals.size() == 0) return 0;
+    return static_cast<double>(m_intervals.nth(m_intervals.size() / 2)) / 1e9;
+  }
+
+ private:
+  ValueCounts<std::int64_t> m_intervals;
+  std::int64_t m_previous_ns = 0;
+  bool m_any = false;
+};
 
 bool busy(const extract::Sample& s, const ThrottleRule& rule) {
   return !std::isnan(s.util_pct) && s.util_pct >= rule.busy_util_pct;
 }
+
+/// The 99th percentile of the SM clock over busy samples (ThrottleRule), given one at a time.
+class BusyClockP99 {
+ public:
+  explicit BusyClockP99(const ThrottleRule& rule) : m_rule(rule) {}
+  void add(const extract::Sample& s) {
+    if (busy(s, m_rule) && !std::isnan(s.pclk_mhz)) m_clocks.add(s.pclk_mhz);
+  }
+  [[nodiscard]] double value() const {
+    if (m_clocks.size() == 0) return kNaN;
+    const auto at = static_cast<std::size_t>(std::ceil(0.99 * static_cast<double>(m_clocks.size()))) - 1;
+    return m_clocks.nth(std::min(at, m_clocks.size() - 1));
+  }
+
+ private:
+  const ThrottleRule& m_rule;
+  ValueCounts<double> m_clocks;
+};
+
+/// throttle_spans() over samples given one at a time (each waits for the next one's time).
+class ThrottleSpans {
+ public:
+  ThrottleSpans(double reference_mhz, std::int64_t gap_ns, const ThrottleRule& rule)
+      : m_limit(rule.clock_fraction * reference_mhz),
+        m_gap_ns(gap_ns),
+        m_rule(rule),
+        m_on(!std::isnan(reference_mhz)) {}
+  void add(const extract::Sample& s) {
+    if (!m_on) return;
+    if (m_has_pending) span_of(m_pending, s.ts_ns);
+    m_pending = s;
+    m_has_pending = true;
+  }
+  std::vector<TimeSpan> finish() {
+    if (m_has_pending) span_of(m_pending, m_pending.ts_ns);  // the last sample: no interval
+    m_has_pending = false;
+    return std::move(m_spans);
+  }
+
+ private:
+  void span_of(const extract::Sample& s, std::int64_t next_ns) {
+    if (!busy(s, m_rule) || std::isnan(s.pclk_mhz) || s.pclk_mhz >= m_limit) return;
+    const TimeSpan span{s.ts_ns, std::min(next_ns, s.ts_ns + m_gap_ns)};
+    if (span.to_ns <= span.from_ns) return;
+    if (!m_spans.empty() && span.from_ns <= m_spans.back().to_ns)
+      m_spans.back().to_ns = std::max(m_spans.back().to_ns, span.to_ns);
+    else
+      m_spans.push_back(span);
+  }
+  double m_limit;
+  std::int64_t m_gap_ns;
+  const ThrottleRule& m_rule;
+  bool m_on;
+  extract::Sample m_pending;  // the sample waiting for the next one's time
+  bool m_has_pending = false;
+  std::vector<TimeSpan> m_spans;
+};
+
+/// One chart line of one metric, in two passes over the samples (time order): count() each,
+/// then add() each; the points go through LTTB as they come (docs/report.md).
+class MetricLine {
+ public:
+  MetricLine(double extract::Sample::*metric, std::int64_t from_ns, std::int64_t to_ns, std::int64_t gap_ns)
+      : m_metric(metric), m_from(from_ns), m_to(to_ns), m_gap_ns(gap_ns) {}
+  void count(const extract::Sample& s) {
+    if (inside(s)) ++m_count;
+  }
+  void start(std::size_t points) { m_stream.emplace(m_count, points); }
+  void add(const extract::Sample& s) {
+    if (!inside(s)) return;
+    if (m_any && s.ts_ns - m_previous_ts > m_gap_ns) ++m_gaps;  // a gap is not drawn across
+    m_any = true;
+    m_previous_ts = s.ts_ns;
+    m_stream->add(Point{static_cast<double>(s.ts_ns - m_from) / 1e9, s.*m_metric}, m_gaps);
+  }
+  [[nodiscard]] TimelineSeries finish() const {
+    TimelineSeries out;
+    out.samples = m_count;
+    const auto& kept = m_stream->kept();
+    for (std::size_t k = 0; k < kept.size(); ++k) {
+      out.points.push_back(kept[k].point);
+      out.break_before.push_back(k > 0 && kept[k].tag != kept[k - 1].tag);
+    }
+    return out;
+  }
+
+ private:
+  [[nodiscard]] bool inside(const extract::Sample& s) const {
+    return s.ts_ns >= m_from && s.ts_ns <= m_to && !std::isnan(s.*m_metric);
+  }
+  double extract::Sample::*m_metric;
+  std::int64_t m_from, m_to, m_gap_ns;
+  std::size_t m_count = 0, m_gaps = 0;
+  std::int64_t m_previous_ts = 0;
+  bool m_any = false;
+  std::optional<LttbStream> m_stream;
+};
 
 }  // namespace
 
@@ -81,81 +215,85 @@ void ReportCollector::on_event(const Event& ev) {
 double reference_sm_clock(const std::vector<extract::Sample>& samples, double reported_max_mhz,
                           const ThrottleRule& rule) {
   if (reported_max_mhz > 0) return reported_max_mhz;
-  std::vector<double> clocks;
-  for (const auto& s : samples)
-    if (busy(s, rule) && !std::isnan(s.pclk_mhz)) clocks.push_back(s.pclk_mhz);
-  if (clocks.empty()) return kNaN;
-  std::sort(clocks.begin(), clocks.end());
-  const auto at = static_cast<std::size_t>(std::ceil(0.99 * static_cast<double>(clocks.size()))) - 1;
-  return clocks[std::min(at, clocks.size() - 1)];
+  BusyClockP99 p99(rule);
+  for (const auto& s : samples) p99.add(s);
+  return p99.value();
 }
 
 std::vector<TimeSpan> throttle_spans(const std::vector<extract::Sample>& samples, double reference_mhz,
                                      std::int64_t gap_ns, const ThrottleRule& rule) {
-  std::vector<TimeSpan> spans;
-  if (std::isnan(reference_mhz)) return spans;
-  const double limit = rule.clock_fraction * reference_mhz;
-  for (std::size_t i = 0; i < samples.size(); ++i) {
-    const auto& s = samples[i];
-    if (!busy(s, rule) || std::isnan(s.pclk_mhz) || s.pclk_mhz >= limit) continue;
-    const std::int64_t next = i + 1 < samples.size() ? samples[i + 1].ts_ns : s.ts_ns;
-    const TimeSpan span{s.ts_ns, std::min(next, s.ts_ns + gap_ns)};
-    if (span.to_ns <= span.from_ns) continue;  // the last sample: no interval to shade
-    if (!spans.empty() && span.from_ns <= spans.back().to_ns)
-      spans.back().to_ns = std::max(spans.back().to_ns, span.to_ns);
-    else
-      spans.push_back(span);
-  }
-  return spans;
+  ThrottleSpans spans(reference_mhz, gap_ns, rule);
+  for (const auto& s : samples) spans.add(s);
+  return spans.finish();
 }
 
 TimelineSeries downsample_metric(const std::vector<extract::Sample>& samples, double extract::Sample::*metric,
                                  std::int64_t from_ns, std::int64_t to_ns, std::int64_t gap_ns, std::size_t points) {
-  std::vector<Point> all;
-  std::vector<std::size_t> gaps_before;  // gaps_before[i]: gaps between all[0] and all[i]
-  std::int64_t previous_ts = 0;
-  for (const auto& s : samples) {
-    const double v = s.*metric;
-    if (s.ts_ns < from_ns || s.ts_ns > to_ns || std::isnan(v)) continue;
-    const bool gap = !all.empty() && s.ts_ns - previous_ts > gap_ns;
-    gaps_before.push_back((gaps_before.empty() ? 0 : gaps_before.back()) + (gap ? 1 : 0));
-    all.push_back(Point{static_cast<double>(s.ts_ns - from_ns) / 1e9, v});
-    previous_ts = s.ts_ns;
-  }
-  TimelineSeries out;
-  out.samples = all.size();
-  const auto kept = lttb_indices(all, points);
-  for (std::size_t k = 0; k < kept.size(); ++k) {
-    out.points.push_back(all[kept[k]]);
-    out.break_before.push_back(k > 0 && gaps_before[kept[k]] != gaps_before[kept[k - 1]]);
-  }
-  return out;
+  MetricLine line(metric, from_ns, to_ns, gap_ns);
+  for (const auto& s : samples) line.count(s);
+  line.start(points);
+  for (const auto& s : samples) line.add(s);
+  return line.finish();
 }
+
+namespace {
+
+/// One GPU's timeline in two reads of its samples from the store, holding neither read: the
+/// first counts (the median interval, the busy clock's p99, each line's points), the second
+/// draws (LTTB, throttled stretches). Memory: two LTTB buckets per line and the distinct
+/// intervals and clocks, not the samples.
+GpuTimeline gpu_timeline(const extract::SampleStore& store, int gpu, double reported_max_mhz, std::int64_t from_ns,
+                         std::int64_t to_ns, std::size_t points) {
+  constexpr auto kAll = std::numeric_limits<std::int64_t>::min(), kEnd = std::numeric_limits<std::int64_t>::max();
+  const ThrottleRule rule;
+  IntervalMedian interval;
+  BusyClockP99 p99(rule);
+  store.for_each(gpu, kAll, kEnd, [&](const extract::Sample& s) {
+    interval.add(s);
+    p99.add(s);
+  });
+  GpuTimeline t;
+  t.gpu = gpu;
+  const auto gap_ns = static_cast<std::int64_t>(extract::gap_limit_s(interval.seconds()) * 1e9);
+  std::array<MetricLine, 4> lines = {MetricLine(&extract::Sample::power_w, from_ns, to_ns, gap_ns),
+                                     MetricLine(&extract::Sample::temp_c, from_ns, to_ns, gap_ns),
+                                     MetricLine(&extract::Sample::util_pct, from_ns, to_ns, gap_ns),
+                                     MetricLine(&extract::Sample::pclk_mhz, from_ns, to_ns, gap_ns)};
+  t.reference_reported = reported_max_mhz > 0;
+  t.reference_clock_mhz = t.reference_reported ? reported_max_mhz : p99.value();
+  ThrottleSpans throttled(t.reference_clock_mhz, gap_ns, rule);
+  store.for_each(gpu, kAll, kEnd, [&](const extract::Sample& s) {
+    for (MetricLine& l : lines) l.count(s);
+  });
+  for (MetricLine& l : lines) l.start(points);
+  store.for_each(gpu, kAll, kEnd, [&](const extract::Sample& s) {
+    for (MetricLine& l : lines) l.add(s);
+    throttled.add(s);
+  });
+  t.power_w = lines[0].finish();
+  t.temp_c = lines[1].finish();
+  t.util_pct = lines[2].finish();
+  t.sm_clock_mhz = lines[3].finish();
+  for (TimeSpan s : throttled.finish()) {
+    s.from_ns = std::max(s.from_ns, from_ns);
+    s.to_ns = std::min(s.to_ns, to_ns);
+    if (s.to_ns <= s.from_ns) continue;
+    t.throttled_s += static_cast<double>(s.to_ns - s.from_ns) / 1e9;
+    t.throttled.push_back(s);
+  }
+  return t;
+}
+
+}  // namespace
 
 std::vector<GpuTimeline> build_timelines(const extract::SampleCollector& samples,
                                          const std::map<int, double>& reported_max_sm_clock, std::int64_t from_ns,
                                          std::int64_t to_ns, std::size_t points) {
   std::vector<GpuTimeline> out;
   for (const int gpu : samples.store().gpus()) {
-    const std::vector<extract::Sample> series = samples.samples_of(gpu);  // one GPU at a time
-    GpuTimeline t;
-    t.gpu = gpu;
-    const auto gap_ns = static_cast<std::int64_t>(extract::gap_limit_s(median_interval_s(series)) * 1e9);
-    t.power_w = downsample_metric(series, &extract::Sample::power_w, from_ns, to_ns, gap_ns, points);
-    t.temp_c = downsample_metric(series, &extract::Sample::temp_c, from_ns, to_ns, gap_ns, points);
-    t.util_pct = downsample_metric(series, &extract::Sample::util_pct, from_ns, to_ns, gap_ns, points);
-    t.sm_clock_mhz = downsample_metric(series, &extract::Sample::pclk_mhz, from_ns, to_ns, gap_ns, points);
     const auto reported = reported_max_sm_clock.find(gpu);
-    t.reference_reported = reported != reported_max_sm_clock.end() && reported->second > 0;
-    t.reference_clock_mhz = reference_sm_clock(series, t.reference_reported ? reported->second : 0);
-    for (TimeSpan s : throttle_spans(series, t.reference_clock_mhz, gap_ns)) {
-      s.from_ns = std::max(s.from_ns, from_ns);
-      s.to_ns = std::min(s.to_ns, to_ns);
-      if (s.to_ns <= s.from_ns) continue;
-      t.throttled_s += static_cast<double>(s.to_ns - s.from_ns) / 1e9;
-      t.throttled.push_back(s);
-    }
-    out.push_back(std::move(t));
+    const double max_mhz = reported != reported_max_sm_clock.end() ? reported->second : 0;
+    out.push_back(gpu_timeline(samples.store(), gpu, max_mhz, from_ns, to_ns, points));
   }
   return out;
 }

@@ -13,6 +13,7 @@
 #include <pugixml.hpp>
 
 #include <cmath>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -336,4 +337,30 @@ TEST_CASE("report: the trace table counts in the singular where there is one", "
   CHECK(table.find("  memcpy      1 op, ") != std::string::npos);
   info.fields = {{"records", "4"}, {"gpu_ops", "2"}, {"steps", "0"}};
   CHECK(report::trace_table({info}).find("  4 records, 2 GPU ops, 0 steps\n") != std::string::npos);
+}
+
+TEST_CASE("report: LTTB over a stream keeps the points lttb_indices keeps, with their tags", "[report][lttb]") {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> y(-100, 100);
+  for (const std::size_t n : {0U, 1U, 2U, 3U, 4U, 5U, 10U, 37U, 600U, 601U, 602U, 1000U, 4099U}) {
+    std::vector<report::Point> points;
+    double x = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      x += 0.5 + static_cast<double>(rng() % 3);  // uneven steps, as logs have
+      points.push_back(report::Point{x, rng() % 5 == 0 ? 0 : y(rng)});
+    }
+    for (const std::size_t threshold : {0U, 1U, 2U, 3U, 4U, 7U, 100U, 600U, 5000U}) {
+      INFO(n << " points, threshold " << threshold);
+      const auto want = report::lttb_indices(points, threshold);
+      report::LttbStream stream(n, threshold);
+      for (std::size_t i = 0; i < n; ++i) stream.add(points[i], 1000 + i);
+      const auto& got = stream.kept();
+      REQUIRE(got.size() == want.size());
+      for (std::size_t k = 0; k < got.size(); ++k) {
+        CHECK(got[k].index == want[k]);
+        CHECK(got[k].tag == 1000 + want[k]);
+        CHECK(got[k].point.x == points[want[k]].x);
+      }
+    }
+  }
 }

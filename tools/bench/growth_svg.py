@@ -81,7 +81,11 @@ def chart(x0, y0, title, points, xlog, xname, xlabels=None):
         parts.append(f'<line x1="{ML}" x2="{W - MR}" y1="{sy(t):.1f}" y2="{sy(t):.1f}" stroke="#eee"/>')
         parts.append(f'<text x="{ML - 4}" y="{sy(t) + 4:.1f}" text-anchor="end">{fmt(t)}</text>')
     xt = range(len(xlabels)) if xlabels else sorted(set(xs))  # the measured points
+    last = -1e9
     for t in xt:
+        if sx(t) - last < 28:  # too close to the previous label: the point is still drawn
+            continue
+        last = sx(t)
         label = xlabels[t] if xlabels else fmt(t)
         parts.append(f'<text x="{sx(t):.1f}" y="{H - MB + 14}" text-anchor="middle">{esc(str(label))}</text>')
     parts.append(f'<text x="{ML + (W - ML - MR) / 2}" y="{H - 8}" text-anchor="middle">{esc(xname)}'
