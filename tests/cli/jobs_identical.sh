@@ -3,10 +3,16 @@
 # ../shared/corpus (when it is there; said when it is not), plain and, for every fourth plain one,
 # gzip and zstd compressed (decompression then runs on its own thread); and the stages on several
 # inputs at once. Output, messages and exit status must be byte-identical.
-#   jobs_identical.sh GPUCOST SOURCE_DIR     exit 0 = pass, else fail
+#   jobs_identical.sh GPUCOST SOURCE_DIR [quick]     exit 0 = pass, else fail
+# quick (the sanitizer build, where each run costs ~10x): the compressed logs of testdata/ and
+# the bundled sample jobs (several GPUs), each of these also gzip-compressed; the Release build's
+# run covers the rest and the corpus.
 set -uo pipefail
 gpucost=$1
 src=$2
+quick=${3:-}
+every=4
+[ -n "$quick" ] && every=1
 export NO_COLOR=1 TZ=UTC LC_ALL=C
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -44,19 +50,29 @@ check_file() {  # check_file PATH: prep and extract, -j 1 against -j 3
 }
 
 inputs=()
-while IFS= read -r -d '' f; do inputs+=("$f"); done < <(
-  find "$src/testdata" -path "$src/testdata/golden" -prune -o -type f \
-    \( -name '*.txt' -o -name '*.log' -o -name '*.csv' -o -name '*.json' -o -name '*.xml' -o -name '*.gz' \
-       -o -name '*.zst' -o -name '*.log.[0-9]' \) -print0 | sort -z)
+if [ -n "$quick" ]; then
+  while IFS= read -r -d '' f; do inputs+=("$f"); done < <(
+    find "$src/testdata" -path "$src/testdata/golden" -prune -o -type f \( -name '*.gz' -o -name '*.zst' \) -print0 |
+      sort -z)
+  while IFS= read -r -d '' f; do inputs+=("$f"); done < <(
+    find "$src/testdata/samples" -type f \( -name '*_query.csv' -o -name '*_DT.txt' \) -print0 | sort -z)
+else
+  while IFS= read -r -d '' f; do inputs+=("$f"); done < <(
+    find "$src/testdata" -path "$src/testdata/golden" -prune -o -type f \
+      \( -name '*.txt' -o -name '*.log' -o -name '*.csv' -o -name '*.json' -o -name '*.xml' -o -name '*.gz' \
+         -o -name '*.zst' -o -name '*.log.[0-9]' \) -print0 | sort -z)
+fi
 corpus=$src/../shared/corpus
-if [ -d "$corpus" ]; then
+if [ -n "$quick" ]; then
+  echo "note: quick run (sanitizer build): the compressed logs and the sample jobs of testdata/; the Release build's run compares the rest and the corpus"
+elif [ -d "$corpus" ]; then
   while IFS= read -r -d '' f; do inputs+=("$f"); done < <(
     find "$corpus" -type f ! -name '*.md' -print0 | sort -z)
 else
   echo "note: $corpus is not here: only testdata/ is compared"
 fi
 
-# Every input plain; every fourth plain one also gzip- and zstd-compressed (it reads the same).
+# Every input plain; every fourth (quick: every) plain one also gzip- and zstd-compressed.
 n=0
 for f in "${inputs[@]}"; do
   check_file "$f"
@@ -64,7 +80,7 @@ for f in "${inputs[@]}"; do
     *.gz | *.zst) ;;
     *)
       n=$((n + 1))
-      [ $((n % 4)) = 1 ] || continue
+      [ $((n % every)) = 1 ] || continue
       base=$work/$(basename "$f")
       gzip -c "$f" > "$base.gz" && check_file "$base.gz"
       if command -v zstd > /dev/null; then zstd -q -c "$f" > "$base.zst" && check_file "$base.zst"; fi
