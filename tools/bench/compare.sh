@@ -430,13 +430,15 @@ if (( cores > 1 )); then
     [[ -s "$1.gz" ]] || { note "compressing $(basename "$1")"; gzip -6 -c "$1" > "$1.gz.part" && mv "$1.gz.part" "$1.gz"; }
     echo "$1.gz"
   }
-  # jobs_group WORK FILE TARGET CMD...: CMD -j 1 against CMD -j $cores on FILE, wall ratio.
+  # jobs_group WORK FILE TARGET CMD...: CMD -j $cores against CMD -j 1 on FILE; the ratio (-j 1's
+  # wall / -j N's) is the speed-up.
   jobs_group() {
     local work="$1" f="$2" target="$3" n; shift 3
     n="$(bytes_of "$f")"; warm "$f"
-    new_group "$work, -j 1 vs -j $cores" unpinned
-    member "$1 -j 1" "$n" "$null" - "$gpucost" "$1" -j 1 "${@:2}" "$f"
+    # -j N on the left, -j 1 as its yardstick: the ratio is the speed-up
+    new_group "$work, -j $cores vs -j 1" unpinned
     member "$1 -j $cores" "$n" "$null" - "$gpucost" "$1" -j "$cores" "${@:2}" "$f"
+    member "$1 -j 1" "$n" "$null" - "$gpucost" "$1" -j 1 "${@:2}" "$f"
     run_group "$runs"
     row "$work (-j $cores)" 0 1 wall "$target"
   }
