@@ -227,7 +227,6 @@ class PrefetchSource final : public ByteSource {
     }
     m_reading = std::move(m_full.front());
     m_full.pop_front();
-    m_changed.notify_all();
     return true;
   }
 
@@ -431,10 +430,8 @@ class TextSource final : public ByteSource {
   std::uint32_t m_high = 0;  // a high surrogate waiting for its low one
 };
 
-}  // namespace
+bool g_decompress_ahead = false;  // set_decompress_ahead()
 
-namespace {
-bool g_decompress_ahead = false;
 }  // namespace
 
 void set_decompress_ahead(bool on) { g_decompress_ahead = on; }

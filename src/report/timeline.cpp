@@ -156,15 +156,19 @@ class ThrottleSpans {
 };
 
 /// One chart line of one metric, in two passes over the samples (time order): count() each,
-/// then add() each; the points go through LTTB as they come (docs/report.md).
+/// then start() and add() each; the points go through LTTB as they come (docs/report.md).
 class MetricLine {
  public:
-  MetricLine(double extract::Sample::*metric, std::int64_t from_ns, std::int64_t to_ns, std::int64_t gap_ns)
-      : m_metric(metric), m_from(from_ns), m_to(to_ns), m_gap_ns(gap_ns) {}
+  MetricLine(double extract::Sample::*metric, std::int64_t from_ns, std::int64_t to_ns)
+      : m_metric(metric), m_from(from_ns), m_to(to_ns) {}
   void count(const extract::Sample& s) {
     if (inside(s)) ++m_count;
   }
-  void start(std::size_t points) { m_stream.emplace(m_count, points); }
+  /// `gap_ns`: a longer step between points breaks the line (known once the first pass is done).
+  void start(std::size_t points, std::int64_t gap_ns) {
+    m_gap_ns = gap_ns;
+    m_stream.emplace(m_count, points);
+  }
   void add(const extract::Sample& s) {
     if (!inside(s)) return;
     if (m_any && s.ts_ns - m_previous_ts > m_gap_ns) ++m_gaps;  // a gap is not drawn across
@@ -188,7 +192,7 @@ class MetricLine {
     return s.ts_ns >= m_from && s.ts_ns <= m_to && !std::isnan(s.*m_metric);
   }
   double extract::Sample::*m_metric;
-  std::int64_t m_from, m_to, m_gap_ns;
+  std::int64_t m_from, m_to, m_gap_ns = 0;
   std::size_t m_count = 0, m_gaps = 0;
   std::int64_t m_previous_ts = 0;
   bool m_any = false;
@@ -229,9 +233,9 @@ std::vector<TimeSpan> throttle_spans(const std::vector<extract::Sample>& samples
 
 TimelineSeries downsample_metric(const std::vector<extract::Sample>& samples, double extract::Sample::*metric,
                                  std::int64_t from_ns, std::int64_t to_ns, std::int64_t gap_ns, std::size_t points) {
-  MetricLine line(metric, from_ns, to_ns, gap_ns);
+  MetricLine line(metric, from_ns, to_ns);
   for (const auto& s : samples) line.count(s);
-  line.start(points);
+  line.start(points, gap_ns);
   for (const auto& s : samples) line.add(s);
   return line.finish();
 }
@@ -246,26 +250,23 @@ GpuTimeline gpu_timeline(const extract::SampleStore& store, int gpu, double repo
                          std::int64_t to_ns, std::size_t points) {
   constexpr auto kAll = std::numeric_limits<std::int64_t>::min(), kEnd = std::numeric_limits<std::int64_t>::max();
   const ThrottleRule rule;
-  IntervalMedian interval;
-  BusyClockP99 p99(rule);
-  store.for_each(gpu, kAll, kEnd, [&](const extract::Sample& s) {
-    interval.add(s);
-    p99.add(s);
-  });
   GpuTimeline t;
   t.gpu = gpu;
-  const auto gap_ns = static_cast<std::int64_t>(extract::gap_limit_s(interval.seconds()) * 1e9);
-  std::array<MetricLine, 4> lines = {MetricLine(&extract::Sample::power_w, from_ns, to_ns, gap_ns),
-                                     MetricLine(&extract::Sample::temp_c, from_ns, to_ns, gap_ns),
-                                     MetricLine(&extract::Sample::util_pct, from_ns, to_ns, gap_ns),
-                                     MetricLine(&extract::Sample::pclk_mhz, from_ns, to_ns, gap_ns)};
   t.reference_reported = reported_max_mhz > 0;
-  t.reference_clock_mhz = t.reference_reported ? reported_max_mhz : p99.value();
-  ThrottleSpans throttled(t.reference_clock_mhz, gap_ns, rule);
+  IntervalMedian interval;
+  BusyClockP99 p99(rule);
+  std::array<MetricLine, 4> lines = {
+      MetricLine(&extract::Sample::power_w, from_ns, to_ns), MetricLine(&extract::Sample::temp_c, from_ns, to_ns),
+      MetricLine(&extract::Sample::util_pct, from_ns, to_ns), MetricLine(&extract::Sample::pclk_mhz, from_ns, to_ns)};
   store.for_each(gpu, kAll, kEnd, [&](const extract::Sample& s) {
+    interval.add(s);
+    if (!t.reference_reported) p99.add(s);
     for (MetricLine& l : lines) l.count(s);
   });
-  for (MetricLine& l : lines) l.start(points);
+  const auto gap_ns = static_cast<std::int64_t>(extract::gap_limit_s(interval.seconds()) * 1e9);
+  t.reference_clock_mhz = t.reference_reported ? reported_max_mhz : p99.value();
+  ThrottleSpans throttled(t.reference_clock_mhz, gap_ns, rule);
+  for (MetricLine& l : lines) l.start(points, gap_ns);
   store.for_each(gpu, kAll, kEnd, [&](const extract::Sample& s) {
     for (MetricLine& l : lines) l.add(s);
     throttled.add(s);

@@ -59,8 +59,9 @@ class SampleStore {
     std::int64_t m_from, m_to;
   };
 
-  /// Calls fn(const Sample&) for each sample of `gpu` in [from, to], in time order. Several
-  /// threads may read at once (`readers_at_once` of them): the store is not changed by reading.
+  /// Calls fn(const Sample&) for each sample of `gpu` in [from, to], in time order. Threads may
+  /// read different GPUs at once (`readers_at_once` of them), not one GPU: its in-memory samples
+  /// are sorted in place on its first read.
   template <typename Fn>
   void for_each(int gpu, std::int64_t from_ns, std::int64_t to_ns, Fn&& fn, std::size_t readers_at_once = 1) const {
     Reader r(*this, gpu, from_ns, to_ns, readers_at_once);

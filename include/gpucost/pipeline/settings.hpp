@@ -23,7 +23,7 @@ struct InputSettings {
   double interval_s = 0;
   int year = 0;
   std::size_t top_kernels = 10;
-  unsigned jobs = 0;  ///< -j; 0: pipeline::default_jobs()
+  unsigned jobs = 0;  ///< -j; 0: default_jobs() (core/parallel.hpp)
 };
 
 /// Checks every setting and fills in the host name (this machine's when none is given).

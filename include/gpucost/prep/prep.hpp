@@ -71,8 +71,8 @@ struct PrepOptions {
   std::size_t max_line = 4u << 20;    ///< --max-line: longer lines are malformed (with their length), not held
   std::vector<std::string> patterns;  ///< --pattern: RE2 with named groups, for training logs
   std::size_t max_examples = 5;
-  /// -j: 2 or more parse the inputs on a thread of their own, beside what the stage does with the
-  /// events, and decompress on another (pipeline/parallel.hpp); 1 reads and parses on the caller's.
+  /// -j: threads the run may use (core/parallel.hpp). The parse itself is one thread; 2 or more
+  /// decompress .gz/.zst inputs beside it and walk extract's GPUs side by side.
   unsigned jobs = 1;
 };
 
