@@ -5,6 +5,7 @@
 #include <date/tz.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 
@@ -210,6 +211,14 @@ void LocalClock::note_fall_back(const date::local_info& info) {
   f.before = info.first.abbrev;
   f.after = info.second.abbrev;
   m_fall_backs.push_back(std::move(f));
+}
+
+void LocalClock::add_fall_backs(const LocalClock& other) {
+  for (const FallBack& f : other.m_fall_backs) {
+    const bool known =
+        std::any_of(m_fall_backs.begin(), m_fall_backs.end(), [&](const FallBack& k) { return k.at_ns == f.at_ns; });
+    if (!known) m_fall_backs.push_back(f);
+  }
 }
 
 LocalClock LocalClock::utc() { return LocalClock{}; }

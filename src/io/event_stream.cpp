@@ -259,6 +259,32 @@ void EventWriter::format(const Event& event, std::string& out) {
     m_impl->json_event(event, out);
 }
 
+namespace {
+
+/// A chunk's events, formatted as the writer that forked it would write them.
+class FormattedEvents final : public EventSink {
+ public:
+  explicit FormattedEvents(StreamFormat format) : m_formatter(nullptr, format) {}
+  void on_event(const Event& event) override { m_formatter.format(event, m_text); }
+  std::string& text() { return m_text; }
+
+ private:
+  EventWriter m_formatter;  // writes nowhere: its format() only
+  std::string m_text;
+};
+
+}  // namespace
+
+std::unique_ptr<EventSink> EventWriter::fork() { return std::make_unique<FormattedEvents>(m_impl->format); }
+
+void EventWriter::join(EventSink& forked) {
+  std::string& text = static_cast<FormattedEvents&>(forked).text();
+  m_impl->out.write_through(text);
+  text.clear();
+}
+
+void EventWriter::discard(EventSink& forked) { static_cast<FormattedEvents&>(forked).text().clear(); }
+
 void EventWriter::write_line(std::string_view line) {
   m_impl->out.raw(line);
   m_impl->out.maybe_flush();

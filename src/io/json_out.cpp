@@ -88,4 +88,10 @@ void OutBuffer::flush() {
   m_buf.clear();
 }
 
+void OutBuffer::write_through(std::string_view s) {
+  flush();
+  if (s.empty() || m_out == nullptr) return;
+  if (!m_failed && std::fwrite(s.data(), 1, s.size(), m_out) != s.size()) m_failed = true;
+}
+
 }  // namespace gpucost::io

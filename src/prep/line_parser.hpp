@@ -7,12 +7,15 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace gpucost::io {
 class LineReader;
+struct Line;
 }  // namespace gpucost::io
 
 namespace gpucost::prep {
@@ -40,14 +43,22 @@ struct ParseContext {
   int previous_repeat = -1;  ///< stats.repeated_hours entry of the previous event (-1: none)
   bool check_clock = false;  ///< telemetry inputs: note clock steps back and long gaps
 
+  /// A chunk of the input parsed on a worker thread (-j, chunked_parse.cpp) cannot tell how its
+  /// events' times follow the chunk before: it writes them down here instead, and the thread that
+  /// joins the chunks in input order notes them (note_time) as if they had come one by one.
+  struct TimeMark {
+    std::int64_t ts_ns;
+    std::uint64_t line;
+  };
+  std::vector<TimeMark>* time_marks = nullptr;
+
   /// Sends the filled event to the sink. `event.host` is the host its line names, if the
   /// parser set one; --host wins over it, and the option's host fills in when there is none.
   void emit() {
-    const int repeat = clock.fall_backs().empty() || stats.time_basis != TimeBasis::local ? -1 : note_repeated_hour();
-    if (stats.events > 0 && (check_clock || repeat >= 0 || previous_repeat >= 0))
-      note_clock_step(event.ts_ns - previous_ts, repeat);
-    previous_ts = event.ts_ns;
-    previous_repeat = repeat;
+    if (time_marks != nullptr)
+      time_marks->push_back(TimeMark{event.ts_ns, line_no});
+    else
+      note_time(event.ts_ns, line_no);
     if (options.host_given || event.host.empty())
       event.host = options.host;
     else
@@ -59,6 +70,16 @@ struct ParseContext {
     event.host = {};  // the next event's line sets its own
     ++stats.events;
   }
+  /// What depends on the events before (in input order): the repeated hour of a DST fall-back,
+  /// steps back and gaps of the clock. Counts on stats.events being the events before this one.
+  void note_time(std::int64_t ts_ns, std::uint64_t line) {
+    const int repeat =
+        clock.fall_backs().empty() || stats.time_basis != TimeBasis::local ? -1 : note_repeated_hour(ts_ns);
+    if (stats.events > 0 && (check_clock || repeat >= 0 || previous_repeat >= 0))
+      note_clock_step(ts_ns - previous_ts, repeat, ts_ns, line);
+    previous_ts = ts_ns;
+    previous_repeat = repeat;
+  }
   /// Adds a host name a line gave to the input's list (distinct, bounded).
   static void note_host(std::string_view host, InputStats& stats) {
     if (!stats.hosts.empty() && stats.hosts.back() == host) return;
@@ -67,17 +88,17 @@ struct ParseContext {
   }
   /// The stats.repeated_hours entry of the event when its time lies where the local times of a
   /// DST fall-back's repeated hour are placed (counted there); -1 when it does not.
-  int note_repeated_hour();
+  int note_repeated_hour(std::int64_t ts_ns);
   /// Counts a step back or a long gap of the clock (NTP steps, a stopped logger): events stay
   /// in input order and the summary says where. The first step back inside a repeated hour is
   /// the DST change (the log went on in the hour's second occurrence), noted with it instead;
   /// leaving that hour, its length is taken off the step. Only telemetry (check_clock) counts
   /// anomalies.
-  void note_clock_step(std::int64_t step_ns, int repeat) {
+  void note_clock_step(std::int64_t step_ns, int repeat, std::int64_t ts_ns, std::uint64_t line) {
     if (repeat >= 0 && repeat == previous_repeat && step_ns < -kStepBackTolerance) {
       auto& r = stats.repeated_hours[static_cast<std::size_t>(repeat)];
       if (r.step_line == 0) {
-        r.step_line = line_no;
+        r.step_line = line;
         r.step_ns = -step_ns;
         return;
       }
@@ -85,7 +106,7 @@ struct ParseContext {
     if (previous_repeat >= 0 && repeat != previous_repeat &&
         static_cast<std::size_t>(previous_repeat) < stats.repeated_hours.size()) {
       const auto& r = stats.repeated_hours[static_cast<std::size_t>(previous_repeat)];
-      if (r.step_line != 0 && event.ts_ns >= r.fall_back.at_ns) step_ns -= r.fall_back.repeat_ns;
+      if (r.step_line != 0 && ts_ns >= r.fall_back.at_ns) step_ns -= r.fall_back.repeat_ns;
     }
     if (!check_clock) return;
     auto& a = stats.clock_anomalies;
@@ -93,13 +114,13 @@ struct ParseContext {
       ++a.steps_back;
       if (-step_ns > a.largest_back_ns) {
         a.largest_back_ns = -step_ns;
-        a.largest_back_line = line_no;
+        a.largest_back_line = line;
       }
     } else if (step_ns > kGapNs) {
       ++a.gaps;
       if (step_ns > a.largest_gap_ns) {
         a.largest_gap_ns = step_ns;
-        a.largest_gap_line = line_no;
+        a.largest_gap_line = line;
       }
     }
   }
@@ -132,6 +153,42 @@ class LineParser {
     (void)reader;
     (void)ctx;
   }
+
+  // -j: one input cut into chunks parsed side by side (chunked_parse.cpp). A chunk's parser is a
+  // copy of the parser as it stood at some earlier line; the chunks are joined in input order.
+
+  /// A copy of this parser's state, bound to `ctx` (a chunk's own context); null when the format
+  /// is read on one thread only (the default).
+  [[nodiscard]] virtual std::unique_ptr<LineParser> clone(ParseContext& ctx) const {
+    (void)ctx;
+    return nullptr;
+  }
+  /// This parser stands at the true end of the lines before `chunk`, which was clone()d from an
+  /// earlier state and has parsed the chunk's lines. When what those lines read of the state the
+  /// chunk started with equals this state, takes the chunk's end state and returns true: the
+  /// chunk's events are those a parse on one thread makes. Else returns false, unchanged, and the
+  /// caller parses the chunk again with this parser.
+  virtual bool continue_with(LineParser& chunk) {
+    (void)chunk;
+    return false;
+  }
+  /// True when a copy of this parser, given every line in input order on the reading thread
+  /// (skim()), keeps what a chunk needs at its start better than the joined state (dmon's
+  /// cycle count, which every row moves): the chunks are then copied from it.
+  [[nodiscard]] virtual bool skims() const { return false; }
+  /// A cheap look at one line, ahead of its parse. It only has to be right mostly: a chunk
+  /// copied from a wrong state is caught by continue_with() and parsed again.
+  virtual void skim(std::string_view line) { (void)line; }
+  /// A chunk was parsed again: this parser stands at its true end, where the chunk after it,
+  /// `next` (null when not handed out yet), started from what the skimmer had then. Sets right
+  /// `skimmer`, which has skimmed on since, by what it missed.
+  virtual void resync_skim(LineParser& skimmer, const LineParser* next) const {
+    (void)skimmer;
+    (void)next;
+  }
 };
+
+/// Accounts for one line: parses it with `parser` (an overlong line is malformed) and counts it.
+void parse_line(LineParser& parser, ParseContext& ctx, const io::Line& line);
 
 }  // namespace gpucost::prep

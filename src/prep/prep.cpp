@@ -2,6 +2,7 @@
 // table of formats and their parsers) over every line, account for every line.
 #include <gpucost/prep/prep.hpp>
 
+#include "chunked_parse.hpp"
 #include "formats.hpp"
 
 #include <gpucost/core/log.hpp>
@@ -28,9 +29,9 @@ void ParseContext::settle(LineResult result, std::uint64_t lines, std::uint64_t 
   }
 }
 
-int ParseContext::note_repeated_hour() {
+int ParseContext::note_repeated_hour(std::int64_t ts_ns) {
   for (const FallBack& f : clock.fall_backs()) {
-    if (!f.holds(event.ts_ns)) continue;
+    if (!f.holds(ts_ns)) continue;
     auto& list = stats.repeated_hours;
     for (std::size_t i = 0; i < list.size(); ++i) {
       if (list[i].fall_back.at_ns == f.at_ns) {
@@ -47,6 +48,19 @@ int ParseContext::note_repeated_hour() {
 void ParseContext::note_driver(const Event& event, InputStats& stats) {
   for (const Field& f : event.fields)
     if (f.key == "version") Fingerprint::add(stats.fingerprint.drivers, f.value);
+}
+
+void parse_line(LineParser& parser, ParseContext& ctx, const io::Line& line) {
+  ++ctx.stats.lines;
+  ctx.line_no = line.number;
+  LineResult result = LineResult::malformed;
+  if (line.overlong) {
+    ctx.reason_buf = fmt::format("line too long ({} bytes)", line.full_length);
+    ctx.reason = ctx.reason_buf;
+  } else {
+    result = parser.parse(line.text, ctx);
+  }
+  if (result != LineResult::deferred) ctx.settle(result, 1, line.number, ctx.reason, line.text);
 }
 
 namespace {
@@ -180,22 +194,26 @@ bool InputParse::step() {
     m.end();
     return false;
   }
-  ++m.stats.lines;
   if (!m.parser) {
+    ++m.stats.lines;
     ++m.stats.ignored;
     return true;
   }
-  ParseContext& ctx = m.ctx;
-  ctx.line_no = line.number;
-  LineResult result = LineResult::malformed;
-  if (line.overlong) {
-    ctx.reason_buf = fmt::format("line too long ({} bytes)", line.full_length);
-    ctx.reason = ctx.reason_buf;
-  } else {
-    result = m.parser->parse(line.text, ctx);
-  }
-  if (result != LineResult::deferred) ctx.settle(result, 1, line.number, ctx.reason, line.text);
+  parse_line(*m.parser, m.ctx, line);
   return true;
+}
+
+void InputParse::run_to_end() {
+  Impl& m = *m_impl;
+  if (!m.done && !m.whole_document && m.parser && m.ctx.options.jobs >= 2) {
+    ForkableSink* sink = m.ctx.sink.forkable();
+    if (sink != nullptr && parse_in_chunks(m.reader, *m.parser, m.ctx, *sink, m.ctx.options.jobs)) {
+      m.end();
+      return;
+    }
+  }
+  while (step()) {
+  }
 }
 
 void InputParse::end_replay() {
@@ -207,8 +225,7 @@ Status run_prep_input(io::LineReader& reader, const PrepOptions& options, LocalC
                       InputStats& stats, std::optional<Format> known) {
   InputParse parse(reader, options, clock, sink, stats);
   GPUCOST_TRY(parse.start(known));
-  while (parse.step()) {
-  }
+  parse.run_to_end();
   return {};
 }
 

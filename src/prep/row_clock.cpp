@@ -12,6 +12,13 @@ void RowClock::set_basis(TimeBasis b) {
     m_stats.time_basis = b;
 }
 
+void RowClock::continue_with(const RowClock& chunk) {
+  if (chunk.m_day_read) m_day = chunk.m_day;
+  if (chunk.m_start_resolved && !m_start_resolved) m_start_ns = chunk.m_start_ns;
+  m_start_resolved = m_start_resolved || chunk.m_start_resolved;  // its notes came with the chunk's
+  m_interval_noted = m_interval_noted || chunk.m_interval_noted;
+}
+
 double RowClock::interval_s() {
   if (m_options.interval_s) return *m_options.interval_s;
   if (!m_interval_noted) {
@@ -61,9 +68,10 @@ bool RowClock::time_of_day_ts(std::string_view hhmmss, std::int64_t& out) {
   if (!parse_clock_time(hhmmss, t)) return false;
   const std::int64_t tod =
       (static_cast<std::int64_t>(t.hour) * 3600 + t.minute * 60 + t.second) * kNsPerSecond + t.nanos;
-  if (m_prev_tod_ns >= 0 && tod + 12 * 3600 * kNsPerSecond < m_prev_tod_ns) ++m_day_offset;
-  m_prev_tod_ns = tod;
-  const std::int64_t day_ns = m_day_offset * 86400 * kNsPerSecond;
+  m_day_read = true;
+  if (m_day.prev_tod_ns >= 0 && tod + 12 * 3600 * kNsPerSecond < m_day.prev_tod_ns) ++m_day.offset;
+  m_day.prev_tod_ns = tod;
+  const std::int64_t day_ns = m_day.offset * 86400 * kNsPerSecond;
   if (m_options.date) {
     set_basis(TimeBasis::local);
     out = m_clock.to_utc_ns(t.as_utc_ns() + day_ns);  // the zone offset of the rolled-over day

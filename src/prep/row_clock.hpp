@@ -10,6 +10,26 @@ class RowClock {
  public:
   RowClock(const PrepOptions& options, LocalClock& clock, InputStats& stats)
       : m_options(options), m_clock(clock), m_stats(stats) {}
+  /// A copy of `state` for a chunk's parser (prep -j), bound to the chunk's clock and accounting.
+  RowClock(const RowClock& state, const PrepOptions& options, LocalClock& clock, InputStats& stats)
+      : m_options(options),
+        m_clock(clock),
+        m_stats(stats),
+        m_start_resolved(state.m_start_resolved),
+        m_interval_noted(state.m_interval_noted),
+        m_start_ns(state.m_start_ns),
+        m_day(state.m_day),
+        m_day_at_start(state.m_day) {}
+  RowClock(const RowClock&) = delete;
+  RowClock& operator=(const RowClock&) = delete;
+
+  /// prep -j: whether a chunk's clock, copied from an earlier state, placed its rows as this one,
+  /// at the true end of the chunk before, would have (only the day of a time-of-day input carries over).
+  [[nodiscard]] bool can_continue_with(const RowClock& chunk) const {
+    return !chunk.m_day_read || chunk.m_day_at_start == m_day;
+  }
+  /// Takes the state of a chunk's clock at the chunk's end (can_continue_with() holds).
+  void continue_with(const RowClock& chunk);
 
   /// The --start instant (else the relative clock's epoch): the one time of an input that is a
   /// single snapshot without any time (profiler summary tables).
@@ -34,8 +54,14 @@ class RowClock {
   bool m_start_resolved = false;
   bool m_interval_noted = false;
   std::int64_t m_start_ns = 0;
-  std::int64_t m_day_offset = 0;    // days added by midnight crossings (time-of-day input)
-  std::int64_t m_prev_tod_ns = -1;  // previous time of day, ns since local midnight
+  struct Day {
+    std::int64_t offset = 0;        // days added by midnight crossings (time-of-day input)
+    std::int64_t prev_tod_ns = -1;  // previous time of day, ns since local midnight
+    bool operator==(const Day&) const = default;
+  };
+  Day m_day;
+  Day m_day_at_start;       // a chunk's clock: m_day when it was copied
+  bool m_day_read = false;  // a chunk's clock: some row's time depended on m_day
 };
 
 }  // namespace gpucost::prep

@@ -15,15 +15,18 @@ every=4
 [ -n "$quick" ] && every=1
 export NO_COLOR=1 TZ=UTC LC_ALL=C
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
 failed=0
 compared=0
 
-# run NAME JOBS ARGS...: gpucost ARGS with -j JOBS; stdout, stderr and status in $work/NAME.JOBS
+# run NAME JOBS ARGS...: gpucost ARGS with -j JOBS; stdout, stderr and status in $work/NAME.JOBS.
+# With more than one job a raw log is cut into chunks of 150 bytes (GPUCOST_CHUNK_BYTES; 128 KiB
+# by default), so that the small logs here are parsed in many chunks side by side.
 run() {
-  local name=$1 jobs=$2
+  local name=$1 jobs=$2 chunk=
   shift 2
-  "$gpucost" "$1" -j "$jobs" "${@:2}" > "$work/$name.$jobs.out" 2> "$work/$name.$jobs.err"
+  [ "$jobs" -gt 1 ] && chunk=150
+  GPUCOST_CHUNK_BYTES=$chunk "$gpucost" "$1" -j "$jobs" "${@:2}" > "$work/$name.$jobs.out" 2> "$work/$name.$jobs.err"
   echo "exit $?" >> "$work/$name.$jobs.err"
 }
 
@@ -97,6 +100,55 @@ same several.report report -q --config "$samples/h100-server.toml" -o - "$sample
   "$samples/report-h100x2_kern.log"
 same several.prep prep -q "$samples/faults-storm_query.csv" "$samples/faults-storm_dmesg.txt" \
   "$samples/faults-xid79_kern.log"
+
+# Logs whose chunks cannot start from a copy of the state before: the state a row reads moved
+# (the sample count of rows without time, a time of day crossing midnight, identities of rows
+# without an index), a cut row, a header that changes, clocks going back over a DST change.
+gen=$work/gen
+mkdir -p "$gen"
+awk 'BEGIN {
+  print "# gpu    pwr  gtemp  mtemp     sm    mem    enc    dec    jpg    ofa   mclk   pclk"
+  print "# Idx      W      C      C      %      %      %      %      %      %    MHz    MHz"
+  for (c = 0; c < 60; c++) {
+    if (c == 30) { print "# gpu    pwr     sm    mem"; print "# Idx      W      %      %" }
+    for (g = 0; g < 4; g++) {
+      if (c == 17 && g == 0) print "    0    301     40"  # cut short: the parse finds it malformed
+      if (c >= 30) printf "    %d %6d %6d %6d\n", g, 300 + c, 50 + g, 10
+      else printf "    %d %6d     45     40 %6d     10      0      0      0      0   2619   1980\n", g, 300 + c, 50 + g
+    }
+  }
+}' > "$gen/dmon_no_time.txt"
+awk 'BEGIN {
+  print "#Time        gpu    pwr  gtemp     sm"
+  print "#HH:MM:SS    Idx      W      C      %"
+  for (s = 0; s < 40; s++) {
+    t = 86400 - 20 + s; t = t % 86400
+    for (g = 0; g < 2; g++) printf " %02d:%02d:%02d %6d %6d     40     90\n", int(t / 3600), int(t % 3600 / 60), t % 60, g, 200 + s
+  }
+}' > "$gen/dmon_T_midnight.txt"
+awk 'BEGIN {
+  print "pci.bus_id, power.draw [W], utilization.gpu [%]"
+  for (s = 0; s < 50; s++) {
+    print "00000000:3B:00.0, " 200 + s " W, 90 %"
+    if (s % 7 != 3) print "00000000:AF:00.0, " 210 + s " W, 91 %"
+    if (s == 25) print "pci.bus_id, power.draw [W], utilization.gpu [%]"
+  }
+}' > "$gen/query_no_index_no_time.csv"
+awk 'BEGIN {  # Europe/Berlin, 2024-10-27: 02:00-03:00 CEST, then again as CET
+  print "timestamp, index, power.draw [W]"
+  for (s = 0; s < 120; s++) {
+    m = s < 60 ? s : s - 60; h = s < 60 ? 1 : 2
+    for (g = 0; g < 2; g++) printf "2024/10/27 %02d:%02d:30.000, %d, %d.5 W\n", h, m, g, 200 + s
+  }
+  for (s = 0; s < 60; s++) for (g = 0; g < 2; g++) printf "2024/10/27 02:%02d:40.000, %d, %d.5 W\n", s, g, 300 + s
+  for (s = 0; s < 30; s++) for (g = 0; g < 2; g++) printf "2024/10/27 03:%02d:40.000, %d, %d.5 W\n", s, g, 400 + s
+}' > "$gen/query_fall_back.csv"
+same gen.query_fall_back prep -q --tz Europe/Berlin "$gen/query_fall_back.csv"
+same gen.dmon_no_time prep -q "$gen/dmon_no_time.txt"
+same gen.dmon_no_time.start prep -q --start 2024-06-12T10:00:00 --interval 2 "$gen/dmon_no_time.txt"
+same gen.dmon_T_midnight prep -q --date 2024-06-12 "$gen/dmon_T_midnight.txt"
+same gen.query_no_index prep -q --start 2024-06-12T10:00:00Z "$gen/query_no_index_no_time.csv"
+same gen.query_dst prep -q --tz Europe/Berlin "$src/testdata/cli/query_a100x2_dst.csv"
 
 echo "$compared comparisons of -j 1 and -j 3"
 exit $failed

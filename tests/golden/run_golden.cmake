@@ -13,9 +13,14 @@ if(EXISTS ${CASE_DIR}/stdin)
 endif()
 set(ENV{TZ} "UTC")
 set(ENV{LC_ALL} "C")
-# -j: every case runs with one thread and with three; both must print the expected bytes.
+# -j: every case runs with one thread and with three; both must print the expected bytes. With
+# three, a raw log is cut into chunks of about 200 bytes (GPUCOST_CHUNK_BYTES), so that the small
+# inputs of the cases are parsed in many chunks side by side too.
 if(DEFINED JOBS)
   set(ENV{GPUCOST_JOBS} "${JOBS}")
+  if(NOT JOBS STREQUAL "1")
+    set(ENV{GPUCOST_CHUNK_BYTES} "200")
+  endif()
 endif()
 # Optional `mtime`: lines "FILE TIME" (FILE with {testdata}, TIME as `touch -d` reads it): the
 # modification times a case needs (a year-less kern.log takes its year from it; git keeps none).

@@ -89,6 +89,9 @@ class LocalClock {
   /// The fall-backs whose repeated interval a time given to to_utc_ns() fell in, in the order met
   /// (conversions are not told apart: prep checks each event's time against them).
   [[nodiscard]] const std::vector<FallBack>& fall_backs() const { return m_fall_backs; }
+  /// Adds the fall-backs `other` met that this clock has not, in the order met: `other` is a copy
+  /// of this clock that converted the times of a chunk of the input on another thread (prep -j).
+  void add_fall_backs(const LocalClock& other);
 
  private:
   void note_fall_back(const date::local_info& info);

@@ -21,7 +21,7 @@ inline constexpr int kEventsVersion = 1;
 enum class StreamFormat { jsonl, tsv };
 
 /// Writes events as they come; write_summary() ends the stream.
-class EventWriter final : public EventSink {
+class EventWriter final : public EventSink, public ForkableSink {
  public:
   EventWriter(std::FILE* out, StreamFormat format);
   ~EventWriter() override;
@@ -31,6 +31,11 @@ class EventWriter final : public EventSink {
   /// Header line: schema, version, the zone used for local times, the generator.
   void write_header(const std::string& tz_name, const std::string& version);
   void on_event(const Event& event) override;
+  /// prep -j: a fork formats its chunk's events into a buffer of its own; join() writes it.
+  ForkableSink* forkable() override { return this; }
+  [[nodiscard]] std::unique_ptr<EventSink> fork() override;
+  void join(EventSink& forked) override;
+  void discard(EventSink& forked) override;
   /// Appends the line on_event() would write to `out` (JSON Lines or TSV, with its '\n').
   void format(const Event& event, std::string& out);
   /// Writes a line made by format().

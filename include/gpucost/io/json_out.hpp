@@ -11,7 +11,9 @@ namespace gpucost::io {
 
 class OutBuffer {
  public:
-  explicit OutBuffer(std::FILE* out) : m_out(out) { m_buf.reserve(kFlushBytes + 64 * 1024); }
+  explicit OutBuffer(std::FILE* out) : m_out(out) {
+    if (out != nullptr) m_buf.reserve(kFlushBytes + 64 * 1024);
+  }
   ~OutBuffer() { flush(); }
   OutBuffer(const OutBuffer&) = delete;
   OutBuffer& operator=(const OutBuffer&) = delete;
@@ -24,6 +26,8 @@ class OutBuffer {
     if (m_buf.size() >= kFlushBytes) flush();
   }
   void flush();
+  /// Writes what is buffered, then `s`, without copying `s` into the buffer.
+  void write_through(std::string_view s);
   /// True when a write failed (disk full, closed pipe).
   [[nodiscard]] bool failed() const { return m_failed; }
   std::string& buffer() { return m_buf; }

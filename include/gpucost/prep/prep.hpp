@@ -71,8 +71,9 @@ struct PrepOptions {
   std::size_t max_line = 4u << 20;    ///< --max-line: longer lines are malformed (with their length), not held
   std::vector<std::string> patterns;  ///< --pattern: RE2 with named groups, for training logs
   std::size_t max_examples = 5;
-  /// -j: threads the run may use (core/parallel.hpp). The parse itself is one thread; 2 or more
-  /// decompress .gz/.zst inputs beside it and walk extract's GPUs side by side.
+  /// -j: threads the run may use (core/parallel.hpp). 2 or more decompress .gz/.zst inputs beside
+  /// their parse, parse one input's chunks side by side where its format and the sink allow
+  /// (InputParse::run_to_end), and walk extract's GPUs side by side.
   unsigned jobs = 1;
 };
 
@@ -106,6 +107,9 @@ class InputParse {
   Status start(std::optional<Format> known = std::nullopt);
   /// Reads and parses one line (its events go to the sink); false once the input is done.
   bool step();
+  /// Reads and parses every line left: with PrepOptions::jobs of 2 or more, one input's chunks
+  /// side by side where its format and the sink allow (ForkableSink; src/prep/chunked_parse.cpp).
+  void run_to_end();
   /// The lines read so far only restored the parser's state: no event of theirs is emitted
   /// later (the parser's end_replay).
   void end_replay();

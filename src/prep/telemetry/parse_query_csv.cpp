@@ -26,6 +26,7 @@ struct CsvColumn {
   double scale = 1.0;   // header unit -> canonical unit
   int priority = 0;     // among the columns that feed one metric, the lowest wins
   bool primary = true;  // the best column of its metric in this header
+  bool operator==(const CsvColumn&) const = default;
 };
 
 // Splits "power.draw [W]" into name and unit.
@@ -104,9 +105,67 @@ bool looks_like_header(const std::vector<std::string_view>& cells, bool have_col
   return known > 0 || (!have_columns && cells.size() > 1);
 }
 
+// Rows without a timestamp or an index: which GPU a row is and which sample it belongs to,
+// from the identities (bus id, uuid, name) of the rows before.
+struct RowIdentities {
+  std::vector<std::string> seen, order;  // identities in this sample (the first seen_count) / in the file
+  std::size_t seen_count = 0;
+  std::uint64_t sample = 0;
+  std::int32_t gpu_of_row = 0;  // the ordinal of the row's identity in order of first appearance
+
+  // Sets gpu_of_row; a GPU identity seen twice starts a new sample.
+  void note(std::string_view identity) {
+    const auto seen_end = seen.begin() + static_cast<std::ptrdiff_t>(seen_count);
+    if (identity.empty() || std::find(seen.begin(), seen_end, identity) != seen_end) {
+      if (seen_count > 0) ++sample;
+      seen_count = 0;
+    }
+    if (seen_count == seen.size()) seen.emplace_back();
+    seen[seen_count++].assign(identity);  // reuses the string's capacity: no allocation
+    auto it = std::find(order.begin(), order.end(), identity);
+    if (it == order.end()) {
+      order.emplace_back(identity);  // once per GPU
+      it = order.end() - 1;
+    }
+    gpu_of_row = static_cast<std::int32_t>(it - order.begin());
+  }
+  // What the next row reads (gpu_of_row is written before it is read).
+  bool operator==(const RowIdentities& o) const {
+    return seen_count == o.seen_count && sample == o.sample && order == o.order &&
+           std::equal(seen.begin(), seen.begin() + static_cast<std::ptrdiff_t>(seen_count), o.seen.begin());
+  }
+};
+
 class QueryCsvParser final : public LineParser {
  public:
   QueryCsvParser(ParseContext& ctx) : m_clock(ctx.options, ctx.clock, ctx.stats) {}
+  /// A chunk's copy (prep -j): the state of `o`, which it remembers as its start.
+  QueryCsvParser(const QueryCsvParser& o, ParseContext& ctx)
+      : m_clock(o.m_clock, ctx.options, ctx.clock, ctx.stats),
+        m_cols(o.m_cols),
+        m_ids(o.m_ids),
+        m_has_timestamp(o.m_has_timestamp),
+        m_start_cols(o.m_cols),
+        m_start_ids(o.m_ids),
+        m_start_has_timestamp(o.m_has_timestamp) {}
+
+  [[nodiscard]] std::unique_ptr<LineParser> clone(ParseContext& ctx) const override {
+    return std::make_unique<QueryCsvParser>(*this, ctx);
+  }
+
+  // The columns carry over (a header repeated inside the file is the same one); the identities
+  // only when some row of the chunk had no timestamp or no index.
+  bool continue_with(LineParser& other) override {
+    auto& chunk = static_cast<QueryCsvParser&>(other);
+    if (chunk.m_start_cols != m_cols || chunk.m_start_has_timestamp != m_has_timestamp) return false;
+    if (chunk.m_ids_read && !(chunk.m_start_ids == m_ids)) return false;
+    if (!m_clock.can_continue_with(chunk.m_clock)) return false;
+    m_cols = std::move(chunk.m_cols);
+    m_has_timestamp = chunk.m_has_timestamp;
+    if (chunk.m_ids_read) m_ids = std::move(chunk.m_ids);
+    m_clock.continue_with(chunk.m_clock);
+    return true;
+  }
 
   /// Builds the columns from a header line or a --fields list.
   void set_columns(std::string_view list, bool from_header) {
@@ -152,6 +211,7 @@ class QueryCsvParser final : public LineParser {
   }
 
   LineResult parse(std::string_view line, ParseContext& ctx) override {
+    m_name_identity = {};
     const std::string_view body = text::rtrim(line);
     if (body.empty()) return LineResult::ignored;
     split_cells(body, m_cells);
@@ -237,17 +297,19 @@ class QueryCsvParser final : public LineParser {
       }
     }
     if (identity.empty()) identity = m_name_identity;
-    m_name_identity = {};
     // GPU: the index column, else the order in which bus ids/uuids first appear, else the
     // position of the row within its sample.
     // (With both an index and a timestamp nothing needs tracking: the common fast case.)
-    if (!m_has_timestamp || index_cell.empty()) note_identity(identity);
+    if (!m_has_timestamp || index_cell.empty()) {
+      m_ids.note(identity);
+      m_ids_read = true;
+    }
     if (!index_cell.empty()) {
       const auto g = text::parse_int(index_cell);
       if (!g || *g < 0 || *g > 1'000'000) return ctx.malformed("index is not a GPU number");
       ev.gpu = static_cast<std::int32_t>(*g);
     } else {
-      ev.gpu = m_gpu_of_row;
+      ev.gpu = m_ids.gpu_of_row;
     }
     if (m_has_timestamp) {
       if (ts_cell.empty()) return ctx.malformed("timestamp is missing");
@@ -255,41 +317,26 @@ class QueryCsvParser final : public LineParser {
       if (!civil) return ctx.malformed("bad timestamp (expected YYYY/MM/DD HH:MM:SS.mmm)");
       ev.ts_ns = m_clock.local_ts(*civil);
     } else {
-      ev.ts_ns = m_clock.cycle_ts(m_sample);
+      ev.ts_ns = m_clock.cycle_ts(m_ids.sample);
     }
     ctx.emit();
     return LineResult::event;
   }
 
  private:
-  // Tracks sample boundaries for rows without a timestamp: a GPU identity seen twice starts a
-  // new sample. Sets m_gpu_of_row: the ordinal of the identity in order of first appearance.
-  void note_identity(std::string_view identity) {
-    const auto seen_end = m_seen.begin() + static_cast<std::ptrdiff_t>(m_seen_count);
-    if (identity.empty() || std::find(m_seen.begin(), seen_end, identity) != seen_end) {
-      if (m_seen_count > 0) ++m_sample;
-      m_seen_count = 0;
-    }
-    if (m_seen_count == m_seen.size()) m_seen.emplace_back();
-    m_seen[m_seen_count++].assign(identity);  // reuses the string's capacity: no allocation
-    auto it = std::find(m_order.begin(), m_order.end(), identity);
-    if (it == m_order.end()) {
-      m_order.emplace_back(identity);  // once per GPU
-      it = m_order.end() - 1;
-    }
-    m_gpu_of_row = static_cast<std::int32_t>(it - m_order.begin());
-  }
-
   RowClock m_clock;
   std::vector<CsvColumn> m_cols;
+  RowIdentities m_ids;
+  bool m_has_timestamp = false;
+  // A chunk's copy (prep -j): the state it started from, and whether a row read the identities.
+  std::vector<CsvColumn> m_start_cols;
+  RowIdentities m_start_ids;
+  bool m_start_has_timestamp = false;
+  bool m_ids_read = false;
+  // Scratch of one row.
   std::vector<std::string_view> m_cells;
   std::array<int, kMetricCount> m_row_priority{};  // priority of the column that set each metric
-  std::vector<std::string> m_seen, m_order;        // identities in this sample / in the file
-  std::size_t m_seen_count = 0;
   std::string_view m_name_identity;
-  std::uint64_t m_sample = 0;
-  std::int32_t m_gpu_of_row = 0;
-  bool m_has_timestamp = false;
 };
 
 }  // namespace

@@ -30,6 +30,21 @@ void split_tokens(std::string_view line, bool csv, std::vector<std::string_view>
   if (!out.empty() && out.back().empty()) out.pop_back();  // a trailing comma
 }
 
+std::string_view token_at(std::string_view line, bool csv, std::size_t index) {
+  std::size_t pos = 0;
+  if (!csv) {
+    std::string_view tok;
+    for (std::size_t i = 0; i <= index; ++i) tok = text::next_token(line, pos);
+    return tok;
+  }
+  for (std::size_t i = 0; i < index; ++i) {
+    pos = line.find(',', pos);
+    if (pos == std::string_view::npos) return {};
+    ++pos;
+  }
+  return text::trim(line.substr(pos, line.find(',', pos) - pos));
+}
+
 bool smi_column_metric(std::string_view name, Metric& out) {
   // dmon -s groups: p (pwr gtemp mtemp | old: pwr temp), u (sm mem enc dec [jpg ofa]),
   // c (mclk pclk), v (pviol tviol), m (fb bar1 [ccpm]), e (sbecc dbecc pci), t (rxpci txpci).
@@ -72,7 +87,7 @@ void SmiTable::on_hash_line(std::string_view line, bool pmon) {
   if (is_name_line_start(tokens.front())) {
     m_columns.clear();
     m_csv = csv;
-    m_date = m_time = -1;
+    m_date = m_time = m_gpu = -1;
     for (std::string_view tok : tokens) {
       Column col;
       col.name = std::string(tok);
@@ -85,6 +100,7 @@ void SmiTable::on_hash_line(std::string_view line, bool pmon) {
         m_time = static_cast<int>(m_columns.size());
       } else if (text::iequals(tok, "gpu")) {
         col.role = ColumnRole::gpu;
+        if (m_gpu < 0) m_gpu = static_cast<int>(m_columns.size());
       } else if (pmon && text::iequals(tok, "pid")) {
         col.role = ColumnRole::pid;
       } else if (pmon && text::iequals(tok, "type")) {

@@ -19,10 +19,15 @@ struct Column {
   std::string unit;  ///< from the unit line, when one followed
   ColumnRole role = ColumnRole::extra;
   Metric metric = Metric::count_;
+  bool operator==(const Column&) const = default;
 };
 
 /// Splits a line into tokens on whitespace, or on commas (trimmed) in csv mode.
 void split_tokens(std::string_view line, bool csv, std::vector<std::string_view>& out);
+
+/// The token numbered `index` that split_tokens() would find, without splitting the whole line
+/// (empty when there are fewer).
+std::string_view token_at(std::string_view line, bool csv, std::size_t index);
 
 /// The metric a dmon/pmon column name stands for ("pwr" -> power_w); false when unknown.
 bool smi_column_metric(std::string_view name, Metric& out);
@@ -38,6 +43,8 @@ class SmiTable {
   [[nodiscard]] bool csv() const { return m_csv; }
   [[nodiscard]] int date_col() const { return m_date; }
   [[nodiscard]] int time_col() const { return m_time; }
+  [[nodiscard]] int gpu_col() const { return m_gpu; }
+  bool operator==(const SmiTable&) const = default;
   [[nodiscard]] bool header_changed() {
     const bool c = m_changed;
     m_changed = false;
@@ -49,8 +56,11 @@ class SmiTable {
   bool m_csv = false;
   bool m_changed = false;
   bool m_expect_units = false;
-  int m_date = -1, m_time = -1;
+  int m_date = -1, m_time = -1, m_gpu = -1;
 };
+
+/// True when row_time() places the table's rows by their cycle number (no time column).
+inline bool times_by_cycle(const SmiTable& table) { return table.time_col() < 0; }
 
 /// Computes the time of a row from its date/time tokens, or from its cycle number.
 bool row_time(const SmiTable& table, const std::vector<std::string_view>& tokens, std::uint64_t cycle, RowClock& clock,

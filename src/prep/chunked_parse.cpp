@@ -1,0 +1,283 @@
+// prep -j N on one input: chunks of lines parsed side by side, joined in input order.
+//
+// The reading thread (this one) cuts the lines into chunks and hands each to a worker with a copy
+// of the parser, the clock and empty accounting. A worker's events go to a fork of the sink and
+// their times are written down, not checked against the events before (ParseContext::time_marks).
+// Joining a chunk, in input order, is what one thread would have done at its lines: the parser
+// takes the chunk's end state, the clock checks run over the chunk's times, the accounting is
+// added, and the fork's events are handed on. A chunk whose start state was not the true one is
+// parsed again here. So the output is byte for byte that of -j 1 (tests/cli/jobs_identical.sh).
+#include "chunked_parse.hpp"
+
+#include <gpucost/core/log.hpp>
+#include <gpucost/core/text.hpp>
+#include <gpucost/io/line_reader.hpp>
+
+#include <condition_variable>
+#include <cstdlib>
+#include <deque>
+#include <exception>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <utility>
+
+namespace gpucost::prep {
+
+namespace {
+
+/// The lines parsed on this thread before any is handed out: they hold a table's header.
+constexpr std::uint64_t kFirstBytes = 64u << 10;
+/// A chunk: large enough that handing it out costs little next to its parse, small enough that
+/// the few in flight (their lines and their formatted events) stay in the cores' caches.
+constexpr std::size_t kChunkBytes = 128u << 10;
+
+struct ChunkSizes {
+  std::uint64_t first = kFirstBytes;
+  std::size_t chunk = kChunkBytes;
+};
+
+/// GPUCOST_CHUNK_BYTES=N (tests: tests/cli/jobs_identical.sh) cuts after N bytes from the start,
+/// so that the small inputs of the tests are cut into many chunks too.
+ChunkSizes chunk_sizes() {
+  const char* v = std::getenv("GPUCOST_CHUNK_BYTES");
+  const auto n = v != nullptr ? text::parse_int(v) : std::nullopt;
+  if (!n || *n < 1) return {};
+  return {static_cast<std::uint64_t>(*n), static_cast<std::size_t>(*n)};
+}
+
+struct Chunk {
+  // Filled by the reading thread.
+  std::string text;  // the lines, each followed by '\n' (a line's own '\r' before it is kept)
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> overlong;  // line number, full length
+  std::uint64_t first_line = 0, line_count = 0;
+  // The chunk's parse, on a worker.
+  std::optional<LocalClock> clock;
+  InputStats stats;
+  std::unique_ptr<EventSink> sink;  // a fork, kept for the next chunk (its buffer too)
+  std::unique_ptr<ParseContext> ctx;
+  std::unique_ptr<LineParser> parser;
+  std::vector<ParseContext::TimeMark> marks;
+  std::uint64_t skim_round = 0;  // the skimmer's corrections before this chunk was copied from it
+  std::exception_ptr error;
+  bool done = false;  // guarded by the workers' mutex
+};
+
+/// Reads lines until the chunk holds `bytes`, showing each to `skimmer` if there is one; false
+/// when the input had none left.
+bool read_chunk(io::LineReader& reader, Chunk& chunk, std::size_t bytes, LineParser* skimmer) {
+  chunk.text.clear();
+  chunk.overlong.clear();
+  chunk.line_count = 0;
+  io::Line line;
+  while (chunk.text.size() < bytes && reader.next(line)) {
+    if (chunk.line_count++ == 0) chunk.first_line = line.number;
+    chunk.text.append(line.text);
+    chunk.text.push_back('\n');
+    if (line.overlong)
+      chunk.overlong.emplace_back(line.number, line.full_length);
+    else if (skimmer != nullptr)
+      skimmer->skim(line.text);
+  }
+  return chunk.line_count > 0;
+}
+
+/// Calls `f` with each line of the chunk, as the reader handed it out.
+template <class F>
+void for_each_line(const Chunk& chunk, F&& f) {
+  const std::string_view text = chunk.text;
+  std::size_t at = 0, next_overlong = 0;
+  for (std::uint64_t i = 0; i < chunk.line_count; ++i) {
+    const std::size_t nl = text.find('\n', at);  // every line is followed by one
+    io::Line line{text.substr(at, nl - at), chunk.first_line + i, 0, false};
+    if (next_overlong < chunk.overlong.size() && chunk.overlong[next_overlong].first == line.number) {
+      line.full_length = chunk.overlong[next_overlong++].second;
+      line.overlong = true;
+    }
+    f(line);
+    at = nl + 1;
+  }
+}
+
+void parse_chunk(Chunk& chunk) {
+  for_each_line(chunk, [&](const io::Line& line) { parse_line(*chunk.parser, *chunk.ctx, line); });
+}
+
+/// Threads that parse the chunks handed to them, in the order handed.
+class ChunkWorkers {
+ public:
+  explicit ChunkWorkers(unsigned count) {
+    for (unsigned i = 0; i < count; ++i) m_threads.emplace_back([this] { work(); });
+  }
+  ~ChunkWorkers() {
+    {
+      const std::lock_guard lock(m_mutex);
+      m_stop = true;
+    }
+    m_work.notify_all();
+    for (std::thread& t : m_threads) t.join();
+  }
+  ChunkWorkers(const ChunkWorkers&) = delete;
+  ChunkWorkers& operator=(const ChunkWorkers&) = delete;
+
+  void submit(Chunk& chunk) {
+    {
+      const std::lock_guard lock(m_mutex);
+      chunk.done = false;
+      m_queue.push_back(&chunk);
+    }
+    m_work.notify_one();
+  }
+  void wait(Chunk& chunk) {
+    std::unique_lock lock(m_mutex);
+    m_done.wait(lock, [&] { return chunk.done; });
+  }
+
+ private:
+  void work() {
+    for (;;) {
+      Chunk* chunk = nullptr;
+      {
+        std::unique_lock lock(m_mutex);
+        m_work.wait(lock, [&] { return m_stop || !m_queue.empty(); });
+        if (m_queue.empty()) return;
+        chunk = m_queue.front();
+        m_queue.pop_front();
+      }
+      try {
+        parse_chunk(*chunk);
+      } catch (...) {
+        chunk->error = std::current_exception();
+      }
+      {
+        const std::lock_guard lock(m_mutex);
+        chunk->done = true;
+      }
+      m_done.notify_all();
+    }
+  }
+
+  std::mutex m_mutex;
+  std::condition_variable m_work, m_done;
+  std::deque<Chunk*> m_queue;
+  bool m_stop = false;
+  std::vector<std::thread> m_threads;
+};
+
+/// Gives a chunk what its parse needs: copies of the parser and clock as they stand now.
+void prepare_chunk(Chunk& chunk, const LineParser& parser, const ParseContext& ctx, ForkableSink& sink) {
+  chunk.clock.emplace(ctx.clock);
+  chunk.stats = InputStats{};
+  chunk.stats.path = ctx.stats.path;
+  chunk.stats.format = ctx.stats.format;
+  chunk.stats.time_basis = ctx.stats.time_basis;
+  chunk.marks.clear();
+  chunk.error = nullptr;
+  if (!chunk.sink) chunk.sink = sink.fork();
+  chunk.ctx = std::make_unique<ParseContext>(
+      ParseContext{ctx.options, *chunk.clock, *chunk.sink, chunk.stats, Event{}, {}, {}, ctx.reference_ns, 0});
+  chunk.ctx->check_clock = ctx.check_clock;
+  chunk.ctx->time_marks = &chunk.marks;
+  chunk.parser = parser.clone(*chunk.ctx);
+}
+
+/// Adds a joined chunk's accounting to the input's, as if its lines had been counted here.
+void add_chunk_stats(ParseContext& ctx, const Chunk& chunk) {
+  InputStats& into = ctx.stats;
+  const InputStats& from = chunk.stats;
+  if (static_cast<int>(from.time_basis) > static_cast<int>(into.time_basis)) into.time_basis = from.time_basis;
+  if (from.events > 0) {
+    into.first_ts_ns = into.events == 0 ? from.first_ts_ns : std::min(into.first_ts_ns, from.first_ts_ns);
+    into.last_ts_ns = into.events == 0 ? from.last_ts_ns : std::max(into.last_ts_ns, from.last_ts_ns);
+  }
+  for (const ParseContext::TimeMark& mark : chunk.marks) {  // counts on into.events: one by one
+    ctx.note_time(mark.ts_ns, mark.line);
+    ++into.events;
+  }
+  into.lines += from.lines;
+  into.event_lines += from.event_lines;
+  into.ignored += from.ignored;
+  into.malformed += from.malformed;
+  for (const MalformedExample& e : from.examples)
+    if (into.examples.size() < ctx.options.max_examples) into.examples.push_back(e);
+  for (const std::string& note : from.notes) add_note(into, note);
+  into.warnings.insert(into.warnings.end(), from.warnings.begin(), from.warnings.end());
+  for (const std::string& v : from.fingerprint.drivers) Fingerprint::add(into.fingerprint.drivers, v);
+  for (const std::string& v : from.fingerprint.cuda) Fingerprint::add(into.fingerprint.cuda, v);
+  for (const std::string& v : from.fingerprint.gpus) Fingerprint::add(into.fingerprint.gpus, v);
+  into.fingerprint.gpu_count = std::max(into.fingerprint.gpu_count, from.fingerprint.gpu_count);
+  for (const std::string& host : from.hosts) ParseContext::note_host(host, into);
+  if (!from.clock.empty()) into.clock = from.clock;
+}
+
+/// Joins the next chunk in input order (see the top of this file). True when its parse stood.
+bool join_chunk(Chunk& chunk, LineParser& parser, ParseContext& ctx, ForkableSink& sink) {
+  if (chunk.error) std::rethrow_exception(chunk.error);
+  if (!parser.continue_with(*chunk.parser)) {
+    sink.discard(*chunk.sink);
+    for_each_line(chunk, [&](const io::Line& line) { parse_line(parser, ctx, line); });
+    return false;
+  }
+  ctx.clock.add_fall_backs(*chunk.clock);
+  add_chunk_stats(ctx, chunk);
+  sink.join(*chunk.sink);
+  return true;
+}
+
+}  // namespace
+
+bool parse_in_chunks(io::LineReader& reader, LineParser& parser, ParseContext& ctx, ForkableSink& sink, unsigned jobs) {
+  if (!parser.clone(ctx)) return false;
+  const ChunkSizes sizes = chunk_sizes();
+  io::Line line;
+  while (reader.position() < sizes.first) {
+    if (!reader.next(line)) return true;
+    parse_line(parser, ctx, line);
+  }
+  const std::unique_ptr<LineParser> skimmer = parser.skims() ? parser.clone(ctx) : nullptr;
+  std::deque<std::unique_ptr<Chunk>> in_flight;
+  std::vector<std::unique_ptr<Chunk>> spare;
+  ChunkWorkers workers(jobs);  // after the chunks: its threads stop before the chunks go
+  const std::size_t max_in_flight = 2 * static_cast<std::size_t>(jobs);
+  std::uint64_t chunks = 0, parsed_again = 0, skim_round = 0;
+  bool more = true;
+  for (;;) {
+    while (more && in_flight.size() < max_in_flight) {
+      std::unique_ptr<Chunk> chunk;
+      if (spare.empty()) {
+        chunk = std::make_unique<Chunk>();
+      } else {
+        chunk = std::move(spare.back());
+        spare.pop_back();
+      }
+      prepare_chunk(*chunk, skimmer ? *skimmer : parser, ctx, sink);  // the state before its lines
+      chunk->skim_round = skim_round;
+      if (!read_chunk(reader, *chunk, sizes.chunk, skimmer.get())) {
+        more = false;
+        break;
+      }
+      workers.submit(*chunk);
+      in_flight.push_back(std::move(chunk));
+    }
+    if (in_flight.empty()) break;
+    Chunk& chunk = *in_flight.front();
+    workers.wait(chunk);
+    ++chunks;
+    if (!join_chunk(chunk, parser, ctx, sink)) {
+      ++parsed_again;
+      // The skimmer is set right by what the next chunk's copy missed; a chunk copied before its
+      // last correction missed that much and more: it will be parsed again, with no new correction.
+      const Chunk* next = in_flight.size() > 1 ? in_flight[1].get() : nullptr;
+      if (skimmer && (next == nullptr || next->skim_round == skim_round)) {
+        parser.resync_skim(*skimmer, next != nullptr ? next->parser.get() : nullptr);
+        ++skim_round;
+      }
+    }
+    spare.push_back(std::move(in_flight.front()));
+    in_flight.pop_front();
+  }
+  log().debug("{}: {} chunks on {} threads, {} parsed again", ctx.stats.path, chunks, jobs, parsed_again);
+  return true;
+}
+
+}  // namespace gpucost::prep

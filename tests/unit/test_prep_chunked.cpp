@@ -1,0 +1,144 @@
+// prep -j N on one input (src/prep/chunked_parse.cpp): at the real chunk sizes (64 KiB parsed
+// first, then 128 KiB chunks), the events stream and the accounting are those of one thread.
+// tests/cli/jobs_identical.sh and the golden cases run the same comparison with chunks of a few lines.
+#include <catch2/catch.hpp>
+
+#include "prep/telemetry/smi_table.hpp"
+#include "support.hpp"
+
+#include <gpucost/io/event_stream.hpp>
+
+#include <cstdio>
+#include <string>
+
+namespace prep = gpucost::prep;
+namespace io = gpucost::io;
+
+namespace {
+
+struct StreamRun {
+  std::string stream;  // the events as `gpucost prep` writes them
+  gpucost::InputStats stats;
+};
+
+StreamRun prep_stream(const std::string& text, unsigned jobs, prep::PrepOptions options = {},
+                      const std::string& tz = "UTC") {
+  options.jobs = jobs;
+  std::FILE* f = std::tmpfile();
+  REQUIRE(f != nullptr);
+  StreamRun run;
+  {
+    io::EventWriter writer(f, io::StreamFormat::jsonl);
+    auto reader = io::LineReader::from_string(text);
+    auto clock = gpucost::LocalClock::make(tz);
+    REQUIRE(clock.has_value());
+    run.stats.path = "test";
+    REQUIRE(static_cast<bool>(prep::run_prep_input(*reader, options, *clock, writer, run.stats)));
+    writer.write_summary({run.stats});
+    writer.flush();
+  }
+  std::rewind(f);
+  char buf[65536];
+  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) run.stream.append(buf, n);
+  std::fclose(f);
+  return run;
+}
+
+void check_same(const StreamRun& one, const StreamRun& many) {
+  CHECK(one.stream.size() == many.stream.size());
+  CHECK(one.stream == many.stream);  // the summary line holds the accounting, notes and clock anomalies
+  CHECK(one.stats.lines == many.stats.lines);
+  CHECK(one.stats.events == many.stats.events);
+  CHECK(one.stats.malformed == many.stats.malformed);
+  CHECK(one.stats.examples.size() == many.stats.examples.size());
+}
+
+// dmon without times, 8 GPUs, about 1.2 MB: rows placed by their sampling cycle, with a few cut
+// rows (malformed: the cycle count must not take them) and the header repeated every 20 cycles.
+std::string dmon_without_times() {
+  std::string out;
+  char row[160];
+  for (int c = 0; c < 1500; ++c) {
+    if (c % 20 == 0) {
+      out += "# gpu    pwr  gtemp  mtemp     sm    mem    enc    dec    jpg    ofa   mclk   pclk \n";
+      out += "# Idx      W      C      C      %      %      %      %      %      %    MHz    MHz \n";
+    }
+    if (c % 377 == 5) out += "    0    301     40\n";
+    for (int g = 0; g < 8; ++g) {
+      std::snprintf(row, sizeof row, "%5d %6d %6d %6d %6d %6d      0      0      0      0   2619   1980 \n", g,
+                    300 + (c * 7 + g) % 400, 40 + g, 35 + g, (c + g) % 101, (c * 3 + g) % 101);
+      out += row;
+    }
+  }
+  return out;
+}
+
+// A query CSV of 4 GPUs in Europe/Berlin over the DST change of 2024-10-27, about 1 MB: the hour
+// repeats, the clock steps back, and a run of rows has a bad number.
+std::string query_over_fall_back() {
+  std::string out = "timestamp, index, power.draw [W], utilization.gpu [%]\n";
+  char row[160];
+  for (int s = 0; s < 3 * 3600; s += 1) {
+    const int local = s < 7200 ? 3600 + s : 3600 + s - 3600;  // 01:00..03:00, then 02:00..03:59 again
+    for (int g = 0; g < 4; ++g) {
+      const bool bad = s > 5000 && s < 5003;
+      std::snprintf(row, sizeof row, "2024/10/27 %02d:%02d:%02d.%03d, %d, %s W, %d %%\n", local / 3600, local / 60 % 60,
+                    local % 60, 100 + g, g, bad ? "12x" : "250.25", (s + g) % 101);
+      out += row;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("prep -j: dmon without times in chunks is dmon on one thread", "[prep][jobs]") {
+  const std::string text = dmon_without_times();
+  REQUIRE(text.size() > 1'000'000);
+  const StreamRun one = prep_stream(text, 1);
+  CHECK(one.stats.malformed == 4);
+  for (const unsigned jobs : {2u, 3u, 8u}) check_same(one, prep_stream(text, jobs));
+}
+
+TEST_CASE("prep -j: a query CSV over a DST fall-back in chunks is the CSV on one thread", "[prep][jobs]") {
+  const std::string text = query_over_fall_back();
+  REQUIRE(text.size() > 1'000'000);
+  const StreamRun one = prep_stream(text, 1, {}, "Europe/Berlin");
+  CHECK(one.stats.malformed == 8);
+  REQUIRE(one.stats.repeated_hours.size() == 1);
+  CHECK(one.stats.repeated_hours[0].step_line > 0);
+  const StreamRun three = prep_stream(text, 3, {}, "Europe/Berlin");
+  check_same(one, three);
+  REQUIRE(three.stats.repeated_hours.size() == 1);
+  CHECK(three.stats.repeated_hours[0].events == one.stats.repeated_hours[0].events);
+  CHECK(three.stats.repeated_hours[0].step_line == one.stats.repeated_hours[0].step_line);
+}
+
+TEST_CASE("prep::token_at finds the token split_tokens finds", "[prep][dmon]") {
+  const char* lines[] = {"    0    631     63  -  ", "0,  631 , 63,,", "a", "", "2024, 1,", " , x"};
+  std::vector<std::string_view> tokens;
+  for (const char* line : lines) {
+    for (const bool csv : {false, true}) {
+      prep::split_tokens(line, csv, tokens);
+      for (std::size_t i = 0; i < tokens.size() + 2; ++i) {
+        INFO(line << " csv=" << csv << " i=" << i);
+        CHECK(prep::token_at(line, csv, i) == (i < tokens.size() ? tokens[i] : std::string_view{}));
+      }
+    }
+  }
+}
+
+TEST_CASE("LocalClock::add_fall_backs adds the ones met elsewhere, once, in the order met", "[core][time]") {
+  auto clock = gpucost::LocalClock::make("Europe/Berlin");
+  REQUIRE(clock.has_value());
+  gpucost::LocalClock chunk = *clock;
+  const auto local = [](int year, unsigned month, unsigned day) {
+    return gpucost::CivilTime{year, month, day, 2, 30, 0, 0}.as_utc_ns();
+  };
+  chunk.to_utc_ns(local(2024, 10, 27));  // in the repeated hour: met
+  clock->to_utc_ns(local(2023, 10, 29));
+  clock->add_fall_backs(chunk);
+  clock->add_fall_backs(chunk);
+  REQUIRE(clock->fall_backs().size() == 2);
+  CHECK(clock->fall_backs()[0].at_ns < clock->fall_backs()[1].at_ns);
+}
