@@ -63,14 +63,17 @@ struct Chunk {
   bool done = false;  // guarded by the workers' mutex
 };
 
-/// Reads lines until the chunk holds `bytes`, showing each to `skimmer` if there is one; false
-/// when the input had none left.
-bool read_chunk(io::LineReader& reader, Chunk& chunk, std::size_t bytes, LineParser* skimmer) {
+/// Reads lines until the chunk holds `bytes` and `parser` may cut after the last one, showing
+/// each to `skimmer` if there is one; false when the input had none left.
+bool read_chunk(io::LineReader& reader, Chunk& chunk, std::size_t bytes, const LineParser& parser,
+                LineParser* skimmer) {
   chunk.text.clear();
   chunk.overlong.clear();
   chunk.line_count = 0;
   io::Line line;
-  while (chunk.text.size() < bytes && reader.next(line)) {
+  bool cut = false;
+  while (!(cut && chunk.text.size() >= bytes) && reader.next(line)) {
+    cut = line.overlong || parser.may_cut_after(line.text);
     if (chunk.line_count++ == 0) chunk.first_line = line.number;
     chunk.text.append(line.text);
     chunk.text.push_back('\n');
@@ -252,7 +255,7 @@ bool parse_in_chunks(io::LineReader& reader, LineParser& parser, ParseContext& c
       }
       prepare_chunk(*chunk, skimmer ? *skimmer : parser, ctx, sink);  // the state before its lines
       chunk->skim_round = skim_round;
-      if (!read_chunk(reader, *chunk, sizes.chunk, skimmer.get())) {
+      if (!read_chunk(reader, *chunk, sizes.chunk, parser, skimmer.get())) {
         more = false;
         break;
       }

@@ -172,6 +172,12 @@ class LineParser {
     (void)chunk;
     return false;
   }
+  /// False when a chunk must not end after `line` (it leaves a multi-line record open); the
+  /// chunk then takes the lines up to one after which it may.
+  [[nodiscard]] virtual bool may_cut_after(std::string_view line) const {
+    (void)line;
+    return true;
+  }
   /// True when a copy of this parser, given every line in input order on the reading thread
   /// (skim()), keeps what a chunk needs at its start better than the joined state (dmon's
   /// cycle count, which every row moves): the chunks are then copied from it.

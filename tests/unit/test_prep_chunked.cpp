@@ -90,7 +90,47 @@ std::string query_over_fall_back() {
   return out;
 }
 
+// journalctl -o json-pretty over two boots and three host names, about 1.3 MB, with an object
+// cut short by the next one (malformed: its 8 lines) and a kernel Xid now and then.
+std::string journal_pretty() {
+  std::string out;
+  char entry[1024];
+  for (int i = 0; i < 4000; ++i) {
+    const bool second_boot = i >= 1700;
+    const char* boot = second_boot ? "7e1c9a8b6d42b8f4d6a0c1e43a9b7d5f" : "2b8f4d6a0c1e43a9b7d5f3e1c9a8b6d4";
+    const long long mono = 2004551LL + i * 1000000LL;
+    const long long real = (second_boot ? 1751300000000000LL : 1751266701035801LL) + i * 1000000LL;
+    const char* message = i % 97 == 13 ? "NVRM: Xid (PCI:0000:01:00): 79, pid=1234, GPU has fallen off the bus."
+                                       : "ACPI: AC: AC Adapter [AC] (off-line)";
+    std::snprintf(entry, sizeof entry,
+                  "{\n"
+                  "        \"__REALTIME_TIMESTAMP\" : \"%lld\",\n"
+                  "        \"__MONOTONIC_TIMESTAMP\" : \"%lld\",\n"
+                  "        \"_BOOT_ID\" : \"%s\",\n"
+                  "        \"_TRANSPORT\" : \"kernel\",\n"
+                  "        \"SYSLOG_IDENTIFIER\" : \"kernel\",\n"
+                  "        \"MESSAGE\" : \"%s\",\n"
+                  "        \"_HOSTNAME\" : \"node%d\"\n",
+                  real, mono, boot, message, i / 1500);
+    out += entry;
+    if (i != 1234) out += "}\n";  // 1234: cut short, the next object starts
+  }
+  return out;
+}
+
 }  // namespace
+
+TEST_CASE("prep -j: journal json-pretty in chunks is the journal on one thread", "[prep][jobs]") {
+  const std::string text = journal_pretty();
+  REQUIRE(text.size() > 1'000'000);
+  prep::PrepOptions options;
+  options.host = "gpu-box";
+  options.host_given = true;  // the notes then name the journal's host names
+  const StreamRun one = prep_stream(text, 1, options);
+  CHECK(one.stats.malformed == 8);
+  CHECK(one.stats.events == 3999);  // the AC adapter lines are power events too
+  for (const unsigned jobs : {2u, 3u}) check_same(one, prep_stream(text, jobs, options));
+}
 
 TEST_CASE("prep -j: dmon without times in chunks is dmon on one thread", "[prep][jobs]") {
   const std::string text = dmon_without_times();

@@ -102,6 +102,34 @@ class JournalJsonParser final : public LineParser {
  public:
   explicit JournalJsonParser(ParseContext& /*ctx*/) {}
 
+  // prep -j: the entries are independent; what carries over is an object still open and what
+  // the notes sum up (entries, boots, host names). A chunk starts with none of these, and is
+  // cut only after a line that closes an object.
+  [[nodiscard]] std::unique_ptr<LineParser> clone(ParseContext& ctx) const override {
+    return std::make_unique<JournalJsonParser>(ctx);
+  }
+  [[nodiscard]] bool may_cut_after(std::string_view line) const override {
+    const std::string_view t = text::rtrim(line);
+    return !t.empty() && t.back() == '}' && (t.front() == '}' || t.front() == '{');
+  }
+  bool continue_with(LineParser& other) override {
+    if (m_pending_lines > 0) return false;  // the chunk began inside this object
+    auto& chunk = static_cast<JournalJsonParser&>(other);
+    m_entries += chunk.m_entries;
+    for (const BootInfo& b : chunk.m_boots) {
+      note_boot(b.id, b.min_us);
+      note_boot(b.id, b.max_us);
+    }
+    for (const std::string& h : chunk.m_hosts) note_host(h, {});
+    std::swap(m_buf, chunk.m_buf);
+    m_pending_lines = chunk.m_pending_lines;
+    m_first_line = chunk.m_first_line;
+    m_depth = chunk.m_depth;
+    m_in_string = chunk.m_in_string;
+    m_escape = chunk.m_escape;
+    return true;
+  }
+
   LineResult parse(std::string_view line, ParseContext& ctx) override {
     if (m_pending_lines > 0) {
       if (!line.empty() && line.front() == '{') {
