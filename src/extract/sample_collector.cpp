@@ -2,6 +2,7 @@
 // or system incident, a record of a profiler trace, table or training log).
 #include <gpucost/extract/sample_collector.hpp>
 
+#include <gpucost/core/event_buffer.hpp>
 #include <gpucost/core/text.hpp>
 #include <gpucost/prep/prep.hpp>
 
@@ -126,13 +127,54 @@ void SampleCollector::add_training(const Event& ev, EventKind kind) {
 
 void SampleCollector::add_sample(const Event& ev) {
   if (m_host.empty() && !ev.host.empty()) m_host = std::string(ev.host);
+  m_store.add(ev.gpu < 0 ? 0 : ev.gpu, sample_of(ev));
+}
+
+namespace {
+
+/// A chunk's events as the collector keeps them (prep -j): the samples as the store's records,
+/// made on the worker, and the rare other kinds whole, to be collected when the chunk is joined.
+class CollectedChunk final : public EventSink {
+ public:
+  void on_event(const Event& ev) override {
+    if (event_kind_from_name(ev.kind) != EventKind::sample) {
+      others.add(ev);
+      return;
+    }
+    if (host.empty() && !ev.host.empty()) host = std::string(ev.host);
+    samples.emplace_back(ev.gpu < 0 ? 0 : ev.gpu, sample_of(ev));
+  }
+  void clear() {
+    samples.clear();
+    others.clear();
+    host.clear();
+  }
+  std::vector<std::pair<int, Sample>> samples;
+  EventBuffer others;
+  std::string host;  // of the chunk's first sample that names one
+};
+
+}  // namespace
+
+std::unique_ptr<EventSink> SampleCollector::fork() { return std::make_unique<CollectedChunk>(); }
+
+void SampleCollector::join(EventSink& forked) {
+  auto& chunk = static_cast<CollectedChunk&>(forked);
+  if (m_host.empty()) m_host = chunk.host;
+  for (const auto& [gpu, sample] : chunk.samples) m_store.add(gpu, sample);
+  chunk.others.replay(*this);  // incidents and records: apart from the samples, in their order
+  chunk.clear();
+}
+
+void SampleCollector::discard(EventSink& forked) { static_cast<CollectedChunk&>(forked).clear(); }
+
+Sample sample_of(const Event& ev) {
   // A reading beyond ±10^12 is no telemetry (no GPU draws a terawatt): it is taken as not read,
   // so that no sum, and no float of the sample, turns infinite.
   const auto get = [&](Metric m) {
     const double v = ev.has(m) ? ev.get(m) : kNaN;
     return std::abs(v) <= kLargestReading ? v : kNaN;
   };
-  const int gpu = ev.gpu < 0 ? 0 : ev.gpu;
   const auto getf = [&](Metric m) {
     const double v = get(m);
     return std::isnan(v) ? Sample::kNoF : static_cast<float>(v);
@@ -159,7 +201,7 @@ void SampleCollector::add_sample(const Event& ev) {
   x.pcie_gen_max = get8(Metric::pcie_gen_max);
   x.pcie_width = get8(Metric::pcie_width);
   x.pcie_width_max = get8(Metric::pcie_width_max);
-  m_store.add(gpu, x);
+  return x;
 }
 
 std::vector<Sample> SampleCollector::samples_of(int gpu) const {

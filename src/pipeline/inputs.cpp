@@ -217,13 +217,46 @@ Status feed_inputs(const std::vector<ProbedInput>& inputs, const prep::PrepOptio
   return {};
 }
 
-void TelemetrySpanSink::on_event(const Event& event) {
-  if (event.kind == "sample") {
-    if (!m_span) m_span = prep::TelemetrySpan{event.ts_ns, event.ts_ns};
-    m_span->first_ns = std::min(m_span->first_ns, event.ts_ns);
-    m_span->last_ns = std::max(m_span->last_ns, event.ts_ns);
+namespace {
+
+void widen(std::optional<prep::TelemetrySpan>& span, std::int64_t first_ns, std::int64_t last_ns) {
+  if (!span) span = prep::TelemetrySpan{first_ns, last_ns};
+  span->first_ns = std::min(span->first_ns, first_ns);
+  span->last_ns = std::max(span->last_ns, last_ns);
+}
+
+/// A chunk's events on their way to a fork of the sink after a TelemetrySpanSink, with their span.
+class SpanFork final : public EventSink {
+ public:
+  explicit SpanFork(std::unique_ptr<EventSink> to) : inner(std::move(to)) {}
+  void on_event(const Event& event) override {
+    if (event.kind == "sample") widen(span, event.ts_ns, event.ts_ns);
+    inner->on_event(event);
   }
+  std::unique_ptr<EventSink> inner;
+  std::optional<prep::TelemetrySpan> span;
+};
+
+}  // namespace
+
+void TelemetrySpanSink::on_event(const Event& event) {
+  if (event.kind == "sample") widen(m_span, event.ts_ns, event.ts_ns);
   m_sink.on_event(event);
+}
+
+std::unique_ptr<EventSink> TelemetrySpanSink::fork() { return std::make_unique<SpanFork>(m_sink.forkable()->fork()); }
+
+void TelemetrySpanSink::join(EventSink& forked) {
+  auto& chunk = static_cast<SpanFork&>(forked);
+  if (chunk.span) widen(m_span, chunk.span->first_ns, chunk.span->last_ns);
+  chunk.span.reset();
+  m_sink.forkable()->join(*chunk.inner);
+}
+
+void TelemetrySpanSink::discard(EventSink& forked) {
+  auto& chunk = static_cast<SpanFork&>(forked);
+  chunk.span.reset();
+  m_sink.forkable()->discard(*chunk.inner);
 }
 
 namespace {

@@ -6,6 +6,10 @@
 #include "prep/telemetry/smi_table.hpp"
 #include "support.hpp"
 
+#include <gpucost/core/event_buffer.hpp>
+#include <gpucost/extract/extract.hpp>
+#include <gpucost/extract/features.hpp>
+#include <gpucost/extract/sample_collector.hpp>
 #include <gpucost/io/event_stream.hpp>
 
 #include <cstdio>
@@ -181,4 +185,68 @@ TEST_CASE("LocalClock::add_fall_backs adds the ones met elsewhere, once, in the 
   clock->add_fall_backs(chunk);
   REQUIRE(clock->fall_backs().size() == 2);
   CHECK(clock->fall_backs()[0].at_ns < clock->fall_backs()[1].at_ns);
+}
+
+TEST_CASE("extract -j: a log's chunks collected side by side give -j 1's document", "[extract][jobs]") {
+  // The samples of the dmon log, a spilling store, and the Xids of a journal after it.
+  const std::string dmon = dmon_without_times(), journal = journal_pretty();
+  prep::PrepOptions start;
+  start.start = gpucost::parse_iso8601("2025-06-30T06:58:00Z");
+  std::string first;
+  for (const unsigned jobs : {1U, 3U}) {
+    INFO("jobs " << jobs);
+    gpucost::extract::SampleCollector collector(4096);
+    for (const std::string* text : {&dmon, &journal}) {
+      prep::PrepOptions options = start;
+      options.jobs = jobs;
+      auto reader = io::LineReader::from_string(*text);
+      auto clock = gpucost::LocalClock::make("UTC");
+      gpucost::InputStats stats;
+      REQUIRE(static_cast<bool>(prep::run_prep_input(*reader, options, *clock, collector, stats)));
+    }
+    REQUIRE(collector.store().runs() > 0);
+    REQUIRE(!collector.incidents().empty());
+    gpucost::extract::ExtractOptions o;
+    o.jobs = jobs;
+    auto f = gpucost::extract::compute_features(collector, o);
+    REQUIRE(f.has_value());
+    const std::string json = gpucost::extract::features_to_json(*f);
+    if (jobs == 1)
+      first = json;
+    else
+      CHECK(json == first);
+  }
+}
+
+TEST_CASE("EventBuffer hands on the events it kept, strings and metrics as they were", "[core][jobs]") {
+  gpucost::EventBuffer buffer;
+  std::string source = "journal", kind = "xid", key = "code", value = "79", text = "250.50";
+  gpucost::Event ev;
+  ev.ts_ns = 42;
+  ev.gpu = 3;
+  ev.source = source;
+  ev.kind = kind;
+  ev.host = "node7";
+  ev.set(gpucost::Metric::power_w, 250.5, text);
+  ev.add_text(key, value);
+  buffer.add(ev);
+  ev.reset();
+  ev.kind = "sample";
+  ev.set(gpucost::Metric::sm_pct, 97);
+  buffer.add(ev);
+  source = kind = key = value = text = "overwritten";  // what the buffer kept is its own
+  gpucost::test::CollectingSink sink;
+  buffer.replay(sink);
+  REQUIRE(sink.events.size() == 2);
+  CHECK(sink.events[0].ts_ns == 42);
+  CHECK(sink.events[0].gpu == 3);
+  CHECK(sink.events[0].source == "journal");
+  CHECK(sink.events[0].kind == "xid");
+  CHECK(sink.events[0].host == "node7");
+  CHECK(sink.events[0].metric("power_w") == 250.5);
+  CHECK(sink.events[0].fields.at("code") == "79");
+  CHECK(sink.events[1].kind == "sample");
+  CHECK(sink.events[1].metric("sm_pct") == 97);
+  CHECK(!sink.events[1].metric("power_w").has_value());
+  CHECK(sink.events[1].fields.empty());
 }

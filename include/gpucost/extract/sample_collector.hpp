@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -42,11 +43,20 @@ struct TrainRate {
   double value = 0;
 };
 
+/// The store's record of a "sample" event: its metrics, a reading beyond ±10^12 taken as none.
+Sample sample_of(const Event& event);
+
 /// Collects "sample" events per GPU (telemetry without a GPU index belongs to GPU 0), the
 /// incidents of kernel and system logs, and the summaries of profiler traces and tables.
-class SampleCollector final : public EventSink {
+class SampleCollector final : public EventSink, public ForkableSink {
  public:
   void on_event(const Event& event) override;
+  /// prep -j: a fork turns its chunk's samples into the store's records on the worker (the
+  /// other events it keeps whole); join() adds them here in input order.
+  ForkableSink* forkable() override { return this; }
+  [[nodiscard]] std::unique_ptr<EventSink> fork() override;
+  void join(EventSink& forked) override;
+  void discard(EventSink& forked) override;
   /// Records which inputs were read, so that "no Xid" can be told from "no kernel log".
   void note_inputs(const std::vector<InputStats>& inputs);
   explicit SampleCollector(std::size_t sample_budget = SampleStore::kDefaultBudget,

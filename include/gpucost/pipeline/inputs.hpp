@@ -9,6 +9,7 @@
 #include <gpucost/prep/prep.hpp>
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -56,10 +57,15 @@ std::uint64_t plain_input_bytes(const std::vector<ProbedInput>& inputs);
 prep::PrepOptions with_journal_boot_time(const std::vector<ProbedInput>& inputs, prep::PrepOptions options);
 
 /// Hands every event on to `sink` and keeps the span of the telemetry samples among them.
-class TelemetrySpanSink final : public EventSink {
+class TelemetrySpanSink final : public EventSink, public ForkableSink {
  public:
   explicit TelemetrySpanSink(EventSink& sink) : m_sink(sink) {}
   void on_event(const Event& event) override;
+  /// Forkable when the sink it hands on to is: each fork keeps its chunk's span.
+  ForkableSink* forkable() override { return m_sink.forkable() != nullptr ? this : nullptr; }
+  [[nodiscard]] std::unique_ptr<EventSink> fork() override;
+  void join(EventSink& forked) override;
+  void discard(EventSink& forked) override;
   /// The first and last sample seen; none when no sample was.
   [[nodiscard]] const std::optional<prep::TelemetrySpan>& span() const { return m_span; }
 
