@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <optional>
@@ -201,19 +202,64 @@ class MetricLine {
 
 }  // namespace
 
-void ReportCollector::on_event(const Event& ev) {
-  m_samples.on_event(ev);
+namespace {
+
+/// What the collector keeps of an event besides its samples: the maximum SM clock it reports,
+/// and the marker a timeline draws for it.
+void note_event(const Event& ev, std::map<int, double>& max_clock, std::vector<TimelineEvent>& events) {
   if (ev.kind == "sample") {
     if (ev.has(Metric::pclk_max_mhz)) {
-      double& max = m_max_clock[ev.gpu < 0 ? 0 : ev.gpu];
+      double& max = max_clock[ev.gpu < 0 ? 0 : ev.gpu];
       max = std::max(max, ev.get(Metric::pclk_max_mhz));
     }
     return;
   }
   std::string label = marker_label(ev);
   if (label.empty()) return;
-  m_events.push_back(TimelineEvent{ev.ts_ns, std::string(ev.kind), std::move(label),
-                                   text::printable(shortened(field(ev, "message")))});
+  events.push_back(TimelineEvent{ev.ts_ns, std::string(ev.kind), std::move(label),
+                                 text::printable(shortened(field(ev, "message")))});
+}
+
+/// A chunk's share (prep -j), kept on the worker until the chunk is joined.
+class ReportChunk final : public EventSink {
+ public:
+  explicit ReportChunk(std::unique_ptr<EventSink> to_samples) : samples(std::move(to_samples)) {}
+  void on_event(const Event& ev) override {
+    samples->on_event(ev);
+    note_event(ev, max_clock, events);
+  }
+  std::unique_ptr<EventSink> samples;
+  std::map<int, double> max_clock;
+  std::vector<TimelineEvent> events;
+};
+
+}  // namespace
+
+void ReportCollector::on_event(const Event& ev) {
+  m_samples.on_event(ev);
+  note_event(ev, m_max_clock, m_events);
+}
+
+std::unique_ptr<EventSink> ReportCollector::fork() { return std::make_unique<ReportChunk>(m_samples.fork()); }
+
+void ReportCollector::join(EventSink& forked) {
+  auto& chunk = static_cast<ReportChunk&>(forked);
+  m_samples.join(*chunk.samples);
+  for (const auto& [gpu, mhz] : chunk.max_clock) {
+    double& max = m_max_clock[gpu];
+    max = std::max(max, mhz);
+  }
+  m_events.insert(m_events.end(), std::make_move_iterator(chunk.events.begin()),
+                  std::make_move_iterator(chunk.events.end()));
+  chunk.max_clock.clear();
+  chunk.events.clear();
+}
+
+void ReportCollector::discard(EventSink& forked) {
+  auto& chunk = static_cast<ReportChunk&>(forked);
+  m_samples.discard(*chunk.samples);
+  chunk.max_clock.clear();
+  chunk.events.clear();
 }
 
 double reference_sm_clock(const std::vector<extract::Sample>& samples, double reported_max_mhz,

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -26,9 +27,14 @@ struct TimelineEvent {
 
 /// Feeds a SampleCollector (for extract) and keeps, besides, the events the timelines mark and
 /// the maximum SM clock each GPU reports (clocks.max.sm), for the throttling rule.
-class ReportCollector final : public EventSink {
+class ReportCollector final : public EventSink, public ForkableSink {
  public:
   void on_event(const Event& event) override;
+  /// prep -j: a fork keeps its chunk's share of all three; join() adds it in input order.
+  ForkableSink* forkable() override { return this; }
+  [[nodiscard]] std::unique_ptr<EventSink> fork() override;
+  void join(EventSink& forked) override;
+  void discard(EventSink& forked) override;
   [[nodiscard]] extract::SampleCollector& samples() { return m_samples; }
   [[nodiscard]] const extract::SampleCollector& samples() const { return m_samples; }
   [[nodiscard]] const std::vector<TimelineEvent>& events() const { return m_events; }
