@@ -145,8 +145,9 @@ void add_input_options(CLI::App* app, InputArgs& a) {
   add_reading_options(app, a.settings);
   add_host_option(app, a);
   app->add_option("-j,--jobs", a.settings.jobs,
-                  "threads: .gz/.zst decompressed beside the parse, GPUs walked side by side (default: the cores "
-                  "this process may use, or GPUCOST_JOBS; 1 = one thread); the output is the same for every N")
+                  "threads: a query CSV, dmon or journal JSON parsed in chunks side by side, .gz/.zst decompressed "
+                  "beside the parse, GPUs walked side by side (default: the cores this process may use, or "
+                  "GPUCOST_JOBS; 1 = one thread); the output is the same for every N")
       ->check(CLI::Range(1u, 1024u))
       ->type_name("N")
       ->group("Input");
