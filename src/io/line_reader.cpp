@@ -578,6 +578,37 @@ std::string_view LineReader::peek(std::size_t n) {
   return {m_buf.get() + m_begin, std::min(n, m_end - m_begin)};
 }
 
+std::size_t LineReader::append_lines(std::string& out, std::size_t bytes) {
+  std::size_t lines = 0;
+  while (out.size() < bytes) {
+    if (m_begin == m_end && !fill()) break;
+    const char* base = m_buf.get();
+    // Whole lines up to the budget, in one copy; else the one line that crosses it.
+    const std::size_t want = std::min({m_end - m_begin, bytes - out.size(), m_max_line});
+    const void* last = ::memrchr(base + m_begin, '\n', want);
+    if (last == nullptr) last = std::memchr(base + m_begin, '\n', std::min(m_end - m_begin, m_max_line + 1));
+    if (last != nullptr) {
+      const std::size_t end = static_cast<std::size_t>(static_cast<const char*>(last) - base) + 1;
+      const std::size_t count = static_cast<std::size_t>(std::count(base + m_begin, base + end, '\n'));
+      out.append(base + m_begin, end - m_begin);
+      m_begin = end;
+      m_line_no += count;
+      lines += count;
+      continue;
+    }
+    if (m_end - m_begin > m_max_line) break;  // overlong: next() cuts it
+    const std::size_t before = m_end - m_begin;
+    if (fill() || m_end - m_begin > before) continue;
+    if (m_hold_partial) break;
+    out.append(m_buf.get() + m_begin, m_end - m_begin);  // the last line, without its '\n'
+    out.push_back('\n');
+    m_begin = m_end;
+    ++m_line_no;
+    ++lines;
+  }
+  return lines;
+}
+
 bool LineReader::next(Line& line) {
   constexpr std::size_t kHead = 120;  // bytes of an overlong line kept as its excerpt
   std::size_t scanned = m_begin;      // bytes before this offset hold no '\n'

@@ -32,9 +32,15 @@ constexpr std::uint64_t kFirstBytes = 64u << 10;
 /// the few in flight (their lines and their formatted events) stay in the cores' caches.
 constexpr std::size_t kChunkBytes = 128u << 10;
 
+/// A chunk that the parser would not let end (a json-pretty object that never closes) ends at
+/// this many chunks' bytes all the same (16 MiB): the next one then starts inside a record, and
+/// is parsed again when joined.
+constexpr std::size_t kLargestChunkFactor = 128;
+
 struct ChunkSizes {
   std::uint64_t first = kFirstBytes;
   std::size_t chunk = kChunkBytes;
+  std::size_t largest = kChunkBytes * kLargestChunkFactor;
 };
 
 /// GPUCOST_CHUNK_BYTES=N (tests: tests/cli/jobs_identical.sh) cuts after N bytes from the start,
@@ -42,8 +48,9 @@ struct ChunkSizes {
 ChunkSizes chunk_sizes() {
   const char* v = std::getenv("GPUCOST_CHUNK_BYTES");
   const auto n = v != nullptr ? text::parse_int(v) : std::nullopt;
-  if (!n || *n < 1) return {};
-  return {static_cast<std::uint64_t>(*n), static_cast<std::size_t>(*n)};
+  if (!n || *n < 1 || *n > (1 << 30)) return {};
+  const auto bytes = static_cast<std::size_t>(*n);
+  return {bytes, bytes, bytes * kLargestChunkFactor};
 }
 
 struct Chunk {
@@ -63,20 +70,40 @@ struct Chunk {
   bool done = false;  // guarded by the workers' mutex
 };
 
-/// Reads lines until the chunk holds `bytes` and `parser` may cut after the last one, showing
-/// each to `skimmer` if there is one; false when the input had none left.
-bool read_chunk(io::LineReader& reader, Chunk& chunk, std::size_t bytes, const LineParser& parser,
+/// The last line of the chunk's text, as the reader handed it out.
+std::string_view last_line(const std::string& text) {
+  std::string_view t(text);
+  t.remove_suffix(1);               // its '\n'
+  t = t.substr(t.rfind('\n') + 1);  // npos + 1 == 0
+  if (!t.empty() && t.back() == '\r') t.remove_suffix(1);
+  return t;
+}
+
+/// Reads lines until the chunk holds sizes.chunk bytes and `parser` may cut after the last one
+/// (or it holds sizes.largest), showing each to `skimmer` if there is one; false when the input
+/// had none left. Without a skimmer the lines are copied as read, many at once; each line in the
+/// chunk is followed by '\r' or "\r\n" as read, and for_each_line() takes one '\r' off.
+bool read_chunk(io::LineReader& reader, Chunk& chunk, const ChunkSizes& sizes, const LineParser& parser,
                 LineParser* skimmer) {
   chunk.text.clear();
   chunk.overlong.clear();
   chunk.line_count = 0;
   io::Line line;
   bool cut = false;
-  while (!(cut && chunk.text.size() >= bytes) && reader.next(line)) {
-    cut = line.overlong || parser.may_cut_after(line.text);
+  while (!(cut && chunk.text.size() >= sizes.chunk) && chunk.text.size() < sizes.largest) {
+    if (skimmer == nullptr) {
+      if (const std::size_t n = reader.append_lines(chunk.text, sizes.chunk); n > 0) {
+        if (chunk.line_count == 0) chunk.first_line = reader.lines_read() - n + 1;
+        chunk.line_count += n;
+        cut = parser.may_cut_after(last_line(chunk.text));
+        continue;
+      }
+    }
+    if (!reader.next(line)) break;  // a line too long to take whole, the end, or a skimmer's line
     if (chunk.line_count++ == 0) chunk.first_line = line.number;
     chunk.text.append(line.text);
-    chunk.text.push_back('\n');
+    chunk.text += "\r\n";  // for_each_line() takes the '\r' off: the text is the line's as handed out
+    cut = line.overlong || parser.may_cut_after(line.text);
     if (line.overlong)
       chunk.overlong.emplace_back(line.number, line.full_length);
     else if (skimmer != nullptr)
@@ -92,7 +119,9 @@ void for_each_line(const Chunk& chunk, F&& f) {
   std::size_t at = 0, next_overlong = 0;
   for (std::uint64_t i = 0; i < chunk.line_count; ++i) {
     const std::size_t nl = text.find('\n', at);  // every line is followed by one
-    io::Line line{text.substr(at, nl - at), chunk.first_line + i, 0, false};
+    std::string_view t = text.substr(at, nl - at);
+    if (!t.empty() && t.back() == '\r') t.remove_suffix(1);
+    io::Line line{t, chunk.first_line + i, 0, false};
     if (next_overlong < chunk.overlong.size() && chunk.overlong[next_overlong].first == line.number) {
       line.full_length = chunk.overlong[next_overlong++].second;
       line.overlong = true;
@@ -230,7 +259,7 @@ bool join_chunk(Chunk& chunk, LineParser& parser, ParseContext& ctx, ForkableSin
 }  // namespace
 
 bool parse_in_chunks(io::LineReader& reader, LineParser& parser, ParseContext& ctx, ForkableSink& sink, unsigned jobs) {
-  if (!parser.clone(ctx)) return false;
+  if (jobs < parser.chunks_from_jobs() || !parser.clone(ctx)) return false;
   const ChunkSizes sizes = chunk_sizes();
   io::Line line;
   while (reader.position() < sizes.first) {
@@ -255,7 +284,7 @@ bool parse_in_chunks(io::LineReader& reader, LineParser& parser, ParseContext& c
       }
       prepare_chunk(*chunk, skimmer ? *skimmer : parser, ctx, sink);  // the state before its lines
       chunk->skim_round = skim_round;
-      if (!read_chunk(reader, *chunk, sizes.chunk, parser, skimmer.get())) {
+      if (!read_chunk(reader, *chunk, sizes, parser, skimmer.get())) {
         more = false;
         break;
       }

@@ -172,6 +172,9 @@ class LineParser {
     (void)chunk;
     return false;
   }
+  /// The fewest threads (-j) with which chunks pay: a format parsed at the speed of a copy
+  /// (journal JSON) gains only when two workers parse beside the thread that cuts the chunks.
+  [[nodiscard]] virtual unsigned chunks_from_jobs() const { return 2; }
   /// False when a chunk must not end after `line` (it leaves a multi-line record open); the
   /// chunk then takes the lines up to one after which it may.
   [[nodiscard]] virtual bool may_cut_after(std::string_view line) const {

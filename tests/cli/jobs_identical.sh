@@ -143,6 +143,17 @@ awk 'BEGIN {  # Europe/Berlin, 2024-10-27: 02:00-03:00 CEST, then again as CET
   for (s = 0; s < 60; s++) for (g = 0; g < 2; g++) printf "2024/10/27 02:%02d:40.000, %d, %d.5 W\n", s, g, 300 + s
   for (s = 0; s < 30; s++) for (g = 0; g < 2; g++) printf "2024/10/27 03:%02d:40.000, %d, %d.5 W\n", s, g, 400 + s
 }' > "$gen/query_fall_back.csv"
+awk 'BEGIN {  # journalctl -o json-pretty whose third object never closes: chunks must end in it
+  for (i = 0; i < 3; i++) {
+    print "{"
+    printf "        \"__REALTIME_TIMESTAMP\" : \"%d\",\n", 1751266701035801 + i * 1000000
+    print "        \"_TRANSPORT\" : \"kernel\","
+    print "        \"MESSAGE\" : \"NVRM: Xid (PCI:0000:01:00): 79, pid=1234, GPU has fallen off the bus.\""
+    if (i != 2) print "}"
+  }
+  for (i = 0; i < 2000; i++) printf "        \"FIELD_%d\" : \"value\",\n", i
+}' > "$gen/journal_unclosed.json"
+same gen.journal_unclosed prep -q "$gen/journal_unclosed.json"
 same gen.query_fall_back prep -q --tz Europe/Berlin "$gen/query_fall_back.csv"
 same gen.dmon_no_time prep -q "$gen/dmon_no_time.txt"
 same gen.dmon_no_time.start prep -q --start 2024-06-12T10:00:00 --interval 2 "$gen/dmon_no_time.txt"

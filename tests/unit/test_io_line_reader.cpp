@@ -461,3 +461,63 @@ TEST_CASE("io::line_reader: a reader that decompresses ahead can be dropped befo
   }  // each reader stops its thread while it may be waiting for room
   io::set_decompress_ahead(false);
 }
+
+TEST_CASE("io::line_reader: append_lines hands out next()'s lines, many at a time", "[io][line_reader]") {
+  // Lines with CRs (one is taken off, as next() does), empty lines, lines longer than the limit
+  // (append_lines leaves them to next()), and a last line without its newline.
+  std::string text;
+  std::uint32_t seed = 7;
+  const auto rnd = [&] { return seed = seed * 1664525u + 1013904223u; };
+  for (int i = 0; i < 20000; ++i) {
+    const std::uint32_t r = rnd() % 100;
+    if (r == 0)
+      text += std::string(70 * 1024 + rnd() % 5000, 'x');  // over the 64 KiB limit
+    else if (r < 5)
+      text += "";
+    else
+      text += std::string(1 + rnd() % 200, static_cast<char>('a' + r % 26));
+    if (r % 7 == 1) text += "\r";
+    if (r % 11 == 2) text += "\r\r";
+    text += "\n";
+  }
+  text += "last line\r";
+  struct Seen {
+    std::string text;
+    std::uint64_t number, full_length;
+    bool overlong;
+    bool operator==(const Seen&) const = default;
+  };
+  std::vector<Seen> one_by_one, in_blocks;
+  auto a = io::LineReader::from_string(text);
+  a->set_max_line(64 * 1024);
+  io::Line line;
+  while (a->next(line)) one_by_one.push_back({std::string(line.text), line.number, line.full_length, line.overlong});
+  for (const std::size_t budget : {std::size_t{1}, std::size_t{150}, std::size_t{128 * 1024}}) {
+    INFO("budget " << budget);
+    in_blocks.clear();
+    auto b = io::LineReader::from_string(text);
+    b->set_max_line(64 * 1024);
+    for (;;) {
+      std::string block;
+      const std::size_t n = b->append_lines(block, budget);
+      if (n == 0) {
+        if (!b->next(line)) break;
+        in_blocks.push_back({std::string(line.text), line.number, line.full_length, line.overlong});
+        continue;
+      }
+      std::uint64_t number = b->lines_read() - n + 1;
+      std::string_view rest = block;
+      for (std::size_t i = 0; i < n; ++i) {
+        const std::size_t nl = rest.find('\n');
+        REQUIRE(nl != std::string_view::npos);
+        std::string_view t = rest.substr(0, nl);
+        if (!t.empty() && t.back() == '\r') t.remove_suffix(1);
+        in_blocks.push_back({std::string(t), number++, 0, false});
+        rest.remove_prefix(nl + 1);
+      }
+      CHECK(rest.empty());
+    }
+    REQUIRE(in_blocks.size() == one_by_one.size());
+    CHECK(in_blocks == one_by_one);
+  }
+}

@@ -77,6 +77,11 @@ class LineReader {
 
   /// Next line; false at the end of input.
   bool next(Line& line);
+  /// Appends whole lines as read, each with its '\n' (and its '\r' before it, if any; a last
+  /// line without '\n' gets one), to `out` while it holds less than `bytes`; returns how many.
+  /// 0: at the end of input, or the next line is longer than max_line() (read it with next()).
+  /// They are numbered as next() would have numbered them (prep -j's chunks).
+  std::size_t append_lines(std::string& out, std::size_t bytes);
   /// The longest line kept (at least kMinMaxLineBytes: format detection looks at 64 KiB);
   /// longer ones are overlong. Set before reading.
   void set_max_line(std::size_t bytes) { m_max_line = std::max<std::size_t>(bytes, kMinMaxLineBytes); }
@@ -91,6 +96,8 @@ class LineReader {
   /// Non-empty when the input ended early (read error, truncated archive).
   [[nodiscard]] const std::string& error() const;
   [[nodiscard]] std::uint64_t bytes_read() const { return m_bytes; }
+  /// Lines handed out so far (the number of the last one).
+  [[nodiscard]] std::uint64_t lines_read() const { return m_line_no; }
   /// Decompressed bytes consumed so far: the offset just past the last line handed out.
   [[nodiscard]] std::uint64_t position() const { return m_bytes - (m_end - m_begin); }
   /// Discards bytes up to decompressed `offset` (a line boundary) without parsing them, and
