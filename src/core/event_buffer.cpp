@@ -2,58 +2,40 @@
 
 namespace gpucost {
 
-EventBuffer::Text EventBuffer::keep(std::string_view s) {
-  const Text t{static_cast<std::uint32_t>(m_text.size()), static_cast<std::uint32_t>(s.size())};
-  m_text.append(s);
-  return t;
+void HeldEvent::hold(const Event& ev) {
+  std::size_t bytes = ev.source.size() + ev.host.size() + ev.kind.size();
+  for (std::uint64_t bits = ev.present; bits != 0; bits &= bits - 1)
+    bytes += ev.texts[static_cast<std::size_t>(__builtin_ctzll(bits))].size();
+  for (const Field& f : ev.fields) bytes += f.key.size() + f.value.size();
+  text.clear();
+  text.reserve(bytes);  // no reallocation below: the views taken stay valid
+  const auto copy = [&](std::string_view s) {
+    const std::size_t at = text.size();
+    text.append(s);
+    return std::string_view(text.data() + at, s.size());
+  };
+  event.ts_ns = ev.ts_ns;
+  event.gpu = ev.gpu;
+  event.present = ev.present;
+  event.values = ev.values;
+  event.source = copy(ev.source);
+  event.host = copy(ev.host);
+  event.kind = copy(ev.kind);
+  for (std::uint64_t bits = ev.present; bits != 0; bits &= bits - 1) {  // the present metrics only
+    const auto i = static_cast<std::size_t>(__builtin_ctzll(bits));
+    event.texts[i] = copy(ev.texts[i]);
+  }
+  event.fields.clear();
+  for (const Field& f : ev.fields) event.fields.push_back(Field{copy(f.key), copy(f.value), f.numeric, f.extra});
 }
 
 void EventBuffer::add(const Event& event) {
-  Stored e;
-  e.ts_ns = event.ts_ns;
-  e.gpu = event.gpu;
-  e.present = event.present;
-  e.source = keep(event.source);
-  e.host = keep(event.host);
-  e.kind = keep(event.kind);
-  e.first_value = static_cast<std::uint32_t>(m_values.size());
-  for (std::size_t i = 0; i < kMetricCount; ++i) {
-    if (!event.has(static_cast<Metric>(i))) continue;
-    m_values.push_back(StoredValue{static_cast<std::uint32_t>(i), event.values[i], keep(event.texts[i])});
-  }
-  e.value_count = static_cast<std::uint32_t>(m_values.size()) - e.first_value;
-  e.first_field = static_cast<std::uint32_t>(m_fields.size());
-  e.field_count = static_cast<std::uint32_t>(event.fields.size());
-  for (const Field& f : event.fields) m_fields.push_back(StoredField{keep(f.key), keep(f.value), f.numeric, f.extra});
-  m_events.push_back(e);
+  if (m_size == m_events.size()) m_events.emplace_back();
+  m_events[m_size++].hold(event);
 }
 
 void EventBuffer::replay(EventSink& sink) const {
-  Event ev;
-  for (const Stored& e : m_events) {
-    ev.reset();
-    ev.ts_ns = e.ts_ns;
-    ev.gpu = e.gpu;
-    ev.source = view(e.source);
-    ev.host = view(e.host);
-    ev.kind = view(e.kind);
-    for (std::uint32_t v = 0; v < e.value_count; ++v) {
-      const StoredValue& s = m_values[e.first_value + v];
-      ev.set(static_cast<Metric>(s.metric), s.value, view(s.text));
-    }
-    for (std::uint32_t f = 0; f < e.field_count; ++f) {
-      const StoredField& s = m_fields[e.first_field + f];
-      ev.fields.push_back(Field{view(s.key), view(s.value), s.numeric, s.extra});
-    }
-    sink.on_event(ev);
-  }
-}
-
-void EventBuffer::clear() {
-  m_events.clear();
-  m_values.clear();
-  m_fields.clear();
-  m_text.clear();
+  for (std::size_t i = 0; i < m_size; ++i) sink.on_event(m_events[i].event);
 }
 
 }  // namespace gpucost

@@ -1,5 +1,6 @@
 #include <gpucost/pipeline/merge.hpp>
 
+#include <gpucost/core/event_buffer.hpp>
 #include <gpucost/io/line_reader.hpp>
 
 #include <fmt/format.h>
@@ -30,12 +31,6 @@ struct LineStore {
   void emit(const Slot& slot) const { writer.write_line(slot); }
 };
 
-/// An event copied out of its parser's buffers: every view points into `text`.
-struct HeldEvent {
-  Event event;
-  std::string text;
-};
-
 /// FNV-1a over the bytes of a value.
 class ContentHash {
  public:
@@ -62,33 +57,7 @@ class ContentHash {
 struct EventStore {
   EventSink& sink;
   using Slot = HeldEvent;
-  void keep(const Event& ev, Slot& h) const {
-    std::size_t bytes = ev.source.size() + ev.host.size() + ev.kind.size();
-    for (std::uint64_t bits = ev.present; bits != 0; bits &= bits - 1)
-      bytes += ev.texts[static_cast<std::size_t>(__builtin_ctzll(bits))].size();
-    for (const Field& f : ev.fields) bytes += f.key.size() + f.value.size();
-    h.text.clear();
-    h.text.reserve(bytes);  // no reallocation below: the views taken stay valid
-    const auto copy = [&](std::string_view s) {
-      const std::size_t at = h.text.size();
-      h.text.append(s);
-      return std::string_view(h.text.data() + at, s.size());
-    };
-    Event& e = h.event;
-    e.ts_ns = ev.ts_ns;
-    e.gpu = ev.gpu;
-    e.present = ev.present;
-    e.values = ev.values;
-    e.source = copy(ev.source);
-    e.host = copy(ev.host);
-    e.kind = copy(ev.kind);
-    for (std::uint64_t bits = ev.present; bits != 0; bits &= bits - 1) {  // the present metrics only
-      const auto i = static_cast<std::size_t>(__builtin_ctzll(bits));
-      e.texts[i] = copy(ev.texts[i]);
-    }
-    e.fields.clear();
-    for (const Field& f : ev.fields) e.fields.push_back(Field{copy(f.key), copy(f.value), f.numeric, f.extra});
-  }
+  void keep(const Event& ev, Slot& h) const { h.hold(ev); }
   static std::size_t hash(const Slot& h) {
     const Event& e = h.event;
     ContentHash hash;

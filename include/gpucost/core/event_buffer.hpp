@@ -1,15 +1,25 @@
-// EventBuffer: events kept past the call that handed them over, with their strings, to be handed
-// on later in the same order (prep -j: a chunk's events wait on a worker until the chunk is joined).
+// Events kept past the call that handed them over, with their strings: one (HeldEvent: the
+// merge of several inputs holds each input's next event) or many in order (EventBuffer: prep -j
+// keeps a chunk's events on a worker until the chunk is joined).
 #pragma once
 
 #include <gpucost/core/event.hpp>
 #include <gpucost/core/event_sink.hpp>
 
-#include <cstdint>
+#include <cstddef>
+#include <deque>
 #include <string>
-#include <vector>
 
 namespace gpucost {
+
+/// An event copied out of its parser's buffers: every view of `event` points into `text` (so a
+/// HeldEvent must not be moved: a short `text` lives inside it).
+struct HeldEvent {
+  Event event;
+  std::string text;
+  /// Copies `ev` here (reusing the capacity of the event before).
+  void hold(const Event& ev);
+};
 
 class EventBuffer {
  public:
@@ -17,38 +27,14 @@ class EventBuffer {
   void add(const Event& event);
   /// Hands every event kept to `sink`, in the order added.
   void replay(EventSink& sink) const;
-  void clear();
-  [[nodiscard]] bool empty() const { return m_events.empty(); }
-  [[nodiscard]] std::size_t size() const { return m_events.size(); }
+  /// Forgets the events (their slots are kept for the next ones).
+  void clear() { m_size = 0; }
+  [[nodiscard]] bool empty() const { return m_size == 0; }
+  [[nodiscard]] std::size_t size() const { return m_size; }
 
  private:
-  struct Text {  // a string kept in m_text
-    std::uint32_t at = 0, size = 0;
-  };
-  struct StoredField {
-    Text key, value;
-    bool numeric = false, extra = false;
-  };
-  struct Stored {
-    std::int64_t ts_ns = 0;
-    std::int32_t gpu = -1;
-    std::uint64_t present = 0;
-    Text source, host, kind;
-    std::uint32_t first_value = 0, value_count = 0;  // in m_values: the present metrics
-    std::uint32_t first_field = 0, field_count = 0;
-  };
-  struct StoredValue {
-    std::uint32_t metric = 0;
-    double value = 0;
-    Text text;
-  };
-  Text keep(std::string_view s);
-  [[nodiscard]] std::string_view view(Text t) const { return std::string_view(m_text).substr(t.at, t.size); }
-
-  std::vector<Stored> m_events;
-  std::vector<StoredValue> m_values;
-  std::vector<StoredField> m_fields;
-  std::string m_text;
+  std::deque<HeldEvent> m_events;  // a deque: a held event's views stay valid as others are added
+  std::size_t m_size = 0;
 };
 
 }  // namespace gpucost
