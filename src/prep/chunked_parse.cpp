@@ -55,7 +55,7 @@ ChunkSizes chunk_sizes() {
 
 struct Chunk {
   // Filled by the reading thread.
-  std::string text;  // the lines, each followed by '\n' (a line's own '\r' before it is kept)
+  std::string text;                                               // the lines, as read_chunk() stores them
   std::vector<std::pair<std::uint64_t, std::uint64_t>> overlong;  // line number, full length
   std::uint64_t first_line = 0, line_count = 0;
   // The chunk's parse, on a worker.
@@ -81,8 +81,9 @@ std::string_view last_line(const std::string& text) {
 
 /// Reads lines until the chunk holds sizes.chunk bytes and `parser` may cut after the last one
 /// (or it holds sizes.largest), showing each to `skimmer` if there is one; false when the input
-/// had none left. Without a skimmer the lines are copied as read, many at once; each line in the
-/// chunk is followed by '\r' or "\r\n" as read, and for_each_line() takes one '\r' off.
+/// had none left. Without a skimmer the lines are copied as read, many at once (with the '\r'
+/// next() would take off); a line read with next() is stored with "\r\n". for_each_line() takes
+/// one '\r' off each, which gives every line as next() hands it out.
 bool read_chunk(io::LineReader& reader, Chunk& chunk, const ChunkSizes& sizes, const LineParser& parser,
                 LineParser* skimmer) {
   chunk.text.clear();

@@ -435,7 +435,6 @@ if (( cores > 1 )); then
   jobs_group() {
     local work="$1" f="$2" target="$3" n; shift 3
     n="$(bytes_of "$f")"; warm "$f"
-    # -j N on the left, -j 1 as its yardstick: the ratio is the speed-up
     new_group "$work, -j $cores vs -j 1" unpinned
     member "$1 -j $cores" "$n" "$null" - "$gpucost" "$1" -j "$cores" "${@:2}" "$f"
     member "$1 -j 1" "$n" "$null" - "$gpucost" "$1" -j 1 "${@:2}" "$f"

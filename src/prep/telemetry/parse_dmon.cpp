@@ -45,9 +45,7 @@ class DmonParser final : public LineParser {
     std::size_t pos = 0;
     std::uint64_t gpu = 0;
     if (!text::read_uint(cell, pos, 7, gpu) || pos != cell.size() || gpu > 1'000'000) return;
-    const auto g = static_cast<std::int64_t>(gpu);
-    if (m_prev_gpu >= 0 && g <= m_prev_gpu) ++m_cycle;
-    m_prev_gpu = g;
+    count_cycle(static_cast<std::int64_t>(gpu));
   }
   void resync_skim(LineParser& skimmer_parser, const LineParser* next) const override {
     auto& skimmer = static_cast<DmonParser&>(skimmer_parser);
@@ -118,13 +116,7 @@ class DmonParser final : public LineParser {
       }
     }
     if (gpu < 0) return ctx.malformed("no gpu column");
-    // A new sampling cycle starts when the GPU index does not increase (0..7, 0..7, ...).
-    if (m_prev_gpu >= 0 && gpu <= m_prev_gpu) {
-      ++m_cycle;
-      if (m_first_gpu >= 0) ++m_later_cycles;
-    }
-    if (m_first_gpu < 0) m_first_gpu = gpu;
-    m_prev_gpu = gpu;
+    count_cycle(gpu);
     m_cycle_read = m_cycle_read || times_by_cycle(m_table);
     if (!row_time(m_table, m_tokens, m_cycle, m_clock, ev.ts_ns)) return ctx.malformed("bad date or time");
     ev.gpu = static_cast<std::int32_t>(gpu);
@@ -133,6 +125,16 @@ class DmonParser final : public LineParser {
   }
 
  private:
+  // A new sampling cycle starts when the GPU index does not increase (0..7, 0..7, ...).
+  void count_cycle(std::int64_t gpu) {
+    if (m_prev_gpu >= 0 && gpu <= m_prev_gpu) {
+      ++m_cycle;
+      if (m_first_gpu >= 0) ++m_later_cycles;
+    }
+    if (m_first_gpu < 0) m_first_gpu = gpu;
+    m_prev_gpu = gpu;
+  }
+
   SmiTable m_table;
   RowClock m_clock;
   std::vector<std::string_view> m_tokens;
