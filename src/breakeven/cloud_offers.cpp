@@ -9,6 +9,7 @@
 #include <toml++/toml.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 namespace gpucost::breakeven {
@@ -18,6 +19,12 @@ namespace {
 constexpr std::string_view kCatalogue =
 #include "cloud_offers.inc"
     ;
+
+constexpr std::array kKindNames{std::pair{OfferKind::on_demand, std::string_view("on-demand")},
+                                std::pair{OfferKind::spot, std::string_view("spot")},
+                                std::pair{OfferKind::reserved_1y, std::string_view("reserved-1y")},
+                                std::pair{OfferKind::reserved_3y, std::string_view("reserved-3y")},
+                                std::pair{OfferKind::savings_plan, std::string_view("savings-plan")}};
 
 Expected<CloudOffer> read_offer(const toml::table& t, std::string_view origin, std::size_t index) {
   CloudOffer o;
@@ -41,6 +48,17 @@ Expected<CloudOffer> read_offer(const toml::table& t, std::string_view origin, s
   o.billing_minimum_s = t["billing_minimum_s"].value_or(0.0);
   o.cold_start_s = t["cold_start_s"].value_or(0.0);
   if (const auto s = t["speed_ratio"].value<double>()) o.speed_ratio = *s;
+  const std::string kind = t["kind"].value_or(std::string("on-demand"));
+  const auto parsed_kind = parse_offer_kind(kind);
+  if (!parsed_kind)
+    return make_error(ErrorKind::config,
+                      fmt::format("{}: offer '{}': kind '{}' is not one of on-demand, spot, reserved-1y, reserved-3y, "
+                                  "savings-plan",
+                                  origin, o.name, kind));
+  o.kind = *parsed_kind;
+  o.confirmed = t["confirmed"].value_or(true);
+  o.note = t["note"].value_or(std::string());
+  o.origin = std::string(origin);
   if (!(o.price_per_hour > 0) || !(o.billing_increment_s > 0) || o.gpus < 1)
     return make_error(ErrorKind::config,
                       fmt::format("{}: offer '{}': price, billing or GPU count out of range", origin, o.name));
@@ -49,6 +67,18 @@ Expected<CloudOffer> read_offer(const toml::table& t, std::string_view origin, s
 
 }  // namespace
 
+std::string_view offer_kind_name(OfferKind kind) {
+  for (const auto& [k, name] : kKindNames)
+    if (k == kind) return name;
+  return "on-demand";
+}
+
+std::optional<OfferKind> parse_offer_kind(std::string_view word) {
+  for (const auto& [k, name] : kKindNames)
+    if (name == word) return k;
+  return std::nullopt;
+}
+
 Expected<std::vector<CloudOffer>> parse_cloud_offers(std::string_view toml_text, std::string_view origin) {
   return parse_toml_list<CloudOffer>(toml_text, origin, "offer", read_offer);
 }
@@ -56,7 +86,9 @@ Expected<std::vector<CloudOffer>> parse_cloud_offers(std::string_view toml_text,
 const std::vector<CloudOffer>& cloud_offers() {
   static const std::vector<CloudOffer> kOffers = [] {
     auto parsed = parse_cloud_offers(kCatalogue, "data/cloud-offers.toml");
-    return parsed ? std::move(*parsed) : std::vector<CloudOffer>{};  // a unit test parses it
+    if (!parsed) return std::vector<CloudOffer>{};  // a unit test parses it
+    for (CloudOffer& o : *parsed) o.origin = "built-in";
+    return std::move(*parsed);
   }();
   return kOffers;
 }

@@ -13,8 +13,18 @@
 
 namespace gpucost::breakeven {
 
+/// How the offer is bought: on demand, on the spot market (can be interrupted), or for a term.
+enum class OfferKind { on_demand, spot, reserved_1y, reserved_3y, savings_plan };
+/// "on-demand", "spot", "reserved-1y", "reserved-3y", "savings-plan" (the catalogue's words).
+std::string_view offer_kind_name(OfferKind kind);
+std::optional<OfferKind> parse_offer_kind(std::string_view word);
+
 struct CloudOffer {
   std::string name, provider, instance, region, gpu_model, currency, date_seen, source;
+  OfferKind kind = OfferKind::on_demand;
+  bool confirmed = true;  ///< false: the price could not be checked against its source
+  std::string note;       ///< why unconfirmed, or what else to know (a term's payment option)
+  std::string origin;     ///< the catalogue it came from: "built-in", a file's path
   double gpu_memory_gb = 0;
   int gpus = 1;          ///< GPUs of the instance; with per_gpu the most one can rent
   bool per_gpu = false;  ///< price_per_hour is for one GPU, any count up to gpus
@@ -79,6 +89,23 @@ std::vector<OfferPrice> price_offers(const CostConfig& config, const JobInputs& 
 Expected<std::vector<CloudOffer>> parse_cloud_offers(std::string_view toml_text, std::string_view origin);
 /// The compiled-in catalogue.
 const std::vector<CloudOffer>& cloud_offers();
+
+/// Where one run's offers come from besides the built-in list, in the order they override it
+/// (an offer replaces an earlier one of the same name).
+struct CatalogueFiles {
+  std::string user;                 ///< the catalogue `gpucost offers update` writes; absent: none
+  std::vector<std::string> clouds;  ///< --clouds FILE: gpucost's TOML or a SkyPilot vms.csv
+};
+/// The offers one run prices against, and what each file added (printed as notes).
+struct Catalogue {
+  std::vector<CloudOffer> offers;
+  std::vector<std::string> notes;
+};
+/// $XDG_DATA_HOME/gpucost/offers.toml, else $HOME/.local/share/gpucost/offers.toml; empty when
+/// neither variable is set.
+std::string user_catalogue_path();
+/// The built-in offers, then the user catalogue's, then each --clouds file's.
+Expected<Catalogue> load_catalogue(const CatalogueFiles& files);
 /// The offer named `name`, or an error with the nearest name.
 Expected<CloudOffer> find_cloud_offer(std::string_view name);
 
