@@ -93,28 +93,62 @@ const std::vector<CloudOffer>& cloud_offers() {
   return kOffers;
 }
 
-Expected<CloudOffer> find_cloud_offer(std::string_view name) {
+Expected<CloudOffer> find_cloud_offer(std::string_view name, const std::vector<CloudOffer>& offers) {
   std::vector<std::string_view> names;
-  for (const CloudOffer& o : cloud_offers()) {
+  for (const CloudOffer& o : offers) {
     if (o.name == name) return o;
     names.push_back(o.name);
   }
   const std::string_view best = text::closest_name(name, names);
   return make_error(ErrorKind::usage, fmt::format("--cloud: unknown offer '{}'", name),
-                    best.empty() ? std::string("list the offers with gpucost breakeven --list-clouds")
-                                 : fmt::format("did you mean '{}'? (gpucost breakeven --list-clouds)", best));
+                    best.empty() ? std::string("list the offers with gpucost offers list")
+                                 : fmt::format("did you mean '{}'? (gpucost offers list)", best));
 }
 
 bool user_speed_ratio(const CostConfig& c) {
   return c.speed_ratio_source == "flag" || c.speed_ratio_source == "config";
 }
 
+namespace {
+
+// A listed price per hour of use: spot pays the work redone after interruptions; a term (reserved,
+// savings plan) is paid for all 8760 hours of the year whether used or not.
+double rate_per_use_hour(const CostConfig& c, const CloudOffer& o, double listed, std::string& basis) {
+  constexpr double kHoursPerYear = 8760;
+  switch (o.kind) {
+    case OfferKind::on_demand: basis.clear(); return listed;
+    case OfferKind::spot:
+      basis = fmt::format(
+          "spot price x (1 + {:g} restart overhead, cloud.spot_restart_overhead); interruptions are "
+          "not predicted",
+          c.spot_restart_overhead);
+      return listed * (1 + c.spot_restart_overhead);
+    case OfferKind::reserved_1y:
+    case OfferKind::reserved_3y:
+    case OfferKind::savings_plan: {
+      const double used = std::clamp(c.use_hours_per_year, 1.0, kHoursPerYear);
+      basis = fmt::format("{} paid for every hour of the term: x 8760 / {:g} h used a year (local.use_hours_per_year)",
+                          offer_kind_name(o.kind), used);
+      return listed * kHoursPerYear / used;
+    }
+  }
+  return listed;
+}
+
+}  // namespace
+
 CostConfig with_offer(const CostConfig& c, const CloudOffer& o, int job_gpus) {
   CostConfig out = c;
   out.cloud_offer = o.name;
-  out.cloud_name = fmt::format("{} {} ({}x {}, list price seen {})", o.provider, o.instance, o.billed_gpus(job_gpus),
-                               o.gpu_model, o.date_seen);
-  out.rate_per_hour = o.rate_for(job_gpus);
+  out.cloud_name =
+      fmt::format("{} {} ({}x {}, {} price seen {})", o.provider, o.instance, o.billed_gpus(job_gpus), o.gpu_model,
+                  o.kind == OfferKind::on_demand ? "list" : offer_kind_name(o.kind), o.date_seen);
+  out.rate_per_hour = rate_per_use_hour(c, o, o.rate_for(job_gpus), out.offer_rate_basis);
+  out.offer_kind = offer_kind_name(o.kind);
+  out.offer_date_seen = o.date_seen;
+  out.offer_source = o.source;
+  out.offer_note = o.note;
+  out.offer_confirmed = o.confirmed;
   out.billing_increment_s = o.billing_increment_s;
   out.billing_minimum_s = o.billing_minimum_s;
   out.cold_start_s = o.cold_start_s;
@@ -210,15 +244,17 @@ Expected<CostConfig> config_for_offer(const CostConfig& c, const CloudOffer& o, 
 }
 
 std::vector<OfferPrice> price_offers(const CostConfig& c, const JobInputs& job, const EnergyPrices& prices,
-                                     const JobShape& shape) {
+                                     const JobShape& shape, const std::vector<CloudOffer>& offers) {
   std::vector<OfferPrice> fit, unfit;
-  for (const CloudOffer& o : cloud_offers()) {
+  for (const CloudOffer& o : offers) {
     OfferPrice p;
     p.name = o.name;
     p.provider = o.provider;
     p.instance = o.instance;
     p.gpu_model = o.gpu_model;
     p.date_seen = o.date_seen;
+    p.kind = o.kind;
+    p.confirmed = o.confirmed;
     p.gpus = o.billed_gpus(shape.gpus);
     p.currency = o.currency;
     p.unfit = unfit_reason(o, shape, c.memory_margin);
@@ -234,6 +270,7 @@ std::vector<OfferPrice> price_offers(const CostConfig& c, const JobInputs& job, 
     p.speed_ratio_source = with->speed_ratio_source;
     p.speed_ratio_basis = with->speed_ratio_basis;
     p.exchange_rate = with->offer_exchange_rate;
+    p.rate_basis = with->offer_rate_basis;
     p.billed_s = r.billed_s;
     p.total = r.cloud_total;
     p.premium = r.premium;

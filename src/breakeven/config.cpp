@@ -71,6 +71,9 @@ constexpr std::array kKeys = {
     ConfigKey{"cloud.fixed_per_job", "currency", "fixed cost per job (egress, storage)", false, false, 0, kInf},
     ConfigKey{"cloud.memory_margin", "ratio", "an offer fits when its GPU memory holds the job's peak use x (1 + this)",
               false, false, 0, 10},
+    ConfigKey{"cloud.spot_restart_overhead", "ratio",
+              "a spot offer's billed time grows by this share: work redone after interruptions, restarts", false,
+              false, 0, 10},
 };
 
 double* number_slot(CostConfig& c, std::string_view path) {
@@ -99,6 +102,7 @@ double* number_slot(CostConfig& c, std::string_view path) {
       {"cloud.billing_minimum_s", &CostConfig::billing_minimum_s},
       {"cloud.fixed_per_job", &CostConfig::fixed_per_job},
       {"cloud.memory_margin", &CostConfig::memory_margin},
+      {"cloud.spot_restart_overhead", &CostConfig::spot_restart_overhead},
   };
   const auto it = kSlots.find(path);
   return it == kSlots.end() ? nullptr : &(c.*(it->second));

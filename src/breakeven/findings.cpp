@@ -429,7 +429,7 @@ std::optional<OfferQuote> cheapest_offer(const CostConfig& c, const JobInputs& j
                                          const JobShape* shape) {
   JobShape count_only;
   count_only.gpus = static_cast<int>(job.energy_kwh.size());
-  return cheapest_of(price_offers(c, job, prices, shape != nullptr ? *shape : count_only));
+  return cheapest_of(price_offers(c, job, prices, shape != nullptr ? *shape : count_only, cloud_offers()));
 }
 
 std::optional<OfferQuote> cheapest_of(const std::vector<OfferPrice>& offers) {

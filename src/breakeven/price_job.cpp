@@ -50,8 +50,21 @@ void check_trace_device(PricedJob& p, const PriceOptions& o) {
                           traced, fmt::join(o.gpu_names, ", ")));
 }
 
+// A verdict is only as good as the price it compares with: an old or unconfirmed one is said.
+void check_price_age(PricedJob& p, const CloudOffer& offer, std::string_view today) {
+  p.config.offer_age_days = price_age_days(offer, today);
+  if (p.config.offer_age_days && *p.config.offer_age_days > kStalePriceDays)
+    warn(p, fmt::format("the price of offer '{}' was seen on {}, {} days ago: prices change; run gpucost offers "
+                        "update, or check {}",
+                        offer.name, offer.date_seen, *p.config.offer_age_days, offer.source));
+  if (!offer.confirmed)
+    warn(p, fmt::format("the price of offer '{}' ({:g} {}/h) could not be confirmed against its source{}", offer.name,
+                        offer.price_per_hour, offer.currency, offer.note.empty() ? "" : ": " + offer.note));
+  if (!p.config.offer_rate_basis.empty()) note(p, fmt::format("offer '{}': {}", offer.name, p.config.offer_rate_basis));
+}
+
 // Fits the chosen offer to the job (count and memory), converts its price and picks its speed ratio.
-Status fit_chosen_offer(PricedJob& p, const CloudOffer& offer) {
+Status fit_chosen_offer(PricedJob& p, const CloudOffer& offer, std::string_view today) {
   const std::string unfit = unfit_reason(offer, p.shape, p.config.memory_margin);
   if (!unfit.empty()) warn(p, fmt::format("offer '{}' cannot run this job as logged: {}", offer.name, unfit));
   if (offer.fits(p.shape.gpus) && offer.billed_gpus(p.shape.gpus) > p.shape.gpus)
@@ -61,6 +74,7 @@ Status fit_chosen_offer(PricedJob& p, const CloudOffer& offer) {
   if (!with) return with.error();
   p.config = std::move(*with);
   p.config.cloud_unfit = unfit;
+  check_price_age(p, offer, today);
   if (const std::string x = exchange_text(p.config); !x.empty()) note(p, "exchange " + x);
   if (p.config.speed_ratio_source == "table")
     note(p, fmt::format("speed ratio {:.3g} from the {}", p.config.speed_ratio, p.config.speed_ratio_basis));
@@ -80,7 +94,11 @@ void price_analyses(PricedJob& p, const extract::Features& f, const PriceOptions
   }
   const bool want_findings = p.result.above_line || o.explain;
   if (o.compare_clouds || want_findings) {
-    std::vector<OfferPrice> offers = price_offers(p.config, p.job, p.prices, p.shape);
+    std::vector<CloudOffer> ranked;
+    for (const CloudOffer& offer : o.offers != nullptr ? *o.offers : cloud_offers())
+      if (std::find(o.compare_kinds.begin(), o.compare_kinds.end(), offer.kind) != o.compare_kinds.end())
+        ranked.push_back(offer);
+    std::vector<OfferPrice> offers = price_offers(p.config, p.job, p.prices, p.shape, ranked);
     if (want_findings) {
       p.findings = findings(p.result, p.config, f, cheapest_of(offers));
     }
@@ -104,7 +122,7 @@ Expected<PricedJob> price_job(CostConfig config, const std::optional<CloudOffer>
   p.shape = job_shape(features, o.gpu_names);
   for (const std::string& w : implausible_values(p.config)) warn(p, w);
   check_trace_device(p, o);
-  if (offer) GPUCOST_TRY(fit_chosen_offer(p, *offer));
+  if (offer) GPUCOST_TRY(fit_chosen_offer(p, *offer, o.today));
   GPUCOST_TRY(check_job(p.config, p.job));
   check_energy_basis(p);
   p.prices = price_energy(p.config, p.job);

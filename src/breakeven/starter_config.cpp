@@ -107,7 +107,7 @@ const std::map<std::string_view, std::string_view>& where_map() {
        "rarely changed: the driver prints one fault as a storm of lines within seconds (docs/cost-model.md, "
        "\"Faults\")"},
       {"cloud.name", "any label for the output"},
-      {"cloud.offer", "an offer of the catalogue: `gpucost breakeven --list-clouds` lists them"},
+      {"cloud.offer", "an offer of the catalogue: `gpucost offers list` lists them"},
       {"cloud.rate_per_hour",
        "the provider's price page: the on-demand price of the instance per hour, in this file's currency"},
       {"cloud.speed_ratio",
@@ -120,6 +120,9 @@ const std::map<std::string_view, std::string_view>& where_map() {
       {"cloud.fixed_per_job", "the provider's price page: egress and storage per job (data out x the egress price)"},
       {"cloud.memory_margin",
        "rarely changed: the headroom over the job's peak GPU memory when judging whether an offer fits"},
+      {"cloud.spot_restart_overhead",
+       "rarely changed unless you compare spot offers: from your own spot runs, (billed hours of a job on spot / "
+       "hours of the same job on demand) - 1; it grows with the time between checkpoints"},
   };
   return kWhere;
 }
@@ -433,7 +436,8 @@ std::vector<CloudOffer> same_gpu_offers(std::string_view gpu_name, int gpu_count
   const int count = std::max(gpu_count, 1);
   std::vector<CloudOffer> out;
   for (const CloudOffer& o : catalogue) {
-    if (!same_model(gpu_name, o.gpu_model) || !o.fits(count)) continue;
+    // On demand only: a spot or reserved price is not what renting for one job costs.
+    if (o.kind != OfferKind::on_demand || !same_model(gpu_name, o.gpu_model) || !o.fits(count)) continue;
     // Offers give memory as vendors print it ("80 GB"), read as GiB like breakeven's fit test.
     if (memory_mib && o.gpu_memory_gb > 0 && o.gpu_memory_gb * 1024 < *memory_mib * 0.98) continue;
     out.push_back(o);
@@ -441,6 +445,7 @@ std::vector<CloudOffer> same_gpu_offers(std::string_view gpu_name, int gpu_count
   std::stable_sort(out.begin(), out.end(), [&](const CloudOffer& a, const CloudOffer& b) {
     const bool a_other = a.currency != currency, b_other = b.currency != currency;
     if (a_other != b_other) return !a_other;
+    if (a.confirmed != b.confirmed) return a.confirmed;  // a checked price before a guess
     return a.rate_for(count) < b.rate_for(count);
   });
   return out;

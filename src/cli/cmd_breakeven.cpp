@@ -36,7 +36,11 @@ Status record_in_ledger(outputs::Ledger& ledger, const breakeven::PricedJob& pri
 
 int run_breakeven(const ModelArgs& a) {
   if (a.list_clouds) {
-    fmt::print("{}", a.json ? report::cloud_offers_json() : report::cloud_offers_table());
+    auto catalogue = run_catalogue(a.clouds, a.in.quiet);
+    if (!catalogue) return fail(catalogue.error());
+    const std::string today = today_date();
+    fmt::print("{}", a.json ? report::cloud_offers_json((*catalogue)->offers, today)
+                            : report::cloud_offers_table((*catalogue)->offers, today));
     return kOk;
   }
   if (auto fill = breakeven::parse_fill_rule(a.fill); !fill) return fail(fill.error());
@@ -96,10 +100,16 @@ Runner define_breakeven(CLI::App& cmd) {
   auto args = std::make_shared<ModelArgs>();
   add_input_options(&cmd, args->in);
   add_model_options(&cmd, *args);
-  cmd.add_flag("--list-clouds", args->list_clouds, "list the cloud catalogue (with --json: as JSON) and exit")
+  cmd.add_flag("--list-clouds", args->list_clouds,
+               "list the cloud catalogue (with --json: as JSON) and exit; gpucost offers list filters it")
       ->group("Model");
   cmd.add_flag("--compare-clouds", args->compare_clouds,
                "price the job on every catalogue offer that can run it (GPU count and memory), cheapest first")
+      ->group("Model");
+  cmd.add_option("--compare-kinds", args->compare_kinds,
+                 "the kinds of offer --compare-clouds ranks: on-demand (default), spot, reserved-1y, reserved-3y, "
+                 "savings-plan, comma-separated, or all")
+      ->type_name("KINDS")
       ->group("Model");
   cmd.add_option("--mc", args->mc, "Monte-Carlo draws over the config's [ranges]")->type_name("N")->group("Model");
   cmd.add_option("--seed", args->seed, "seed of the Monte-Carlo draws (default 1)")->type_name("N")->group("Model");

@@ -24,6 +24,7 @@ Runner define_record(CLI::App& cmd);
 Runner define_trace(CLI::App& cmd);
 Runner define_init(CLI::App& cmd);
 Runner define_completion(CLI::App& cmd);
+Runner define_offers(CLI::App& cmd);
 
 /// breakeven over the inputs of `a` (record prices its run folder with it).
 int run_breakeven(const ModelArgs& a);

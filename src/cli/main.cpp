@@ -33,6 +33,7 @@ constexpr std::array kCommands{
     Command{"extract", "compute cost indicators per GPU and host over the job window", define_extract},
     Command{"merge", "combine features documents of several hosts or consecutive windows", define_merge},
     Command{"breakeven", "price the job locally and in the cloud; solve the break-even", define_breakeven},
+    Command{"offers", "list the cloud offers a run prices against, with their age and source", define_offers},
     Command{"history", "list the runs of a ledger and the trend per host", define_history},
     Command{"report", "write the verdict, charts, timelines and indicators as one HTML file", define_report},
     Command{"batch", "for cron: price only what is new in rotated logs since the last run", define_batch},

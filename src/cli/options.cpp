@@ -4,6 +4,7 @@
 #include "help_format.hpp"
 
 #include <gpucost/core/log.hpp>
+#include <gpucost/core/text.hpp>
 #include <gpucost/io/line_reader.hpp>
 #include <gpucost/pipeline/inputs.hpp>
 
@@ -11,6 +12,7 @@
 
 #include <unistd.h>
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 
@@ -108,9 +110,11 @@ Expected<breakeven::CostConfig> model_config(const ModelArgs& a) {
 }
 
 /// The catalogue offer the config or --cloud names; none when it names none.
-Expected<std::optional<breakeven::CloudOffer>> chosen_offer(const breakeven::CostConfig& config) {
+Expected<std::optional<breakeven::CloudOffer>> chosen_offer(const breakeven::CostConfig& config, const ModelArgs& a) {
   if (config.cloud_offer.empty()) return std::optional<breakeven::CloudOffer>{};
-  auto found = breakeven::find_cloud_offer(config.cloud_offer);
+  auto catalogue = run_catalogue(a.clouds, a.in.quiet);
+  if (!catalogue) return catalogue.error();
+  auto found = breakeven::find_cloud_offer(config.cloud_offer, (*catalogue)->offers);
   if (!found) return found.error();
   return std::optional<breakeven::CloudOffer>{*found};
 }
@@ -176,6 +180,12 @@ void add_model_options(CLI::App* app, ModelArgs& a) {
   app->add_option("--to", a.to, "window end, exclusive")->type_name("TIME")->group("Window");
   app->add_option("--cloud", a.cloud, "price the cloud side with a catalogue offer (see breakeven --list-clouds)")
       ->type_name("OFFER")
+      ->group("Model");
+  app->add_option("--clouds", a.clouds,
+                  "add a catalogue of your own (repeatable): gpucost's TOML, or a SkyPilot vms.csv; its offers "
+                  "replace those of the same name")
+      ->type_name("FILE")
+      ->allow_extra_args(false)
       ->group("Model");
   app->add_option("--speed-ratio", a.speed_ratio,
                   "cloud GPU speed / local GPU speed on this job (wins over config, offer and speed table)")
@@ -258,10 +268,51 @@ int finish_inputs(const std::vector<InputStats>& stats, const InputArgs& a, cons
   return a.strict && (malformed > 0 || truncated) ? kStrictFailed : kOk;
 }
 
+Expected<const breakeven::Catalogue*> run_catalogue(const std::vector<std::string>& clouds, bool quiet) {
+  // One command per process: the first call loads, later ones (offer, then pricing) reuse it.
+  static std::optional<breakeven::Catalogue> loaded;
+  if (loaded) return &*loaded;
+  auto catalogue = breakeven::load_catalogue({breakeven::user_catalogue_path(), clouds});
+  if (!catalogue) return catalogue.error();
+  loaded = std::move(*catalogue);
+  if (!quiet)
+    for (const std::string& n : loaded->notes) fmt::print(stderr, "{} {}\n", prefix(Level::note), n);
+  return &*loaded;
+}
+
+std::string today_date() {
+  if (const char* env = std::getenv("GPUCOST_TODAY"); env != nullptr && *env != '\0') return env;
+  const auto days = std::chrono::floor<std::chrono::days>(std::chrono::system_clock::now());
+  const std::chrono::year_month_day ymd{days};
+  return fmt::format("{:04d}-{:02d}-{:02d}", static_cast<int>(ymd.year()), static_cast<unsigned>(ymd.month()),
+                     static_cast<unsigned>(ymd.day()));
+}
+
+Expected<std::vector<breakeven::OfferKind>> parse_offer_kinds(std::string_view list) {
+  std::vector<breakeven::OfferKind> kinds;
+  if (list == "all") {
+    for (const char* k : {"on-demand", "spot", "reserved-1y", "reserved-3y", "savings-plan"})
+      kinds.push_back(*breakeven::parse_offer_kind(k));
+    return kinds;
+  }
+  std::size_t start = 0;
+  while (start <= list.size()) {
+    const std::size_t comma = std::min(list.find(',', start), list.size());
+    const std::string_view word = list.substr(start, comma - start);
+    start = comma + 1;
+    const auto kind = breakeven::parse_offer_kind(text::trim(word));
+    if (!kind)
+      return make_error(ErrorKind::usage, fmt::format("--compare-kinds: '{}' is not a kind of offer", word),
+                        "give on-demand, spot, reserved-1y, reserved-3y, savings-plan (comma-separated) or all");
+    kinds.push_back(*kind);
+  }
+  return kinds;
+}
+
 Expected<ModelRun> model_setup(const ModelArgs& a) {
   auto config = model_config(a);
   if (!config) return config.error();
-  auto chosen = chosen_offer(*config);
+  auto chosen = chosen_offer(*config, a);
   if (!chosen) return chosen.error();
   auto inputs = open_inputs(a.in);
   if (!inputs) return inputs.error();
@@ -275,8 +326,9 @@ Expected<ModelRun> model_setup(const ModelArgs& a) {
 Status check_model(const ModelArgs& a) {
   auto config = model_config(a);
   if (!config) return config.error();
-  GPUCOST_TRY(chosen_offer(*config));
+  GPUCOST_TRY(chosen_offer(*config, a));
   GPUCOST_TRY(breakeven::parse_fill_rule(a.fill));
+  GPUCOST_TRY(parse_offer_kinds(a.compare_kinds));
   return {};
 }
 
@@ -287,6 +339,13 @@ Expected<breakeven::PriceOptions> price_options(const ModelArgs& a, const std::v
   o.fill = *fill;
   o.explain = a.explain;
   o.compare_clouds = a.compare_clouds;
+  auto kinds = parse_offer_kinds(a.compare_kinds);
+  if (!kinds) return kinds.error();
+  o.compare_kinds = std::move(*kinds);
+  auto catalogue = run_catalogue(a.clouds, a.in.quiet);
+  if (!catalogue) return catalogue.error();
+  o.offers = &(*catalogue)->offers;
+  o.today = today_date();
   o.mc_draws = a.mc;
   o.mc_seed = a.seed;
   // The telemetry's GPU models price the speed ratio; a profiler trace's are checked against them.

@@ -51,6 +51,8 @@ struct ModelArgs {
   InputArgs in;
   std::string output = "-", from, to, config, cloud, prom, ledger, suggest, mode;
   std::vector<std::string> sets;
+  std::vector<std::string> clouds;  ///< --clouds FILE: private catalogues (TOML or SkyPilot vms.csv)
+  std::string compare_kinds = "on-demand";
   bool json = false, list_clouds = false, compare_clouds = false, fail_above = false, explain = false;
   double speed_ratio = std::numeric_limits<double>::quiet_NaN();  // NaN = not given
   std::string fill = "mean";
@@ -59,7 +61,15 @@ struct ModelArgs {
   std::uint64_t seed = 1;
 };
 
-/// -c, --set, --from/--to, --cloud, --speed-ratio, --fill.
+/// The cloud catalogue of this run: built-in, the user catalogue, --clouds files (loaded once per
+/// process; its notes printed then unless quiet).
+Expected<const breakeven::Catalogue*> run_catalogue(const std::vector<std::string>& clouds, bool quiet);
+/// Today's date (UTC, YYYY-MM-DD) that price ages count to; GPUCOST_TODAY overrides it (tests).
+std::string today_date();
+/// --compare-kinds: "on-demand,spot", or "all".
+Expected<std::vector<breakeven::OfferKind>> parse_offer_kinds(std::string_view list);
+
+/// -c, --set, --from/--to, --cloud, --clouds, --speed-ratio, --fill.
 void add_model_options(CLI::App* app, ModelArgs& a);
 /// --json, -o, --fail-above, --explain, --suggest, --prom, --mode, --ledger, --ledger-append.
 void add_output_options(CLI::App* app, ModelArgs& a);

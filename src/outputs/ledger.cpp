@@ -242,6 +242,7 @@ std::string config_value(const breakeven::CostConfig& c, std::string_view path) 
                              P{"local.incident_hours.contact_support", c.incident_contact_support_h},
                              P{"local.incident_hours.unknown", c.incident_unknown_h},
                              P{"cloud.memory_margin", c.memory_margin},
+                             P{"cloud.spot_restart_overhead", c.spot_restart_overhead},
                              P{"local.fault_window_s", c.fault_window_s}})
     if (p == path) return number(v);
   return {};

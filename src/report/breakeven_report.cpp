@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <array>
+#include <map>
 
 namespace gpucost::report {
 
@@ -184,7 +185,23 @@ void json_cloud(std::string& b, const CloudRank& k, std::size_t rank) {
   num(b, k.premium);
   b.append(", \"date_seen\": ");
   io::append_json_string(b, k.date_seen);
+  b.append(", \"kind\": ");
+  io::append_json_string(b, breakeven::offer_kind_name(k.kind));
+  b.append(", \"rate_basis\": ");
+  io::append_json_string(b, k.rate_basis);
+  b.append(fmt::format(", \"confirmed\": {}", k.confirmed ? "true" : "false"));
   b.append("}");
+}
+
+// Where the offer's price comes from and how old it is: the verdict is only as good as the price.
+std::string table_price_line(const breakeven::CostConfig& c) {
+  std::string age = c.offer_age_days ? fmt::format(", {} days old{}", *c.offer_age_days,
+                                                   *c.offer_age_days > breakeven::kStalePriceDays ? " (OLD)" : "")
+                                     : std::string();
+  std::string line = fmt::format("  {:<12}{:>14}  {} price seen {}{}{}, {}\n", "price", "", c.offer_kind,
+                                 c.offer_date_seen, age, c.offer_confirmed ? "" : ", UNCONFIRMED", c.offer_source);
+  if (!c.offer_rate_basis.empty()) line += fmt::format("  {:<12}{:>14}  {}\n", "", "", c.offer_rate_basis);
+  return line;
 }
 
 // Offers that fit, ranked; those that cannot run the job apart, with the reason, never ranked.
@@ -339,15 +356,20 @@ std::string table_clouds(const std::vector<CloudRank>& clouds, const std::string
                    fmt::format("{}/h", cur), "speed", "speed from", "job cost", "premium", "seen");
   std::size_t rank = 0;
   std::string converted;
+  std::map<std::string_view, std::string> kinds_basis;  // how each kind's listed price became its rate
   for (const CloudRank& k : clouds) {
     if (!k.unfit.empty()) continue;
-    b += fmt::format("  {:>2}  {:<30}{:<14}{:>5}{:>10.2f}{:>7.2f}  {:<19}{:>12}{:>10}  {}\n", ++rank, k.name,
-                     k.gpu_model, k.gpus, k.rate_per_hour, k.speed_ratio, speed_source(k), money(k.total, cur),
-                     pct(k.premium), k.date_seen);
+    b += fmt::format(
+        "  {:>2}  {:<30}{:<14}{:>5}{:>10.2f}{:>7.2f}  {:<19}{:>12}{:>10}  {}{}{}\n", ++rank, k.name, k.gpu_model,
+        k.gpus, k.rate_per_hour, k.speed_ratio, speed_source(k), money(k.total, cur), pct(k.premium), k.date_seen,
+        k.confirmed ? "" : " unconfirmed",
+        k.kind == breakeven::OfferKind::on_demand ? "" : fmt::format(" ({})", breakeven::offer_kind_name(k.kind)));
+    if (!k.rate_basis.empty()) kinds_basis.emplace(breakeven::offer_kind_name(k.kind), k.rate_basis);
     if (k.currency != cur && converted.find(k.currency) == std::string::npos)
       converted += fmt::format("{}{} x {:g}", converted.empty() ? "" : ", ", k.currency, k.exchange_rate);
   }
   if (rank == 0) b += "  none\n";
+  for (const auto& [kind, basis] : kinds_basis) b += fmt::format("  {}: {}\n", kind, basis);
   bool header = false;
   for (const CloudRank& k : clouds) {
     if (k.unfit.empty()) continue;
@@ -503,6 +525,21 @@ std::string breakeven_json(const breakeven::Result& r, const breakeven::CostConf
     io::append_json_string(b, c.exchange_date);
   b.append(", \"offer\": ");
   io::append_json_string(b, c.cloud_offer);
+  if (!c.cloud_offer.empty()) {
+    b.append(", \"offer_kind\": ");
+    io::append_json_string(b, c.offer_kind);
+    b.append(", \"offer_rate_basis\": ");
+    io::append_json_string(b, c.offer_rate_basis);
+    b.append(", \"price_date_seen\": ");
+    io::append_json_string(b, c.offer_date_seen);
+    b.append(", \"price_age_days\": ");
+    if (c.offer_age_days)
+      b.append(fmt::format("{}", *c.offer_age_days));
+    else
+      b.append("null");
+    b.append(fmt::format(", \"price_confirmed\": {}, \"price_source\": ", c.offer_confirmed ? "true" : "false"));
+    io::append_json_string(b, c.offer_source);
+  }
   b.append(fmt::format(", \"offer_fits\": {}", c.cloud_unfit.empty() ? "true" : "false"));
   if (!c.cloud_unfit.empty()) {
     b.append(", \"offer_unfit_reason\": ");
@@ -578,6 +615,7 @@ std::string breakeven_table(const breakeven::Result& r, const breakeven::CostCon
       "  {:<12}{:>14}  {:.0f} s at {:.6g} {}/h (speed x{:.6g} from {}, billed share {:.3f}, cold start {} s)\n",
       "total", money(r.cloud_total, cur), r.billed_s, c.rate_per_hour, cur, c.speed_ratio, c.speed_ratio_source, r.q,
       c.cold_start_s);
+  if (!c.cloud_offer.empty()) b += table_price_line(c);
   if (const std::string conversion = breakeven::exchange_text(c); !conversion.empty())
     b += fmt::format("  {:<12}{:>14}  {:.6g} {}/h list price, {}\n", "exchange", "",
                      c.rate_per_hour / c.offer_exchange_rate, c.offer_currency, conversion);

@@ -29,18 +29,28 @@ void add_number(std::string& out, std::string_view key, double value) {
   io::append_json_number(out, value);
 }
 
-constexpr std::size_t kOfferColumns = 9;
+constexpr std::size_t kOfferColumns = 11;
 using OfferRow = std::array<std::string, kOfferColumns>;
 
-OfferRow offer_row(const breakeven::CloudOffer& o) {
+/// "12 d", "913 d (old)" past the age at which breakeven warns; "?" without a date to count to.
+std::string age_cell(const breakeven::CloudOffer& o, std::string_view today) {
+  const auto age = breakeven::price_age_days(o, today);
+  if (!age) return "?";
+  return fmt::format("{} d{}", *age, *age > breakeven::kStalePriceDays ? " (old)" : "");
+}
+
+OfferRow offer_row(const breakeven::CloudOffer& o, std::string_view today) {
   return {o.name,
           o.provider,
           o.region,
           o.gpu_model,
           o.per_gpu ? fmt::format("1-{}", o.gpus) : fmt::format("{}", o.gpus),
-          fmt::format("{:.4g} {}{}", o.price_per_hour, o.currency, o.per_gpu ? "/GPU" : ""),
+          std::string(breakeven::offer_kind_name(o.kind)),
+          fmt::format("{:.4g} {}{}{}", o.price_per_hour, o.currency, o.per_gpu ? "/GPU" : "",
+                      o.confirmed ? "" : " (unconfirmed)"),
           fmt::format("{:g} s, min {:g} s", o.billing_increment_s, o.billing_minimum_s),
           o.date_seen,
+          age_cell(o, today),
           o.source};
 }
 
@@ -48,7 +58,7 @@ OfferRow offer_row(const breakeven::CloudOffer& o) {
 std::string format_offer_row(const OfferRow& row, const std::array<std::size_t, kOfferColumns>& width) {
   std::string line;
   for (std::size_t i = 0; i < kOfferColumns; ++i) {
-    const bool right = i == 4 || i == 5;
+    const bool right = i == 4;
     if (i + 1 == kOfferColumns)
       line += row[i];
     else if (right)
@@ -87,10 +97,11 @@ std::string indicator_catalogue_json() {
   return out;
 }
 
-std::string cloud_offers_table() {
-  const OfferRow header = {"name", "provider", "region", "GPU", "GPUs", "price/h", "billing", "seen", "source"};
+std::string cloud_offers_table(const std::vector<breakeven::CloudOffer>& offers, std::string_view today) {
+  const OfferRow header = {"name",    "provider", "region", "GPU", "GPUs",  "kind",
+                           "price/h", "billing",  "seen",   "age", "source"};
   std::vector<OfferRow> rows;
-  for (const auto& o : breakeven::cloud_offers()) rows.push_back(offer_row(o));
+  for (const auto& o : offers) rows.push_back(offer_row(o, today));
   std::array<std::size_t, kOfferColumns> width{};
   for (std::size_t i = 0; i < kOfferColumns; ++i) {
     width[i] = header[i].size();
@@ -98,16 +109,18 @@ std::string cloud_offers_table() {
   }
   std::string out = format_offer_row(header, width);
   for (const auto& r : rows) out += format_offer_row(r, width);
-  out +=
-      "\nList prices as seen on the date shown (on-demand, in the region shown);\n"
-      "check the source before relying on them. Use one with --cloud NAME.\n";
+  if (rows.empty()) out += "(no offer matches)\n";
+  out += fmt::format(
+      "\nList prices as seen on the date shown, in the region shown; age in days to {}. Check the\n"
+      "source before relying on one; refresh them with gpucost offers update. Use one with --cloud NAME.\n",
+      today.empty() ? std::string_view("today") : today);
   return out;
 }
 
-std::string cloud_offers_json() {
+std::string cloud_offers_json(const std::vector<breakeven::CloudOffer>& offers, std::string_view today) {
   std::string out = "[";
   bool first = true;
-  for (const auto& o : breakeven::cloud_offers()) {
+  for (const auto& o : offers) {
     out += first ? "\n  {" : ",\n  {";
     first = false;
     add_field(out, "name", o.name, true);
@@ -118,16 +131,25 @@ std::string cloud_offers_json() {
     add_number(out, "gpu_memory_gb", o.gpu_memory_gb);
     add_number(out, "gpus", o.gpus);
     out += fmt::format(", \"per_gpu\": {}", o.per_gpu ? "true" : "false");
+    add_field(out, "kind", breakeven::offer_kind_name(o.kind));
     add_number(out, "price_per_hour", o.price_per_hour);
     add_field(out, "currency", o.currency);
     add_number(out, "billing_increment_s", o.billing_increment_s);
     add_number(out, "billing_minimum_s", o.billing_minimum_s);
     add_number(out, "cold_start_s", o.cold_start_s);
     add_field(out, "date_seen", o.date_seen);
+    out += ", \"age_days\": ";
+    if (const auto age = breakeven::price_age_days(o, today))
+      io::append_json_number(out, *age);
+    else
+      out += "null";
+    out += fmt::format(", \"confirmed\": {}", o.confirmed ? "true" : "false");
+    add_field(out, "note", o.note);
     add_field(out, "source", o.source);
+    add_field(out, "catalogue", o.origin);
     out += '}';
   }
-  out += "\n]\n";
+  out += first ? "]\n" : "\n]\n";
   return out;
 }
 

@@ -13,6 +13,9 @@ if(EXISTS ${CASE_DIR}/stdin)
 endif()
 set(ENV{TZ} "UTC")
 set(ENV{LC_ALL} "C")
+# Price ages count to a fixed day, and no user catalogue (offers update) of this machine is read.
+set(ENV{GPUCOST_TODAY} "2026-12-02")
+set(ENV{XDG_DATA_HOME} "${CMAKE_CURRENT_BINARY_DIR}/no-user-data")
 # -j: every case runs with one thread and with three; both must print the expected bytes. With
 # three, a raw log is cut into chunks of about 200 bytes (GPUCOST_CHUNK_BYTES), so that the small
 # inputs of the cases are parsed in many chunks side by side too.

@@ -28,7 +28,7 @@ chmod +x bin/nvidia-smi
 case $case_name in
   roundtrip)
     "$gpucost" init -o cost.toml "$log" 2> err.txt || fail "init: $(cat err.txt)"
-    grep -q '^offer = "runpod-rtx4090-community"$' cost.toml || fail "no offer of the RTX 4090: $(cat cost.toml)"
+    grep -q '^offer = "vast-rtx4090"$' cost.toml || fail "no offer of the RTX 4090: $(cat cost.toml)"
     grep -q 'wrote cost.toml' err.txt || fail "no note of the file written: $(cat err.txt)"
     # As written, breakeven names the first key left to set.
     "$gpucost" breakeven -c cost.toml "$log" > out.txt 2> err.txt
@@ -38,7 +38,7 @@ case $case_name in
     "$gpucost" breakeven -c cost.toml --set electricity.price_per_kwh=0.30 --set local.hardware_price=3200 \
       --json "$log" > out.json 2> err.txt || fail "breakeven with the starter: $(cat err.txt)"
     grep -q '"premium"' out.json || fail "no premium: $(cat out.json)"
-    grep -q '"offer": "runpod-rtx4090-community"' out.json || fail "the offer was not priced: $(cat out.json)"
+    grep -q '"offer": "vast-rtx4090"' out.json || fail "the offer was not priced: $(cat out.json)"
     # --country DE: EUR, the price from data/electricity-prices.toml, the USD offer with a rate.
     "$gpucost" init --country DE -o de.toml "$log" 2> err.txt || fail "init --country: $(cat err.txt)"
     grep -q '^currency = "EUR"$' de.toml && grep -q '^price_per_kwh = ' de.toml || fail "country: $(cat de.toml)"

@@ -356,5 +356,5 @@ TEST_CASE("breakeven: config key table is consistent", "[breakeven]") {
     ov.push_back(std::string(k.path) + "=" + value);
     CHECK(breakeven::load_config(std::nullopt, ov).has_value());
   }
-  CHECK(seen.size() == 29);
+  CHECK(seen.size() == 30);
 }

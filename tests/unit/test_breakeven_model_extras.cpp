@@ -285,12 +285,12 @@ TEST_CASE("cloud catalogue: the bundled offers parse and carry a date and a sour
     CHECK(o.source.rfind("https://", 0) == 0);
     CHECK(o.price_per_hour > 0);
   }
-  auto h = breakeven::find_cloud_offer("runpod-h100-sxm");
+  auto h = breakeven::find_cloud_offer("runpod-h100-sxm", breakeven::cloud_offers());
   REQUIRE(h);
   const auto c = breakeven::with_offer(reference_config(), *h, 2);
   CHECK(c.rate_per_hour == Approx(2 * 2.99));
   CHECK(c.speed_ratio_source == "default");
-  const auto missing = breakeven::find_cloud_offer("runpod-h100-sx");
+  const auto missing = breakeven::find_cloud_offer("runpod-h100-sx", breakeven::cloud_offers());
   REQUIRE_FALSE(missing);
   CHECK(missing.error().hint.find("runpod-h100-sxm") != std::string::npos);
 }

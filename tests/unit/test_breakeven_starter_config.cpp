@@ -202,8 +202,9 @@ TEST_CASE("init: from the logs of one RTX 4090, an offer of the same GPU and the
   StarterOptions o;
   o.machine = rtx4090();
   const StarterConfig s = starter_config(o);
-  CHECK(s.toml.find("\noffer = \"runpod-rtx4090-community\"\n") != std::string::npos);
-  CHECK(s.toml.find("vast-rtx4090 (0.4 USD/h per GPU)") != std::string::npos);
+  // The confirmed price before the cheaper unconfirmed one.
+  CHECK(s.toml.find("\noffer = \"vast-rtx4090\"\n") != std::string::npos);
+  CHECK(s.toml.find("runpod-rtx4090-community (0.34 USD/h per GPU)") != std::string::npos);
   CHECK(s.toml.find("\nidle_power_w = 29.2\n") != std::string::npos);
   CHECK(s.toml.find("GPUs: 1 x NVIDIA GeForce RTX 4090, from the logs (a.csv)") != std::string::npos);
   CHECK(s.toml.find("# rate_per_hour =\n") != std::string::npos);
@@ -211,7 +212,7 @@ TEST_CASE("init: from the logs of one RTX 4090, an offer of the same GPU and the
   const auto loaded = load_config(p.string(), {"electricity.price_per_kwh=0.3", "local.hardware_price=3000"});
   INFO((loaded ? "" : loaded.error().message));
   REQUIRE(loaded);
-  CHECK(loaded->cloud_offer == "runpod-rtx4090-community");
+  CHECK(loaded->cloud_offer == "vast-rtx4090");
   CHECK(loaded->idle_power_w == Approx(29.2));
   CHECK(loaded->keys_set == std::set<std::string>{"electricity.price_per_kwh", "local.hardware_price",
                                                   "local.idle_power_w", "cloud.offer"});
@@ -318,12 +319,15 @@ TEST_CASE("init: offers of the same GPU model", "[breakeven][init]") {
   for (const auto& o : same_gpu_offers("NVIDIA A100-PCIE-40GB", 1, 40960.0, "USD"))
     forty = forty || o.gpu_memory_gb == 40;
   CHECK(forty);
-  // Eight GPUs: only instances that hold eight (or per-GPU offers), cheapest first for eight.
+  // Eight GPUs: only on-demand instances that hold eight (or per-GPU offers), confirmed prices
+  // first, each group cheapest first for eight.
   const auto eight = same_gpu_offers("NVIDIA H100 80GB HBM3", 8, 81559.0, "USD");
   REQUIRE_FALSE(eight.empty());
   for (std::size_t i = 0; i < eight.size(); ++i) {
     CHECK(eight[i].fits(8));
-    if (i > 0) CHECK(eight[i - 1].rate_for(8) <= eight[i].rate_for(8));
+    CHECK(eight[i].kind == OfferKind::on_demand);
+    if (i > 0) CHECK((eight[i - 1].confirmed || !eight[i].confirmed));
+    if (i > 0 && eight[i - 1].confirmed == eight[i].confirmed) CHECK(eight[i - 1].rate_for(8) <= eight[i].rate_for(8));
   }
   CHECK(same_gpu_offers("Tesla V100-SXM2-16GB", 1, std::nullopt, "USD").empty());
 }

@@ -85,9 +85,9 @@ TEST_CASE("core::text: closest_name ranks shared words before spelling", "[core]
 }
 
 TEST_CASE("core::text: the hints of --cloud and --set use closest_name", "[core][text][breakeven]") {
-  const auto offer = breakeven::find_cloud_offer("runpod-4090");
+  const auto offer = breakeven::find_cloud_offer("runpod-4090", breakeven::cloud_offers());
   REQUIRE_FALSE(offer.has_value());
-  CHECK(offer.error().hint == "did you mean 'runpod-rtx4090-community'? (gpucost breakeven --list-clouds)");
+  CHECK(offer.error().hint == "did you mean 'runpod-rtx4090-community'? (gpucost offers list)");
   const auto config = breakeven::load_config(
       std::nullopt, {"electricity.price_per_kwh=0.3", "local.hardware_price=3000", "cloud.rate=2"});
   REQUIRE_FALSE(config.has_value());

@@ -79,7 +79,7 @@ TEST_CASE("settings: no host given is this machine's name, and flagged as not gi
 }
 
 TEST_CASE("listings: --list-clouds lines up every column and names the region") {
-  std::istringstream table(report::cloud_offers_table());
+  std::istringstream table(report::cloud_offers_table(breakeven::cloud_offers(), "2026-12-02"));
   std::string header;
   std::getline(table, header);
   const std::size_t region = header.find("region"), seen = header.find("seen");
@@ -98,7 +98,7 @@ TEST_CASE("listings: --list-clouds lines up every column and names the region") 
 }
 
 TEST_CASE("listings: the catalogues' JSON parses") {
-  for (const std::string& text : {report::cloud_offers_json(), report::indicator_catalogue_json()}) {
+  for (const std::string& text : {report::cloud_offers_json(breakeven::cloud_offers(), "2026-12-02"), report::indicator_catalogue_json()}) {
     simdjson::dom::parser parser;
     simdjson::dom::element doc;
     REQUIRE(parser.parse(text).get(doc) == simdjson::SUCCESS);

@@ -3,7 +3,8 @@
 # compares the two). Works with or without the bash-completion package. Installed as
 # share/bash-completion/completions/gpucost; without installing: source <(gpucost completion bash)
 
-_gpucost_commands='init prep extract merge breakeven history report batch record trace completion'
+_gpucost_commands='init prep extract merge breakeven offers history report batch record trace
+  completion'
 _gpucost_root_opts='-h --help --version'
 _gpucost_root_valued=''
 
@@ -41,13 +42,18 @@ _gpucost_spec() {
     'breakeven')
       opts='-h --help --input-format --tz --date --start --interval --boot-time --year --fields
         --steps --max-line --top-kernels --pattern --host -j --jobs --strict -q --quiet -v
-        --verbose -c --config --set --from --to --cloud --speed-ratio --fill --list-clouds
-        --compare-clouds --mc --seed --json -o --output --fail-above --explain --suggest --prom
-        --mode --ledger --ledger-append'
+        --verbose -c --config --set --from --to --cloud --clouds --speed-ratio --fill
+        --list-clouds --compare-clouds --compare-kinds --mc --seed --json -o --output --fail-above
+        --explain --suggest --prom --mode --ledger --ledger-append'
       valued='--input-format --tz --date --start --interval --boot-time --year --fields --steps
         --max-line --top-kernels --pattern --host -j --jobs -c --config --set --from --to --cloud
-        --speed-ratio --fill --mc --seed -o --output --suggest --prom --mode --ledger'
+        --clouds --speed-ratio --fill --compare-kinds --mc --seed -o --output --suggest --prom
+        --mode --ledger'
       args='files' ;;
+    'offers')
+      opts='-h --help'
+      valued=''
+      args='none' ;;
     'history')
       opts='-h --help --ledger --host --since --tz --json --csv -o --output'
       valued='--ledger --host --since --tz -o --output'
@@ -55,27 +61,28 @@ _gpucost_spec() {
     'report')
       opts='-h --help --input-format --tz --date --start --interval --boot-time --year --fields
         --steps --max-line --top-kernels --pattern --host -j --jobs --strict -q --quiet -v
-        --verbose -c --config --set --from --to --cloud --speed-ratio --fill --temp-threshold
-        --generated-at -o --output'
+        --verbose -c --config --set --from --to --cloud --clouds --speed-ratio --fill
+        --temp-threshold --generated-at -o --output'
       valued='--input-format --tz --date --start --interval --boot-time --year --fields --steps
         --max-line --top-kernels --pattern --host -j --jobs -c --config --set --from --to --cloud
-        --speed-ratio --fill --temp-threshold --generated-at -o --output'
+        --clouds --speed-ratio --fill --temp-threshold --generated-at -o --output'
       args='files' ;;
     'batch')
       opts='-h --help --input-format --tz --date --start --interval --boot-time --year --fields
         --steps --max-line --top-kernels --pattern --host -j --jobs --strict -q --quiet -v
-        --verbose -c --config --set --from --to --cloud --speed-ratio --fill --json -o --output
-        --fail-above --explain --suggest --prom --mode --ledger --ledger-append --state --wait'
+        --verbose -c --config --set --from --to --cloud --clouds --speed-ratio --fill --json -o
+        --output --fail-above --explain --suggest --prom --mode --ledger --ledger-append --state
+        --wait'
       valued='--input-format --tz --date --start --interval --boot-time --year --fields --steps
         --max-line --top-kernels --pattern --host -j --jobs -c --config --set --from --to --cloud
-        --speed-ratio --fill -o --output --suggest --prom --mode --ledger --state'
+        --clouds --speed-ratio --fill -o --output --suggest --prom --mode --ledger --state'
       args='files' ;;
     'record')
-      opts='-h --help -c --config --set --from --to --cloud --speed-ratio --fill --json -o
-        --output --fail-above --explain --suggest --prom --mode --ledger --ledger-append --report
-        --run-dir --interval-ms --host --tz -q --quiet -v --verbose'
-      valued='-c --config --set --from --to --cloud --speed-ratio --fill -o --output --suggest
-        --prom --mode --ledger --report --run-dir --interval-ms --host --tz'
+      opts='-h --help -c --config --set --from --to --cloud --clouds --speed-ratio --fill --json
+        -o --output --fail-above --explain --suggest --prom --mode --ledger --ledger-append
+        --report --run-dir --interval-ms --host --tz -q --quiet -v --verbose'
+      valued='-c --config --set --from --to --cloud --clouds --speed-ratio --fill -o --output
+        --suggest --prom --mode --ledger --report --run-dir --interval-ms --host --tz'
       args='command' ;;
     'trace')
       opts='-h --help --input-format --tz --date --start --interval --boot-time --year --fields
@@ -101,6 +108,7 @@ _gpucost_action() {
     *' --output-format') action='words:jsonl tsv' ;;
     *' -c'|*' --config') action='files:toml' ;;
     *' --cloud') action='offers' ;;
+    *' --clouds') action='files' ;;
     *' --fill') action='words:mean idle none' ;;
     *' --suggest') action='files:md' ;;
     *' --prom') action='files' ;;

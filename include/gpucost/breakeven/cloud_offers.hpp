@@ -79,11 +79,14 @@ struct OfferPrice {
   std::string currency;      ///< the offer's own
   double exchange_rate = 1;  ///< config currency per offer currency unit
   std::string unfit;         ///< why it cannot run the job (or cannot be priced); empty: ranked
+  OfferKind kind = OfferKind::on_demand;
+  std::string rate_basis;  ///< how the listed price became rate_per_hour (spot, terms); empty: as listed
+  bool confirmed = true;
 };
 /// Every catalogue offer priced for the job: those that fit, cheapest first, then the unfit ones
 /// (with their reason, unpriced) in catalogue order.
 std::vector<OfferPrice> price_offers(const CostConfig& config, const JobInputs& job, const EnergyPrices& prices,
-                                     const JobShape& shape);
+                                     const JobShape& shape, const std::vector<CloudOffer>& offers);
 
 /// Parses a catalogue (the TOML text of data/cloud-offers.toml).
 Expected<std::vector<CloudOffer>> parse_cloud_offers(std::string_view toml_text, std::string_view origin);
@@ -101,13 +104,26 @@ struct Catalogue {
   std::vector<CloudOffer> offers;
   std::vector<std::string> notes;
 };
+/// Past this many days breakeven warns that the priced offer's price may have changed.
+inline constexpr int kStalePriceDays = 90;
+/// Whole days from the offer's date_seen to `today` (both YYYY-MM-DD); none when either is not a date.
+std::optional<int> price_age_days(const CloudOffer& offer, std::string_view today);
+
+/// Which offers `gpucost offers list` shows: each given field must match (GPU: words of the
+/// model, any case, "h100" matches "H100"; region: the region or its start; kind: exactly).
+struct OfferFilter {
+  std::string gpu, kind;
+  std::vector<std::string> regions;
+};
+std::vector<CloudOffer> filter_offers(const std::vector<CloudOffer>& offers, const OfferFilter& filter);
+
 /// $XDG_DATA_HOME/gpucost/offers.toml, else $HOME/.local/share/gpucost/offers.toml; empty when
 /// neither variable is set.
 std::string user_catalogue_path();
 /// The built-in offers, then the user catalogue's, then each --clouds file's.
 Expected<Catalogue> load_catalogue(const CatalogueFiles& files);
-/// The offer named `name`, or an error with the nearest name.
-Expected<CloudOffer> find_cloud_offer(std::string_view name);
+/// The offer named `name` among `offers`, or an error with the nearest name.
+Expected<CloudOffer> find_cloud_offer(std::string_view name, const std::vector<CloudOffer>& offers);
 
 /// Whether the speed ratio was given by the user (--speed-ratio or cloud.speed_ratio): it then
 /// holds for every offer; otherwise each offer takes its own (offer, table, default).

@@ -61,6 +61,15 @@ struct CostConfig {
   std::string cloud_unfit;
   /// An offer fits when its GPU memory holds the job's peak framebuffer use x (1 + margin).
   double memory_margin = 0.05;
+  /// A spot offer's billed time grows by this share for the work redone after interruptions.
+  double spot_restart_overhead = 0.10;
+  /// The priced catalogue offer's terms, set by with_offer (empty/defaults without an offer):
+  /// its kind ("on-demand", "spot", "reserved-1y", ...), how its listed price became
+  /// rate_per_hour (a spot overhead, a term spread over the hours used; empty when as listed),
+  /// the date and source of the price, and whether it was confirmed there.
+  std::string offer_kind, offer_rate_basis, offer_date_seen, offer_source, offer_note;
+  bool offer_confirmed = true;
+  std::optional<int> offer_age_days;  ///< days from offer_date_seen to the run's date
   /// [ranges]: Monte-Carlo bounds by parameter name (the sensitivity parameters).
   std::map<std::string, std::pair<double, double>> ranges;
   /// [exchange]: units of `currency` per unit of another currency ("USD" -> 0.92), and the date

@@ -25,8 +25,11 @@ struct PriceOptions {
   bool sensitivity = true;
   std::size_t mc_draws = 0;
   std::uint64_t mc_seed = 1;
-  std::vector<std::string> gpu_names;        ///< GPU models of the telemetry (the inputs' fingerprint)
-  std::vector<std::string> trace_gpu_names;  ///< GPU models of the profiler traces
+  std::vector<std::string> gpu_names;               ///< GPU models of the telemetry (the inputs' fingerprint)
+  std::vector<std::string> trace_gpu_names;         ///< GPU models of the profiler traces
+  const std::vector<CloudOffer>* offers = nullptr;  ///< the run's catalogue (--compare-clouds); null: built-in
+  std::vector<OfferKind> compare_kinds{OfferKind::on_demand};  ///< the kinds --compare-clouds ranks
+  std::string today;  ///< YYYY-MM-DD: the offer's price age is counted to it; empty: not counted
 };
 
 /// Something the user should read next to the answer; `warning` ones doubt the answer itself.

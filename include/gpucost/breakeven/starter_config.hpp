@@ -48,9 +48,9 @@ Expected<std::string> normalise_country(std::string_view code);
 /// table in starter_config.cpp does not know it.
 std::optional<std::string> currency_of_country(std::string_view country);
 
-/// The catalogue offers of the same GPU model as `gpu_name` that can hold `gpu_count` GPUs (and,
-/// when known, at least `memory_mib` per GPU), cheapest first for that count (offers in
-/// `currency` before the others).
+/// The on-demand catalogue offers of the same GPU model as `gpu_name` that can hold `gpu_count`
+/// GPUs (and, when known, at least `memory_mib` per GPU), cheapest first for that count (offers in
+/// `currency` before the others, confirmed prices before unconfirmed ones).
 std::vector<CloudOffer> same_gpu_offers(std::string_view gpu_name, int gpu_count, std::optional<double> memory_mib,
                                         std::string_view currency,
                                         const std::vector<CloudOffer>& catalogue = cloud_offers());

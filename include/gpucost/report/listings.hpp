@@ -1,15 +1,20 @@
 // The catalogues a user lists: the indicators (extract --list) and the cloud offers
-// (breakeven --list-clouds), as an aligned table or as JSON.
+// (gpucost offers list, breakeven --list-clouds), as an aligned table or as JSON.
 #pragma once
 
+#include <gpucost/breakeven/cloud_offers.hpp>
+
 #include <string>
+#include <string_view>
+#include <vector>
 
 namespace gpucost::report {
 
 std::string indicator_catalogue_table();
 std::string indicator_catalogue_json();
 
-std::string cloud_offers_table();
-std::string cloud_offers_json();
+/// The offers with their age in days to `today` (YYYY-MM-DD; empty: not counted).
+std::string cloud_offers_table(const std::vector<breakeven::CloudOffer>& offers, std::string_view today);
+std::string cloud_offers_json(const std::vector<breakeven::CloudOffer>& offers, std::string_view today);
 
 }  // namespace gpucost::report
