@@ -6,6 +6,7 @@
 #include <gpucost/io/line_reader.hpp>
 
 #include <fmt/format.h>
+#include <toml++/toml.h>
 
 #include <algorithm>
 #include <array>
@@ -367,6 +368,11 @@ Status add_file(Catalogue& c, const std::string& path, bool user) {
                       "SkyPilot vms.csv");
   std::string note;
   std::vector<CloudOffer> offers;
+  if (user) {
+    auto rates = parse_euro_rates(*text, path);
+    if (!rates) return rates.error();
+    if (*rates) c.rates = std::move(**rates);
+  }
   if (!user && looks_like_vms_csv(*text)) {
     auto read = read_skypilot_csv(path, *text, note);
     if (!read) return read.error();
@@ -415,6 +421,54 @@ std::vector<CloudOffer> filter_offers(const std::vector<CloudOffer>& offers, con
   for (const CloudOffer& o : offers)
     if (matches(o, filter)) out.push_back(o);
   return out;
+}
+
+std::optional<double> EuroRates::rate(std::string_view from, std::string_view to) const {
+  const auto units_per_euro = [this](std::string_view code) -> std::optional<double> {
+    if (code == "EUR") return 1.0;
+    const auto it = per_euro.find(std::string(code));
+    return it == per_euro.end() ? std::nullopt : std::optional<double>(it->second);
+  };
+  const auto f = units_per_euro(from), t = units_per_euro(to);
+  if (!f || !t) return std::nullopt;
+  return *t / *f;  // (to per euro) / (from per euro) = to per from
+}
+
+Expected<std::optional<EuroRates>> parse_euro_rates(std::string_view toml_text, std::string_view origin) {
+  toml::table tbl;
+  try {
+    tbl = toml::parse(toml_text, origin);
+  } catch (const toml::parse_error& e) {
+    return make_error(ErrorKind::config, fmt::format("{}:{}:{}: {}", origin, e.source().begin.line,
+                                                     e.source().begin.column, e.description()));
+  }
+  const toml::table* ex = tbl["exchange"].as_table();
+  if (ex == nullptr) return std::optional<EuroRates>{};
+  if ((*ex)["base"].value_or(std::string("EUR")) != "EUR")
+    return make_error(ErrorKind::config,
+                      fmt::format("{}: [exchange] base must be \"EUR\" (ECB reference rates)", origin));
+  EuroRates r;
+  r.date = (*ex)["date"].value_or(std::string());
+  r.source = (*ex)["source"].value_or(std::string());
+  for (const auto& [key, value] : *ex) {
+    const std::string code(key.str());
+    if (code == "base" || code == "date" || code == "source") continue;
+    const auto v = value.value<double>();
+    if (code.size() != 3 || !v || !(*v > 0))
+      return make_error(ErrorKind::config,
+                        fmt::format("{}: [exchange] {} is not a currency code with a rate per euro", origin, code));
+    r.per_euro[code] = *v;
+  }
+  return std::optional<EuroRates>{std::move(r)};
+}
+
+void use_reference_rates(CostConfig& config, const EuroRates& rates) {
+  config.reference_exchange.clear();
+  for (const auto& [code, units] : rates.per_euro)
+    if (const auto r = rates.rate(code, config.currency)) config.reference_exchange[code] = *r;
+  if (const auto r = rates.rate("EUR", config.currency); r && config.currency != "EUR")
+    config.reference_exchange["EUR"] = *r;
+  config.reference_exchange_label = fmt::format("ECB euro reference rates of {}", rates.date);
 }
 
 std::string user_catalogue_path() {

@@ -209,6 +209,8 @@ Expected<double> exchange_rate(const CostConfig& c, std::string_view currency) {
   if (currency == c.currency) return 1.0;
   const auto it = c.exchange.find(std::string(currency));
   if (it != c.exchange.end()) return it->second;
+  const auto ref = c.reference_exchange.find(std::string(currency));
+  if (ref != c.reference_exchange.end()) return ref->second;
   return make_error(ErrorKind::config,
                     fmt::format("the offer is priced in {}, the answer in {}: no exchange rate 'exchange.{}'", currency,
                                 c.currency, currency),
@@ -219,6 +221,9 @@ Expected<double> exchange_rate(const CostConfig& c, std::string_view currency) {
 
 std::string exchange_text(const CostConfig& c) {
   if (c.offer_currency.empty() || c.offer_currency == c.currency) return {};
+  if (c.offer_exchange_source != "config")
+    return fmt::format("{}->{} {:.6g}, from the {} (no [exchange] rate in the config)", c.offer_currency, c.currency,
+                       c.offer_exchange_rate, c.offer_exchange_source);
   return fmt::format("{}->{} {:g}{}, from config", c.offer_currency, c.currency, c.offer_exchange_rate,
                      c.exchange_date.empty() ? " (no date given)" : " of " + c.exchange_date);
 }
@@ -230,6 +235,8 @@ Expected<CostConfig> config_for_offer(const CostConfig& c, const CloudOffer& o, 
   out.rate_per_hour *= *rate;
   out.offer_currency = o.currency;
   out.offer_exchange_rate = *rate;
+  out.offer_exchange_source =
+      c.exchange.count(o.currency) > 0 || o.currency == c.currency ? "config" : c.reference_exchange_label;
   if (out.speed_ratio_source == "default") {  // no ratio from the user or the offer
     std::string why;
     if (const auto t = table_speed_ratio(shape.local_model, o.gpu_model, &why)) {

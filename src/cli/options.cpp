@@ -106,6 +106,10 @@ Expected<breakeven::CostConfig> model_config(const ModelArgs& a) {
     config->speed_ratio_source = "flag";
   }
   if (!a.cloud.empty()) config->cloud_offer = a.cloud;
+  // An offer in another currency without an [exchange] rate takes the ECB rates offers update stored.
+  auto catalogue = run_catalogue(a.clouds, a.in.quiet);
+  if (!catalogue) return catalogue.error();
+  if ((*catalogue)->rates) breakeven::use_reference_rates(*config, *(*catalogue)->rates);
   return config;
 }
 

@@ -523,6 +523,10 @@ std::string breakeven_json(const breakeven::Result& r, const breakeven::CostConf
     b.append("null");
   else
     io::append_json_string(b, c.exchange_date);
+  if (!c.offer_exchange_source.empty() && c.offer_currency != c.currency) {
+    b.append(", \"exchange_source\": ");
+    io::append_json_string(b, c.offer_exchange_source);
+  }
   b.append(", \"offer\": ");
   io::append_json_string(b, c.cloud_offer);
   if (!c.cloud_offer.empty()) {

@@ -223,3 +223,49 @@ TEST_CASE("catalogue: spot pays its restart overhead, a term every hour of the y
   c.use_hours_per_year = 8760;
   CHECK(breakeven::with_offer(c, o, 8).rate_per_hour == Approx(10.0));
 }
+
+TEST_CASE("catalogue: ECB reference rates convert through the euro when the config has no rate", "[breakeven]") {
+  const std::string user = write("ecb/offers.toml", R"(
+[exchange]
+base = "EUR"
+date = "2026-11-30"
+source = "https://www.ecb.europa.eu/stats/eurofxref/eurofxref-daily.xml"
+USD = 1.0550
+GBP = 0.8290
+
+[[offer]]
+name = "eu-h100"
+provider = "EU cloud"
+instance = "h100x1"
+gpu_model = "H100"
+gpus = 1
+price_per_hour = 2.0
+currency = "EUR"
+date_seen = "2026-11-30"
+source = "test"
+)");
+  auto c = breakeven::load_catalogue({user, {}});
+  REQUIRE(c);
+  REQUIRE(c->rates);
+  // GBP per USD = (GBP per EUR) / (USD per EUR) = 0.8290 / 1.0550 = 0.785782
+  CHECK(c->rates->rate("USD", "GBP").value() == Approx(0.785782).epsilon(1e-6));
+  CHECK(c->rates->rate("EUR", "USD").value() == Approx(1.0550));
+  CHECK_FALSE(c->rates->rate("USD", "JPY"));
+  breakeven::CostConfig config;  // USD
+  breakeven::use_reference_rates(config, *c->rates);
+  CHECK(config.reference_exchange.at("EUR") == Approx(1.0550));
+  CHECK(config.reference_exchange.at("GBP") == Approx(1.0550 / 0.8290));
+  breakeven::JobShape shape;
+  shape.gpus = 1;
+  auto priced = breakeven::config_for_offer(config, *named(c->offers, "eu-h100"), shape);
+  REQUIRE(priced);
+  CHECK(priced->rate_per_hour == Approx(2.0 * 1.0550));
+  CHECK(breakeven::exchange_text(*priced).find("from the ECB euro reference rates of 2026-11-30") != std::string::npos);
+  // A rate of the config wins over the reference.
+  config.exchange["EUR"] = 1.10;
+  priced = breakeven::config_for_offer(config, *named(c->offers, "eu-h100"), shape);
+  CHECK(priced->rate_per_hour == Approx(2.2));
+  CHECK(breakeven::exchange_text(*priced).find("from config") != std::string::npos);
+  const auto bad = breakeven::parse_euro_rates("[exchange]\nbase = \"USD\"\n", "x.toml");
+  CHECK_FALSE(bad);
+}

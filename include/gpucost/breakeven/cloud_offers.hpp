@@ -6,6 +6,7 @@
 #include <gpucost/core/error.hpp>
 #include <gpucost/extract/features.hpp>
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -99,11 +100,26 @@ struct CatalogueFiles {
   std::string user;                 ///< the catalogue `gpucost offers update` writes; absent: none
   std::vector<std::string> clouds;  ///< --clouds FILE: gpucost's TOML or a SkyPilot vms.csv
 };
-/// The offers one run prices against, and what each file added (printed as notes).
+/// Euro reference rates as the European Central Bank publishes them: units of CODE per euro.
+struct EuroRates {
+  std::string date, source;
+  std::map<std::string, double> per_euro;
+  /// Units of `to` per unit of `from` through the euro; none when either is not known.
+  [[nodiscard]] std::optional<double> rate(std::string_view from, std::string_view to) const;
+};
+
+/// The offers one run prices against, what each file added (printed as notes), and the
+/// reference exchange rates of the user catalogue (its [exchange] table), when it has them.
 struct Catalogue {
   std::vector<CloudOffer> offers;
   std::vector<std::string> notes;
+  std::optional<EuroRates> rates;
 };
+/// Reads a catalogue's [exchange] table (base = "EUR", date, source, CODE = units per euro);
+/// none when it has none, an error when it is malformed.
+Expected<std::optional<EuroRates>> parse_euro_rates(std::string_view toml_text, std::string_view origin);
+/// The config with reference rates for every currency of `rates` into the config's currency.
+void use_reference_rates(CostConfig& config, const EuroRates& rates);
 /// Past this many days breakeven warns that the priced offer's price may have changed.
 inline constexpr int kStalePriceDays = 90;
 /// Whole days from the offer's date_seen to `today` (both YYYY-MM-DD); none when either is not a date.

@@ -76,6 +76,13 @@ struct CostConfig {
   /// the rates were taken (a label printed with every conversion).
   std::map<std::string, double> exchange;
   std::string exchange_date;
+  /// Reference rates (units of `currency` per unit of CODE) used when [exchange] has no rate for
+  /// the offer's currency: the ECB rates `gpucost offers update` stored, and their label
+  /// ("ECB euro reference rates of 2026-11-30"). Set by the command line from the catalogue.
+  std::map<std::string, double> reference_exchange;
+  std::string reference_exchange_label;
+  /// Where offer_exchange_rate came from: "config" or reference_exchange_label.
+  std::string offer_exchange_source;
   /// The keys the file or --set gave ("local.lifetime_years"): the others are defaults, and the
   /// output says so where a default drives the answer.
   std::set<std::string> keys_set;
