@@ -75,6 +75,9 @@ make_seeds() {  # target dir
       for f in testdata/samples/*.toml; do
         n=$((n + 1)); cp "$f" "$dir/seed$n"
         { cat "$f"; printf '\000electricity.price_per_kwh=0.3\nlocal.lifetime_years = 4'; } >"$dir/seed$n-set"
+      done
+      for f in data/cloud-offers.toml testdata/clouds/*.toml testdata/clouds/sky/*/*/vms.csv; do
+        n=$((n + 1)); cp "$f" "$dir/seed$n"
       done ;;
   esac
 }

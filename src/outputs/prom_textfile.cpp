@@ -273,6 +273,13 @@ void add_headline(std::vector<Family>& out, const breakeven::Result& r, const br
   gauge("gpucost_cloud_cost", "Cost of the same job on the configured cloud offer, in the currency label", cloud,
         r.cloud_total);
   gauge("gpucost_cloud_billed_seconds", "Seconds the cloud would bill for the job", host, r.billed_s);
+  if (c.offer_age_days) {  // an alert on stale prices: the verdict is only as good as the price
+    Labels offer = host;
+    offer.emplace_back("offer", c.cloud_offer);
+    offer.emplace_back("confirmed", c.offer_confirmed ? "true" : "false");
+    gauge("gpucost_cloud_price_age_days", "Days since the priced offer's price was seen (catalogue date_seen)", offer,
+          *c.offer_age_days);
+  }
   gauge("gpucost_premium_ratio", "Premium of local over cloud: local / cloud - 1", host, r.premium);
   gauge("gpucost_premium_line_ratio", "The premium line (threshold) of the configuration", host, r.line);
   gauge("gpucost_premium_above_line", "1 when the premium is above the line (renting is cheaper), else 0", host,

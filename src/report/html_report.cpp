@@ -40,7 +40,7 @@ svg .ct{font-size:13px;font-weight:600;fill:#1d1d1f}svg .tl,svg .lg{font-size:11
 svg .rl{font-size:12px;fill:#1d1d1f}svg .ml{font-size:10px;font-weight:600}
 svg .gr{stroke:#e6e6e6}svg .ax{stroke:#999}
 .legend span{display:inline-block;margin-right:14px;font-size:12px}
-li.critical{color:#b00020}li.warning{color:#8a5300}
+li.critical{color:#b00020}li.warning,td.warning{color:#8a5300}
 )";
 
 constexpr std::string_view kLocalColour = "#1f6fb2", kCloudColour = "#e07b00", kLineColour = "#b00020";
@@ -121,6 +121,19 @@ std::string energy_basis_row(const breakeven::EnergyBasis& e) {
       e.fill_power_w, e.rule == breakeven::FillRule::idle ? "idle power" : "mean power");
 }
 
+// The offer's price: kind, when and where it was seen, its age; old or unconfirmed prices are marked.
+std::string price_row(const breakeven::CostConfig& c) {
+  const bool old = c.offer_age_days && *c.offer_age_days > breakeven::kStalePriceDays;
+  std::string text = fmt::format("{} price seen {}", c.offer_kind, c.offer_date_seen);
+  if (c.offer_age_days) text += fmt::format(", {} days old", *c.offer_age_days);
+  if (old) text += ": it may have changed (gpucost offers update)";
+  if (!c.offer_confirmed) text += "; not confirmed against its source";
+  text += ". Source: " + c.offer_source;
+  if (!c.offer_rate_basis.empty()) text += ". " + c.offer_rate_basis;
+  return fmt::format("<tr><th>cloud price</th><td{}>{}</td></tr>\n",
+                     old || !c.offer_confirmed ? " class=\"warning\"" : "", esc(text));
+}
+
 std::string verdict(const ReportContent& c) {
   const Result& r = c.result;
   const std::string& cur = c.config.currency;
@@ -156,6 +169,7 @@ std::string verdict(const ReportContent& c) {
   b += energy_basis_row(r.job.energy_basis);
   if (const std::string x = breakeven::exchange_text(c.config); !x.empty())
     b += fmt::format("<tr><th>exchange</th><td>{}</td></tr>\n", esc(x));
+  if (!c.config.cloud_offer.empty()) b += price_row(c.config);
   b += "</table>\n";
   if (!c.config.cloud_unfit.empty())
     b += fmt::format(

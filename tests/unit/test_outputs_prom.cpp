@@ -148,3 +148,19 @@ TEST_CASE("outputs: docs/outputs.md names every metric", "[outputs][prom][docs]"
     CHECK(doc.find(name) != std::string::npos);
   }
 }
+
+TEST_CASE("outputs: the priced offer's price age, for an alert on stale prices", "[outputs][prom]") {
+  breakeven::JobInputs j;
+  j.wall_h = 1.0;
+  j.energy_kwh = {1.5};
+  j.util = {0.75};
+  CHECK(textfile().find("gpucost_cloud_price_age_days") == std::string::npos);  // no offer: no age
+  breakeven::CostConfig c = config();
+  c.cloud_offer = "aws-p5.48xlarge";
+  c.offer_age_days = 182;
+  c.offer_confirmed = false;
+  const std::string t = outputs::prometheus_textfile(breakeven::compute(c, j), c, features());
+  CHECK(
+      t.find("gpucost_cloud_price_age_days{host=\"gpu\\\\01\",offer=\"aws-p5.48xlarge\",confirmed=\"false\"} 182\n") !=
+      std::string::npos);
+}

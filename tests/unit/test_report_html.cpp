@@ -364,3 +364,29 @@ TEST_CASE("report: LTTB over a stream keeps the points lttb_indices keeps, with 
     }
   }
 }
+
+TEST_CASE("report: the verdict names the offer's price, its age and doubts", "[report][html]") {
+  auto config = test_config();
+  config.cloud_offer = "runpod-h100-sxm";
+  config.offer_kind = "on-demand";
+  config.offer_date_seen = "2024-09-01";
+  config.offer_age_days = 822;
+  config.offer_confirmed = false;
+  config.offer_source = "https://www.runpod.io/pricing";
+  breakeven::JobInputs job;
+  job.wall_h = 1.0;
+  job.energy_kwh = {0.4};
+  job.util = {0.5};
+  report::ReportSources sources;
+  sources.features.to_ns = 3600 * kS;
+  sources.from_features_document = true;
+  const std::string html = report::html_report({breakeven::compute(config, job), config, sources, {}, {}, {}});
+  pugi::xml_document doc;
+  REQUIRE(doc.load_string(html.c_str()));
+  const pugi::xml_node row = doc.select_node("//tr[th='cloud price']/td").node();
+  REQUIRE(row);
+  CHECK(std::string(row.attribute("class").value()) == "warning");
+  const std::string text = row.child_value();
+  CHECK(text.find("on-demand price seen 2024-09-01, 822 days old: it may have changed") != std::string::npos);
+  CHECK(text.find("not confirmed against its source") != std::string::npos);
+}

@@ -6,10 +6,13 @@
 //   extract        extract::compute_features() over an events stream, the document round trip
 //                  and merge
 //   config         breakeven::load_config() (the input up to the first NUL is the TOML file,
-//                  the lines after it are --set overrides)
+//                  the lines after it are --set overrides), and breakeven::load_catalogue() with
+//                  that file as the user catalogue and as a --clouds file (a SkyPilot vms.csv
+//                  when it starts with one's header)
 // The prep targets take the first byte as a set of option bits (--start, --interval, --fields,
 // --year, --boot-time, --date, --pattern) and check the accounting invariant
 // lines == event_lines + ignored + malformed on every input: a mismatch aborts.
+#include <gpucost/breakeven/cloud_offers.hpp>
 #include <gpucost/breakeven/config.hpp>
 #include <gpucost/core/time.hpp>
 #include <gpucost/extract/extract.hpp>
@@ -22,6 +25,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -162,6 +166,18 @@ LocalClock& berlin() {
   std::fclose(f);
   auto c = breakeven::load_config(path, overrides);
   (void)c;
+  // The same text as catalogues: TOML offers and [exchange] rates, or a vms.csv of "aws".
+  static const std::string csv_path = [] {
+    const std::string dir = path + ".d/aws";
+    std::filesystem::create_directories(dir);
+    return dir + "/vms.csv";
+  }();
+  std::FILE* csv = std::fopen(csv_path.c_str(), "wb");
+  if (csv == nullptr) std::abort();
+  if (!file.empty() && std::fwrite(file.data(), 1, file.size(), csv) != file.size()) std::abort();
+  std::fclose(csv);
+  auto catalogue = breakeven::load_catalogue({path, {csv_path}});
+  (void)catalogue;
 }
 
 }  // namespace
