@@ -24,6 +24,8 @@ Runner define_record(CLI::App& cmd);
 Runner define_trace(CLI::App& cmd);
 Runner define_init(CLI::App& cmd);
 Runner define_completion(CLI::App& cmd);
+/// offers update (the lead's `offers` command holds it).
+Runner define_offers_update(CLI::App& cmd);
 
 /// breakeven over the inputs of `a` (record prices its run folder with it).
 int run_breakeven(const ModelArgs& a);

@@ -41,6 +41,16 @@ constexpr std::array kCommands{
     Command{"completion", "print the bash completion script, or the man page's option lists", define_completion},
 };
 
+// TEMPORARY (offers-update branch): `offers` holding only `update`, hidden from help and the
+// completion script (group ""), until cmd_offers.cpp defines the command.
+Runner define_offers_for_update(CLI::App& cmd) {
+  cmd.group("");
+  cmd.require_subcommand(1);
+  CLI::App* update = cmd.add_subcommand("update", "refresh cloud GPU list prices from public price lists");
+  Runner run_update = define_offers_update(*update);
+  return [update, run_update] { return update->parsed() ? run_update() : kError; };
+}
+
 int main_impl(int argc, char** argv) {
   CLI::App app{
       "gpucost: the true cost of a GPU job from the logs the machine already writes,\n"
@@ -55,6 +65,8 @@ int main_impl(int argc, char** argv) {
     CLI::App* sub = app.add_subcommand(c.name, c.summary);
     commands.emplace_back(sub, c.define(*sub));
   }
+  CLI::App* offers = app.add_subcommand("offers", "the cloud catalogue: refresh its prices (offers update)");
+  commands.emplace_back(offers, define_offers_for_update(*offers));  // TEMPORARY, see above
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
