@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The stages' include graph points one way: a file may include its own stage and the stages
 # below it, never one above (docs/ARCHITECTURE.md, Rules). The order:
-#   core < io < prep < extract < breakeven < report, outputs < pipeline < record < cli
-# report and outputs are peers: neither includes the other. A file's stage is its folder:
-# include/gpucost/<stage>/ or src/<stage>/ (src/cli is the binary). Both <gpucost/<stage>/...>
-# and private "<stage>/..." or "../..." includes are checked; tests/ and tools/ are not stages.
+#   core < io < prep < extract < breakeven < report, outputs, prices < pipeline < record < cli
+# report, outputs and prices (the price lists of `offers update`) are peers: none includes
+# another. A file's stage is its folder: include/gpucost/<stage>/ or src/<stage>/ (src/cli is
+# the binary). Both <gpucost/<stage>/...> and private "<stage>/..." or "../..." includes are
+# checked; tests/ and tools/ are not stages.
 #   check_includes.sh [REPO_ROOT]      exit 0 = pass, else one line per offending include
 set -uo pipefail
 cd "${1:-$(dirname "$0")/..}" || exit 1
@@ -18,8 +19,8 @@ files=$(find include src -type f \( -name '*.hpp' -o -name '*.cpp' -o -name '*.h
 # shellcheck disable=SC2086  # the paths have no spaces
 grep -HnE '^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"]' $files | awk -F: -v allowed="$allowed" -v files="$files" '
 BEGIN {
-  split("core io prep extract breakeven report outputs pipeline record cli", order, " ")
-  split("0 1 2 3 4 5 5 6 7 8", ranks, " ")
+  split("core io prep extract breakeven report outputs prices pipeline record cli", order, " ")
+  split("0 1 2 3 4 5 5 5 6 7 8", ranks, " ")
   for (i in order) rank[order[i]] = ranks[i]
   n = split(files, list, "\n")
   for (i = 1; i <= n; i++) exists[list[i]] = 1
@@ -78,7 +79,7 @@ function normalise(path,   p, n, i, out, k) {
 END { exit bad }'
 status=$?
 if [ "$status" -ne 0 ]; then
-  echo "FAIL: includes against the stage order (core < io < prep < extract < breakeven < report, outputs < pipeline < record < cli)"
+  echo "FAIL: includes against the stage order (core < io < prep < extract < breakeven < report, outputs, prices < pipeline < record < cli)"
   exit 1
 fi
 echo "ok: every include of include/ and src/ follows the stage order (but the $(printf '%s\n' "$allowed" | grep -c ':') listed, each with its reason)"

@@ -12,7 +12,8 @@ mode=${1:-run}
 build_dir=${GPUCOST_BUILD_DIR:-build}
 packages=(cmake g++ make ninja-build pkg-config tzdata
           libcli11-dev libfmt-dev libspdlog-dev libsimdjson-dev catch2 libtomlplusplus-dev
-          zlib1g-dev libzstd-dev libhowardhinnant-date-dev libpugixml-dev libre2-dev libsqlite3-dev)
+          zlib1g-dev libzstd-dev libhowardhinnant-date-dev libpugixml-dev libre2-dev libsqlite3-dev
+          libcurl4-openssl-dev)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -1,5 +1,6 @@
 // gpucost offers: the cloud catalogue a run prices against (built-in, the user catalogue that
-// `offers update` writes, --clouds files), listed and filtered.
+// `offers update` writes, --clouds files), listed and filtered; `offers update` is in
+// cmd_offers_update.cpp.
 #include "commands.hpp"
 #include "console.hpp"
 
@@ -64,6 +65,9 @@ Runner define_offers(CLI::App& cmd) {
   std::vector<std::pair<CLI::App*, Runner>> subs;
   CLI::App* list = cmd.add_subcommand("list", "list the cloud offers with their price, age and source");
   subs.emplace_back(list, define_offers_list(*list));
+  CLI::App* update = cmd.add_subcommand(
+      "update", "refresh list prices from the providers' public price lists into the user catalogue");
+  subs.emplace_back(update, define_offers_update(*update));
   cmd.footer(footer_with_example("gpucost offers list --gpu H100"));
   return [subs]() -> int {
     for (const auto& [sub, run] : subs)

@@ -25,6 +25,8 @@ Runner define_trace(CLI::App& cmd);
 Runner define_init(CLI::App& cmd);
 Runner define_completion(CLI::App& cmd);
 Runner define_offers(CLI::App& cmd);
+/// `offers update` (cmd_offers_update.cpp), a subcommand of define_offers.
+Runner define_offers_update(CLI::App& cmd);
 
 /// breakeven over the inputs of `a` (record prices its run folder with it).
 int run_breakeven(const ModelArgs& a);

@@ -1,0 +1,79 @@
+// The one HTTP layer of `gpucost offers update` (libcurl): GETs with connect and total timeouts,
+// bounded retries with exponential backoff on 429, 5xx and transient transfer errors, and none
+// on other 4xx. libcurl itself honours HTTPS_PROXY / HTTP_PROXY / NO_PROXY.
+#pragma once
+
+#include <gpucost/core/error.hpp>
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace gpucost::prices {
+
+/// How requests are made. The backoff before try n+1 is backoff_ms x 2^(n-1), or the server's
+/// Retry-After when longer (capped at max_retry_after_s).
+struct HttpOptions {
+  double timeout_s = 300;         ///< a whole request, body included
+  double connect_timeout_s = 15;  ///< the TCP (and TLS) connection
+  int tries = 3;                  ///< attempts per request, the first included
+  int backoff_ms = 500;           ///< GPUCOST_HTTP_BACKOFF_MS (tests make it small)
+  int max_retry_after_s = 60;
+};
+
+/// The start of an error message that means the host could not be reached at all (no DNS, no
+/// route, connection refused): the caller says that the built-in catalogue stays in use.
+inline constexpr std::string_view kNoNetwork = "no network";
+/// Whether `e` says that the network is out of reach (it starts with kNoNetwork).
+bool is_no_network(const Error& e);
+
+/// Fetches URLs. The library's sources use this interface; tests can give their own.
+class Fetcher {
+ public:
+  Fetcher() = default;
+  Fetcher(const Fetcher&) = delete;
+  Fetcher& operator=(const Fetcher&) = delete;
+  virtual ~Fetcher() = default;
+  /// The body of a 2xx answer (after the retries), or an error naming the URL.
+  virtual Expected<std::string> get(const std::string& url) = 0;
+  /// The body of a 2xx answer handed to `sink` as it arrives (bounded memory); `restart` is
+  /// called before a retried try sends its body again from the start. `sink` returns an error
+  /// to stop the transfer (not retried).
+  virtual Status stream(const std::string& url, const std::function<void()>& restart,
+                        const std::function<Status(std::string_view)>& sink) = 0;
+  /// What happened on the way (a retry after a 429, ...), taken once.
+  std::vector<std::string> take_notes() { return std::exchange(m_notes, {}); }
+
+ protected:
+  void note(std::string text) { m_notes.push_back(std::move(text)); }
+
+ private:
+  std::vector<std::string> m_notes;
+};
+
+/// The libcurl fetcher.
+std::unique_ptr<Fetcher> make_http_fetcher(const HttpOptions& options);
+
+/// Percent-encodes `text` for a URL query (RFC 3986 unreserved characters stay).
+std::string url_encode(std::string_view text);
+/// "https://host:port" of a URL (scheme and authority), lower case, without a default port
+/// (:443 for https, :80 for http); empty when it has none.
+std::string url_origin(std::string_view url);
+/// The URL with the value of any `key=` query parameter replaced by "REDACTED" (API keys stay
+/// out of messages and catalogues).
+std::string redact_key(std::string_view url);
+
+/// Seconds to wait from a Retry-After header value: delta-seconds only (an HTTP date or
+/// garbage: none).
+std::optional<int> parse_retry_after(std::string_view value);
+/// The wait before try `next_try` (2, 3, ...): backoff_ms x 2^(next_try-2), or the Retry-After
+/// seconds when longer, capped at max_retry_after_s.
+int retry_delay_ms(const HttpOptions& options, int next_try, std::optional<int> retry_after_s);
+/// Whether an HTTP status is worth another try (429, 5xx).
+bool retryable_status(long status);
+
+}  // namespace gpucost::prices

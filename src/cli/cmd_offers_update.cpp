@@ -1,0 +1,198 @@
+// gpucost offers update: refreshes cloud GPU list prices from the providers' public price lists
+// (prices::fetch_updates) and writes the user catalogue atomically, only when every requested
+// provider succeeded. --dry-run prints each offer's price before and after and writes nothing.
+#include "commands.hpp"
+#include "console.hpp"
+
+#include <gpucost/breakeven/cloud_offers.hpp>
+#include <gpucost/core/text.hpp>
+#include <gpucost/io/atomic_file.hpp>
+#include <gpucost/prices/offers_update.hpp>
+#include <gpucost/prices/sources.hpp>
+
+#include <fmt/chrono.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <sstream>
+
+namespace gpucost::cli {
+
+namespace {
+
+struct OffersUpdateArgs {
+  std::vector<std::string> providers, regions, endpoints;
+  std::string gpu, output;
+  double timeout_s = 300;
+  bool dry_run = false, quiet = false;
+};
+
+std::string env(const char* name) {
+  const char* v = std::getenv(name);
+  return v != nullptr ? std::string(v) : std::string();
+}
+
+bool known(std::string_view provider) {
+  const auto& all = prices::known_providers();
+  return std::find(all.begin(), all.end(), provider) != all.end();
+}
+
+/// "PROVIDER=VALUE" split at the first '='; an empty provider when there is none.
+std::pair<std::string, std::string> split_pair(std::string_view s) {
+  const std::size_t eq = s.find('=');
+  if (eq == std::string_view::npos) return {{}, std::string(s)};
+  return {std::string(text::trim(s.substr(0, eq))), std::string(text::trim(s.substr(eq + 1)))};
+}
+
+Expected<prices::UpdateRequest> request_from(const OffersUpdateArgs& a, std::vector<std::string>& notes) {
+  prices::UpdateRequest r;
+  r.gcp_key = env("GPUCOST_GCP_API_KEY");
+  r.gpu = a.gpu;
+  r.today = today_date();
+  for (const std::string& p : a.providers) {
+    if (!known(p)) return make_error(ErrorKind::usage, fmt::format("--provider {}: not one of aws, azure, gcp", p));
+    if (std::find(r.providers.begin(), r.providers.end(), p) == r.providers.end()) r.providers.push_back(p);
+  }
+  if (r.providers.empty()) {
+    r.providers = {"aws", "azure"};
+    if (!r.gcp_key.empty())
+      r.providers.emplace_back("gcp");
+    else
+      notes.emplace_back(
+          "gcp: skipped: GPUCOST_GCP_API_KEY is not set (the Cloud Billing Catalog API needs an API key)");
+  }
+  for (const std::string& spec : a.regions) {
+    auto [provider, region] = split_pair(spec);
+    if (provider.empty()) provider = prices::provider_of_region(region);
+    if (!known(provider) || region.empty())
+      return make_error(ErrorKind::usage, fmt::format("--region {}: whose region is it?", spec),
+                        "write it as PROVIDER=REGION, e.g. --region aws=eu-central-1, --region azure=westeurope, "
+                        "--region gcp=europe-west4");
+    r.regions[provider].push_back(region);
+  }
+  for (const std::string& spec : a.endpoints) {
+    const auto [source, url] = split_pair(spec);
+    if ((!known(source) && source != "ecb") || !(url.starts_with("http://") || url.starts_with("https://")))
+      return make_error(ErrorKind::usage, fmt::format("--endpoint {}: expected SOURCE=URL", spec),
+                        "SOURCE is aws, azure, gcp or ecb; URL replaces the list's https://host (tests, mirrors)");
+    r.endpoints[source] = url;
+  }
+  return r;
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+/// The offers in use now: the built-in ones, then the user catalogue's (which override them).
+std::vector<breakeven::CloudOffer> current_offers(const std::string& old_text, const std::string& path) {
+  std::vector<breakeven::CloudOffer> out = breakeven::cloud_offers();
+  if (auto user = breakeven::parse_cloud_offers(old_text, path))
+    for (breakeven::CloudOffer& o : *user) {
+      o.origin = path;
+      out.push_back(std::move(o));
+    }
+  return out;
+}
+
+void print_changes(const std::vector<prices::PriceChange>& changes) {
+  std::size_t width = 5;
+  for (const auto& c : changes) width = std::max(width, c.name.size());
+  fmt::print("{:<{}}  {:>10}  {:>10}  {:>8}  {}\n", "offer", width, "before", "after", "change", "before from");
+  for (const auto& c : changes) {
+    const std::string before = c.before ? fmt::format("{:.4f}", *c.before) : std::string("new");
+    const std::string after = c.after ? fmt::format("{:.4f}", *c.after) : std::string("gone");
+    std::string change;
+    if (c.before && c.after && *c.before > 0) change = fmt::format("{:+.1f} %", (*c.after / *c.before - 1) * 100);
+    fmt::print("{:<{}}  {:>10}  {:>10}  {:>8}  {}\n", c.name, width, before, after, change, c.before_origin);
+  }
+}
+
+int run_offers_update(const OffersUpdateArgs& a) {
+  std::vector<std::string> notes;
+  auto request = request_from(a, notes);
+  if (!request) return fail(request.error());
+  const bool default_path = a.output.empty();
+  const std::string output = default_path ? breakeven::user_catalogue_path() : a.output;
+  if (output.empty())
+    return fail(make_error(ErrorKind::usage, "offers update: no place for the user catalogue",
+                           "neither XDG_DATA_HOME nor HOME is set: give --output FILE"));
+
+  prices::HttpOptions http;
+  http.timeout_s = a.timeout_s;
+  http.connect_timeout_s = std::min(a.timeout_s, http.connect_timeout_s);
+  if (const auto ms = text::parse_double(env("GPUCOST_HTTP_BACKOFF_MS")); ms && *ms >= 0)
+    http.backoff_ms = static_cast<int>(*ms);
+  const auto fetcher = prices::make_http_fetcher(http);
+  auto update = prices::fetch_updates(*request, *fetcher);
+  if (!a.quiet)
+    for (const std::string& n : notes) fmt::print(stderr, "{} {}\n", prefix(Level::note), n);
+  if (!update) return fail(update.error());
+  if (!a.quiet)
+    for (const std::string& n : update->notes) fmt::print(stderr, "{} {}\n", prefix(Level::note), n);
+
+  std::error_code ec;
+  const std::string old_text = std::filesystem::exists(output, ec) ? read_file(output) : std::string();
+  auto catalogue = prices::new_catalogue(*request, *update, old_text, output);
+  if (!catalogue) return fail(catalogue.error());
+  if (a.dry_run) {
+    print_changes(prices::price_changes(*request, current_offers(old_text, output), update->offers));
+    if (!a.quiet)
+      fmt::print(stderr, "{} dry run: nothing written ({} would hold {} offers)\n", prefix(Level::note), output,
+                 catalogue->offers.size());
+    return kOk;
+  }
+  // A freshly written catalogue must load: the same parse every run does.
+  if (auto check = breakeven::parse_cloud_offers(catalogue->toml, output); !check) return fail(check.error());
+  if (default_path) std::filesystem::create_directories(std::filesystem::path(output).parent_path(), ec);
+  if (auto st = io::write_file_atomically(output, catalogue->toml); !st) return fail(st.error());
+  if (!a.quiet)
+    fmt::print(stderr, "{} wrote {}: {} offers ({} kept from before), ECB rates of {}\n", prefix(Level::note), output,
+               catalogue->offers.size(), catalogue->kept, update->exchange.date);
+  return kOk;
+}
+
+}  // namespace
+
+Runner define_offers_update(CLI::App& cmd) {
+  auto args = std::make_shared<OffersUpdateArgs>();
+  cmd.add_option("--provider", args->providers,
+                 "aws, azure or gcp (repeatable; default aws and azure, and gcp when GPUCOST_GCP_API_KEY is set)")
+      ->type_name("NAME")
+      ->group("Sources");
+  cmd.add_option("--region", args->regions,
+                 "a region to price (repeatable; PROVIDER=REGION or a bare name such as us-east-1, eastus, "
+                 "us-central1; default us-east-1, eastus, us-central1)")
+      ->type_name("REGION")
+      ->group("Sources");
+  cmd.add_option("--gpu", args->gpu, "only offers whose GPU model contains this (H100, A100 80GB, L4)")
+      ->type_name("MODEL")
+      ->group("Sources");
+  cmd.add_option("--endpoint", args->endpoints,
+                 "SOURCE=URL: another base URL for aws, azure, gcp or ecb (repeatable; tests, mirrors)")
+      ->type_name("SOURCE=URL")
+      ->group("Sources");
+  cmd.add_option("--timeout", args->timeout_s, "seconds a request may take, body included (default 300)")
+      ->type_name("S")
+      ->check(CLI::Range(1.0, 86400.0))
+      ->group("Sources");
+  cmd.add_flag("--dry-run", args->dry_run, "print each offer's price before and after; write nothing")->group("Output");
+  cmd.add_option("-o,--output", args->output,
+                 "the catalogue to write (default $XDG_DATA_HOME/gpucost/offers.toml, else "
+                 "~/.local/share/gpucost/offers.toml)")
+      ->type_name("FILE")
+      ->group("Output");
+  cmd.add_flag("-q,--quiet", args->quiet, "no notes on stderr")->group("Output");
+  cmd.footer(footer_with_example("gpucost offers update --provider aws --region us-west-2 --dry-run"));
+  return [args] { return run_offers_update(*args); };
+}
+
+}  // namespace gpucost::cli

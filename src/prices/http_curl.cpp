@@ -1,0 +1,265 @@
+// The libcurl fetcher: one easy handle per try, the body to a string or to a sink, the status
+// and Retry-After read back, and the try repeated only for what may pass (429, 5xx, a dropped
+// or stalled transfer).
+#include <gpucost/prices/http.hpp>
+
+#include <gpucost/core/text.hpp>
+
+#include <curl/curl.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <mutex>
+#include <thread>
+
+namespace gpucost::prices {
+
+namespace {
+
+constexpr std::size_t kMaxBody = std::size_t{256} << 20;  // a page or an index, never an offer file
+constexpr std::size_t kMaxErrorBody = 4096;               // what an error answer may show
+constexpr long kLowSpeedBytes = 1;                        // below this many bytes/s ...
+constexpr long kLowSpeedSeconds = 60;                     // ... for this long: a stalled transfer
+
+void global_init() {
+  static std::once_flag once;
+  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+}
+
+/// What one try saw.
+struct Attempt {
+  CURLcode rc = CURLE_OK;
+  long status = 0;
+  std::string retry_after, error_body, curl_message;
+  Status sink_status;  ///< the sink's own error, when it stopped the transfer
+};
+
+/// The state the callbacks of one try write into.
+struct TransferState {
+  CURL* handle = nullptr;
+  const std::function<Status(std::string_view)>* sink = nullptr;
+  Attempt* attempt = nullptr;
+};
+
+bool success(long status) { return status >= 200 && status < 300; }
+
+std::size_t on_body(char* data, std::size_t size, std::size_t count, void* user) {
+  auto* st = static_cast<TransferState*>(user);
+  const std::size_t n = size * count;
+  long status = 0;
+  curl_easy_getinfo(st->handle, CURLINFO_RESPONSE_CODE, &status);
+  if (!success(status)) {  // an error page: keep its start for the message, never parse it
+    std::string& e = st->attempt->error_body;
+    e.append(data, std::min(n, kMaxErrorBody - std::min(e.size(), kMaxErrorBody)));
+    return n;
+  }
+  Status s = (*st->sink)(std::string_view(data, n));
+  if (!s) {
+    st->attempt->sink_status = std::move(s);
+    return 0;  // CURLE_WRITE_ERROR ends the transfer
+  }
+  return n;
+}
+
+std::size_t on_header(char* data, std::size_t size, std::size_t count, void* user) {
+  auto* st = static_cast<TransferState*>(user);
+  const std::string_view line(data, size * count);
+  if (text::istarts_with(line, "retry-after:")) st->attempt->retry_after = std::string(text::trim(line.substr(12)));
+  if (text::istarts_with(line, "http/")) st->attempt->retry_after.clear();  // a new answer (redirect)
+  return size * count;
+}
+
+long to_ms(double seconds) { return static_cast<long>(std::llround(seconds * 1000.0)); }
+
+Attempt perform(const std::string& url, const HttpOptions& o, const std::function<Status(std::string_view)>& sink) {
+  Attempt a;
+  CURL* h = curl_easy_init();
+  if (h == nullptr) {
+    a.rc = CURLE_FAILED_INIT;
+    return a;
+  }
+  TransferState st{h, &sink, &a};
+  char message[CURL_ERROR_SIZE] = {};
+  curl_easy_setopt(h, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+  curl_easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+  curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 1L);
+  curl_easy_setopt(h, CURLOPT_MAXREDIRS, 5L);
+  curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, to_ms(o.connect_timeout_s));
+  curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, to_ms(o.timeout_s));
+  curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, kLowSpeedBytes);
+  curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, kLowSpeedSeconds);
+  curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, "");  // gzip/deflate when the server offers them
+  curl_easy_setopt(h, CURLOPT_USERAGENT, "gpucost-offers-update");
+  curl_easy_setopt(h, CURLOPT_ERRORBUFFER, message);
+  curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
+  curl_easy_setopt(h, CURLOPT_WRITEDATA, &st);
+  curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
+  curl_easy_setopt(h, CURLOPT_HEADERDATA, &st);
+  a.rc = curl_easy_perform(h);
+  curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &a.status);
+  a.curl_message = message[0] != '\0' ? std::string(message) : std::string(curl_easy_strerror(a.rc));
+  curl_easy_cleanup(h);
+  return a;
+}
+
+bool no_network_code(CURLcode rc) {
+  return rc == CURLE_COULDNT_RESOLVE_HOST || rc == CURLE_COULDNT_RESOLVE_PROXY || rc == CURLE_COULDNT_CONNECT;
+}
+
+/// A transfer error that another try may not meet: a timeout, a dropped connection, a body
+/// shorter than announced, a refused connection.
+bool transient_code(CURLcode rc) {
+  switch (rc) {
+    case CURLE_OPERATION_TIMEDOUT:
+    case CURLE_RECV_ERROR:
+    case CURLE_SEND_ERROR:
+    case CURLE_GOT_NOTHING:
+    case CURLE_PARTIAL_FILE:
+    case CURLE_HTTP2:
+    case CURLE_HTTP2_STREAM:
+    case CURLE_COULDNT_CONNECT:
+    case CURLE_SSL_CONNECT_ERROR: return true;
+    default: return false;
+  }
+}
+
+/// The URL as messages show it: no API key, and a long query (Azure's filter) cut short.
+std::string shown_url(std::string_view url) {
+  constexpr std::size_t kMaxQuery = 60;
+  std::string out = redact_key(url);
+  const std::size_t q = out.find('?');
+  if (q != std::string::npos && out.size() - q > kMaxQuery) out.replace(q + kMaxQuery, std::string::npos, "...");
+  return out;
+}
+
+std::string short_body(std::string_view body) {
+  std::string out;
+  for (const char c : text::trim(body.substr(0, 200))) out += (c == '\n' || c == '\r') ? ' ' : c;
+  return out;
+}
+
+class CurlFetcher final : public Fetcher {
+ public:
+  explicit CurlFetcher(const HttpOptions& o) : m_options(o) { global_init(); }
+
+  Expected<std::string> get(const std::string& url) override {
+    std::string body;
+    auto st = stream(
+        url, [&] { body.clear(); },
+        [&](std::string_view chunk) -> Status {
+          if (body.size() + chunk.size() > kMaxBody)
+            return make_error(ErrorKind::io,
+                              fmt::format("{}: answer larger than {} MiB", redact_key(url), kMaxBody >> 20));
+          body.append(chunk);
+          return {};
+        });
+    if (!st) return st.error();
+    return body;
+  }
+
+  Status stream(const std::string& url, const std::function<void()>& restart,
+                const std::function<Status(std::string_view)>& sink) override {
+    const std::string shown = shown_url(url);
+    const int tries = std::max(1, m_options.tries);
+    for (int attempt_no = 1;; ++attempt_no) {
+      if (attempt_no > 1) restart();
+      Attempt a = perform(url, m_options, sink);
+      if (!a.sink_status) return a.sink_status;
+      if (a.rc == CURLE_OK && success(a.status)) return {};
+      const bool http_error = a.rc == CURLE_OK;
+      const bool again = http_error ? retryable_status(a.status) : transient_code(a.rc);
+      const std::string what = http_error ? fmt::format("HTTP {}", a.status) : a.curl_message;
+      if (!again || attempt_no >= tries) return final_error(shown, a, what, attempt_no);
+      const int wait = retry_delay_ms(m_options, attempt_no + 1, parse_retry_after(a.retry_after));
+      note(fmt::format("{}: {}; try {} of {} in {:.1f} s", shown, what, attempt_no + 1, tries, wait / 1000.0));
+      std::this_thread::sleep_for(std::chrono::milliseconds(wait));
+    }
+  }
+
+ private:
+  static Error final_error(const std::string& shown, const Attempt& a, const std::string& what, int tries) {
+    const std::string after = tries > 1 ? fmt::format(" (after {} tries)", tries) : std::string();
+    if (a.rc != CURLE_OK && no_network_code(a.rc))
+      return make_error(ErrorKind::io, fmt::format("{}: {}: {}{}", kNoNetwork, shown, what, after));
+    if (a.rc == CURLE_OK && !a.error_body.empty())
+      return make_error(ErrorKind::io, fmt::format("{}: {}{}", shown, what, after), short_body(a.error_body));
+    return make_error(ErrorKind::io, fmt::format("{}: {}{}", shown, what, after));
+  }
+
+  HttpOptions m_options;
+};
+
+}  // namespace
+
+bool is_no_network(const Error& e) { return e.message.starts_with(kNoNetwork); }
+
+bool retryable_status(long status) { return status == 429 || (status >= 500 && status <= 599); }
+
+std::optional<int> parse_retry_after(std::string_view value) {
+  value = text::trim(value);
+  if (value.empty() || value.size() > 9) return std::nullopt;
+  int seconds = 0;
+  for (const char c : value) {
+    if (!text::is_digit(c)) return std::nullopt;
+    seconds = seconds * 10 + (c - '0');
+  }
+  return seconds;
+}
+
+int retry_delay_ms(const HttpOptions& o, int next_try, std::optional<int> retry_after_s) {
+  const int doublings = std::clamp(next_try - 2, 0, 20);
+  const long long backoff = static_cast<long long>(std::max(0, o.backoff_ms)) << doublings;
+  const long long cap = static_cast<long long>(std::max(0, o.max_retry_after_s)) * 1000;
+  long long wait = backoff;
+  if (retry_after_s) wait = std::max(wait, static_cast<long long>(*retry_after_s) * 1000);
+  return static_cast<int>(std::min(wait, std::max(cap, static_cast<long long>(o.backoff_ms))));
+}
+
+std::string url_encode(std::string_view s) {
+  std::string out;
+  for (const char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    if (text::is_alpha(c) || text::is_digit(c) || c == '-' || c == '.' || c == '_' || c == '~')
+      out += c;
+    else
+      out += fmt::format("%{:02X}", u);
+  }
+  return out;
+}
+
+std::string url_origin(std::string_view url) {
+  const std::size_t scheme = url.find("://");
+  if (scheme == std::string_view::npos) return {};
+  const std::size_t end = url.find_first_of("/?#", scheme + 3);
+  std::string out(url.substr(0, end));
+  for (char& c : out) c = text::ascii_lower(c);
+  // The default port is the same origin: https://prices.azure.com:443 is https://prices.azure.com.
+  for (const std::string_view default_port : {std::string_view("https://:443"), std::string_view("http://:80")}) {
+    const std::string_view prefix = default_port.substr(0, default_port.find(':') + 3);
+    const std::string_view port = default_port.substr(prefix.size());
+    if (out.starts_with(prefix) && out.ends_with(port)) out.resize(out.size() - port.size());
+  }
+  return out;
+}
+
+std::string redact_key(std::string_view url) {
+  std::string out(url);
+  for (std::size_t at = 0; (at = out.find("key=", at)) != std::string::npos;) {
+    const bool param = at > 0 && (out[at - 1] == '?' || out[at - 1] == '&');
+    at += 4;
+    if (!param) continue;
+    const std::size_t end = std::min(out.find('&', at), out.size());
+    out.replace(at, end - at, "REDACTED");
+  }
+  return out;
+}
+
+std::unique_ptr<Fetcher> make_http_fetcher(const HttpOptions& options) {
+  return std::make_unique<CurlFetcher>(options);
+}
+
+}  // namespace gpucost::prices

@@ -1,0 +1,157 @@
+#include <gpucost/prices/sources.hpp>
+
+#include <gpucost/core/text.hpp>
+
+#include "offer_build.hpp"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <cmath>
+#include <utility>
+
+namespace gpucost::prices {
+
+namespace {
+
+constexpr double kHoursPerYear = 8760;
+
+struct ProviderNames {
+  std::string_view key, display, region;
+  double increment_s, minimum_s;
+};
+// Billing terms as data/cloud-offers.toml gives them.
+constexpr std::array kProviders{ProviderNames{"aws", "AWS", "us-east-1", 1, 60},
+                                ProviderNames{"azure", "Azure", "eastus", 60, 60},
+                                ProviderNames{"gcp", "Google Cloud", "us-central1", 1, 60}};
+
+const ProviderNames* provider(std::string_view key) {
+  for (const ProviderNames& p : kProviders)
+    if (p.key == key) return &p;
+  return nullptr;
+}
+
+std::optional<int> term_years(std::string_view term) {
+  term = text::trim(term);
+  if (term == "1 Year" || term == "1yr") return 1;
+  if (term == "3 Years" || term == "3yr") return 3;
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::string summary(const SourceResult& r) {
+  std::string out = fmt::format("{} offer{}", r.offers.size(), r.offers.size() == 1 ? "" : "s");
+  std::string skipped;
+  for (const auto& [reason, n] : r.skipped) skipped += fmt::format("{}{} {}", skipped.empty() ? "" : ", ", n, reason);
+  if (!skipped.empty()) out += "; left out: " + skipped;
+  return out;
+}
+
+std::string_view default_region(std::string_view key) {
+  const ProviderNames* p = provider(key);
+  return p != nullptr ? p->region : std::string_view();
+}
+
+std::string_view provider_display(std::string_view key) {
+  const ProviderNames* p = provider(key);
+  return p != nullptr ? p->display : std::string_view();
+}
+
+std::string_view provider_key_of(std::string_view display) {
+  for (const ProviderNames& p : kProviders)
+    if (p.display == display) return p.key;
+  return {};
+}
+
+std::string offer_name(std::string_view key, std::string_view instance, std::string_view region,
+                       breakeven::OfferKind kind) {
+  std::string name(key);
+  name += '-';
+  if (key == "azure") {
+    if (instance.starts_with("Standard_")) instance.remove_prefix(9);
+    for (const char c : instance) name += c == '_' ? '-' : text::ascii_lower(c);
+  } else {
+    name += instance;
+  }
+  if (!region.empty() && region != default_region(key)) name.append("-").append(region);
+  if (kind != breakeven::OfferKind::on_demand) name.append("-").append(breakeven::offer_kind_name(kind));
+  return name;
+}
+
+std::optional<double> hourly_unit(std::string_view unit) {
+  unit = text::trim(unit);
+  if (unit == "Hrs" || unit == "h" || unit == "Hour" || unit == "Hours") return 1.0;
+  std::size_t pos = 0;
+  const std::string_view count = text::next_token(unit, pos);
+  const std::string_view word = text::next_token(unit, pos);
+  if (pos < unit.size() && !text::trim(unit.substr(pos)).empty()) return std::nullopt;
+  const auto n = text::parse_double(count);
+  if (!n || !(*n > 0) || (word != "Hour" && word != "Hours")) return std::nullopt;
+  return *n;
+}
+
+std::optional<double> amortised_hourly(double term_price, std::string_view term) {
+  const auto years = term_years(term);
+  if (!years || !(term_price > 0)) return std::nullopt;
+  return term_price / (kHoursPerYear * *years);
+}
+
+std::optional<breakeven::OfferKind> reserved_kind(std::string_view term) {
+  const auto years = term_years(term);
+  if (!years) return std::nullopt;
+  return *years == 1 ? breakeven::OfferKind::reserved_1y : breakeven::OfferKind::reserved_3y;
+}
+
+std::string date_part(std::string_view iso) {
+  iso = text::trim(iso);
+  if (iso.size() < 10 || iso[4] != '-' || iso[7] != '-') return {};
+  constexpr std::array<std::size_t, 8> kDigits{0, 1, 2, 3, 5, 6, 8, 9};
+  for (const std::size_t i : kDigits)
+    if (!text::is_digit(iso[i])) return {};
+  return std::string(iso.substr(0, 10));
+}
+
+breakeven::CloudOffer make_offer(const OfferFacts& f) {
+  const ProviderNames* p = provider(f.provider_key);
+  breakeven::CloudOffer o;
+  o.name = offer_name(f.provider_key, f.instance, f.region, f.kind);
+  o.provider = std::string(p != nullptr ? p->display : f.provider_key);
+  o.instance = std::string(f.instance);
+  o.region = std::string(f.region);
+  o.gpu_model = f.gpu->model;
+  o.gpu_memory_gb = f.gpu->memory_gb;
+  o.gpus = f.gpu->gpus;
+  o.per_gpu = f.per_gpu;
+  // Prices to a millionth of a dollar: the lists give 4 to 10 decimals, amortised terms more.
+  o.price_per_hour = std::round(f.price_per_hour * 1e6) / 1e6;
+  o.currency = "USD";
+  o.kind = f.kind;
+  o.billing_increment_s = p != nullptr ? p->increment_s : 1;
+  o.billing_minimum_s = p != nullptr ? p->minimum_s : 0;
+  o.cold_start_s = typical_cold_start_s(o.provider, o.instance);
+  o.date_seen = f.date_seen;
+  o.source = f.source;
+  o.confirmed = f.confirmed;
+  o.note = f.note;
+  return o;
+}
+
+void add_offer(SourceResult& r, breakeven::CloudOffer o) {
+  const auto [it, added] = r.by_name.try_emplace(o.name, r.offers.size());
+  if (added) {
+    r.offers.push_back(std::move(o));
+    return;
+  }
+  breakeven::CloudOffer& have = r.offers[it->second];
+  if (o.date_seen > have.date_seen) have = std::move(o);
+  skip(r, "superseded");
+}
+
+std::string_view json_string(simdjson::dom::object o, std::string_view key) {
+  std::string_view v;
+  if (o[key].get_string().get(v) != simdjson::SUCCESS) return {};
+  return v;
+}
+
+}  // namespace gpucost::prices
