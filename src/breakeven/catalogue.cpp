@@ -444,9 +444,9 @@ Expected<std::optional<EuroRates>> parse_euro_rates(std::string_view toml_text, 
   }
   const toml::table* ex = tbl["exchange"].as_table();
   if (ex == nullptr) return std::optional<EuroRates>{};
-  if ((*ex)["base"].value_or(std::string("EUR")) != "EUR")
+  if ((*ex)["base"].value_or(std::string()) != "EUR")
     return make_error(ErrorKind::config,
-                      fmt::format("{}: [exchange] base must be \"EUR\" (ECB reference rates)", origin));
+                      fmt::format("{}: [exchange] needs base = \"EUR\" (rates per euro, as the ECB's)", origin));
   EuroRates r;
   r.date = (*ex)["date"].value_or(std::string());
   r.source = (*ex)["source"].value_or(std::string());

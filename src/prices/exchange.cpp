@@ -47,62 +47,20 @@ Expected<ExchangeRates> parse_ecb_rates(std::string_view xml, std::string_view s
     const std::string_view code = c.attribute("currency").value();
     const auto rate = text::parse_double(c.attribute("rate").value());
     if (!currency_code(code) || !rate || !(*rate > 0)) continue;
-    r.per_base[std::string(code)] = *rate;
+    r.per_euro[std::string(code)] = *rate;
   }
-  if (r.per_base.empty() || r.date.size() != 10)
+  if (r.per_euro.empty() || r.date.size() != 10)
     return make_error(ErrorKind::format, fmt::format("{}: no rates for a day in the document", source));
   return r;
 }
 
-std::optional<double> cross_rate(const ExchangeRates& rates, std::string_view from, std::string_view to) {
-  const auto per_base = [&](std::string_view code) -> std::optional<double> {
-    if (code == rates.base) return 1.0;
-    const auto it = rates.per_base.find(std::string(code));
-    if (it == rates.per_base.end()) return std::nullopt;
-    return it->second;
-  };
-  const auto f = per_base(from), t = per_base(to);
-  if (!f || !t) return std::nullopt;
-  return *t / *f;
-}
-
 std::string exchange_toml(const ExchangeRates& rates) {
-  std::string out = "# Reference rates: units of each currency per 1 " + rates.base +
+  std::string out = std::string("# Reference rates: units of each currency per 1 EUR") +
                     " (gpucost converts between any two through it).\n[exchange]\n";
-  out += fmt::format("base = {}\ndate = {}\nsource = {}\n", toml_string(rates.base), toml_string(rates.date),
+  out += fmt::format("base = {}\ndate = {}\nsource = {}\n", toml_string("EUR"), toml_string(rates.date),
                      toml_string(rates.source));
-  for (const auto& [code, rate] : rates.per_base) out += fmt::format("{} = {}\n", code, toml_float(rate));
+  for (const auto& [code, rate] : rates.per_euro) out += fmt::format("{} = {}\n", code, toml_float(rate));
   return out;
-}
-
-Expected<std::optional<ExchangeRates>> parse_exchange_table(std::string_view toml_text, std::string_view origin) {
-  toml::table tbl;
-  try {
-    tbl = toml::parse(toml_text, origin);
-  } catch (const toml::parse_error& e) {
-    return make_error(ErrorKind::config, fmt::format("{}:{}:{}: {}", origin, e.source().begin.line,
-                                                     e.source().begin.column, e.description()));
-  }
-  const toml::table* ex = tbl["exchange"].as_table();
-  if (ex == nullptr) return std::optional<ExchangeRates>{};
-  ExchangeRates r;
-  const auto base = (*ex)["base"].value<std::string>();
-  if (!base || !currency_code(*base))
-    return make_error(ErrorKind::config,
-                      fmt::format("{}: [exchange]: 'base' is missing or not a currency code", origin));
-  r.base = *base;
-  r.date = (*ex)["date"].value_or(std::string());
-  r.source = (*ex)["source"].value_or(std::string());
-  for (const auto& [key, node] : *ex) {
-    const std::string_view code = key.str();
-    if (code == "base" || code == "date" || code == "source") continue;
-    const auto rate = node.value<double>();
-    if (!currency_code(code) || !rate || !(*rate > 0))
-      return make_error(ErrorKind::config,
-                        fmt::format("{}: [exchange]: '{}' is not a currency code with a positive rate", origin, code));
-    r.per_base[std::string(code)] = *rate;
-  }
-  return std::optional<ExchangeRates>(std::move(r));
 }
 
 }  // namespace gpucost::prices

@@ -153,7 +153,7 @@ Expected<UpdateResult> fetch_updates(const UpdateRequest& r, Fetcher& fetcher) {
   if (!rates) return rates.error();
   out.exchange = std::move(*rates);
   out.notes.push_back(
-      fmt::format("ecb: {} euro reference rates of {}", out.exchange.per_base.size(), out.exchange.date));
+      fmt::format("ecb: {} euro reference rates of {}", out.exchange.per_euro.size(), out.exchange.date));
   sort_offers(out.offers);
   return out;
 }
@@ -216,8 +216,10 @@ std::vector<PriceChange> price_changes(const UpdateRequest& r, const std::vector
     }
     out.push_back(std::move(p));
   }
+  // Gone: offers of the old user catalogue the update drops. A built-in offer the update does not
+  // list stays in every run's catalogue, so it is not gone.
   for (const breakeven::CloudOffer& o : current)
-    if (replaced_by(r, o) && find(updated, o.name) == nullptr && find(current, o.name) == &o)
+    if (o.origin != "built-in" && replaced_by(r, o) && find(updated, o.name) == nullptr && find(current, o.name) == &o)
       out.push_back(PriceChange{o.name, o.currency, o.price_per_hour, std::nullopt, o.origin});
   return out;
 }

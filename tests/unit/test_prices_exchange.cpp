@@ -24,25 +24,24 @@ std::string fixture(const std::string& path) {
 TEST_CASE("ECB reference rates from eurofxref-daily.xml", "[prices]") {
   auto r = prices::parse_ecb_rates(fixture("ecb/eurofxref-daily.xml"), "ecb");
   REQUIRE(r);
-  CHECK(r->base == "EUR");
   CHECK(r->date == "2010-04-20");
-  CHECK(r->per_base.size() == 34);
-  CHECK(r->per_base.at("USD") == 1.3486);
-  CHECK(r->per_base.at("GBP") == 0.8765);
-  CHECK(r->per_base.at("JPY") == 125.32);
+  CHECK(r->per_euro.size() == 34);
+  CHECK(r->per_euro.at("USD") == 1.3486);
+  CHECK(r->per_euro.at("GBP") == 0.8765);
+  CHECK(r->per_euro.at("JPY") == 125.32);
 }
 
 TEST_CASE("the rate between two currencies goes through the euro", "[prices]") {
   auto r = prices::parse_ecb_rates(fixture("ecb/eurofxref-daily.xml"), "ecb");
   REQUIRE(r);
   // 1 EUR = 1.3486 USD = 0.87650 GBP, so 1 USD = 0.87650 / 1.3486 = 0.649933 GBP.
-  CHECK(*prices::cross_rate(*r, "USD", "GBP") == Approx(0.6499332641));
-  CHECK(*prices::cross_rate(*r, "GBP", "USD") == Approx(1.5386195094));
-  CHECK(*prices::cross_rate(*r, "GBP", "JPY") == Approx(142.9777524244));
-  CHECK(*prices::cross_rate(*r, "EUR", "USD") == 1.3486);
-  CHECK(*prices::cross_rate(*r, "USD", "EUR") == Approx(1 / 1.3486));
-  CHECK(*prices::cross_rate(*r, "USD", "USD") == 1.0);
-  CHECK_FALSE(prices::cross_rate(*r, "USD", "XYZ"));
+  CHECK(*r->rate("USD", "GBP") == Approx(0.6499332641));
+  CHECK(*r->rate("GBP", "USD") == Approx(1.5386195094));
+  CHECK(*r->rate("GBP", "JPY") == Approx(142.9777524244));
+  CHECK(*r->rate("EUR", "USD") == 1.3486);
+  CHECK(*r->rate("USD", "EUR") == Approx(1 / 1.3486));
+  CHECK(*r->rate("USD", "USD") == 1.0);
+  CHECK_FALSE(r->rate("USD", "XYZ"));
 }
 
 TEST_CASE("the [exchange] table reads back as written", "[prices]") {
@@ -51,17 +50,17 @@ TEST_CASE("the [exchange] table reads back as written", "[prices]") {
   const std::string toml = prices::exchange_toml(*r);
   CHECK(toml.find("[exchange]\nbase = \"EUR\"\ndate = \"2010-04-20\"") != std::string::npos);
   CHECK(toml.find("\nUSD = 1.3486\n") != std::string::npos);
-  auto back = prices::parse_exchange_table(toml, "t");
+  auto back = breakeven::parse_euro_rates(toml, "t");
   REQUIRE(back);
   REQUIRE(*back);
-  CHECK((*back)->per_base == r->per_base);
+  CHECK((*back)->per_euro == r->per_euro);
   CHECK((*back)->date == r->date);
   CHECK((*back)->source == r->source);
-  auto none = prices::parse_exchange_table("[[offer]]\nname = \"x\"\n", "t");
+  auto none = breakeven::parse_euro_rates("[[offer]]\nname = \"x\"\n", "t");
   REQUIRE(none);
   CHECK_FALSE(*none);
-  CHECK_FALSE(prices::parse_exchange_table("[exchange]\nbase = \"EUR\"\nUSD = -1.0\n", "t"));
-  CHECK_FALSE(prices::parse_exchange_table("[exchange]\nUSD = 1.0\n", "t"));
+  CHECK_FALSE(breakeven::parse_euro_rates("[exchange]\nbase = \"EUR\"\nUSD = -1.0\n", "t"));
+  CHECK_FALSE(breakeven::parse_euro_rates("[exchange]\nUSD = 1.0\n", "t"));
 }
 
 TEST_CASE("what is not an ECB rates document", "[prices]") {
@@ -73,5 +72,5 @@ TEST_CASE("what is not an ECB rates document", "[prices]") {
       "<Cube currency='usd' rate='2'/><Cube currency='GBP' rate='x'/></Cube></Cube>",
       "x");
   REQUIRE(one);
-  CHECK(one->per_base.size() == 1);
+  CHECK(one->per_euro.size() == 1);
 }

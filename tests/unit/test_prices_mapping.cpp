@@ -1,6 +1,6 @@
 // gpucost offers update, the small rules: which GPUs a SKU holds, which units are hourly, how a
 // reservation's term price becomes an hourly rate, how offers are named, and the HTTP layer's
-// retry arithmetic. Each against hand-written expectations (docs/offers-update.md).
+// retry arithmetic. Each against hand-written expectations (docs/cost-model.md, "Refreshing prices").
 #include <catch2/catch.hpp>
 
 #include <gpucost/prices/gpu_skus.hpp>
