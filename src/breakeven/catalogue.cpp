@@ -5,6 +5,8 @@
 #include <gpucost/core/text.hpp>
 #include <gpucost/io/line_reader.hpp>
 
+#include "toml_list.hpp"
+
 #include <fmt/format.h>
 #include <toml++/toml.h>
 
@@ -435,14 +437,9 @@ std::optional<double> EuroRates::rate(std::string_view from, std::string_view to
 }
 
 Expected<std::optional<EuroRates>> parse_euro_rates(std::string_view toml_text, std::string_view origin) {
-  toml::table tbl;
-  try {
-    tbl = toml::parse(toml_text, origin);
-  } catch (const toml::parse_error& e) {
-    return make_error(ErrorKind::config, fmt::format("{}:{}:{}: {}", origin, e.source().begin.line,
-                                                     e.source().begin.column, e.description()));
-  }
-  const toml::table* ex = tbl["exchange"].as_table();
+  auto tbl = parse_toml_text(toml_text, origin);
+  if (!tbl) return tbl.error();
+  const toml::table* ex = (*tbl)["exchange"].as_table();
   if (ex == nullptr) return std::optional<EuroRates>{};
   if ((*ex)["base"].value_or(std::string()) != "EUR")
     return make_error(ErrorKind::config,

@@ -12,17 +12,23 @@
 
 namespace gpucost::breakeven {
 
-/// `read(table, origin, index)` returns Expected<T>; the first error stops the list.
-template <typename T, typename Reader>
-Expected<std::vector<T>> parse_toml_list(std::string_view toml_text, std::string_view origin, const char* key,
-                                         Reader read) {
-  toml::table tbl;
+/// The TOML text parsed, or the parse error as "origin:line:column: what".
+inline Expected<toml::table> parse_toml_text(std::string_view toml_text, std::string_view origin) {
   try {
-    tbl = toml::parse(toml_text, origin);
+    return toml::parse(toml_text, origin);
   } catch (const toml::parse_error& e) {
     return make_error(ErrorKind::config, fmt::format("{}:{}:{}: {}", origin, e.source().begin.line,
                                                      e.source().begin.column, e.description()));
   }
+}
+
+/// `read(table, origin, index)` returns Expected<T>; the first error stops the list.
+template <typename T, typename Reader>
+Expected<std::vector<T>> parse_toml_list(std::string_view toml_text, std::string_view origin, const char* key,
+                                         Reader read) {
+  auto parsed = parse_toml_text(toml_text, origin);
+  if (!parsed) return parsed.error();
+  const toml::table& tbl = *parsed;
   std::vector<T> out;
   const auto* items = tbl[key].as_array();
   if (items == nullptr) return out;
