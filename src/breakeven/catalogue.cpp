@@ -466,6 +466,7 @@ void use_reference_rates(CostConfig& config, const EuroRates& rates) {
   if (const auto r = rates.rate("EUR", config.currency); r && config.currency != "EUR")
     config.reference_exchange["EUR"] = *r;
   config.reference_exchange_label = fmt::format("ECB euro reference rates of {}", rates.date);
+  config.reference_exchange_date = rates.date;
 }
 
 std::string user_catalogue_path() {

@@ -72,8 +72,8 @@ constexpr std::array kKeys = {
     ConfigKey{"cloud.memory_margin", "ratio", "an offer fits when its GPU memory holds the job's peak use x (1 + this)",
               false, false, 0, 10},
     ConfigKey{"cloud.spot_restart_overhead", "ratio",
-              "a spot offer's billed time grows by this share: work redone after interruptions, restarts", false,
-              false, 0, 10},
+              "a spot offer's billed time grows by this share: work redone after interruptions, restarts", false, false,
+              0, 10},
 };
 
 double* number_slot(CostConfig& c, std::string_view path) {

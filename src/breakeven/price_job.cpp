@@ -61,6 +61,14 @@ void check_price_age(PricedJob& p, const CloudOffer& offer, std::string_view tod
     warn(p, fmt::format("the price of offer '{}' ({:g} {}/h) could not be confirmed against its source{}", offer.name,
                         offer.price_per_hour, offer.currency, offer.note.empty() ? "" : ": " + offer.note));
   if (!p.config.offer_rate_basis.empty()) note(p, fmt::format("offer '{}': {}", offer.name, p.config.offer_rate_basis));
+  // Reference rates an update stored long ago convert with a rate of long ago.
+  CloudOffer rates_day;
+  rates_day.date_seen = p.config.reference_exchange_date;
+  const auto rates_age = price_age_days(rates_day, today);
+  if (p.config.offer_exchange_source == p.config.reference_exchange_label && rates_age && *rates_age > kStalePriceDays)
+    warn(p, fmt::format("the {} price is converted with the {}, {} days ago: run gpucost offers update, or give "
+                        "[exchange] {} in the config",
+                        offer.currency, p.config.reference_exchange_label, *rates_age, offer.currency));
 }
 
 // Fits the chosen offer to the job (count and memory), converts its price and picks its speed ratio.

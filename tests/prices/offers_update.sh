@@ -73,6 +73,15 @@ end-to-end)
     fail "not written to \$XDG_DATA_HOME/gpucost/offers.toml"
   "$gpucost" breakeven --list-clouds >"$tmp/list" 2>"$tmp/err" || fail "breakeven --list-clouds failed"
   grep -q 'aws-p5.48xlarge' "$tmp/list" || fail "breakeven --list-clouds lists no offers"
+  # An answer in euros prices the updated USD offer with the stored ECB rates (1.3486 USD per EUR:
+  # 3.673 / 1.3486 = 2.72357 EUR/h), says so, and warns that the rates are of 2010.
+  "$gpucost" breakeven -c "$testdata/samples/workstation.toml" --set currency=EUR --cloud azure-nc24ads-a100-v4 \
+    --tz Europe/Berlin --host workstation --json "$testdata/samples/rtx4090_finetune_query.csv" >"$tmp/eur.json" \
+    2>"$tmp/err" || fail "breakeven in EUR with the stored rates failed"
+  grep -q '"rate_per_hour": 2.7235' "$tmp/eur.json" || fail "not converted at 1.3486: $(grep -o '"rate_per_hour": [0-9.]*' "$tmp/eur.json")"
+  grep -q '"exchange_source": "ECB euro reference rates of 2010-04-20"' "$tmp/eur.json" || fail "no exchange_source"
+  grep -q 'USD price is converted with the ECB euro reference rates of 2010-04-20, [0-9]* days ago' "$tmp/err" ||
+    fail "no warning on the rates' age"
   ;;
 dry-run)
   good_catalogue

@@ -98,7 +98,8 @@ TEST_CASE("listings: --list-clouds lines up every column and names the region") 
 }
 
 TEST_CASE("listings: the catalogues' JSON parses") {
-  for (const std::string& text : {report::cloud_offers_json(breakeven::cloud_offers(), "2026-12-02"), report::indicator_catalogue_json()}) {
+  for (const std::string& text :
+       {report::cloud_offers_json(breakeven::cloud_offers(), "2026-12-02"), report::indicator_catalogue_json()}) {
     simdjson::dom::parser parser;
     simdjson::dom::element doc;
     REQUIRE(parser.parse(text).get(doc) == simdjson::SUCCESS);

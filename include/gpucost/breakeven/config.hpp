@@ -80,7 +80,7 @@ struct CostConfig {
   /// the offer's currency: the ECB rates `gpucost offers update` stored, and their label
   /// ("ECB euro reference rates of 2026-11-30"). Set by the command line from the catalogue.
   std::map<std::string, double> reference_exchange;
-  std::string reference_exchange_label;
+  std::string reference_exchange_label, reference_exchange_date;
   /// Where offer_exchange_rate came from: "config" or reference_exchange_label.
   std::string offer_exchange_source;
   /// The keys the file or --set gave ("local.lifetime_years"): the others are defaults, and the
