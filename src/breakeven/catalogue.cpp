@@ -1,6 +1,7 @@
 // One run's cloud catalogue: the built-in offers, the user catalogue `gpucost offers update`
 // writes, and --clouds files (gpucost's TOML, or a SkyPilot vms.csv as SkyPilot keeps it).
 #include <gpucost/breakeven/cloud_offers.hpp>
+#include <gpucost/breakeven/providers.hpp>
 
 #include <gpucost/core/text.hpp>
 #include <gpucost/io/line_reader.hpp>
@@ -26,35 +27,11 @@ namespace gpucost::breakeven {
 
 namespace {
 
-/// Billing terms and the name prefix of a provider, for offers whose file does not give them
-/// (a SkyPilot vms.csv has prices only). The same terms as data/cloud-offers.toml's offers.
-struct ProviderTerms {
-  std::string_view dir;  ///< SkyPilot's folder name: catalogs/v7/<dir>/vms.csv
-  std::string_view provider, prefix, default_region;
-  double increment_s, minimum_s, cold_start_s;
-};
-constexpr std::array kProviders{
-    ProviderTerms{"aws", "AWS", "aws", "us-east-1", 1, 60, 300},
-    ProviderTerms{"gcp", "Google Cloud", "gcp", "us-central1", 1, 60, 240},
-    ProviderTerms{"azure", "Azure", "azure", "eastus", 60, 60, 300},
-    ProviderTerms{"lambda", "Lambda", "lambda", "", 60, 60, 300},
-    ProviderTerms{"runpod", "RunPod", "runpod", "", 1, 0, 120},
-    ProviderTerms{"vast", "Vast.ai", "vast", "", 1, 0, 180},
-};
-/// Any other provider: per-second billing with a one-minute minimum, the hyperscalers' terms.
-constexpr ProviderTerms kOtherProvider{"", "", "", "", 1, 60, 300};
-
 std::string lower(std::string_view text) {
   std::string out(text);
   std::transform(out.begin(), out.end(), out.begin(),
                  [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
   return out;
-}
-
-ProviderTerms terms_of_dir(const std::string& dir) {
-  for (const ProviderTerms& p : kProviders)
-    if (p.dir == dir) return p;
-  return kOtherProvider;
 }
 
 Expected<std::string> read_whole(const std::string& path) {
@@ -181,19 +158,11 @@ void keep_cheapest(std::optional<double>& into, std::optional<double> v) {
   if (v && (!into || *v < *into)) into = v;
 }
 
-std::string offer_name(const ProviderTerms& terms, std::string_view provider_dir, const std::string& instance,
-                       const std::string& region, OfferKind kind) {
-  std::string name = fmt::format("{}-{}", terms.prefix.empty() ? provider_dir : terms.prefix, instance);
-  if (region != terms.default_region) name += "-" + region;
-  if (kind != OfferKind::on_demand) name += fmt::format("-{}", offer_kind_name(kind));
-  return lower(name);
-}
-
 CloudOffer vm_offer(const VmRow& row, const ProviderTerms& terms, const std::string& dir, const std::string& path,
                     const std::string& date, OfferKind kind) {
   CloudOffer o;
-  o.name = offer_name(terms, dir, row.instance, row.region, kind);
-  o.provider = terms.provider.empty() ? dir : std::string(terms.provider);
+  o.name = offer_name(terms.key.empty() ? std::string_view(dir) : terms.key, row.instance, row.region, kind);
+  o.provider = terms.display.empty() ? dir : std::string(terms.display);
   o.instance = row.instance;
   o.region = row.region;
   o.gpu_model = gpu_model_of(row.accelerator, row.memory_gb);
@@ -313,7 +282,8 @@ Expected<std::vector<CloudOffer>> read_skypilot_csv(const std::string& path, con
                                                     std::string& note) {
   const std::filesystem::path p(path);
   const std::string dir = p.parent_path().filename().string();
-  const ProviderTerms terms = terms_of_dir(dir);
+  const ProviderTerms* known = provider_terms(dir);
+  const ProviderTerms& terms = known != nullptr ? *known : kOtherProviderTerms;
   if (dir.empty())
     return make_error(ErrorKind::usage,
                       fmt::format("--clouds {}: a SkyPilot vms.csv names its cloud by its folder", path),
@@ -328,14 +298,14 @@ Expected<std::vector<CloudOffer>> read_skypilot_csv(const std::string& path, con
   note = fmt::format(
       "--clouds {}: SkyPilot vms.csv of {} ({} rows): {} offers; rows without GPUs ignored: {}{}{}{}; prices dated by "
       "the file's time ({}); billing {:g} s increment, {:g} s minimum, cold start {:g} s: gpucost's defaults for {}",
-      path, terms.provider.empty() ? dir : std::string(terms.provider), tally.rows, offers.size(), tally.no_gpu,
+      path, terms.display.empty() ? dir : std::string(terms.display), tally.rows, offers.size(), tally.no_gpu,
       tally.no_price > 0 ? fmt::format(", {} without a price", tally.no_price) : "",
       tally.gcp_no_accelerator > 0
           ? fmt::format(", {} machine types without their GPUs' price", tally.gcp_no_accelerator)
           : "",
       tally.malformed > 0 ? fmt::format(", {} malformed (first: {})", tally.malformed, tally.first_malformed) : "",
       date, terms.increment_s, terms.minimum_s, terms.cold_start_s,
-      terms.provider.empty() ? "a provider it does not know" : std::string(terms.provider));
+      terms.display.empty() ? "a provider it does not know" : std::string(terms.display));
   return offers;
 }
 
@@ -467,6 +437,48 @@ void use_reference_rates(CostConfig& config, const EuroRates& rates) {
     config.reference_exchange["EUR"] = *r;
   config.reference_exchange_label = fmt::format("ECB euro reference rates of {}", rates.date);
   config.reference_exchange_date = rates.date;
+}
+
+namespace {
+
+// As the built-in catalogue's offers of each provider are billed; cold starts typical of a
+// single-node GPU instance there (a rough figure, as the catalogue's).
+constexpr std::array kProviders{
+    ProviderTerms{"aws", "AWS", "us-east-1", 1, 60, 300},
+    ProviderTerms{"gcp", "Google Cloud", "us-central1", 1, 60, 240},
+    ProviderTerms{"azure", "Azure", "eastus", 60, 60, 300},
+    ProviderTerms{"lambda", "Lambda", "", 60, 60, 300},
+    ProviderTerms{"runpod", "RunPod", "", 1, 0, 120},
+    ProviderTerms{"vast", "Vast.ai", "", 1, 0, 180},
+};
+
+}  // namespace
+
+const ProviderTerms* provider_terms(std::string_view key) {
+  for (const ProviderTerms& p : kProviders)
+    if (p.key == key) return &p;
+  return nullptr;
+}
+
+const ProviderTerms* provider_terms_by_display(std::string_view display) {
+  for (const ProviderTerms& p : kProviders)
+    if (p.display == display) return &p;
+  return nullptr;
+}
+
+std::string offer_name(std::string_view key, std::string_view instance, std::string_view region, OfferKind kind) {
+  std::string name(key);
+  name += '-';
+  if (key == "azure") {
+    if (instance.starts_with("Standard_")) instance.remove_prefix(9);
+    for (const char c : instance) name += c == '_' ? '-' : text::ascii_lower(c);
+  } else {
+    name += instance;
+  }
+  const ProviderTerms* p = provider_terms(key);
+  if (!region.empty() && (p == nullptr || region != p->default_region)) name.append("-").append(region);
+  if (kind != OfferKind::on_demand) name.append("-").append(offer_kind_name(kind));
+  return name;
 }
 
 std::string user_catalogue_path() {

@@ -1,5 +1,6 @@
 #include <gpucost/prices/sources.hpp>
 
+#include <gpucost/breakeven/providers.hpp>
 #include <gpucost/core/text.hpp>
 
 #include "offer_build.hpp"
@@ -15,21 +16,6 @@ namespace gpucost::prices {
 namespace {
 
 constexpr double kHoursPerYear = 8760;
-
-struct ProviderNames {
-  std::string_view key, display, region;
-  double increment_s, minimum_s;
-};
-// Billing terms as data/cloud-offers.toml gives them.
-constexpr std::array kProviders{ProviderNames{"aws", "AWS", "us-east-1", 1, 60},
-                                ProviderNames{"azure", "Azure", "eastus", 60, 60},
-                                ProviderNames{"gcp", "Google Cloud", "us-central1", 1, 60}};
-
-const ProviderNames* provider(std::string_view key) {
-  for (const ProviderNames& p : kProviders)
-    if (p.key == key) return &p;
-  return nullptr;
-}
 
 std::optional<int> term_years(std::string_view term) {
   term = text::trim(term);
@@ -49,34 +35,18 @@ std::string summary(const SourceResult& r) {
 }
 
 std::string_view default_region(std::string_view key) {
-  const ProviderNames* p = provider(key);
-  return p != nullptr ? p->region : std::string_view();
+  const breakeven::ProviderTerms* p = breakeven::provider_terms(key);
+  return p != nullptr ? p->default_region : std::string_view();
 }
 
 std::string_view provider_display(std::string_view key) {
-  const ProviderNames* p = provider(key);
+  const breakeven::ProviderTerms* p = breakeven::provider_terms(key);
   return p != nullptr ? p->display : std::string_view();
 }
 
 std::string_view provider_key_of(std::string_view display) {
-  for (const ProviderNames& p : kProviders)
-    if (p.display == display) return p.key;
-  return {};
-}
-
-std::string offer_name(std::string_view key, std::string_view instance, std::string_view region,
-                       breakeven::OfferKind kind) {
-  std::string name(key);
-  name += '-';
-  if (key == "azure") {
-    if (instance.starts_with("Standard_")) instance.remove_prefix(9);
-    for (const char c : instance) name += c == '_' ? '-' : text::ascii_lower(c);
-  } else {
-    name += instance;
-  }
-  if (!region.empty() && region != default_region(key)) name.append("-").append(region);
-  if (kind != breakeven::OfferKind::on_demand) name.append("-").append(breakeven::offer_kind_name(kind));
-  return name;
+  const breakeven::ProviderTerms* p = breakeven::provider_terms_by_display(display);
+  return p != nullptr ? p->key : std::string_view();
 }
 
 std::optional<double> hourly_unit(std::string_view unit) {
@@ -113,9 +83,9 @@ std::string date_part(std::string_view iso) {
 }
 
 breakeven::CloudOffer make_offer(const OfferFacts& f) {
-  const ProviderNames* p = provider(f.provider_key);
+  const breakeven::ProviderTerms* p = breakeven::provider_terms(f.provider_key);
   breakeven::CloudOffer o;
-  o.name = offer_name(f.provider_key, f.instance, f.region, f.kind);
+  o.name = breakeven::offer_name(f.provider_key, f.instance, f.region, f.kind);
   o.provider = std::string(p != nullptr ? p->display : f.provider_key);
   o.instance = std::string(f.instance);
   o.region = std::string(f.region);

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <gpucost/breakeven/cloud_offers.hpp>
+#include <gpucost/breakeven/providers.hpp>
 #include <gpucost/core/error.hpp>
 #include <gpucost/prices/http.hpp>
 #include <gpucost/prices/offer_scanner.hpp>
@@ -37,12 +38,11 @@ std::string summary(const SourceResult& r);
 std::string_view default_region(std::string_view provider_key);
 /// The catalogue's provider name for a key: "aws" -> "AWS", "azure" -> "Azure", "gcp" -> "Google Cloud".
 std::string_view provider_display(std::string_view provider_key);
-/// The key of a catalogue provider name ("Google Cloud" -> "gcp"); empty for other providers.
+/// The key of a catalogue provider name ("Google Cloud" -> "gcp"); empty for providers the
+/// table of breakeven/providers.hpp does not know.
 std::string_view provider_key_of(std::string_view display);
-/// aws-<instance>, azure-<sku without Standard_, lower case, '_' as '-'>, gcp-<name>; then
-/// -<region> unless it is the default one; then -spot, -reserved-1y, -reserved-3y by kind.
-std::string offer_name(std::string_view provider_key, std::string_view instance, std::string_view region,
-                       breakeven::OfferKind kind);
+/// Offer names as the built-in catalogue spells them (breakeven/providers.hpp).
+using breakeven::offer_name;
 /// Hours per unit of an hourly unit of measure: "1 Hour" -> 1, "100 Hours" -> 100, "Hrs" -> 1,
 /// "h" -> 1; none for any other unit ("1/Month", "1 GB/Month", "1 Year").
 std::optional<double> hourly_unit(std::string_view unit);
