@@ -92,17 +92,6 @@ std::string read_file(const std::string& path) {
   return s.str();
 }
 
-/// The offers in use now: the built-in ones, then the user catalogue's (which override them).
-std::vector<breakeven::CloudOffer> current_offers(const std::string& old_text, const std::string& path) {
-  std::vector<breakeven::CloudOffer> out = breakeven::cloud_offers();
-  if (auto user = breakeven::parse_cloud_offers(old_text, path))
-    for (breakeven::CloudOffer& o : *user) {
-      o.origin = path;
-      out.push_back(std::move(o));
-    }
-  return out;
-}
-
 void print_changes(const std::vector<prices::PriceChange>& changes) {
   std::size_t width = 5;
   for (const auto& c : changes) width = std::max(width, c.name.size());
@@ -144,7 +133,10 @@ int run_offers_update(const OffersUpdateArgs& a) {
   auto catalogue = prices::new_catalogue(*request, *update, old_text, output);
   if (!catalogue) return fail(catalogue.error());
   if (a.dry_run) {
-    print_changes(prices::price_changes(*request, current_offers(old_text, output), update->offers));
+    // The offers in use now: the built-in ones as the user catalogue overrides them.
+    auto in_use = breakeven::load_catalogue({output, {}});
+    if (!in_use) return fail(in_use.error());
+    print_changes(prices::price_changes(*request, in_use->offers, update->offers));
     if (!a.quiet)
       fmt::print(stderr, "{} dry run: nothing written ({} would hold {} offers)\n", prefix(Level::note), output,
                  catalogue->offers.size());
