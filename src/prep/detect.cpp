@@ -64,6 +64,7 @@ Format detect_tool_format(std::string_view head, const PrepOptions& options) {
     if (text::iequals(first, "entity")) return Format::dcgmi;  // dcgmi dmon: "#Entity ...", "# Entity ..."
     return Format::unknown;
   }
+  if (looks_like_prometheus_json(head)) return Format::prometheus_json;  // a JSON object, like the two below
   if (trace::looks_like_trace(head)) return Format::kineto;  // before journal JSON: both start with '{'
   if (line.front() == '{') {
     // journalctl -o json / json-pretty: journald's own fields in the first object.

@@ -32,6 +32,11 @@ constexpr FormatRow kFormats[] = {
     {Format::torch_table, "torch-table", {"torch_table"}, kProfiler, make_torch_table_parser},
     {Format::nsys, "nsys", {}, kProfiler, make_nsys_parser},
     {Format::trainlog, "trainlog", {}, {}, make_trainlog_parser},
+    {Format::prometheus_json,
+     "prometheus-json",
+     {"prometheus"},
+     {.telemetry = true, .whole_document = true},
+     make_prometheus_json_parser},
 };
 
 bool named(const FormatRow& row, std::string_view name) {

@@ -28,6 +28,12 @@ Status check_query_csv_head(std::string_view first_line, const PrepOptions& opti
 Expected<std::unique_ptr<LineParser>> make_journal_json_parser(ParseContext& ctx, std::string_view head);
 /// dcgmi dmon (telemetry/parse_dcgmi.cpp).
 Expected<std::unique_ptr<LineParser>> make_dcgmi_parser(ParseContext& ctx, std::string_view head);
+/// Prometheus HTTP API JSON, read whole (telemetry/parse_prometheus_json.cpp). Fails, with Prometheus'
+/// message, when the input starts with an error response.
+Expected<std::unique_ptr<LineParser>> make_prometheus_json_parser(ParseContext& ctx, std::string_view head);
+/// True when `head` starts like a Prometheus API response: {"status":"success","data":{"resultType":"matrix"
+/// (or "vector"), or {"status":"error","errorType": (whitespace anywhere between the tokens).
+bool looks_like_prometheus_json(std::string_view head);
 /// nvidia-smi -q text and -q -x XML (telemetry/parse_smi_q.cpp, parse_smi_xml.cpp).
 Expected<std::unique_ptr<LineParser>> make_smi_q_parser(ParseContext& ctx, std::string_view head);
 Expected<std::unique_ptr<LineParser>> make_smi_xml_parser(ParseContext& ctx, std::string_view head);

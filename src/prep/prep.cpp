@@ -165,7 +165,7 @@ Status InputParse::start(std::optional<Format> known) {
     return {};
   }
   stats.format = format;
-  if (format != Format::kineto) stats.logs_tz = m.clock.name();
+  if (format != Format::kineto && format != Format::prometheus_json) stats.logs_tz = m.clock.name();  // UTC times
   const FormatRow* row = format_row(format);
   if (row == nullptr)
     return make_error(ErrorKind::internal, fmt::format("{}: no parser for format {}", stats.path, format_name(format)));

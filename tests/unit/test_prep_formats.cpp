@@ -36,6 +36,7 @@ const std::map<std::string, std::string>& fixture_of_format() {
       {"torch-table", "torch-table/modern_cuda_memcpy_two_tables.txt"},
       {"nsys", "nsys/nsys2023_stats_csv.txt"},
       {"trainlog", "trainlog/asctime_default.log"},
+      {"prometheus-json", "prometheus-json/dcgm_h100x2_10min.json"},
   };
   return kFixtures;
 }

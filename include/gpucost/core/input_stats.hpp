@@ -32,6 +32,7 @@ enum class Format {
   torch_table,   ///< PyTorch profiler prof.key_averages().table(...)
   nsys,          ///< Nsight Systems nsys stats / profile --stats=true summaries (text, CSV)
   trainlog,      ///< Python training logs (HF/accelerate, Lightning, BasicSR, tqdm); --pattern lines
+  prometheus_json,  ///< Prometheus HTTP API query_range / query JSON (dcgm-exporter, nvidia_gpu_exporter series)
 };
 
 struct MalformedExample {

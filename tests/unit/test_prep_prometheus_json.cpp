@@ -1,0 +1,251 @@
+// prep: Prometheus HTTP API JSON (docs/formats.md, "Prometheus query_range JSON"). Fixtures in
+// testdata/prometheus-json are written by make_fixtures.py there, in the shape Prometheus returns
+// (README.md there says where the shape and the label sets come from); expectations below follow
+// from the formulas of that script.
+#include <catch2/catch.hpp>
+
+#include "support.hpp"
+
+#include <gpucost/extract/extract.hpp>
+
+#include <set>
+
+using gpucost::test::check_accounting;
+using gpucost::test::field;
+using gpucost::test::fixture;
+using gpucost::test::OwnedEvent;
+using gpucost::test::PrepRun;
+using gpucost::test::run_prep_text;
+using gpucost::test::utc_ns;
+namespace prep = gpucost::prep;
+namespace extract = gpucost::extract;
+
+namespace {
+
+constexpr std::int64_t kSec = gpucost::kNsPerSecond;
+const std::int64_t kStart = utc_ns(2024, 6, 12, 13, 2, 15);
+
+std::vector<OwnedEvent> of_kind(const PrepRun& r, const std::string& kind) {
+  std::vector<OwnedEvent> out;
+  for (const auto& e : r.events)
+    if (e.kind == kind) out.push_back(e);
+  return out;
+}
+
+const OwnedEvent& sample_at(const PrepRun& r, int gpu, std::int64_t ts_ns) {
+  for (const auto& e : r.events)
+    if (e.kind == "sample" && e.gpu == gpu && e.ts_ns == ts_ns) return e;
+  FAIL("no sample of GPU " << gpu << " at " << ts_ns);
+  return r.events.front();
+}
+
+bool has_note(const PrepRun& r, const std::string& part) {
+  for (const auto& n : r.stats.notes)
+    if (n.find(part) != std::string::npos) return true;
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("prep::prometheus-json: dcgm-exporter, two H100s, one document per metric, concatenated",
+          "[prep][prometheus-json]") {
+  const PrepRun r = run_prep_text(fixture("prometheus-json/dcgm_h100x2_10min.json"));
+  REQUIRE(r.status);
+  check_accounting(r);
+  CHECK(r.stats.format == gpucost::Format::prometheus_json);
+  // 14 documents: 12 metrics x 2 GPUs + 3 Xid series (GPU 1's code changes its labels) = 29 series.
+  CHECK(r.stats.lines == 29);
+  CHECK(r.stats.event_lines == 25);
+  CHECK(r.stats.ignored == 4);  // PCIE_REPLAY_COUNTER, VGPU_LICENSE_STATUS, x2 GPUs
+  CHECK(r.stats.malformed == 0);
+  CHECK(has_note(r, "DCGM_FI_DEV_PCIE_REPLAY_COUNTER x2, DCGM_FI_DEV_VGPU_LICENSE_STATUS x2"));
+  CHECK(r.stats.time_basis == gpucost::TimeBasis::absolute);
+  CHECK(r.stats.fingerprint.gpus == std::vector<std::string>{"NVIDIA H100 80GB HBM3"});
+  CHECK(r.stats.fingerprint.drivers == std::vector<std::string>{"535.104.05"});
+  CHECK(r.stats.fingerprint.gpu_count == 2);
+  CHECK(r.stats.hosts == std::vector<std::string>{"node01"});
+
+  const auto samples = of_kind(r, "sample");
+  REQUIRE(samples.size() == 82);  // 41 times x 2 GPUs
+  // Time order, GPU 0 before GPU 1 at each time.
+  for (std::size_t i = 0; i < samples.size(); ++i) {
+    CHECK(samples[i].ts_ns == kStart + static_cast<std::int64_t>(i / 2) * 15 * kSec);
+    CHECK(samples[i].gpu == static_cast<int>(i % 2));
+    CHECK(samples[i].source == "prometheus");
+    CHECK(samples[i].host == "node01");
+  }
+  // k = 1 on GPU 0: power 257.5, util 11, temp 53, memory 57, SM 1980, FB 20100 used + 61459 free.
+  const OwnedEvent& s = sample_at(r, 0, kStart + 15 * kSec);
+  CHECK(s.metric("power_w") == 257.5);
+  CHECK(s.metric("sm_pct") == 11);
+  CHECK(s.metric("temp_c") == 53);
+  CHECK(s.metric("mem_temp_c") == 57);
+  CHECK(s.metric("pclk_mhz") == 1980);
+  CHECK(s.metric("mclk_mhz") == 2619);
+  CHECK(s.metric("fb_mib") == 20100);
+  CHECK(s.metric("fb_total_mib") == 81559);  // used + free: DCGM's defaults have no FB_TOTAL
+  CHECK(field(s, "fbfre") == "61459");
+  CHECK(field(s, "totec") == "9003810000");  // mJ: 9e9 + (250.5 + 257.5) / 2 x 15 s x 1000
+  CHECK(field(s, "tenso") == "0.044");
+  CHECK(field(s, "uuid") == "GPU-5f1a3c2e-8d4b-4e6f-9a70-1b2c3d4e5f60");
+  CHECK(field(s, "name") == "NVIDIA H100 80GB HBM3");
+  CHECK(field(s, "pci_bus_id") == "00000000:18:00.0");
+  // The throttle mask: SW power cap (0x4) on GPU 0 for k = 16 .. 24.
+  CHECK(sample_at(r, 0, kStart + 15 * 15 * kSec).metric("throttle_mask") == 0);
+  CHECK(sample_at(r, 0, kStart + 16 * 15 * kSec).metric("throttle_mask") == 4);
+  CHECK(sample_at(r, 0, kStart + 24 * 15 * kSec).metric("throttle_mask") == 4);
+  CHECK(sample_at(r, 1, kStart + 20 * 15 * kSec).metric("throttle_mask") == 0);
+
+  // GPU 1's last Xid goes from 0 to 79 at k = 20: one Xid event, after that sample.
+  const auto xids = of_kind(r, "xid");
+  REQUIRE(xids.size() == 1);
+  CHECK(xids[0].gpu == 1);
+  CHECK(xids[0].ts_ns == kStart + 20 * 15 * kSec);
+  CHECK(field(xids[0], "code") == "79");
+  CHECK(field(xids[0], "bucket") != "<absent>");
+  CHECK(field(xids[0], "xid_name") != "<absent>");
+}
+
+TEST_CASE("prep::prometheus-json: Kubernetes pod labels, NaN, a gap; JSON Lines", "[prep][prometheus-json]") {
+  const PrepRun r = run_prep_text(fixture("prometheus-json/dcgm_k8s_a100_pods.jsonl"));
+  REQUIRE(r.status);
+  check_accounting(r);
+  CHECK(r.stats.format == gpucost::Format::prometheus_json);
+  CHECK(r.stats.lines == 6);  // 3 metrics, each an idle series and a pod's series
+  CHECK(r.stats.event_lines == 6);
+  CHECK(has_note(r, "1 NaN/Inf values skipped"));
+  CHECK(r.stats.hosts == std::vector<std::string>{"gpu-worker-3"});
+  CHECK(r.stats.fingerprint.gpus == std::vector<std::string>{"NVIDIA A100-SXM4-80GB"});
+  // Points 0..5 idle, 6..9 and 14..19 with the pod: 16 times; 10..13 are a gap (no sample).
+  const auto samples = of_kind(r, "sample");
+  REQUIRE(samples.size() == 16);
+  const OwnedEvent& nan_point = sample_at(r, 0, kStart + 3 * 15 * kSec);
+  CHECK_FALSE(nan_point.metric("power_w").has_value());  // NaN: no power, the other metrics stay
+  CHECK(nan_point.metric("sm_pct") == 0);
+  CHECK(field(nan_point, "pod") == "<absent>");
+  const OwnedEvent& busy = sample_at(r, 0, kStart + 14 * 15 * kSec);
+  CHECK(busy.metric("power_w") == 395.5);
+  CHECK(field(busy, "pod") == "llm-finetune-7d9f8b6c5-x2k4q");
+  CHECK(field(busy, "namespace") == "ml-team");
+  CHECK(field(busy, "container") == "trainer");
+  for (const auto& e : samples) CHECK((e.ts_ns < kStart + 10 * 15 * kSec || e.ts_ns > kStart + 13 * 15 * kSec));
+}
+
+TEST_CASE("prep::prometheus-json: nvidia_gpu_exporter names and units, identity from nvidia_smi_gpu_info",
+          "[prep][prometheus-json]") {
+  const PrepRun r = run_prep_text(fixture("prometheus-json/nvidia_gpu_exporter_rtx4090.json"));
+  REQUIRE(r.status);
+  check_accounting(r);
+  CHECK(r.stats.lines == 10);
+  CHECK(r.stats.event_lines == 8);  // gpu_info and 7 mapped series
+  CHECK(r.stats.ignored == 2);      // nvidia_smi_pcie_link_gen_gpucurrent, nvidia_smi_last_collect_success
+  CHECK(r.stats.fingerprint.gpus == std::vector<std::string>{"NVIDIA GeForce RTX 4090"});
+  CHECK(r.stats.fingerprint.drivers == std::vector<std::string>{"550.78"});
+  CHECK(r.stats.hosts == std::vector<std::string>{"ws01"});  // instance without its port
+  const auto samples = of_kind(r, "sample");
+  REQUIRE(samples.size() == 8);
+  const OwnedEvent& s = samples[0];
+  CHECK(s.gpu == 0);
+  CHECK(s.metric("power_w") == 300.25);
+  CHECK(s.metric("sm_pct") == 42);      // ratio 0.42 -> %
+  CHECK(s.metric("pclk_mhz") == 2520);  // Hz -> MHz
+  CHECK(s.metric("fb_mib") == 19818);   // bytes -> MiB
+  CHECK(s.metric("fb_total_mib") == 24564);
+  CHECK(s.metric("temp_c") == 60);
+  CHECK(s.metric("throttle_mask") == 0);
+  CHECK(field(s, "name") == "NVIDIA GeForce RTX 4090");
+  CHECK(samples[1].metric("sm_pct") == 97);
+  CHECK(samples[2].metric("sm_pct") == 100);
+}
+
+TEST_CASE("prep::prometheus-json: detection, forcing, and what is refused", "[prep][prometheus-json]") {
+  const prep::PrepOptions none;
+  CHECK(prep::detect_format("{\n  \"status\" : \"success\",\n  \"data\" : {\n    \"resultType\" : \"matrix\",", none) ==
+        gpucost::Format::prometheus_json);
+  CHECK(prep::detect_format(R"({"status":"success","data":{"resultType":"vector","result":[]}})", none) ==
+        gpucost::Format::prometheus_json);
+  CHECK(prep::detect_format(R"({"status":"success","data":{"resultType":"scalar","result":[1,"2"]}})", none) !=
+        gpucost::Format::prometheus_json);
+  gpucost::Format f = gpucost::Format::unknown;
+  REQUIRE(prep::format_from_name("prometheus-json", f));
+  CHECK(f == gpucost::Format::prometheus_json);
+
+  // An error response: a clear error with Prometheus' own message.
+  const PrepRun err = run_prep_text(fixture("prometheus-json/error_too_many_points.json"));
+  REQUIRE_FALSE(err.status);
+  CHECK_THAT(err.status.error().message, Catch::Contains("11,000 points per timeseries"));
+
+  // An instant query (resultType vector): one point per series.
+  const PrepRun vec = run_prep_text(
+      R"({"status":"success","data":{"resultType":"vector","result":[{"metric":{"__name__":"DCGM_FI_DEV_POWER_USAGE",)"
+      R"("gpu":"2","Hostname":"n1"},"value":[1718197335.25,"100"]}]}})");
+  REQUIRE(vec.status);
+  REQUIRE(vec.events.size() == 1);
+  CHECK(vec.events[0].gpu == 2);
+  CHECK(vec.events[0].ts_ns == kStart + kSec / 4);
+
+  // Malformed series are counted, with the document's line; the good ones still count.
+  const std::string bad =
+      R"({"status":"success","data":{"resultType":"matrix","result":[)"
+      R"({"metric":{"__name__":"DCGM_FI_DEV_GPU_UTIL","Hostname":"n1"},"values":[[1718197335,"5"]]},)"
+      R"({"metric":{"__name__":"DCGM_FI_DEV_GPU_UTIL","gpu":"0"},"values":[[1718197335,"five"]]},)"
+      R"({"metric":{"__name__":"DCGM_FI_DEV_GPU_UTIL","gpu":"1"},"values":[[1718197335,"7"]]}]}})"
+      "\n"
+      R"({"status":"error","errorType":"timeout","error":"query timed out"})";
+  const PrepRun b = run_prep_text(bad);
+  REQUIRE(b.status);
+  check_accounting(b);
+  CHECK(b.stats.lines == 4);
+  CHECK(b.stats.malformed == 3);
+  REQUIRE(b.stats.examples.size() == 3);
+  CHECK(b.stats.examples[0].reason == "series 1 of the document: no gpu, UUID or uuid label: which GPU is it?");
+  CHECK(b.stats.examples[1].reason == "series 2 of the document: a point's value is not a number");
+  CHECK(b.stats.examples[2].line == 2);
+  CHECK(b.stats.warnings.size() == 1);
+  CHECK(b.events.size() == 1);
+}
+
+// The same samples as an nvidia-smi --query-gpu CSV (make_fixtures.py writes both from one
+// formula) give the same indicators where both carry the metric: power, energy, utilisation,
+// temperatures and clocks.
+TEST_CASE("prep::prometheus-json: extract reads the DCGM series as it reads the same samples from nvidia-smi",
+          "[prep][prometheus-json][extract]") {
+  const auto features = [](const std::string& rel) {
+    auto reader = gpucost::io::LineReader::from_string(fixture(rel));
+    auto clock = gpucost::LocalClock::make("UTC");
+    extract::SampleCollector samples;
+    gpucost::InputStats stats;
+    stats.path = rel;
+    prep::PrepOptions options;
+    options.host = "node01";
+    REQUIRE(prep::run_prep_input(*reader, options, *clock, samples, stats));
+    samples.note_inputs({stats});
+    auto f = extract::compute_features(samples, extract::ExtractOptions{});
+    REQUIRE(f);
+    return *f;
+  };
+  const extract::Features prom = features("prometheus-json/dcgm_h100x2_10min.json");
+  const extract::Features csv = features("prometheus-json/h100x2_10min_query.csv");
+  REQUIRE(prom.gpus.size() == 2);
+  REQUIRE(csv.gpus.size() == 2);
+  const std::vector<std::string> overlapping = {"power", "energy", "util", "temp", "clock", "pclk", "mclk", "busy"};
+  std::size_t compared = 0;
+  for (std::size_t g = 0; g < 2; ++g) {
+    for (const auto& [key, ind] : csv.gpus[g].indicators) {
+      if (!ind.value) continue;
+      bool wanted = false;
+      for (const auto& part : overlapping) wanted = wanted || key.find(part) != std::string::npos;
+      if (!wanted) continue;
+      INFO("GPU " << g << " indicator " << key);
+      const auto it = prom.gpus[g].indicators.find(key);
+      REQUIRE(it != prom.gpus[g].indicators.end());
+      REQUIRE(it->second.value.has_value());
+      CHECK(*it->second.value == Approx(*ind.value).margin(1e-9));
+      ++compared;
+    }
+  }
+  CHECK(compared >= 20);
+  const auto value = [](const extract::IndicatorSet& set, const char* key) { return *set.at(key).value; };
+  CHECK(value(prom.gpus[0].indicators, "energy_kwh") > 0);
+  CHECK(value(prom.host_indicators, "energy_kwh") == Approx(value(csv.host_indicators, "energy_kwh")));
+}
