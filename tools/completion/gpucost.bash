@@ -102,7 +102,7 @@ _gpucost_spec() {
 # _gpucost_action SUBCOMMAND OPTION: sets action, how the option's value completes.
 _gpucost_action() {
   case "$1 $2" in
-    *' --input-format') action='words:dmon pmon query-csv journal-json dcgmi smi-q smi-xml syslog dmesg journal-text bug-report kineto-trace torch-table nsys trainlog' ;;
+    *' --input-format') action='words:dmon pmon query-csv journal-json dcgmi smi-q smi-xml syslog dmesg journal-text bug-report kineto-trace torch-table nsys trainlog prometheus-json' ;;
     *' --tz') action='zones' ;;
     *' -o'|*' --output') action='files' ;;
     *' --output-format') action='words:jsonl tsv' ;;
