@@ -3,9 +3,11 @@
 #   parallel      GNU parallel on this machine (`-S :`, parallel's "no ssh" login) over the hosts'
 #                 log trees: every extract, the merge, breakeven of the fleet; the merge checked
 #                 against the hosts' own documents (sums, max, min, means, every GPU)
-#   parallel-ssh  the remote recipes over --sshlogin with a stand-in ssh (each host a directory of
-#                 its own): tools/fleet/parallel-extract.sh (--hostgroups, --return, --cleanup;
-#                 needs rsync) with a host that fails, and --results (the document on stdout)
+#   parallel-ssh  the remote recipes over --sshlogin through a real sshd (Debian's openssh-server,
+#                 started here on 127.0.0.1, one port per host, each host a home directory of its
+#                 own; needs root): tools/fleet/parallel-extract.sh (--hostgroups, --return,
+#                 --cleanup; needs rsync) with a host that fails, and --results (the document on
+#                 stdout)
 #   slurm-array   tools/fleet/extract-array.sbatch and merge.sbatch run with SLURM_ARRAY_TASK_ID
 #                 set by hand (no Slurm here): the same documents as extract run directly
 #   halves        one host: extract over the whole log == merge of the extracts of its two
@@ -19,7 +21,12 @@ case_name=$3
 here=$(cd "$(dirname "$0")" && pwd)
 tools=$(cd "$here/../../tools/fleet" && pwd)
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+sshd_pid_file="$work/ssh/sshd.pid"
+cleanup() {
+  if [ -s "$sshd_pid_file" ]; then kill "$(cat "$sshd_pid_file")" 2>/dev/null || true; fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
 cd "$work"
 export TZ=UTC LC_ALL=C
 # GNU parallel keeps its state in ~/.parallel: a HOME of the test's own, where the citation notice
@@ -127,6 +134,59 @@ joblog_ok() {
   [ "$jobs" -eq "$2" ] || { cat "$1" >&2; fail "$1: $jobs jobs of $2 succeeded"; }
 }
 
+# start_sshd ROOT HOST...: a real sshd on 127.0.0.1 with keys made here, one port per host; a
+# session on a host's port gets HOME=ROOT/HOST (each host a home of its own, as remote machines
+# have) and PATH with this gpucost first. Writes $work/ssh/config, which names the hosts for ssh.
+# Stopped by the EXIT trap. Skips the case when not root (sshd's privilege separation and the
+# login as root need it) or when openssh-server is missing.
+start_sshd() {
+  local root=$1 h port i=0 ports
+  shift
+  [ "$(id -u)" -eq 0 ] || skip "not root: a real sshd was not started (run as root; .ci/run does)"
+  [ -x /usr/sbin/sshd ] || skip "sshd is not installed, the recipe was not run (apt-get install openssh-server; .ci/run installs it)"
+  need ssh "apt-get install openssh-client"
+  mkdir -p "$work/ssh" /run/sshd
+  ssh-keygen -q -t ed25519 -N '' -f "$work/ssh/host_key" || fail "ssh-keygen (host key)"
+  ssh-keygen -q -t ed25519 -N '' -f "$work/ssh/user_key" || fail "ssh-keygen (user key)"
+  cp "$work/ssh/user_key.pub" "$work/ssh/authorized_keys"
+  ports=$(python3 -c 'import socket,sys
+socks=[socket.socket() for _ in range(int(sys.argv[1]))]
+for s in socks: s.bind(("127.0.0.1", 0))
+print(" ".join(str(s.getsockname()[1]) for s in socks))' "$#") || fail "no free port on 127.0.0.1"
+  read -r -a ports <<< "$ports"
+  {
+    echo "ListenAddress 127.0.0.1"
+    for port in "${ports[@]}"; do echo "Port $port"; done
+    echo "HostKey $work/ssh/host_key"
+    echo "PidFile $sshd_pid_file"
+    echo "AuthorizedKeysFile $work/ssh/authorized_keys"
+    echo "PermitRootLogin prohibit-password"
+    echo "PasswordAuthentication no"
+    echo "KbdInteractiveAuthentication no"
+    echo "UsePAM no"
+    echo "StrictModes no"
+    # A Match block's SetEnv replaces the global one: each names HOME and PATH.
+    for h in "$@"; do
+      mkdir -p "$root/$h"
+      echo "Match LocalPort ${ports[$i]}"
+      echo "  SetEnv HOME=$root/$h PATH=$(dirname "$gpucost"):/usr/local/bin:/usr/bin:/bin"
+      i=$((i + 1))
+    done
+  } > "$work/ssh/sshd_config"
+  i=0
+  {
+    for h in "$@"; do
+      printf 'Host %s\n  Port %s\n' "$h" "${ports[$i]}"
+      i=$((i + 1))
+    done
+    printf 'Host *\n  HostName 127.0.0.1\n  User root\n  IdentityFile %s\n  IdentitiesOnly yes\n' "$work/ssh/user_key"
+    printf '  UserKnownHostsFile %s\n  StrictHostKeyChecking accept-new\n  LogLevel ERROR\n' "$work/ssh/known_hosts"
+  } > "$work/ssh/config"
+  # sshd binds its ports before it detaches: it is ready when this returns.
+  /usr/sbin/sshd -f "$work/ssh/sshd_config" -E "$work/ssh/sshd.log" || fail "sshd did not start: $(cat "$work/ssh/sshd.log")"
+  ssh -F "$work/ssh/config" -o BatchMode=yes "$1" true || fail "ssh $1 through the test's sshd: $(tail -5 "$work/ssh/sshd.log")"
+}
+
 case $case_name in
   parallel)
     need parallel "apt-get install parallel; .ci/run installs it"
@@ -151,14 +211,15 @@ case $case_name in
     ;;
   parallel-ssh)
     need parallel "apt-get install parallel; .ci/run installs it"
-    export FLEET_ROOT="$work/remote"
+    FLEET_ROOT="$work/remote"
+    start_sshd "$FLEET_ROOT" "${hosts[@]}" node05
     make_fleet "$FLEET_ROOT"
     printf '%s\n' "${hosts[@]}" > hosts.txt
     direct "$FLEET_ROOT" ref
-    # The stand-in ssh runs each job in the host's own directory; parallel's --wd ... moves it to a
-    # scratch directory there, so the inputs are named by absolute paths ({} is the host).
+    # All the hosts are this machine: their logs are named by absolute paths ({} is the host), and
+    # parallel's --wd ... runs each job in a scratch directory under that host's own home.
     inputs=("$FLEET_ROOT/{}/var/log/gpu/*" "$FLEET_ROOT/{}/var/log/kern.log")
-    export GPUCOST_SSH="$here/stand_in_ssh.sh -o BatchMode=yes"
+    export GPUCOST_SSH="ssh -F $work/ssh/config -o BatchMode=yes"
     if command -v rsync >/dev/null 2>&1; then
       # tools/fleet/parallel-extract.sh: docs/fleet.md's recipe with --return and its checks.
       bash "$tools/parallel-extract.sh" hosts.txt fleet "${opts[@]}" "${inputs[@]}" 2> extract.err ||
