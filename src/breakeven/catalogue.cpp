@@ -382,10 +382,14 @@ bool matches(const CloudOffer& o, const OfferFilter& f) {
 
 }  // namespace
 
+std::optional<int> days_between(std::string_view day, std::string_view today) {
+  const auto from = parse_day(day), now = parse_day(today);
+  if (!from || !now) return std::nullopt;
+  return static_cast<int>((*now - *from).count());
+}
+
 std::optional<int> price_age_days(const CloudOffer& offer, std::string_view today) {
-  const auto seen = parse_day(offer.date_seen), now = parse_day(today);
-  if (!seen || !now) return std::nullopt;
-  return static_cast<int>((*now - *seen).count());
+  return days_between(offer.date_seen, today);
 }
 
 std::vector<CloudOffer> filter_offers(const std::vector<CloudOffer>& offers, const OfferFilter& filter) {

@@ -62,9 +62,7 @@ void check_price_age(PricedJob& p, const CloudOffer& offer, std::string_view tod
                         offer.price_per_hour, offer.currency, offer.note.empty() ? "" : ": " + offer.note));
   if (!p.config.offer_rate_basis.empty()) note(p, fmt::format("offer '{}': {}", offer.name, p.config.offer_rate_basis));
   // Reference rates an update stored long ago convert with a rate of long ago.
-  CloudOffer rates_day;
-  rates_day.date_seen = p.config.reference_exchange_date;
-  const auto rates_age = price_age_days(rates_day, today);
+  const auto rates_age = days_between(p.config.reference_exchange_date, today);
   if (p.config.offer_exchange_source == p.config.reference_exchange_label && rates_age && *rates_age > kStalePriceDays)
     warn(p, fmt::format("the {} price is converted with the {}, {} days ago: run gpucost offers update, or give "
                         "[exchange] {} in the config",

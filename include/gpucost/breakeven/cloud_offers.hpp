@@ -122,6 +122,8 @@ Expected<std::optional<EuroRates>> parse_euro_rates(std::string_view toml_text, 
 void use_reference_rates(CostConfig& config, const EuroRates& rates);
 /// Past this many days breakeven warns that the priced offer's price may have changed.
 inline constexpr int kStalePriceDays = 90;
+/// Whole days from `day` to `today` (both YYYY-MM-DD); none when either is not a date.
+std::optional<int> days_between(std::string_view day, std::string_view today);
 /// Whole days from the offer's date_seen to `today` (both YYYY-MM-DD); none when either is not a date.
 std::optional<int> price_age_days(const CloudOffer& offer, std::string_view today);
 
