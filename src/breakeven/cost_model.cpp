@@ -19,7 +19,9 @@ void measure_basis(const extract::Features& f, JobInputs& in) {
   b.window_h = in.wall_h;
   double coverage_sum = 0;
   for (std::size_t i = 0; i < f.gpus.size(); ++i) {
-    const auto coverage = extract::value_of(f.gpus[i].indicators, "coverage");
+    // A counter's energy is measured wherever the counter covers, gaps between samples included.
+    const bool by_counter = f.gpus[i].energy_method == extract::kEnergyByCounter;
+    const auto coverage = extract::value_of(f.gpus[i].indicators, by_counter ? "energy_counter_coverage" : "coverage");
     const double e = in.energy_kwh[i];
     // energy_filled_fraction is absent only when the energy is 0: nothing was filled then.
     const double filled_share =
@@ -111,6 +113,8 @@ Expected<JobInputs> job_inputs(const extract::Features& f) {
                                     e == g.indicators.end() ? "no indicator" : e->second.reason),
                         "the telemetry must include power (dmon -s p, or power.draw in --query-gpu)");
     in.energy_kwh.push_back(*e->second.value);
+    in.gpu_energy_method.emplace_back(g.gpu,
+                                      g.energy_method.empty() ? std::string(extract::kEnergyByPower) : g.energy_method);
     const auto u = g.indicators.find("util_mean");
     const auto idle = g.indicators.find("gpu_idle_fraction_trace");
     if (u != g.indicators.end() && u->second.value) {
@@ -150,6 +154,9 @@ Expected<JobInputs> job_inputs(const extract::Features& f) {
     in.downtime_reason = it->second.reason;
   in.energy_low_kwh = host("energy_low_kwh");
   in.energy_high_kwh = host("energy_high_kwh");
+  in.energy_method = f.energy_method.empty() ? std::string(extract::kEnergyByPower) : f.energy_method;
+  in.energy_from_power_kwh = host("energy_kwh_from_power");
+  in.power_vs_counter_pct = host("energy_power_vs_counter_pct");
   measure_basis(f, in);
   return in;
 }

@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cmath>
 
 namespace gpucost::breakeven {
 
@@ -31,13 +32,31 @@ void check_energy_basis(PricedJob& p) {
                           text::duration_hours(b.covered_h), text::duration_hours(b.uncovered_h)));
     return;
   }
+  // A counter's coverage is the time between its readings; the power samples' the covered intervals.
+  const char* cover = p.job.energy_method == extract::kEnergyByCounter ? "the energy counters cover" : "samples cover";
   if (b.estimated_share() > kEstimatedShareWarn || b.coverage < kCoverageWarn)
-    warn(p, fmt::format("samples cover {:.1f} % of the window: {:.4f} of {:.4f} kWh ({:.0f} %) is estimated at {} "
+    warn(p, fmt::format("{} {:.1f} % of the window: {:.4f} of {:.4f} kWh ({:.0f} %) is estimated at {} "
                         "({:.0f} W) for {} without samples; narrow --from/--to to the job, or --fill none to "
                         "price the measured time only",
-                        b.coverage * 100, b.estimated_kwh, b.measured_kwh + b.estimated_kwh, b.estimated_share() * 100,
-                        b.rule == FillRule::idle ? "idle power" : "mean power", b.fill_power_w,
-                        text::duration_hours(b.uncovered_h)));
+                        cover, b.coverage * 100, b.estimated_kwh, b.measured_kwh + b.estimated_kwh,
+                        b.estimated_share() * 100, b.rule == FillRule::idle ? "idle power" : "mean power",
+                        b.fill_power_w, text::duration_hours(b.uncovered_h)));
+}
+
+// The power integral is a cross-check of the energy counters: a wide gap says the power samples
+// miss the draw (too sparse for the load's swings, or averaged readings), or the counter is off.
+constexpr double kCounterDisagreePct = 5.0;
+
+void check_energy_method(PricedJob& p) {
+  const JobInputs& j = p.job;
+  if (j.energy_method == extract::kEnergyMixed)
+    note(p,
+         "the GPU energy comes from the energy counters of some GPUs and from the power samples of the others "
+         "(energy_method per GPU in the features)");
+  if (!j.power_vs_counter_pct || std::abs(*j.power_vs_counter_pct) <= kCounterDisagreePct) return;
+  warn(p, fmt::format("the power samples' integral ({:.4f} kWh) is {:+.1f} % off the GPUs' energy counters; the "
+                      "counters' energy is priced: sample power more often, or check the counter readings",
+                      j.energy_from_power_kwh.value_or(0.0), *j.power_vs_counter_pct));
 }
 
 // A profiler trace taken on another GPU model than the telemetry's describes another machine (or
@@ -131,6 +150,7 @@ Expected<PricedJob> price_job(CostConfig config, const std::optional<CloudOffer>
   if (offer) GPUCOST_TRY(fit_chosen_offer(p, *offer, o.today));
   GPUCOST_TRY(check_job(p.config, p.job));
   check_energy_basis(p);
+  check_energy_method(p);
   p.prices = price_energy(p.config, p.job);
   p.result = evaluate(p.config, p.job, p.prices);
   price_analyses(p, features, o);

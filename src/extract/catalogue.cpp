@@ -15,10 +15,12 @@ constexpr std::array kCatalogue = {
         "share of the window covered by sample intervals; intervals longer than max(10 s, 5 x median interval) "
         "are gaps and not bridged (host: mean over GPUs)"},
     IndicatorDef{"F003", "energy_kwh", "kWh", "power", "energy",
-                 "trapezoid rule over covered power intervals, plus power_mean_w x uncovered time of the window "
-                 "(host: sum over GPUs)"},
+                 "the energy counter's increase when it covers the window (energy_method counter), plus its mean "
+                 "power x the time it does not cover; else the trapezoid rule over covered power intervals, plus "
+                 "power_mean_w x uncovered time of the window (host: sum over GPUs)"},
     IndicatorDef{"F004", "energy_filled_fraction", "ratio", "power", "filled share of energy",
-                 "energy attributed to uncovered time / energy_kwh (host: over the summed energies)"},
+                 "energy attributed to time the counter or the power samples do not cover / energy_kwh (host: over "
+                 "the summed energies)"},
     IndicatorDef{"F005", "power_mean_w", "W", "power", "mean power",
                  "covered trapezoid energy / covered time; a lone sample gives its own value (host: mean over GPUs)"},
     IndicatorDef{
@@ -125,10 +127,12 @@ constexpr std::array kCatalogue = {
                  "(host: sum over GPUs)"},
     IndicatorDef{"F049", "energy_low_kwh", "kWh", "power", "energy, lower bound",
                  "min(left, right sum) over covered intervals - 5 W x covered time, plus the smallest power sample "
-                 "x uncovered time, at least 0 (host: sum over GPUs)"},
+                 "x uncovered time, at least 0; by the counter: its increase plus the smaller of the smallest power "
+                 "sample and its mean power x the time it does not cover (host: sum over GPUs)"},
     IndicatorDef{"F050", "energy_high_kwh", "kWh", "power", "energy, upper bound",
                  "max(left, right sum) over covered intervals + 5 W x covered time, plus power_max_w x uncovered "
-                 "time (host: sum over GPUs)"},
+                 "time; by the counter: its increase plus the larger of power_max_w and its mean power x the time it "
+                 "does not cover (host: sum over GPUs)"},
     IndicatorDef{"F051", "downtime_s", "s", "events", "downtime after incidents",
                  "union over Xid, gpu_lost, suspend and AC-offline events of [event, next sample of any GPU with "
                  "utilisation > 0], cut at the window end",
@@ -357,6 +361,18 @@ constexpr std::array kCatalogue = {
                  "faults whose most severe member's bucket is reboot (a GPU lost counts as reboot)", Scope::host_only},
     IndicatorDef{"F143", "fault_contact_support_count", "count", "events", "faults: contact support",
                  "faults whose most severe member's bucket is contact_support (hardware)", Scope::host_only},
+    IndicatorDef{"F144", "energy_kwh_from_power", "kWh", "power", "energy from the power samples",
+                 "trapezoid rule over covered power intervals, plus power_mean_w x uncovered time of the window: "
+                 "energy_kwh by the power samples, the cross-check of the counter (host: sum over GPUs)"},
+    IndicatorDef{"F145", "energy_power_vs_counter_pct", "%", "power", "power integral against the counter",
+                 "(energy_kwh_from_power - energy_kwh) / energy_kwh x 100 when the energy counter gave energy_kwh "
+                 "(host: over the summed energies, when every GPU's came from its counter)"},
+    IndicatorDef{"F146", "energy_counter_coverage", "ratio", "power", "energy counter coverage",
+                 "share of the window between consecutive energy counter readings where the counter did not "
+                 "decrease, gaps included (host: mean over GPUs)"},
+    IndicatorDef{"F147", "energy_counter_resets", "count", "power", "energy counter resets",
+                 "decreases of the energy counter between consecutive readings: a driver reload or GPU reset "
+                 "(host: sum over GPUs)"},
 };
 
 }  // namespace

@@ -176,7 +176,8 @@ std::vector<std::pair<std::string_view, double>> sample_fields(const Sample& s) 
           {"pcie_gen", u(s.pcie_gen)},
           {"pcie_gen_max", u(s.pcie_gen_max)},
           {"pcie_width", u(s.pcie_width)},
-          {"pcie_width_max", u(s.pcie_width_max)}};
+          {"pcie_width_max", u(s.pcie_width_max)},
+          {"energy_mj", s.energy_mj}};
 }
 
 void write_sample(std::string& b, const Sample& s) {
@@ -246,6 +247,13 @@ void write_sketches(std::string& b, const detail::GpuSketches& s) {
   b.append(first ? "}" : "\n      }");
 }
 
+/// "energy_method": what gave the energy (docs/indicators.md); nothing when no energy.
+void write_energy_method(std::string& b, const std::string& method, bool comma_before = true) {
+  if (method.empty()) return;
+  b.append(comma_before ? ", \"energy_method\": " : "\"energy_method\": ");
+  io::append_json_string(b, method);
+}
+
 void write_gpu_state(std::string& b, const GpuFeatures& g) {
   if (g.partials.empty()) return;
   b.append(",\n      \"partials\": ");
@@ -281,6 +289,7 @@ std::string features_to_json(const Features& f) {
   }
   b.append("},\n  \"host\": {\"name\": ");
   io::append_json_string(b, f.host);
+  write_energy_method(b, f.energy_method);
   b.append(", \"indicators\": ");
   write_set(b, f.host_indicators, true, "    ");
   if (!f.host_partials.empty()) {
@@ -294,6 +303,10 @@ std::string features_to_json(const Features& f) {
     if (!f.gpus[i].host.empty()) {
       b.append("\"host\": ");
       io::append_json_string(b, f.gpus[i].host);
+      b.append(", ");
+    }
+    if (!f.gpus[i].energy_method.empty()) {
+      write_energy_method(b, f.gpus[i].energy_method, false);
       b.append(", ");
     }
     b.append("\"indicators\": ");
@@ -542,6 +555,7 @@ Status read_sample(simdjson::dom::element e, std::optional<Sample>& out, const s
   s.pcie_gen_max = u8("pcie_gen_max");
   s.pcie_width = u8("pcie_width");
   s.pcie_width_max = u8("pcie_width_max");
+  s.energy_mj = num("energy_mj");
   out = s;
   return {};
 }
@@ -629,6 +643,14 @@ Status read_sketches(simdjson::dom::element gpu, GpuFeatures& g, const std::stri
   return {};
 }
 
+/// A GPU's energy_method; a document written before the energy counter was used has none, and
+/// its energy, when it has one, is the power integral.
+std::string read_energy_method(simdjson::dom::element gpu, const IndicatorSet& indicators) {
+  std::string_view method;
+  if (gpu["energy_method"].get_string().get(method) == simdjson::SUCCESS) return std::string(method);
+  return value_of(indicators, "energy_kwh") ? std::string(kEnergyByPower) : std::string();
+}
+
 Status read_edges(simdjson::dom::element gpu, GpuFeatures& g, const std::string& path) {
   simdjson::dom::element first, last;
   if (gpu["edges"]["first"].get(first) != simdjson::SUCCESS || gpu["edges"]["last"].get(last) != simdjson::SUCCESS)
@@ -686,11 +708,18 @@ Expected<Features> features_from_json(std::string_view text, const std::string& 
     GPUCOST_TRY(read_set(ind, gf.indicators, path));
     std::string_view gpu_host;
     if (g["host"].get_string().get(gpu_host) == simdjson::SUCCESS) gf.host = std::string(gpu_host);
+    gf.energy_method = read_energy_method(g, gf.indicators);
     GPUCOST_TRY(read_partials(g, gf.partials, path));
     GPUCOST_TRY(read_edges(g, gf, path));
     GPUCOST_TRY(read_sketches(g, gf, path));
     f.gpus.push_back(std::move(gf));
   }
+  std::string_view host_method;
+  if (host_obj["energy_method"].get_string().get(host_method) == simdjson::SUCCESS)
+    f.energy_method = std::string(host_method);
+  else  // written before the counter: the GPUs' power integrals
+    for (const GpuFeatures& g : f.gpus)
+      if (!g.energy_method.empty()) f.energy_method = g.energy_method;
   GPUCOST_TRY(read_incidents(doc, f, path));
   GPUCOST_TRY(read_faults(doc, f, path));
   GPUCOST_TRY(read_profile(doc, f, path));

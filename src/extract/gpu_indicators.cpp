@@ -32,10 +32,20 @@ double secs(std::int64_t ns) { return static_cast<double>(ns) / 1e9; }
 enum class HostRule { mean, sum, max, min };
 
 HostRule host_rule(std::string_view key) {
-  static constexpr std::string_view kSums[] = {"energy_kwh",       "samples",        "energy_left_kwh",
-                                               "energy_right_kwh", "energy_low_kwh", "energy_high_kwh",
-                                               "idle_energy_kwh",  "gap_count",      "temp_crossings",
-                                               "throttle_onsets",  "busy_s",         "temp_rolling_crossings"};
+  static constexpr std::string_view kSums[] = {"energy_kwh",
+                                               "samples",
+                                               "energy_left_kwh",
+                                               "energy_right_kwh",
+                                               "energy_low_kwh",
+                                               "energy_high_kwh",
+                                               "idle_energy_kwh",
+                                               "gap_count",
+                                               "temp_crossings",
+                                               "throttle_onsets",
+                                               "busy_s",
+                                               "temp_rolling_crossings",
+                                               "energy_kwh_from_power",
+                                               "energy_counter_resets"};
   static constexpr std::string_view kMaxima[] = {"power_max_w",     "temp_max_c",      "sample_interval_max_s",
                                                  "mem_temp_max_c",  "fb_used_max_mib", "pcie_rx_max_mb_s",
                                                  "pcie_tx_max_mb_s"};
@@ -44,6 +54,41 @@ HostRule host_rule(std::string_view key) {
   if (std::find(std::begin(kMaxima), std::end(kMaxima), key) != std::end(kMaxima)) return HostRule::max;
   if (std::find(std::begin(kMinima), std::end(kMinima), key) != std::end(kMinima)) return HostRule::min;
   return HostRule::mean;
+}
+
+/// The host's power integral against its counter energy, over the summed energies: when every
+/// GPU's energy came from its counter and has power samples to compare.
+void power_vs_counter(const Features& f, IndicatorSet& out) {
+  double power_kwh = 0, counter_kwh = 0;
+  for (const GpuFeatures& g : f.gpus) {
+    const auto it = g.indicators.find("energy_power_vs_counter_pct");
+    if (it == g.indicators.end() || !it->second.value) {
+      set_absent(out, "energy_power_vs_counter_pct",
+                 fmt::format("GPU {}: {}", g.gpu, it == g.indicators.end() ? "not computed" : it->second.reason));
+      return;
+    }
+    power_kwh += value_of(g.indicators, "energy_kwh_from_power").value_or(kNaN);
+    counter_kwh += value_of(g.indicators, "energy_kwh").value_or(kNaN);
+  }
+  if (f.gpus.empty())
+    set_absent(out, "energy_power_vs_counter_pct", std::string(kNoGpuTelemetry));
+  else if (counter_kwh > 0)
+    set_value(out, "energy_power_vs_counter_pct", (power_kwh - counter_kwh) / counter_kwh * 100);
+  else
+    set_absent(out, "energy_power_vs_counter_pct", "energy is 0");
+}
+
+/// The host's energy method: the GPUs' when they agree, else mixed; empty when none has energy.
+std::string host_energy_method(const Features& f) {
+  std::string method;
+  for (const GpuFeatures& g : f.gpus) {
+    if (g.energy_method.empty()) continue;
+    if (method.empty())
+      method = g.energy_method;
+    else if (method != g.energy_method)
+      return std::string(kEnergyMixed);
+  }
+  return method;
 }
 
 /// The host's ratios of summed GPU quantities (not means of the GPUs' ratios).
@@ -62,6 +107,7 @@ void host_ratios(const Features& f, double filled_j, double energy_j, IndicatorS
     set_value(out, "energy_per_busy_hour_kwh", *energy.value / (*busy.value / 3600));
   else
     set_absent(out, "energy_per_busy_hour_kwh", "no busy time (utilisation > 0 %)");
+  power_vs_counter(f, out);
   double lowest = kNaN;
   for (const GpuFeatures& g : f.gpus) {
     const auto it = g.indicators.find("coverage");
@@ -73,6 +119,15 @@ void host_ratios(const Features& f, double filled_j, double energy_j, IndicatorS
                               : std::string("no GPU has a coverage (empty window or only traces)"));
   else
     set_value(out, "coverage_min", lowest);
+}
+
+/// Adds a GPU's profile to the walk's (moved whole into an empty one, the usual case).
+void add_profile(EnergyProfile& into, EnergyProfile&& from) {
+  if (into.empty()) {
+    into = std::move(from);
+    return;
+  }
+  for (const auto& [minute, kwh] : from.kwh_by_minute) into.add_minute(minute, kwh);
 }
 
 }  // namespace
@@ -95,8 +150,10 @@ bool gpu_indicators(const SampleStore& store, int gpu, const Features& window, d
   sketches.intervals = intervals.take();
   const double limit = gap_limit_s(sketches.intervals.empty() ? 0 : sketches.intervals.median());
 
-  EnergyProfileBuilder energy(host.profile);
-  GpuWalker walker(limit, threshold, &energy);
+  // Both integrals are built; the finished energy's method decides which the profile keeps.
+  EnergyProfile power_profile, counter_profile;
+  EnergyProfileBuilder power_energy(power_profile), counter_energy(counter_profile);
+  GpuWalker walker(limit, threshold, &power_energy, &counter_energy);
   ThermalShapeWalker thermal(threshold);
   bool utilisation = false;
   store.for_each(
@@ -119,7 +176,12 @@ bool gpu_indicators(const SampleStore& store, int gpu, const Features& window, d
   const GpuEnergy e = finish_gpu(g.partials, secs(to_ns - from_ns), out);
   host.filled_j += e.filled_j;
   host.energy_j += e.energy_j;
-  if (out["power_mean_w"].value) energy.finish(from_ns, to_ns, *out["power_mean_w"].value);
+  g.energy_method = std::string(e.method);
+  if (!e.method.empty()) {
+    const bool by_counter = e.method == kEnergyByCounter;
+    (by_counter ? counter_energy : power_energy).finish(from_ns, to_ns, e.fill_w);
+    add_profile(host.profile, std::move(by_counter ? counter_profile : power_profile));
+  }
   host.summary.temperature = host.summary.temperature || thermal.any();
   thermal.finish(out, host.summary.crossings);
   return true;
@@ -168,6 +230,7 @@ void host_from_gpus(Features& f, double filled_j, double energy_j) {
     set_value(out, key, rule == HostRule::mean ? acc / static_cast<double>(n) : acc);
   }
   host_ratios(f, filled_j, energy_j, out);
+  f.energy_method = host_energy_method(f);
 }
 
 void no_telemetry(IndicatorSet& out) {

@@ -39,11 +39,11 @@ constexpr std::array<const char*, 10> kSlotNames = {"n",    "sum",   "cov_s",  "
 // The specials of GpuWalker::m_special, named in kSpecialNames.
 // clang-format off
 enum Special : std::uint8_t {
-  k_samples, k_interval_max, k_interval_covered_s, k_interval_gaps, k_temp_crossings, k_idle_power_s, k_idle_energy_j, k_limit_cov_s, k_limit_near_s, k_limit_share_sum, k_limit_share_n, k_pcie_n, k_pcie_gen_ratio_sum, k_pcie_width_ratio_sum, k_pclk_rated_max, k_mclk_rated_max, k_fb_total_max, k_fb_free_min, k_throttle_n, k_throttle_cov_s, k_throttle_onsets, k_throttle_power_cap_s, k_throttle_hw_slowdown_s, k_throttle_hw_thermal_s, k_throttle_sw_thermal_s, k_throttle_sync_boost_s, k_throttle_idle_s, k_starved_s, k_starved_cov_s, k_busy_clock_held, k_busy_clock_s,
+  k_samples, k_interval_max, k_interval_covered_s, k_interval_gaps, k_temp_crossings, k_idle_power_s, k_idle_energy_j, k_limit_cov_s, k_limit_near_s, k_limit_share_sum, k_limit_share_n, k_pcie_n, k_pcie_gen_ratio_sum, k_pcie_width_ratio_sum, k_pclk_rated_max, k_mclk_rated_max, k_fb_total_max, k_fb_free_min, k_throttle_n, k_throttle_cov_s, k_throttle_onsets, k_throttle_power_cap_s, k_throttle_hw_slowdown_s, k_throttle_hw_thermal_s, k_throttle_sw_thermal_s, k_throttle_sync_boost_s, k_throttle_idle_s, k_starved_s, k_starved_cov_s, k_busy_clock_held, k_busy_clock_s, k_counter_n, k_counter_cov_s, k_counter_j, k_counter_resets,
   kSpecialCount
 };
 constexpr std::array<const char*, kSpecialCount> kSpecialNames = {
-    "samples", "interval.max", "interval.covered_s", "interval.gaps", "temp.crossings", "idle.power_s", "idle.energy_j", "limit.cov_s", "limit.near_s", "limit.share_sum", "limit.share_n", "pcie.n", "pcie.gen_ratio_sum", "pcie.width_ratio_sum", "pclk_rated.max", "mclk_rated.max", "fb_total.max", "fb_free.min", "throttle.n", "throttle.cov_s", "throttle.onsets", "throttle.power_cap_s", "throttle.hw_slowdown_s", "throttle.hw_thermal_s", "throttle.sw_thermal_s", "throttle.sync_boost_s", "throttle.idle_s", "starved.s", "starved.cov_s", "busy_clock.held", "busy_clock.s"};
+    "samples", "interval.max", "interval.covered_s", "interval.gaps", "temp.crossings", "idle.power_s", "idle.energy_j", "limit.cov_s", "limit.near_s", "limit.share_sum", "limit.share_n", "pcie.n", "pcie.gen_ratio_sum", "pcie.width_ratio_sum", "pclk_rated.max", "mclk_rated.max", "fb_total.max", "fb_free.min", "throttle.n", "throttle.cov_s", "throttle.onsets", "throttle.power_cap_s", "throttle.hw_slowdown_s", "throttle.hw_thermal_s", "throttle.sw_thermal_s", "throttle.sync_boost_s", "throttle.idle_s", "starved.s", "starved.cov_s", "busy_clock.held", "busy_clock.s", "counter.n", "counter.cov_s", "counter.j", "counter.resets"};
 // clang-format on
 
 constexpr std::array<Reason, 6> kReasons = {
@@ -54,7 +54,7 @@ constexpr std::array<Reason, 6> kReasons = {
      {"sync_boost", throttle::kSyncBoost, k_throttle_sync_boost_s},
      {"idle", throttle::kGpuIdle, k_throttle_idle_s}}};
 
-static_assert(kSpecialCount == 31, "GpuWalker::m_special holds every Special");
+static_assert(kSpecialCount == 35, "GpuWalker::m_special holds every Special");
 
 double secs(std::int64_t ns) { return static_cast<double>(ns) / 1e9; }
 double wide(float v) { return static_cast<double>(v); }
@@ -118,8 +118,9 @@ void EnergyProfileBuilder::finish(std::int64_t from_ns, std::int64_t to_ns, doub
   m_profile.add(m_last_ns, mean_w * secs(to_ns - m_last_ns) / kJoulesPerKwh);  // after the last
 }
 
-GpuWalker::GpuWalker(double gap_limit_s, double threshold_c, EnergyProfileBuilder* profile)
-    : m_limit_s(gap_limit_s), m_threshold_c(threshold_c), m_profile(profile) {
+GpuWalker::GpuWalker(double gap_limit_s, double threshold_c, EnergyProfileBuilder* profile,
+                     EnergyProfileBuilder* counter_profile)
+    : m_limit_s(gap_limit_s), m_threshold_c(threshold_c), m_profile(profile), m_counter_profile(counter_profile) {
   m_max.fill(kNaN);
   m_min.fill(kNaN);
   m_special.fill(0);
@@ -211,7 +212,32 @@ void GpuWalker::add(const Sample& s, bool count_sample) {
     }
   }
   if (!std::isnan(s.throttle_mask)) add_throttle(s);
+  if (!std::isnan(s.energy_mj)) add_counter(s, count_sample);
   remember(s);
+}
+
+// The energy counter counts through gaps: the increase between two readings is the energy of
+// the interval however long it is. A decrease is a reset (driver reload, GPU reset): the
+// energy of that interval is unknown, and it stays uncovered. A second reading at the same
+// instant adds nothing.
+void GpuWalker::add_counter(const Sample& s, bool count_sample) {
+  if (count_sample) m_special[k_counter_n] += 1;
+  if (m_has_counter) {
+    const double dt = secs(s.ts_ns - m_counter_prev.ts_ns);
+    if (dt <= 0) return;
+    if (s.energy_mj >= m_counter_prev.energy_mj) {
+      const double joules = (s.energy_mj - m_counter_prev.energy_mj) / 1000.0;
+      m_special[k_counter_cov_s] += dt;
+      m_special[k_counter_j] += joules;
+      if (m_counter_profile != nullptr) m_counter_profile->covered(m_counter_prev.ts_ns, joules);
+    } else {
+      m_special[k_counter_resets] += 1;
+      if (m_counter_profile != nullptr) m_counter_profile->gap(m_counter_prev.ts_ns, dt);
+    }
+  }
+  if (m_counter_profile != nullptr) m_counter_profile->power_sample(s.ts_ns);
+  m_counter_prev = s;
+  m_has_counter = true;
 }
 
 const Sample* GpuWalker::prev_with(Held m) const {
@@ -386,6 +412,18 @@ void energy_bounds(const HeldView& pw, double mean, double filled, double uncove
   (void)mean;
 }
 
+constexpr const char* kNoUtilisation = "no utilisation samples (MIG mode prints none)";
+
+void energy_per_busy_hour(const Partials& p, double energy_j, IndicatorSet& out) {
+  const HeldView ut{p, "util"};
+  if (ut.count() == 0) {
+    set_absent(out, "energy_per_busy_hour_kwh", kNoUtilisation);
+    return;
+  }
+  const double busy_h = (ut.cov() - ut.get("zero_s")) / 3600;
+  ratio(out, "energy_per_busy_hour_kwh", energy_j / kJoulesPerKwh, busy_h, "no busy time (utilisation > 0 %)");
+}
+
 void power_extras(const Partials& p, const HeldView& pw, const HeldView& ut, double energy_j, IndicatorSet& out) {
   set_value(out, "power_min_w", pw.min());
   const double cov = pw.cov();
@@ -397,15 +435,13 @@ void power_extras(const Partials& p, const HeldView& pw, const HeldView& ut, dou
     set_absent(out, "power_cv", cov > 0 ? "mean power is 0" : "no covered power interval");
   }
   if (ut.count() == 0) {
-    for (auto k : {"idle_power_w", "idle_energy_kwh", "energy_per_busy_hour_kwh"})
-      set_absent(out, k, "no utilisation samples (MIG mode prints none)");
+    for (auto k : {"idle_power_w", "idle_energy_kwh"}) set_absent(out, k, kNoUtilisation);
   } else {
     ratio(out, "idle_power_w", sum_of(p, "idle.energy_j"), sum_of(p, "idle.power_s"),
           "no covered power interval at 0 % utilisation");
     set_value(out, "idle_energy_kwh", sum_of(p, "idle.energy_j") / kJoulesPerKwh);
-    const double busy_h = (ut.cov() - ut.get("zero_s")) / 3600;
-    ratio(out, "energy_per_busy_hour_kwh", energy_j / kJoulesPerKwh, busy_h, "no busy time (utilisation > 0 %)");
   }
+  energy_per_busy_hour(p, energy_j, out);
   if (sum_of(p, "limit.cov_s") > 0)
     set_value(out, "power_limit_time_s", sum_of(p, "limit.near_s"));
   else
@@ -417,9 +453,10 @@ void power_extras(const Partials& p, const HeldView& pw, const HeldView& ut, dou
 GpuEnergy power_indicators(const Partials& p, double wall_s, IndicatorSet& out) {
   const HeldView pw{p, "power"}, ut{p, "util"};
   if (pw.count() == 0) {
-    for (auto k : {"energy_kwh", "energy_filled_fraction", "power_mean_w", "power_max_w", "energy_left_kwh",
-                   "energy_right_kwh", "energy_low_kwh", "energy_high_kwh", "power_min_w", "power_cv", "idle_power_w",
-                   "idle_energy_kwh", "energy_per_busy_hour_kwh", "power_limit_time_s", "power_limit_share"})
+    for (auto k :
+         {"energy_kwh", "energy_filled_fraction", "power_mean_w", "power_max_w", "energy_left_kwh", "energy_right_kwh",
+          "energy_low_kwh", "energy_high_kwh", "power_min_w", "power_cv", "idle_power_w", "idle_energy_kwh",
+          "energy_per_busy_hour_kwh", "power_limit_time_s", "power_limit_share", "energy_kwh_from_power"})
       set_absent(out, k, "no power samples");
     return {};
   }
@@ -430,6 +467,7 @@ GpuEnergy power_indicators(const Partials& p, double wall_s, IndicatorSet& out) 
   const double filled = mean * uncovered;
   const double e = pw.get("trap") + filled;
   set_value(out, "energy_kwh", e / kJoulesPerKwh);
+  set_value(out, "energy_kwh_from_power", e / kJoulesPerKwh);
   if (e > 0)
     set_value(out, "energy_filled_fraction", filled / e);
   else
@@ -438,7 +476,68 @@ GpuEnergy power_indicators(const Partials& p, double wall_s, IndicatorSet& out) 
   set_value(out, "power_max_w", pw.max());
   energy_bounds(pw, mean, filled, uncovered, out);
   power_extras(p, pw, ut, e, out);
-  return {filled, e};
+  return {filled, e, kEnergyByPower, mean};
+}
+
+// The counter gives the energy when it covers the window at least as well as the samples do,
+// less 1 % of the window: a reset or a reading missing at an end costs an interval, not the
+// method; a counter read over part of the window only leaves the energy to the power samples.
+constexpr double kCounterSlack = 0.01;
+constexpr const char* kNoCounter =
+    "no energy counter in the samples (DCGM field 156: dcgmi dmon -e 156, "
+    "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION)";
+
+/// The counter's energy in place of the power integral: its increase over the covered time,
+/// plus its mean power over the time it does not cover (the window's ends, reset intervals).
+GpuEnergy counter_energy(const Partials& p, double wall_s, const GpuEnergy& power, IndicatorSet& out) {
+  const double cov = sum_of(p, "counter.cov_s"), measured = sum_of(p, "counter.j");
+  const double mean_w = measured / cov, uncovered = std::max(0.0, wall_s - cov);
+  const double filled = mean_w * uncovered, e = measured + filled;
+  set_value(out, "energy_kwh", e / kJoulesPerKwh);
+  if (e > 0)
+    set_value(out, "energy_filled_fraction", filled / e);
+  else
+    set_absent(out, "energy_filled_fraction", "energy is 0");
+  // The counter's increase is exact: only the uncovered time is bounded, by the power samples'
+  // extremes and the counter's mean power (the fill), whichever lies further out.
+  const double p_min = partial(p, "power.min"), p_max = partial(p, "power.max");
+  const double low_w = std::isnan(p_min) ? mean_w : std::min(p_min, mean_w);
+  const double high_w = std::isnan(p_max) ? mean_w : std::max(p_max, mean_w);
+  set_value(out, "energy_low_kwh", (measured + low_w * uncovered) / kJoulesPerKwh);
+  set_value(out, "energy_high_kwh", (measured + high_w * uncovered) / kJoulesPerKwh);
+  energy_per_busy_hour(p, e, out);
+  if (power.method.empty())
+    set_absent(out, "energy_power_vs_counter_pct", "no power samples");
+  else if (e > 0)
+    set_value(out, "energy_power_vs_counter_pct", (power.energy_j - e) / e * 100);
+  else
+    set_absent(out, "energy_power_vs_counter_pct", "energy is 0");
+  return {filled, e, kEnergyByCounter, mean_w};
+}
+
+/// The energy counter's indicators, and the GPU's energy from it when it covers the window.
+GpuEnergy energy_from_counter_or_power(const Partials& p, double wall_s, const GpuEnergy& power, IndicatorSet& out) {
+  if (sum_of(p, "counter.n") == 0) {
+    for (auto k : {"energy_power_vs_counter_pct", "energy_counter_coverage", "energy_counter_resets"})
+      set_absent(out, k, kNoCounter);
+    return power;
+  }
+  const double cov = sum_of(p, "counter.cov_s");
+  if (wall_s > 0)
+    set_value(out, "energy_counter_coverage", std::min(1.0, cov / wall_s));
+  else
+    set_absent(out, "energy_counter_coverage", "the window is empty (wall time 0 s)");
+  set_value(out, "energy_counter_resets", sum_of(p, "counter.resets"));
+  if (cov > 0 && cov >= sum_of(p, "interval.covered_s") - kCounterSlack * wall_s)
+    return counter_energy(p, wall_s, power, out);
+  const std::string partly = cov > 0 ? "the energy counter covers less of the window than the samples"
+                                     : "fewer than two energy counter readings without a reset between them";
+  set_absent(out, "energy_power_vs_counter_pct", partly + ": energy from the power samples");
+  if (power.method.empty())
+    for (auto k :
+         {"energy_kwh", "energy_filled_fraction", "energy_low_kwh", "energy_high_kwh", "energy_per_busy_hour_kwh"})
+      set_absent(out, k, "no power samples, and " + partly);
+  return power;
 }
 
 void util_indicators(const Partials& p, IndicatorSet& out) {
@@ -583,7 +682,7 @@ void finish_quantiles(const GpuSketches& s, IndicatorSet& out) {
 
 GpuEnergy finish_gpu(const Partials& p, double wall_s, IndicatorSet& out) {
   job_indicators(p, wall_s, out);
-  const GpuEnergy e = power_indicators(p, wall_s, out);
+  const GpuEnergy e = energy_from_counter_or_power(p, wall_s, power_indicators(p, wall_s, out), out);
   util_indicators(p, out);
   thermal_indicators(p, out);
   clock_indicators(p, out);

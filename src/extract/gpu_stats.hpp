@@ -65,8 +65,10 @@ class EnergyProfileBuilder {
 /// Accumulates the partials of one GPU from its samples in time order.
 class GpuWalker {
  public:
-  /// `profile`, when given, receives the walk's power intervals (extract; not merge's bridges).
-  GpuWalker(double gap_limit_s, double threshold_c, EnergyProfileBuilder* profile = nullptr);
+  /// `profile`, when given, receives the walk's power intervals (extract; not merge's bridges);
+  /// `counter_profile` the energy counter's intervals.
+  GpuWalker(double gap_limit_s, double threshold_c, EnergyProfileBuilder* profile = nullptr,
+            EnergyProfileBuilder* counter_profile = nullptr);
   /// Adds a sample: counted (count_sample) and the interval from the previous sample of each metric.
   void add(const Sample& s, bool count_sample = true);
   [[nodiscard]] Partials partials() const;
@@ -81,7 +83,8 @@ class GpuWalker {
   void add_held_interval(Held m, const Sample& prev, const Sample& cur, double dt);
   double m_limit_s, m_threshold_c;
   EnergyProfileBuilder* m_profile;
-  std::array<double, 31> m_special{};  // the partials that are not per metric (Special in the .cpp)
+  EnergyProfileBuilder* m_counter_profile;
+  std::array<double, 35> m_special{};  // the partials that are not per metric (Special in the .cpp)
   std::array<std::array<double, 10>, kHeldCount> m_held{};
   std::array<double, kHeldCount> m_max{}, m_min{};
   // The previous sample, copied (a reader's buffer does not outlive the next read); and, per
@@ -89,7 +92,10 @@ class GpuWalker {
   [[nodiscard]] const Sample* prev_with(Held m) const;
   void remember(const Sample& s);
   void add_throttle(const Sample& s);
+  void add_counter(const Sample& s, bool count_sample);
   Sample m_last;
+  Sample m_counter_prev;  // the last sample that read the energy counter
+  bool m_has_counter = false;
   bool m_has_last = false;
   std::array<Sample, kHeldCount> m_older{};
   std::array<bool, kHeldCount> m_has_older{};
@@ -128,9 +134,12 @@ void finish_quantiles(const GpuSketches& s, IndicatorSet& out);
 /// Combines two partial sets (sum, or max/min by name).
 void combine_partials(Partials& into, const Partials& from);
 
-/// Energy totals of one GPU, for the host's filled fraction.
+/// Energy totals of one GPU, for the host's filled fraction, and what gave them: the energy
+/// counter, the power samples, or nothing (empty: no energy).
 struct GpuEnergy {
   double filled_j = 0, energy_j = 0;
+  std::string_view method;
+  double fill_w = 0;  ///< the power uncovered time was filled at (the energy profile's fills)
 };
 
 /// Every mergeable per-GPU indicator from the partials and the window's wall time.

@@ -96,6 +96,7 @@ Expected<detail::GpuEnergy> merge_gpu(const std::string& host, const std::vector
   detail::GpuEnergy energy;
   if (telemetry) {
     detail::GpuSketches sketches;
+    std::vector<std::pair<std::int64_t, Partials>> bridges;  // each bridged interval's start and partials
     for (std::size_t i = 0; i < parts.size(); ++i) {
       detail::combine_partials(g.partials, parts[i]->partials);
       if (sketched) sketches.merge(*parts[i]->sketches);
@@ -116,12 +117,18 @@ Expected<detail::GpuEnergy> merge_gpu(const std::string& host, const std::vector
       detail::combine_partials(g.partials, bridge);
       if (sketched)
         sketches.merge(detail::bridge_sketches(*prev.last, *cur.first, detail::partial(g.partials, "gap_limit_s")));
-      const double bridge_j = detail::partial(bridge, "power.trap");  // the bridged interval's energy
-      if (!std::isnan(bridge_j)) profile.add(prev.last->ts_ns, bridge_j / 3.6e6);
+      bridges.emplace_back(prev.last->ts_ns, bridge);
     }
     g.first = parts.front()->first;
     g.last = parts.back()->last;
     energy = detail::finish_gpu(g.partials, wall_s, g.indicators);
+    g.energy_method = std::string(energy.method);
+    // The bridged interval's energy, by the method that gave the merged GPU's.
+    const std::string bridged = energy.method == kEnergyByCounter ? "counter.j" : "power.trap";
+    for (const auto& [ts_ns, bridge] : bridges) {
+      const double bridge_j = detail::partial(bridge, bridged);
+      if (!std::isnan(bridge_j)) profile.add(ts_ns, bridge_j / 3.6e6);
+    }
     if (sketched) {
       detail::finish_quantiles(sketches, g.indicators);
       g.sketches = std::make_shared<const detail::GpuSketches>(std::move(sketches));

@@ -15,6 +15,9 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kLargestReading = 1e12;  // larger telemetry readings are not readings
+// The energy counter counts from the driver's load: 10^12 mJ is 16 days of a 700 W GPU, so it
+// has its own bound, the largest whole number a double holds exactly (2^53 mJ: 285 years at 1 kW).
+constexpr double kLargestCounterMj = 9007199254740992.0;
 
 /// The GPU an incident names, for grouping faults (docs/cost-model.md, "Faults"): the PCI bus
 /// id without the function (an Xid prints "0000:01:00", "fallen off the bus" "0000:01:00.0"),
@@ -33,6 +36,20 @@ std::string_view incident_device(const Event& ev, EventKind kind) {
     return dot != std::string_view::npos && (colon == std::string_view::npos || dot > colon) ? pci.substr(0, dot) : pci;
   }
   return ref;
+}
+
+/// The total-energy counter of a sample, mJ: dcgmi's and dcgm-exporter's `totec` (mJ), else
+/// nvidia_gpu_exporter's `energy_j` (J). NaN when the sample has none or it is no count.
+double energy_counter_mj(const Event& ev) {
+  double mj = kNaN;
+  for (const Field& f : ev.fields) {
+    if (!f.numeric || (f.key != "totec" && f.key != "energy_j")) continue;
+    const auto v = text::parse_double(f.value);
+    if (!v) continue;
+    mj = f.key == "totec" ? *v : *v * 1000.0;
+    if (f.key == "totec") break;  // the mJ counter is the exact one
+  }
+  return mj >= 0 && mj <= kLargestCounterMj ? mj : kNaN;
 }
 
 }  // namespace
@@ -201,6 +218,7 @@ Sample sample_of(const Event& ev) {
   x.pcie_gen_max = get8(Metric::pcie_gen_max);
   x.pcie_width = get8(Metric::pcie_width);
   x.pcie_width_max = get8(Metric::pcie_width_max);
+  x.energy_mj = energy_counter_mj(ev);
   return x;
 }
 

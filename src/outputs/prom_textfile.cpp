@@ -162,6 +162,10 @@ constexpr std::array kIndicators = {
     PromIndicator{"fault_unknown_count", "faults_unknown"},
     PromIndicator{"fault_reboot_count", "faults_reboot"},
     PromIndicator{"fault_contact_support_count", "faults_contact_support"},
+    PromIndicator{"energy_kwh_from_power", "energy_from_power_joules", kJoulesPerKwh},
+    PromIndicator{"energy_power_vs_counter_pct", "energy_power_vs_counter_ratio", 1, 100},
+    PromIndicator{"energy_counter_coverage", "energy_counter_coverage_ratio"},
+    PromIndicator{"energy_counter_resets", "energy_counter_resets"},
 };
 
 /// Label values escape backslash, double quote and newline (exposition format).
@@ -230,6 +234,8 @@ std::string indicator_help(const PromIndicator& p, std::string_view scope) {
     conversion = ", converted from microseconds";
   else if (p.scale == 1e9)
     conversion = ", converted from GB/s";
+  else if (p.divisor == 100)
+    conversion = ", converted from %";
   return fmt::format("{} {} over the job window (indicator {}{})", scope, name, p.key, conversion);
 }
 
@@ -247,6 +253,12 @@ void add_headline(std::vector<Family>& out, const breakeven::Result& r, const br
   gauge("gpucost_job_wall_seconds", "Wall time of the job window", host, r.job.wall_h * 3600);
   gauge("gpucost_job_gpus", "GPUs in the job", host, static_cast<double>(r.job.energy_kwh.size()));
   gauge("gpucost_job_energy_joules", "GPU energy of the job, all GPUs", host, r.energy_kwh * kJoulesPerKwh);
+  if (!r.job.energy_method.empty()) {  // an info metric: the method is its label
+    Labels method = host;
+    method.emplace_back("method", r.job.energy_method);
+    gauge("gpucost_job_energy_method",
+          "What gave the priced GPU energy (label method: counter, power or mixed); always 1", method, 1.0);
+  }
   gauge("gpucost_job_util_mean_ratio", "Mean GPU utilisation used by the cost model (0-1)", host, r.util_mean);
   if (const auto& e = r.job.energy_basis; e.known) {  // how much of the energy was measured
     gauge("gpucost_job_energy_measured_joules", "GPU energy over the sampled intervals, all GPUs", host,

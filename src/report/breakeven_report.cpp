@@ -6,6 +6,7 @@
 #include <gpucost/report/findings_report.hpp>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <array>
@@ -232,8 +233,29 @@ void json_clouds(std::string& b, const std::vector<CloudRank>& clouds, const std
   b.append(first ? "]" : "\n  ]");
 }
 
+// What gave the priced energy: the GPUs' energy counters, their power samples or both, and the
+// power integral beside the counters' (docs/cost-model.md, "Which energy is priced").
+void json_energy_method(std::string& b, const breakeven::JobInputs& j) {
+  b.append(", \"method\": ");
+  io::append_json_string(b, j.energy_method);
+  if (j.energy_method == extract::kEnergyMixed) {
+    b.append(", \"gpu_methods\": [");
+    for (std::size_t i = 0; i < j.gpu_energy_method.size(); ++i) {
+      b.append(fmt::format("{}{{\"gpu\": {}, \"method\": ", i > 0 ? ", " : "", j.gpu_energy_method[i].first));
+      io::append_json_string(b, j.gpu_energy_method[i].second);
+      b.append("}");
+    }
+    b.append("]");
+  }
+  b.append(", \"from_power_kwh\": ");
+  opt_num(b, j.energy_from_power_kwh);
+  b.append(", \"power_vs_counter_pct\": ");
+  opt_num(b, j.power_vs_counter_pct);
+}
+
 // What of the energy was measured, and how the rest was filled in (docs/cost-model.md).
-void json_energy_basis(std::string& b, const breakeven::EnergyBasis& e) {
+void json_energy_basis(std::string& b, const breakeven::JobInputs& j) {
+  const breakeven::EnergyBasis& e = j.energy_basis;
   // Without coverage in the features every figure of the split is unknown: null.
   const auto known = [&e](double v) { return e.known ? std::optional<double>(v) : std::nullopt; };
   b.append("  \"coverage\": ");
@@ -251,6 +273,7 @@ void json_energy_basis(std::string& b, const breakeven::EnergyBasis& e) {
   }
   b.append(", \"window_h\": ");
   num(b, e.window_h);
+  json_energy_method(b, j);
   if (!e.known) b.append(", \"reason\": \"the features give no coverage (re-run gpucost extract)\"");
   b.append("},\n");
 }
@@ -385,29 +408,59 @@ std::string table_clouds(const std::vector<CloudRank>& clouds, const std::string
   return b;
 }
 
+/// What gave the energy when the GPUs' energy counters did, wholly or in part: "from the GPUs'
+/// energy counters; power integral 0.2553 kWh, -1.6 %". Empty for the power samples' integral,
+/// the energy every line means unless it says otherwise.
+std::string energy_method_text(const breakeven::JobInputs& j) {
+  const std::size_t n = j.gpu_energy_method.size();
+  if (j.energy_method == extract::kEnergyMixed) {
+    std::vector<int> counted, integrated;
+    for (const auto& [gpu, method] : j.gpu_energy_method)
+      (method == extract::kEnergyByCounter ? counted : integrated).push_back(gpu);
+    return fmt::format("from the energy counters of GPU {} and the power samples of GPU {}", fmt::join(counted, ", "),
+                       fmt::join(integrated, ", "));
+  }
+  if (j.energy_method != extract::kEnergyByCounter) return {};
+  const std::string source = n == 1 ? "from the GPU's energy counter" : "from the GPUs' energy counters";
+  if (!j.energy_from_power_kwh || !j.power_vs_counter_pct)
+    return source + (j.energy_from_power_kwh ? "" : "; no power samples to cross-check");
+  return fmt::format("{}; power integral {:.4f} kWh, {:+.1f} %", source, *j.energy_from_power_kwh,
+                     *j.power_vs_counter_pct);
+}
+
 /// "measured  energy 0.2594 kWh" when every sample interval was measured; else the split:
 /// "energy    1.5565 kWh (0.2594 measured over 40.2 min, 1.2971 estimated for 3.33 h without samples at 389 W mean)".
-std::string energy_line(const breakeven::EnergyBasis& e, double kwh) {
+/// When energy counters gave it, the line says so in the parentheses (energy_method_text).
+std::string energy_line(const breakeven::JobInputs& j, double kwh) {
+  const breakeven::EnergyBasis& e = j.energy_basis;
+  const std::string method = energy_method_text(j);
+  const std::string also = method.empty() ? "" : "; " + method;
   if (!e.known)
-    return fmt::format("energy    {:.4f} kWh (how much was measured is unknown: no coverage in the features)", kwh);
+    return fmt::format("energy    {:.4f} kWh (how much was measured is unknown: no coverage in the features{})", kwh,
+                       also);
   if (e.rule == breakeven::FillRule::none && e.uncovered_h > 0)
     return fmt::format(
         "measured  energy {:.4f} kWh over {} with samples (--fill none: {} without samples "
-        "not priced)",
-        kwh, hours(e.covered_h), hours(e.uncovered_h));
-  if (e.estimated_kwh < 0.00005) return fmt::format("measured  energy {:.4f} kWh", kwh);  // invisible at 4 decimals
+        "not priced{})",
+        kwh, hours(e.covered_h), hours(e.uncovered_h), also);
+  if (e.estimated_kwh < 0.00005)  // invisible at 4 decimals
+    return method.empty() ? fmt::format("measured  energy {:.4f} kWh", kwh)
+                          : fmt::format("measured  energy {:.4f} kWh ({})", kwh, method);
   return fmt::format(
       "energy    {:.4f} kWh ({:.4f} measured over {}, {:.4f} estimated for {} without samples "
-      "at {:.0f} W {})",
+      "at {:.0f} W {}{})",
       kwh, e.measured_kwh, hours(e.covered_h), e.estimated_kwh, hours(e.uncovered_h), e.fill_power_w,
-      e.rule == breakeven::FillRule::idle ? "idle" : "mean");
+      e.rule == breakeven::FillRule::idle ? "idle" : "mean", also);
 }
 
-std::string table_robustness(const BreakevenExtras& x, const std::string& cur) {
+std::string table_robustness(const BreakevenExtras& x, const breakeven::JobInputs& job, const std::string& cur) {
   std::string b;
+  // The counters' increase is exact: only the time they do not cover is bounded.
+  const bool by_counter = job.energy_method == extract::kEnergyByCounter;
   if (x.range.low && x.range.high)
-    b += fmt::format("premium range          {} .. {}  (energy bounds F049/F050: Riemann sums, +-5 W, gaps)\n",
-                     pct(*x.range.low), pct(*x.range.high));
+    b += fmt::format("premium range          {} .. {}  (energy bounds F049/F050: {})\n", pct(*x.range.low),
+                     pct(*x.range.high),
+                     by_counter ? "the energy counters, the time they miss" : "Riemann sums, +-5 W, gaps");
   else
     b += fmt::format("premium range          unknown: {}\n", x.range.reason);
   if (!x.monte_carlo_reason.empty()) b += fmt::format("monte carlo            none: {}\n", x.monte_carlo_reason);
@@ -478,7 +531,7 @@ std::string breakeven_json(const breakeven::Result& r, const breakeven::CostConf
     io::append_json_string(b, r.job.downtime_reason);
   }
   b.append("},\n");
-  json_energy_basis(b, r.job.energy_basis);
+  json_energy_basis(b, r.job);
   b.append("  \"local\": {\"electricity\": ");
   num(b, r.electricity);
   b.append(", \"amortisation\": ");
@@ -588,7 +641,7 @@ std::string breakeven_table(const breakeven::Result& r, const breakeven::CostCon
                    hours(r.job.wall_h), text::counted(static_cast<long long>(r.job.energy_kwh.size()), "GPU"),
                    f.host.empty() ? "" : ", host " + f.host, x.logs_tz.empty() ? "" : ", log times in " + x.logs_tz);
   b += fmt::format(
-      "{}, mean utilisation {:.1f} %{}\n\n", energy_line(r.job.energy_basis, r.energy_kwh), r.util_mean * 100,
+      "{}, mean utilisation {:.1f} %{}\n\n", energy_line(r.job, r.energy_kwh), r.util_mean * 100,
       r.job.util_assumed             ? " (utilisation not measured: 100 % assumed)"
       : r.job.util_source == "trace" ? " (from the profiler trace's busy share: no telemetry utilisation)"
       : r.job.trace_busy_fraction
@@ -661,7 +714,7 @@ std::string breakeven_table(const breakeven::Result& r, const breakeven::CostCon
     b += fmt::format("always on              idle {:.0f} W costs {} per idle hour, {} a year at {} h/y of use\n",
                      c.idle_power_w, money(r.idle_cost_per_hour, cur), money(r.idle_cost_per_year, cur),
                      c.use_hours_per_year);
-  b += table_robustness(x, cur);
+  b += table_robustness(x, r.job, cur);
   if (x.findings) b += findings_table(*x.findings, cur);
   return b;
 }

@@ -121,6 +121,17 @@ std::string energy_basis_row(const breakeven::EnergyBasis& e) {
       e.fill_power_w, e.rule == breakeven::FillRule::idle ? "idle power" : "mean power");
 }
 
+// What gave the energy when the GPUs' energy counters did (the power integral otherwise, unsaid).
+std::string energy_method_row(const breakeven::JobInputs& j) {
+  if (j.energy_method != extract::kEnergyByCounter && j.energy_method != extract::kEnergyMixed) return {};
+  std::string text = j.energy_method == extract::kEnergyMixed
+                         ? "energy counters of some GPUs, power samples of the others"
+                         : "the GPUs' energy counters";
+  if (j.energy_from_power_kwh && j.power_vs_counter_pct)
+    text += fmt::format("; power integral {:.4f} kWh, {:+.1f} %", *j.energy_from_power_kwh, *j.power_vs_counter_pct);
+  return fmt::format("<tr><th>energy from</th><td>{}</td></tr>\n", esc(text));
+}
+
 // The offer's price: kind, when and where it was seen, its age; old or unconfirmed prices are marked.
 std::string price_row(const breakeven::CostConfig& c) {
   const bool old = c.offer_age_days && *c.offer_age_days > breakeven::kStalePriceDays;
@@ -167,6 +178,7 @@ std::string verdict(const ReportContent& c) {
     b += fmt::format("<tr><th>premium range (energy bounds)</th><td>{} .. {}</td></tr>\n",
                      esc(percent(*c.extras.range.low)), esc(percent(*c.extras.range.high)));
   b += energy_basis_row(r.job.energy_basis);
+  b += energy_method_row(r.job);
   if (const std::string x = breakeven::exchange_text(c.config); !x.empty())
     b += fmt::format("<tr><th>exchange</th><td>{}</td></tr>\n", esc(x));
   if (!c.config.cloud_offer.empty()) b += price_row(c.config);

@@ -545,7 +545,8 @@ TEST_CASE("extract: catalogue ids are unique and consecutive, keys unique", "[ex
   REQUIRE(!cat.empty());
   std::set<std::string_view> keys;
   const std::set<std::string_view> units = {"s",     "kWh", "W",   "°C",   "ratio",  "count", "us",  "GB/s",
-                                            "kWh/h", "MHz", "MiB", "MB/s", "°C/min", "1/h",   "1/s", "count/crossing"};
+                                            "kWh/h", "MHz", "MiB", "MB/s", "°C/min", "1/h",   "1/s", "count/crossing",
+                                            "%"};
   for (std::size_t i = 0; i < cat.size(); ++i) {
     const auto& d = cat[i];
     CHECK(d.id == fmt::format("F{:03}", i + 1));  // F001, F002, ...

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace gpucost::breakeven {
@@ -58,6 +59,12 @@ struct JobInputs {
   std::optional<double> downtime_s;  ///< F051
   std::string downtime_reason;
   std::optional<double> energy_low_kwh, energy_high_kwh;  ///< F049, F050 of the host
+  /// What gave E_g: "counter" (the GPUs' energy counters), "power" (their power samples) or
+  /// "mixed" (docs/indicators.md, "Energy from the counter"); per GPU (index, method), in E_g's order.
+  std::string energy_method;
+  std::vector<std::pair<int, std::string>> gpu_energy_method;
+  /// The host's power integral (F144) and its difference to the counters' energy (F145, %).
+  std::optional<double> energy_from_power_kwh, power_vs_counter_pct;
   EnergyBasis energy_basis;
   std::vector<double> measured_kwh, uncovered_h;  ///< per GPU, when energy_basis.known
 };

@@ -12,7 +12,7 @@ enum class Scope { host_and_gpu, host_only, gpu_only };
 struct IndicatorDef {
   std::string_view id;          ///< stable: F001, F002, ...
   std::string_view key;         ///< JSON key, unit as suffix
-  std::string_view unit;        ///< "s", "kWh", "W", "°C", "ratio" (0-1), "count"
+  std::string_view unit;        ///< "s", "kWh", "W", "°C", "ratio" (0-1), "%", "count", ...
   std::string_view category;    ///< "job", "power", "thermal", "clocks", "utilisation"
   std::string_view name;        ///< short human name
   std::string_view definition;  ///< one line, exact

@@ -22,6 +22,13 @@ inline constexpr int kFeaturesVersion = 1;
 /// The default fault window, s (local.fault_window_s): docs/cost-model.md, "Faults".
 inline constexpr double kDefaultFaultWindowS = 60.0;
 
+/// What gave a GPU's energy_kwh (docs/indicators.md, "Energy from the counter"): the GPU's
+/// total-energy counter, or the power samples' integral; the host's is "mixed" when its GPUs
+/// differ. Empty: no energy (no power samples and no counter that covers the window).
+inline constexpr std::string_view kEnergyByCounter = "counter";
+inline constexpr std::string_view kEnergyByPower = "power";
+inline constexpr std::string_view kEnergyMixed = "mixed";
+
 /// Partial sums that let results of several hosts or consecutive windows merge exactly
 /// (docs/indicators.md, Merging): name -> value; names ending in ".max"/".min" combine by
 /// max/min, "gap_limit_s" and "temp.threshold_c" by max, every other name by sum.
@@ -34,7 +41,8 @@ struct GpuSketches;  // quantile sketches of one GPU (src/extract/gpu_stats.hpp)
 struct GpuFeatures {
   int gpu = 0;
   IndicatorSet indicators;
-  std::string host;  ///< set on merged documents of several hosts; else empty (the document's host)
+  std::string host;           ///< set on merged documents of several hosts; else empty (the document's host)
+  std::string energy_method;  ///< kEnergyByCounter or kEnergyByPower; empty: no energy
   Partials partials;
   /// The first and last sample of the GPU in the window: merge bridges the interval between
   /// consecutive windows with them. Empty for trace-only GPUs and old documents.
@@ -135,6 +143,9 @@ struct Features {
   /// telemetry: the traces' GPU spans)
   std::string chosen_by;
   std::string host;
+  /// What gave the host's energy: kEnergyByCounter or kEnergyByPower when every GPU with energy
+  /// agrees, else kEnergyMixed; empty when no GPU has energy.
+  std::string energy_method;
   IndicatorSet host_indicators;
   std::vector<GpuFeatures> gpus;
   EnergyProfile energy_profile;           ///< empty in documents written before it existed

@@ -8,7 +8,7 @@
 namespace gpucost::extract {
 
 /// The telemetry values extract uses from one sample; NaN = not in the sample. The four
-/// original metrics stay double (their indicators keep their digits); the others are float,
+/// original metrics and the energy counter stay double (their indicators keep their digits); the others are float,
 /// which holds every value the sources print (integers, one decimal) and keeps a day of 8 GPUs
 /// at 1 Hz small.
 struct Sample {
@@ -18,16 +18,19 @@ struct Sample {
   double util_pct = std::numeric_limits<double>::quiet_NaN();  ///< sm_pct, %
   double temp_c = std::numeric_limits<double>::quiet_NaN();    ///< °C
   double pclk_mhz = std::numeric_limits<double>::quiet_NaN();  ///< SM clock, MHz
-  float mem_temp_c = kNoF;                                     ///< memory (HBM) temperature, °C
-  float mem_pct = kNoF;                                        ///< memory-controller utilisation, %
-  float mclk_mhz = kNoF;                                       ///< memory clock, MHz
-  float fb_mib = kNoF;                                         ///< framebuffer used, MiB
-  float fb_total_mib = kNoF;                                   ///< framebuffer total, MiB
-  float enc_pct = kNoF;                                        ///< encoder utilisation, %
-  float dec_pct = kNoF;                                        ///< decoder utilisation, %
-  float rxpci_mb_s = kNoF;                                     ///< PCIe receive, MB/s
-  float txpci_mb_s = kNoF;                                     ///< PCIe transmit, MB/s
-  float power_limit_w = kNoF;                                  ///< enforced power limit, W
+  /// The GPU's total-energy counter, mJ since the driver loaded (DCGM field 156, `totec`; or
+  /// nvidia_gpu_exporter's joules x 1000). A double: it passes 2^24 within seconds of load.
+  double energy_mj = std::numeric_limits<double>::quiet_NaN();
+  float mem_temp_c = kNoF;     ///< memory (HBM) temperature, °C
+  float mem_pct = kNoF;        ///< memory-controller utilisation, %
+  float mclk_mhz = kNoF;       ///< memory clock, MHz
+  float fb_mib = kNoF;         ///< framebuffer used, MiB
+  float fb_total_mib = kNoF;   ///< framebuffer total, MiB
+  float enc_pct = kNoF;        ///< encoder utilisation, %
+  float dec_pct = kNoF;        ///< decoder utilisation, %
+  float rxpci_mb_s = kNoF;     ///< PCIe receive, MB/s
+  float txpci_mb_s = kNoF;     ///< PCIe transmit, MB/s
+  float power_limit_w = kNoF;  ///< enforced power limit, W
   float power_default_limit_w = kNoF;
   float pclk_max_mhz = kNoF;   ///< rated maximum SM clock, MHz
   float mclk_max_mhz = kNoF;   ///< rated maximum memory clock, MHz
