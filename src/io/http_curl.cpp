@@ -1,7 +1,7 @@
 // The libcurl fetcher: one easy handle per try, the body to a string or to a sink, the status
 // and Retry-After read back, and the try repeated only for what may pass (429, 5xx, a dropped
 // or stalled transfer).
-#include <gpucost/prices/http.hpp>
+#include <gpucost/io/http.hpp>
 
 #include <gpucost/core/text.hpp>
 
@@ -14,7 +14,7 @@
 #include <mutex>
 #include <thread>
 
-namespace gpucost::prices {
+namespace gpucost::io {
 
 namespace {
 
@@ -262,4 +262,4 @@ std::unique_ptr<Fetcher> make_http_fetcher(const HttpOptions& options) {
   return std::make_unique<CurlFetcher>(options);
 }
 
-}  // namespace gpucost::prices
+}  // namespace gpucost::io

@@ -1,6 +1,6 @@
-// The one HTTP layer of `gpucost offers update` (libcurl): GETs with connect and total timeouts,
-// bounded retries with exponential backoff on 429, 5xx and transient transfer errors, and none
-// on other 4xx. libcurl itself honours HTTPS_PROXY / HTTP_PROXY / NO_PROXY.
+// gpucost's one HTTP layer (libcurl; `gpucost offers update` fetches through it): GETs with
+// connect and total timeouts, bounded retries with exponential backoff on 429, 5xx and transient
+// transfer errors, and none on other 4xx. libcurl itself honours HTTPS_PROXY / HTTP_PROXY / NO_PROXY.
 #pragma once
 
 #include <gpucost/core/error.hpp>
@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-namespace gpucost::prices {
+namespace gpucost::io {
 
 /// How requests are made. The backoff before try n+1 is backoff_ms x 2^(n-1), or the server's
 /// Retry-After when longer (capped at max_retry_after_s).
@@ -26,7 +26,7 @@ struct HttpOptions {
 };
 
 /// The start of an error message that means the host could not be reached at all (no DNS, no
-/// route, connection refused): the caller says that the built-in catalogue stays in use.
+/// route, connection refused): offers update then says that the built-in catalogue stays in use.
 inline constexpr std::string_view kNoNetwork = "no network";
 /// Whether `e` says that the network is out of reach (it starts with kNoNetwork).
 bool is_no_network(const Error& e);
@@ -76,4 +76,4 @@ int retry_delay_ms(const HttpOptions& options, int next_try, std::optional<int> 
 /// Whether an HTTP status is worth another try (429, 5xx).
 bool retryable_status(long status);
 
-}  // namespace gpucost::prices
+}  // namespace gpucost::io
