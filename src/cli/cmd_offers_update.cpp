@@ -116,6 +116,7 @@ int run_offers_update(const OffersUpdateArgs& a) {
                            "neither XDG_DATA_HOME nor HOME is set: give --output FILE"));
 
   io::HttpOptions http;
+  http.user_agent = "gpucost-offers-update";
   http.timeout_s = a.timeout_s;
   http.connect_timeout_s = std::min(a.timeout_s, http.connect_timeout_s);
   if (const auto ms = text::parse_double(env("GPUCOST_HTTP_BACKOFF_MS")); ms && *ms >= 0)
