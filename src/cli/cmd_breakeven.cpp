@@ -99,6 +99,7 @@ int price_and_write(const ModelArgs& a, breakeven::CostConfig config, const std:
 Runner define_breakeven(CLI::App& cmd) {
   auto args = std::make_shared<ModelArgs>();
   add_input_options(&cmd, args->in);
+  add_prometheus_options(&cmd, args->in);
   add_model_options(&cmd, *args);
   cmd.add_flag("--list-clouds", args->list_clouds,
                "list the cloud catalogue (with --json: as JSON) and exit; gpucost offers list filters it")

@@ -26,7 +26,7 @@ int run_extract(const ExtractArgs& args) {
     fmt::print("{}", args.json ? report::indicator_catalogue_json() : report::indicator_catalogue_table());
     return kOk;
   }
-  auto inputs = open_inputs(args.in);
+  auto inputs = open_inputs(args.in, args.from, args.to);
   if (!inputs) return fail(inputs.error());
   auto window = pipeline::window_options(args.from, args.to, inputs->clock);
   if (!window) return fail(window.error());
@@ -53,6 +53,7 @@ int run_extract(const ExtractArgs& args) {
 Runner define_extract(CLI::App& cmd) {
   auto args = std::make_shared<ExtractArgs>();
   add_input_options(&cmd, args->in);
+  add_prometheus_options(&cmd, args->in);
   cmd.add_option("--from", args->from, "window start (ISO 8601; local in --tz unless Z/offset)")
       ->type_name("TIME")
       ->group("Window");

@@ -115,12 +115,13 @@ int run_offers_update(const OffersUpdateArgs& a) {
     return fail(make_error(ErrorKind::usage, "offers update: no place for the user catalogue",
                            "neither XDG_DATA_HOME nor HOME is set: give --output FILE"));
 
-  prices::HttpOptions http;
+  io::HttpOptions http;
+  http.user_agent = "gpucost-offers-update";
   http.timeout_s = a.timeout_s;
   http.connect_timeout_s = std::min(a.timeout_s, http.connect_timeout_s);
   if (const auto ms = text::parse_double(env("GPUCOST_HTTP_BACKOFF_MS")); ms && *ms >= 0)
     http.backoff_ms = static_cast<int>(*ms);
-  const auto fetcher = prices::make_http_fetcher(http);
+  const auto fetcher = io::make_http_fetcher(http);
   auto update = prices::fetch_updates(*request, *fetcher);
   if (!a.quiet)
     for (const std::string& n : notes) fmt::print(stderr, "{} {}\n", prefix(Level::note), n);

@@ -39,7 +39,7 @@ void report_selection(const pipeline::EventFilter& filter, const pipeline::Event
 }
 
 int run_prep(const PrepArgs& args) {
-  auto inputs = open_inputs(args.in);
+  auto inputs = open_inputs(args.in, args.from, args.to);
   if (!inputs) return fail(inputs.error());
   auto selection = pipeline::parse_event_selection(args.kinds, args.from, args.to, inputs->clock);
   if (!selection) return fail(selection.error());
@@ -78,6 +78,7 @@ int run_prep(const PrepArgs& args) {
 Runner define_prep(CLI::App& cmd) {
   auto args = std::make_shared<PrepArgs>();
   add_input_options(&cmd, args->in);
+  add_prometheus_options(&cmd, args->in);
   cmd.add_option("-o,--output", args->output, "output file (written atomically), - = stdout")
       ->type_name("FILE")
       ->group("Output");

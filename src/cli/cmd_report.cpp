@@ -42,6 +42,7 @@ int run_report(const ReportArgs& args) {
 Runner define_report(CLI::App& cmd) {
   auto args = std::make_shared<ReportArgs>();
   add_input_options(&cmd, args->model.in);
+  add_prometheus_options(&cmd, args->model.in);
   add_model_options(&cmd, args->model);
   cmd.add_option("--temp-threshold", args->temp_threshold_c,
                  "temperature drawn as the threshold line, \u00b0C (default 78)")

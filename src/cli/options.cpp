@@ -127,6 +127,7 @@ Expected<std::optional<breakeven::CloudOffer>> chosen_offer(const breakeven::Cos
 /// refused (a job that waits silently looks hung); "-" named on a terminal gets a note.
 Status check_terminal_stdin(const InputArgs& a) {
   if (::isatty(STDIN_FILENO) == 0) return {};
+  if (a.inputs.empty() && !a.prometheus.url.empty()) return {};  // the telemetry comes from the server
   if (a.inputs.empty())
     return make_error(ErrorKind::usage, "no input given, and stdin is a terminal",
                       "name the logs (e.g. gpucost breakeven -c costs.toml gpu.csv kern.log), or pipe them in "
@@ -136,7 +137,68 @@ Status check_terminal_stdin(const InputArgs& a) {
   return {};
 }
 
+std::string_view env_or_empty(const char* name) {
+  const char* v = std::getenv(name);
+  return v != nullptr ? std::string_view(v) : std::string_view();
+}
+
+/// --prometheus: the window's series fetched, as one input in memory; notes and a warning on
+/// stderr (the credentials are never printed).
+Expected<pipeline::ProbedInput> fetch_prometheus_input(const InputArgs& a, const std::string& from,
+                                                       const std::string& to, LocalClock& clock) {
+  std::optional<std::int64_t> from_ns, to_ns;
+  if (!from.empty()) {
+    auto t = pipeline::parse_instant("--from", from, clock);
+    if (!t) return t.error();
+    from_ns = *t;
+  }
+  if (!to.empty()) {
+    auto t = pipeline::parse_instant("--to", to, clock);
+    if (!t) return t.error();
+    to_ns = *t;
+  }
+  const auto now =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch());
+  auto query = pipeline::prometheus_query(a.prometheus, from_ns, to_ns, now.count());
+  if (!query) return query.error();
+  if (const auto n = text::parse_int(env_or_empty("GPUCOST_PROMETHEUS_MAX_POINTS")); n && *n >= 2)
+    query->max_points = *n;  // tests: several ranges from a short window
+  auto auth = pipeline::prometheus_auth_from_env();
+  if (!auth) return auth.error();
+  if (auth->insecure)
+    fmt::print(stderr, "{} GPUCOST_PROMETHEUS_INSECURE=1: the server's TLS certificate is not checked\n",
+               prefix(Level::warning));
+  io::HttpOptions http = pipeline::prometheus_http_options(*auth);
+  if (const auto ms = text::parse_double(env_or_empty("GPUCOST_HTTP_BACKOFF_MS")); ms && *ms >= 0)
+    http.backoff_ms = static_cast<int>(*ms);
+  const auto fetcher = io::make_http_fetcher(http);
+  auto fetched = pipeline::fetch_prometheus(*query, *fetcher);
+  if (!fetched) return fetched.error();
+  if (!a.quiet)
+    for (const std::string& n : fetched->notes) fmt::print(stderr, "{} {}\n", prefix(Level::note), n);
+  return std::move(fetched->input);
+}
+
 }  // namespace
+
+void add_prometheus_options(CLI::App* app, InputArgs& a) {
+  app->add_option("--prometheus", a.prometheus.url,
+                  "read the GPU telemetry (dcgm-exporter, nvidia_gpu_exporter series) from this Prometheus server "
+                  "over --from/--to (--from required, --to default now); credentials from GPUCOST_PROMETHEUS_TOKEN "
+                  "or GPUCOST_PROMETHEUS_USER/_PASSWORD (docs/formats.md)")
+      ->type_name("URL")
+      ->group("Prometheus");
+  app->add_option("--match", a.prometheus.matchers,
+                  "with --prometheus: a label matcher every series must meet, e.g. 'Hostname=\"node01\"' "
+                  "(repeatable)")
+      ->type_name("MATCHER")
+      ->allow_extra_args(false)
+      ->group("Prometheus");
+  app->add_option("--step", a.prometheus.step,
+                  "with --prometheus: the query's resolution (default 15s; best: the exporter's scrape interval)")
+      ->type_name("DURATION")
+      ->group("Prometheus");
+}
 
 std::string footer_with_example(std::string_view example) {
   return fmt::format("Example: {}\n{}", example, kExitFooter);
@@ -235,7 +297,7 @@ void add_output_options(CLI::App* app, ModelArgs& a) {
       ->group("Output");
 }
 
-Expected<Inputs> open_inputs(const InputArgs& a) {
+Expected<Inputs> open_inputs(const InputArgs& a, const std::string& from, const std::string& to) {
   if (a.verbose > 0)
     enable_stderr_log(a.verbose == 1 ? "info" : "debug");
   else if (const char* env = std::getenv("GPUCOST_LOG"); env != nullptr && *env != '\0')
@@ -249,14 +311,26 @@ Expected<Inputs> open_inputs(const InputArgs& a) {
   auto clock = LocalClock::make(a.settings.tz);
   if (!clock) return clock.error();
   in.clock = *clock;
-  auto paths = pipeline::expand_inputs(a.inputs.empty() ? std::vector<std::string>{"-"} : a.inputs);
+  const bool prometheus = !a.prometheus.url.empty();
+  if (!prometheus && (!a.prometheus.matchers.empty() || !a.prometheus.step.empty()))
+    return make_error(ErrorKind::usage,
+                      fmt::format("{}: only with --prometheus", a.prometheus.step.empty() ? "--match" : "--step"),
+                      "--match and --step shape the query of --prometheus URL (--steps picks profiler steps)");
+  const bool stdin_default = a.inputs.empty() && !prometheus;
+  auto paths = pipeline::expand_inputs(stdin_default ? std::vector<std::string>{"-"} : a.inputs);
   if (!paths) return paths.error();
   in.paths = std::move(*paths);
-  if (in.paths.empty()) in.paths.emplace_back("-");
+  if (in.paths.empty() && !prometheus) in.paths.emplace_back("-");
   // Refuse unreadable inputs before any output is written.
   auto probed = pipeline::probe_inputs(in.paths, in.prep);
   if (!probed) return probed.error();
   in.probed = std::move(*probed);
+  if (prometheus) {  // fetched before anything is written: a server's error stops the run here
+    auto fetched = fetch_prometheus_input(a, from, to, in.clock);
+    if (!fetched) return fetched.error();
+    in.paths.insert(in.paths.begin(), fetched->path);
+    in.probed.insert(in.probed.begin(), std::move(*fetched));
+  }
   in.prep = pipeline::with_journal_boot_time(in.probed, std::move(in.prep));
   start_progress(pipeline::plain_input_bytes(in.probed), a.quiet);
   return in;
@@ -318,7 +392,7 @@ Expected<ModelRun> model_setup(const ModelArgs& a) {
   if (!config) return config.error();
   auto chosen = chosen_offer(*config, a);
   if (!chosen) return chosen.error();
-  auto inputs = open_inputs(a.in);
+  auto inputs = open_inputs(a.in, a.from, a.to);
   if (!inputs) return inputs.error();
   auto window = pipeline::window_options(a.from, a.to, inputs->clock);
   if (!window) return window.error();

@@ -9,6 +9,7 @@
 #include <gpucost/core/time.hpp>
 #include <gpucost/extract/extract.hpp>
 #include <gpucost/pipeline/inputs.hpp>
+#include <gpucost/pipeline/prometheus.hpp>
 #include <gpucost/pipeline/settings.hpp>
 #include <gpucost/prep/prep.hpp>
 
@@ -36,6 +37,7 @@ std::string footer_with_example(std::string_view example);
 struct InputArgs {
   std::vector<std::string> inputs;
   pipeline::InputSettings settings;
+  pipeline::PrometheusSettings prometheus;  ///< --prometheus, --match, --step (empty url: none)
   bool strict = false, quiet = false;
   int verbose = 0;
 };
@@ -44,6 +46,9 @@ struct InputArgs {
 void add_input_options(CLI::App* app, InputArgs& a);
 /// --tz, --host, -q and -v alone (record, which reads the logs it writes itself).
 void add_clock_and_verbosity_options(CLI::App* app, InputArgs& a);
+/// --prometheus, --match and --step (prep, extract, breakeven, report): telemetry from a
+/// Prometheus server over the command's --from/--to.
+void add_prometheus_options(CLI::App* app, InputArgs& a);
 
 /// The options of the cost model, its window and its outputs: breakeven's, shared by report,
 /// batch and record.
@@ -83,8 +88,9 @@ struct Inputs {
 };
 
 /// Turns on logging, checks the options, expands the globs and refuses unreadable inputs before
-/// anything is written; starts the progress line.
-Expected<Inputs> open_inputs(const InputArgs& a);
+/// anything is written; with --prometheus, fetches the series of the window `from`/`to` (the
+/// command's --from/--to) as one more input, first; starts the progress line.
+Expected<Inputs> open_inputs(const InputArgs& a, const std::string& from = {}, const std::string& to = {});
 
 /// Prints the input summary; returns kStrictFailed under --strict when a line was malformed or
 /// an input cut short, else kOk.

@@ -40,6 +40,34 @@ Expected<std::vector<std::string>> expand_inputs(const std::vector<std::string>&
 
 namespace {
 
+/// The bytes of an input held in memory, shared with its ProbedInput (read without a copy).
+class SharedSource final : public io::ByteSource {
+ public:
+  explicit SharedSource(std::shared_ptr<const std::string> s) : m_s(std::move(s)) {}
+  std::size_t read(char* buf, std::size_t n) override {
+    const std::size_t k = std::min(n, m_s->size() - m_pos);
+    std::copy_n(m_s->data() + m_pos, k, buf);
+    m_pos += k;
+    return k;
+  }
+
+ private:
+  std::shared_ptr<const std::string> m_s;
+  std::size_t m_pos = 0;
+};
+
+}  // namespace
+
+Expected<std::unique_ptr<io::LineReader>> open_reader(const ProbedInput& input) {
+  if (!input.content) return io::LineReader::open(input.path);
+  const std::size_t capacity =
+      std::clamp<std::size_t>(input.content->size() + 1, io::LineReader::kMinBufferBytes, io::LineReader::kBlockBytes);
+  return std::make_unique<io::LineReader>(std::make_unique<SharedSource>(input.content), io::Compression::none,
+                                          capacity);
+}
+
+namespace {
+
 /// Opens a file that can be opened again and looks at its start: the only detection of its format.
 Expected<ProbedInput> probe_file(const std::string& path, const prep::PrepOptions& options) {
   ProbedInput in;
@@ -180,7 +208,7 @@ Expected<std::unique_ptr<io::LineReader>> open_input(const ProbedInput& in, cons
   st.path = display_path(in.path);
   if (!in.read_once && in.kind == ProbedInput::Kind::features_document) return refuse_features(st.path);
   if (!in.read_once && in.kind == ProbedInput::Kind::raw_log) return std::unique_ptr<io::LineReader>();
-  auto reader = io::LineReader::open(in.path);
+  auto reader = open_reader(in);
   if (!reader) return reader.error();
   (*reader)->set_max_line(options.max_line);
   const std::string_view head = (*reader)->peek(64 * 1024);
@@ -194,8 +222,8 @@ Expected<std::unique_ptr<io::LineReader>> open_input(const ProbedInput& in, cons
 }
 
 /// A probed raw log, opened to be read (its second open).
-Expected<std::unique_ptr<io::LineReader>> open_raw_log(const std::string& path, const prep::PrepOptions& options) {
-  auto reader = io::LineReader::open(path);
+Expected<std::unique_ptr<io::LineReader>> open_raw_log(const ProbedInput& input, const prep::PrepOptions& options) {
+  auto reader = open_reader(input);
   if (!reader) return reader.error();
   (*reader)->set_max_line(options.max_line);
   return std::move(*reader);
@@ -209,7 +237,7 @@ Status feed_inputs(const std::vector<ProbedInput>& inputs, const prep::PrepOptio
     stats.emplace_back();
     auto reader = open_input(in, options, sink, stats.back());
     if (!reader) return reader.error();
-    if (!*reader && !in.read_once && in.kind == ProbedInput::Kind::raw_log) reader = open_raw_log(in.path, options);
+    if (!*reader && !in.read_once && in.kind == ProbedInput::Kind::raw_log) reader = open_raw_log(in, options);
     if (!reader) return reader.error();
     if (!*reader) continue;  // an events stream, read
     GPUCOST_TRY(prep::run_prep_input(**reader, options, clock, sink, stats.back(), in.known_format()));
@@ -285,11 +313,13 @@ void warn_several_hosts(std::span<InputStats> stats) {
   if (second == nullptr) return;
   std::string names;
   for (const std::string& h : hosts) names += (names.empty() ? "" : ", ") + h;
+  // A Prometheus server holds a whole cluster: its hosts are told apart by a label matcher.
+  const bool server = second->format == Format::prometheus_json && second->path.starts_with("prometheus:");
   second->warnings.push_back(
       fmt::format("the host logs of this run name {} hosts ({}): their incidents are priced as "
-                  "one machine's; give each host its own run and merge the features, or "
+                  "one machine's; give each host its own run{} and merge the features, or "
                   "--host if they are one machine",
-                  hosts.size(), names));
+                  hosts.size(), names, server ? fmt::format(" (--match 'Hostname=\"{}\"')", hosts[0]) : ""));
 }
 
 /// Reads one group of raw logs of the same format into `sink`: merged by time when there are
@@ -299,8 +329,9 @@ Status read_group(std::vector<MergeInput>& inputs, const prep::PrepOptions& opti
   if (inputs.size() > 1) return merge_into(inputs, options, clock, sink);
   MergeInput& in = inputs[0];
   if (!in.reader) {
-    auto reader = open_raw_log(in.path, options);
+    auto reader = io::LineReader::open(in.path);
     if (!reader) return reader.error();
+    (*reader)->set_max_line(options.max_line);
     in.reader = std::move(*reader);
   }
   return prep::run_prep_input(*in.reader, options, clock, sink, *in.stats, in.format);
@@ -341,6 +372,11 @@ Status collect_inputs(const std::vector<ProbedInput>& probed_inputs, const prep:
     }
     MergeInput in{probed.path, nullptr, &st, format};
     if (probed.read_once) in.reader = std::move(*reader);  // else opened when read
+    if (probed.content) {                                  // in memory: "opened" now, read in its turn
+      auto held = open_raw_log(probed, options);
+      if (!held) return held.error();
+      in.reader = std::move(*held);
+    }
     group->second.push_back(std::move(in));
   }
   // The telemetry first, then the logs without a year, dated against it.

@@ -213,7 +213,7 @@ Expected<std::string> aws_offer_url(std::string_view json, std::string_view base
   return std::string(base) + std::string(url);
 }
 
-Expected<SourceResult> fetch_aws(Fetcher& fetcher, std::string_view base, const std::vector<std::string>& regions) {
+Expected<SourceResult> fetch_aws(io::Fetcher& fetcher, std::string_view base, const std::vector<std::string>& regions) {
   SourceResult all;
   const auto index = fetcher.get(aws_region_index_url(base));
   if (!index) return index.error();

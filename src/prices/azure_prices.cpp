@@ -104,7 +104,8 @@ std::string azure_first_page_url(std::string_view base, std::string_view region)
     skus += fmt::format("{}armSkuName eq '{}'", skus.empty() ? "" : " or ", s);
   const std::string filter =
       fmt::format("serviceName eq 'Virtual Machines' and armRegionName eq '{}' and ({})", region, skus);
-  return fmt::format("{}/api/retail/prices?currencyCode={}&$filter={}", base, url_encode("'USD'"), url_encode(filter));
+  return fmt::format("{}/api/retail/prices?currencyCode={}&$filter={}", base, io::url_encode("'USD'"),
+                     io::url_encode(filter));
 }
 
 Expected<std::string> read_azure_page(std::string_view json, std::string_view region, std::string_view source_url,
@@ -131,9 +132,10 @@ Expected<std::string> read_azure_page(std::string_view json, std::string_view re
   return std::string(next);
 }
 
-Expected<SourceResult> fetch_azure(Fetcher& fetcher, std::string_view base, const std::vector<std::string>& regions) {
+Expected<SourceResult> fetch_azure(io::Fetcher& fetcher, std::string_view base,
+                                   const std::vector<std::string>& regions) {
   SourceResult r;
-  const std::string origin = url_origin(base);
+  const std::string origin = io::url_origin(base);
   for (const std::string& region : regions) {
     std::string url = azure_first_page_url(base, region);
     std::set<std::string> seen;
@@ -144,7 +146,7 @@ Expected<SourceResult> fetch_azure(Fetcher& fetcher, std::string_view base, cons
       if (!body) return body.error();
       auto next = read_azure_page(*body, region, url, r);
       if (!next) return next.error();
-      if (!next->empty() && url_origin(*next) != origin)
+      if (!next->empty() && io::url_origin(*next) != origin)
         return make_error(ErrorKind::format,
                           fmt::format("{}: NextPageLink leads to another site ({}): not followed", url, *next));
       url.clear();

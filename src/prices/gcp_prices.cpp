@@ -93,8 +93,8 @@ void read_sku(simdjson::dom::object sku, std::string_view region, std::string_vi
 
 std::string gcp_skus_url(std::string_view base, std::string_view key, std::string_view page_token) {
   std::string url =
-      fmt::format("{}/v1/services/{}/skus?key={}&currencyCode=USD", base, kComputeEngine, url_encode(key));
-  if (!page_token.empty()) url += "&pageToken=" + url_encode(page_token);
+      fmt::format("{}/v1/services/{}/skus?key={}&currencyCode=USD", base, kComputeEngine, io::url_encode(key));
+  if (!page_token.empty()) url += "&pageToken=" + io::url_encode(page_token);
   return url;
 }
 
@@ -122,7 +122,7 @@ Expected<std::string> read_gcp_page(std::string_view json, std::string_view regi
   return std::string(next);
 }
 
-Expected<SourceResult> fetch_gcp(Fetcher& fetcher, std::string_view base, std::string_view key,
+Expected<SourceResult> fetch_gcp(io::Fetcher& fetcher, std::string_view base, std::string_view key,
                                  const std::vector<std::string>& regions) {
   SourceResult r;
   for (const std::string& region : regions) {
@@ -131,10 +131,10 @@ Expected<SourceResult> fetch_gcp(Fetcher& fetcher, std::string_view base, std::s
     do {
       const std::string url = gcp_skus_url(base, key, token);
       if (!seen.insert(token).second || seen.size() > kMaxPages)
-        return make_error(ErrorKind::format, fmt::format("{}: the pages do not end", redact_key(url)));
+        return make_error(ErrorKind::format, fmt::format("{}: the pages do not end", io::redact_key(url)));
       auto body = fetcher.get(url);
       if (!body) return body.error();
-      auto next = read_gcp_page(*body, region, redact_key(url), r);
+      auto next = read_gcp_page(*body, region, io::redact_key(url), r);
       if (!next) return next.error();
       token = std::move(*next);
     } while (!token.empty());

@@ -25,7 +25,7 @@ bool gpu_matches(std::string_view filter, std::string_view model) {
   return text::icontains(model, lower);
 }
 
-Expected<SourceResult> fetch_provider(const UpdateRequest& r, std::string_view provider, Fetcher& fetcher) {
+Expected<SourceResult> fetch_provider(const UpdateRequest& r, std::string_view provider, io::Fetcher& fetcher) {
   const std::string base = endpoint_of(r, provider);
   const std::vector<std::string> regions = regions_of(r, provider);
   if (provider == "aws") return fetch_aws(fetcher, base, regions);
@@ -37,11 +37,11 @@ Expected<SourceResult> fetch_provider(const UpdateRequest& r, std::string_view p
 }
 
 Error with_context(std::string_view what, const Error& e) {
-  if (is_no_network(e))
+  if (io::is_no_network(e))
     return make_error(ErrorKind::io,
                       fmt::format("{}: the built-in catalogue of {} stays in use; --clouds FILE for your own",
-                                  kNoNetwork, builtin_catalogue_date()),
-                      std::string(text::trim(e.message.substr(kNoNetwork.size() + 1))));
+                                  io::kNoNetwork, builtin_catalogue_date()),
+                      std::string(text::trim(e.message.substr(io::kNoNetwork.size() + 1))));
   Error out = e;
   out.message = fmt::format("{}: {}", what, e.message);
   return out;
@@ -123,7 +123,7 @@ std::string provider_of_region(std::string_view region) {
   return last + 2 == region.size() ? "aws" : "gcp";
 }
 
-Expected<UpdateResult> fetch_updates(const UpdateRequest& r, Fetcher& fetcher) {
+Expected<UpdateResult> fetch_updates(const UpdateRequest& r, io::Fetcher& fetcher) {
   UpdateResult out;
   for (const std::string& provider : known_providers()) {
     if (!contains(r.providers, provider)) continue;

@@ -3,8 +3,8 @@
 // retry arithmetic. Each against hand-written expectations (docs/cost-model.md, "Refreshing prices").
 #include <catch2/catch.hpp>
 
+#include <gpucost/io/http.hpp>
 #include <gpucost/prices/gpu_skus.hpp>
-#include <gpucost/prices/http.hpp>
 #include <gpucost/prices/offers_update.hpp>
 #include <gpucost/prices/sources.hpp>
 
@@ -126,27 +126,27 @@ TEST_CASE("a bare region belongs to the provider its shape says", "[prices]") {
 }
 
 TEST_CASE("retries: backoff, Retry-After and what is retried", "[prices]") {
-  prices::HttpOptions o;
+  io::HttpOptions o;
   o.backoff_ms = 500;
   o.max_retry_after_s = 60;
-  CHECK(prices::retry_delay_ms(o, 2, std::nullopt) == 500);
-  CHECK(prices::retry_delay_ms(o, 3, std::nullopt) == 1000);
-  CHECK(prices::retry_delay_ms(o, 3, 5) == 5000);      // the server's wait when longer
-  CHECK(prices::retry_delay_ms(o, 2, 3600) == 60000);  // capped
-  CHECK(prices::parse_retry_after("120") == 120);
-  CHECK_FALSE(prices::parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT"));
-  CHECK(prices::retryable_status(429));
-  CHECK(prices::retryable_status(503));
-  CHECK_FALSE(prices::retryable_status(404));
-  CHECK_FALSE(prices::retryable_status(403));
+  CHECK(io::retry_delay_ms(o, 2, std::nullopt) == 500);
+  CHECK(io::retry_delay_ms(o, 3, std::nullopt) == 1000);
+  CHECK(io::retry_delay_ms(o, 3, 5) == 5000);      // the server's wait when longer
+  CHECK(io::retry_delay_ms(o, 2, 3600) == 60000);  // capped
+  CHECK(io::parse_retry_after("120") == 120);
+  CHECK_FALSE(io::parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT"));
+  CHECK(io::retryable_status(429));
+  CHECK(io::retryable_status(503));
+  CHECK_FALSE(io::retryable_status(404));
+  CHECK_FALSE(io::retryable_status(403));
 }
 
 TEST_CASE("URL helpers keep API keys out", "[prices]") {
-  CHECK(prices::url_encode("a b'$(x)") == "a%20b%27%24%28x%29");
-  CHECK(prices::url_origin("https://prices.azure.com:443/api/retail/prices?x=1") == "https://prices.azure.com");
-  CHECK(prices::url_origin("HTTP://127.0.0.1:8080/azure") == "http://127.0.0.1:8080");
-  CHECK(prices::redact_key("https://h/v1/skus?key=SECRET&currencyCode=USD") ==
+  CHECK(io::url_encode("a b'$(x)") == "a%20b%27%24%28x%29");
+  CHECK(io::url_origin("https://prices.azure.com:443/api/retail/prices?x=1") == "https://prices.azure.com");
+  CHECK(io::url_origin("HTTP://127.0.0.1:8080/azure") == "http://127.0.0.1:8080");
+  CHECK(io::redact_key("https://h/v1/skus?key=SECRET&currencyCode=USD") ==
         "https://h/v1/skus?key=REDACTED&currencyCode=USD");
-  CHECK(prices::redact_key("https://h/v1/skus?monkey=1") == "https://h/v1/skus?monkey=1");
-  CHECK(prices::is_no_network(make_error(ErrorKind::io, "no network: host: refused")));
+  CHECK(io::redact_key("https://h/v1/skus?monkey=1") == "https://h/v1/skus?monkey=1");
+  CHECK(io::is_no_network(make_error(ErrorKind::io, "no network: host: refused")));
 }

@@ -37,7 +37,7 @@ std::string fixture(std::string_view path) {
 
 /// Serves testdata/price-lists/ for the default endpoints of the sources; the stream in chunks of
 /// `chunk` bytes.
-class FixtureFetcher final : public prices::Fetcher {
+class FixtureFetcher final : public io::Fetcher {
  public:
   std::size_t chunk = 4096;
   std::vector<std::string> urls;

@@ -22,18 +22,19 @@ _gpucost_spec() {
     'prep')
       opts='-h --help --input-format --tz --date --start --interval --boot-time --year --fields
         --steps --max-line --top-kernels --pattern --host -j --jobs --strict -q --quiet -v
-        --verbose -o --output --output-format --kinds --from --to'
+        --verbose --prometheus --match --step -o --output --output-format --kinds --from --to'
       valued='--input-format --tz --date --start --interval --boot-time --year --fields --steps
-        --max-line --top-kernels --pattern --host -j --jobs -o --output --output-format --kinds
-        --from --to'
+        --max-line --top-kernels --pattern --host -j --jobs --prometheus --match --step -o
+        --output --output-format --kinds --from --to'
       args='files' ;;
     'extract')
       opts='-h --help --input-format --tz --date --start --interval --boot-time --year --fields
         --steps --max-line --top-kernels --pattern --host -j --jobs --strict -q --quiet -v
-        --verbose --from --to --temp-threshold --chain-window --list --json -o --output'
+        --verbose --prometheus --match --step --from --to --temp-threshold --chain-window --list
+        --json -o --output'
       valued='--input-format --tz --date --start --interval --boot-time --year --fields --steps
-        --max-line --top-kernels --pattern --host -j --jobs --from --to --temp-threshold
-        --chain-window -o --output'
+        --max-line --top-kernels --pattern --host -j --jobs --prometheus --match --step --from
+        --to --temp-threshold --chain-window -o --output'
       args='files' ;;
     'merge')
       opts='-h --help -o --output'
@@ -42,13 +43,13 @@ _gpucost_spec() {
     'breakeven')
       opts='-h --help --input-format --tz --date --start --interval --boot-time --year --fields
         --steps --max-line --top-kernels --pattern --host -j --jobs --strict -q --quiet -v
-        --verbose -c --config --set --from --to --cloud --clouds --speed-ratio --fill
-        --list-clouds --compare-clouds --compare-kinds --mc --seed --json -o --output --fail-above
-        --explain --suggest --prom --mode --ledger --ledger-append'
+        --verbose --prometheus --match --step -c --config --set --from --to --cloud --clouds
+        --speed-ratio --fill --list-clouds --compare-clouds --compare-kinds --mc --seed --json -o
+        --output --fail-above --explain --suggest --prom --mode --ledger --ledger-append'
       valued='--input-format --tz --date --start --interval --boot-time --year --fields --steps
-        --max-line --top-kernels --pattern --host -j --jobs -c --config --set --from --to --cloud
-        --clouds --speed-ratio --fill --compare-kinds --mc --seed -o --output --suggest --prom
-        --mode --ledger'
+        --max-line --top-kernels --pattern --host -j --jobs --prometheus --match --step -c
+        --config --set --from --to --cloud --clouds --speed-ratio --fill --compare-kinds --mc
+        --seed -o --output --suggest --prom --mode --ledger'
       args='files' ;;
     'offers')
       opts='-h --help'
@@ -61,11 +62,12 @@ _gpucost_spec() {
     'report')
       opts='-h --help --input-format --tz --date --start --interval --boot-time --year --fields
         --steps --max-line --top-kernels --pattern --host -j --jobs --strict -q --quiet -v
-        --verbose -c --config --set --from --to --cloud --clouds --speed-ratio --fill
-        --temp-threshold --generated-at -o --output'
+        --verbose --prometheus --match --step -c --config --set --from --to --cloud --clouds
+        --speed-ratio --fill --temp-threshold --generated-at -o --output'
       valued='--input-format --tz --date --start --interval --boot-time --year --fields --steps
-        --max-line --top-kernels --pattern --host -j --jobs -c --config --set --from --to --cloud
-        --clouds --speed-ratio --fill --temp-threshold --generated-at -o --output'
+        --max-line --top-kernels --pattern --host -j --jobs --prometheus --match --step -c
+        --config --set --from --to --cloud --clouds --speed-ratio --fill --temp-threshold
+        --generated-at -o --output'
       args='files' ;;
     'batch')
       opts='-h --help --input-format --tz --date --start --interval --boot-time --year --fields

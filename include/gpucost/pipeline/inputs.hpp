@@ -34,12 +34,18 @@ struct ProbedInput {
   Format format = Format::unknown;    ///< --input-format, or detected here; unknown: an empty input
   std::optional<std::uint64_t> size;  ///< bytes, for a regular file
   int detections = 0;                 ///< times the format was detected here: once, or none when forced or read_once
+  /// The input's bytes, already in memory (what --prometheus fetched); none: read from `path`,
+  /// which then is the input's name only.
+  std::shared_ptr<const std::string> content;
 
   /// The format a reader of this input starts with; none: to be detected from that reader.
   [[nodiscard]] std::optional<Format> known_format() const {
     return read_once ? std::nullopt : std::optional<Format>(format);
   }
 };
+
+/// A reader of the input: its content when it is in memory, else the file (or stdin) at its path.
+Expected<std::unique_ptr<io::LineReader>> open_reader(const ProbedInput& input);
 
 /// Opens every input that can be opened twice, reads its start and detects its format once;
 /// fails on the first path that is missing, a directory, unreadable, or of no known format, so

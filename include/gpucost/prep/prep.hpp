@@ -32,6 +32,9 @@ std::string_view format_name(Format f);
 bool format_from_name(std::string_view name, Format& out);
 /// Names accepted by --input-format, for help text and hints.
 std::string format_names();
+/// The Prometheus metric names the prometheus-json format reads (dcgm-exporter's DCGM_FI_*,
+/// nvidia_gpu_exporter's nvidia_smi_*), in its table's order: what `--prometheus` asks for.
+std::vector<std::string_view> prometheus_metric_names();
 
 /// What an input of a format holds, from the format's row in the format table (src/prep/formats.cpp).
 struct FormatTraits {

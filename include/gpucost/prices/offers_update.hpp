@@ -6,8 +6,8 @@
 
 #include <gpucost/breakeven/cloud_offers.hpp>
 #include <gpucost/core/error.hpp>
+#include <gpucost/io/http.hpp>
 #include <gpucost/prices/exchange.hpp>
-#include <gpucost/prices/http.hpp>
 
 #include <map>
 #include <optional>
@@ -47,7 +47,7 @@ struct UpdateResult {
 /// Fetches every requested provider and the ECB rates; the first failure is the error (nothing
 /// partial comes back). A "no network" failure says that the built-in catalogue of its newest
 /// date_seen stays in use.
-Expected<UpdateResult> fetch_updates(const UpdateRequest& request, Fetcher& fetcher);
+Expected<UpdateResult> fetch_updates(const UpdateRequest& request, io::Fetcher& fetcher);
 
 /// The text of a user catalogue holding `offers` and `exchange`.
 std::string catalogue_toml(const std::vector<breakeven::CloudOffer>& offers,

@@ -8,7 +8,7 @@
 #include <gpucost/breakeven/cloud_offers.hpp>
 #include <gpucost/breakeven/providers.hpp>
 #include <gpucost/core/error.hpp>
-#include <gpucost/prices/http.hpp>
+#include <gpucost/io/http.hpp>
 #include <gpucost/prices/offer_scanner.hpp>
 
 #include <cstdint>
@@ -63,7 +63,8 @@ std::string azure_first_page_url(std::string_view base, std::string_view region)
 Expected<std::string> read_azure_page(std::string_view json, std::string_view region, std::string_view source_url,
                                       SourceResult& into);
 /// Every page of every region, following NextPageLink (only to the same origin as `base`).
-Expected<SourceResult> fetch_azure(Fetcher& fetcher, std::string_view base, const std::vector<std::string>& regions);
+Expected<SourceResult> fetch_azure(io::Fetcher& fetcher, std::string_view base,
+                                   const std::vector<std::string>& regions);
 
 // ---- AWS Price List bulk API -------------------------------------------------------------------
 
@@ -92,7 +93,7 @@ class AwsOfferReader {
   std::unique_ptr<State> m_state;
 };
 /// The region index, then each region's offer file, streamed.
-Expected<SourceResult> fetch_aws(Fetcher& fetcher, std::string_view base, const std::vector<std::string>& regions);
+Expected<SourceResult> fetch_aws(io::Fetcher& fetcher, std::string_view base, const std::vector<std::string>& regions);
 
 // ---- Google Cloud Billing Catalog API ----------------------------------------------------------
 
@@ -102,7 +103,7 @@ std::string gcp_skus_url(std::string_view base, std::string_view key, std::strin
 /// next page token (empty at the end).
 Expected<std::string> read_gcp_page(std::string_view json, std::string_view region, std::string_view source_url,
                                     SourceResult& into);
-Expected<SourceResult> fetch_gcp(Fetcher& fetcher, std::string_view base, std::string_view key,
+Expected<SourceResult> fetch_gcp(io::Fetcher& fetcher, std::string_view base, std::string_view key,
                                  const std::vector<std::string>& regions);
 
 }  // namespace gpucost::prices

@@ -588,6 +588,12 @@ class PrometheusJsonParser final : public LineParser {
 
 }  // namespace
 
+std::vector<std::string_view> prometheus_metric_names() {
+  std::vector<std::string_view> names;
+  for (const PromMetric& m : kMetrics) names.push_back(m.name);
+  return names;
+}
+
 bool looks_like_prometheus_json(std::string_view head) {
   const std::string c = compact_head(head, 64);
   return c.starts_with(R"({"status":"success","data":{"resultType":"matrix")") ||

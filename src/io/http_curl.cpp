@@ -1,7 +1,7 @@
 // The libcurl fetcher: one easy handle per try, the body to a string or to a sink, the status
 // and Retry-After read back, and the try repeated only for what may pass (429, 5xx, a dropped
 // or stalled transfer).
-#include <gpucost/prices/http.hpp>
+#include <gpucost/io/http.hpp>
 
 #include <gpucost/core/text.hpp>
 
@@ -14,7 +14,7 @@
 #include <mutex>
 #include <thread>
 
-namespace gpucost::prices {
+namespace gpucost::io {
 
 namespace {
 
@@ -73,6 +73,20 @@ std::size_t on_header(char* data, std::size_t size, std::size_t count, void* use
 
 long to_ms(double seconds) { return static_cast<long>(std::llround(seconds * 1000.0)); }
 
+/// Basic authentication and the TLS trust of one handle, as the options say.
+void set_credentials(CURL* h, const HttpOptions& o) {
+  if (!o.user.empty()) {
+    curl_easy_setopt(h, CURLOPT_HTTPAUTH, CURLAUTH_BASIC);
+    curl_easy_setopt(h, CURLOPT_USERNAME, o.user.c_str());
+    curl_easy_setopt(h, CURLOPT_PASSWORD, o.password.c_str());
+  }
+  if (!o.ca_file.empty()) curl_easy_setopt(h, CURLOPT_CAINFO, o.ca_file.c_str());
+  if (!o.verify_tls) {
+    curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 0L);
+    curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 0L);
+  }
+}
+
 Attempt perform(const std::string& url, const HttpOptions& o, const std::function<Status(std::string_view)>& sink) {
   Attempt a;
   CURL* h = curl_easy_init();
@@ -93,16 +107,21 @@ Attempt perform(const std::string& url, const HttpOptions& o, const std::functio
   curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, kLowSpeedBytes);
   curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, kLowSpeedSeconds);
   curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, "");  // gzip/deflate when the server offers them
-  curl_easy_setopt(h, CURLOPT_USERAGENT, "gpucost-offers-update");
+  curl_easy_setopt(h, CURLOPT_USERAGENT, o.user_agent.c_str());
   curl_easy_setopt(h, CURLOPT_ERRORBUFFER, message);
   curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
   curl_easy_setopt(h, CURLOPT_WRITEDATA, &st);
   curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
   curl_easy_setopt(h, CURLOPT_HEADERDATA, &st);
+  curl_slist* headers = nullptr;
+  for (const std::string& header : o.headers) headers = curl_slist_append(headers, header.c_str());
+  if (headers != nullptr) curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers);
+  set_credentials(h, o);
   a.rc = curl_easy_perform(h);
   curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &a.status);
   a.curl_message = message[0] != '\0' ? std::string(message) : std::string(curl_easy_strerror(a.rc));
   curl_easy_cleanup(h);
+  curl_slist_free_all(headers);
   return a;
 }
 
@@ -125,15 +144,6 @@ bool transient_code(CURLcode rc) {
     case CURLE_SSL_CONNECT_ERROR: return true;
     default: return false;
   }
-}
-
-/// The URL as messages show it: no API key, and a long query (Azure's filter) cut short.
-std::string shown_url(std::string_view url) {
-  constexpr std::size_t kMaxQuery = 60;
-  std::string out = redact_key(url);
-  const std::size_t q = out.find('?');
-  if (q != std::string::npos && out.size() - q > kMaxQuery) out.replace(q + kMaxQuery, std::string::npos, "...");
-  return out;
 }
 
 std::string short_body(std::string_view body) {
@@ -168,6 +178,7 @@ class CurlFetcher final : public Fetcher {
     for (int attempt_no = 1;; ++attempt_no) {
       if (attempt_no > 1) restart();
       Attempt a = perform(url, m_options, sink);
+      set_last_status(a.status);
       if (!a.sink_status) return a.sink_status;
       if (a.rc == CURLE_OK && success(a.status)) return {};
       const bool http_error = a.rc == CURLE_OK;
@@ -258,8 +269,26 @@ std::string redact_key(std::string_view url) {
   return out;
 }
 
+std::string shown_url(std::string_view url) {
+  constexpr std::size_t kMaxQuery = 60;
+  std::string out = redact_key(without_userinfo(url));
+  const std::size_t q = out.find('?');
+  if (q != std::string::npos && out.size() - q > kMaxQuery) out.replace(q + kMaxQuery, std::string::npos, "...");
+  return out;
+}
+
+std::string without_userinfo(std::string_view url) {
+  const std::size_t scheme = url.find("://");
+  if (scheme == std::string_view::npos) return std::string(url);
+  const std::size_t host = scheme + 3;
+  const std::size_t end = std::min(url.find_first_of("/?#", host), url.size());
+  const std::size_t at = url.substr(0, end).rfind('@');
+  if (at == std::string_view::npos || at < host) return std::string(url);
+  return std::string(url.substr(0, host)) + std::string(url.substr(at + 1));
+}
+
 std::unique_ptr<Fetcher> make_http_fetcher(const HttpOptions& options) {
   return std::make_unique<CurlFetcher>(options);
 }
 
-}  // namespace gpucost::prices
+}  // namespace gpucost::io

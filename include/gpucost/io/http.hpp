@@ -1,6 +1,6 @@
-// The one HTTP layer of `gpucost offers update` (libcurl): GETs with connect and total timeouts,
-// bounded retries with exponential backoff on 429, 5xx and transient transfer errors, and none
-// on other 4xx. libcurl itself honours HTTPS_PROXY / HTTP_PROXY / NO_PROXY.
+// gpucost's one HTTP layer (libcurl; `gpucost offers update` fetches through it): GETs with
+// connect and total timeouts, bounded retries with exponential backoff on 429, 5xx and transient
+// transfer errors, and none on other 4xx. libcurl itself honours HTTPS_PROXY / HTTP_PROXY / NO_PROXY.
 #pragma once
 
 #include <gpucost/core/error.hpp>
@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-namespace gpucost::prices {
+namespace gpucost::io {
 
 /// How requests are made. The backoff before try n+1 is backoff_ms x 2^(n-1), or the server's
 /// Retry-After when longer (capped at max_retry_after_s).
@@ -23,10 +23,18 @@ struct HttpOptions {
   int tries = 3;                  ///< attempts per request, the first included
   int backoff_ms = 500;           ///< GPUCOST_HTTP_BACKOFF_MS (tests make it small)
   int max_retry_after_s = 60;
+  std::string user_agent = "gpucost";
+  /// Sent with every request, "Name: value" (e.g. "Authorization: Bearer ..."): never shown in a
+  /// message. libcurl does not send them on to another host after a redirect.
+  std::vector<std::string> headers;
+  /// HTTP basic authentication when `user` is not empty (sent to the first host only).
+  std::string user, password;
+  std::string ca_file;     ///< a PEM bundle that verifies the server's certificate instead of the system's
+  bool verify_tls = true;  ///< false: any certificate and host name are accepted (an explicit user choice)
 };
 
 /// The start of an error message that means the host could not be reached at all (no DNS, no
-/// route, connection refused): the caller says that the built-in catalogue stays in use.
+/// route, connection refused): offers update then says that the built-in catalogue stays in use.
 inline constexpr std::string_view kNoNetwork = "no network";
 /// Whether `e` says that the network is out of reach (it starts with kNoNetwork).
 bool is_no_network(const Error& e);
@@ -47,12 +55,16 @@ class Fetcher {
                         const std::function<Status(std::string_view)>& sink) = 0;
   /// What happened on the way (a retry after a 429, ...), taken once.
   std::vector<std::string> take_notes() { return std::exchange(m_notes, {}); }
+  /// The HTTP status of the last answer (0: none came, the host was not reached).
+  [[nodiscard]] long last_status() const { return m_last_status; }
 
  protected:
   void note(std::string text) { m_notes.push_back(std::move(text)); }
+  void set_last_status(long status) { m_last_status = status; }
 
  private:
   std::vector<std::string> m_notes;
+  long m_last_status = 0;
 };
 
 /// The libcurl fetcher.
@@ -66,6 +78,12 @@ std::string url_origin(std::string_view url);
 /// The URL with the value of any `key=` query parameter replaced by "REDACTED" (API keys stay
 /// out of messages and catalogues).
 std::string redact_key(std::string_view url);
+/// The URL without the user name and password of its authority ("https://user:pw@host/" ->
+/// "https://host/"): what messages and summaries may show.
+std::string without_userinfo(std::string_view url);
+/// The URL as the fetcher's messages show it ("<shown URL>: HTTP 404"): without_userinfo, then
+/// redact_key, and a long query (Azure's filter) cut short after 60 characters.
+std::string shown_url(std::string_view url);
 
 /// Seconds to wait from a Retry-After header value: delta-seconds only (an HTTP date or
 /// garbage: none).
@@ -76,4 +94,4 @@ int retry_delay_ms(const HttpOptions& options, int next_try, std::optional<int> 
 /// Whether an HTTP status is worth another try (429, 5xx).
 bool retryable_status(long status);
 
-}  // namespace gpucost::prices
+}  // namespace gpucost::io

@@ -1,0 +1,100 @@
+// `--prometheus URL`: the dcgm-exporter and nvidia_gpu_exporter series of a Prometheus server
+// (or anything that answers its HTTP API: Thanos, Mimir, VictoriaMetrics) over the run's window,
+// fetched with /api/v1/query_range and read by the prometheus-json format like a saved answer
+// (docs/formats.md, "Prometheus server: --prometheus").
+#pragma once
+
+#include <gpucost/core/error.hpp>
+#include <gpucost/io/http.hpp>
+#include <gpucost/pipeline/inputs.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gpucost::pipeline {
+
+/// Prometheus refuses a range query of more than this many steps per series
+/// ("exceeded maximum resolution of 11,000 points per timeseries").
+inline constexpr std::int64_t kMaxPointsPerSeries = 11000;
+/// --step when none is given: Prometheus' own example scrape interval; a step shorter than the
+/// scrape interval repeats samples, a longer one skips them.
+inline constexpr std::string_view kDefaultStep = "15s";
+
+/// --prometheus and the flags that go with it, as given.
+struct PrometheusSettings {
+  std::string url;                    ///< the server's base URL: http(s)://host:port[/path prefix]
+  std::vector<std::string> matchers;  ///< --match: label matchers added to the selector, e.g. Hostname="node01"
+  std::string step;                   ///< --step; empty: kDefaultStep
+};
+
+/// Credentials and TLS trust, from the environment (never from a flag: flags show in `ps`).
+struct PrometheusAuth {
+  std::string bearer_token;    ///< GPUCOST_PROMETHEUS_TOKEN, or the first line of GPUCOST_PROMETHEUS_TOKEN_FILE
+  std::string user, password;  ///< GPUCOST_PROMETHEUS_USER and _PASSWORD (or _PASSWORD_FILE): basic auth
+  std::string ca_file;         ///< GPUCOST_PROMETHEUS_CA_FILE
+  bool insecure = false;       ///< GPUCOST_PROMETHEUS_INSECURE=1: the certificate is not checked
+};
+using EnvLookup = std::function<const char*(const char*)>;
+/// Reads the GPUCOST_PROMETHEUS_* variables through `env` (std::getenv by default) and the files
+/// they name; fails (usage) on a token and a user both set, a user without a password, an
+/// unreadable or empty file.
+Expected<PrometheusAuth> prometheus_auth_from_env(const EnvLookup& env = {});
+/// The HTTP options of the queries: the credentials as headers or basic auth, the TLS trust.
+io::HttpOptions prometheus_http_options(const PrometheusAuth& auth);
+
+/// --step: a Prometheus duration ("15s", "1m", "500ms", "1m30s") or plain seconds ("15",
+/// "0.5"), in ms; at least 1 ms, at most a day.
+Expected<std::int64_t> parse_step(std::string_view text);
+/// Checks one --match: `label="value"`, `label!="value"`, `label=~"regex"` or `label!~"regex"`,
+/// the value in double quotes (backslash escapes inside).
+Status check_matcher(std::string_view matcher);
+
+/// `{__name__=~"A|B|...",m1,m2}`: every metric name, and each matcher.
+std::string series_selector(const std::vector<std::string_view>& names, const std::vector<std::string>& matchers);
+
+/// One query's evaluation times: start, start + step, ... up to end (ms since the epoch, both in).
+struct QueryRange {
+  std::int64_t start_ms = 0, end_ms = 0;
+  bool operator==(const QueryRange&) const = default;
+};
+/// [start_ms, end_ms] cut into consecutive ranges of at most `max_points` steps each, on the one
+/// grid start_ms + k × step_ms (so that no point is asked twice and none is skipped).
+std::vector<QueryRange> split_query_window(std::int64_t start_ms, std::int64_t end_ms, std::int64_t step_ms,
+                                           std::int64_t max_points = kMaxPointsPerSeries);
+
+/// `BASE/api/v1/query_range?query=...&start=...&end=...&step=...`, the query percent-encoded,
+/// the times in Unix seconds (with ms when they have them).
+std::string query_range_url(std::string_view base, std::string_view selector, const QueryRange& range,
+                            std::int64_t step_ms);
+
+/// How the input is named in summaries, the ledger and messages: `prometheus:URL` and the
+/// matchers, without user or password.
+std::string prometheus_input_name(const PrometheusSettings& settings);
+
+/// One run's query: the settings checked, the window in ms.
+struct PrometheusQuery {
+  std::string base_url;  ///< without a trailing '/'
+  std::string name;      ///< prometheus_input_name()
+  std::string selector;
+  std::int64_t start_ms = 0, end_ms = 0, step_ms = 0;
+  std::int64_t max_points = kMaxPointsPerSeries;
+};
+/// The query of [from_ns, to_ns): from_ns is required (a window is never guessed), to_ns none =
+/// `now_ns`. The last evaluation is before to_ns, as --to is exclusive everywhere.
+Expected<PrometheusQuery> prometheus_query(const PrometheusSettings& settings, std::optional<std::int64_t> from_ns,
+                                           std::optional<std::int64_t> to_ns, std::int64_t now_ns);
+
+/// What the queries brought back: one raw input in memory (format prometheus-json), and notes
+/// (the server's own warnings, retries).
+struct PrometheusFetch {
+  ProbedInput input;
+  std::vector<std::string> notes;
+};
+/// Runs every range of `query` through `fetcher`. Fails on the first answer that is not data:
+/// unreachable, HTTP 4xx/5xx, `"status":"error"`, not JSON; and when no range holds a series.
+Expected<PrometheusFetch> fetch_prometheus(const PrometheusQuery& query, io::Fetcher& fetcher);
+
+}  // namespace gpucost::pipeline

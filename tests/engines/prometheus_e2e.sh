@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# --prometheus against a real Prometheus (Debian's `prometheus` package): dcgm-exporter's /metrics
+# for two hosts over twenty minutes (testdata/dcgm-openmetrics/make_openmetrics.py) backfilled with
+# `promtool tsdb create-blocks-from openmetrics`, served by Prometheus on 127.0.0.1 (a free port,
+# no scrape targets), and read with `gpucost extract/breakeven --prometheus`; the same samples as
+# nvidia-smi --query-gpu CSV give the same indicators and the same verdict. Writes only into a
+# temporary folder; Prometheus is stopped on every exit.
+#   prometheus_e2e.sh GPUCOST TESTDATA
+# Exit 77 (skipped) when not root or when prometheus, promtool, python3 or jq is missing.
+set -uo pipefail
+gpucost=$1 testdata=$2
+
+skip() { echo "SKIP: $*"; exit 77; }
+[ "$(id -u)" -eq 0 ] || skip "not root (the engines tests run as root in CI)"
+for tool in prometheus promtool python3 jq curl; do
+  command -v "$tool" >/dev/null || skip "$tool is not installed (Debian: apt-get install prometheus jq curl python3)"
+done
+
+tmp=$(mktemp -d)
+prom_pid=""
+cleanup() {
+  if [ -n "$prom_pid" ]; then
+    kill "$prom_pid" 2>/dev/null
+    wait "$prom_pid" 2>/dev/null
+  fi
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY GPUCOST_PROMETHEUS_TOKEN \
+  GPUCOST_PROMETHEUS_TOKEN_FILE GPUCOST_PROMETHEUS_USER GPUCOST_PROMETHEUS_PASSWORD GPUCOST_PROMETHEUS_PASSWORD_FILE
+export NO_PROXY='*' no_proxy='*'
+
+fail() {
+  echo "FAIL: $*"
+  [ -f "$tmp/err" ] && sed 's/^/  stderr: /' "$tmp/err"
+  [ -f "$tmp/prometheus.log" ] && tail -5 "$tmp/prometheus.log" | sed 's/^/  prometheus: /'
+  exit 1
+}
+
+# 1. The exporter's output as OpenMetrics with timestamps, and its nvidia-smi twins.
+python3 "$testdata/dcgm-openmetrics/make_openmetrics.py" "$tmp" || fail "make_openmetrics.py failed"
+promtool tsdb create-blocks-from openmetrics "$tmp/dcgm.om" "$tmp/tsdb" >"$tmp/promtool.log" 2>&1 ||
+  { cat "$tmp/promtool.log"; fail "promtool could not backfill dcgm.om"; }
+
+# 2. Prometheus on a free port of 127.0.0.1, no scrape targets. The samples are of 2025: a long
+# retention keeps them. A lookback of 1 s stands in for the staleness markers a live scrape
+# writes when a target goes away (backfilled data has none): a missed scrape is a missing point,
+# as on a live server, not the last value repeated for five minutes.
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+printf 'global:\n  scrape_interval: 15s\nscrape_configs: []\n' >"$tmp/prometheus.yml"
+prometheus --config.file="$tmp/prometheus.yml" --storage.tsdb.path="$tmp/tsdb" --storage.tsdb.retention.time=100y \
+  --web.listen-address="127.0.0.1:$port" --query.lookback-delta=1s >"$tmp/prometheus.log" 2>&1 &
+prom_pid=$!
+base="http://127.0.0.1:$port"
+for _ in $(seq 300); do
+  curl -sf "$base/-/ready" >/dev/null && break
+  kill -0 "$prom_pid" 2>/dev/null || fail "prometheus exited at start"
+  sleep 0.1
+done
+curl -sf "$base/-/ready" >/dev/null || fail "prometheus was not ready after 30 s"
+
+window=(--from 2025-06-12T08:00:00Z --to 2025-06-12T08:20:15Z --tz UTC)
+run() {  # run OUT ARGS...: gpucost ARGS > $tmp/OUT, stderr in $tmp/err; fails on a non-zero exit
+  local out=$1
+  shift
+  "$gpucost" "$@" >"$tmp/$out" 2>"$tmp/err" || fail "gpucost $* (exit $?)"
+}
+
+# compare A.json B.json KEYS-REGEX MIN: every GPU indicator of B (the CSV's) whose key matches
+# and that has a value equals A's (the same within 1e-9, relative); at least MIN compared.
+compare() {
+  python3 - "$tmp/$1" "$tmp/$2" "$3" "$4" <<'EOF'
+import json, re, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+keys, least = re.compile(sys.argv[3]), int(sys.argv[4])
+assert len(a["gpus"]) == len(b["gpus"]), (len(a["gpus"]), len(b["gpus"]))
+n = 0
+for ga, gb in zip(a["gpus"], b["gpus"]):
+    for key, ind in gb["indicators"].items():
+        if not keys.search(key) or ind.get("value") is None:
+            continue
+        va = ga["indicators"].get(key, {}).get("value")
+        vb = ind["value"]
+        assert va is not None, f"GPU {gb.get('index')}: {key} is absent from Prometheus' features"
+        assert abs(va - vb) <= 1e-9 * max(1.0, abs(vb)), f"GPU {gb.get('index')}: {key} {va} != {vb}"
+        n += 1
+assert n >= least, f"only {n} indicators compared"
+print(f"{n} indicators equal")
+EOF
+}
+
+# 3. node01: the same indicators from Prometheus as from the CSV.
+run prom1.json extract --prometheus "$base" --match 'Hostname="node01"' "${window[@]}"
+run csv1.json extract --host node01 "$tmp/query_node01.csv" "${window[@]}"
+compare prom1.json csv1.json 'power|energy|util|temp|clock|pclk|mclk|busy|coverage|samples' 40 ||
+  fail "node01: Prometheus and the CSV give other indicators"
+a=$(jq '.host.indicators.energy_kwh.value' "$tmp/prom1.json")
+b=$(jq '.host.indicators.energy_kwh.value' "$tmp/csv1.json")
+[ "$a" = "$b" ] && [ "$a" != null ] || fail "node01: host energy $a kWh from Prometheus, $b from the CSV"
+
+# 4. The verdict: breakeven from both.
+config="$testdata/samples/h100-server.toml"
+run prom1.verdict breakeven --json -c "$config" --prometheus "$base" --match 'Hostname="node01"' "${window[@]}"
+run csv1.verdict breakeven --json -c "$config" --host node01 "$tmp/query_node01.csv" "${window[@]}"
+# All of it but the time zone the CSV's local times were read in (Prometheus' times are UTC).
+jq -S 'del(.job.logs_tz)' "$tmp/prom1.verdict" >"$tmp/prom1.cmp"
+jq -S 'del(.job.logs_tz)' "$tmp/csv1.verdict" >"$tmp/csv1.cmp"
+diff "$tmp/prom1.cmp" "$tmp/csv1.cmp" >"$tmp/verdict.diff" || { cat "$tmp/verdict.diff"; fail "breakeven differs"; }
+[ "$(jq '.above_line' "$tmp/prom1.cmp")" != null ] && [ "$(jq '.premium' "$tmp/prom1.cmp")" != null ] ||
+  fail "breakeven gave no verdict"
+
+# 5. node02's three minutes without a scrape: the same coverage gap as the CSV without those rows.
+run prom2.json extract --prometheus "$base" --match 'Hostname="node02"' "${window[@]}"
+run csv2.json extract --host node02 "$tmp/query_node02.csv" "${window[@]}"
+compare prom2.json csv2.json 'coverage|gap|samples|sample_interval|power_w|util' 8 ||
+  fail "node02: the gap reads otherwise from Prometheus than from the CSV"
+cov=$(jq '.gpus[0].indicators.coverage.value' "$tmp/prom2.json")
+python3 -c "import sys; sys.exit(0 if $cov < 0.9 else 1)" || fail "node02: coverage $cov, expected the gap in it"
+
+# 6. prep writes the events of both hosts, named by the server.
+run all.events prep --prometheus "$base" "${window[@]}"
+n=$(grep -c '"kind":"sample"' "$tmp/all.events")
+[ "$n" -eq $((81 * 2 + 81 - 12)) ] || fail "prep: $n samples, expected 231"
+grep -q "\"path\":\"prometheus:$base\"" "$tmp/all.events" || fail "prep: the summary does not name prometheus:$base"
+echo "ok: Prometheus $(prometheus --version 2>&1 | head -1 | awk '{print $3}') and the CSV agree"
