@@ -78,6 +78,7 @@ int run_prep(const PrepArgs& args) {
 Runner define_prep(CLI::App& cmd) {
   auto args = std::make_shared<PrepArgs>();
   add_input_options(&cmd, args->in);
+  add_slurm_option(&cmd, args->in);
   cmd.add_option("-o,--output", args->output, "output file (written atomically), - = stdout")
       ->type_name("FILE")
       ->group("Output");

@@ -126,13 +126,35 @@ Expected<std::optional<breakeven::CloudOffer>> chosen_offer(const breakeven::Cos
 /// Logs typed on a terminal are never what the user meant: no input named and stdin a terminal is
 /// refused (a job that waits silently looks hung); "-" named on a terminal gets a note.
 Status check_terminal_stdin(const InputArgs& a) {
-  if (::isatty(STDIN_FILENO) == 0) return {};
+  if (::isatty(STDIN_FILENO) == 0 || (a.inputs.empty() && !a.slurm_job.empty())) return {};
   if (a.inputs.empty())
     return make_error(ErrorKind::usage, "no input given, and stdin is a terminal",
                       "name the logs (e.g. gpucost breakeven -c costs.toml gpu.csv kern.log), or pipe them in "
                       "(... | gpucost breakeven -c costs.toml -)");
   if (!a.quiet && std::find(a.inputs.begin(), a.inputs.end(), "-") != a.inputs.end())
     fmt::print(stderr, "{} reading logs from the terminal (stdin); end them with Ctrl-D\n", prefix(Level::note));
+  return {};
+}
+
+/// --slurm-job without a sacct input among the inputs: sacct is asked, its answer read as one more
+/// input. With a saved sacct -P file, the job is picked from it (extract's window).
+Status add_slurm_input(const InputArgs& a, Inputs& in) {
+  if (a.slurm_job.empty()) return {};
+  for (const pipeline::ProbedInput& p : in.probed)
+    if (p.format == Format::sacct) return {};
+  if (in.prep.forced != Format::unknown && in.prep.forced != Format::sacct)
+    return make_error(
+        ErrorKind::usage,
+        fmt::format("--slurm-job: sacct's answer cannot be read as --input-format {}", a.settings.input_format),
+        "leave --input-format out (every format is detected), or save the job's record and give it "
+        "with the other inputs");
+  auto file = record::query_sacct(a.slurm_job);
+  if (!file) return file.error();
+  in.sacct = std::move(*file);
+  auto probed = pipeline::probe_inputs({in.sacct->path()}, in.prep);
+  if (!probed) return probed.error();
+  in.paths.push_back(in.sacct->path());
+  in.probed.push_back(std::move(probed->front()));
   return {};
 }
 
@@ -162,6 +184,15 @@ void add_input_options(CLI::App* app, InputArgs& a) {
   app->add_flag("--strict", a.strict, "exit with status 1 when any input line is malformed or an input is cut short")
       ->group("Input");
   add_verbosity_options(app, a);
+}
+
+void add_slurm_option(CLI::App* app, InputArgs& a) {
+  app->add_option("--slurm-job", a.slurm_job,
+                  "a Slurm job: its start and end are the window (flags win), its record (nodes, GPUs, state, "
+                  "energy) goes with the features; from a sacct -P input when one is given, else asked of sacct "
+                  "(run with TZ=UTC SLURM_TIME_FORMAT=%s)")
+      ->type_name("ID")
+      ->group("Window");
 }
 
 void add_clock_and_verbosity_options(CLI::App* app, InputArgs& a) {
@@ -249,14 +280,16 @@ Expected<Inputs> open_inputs(const InputArgs& a) {
   auto clock = LocalClock::make(a.settings.tz);
   if (!clock) return clock.error();
   in.clock = *clock;
-  auto paths = pipeline::expand_inputs(a.inputs.empty() ? std::vector<std::string>{"-"} : a.inputs);
+  const bool slurm_alone = a.inputs.empty() && !a.slurm_job.empty();  // the job's record is the input
+  auto paths = pipeline::expand_inputs(a.inputs.empty() && !slurm_alone ? std::vector<std::string>{"-"} : a.inputs);
   if (!paths) return paths.error();
   in.paths = std::move(*paths);
-  if (in.paths.empty()) in.paths.emplace_back("-");
+  if (in.paths.empty() && !slurm_alone) in.paths.emplace_back("-");
   // Refuse unreadable inputs before any output is written.
   auto probed = pipeline::probe_inputs(in.paths, in.prep);
   if (!probed) return probed.error();
   in.probed = std::move(*probed);
+  GPUCOST_TRY(add_slurm_input(a, in));
   in.prep = pipeline::with_journal_boot_time(in.probed, std::move(in.prep));
   start_progress(pipeline::plain_input_bytes(in.probed), a.quiet);
   return in;
@@ -324,6 +357,7 @@ Expected<ModelRun> model_setup(const ModelArgs& a) {
   if (!window) return window.error();
   window->fault_window_s = config->fault_window_s;  // logs read here group faults as the config says
   window->jobs = inputs->prep.jobs;
+  window->slurm_job = a.in.slurm_job;
   return ModelRun{std::move(*config), *chosen, std::move(*inputs), *window};
 }
 

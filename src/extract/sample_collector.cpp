@@ -6,6 +6,7 @@
 #include <gpucost/core/text.hpp>
 #include <gpucost/prep/prep.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -66,8 +67,37 @@ void SampleCollector::on_event(const Event& ev) {
     case EventKind::nsys_memop_time: return add_trace_record(ev, kind);
     case EventKind::train:
     case EventKind::pattern: return add_training(ev, kind);
+    case EventKind::job: return m_jobs.push_back(job_record_of(ev));
     default: return;  // extract reads no other kind
   }
+}
+
+JobRecord job_record_of(const Event& ev) {
+  JobRecord j;
+  j.start_ns = ev.ts_ns;
+  const auto number = [](std::string_view v) { return text::parse_int(v); };
+  for (const Field& f : ev.fields) {
+    if (f.key == "job_id") j.id = std::string(f.value);
+    if (f.key == "job_name") j.name = std::string(f.value);
+    if (f.key == "user") j.user = std::string(f.value);
+    if (f.key == "state") j.state = std::string(f.value);
+    if (f.key == "nodelist") j.nodelist = std::string(f.value);
+    if (f.key == "gpu_types") j.gpu_types = std::string(f.value);
+    if (f.key == "energy_source") j.energy_source = std::string(f.value);
+    if (f.key == "gpus") j.gpus = number(f.value);
+    if (f.key == "exit_code") j.exit_code = number(f.value);
+    if (f.key == "exit_signal") j.exit_signal = number(f.value);
+    if (f.key == "cancelled_by") j.cancelled_by = number(f.value);
+    if (f.key == "end_ns") j.end_ns = number(f.value);
+    if (f.key == "energy_j") j.energy_j = text::parse_double(f.value);
+    if (f.key == "nodes")
+      for (std::size_t pos = 0; pos < f.value.size();) {
+        const std::size_t comma = std::min(f.value.find(',', pos), f.value.size());
+        if (comma > pos) j.nodes.emplace_back(f.value.substr(pos, comma - pos));
+        pos = comma + 1;
+      }
+  }
+  return j;
 }
 
 void SampleCollector::add_incident(const Event& ev, EventKind kind) {

@@ -22,18 +22,19 @@ _gpucost_spec() {
     'prep')
       opts='-h --help --input-format --tz --date --start --interval --boot-time --year --fields
         --steps --max-line --top-kernels --pattern --host -j --jobs --strict -q --quiet -v
-        --verbose -o --output --output-format --kinds --from --to'
+        --verbose --slurm-job -o --output --output-format --kinds --from --to'
       valued='--input-format --tz --date --start --interval --boot-time --year --fields --steps
-        --max-line --top-kernels --pattern --host -j --jobs -o --output --output-format --kinds
-        --from --to'
+        --max-line --top-kernels --pattern --host -j --jobs --slurm-job -o --output
+        --output-format --kinds --from --to'
       args='files' ;;
     'extract')
       opts='-h --help --input-format --tz --date --start --interval --boot-time --year --fields
         --steps --max-line --top-kernels --pattern --host -j --jobs --strict -q --quiet -v
-        --verbose --from --to --temp-threshold --chain-window --list --json -o --output'
+        --verbose --from --to --slurm-job --temp-threshold --chain-window --list --json -o
+        --output'
       valued='--input-format --tz --date --start --interval --boot-time --year --fields --steps
-        --max-line --top-kernels --pattern --host -j --jobs --from --to --temp-threshold
-        --chain-window -o --output'
+        --max-line --top-kernels --pattern --host -j --jobs --from --to --slurm-job
+        --temp-threshold --chain-window -o --output'
       args='files' ;;
     'merge')
       opts='-h --help -o --output'
@@ -42,13 +43,13 @@ _gpucost_spec() {
     'breakeven')
       opts='-h --help --input-format --tz --date --start --interval --boot-time --year --fields
         --steps --max-line --top-kernels --pattern --host -j --jobs --strict -q --quiet -v
-        --verbose -c --config --set --from --to --cloud --clouds --speed-ratio --fill
+        --verbose -c --config --set --from --to --cloud --clouds --speed-ratio --fill --slurm-job
         --list-clouds --compare-clouds --compare-kinds --mc --seed --json -o --output --fail-above
         --explain --suggest --prom --mode --ledger --ledger-append'
       valued='--input-format --tz --date --start --interval --boot-time --year --fields --steps
         --max-line --top-kernels --pattern --host -j --jobs -c --config --set --from --to --cloud
-        --clouds --speed-ratio --fill --compare-kinds --mc --seed -o --output --suggest --prom
-        --mode --ledger'
+        --clouds --speed-ratio --fill --slurm-job --compare-kinds --mc --seed -o --output
+        --suggest --prom --mode --ledger'
       args='files' ;;
     'offers')
       opts='-h --help'
@@ -102,7 +103,7 @@ _gpucost_spec() {
 # _gpucost_action SUBCOMMAND OPTION: sets action, how the option's value completes.
 _gpucost_action() {
   case "$1 $2" in
-    *' --input-format') action='words:dmon pmon query-csv journal-json dcgmi smi-q smi-xml syslog dmesg journal-text bug-report kineto-trace torch-table nsys trainlog prometheus-json' ;;
+    *' --input-format') action='words:dmon pmon query-csv journal-json dcgmi smi-q smi-xml syslog dmesg journal-text bug-report kineto-trace torch-table nsys trainlog prometheus-json sacct' ;;
     *' --tz') action='zones' ;;
     *' -o'|*' --output') action='files' ;;
     *' --output-format') action='words:jsonl tsv' ;;

@@ -6,6 +6,7 @@
 #include <gpucost/core/event_kind.hpp>
 #include <gpucost/core/event_sink.hpp>
 #include <gpucost/core/input_stats.hpp>
+#include <gpucost/extract/features.hpp>
 #include <gpucost/extract/incident_store.hpp>
 #include <gpucost/extract/sample_store.hpp>
 
@@ -42,6 +43,9 @@ struct TrainRate {
   bool samples = false;  ///< samples_per_second; else it_per_s
   double value = 0;
 };
+
+/// The job record of a `job` event (sacct).
+JobRecord job_record_of(const Event& event);
 
 /// The store's record of a "sample" event: its metrics, a reading beyond ±10^12 taken as none.
 Sample sample_of(const Event& event);
@@ -80,6 +84,8 @@ class SampleCollector final : public EventSink, public ForkableSink {
   /// --pattern events: (time, dur_ns or -1 when the pattern has no duration group).
   [[nodiscard]] const std::vector<std::pair<std::int64_t, std::int64_t>>& pattern_events() const { return m_patterns; }
   [[nodiscard]] const std::vector<TrainRate>& train_rates() const { return m_rates; }
+  /// The Slurm jobs of sacct inputs (`job` events), in input order.
+  [[nodiscard]] const std::vector<JobRecord>& jobs() const { return m_jobs; }
 
  private:
   void add_sample(const Event& ev);
@@ -92,6 +98,7 @@ class SampleCollector final : public EventSink, public ForkableSink {
   std::vector<std::pair<std::int64_t, std::string>> m_train;
   std::vector<std::pair<std::int64_t, std::int64_t>> m_patterns;
   std::vector<TrainRate> m_rates;
+  std::vector<JobRecord> m_jobs;
   IncidentStore m_incidents;
   std::string m_host, m_incident_host, m_logs_tz;
   bool m_host_logs = false;  // a kernel log, dmesg, journal or bug report was among the inputs
