@@ -204,7 +204,7 @@ Expected<extract::JobRecord> slurm_job(const std::string& job_id, int timeout_ms
                           "give the id of a job that started");
       return j;
     }
-    ids.push_back(j.id);
+    if (belongs_to(j.id, job_id)) ids.push_back(j.id);
   }
   return make_error(
       ErrorKind::usage,

@@ -8,6 +8,14 @@
 
 #include <gpucost/extract/extract.hpp>
 #include <gpucost/extract/sample_collector.hpp>
+#include <gpucost/record/slurm.hpp>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
 
 using gpucost::test::check_accounting;
 using gpucost::test::field;
@@ -196,4 +204,36 @@ TEST_CASE("extract: a Slurm job's start and end are the window; its record goes 
   options = {};
   options.slurm_job = "4243";
   CHECK_FALSE(extract::compute_features(samples, options));
+}
+
+TEST_CASE("record::slurm_job: the job's window and nodes from sacct (the hook of a telemetry query)",
+          "[record][sacct]") {
+  // A stand-in sacct on PATH that answers for job 4242 (tests/cli/slurm_job.sh checks the rest).
+  char dir_template[] = "/tmp/gpucost-test-sacct-XXXXXX";
+  REQUIRE(::mkdtemp(dir_template) != nullptr);
+  const std::string dir = dir_template, script = dir + "/sacct";
+  {
+    std::ofstream out(script);
+    out << "#!/bin/sh\n"
+           "echo 'JobID|JobName|User|Start|End|NodeList|AllocTRES|ConsumedEnergyRaw|State|ExitCode'\n"
+           "echo '4242|train|alice|1718186400|Unknown|gpu[01-02]|cpu=2,gres/gpu=16,node=2||RUNNING|0:0'\n"
+           "echo '4243_1|a|bob|1718186400|1718187600|gpu03|cpu=1,node=1||COMPLETED|0:0'\n"
+           "echo '4243_2|a|bob|1718186400|1718187600|gpu04|cpu=1,node=1||COMPLETED|0:0'\n";
+  }
+  REQUIRE(::chmod(script.c_str(), 0755) == 0);
+  const char* old_path = std::getenv("PATH");
+  const std::string saved = old_path != nullptr ? old_path : "/usr/bin:/bin";
+  ::setenv("PATH", (dir + ":" + saved).c_str(), 1);
+  auto job = gpucost::record::slurm_job("4242");
+  auto array = gpucost::record::slurm_job("4243");
+  ::setenv("PATH", saved.c_str(), 1);
+  std::remove(script.c_str());
+  ::rmdir(dir.c_str());
+  REQUIRE(job);
+  CHECK(job->start_ns == utc_ns(2024, 6, 12, 10, 0, 0));
+  CHECK_FALSE(job->end_ns);  // running
+  CHECK(job->nodes == std::vector<std::string>{"gpu01", "gpu02"});
+  CHECK(job->gpus == 16);
+  REQUIRE_FALSE(array);
+  CHECK(array.error().message == "--slurm-job 4243 names 2 allocations: 4243_1, 4243_2");
 }
