@@ -131,6 +131,20 @@ void price_analyses(PricedJob& p, const extract::Features& f, const PriceOptions
   }
 }
 
+/// A Slurm job allotted another number of GPUs than the telemetry shows is priced for the GPUs
+/// measured: said, since the job's cost is then that of part of it (or of GPUs it did not hold).
+void check_slurm_gpus(PricedJob& p, const extract::Features& f) {
+  if (f.jobs.size() != 1 || !f.jobs.front().gpus) return;
+  const extract::JobRecord& j = f.jobs.front();
+  const std::size_t seen = p.job.energy_kwh.size();
+  if (static_cast<std::int64_t>(seen) == *j.gpus) return;
+  warn(p,
+       fmt::format("Slurm job {} was allotted {} on {}, the telemetry shows {}: priced for the {} measured; give "
+                   "the telemetry of every GPU of the job (each of its nodes, then gpucost merge)",
+                   j.id, text::counted(*j.gpus, "GPU"), text::counted(static_cast<long long>(j.nodes.size()), "node"),
+                   seen, text::counted(static_cast<long long>(seen), "GPU")));
+}
+
 }  // namespace
 
 Expected<PricedJob> price_job(CostConfig config, const std::optional<CloudOffer>& offer,
@@ -145,6 +159,7 @@ Expected<PricedJob> price_job(CostConfig config, const std::optional<CloudOffer>
     return make_error(ErrorKind::usage, "--fill none: no time of the window has samples: nothing to price",
                       "give telemetry that covers the job, or use --fill mean");
   p.shape = job_shape(features, o.gpu_names);
+  check_slurm_gpus(p, features);
   for (const std::string& w : implausible_values(p.config)) warn(p, w);
   check_trace_device(p, o);
   if (offer) GPUCOST_TRY(fit_chosen_offer(p, *offer, o.today));

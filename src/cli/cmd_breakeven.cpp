@@ -101,6 +101,7 @@ Runner define_breakeven(CLI::App& cmd) {
   add_input_options(&cmd, args->in);
   add_prometheus_options(&cmd, args->in);
   add_model_options(&cmd, *args);
+  add_slurm_option(&cmd, args->in);
   cmd.add_flag("--list-clouds", args->list_clouds,
                "list the cloud catalogue (with --json: as JSON) and exit; gpucost offers list filters it")
       ->group("Model");

@@ -79,6 +79,7 @@ Runner define_prep(CLI::App& cmd) {
   auto args = std::make_shared<PrepArgs>();
   add_input_options(&cmd, args->in);
   add_prometheus_options(&cmd, args->in);
+  add_slurm_option(&cmd, args->in);
   cmd.add_option("-o,--output", args->output, "output file (written atomically), - = stdout")
       ->type_name("FILE")
       ->group("Output");

@@ -127,7 +127,8 @@ Expected<std::optional<breakeven::CloudOffer>> chosen_offer(const breakeven::Cos
 /// refused (a job that waits silently looks hung); "-" named on a terminal gets a note.
 Status check_terminal_stdin(const InputArgs& a) {
   if (::isatty(STDIN_FILENO) == 0) return {};
-  if (a.inputs.empty() && !a.prometheus.url.empty()) return {};  // the telemetry comes from the server
+  // the telemetry comes from the server, or the job's record is the input
+  if (a.inputs.empty() && (!a.prometheus.url.empty() || !a.slurm_job.empty())) return {};
   if (a.inputs.empty())
     return make_error(ErrorKind::usage, "no input given, and stdin is a terminal",
                       "name the logs (e.g. gpucost breakeven -c costs.toml gpu.csv kern.log), or pipe them in "
@@ -144,9 +145,10 @@ std::string_view env_or_empty(const char* name) {
 
 /// --prometheus: the window's series fetched, as one input in memory; notes and a warning on
 /// stderr (the credentials are never printed).
-Expected<pipeline::ProbedInput> fetch_prometheus_input(const InputArgs& a, const std::string& from,
-                                                       const std::string& to, LocalClock& clock) {
-  std::optional<std::int64_t> from_ns, to_ns;
+Expected<pipeline::ProbedInput> fetch_prometheus_input(const InputArgs& a, const pipeline::PrometheusSettings& settings,
+                                                       const std::string& from, const std::string& to,
+                                                       std::optional<std::int64_t> from_ns,
+                                                       std::optional<std::int64_t> to_ns, LocalClock& clock) {
   if (!from.empty()) {
     auto t = pipeline::parse_instant("--from", from, clock);
     if (!t) return t.error();
@@ -159,7 +161,7 @@ Expected<pipeline::ProbedInput> fetch_prometheus_input(const InputArgs& a, const
   }
   const auto now =
       std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch());
-  auto query = pipeline::prometheus_query(a.prometheus, from_ns, to_ns, now.count());
+  auto query = pipeline::prometheus_query(settings, from_ns, to_ns, now.count());
   if (!query) return query.error();
   if (const auto n = text::parse_int(env_or_empty("GPUCOST_PROMETHEUS_MAX_POINTS")); n && *n >= 2)
     query->max_points = *n;  // tests: several ranges from a short window
@@ -177,6 +179,84 @@ Expected<pipeline::ProbedInput> fetch_prometheus_input(const InputArgs& a, const
   if (!a.quiet)
     for (const std::string& n : fetched->notes) fmt::print(stderr, "{} {}\n", prefix(Level::note), n);
   return std::move(fetched->input);
+}
+
+/// The text of the sacct record --slurm-job reads: sacct's answer, or a saved file among the inputs.
+Expected<std::string> sacct_text(const Inputs& in) {
+  std::string path = in.sacct ? in.sacct->path() : std::string();
+  for (const pipeline::ProbedInput& p : in.probed)
+    if (path.empty() && p.format == Format::sacct && !p.read_once) path = p.path;
+  if (path.empty())
+    return make_error(ErrorKind::usage, "--slurm-job with --prometheus: the job's sacct record is read from a pipe",
+                      "give the saved sacct file by name, or leave it out: --slurm-job asks sacct");
+  auto reader = io::LineReader::open(path);
+  if (!reader) return reader.error();
+  std::string text;
+  io::Line line;
+  while ((*reader)->next(line)) {
+    text += line.text;
+    text += '\n';
+  }
+  return text;
+}
+
+/// `a|b.c` as a regex that matches exactly those names (RE2 syntax: metacharacters escaped).
+std::string names_regex(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& n : names) {
+    if (!out.empty()) out += '|';
+    for (const char c : n) {
+      if (std::string_view("\\.+*?()|[]{}^$").find(c) != std::string_view::npos) out += "\\\\";
+      out += c;
+    }
+  }
+  return out;
+}
+
+/// --slurm-job with --prometheus: the job scopes the query. Its start and end are the window where
+/// --from/--to do not give it, and its nodes the hosts (dcgm-exporter's Hostname label) where no
+/// --match is given. The notes say what was taken from the job.
+Status scope_to_slurm_job(const InputArgs& a, Inputs& in, pipeline::PrometheusSettings& settings,
+                          const std::string& from, const std::string& to, std::optional<std::int64_t>& from_ns,
+                          std::optional<std::int64_t>& to_ns) {
+  if (a.slurm_job.empty()) return {};
+  auto text = sacct_text(in);
+  if (!text) return text.error();
+  LocalClock utc = LocalClock::utc();
+  auto job = record::pick_slurm_job(*text, a.slurm_job, in.sacct ? utc : in.clock);
+  if (!job) return job.error();
+  if (from.empty()) from_ns = job->start_ns;
+  if (to.empty() && job->end_ns) to_ns = *job->end_ns + 1;  // --to is exclusive, the job's end is in it
+  if (settings.matchers.empty()) settings.matchers.push_back(fmt::format("Hostname=~\"{}\"", names_regex(job->nodes)));
+  if (!a.quiet)
+    fmt::print(stderr, "{} --prometheus scoped to Slurm job {}: {}{}\n", prefix(Level::note), job->id,
+               settings.matchers.size() == 1 && a.prometheus.matchers.empty()
+                   ? fmt::format("nodes {} (dcgm-exporter's Hostname label)", job->nodelist)
+                   : "the --match given",
+               from.empty() || to.empty() ? ", over the job's window" : "");
+  return {};
+}
+
+/// --slurm-job without a sacct input among the inputs: sacct is asked, its answer read as one more
+/// input. With a saved sacct -P file, the job is picked from it (extract's window).
+Status add_slurm_input(const InputArgs& a, Inputs& in) {
+  if (a.slurm_job.empty()) return {};
+  for (const pipeline::ProbedInput& p : in.probed)
+    if (p.format == Format::sacct) return {};
+  if (in.prep.forced != Format::unknown && in.prep.forced != Format::sacct)
+    return make_error(
+        ErrorKind::usage,
+        fmt::format("--slurm-job: sacct's answer cannot be read as --input-format {}", a.settings.input_format),
+        "leave --input-format out (every format is detected), or save the job's record and give it "
+        "with the other inputs");
+  auto file = record::query_sacct(a.slurm_job);
+  if (!file) return file.error();
+  in.sacct = std::move(*file);
+  auto probed = pipeline::probe_inputs({in.sacct->path()}, in.prep);
+  if (!probed) return probed.error();
+  in.paths.push_back(in.sacct->path());
+  in.probed.push_back(std::move(probed->front()));
+  return {};
 }
 
 }  // namespace
@@ -224,6 +304,15 @@ void add_input_options(CLI::App* app, InputArgs& a) {
   app->add_flag("--strict", a.strict, "exit with status 1 when any input line is malformed or an input is cut short")
       ->group("Input");
   add_verbosity_options(app, a);
+}
+
+void add_slurm_option(CLI::App* app, InputArgs& a) {
+  app->add_option("--slurm-job", a.slurm_job,
+                  "a Slurm job: its start and end are the window (flags win), its record (nodes, GPUs, state, "
+                  "energy) goes with the features; from a sacct -P input when one is given, else asked of sacct "
+                  "(run with TZ=UTC SLURM_TIME_FORMAT=%s)")
+      ->type_name("ID")
+      ->group("Window");
 }
 
 void add_clock_and_verbosity_options(CLI::App* app, InputArgs& a) {
@@ -316,17 +405,22 @@ Expected<Inputs> open_inputs(const InputArgs& a, const std::string& from, const 
     return make_error(ErrorKind::usage,
                       fmt::format("{}: only with --prometheus", a.prometheus.step.empty() ? "--match" : "--step"),
                       "--match and --step shape the query of --prometheus URL (--steps picks profiler steps)");
-  const bool stdin_default = a.inputs.empty() && !prometheus;
+  const bool slurm_alone = a.inputs.empty() && !a.slurm_job.empty();  // the job's record is the input
+  const bool stdin_default = a.inputs.empty() && !prometheus && !slurm_alone;
   auto paths = pipeline::expand_inputs(stdin_default ? std::vector<std::string>{"-"} : a.inputs);
   if (!paths) return paths.error();
   in.paths = std::move(*paths);
-  if (in.paths.empty() && !prometheus) in.paths.emplace_back("-");
+  if (in.paths.empty() && !prometheus && !slurm_alone) in.paths.emplace_back("-");
   // Refuse unreadable inputs before any output is written.
   auto probed = pipeline::probe_inputs(in.paths, in.prep);
   if (!probed) return probed.error();
   in.probed = std::move(*probed);
+  GPUCOST_TRY(add_slurm_input(a, in));
   if (prometheus) {  // fetched before anything is written: a server's error stops the run here
-    auto fetched = fetch_prometheus_input(a, from, to, in.clock);
+    pipeline::PrometheusSettings settings = a.prometheus;
+    std::optional<std::int64_t> from_ns, to_ns;
+    GPUCOST_TRY(scope_to_slurm_job(a, in, settings, from, to, from_ns, to_ns));
+    auto fetched = fetch_prometheus_input(a, settings, from, to, from_ns, to_ns, in.clock);
     if (!fetched) return fetched.error();
     in.paths.insert(in.paths.begin(), fetched->path);
     in.probed.insert(in.probed.begin(), std::move(*fetched));
@@ -398,6 +492,7 @@ Expected<ModelRun> model_setup(const ModelArgs& a) {
   if (!window) return window.error();
   window->fault_window_s = config->fault_window_s;  // logs read here group faults as the config says
   window->jobs = inputs->prep.jobs;
+  window->slurm_job = a.in.slurm_job;
   return ModelRun{std::move(*config), *chosen, std::move(*inputs), *window};
 }
 

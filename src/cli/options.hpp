@@ -12,12 +12,14 @@
 #include <gpucost/pipeline/prometheus.hpp>
 #include <gpucost/pipeline/settings.hpp>
 #include <gpucost/prep/prep.hpp>
+#include <gpucost/record/slurm.hpp>
 
 #include <CLI/CLI.hpp>
 
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -40,10 +42,13 @@ struct InputArgs {
   pipeline::PrometheusSettings prometheus;  ///< --prometheus, --match, --step (empty url: none)
   bool strict = false, quiet = false;
   int verbose = 0;
+  std::string slurm_job;  ///< --slurm-job: the job's sacct record is an input and its window the window
 };
 
 /// The input files and every input option (prep, extract, trace, breakeven, report, batch).
 void add_input_options(CLI::App* app, InputArgs& a);
+/// --slurm-job (prep, extract, breakeven).
+void add_slurm_option(CLI::App* app, InputArgs& a);
 /// --tz, --host, -q and -v alone (record, which reads the logs it writes itself).
 void add_clock_and_verbosity_options(CLI::App* app, InputArgs& a);
 /// --prometheus, --match and --step (prep, extract, breakeven, report): telemetry from a
@@ -85,6 +90,7 @@ struct Inputs {
   LocalClock clock = LocalClock::utc();
   std::vector<std::string> paths;
   std::vector<pipeline::ProbedInput> probed;  ///< the paths, each looked at once (pipeline::probe_inputs)
+  std::shared_ptr<record::SacctFile> sacct;   ///< --slurm-job: sacct's answer, one of the paths while this lives
 };
 
 /// Turns on logging, checks the options, expands the globs and refuses unreadable inputs before

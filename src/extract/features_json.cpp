@@ -270,6 +270,66 @@ void write_gpu_state(std::string& b, const GpuFeatures& g) {
 
 }  // namespace
 
+void write_optional_int(std::string& b, std::string_view key, const std::optional<std::int64_t>& v) {
+  b.append(fmt::format(", \"{}\": ", key));
+  b.append(v ? std::to_string(*v) : "null");
+}
+
+void write_job(std::string& b, const JobRecord& j) {
+  b.append("    {\"id\": ");
+  io::append_json_string(b, j.id);
+  for (const auto& [key, value] :
+       {std::pair<std::string_view, const std::string&>{"name", j.name}, {"user", j.user}, {"state", j.state}}) {
+    b.append(fmt::format(", \"{}\": ", key));
+    io::append_json_string(b, value);
+  }
+  write_optional_int(b, "exit_code", j.exit_code);
+  write_optional_int(b, "exit_signal", j.exit_signal);
+  if (j.cancelled_by) b.append(fmt::format(", \"cancelled_by\": {}", *j.cancelled_by));
+  b.append(", \"nodelist\": ");
+  io::append_json_string(b, j.nodelist);
+  b.append(", \"nodes\": [");
+  for (std::size_t i = 0; i < j.nodes.size(); ++i) {
+    if (i > 0) b.append(", ");
+    io::append_json_string(b, j.nodes[i]);
+  }
+  b.append("]");
+  write_optional_int(b, "gpus", j.gpus);
+  if (!j.gpu_types.empty()) {
+    b.append(", \"gpu_types\": ");
+    io::append_json_string(b, j.gpu_types);
+  }
+  b.append(", \"start\": ");
+  io::append_json_string(b, format_utc(j.start_ns));
+  b.append(fmt::format(", \"start_ns\": {}, \"end\": ", j.start_ns));
+  if (j.end_ns)
+    io::append_json_string(b, format_utc(*j.end_ns));
+  else
+    b.append("null");
+  write_optional_int(b, "end_ns", j.end_ns);
+  b.append(", \"energy_j\": ");
+  if (j.energy_j)
+    io::append_json_number(b, *j.energy_j);
+  else
+    b.append("null");
+  if (!j.energy_source.empty()) {
+    b.append(", \"energy_source\": ");
+    io::append_json_string(b, j.energy_source);
+  }
+  b.append("}");
+}
+
+/// The Slurm jobs of the window; absent when none.
+void write_jobs(std::string& b, const std::vector<JobRecord>& jobs) {
+  if (jobs.empty()) return;
+  b.append(",\n  \"jobs\": [");
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    b.append(i == 0 ? "\n" : ",\n");
+    write_job(b, jobs[i]);
+  }
+  b.append("\n  ]");
+}
+
 std::string features_to_json(const Features& f) {
   std::string b;
   b.append(fmt::format("{{\n  \"schema\": \"{}\",\n  \"version\": {},\n  \"window\": {{\"from\": ", kFeaturesSchema,
@@ -287,7 +347,9 @@ std::string features_to_json(const Features& f) {
     b.append(", \"logs_tz\": ");
     io::append_json_string(b, f.logs_tz);
   }
-  b.append("},\n  \"host\": {\"name\": ");
+  b.append("}");
+  write_jobs(b, f.jobs);
+  b.append(",\n  \"host\": {\"name\": ");
   io::append_json_string(b, f.host);
   write_energy_method(b, f.energy_method);
   b.append(", \"indicators\": ");
@@ -385,6 +447,50 @@ Status read_incidents(simdjson::dom::element doc, Features& f, const std::string
     else if (w.downtime_s)  // earlier documents: the incident's downtime reached the window end
       w.downtime_to_end = static_cast<double>(w.ts_ns) + *w.downtime_s * 1e9 >= static_cast<double>(f.to_ns);
     f.incidents.push_back(std::move(w));
+  }
+  return {};
+}
+
+Status read_jobs(simdjson::dom::element doc, Features& f, const std::string& path) {
+  simdjson::dom::array list;
+  if (doc["jobs"].get_array().get(list) != simdjson::SUCCESS) return {};
+  for (simdjson::dom::element e : list) {
+    JobRecord j;
+    std::string_view id;
+    if (e["id"].get_string().get(id) != simdjson::SUCCESS ||
+        e["start_ns"].get_int64().get(j.start_ns) != simdjson::SUCCESS)
+      return make_error(ErrorKind::schema, fmt::format("{}: a jobs[] entry lacks id or start_ns", path));
+    j.id = std::string(id);
+    const auto text_of = [&e](const char* key, std::string& out) {
+      std::string_view v;
+      if (e[key].get_string().get(v) == simdjson::SUCCESS) out = std::string(v);
+    };
+    const auto int_of = [&e](const char* key, std::optional<std::int64_t>& out) {
+      std::int64_t v = 0;
+      if (e[key].get_int64().get(v) == simdjson::SUCCESS) out = v;
+    };
+    text_of("name", j.name);
+    text_of("user", j.user);
+    text_of("state", j.state);
+    text_of("nodelist", j.nodelist);
+    text_of("gpu_types", j.gpu_types);
+    text_of("energy_source", j.energy_source);
+    int_of("exit_code", j.exit_code);
+    int_of("exit_signal", j.exit_signal);
+    int_of("cancelled_by", j.cancelled_by);
+    int_of("gpus", j.gpus);
+    int_of("end_ns", j.end_ns);
+    double energy = 0;
+    if (e["energy_j"].get_double().get(energy) == simdjson::SUCCESS) j.energy_j = energy;
+    simdjson::dom::array nodes;
+    if (e["nodes"].get_array().get(nodes) == simdjson::SUCCESS)
+      for (simdjson::dom::element n : nodes) {
+        std::string_view name;
+        if (n.get_string().get(name) != simdjson::SUCCESS)
+          return make_error(ErrorKind::schema, fmt::format("{}: jobs[].nodes holds a non-string", path));
+        j.nodes.emplace_back(name);
+      }
+    f.jobs.push_back(std::move(j));
   }
   return {};
 }
@@ -720,6 +826,7 @@ Expected<Features> features_from_json(std::string_view text, const std::string& 
   else  // written before the counter: the GPUs' power integrals
     for (const GpuFeatures& g : f.gpus)
       if (!g.energy_method.empty()) f.energy_method = g.energy_method;
+  GPUCOST_TRY(read_jobs(doc, f, path));
   GPUCOST_TRY(read_incidents(doc, f, path));
   GPUCOST_TRY(read_faults(doc, f, path));
   GPUCOST_TRY(read_profile(doc, f, path));

@@ -210,6 +210,17 @@ void merge_faults(const std::vector<Features>& docs, bool several_hosts, Feature
   if (count != m.host_indicators.end() && count->second.value) detail::fault_indicators(m);
 }
 
+/// The Slurm jobs of every document, once each (the documents of a job's nodes name the same
+/// job), by start.
+void merge_jobs(const std::vector<Features>& docs, Features& m) {
+  for (const Features& f : docs)
+    for (const JobRecord& j : f.jobs)
+      if (std::none_of(m.jobs.begin(), m.jobs.end(), [&j](const JobRecord& x) { return x.id == j.id; }))
+        m.jobs.push_back(j);
+  std::stable_sort(m.jobs.begin(), m.jobs.end(),
+                   [](const JobRecord& a, const JobRecord& b) { return a.start_ns < b.start_ns; });
+}
+
 void merge_profiles(const std::vector<Features>& docs, EnergyProfile& out) {
   for (const Features& f : docs)
     for (const auto& [minute, kwh] : f.energy_profile.kwh_by_minute) out.add_minute(minute, kwh);
@@ -256,6 +267,7 @@ Expected<Features> merge_features(std::vector<Features> docs) {
   for (const std::string& h : hosts) m.host += m.host.empty() ? h : "," + h;
   for (const std::string& z : zones) m.logs_tz += m.logs_tz.empty() ? z : "," + z;
   m.chosen_by = "merge";
+  merge_jobs(docs, m);
 
   // GPUs by (host, index); a GPU of a merged multi-host document keeps its own host.
   std::map<std::pair<std::string, int>, std::vector<const GpuFeatures*>> groups;

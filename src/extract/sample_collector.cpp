@@ -6,6 +6,7 @@
 #include <gpucost/core/text.hpp>
 #include <gpucost/prep/prep.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -83,8 +84,37 @@ void SampleCollector::on_event(const Event& ev) {
     case EventKind::nsys_memop_time: return add_trace_record(ev, kind);
     case EventKind::train:
     case EventKind::pattern: return add_training(ev, kind);
+    case EventKind::job: return m_jobs.push_back(job_record_of(ev));
     default: return;  // extract reads no other kind
   }
+}
+
+JobRecord job_record_of(const Event& ev) {
+  JobRecord j;
+  j.start_ns = ev.ts_ns;
+  const auto number = [](std::string_view v) { return text::parse_int(v); };
+  for (const Field& f : ev.fields) {
+    if (f.key == "job_id") j.id = std::string(f.value);
+    if (f.key == "job_name") j.name = std::string(f.value);
+    if (f.key == "user") j.user = std::string(f.value);
+    if (f.key == "state") j.state = std::string(f.value);
+    if (f.key == "nodelist") j.nodelist = std::string(f.value);
+    if (f.key == "gpu_types") j.gpu_types = std::string(f.value);
+    if (f.key == "energy_source") j.energy_source = std::string(f.value);
+    if (f.key == "gpus") j.gpus = number(f.value);
+    if (f.key == "exit_code") j.exit_code = number(f.value);
+    if (f.key == "exit_signal") j.exit_signal = number(f.value);
+    if (f.key == "cancelled_by") j.cancelled_by = number(f.value);
+    if (f.key == "end_ns") j.end_ns = number(f.value);
+    if (f.key == "energy_j") j.energy_j = text::parse_double(f.value);
+    if (f.key == "nodes")
+      for (std::size_t pos = 0; pos < f.value.size();) {
+        const std::size_t comma = std::min(f.value.find(',', pos), f.value.size());
+        if (comma > pos) j.nodes.emplace_back(f.value.substr(pos, comma - pos));
+        pos = comma + 1;
+      }
+  }
+  return j;
 }
 
 void SampleCollector::add_incident(const Event& ev, EventKind kind) {
@@ -142,8 +172,16 @@ void SampleCollector::add_training(const Event& ev, EventKind kind) {
   }
 }
 
+void SampleCollector::note_sample_host(std::string_view host) {
+  if (host.empty()) return;
+  if (m_host.empty())
+    m_host = std::string(host);
+  else if (host != m_host && m_other_sample_host.empty())
+    m_other_sample_host = std::string(host);
+}
+
 void SampleCollector::add_sample(const Event& ev) {
-  if (m_host.empty() && !ev.host.empty()) m_host = std::string(ev.host);
+  note_sample_host(ev.host);
   m_store.add(ev.gpu < 0 ? 0 : ev.gpu, sample_of(ev));
 }
 
@@ -158,17 +196,22 @@ class CollectedChunk final : public EventSink {
       others.add(ev);
       return;
     }
-    if (host.empty() && !ev.host.empty()) host = std::string(ev.host);
+    if (host.empty() && !ev.host.empty())
+      host = std::string(ev.host);
+    else if (!ev.host.empty() && ev.host != host && other_host.empty())
+      other_host = std::string(ev.host);
     samples.emplace_back(ev.gpu < 0 ? 0 : ev.gpu, sample_of(ev));
   }
   void clear() {
     samples.clear();
     others.clear();
     host.clear();
+    other_host.clear();
   }
   std::vector<std::pair<int, Sample>> samples;
   EventBuffer others;
-  std::string host;  // of the chunk's first sample that names one
+  std::string host;        // of the chunk's first sample that names one
+  std::string other_host;  // the first other host the chunk's samples name
 };
 
 }  // namespace
@@ -177,7 +220,8 @@ std::unique_ptr<EventSink> SampleCollector::fork() { return std::make_unique<Col
 
 void SampleCollector::join(EventSink& forked) {
   auto& chunk = static_cast<CollectedChunk&>(forked);
-  if (m_host.empty()) m_host = chunk.host;
+  note_sample_host(chunk.host);
+  note_sample_host(chunk.other_host);
   for (const auto& [gpu, sample] : chunk.samples) m_store.add(gpu, sample);
   chunk.others.replay(*this);  // incidents and records: apart from the samples, in their order
   chunk.clear();

@@ -49,6 +49,51 @@ void trainlog_span(const SampleCollector& samples, const ExtractOptions& options
   }
 }
 
+/// "4242, 4243 and 4250": the ids of the jobs, the first ten.
+std::string job_ids(const std::vector<JobRecord>& jobs) {
+  std::string out;
+  for (std::size_t i = 0; i < jobs.size() && i < 10; ++i) out += (i == 0 ? "" : ", ") + jobs[i].id;
+  if (jobs.size() > 10) out += fmt::format(" and {} more", jobs.size() - 10);
+  return out;
+}
+
+/// The job --slurm-job names, else the only one; an error when it is not there or several are.
+Expected<const JobRecord*> chosen_job(const std::vector<JobRecord>& jobs, const std::string& wanted) {
+  if (wanted.empty()) {
+    if (jobs.size() <= 1) return jobs.empty() ? nullptr : &jobs.front();
+    return make_error(
+        ErrorKind::usage,
+        fmt::format("the sacct input holds {} jobs ({}): which one is the window?", jobs.size(), job_ids(jobs)),
+        "pick one with --slurm-job ID; for every job, extract each with its --slurm-job and gpucost "
+        "merge the documents");
+  }
+  for (const JobRecord& j : jobs)
+    if (j.id == wanted) return &j;
+  return make_error(
+      ErrorKind::usage, fmt::format("--slurm-job {}: no such job in the sacct input", wanted),
+      jobs.empty()
+          ? std::string("the inputs hold no job line of sacct (a job not started yet is left out)")
+          : fmt::format("it holds {} (array tasks are 4242_7, heterogeneous components 4242+1)", job_ids(jobs)));
+}
+
+/// A Slurm job's start and end bound the window (a flag still wins for its end); a job still
+/// running ends at the last sample.
+Status slurm_span(const SampleCollector& samples, const ExtractOptions& options, Window& w, Features& f) {
+  auto job = chosen_job(samples.jobs(), options.slurm_job);
+  if (!job) return job.error();
+  if (*job == nullptr) return {};
+  const JobRecord& j = **job;
+  if (j.nodes.empty() && !j.nodelist.empty())
+    return make_error(ErrorKind::usage, fmt::format("Slurm job {} never ran ({}): it has no window", j.id, j.state),
+                      "give the id of a job that started (sacct -j ID shows its NodeList)");
+  f.jobs = {j};
+  if (options.from_ns && options.to_ns) return {};
+  w.lo = j.start_ns;
+  if (j.end_ns && *j.end_ns >= j.start_ns) w.hi = *j.end_ns;
+  f.chosen_by = options.from_ns || options.to_ns ? "flags and slurm" : "slurm";
+  return {};
+}
+
 }  // namespace
 
 Expected<Window> choose_window(const SampleCollector& samples, const ExtractOptions& options, Features& f) {
@@ -72,11 +117,21 @@ Expected<Window> choose_window(const SampleCollector& samples, const ExtractOpti
                             "nvidia-smi dmon or --query-gpu output beside them"
                           : "give nvidia-smi dmon or --query-gpu output, a Kineto trace (or a gpucost.events stream "
                             "with their events)");
+  // GPUs are told apart by index: two hosts' GPU 0 would be read as one GPU, and their energy,
+  // utilisation and counts priced wrong. One run prices one machine; documents merge.
+  if (!samples.other_sample_host().empty())
+    return make_error(ErrorKind::usage,
+                      fmt::format("the telemetry names two hosts or more ({}, {}, ...): one run prices one machine",
+                                  samples.host(), samples.other_sample_host()),
+                      fmt::format("give each host its own run (its logs, or --prometheus with --match "
+                                  "'Hostname=\"{}\"') and gpucost merge the documents (docs/fleet.md)",
+                                  samples.host()));
   f.host = samples.host().empty() && w.host_only ? samples.incident_host() : samples.host();
   f.logs_tz = samples.logs_tz();
   // host_only implies from_trace (no samples), so it is asked first.
   f.chosen_by = options.from_ns || options.to_ns ? "flags" : w.host_only ? "events" : from_trace ? "trace" : "samples";
   trainlog_span(samples, options, w, f);
+  GPUCOST_TRY(slurm_span(samples, options, w, f));
   f.from_ns = options.from_ns.value_or(w.lo);
   f.to_ns = options.to_ns.value_or(w.hi);
   f.to_exclusive = options.to_ns.has_value();

@@ -64,8 +64,10 @@ Format detect_tool_format(std::string_view head, const PrepOptions& options) {
     if (text::iequals(first, "entity")) return Format::dcgmi;  // dcgmi dmon: "#Entity ...", "# Entity ..."
     return Format::unknown;
   }
+  // sacct -P: '|'-separated, starting with a job id; no other format's first line has that shape.
+  if (looks_like_sacct(head)) return Format::sacct;
   if (looks_like_prometheus_json(head)) return Format::prometheus_json;  // a JSON object, like the two below
-  if (trace::looks_like_trace(head)) return Format::kineto;  // before journal JSON: both start with '{'
+  if (trace::looks_like_trace(head)) return Format::kineto;              // before journal JSON: both start with '{'
   if (line.front() == '{') {
     // journalctl -o json / json-pretty: journald's own fields in the first object.
     const std::string_view start = head.substr(0, 16 * 1024);

@@ -37,6 +37,7 @@ constexpr FormatRow kFormats[] = {
      {"prometheus"},
      {.telemetry = true, .whole_document = true},
      make_prometheus_json_parser},
+    {Format::sacct, "sacct", {"slurm"}, {}, make_sacct_parser},
 };
 
 bool named(const FormatRow& row, std::string_view name) {

@@ -34,6 +34,11 @@ Expected<std::unique_ptr<LineParser>> make_prometheus_json_parser(ParseContext& 
 /// True when `head` starts like a Prometheus API response: {"status":"success","data":{"resultType":"matrix"
 /// (or "vector"), or {"status":"error","errorType": (whitespace anywhere between the tokens).
 bool looks_like_prometheus_json(std::string_view head);
+/// Slurm's accounting records, sacct -P with or without its header (jobs/parse_sacct.cpp).
+Expected<std::unique_ptr<LineParser>> make_sacct_parser(ParseContext& ctx, std::string_view head);
+/// True when the first line of `head` is a sacct -P header (JobID|...), or a headerless line of
+/// the documented --format list (a job id, ..., a state, an exit code N:M).
+bool looks_like_sacct(std::string_view head);
 /// nvidia-smi -q text and -q -x XML (telemetry/parse_smi_q.cpp, parse_smi_xml.cpp).
 Expected<std::unique_ptr<LineParser>> make_smi_q_parser(ParseContext& ctx, std::string_view head);
 Expected<std::unique_ptr<LineParser>> make_smi_xml_parser(ParseContext& ctx, std::string_view head);

@@ -485,6 +485,73 @@ std::string table_robustness(const BreakevenExtras& x, const breakeven::JobInput
 
 }  // namespace
 
+namespace {
+
+/// The Slurm energy beside the telemetry's: Slurm's plugin measures the nodes (CPUs and more with
+/// IPMI or RAPL), the telemetry the GPUs alone; their ratio is shown, never taken for the energy.
+std::string slurm_energy_text(const extract::JobRecord& j, double telemetry_kwh) {
+  if (!j.energy_j) return "energy not measured by Slurm (no energy plugin)";
+  const double kwh = *j.energy_j / 3.6e6;
+  return fmt::format("energy {:.4f} kWh measured by Slurm ({}), the GPUs' telemetry {:.4f} kWh ({:.0f} % of it)", kwh,
+                     j.energy_source.empty() ? "job" : j.energy_source, telemetry_kwh,
+                     kwh > 0 ? telemetry_kwh / kwh * 100 : 0.0);
+}
+
+/// "slurm     job 4242 (finetune) of alice on gpu01, 2 GPUs (a100), COMPLETED, exit 0; energy ..."
+std::string slurm_lines(const extract::Features& f, const breakeven::Result& r) {
+  std::string b;
+  for (const extract::JobRecord& j : f.jobs) {
+    std::string exit;
+    if (j.exit_code) exit = fmt::format(", exit {}", *j.exit_code);
+    if (j.exit_signal && *j.exit_signal != 0) exit += fmt::format(" (signal {})", *j.exit_signal);
+    b += fmt::format("slurm     job {}{} of {} on {}, {}{}, {}{}{}\n", j.id, j.name.empty() ? "" : " (" + j.name + ")",
+                     j.user.empty() ? "?" : j.user, j.nodelist.empty() ? "?" : j.nodelist,
+                     j.gpus ? text::counted(*j.gpus, "GPU") : "no GPU in AllocTRES",
+                     j.gpu_types.empty() ? "" : " (" + j.gpu_types + ")", j.state.empty() ? "state ?" : j.state, exit,
+                     j.end_ns ? "" : " (running: the window ends at the last sample)");
+    if (f.jobs.size() == 1) b += fmt::format("          {}\n", slurm_energy_text(j, r.energy_kwh));
+  }
+  return b;
+}
+
+void json_slurm(std::string& b, const extract::Features& f, const breakeven::Result& r) {
+  if (f.jobs.empty()) return;
+  b.append(",\n  \"slurm_jobs\": [");
+  for (std::size_t i = 0; i < f.jobs.size(); ++i) {
+    const extract::JobRecord& j = f.jobs[i];
+    b.append(i == 0 ? "\n    {\"id\": " : ",\n    {\"id\": ");
+    io::append_json_string(b, j.id);
+    for (const auto& [key, value] : {std::pair<std::string_view, const std::string&>{"name", j.name},
+                                     {"user", j.user},
+                                     {"nodelist", j.nodelist},
+                                     {"state", j.state}}) {
+      b.append(fmt::format(", \"{}\": ", key));
+      io::append_json_string(b, value);
+    }
+    b.append(", \"nodes\": [");
+    for (std::size_t n = 0; n < j.nodes.size(); ++n) {
+      if (n > 0) b.append(", ");
+      io::append_json_string(b, j.nodes[n]);
+    }
+    b.append(
+        fmt::format("], \"gpus\": {}, \"exit_code\": {}, \"energy_kwh\": ", j.gpus ? std::to_string(*j.gpus) : "null",
+                    j.exit_code ? std::to_string(*j.exit_code) : "null"));
+    if (j.energy_j)
+      num(b, *j.energy_j / 3.6e6);
+    else
+      b.append("null");
+    b.append(", \"energy_source\": ");
+    if (j.energy_j)
+      io::append_json_string(b, j.energy_source);
+    else
+      b.append("null");
+    b.append("}");
+  }
+  b.append(fmt::format("\n  ],\n  \"slurm_gpus_seen\": {}", r.job.energy_kwh.size()));
+}
+
+}  // namespace
+
 std::vector<std::size_t> incidents_shown(const breakeven::Result& r, std::size_t limit) {
   std::vector<std::size_t> out(r.incidents.size());
   for (std::size_t i = 0; i < out.size(); ++i) out[i] = i;
@@ -626,6 +693,7 @@ std::string breakeven_json(const breakeven::Result& r, const breakeven::CostConf
   solution(b, "use_hours_per_year", r.use_hours_per_year, true);
   b.append("  }");
   json_electricity(b, r, c, x);
+  json_slurm(b, f, r);
   json_incidents(b, r);
   json_robustness(b, x);
   if (x.findings) append_findings_json(b, *x.findings);
@@ -647,6 +715,7 @@ std::string breakeven_table(const breakeven::Result& r, const breakeven::CostCon
       : r.job.trace_busy_fraction
           ? fmt::format(" (telemetry; the profiler trace's busy share is {:.1f} %)", *r.job.trace_busy_fraction * 100)
           : std::string());
+  if (!f.jobs.empty()) b.insert(b.size() - 1, slurm_lines(f, r));  // before the blank line
   b += "local\n";
   if (c.tou.empty())
     b += fmt::format("  {:<12}{:>14}  {:.4f} kWh GPU + {:.0f} W system, x{:.2f} cooling, {} {}/kWh\n", "electricity",

@@ -146,4 +146,19 @@ run all.events prep --prometheus "$base" "${window[@]}"
 n=$(grep -c '"kind":"sample"' "$tmp/all.events")
 [ "$n" -eq $((81 * 2 + 81 - 12)) ] || fail "prep: $n samples, expected 231"
 grep -q "\"path\":\"prometheus:$base\"" "$tmp/all.events" || fail "prep: the summary does not name prometheus:$base"
+# 7. A Slurm job scopes the query: its saved sacct record (job 4242 on node01 over the window
+# above) gives the window and the node, no --from, --to or --match: the same indicators.
+printf '%s\n' 'JobID|JobName|User|Start|End|NodeList|AllocTRES|ConsumedEnergyRaw|State|ExitCode' \
+  '4242|train|alice|2025-06-12T08:00:00|2025-06-12T08:20:14|node01|billing=16,cpu=16,gres/gpu=2,mem=64G,node=1||COMPLETED|0:0' \
+  >"$tmp/job.txt"
+run job.json extract --prometheus "$base" --slurm-job 4242 --tz UTC "$tmp/job.txt"
+grep -q "scoped to Slurm job 4242: nodes node01" "$tmp/err" || fail "--slurm-job did not scope the query: $(cat "$tmp/err")"
+[ "$(jq -r '.window.chosen_by' "$tmp/job.json")" = slurm ] || fail "the job's window was not chosen by slurm"
+compare job.json prom1.json 'power_w|util|temp|clock|samples' 20 || fail "--slurm-job: other indicators than --match"
+# Two hosts in one extract: refused (their GPUs 0 would be read as one), naming the --match to give.
+rc=0
+"$gpucost" extract --prometheus "$base" "${window[@]}" >/dev/null 2>"$tmp/err" || rc=$?
+[ "$rc" -eq 2 ] && grep -q "names two hosts or more (node01, node02" "$tmp/err" ||
+  fail "two hosts in one extract: exit $rc: $(cat "$tmp/err")"
+
 echo "ok: Prometheus $(prometheus --version 2>&1 | head -1 | awk '{print $3}') and the CSV agree"

@@ -37,6 +37,7 @@ const std::map<std::string, std::string>& fixture_of_format() {
       {"nsys", "nsys/nsys2023_stats_csv.txt"},
       {"trainlog", "trainlog/asctime_default.log"},
       {"prometheus-json", "prometheus-json/dcgm_h100x2_10min.json"},
+      {"sacct", "sacct/cluster_gpu_jobs.txt"},
   };
   return kFixtures;
 }

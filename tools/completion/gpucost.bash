@@ -22,19 +22,20 @@ _gpucost_spec() {
     'prep')
       opts='-h --help --input-format --tz --date --start --interval --boot-time --year --fields
         --steps --max-line --top-kernels --pattern --host -j --jobs --strict -q --quiet -v
-        --verbose --prometheus --match --step -o --output --output-format --kinds --from --to'
+        --verbose --prometheus --match --step --slurm-job -o --output --output-format --kinds
+        --from --to'
       valued='--input-format --tz --date --start --interval --boot-time --year --fields --steps
-        --max-line --top-kernels --pattern --host -j --jobs --prometheus --match --step -o
-        --output --output-format --kinds --from --to'
+        --max-line --top-kernels --pattern --host -j --jobs --prometheus --match --step
+        --slurm-job -o --output --output-format --kinds --from --to'
       args='files' ;;
     'extract')
       opts='-h --help --input-format --tz --date --start --interval --boot-time --year --fields
         --steps --max-line --top-kernels --pattern --host -j --jobs --strict -q --quiet -v
-        --verbose --prometheus --match --step --from --to --temp-threshold --chain-window --list
-        --json -o --output'
+        --verbose --prometheus --match --step --from --to --slurm-job --temp-threshold
+        --chain-window --list --json -o --output'
       valued='--input-format --tz --date --start --interval --boot-time --year --fields --steps
         --max-line --top-kernels --pattern --host -j --jobs --prometheus --match --step --from
-        --to --temp-threshold --chain-window -o --output'
+        --to --slurm-job --temp-threshold --chain-window -o --output'
       args='files' ;;
     'merge')
       opts='-h --help -o --output'
@@ -44,12 +45,13 @@ _gpucost_spec() {
       opts='-h --help --input-format --tz --date --start --interval --boot-time --year --fields
         --steps --max-line --top-kernels --pattern --host -j --jobs --strict -q --quiet -v
         --verbose --prometheus --match --step -c --config --set --from --to --cloud --clouds
-        --speed-ratio --fill --list-clouds --compare-clouds --compare-kinds --mc --seed --json -o
-        --output --fail-above --explain --suggest --prom --mode --ledger --ledger-append'
+        --speed-ratio --fill --slurm-job --list-clouds --compare-clouds --compare-kinds --mc
+        --seed --json -o --output --fail-above --explain --suggest --prom --mode --ledger
+        --ledger-append'
       valued='--input-format --tz --date --start --interval --boot-time --year --fields --steps
         --max-line --top-kernels --pattern --host -j --jobs --prometheus --match --step -c
-        --config --set --from --to --cloud --clouds --speed-ratio --fill --compare-kinds --mc
-        --seed -o --output --suggest --prom --mode --ledger'
+        --config --set --from --to --cloud --clouds --speed-ratio --fill --slurm-job
+        --compare-kinds --mc --seed -o --output --suggest --prom --mode --ledger'
       args='files' ;;
     'offers')
       opts='-h --help'
@@ -104,7 +106,7 @@ _gpucost_spec() {
 # _gpucost_action SUBCOMMAND OPTION: sets action, how the option's value completes.
 _gpucost_action() {
   case "$1 $2" in
-    *' --input-format') action='words:dmon pmon query-csv journal-json dcgmi smi-q smi-xml syslog dmesg journal-text bug-report kineto-trace torch-table nsys trainlog prometheus-json' ;;
+    *' --input-format') action='words:dmon pmon query-csv journal-json dcgmi smi-q smi-xml syslog dmesg journal-text bug-report kineto-trace torch-table nsys trainlog prometheus-json sacct' ;;
     *' --tz') action='zones' ;;
     *' -o'|*' --output') action='files' ;;
     *' --output-format') action='words:jsonl tsv' ;;

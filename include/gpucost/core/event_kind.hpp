@@ -53,6 +53,8 @@ enum class EventKind : std::uint8_t {
   // training logs
   train,
   pattern,
+  // scheduler accounting (sacct)
+  job,
   other,
   count_  // number of kinds; keep last
 };
@@ -68,6 +70,7 @@ inline constexpr std::array<std::string_view, kEventKindCount> kEventKindNames =
     "profiler_op", "profiler_total", "nsys_kernel", "nsys_memop_time", "nsys_memop_size", "nsys_api", "nsys_nvtx",
     "nsys_row",
     "train", "pattern",
+    "job",
     ""};
 // clang-format on
 

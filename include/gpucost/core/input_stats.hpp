@@ -17,22 +17,23 @@ namespace gpucost {
 /// The formats prep reads. Their names, detection and parsers are prep's (gpucost/prep/prep.hpp).
 enum class Format {
   unknown,
-  dmon,          ///< nvidia-smi dmon
-  pmon,          ///< nvidia-smi pmon
-  query_csv,     ///< nvidia-smi --query-gpu CSV
-  smi_q,         ///< nvidia-smi -q text
-  smi_xml,       ///< nvidia-smi -q -x XML
-  dcgmi,         ///< dcgmi dmon
-  syslog,        ///< kern.log / syslog / messages (RFC 3164, RFC 3339 / ISO stamps)
-  dmesg,         ///< dmesg: raw, -T, --time-format=iso, <prio>, /dev/kmsg records, --decode
-  journal_json,  ///< journalctl -o json / json-pretty
-  journal_text,  ///< journalctl -o short* text modes
-  bug_report,    ///< nvidia-bug-report.log: sections handed to the parsers above
-  kineto,        ///< PyTorch profiler / Kineto trace JSON (read whole, not line by line)
-  torch_table,   ///< PyTorch profiler prof.key_averages().table(...)
-  nsys,          ///< Nsight Systems nsys stats / profile --stats=true summaries (text, CSV)
-  trainlog,      ///< Python training logs (HF/accelerate, Lightning, BasicSR, tqdm); --pattern lines
+  dmon,             ///< nvidia-smi dmon
+  pmon,             ///< nvidia-smi pmon
+  query_csv,        ///< nvidia-smi --query-gpu CSV
+  smi_q,            ///< nvidia-smi -q text
+  smi_xml,          ///< nvidia-smi -q -x XML
+  dcgmi,            ///< dcgmi dmon
+  syslog,           ///< kern.log / syslog / messages (RFC 3164, RFC 3339 / ISO stamps)
+  dmesg,            ///< dmesg: raw, -T, --time-format=iso, <prio>, /dev/kmsg records, --decode
+  journal_json,     ///< journalctl -o json / json-pretty
+  journal_text,     ///< journalctl -o short* text modes
+  bug_report,       ///< nvidia-bug-report.log: sections handed to the parsers above
+  kineto,           ///< PyTorch profiler / Kineto trace JSON (read whole, not line by line)
+  torch_table,      ///< PyTorch profiler prof.key_averages().table(...)
+  nsys,             ///< Nsight Systems nsys stats / profile --stats=true summaries (text, CSV)
+  trainlog,         ///< Python training logs (HF/accelerate, Lightning, BasicSR, tqdm); --pattern lines
   prometheus_json,  ///< Prometheus HTTP API query_range / query JSON (dcgm-exporter, nvidia_gpu_exporter series)
+  sacct,            ///< Slurm accounting records, sacct -P (jobs: window, nodes, GPUs, energy)
 };
 
 struct MalformedExample {

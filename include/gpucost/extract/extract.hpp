@@ -23,6 +23,9 @@ struct ExtractOptions {
   double fault_window_s = kDefaultFaultWindowS;
   /// -j: the GPUs' walks run on up to this many threads; the numbers are the same for any value.
   unsigned jobs = 1;
+  /// --slurm-job: the Slurm job among the inputs' `job` events whose start and end are the window
+  /// (flags still win); empty: the only job there is, if any (several: an error naming them).
+  std::string slurm_job;
 };
 
 /// Computes every indicator. Fails when there is no sample at all to choose a window from.

@@ -132,6 +132,22 @@ std::string fault_members_text(const WindowFault& fault);
 /// least as long as the one the faults were grouped with: the union of downtimes is kept.
 std::vector<WindowFault> regroup_faults(std::vector<WindowFault> faults, double window_s);
 
+/// A Slurm job (sacct's allocation line, a `job` event): what the cluster allotted it and how it
+/// ended (docs/indicators.md, "The Slurm job").
+struct JobRecord {
+  std::string id;  ///< as sacct prints it: 4242, 4242_7 (array task), 4242+1 (heterogeneous component)
+  std::string name, user, state;
+  std::string nodelist;              ///< as printed: node[01-02]
+  std::vector<std::string> nodes;    ///< expanded
+  std::optional<std::int64_t> gpus;  ///< AllocTRES gres/gpu; none when it names none
+  std::string gpu_types;             ///< gres/gpu:TYPE, comma-separated
+  std::optional<std::int64_t> exit_code, exit_signal, cancelled_by;
+  std::int64_t start_ns = 0;
+  std::optional<std::int64_t> end_ns;  ///< none: running when sacct was asked
+  std::optional<double> energy_j;      ///< ConsumedEnergyRaw; none: not measured (no energy plugin)
+  std::string energy_source;           ///< "job", "extern step" or "batch step"
+};
+
 struct Features {
   std::int64_t from_ns = 0, to_ns = 0;
   /// The window is [from, to) when --to gave its end, else [from, to].
@@ -160,6 +176,8 @@ struct Features {
   /// The zones the logs' local times were read in (--tz or the machine's), comma-separated when
   /// several; empty when no input had local times (a trace alone).
   std::string logs_tz;
+  /// The Slurm job the window was taken from (one), or the jobs of the merged documents.
+  std::vector<JobRecord> jobs;
 
   [[nodiscard]] double wall_s() const { return static_cast<double>(to_ns - from_ns) / 1e9; }
 };

@@ -6,6 +6,7 @@
 #include <gpucost/core/event_kind.hpp>
 #include <gpucost/core/event_sink.hpp>
 #include <gpucost/core/input_stats.hpp>
+#include <gpucost/extract/features.hpp>
 #include <gpucost/extract/incident_store.hpp>
 #include <gpucost/extract/sample_store.hpp>
 
@@ -43,6 +44,9 @@ struct TrainRate {
   double value = 0;
 };
 
+/// The job record of a `job` event (sacct).
+JobRecord job_record_of(const Event& event);
+
 /// The store's record of a "sample" event: its metrics, a reading beyond ±10^12 taken as none.
 Sample sample_of(const Event& event);
 
@@ -72,6 +76,9 @@ class SampleCollector final : public EventSink, public ForkableSink {
   /// The zones the inputs' local times were read in, comma-separated ("" when none had any).
   [[nodiscard]] const std::string& logs_tz() const { return m_logs_tz; }
   [[nodiscard]] const std::string& host() const { return m_host; }
+  /// A second host that telemetry samples name (empty when they name one at most): their GPUs
+  /// would be told apart by index alone, so extract refuses such a run.
+  [[nodiscard]] const std::string& other_sample_host() const { return m_other_sample_host; }
   /// The host the kernel and system logs name (the document's host when they are all there is).
   [[nodiscard]] const std::string& incident_host() const { return m_incident_host; }
   [[nodiscard]] const std::vector<TraceRecord>& trace_records() const { return m_trace; }
@@ -80,6 +87,8 @@ class SampleCollector final : public EventSink, public ForkableSink {
   /// --pattern events: (time, dur_ns or -1 when the pattern has no duration group).
   [[nodiscard]] const std::vector<std::pair<std::int64_t, std::int64_t>>& pattern_events() const { return m_patterns; }
   [[nodiscard]] const std::vector<TrainRate>& train_rates() const { return m_rates; }
+  /// The Slurm jobs of sacct inputs (`job` events), in input order.
+  [[nodiscard]] const std::vector<JobRecord>& jobs() const { return m_jobs; }
 
  private:
   void add_sample(const Event& ev);
@@ -92,8 +101,11 @@ class SampleCollector final : public EventSink, public ForkableSink {
   std::vector<std::pair<std::int64_t, std::string>> m_train;
   std::vector<std::pair<std::int64_t, std::int64_t>> m_patterns;
   std::vector<TrainRate> m_rates;
+  std::vector<JobRecord> m_jobs;
   IncidentStore m_incidents;
-  std::string m_host, m_incident_host, m_logs_tz;
+  void note_sample_host(std::string_view host);
+
+  std::string m_host, m_incident_host, m_logs_tz, m_other_sample_host;
   bool m_host_logs = false;  // a kernel log, dmesg, journal or bug report was among the inputs
 };
 
