@@ -29,8 +29,7 @@ constexpr std::int64_t kStep = 15'000'000'000;
 
 }  // namespace
 
-TEST_CASE("extract: samples of two hosts are refused, naming both and the --match to give",
-          "[extract][hosts]") {
+TEST_CASE("extract: samples of two hosts are refused, naming both and the --match to give", "[extract][hosts]") {
   extract::SampleCollector c;
   for (int k = 0; k < 4; ++k) {
     c.on_event(sample("node01", 0, kT0 + k * kStep));
