@@ -225,15 +225,17 @@ class PrometheusJsonParser final : public LineParser {
   // ---- reading --------------------------------------------------------------------------
 
   static bool read_all(io::LineReader& reader, std::string& text, ParseContext& ctx) {
-    constexpr std::size_t kChunk = 1 << 20;
+    // Reads grow with the input from 64 KiB: a short answer (and each fuzz run) does not fill a
+    // megabyte it never uses.
     std::size_t size = 0;
     for (;;) {
       if (size >= kMaxInputBytes) {
         ctx.stats.truncated = fmt::format("input larger than {} MiB: the rest is not read", kMaxInputBytes >> 20);
         break;
       }
-      text.resize(size + kChunk);
-      const std::size_t n = reader.read_bytes(text.data() + size, std::min(kChunk, kMaxInputBytes - size));
+      const std::size_t chunk = std::max<std::size_t>(std::size_t{64} << 10, size);
+      text.resize(size + chunk);
+      const std::size_t n = reader.read_bytes(text.data() + size, std::min(chunk, kMaxInputBytes - size));
       if (n == 0) break;
       size += n;
     }
@@ -244,7 +246,8 @@ class PrometheusJsonParser final : public LineParser {
 
   void parse_documents(const std::string& text, ParseContext& ctx) {
     simdjson::dom::parser parser;
-    const std::size_t batch = std::max<std::size_t>(text.size(), 1 << 20);
+    // One batch holds the whole input, so that any document fits; its buffers are sized by it.
+    const std::size_t batch = std::max<std::size_t>(text.size(), 4096);
     simdjson::dom::document_stream docs;
     if (parser.parse_many(text.data(), text.size(), batch).get(docs) != simdjson::SUCCESS) {
       count_bad_document(ctx, 1, "not JSON");
