@@ -32,11 +32,6 @@ struct OffersUpdateArgs {
   bool dry_run = false, quiet = false;
 };
 
-std::string env(const char* name) {
-  const char* v = std::getenv(name);
-  return v != nullptr ? std::string(v) : std::string();
-}
-
 bool known(std::string_view provider) {
   const auto& all = prices::known_providers();
   return std::find(all.begin(), all.end(), provider) != all.end();
@@ -51,7 +46,7 @@ std::pair<std::string, std::string> split_pair(std::string_view s) {
 
 Expected<prices::UpdateRequest> request_from(const OffersUpdateArgs& a, std::vector<std::string>& notes) {
   prices::UpdateRequest r;
-  r.gcp_key = env("GPUCOST_GCP_API_KEY");
+  r.gcp_key = env_or_empty("GPUCOST_GCP_API_KEY");
   r.gpu = a.gpu;
   r.today = today_date();
   for (const std::string& p : a.providers) {
@@ -119,8 +114,7 @@ int run_offers_update(const OffersUpdateArgs& a) {
   http.user_agent = "gpucost-offers-update";
   http.timeout_s = a.timeout_s;
   http.connect_timeout_s = std::min(a.timeout_s, http.connect_timeout_s);
-  if (const auto ms = text::parse_double(env("GPUCOST_HTTP_BACKOFF_MS")); ms && *ms >= 0)
-    http.backoff_ms = static_cast<int>(*ms);
+  apply_http_backoff_env(http);
   const auto fetcher = io::make_http_fetcher(http);
   auto update = prices::fetch_updates(*request, *fetcher);
   if (!a.quiet)

@@ -125,4 +125,14 @@ std::uint64_t report_inputs(const std::vector<InputStats>& stats, bool quiet) {
   return malformed;
 }
 
+std::string env_or_empty(const char* name) {
+  const char* v = std::getenv(name);
+  return v != nullptr ? std::string(v) : std::string();
+}
+
+void apply_http_backoff_env(io::HttpOptions& http) {
+  if (const auto ms = text::parse_double(env_or_empty("GPUCOST_HTTP_BACKOFF_MS")); ms && *ms >= 0)
+    http.backoff_ms = static_cast<int>(*ms);
+}
+
 }  // namespace gpucost::cli

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <gpucost/core/error.hpp>
+#include <gpucost/io/http.hpp>
 #include <gpucost/prep/prep.hpp>
 
 #include <cstdint>
@@ -29,5 +30,10 @@ int fail(const Error& e);
 /// Prints warnings for malformed lines (first examples as file:line: reason: excerpt),
 /// truncation and notes. Returns the number of malformed lines over all inputs.
 std::uint64_t report_inputs(const std::vector<InputStats>& stats, bool quiet);
+
+/// The variable's value, empty when it is not set.
+std::string env_or_empty(const char* name);
+/// GPUCOST_HTTP_BACKOFF_MS (tests make the retries' wait small) over `http`'s backoff.
+void apply_http_backoff_env(io::HttpOptions& http);
 
 }  // namespace gpucost::cli

@@ -138,11 +138,6 @@ Status check_terminal_stdin(const InputArgs& a) {
   return {};
 }
 
-std::string_view env_or_empty(const char* name) {
-  const char* v = std::getenv(name);
-  return v != nullptr ? std::string_view(v) : std::string_view();
-}
-
 /// --prometheus: the window's series fetched, as one input in memory; notes and a warning on
 /// stderr (the credentials are never printed).
 Expected<pipeline::ProbedInput> fetch_prometheus_input(const InputArgs& a, const pipeline::PrometheusSettings& settings,
@@ -171,8 +166,7 @@ Expected<pipeline::ProbedInput> fetch_prometheus_input(const InputArgs& a, const
     fmt::print(stderr, "{} GPUCOST_PROMETHEUS_INSECURE=1: the server's TLS certificate is not checked\n",
                prefix(Level::warning));
   io::HttpOptions http = pipeline::prometheus_http_options(*auth);
-  if (const auto ms = text::parse_double(env_or_empty("GPUCOST_HTTP_BACKOFF_MS")); ms && *ms >= 0)
-    http.backoff_ms = static_cast<int>(*ms);
+  apply_http_backoff_env(http);
   const auto fetcher = io::make_http_fetcher(http);
   auto fetched = pipeline::fetch_prometheus(*query, *fetcher);
   if (!fetched) return fetched.error();
