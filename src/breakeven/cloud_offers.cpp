@@ -169,8 +169,9 @@ JobShape job_shape(const extract::Features& f, const std::vector<std::string>& g
     const auto used = extract::value_of(g.indicators, "fb_used_max_mib");
     if (!used) continue;
     s.peak_fb_mib = std::max(s.peak_fb_mib.value_or(0.0), *used);
-    if (const auto headroom = extract::value_of(g.indicators, "fb_headroom_min_mib"))
-      s.local_fb_mib = std::max(s.local_fb_mib.value_or(0.0), *used + *headroom);
+    // The GPU's memory: the smallest memory.total - memory.used the samples gave, plus the peak.
+    if (const auto free = g.partials.find("fb_free.min"); free != g.partials.end())
+      s.local_fb_mib = std::max(s.local_fb_mib.value_or(0.0), *used + free->second);
   }
   if (gpu_names.size() == 1) s.local_model = gpu_names.front();  // several models: no one ratio
   return s;

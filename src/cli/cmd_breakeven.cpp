@@ -102,6 +102,7 @@ Runner define_breakeven(CLI::App& cmd) {
   add_prometheus_options(&cmd, args->in);
   add_model_options(&cmd, *args);
   add_slurm_option(&cmd, args->in);
+  add_work_options(&cmd, args->in);
   cmd.add_flag("--list-clouds", args->list_clouds,
                "list the cloud catalogue (with --json: as JSON) and exit; gpucost offers list filters it")
       ->group("Model");

@@ -34,6 +34,7 @@ int run_extract(const ExtractArgs& args) {
   window->chain_window_s = args.chain_window_s;
   window->jobs = inputs->prep.jobs;
   window->slurm_job = args.in.slurm_job;
+  apply_work_options(args.in, *window);
   extract::SampleCollector samples;
   std::vector<InputStats> stats;
   if (auto st = pipeline::collect_inputs(inputs->probed, inputs->prep, inputs->clock, samples, stats); !st) {
@@ -60,6 +61,7 @@ Runner define_extract(CLI::App& cmd) {
       ->group("Window");
   cmd.add_option("--to", args->to, "window end, exclusive")->type_name("TIME")->group("Window");
   add_slurm_option(&cmd, args->in);
+  add_work_options(&cmd, args->in);
   cmd.add_option("--temp-threshold", args->temp_threshold_c,
                  "GPU temperature threshold of F012, F064, F067 and the chain, °C (default 78)")
       ->check(CLI::Range(-50.0, 150.0))

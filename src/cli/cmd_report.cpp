@@ -44,6 +44,7 @@ Runner define_report(CLI::App& cmd) {
   add_input_options(&cmd, args->model.in);
   add_prometheus_options(&cmd, args->model.in);
   add_model_options(&cmd, args->model);
+  add_work_options(&cmd, args->model.in);
   cmd.add_option("--temp-threshold", args->temp_threshold_c,
                  "temperature drawn as the threshold line, \u00b0C (default 78)")
       ->type_name("C")

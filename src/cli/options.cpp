@@ -309,6 +309,26 @@ void add_slurm_option(CLI::App* app, InputArgs& a) {
       ->group("Window");
 }
 
+void add_work_options(CLI::App* app, InputArgs& a) {
+  app->add_option("--tokens-per-step", a.tokens_per_step,
+                  "tokens one optimizer step trains (batch x sequence length x accumulation x ranks), for "
+                  "work_tokens when the training log counts none (HF num_input_tokens_seen)")
+      ->check(CLI::PositiveNumber)
+      ->type_name("N")
+      ->group("Work");
+  app->add_option("--samples-per-step", a.samples_per_step,
+                  "samples one optimizer step trains (the global batch size), for work_samples when the training log "
+                  "has no HF summary")
+      ->check(CLI::PositiveNumber)
+      ->type_name("N")
+      ->group("Work");
+}
+
+void apply_work_options(const InputArgs& a, extract::ExtractOptions& window) {
+  window.tokens_per_step = a.tokens_per_step;
+  window.samples_per_step = a.samples_per_step;
+}
+
 void add_clock_and_verbosity_options(CLI::App* app, InputArgs& a) {
   add_host_option(app, a);
   add_tz_option(app, a);
@@ -487,6 +507,7 @@ Expected<ModelRun> model_setup(const ModelArgs& a) {
   window->fault_window_s = config->fault_window_s;  // logs read here group faults as the config says
   window->jobs = inputs->prep.jobs;
   window->slurm_job = a.in.slurm_job;
+  apply_work_options(a.in, *window);
   return ModelRun{std::move(*config), *chosen, std::move(*inputs), *window};
 }
 

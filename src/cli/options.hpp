@@ -43,12 +43,18 @@ struct InputArgs {
   bool strict = false, quiet = false;
   int verbose = 0;
   std::string slurm_job;  ///< --slurm-job: the job's sacct record is an input and its window the window
+  /// --tokens-per-step / --samples-per-step: a step's work when the training log counts none.
+  std::optional<double> tokens_per_step, samples_per_step;
 };
 
 /// The input files and every input option (prep, extract, trace, breakeven, report, batch).
 void add_input_options(CLI::App* app, InputArgs& a);
 /// --slurm-job (prep, extract, breakeven).
 void add_slurm_option(CLI::App* app, InputArgs& a);
+/// --tokens-per-step and --samples-per-step (extract, breakeven, report).
+void add_work_options(CLI::App* app, InputArgs& a);
+/// The window's work options from the flags.
+void apply_work_options(const InputArgs& a, extract::ExtractOptions& window);
 /// --tz, --host, -q and -v alone (record, which reads the logs it writes itself).
 void add_clock_and_verbosity_options(CLI::App* app, InputArgs& a);
 /// --prometheus, --match and --step (prep, extract, breakeven, report): telemetry from a

@@ -7,6 +7,8 @@
 //   host_events.cpp          incidents with downtime, faults (faults.cpp), the chain, sessions
 //   trace_indicators.cpp     profiler traces, tables and nsys summaries
 //   training_indicators.cpp  profiler steps, training throughput, --pattern lines
+//   work_indicators.cpp      the work done (steps, samples, tokens, epochs) and energy per unit of it
+//   process_indicators.cpp   the processes on each GPU (pmon) and those holding its device files
 // Every formula is in docs/indicators.md; the unit tests recompute them by hand.
 #include <gpucost/extract/extract.hpp>
 
@@ -16,9 +18,11 @@
 #include "gpu_indicators.hpp"
 #include "host_events.hpp"
 #include "incident_counts.hpp"
+#include "process_indicators.hpp"
 #include "trace_indicators.hpp"
 #include "training_indicators.hpp"
 #include "window.hpp"
+#include "work_indicators.hpp"
 
 #include <fmt/format.h>
 
@@ -97,6 +101,8 @@ Expected<Features> compute_features(const SampleCollector& samples, const Extrac
   detail::add_trace_indicators(samples, f);
   detail::pattern_indicators(samples, f, f.host_indicators);
   detail::training_indicators(samples, f, f.host_indicators);
+  detail::work_indicators(samples, {options.tokens_per_step, options.samples_per_step}, f);
+  detail::process_indicators(samples, f);
   return f;
 }
 

@@ -1,5 +1,5 @@
 // Faults: the Xid, GPU-lost and fatal AER events of one GPU grouped by a burst window, each
-// group priced once (docs/cost-model.md, "Faults"; docs/indicators.md, F138-F143).
+// group priced once (docs/cost-model.md, "Faults"; docs/indicators.md, F094, F097, F098, F105, F107, F108).
 #pragma once
 
 #include <gpucost/extract/features.hpp>
@@ -52,7 +52,7 @@ class FaultBuilder {
   std::vector<WindowFault> m_done;
 };
 
-/// fault_count and fault_<bucket>_count (F138-F143) from f.faults; null with `reason` when no
+/// fault_count and fault_<bucket>_count (F094, F097, F098, F105, F107, F108) from f.faults; null with `reason` when no
 /// host log was read.
 void fault_indicators(Features& f, const std::string& reason = {});
 

@@ -177,7 +177,16 @@ std::vector<std::pair<std::string_view, double>> sample_fields(const Sample& s) 
           {"pcie_gen_max", u(s.pcie_gen_max)},
           {"pcie_width", u(s.pcie_width)},
           {"pcie_width_max", u(s.pcie_width_max)},
-          {"energy_mj", s.energy_mj}};
+          {"energy_mj", s.energy_mj},
+          {"sm_active", f(s.sm_active)},
+          {"sm_occupancy", f(s.sm_occupancy)},
+          {"tensor_active", f(s.tensor_active)},
+          {"dram_active", f(s.dram_active)},
+          {"fp64_active", f(s.fp64_active)},
+          {"fp32_active", f(s.fp32_active)},
+          {"fp16_active", f(s.fp16_active)},
+          {"nvlink_tx_mb_s", f(s.nvlink_tx_mb_s)},
+          {"nvlink_rx_mb_s", f(s.nvlink_rx_mb_s)}};
 }
 
 void write_sample(std::string& b, const Sample& s) {
@@ -662,6 +671,15 @@ Status read_sample(simdjson::dom::element e, std::optional<Sample>& out, const s
   s.pcie_width = u8("pcie_width");
   s.pcie_width_max = u8("pcie_width_max");
   s.energy_mj = num("energy_mj");
+  s.sm_active = flt("sm_active");
+  s.sm_occupancy = flt("sm_occupancy");
+  s.tensor_active = flt("tensor_active");
+  s.dram_active = flt("dram_active");
+  s.fp64_active = flt("fp64_active");
+  s.fp32_active = flt("fp32_active");
+  s.fp16_active = flt("fp16_active");
+  s.nvlink_tx_mb_s = flt("nvlink_tx_mb_s");
+  s.nvlink_rx_mb_s = flt("nvlink_rx_mb_s");
   out = s;
   return {};
 }
@@ -776,10 +794,12 @@ Expected<Features> features_from_json(std::string_view text, const std::string& 
   std::int64_t version = 0;
   if (doc["schema"].get_string().get(schema) != simdjson::SUCCESS || schema != kFeaturesSchema)
     return make_error(ErrorKind::schema, fmt::format("{}: not a gpucost.features document", path));
-  if (doc["version"].get_int64().get(version) != simdjson::SUCCESS || version != kFeaturesVersion)
+  if (doc["version"].get_int64().get(version) != simdjson::SUCCESS || version < kOldestFeaturesVersion ||
+      version > kFeaturesVersion)
     return make_error(ErrorKind::schema, fmt::format("{}: gpucost.features version {} is not supported", path, version),
                       "re-run `gpucost extract` with this version of gpucost");
   Features f;
+  f.version = static_cast<int>(version);
   simdjson::dom::object window;
   if (doc["window"].get_object().get(window) != simdjson::SUCCESS ||
       window["from_ns"].get_int64().get(f.from_ns) != simdjson::SUCCESS ||

@@ -34,22 +34,20 @@ enum class HostRule { mean, sum, max, min };
 HostRule host_rule(std::string_view key) {
   static constexpr std::string_view kSums[] = {"energy_kwh",
                                                "samples",
-                                               "energy_left_kwh",
-                                               "energy_right_kwh",
                                                "energy_low_kwh",
                                                "energy_high_kwh",
                                                "idle_energy_kwh",
                                                "gap_count",
-                                               "temp_crossings",
                                                "throttle_onsets",
-                                               "busy_s",
                                                "temp_rolling_crossings",
                                                "energy_kwh_from_power",
-                                               "energy_counter_resets"};
-  static constexpr std::string_view kMaxima[] = {"power_max_w",     "temp_max_c",      "sample_interval_max_s",
-                                                 "mem_temp_max_c",  "fb_used_max_mib", "pcie_rx_max_mb_s",
-                                                 "pcie_tx_max_mb_s"};
-  static constexpr std::string_view kMinima[] = {"power_min_w", "fb_headroom_min_mib"};
+                                               "energy_counter_resets",
+                                               "idle_processes",
+                                               "idle_process_fb_mib"};
+  static constexpr std::string_view kMaxima[] = {"power_max_w",      "temp_max_c",      "sample_interval_max_s",
+                                                 "mem_temp_max_c",   "fb_used_max_mib", "pcie_rx_max_mb_s",
+                                                 "pcie_tx_max_mb_s", "processes_max"};
+  static constexpr std::string_view kMinima[] = {"power_min_w"};
   if (std::find(std::begin(kSums), std::end(kSums), key) != std::end(kSums)) return HostRule::sum;
   if (std::find(std::begin(kMaxima), std::end(kMaxima), key) != std::end(kMaxima)) return HostRule::max;
   if (std::find(std::begin(kMinima), std::end(kMinima), key) != std::end(kMinima)) return HostRule::min;
@@ -100,25 +98,37 @@ void host_ratios(const Features& f, double filled_j, double energy_j, IndicatorS
     set_value(out, "energy_filled_fraction", filled_j / energy_j);
   else
     set_absent(out, "energy_filled_fraction", "energy is 0");
-  const IndicatorValue busy = out["busy_s"];
-  if (!energy.value || !busy.value)
-    set_absent(out, "energy_per_busy_hour_kwh", !energy.value ? energy.reason : busy.reason);
-  else if (*busy.value > 0)
-    set_value(out, "energy_per_busy_hour_kwh", *energy.value / (*busy.value / 3600));
+  // Busy time (covered utilisation time above 0 %) and the energy with a utilisation reading,
+  // summed from the GPUs' partials: the host's ratios of sums.
+  double busy_s = 0, idle_j = 0, util_known_j = 0;
+  bool utilisation = false;
+  for (const GpuFeatures& g : f.gpus) {
+    const auto sum = [&](const char* name) {
+      const double v = partial(g.partials, name);
+      return std::isnan(v) ? 0.0 : v;
+    };
+    utilisation = utilisation || sum("util.n") > 0;
+    busy_s += sum("util.cov_s") - sum("util.zero_s");
+    idle_j += sum("idle.energy_j");
+    util_known_j += sum("util_known.energy_j");
+  }
+  if (!energy.value)
+    set_absent(out, "energy_per_busy_hour_kwh", energy.reason);
+  else if (!utilisation)
+    set_absent(out, "energy_per_busy_hour_kwh", "no utilisation samples (MIG mode prints none)");
+  else if (busy_s > 0)
+    set_value(out, "energy_per_busy_hour_kwh", *energy.value / (busy_s / 3600));
   else
     set_absent(out, "energy_per_busy_hour_kwh", "no busy time (utilisation > 0 %)");
-  power_vs_counter(f, out);
-  double lowest = kNaN;
-  for (const GpuFeatures& g : f.gpus) {
-    const auto it = g.indicators.find("coverage");
-    if (it != g.indicators.end() && it->second.value && !(*it->second.value >= lowest)) lowest = *it->second.value;
-  }
-  if (std::isnan(lowest))
-    set_absent(out, "coverage_min",
-               f.gpus.empty() ? std::string(kNoGpuTelemetry)
-                              : std::string("no GPU has a coverage (empty window or only traces)"));
+  if (!utilisation)
+    set_absent(
+        out, "idle_energy_share",
+        f.gpus.empty() ? std::string(kNoGpuTelemetry) : std::string("no utilisation samples (MIG mode prints none)"));
+  else if (util_known_j > 0)
+    set_value(out, "idle_energy_share", idle_j / util_known_j);
   else
-    set_value(out, "coverage_min", lowest);
+    set_absent(out, "idle_energy_share", "no covered power interval with a utilisation reading, or its energy is 0");
+  power_vs_counter(f, out);
 }
 
 /// Adds a GPU's profile to the walk's (moved whole into an empty one, the usual case).
@@ -196,7 +206,9 @@ void host_from_gpus(Features& f, double filled_j, double energy_j) {
   set_value(out, "gpu_count", static_cast<double>(f.gpus.size()));
   for (const IndicatorDef& def : catalogue()) {
     const std::string key(def.key);
-    if (key == "wall_s" || def.scope == Scope::host_only || def.category == "trace") continue;  // set on their own
+    // Set on their own: the traces' (trace_indicators.cpp) and the processes' (process_indicators.cpp).
+    if (key == "wall_s" || def.scope == Scope::host_only || def.category == "trace" || def.category == "processes")
+      continue;
     const HostRule rule = host_rule(key);
     double acc = rule == HostRule::max   ? -std::numeric_limits<double>::infinity()
                  : rule == HostRule::min ? std::numeric_limits<double>::infinity()
@@ -235,7 +247,7 @@ void host_from_gpus(Features& f, double filled_j, double energy_j) {
 
 void no_telemetry(IndicatorSet& out) {
   for (const IndicatorDef& d : catalogue())
-    if (d.category != "trace" && d.scope != Scope::host_only && d.key != "wall_s")
+    if (d.category != "trace" && d.category != "processes" && d.scope != Scope::host_only && d.key != "wall_s")
       set_absent(out, d.key, "no telemetry samples for this GPU (only a profiler trace)");
 }
 

@@ -26,11 +26,15 @@ struct Reason {
   const char* name;
   std::uint64_t bits;
   std::uint8_t slot;  // Special of its time
+  bool indicator;     // has a throttle_NAME_fraction (sync boost and idle down-clocking keep their partials only)
 };
 // HW slowdown includes the power brake, as nvidia-smi -q's "HW Slowdown" line does.
 
-constexpr std::array<const char*, kHeldCount> kHeldNames = {"power", "util", "temp", "pclk", "mem_temp", "mem_util",
-                                                            "mclk",  "fb",   "enc",  "dec",  "rx",       "tx"};
+constexpr std::array<const char*, kHeldCount> kHeldNames = {
+    "power",       "util",         "temp",          "pclk",        "mem_temp",    "mem_util",
+    "mclk",        "fb",           "enc",           "dec",         "rx",          "tx",
+    "sm_active",   "sm_occupancy", "tensor_active", "dram_active", "fp64_active", "fp32_active",
+    "fp16_active", "nvlink_tx",    "nvlink_rx"};
 // The generic slots of a held metric, in GpuWalker::m_held order.
 enum Slot : std::uint8_t { n, plain_sum, cov_s, held, right, trap, held2, zero_s, plain_zero, above_s };
 constexpr std::array<const char*, 10> kSlotNames = {"n",    "sum",   "cov_s",  "held",       "right",
@@ -39,22 +43,22 @@ constexpr std::array<const char*, 10> kSlotNames = {"n",    "sum",   "cov_s",  "
 // The specials of GpuWalker::m_special, named in kSpecialNames.
 // clang-format off
 enum Special : std::uint8_t {
-  k_samples, k_interval_max, k_interval_covered_s, k_interval_gaps, k_temp_crossings, k_idle_power_s, k_idle_energy_j, k_limit_cov_s, k_limit_near_s, k_limit_share_sum, k_limit_share_n, k_pcie_n, k_pcie_gen_ratio_sum, k_pcie_width_ratio_sum, k_pclk_rated_max, k_mclk_rated_max, k_fb_total_max, k_fb_free_min, k_throttle_n, k_throttle_cov_s, k_throttle_onsets, k_throttle_power_cap_s, k_throttle_hw_slowdown_s, k_throttle_hw_thermal_s, k_throttle_sw_thermal_s, k_throttle_sync_boost_s, k_throttle_idle_s, k_starved_s, k_starved_cov_s, k_busy_clock_held, k_busy_clock_s, k_counter_n, k_counter_cov_s, k_counter_j, k_counter_resets,
+  k_samples, k_interval_max, k_interval_covered_s, k_interval_gaps, k_temp_crossings, k_idle_power_s, k_idle_energy_j, k_limit_cov_s, k_limit_near_s, k_limit_share_sum, k_limit_share_n, k_pcie_n, k_pcie_gen_ratio_sum, k_pcie_width_ratio_sum, k_pclk_rated_max, k_mclk_rated_max, k_fb_total_max, k_fb_free_min, k_throttle_n, k_throttle_cov_s, k_throttle_onsets, k_throttle_power_cap_s, k_throttle_hw_slowdown_s, k_throttle_hw_thermal_s, k_throttle_sw_thermal_s, k_throttle_sync_boost_s, k_throttle_idle_s, k_starved_s, k_starved_cov_s, k_busy_clock_held, k_busy_clock_s, k_counter_n, k_counter_cov_s, k_counter_j, k_counter_resets, k_busy_smact_held, k_busy_smact_s, k_util_energy_j,
   kSpecialCount
 };
 constexpr std::array<const char*, kSpecialCount> kSpecialNames = {
-    "samples", "interval.max", "interval.covered_s", "interval.gaps", "temp.crossings", "idle.power_s", "idle.energy_j", "limit.cov_s", "limit.near_s", "limit.share_sum", "limit.share_n", "pcie.n", "pcie.gen_ratio_sum", "pcie.width_ratio_sum", "pclk_rated.max", "mclk_rated.max", "fb_total.max", "fb_free.min", "throttle.n", "throttle.cov_s", "throttle.onsets", "throttle.power_cap_s", "throttle.hw_slowdown_s", "throttle.hw_thermal_s", "throttle.sw_thermal_s", "throttle.sync_boost_s", "throttle.idle_s", "starved.s", "starved.cov_s", "busy_clock.held", "busy_clock.s", "counter.n", "counter.cov_s", "counter.j", "counter.resets"};
+    "samples", "interval.max", "interval.covered_s", "interval.gaps", "temp.crossings", "idle.power_s", "idle.energy_j", "limit.cov_s", "limit.near_s", "limit.share_sum", "limit.share_n", "pcie.n", "pcie.gen_ratio_sum", "pcie.width_ratio_sum", "pclk_rated.max", "mclk_rated.max", "fb_total.max", "fb_free.min", "throttle.n", "throttle.cov_s", "throttle.onsets", "throttle.power_cap_s", "throttle.hw_slowdown_s", "throttle.hw_thermal_s", "throttle.sw_thermal_s", "throttle.sync_boost_s", "throttle.idle_s", "starved.s", "starved.cov_s", "busy_clock.held", "busy_clock.s", "counter.n", "counter.cov_s", "counter.j", "counter.resets", "busy_smact.held", "busy_smact.s", "util_known.energy_j"};
 // clang-format on
 
 constexpr std::array<Reason, 6> kReasons = {
-    {{"power_cap", throttle::kSwPowerCap, k_throttle_power_cap_s},
-     {"hw_slowdown", throttle::kHwSlowdown | throttle::kHwPowerBrakeSlowdown, k_throttle_hw_slowdown_s},
-     {"hw_thermal", throttle::kHwThermalSlowdown, k_throttle_hw_thermal_s},
-     {"sw_thermal", throttle::kSwThermalSlowdown, k_throttle_sw_thermal_s},
-     {"sync_boost", throttle::kSyncBoost, k_throttle_sync_boost_s},
-     {"idle", throttle::kGpuIdle, k_throttle_idle_s}}};
+    {{"power_cap", throttle::kSwPowerCap, k_throttle_power_cap_s, true},
+     {"hw_slowdown", throttle::kHwSlowdown | throttle::kHwPowerBrakeSlowdown, k_throttle_hw_slowdown_s, true},
+     {"hw_thermal", throttle::kHwThermalSlowdown, k_throttle_hw_thermal_s, true},
+     {"sw_thermal", throttle::kSwThermalSlowdown, k_throttle_sw_thermal_s, true},
+     {"sync_boost", throttle::kSyncBoost, k_throttle_sync_boost_s, false},
+     {"idle", throttle::kGpuIdle, k_throttle_idle_s, false}}};
 
-static_assert(kSpecialCount == 35, "GpuWalker::m_special holds every Special");
+static_assert(kSpecialCount == 38, "GpuWalker::m_special holds every Special");
 
 double secs(std::int64_t ns) { return static_cast<double>(ns) / 1e9; }
 double wide(float v) { return static_cast<double>(v); }
@@ -73,6 +77,15 @@ double value_of(const Sample& s, Held m) {
     case Held::dec: return s.dec_pct;
     case Held::rx: return s.rxpci_mb_s;
     case Held::tx: return s.txpci_mb_s;
+    case Held::sm_active: return s.sm_active;
+    case Held::sm_occupancy: return s.sm_occupancy;
+    case Held::tensor_active: return s.tensor_active;
+    case Held::dram_active: return s.dram_active;
+    case Held::fp64_active: return s.fp64_active;
+    case Held::fp32_active: return s.fp32_active;
+    case Held::fp16_active: return s.fp16_active;
+    case Held::nvlink_tx: return s.nvlink_tx_mb_s;
+    case Held::nvlink_rx: return s.nvlink_rx_mb_s;
     case Held::count_: break;
   }
   return kNaN;
@@ -146,6 +159,7 @@ void GpuWalker::add_held_interval(Held m, const Sample& prev, const Sample& cur,
       m_special[k_idle_power_s] += dt;
       m_special[k_idle_energy_j] += trapezoid;
     }
+    if (!std::isnan(prev.util_pct)) m_special[k_util_energy_j] += trapezoid;  // idle_energy_share's whole
     if (!std::isnan(prev.power_limit_w)) {
       m_special[k_limit_cov_s] += dt;
       if (pv >= kNearLimit * wide(prev.power_limit_w)) m_special[k_limit_near_s] += dt;
@@ -156,6 +170,9 @@ void GpuWalker::add_held_interval(Held m, const Sample& prev, const Sample& cur,
   } else if (m == Held::pclk && prev.util_pct > 0) {
     m_special[k_busy_clock_held] += pv * dt;
     m_special[k_busy_clock_s] += dt;
+  } else if (m == Held::sm_active && prev.util_pct > 0) {
+    m_special[k_busy_smact_held] += pv * dt;
+    m_special[k_busy_smact_s] += dt;
   }
 }
 
@@ -400,16 +417,13 @@ void job_indicators(const Partials& p, double wall_s, IndicatorSet& out) {
   set_value(out, "gap_count", sum_of(p, "interval.gaps"));
 }
 
-void energy_bounds(const HeldView& pw, double mean, double filled, double uncovered, IndicatorSet& out) {
+void energy_bounds(const HeldView& pw, double uncovered, IndicatorSet& out) {
   const double left_j = pw.get("held"), right_j = pw.get("right");
-  set_value(out, "energy_left_kwh", (left_j + filled) / kJoulesPerKwh);
-  set_value(out, "energy_right_kwh", (right_j + filled) / kJoulesPerKwh);
   const double err_j = kPowerErrorW * pw.cov();
   const double low = std::min(left_j, right_j) - err_j + pw.min() * uncovered;
   const double high = std::max(left_j, right_j) + err_j + pw.max() * uncovered;
   set_value(out, "energy_low_kwh", std::max(0.0, low) / kJoulesPerKwh);
   set_value(out, "energy_high_kwh", high / kJoulesPerKwh);
-  (void)mean;
 }
 
 constexpr const char* kNoUtilisation = "no utilisation samples (MIG mode prints none)";
@@ -435,11 +449,13 @@ void power_extras(const Partials& p, const HeldView& pw, const HeldView& ut, dou
     set_absent(out, "power_cv", cov > 0 ? "mean power is 0" : "no covered power interval");
   }
   if (ut.count() == 0) {
-    for (auto k : {"idle_power_w", "idle_energy_kwh"}) set_absent(out, k, kNoUtilisation);
+    for (auto k : {"idle_power_w", "idle_energy_kwh", "idle_energy_share"}) set_absent(out, k, kNoUtilisation);
   } else {
     ratio(out, "idle_power_w", sum_of(p, "idle.energy_j"), sum_of(p, "idle.power_s"),
           "no covered power interval at 0 % utilisation");
     set_value(out, "idle_energy_kwh", sum_of(p, "idle.energy_j") / kJoulesPerKwh);
+    ratio(out, "idle_energy_share", sum_of(p, "idle.energy_j"), sum_of(p, "util_known.energy_j"),
+          "no covered power interval with a utilisation reading, or its energy is 0");
   }
   energy_per_busy_hour(p, energy_j, out);
   if (sum_of(p, "limit.cov_s") > 0)
@@ -453,10 +469,9 @@ void power_extras(const Partials& p, const HeldView& pw, const HeldView& ut, dou
 GpuEnergy power_indicators(const Partials& p, double wall_s, IndicatorSet& out) {
   const HeldView pw{p, "power"}, ut{p, "util"};
   if (pw.count() == 0) {
-    for (auto k :
-         {"energy_kwh", "energy_filled_fraction", "power_mean_w", "power_max_w", "energy_left_kwh", "energy_right_kwh",
-          "energy_low_kwh", "energy_high_kwh", "power_min_w", "power_cv", "idle_power_w", "idle_energy_kwh",
-          "energy_per_busy_hour_kwh", "power_limit_time_s", "power_limit_share", "energy_kwh_from_power"})
+    for (auto k : {"energy_kwh", "energy_filled_fraction", "power_mean_w", "power_max_w", "energy_low_kwh",
+                   "energy_high_kwh", "power_min_w", "power_cv", "idle_power_w", "idle_energy_kwh", "idle_energy_share",
+                   "energy_per_busy_hour_kwh", "power_limit_time_s", "power_limit_share", "energy_kwh_from_power"})
       set_absent(out, k, "no power samples");
     return {};
   }
@@ -474,7 +489,7 @@ GpuEnergy power_indicators(const Partials& p, double wall_s, IndicatorSet& out) 
     set_absent(out, "energy_filled_fraction", "energy is 0");
   set_value(out, "power_mean_w", mean);
   set_value(out, "power_max_w", pw.max());
-  energy_bounds(pw, mean, filled, uncovered, out);
+  energy_bounds(pw, uncovered, out);
   power_extras(p, pw, ut, e, out);
   return {filled, e, kEnergyByPower, mean};
 }
@@ -544,13 +559,10 @@ void util_indicators(const Partials& p, IndicatorSet& out) {
   const HeldView u{p, "util"};
   const std::string none = "no utilisation samples (MIG mode prints none)";
   if (u.count() == 0) {
-    for (auto k : {"util_mean", "idle_fraction", "busy_s", "starved_fraction"}) set_absent(out, k, none);
+    for (auto k : {"util_mean", "idle_fraction"}) set_absent(out, k, none);
   } else {
     set_value(out, "util_mean", u.mean() / 100);
     set_value(out, "idle_fraction", u.cov() > 0 ? u.get("zero_s") / u.cov() : u.get("plain_zero") / u.count());
-    set_value(out, "busy_s", u.cov() - u.get("zero_s"));
-    ratio(out, "starved_fraction", sum_of(p, "starved.s"), sum_of(p, "starved.cov_s"),
-          "no covered interval reads both utilisation and memory utilisation");
   }
   const auto mean_pct = [&](const char* metric, std::string_view key, const char* reason) {
     const HeldView h{p, metric};
@@ -560,18 +572,14 @@ void util_indicators(const Partials& p, IndicatorSet& out) {
       set_value(out, key, h.mean() / 100);
   };
   mean_pct("mem_util", "mem_util_mean", "no memory utilisation samples (dmon mem, query utilization.memory)");
-  mean_pct("enc", "enc_util_mean", "no encoder utilisation samples (dmon enc, query utilization.encoder)");
-  mean_pct("dec", "dec_util_mean", "no decoder utilisation samples (dmon dec, query utilization.decoder)");
   const HeldView fb{p, "fb"};
-  if (fb.count() == 0)
-    set_absent(out, "fb_used_max_mib", "no framebuffer samples (dmon fb, query memory.used)");
-  else
+  if (fb.count() == 0) {
+    for (auto k : {"fb_used_max_mib", "fb_used_mean_mib"})
+      set_absent(out, k, "no framebuffer samples (dmon fb, query memory.used)");
+  } else {
     set_value(out, "fb_used_max_mib", fb.max());
-  const double free_min = partial(p, "fb_free.min");
-  if (std::isnan(free_min))
-    set_absent(out, "fb_headroom_min_mib", "no sample gives both memory.used and memory.total");
-  else
-    set_value(out, "fb_headroom_min_mib", free_min);
+    set_value(out, "fb_used_mean_mib", fb.mean());
+  }
   for (const auto& [metric, dir] : {std::pair{"rx", "rx"}, std::pair{"tx", "tx"}}) {
     const HeldView h{p, metric};
     const std::string mean_key = fmt::format("pcie_{}_mean_mb_s", dir), max_key = fmt::format("pcie_{}_max_mb_s", dir);
@@ -592,13 +600,11 @@ void util_indicators(const Partials& p, IndicatorSet& out) {
 void thermal_indicators(const Partials& p, IndicatorSet& out) {
   const HeldView t{p, "temp"};
   if (t.count() == 0) {
-    for (auto k : {"temp_mean_c", "temp_max_c", "time_above_78c_s", "temp_crossings"})
-      set_absent(out, k, "no temperature samples");
+    for (auto k : {"temp_mean_c", "temp_max_c", "time_above_78c_s"}) set_absent(out, k, "no temperature samples");
   } else {
     set_value(out, "temp_mean_c", t.mean());
     set_value(out, "temp_max_c", t.max());
     set_value(out, "time_above_78c_s", t.get("above_s"));
-    set_value(out, "temp_crossings", sum_of(p, "temp.crossings"));
   }
   const HeldView m{p, "mem_temp"};
   if (m.count() == 0) {
@@ -614,14 +620,9 @@ void clock_indicators(const Partials& p, IndicatorSet& out) {
   const HeldView c{p, "pclk"}, mc{p, "mclk"};
   const double rated = partial(p, "pclk_rated.max");
   if (c.count() == 0 || !(c.max() > 0)) {
-    for (auto k : {"sm_clock_ratio", "clock_efficiency", "throttle_work_lost_fraction"})
-      set_absent(out, k, "no SM clock samples");
+    for (auto k : {"sm_clock_ratio", "throttle_work_lost_fraction"}) set_absent(out, k, "no SM clock samples");
   } else {
     set_value(out, "sm_clock_ratio", c.mean() / c.max());
-    if (rated > 0)
-      set_value(out, "clock_efficiency", c.mean() / rated);
-    else
-      set_absent(out, "clock_efficiency", "no maximum SM clock in the samples (query clocks.max.sm)");
     const double reference = rated > 0 ? std::max(rated, c.max()) : c.max();
     const double busy_s = sum_of(p, "busy_clock.s");
     if (busy_s > 0)
@@ -630,10 +631,8 @@ void clock_indicators(const Partials& p, IndicatorSet& out) {
       set_absent(out, "throttle_work_lost_fraction", "no covered SM clock interval at utilisation > 0 %");
   }
   if (mc.count() == 0 || !(mc.max() > 0)) {
-    set_absent(out, "mclk_mean_mhz", "no memory clock samples (dmon mclk, query clocks.mem)");
     set_absent(out, "mclk_ratio", "no memory clock samples (dmon mclk, query clocks.mem)");
   } else {
-    set_value(out, "mclk_mean_mhz", mc.mean());
     const double mrated = partial(p, "mclk_rated.max");
     set_value(out, "mclk_ratio", mc.mean() / (mrated > 0 ? std::max(mrated, mc.max()) : mc.max()));
   }
@@ -646,7 +645,9 @@ void throttle_indicators(const Partials& p, IndicatorSet& out) {
           ? "no covered interval between throttle-reason samples"
           : "no throttle reasons in the samples (query clocks_event_reasons.active, nvidia-smi -q)";
   for (const Reason& r : kReasons)
-    ratio(out, fmt::format("throttle_{}_fraction", r.name), sum_of(p, fmt::format("throttle.{}_s", r.name)), cov, none);
+    if (r.indicator)
+      ratio(out, fmt::format("throttle_{}_fraction", r.name), sum_of(p, fmt::format("throttle.{}_s", r.name)), cov,
+            none);
   if (sum_of(p, "throttle.n") > 0)
     set_value(out, "throttle_onsets", sum_of(p, "throttle.onsets"));
   else
@@ -654,26 +655,49 @@ void throttle_indicators(const Partials& p, IndicatorSet& out) {
 }
 
 /// p50 and p95 of one metric: time-weighted, else (no covered interval) per sample.
-void quantile_pair(const GpuSketches& s, Held m, double scale, std::string_view p50, std::string_view p95,
-                   const char* none, IndicatorSet& out) {
-  const auto i = static_cast<std::size_t>(m);
+/// The time-weighted 95th percentile of power, else (no covered interval) per sample.
+void power_p95(const GpuSketches& s, IndicatorSet& out) {
+  const auto i = static_cast<std::size_t>(Held::power);
   const QuantileSketch& q = !s.held[i].empty() ? s.held[i] : s.plain[i];
-  if (q.empty()) {
-    set_absent(out, p50, none);
-    set_absent(out, p95, none);
-    return;
+  if (q.empty())
+    set_absent(out, "power_p95_w", "no power samples");
+  else
+    set_value(out, "power_p95_w", q.quantiles({0.95})[0]);
+}
+
+constexpr const char* kNoProfiling =
+    "no DCGM profiling fields in the samples (dcgmi dmon -e 1002,1003,1004,1005,1006,1007,1008, "
+    "DCGM_FI_PROF_*)";
+
+/// DCGM's profiling fields: how much of the busy time did work (docs/indicators.md, "Useful work").
+void profiling_indicators(const Partials& p, IndicatorSet& out) {
+  constexpr std::array<std::pair<const char*, const char*>, 9> kMeans = {{{"sm_active", "sm_active_mean"},
+                                                                          {"sm_occupancy", "sm_occupancy_mean"},
+                                                                          {"tensor_active", "tensor_active_mean"},
+                                                                          {"dram_active", "dram_active_mean"},
+                                                                          {"fp64_active", "fp64_active_mean"},
+                                                                          {"fp32_active", "fp32_active_mean"},
+                                                                          {"fp16_active", "fp16_active_mean"},
+                                                                          {"nvlink_tx", "nvlink_tx_mean_mb_s"},
+                                                                          {"nvlink_rx", "nvlink_rx_mean_mb_s"}}};
+  for (const auto& [metric, key] : kMeans) {
+    const HeldView h{p, metric};
+    if (h.count() == 0)
+      set_absent(out, key, kNoProfiling);
+    else
+      set_value(out, key, h.mean());
   }
-  const auto v = q.quantiles({0.5, 0.95});
-  set_value(out, p50, v[0] / scale);
-  set_value(out, p95, v[1] / scale);
+  if (HeldView{p, "sm_active"}.count() == 0)
+    set_absent(out, "sm_active_busy", kNoProfiling);
+  else
+    ratio(out, "sm_active_busy", sum_of(p, "busy_smact.held"), sum_of(p, "busy_smact.s"),
+          "no covered SM-active interval whose sample reads utilisation > 0 %");
 }
 
 }  // namespace
 
 void finish_quantiles(const GpuSketches& s, IndicatorSet& out) {
-  quantile_pair(s, Held::power, 1, "power_p50_w", "power_p95_w", "no power samples", out);
-  quantile_pair(s, Held::temp, 1, "temp_p50_c", "temp_p95_c", "no temperature samples", out);
-  quantile_pair(s, Held::util, 100, "util_p50", "util_p95", "no utilisation samples (MIG mode prints none)", out);
+  power_p95(s, out);
   if (s.intervals.empty())
     set_absent(out, "sample_interval_median_s", "fewer than two samples at distinct times");
   else
@@ -687,6 +711,7 @@ GpuEnergy finish_gpu(const Partials& p, double wall_s, IndicatorSet& out) {
   thermal_indicators(p, out);
   clock_indicators(p, out);
   throttle_indicators(p, out);
+  profiling_indicators(p, out);
   return e;
 }
 

@@ -16,7 +16,31 @@ namespace gpucost::extract::detail {
 
 /// The metrics with generic time-weighted partials (count, plain sum, min, max, covered time,
 /// held sum, ...).
-enum class Held : std::uint8_t { power, util, temp, pclk, mem_temp, mem_util, mclk, fb, enc, dec, rx, tx, count_ };
+/// The last nine are DCGM's profiling fields (docs/indicators.md, "Useful work").
+enum class Held : std::uint8_t {
+  power,
+  util,
+  temp,
+  pclk,
+  mem_temp,
+  mem_util,
+  mclk,
+  fb,
+  enc,
+  dec,
+  rx,
+  tx,
+  sm_active,
+  sm_occupancy,
+  tensor_active,
+  dram_active,
+  fp64_active,
+  fp32_active,
+  fp16_active,
+  nvlink_tx,
+  nvlink_rx,
+  count_
+};
 inline constexpr std::size_t kHeldCount = static_cast<std::size_t>(Held::count_);
 /// The metrics with quantile indicators: the first three of Held (power, util, temp).
 inline constexpr std::size_t kQuantiledCount = 3;
@@ -84,7 +108,7 @@ class GpuWalker {
   double m_limit_s, m_threshold_c;
   EnergyProfileBuilder* m_profile;
   EnergyProfileBuilder* m_counter_profile;
-  std::array<double, 35> m_special{};  // the partials that are not per metric (Special in the .cpp)
+  std::array<double, 38> m_special{};  // the partials that are not per metric (Special in the .cpp)
   std::array<std::array<double, 10>, kHeldCount> m_held{};
   std::array<double, kHeldCount> m_max{}, m_min{};
   // The previous sample, copied (a reader's buffer does not outlive the next read); and, per
@@ -128,7 +152,7 @@ class IntervalWalker {
   bool m_any = false;
 };
 
-/// The quantile indicators (F006, F014, F052, F060, F061, F079, F080) from the sketches.
+/// The quantile indicators (F006, F014) from the sketches.
 void finish_quantiles(const GpuSketches& s, IndicatorSet& out);
 
 /// Combines two partial sets (sum, or max/min by name).

@@ -201,25 +201,18 @@ class ChainPass {
       return;
     }
     set_value(out, "chain_errors_after_crossing", m_chained);
-    set_value(out, "chain_crossings_with_error", m_with_error);
     const std::string no_crossing = "the rolling-median temperature never crossed the threshold upward";
-    if (m_crossings.empty())
-      set_absent(out, "chain_errors_per_crossing", no_crossing);
-    else
-      set_value(out, "chain_errors_per_crossing", m_pairs / static_cast<double>(m_crossings.size()));
     if (m_errors == 0)
       set_absent(out, "chain_error_share", kNoErrors);
     else
       set_value(out, "chain_error_share", m_chained / m_errors);
     if (m_with_error > 0) {
       set_value(out, "chain_lag_mean_s", m_lag_sum / m_with_error);
-      set_value(out, "chain_lag_min_s", m_lag_min);
       util_drop(utilisation, true, "chain_util_drop_ratio", out);
     } else {
       const std::string none =
           m_crossings.empty() ? no_crossing : "no error followed a crossing within the chain window";
       set_absent(out, "chain_lag_mean_s", none);
-      set_absent(out, "chain_lag_min_s", none);
       set_absent(out, "chain_util_drop_ratio", "no error followed a crossing within the chain window");
     }
   }
@@ -236,12 +229,11 @@ class ChainPass {
     bool chained = false;
   };
 
-  /// Counts the crossings within the chain window before t (x <= t <= x + window); true when
-  /// there is one, i.e. the error follows a crossing.
+  /// True when a crossing lies within the chain window before t (x <= t <= x + window), i.e.
+  /// the error follows a crossing; counts it.
   bool count_pairs(std::int64_t t) {
     const auto last = std::upper_bound(m_crossings.begin(), m_crossings.end(), t);
     const auto first = std::lower_bound(m_crossings.begin(), last, t - m_window);
-    m_pairs += static_cast<double>(last - first);
     if (first == last) return false;
     ++m_chained;
     return true;
@@ -255,7 +247,6 @@ class ChainPass {
       const double lag = secs(t - m_crossings[m_next_crossing]);
       ++m_with_error;
       m_lag_sum += lag;
-      m_lag_min = std::min(m_lag_min, lag);
     }
   }
 
@@ -332,8 +323,7 @@ class ChainPass {
   std::size_t m_next_crossing = 0;
   std::deque<std::pair<std::int64_t, double>> m_recent;  // utilisation samples of the last 12.7 s
   std::deque<Pending> m_pending;
-  double m_errors = 0, m_chained = 0, m_pairs = 0, m_with_error = 0, m_lag_sum = 0;
-  double m_lag_min = std::numeric_limits<double>::infinity();
+  double m_errors = 0, m_chained = 0, m_with_error = 0, m_lag_sum = 0;
   double m_ratio_all = 0, m_ratio_all_n = 0, m_ratio_chained = 0, m_ratio_chained_n = 0;
 };
 
@@ -431,24 +421,14 @@ void session_indicators(const SampleCollector& c, Features& f) {
     absent_category(out, "session", kNoHostLogs);
     return;
   }
-  Stretches battery(f), lid(f), gpu_gone(f), asleep(f);
+  Stretches battery(f), gpu_gone(f), asleep(f);
   SuspendStarts suspend_starts;
-  std::int64_t last_resume = kNever;
-  std::string_view ac_state;
-  double suspends = 0, resumes = 0, boots = 0, shutdowns = 0, lost = 0, resets = 0, segfaults = 0, switches = 0;
+  double suspends = 0, boots = 0, lost = 0, resets = 0;
   c.incidents().for_each([&](const Incident& i) {
     const bool inside = f.contains(i.ts_ns);
-    // AC switches: a state that differs from the last known one (the first message of the log
-    // only sets it; the kernel prints it at boot too).
-    if (i.kind == EventKind::power_source && (i.detail == "online" || i.detail == "offline")) {
-      if (!ac_state.empty() && i.detail != ac_state && inside) ++switches;
-      ac_state = i.detail;
-    }
     if (i.ts_ns > f.last_ns()) return;  // stretches and sleep only up to the window end
     if (i.kind == EventKind::power_source && i.detail == "offline") battery.open(i.ts_ns);
     if (i.kind == EventKind::power_source && i.detail == "online") battery.close(i.ts_ns);
-    if (i.kind == EventKind::lid && i.detail == "closed") lid.open(i.ts_ns);
-    if (i.kind == EventKind::lid && i.detail == "open") lid.close(i.ts_ns);
     if (i.kind == EventKind::gpu_lost || (i.kind == EventKind::driver && i.detail == "unload")) gpu_gone.open(i.ts_ns);
     if (i.kind == EventKind::boot || (i.kind == EventKind::driver && i.detail == "load")) gpu_gone.close(i.ts_ns);
     // Suspended: from the first message of a suspend (others within 120 s are the same one) to
@@ -459,38 +439,25 @@ void session_indicators(const SampleCollector& c, Features& f) {
     }
     if (i.kind == EventKind::resume) asleep.close(i.ts_ns);
     if (!inside) return;
-    if (i.kind == EventKind::resume && i.detail != "failed") {  // several layers report one resume too
-      if (last_resume == kNever || i.ts_ns - last_resume > kSameSuspendNs) ++resumes;
-      last_resume = i.ts_ns;
-    }
     if (i.kind == EventKind::boot) ++boots;
-    if (i.kind == EventKind::shutdown) ++shutdowns;
     if (i.kind == EventKind::gpu_lost) ++lost;
     if (i.kind == EventKind::driver && i.detail == "reset") ++resets;
-    if (i.kind == EventKind::segfault) ++segfaults;
   });
   set_value(out, "battery_s", battery.finish());
-  set_value(out, "lid_closed_s", lid.finish());
   set_value(out, "gpu_unavailable_s", gpu_gone.finish());
   set_value(out, "suspend_s", asleep.finish());
-  set_value(out, "resume_count", resumes);
   set_value(out, "boot_count", boots);
-  set_value(out, "shutdown_count", shutdowns);
-  set_value(out, "segfault_count", segfaults);
-  f.host_partials["ac.switches"] = switches;
   f.host_partials["interruptions"] = suspends + boots + lost + resets;
   session_rates_from_partials(f);
 }
 
 void session_rates_from_partials(Features& f) {
   IndicatorSet& out = f.host_indicators;
-  const auto switches = f.host_partials.find("ac.switches");
   const auto interruptions = f.host_partials.find("interruptions");
-  if (switches == f.host_partials.end() || interruptions == f.host_partials.end()) {
+  if (interruptions == f.host_partials.end()) {
     for (const std::string_view key : kSessionRateKeys) set_absent(out, key, kNoHostLogs);
     return;
   }
-  rate(out, "ac_switches_per_hour", switches->second, f.wall_s());
   rate(out, "interruptions_per_hour", interruptions->second, f.wall_s());
 }
 

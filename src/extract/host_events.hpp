@@ -59,16 +59,16 @@ struct WindowPassOptions {
 };
 
 /// Features::incidents (bursts coalesced) with their downtimes, downtime_s (F051), the faults
-/// and their counts (F138-F143), and the chain (F106-F113 and error_util_drop_ratio).
+/// and their counts (F094, F097, F098, F105, F107, F108), and the chain (F106-F113 and error_util_drop_ratio).
 void window_pass(const SampleCollector& c, GpuWalkSummary& walks, const WindowPassOptions& options, Features& f);
 
-/// F114-F123 on the host, and the partials their rates merge from.
+/// The session indicators (F115, F117-F119, F121) on the host, and the partials their rates merge from.
 void session_indicators(const SampleCollector& c, Features& f);
 
 /// The session indicators that are rates of host partials: merge recomputes them the same way.
-inline constexpr std::array<std::string_view, 2> kSessionRateKeys = {"ac_switches_per_hour", "interruptions_per_hour"};
+inline constexpr std::array<std::string_view, 1> kSessionRateKeys = {"interruptions_per_hour"};
 
-/// ac_switches_per_hour and interruptions_per_hour from the host partials.
+/// interruptions_per_hour from the host partials.
 void session_rates_from_partials(Features& f);
 
 }  // namespace gpucost::extract::detail

@@ -13,14 +13,10 @@ namespace gpucost::extract::detail {
 
 namespace {
 
-// Xid rate and first/last times from the host partials (merge recomputes them the same way).
+// Xid first/last times from the host partials (merge recomputes them the same way).
 void xid_times(const Features& f, IndicatorSet& out) {
   const auto count = out.find("xid_count");
   if (count == out.end() || !count->second.value) return;
-  if (f.wall_s() > 0)
-    set_value(out, "xid_per_hour", *count->second.value / (f.wall_s() / 3600));
-  else
-    set_absent(out, "xid_per_hour", "the window is empty (wall time 0 s)");
   const auto first = f.host_partials.find("xid.first_ns.min"), last = f.host_partials.find("xid.last_ns.max");
   if (first == f.host_partials.end() || last == f.host_partials.end()) {
     set_absent(out, "xid_first_s", "no Xid in the window");
@@ -33,23 +29,11 @@ void xid_times(const Features& f, IndicatorSet& out) {
 
 // Counts of kernel and system incidents in the window (host only): null when no kernel or
 // journal log was read, since then "0 Xids" would be a guess.
-constexpr std::string_view kIncidentKeys[] = {"xid_count",
-                                              "xid_restart_app_count",
-                                              "xid_reset_gpu_count",
-                                              "xid_reboot_count",
-                                              "xid_contact_support_count",
-                                              "gpu_lost_count",
-                                              "aer_corrected_count",
-                                              "aer_uncorrected_count",
-                                              "suspend_count",
-                                              "lid_close_count",
-                                              "ac_offline_count",
-                                              "aer_fatal_count",
-                                              "modeset_error_count",
-                                              "thermal_event_count",
-                                              "driver_load_count",
-                                              "gpu_reset_count",
-                                              "oom_kill_count"};
+constexpr std::string_view kIncidentKeys[] = {"xid_count",           "xid_restart_app_count",     "xid_reset_gpu_count",
+                                              "xid_reboot_count",    "xid_contact_support_count", "gpu_lost_count",
+                                              "aer_corrected_count", "aer_uncorrected_count",     "suspend_count",
+                                              "lid_close_count",     "ac_offline_count",          "thermal_event_count",
+                                              "driver_load_count",   "gpu_reset_count",           "oom_kill_count"};
 
 /// The count an Xid of `bucket` adds to besides xid_count: the buckets NVIDIA names ("" for none).
 std::string_view xid_bucket_key(XidBucket bucket) {
@@ -72,7 +56,6 @@ std::string_view incident_key(const Incident& i) {
   if (i.kind == EventKind::aer) return i.detail == "corrected" ? "aer_corrected_count" : "aer_uncorrected_count";
   if (i.kind == EventKind::lid) return i.detail == "closed" ? "lid_close_count" : "";
   if (i.kind == EventKind::power_source) return i.detail == "offline" ? "ac_offline_count" : "";
-  if (i.kind == EventKind::modeset) return "modeset_error_count";
   if (i.kind == EventKind::thermal) return i.detail == "normal" ? "" : "thermal_event_count";
   if (i.kind == EventKind::oom) return "oom_kill_count";
   if (i.kind == EventKind::driver)
@@ -102,7 +85,6 @@ void incident_indicators(const SampleCollector& c, Features& f, IndicatorSet& ou
       double& last = f.host_partials["xid.last_ns.max"];
       last = std::max(last, static_cast<double>(i.ts_ns));
     }
-    if (i.kind == EventKind::aer && i.detail == "uncorrected_fatal") ++n["aer_fatal_count"];
     if (suspend_start) ++n["suspend_count"];  // one suspend, seen by several layers within 120 s
     const std::string_view key = incident_key(i);
     if (!key.empty()) ++n[key];

@@ -11,10 +11,12 @@
 #include "gpu_stats.hpp"
 #include "host_events.hpp"
 #include "incident_counts.hpp"
+#include "work_indicators.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <set>
@@ -31,12 +33,91 @@ enum class Docs { windows, one_per_host };
 // Indicators that are plain sums of the documents' values (trace and trainlog; host counts).
 // The chain's counts and the session stretches are sums only across different hosts: between
 // consecutive windows of one host a crossing's errors or a suspend can fall in the next.
+// The processes' counts and memory are sums only across hosts: a process can run in consecutive
+// windows of one host. The work counts (steps, tokens) are sums only across windows: two hosts'
+// training logs may be the ranks of one job, each counting its steps.
 bool is_summed(const IndicatorDef& d, Docs docs) {
+  if (d.category == "processes")
+    return docs == Docs::one_per_host && (d.unit == "count" || d.unit == "MiB") && d.key != "processes_max";
+  if (d.category == "work") return docs == Docs::windows && d.unit == "count";
   if (docs == Docs::one_per_host && ((d.category == "chain" && d.unit == "count") || d.key == "battery_s" ||
-                                     d.key == "suspend_s" || d.key == "gpu_unavailable_s" || d.key == "lid_closed_s"))
+                                     d.key == "suspend_s" || d.key == "gpu_unavailable_s"))
     return true;
   return (d.unit == "count" && d.category != "thermal" && d.category != "chain") || d.key == "gpu_busy_s" ||
-         d.key == "memcpy_s" || d.key == "net_gpu_time_s" || d.key == "pattern_duration_s" || d.key == "downtime_s";
+         d.key == "memcpy_s" || d.key == "pattern_duration_s" || d.key == "downtime_s";
+}
+
+/// Indicators whose merged value is the largest of the documents' (none is summed or recomputed).
+bool is_maximum(const IndicatorDef& d) { return d.key == "processes_max"; }
+
+/// The indicators version 2 added (docs/indicators.md, "Changes in version 2"): a version-1
+/// document has neither them nor the partials they come from.
+constexpr std::array<std::string_view, 28> kAddedInVersion2 = {"sm_active_mean",
+                                                               "tensor_active_mean",
+                                                               "sm_occupancy_mean",
+                                                               "dram_active_mean",
+                                                               "fp16_active_mean",
+                                                               "fp32_active_mean",
+                                                               "fp64_active_mean",
+                                                               "sm_active_busy",
+                                                               "nvlink_tx_mean_mb_s",
+                                                               "nvlink_rx_mean_mb_s",
+                                                               "work_steps",
+                                                               "work_samples",
+                                                               "work_tokens",
+                                                               "work_epochs",
+                                                               "tokens_per_s",
+                                                               "energy_per_step_wh",
+                                                               "energy_per_1k_samples_wh",
+                                                               "energy_per_1k_tokens_wh",
+                                                               "energy_per_epoch_kwh",
+                                                               "idle_energy_share",
+                                                               "processes",
+                                                               "processes_max",
+                                                               "top_process_share",
+                                                               "idle_processes",
+                                                               "idle_process_fb_mib",
+                                                               "handle_holders",
+                                                               "other_handle_holders",
+                                                               "fb_used_mean_mib"};
+
+/// The indicators version 2 added are null in a merge of a version-1 document, saying why.
+void note_old_versions(const std::vector<Features>& docs, Features& m) {
+  const bool old = std::any_of(docs.begin(), docs.end(), [](const Features& f) { return f.version < 2; });
+  if (!old) return;
+  const std::string why =
+      "a merged document is gpucost.features version 1, written before this indicator existed: re-run gpucost extract";
+  const auto fill = [&](IndicatorSet& set, bool host) {
+    for (const std::string_view key : kAddedInVersion2) {
+      const IndicatorDef* d = find_indicator(key);
+      if (d != nullptr && (host ? d->scope != Scope::gpu_only : d->scope != Scope::host_only))
+        set_absent(set, key, why);
+    }
+  };
+  fill(m.host_indicators, true);
+  for (GpuFeatures& g : m.gpus) fill(g.indicators, false);
+}
+
+/// A work count of several hosts: the one host's whose training log counted it; several hosts'
+/// may be the ranks of one job (each logs the job's steps) or separate jobs, which the summaries
+/// cannot tell apart.
+void merge_hosts_work(const std::string& key, const std::vector<const IndicatorSet*>& sets, IndicatorSet& out) {
+  const IndicatorValue* only = nullptr;
+  std::size_t with_value = 0;
+  for (const IndicatorSet* s : sets) {
+    const auto it = s->find(key);
+    if (it == s->end()) continue;
+    if (it->second.value) ++with_value;
+    if (only == nullptr || (it->second.value && !only->value)) only = &it->second;
+  }
+  if (only == nullptr) return;
+  if (with_value <= 1)
+    out[key] = *only;
+  else
+    set_absent(out, key,
+               fmt::format("{}: the training logs of {} hosts may count one job's work each (its ranks) or "
+                           "separate jobs'",
+                           kNotMergeable, with_value));
 }
 
 /// An indicator that the partials do not give: summed where that is exact, the value itself
@@ -49,7 +130,8 @@ void merge_plain(const IndicatorDef& d, const std::vector<const IndicatorSet*>& 
     if (it != sets.front()->end()) out[key] = it->second;
     return;
   }
-  if (!is_summed(d, docs)) {
+  if (d.category == "work" && docs == Docs::one_per_host) return merge_hosts_work(key, sets, out);
+  if (!is_summed(d, docs) && !is_maximum(d)) {
     set_absent(out, key, kNotMergeable);
     return;
   }
@@ -61,7 +143,7 @@ void merge_plain(const IndicatorDef& d, const std::vector<const IndicatorSet*>& 
       set_absent(out, key, it->second.reason);
       return;
     }
-    sum += *it->second.value;
+    sum = is_maximum(d) ? std::max(sum, *it->second.value) : sum + *it->second.value;
   }
   set_value(out, key, sum);
 }
@@ -174,13 +256,14 @@ void merge_host_only(const std::vector<Features>& docs, Features& m) {
   std::vector<const IndicatorSet*> sets;
   for (const Features& f : docs) sets.push_back(&f.host_indicators);
   for (const IndicatorDef& d : catalogue()) {
-    const bool from_gpus = d.scope != Scope::host_only && d.category != "trace";
+    const bool from_gpus = d.scope != Scope::host_only && d.category != "trace" && d.category != "processes";
     if (from_gpus || recomputed(d.key)) continue;
     merge_plain(d, sets, m.host_indicators, relation_of_docs);
   }
   for (const Features& f : docs) detail::combine_partials(m.host_partials, f.host_partials);
   detail::xid_indicators_from_partials(m);
   detail::session_rates_from_partials(m);
+  detail::work_ratios(m);
   if (docs.size() == 1 || relation_of_docs == Docs::one_per_host) return;
   // Downtime runs to the next busy sample: a stretch cut by a document's window end would
   // continue in the next document of the host, which the summaries cannot tell.
@@ -296,6 +379,7 @@ Expected<Features> merge_features(std::vector<Features> docs) {
                    [](const WindowIncident& a, const WindowIncident& b) { return a.ts_ns < b.ts_ns; });
   merge_faults(docs, several_hosts, m);
   merge_profiles(docs, m.energy_profile);
+  note_old_versions(docs, m);
   return m;
 }
 

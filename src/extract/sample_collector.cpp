@@ -39,18 +39,46 @@ std::string_view incident_device(const Event& ev, EventKind kind) {
   return ref;
 }
 
-/// The total-energy counter of a sample, mJ: dcgmi's and dcgm-exporter's `totec` (mJ), else
-/// nvidia_gpu_exporter's `energy_j` (J). NaN when the sample has none or it is no count.
-double energy_counter_mj(const Event& ev) {
+/// A DCGM profiling ratio (0-1) as the sample keeps it; NaN outside [0, 1] (no ratio).
+float profiling_ratio(double v) { return v >= 0 && v <= 1 ? static_cast<float>(v) : Sample::kNoF; }
+
+/// The DCGM fields a sample keeps from the event's named fields, in one pass: the total-energy
+/// counter (dcgmi's and dcgm-exporter's `totec`, mJ, else nvidia_gpu_exporter's `energy_j`, J;
+/// NaN when the sample has none or it is no count) and the profiling fields (docs/indicators.md,
+/// "Useful work").
+void read_dcgm_fields(const Event& ev, Sample& x) {
   double mj = kNaN;
+  bool exact_counter = false;
   for (const Field& f : ev.fields) {
-    if (!f.numeric || (f.key != "totec" && f.key != "energy_j")) continue;
+    if (!f.numeric || f.key.size() < 5 || f.key.size() > 8) continue;  // every key below is 5-8 long
     const auto v = text::parse_double(f.value);
     if (!v) continue;
-    mj = f.key == "totec" ? *v : *v * 1000.0;
-    if (f.key == "totec") break;  // the mJ counter is the exact one
+    if (f.key == "totec") {
+      mj = *v;  // the mJ counter is the exact one
+      exact_counter = true;
+    } else if (f.key == "energy_j" && !exact_counter) {
+      mj = *v * 1000.0;
+    } else if (f.key == "smact") {
+      x.sm_active = profiling_ratio(*v);
+    } else if (f.key == "smocc") {
+      x.sm_occupancy = profiling_ratio(*v);
+    } else if (f.key == "tenso") {
+      x.tensor_active = profiling_ratio(*v);
+    } else if (f.key == "drama") {
+      x.dram_active = profiling_ratio(*v);
+    } else if (f.key == "fp64a") {
+      x.fp64_active = profiling_ratio(*v);
+    } else if (f.key == "fp32a") {
+      x.fp32_active = profiling_ratio(*v);
+    } else if (f.key == "fp16a") {
+      x.fp16_active = profiling_ratio(*v);
+    } else if (f.key == "nvltx" && *v >= 0 && *v <= kLargestReading) {
+      x.nvlink_tx_mb_s = static_cast<float>(*v / 1e6);
+    } else if (f.key == "nvlrx" && *v >= 0 && *v <= kLargestReading) {
+      x.nvlink_rx_mb_s = static_cast<float>(*v / 1e6);
+    }
   }
-  return mj >= 0 && mj <= kLargestCounterMj ? mj : kNaN;
+  x.energy_mj = mj >= 0 && mj <= kLargestCounterMj ? mj : kNaN;
 }
 
 }  // namespace
@@ -85,6 +113,8 @@ void SampleCollector::on_event(const Event& ev) {
     case EventKind::train:
     case EventKind::pattern: return add_training(ev, kind);
     case EventKind::job: return m_jobs.push_back(job_record_of(ev));
+    case EventKind::process: return add_process(ev);
+    case EventKind::no_process: m_pmon = true; return;
     default: return;  // extract reads no other kind
   }
 }
@@ -158,6 +188,7 @@ void SampleCollector::add_training(const Event& ev, EventKind kind) {
       m_train.emplace_back(ev.ts_ns, std::string(f.value));
     eval = eval || (f.key == "phase" && f.value == "eval");
   }
+  if (kind == EventKind::train && !eval) add_work(ev);
   if (kind == EventKind::train && !eval)  // evaluation throughput is not the training's
     for (const Field& f : ev.fields)
       if (f.numeric && (f.key == "samples_per_second" || f.key == "it_per_s"))
@@ -170,6 +201,61 @@ void SampleCollector::add_training(const Event& ev, EventKind kind) {
         if (const auto v = text::parse_int(f.value)) dur = *v;
     m_patterns.emplace_back(ev.ts_ns, dur);
   }
+}
+
+// Steps, epochs and tokens as the line gives them. A Lightning epoch bar (phase epoch) counts the
+// batches of its epoch: its global step is epoch x total + step, its progress epoch + step / total.
+// Lightning's checkpoint lines name the epoch being run (0-based), not the epochs done: only
+// HF's dicts (phase step and end) and the bars give progress.
+void SampleCollector::add_work(const Event& ev) {
+  TrainWork w;
+  w.ts_ns = ev.ts_ns;
+  std::string_view phase;
+  double step = TrainWork::kNone, total = TrainWork::kNone, epoch = TrainWork::kNone;
+  for (const Field& f : ev.fields) {
+    if (f.key == "phase") phase = f.value;
+    if (!f.numeric) continue;
+    const auto v = text::parse_double(f.value);
+    if (!v || !std::isfinite(*v) || *v < 0) continue;
+    if (f.key == "step") step = *v;
+    if (f.key == "total_steps") total = *v;
+    if (f.key == "epoch") epoch = *v;
+    if (f.key == "num_input_tokens_seen") w.tokens_seen = *v;
+    if (f.key == "train_runtime_s") w.runtime_s = *v;
+    if (f.key == "samples_per_second") w.samples_per_s = *v;
+    if (f.key == "steps_per_second") w.steps_per_s = *v;
+    if (f.key == "train_tokens_per_second") w.tokens_per_s = *v;
+  }
+  w.start = phase == "start";
+  if (phase == "epoch" && !std::isnan(epoch) && !std::isnan(step) && total > 0) {
+    w.step = epoch * total + step;
+    w.progress = epoch + step / total;
+  } else {
+    w.step = step;
+    if (phase == "step" || phase == "end") w.progress = epoch;
+  }
+  if (phase != "end") w.runtime_s = w.samples_per_s = w.steps_per_s = w.tokens_per_s = TrainWork::kNone;
+  const bool any = w.start || !std::isnan(w.step) || !std::isnan(w.progress) || !std::isnan(w.tokens_seen) ||
+                   !std::isnan(w.runtime_s);
+  if (any) m_work.push_back(w);
+}
+
+void SampleCollector::add_process(const Event& ev) {
+  m_pmon = true;
+  ProcessRow r;
+  r.ts_ns = ev.ts_ns;
+  r.gpu = ev.gpu < 0 ? 0 : ev.gpu;
+  bool has_pid = false;
+  for (const Field& f : ev.fields)
+    if (f.key == "pid")
+      if (const auto v = text::parse_int(f.value)) {
+        r.pid = *v;
+        has_pid = true;
+      }
+  if (!has_pid) return;
+  if (ev.has(Metric::sm_pct)) r.sm_pct = static_cast<float>(ev.get(Metric::sm_pct));
+  if (ev.has(Metric::fb_mib)) r.fb_mib = static_cast<float>(ev.get(Metric::fb_mib));
+  m_processes.push_back(r);
 }
 
 void SampleCollector::note_sample_host(std::string_view host) {
@@ -262,7 +348,7 @@ Sample sample_of(const Event& ev) {
   x.pcie_gen_max = get8(Metric::pcie_gen_max);
   x.pcie_width = get8(Metric::pcie_width);
   x.pcie_width_max = get8(Metric::pcie_width_max);
-  x.energy_mj = energy_counter_mj(ev);
+  read_dcgm_fields(ev, x);
   return x;
 }
 

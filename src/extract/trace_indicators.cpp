@@ -21,11 +21,10 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 /// Sums of one set of trace_device records (one GPU, or the host).
 struct TraceSums {
-  double span = 0, busy = 0, idle = 0, compute = 0, noncompute = 0;
+  double span = 0, busy = 0, idle = 0, compute = 0;
   double kernels = 0, short_kernels = 0, launched = 0, long_delays = 0, unmatched = 0;
   double queue_mean_sum = 0, queue_max = -1;
-  double memcpys = 0, memsets = 0, op_ns = 0, comm_ns = 0, memory_op_ns = 0, host_wait_ns = 0, short_gap_ns = 0;
-  double launch_max_ns = kNaN;
+  double op_ns = 0, comm_ns = 0, host_wait_ns = 0, short_gap_ns = 0;
   std::map<std::string, double> top_kernel_ns;  ///< the devices' top-N kernels, time summed by name
   std::size_t queues = 0, devices = 0;
   double memcpy_ns = 0, h2d_bytes = 0, h2d_ns = 0, d2h_bytes = 0, d2h_ns = 0;
@@ -40,20 +39,15 @@ struct TraceSums {
     busy += v("busy_ns");
     idle += v("idle_ns");
     compute += v("compute_ns");
-    noncompute += v("noncompute_ns");
     kernels += v("kernels");
     short_kernels += v("short_kernels");
     launched += v("launched_ops");
     long_delays += v("launch_delays_over_10ms");
     unmatched += v("unmatched_gpu_events");
-    memcpys += v("memcpys");
-    memsets += v("memsets");
     comm_ns += v("communication_kernel_ns");
-    memory_op_ns += v("memory_op_ns");
     op_ns += v("compute_kernel_ns") + v("communication_kernel_ns") + v("memory_op_ns");
     host_wait_ns += v("idle_host_wait_ns");
     short_gap_ns += v("idle_short_gap_ns");
-    if (const double m = r.get("launch_delay_max_ns"); !std::isnan(m) && !(m <= launch_max_ns)) launch_max_ns = m;
     if (!std::isnan(r.get("queue_length_mean"))) {
       queue_mean_sum += r.get("queue_length_mean");
       ++queues;
@@ -80,10 +74,8 @@ struct TraceSums {
   }
 };
 
-/// The kinds of GPU work and the idle kinds (F124-F131) of one GPU or the host.
+/// The kinds of GPU work and the idle kinds (F126, F128-F130) of one GPU or the host.
 void trace_mix_indicators(const TraceSums& t, IndicatorSet& out) {
-  set_value(out, "memcpy_count", t.memcpys);
-  set_value(out, "memset_count", t.memsets);
   const auto of_ops = [&](std::string_view key, double part) {
     if (t.op_ns > 0)
       set_value(out, key, part / t.op_ns);
@@ -91,7 +83,6 @@ void trace_mix_indicators(const TraceSums& t, IndicatorSet& out) {
       set_absent(out, key, "the trace's GPU ops last 0 s in total");
   };
   of_ops("comm_kernel_fraction", t.comm_ns);
-  of_ops("memory_op_fraction", t.memory_op_ns);
   double top = kNaN;
   for (const auto& [name, ns] : t.top_kernel_ns)
     if (!(ns <= top)) top = ns;
@@ -107,10 +98,6 @@ void trace_mix_indicators(const TraceSums& t, IndicatorSet& out) {
   };
   of_span("host_wait_fraction", t.host_wait_ns);
   of_span("short_gap_fraction", t.short_gap_ns);
-  if (std::isnan(t.launch_max_ns))
-    set_absent(out, "launch_delay_max_us", "no GPU op was joined to a launch call");
-  else
-    set_value(out, "launch_delay_max_us", t.launch_max_ns / 1e3);
 }
 
 /// The trace indicators of one GPU (or the host) from its sums; `launch` is the record whose
@@ -121,8 +108,7 @@ void trace_indicators(const TraceSums& t, const TraceRecord* launch, const std::
   const std::string no_trace = "no Kineto trace with GPU ops among the inputs";
   if (t.devices == 0) {
     for (const IndicatorDef& d : catalogue())
-      if (d.category == "trace" && d.scope != Scope::host_only && d.key != "net_gpu_time_s")
-        set_absent(out, d.key, no_trace);
+      if (d.category == "trace" && d.scope != Scope::host_only) set_absent(out, d.key, no_trace);
     return;
   }
   set_value(out, "gpu_busy_s", t.busy / 1e9);
@@ -134,7 +120,6 @@ void trace_indicators(const TraceSums& t, const TraceRecord* launch, const std::
   };
   share("gpu_idle_fraction_trace", t.idle);
   share("gpu_compute_fraction", t.compute);
-  share("gpu_noncompute_fraction", t.noncompute);
   for (const auto& [key, field] : {std::pair{"launch_delay_p50_us", "launch_delay_p50_ns"},
                                    std::pair{"launch_delay_p95_us", "launch_delay_p95_ns"},
                                    std::pair{"launch_delay_p99_us", "launch_delay_p99_ns"}}) {
@@ -173,12 +158,11 @@ void trace_indicators(const TraceSums& t, const TraceRecord* launch, const std::
   trace_mix_indicators(t, out);
 }
 
-/// net_gpu_time_s: the trace's busy time, else the profiler table's device total, else nsys.
-void net_gpu_time(const SampleCollector& c, const TraceSums& host, IndicatorSet& out) {
-  if (host.devices > 0) {
-    set_value(out, "net_gpu_time_s", host.busy / 1e9);
-    return;
-  }
+/// The host's gpu_busy_s without a trace: the profiler table's device total, else nsys's summed
+/// kernel and memory-operation totals (op time, overlaps counted per op); left as the trace set
+/// it when a trace gives GPU ops.
+void busy_without_trace(const SampleCollector& c, const TraceSums& host, IndicatorSet& out) {
+  if (host.devices > 0) return;
   double table_ns = 0, nsys_ns = 0;
   bool table = false, nsys = false;
   for (const TraceRecord& r : c.trace_records()) {
@@ -195,11 +179,9 @@ void net_gpu_time(const SampleCollector& c, const TraceSums& host, IndicatorSet&
     }
   }
   if (table)
-    set_value(out, "net_gpu_time_s", table_ns / 1e9);
+    set_value(out, "gpu_busy_s", table_ns / 1e9);
   else if (nsys)
-    set_value(out, "net_gpu_time_s", nsys_ns / 1e9);
-  else
-    set_absent(out, "net_gpu_time_s", "no Kineto trace, profiler table or nsys report among the inputs");
+    set_value(out, "gpu_busy_s", nsys_ns / 1e9);
 }
 
 }  // namespace
@@ -225,10 +207,6 @@ void add_trace_indicators(const SampleCollector& c, Features& f) {
   for (GpuFeatures& g : f.gpus) {
     const TraceSums& t = per_gpu[g.gpu];
     trace_indicators(t, t.only, "several traces give this GPU: their percentiles cannot be merged", g.indicators);
-    if (t.devices > 0)
-      set_value(g.indicators, "net_gpu_time_s", t.busy / 1e9);
-    else
-      set_absent(g.indicators, "net_gpu_time_s", "no Kineto trace with GPU ops for this GPU");
   }
   const TraceRecord* launch = launches.size() == 1 ? launches.front() : nullptr;
   trace_indicators(host, launch,
@@ -236,7 +214,7 @@ void add_trace_indicators(const SampleCollector& c, Features& f) {
                                     : fmt::format("{} traces: their percentiles cannot be merged (see per-GPU values)",
                                                   launches.size()),
                    f.host_indicators);
-  net_gpu_time(c, host, f.host_indicators);
+  busy_without_trace(c, host, f.host_indicators);
 }
 
 }  // namespace gpucost::extract::detail

@@ -20,7 +20,7 @@ double linear_percentile(const std::vector<double>& sorted, double q) {
 
 }  // namespace
 
-/// Profiler steps and traces (F132-F134, F137) and the training log's throughput (F135, F136),
+/// Profiler steps (F132-F134) and the training log's throughput (F135, F136),
 /// on the host. Steps belong to their trace and are not cut by the window (like every trace
 /// indicator); throughput lines are the window's.
 void training_indicators(const SampleCollector& c, const Features& f, IndicatorSet& out) {
@@ -30,7 +30,6 @@ void training_indicators(const SampleCollector& c, const Features& f, IndicatorS
     if (r.kind == EventKind::trace_info) ++traces;
     if (r.kind == EventKind::trace_step && !std::isnan(r.get("dur_ns"))) steps.push_back(r.get("dur_ns") / 1e9);
   }
-  set_value(out, "traces", traces);
   if (traces == 0)
     set_absent(out, "trace_steps", "no Kineto trace among the inputs");
   else

@@ -7,7 +7,7 @@
 
 namespace gpucost::extract::detail {
 
-/// Profiler steps and traces (F132-F134, F137) and the training log's throughput (F135, F136).
+/// Profiler steps and traces (F132-F134) and the training log's throughput (F135, F136).
 void training_indicators(const SampleCollector& c, const Features& f, IndicatorSet& out);
 
 /// --pattern lines in the window: how many, and their summed durations.

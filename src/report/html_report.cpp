@@ -571,8 +571,8 @@ std::string indicator_cell(const extract::IndicatorSet& set, std::string_view ke
 constexpr std::string_view kNoTraceReason = "no Kineto trace";
 
 bool trace_given(const extract::Features& f) {
-  const auto traces = extract::value_of(f.host_indicators, "traces");
-  return traces && *traces > 0;
+  const auto kernels = extract::value_of(f.host_indicators, "kernels");
+  return kernels.has_value();
 }
 
 /// Null in every column it has a cell in, for want of a trace.

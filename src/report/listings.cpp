@@ -91,6 +91,7 @@ std::string indicator_catalogue_json() {
     add_field(out, "category", d.category);
     add_field(out, "name", d.name);
     add_field(out, "definition", d.definition);
+    add_field(out, "used_by", d.used_by);
     out += '}';
   }
   out += "\n]\n";

@@ -118,7 +118,7 @@ check_fleet() {
   jq -n -r --slurpfile cat catalogue.json --slurpfile m "$merged" --slurpfile h hosts.jsonl \
     -f "$here/fleet_sums.jq" > sums.txt || fail "jq on $merged"
   if grep '^FAIL' sums.txt >&2; then fail "$merged is not the combination of the $# hosts' documents (above)"; fi
-  for k in energy_kwh samples busy_s xid_count gpu_count downtime_s; do
+  for k in energy_kwh samples xid_count gpu_count downtime_s; do
     grep -qx "ok sum $k" sums.txt || fail "host $k was not compared as a sum (null in a document?)"
   done
   [ "$(jq '.host.indicators.xid_count.value > 0' "$merged")" = true ] || fail "no Xid in the generated logs"
@@ -326,7 +326,7 @@ case $case_name in
       read -r w m how <<< "$pair"
       jq -n -r --slurpfile w "$w" --slurpfile m "$m" -f "$here/whole_vs_merge.jq" > "same-$how.txt" || fail "jq on $m"
       if grep '^FAIL' "same-$how.txt" >&2; then fail "cut as $how: the merge of the halves differs from the whole (above)"; fi
-      for k in energy_kwh samples busy_s xid_count coverage gap_count power_p50_w power_p95_w temp_p95_c util_p50 \
+      for k in energy_kwh samples xid_count coverage gap_count power_p95_w fb_used_mean_mib \
                sample_interval_median_s; do  # the quantiles through their sketches
         grep -qx "ok host $k" "same-$how.txt" || fail "cut as $how: host $k was not compared"
       done

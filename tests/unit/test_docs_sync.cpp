@@ -1,4 +1,4 @@
-// docs: docs/indicators.md lists every catalogue entry (id, key, unit, category) and nothing
+// docs: docs/indicators.md lists every catalogue entry (id, key, unit, category, used by) and nothing
 // else; docs/cost-model.md lists every config key and every finding with its threshold. Fails when
 // code and docs drift apart.
 #include <catch2/catch.hpp>
@@ -56,17 +56,18 @@ std::map<std::string, std::vector<std::string>> table_rows(const std::string& do
 
 }  // namespace
 
-TEST_CASE("extract: docs/indicators.md lists every catalogue id, key, unit and category", "[extract][docs]") {
+TEST_CASE("extract: docs/indicators.md lists every catalogue id, key, unit, category and use", "[extract][docs]") {
   const auto rows = table_rows(read_doc("indicators.md"), "F");
   for (const auto& d : gpucost::extract::catalogue()) {
     INFO(d.id << " " << d.key);
     const auto it = rows.find(std::string(d.id));
     REQUIRE(it != rows.end());
-    const auto& c = it->second;  // | id | key | unit | category | definition |
-    REQUIRE(c.size() >= 5);
+    const auto& c = it->second;  // | id | key | unit | category | definition | used by |
+    REQUIRE(c.size() >= 6);
     CHECK(c[1] == d.key);
     CHECK(c[2] == d.unit);
     CHECK(c[3] == d.category);
+    CHECK(c[5] == d.used_by);
   }
   // No row for an id the catalogue does not have.
   for (const auto& [id, cells] : rows) {

@@ -1,4 +1,4 @@
-// extract: the energy bounds (F047-F050), the downtime after incidents (F051) and the per-minute
+// extract: the energy bounds (F049, F050), the downtime after incidents (F051) and the per-minute
 // energy profile, against series small enough to integrate by hand (docs/indicators.md).
 #include <catch2/catch.hpp>
 
@@ -80,19 +80,19 @@ extract::Features two_gpus() {
 
 }  // namespace
 
-TEST_CASE("extract: energy left and right Riemann sums (F047, F048)", "[extract][energy]") {
+TEST_CASE("extract: the left and right Riemann sums behind the energy bounds (partials)", "[extract][energy]") {
   const auto f = two_gpus();
-  // GPU 0 left: 100 x 10 + 300 x 5 = 2500 J; right: 300 x 10 + 300 x 5 = 4500 J; both + 17500 J filled.
+  // GPU 0 left: 100 x 10 + 300 x 5 = 2500 J; right: 300 x 10 + 300 x 5 = 4500 J (the partials
+  // power.held and power.right); the trapezoid 3500 J lies between them, + 17500 J filled.
   CHECK(value(gpu(f, 0), "energy_kwh") == Approx(21000.0 / kJPerKwh));
-  CHECK(value(gpu(f, 0), "energy_left_kwh") == Approx(20000.0 / kJPerKwh));
-  CHECK(value(gpu(f, 0), "energy_right_kwh") == Approx(22000.0 / kJPerKwh));
-  // GPU 1: flat 100 W, left = right = trapezoid: 1000 + 8000 J.
-  CHECK(value(gpu(f, 1), "energy_left_kwh") == Approx(9000.0 / kJPerKwh));
-  CHECK(value(gpu(f, 1), "energy_right_kwh") == Approx(9000.0 / kJPerKwh));
-  // Host: sums. 20000 + 9000 = 29000 J, 22000 + 9000 = 31000 J.
-  CHECK(value(f.host_indicators, "energy_left_kwh") == Approx(29000.0 / kJPerKwh));
-  CHECK(value(f.host_indicators, "energy_right_kwh") == Approx(31000.0 / kJPerKwh));
-  // The trapezoid lies between them.
+  const auto& p0 = f.gpus.at(0).partials;
+  CHECK(p0.at("power.held") == Approx(2500.0));
+  CHECK(p0.at("power.right") == Approx(4500.0));
+  CHECK(p0.at("power.trap") == Approx(3500.0));
+  // GPU 1: flat 100 W, left = right = trapezoid: 1000 J.
+  const auto& p1 = f.gpus.at(1).partials;
+  CHECK(p1.at("power.held") == Approx(1000.0));
+  CHECK(p1.at("power.right") == Approx(1000.0));
   CHECK(value(f.host_indicators, "energy_kwh") == Approx(30000.0 / kJPerKwh));
 }
 
@@ -119,7 +119,6 @@ TEST_CASE("extract: the lower energy bound is never below 0", "[extract][energy]
   REQUIRE(f);
   CHECK(value(gpu(*f, 0), "energy_low_kwh") == 0.0);
   CHECK(value(gpu(*f, 0), "energy_high_kwh") == Approx(20.0 / kJPerKwh));
-  CHECK(value(gpu(*f, 0), "energy_left_kwh") == 0.0);
 }
 
 TEST_CASE("extract: energy profile by UTC minute, each interval in the minute it starts", "[extract][energy]") {

@@ -1,4 +1,4 @@
-// extract: faults (docs/cost-model.md, "Faults"; F138-F143): the Xid, GPU-lost and fatal AER
+// extract: faults (docs/cost-model.md, "Faults"; F094, F097, F098, F105, F107, F108): the Xid, GPU-lost and fatal AER
 // events of one GPU within the fault window of the previous one, priced once at the most severe
 // member's bucket, downtime the union of the members'. Every case computed by hand.
 #include <gpucost/breakeven/config.hpp>

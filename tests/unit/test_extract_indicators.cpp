@@ -535,7 +535,7 @@ TEST_CASE("extract: features JSON round trip keeps every value and reason", "[ex
 
   SECTION("a document of another schema or version is refused") {
     CHECK_FALSE(extract::features_from_json("{\"schema\":\"gpucost.events\",\"version\":1}", "x").has_value());
-    CHECK_FALSE(extract::features_from_json("{\"schema\":\"gpucost.features\",\"version\":2}", "x").has_value());
+    CHECK_FALSE(extract::features_from_json("{\"schema\":\"gpucost.features\",\"version\":3}", "x").has_value());
     CHECK_FALSE(extract::features_from_json("not json", "x").has_value());
   }
 }
@@ -544,9 +544,8 @@ TEST_CASE("extract: catalogue ids are unique and consecutive, keys unique", "[ex
   const auto cat = extract::catalogue();
   REQUIRE(!cat.empty());
   std::set<std::string_view> keys;
-  const std::set<std::string_view> units = {"s",     "kWh", "W",   "°C",   "ratio",  "count", "us",  "GB/s",
-                                            "kWh/h", "MHz", "MiB", "MB/s", "°C/min", "1/h",   "1/s", "count/crossing",
-                                            "%"};
+  const std::set<std::string_view> units = {"s",     "kWh", "W",   "°C",   "ratio", "count", "us", "GB/s",
+                                            "kWh/h", "MHz", "MiB", "MB/s", "1/h",   "1/s",   "Wh", "%"};
   for (std::size_t i = 0; i < cat.size(); ++i) {
     const auto& d = cat[i];
     CHECK(d.id == fmt::format("F{:03}", i + 1));  // F001, F002, ...
@@ -554,6 +553,7 @@ TEST_CASE("extract: catalogue ids are unique and consecutive, keys unique", "[ex
     CHECK(units.count(d.unit) == 1);
     CHECK_FALSE(d.definition.empty());
     CHECK_FALSE(d.name.empty());
+    CHECK_FALSE(d.used_by.empty());  // every entry says what reads it
     CHECK(extract::find_indicator(d.key) == &d);
   }
   CHECK(extract::find_indicator("no_such_key") == nullptr);

@@ -271,7 +271,6 @@ TEST_CASE("report: what people read adds up: resale, zero, no trace, legend, a s
   sources.from_features_document = true;
   f.gpus.resize(2);
   f.gpus[1].gpu = 1;
-  f.host_indicators["traces"] = extract::IndicatorValue{0, ""};
   f.host_indicators["energy_filled_fraction"] = extract::IndicatorValue{4.04103e-15, ""};
   f.host_indicators["gpu_busy_s"] = null_because("no Kineto trace with GPU ops among the inputs");
   f.host_indicators["trace_steps"] = null_because("no Kineto trace among the inputs");
@@ -310,7 +309,7 @@ TEST_CASE("report: what people read adds up: resale, zero, no trace, legend, a s
         std::string::npos);
 
   SECTION("with a trace, its null indicators keep their rows") {
-    f.host_indicators["traces"] = extract::IndicatorValue{1, ""};
+    f.host_indicators["kernels"] = extract::IndicatorValue{4, ""};  // a trace gave kernels
     const std::string traced = report::html_report({result, config, sources, {}, {}, {}});
     CHECK(traced.find("trace indicators: no trace given") == std::string::npos);
     CHECK(count_of(traced, "null: no Kineto trace with GPU ops among the inputs") == 3);

@@ -31,11 +31,12 @@ _gpucost_spec() {
     'extract')
       opts='-h --help --input-format --tz --date --start --interval --boot-time --year --fields
         --steps --max-line --top-kernels --pattern --host -j --jobs --strict -q --quiet -v
-        --verbose --prometheus --match --step --from --to --slurm-job --temp-threshold
-        --chain-window --list --json -o --output'
+        --verbose --prometheus --match --step --from --to --slurm-job --tokens-per-step
+        --samples-per-step --temp-threshold --chain-window --list --json -o --output'
       valued='--input-format --tz --date --start --interval --boot-time --year --fields --steps
         --max-line --top-kernels --pattern --host -j --jobs --prometheus --match --step --from
-        --to --slurm-job --temp-threshold --chain-window -o --output'
+        --to --slurm-job --tokens-per-step --samples-per-step --temp-threshold --chain-window -o
+        --output'
       args='files' ;;
     'merge')
       opts='-h --help -o --output'
@@ -45,13 +46,14 @@ _gpucost_spec() {
       opts='-h --help --input-format --tz --date --start --interval --boot-time --year --fields
         --steps --max-line --top-kernels --pattern --host -j --jobs --strict -q --quiet -v
         --verbose --prometheus --match --step -c --config --set --from --to --cloud --clouds
-        --speed-ratio --fill --slurm-job --list-clouds --compare-clouds --compare-kinds --mc
-        --seed --json -o --output --fail-above --explain --suggest --prom --mode --ledger
-        --ledger-append'
+        --speed-ratio --fill --slurm-job --tokens-per-step --samples-per-step --list-clouds
+        --compare-clouds --compare-kinds --mc --seed --json -o --output --fail-above --explain
+        --suggest --prom --mode --ledger --ledger-append'
       valued='--input-format --tz --date --start --interval --boot-time --year --fields --steps
         --max-line --top-kernels --pattern --host -j --jobs --prometheus --match --step -c
         --config --set --from --to --cloud --clouds --speed-ratio --fill --slurm-job
-        --compare-kinds --mc --seed -o --output --suggest --prom --mode --ledger'
+        --tokens-per-step --samples-per-step --compare-kinds --mc --seed -o --output --suggest
+        --prom --mode --ledger'
       args='files' ;;
     'offers')
       opts='-h --help'
@@ -65,11 +67,12 @@ _gpucost_spec() {
       opts='-h --help --input-format --tz --date --start --interval --boot-time --year --fields
         --steps --max-line --top-kernels --pattern --host -j --jobs --strict -q --quiet -v
         --verbose --prometheus --match --step -c --config --set --from --to --cloud --clouds
-        --speed-ratio --fill --temp-threshold --generated-at -o --output'
+        --speed-ratio --fill --tokens-per-step --samples-per-step --temp-threshold --generated-at
+        -o --output'
       valued='--input-format --tz --date --start --interval --boot-time --year --fields --steps
         --max-line --top-kernels --pattern --host -j --jobs --prometheus --match --step -c
-        --config --set --from --to --cloud --clouds --speed-ratio --fill --temp-threshold
-        --generated-at -o --output'
+        --config --set --from --to --cloud --clouds --speed-ratio --fill --tokens-per-step
+        --samples-per-step --temp-threshold --generated-at -o --output'
       args='files' ;;
     'batch')
       opts='-h --help --input-format --tz --date --start --interval --boot-time --year --fields

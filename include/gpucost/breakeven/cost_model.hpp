@@ -63,7 +63,7 @@ struct JobInputs {
   /// "mixed" (docs/indicators.md, "Energy from the counter"); per GPU (index, method), in E_g's order.
   std::string energy_method;
   std::vector<std::pair<int, std::string>> gpu_energy_method;
-  /// The host's power integral (F144) and its difference to the counters' energy (F145, %).
+  /// The host's power integral (F047) and its difference to the counters' energy (F048, %).
   std::optional<double> energy_from_power_kwh, power_vs_counter_pct;
   EnergyBasis energy_basis;
   std::vector<double> measured_kwh, uncovered_h;  ///< per GPU, when energy_basis.known

@@ -16,6 +16,9 @@ struct IndicatorDef {
   std::string_view category;    ///< "job", "power", "thermal", "clocks", "utilisation"
   std::string_view name;        ///< short human name
   std::string_view definition;  ///< one line, exact
+  /// What reads it: the cost term, finding, report section or outputs that use it, or its
+  /// diagnostic purpose, in one line (`extract --list --json`: used_by).
+  std::string_view used_by;
   Scope scope = Scope::host_and_gpu;
 };
 

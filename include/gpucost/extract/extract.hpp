@@ -26,6 +26,9 @@ struct ExtractOptions {
   /// --slurm-job: the Slurm job among the inputs' `job` events whose start and end are the window
   /// (flags still win); empty: the only job there is, if any (several: an error naming them).
   std::string slurm_job;
+  /// --tokens-per-step / --samples-per-step: the work of one optimizer step when the training log
+  /// does not count tokens or samples itself (work_tokens, work_samples = work_steps x this).
+  std::optional<double> tokens_per_step, samples_per_step;
 };
 
 /// Computes every indicator. Fails when there is no sample at all to choose a window from.

@@ -18,7 +18,10 @@
 namespace gpucost::extract {
 
 inline constexpr std::string_view kFeaturesSchema = "gpucost.features";
-inline constexpr int kFeaturesVersion = 1;
+/// Version 2 (issue 15's catalogue: docs/indicators.md, "Changes in version 2"); merge and
+/// breakeven also read version 1, whose retired indicators they ignore.
+inline constexpr int kFeaturesVersion = 2;
+inline constexpr int kOldestFeaturesVersion = 1;
 /// The default fault window, s (local.fault_window_s): docs/cost-model.md, "Faults".
 inline constexpr double kDefaultFaultWindowS = 60.0;
 
@@ -173,6 +176,8 @@ struct Features {
   bool faults_listed = true;
   Partials host_partials;  ///< event times for merging (xid.first_ns.min, ...)
   int merged_from = 1;     ///< number of documents merged into this one
+  /// The version of the document it was read from (kFeaturesVersion when computed).
+  int version = kFeaturesVersion;
   /// The zones the logs' local times were read in (--tz or the machine's), comma-separated when
   /// several; empty when no input had local times (a trace alone).
   std::string logs_tz;
@@ -182,7 +187,7 @@ struct Features {
   [[nodiscard]] double wall_s() const { return static_cast<double>(to_ns - from_ns) / 1e9; }
 };
 
-/// The features document (schema gpucost.features, version 1) as pretty JSON.
+/// The features document (schema gpucost.features, version kFeaturesVersion) as pretty JSON.
 std::string features_to_json(const Features& features);
 /// Reads a features document back (breakeven's input).
 Expected<Features> features_from_json(std::string_view text, const std::string& path);

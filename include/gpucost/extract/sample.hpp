@@ -35,6 +35,16 @@ struct Sample {
   float pclk_max_mhz = kNoF;   ///< rated maximum SM clock, MHz
   float mclk_max_mhz = kNoF;   ///< rated maximum memory clock, MHz
   float throttle_mask = kNoF;  ///< clocks_event_reasons.active bits (exact in a float: < 2^24)
+  // DCGM's profiling fields (dcgmi dmon -e 1002,...; DCGM_FI_PROF_*): ratios 0-1, NVLink MB/s.
+  float sm_active = kNoF;                                                           ///< 1002 smact
+  float sm_occupancy = kNoF;                                                        ///< 1003 smocc
+  float tensor_active = kNoF;                                                       ///< 1004 tenso
+  float dram_active = kNoF;                                                         ///< 1005 drama
+  float fp64_active = kNoF;                                                         ///< 1006 fp64a
+  float fp32_active = kNoF;                                                         ///< 1007 fp32a
+  float fp16_active = kNoF;                                                         ///< 1008 fp16a
+  float nvlink_tx_mb_s = kNoF;                                                      ///< 1011 nvltx (bytes/s) / 1e6
+  float nvlink_rx_mb_s = kNoF;                                                      ///< 1012 nvlrx (bytes/s) / 1e6
   std::uint8_t pcie_gen = 0, pcie_gen_max = 0, pcie_width = 0, pcie_width_max = 0;  ///< 0 = not read
 };
 

@@ -44,6 +44,27 @@ struct TrainRate {
   double value = 0;
 };
 
+/// What a training-log line says of the work done so far (docs/indicators.md, "Work"); NaN =
+/// not on the line. An HF Trainer summary (phase end, `train_*` keys) gives the run's rates.
+struct TrainWork {
+  static constexpr double kNone = std::numeric_limits<double>::quiet_NaN();
+  std::int64_t ts_ns = 0;
+  double step = kNone;         ///< global optimizer step
+  double progress = kNone;     ///< epochs done: HF's fractional epoch, or a Lightning bar's epoch + step / total
+  double tokens_seen = kNone;  ///< HF num_input_tokens_seen
+  bool start = false;          ///< a training start mark (phase start)
+  double runtime_s = kNone, samples_per_s = kNone, steps_per_s = kNone, tokens_per_s = kNone;  ///< the summary
+};
+
+/// One nvidia-smi pmon row: a process on a GPU at one time (`process` events).
+struct ProcessRow {
+  std::int64_t ts_ns = 0;
+  std::int64_t pid = 0;
+  int gpu = 0;
+  float sm_pct = Sample::kNoF;  ///< NaN: pmon printed "-"
+  float fb_mib = Sample::kNoF;
+};
+
 /// The job record of a `job` event (sacct).
 JobRecord job_record_of(const Event& event);
 
@@ -87,6 +108,12 @@ class SampleCollector final : public EventSink, public ForkableSink {
   /// --pattern events: (time, dur_ns or -1 when the pattern has no duration group).
   [[nodiscard]] const std::vector<std::pair<std::int64_t, std::int64_t>>& pattern_events() const { return m_patterns; }
   [[nodiscard]] const std::vector<TrainRate>& train_rates() const { return m_rates; }
+  /// The training logs' work records (steps, epochs, tokens, summaries), in input order.
+  [[nodiscard]] const std::vector<TrainWork>& train_work() const { return m_work; }
+  /// The pmon rows (`process` events), in input order.
+  [[nodiscard]] const std::vector<ProcessRow>& process_rows() const { return m_processes; }
+  /// True when a pmon input gave rows or its "no process" rows.
+  [[nodiscard]] bool has_pmon() const { return m_pmon; }
   /// The Slurm jobs of sacct inputs (`job` events), in input order.
   [[nodiscard]] const std::vector<JobRecord>& jobs() const { return m_jobs; }
 
@@ -95,18 +122,23 @@ class SampleCollector final : public EventSink, public ForkableSink {
   void add_incident(const Event& ev, EventKind kind);
   void add_trace_record(const Event& ev, EventKind kind);
   void add_training(const Event& ev, EventKind kind);
+  void add_work(const Event& ev);
+  void add_process(const Event& ev);
 
   SampleStore m_store;
   std::vector<TraceRecord> m_trace;
   std::vector<std::pair<std::int64_t, std::string>> m_train;
   std::vector<std::pair<std::int64_t, std::int64_t>> m_patterns;
   std::vector<TrainRate> m_rates;
+  std::vector<TrainWork> m_work;
+  std::vector<ProcessRow> m_processes;
   std::vector<JobRecord> m_jobs;
   IncidentStore m_incidents;
   void note_sample_host(std::string_view host);
 
   std::string m_host, m_incident_host, m_logs_tz, m_other_sample_host;
   bool m_host_logs = false;  // a kernel log, dmesg, journal or bug report was among the inputs
+  bool m_pmon = false;
 };
 
 }  // namespace gpucost::extract

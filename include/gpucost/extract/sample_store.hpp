@@ -22,7 +22,7 @@ namespace gpucost::extract {
 /// come in time order, those at the same instant in arrival order (a stable sort).
 class SampleStore {
  public:
-  static constexpr std::size_t kDefaultBudget = std::size_t{1} << 18;  ///< samples (~29 MB)
+  static constexpr std::size_t kDefaultBudget = std::size_t{1} << 18;  ///< samples (~39 MB)
   explicit SampleStore(std::size_t budget = kDefaultBudget);
   ~SampleStore();
   SampleStore(const SampleStore&) = delete;
