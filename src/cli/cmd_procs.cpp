@@ -48,7 +48,8 @@ Runner define_procs(CLI::App& cmd) {
       ->type_name("REGEX")
       ->allow_extra_args(false);
   cmd.add_option("-o,--output", args->output, "output file, - = stdout")->type_name("FILE");
-  cmd.add_flag("-q,--quiet", args->quiet, "no warning on stderr about processes that could not be read (still counted in the output)");
+  cmd.add_flag("-q,--quiet", args->quiet,
+               "no warning on stderr about processes that could not be read (still counted in the output)");
   cmd.footer(footer_with_example("gpucost procs --json"));
   return [args] { return run_procs(*args); };
 }

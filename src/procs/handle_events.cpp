@@ -54,13 +54,20 @@ void HandleTracker::emit(const Seen& s, std::string_view state, std::int64_t ts_
     if (!h.container.pod_uid.empty()) ev.add_text("pod_uid", h.container.pod_uid, true);
     if (!h.container.slurm_job.empty()) ev.add_text("slurm_job", h.container.slurm_job, true);
     if (h.ns_pid >= 0) ev.add_number("ns_pid", h.ns_pid);
-    if (m_machine) ev.fields.push_back(Field{"in_command", s.in_command ? "true" : "false", true, false});
+    if (!s.role.empty()) ev.add_text("role", s.role);
     if (h.partial) ev.fields.push_back(Field{"partial", "true", true, false});
     if (state == "released") ev.add_number("last_seen_ns", s.last_seen_ns);
     ev.add_text("proc_root", m_root);
     sink.on_event(ev);
     ++m_events;
   }
+}
+
+std::string_view HandleTracker::role_of(const ScanResult& scan, int pid) const {
+  if (!m_machine) return {};
+  if (m_command_pid > 0 && scan.descends_from(pid, m_command_pid)) return "command";
+  if (m_self_pid > 0 && scan.descends_from(pid, m_self_pid)) return "gpucost";
+  return "other";
 }
 
 void HandleTracker::update(const ScanResult& scan, std::int64_t ts_ns, EventSink& sink) {
@@ -73,10 +80,8 @@ void HandleTracker::update(const ScanResult& scan, std::int64_t ts_ns, EventSink
     const bool changed = it == m_seen.end() || it->second.devices != devices;
     if (it == m_seen.end()) {
       Seen s;
-      s.in_command = m_machine && m_command_pid > 0 && scan.descends_from(h.pid, m_command_pid);
+      s.role = role_of(scan, h.pid);  // a process's parents do not change while it lives
       it = m_seen.emplace(key, std::move(s)).first;
-    } else if (!it->second.in_command && m_machine && m_command_pid > 0) {
-      it->second.in_command = scan.descends_from(h.pid, m_command_pid);  // started before the pid was known
     }
     Seen& s = it->second;
     s.holder = h;

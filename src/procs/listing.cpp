@@ -62,9 +62,8 @@ void append_device(std::string& out, const DeviceUse& d) {
   out += fmt::format(", \"kind\": \"{}\", \"gpu\": {}, \"pci\": ", device_kind_name(d.kind),
                      d.gpu >= 0 ? std::to_string(d.gpu) : std::string("null"));
   json_string_or_null(out, d.pci);
-  out += fmt::format(
-      ", \"fds\": {}, \"mappings\": {}, \"mapped_bytes\": {}, \"deleted\": {}, \"by_pattern\": {}}}", d.fds,
-      d.mappings, d.mapped_bytes, d.deleted, d.by_pattern);
+  out += fmt::format(", \"fds\": {}, \"mappings\": {}, \"mapped_bytes\": {}, \"deleted\": {}, \"by_pattern\": {}}}",
+                     d.fds, d.mappings, d.mapped_bytes, d.deleted, d.by_pattern);
 }
 
 void append_holder(std::string& out, const Holder& h) {
@@ -159,8 +158,7 @@ std::string procs_table(const ScanResult& scan) {
   std::string out;
   const auto line = [&](const std::array<std::string, 7>& r) {
     std::string l;
-    for (std::size_t c = 0; c < r.size(); ++c)
-      l += c + 1 == r.size() ? r[c] : fmt::format("{:<{}}  ", r[c], width[c]);
+    for (std::size_t c = 0; c < r.size(); ++c) l += c + 1 == r.size() ? r[c] : fmt::format("{:<{}}  ", r[c], width[c]);
     out += std::string(text::rtrim(l)) + "\n";
   };
   if (!rows.empty()) {
@@ -177,13 +175,14 @@ std::string procs_table(const ScanResult& scan) {
 }
 
 std::string procs_json(const ScanResult& scan) {
-  std::string out = fmt::format("{{\n  \"schema\": \"{}\",\n  \"version\": {},\n  \"root\": ", kProcsSchema, kProcsVersion);
+  std::string out =
+      fmt::format("{{\n  \"schema\": \"{}\",\n  \"version\": {},\n  \"root\": ", kProcsSchema, kProcsVersion);
   io::append_json_string(out, scan.root);
   out += fmt::format(
       ",\n  \"boot\": \"{}\", \"boot_ns\": {}, \"ticks_per_second\": {},\n  \"processes\": {}, \"kernel_threads\": {}, "
       "\"vanished\": {}, \"holder_count\": {}, \"unreadable_count\": {},\n  \"holders\": [",
-      format_utc(scan.boot_ns), scan.boot_ns, scan.ticks_per_second, scan.processes, scan.kernel_threads,
-      scan.vanished, scan.holders.size(), scan.unreadable.size());
+      format_utc(scan.boot_ns), scan.boot_ns, scan.ticks_per_second, scan.processes, scan.kernel_threads, scan.vanished,
+      scan.holders.size(), scan.unreadable.size());
   for (std::size_t i = 0; i < scan.holders.size(); ++i) {
     out += i == 0 ? "\n" : ",\n";
     append_holder(out, scan.holders[i]);

@@ -64,8 +64,8 @@ void find_container(const std::vector<std::string_view>& parts, CgroupInfo& info
   // conmon's own scopes (crio-conmon-, libpod-conmon-) are not containers: their prefixes do not
   // match here because "conmon-..." is no hex.
   constexpr std::array kScopes{
-      Scope{"docker-", ".scope", "docker"},         Scope{"cri-containerd-", ".scope", "containerd"},
-      Scope{"crio-", ".scope", "cri-o"},            Scope{"libpod-", ".scope", "podman"},
+      Scope{"docker-", ".scope", "docker"}, Scope{"cri-containerd-", ".scope", "containerd"},
+      Scope{"crio-", ".scope", "cri-o"},    Scope{"libpod-", ".scope", "podman"},
       Scope{"libpod-", "", "podman"},  // cgroupfs: /libpod_parent/libpod-<id>
   };
   bool kubepods = false;

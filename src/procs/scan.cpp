@@ -87,9 +87,7 @@ struct DrmCard {
 
 }  // namespace
 
-std::string Holder::command() const {
-  return argv.empty() ? fmt::format("[{}]", comm) : text::join(argv, " ");
-}
+std::string Holder::command() const { return argv.empty() ? fmt::format("[{}]", comm) : text::join(argv, " "); }
 
 std::vector<int> Holder::gpus() const {
   std::vector<int> out;
@@ -262,8 +260,8 @@ void Scanner::Impl::scan_process(int pid, ScanResult& out, std::map<std::string,
     if (err == 0) status = parse_status(text);
   }
   if (!what.empty())
-    out.unreadable.push_back(Unreadable{pid, status.uid, status.uid ? user_name(*status.uid) : std::string(),
-                                        st->comm, what, reason});
+    out.unreadable.push_back(
+        Unreadable{pid, status.uid, status.uid ? user_name(*status.uid) : std::string(), st->comm, what, reason});
   if (found.empty()) return;
   Holder h;
   h.pid = pid;
@@ -279,8 +277,8 @@ void Scanner::Impl::scan_process(int pid, ScanResult& out, std::map<std::string,
   if (read_file(dir + "/cgroup", text) == 0) {
     CgroupInfo cg = parse_cgroup(text);
     h.cgroup = std::move(cg.path);
-    h.container = ContainerInfo{std::move(cg.runtime), std::move(cg.container), std::move(cg.pod_uid),
-                                std::move(cg.slurm_job)};
+    h.container =
+        ContainerInfo{std::move(cg.runtime), std::move(cg.container), std::move(cg.pod_uid), std::move(cg.slurm_job)};
   }
   for (auto& [path, use] : found) h.devices.push_back(std::move(use));
   std::sort(h.devices.begin(), h.devices.end(), [](const DeviceUse& a, const DeviceUse& b) {
@@ -337,8 +335,7 @@ Expected<Scanner> Scanner::create(const ScanOptions& options) {
 Expected<ScanResult> Scanner::scan() const {
   const Impl& s = *m_impl;
   DIR* d = ::opendir(s.proc.c_str());
-  if (d == nullptr)
-    return make_error(ErrorKind::io, fmt::format("{}: cannot list: {}", s.proc, std::strerror(errno)));
+  if (d == nullptr) return make_error(ErrorKind::io, fmt::format("{}: cannot list: {}", s.proc, std::strerror(errno)));
   std::vector<int> pids;
   while (const dirent* e = ::readdir(d)) {
     const auto pid = text::parse_int(e->d_name);

@@ -15,6 +15,8 @@
 #include <cstring>
 #include <optional>
 
+#include <unistd.h>
+
 namespace gpucost::record {
 
 struct HandleRecorder::Impl {
@@ -23,7 +25,7 @@ struct HandleRecorder::Impl {
   std::unique_ptr<io::EventWriter> writer;
   std::unique_ptr<procs::HandleTracker> tracker;
   std::string path, proc_path;
-  std::int64_t interval_ns = 0, last_scan_ns = 0;
+  std::int64_t interval_ns = 0, last_scan_ns = 0, first_scan_ns = 0;
   std::uint64_t scans = 0, failed_scans = 0;
   std::size_t most_unreadable = 0;
   std::string unreadable_example;  ///< the summary of the scan with the most unreadable processes
@@ -37,7 +39,7 @@ struct HandleRecorder::Impl {
       if (failed_scans++ == 0) first_error = result.error().message;
       return;
     }
-    ++scans;
+    if (scans++ == 0) first_scan_ns = now;
     if (result->unreadable.size() > most_unreadable) {
       most_unreadable = result->unreadable.size();
       unreadable_example = fmt::format("{} of {}", most_unreadable, result->processes);
@@ -58,8 +60,8 @@ HandleRecorder::HandleRecorder(const RecordOptions& o, const std::string& dir, s
   m.path = fmt::format("{}/{}", dir, kHandlesFile);
   m.file = std::fopen(m.path.c_str(), "we");
   if (m.file == nullptr) {
-    notes.push_back(fmt::format("{}: cannot write: {}: no scan of the processes holding the GPU", m.path,
-                                std::strerror(errno)));
+    notes.push_back(
+        fmt::format("{}: cannot write: {}: no scan of the processes holding the GPU", m.path, std::strerror(errno)));
     return;
   }
   const bool machine = o.proc_root.empty() || o.proc_root == "/";
@@ -68,6 +70,7 @@ HandleRecorder::HandleRecorder(const RecordOptions& o, const std::string& dir, s
   m.writer = std::make_unique<io::EventWriter>(m.file, io::StreamFormat::jsonl);
   m.writer->write_header("UTC", o.version);
   m.tracker = std::make_unique<procs::HandleTracker>(o.host, machine ? std::string("/") : o.proc_root, machine);
+  m.tracker->set_self_pid(static_cast<int>(::getpid()));
   m.interval_ns = std::int64_t{o.interval_ms} * 1'000'000;
 }
 
@@ -90,10 +93,14 @@ bool HandleRecorder::finish(std::vector<std::string>& notes) {
   Impl& m = *m_impl;
   if (!m.scanner) return false;
   m.scan_now();
-  m.tracker->finish(wall_clock_ns(), *m.writer);
+  const std::int64_t end_ns = wall_clock_ns();
+  m.tracker->finish(end_ns, *m.writer);
   InputStats st;
   st.path = m.proc_path;
   st.events = m.tracker->events();
+  st.time_basis = TimeBasis::absolute;  // the scans' own clock
+  st.first_ts_ns = m.first_scan_ns;
+  st.last_ts_ns = end_ns;
   st.notes.push_back(fmt::format("{} scans of {}", m.scans, m.proc_path));
   if (m.most_unreadable > 0) {
     const std::string note = fmt::format(

@@ -23,7 +23,7 @@ class HandleRecorder {
   HandleRecorder(const HandleRecorder&) = delete;
   HandleRecorder& operator=(const HandleRecorder&) = delete;
 
-  /// The command's pid: its holders (and its descendants') get in_command true.
+  /// The command's pid: it and its descendants get role `command`.
   void set_command_pid(pid_t pid);
   /// Scans when the interval has passed since the last scan (always with `force`).
   void tick(bool force = false);

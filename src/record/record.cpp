@@ -328,6 +328,7 @@ Expected<RecordResult> record_run(const RecordOptions& o) {
 
 std::vector<std::string> priceable_files(const RecordResult& result, std::vector<std::string>& notes) {
   std::vector<std::string> files;
+  // The handles' stream last, and only beside something priceable: alone it prices nothing.
   for (const std::string_view name : {kTelemetryFile, kJournalFile, kTrainLogFile, kHandlesFile}) {
     const std::string path = in_dir(result.run_dir, name);
     auto reader = io::LineReader::open(path);
@@ -335,7 +336,7 @@ std::vector<std::string> priceable_files(const RecordResult& result, std::vector
     const std::string_view head = (*reader)->peek(64 * 1024);
     if (head.empty()) continue;
     if (name == kHandlesFile) {  // an events stream: read as one, its gpu_handle events beside the samples
-      if (result.handles && io::is_event_stream(head)) files.push_back(path);
+      if (result.handles && !files.empty() && io::is_event_stream(head)) files.push_back(path);
       continue;
     }
     if (prep::detect_format(head, prep::PrepOptions{}) == Format::unknown) {

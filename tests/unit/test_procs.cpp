@@ -96,9 +96,10 @@ TEST_CASE("procs: cgroup paths name the container, the pod and the Slurm job", "
   c = parse_cgroup("0::/docker/" + id + "\n");  // cgroupfs driver
   CHECK(c.runtime == "docker");
   CHECK(c.container == id);
-  c = parse_cgroup("0::/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-podd6b6a1f2_3c4d_4e5f_8a9b_"
-                   "0c1d2e3f4a5b.slice/cri-containerd-" +
-                   id + ".scope\n");
+  c = parse_cgroup(
+      "0::/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-podd6b6a1f2_3c4d_4e5f_8a9b_"
+      "0c1d2e3f4a5b.slice/cri-containerd-" +
+      id + ".scope\n");
   CHECK(c.runtime == "containerd");
   CHECK(c.container == id);
   CHECK(c.pod_uid == "d6b6a1f2-3c4d-4e5f-8a9b-0c1d2e3f4a5b");
@@ -127,13 +128,13 @@ TEST_CASE("procs: cgroup paths name the container, the pod and the Slurm job", "
 }
 
 TEST_CASE("procs: maps lines give the path, with spaces and (deleted)", "[procs]") {
-  auto m = parse_maps_line(
-      "7f3a2c000000-7f3a2c200000 rw-s 00000000 00:05 1234                       /dev/nvidia0");
+  auto m = parse_maps_line("7f3a2c000000-7f3a2c200000 rw-s 00000000 00:05 1234                       /dev/nvidia0");
   REQUIRE(m);
   CHECK(m->end - m->start == 0x200000);
   CHECK(m->path == "/dev/nvidia0");
   CHECK_FALSE(m->deleted);
-  m = parse_maps_line("7f3a2c000000-7f3a2c100000 rw-s 00000000 00:05 1235                       /dev/nvidia1 (deleted)");
+  m = parse_maps_line(
+      "7f3a2c000000-7f3a2c100000 rw-s 00000000 00:05 1235                       /dev/nvidia1 (deleted)");
   REQUIRE(m);
   CHECK(m->path == "/dev/nvidia1");
   CHECK(m->deleted);
@@ -226,8 +227,8 @@ TEST_CASE("procs: the fixture tree's holders, hand-checked", "[procs]") {
   const Holder& dcgm = holder(r, 8901);
   std::vector<DeviceKind> kinds;
   for (const DeviceUse& d : dcgm.devices) kinds.push_back(d.kind);
-  CHECK(kinds == std::vector<DeviceKind>{DeviceKind::control, DeviceKind::uvm_tools, DeviceKind::caps,
-                                         DeviceKind::nvswitch});
+  CHECK(kinds ==
+        std::vector<DeviceKind>{DeviceKind::control, DeviceKind::uvm_tools, DeviceKind::caps, DeviceKind::nvswitch});
 
   REQUIRE(r.unreadable.size() == 1);  // 6789: fd/ cannot be listed
   CHECK(r.unreadable[0].pid == 6789);
@@ -235,8 +236,9 @@ TEST_CASE("procs: the fixture tree's holders, hand-checked", "[procs]") {
   CHECK(r.unreadable[0].reason == "Not a directory");
   CHECK(r.unreadable[0].user == "root");
   CHECK(r.unreadable[0].comm == "sshd");
-  CHECK(unreadable_summary(r) == "1 process could not be read (fd: Not a directory; users root 1): the device files "
-                                 "they hold are not known");
+  CHECK(unreadable_summary(r) ==
+        "1 process could not be read (fd: Not a directory; users root 1): the device files "
+        "they hold are not known");
   CHECK(placement(py) == "docker:f3b1c2d4e5a6");
   CHECK(placement(tf) == "slurm job 4242");
   CHECK(placement(holder(r, 3456)) == "/system.slice/nvidia-persistenced.service");
@@ -261,9 +263,7 @@ TEST_CASE("procs: a root that is a /proc itself, or has no btime, is refused wit
   CHECK(proc_itself.error().hint.find("looks like a /proc itself") != std::string::npos);
   static const test::ScratchDir dir{"procs-root"};
   fs::create_directories(dir.path() / "proc");
-  {
-    std::ofstream(dir.path() / "proc" / "stat") << "cpu  1 2 3\n";
-  }
+  { std::ofstream(dir.path() / "proc" / "stat") << "cpu  1 2 3\n"; }
   auto no_btime = Scanner::create(ScanOptions{dir.path().string(), {}});
   REQUIRE_FALSE(no_btime);
   CHECK(no_btime.error().message.find("no btime line") != std::string::npos);
@@ -323,7 +323,7 @@ TEST_CASE("procs: gpu_handle events say held, released and still_held, one per G
   CHECK(test::field(e, "gpus") == "0,1");
   CHECK(test::field(e, "start_ns") == "1718193600500000000");
   CHECK(test::field(e, "container_id").substr(0, 12) == "f3b1c2d4e5a6");
-  CHECK(test::field(e, "in_command") == "<absent>");  // a fixture's pids are not this machine's
+  CHECK(test::field(e, "role") == "<absent>");  // a fixture's pids are not this machine's
   CHECK(test::field(e, "proc_root") == kTree);
   // Nothing changed: nothing written.
   sink.events.clear();
@@ -349,7 +349,7 @@ TEST_CASE("procs: gpu_handle events say held, released and still_held, one per G
   CHECK(tracker.events() == 17);
 }
 
-TEST_CASE("procs: in_command follows the parents to the recorded command", "[procs]") {
+TEST_CASE("procs: the role follows the parents to the recorded command or to gpucost", "[procs]") {
   ScanResult r;
   r.parents = {{1, 0}, {100, 1}, {200, 100}, {300, 200}, {400, 1}};
   CHECK(r.descends_from(300, 100));
@@ -359,4 +359,24 @@ TEST_CASE("procs: in_command follows the parents to the recorded command", "[pro
   r.parents[500] = 501;
   r.parents[501] = 500;  // a loop ends the walk
   CHECK_FALSE(r.descends_from(500, 100));
+}
+
+TEST_CASE("procs: on this machine each holder has a role: command, gpucost or other", "[procs]") {
+  ScanResult r;
+  r.parents = {{1, 0}, {50, 1}, {60, 50}, {70, 60}, {80, 50}, {90, 1}};  // 50 gpucost, 60 the command
+  for (const int pid : {70, 80, 90}) {
+    Holder h;
+    h.pid = pid;
+    h.devices.push_back(DeviceUse{"/dev/nvidia0", DeviceKind::gpu, 0, {}, 1, 0, 0, false, false});
+    r.holders.push_back(h);
+  }
+  HandleTracker tracker("node-1", "/", true);
+  tracker.set_self_pid(50);
+  tracker.set_command_pid(60);
+  test::CollectingSink sink;
+  tracker.update(r, 100, sink);
+  REQUIRE(sink.events.size() == 3);
+  CHECK(test::field(sink.events[0], "role") == "command");  // 70, the command's child
+  CHECK(test::field(sink.events[1], "role") == "gpucost");  // 80, the sampler
+  CHECK(test::field(sink.events[2], "role") == "other");    // 90
 }

@@ -18,8 +18,8 @@ struct ProcStat {
   std::string comm;  ///< the name in parentheses: may hold spaces and ')'
   char state = '?';
   int ppid = 0;
-  std::uint64_t flags = 0;       ///< field 9 (PF_* bits)
-  std::uint64_t start_ticks = 0; ///< field 22: start time in clock ticks since boot
+  std::uint64_t flags = 0;        ///< field 9 (PF_* bits)
+  std::uint64_t start_ticks = 0;  ///< field 22: start time in clock ticks since boot
 };
 
 /// Kernel threads (PF_KTHREAD) have no files of user space: the scan passes them by.

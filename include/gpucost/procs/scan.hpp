@@ -30,13 +30,13 @@ struct ScanOptions {
 struct DeviceUse {
   std::string path;  ///< as the fd link or the maps line names it
   DeviceKind kind = DeviceKind::pattern;
-  int gpu = -1;              ///< N of /dev/nvidiaN (the device's minor number), else -1
-  std::string pci;           ///< DRM nodes: the card's PCI address (sysfs), else empty
-  int fds = 0;               ///< open file descriptors on it
-  int mappings = 0;          ///< lines of maps naming it
+  int gpu = -1;                    ///< N of /dev/nvidiaN (the device's minor number), else -1
+  std::string pci;                 ///< DRM nodes: the card's PCI address (sysfs), else empty
+  int fds = 0;                     ///< open file descriptors on it
+  int mappings = 0;                ///< lines of maps naming it
   std::uint64_t mapped_bytes = 0;  ///< virtual address space those mappings span, bytes
-  bool deleted = false;      ///< a link or mapping said " (deleted)"
-  bool by_pattern = false;   ///< found through --device-pattern
+  bool deleted = false;            ///< a link or mapping said " (deleted)"
+  bool by_pattern = false;         ///< found through --device-pattern
 };
 
 struct ContainerInfo {
@@ -55,8 +55,8 @@ struct Holder {
   std::int64_t start_ns = 0;         ///< btime + start_ticks / USER_HZ, ns since the epoch
   std::string cgroup;
   ContainerInfo container;
-  std::vector<DeviceUse> devices;    ///< in order of kind, then path
-  bool partial = false;              ///< fd/ or maps could not be read: it may hold more
+  std::vector<DeviceUse> devices;  ///< in order of kind, then path
+  bool partial = false;            ///< fd/ or maps could not be read: it may hold more
 
   /// The command line joined by spaces, or "[comm]" (as ps shows) when it has none.
   [[nodiscard]] std::string command() const;
@@ -77,9 +77,9 @@ struct ScanResult {
   std::string root;
   std::int64_t boot_ns = 0;  ///< btime of <root>/proc/stat
   long ticks_per_second = 100;
-  int processes = 0;       ///< numeric entries of <root>/proc seen
-  int kernel_threads = 0;  ///< passed by: they hold no files of user space
-  int vanished = 0;        ///< gone between the listing and the reading of their files
+  int processes = 0;                   ///< numeric entries of <root>/proc seen
+  int kernel_threads = 0;              ///< passed by: they hold no files of user space
+  int vanished = 0;                    ///< gone between the listing and the reading of their files
   std::vector<Holder> holders;         ///< ascending pid
   std::vector<Unreadable> unreadable;  ///< ascending pid
   std::map<int, int> parents;          ///< pid → parent pid of every process read
