@@ -50,7 +50,10 @@ Runner define_procs(CLI::App& cmd) {
   cmd.add_option("-o,--output", args->output, "output file, - = stdout")->type_name("FILE");
   cmd.add_flag("-q,--quiet", args->quiet,
                "no warning on stderr about processes that could not be read (still counted in the output)");
-  cmd.footer(footer_with_example("gpucost procs --json"));
+  cmd.footer(
+      "Example: sudo gpucost procs --json\n"
+      "Exit status: 0 the scan ran (processes that could not be read are counted in the output),\n"
+      "2 a bad option (--device-pattern, --proc-root) or a /proc that cannot be listed. See docs/procs.md.");
   return [args] { return run_procs(*args); };
 }
 
