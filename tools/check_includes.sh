@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The stages' include graph points one way: a file may include its own stage and the stages
 # below it, never one above (docs/ARCHITECTURE.md, Rules). The order:
-#   core < io < prep < extract < breakeven < report, outputs, prices < pipeline < record < cli
-# report, outputs and prices (the price lists of `offers update`) are peers: none includes
+#   core < io < prep, procs < extract < breakeven < report, outputs, prices < pipeline < record < cli
+# prep and procs (the /proc scan of `gpucost procs`) are peers, and so are report, outputs and
+# prices (the price lists of `offers update`): none includes
 # another. A file's stage is its folder: include/gpucost/<stage>/ or src/<stage>/ (src/cli is
 # the binary). Both <gpucost/<stage>/...> and private "<stage>/..." or "../..." includes are
 # checked; tests/ and tools/ are not stages.
@@ -19,8 +20,8 @@ files=$(find include src -type f \( -name '*.hpp' -o -name '*.cpp' -o -name '*.h
 # shellcheck disable=SC2086  # the paths have no spaces
 grep -HnE '^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"]' $files | awk -F: -v allowed="$allowed" -v files="$files" '
 BEGIN {
-  split("core io prep extract breakeven report outputs prices pipeline record cli", order, " ")
-  split("0 1 2 3 4 5 5 5 6 7 8", ranks, " ")
+  split("core io prep procs extract breakeven report outputs prices pipeline record cli", order, " ")
+  split("0 1 2 2 3 4 5 5 5 6 7 8", ranks, " ")
   for (i in order) rank[order[i]] = ranks[i]
   n = split(files, list, "\n")
   for (i = 1; i <= n; i++) exists[list[i]] = 1
@@ -79,7 +80,7 @@ function normalise(path,   p, n, i, out, k) {
 END { exit bad }'
 status=$?
 if [ "$status" -ne 0 ]; then
-  echo "FAIL: includes against the stage order (core < io < prep < extract < breakeven < report, outputs, prices < pipeline < record < cli)"
+  echo "FAIL: includes against the stage order (core < io < prep, procs < extract < breakeven < report, outputs, prices < pipeline < record < cli)"
   exit 1
 fi
 echo "ok: every include of include/ and src/ follows the stage order (but the $(printf '%s\n' "$allowed" | grep -c ':') listed, each with its reason)"

@@ -2,6 +2,7 @@
 #include "commands.hpp"
 #include "console.hpp"
 
+#include <gpucost/procs/scan.hpp>
 #include <gpucost/record/record.hpp>
 
 #include <fmt/format.h>
@@ -15,7 +16,8 @@ namespace {
 struct RecordArgs {
   ModelArgs model;
   std::vector<std::string> command;
-  std::string run_dir, report;
+  std::string run_dir, report, proc_root = "/";
+  std::vector<std::string> device_patterns;
   int interval_ms = 1000;
 };
 
@@ -52,6 +54,9 @@ int run_record(RecordArgs& args) {
   if (!po) return not_run(po.error());
   // The config is checked before the command starts: a typo must not cost a training run.
   if (auto st = check_model(a); !st) return not_run(st.error());
+  // Likewise a bad --device-pattern or --proc-root.
+  if (auto sc = procs::Scanner::create(procs::ScanOptions{args.proc_root, args.device_patterns}); !sc)
+    return not_run(sc.error());
   record::RecordOptions o;
   o.command = args.command;
   o.run_dir = args.run_dir.empty() ? record::default_run_dir(wall_clock_ns()) : args.run_dir;
@@ -60,6 +65,8 @@ int run_record(RecordArgs& args) {
   o.host = po->host;
   o.version = GPUCOST_VERSION;
   o.quiet = a.in.quiet;
+  o.proc_root = args.proc_root;
+  o.device_patterns = args.device_patterns;
   auto run = record::record_run(o);
   if (!run) return not_run(run.error());  // every error of record_run comes before the command starts
   std::vector<std::string> notes = run->notes;
@@ -105,6 +112,15 @@ Runner define_record(CLI::App& cmd) {
   cmd.add_option("--interval-ms", args->interval_ms, "nvidia-smi sampling interval (default 1000)")
       ->type_name("MS")
       ->check(CLI::Range(10, 3600000))
+      ->group("Record");
+  cmd.add_option("--proc-root", args->proc_root,
+                 "scan DIR/proc (and DIR/sys, DIR/etc/passwd) for processes holding the GPU, instead of /")
+      ->type_name("DIR")
+      ->group("Record");
+  cmd.add_option("--device-pattern", args->device_patterns,
+                 "also count files whose path matches this RE2 pattern as device handles (repeatable)")
+      ->type_name("REGEX")
+      ->allow_extra_args(false)
       ->group("Record");
   add_clock_and_verbosity_options(&cmd, args->model.in);
   cmd.footer(

@@ -22,6 +22,7 @@ Runner define_report(CLI::App& cmd);
 Runner define_batch(CLI::App& cmd);
 Runner define_record(CLI::App& cmd);
 Runner define_trace(CLI::App& cmd);
+Runner define_procs(CLI::App& cmd);
 Runner define_init(CLI::App& cmd);
 Runner define_completion(CLI::App& cmd);
 Runner define_offers(CLI::App& cmd);

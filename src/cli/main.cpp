@@ -38,6 +38,8 @@ constexpr std::array kCommands{
     Command{"report", "write the verdict, charts, timelines and indicators as one HTML file", define_report},
     Command{"batch", "for cron: price only what is new in rotated logs since the last run", define_batch},
     Command{"record", "run a training command, collect its GPU telemetry and logs, then price it", define_record},
+    Command{"procs", "list the processes holding NVIDIA device files: who holds the GPU, since when, where",
+            define_procs},
     Command{"trace", "print the analyses of PyTorch profiler traces as tables", define_trace},
     Command{"completion", "print the bash completion script, or the man page's option lists", define_completion},
 };

@@ -1,8 +1,10 @@
 #include <gpucost/record/record.hpp>
 
+#include "handles.hpp"
 #include "process.hpp"
 
 #include <gpucost/core/time.hpp>
+#include <gpucost/io/event_stream.hpp>
 #include <gpucost/io/json_out.hpp>
 #include <gpucost/io/line_reader.hpp>
 #include <gpucost/prep/prep.hpp>
@@ -19,6 +21,7 @@
 #include <csignal>
 #include <cstring>
 #include <ctime>
+#include <functional>
 
 namespace gpucost::record {
 
@@ -72,8 +75,10 @@ void write_all(int fd, const char* data, std::size_t n) {
 }
 
 /// Copies the command's stdout and stderr to ours and to the training log until both close,
-/// or shortly after the command exits (a background child may keep the pipes open).
-void tee_output(int out_r, int err_r, int log_fd, pid_t child, int& raw_status, bool& reaped) {
+/// or shortly after the command exits (a background child may keep the pipes open); `tick` is
+/// called at every turn (at least every 200 ms) while the command runs.
+void tee_output(int out_r, int err_r, int log_fd, pid_t child, int& raw_status, bool& reaped,
+                const std::function<void()>& tick) {
   pollfd fds[2] = {{out_r, POLLIN, 0}, {err_r, POLLIN, 0}};
   const int targets[2] = {STDOUT_FILENO, STDERR_FILENO};
   int open_fds = 2;
@@ -99,6 +104,7 @@ void tee_output(int out_r, int err_r, int log_fd, pid_t child, int& raw_status, 
       reaped = true;
       drain_until = wall_clock_ns() + 2'000'000'000;
     }
+    if (!reaped) tick();
     if (reaped && ready == 0 && wall_clock_ns() > drain_until) break;
   }
   for (const pollfd& p : fds)
@@ -286,8 +292,11 @@ Expected<RecordResult> record_run(const RecordOptions& o) {
   r.from_ns = wall_clock_ns();
   const Sampler sampler = start_sampler(o, r.run_dir, r.notes);
   r.sampled = sampler.started;
+  HandleRecorder handles(o, r.run_dir, r.notes);
+  handles.tick(true);  // who held the GPU before the command started
   r.start_ns = wall_clock_ns();
   const pid_t child = spawn(o.command, Streams{-1, out_pipe[1], err_pipe[1]}, false);
+  handles.set_command_pid(child);
   ::close(out_pipe[1]);
   ::close(err_pipe[1]);
   int raw = 0;
@@ -295,7 +304,7 @@ Expected<RecordResult> record_run(const RecordOptions& o) {
   {
     const SignalForwarder forwarder(child);
     const auto old_pipe = std::signal(SIGPIPE, SIG_IGN);  // a closed terminal must not end the recording
-    if (child > 0) tee_output(out_pipe[0], err_pipe[0], log_fd, child, raw, reaped);
+    if (child > 0) tee_output(out_pipe[0], err_pipe[0], log_fd, child, raw, reaped, [&handles] { handles.tick(); });
     if (child > 0 && !reaped) raw = wait_for(child);
     std::signal(SIGPIPE, old_pipe);
   }
@@ -304,6 +313,7 @@ Expected<RecordResult> record_run(const RecordOptions& o) {
   r.exit_status = child > 0 ? exit_code(raw) : 127;
   r.signal = child > 0 && raw >= 0 && WIFSIGNALED(raw) ? WTERMSIG(raw) : 0;
   stop_sampler(sampler, r.run_dir, r.notes);
+  r.handles = handles.finish(r.notes);
   r.to_ns = wall_clock_ns();
   if (!r.sampled) {
     r.from_ns = r.start_ns;
@@ -318,12 +328,17 @@ Expected<RecordResult> record_run(const RecordOptions& o) {
 
 std::vector<std::string> priceable_files(const RecordResult& result, std::vector<std::string>& notes) {
   std::vector<std::string> files;
-  for (const std::string_view name : {kTelemetryFile, kJournalFile, kTrainLogFile}) {
+  // The handles' stream last, and only beside something priceable: alone it prices nothing.
+  for (const std::string_view name : {kTelemetryFile, kJournalFile, kTrainLogFile, kHandlesFile}) {
     const std::string path = in_dir(result.run_dir, name);
     auto reader = io::LineReader::open(path);
     if (!reader) continue;
     const std::string_view head = (*reader)->peek(64 * 1024);
     if (head.empty()) continue;
+    if (name == kHandlesFile) {  // an events stream: read as one, its gpu_handle events beside the samples
+      if (result.handles && !files.empty() && io::is_event_stream(head)) files.push_back(path);
+      continue;
+    }
     if (prep::detect_format(head, prep::PrepOptions{}) == Format::unknown) {
       notes.push_back(fmt::format("{}: no format gpucost reads (kept in the run folder, not priced)", path));
       continue;

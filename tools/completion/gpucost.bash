@@ -3,8 +3,8 @@
 # compares the two). Works with or without the bash-completion package. Installed as
 # share/bash-completion/completions/gpucost; without installing: source <(gpucost completion bash)
 
-_gpucost_commands='init prep extract merge breakeven offers history report batch record trace
-  completion'
+_gpucost_commands='init prep extract merge breakeven offers history report batch record procs
+  trace completion'
 _gpucost_root_opts='-h --help --version'
 _gpucost_root_valued=''
 
@@ -87,10 +87,16 @@ _gpucost_spec() {
     'record')
       opts='-h --help -c --config --set --from --to --cloud --clouds --speed-ratio --fill --json
         -o --output --fail-above --explain --suggest --prom --mode --ledger --ledger-append
-        --report --run-dir --interval-ms --host --tz -q --quiet -v --verbose'
+        --report --run-dir --interval-ms --proc-root --device-pattern --host --tz -q --quiet -v
+        --verbose'
       valued='-c --config --set --from --to --cloud --clouds --speed-ratio --fill -o --output
-        --suggest --prom --mode --ledger --report --run-dir --interval-ms --host --tz'
+        --suggest --prom --mode --ledger --report --run-dir --interval-ms --proc-root
+        --device-pattern --host --tz'
       args='command' ;;
+    'procs')
+      opts='-h --help --json --proc-root --device-pattern -o --output -q --quiet'
+      valued='--proc-root --device-pattern -o --output'
+      args='none' ;;
     'trace')
       opts='-h --help --input-format --tz --date --start --interval --boot-time --year --fields
         --steps --max-line --top-kernels --pattern --host -j --jobs --strict -q --quiet -v
@@ -123,6 +129,7 @@ _gpucost_action() {
     *' --state') action='files' ;;
     *' --report') action='files:html' ;;
     *' --run-dir') action='dirs' ;;
+    *' --proc-root') action='dirs' ;;
     *) action=none ;;
   esac
 }

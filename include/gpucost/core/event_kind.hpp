@@ -55,6 +55,8 @@ enum class EventKind : std::uint8_t {
   pattern,
   // scheduler accounting (sacct)
   job,
+  // processes holding NVIDIA device files (record's /proc scans)
+  gpu_handle,
   other,
   count_  // number of kinds; keep last
 };
@@ -71,6 +73,7 @@ inline constexpr std::array<std::string_view, kEventKindCount> kEventKindNames =
     "nsys_row",
     "train", "pattern",
     "job",
+    "gpu_handle",
     ""};
 // clang-format on
 

@@ -30,6 +30,10 @@ struct RecordOptions {
   std::string host;        ///< for the metadata
   std::string version;     ///< gpucost's, for the metadata
   bool quiet = false;      ///< no notes on stderr
+  /// The /proc scans for processes holding NVIDIA device files (gpu-handles.jsonl; gpucost procs):
+  /// the tree's root ("/" = this machine) and the --device-pattern patterns.
+  std::string proc_root = "/";
+  std::vector<std::string> device_patterns;
 };
 
 /// File names inside the run folder.
@@ -37,6 +41,7 @@ inline constexpr std::string_view kTelemetryFile = "telemetry.csv";
 inline constexpr std::string_view kTrainLogFile = "train.log";
 inline constexpr std::string_view kJournalFile = "kernel.journal.json";
 inline constexpr std::string_view kMetadataFile = "run.json";
+inline constexpr std::string_view kHandlesFile = "gpu-handles.jsonl";
 
 struct RecordResult {
   std::string run_dir;  ///< the folder made (a default name may have gained a -N)
@@ -48,6 +53,7 @@ struct RecordResult {
   std::int64_t from_ns = 0, to_ns = 0;
   bool sampled = false;            ///< nvidia-smi answered at the start: the telemetry has samples
   bool journal = false;            ///< the kernel messages of the window were exported
+  bool handles = false;            ///< gpu-handles.jsonl holds the /proc scans' gpu_handle events
   std::vector<std::string> notes;  ///< what could not be recorded, and why
 };
 
