@@ -195,6 +195,18 @@ std::string verdict(const ReportContent& c) {
 
 // ---- cost breakdown ---------------------------------------------------------------------
 
+// The busy share of q when SM active gave it, or was asked for and missing (never silently).
+std::string busy_share_text(const Result& r, const breakeven::CostConfig& c) {
+  if (r.job.busy_source == breakeven::kBusyShareSmActive)
+    return fmt::format(" of a busy share {:.3f} from SM active", r.busy_share);
+  if (c.busy_share == breakeven::kBusyShareSmActive)
+    return fmt::format(
+        " of a busy share {:.3f} from the utilisation: cloud.busy_share = sm_active, but the features "
+        "have no SM active",
+        r.busy_share);
+  return {};
+}
+
 std::string cost_section(const ReportContent& c) {
   const Result& r = c.result;
   const std::string& cur = c.config.currency;
@@ -241,10 +253,7 @@ std::string cost_section(const ReportContent& c) {
   row("local total", r.local_total, "");
   row("cloud total", r.cloud_total,
       fmt::format("{:.0f} s billed at {} {}/h (speed x{}, billed share {:.3f}{}, cold start {} s)", r.billed_s,
-                  number(c.config.rate_per_hour), cur, number(c.config.speed_ratio), r.q,
-                  r.job.busy_source == breakeven::kBusyShareSmActive
-                      ? fmt::format(" of a busy share {:.3f} from SM active", r.busy_share)
-                      : std::string(),
+                  number(c.config.rate_per_hour), cur, number(c.config.speed_ratio), r.q, busy_share_text(r, c.config),
                   number(c.config.cold_start_s)));
   b += "</table>\n</section>\n";
   return b;

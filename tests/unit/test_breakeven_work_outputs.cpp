@@ -153,10 +153,16 @@ TEST_CASE("work outputs: the HTML report has a cost per unit of work section", "
   REQUIRE(doc.load_string(html.c_str()));
   const auto section = doc.select_node("//section[@id='work']");
   REQUIRE(section);
-  const std::string text = section.node().child("table").child_value();
   CHECK(html.find("<td>1M tokens</td><td class=\"num\">0.0118 USD</td><td class=\"num\">0.0201 USD</td>") !=
         std::string::npos);
   CHECK(html.find("Break-even use: owning pays above 7.1 B tokens a month") != std::string::npos);
+
+  // SM active asked for and missing: the cost table says so (never silently).
+  auto asked = c;
+  asked.busy_share = "sm_active";
+  const std::string fallback = report::html_report({r, asked, sources, {}, {}, {}});
+  CHECK(fallback.find("billed share 0.625 of a busy share 0.750 from the utilisation: cloud.busy_share = sm_active, "
+                      "but the features have no SM active") != std::string::npos);
 
   report::ReportSources without;
   without.features = work_features("ws");
