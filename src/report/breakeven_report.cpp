@@ -554,6 +554,13 @@ void json_slurm(std::string& b, const extract::Features& f, const breakeven::Res
 
 // ---- cost per unit of work (docs/cost-model.md, "Cost per unit of work") ------------------
 
+/// The first unit of `order` (nouns) that has a count; null when none.
+const breakeven::UnitCost* first_counted(const breakeven::WorkCosts& w, std::initializer_list<std::string_view> order) {
+  for (const std::string_view noun : order)
+    if (const auto* u = w.find(noun); u != nullptr && u->count) return u;
+  return nullptr;
+}
+
 void json_work_unit(std::string& b, const breakeven::UnitCost& u) {
   b.append(fmt::format("\"{}\": {{\"per\": ", u.unit->noun));
   num(b, u.unit->per);
@@ -627,17 +634,6 @@ std::string table_busy_share(const breakeven::Result& r, const breakeven::CostCo
         "  {:<12}{:>14}  utilisation {:.1f} %: cloud.busy_share = sm_active, but the features have no SM active\n",
         "busy share", "", r.busy_share * 100);
   return {};
-}
-
-}  // namespace
-
-namespace {
-
-/// The first unit of `order` (nouns) that has a count; null when none.
-const breakeven::UnitCost* first_counted(const breakeven::WorkCosts& w, std::initializer_list<std::string_view> order) {
-  for (const std::string_view noun : order)
-    if (const auto* u = w.find(noun); u != nullptr && u->count) return u;
-  return nullptr;
 }
 
 }  // namespace
