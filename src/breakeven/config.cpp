@@ -74,6 +74,9 @@ constexpr std::array kKeys = {
     ConfigKey{"cloud.spot_restart_overhead", "ratio",
               "a spot offer's billed time grows by this share: work redone after interruptions, restarts", false, false,
               0, 10},
+    ConfigKey{"cloud.busy_share", "",
+              "what gives the busy share of the billed time: util (utilization.gpu) or sm_active (DCGM SM active)",
+              false, true},
 };
 
 double* number_slot(CostConfig& c, std::string_view path) {
@@ -113,6 +116,7 @@ std::string* string_slot(CostConfig& c, std::string_view path) {
   if (path == "cloud.name") return &c.cloud_name;
   if (path == "cloud.offer") return &c.cloud_offer;
   if (path == "electricity.tz") return &c.tariff_tz;
+  if (path == "cloud.busy_share") return &c.busy_share;
   return nullptr;
 }
 
@@ -183,6 +187,11 @@ Status assign(CostConfig& c, std::string_view path, const toml::node& node, std:
     if (path == "currency" && !is_currency_code(*s))
       return make_error(ErrorKind::config, fmt::format("{}: currency '{}' is not a currency code", where, *s),
                         fmt::format("use three capital letters, {} or \"CNY\"", example(where, path, "\"EUR\"")));
+    if (path == "cloud.busy_share" && *s != "util" && *s != "sm_active")
+      return make_error(ErrorKind::config, fmt::format("{}: cloud.busy_share '{}' is not util or sm_active", where, *s),
+                        fmt::format("util (the share of time a kernel ran) or sm_active (DCGM's SM-active fraction, "
+                                    "when the telemetry has it), {}",
+                                    example(where, path, "\"sm_active\"")));
     *string_slot(c, path) = *s;
   } else {
     const auto d = node.value<double>();  // integers convert too

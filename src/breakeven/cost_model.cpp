@@ -282,8 +282,12 @@ Result evaluate(const CostConfig& c, const JobInputs& job, const EnergyPrices& p
   r.maintenance = r.maintenance_routine + r.incident_cost;
   r.local_total = r.electricity + r.amortisation + r.maintenance;
 
-  // Cloud: the busy share of the job runs speed_ratio times faster; billing rounds up.
-  r.q = (1.0 - r.util_mean) + r.util_mean / c.speed_ratio;
+  // Cloud: the busy share of the job runs speed_ratio times faster; billing rounds up. The busy
+  // share is the utilisation unless cloud.busy_share took it from SM active (job.busy).
+  r.busy_share = r.util_mean;
+  if (!job.busy.empty())
+    r.busy_share = std::accumulate(job.busy.begin(), job.busy.end(), 0.0) / static_cast<double>(job.busy.size());
+  r.q = (1.0 - r.busy_share) + r.busy_share / c.speed_ratio;
   const Billing billing = billing_of(c, r.q);
   r.billed_s = billed_seconds(billing, W);
   r.cloud_total = c.rate_per_hour * r.billed_s / 3600.0 + c.fixed_per_job;

@@ -1,4 +1,5 @@
 #include <gpucost/breakeven/price_job.hpp>
+#include <gpucost/breakeven/work_units.hpp>
 
 #include <gpucost/core/text.hpp>
 
@@ -155,6 +156,7 @@ Expected<PricedJob> price_job(CostConfig config, const std::optional<CloudOffer>
   if (!job) return job.error();
   p.job = std::move(*job);
   apply_fill(p.job, o.fill, p.config.idle_power_w);
+  if (const std::string why = apply_busy_share(p.job, features, p.config.busy_share); !why.empty()) warn(p, why);
   if (o.fill == FillRule::none && !(p.job.wall_h > 0))
     return make_error(ErrorKind::usage, "--fill none: no time of the window has samples: nothing to price",
                       "give telemetry that covers the job, or use --fill mean");

@@ -123,6 +123,9 @@ const std::map<std::string_view, std::string_view>& where_map() {
       {"cloud.spot_restart_overhead",
        "rarely changed unless you compare spot offers: from your own spot runs, (billed hours of a job on spot / "
        "hours of the same job on demand) - 1; it grows with the time between checkpoints"},
+      {"cloud.busy_share",
+       "sm_active when the telemetry is DCGM's with its profiling field 1002 (dcgmi dmon -e 1002, dcgm-exporter's "
+       "DCGM_FI_PROF_SM_ACTIVE): the share of the GPU that did work, not only the time a kernel ran"},
   };
   return kWhere;
 }

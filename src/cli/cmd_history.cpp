@@ -12,7 +12,7 @@ namespace gpucost::cli {
 namespace {
 
 struct HistoryArgs {
-  std::string ledger, host, since, tz, output = "-";
+  std::string ledger, host, since, tz, by = "host", output = "-";
   bool json = false, csv = false;
 };
 
@@ -30,9 +30,11 @@ int run_history(const HistoryArgs& args) {
   if (!ledger) return fail(ledger.error());
   auto runs = ledger->runs(filter);
   if (!runs) return fail(runs.error());
-  const std::string text = args.json  ? outputs::history_json(*runs)
-                           : args.csv ? outputs::history_csv(*runs)
-                                      : outputs::history_table(*runs);
+  const std::string text = args.json ? outputs::history_json(*runs)
+                           : args.csv
+                               ? outputs::history_csv(*runs)
+                               : outputs::history_table(*runs, args.by == "fingerprint" ? outputs::TrendBy::fingerprint
+                                                                                        : outputs::TrendBy::host);
   if (auto st = io::write_file_atomically(args.output, text); !st) return fail(st.error());
   return kOk;
 }
@@ -49,6 +51,11 @@ Runner define_history(CLI::App& cmd) {
                  "only runs whose job window starts at or after this time (ISO 8601; local in --tz unless Z/offset)")
       ->type_name("TIME");
   cmd.add_option("--tz", args->tz, "IANA zone of --since (default: this machine's zone)")->type_name("ZONE");
+  cmd.add_option("--by", args->by,
+                 "group the table's trend by host (default) or by fingerprint: the software stack (driver, CUDA, "
+                 "GPU), with the cost per step, 1k samples, 1M tokens and epoch")
+      ->type_name("WHAT")
+      ->check(CLI::IsMember({"host", "fingerprint"}));
   auto* json_flag = cmd.add_flag("--json", args->json, "print JSON (schema gpucost.history)");
   cmd.add_flag("--csv", args->csv, "print CSV, one row per run")->excludes(json_flag);
   cmd.add_option("-o,--output", args->output, "output file, - = stdout")->type_name("FILE");

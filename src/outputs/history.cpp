@@ -1,14 +1,17 @@
 // `gpucost history`: the ledger's runs and the trend per host, as a table, JSON or CSV.
 #include <gpucost/outputs/ledger.hpp>
 
+#include <gpucost/breakeven/work_units.hpp>
 #include <gpucost/core/text.hpp>
 #include <gpucost/core/time.hpp>
 #include <gpucost/io/json_out.hpp>
 
 #include <fmt/format.h>
 
+#include <array>
 #include <cmath>
 #include <map>
+#include <tuple>
 
 namespace gpucost::outputs {
 
@@ -70,6 +73,70 @@ std::vector<HostTrend> trends(const std::vector<RunRecord>& all) {
   return out;
 }
 
+/// One unit's cost over the runs of a software stack that counted it, in window order.
+struct UnitTrend {
+  std::size_t runs = 0;
+  double local_first = kNone, local_last = kNone, local_sum = 0;
+  double cloud_first = kNone, cloud_last = kNone, cloud_sum = 0;
+  void add(double local, double cloud) {
+    if (!std::isfinite(local) || !std::isfinite(cloud)) return;
+    if (runs == 0) {
+      local_first = local;
+      cloud_first = cloud;
+    }
+    ++runs;
+    local_last = local;
+    cloud_last = cloud;
+    local_sum += local;
+    cloud_sum += cloud;
+  }
+  [[nodiscard]] double local_mean() const { return runs > 0 ? local_sum / static_cast<double>(runs) : kNone; }
+  [[nodiscard]] double cloud_mean() const { return runs > 0 ? cloud_sum / static_cast<double>(runs) : kNone; }
+};
+
+/// The runs of one software stack (the inputs' fingerprint: drivers, CUDA, GPU models): the
+/// premium and the cost per unit of work over time, to see what a driver or CUDA update changed.
+struct StackTrend {
+  std::string drivers, cuda, gpu_names, currency;
+  std::size_t runs = 0;
+  std::int64_t first_from_ns = 0, last_from_ns = 0;
+  double premium_first = 0, premium_last = 0, premium_sum = 0;
+  std::array<UnitTrend, 4> units;  ///< breakeven::work_units() order
+  bool mixed_currency = false;
+  [[nodiscard]] std::string label() const {
+    const auto or_unknown = [](const std::string& s) { return s.empty() ? std::string("?") : s; };
+    return fmt::format("driver {}, CUDA {}, {}", or_unknown(drivers), or_unknown(cuda), or_unknown(gpu_names));
+  }
+};
+
+std::vector<StackTrend> stack_trends(const std::vector<RunRecord>& all) {
+  std::map<std::tuple<std::string, std::string, std::string>, StackTrend> by_stack;
+  std::vector<std::tuple<std::string, std::string, std::string>> order;  // first seen first
+  for (const RunRecord* run : distinct_runs(all)) {
+    const RunRecord& r = *run;
+    const auto key = std::make_tuple(r.drivers, r.cuda, r.gpu_names);
+    StackTrend& t = by_stack[key];
+    if (t.runs == 0) {
+      order.push_back(key);
+      t.drivers = r.drivers;
+      t.cuda = r.cuda;
+      t.gpu_names = r.gpu_names;
+      t.currency = r.currency;
+      t.first_from_ns = r.from_ns;
+      t.premium_first = r.premium;
+    }
+    t.mixed_currency = t.mixed_currency || t.currency != r.currency;
+    ++t.runs;
+    t.last_from_ns = r.from_ns;
+    t.premium_last = r.premium;
+    t.premium_sum += r.premium;
+    for (std::size_t i = 0; i < t.units.size(); ++i) t.units[i].add(r.local_per_unit[i], r.cloud_per_unit[i]);
+  }
+  std::vector<StackTrend> out;
+  for (const auto& key : order) out.push_back(std::move(by_stack[key]));
+  return out;
+}
+
 /// "2024-06-12 12:22" (UTC, minutes).
 std::string minute(std::int64_t ns) {
   std::string s = format_utc(ns);
@@ -106,9 +173,82 @@ std::string csv_cell(std::string_view s) {
 
 std::string csv_number(double v) { return std::isfinite(v) ? fmt::format("{}", v) : std::string(); }
 
+std::string cost_text(double v) { return std::isfinite(v) ? breakeven::unit_money(v) : std::string("-"); }
+
+/// The trend per software stack: a line per stack, and under it a line per unit of work counted.
+std::string stacks_table(const std::vector<RunRecord>& runs) {
+  std::string b = "\ntrend per software stack (driver, CUDA, GPU; runs in window order)\n";
+  for (const auto& t : stack_trends(runs)) {
+    const std::string cur = t.mixed_currency ? "(mixed)" : t.currency;
+    b += fmt::format("{}\n  {}, {} .. {}, premium {} -> {} (mean {})\n", t.label(),
+                     text::counted(static_cast<long long>(t.runs), "run"), minute(t.first_from_ns),
+                     minute(t.last_from_ns), percent(t.premium_first), percent(t.premium_last),
+                     percent(t.premium_sum / static_cast<double>(t.runs)));
+    bool any = false;
+    for (std::size_t i = 0; i < t.units.size(); ++i) {
+      const UnitTrend& u = t.units[i];
+      if (u.runs == 0) continue;
+      any = true;
+      b += fmt::format("  per {:<11} local {} -> {} (mean {}), cloud {} -> {} (mean {}) {}, {} of {}\n",
+                       breakeven::work_units()[i].per_label, cost_text(u.local_first), cost_text(u.local_last),
+                       cost_text(u.local_mean()), cost_text(u.cloud_first), cost_text(u.cloud_last),
+                       cost_text(u.cloud_mean()), cur, u.runs, text::counted(static_cast<long long>(t.runs), "run"));
+    }
+    if (!any) b += "  no cost per unit of work: the runs' inputs counted no steps, samples, tokens or epochs\n";
+  }
+  return b;
+}
+
+void json_stacks(std::string& b, const std::vector<RunRecord>& runs) {
+  const auto stacks = stack_trends(runs);
+  b += ",\n  \"stacks\": [";
+  bool first = true;
+  for (const auto& t : stacks) {
+    b += first ? "\n    {" : ",\n    {";
+    first = false;
+    json_field(b, "drivers", t.drivers);
+    json_field(b, "cuda", t.cuda);
+    json_field(b, "gpu_names", t.gpu_names);
+    b += fmt::format("\"runs\": {}, ", t.runs);
+    json_field(b, "first_window_from", format_utc(t.first_from_ns));
+    json_field(b, "last_window_from", format_utc(t.last_from_ns));
+    json_field(b, "premium_first", t.premium_first);
+    json_field(b, "premium_last", t.premium_last);
+    json_field(b, "premium_mean", t.premium_sum / static_cast<double>(t.runs));
+    b += "\"per_unit\": {";
+    bool first_unit = true;
+    for (std::size_t i = 0; i < t.units.size(); ++i) {
+      const UnitTrend& u = t.units[i];
+      if (u.runs == 0) continue;
+      b += fmt::format("{}\"{}\": {{\"runs\": {}, ", first_unit ? "" : ", ", breakeven::work_units()[i].per_id, u.runs);
+      first_unit = false;
+      json_field(b, "local_first", u.local_first);
+      json_field(b, "local_last", u.local_last);
+      json_field(b, "local_mean", u.local_mean());
+      json_field(b, "cloud_first", u.cloud_first);
+      json_field(b, "cloud_last", u.cloud_last);
+      json_field(b, "cloud_mean", u.cloud_mean(), false);
+      b += "}";
+    }
+    b += "}, ";
+    if (t.mixed_currency)
+      b += "\"currency\": null";
+    else
+      json_field(b, "currency", t.currency, false);
+    b += "}";
+  }
+  b += stacks.empty() ? "]" : "\n  ]";
+}
+
+/// The run's cost per unit columns, as in the ledger: local_per_step, cloud_per_step, ...
+std::string unit_column(std::size_t i, std::string_view side) {
+  static constexpr std::array<std::string_view, 4> kSuffix = {"step", "1k_samples", "1m_tokens", "epoch"};
+  return fmt::format("{}_per_{}", side, kSuffix[i]);
+}
+
 }  // namespace
 
-std::string history_table(const std::vector<RunRecord>& runs) {
+std::string history_table(const std::vector<RunRecord>& runs, TrendBy by) {
   if (runs.empty()) return "no runs in the ledger (for these filters)\n";
   std::string b = fmt::format("{:>5}  {:<16}  {:<16}  {:>9}  {:>4}  {:>10}  {:>12}  {:>12}  {:>8}  {:>6}  {}\n", "run",
                               "window (UTC)", "host", "wall", "GPUs", "energy kWh", "local", "cloud", "premium", "line",
@@ -119,6 +259,7 @@ std::string history_table(const std::vector<RunRecord>& runs) {
                      fmt::format("{:.2f} {}", r.local_total, r.currency),
                      fmt::format("{:.2f} {}", r.cloud_total, r.currency), percent(r.premium),
                      fmt::format("{:.1f} %", r.line * 100), hours(r.breakeven_job_h));
+  if (by == TrendBy::fingerprint) return b + stacks_table(runs);
   b += "\ntrend per host (runs in window order)\n";
   b += fmt::format("{:<16}  {:>5}  {:<16}  {:<16}  {:>19}  {:>8}  {:>11}  {:>21}  {:>12}  {:>12}\n", "host", "runs",
                    "first window", "last window", "premium first->last", "mean", "above line", "local/h first->last",
@@ -163,7 +304,16 @@ std::string history_json(const std::vector<RunRecord>& runs) {
     b += fmt::format("\"above_line\": {}, ", r.above_line ? "true" : "false");
     json_field(b, "breakeven_job_h", r.breakeven_job_h);
     json_field(b, "line_job_h", r.line_job_h);
-    json_field(b, "breakeven_use_h_per_year", r.breakeven_use_h_per_year, false);
+    json_field(b, "breakeven_use_h_per_year", r.breakeven_use_h_per_year);
+    json_field(b, "busy_share", r.busy_share);
+    if (r.busy_source.empty())
+      b += "\"busy_source\": null, ";
+    else
+      json_field(b, "busy_source", r.busy_source);
+    for (std::size_t i = 0; i < r.local_per_unit.size(); ++i) {
+      json_field(b, unit_column(i, "local"), r.local_per_unit[i]);
+      json_field(b, unit_column(i, "cloud"), r.cloud_per_unit[i], i + 1 < r.local_per_unit.size());
+    }
     b += "}";
   }
   b += runs.empty() ? "],\n  \"hosts\": [" : "\n  ],\n  \"hosts\": [";
@@ -191,7 +341,9 @@ std::string history_json(const std::vector<RunRecord>& runs) {
       json_field(b, "currency", t.currency, false);
     b += "}";
   }
-  b += hosts.empty() ? "]\n}\n" : "\n  ]\n}\n";
+  b += hosts.empty() ? "]" : "\n  ]";
+  json_stacks(b, runs);
+  b += "\n}\n";
   return b;
 }
 
@@ -199,16 +351,22 @@ std::string history_csv(const std::vector<RunRecord>& runs) {
   std::string b =
       "run_id,run_at,host,window_from,window_to,wall_s,gpus,energy_kwh,util_mean,drivers,cuda,gpu_names,config_hash,"
       "currency,local_electricity,local_amortisation,local_maintenance,local_total,cloud_billed_s,cloud_total,premium,"
-      "line,above_line,breakeven_job_h,line_job_h,breakeven_use_h_per_year\n";
+      "line,above_line,breakeven_job_h,line_job_h,breakeven_use_h_per_year,busy_share,busy_source,local_per_step,"
+      "cloud_per_step,local_per_1k_samples,cloud_per_1k_samples,local_per_1m_tokens,cloud_per_1m_tokens,"
+      "local_per_epoch,cloud_per_epoch\n";
   for (const auto& r : runs) {
     b += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},", r.run_id, format_utc(r.run_at_ns), csv_cell(r.host),
                      format_utc(r.from_ns), format_utc(r.to_ns), csv_number(r.wall_s), r.gpus, csv_number(r.energy_kwh),
                      csv_number(r.util_mean), csv_cell(r.drivers), csv_cell(r.cuda), csv_cell(r.gpu_names),
                      r.config_hash, csv_cell(r.currency));
-    b += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_number(r.electricity), csv_number(r.amortisation),
+    b += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{}", csv_number(r.electricity), csv_number(r.amortisation),
                      csv_number(r.maintenance), csv_number(r.local_total), csv_number(r.billed_s),
                      csv_number(r.cloud_total), csv_number(r.premium), csv_number(r.line), r.above_line ? 1 : 0,
                      csv_number(r.breakeven_job_h), csv_number(r.line_job_h), csv_number(r.breakeven_use_h_per_year));
+    b += fmt::format(",{},{}", csv_number(r.busy_share), csv_cell(r.busy_source));
+    for (std::size_t i = 0; i < r.local_per_unit.size(); ++i)
+      b += fmt::format(",{},{}", csv_number(r.local_per_unit[i]), csv_number(r.cloud_per_unit[i]));
+    b += "\n";
   }
   return b;
 }

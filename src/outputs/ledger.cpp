@@ -1,5 +1,6 @@
 #include <gpucost/outputs/ledger.hpp>
 
+#include <gpucost/breakeven/work_units.hpp>
 #include <gpucost/core/time.hpp>
 #include <gpucost/extract/catalogue.hpp>
 #include <gpucost/io/json_out.hpp>
@@ -23,7 +24,7 @@ namespace {
 
 /// Schema migrations, applied in order: entry i takes user_version i to i + 1. Never edit a
 /// shipped entry; append a new one.
-constexpr std::array<std::string_view, 2> kMigrations = {
+constexpr std::array<std::string_view, 3> kMigrations = {
     R"sql(
 -- REAL columns hold NULL where there is no finite value (no break-even, a degenerate model):
 -- a run is never refused for it.
@@ -92,6 +93,21 @@ CREATE INDEX run_faults_run ON run_faults(run_id);
 -- The same run priced again replaces its row; rows of version 1 have none and stay apart.
 ALTER TABLE runs ADD COLUMN run_key TEXT;
 CREATE INDEX runs_key ON runs(run_key);
+)sql",
+    R"sql(
+-- The busy share of the cloud's billed time and what gave it (util or sm_active), and the cost
+-- per unit of work (docs/cost-model.md, "Cost per unit of work"): NULL where the run's features
+-- count no such work, and in rows written before these columns existed.
+ALTER TABLE runs ADD COLUMN busy_share REAL;
+ALTER TABLE runs ADD COLUMN busy_source TEXT;
+ALTER TABLE runs ADD COLUMN local_per_step REAL;
+ALTER TABLE runs ADD COLUMN cloud_per_step REAL;
+ALTER TABLE runs ADD COLUMN local_per_1k_samples REAL;
+ALTER TABLE runs ADD COLUMN cloud_per_1k_samples REAL;
+ALTER TABLE runs ADD COLUMN local_per_1m_tokens REAL;
+ALTER TABLE runs ADD COLUMN cloud_per_1m_tokens REAL;
+ALTER TABLE runs ADD COLUMN local_per_epoch REAL;
+ALTER TABLE runs ADD COLUMN cloud_per_epoch REAL;
 )sql",
 };
 
@@ -206,6 +222,7 @@ std::string config_value(const breakeven::CostConfig& c, std::string_view path) 
   if (path == "cloud.name") return json_quoted(c.cloud_name);
   if (path == "cloud.offer") return json_quoted(c.cloud_offer);
   if (path == "electricity.tz") return json_quoted(c.tariff_tz);
+  if (path == "cloud.busy_share") return json_quoted(c.busy_share);
   if (path == "local.always_on") return c.always_on ? "true" : "false";
   if (path == "electricity.tou") {  // the windows in order, as written, with their prices
     std::string out = "[";
@@ -272,7 +289,12 @@ int ledger_schema_version() { return static_cast<int>(kMigrations.size()); }
 
 std::string canonical_config_text(const breakeven::CostConfig& config) {
   std::string out;
-  for (const auto& k : breakeven::config_keys()) out += fmt::format("{} = {}\n", k.path, config_value(config, k.path));
+  for (const auto& k : breakeven::config_keys()) {
+    // At its default, cloud.busy_share leaves the answer as before it existed: not written, so that
+    // the hashes (and run keys) of earlier configs stay the same.
+    if (k.path == "cloud.busy_share" && config.busy_share == breakeven::kBusyShareUtil) continue;
+    out += fmt::format("{} = {}\n", k.path, config_value(config, k.path));
+  }
   if (!config.exchange.empty()) {  // the rates change the answer: they are part of the config
     out += "exchange = {";
     for (const auto& [code, rate] : config.exchange) out += fmt::format("{} = {}; ", code, number(rate));
@@ -341,6 +363,13 @@ RunRecord make_run_record(const breakeven::Result& r, const breakeven::CostConfi
   rec.breakeven_job_h = r.job_hours.value.value_or(kNone);
   rec.line_job_h = r.line_job_hours.value.value_or(kNone);
   rec.breakeven_use_h_per_year = r.use_hours_per_year.value.value_or(kNone);
+  rec.busy_share = r.busy_share;
+  rec.busy_source = r.job.busy_source;
+  const breakeven::WorkCosts work = breakeven::work_costs(r, f.host_indicators);
+  for (std::size_t i = 0; i < work.units.size(); ++i) {
+    rec.local_per_unit[i] = work.units[i].local.value_or(kNone);
+    rec.cloud_per_unit[i] = work.units[i].cloud.value_or(kNone);
+  }
   add_indicators(rec.indicators, f.host_indicators, -1);
   for (const auto& g : f.gpus) add_indicators(rec.indicators, g.indicators, g.gpu);
   add_faults(rec.faults, r);
@@ -462,9 +491,11 @@ Expected<std::int64_t> Ledger::append(const RunRecord& r, bool replace) {
   Statement run(m_db, R"sql(INSERT INTO runs(run_at, host, window_from, window_to, wall_s, gpus, energy_kwh,
       util_mean, util_source, gpucost_version, drivers, cuda, gpu_names, config_hash, currency, cloud_name,
       local_electricity, local_amortisation, local_maintenance, local_total, cloud_billed_s, cloud_total, premium,
-      line, above_line, breakeven_job_h, line_job_h, breakeven_use_h_per_year, run_key)
+      line, above_line, breakeven_job_h, line_job_h, breakeven_use_h_per_year, run_key, busy_share, busy_source,
+      local_per_step, cloud_per_step, local_per_1k_samples, cloud_per_1k_samples, local_per_1m_tokens,
+      cloud_per_1m_tokens, local_per_epoch, cloud_per_epoch)
       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22,
-              ?23, ?24, ?25, ?26, ?27, ?28, ?29))sql");
+              ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35, ?36, ?37, ?38, ?39))sql");
   if (!run.ok()) return error("cannot prepare the insert");
   run.bind(1, ledger_time(r.run_at_ns));
   run.bind(2, r.host);
@@ -498,6 +529,15 @@ Expected<std::int64_t> Ledger::append(const RunRecord& r, bool replace) {
     run.bind_null(29);
   else
     run.bind(29, r.run_key);
+  run.bind(30, r.busy_share);
+  if (r.busy_source.empty())
+    run.bind_null(31);
+  else
+    run.bind(31, r.busy_source);
+  for (std::size_t i = 0; i < r.local_per_unit.size(); ++i) {  // step, 1k samples, 1M tokens, epoch
+    run.bind(32 + 2 * static_cast<int>(i), r.local_per_unit[i]);
+    run.bind(33 + 2 * static_cast<int>(i), r.cloud_per_unit[i]);
+  }
   if (run.step() != SQLITE_DONE) return error("cannot append the run");
   const std::int64_t run_id = sqlite3_last_insert_rowid(m_db);
   Statement ind(m_db, "INSERT INTO run_indicators(run_id, gpu, key, value, unit) VALUES (?1, ?2, ?3, ?4, ?5)");
@@ -545,7 +585,9 @@ Expected<std::vector<RunRecord>> Ledger::runs(const HistoryFilter& filter) {
   Statement q(m_db, R"sql(SELECT run_id, run_at, host, window_from, window_to, wall_s, gpus, energy_kwh, util_mean,
       util_source, gpucost_version, drivers, cuda, gpu_names, config_hash, currency, cloud_name, local_electricity,
       local_amortisation, local_maintenance, local_total, cloud_billed_s, cloud_total, premium, line, above_line,
-      breakeven_job_h, line_job_h, breakeven_use_h_per_year, COALESCE(run_key, '')
+      breakeven_job_h, line_job_h, breakeven_use_h_per_year, COALESCE(run_key, ''), busy_share,
+      COALESCE(busy_source, ''), local_per_step, cloud_per_step, local_per_1k_samples, cloud_per_1k_samples,
+      local_per_1m_tokens, cloud_per_1m_tokens, local_per_epoch, cloud_per_epoch
       FROM runs WHERE (?1 = '' OR host = ?1) AND window_from >= ?2 ORDER BY window_from, run_id)sql");
   if (!q.ok()) return error("cannot read the runs");
   q.bind(1, filter.host);
@@ -585,6 +627,12 @@ Expected<std::vector<RunRecord>> Ledger::runs(const HistoryFilter& filter) {
     r.line_job_h = q.real(c++);
     r.breakeven_use_h_per_year = q.real(c++);
     r.run_key = q.text(c++);
+    r.busy_share = q.real(c++);
+    r.busy_source = q.text(c++);
+    for (std::size_t i = 0; i < r.local_per_unit.size(); ++i) {
+      r.local_per_unit[i] = q.real(c++);
+      r.cloud_per_unit[i] = q.real(c++);
+    }
     out.push_back(std::move(r));
   }
   if (rc != SQLITE_DONE) return error("cannot read the runs");

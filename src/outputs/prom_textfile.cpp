@@ -1,5 +1,6 @@
 #include <gpucost/outputs/prom_textfile.hpp>
 
+#include <gpucost/breakeven/work_units.hpp>
 #include <gpucost/extract/catalogue.hpp>
 
 #include <fmt/format.h>
@@ -299,6 +300,34 @@ void add_headline(std::vector<Family>& out, const breakeven::Result& r, const br
            r.use_hours_per_year, 3600);
 }
 
+// The cloud's busy share and the cost per unit of work (docs/cost-model.md, "Busy share" and
+// "Cost per unit of work"); a unit the features do not count has no sample.
+void add_work(std::vector<Family>& out, const breakeven::Result& r, const breakeven::CostConfig& c,
+              const extract::Features& f) {
+  out.emplace_back("gpucost_job_busy_share_ratio",
+                   "Busy share of the job in the cloud's billed time (0-1), label source: util or sm_active")
+      .add({{"host", f.host}, {"source", r.job.busy_source}}, r.busy_share);
+  const breakeven::WorkCosts w = breakeven::work_costs(r, f.host_indicators);
+  auto& cost = out.emplace_back(
+      "gpucost_job_cost_per_unit",
+      "Cost of the job per unit of work (label unit: step, 1k_samples, 1M_tokens, epoch; side: local or cloud, the "
+      "cloud's being this job's bill), in the currency label");
+  auto& month = out.emplace_back("gpucost_breakeven_work_per_month",
+                                 "Break-even use in work: units a month (label unit) above which owning pays");
+  auto& job = out.emplace_back(
+      "gpucost_breakeven_job_work",
+      "Break-even job size in work: units (label unit) of the first crossing, local is cheaper for smaller jobs");
+  for (const breakeven::UnitCost& u : w.units) {
+    if (!u.local || !u.cloud) continue;
+    const std::string per(u.unit->per_id);
+    cost.add({{"host", f.host}, {"currency", c.currency}, {"side", "local"}, {"unit", per}}, *u.local);
+    cost.add({{"host", f.host}, {"currency", c.currency}, {"side", "cloud"}, {"unit", per}}, *u.cloud);
+    const Labels unit{{"host", f.host}, {"unit", std::string(u.unit->noun)}};
+    if (u.breakeven_per_month) month.add(unit, *u.breakeven_per_month);
+    if (u.breakeven_job) job.add(unit, *u.breakeven_job);
+  }
+}
+
 void add_indicators(std::vector<Family>& out, const extract::Features& f) {
   for (const auto& p : kIndicators) {
     if (p.suffix.empty()) continue;
@@ -320,6 +349,7 @@ std::string prometheus_textfile(const breakeven::Result& result, const breakeven
                                 const extract::Features& features) {
   std::vector<Family> families;
   add_headline(families, result, config, features);
+  add_work(families, result, config, features);
   add_indicators(families, features);
   std::string out;
   for (const auto& fam : families) fam.render(out);

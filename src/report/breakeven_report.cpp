@@ -1,5 +1,6 @@
 #include <gpucost/report/breakeven_report.hpp>
 
+#include <gpucost/breakeven/work_units.hpp>
 #include <gpucost/core/text.hpp>
 #include <gpucost/core/time.hpp>
 #include <gpucost/io/json_out.hpp>
@@ -10,6 +11,7 @@
 
 #include <algorithm>
 #include <array>
+#include <initializer_list>
 #include <map>
 
 namespace gpucost::report {
@@ -550,7 +552,120 @@ void json_slurm(std::string& b, const extract::Features& f, const breakeven::Res
   b.append(fmt::format("\n  ],\n  \"slurm_gpus_seen\": {}", r.job.energy_kwh.size()));
 }
 
+// ---- cost per unit of work (docs/cost-model.md, "Cost per unit of work") ------------------
+
+/// The first unit of `order` (nouns) that has a count; null when none.
+const breakeven::UnitCost* first_counted(const breakeven::WorkCosts& w, std::initializer_list<std::string_view> order) {
+  for (const std::string_view noun : order)
+    if (const auto* u = w.find(noun); u != nullptr && u->count) return u;
+  return nullptr;
+}
+
+void json_work_unit(std::string& b, const breakeven::UnitCost& u) {
+  b.append(fmt::format("\"{}\": {{\"per\": ", u.unit->noun));
+  num(b, u.unit->per);
+  b.append(", \"per_label\": ");
+  io::append_json_string(b, u.unit->per_label);
+  b.append(", \"count\": ");
+  opt_num(b, u.count);
+  if (!u.count) {
+    b.append(", \"reason\": ");
+    io::append_json_string(b, u.reason);
+    b.append("}");
+    return;
+  }
+  for (const auto& [key, v] : {std::pair{"per_hour", u.per_hour}, std::pair{"local", u.local},
+                               std::pair{"cloud", u.cloud}, std::pair{"breakeven_use_per_year", u.breakeven_per_year},
+                               std::pair{"breakeven_use_per_month", u.breakeven_per_month}}) {
+    b.append(fmt::format(", \"{}\": ", key));
+    opt_num(b, v);
+  }
+  if (!u.breakeven_per_year) {
+    b.append(", \"breakeven_use_reason\": ");
+    io::append_json_string(b, u.use_reason);
+  }
+  b.append(", \"breakeven_job\": ");
+  opt_num(b, u.breakeven_job);
+  if (!u.breakeven_job) {
+    b.append(", \"breakeven_job_reason\": ");
+    io::append_json_string(b, u.job_reason);
+  }
+  b.append("}");
+}
+
+/// "work": the job's cost per step, 1 k samples, 1 M tokens and epoch, and the break-even in work.
+void json_work(std::string& b, const breakeven::Result& r, const extract::Features& f) {
+  const breakeven::WorkCosts w = breakeven::work_costs(r, f.host_indicators);
+  b.append(",\n  \"work\": {\"window_h\": ");
+  num(b, w.window_h);
+  for (const breakeven::UnitCost& u : w.units) {
+    b.append(",\n    ");
+    json_work_unit(b, u);
+  }
+  b.append("\n  }");
+}
+
+/// "per unit of work": shown when the features count any work (steps, samples, tokens, epochs).
+std::string table_work(const breakeven::Result& r, const extract::Features& f, const std::string& cur) {
+  const breakeven::WorkCosts w = breakeven::work_costs(r, f.host_indicators);
+  if (!w.any()) return {};
+  std::string b =
+      fmt::format("\nper unit of work  {:>16}  {:>16}  in the job window ({})\n", "local", "cloud", hours(w.window_h));
+  for (const breakeven::UnitCost& u : w.units) {
+    if (!u.count || !u.local || !u.cloud) continue;
+    b += fmt::format("  {:<14}  {:>16}  {:>16}  {} {}, {} an hour\n", u.unit->per_label,
+                     breakeven::unit_money(*u.local) + " " + cur, breakeven::unit_money(*u.cloud) + " " + cur,
+                     breakeven::work_amount(*u.count), u.unit->noun, breakeven::work_amount(*u.per_hour));
+  }
+  for (const breakeven::UnitCost& u : w.units)
+    if (u.count && !u.local) b += fmt::format("  {:<14}  none: {}\n", u.unit->per_label, u.reason);
+  b += "break-even in work\n";
+  for (const auto& [label, text] : work_breakeven_texts(r, w)) b += fmt::format("  {:<14}{}\n", label, text);
+  return b + "\n";
+}
+
+/// The busy share of q when it is not the utilisation, or when SM active was asked and is missing.
+std::string table_busy_share(const breakeven::Result& r, const breakeven::CostConfig& c) {
+  if (r.job.busy_source == breakeven::kBusyShareSmActive)
+    return fmt::format("  {:<12}{:>14}  SM active {:.1f} % (cloud.busy_share = sm_active; utilisation {:.1f} %)\n",
+                       "busy share", "", r.busy_share * 100, r.util_mean * 100);
+  if (c.busy_share == breakeven::kBusyShareSmActive)
+    return fmt::format(
+        "  {:<12}{:>14}  utilisation {:.1f} %: cloud.busy_share = sm_active, but the features have no SM active\n",
+        "busy share", "", r.busy_share * 100);
+  return {};
+}
+
 }  // namespace
+
+std::vector<std::pair<std::string, std::string>> work_breakeven_texts(const breakeven::Result& r,
+                                                                      const breakeven::WorkCosts& w) {
+  std::vector<std::pair<std::string, std::string>> out;
+  // The use in the unit of the largest count (tokens a month), the job in the most familiar one (steps).
+  if (const auto* u = first_counted(w, {"tokens", "samples", "steps", "epochs"})) {
+    const std::string_view noun = u->unit->noun;
+    if (u->breakeven_per_month)
+      out.emplace_back(
+          "use",
+          fmt::format("owning pays above {} {} a month ({:.0f} h/year at {} {} an hour){}",
+                      breakeven::work_amount(*u->breakeven_per_month), noun, *r.use_hours_per_year.value,
+                      breakeven::work_amount(*u->per_hour), noun,
+                      *r.use_hours_per_year.value > 8760 ? ": more than a year holds, renting wins at any use" : ""));
+    else if (u->per_hour)
+      out.emplace_back("use", "none: " + u->use_reason);
+  }
+  if (const auto* u = first_counted(w, {"steps", "epochs", "samples", "tokens"})) {
+    if (u->breakeven_job && *u->breakeven_job > 0)
+      out.emplace_back("job",
+                       fmt::format("local is cheaper for jobs of fewer than {} {} (break-even job length {})",
+                                   breakeven::work_amount(*u->breakeven_job), u->unit->noun, hours(r.job_hours)));
+    else if (u->breakeven_job)
+      out.emplace_back("job", "the cloud is cheaper at every job length");
+    else if (u->per_hour)
+      out.emplace_back("job", "none: " + u->job_reason);
+  }
+  return out;
+}
 
 std::vector<std::size_t> incidents_shown(const breakeven::Result& r, std::size_t limit) {
   std::vector<std::size_t> out(r.incidents.size());
@@ -675,6 +790,12 @@ std::string breakeven_json(const breakeven::Result& r, const breakeven::CostConf
   num(b, c.billing_increment_s);
   b.append(", \"billing_minimum_s\": ");
   num(b, c.billing_minimum_s);
+  b.append(", \"busy_share\": ");
+  num(b, r.busy_share);
+  b.append(", \"busy_source\": ");
+  io::append_json_string(b, r.job.busy_source);
+  b.append(", \"busy_share_config\": ");
+  io::append_json_string(b, c.busy_share);
   b.append(", \"q\": ");
   num(b, r.q);
   b.append(", \"billed_s\": ");
@@ -692,6 +813,7 @@ std::string breakeven_json(const breakeven::Result& r, const breakeven::CostConf
   crossings_json(b, "line_job_hours_crossings", "below_line", r.line_crossings);
   solution(b, "use_hours_per_year", r.use_hours_per_year, true);
   b.append("  }");
+  json_work(b, r, f);
   json_electricity(b, r, c, x);
   json_slurm(b, f, r);
   json_incidents(b, r);
@@ -741,6 +863,7 @@ std::string breakeven_table(const breakeven::Result& r, const breakeven::CostCon
       "  {:<12}{:>14}  {:.0f} s at {:.6g} {}/h (speed x{:.6g} from {}, billed share {:.3f}, cold start {} s)\n",
       "total", money(r.cloud_total, cur), r.billed_s, c.rate_per_hour, cur, c.speed_ratio, c.speed_ratio_source, r.q,
       c.cold_start_s);
+  b += table_busy_share(r, c);
   if (!c.cloud_offer.empty()) b += table_price_line(c);
   if (const std::string conversion = breakeven::exchange_text(c); !conversion.empty())
     b += fmt::format("  {:<12}{:>14}  {:.6g} {}/h list price, {}\n", "exchange", "",
@@ -783,6 +906,7 @@ std::string breakeven_table(const breakeven::Result& r, const breakeven::CostCon
     b += fmt::format("always on              idle {:.0f} W costs {} per idle hour, {} a year at {} h/y of use\n",
                      c.idle_power_w, money(r.idle_cost_per_hour, cur), money(r.idle_cost_per_year, cur),
                      c.use_hours_per_year);
+  b += table_work(r, f, cur);
   b += table_robustness(x, r.job, cur);
   if (x.findings) b += findings_table(*x.findings, cur);
   return b;

@@ -1,6 +1,7 @@
 #include <gpucost/report/html_report.hpp>
 
 #include <gpucost/breakeven/cloud_offers.hpp>
+#include <gpucost/breakeven/work_units.hpp>
 
 #include <gpucost/core/text.hpp>
 #include <gpucost/core/time.hpp>
@@ -194,6 +195,18 @@ std::string verdict(const ReportContent& c) {
 
 // ---- cost breakdown ---------------------------------------------------------------------
 
+// The busy share of q when SM active gave it, or was asked for and missing (never silently).
+std::string busy_share_text(const Result& r, const breakeven::CostConfig& c) {
+  if (r.job.busy_source == breakeven::kBusyShareSmActive)
+    return fmt::format(" of a busy share {:.3f} from SM active", r.busy_share);
+  if (c.busy_share == breakeven::kBusyShareSmActive)
+    return fmt::format(
+        " of a busy share {:.3f} from the utilisation: cloud.busy_share = sm_active, but the features "
+        "have no SM active",
+        r.busy_share);
+  return {};
+}
+
 std::string cost_section(const ReportContent& c) {
   const Result& r = c.result;
   const std::string& cur = c.config.currency;
@@ -239,10 +252,40 @@ std::string cost_section(const ReportContent& c) {
       fmt::format("{} of {} in the window", text::counted(faults, "fault"), text::counted(events, "event")));
   row("local total", r.local_total, "");
   row("cloud total", r.cloud_total,
-      fmt::format("{:.0f} s billed at {} {}/h (speed x{}, billed share {:.3f}, cold start {} s)", r.billed_s,
-                  number(c.config.rate_per_hour), cur, number(c.config.speed_ratio), r.q,
+      fmt::format("{:.0f} s billed at {} {}/h (speed x{}, billed share {:.3f}{}, cold start {} s)", r.billed_s,
+                  number(c.config.rate_per_hour), cur, number(c.config.speed_ratio), r.q, busy_share_text(r, c.config),
                   number(c.config.cold_start_s)));
   b += "</table>\n</section>\n";
+  return b;
+}
+
+// ---- cost per unit of work (docs/cost-model.md, "Cost per unit of work") ------------------
+
+std::string work_section(const ReportContent& c) {
+  const Result& r = c.result;
+  const breakeven::WorkCosts w = breakeven::work_costs(r, c.sources.features.host_indicators);
+  if (!w.any()) return {};
+  const std::string& cur = c.config.currency;
+  std::string b = "<section id=\"work\"><h2>Cost per unit of work</h2>\n";
+  b += "<table><tr><th>per</th><th>local</th><th>cloud</th><th>in the job window</th></tr>\n";
+  for (const breakeven::UnitCost& u : w.units) {
+    if (!u.count) continue;
+    if (!u.local || !u.cloud) {
+      b += fmt::format("<tr><td>{}</td><td colspan=\"3\" class=\"na\">none: {}</td></tr>\n", esc(u.unit->per_label),
+                       esc(u.reason));
+      continue;
+    }
+    b += fmt::format(
+        "<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{} {} in {}, {} an hour</td></tr>\n",
+        esc(u.unit->per_label), esc(breakeven::unit_money(*u.local) + " " + cur),
+        esc(breakeven::unit_money(*u.cloud) + " " + cur), esc(breakeven::work_amount(*u.count)), esc(u.unit->noun),
+        duration_h(w.window_h), esc(breakeven::work_amount(*u.per_hour)));
+  }
+  b += "</table>\n";
+  for (const auto& [label, text] : work_breakeven_texts(r, w))
+    b += fmt::format("<p class=\"note\">Break-even {}: {}.</p>\n", label == "use" ? "use" : "job size", esc(text));
+  b += "<p class=\"note\">The cloud's cost per unit is this job's bill (cold start, minimum and fixed costs "
+       "included) divided by its work.</p>\n</section>\n";
   return b;
 }
 
@@ -655,6 +698,7 @@ std::string html_report(const ReportContent& c) {
   b += header(c);
   b += verdict(c);
   b += cost_section(c);
+  b += work_section(c);
   b += breakeven_section(c);
   b += timelines_section(c);
   b += trace_section(c);

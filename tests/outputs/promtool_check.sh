@@ -1,5 +1,5 @@
 #!/bin/sh
-# Validates the Prometheus textfile of the bundled sample with `promtool check metrics` (the
+# Validates the Prometheus textfiles of the bundled samples and of a job with work counted with `promtool check metrics` (the
 # parser and linter of Prometheus itself). Skipped, and says so, when promtool is not installed
 # (Debian package prometheus; .ci/run installs it). Usage: promtool_check.sh GPUCOST TESTDATA WORKDIR
 set -eu
@@ -9,9 +9,12 @@ if ! command -v promtool >/dev/null 2>&1; then
   exit 77
 fi
 rm -rf "$work" && mkdir -p "$work"
-for case in "workstation.toml workstation rtx4090_finetune_query.csv" "a100x2.toml a100 a100x2_train_dmon_DT.txt"; do
+# The third case counts work (cost per unit) and takes the busy share from SM active.
+for case in "samples/workstation.toml workstation samples/rtx4090_finetune_query.csv" \
+  "samples/a100x2.toml a100 samples/a100x2_train_dmon_DT.txt" \
+  "work/reference.toml work work/reference.features.json --set=cloud.busy_share=sm_active"; do
   set -- $case
-  "$gpucost" breakeven -q --config "$testdata/samples/$1" --host "$2" --tz UTC "$testdata/samples/$3" \
+  "$gpucost" breakeven -q --config "$testdata/$1" --host "$2" --tz UTC "$testdata/$3" ${4:-} \
     -o "$work/$2.txt" --prom "$work/$2.prom"
   echo "promtool check metrics < $2.prom"
   if ! promtool check metrics < "$work/$2.prom" > "$work/$2.promtool" 2>&1; then
@@ -21,4 +24,4 @@ for case in "workstation.toml workstation rtx4090_finetune_query.csv" "a100x2.to
   fi
   cat "$work/$2.promtool"
 done
-echo "promtool: both textfiles pass"
+echo "promtool: the three textfiles pass"

@@ -1,7 +1,8 @@
 cmake_minimum_required(VERSION 3.25)  # quoted strings in if() are not variable names
 # breakeven --ledger and history, end to end: three breakeven processes append to one new
 # ledger at the same time (none may fail); three runs appended one after the other are listed
-# by history as in testdata/outputs/history*.expected (--host and --since filter); a file that is
+# by history as in testdata/outputs/history*.expected (--host and --since filter; --by fingerprint
+# over runs that count work, and the cost per unit columns of their CSV); a file that is
 # not SQLite is refused with exit status 2 by both commands. GPUCOST_UPDATE_GOLDEN=1 rewrites them.
 set(ENV{TZ} "UTC")
 set(ENV{LC_ALL} "C")
@@ -39,8 +40,9 @@ append_run(workstation ${ws_run})
 append_run(server ${srv})
 append_run(workstation-cheap-cloud ${ws_run} --set cloud.rate_per_hour=0.5)
 
+set(history_ledger ${ledger})
 function(expect_output name)
-  execute_process(COMMAND ${GPUCOST} history --ledger ${ledger} ${ARGN} OUTPUT_VARIABLE out ERROR_VARIABLE err
+  execute_process(COMMAND ${GPUCOST} history --ledger ${history_ledger} ${ARGN} OUTPUT_VARIABLE out ERROR_VARIABLE err
                   RESULT_VARIABLE rc)
   if(NOT rc EQUAL 0)
     message(FATAL_ERROR "history ${ARGN}: exit status ${rc}\n${err}")
@@ -59,6 +61,28 @@ endfunction()
 expect_output(history.expected)
 expect_output(history-host.expected --host workstation)
 expect_output(history-since.expected --since 2024-06-13T00:00:00Z)
+
+# Runs that count work (testdata/work/): the cost per unit in the ledger, trended per software
+# stack by --by fingerprint (a features document carries no fingerprint: the stack reads "?").
+set(work_ledger ${WORK_DIR}/work.sqlite)
+set(work_run ${GPUCOST} breakeven -q --config ${TESTDATA}/work/reference.toml --host work
+    ${TESTDATA}/work/reference.features.json)
+execute_process(COMMAND ${work_run} --ledger ${work_ledger} -o ${WORK_DIR}/work1.txt RESULT_VARIABLE rc1)
+execute_process(COMMAND ${work_run} --set cloud.busy_share=sm_active --set cloud.rate_per_hour=0.5
+                        --ledger ${work_ledger} -o ${WORK_DIR}/work2.txt RESULT_VARIABLE rc2)
+if(NOT rc1 EQUAL 0 OR NOT rc2 EQUAL 0)
+  message(FATAL_ERROR "breakeven --ledger (work): exit statuses ${rc1} ${rc2}")
+endif()
+set(history_ledger ${work_ledger})
+expect_output(history-fingerprint.expected --by fingerprint)
+# The CSV holds run_at (not golden): the cost per step and per 1M tokens of the first run, by hand
+# 1.863710 / 1200 and / 157.2864 (docs/cost-model.md, "Cost per unit of work"), and the second's busy source.
+execute_process(COMMAND ${GPUCOST} history --ledger ${work_ledger} --csv OUTPUT_VARIABLE csv RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0 OR NOT csv MATCHES ",0\\.75,util,0\\.0015530919[0-9]*,0\\.0026388888[0-9]*,"
+   OR NOT csv MATCHES ",0\\.0118491514[0-9]*,0\\.0201331244[0-9]*," OR NOT csv MATCHES ",0\\.45,sm_active,")
+  message(FATAL_ERROR "history --csv of the work ledger: exit ${rc}, want the cost per unit columns:\n${csv}")
+endif()
+set(history_ledger ${ledger})
 
 # Not a database: a clear error and exit status 2, and the file is left as it was.
 file(WRITE ${WORK_DIR}/notes.txt "these are notes, not an SQLite database; gpucost must not touch them\n")

@@ -347,14 +347,15 @@ TEST_CASE("breakeven: config key table is consistent", "[breakeven]") {
     if (!k.is_string) CHECK(k.min <= k.max);
     // Every key can be set and read back through --set.
     auto ov = kRequiredSets;
-    // 1 is inside every numeric range; a currency is a code and a zone must exist.
-    const std::string value = k.path == "currency"         ? "EUR"
-                              : k.path == "electricity.tz" ? "Europe/Berlin"
-                              : k.is_bool                  ? "true"
-                              : k.is_string                ? "x"
-                                                           : "1";
+    // 1 is inside every numeric range; a currency is a code, a zone must exist, a busy share is util or sm_active.
+    const std::string value = k.path == "currency"           ? "EUR"
+                              : k.path == "electricity.tz"   ? "Europe/Berlin"
+                              : k.path == "cloud.busy_share" ? "sm_active"
+                              : k.is_bool                    ? "true"
+                              : k.is_string                  ? "x"
+                                                             : "1";
     ov.push_back(std::string(k.path) + "=" + value);
     CHECK(breakeven::load_config(std::nullopt, ov).has_value());
   }
-  CHECK(seen.size() == 30);
+  CHECK(seen.size() == 31);
 }

@@ -60,8 +60,8 @@ _gpucost_spec() {
       valued=''
       args='none' ;;
     'history')
-      opts='-h --help --ledger --host --since --tz --json --csv -o --output'
-      valued='--ledger --host --since --tz -o --output'
+      opts='-h --help --ledger --host --since --tz --by --json --csv -o --output'
+      valued='--ledger --host --since --tz --by -o --output'
       args='none' ;;
     'report')
       opts='-h --help --input-format --tz --date --start --interval --boot-time --year --fields
@@ -126,6 +126,7 @@ _gpucost_action() {
     *' --suggest') action='files:md' ;;
     *' --prom') action='files' ;;
     *' --ledger') action='files' ;;
+    *' --by') action='words:host fingerprint' ;;
     *' --state') action='files' ;;
     *' --report') action='files:html' ;;
     *' --run-dir') action='dirs' ;;

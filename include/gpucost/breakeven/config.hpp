@@ -63,6 +63,9 @@ struct CostConfig {
   double memory_margin = 0.05;
   /// A spot offer's billed time grows by this share for the work redone after interruptions.
   double spot_restart_overhead = 0.10;
+  /// What gives the busy share ū of the billed time q: "util" (utilization.gpu) or "sm_active"
+  /// (DCGM SM active, when the features have it); docs/cost-model.md, "Busy share".
+  std::string busy_share = "util";
   /// The priced catalogue offer's terms, set by with_offer (empty/defaults without an offer):
   /// its kind ("on-demand", "spot", "reserved-1y", ...), how its listed price became
   /// rate_per_hour (a spot overhead, a term spread over the hours used; empty when as listed),

@@ -67,6 +67,10 @@ struct JobInputs {
   std::optional<double> energy_from_power_kwh, power_vs_counter_pct;
   EnergyBasis energy_basis;
   std::vector<double> measured_kwh, uncovered_h;  ///< per GPU, when energy_basis.known
+  /// The busy share of each GPU in q (cloud.busy_share, docs/cost-model.md "Busy share"); empty:
+  /// the utilisation u_g. `busy_source` names what gave it: "util" or "sm_active".
+  std::vector<double> busy;
+  std::string busy_source = "util";
 };
 
 /// Applies the fill rule: `idle` refills each GPU's uncovered time at idle_power_w / GPUs;
@@ -116,7 +120,8 @@ struct Result {
   double idle_cost_per_hour = 0;  ///< I (always_on), currency per idle hour
   double idle_cost_per_year = 0;  ///< (8760 - use_hours_per_year) x I
   // cloud
-  double q = 0;  ///< billed share of W: (1 - ū) + ū / speed_ratio
+  double busy_share = 0;  ///< ū of q: the mean of job.busy, else util_mean
+  double q = 0;           ///< billed share of W: (1 - ū) + ū / speed_ratio
   double billed_s = 0, cloud_total = 0;
   // comparison
   double premium = 0, line = 0;

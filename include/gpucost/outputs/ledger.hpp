@@ -9,6 +9,7 @@
 #include <gpucost/core/input_stats.hpp>
 #include <gpucost/extract/features.hpp>
 
+#include <array>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -62,6 +63,12 @@ struct RunRecord {
   /// The run's identity (run_key()): empty for rows written before it existed.
   std::string run_key;
   std::vector<RunFault> faults;  ///< written, not read back by runs()
+  /// The busy share of q and what gave it ("util", "sm_active"; empty in rows written before).
+  double busy_share = kNone;
+  std::string busy_source;
+  /// Cost per unit of work in breakeven::work_units() order (per step, 1k samples, 1M tokens,
+  /// epoch); NaN when the run's features count no such work.
+  std::array<double, 4> local_per_unit{kNone, kNone, kNone, kNone}, cloud_per_unit{kNone, kNone, kNone, kNone};
 };
 
 /// An input's identity: its absolute path, size and modification time ("-" for stdin).
@@ -109,8 +116,13 @@ class Ledger {
   int m_version = 0;
 };
 
-/// `gpucost history`: the runs and, per host, the trend of premium and cost over time.
-std::string history_table(const std::vector<RunRecord>& runs);
+/// What `gpucost history`'s table groups the trend by: the host, or the software stack of the
+/// inputs (drivers, CUDA, GPU models: the fingerprint), with the cost per unit of work.
+enum class TrendBy { host, fingerprint };
+
+/// `gpucost history`: the runs and the trend of premium and cost over time, per host (or per
+/// software stack). The JSON has both trends.
+std::string history_table(const std::vector<RunRecord>& runs, TrendBy by = TrendBy::host);
 std::string history_json(const std::vector<RunRecord>& runs);
 std::string history_csv(const std::vector<RunRecord>& runs);
 

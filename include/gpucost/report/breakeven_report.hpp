@@ -5,11 +5,13 @@
 #include <gpucost/breakeven/config.hpp>
 #include <gpucost/breakeven/cost_model.hpp>
 #include <gpucost/breakeven/findings.hpp>
+#include <gpucost/breakeven/work_units.hpp>
 #include <gpucost/extract/features.hpp>
 
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace gpucost::report {
@@ -40,6 +42,12 @@ inline constexpr std::size_t kIncidentsShown = 20;
 /// them up to `limit`, else the `limit` costliest (the earlier first among equal costs), so that
 /// a storm of cheap faults cannot hide the one that cost a reboot. JSON lists them all.
 std::vector<std::size_t> incidents_shown(const breakeven::Result& r, std::size_t limit = kIncidentsShown);
+
+/// The break-even in work for people, as (label, text): "use" (owning pays above N tokens a month)
+/// and "job" (local is cheaper for jobs of fewer than N steps); the table and the HTML report show
+/// them (docs/cost-model.md, "Cost per unit of work"). Empty when the features count no work.
+std::vector<std::pair<std::string, std::string>> work_breakeven_texts(const breakeven::Result& r,
+                                                                      const breakeven::WorkCosts& w);
 
 std::string breakeven_json(const breakeven::Result& r, const breakeven::CostConfig& c, const extract::Features& f,
                            const BreakevenExtras& extras = {});
