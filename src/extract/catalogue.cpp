@@ -434,8 +434,9 @@ constexpr std::array kCatalogue = {
                  "communication kernel time (NCCL, RCCL, ...) / op time (host: over the summed times)",
                  "diagnostic: communication share of the GPU's op time (trace)"},
     IndicatorDef{"F127", "handle_holders", "count", "processes", "processes holding device files",
-                 "distinct processes (pid and start time) that gpucost record's scan saw holding an NVIDIA device file "
-                 "of the GPU (/dev/nvidiaN) in the window (gpu_handle events) (host: any NVIDIA device file)",
+                 "distinct processes (pid and start time) gpucost record's scans saw holding an NVIDIA device file of "
+                 "the GPU (/dev/nvidiaN) while the window ran: from the first scan that saw one to the last (to the "
+                 "end when still held) (host: any NVIDIA device file, the control files too)",
                  "attribution: processes holding the GPU's device file"},
     IndicatorDef{"F128", "top_kernel_share", "ratio", "trace", "top kernel share",
                  "time of the kernel with the largest total time / op time; host: kernel times summed by name "
@@ -448,8 +449,8 @@ constexpr std::array kCatalogue = {
                  "idle time in gaps under 30 us between ops / GPU span (host: over the summed spans)",
                  "diagnostic: GPU idle in short gaps (launch-bound, trace)"},
     IndicatorDef{"F131", "other_handle_holders", "count", "processes", "other processes holding the GPU",
-                 "handle_holders that are not the recorded command or its descendants (gpu_handle events with job "
-                 "false) (host: any NVIDIA device file)",
+                 "handle_holders whose role is other: neither the recorded command and its descendants nor gpucost and "
+                 "its nvidia-smi; null when the scan read another /proc tree (host: any NVIDIA device file)",
                  "report: other processes holding the GPU during the job"},
     IndicatorDef{"F132", "trace_steps", "count", "training", "profiled steps", "ProfilerStep#N spans in the traces",
                  "trace report (profiled steps)", Scope::host_only},

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -84,16 +85,45 @@ void absent_pmon(IndicatorSet& out, const std::string& reason) {
     set_absent(out, k, reason);
 }
 
-void absent_handles(IndicatorSet& out) {
-  for (const char* k : {"handle_holders", "other_handle_holders"})
-    set_absent(out, k, "no gpu_handle events (gpucost record's scan of the processes holding NVIDIA device files)");
+constexpr const char* kNoHandles =
+    "no gpu_handle events (gpucost record's scan of the processes holding NVIDIA device files)";
+
+/// The holders of `gpu` (every GPU and the control files: `gpu` none) whose span meets the window.
+void set_handles(const SampleCollector& c, const Features& f, std::optional<int> gpu, IndicatorSet& out) {
+  std::set<std::pair<std::int64_t, std::int64_t>> all, other;  // (pid, start time)
+  bool roles = true;
+  for (const auto& [key, h] : c.handle_holdings()) {
+    const auto& [g, pid, start_ns] = key;
+    if (gpu && g != *gpu) continue;
+    if (h.first_ns > f.last_ns() || (!h.to_end && h.last_ns < f.from_ns)) continue;
+    all.emplace(pid, start_ns);
+    if (h.role.empty()) roles = false;
+    if (h.role == "other") other.emplace(pid, start_ns);
+  }
+  set_value(out, "handle_holders", static_cast<double>(all.size()));
+  if (roles)
+    set_value(out, "other_handle_holders", static_cast<double>(other.size()));
+  else
+    set_absent(out, "other_handle_holders",
+               "the scan read another /proc tree (--proc-root): the command's processes cannot be told from others");
+}
+
+void handle_indicators(const SampleCollector& c, Features& f) {
+  if (c.handle_holdings().empty()) {
+    for (const char* k : {"handle_holders", "other_handle_holders"}) {
+      set_absent(f.host_indicators, k, kNoHandles);
+      for (GpuFeatures& g : f.gpus) set_absent(g.indicators, k, kNoHandles);
+    }
+    return;
+  }
+  set_handles(c, f, std::nullopt, f.host_indicators);
+  for (GpuFeatures& g : f.gpus) set_handles(c, f, g.gpu, g.indicators);
 }
 
 }  // namespace
 
 void process_indicators(const SampleCollector& c, Features& f) {
-  absent_handles(f.host_indicators);
-  for (GpuFeatures& g : f.gpus) absent_handles(g.indicators);
+  handle_indicators(c, f);
   if (!c.has_pmon()) {
     absent_pmon(f.host_indicators, kNoPmon);
     for (GpuFeatures& g : f.gpus) absent_pmon(g.indicators, kNoPmon);

@@ -115,6 +115,7 @@ void SampleCollector::on_event(const Event& ev) {
     case EventKind::job: return m_jobs.push_back(job_record_of(ev));
     case EventKind::process: return add_process(ev);
     case EventKind::no_process: m_pmon = true; return;
+    case EventKind::gpu_handle: return add_handle(ev);
     default: return;  // extract reads no other kind
   }
 }
@@ -245,17 +246,35 @@ void SampleCollector::add_process(const Event& ev) {
   ProcessRow r;
   r.ts_ns = ev.ts_ns;
   r.gpu = ev.gpu < 0 ? 0 : ev.gpu;
-  bool has_pid = false;
-  for (const Field& f : ev.fields)
-    if (f.key == "pid")
-      if (const auto v = text::parse_int(f.value)) {
-        r.pid = *v;
-        has_pid = true;
-      }
-  if (!has_pid) return;
+  if (!ev.has(Metric::pid)) return;  // a row without a pid names no process
+  r.pid = static_cast<std::int64_t>(ev.get(Metric::pid));
   if (ev.has(Metric::sm_pct)) r.sm_pct = static_cast<float>(ev.get(Metric::sm_pct));
   if (ev.has(Metric::fb_mib)) r.fb_mib = static_cast<float>(ev.get(Metric::fb_mib));
   m_processes.push_back(r);
+}
+
+// A holder's span: from the first scan that saw it to the last (a release's last_seen_ns: it let
+// go after that scan), or to the end when the recording ended with it holding the file.
+void SampleCollector::add_handle(const Event& ev) {
+  if (!ev.has(Metric::pid)) return;
+  std::int64_t start_ns = 0, last_seen_ns = ev.ts_ns;
+  std::string_view state, role;
+  for (const Field& f : ev.fields) {
+    if (f.key == "state") state = f.value;
+    if (f.key == "role") role = f.value;
+    if (f.key == "start_ns")
+      if (const auto v = text::parse_int(f.value)) start_ns = *v;
+    if (f.key == "last_seen_ns")
+      if (const auto v = text::parse_int(f.value)) last_seen_ns = *v;
+  }
+  const HandleKey key{ev.gpu < 0 ? -1 : ev.gpu, static_cast<std::int64_t>(ev.get(Metric::pid)), start_ns};
+  const auto [it, fresh] = m_handles.try_emplace(key);
+  HandleHolding& h = it->second;
+  const std::int64_t seen = state == "released" ? last_seen_ns : ev.ts_ns;
+  if (fresh || ev.ts_ns < h.first_ns) h.first_ns = std::min(ev.ts_ns, seen);
+  h.last_ns = fresh ? seen : std::max(h.last_ns, seen);
+  h.to_end = h.to_end || state == "still_held";
+  if (!role.empty()) h.role = std::string(role);
 }
 
 void SampleCollector::note_sample_host(std::string_view host) {

@@ -88,6 +88,7 @@ void work_indicators(const SampleCollector& c, const WorkOptions& options, Featu
   IndicatorSet& out = f.host_indicators;
   const auto& work = c.train_work();
   const std::string no_log = "no training log with steps among the inputs";
+  // Without any training record the flags alone cannot count: there are no steps to multiply.
   double steps = counted_in_window(work, f, [](const TrainWork& w) { return w.step; });
   if (std::isnan(steps)) steps = from_summaries(work, f, [](const TrainWork& w) { return w.steps_per_s; });
   set_or_absent(out, "work_steps", steps,
@@ -99,15 +100,17 @@ void work_indicators(const SampleCollector& c, const WorkOptions& options, Featu
   if (std::isnan(samples) && options.samples_per_step && !std::isnan(steps))
     samples = steps * *options.samples_per_step;
   set_or_absent(out, "work_samples", samples,
-                "no HF summary (train_samples_per_second, train_runtime) of a run that began in the window; give "
-                "--samples-per-step");
+                work.empty() ? no_log
+                             : "no HF summary (train_samples_per_second, train_runtime) of a run that began in the "
+                               "window; give --samples-per-step");
 
   double tokens = counted_in_window(work, f, [](const TrainWork& w) { return w.tokens_seen; });
   if (std::isnan(tokens)) tokens = from_summaries(work, f, [](const TrainWork& w) { return w.tokens_per_s; });
   if (std::isnan(tokens) && options.tokens_per_step && !std::isnan(steps)) tokens = steps * *options.tokens_per_step;
   set_or_absent(out, "work_tokens", tokens,
-                "the training log counts no tokens (HF num_input_tokens_seen, train_tokens_per_second); give "
-                "--tokens-per-step");
+                work.empty() ? no_log
+                             : "the training log counts no tokens (HF num_input_tokens_seen, "
+                               "train_tokens_per_second); give --tokens-per-step");
 
   const double epochs = counted_in_window(work, f, [](const TrainWork& w) { return w.progress; });
   set_or_absent(out, "work_epochs", epochs,

@@ -232,7 +232,7 @@ void feed_pmon(extract::SampleCollector& c, double t_s, int gpu, std::int64_t pi
   ev.kind = "process";
   if (!std::isnan(sm)) ev.set(Metric::sm_pct, sm);
   if (!std::isnan(fb)) ev.set(Metric::fb_mib, fb);
-  ev.add_number("pid", pid);
+  ev.set(Metric::pid, static_cast<double>(pid));
   c.on_event(ev);
 }
 
@@ -339,4 +339,53 @@ TEST_CASE("merge: work counts add over windows; a version-1 document leaves the 
   CHECK(absent_reason(m->host_indicators, "work_steps").find("version 1") != std::string::npos);
   CHECK(absent_reason(m->gpus.at(0).indicators, "sm_active_mean").find("version 1") != std::string::npos);
   CHECK(value(m->host_indicators, "energy_kwh") == Approx(200.0 * 100 / 3.6e6));  // the rest merges as before
+}
+
+namespace {
+
+/// A gpu_handle event as record writes it (docs/formats.md): pid a metric, the rest fields.
+void feed_handle(extract::SampleCollector& c, double t_s, int gpu, std::int64_t pid, const std::string& state,
+                 const std::string& role, double last_seen_s = -1) {
+  Event ev;
+  ev.ts_ns = at(t_s);
+  ev.source = "procs";
+  ev.host = "node1";
+  ev.gpu = gpu;
+  ev.kind = "gpu_handle";
+  ev.set(Metric::pid, static_cast<double>(pid));
+  ev.add_text("state", ev.own(state));
+  ev.add_number("start_ns", 1000 + pid);
+  if (!role.empty()) ev.add_text("role", ev.own(role));
+  if (last_seen_s >= 0) ev.add_number("last_seen_ns", at(last_seen_s));
+  c.on_event(ev);
+}
+
+}  // namespace
+
+TEST_CASE("extract: the processes record saw holding the GPU's device files", "[extract][processes]") {
+  extract::SampleCollector c;
+  feed_power(c);                                   // the window: 0 .. 100 s
+  feed_handle(c, -20, 0, 100, "held", "command");  // the job, from before the window
+  feed_handle(c, 110, 0, 100, "still_held", "command");
+  feed_handle(c, 30, 0, 200, "held", "other");  // another user's notebook: 30 .. 60 s
+  feed_handle(c, 65, 0, 200, "released", "other", 60);
+  feed_handle(c, -50, 0, 300, "held", "other");  // let go before the window: -50 .. -10 s
+  feed_handle(c, -5, 0, 300, "released", "other", -10);
+  feed_handle(c, 40, -1, 400, "held", "gpucost");  // nvidia-smi: control files only
+  feed_handle(c, 41, -1, 400, "released", "gpucost", 40);
+  const Features f = compute(c);
+  const IndicatorSet& g0 = f.gpus.at(0).indicators;
+  CHECK(value(g0, "handle_holders") == 2);                 // pids 100 and 200; 300 let go before
+  CHECK(value(g0, "other_handle_holders") == 1);           // pid 200
+  CHECK(value(f.host_indicators, "handle_holders") == 3);  // and nvidia-smi's control files
+  CHECK(value(f.host_indicators, "other_handle_holders") == 1);
+}
+
+TEST_CASE("extract: a scan of another /proc tree has no roles", "[extract][processes]") {
+  extract::SampleCollector c;
+  feed_power(c);
+  feed_handle(c, 10, 0, 100, "held", "");
+  const Features f = compute(c);
+  CHECK(value(f.gpus.at(0).indicators, "handle_holders") == 1);
+  CHECK(absent_reason(f.gpus.at(0).indicators, "other_handle_holders").find("--proc-root") != std::string::npos);
 }

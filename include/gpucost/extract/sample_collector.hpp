@@ -16,6 +16,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -65,6 +66,19 @@ struct ProcessRow {
   float fb_mib = Sample::kNoF;
 };
 
+/// A process that held an NVIDIA device file, from record's `gpu_handle` events: when the scans
+/// saw it hold the GPU (docs/procs.md).
+struct HandleHolding {
+  std::int64_t first_ns = 0;  ///< the first scan that saw it
+  std::int64_t last_ns = 0;   ///< the last scan that saw it (a release: its last_seen_ns)
+  bool to_end = false;        ///< still held when the recording ended
+  /// "command", "gpucost", "other"; empty when the scan read another /proc tree
+  std::string role;
+};
+
+/// (gpu, pid, process start time): one holder of one GPU (gpu -1: control files only).
+using HandleKey = std::tuple<int, std::int64_t, std::int64_t>;
+
 /// The job record of a `job` event (sacct).
 JobRecord job_record_of(const Event& event);
 
@@ -112,6 +126,8 @@ class SampleCollector final : public EventSink, public ForkableSink {
   [[nodiscard]] const std::vector<TrainWork>& train_work() const { return m_work; }
   /// The pmon rows (`process` events), in input order.
   [[nodiscard]] const std::vector<ProcessRow>& process_rows() const { return m_processes; }
+  /// The device-file holders of record's scans, by GPU, pid and start time.
+  [[nodiscard]] const std::map<HandleKey, HandleHolding>& handle_holdings() const { return m_handles; }
   /// True when a pmon input gave rows or its "no process" rows.
   [[nodiscard]] bool has_pmon() const { return m_pmon; }
   /// The Slurm jobs of sacct inputs (`job` events), in input order.
@@ -124,6 +140,7 @@ class SampleCollector final : public EventSink, public ForkableSink {
   void add_training(const Event& ev, EventKind kind);
   void add_work(const Event& ev);
   void add_process(const Event& ev);
+  void add_handle(const Event& ev);
 
   SampleStore m_store;
   std::vector<TraceRecord> m_trace;
@@ -132,6 +149,7 @@ class SampleCollector final : public EventSink, public ForkableSink {
   std::vector<TrainRate> m_rates;
   std::vector<TrainWork> m_work;
   std::vector<ProcessRow> m_processes;
+  std::map<HandleKey, HandleHolding> m_handles;
   std::vector<JobRecord> m_jobs;
   IncidentStore m_incidents;
   void note_sample_host(std::string_view host);
