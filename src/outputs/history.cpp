@@ -106,19 +106,24 @@ std::string csv_cell(std::string_view s) {
 
 std::string csv_number(double v) { return std::isfinite(v) ? fmt::format("{}", v) : std::string(); }
 
+/// kg CO2e for people: "-" when unknown (no grid intensity, or a row written before carbon).
+std::string kg_co2e(double kg) { return std::isfinite(kg) ? fmt::format("{:.3f}", kg) : "-"; }
+
 }  // namespace
 
 std::string history_table(const std::vector<RunRecord>& runs) {
   if (runs.empty()) return "no runs in the ledger (for these filters)\n";
-  std::string b = fmt::format("{:>5}  {:<16}  {:<16}  {:>9}  {:>4}  {:>10}  {:>12}  {:>12}  {:>8}  {:>6}  {}\n", "run",
-                              "window (UTC)", "host", "wall", "GPUs", "energy kWh", "local", "cloud", "premium", "line",
-                              "break-even");
+  std::string b =
+      fmt::format("{:>5}  {:<16}  {:<16}  {:>9}  {:>4}  {:>10}  {:>12}  {:>12}  {:>8}  {:>6}  {:>10}  {:<19}\n", "run",
+                  "window (UTC)", "host", "wall", "GPUs", "energy kWh", "local", "cloud", "premium", "line",
+                  "break-even", "kg CO2e local/cloud");
   for (const auto& r : runs)
-    b += fmt::format("{:>5}  {:<16}  {:<16}  {:>9}  {:>4}  {:>10.4f}  {:>12}  {:>12}  {:>8}  {:>6}  {}\n", r.run_id,
-                     minute(r.from_ns), r.host, hours(r.wall_s / 3600), r.gpus, r.energy_kwh,
+    b += fmt::format("{:>5}  {:<16}  {:<16}  {:>9}  {:>4}  {:>10.4f}  {:>12}  {:>12}  {:>8}  {:>6}  {:>10}  {}\n",
+                     r.run_id, minute(r.from_ns), r.host, hours(r.wall_s / 3600), r.gpus, r.energy_kwh,
                      fmt::format("{:.2f} {}", r.local_total, r.currency),
                      fmt::format("{:.2f} {}", r.cloud_total, r.currency), percent(r.premium),
-                     fmt::format("{:.1f} %", r.line * 100), hours(r.breakeven_job_h));
+                     fmt::format("{:.1f} %", r.line * 100), hours(r.breakeven_job_h),
+                     fmt::format("{} / {}", kg_co2e(r.co2e_local_kg), kg_co2e(r.co2e_cloud_kg)));
   b += "\ntrend per host (runs in window order)\n";
   b += fmt::format("{:<16}  {:>5}  {:<16}  {:<16}  {:>19}  {:>8}  {:>11}  {:>21}  {:>12}  {:>12}\n", "host", "runs",
                    "first window", "last window", "premium first->last", "mean", "above line", "local/h first->last",
@@ -163,7 +168,9 @@ std::string history_json(const std::vector<RunRecord>& runs) {
     b += fmt::format("\"above_line\": {}, ", r.above_line ? "true" : "false");
     json_field(b, "breakeven_job_h", r.breakeven_job_h);
     json_field(b, "line_job_h", r.line_job_h);
-    json_field(b, "breakeven_use_h_per_year", r.breakeven_use_h_per_year, false);
+    json_field(b, "breakeven_use_h_per_year", r.breakeven_use_h_per_year);
+    json_field(b, "co2e_local_kg", r.co2e_local_kg);
+    json_field(b, "co2e_cloud_kg", r.co2e_cloud_kg, false);
     b += "}";
   }
   b += runs.empty() ? "],\n  \"hosts\": [" : "\n  ],\n  \"hosts\": [";
@@ -199,16 +206,17 @@ std::string history_csv(const std::vector<RunRecord>& runs) {
   std::string b =
       "run_id,run_at,host,window_from,window_to,wall_s,gpus,energy_kwh,util_mean,drivers,cuda,gpu_names,config_hash,"
       "currency,local_electricity,local_amortisation,local_maintenance,local_total,cloud_billed_s,cloud_total,premium,"
-      "line,above_line,breakeven_job_h,line_job_h,breakeven_use_h_per_year\n";
+      "line,above_line,breakeven_job_h,line_job_h,breakeven_use_h_per_year,co2e_local_kg,co2e_cloud_kg\n";
   for (const auto& r : runs) {
     b += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},", r.run_id, format_utc(r.run_at_ns), csv_cell(r.host),
                      format_utc(r.from_ns), format_utc(r.to_ns), csv_number(r.wall_s), r.gpus, csv_number(r.energy_kwh),
                      csv_number(r.util_mean), csv_cell(r.drivers), csv_cell(r.cuda), csv_cell(r.gpu_names),
                      r.config_hash, csv_cell(r.currency));
-    b += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_number(r.electricity), csv_number(r.amortisation),
-                     csv_number(r.maintenance), csv_number(r.local_total), csv_number(r.billed_s),
-                     csv_number(r.cloud_total), csv_number(r.premium), csv_number(r.line), r.above_line ? 1 : 0,
-                     csv_number(r.breakeven_job_h), csv_number(r.line_job_h), csv_number(r.breakeven_use_h_per_year));
+    b += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_number(r.electricity),
+                     csv_number(r.amortisation), csv_number(r.maintenance), csv_number(r.local_total),
+                     csv_number(r.billed_s), csv_number(r.cloud_total), csv_number(r.premium), csv_number(r.line),
+                     r.above_line ? 1 : 0, csv_number(r.breakeven_job_h), csv_number(r.line_job_h),
+                     csv_number(r.breakeven_use_h_per_year), csv_number(r.co2e_local_kg), csv_number(r.co2e_cloud_kg));
   }
   return b;
 }

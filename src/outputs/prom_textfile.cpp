@@ -309,6 +309,22 @@ void add_headline(std::vector<Family>& out, const breakeven::Result& r, const br
            r.use_hours_per_year, 3600);
 }
 
+// kg CO2e of the job on each side; a side whose grid intensity is unknown has no sample (never 0).
+void add_carbon(std::vector<Family>& out, const breakeven::CarbonResult& c, const extract::Features& f) {
+  if (!c.computed) return;
+  auto& kg = out.emplace_back(
+      "gpucost_job_co2e_kg",
+      "Greenhouse gases of the job's energy, kg CO2e (label side: local, or cloud: an estimate); no sample when the "
+      "grid intensity is unknown");
+  auto& intensity = out.emplace_back("gpucost_job_carbon_intensity_g_per_kwh",
+                                     "Grid intensity the job's kg CO2e was computed with, g CO2e per kWh");
+  for (const auto& [side, s] : {std::pair{"local", &c.local}, std::pair{"cloud", &c.cloud}}) {
+    const Labels l{{"host", f.host}, {"side", side}};
+    if (s->kg) kg.add(l, *s->kg);
+    if (s->kg && s->intensity_g_per_kwh) intensity.add(l, *s->intensity_g_per_kwh);
+  }
+}
+
 void add_indicators(std::vector<Family>& out, const extract::Features& f) {
   for (const auto& p : kIndicators) {
     if (p.suffix.empty()) continue;
@@ -330,6 +346,7 @@ std::string prometheus_textfile(const breakeven::Result& result, const breakeven
                                 const extract::Features& features) {
   std::vector<Family> families;
   add_headline(families, result, config, features);
+  add_carbon(families, result.carbon, features);
   add_indicators(families, features);
   std::string out;
   for (const auto& fam : families) fam.render(out);

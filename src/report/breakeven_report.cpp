@@ -453,6 +453,61 @@ std::string energy_line(const breakeven::JobInputs& j, double kwh) {
       e.rule == breakeven::FillRule::idle ? "idle" : "mean", also);
 }
 
+// --- carbon (docs/cost-model.md, "Carbon"): one self-contained block in each output ---
+
+void json_carbon_side(std::string& b, const breakeven::CarbonSide& s) {
+  b.append("{\"kg_co2e\": ");
+  opt_num(b, s.kg);
+  b.append(", \"kwh\": ");
+  num(b, s.kwh);
+  b.append(", \"it_kwh\": ");
+  num(b, s.it_kwh);
+  b.append(", \"overhead\": ");
+  num(b, s.overhead);
+  b.append(", \"overhead_basis\": ");
+  io::append_json_string(b, s.overhead_basis);
+  b.append(", \"intensity_g_per_kwh\": ");
+  opt_num(b, s.intensity_g_per_kwh);
+  b.append(", \"intensity_basis\": ");
+  io::append_json_string(b, s.intensity_basis);
+  b.append(", \"country\": ");
+  if (s.country.empty())
+    b.append("null");
+  else
+    io::append_json_string(b, s.country);
+  b.append(fmt::format(", \"time_of_use\": {}", s.time_of_use ? "true" : "false"));
+  if (!s.kg) {
+    b.append(", \"reason\": ");
+    io::append_json_string(b, s.reason);
+  }
+}
+
+void json_carbon(std::string& b, const breakeven::CarbonResult& c) {
+  if (!c.computed) return;
+  b.append(",\n  \"carbon\": {\"unit\": \"kg CO2e\", \"local\": ");
+  json_carbon_side(b, c.local);
+  b.append("},\n    \"cloud\": ");
+  json_carbon_side(b, c.cloud);
+  b.append(", \"estimate\": true, \"energy_basis\": ");
+  io::append_json_string(b, c.cloud_energy_basis);
+  b.append("}}");
+}
+
+// "0.123 kg CO2e: 0.3075 kWh (x1.20 cooling) at 400 g/kWh (carbon.intensity_g_per_kwh (config))".
+std::string carbon_side_text(const breakeven::CarbonSide& s, const std::string& overhead) {
+  if (!s.kg) return "unknown: " + s.reason;
+  return fmt::format("{:.3f} kg CO2e: {:.4f} kWh (x{:.2f} {}) at {:.5g} g/kWh ({})", *s.kg, s.kwh, s.overhead, overhead,
+                     *s.intensity_g_per_kwh, s.intensity_basis);
+}
+
+std::string table_carbon(const breakeven::CarbonResult& c) {
+  if (!c.computed) return {};
+  std::string b = fmt::format("carbon    local  {}\n", carbon_side_text(c.local, "cooling"));
+  b += fmt::format("          cloud  {}{}\n", carbon_side_text(c.cloud, c.cloud.overhead_basis),
+                   c.cloud.kg ? "; an estimate: the cloud GPUs at the local mean power" : "");
+  return b;
+}
+
 std::string table_robustness(const BreakevenExtras& x, const breakeven::JobInputs& job, const std::string& cur) {
   std::string b;
   // The counters' increase is exact: only the time they do not cover is bounded.
@@ -693,6 +748,7 @@ std::string breakeven_json(const breakeven::Result& r, const breakeven::CostConf
   solution(b, "use_hours_per_year", r.use_hours_per_year, true);
   b.append("  }");
   json_electricity(b, r, c, x);
+  json_carbon(b, r.carbon);
   json_slurm(b, f, r);
   json_incidents(b, r);
   json_robustness(b, x);
@@ -749,6 +805,7 @@ std::string breakeven_table(const breakeven::Result& r, const breakeven::CostCon
   if (r.downtime_h)
     b += fmt::format("downtime  {} ({:.1f} % of the window) after incidents and interruptions\n", hours(*r.downtime_h),
                      *r.downtime_share * 100);
+  b += table_carbon(r.carbon);
   b += "\n";
   b += fmt::format(
       "premium   {:+.1f} % local over cloud (line {:.1f} %): {}\n", r.premium * 100, r.line * 100,

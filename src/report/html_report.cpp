@@ -307,6 +307,32 @@ ChartSeries billed_series(std::string name, std::string_view colour, double t_ma
   return s;
 }
 
+// ---- carbon ------------------------------------------------------------------------------
+
+std::string carbon_row(std::string_view side, const breakeven::CarbonSide& s, std::string_view overhead_word) {
+  if (!s.kg)
+    return fmt::format("<tr><td>{}</td><td colspan=\"4\"><span class=\"na\">unknown: {}</span></td></tr>\n", side,
+                       esc(s.reason));
+  return fmt::format(
+      "<tr><td>{}</td><td class=\"num\">{:.3f} kg</td><td class=\"num\">{:.4f} kWh</td><td>x{:.2f} {}</td>"
+      "<td>{:.5g} g/kWh ({})</td></tr>\n",
+      side, *s.kg, s.kwh, s.overhead, esc(overhead_word), *s.intensity_g_per_kwh, esc(s.intensity_basis));
+}
+
+/// kg CO2e of the job on both sides (docs/cost-model.md, "Carbon"); none for a Result priced
+/// without it.
+std::string carbon_section(const ReportContent& c) {
+  const breakeven::CarbonResult& k = c.result.carbon;
+  if (!k.computed) return {};
+  std::string b =
+      "<section id=\"carbon\"><h2>Carbon</h2>\n<table><tr><th>side</th><th>CO2e</th><th>energy</th>"
+      "<th>facility overhead</th><th>grid intensity</th></tr>\n";
+  b += carbon_row("local", k.local, "cooling");
+  b += carbon_row("cloud (estimate)", k.cloud, k.cloud.overhead_basis);
+  b += "</table>\n";
+  return b + fmt::format("<p class=\"note\">Cloud energy: {}.</p>\n</section>\n", esc(k.cloud_energy_basis));
+}
+
 std::string breakeven_section(const ReportContent& c) {
   const Result& r = c.result;
   const CostLines lines = cost_lines(r, c.config);
@@ -655,6 +681,7 @@ std::string html_report(const ReportContent& c) {
   b += header(c);
   b += verdict(c);
   b += cost_section(c);
+  b += carbon_section(c);
   b += breakeven_section(c);
   b += timelines_section(c);
   b += trace_section(c);

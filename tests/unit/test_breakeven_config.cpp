@@ -348,13 +348,15 @@ TEST_CASE("breakeven: config key table is consistent", "[breakeven]") {
     // Every key can be set and read back through --set.
     auto ov = kRequiredSets;
     // 1 is inside every numeric range; a currency is a code and a zone must exist.
-    const std::string value = k.path == "currency"         ? "EUR"
-                              : k.path == "electricity.tz" ? "Europe/Berlin"
-                              : k.is_bool                  ? "true"
-                              : k.is_string                ? "x"
-                                                           : "1";
+    // A country must be in data/grid-carbon-intensity.tsv.
+    const std::string value = k.path == "currency"          ? "EUR"
+                              : k.path == "electricity.tz"  ? "Europe/Berlin"
+                              : k.path.ends_with("country") ? "DE"
+                              : k.is_bool                   ? "true"
+                              : k.is_string                 ? "x"
+                                                            : "1";
     ov.push_back(std::string(k.path) + "=" + value);
     CHECK(breakeven::load_config(std::nullopt, ov).has_value());
   }
-  CHECK(seen.size() == 30);
+  CHECK(seen.size() == 35);
 }

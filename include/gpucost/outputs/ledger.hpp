@@ -62,6 +62,9 @@ struct RunRecord {
   /// The run's identity (run_key()): empty for rows written before it existed.
   std::string run_key;
   std::vector<RunFault> faults;  ///< written, not read back by runs()
+  /// kg CO2e locally and in the cloud (an estimate); NaN: the grid intensity was unknown, or a row
+  /// written before carbon existed.
+  double co2e_local_kg = kNone, co2e_cloud_kg = kNone;
 };
 
 /// An input's identity: its absolute path, size and modification time ("-" for stdin).
