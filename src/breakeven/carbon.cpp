@@ -279,6 +279,12 @@ Status check_carbon_config(const CostConfig& c) {
   return {};
 }
 
+std::string kg_text(double kg) {
+  if (kg >= 1) return fmt::format("{:.2f}", kg);
+  if (kg >= 0.01 || kg == 0) return fmt::format("{:.3f}", kg);
+  return fmt::format("{:.2g}", kg);
+}
+
 CarbonResult carbon_of(const CostConfig& c, const JobInputs& job, double q) {
   CarbonResult r;
   r.computed = true;

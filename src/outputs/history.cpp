@@ -1,6 +1,7 @@
 // `gpucost history`: the ledger's runs and the trend per host, as a table, JSON or CSV.
 #include <gpucost/outputs/ledger.hpp>
 
+#include <gpucost/breakeven/carbon.hpp>
 #include <gpucost/core/text.hpp>
 #include <gpucost/core/time.hpp>
 #include <gpucost/io/json_out.hpp>
@@ -107,18 +108,17 @@ std::string csv_cell(std::string_view s) {
 std::string csv_number(double v) { return std::isfinite(v) ? fmt::format("{}", v) : std::string(); }
 
 /// kg CO2e for people: "-" when unknown (no grid intensity, or a row written before carbon).
-std::string kg_co2e(double kg) { return std::isfinite(kg) ? fmt::format("{:.3f}", kg) : "-"; }
+std::string kg_co2e(double kg) { return std::isfinite(kg) ? breakeven::kg_text(kg) : "-"; }
 
 }  // namespace
 
 std::string history_table(const std::vector<RunRecord>& runs) {
   if (runs.empty()) return "no runs in the ledger (for these filters)\n";
-  std::string b =
-      fmt::format("{:>5}  {:<16}  {:<16}  {:>9}  {:>4}  {:>10}  {:>12}  {:>12}  {:>8}  {:>6}  {:>10}  {:<19}\n", "run",
-                  "window (UTC)", "host", "wall", "GPUs", "energy kWh", "local", "cloud", "premium", "line",
-                  "break-even", "kg CO2e local/cloud");
+  std::string b = fmt::format("{:>5}  {:<16}  {:<16}  {:>9}  {:>4}  {:>10}  {:>12}  {:>12}  {:>8}  {:>6}  {:<10}  {}\n",
+                              "run", "window (UTC)", "host", "wall", "GPUs", "energy kWh", "local", "cloud", "premium",
+                              "line", "break-even", "kg CO2e local/cloud");
   for (const auto& r : runs)
-    b += fmt::format("{:>5}  {:<16}  {:<16}  {:>9}  {:>4}  {:>10.4f}  {:>12}  {:>12}  {:>8}  {:>6}  {:>10}  {}\n",
+    b += fmt::format("{:>5}  {:<16}  {:<16}  {:>9}  {:>4}  {:>10.4f}  {:>12}  {:>12}  {:>8}  {:>6}  {:<10}  {}\n",
                      r.run_id, minute(r.from_ns), r.host, hours(r.wall_s / 3600), r.gpus, r.energy_kwh,
                      fmt::format("{:.2f} {}", r.local_total, r.currency),
                      fmt::format("{:.2f} {}", r.cloud_total, r.currency), percent(r.premium),

@@ -496,8 +496,8 @@ void json_carbon(std::string& b, const breakeven::CarbonResult& c) {
 // "0.123 kg CO2e: 0.3075 kWh (x1.20 cooling) at 400 g/kWh (carbon.intensity_g_per_kwh (config))".
 std::string carbon_side_text(const breakeven::CarbonSide& s, const std::string& overhead) {
   if (!s.kg) return "unknown: " + s.reason;
-  return fmt::format("{:.3f} kg CO2e: {:.4f} kWh (x{:.2f} {}) at {:.5g} g/kWh ({})", *s.kg, s.kwh, s.overhead, overhead,
-                     *s.intensity_g_per_kwh, s.intensity_basis);
+  return fmt::format("{} kg CO2e: {:.4f} kWh (x{:.2f} {}) at {:.5g} g/kWh ({})", breakeven::kg_text(*s.kg), s.kwh,
+                     s.overhead, overhead, *s.intensity_g_per_kwh, s.intensity_basis);
 }
 
 std::string table_carbon(const breakeven::CarbonResult& c) {

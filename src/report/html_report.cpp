@@ -314,9 +314,10 @@ std::string carbon_row(std::string_view side, const breakeven::CarbonSide& s, st
     return fmt::format("<tr><td>{}</td><td colspan=\"4\"><span class=\"na\">unknown: {}</span></td></tr>\n", side,
                        esc(s.reason));
   return fmt::format(
-      "<tr><td>{}</td><td class=\"num\">{:.3f} kg</td><td class=\"num\">{:.4f} kWh</td><td>x{:.2f} {}</td>"
+      "<tr><td>{}</td><td class=\"num\">{} kg</td><td class=\"num\">{:.4f} kWh</td><td>x{:.2f} {}</td>"
       "<td>{:.5g} g/kWh ({})</td></tr>\n",
-      side, *s.kg, s.kwh, s.overhead, esc(overhead_word), *s.intensity_g_per_kwh, esc(s.intensity_basis));
+      side, breakeven::kg_text(*s.kg), s.kwh, s.overhead, esc(overhead_word), *s.intensity_g_per_kwh,
+      esc(s.intensity_basis));
 }
 
 /// kg CO2e of the job on both sides (docs/cost-model.md, "Carbon"); none for a Result priced

@@ -292,3 +292,11 @@ TEST_CASE("carbon: with_offer gives the cloud side its provider and region", "[b
   CHECK(r.cloud.country == "FI");
   CHECK(*r.cloud.kg == Approx(0.6875 * 1.09 * 72.25 / 1000));
 }
+
+TEST_CASE("carbon: kg for people never rounds a small figure to 0", "[breakeven][carbon]") {
+  CHECK(breakeven::kg_text(1.0794) == "1.08");
+  CHECK(breakeven::kg_text(0.11382) == "0.114");
+  CHECK(breakeven::kg_text(0.01) == "0.010");
+  CHECK(breakeven::kg_text(0.000493) == "0.00049");
+  CHECK(breakeven::kg_text(0) == "0.000");  // a grid of 0 g/kWh (hydro only) is 0
+}

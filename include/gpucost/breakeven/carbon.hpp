@@ -79,6 +79,10 @@ struct CarbonResult {
   std::string cloud_energy_basis;  ///< how the cloud energy was estimated, in words
 };
 
+/// kg CO2e for people, never rounded to a bare 0: "1.08" from 1 kg, "0.114" from 0.01 kg, two
+/// significant digits below ("0.00049").
+std::string kg_text(double kg);
+
 /// Where the local intensity comes from, checked when the config is loaded: an unknown
 /// carbon.country or carbon.cloud_country is an error (with the nearest code), and time-of-use
 /// windows need a flat intensity or a country for the time outside them.
