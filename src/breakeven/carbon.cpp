@@ -143,11 +143,13 @@ void cloud_intensity(const CostConfig& c, CarbonSide& s) {
     s.intensity_basis = "carbon.cloud_intensity_g_per_kwh";
     return;
   }
-  std::string country = c.carbon_cloud_country;
-  std::string via = "carbon.cloud_country";
-  if (country.empty() && !c.offer_region.empty()) {
-    country = region_country(c.offer_region);
-    via = fmt::format("region {}", c.offer_region);
+  // The offer's region, where the table knows its country; carbon.cloud_country for the rest (a
+  // cloud given by rate alone, a marketplace offer whose region "varies").
+  std::string country = region_country(c.offer_region);
+  std::string via = fmt::format("region {}", c.offer_region);
+  if (country.empty()) {
+    country = c.carbon_cloud_country;
+    via = "carbon.cloud_country";
   }
   const GridIntensity* g = country.empty() ? nullptr : find_grid_intensity(country);
   if (g == nullptr) {
@@ -300,8 +302,8 @@ CarbonResult carbon_of(const CostConfig& c, const JobInputs& job, double q) {
   cloud_intensity(c, s);
   if (s.intensity_g_per_kwh) s.kg = s.kwh * *s.intensity_g_per_kwh / 1000.0;
   r.cloud_energy_basis = fmt::format(
-      "estimate: the local GPUs' and system's energy x the cloud's share of the run time {:.3f} (busy time / speed "
-      "ratio, the GPUs at the local mean power)",
+      "the local GPUs' and system's energy x the cloud's share of the run time {:.3f} (busy time / speed ratio, the "
+      "GPUs at the local mean power)",
       q);
   return r;
 }

@@ -331,7 +331,8 @@ std::string carbon_section(const ReportContent& c) {
   b += carbon_row("local", k.local, "cooling");
   b += carbon_row("cloud (estimate)", k.cloud, k.cloud.overhead_basis);
   b += "</table>\n";
-  return b + fmt::format("<p class=\"note\">Cloud energy: {}.</p>\n</section>\n", esc(k.cloud_energy_basis));
+  return b +
+         fmt::format("<p class=\"note\">Cloud energy, an estimate: {}.</p>\n</section>\n", esc(k.cloud_energy_basis));
 }
 
 std::string breakeven_section(const ReportContent& c) {

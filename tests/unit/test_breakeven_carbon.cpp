@@ -179,9 +179,12 @@ TEST_CASE("carbon: the cloud's country, intensity and PUE from the config", "[br
   REQUIRE(r.cloud.kg);
   // 0.6875 kWh x 1.58 (industry average) x 383.55 g/kWh (US)
   CHECK(*r.cloud.kg == Approx(0.6875 * 1.58 * 383.55 / 1000));
-  c.carbon_cloud_country = "SE";  // wins over the region
+  c.carbon_cloud_country = "SE";  // for a region without a country only: "us" keeps US
+  CHECK(breakeven::carbon_of(c, reference_job(), kQ).cloud.country == "US");
+  c.offer_region = "varies";
   r = breakeven::carbon_of(c, reference_job(), kQ);
   CHECK(r.cloud.country == "SE");
+  CHECK(r.cloud.intensity_basis == "carbon.cloud_country: Sweden (SE), Ember 2024 average");
   CHECK(*r.cloud.kg == Approx(0.6875 * 1.58 * 35.89 / 1000));
   c = with_keys(c, {"carbon.cloud_intensity_g_per_kwh", "carbon.cloud_pue"});
   c.carbon_cloud_intensity = 50;
