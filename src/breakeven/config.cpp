@@ -236,7 +236,8 @@ struct TouKind {
 constexpr TouKind kElectricityTou{"electricity.tou", "price_per_kwh", "price_per_kwh = 0.40", &CostConfig::tou};
 constexpr TouKind kCarbonTou{"carbon.tou", "intensity_g_per_kwh", "intensity_g_per_kwh = 120", &CostConfig::carbon_tou};
 
-// [[electricity.tou]]: days, hours, months (a string, or an array of month numbers), price_per_kwh.
+// One window of [[electricity.tou]] or [[carbon.tou]]: days, hours, months (a string, or an array of
+// month numbers), and the kind's value (price_per_kwh, intensity_g_per_kwh).
 Status read_tou_window(CostConfig& c, const toml::table& t, std::string_view where, std::size_t index,
                        const TouKind& kind) {
   TouWindow w;
