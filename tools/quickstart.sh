@@ -35,10 +35,10 @@ cmake --build "$build_dir" -j "$jobs"
 
 gpucost="$build_dir/src/cli/gpucost"
 echo
-# The sample was logged in Berlin on a host named workstation: --tz and --host say so, so that the
+# The sample (telemetry and the training log) was logged in Berlin on a host named workstation: --tz and --host say so, so that the
 # figures are the same on every machine (README.md shows this command and its output).
 sample_args=(--config testdata/samples/workstation.toml --tz Europe/Berlin --host workstation
-             testdata/samples/rtx4090_finetune_query.csv)
+             testdata/samples/rtx4090_finetune_query.csv testdata/samples/rtx4090_finetune_train.log)
 echo "\$ gpucost breakeven ${sample_args[*]}"
 "$gpucost" breakeven "${sample_args[@]}"
 

@@ -152,6 +152,8 @@ CostConfig with_offer(const CostConfig& c, const CloudOffer& o, int job_gpus) {
   out.billing_increment_s = o.billing_increment_s;
   out.billing_minimum_s = o.billing_minimum_s;
   out.cold_start_s = o.cold_start_s;
+  out.offer_provider = o.provider;  // the cloud's PUE and grid (carbon.cpp)
+  out.offer_region = o.region;
   // Only a ratio the user gave (flag, config) holds for every offer; one that came from another
   // offer or from the table is that offer's own.
   if (!user_speed_ratio(c)) {

@@ -1,5 +1,7 @@
 #include <gpucost/breakeven/config.hpp>
 
+#include <gpucost/breakeven/carbon.hpp>
+
 #include <gpucost/core/text.hpp>
 
 #include <fmt/format.h>
@@ -77,6 +79,20 @@ constexpr std::array kKeys = {
     ConfigKey{"cloud.busy_share", "",
               "what gives the busy share of the billed time: util (utilization.gpu) or sm_active (DCGM SM active)",
               false, true},
+    ConfigKey{"carbon.intensity_g_per_kwh", "g CO2e/kWh",
+              "grid intensity of the local electricity (flat, or outside [[carbon.tou]] windows)", false, false, 0,
+              5000, false, false, true},
+    ConfigKey{"carbon.country", "",
+              "country of the local grid (ISO 3166-1 alpha-2): its annual intensity from "
+              "data/grid-carbon-intensity.tsv",
+              false, true, 0, 0, false, false, true},
+    ConfigKey{"carbon.cloud_intensity_g_per_kwh", "g CO2e/kWh",
+              "grid intensity of the cloud's electricity (default: from the offer's region)", false, false, 0, 5000,
+              false, false, true},
+    ConfigKey{"carbon.cloud_country", "", "country of the cloud's grid, for an offer whose region names none", false,
+              true, 0, 0, false, false, true},
+    ConfigKey{"carbon.cloud_pue", "ratio", "the cloud data centre's PUE (default: the provider's published figure)",
+              false, false, 1, 10, false, false, true},
 };
 
 double* number_slot(CostConfig& c, std::string_view path) {
@@ -106,6 +122,9 @@ double* number_slot(CostConfig& c, std::string_view path) {
       {"cloud.fixed_per_job", &CostConfig::fixed_per_job},
       {"cloud.memory_margin", &CostConfig::memory_margin},
       {"cloud.spot_restart_overhead", &CostConfig::spot_restart_overhead},
+      {"carbon.intensity_g_per_kwh", &CostConfig::carbon_intensity},
+      {"carbon.cloud_intensity_g_per_kwh", &CostConfig::carbon_cloud_intensity},
+      {"carbon.cloud_pue", &CostConfig::carbon_cloud_pue},
   };
   const auto it = kSlots.find(path);
   return it == kSlots.end() ? nullptr : &(c.*(it->second));
@@ -117,6 +136,8 @@ std::string* string_slot(CostConfig& c, std::string_view path) {
   if (path == "cloud.offer") return &c.cloud_offer;
   if (path == "electricity.tz") return &c.tariff_tz;
   if (path == "cloud.busy_share") return &c.busy_share;
+  if (path == "carbon.country") return &c.carbon_country;
+  if (path == "carbon.cloud_country") return &c.carbon_cloud_country;
   return nullptr;
 }
 
@@ -152,7 +173,7 @@ std::string did_you_mean_section(std::string_view name) {
     if (!sec.empty() && std::find(sections.begin(), sections.end(), sec) == sections.end()) sections.push_back(sec);
   }
   const std::string_view best = text::closest_name(name, sections);
-  return best.empty() ? "the sections are [electricity], [local] and [cloud]; see docs/cost-model.md"
+  return best.empty() ? "the sections are [electricity], [local], [cloud] and [carbon]; see docs/cost-model.md"
                       : fmt::format("did you mean '[{}]'?", best);
 }
 
@@ -215,24 +236,35 @@ Status assign(CostConfig& c, std::string_view path, const toml::node& node, std:
 
 std::string string_or_empty(const toml::node* n) { return n == nullptr ? std::string() : n->value_or(std::string()); }
 
-// [[electricity.tou]]: days, hours, months (a string, or an array of month numbers), price_per_kwh.
-Status read_tou_window(CostConfig& c, const toml::table& t, std::string_view where, std::size_t index) {
+/// A table of time-of-use windows: [[electricity.tou]] priced per kWh, [[carbon.tou]] with the
+/// grid's intensity; the value key goes into TouWindow::price_per_kwh.
+struct TouKind {
+  std::string_view section, value_key, example;
+  std::vector<TouWindow> CostConfig::*windows;
+};
+constexpr TouKind kElectricityTou{"electricity.tou", "price_per_kwh", "price_per_kwh = 0.40", &CostConfig::tou};
+constexpr TouKind kCarbonTou{"carbon.tou", "intensity_g_per_kwh", "intensity_g_per_kwh = 120", &CostConfig::carbon_tou};
+
+// One window of [[electricity.tou]] or [[carbon.tou]]: days, hours, months (a string, or an array of
+// month numbers), and the kind's value (price_per_kwh, intensity_g_per_kwh).
+Status read_tou_window(CostConfig& c, const toml::table& t, std::string_view where, std::size_t index,
+                       const TouKind& kind) {
   TouWindow w;
   for (const auto& [k, v] : t) {
     const std::string_view key = k.str();
-    if (key != "days" && key != "hours" && key != "months" && key != "price_per_kwh")
-      return make_error(ErrorKind::config, fmt::format("{}: electricity.tou[{}]: unknown key '{}'", where, index, key),
-                        "the keys are days, hours, months and price_per_kwh");
+    if (key != "days" && key != "hours" && key != "months" && key != kind.value_key)
+      return make_error(ErrorKind::config, fmt::format("{}: {}[{}]: unknown key '{}'", where, kind.section, index, key),
+                        fmt::format("the keys are days, hours, months and {}", kind.value_key));
   }
-  const auto price = t["price_per_kwh"].value<double>();
+  const auto price = t[kind.value_key].value<double>();
   if (!price || !std::isfinite(*price) || *price < 0)
     return make_error(ErrorKind::config,
-                      fmt::format("{}: electricity.tou[{}]: price_per_kwh must be a number >= 0", where, index),
-                      "e.g. price_per_kwh = 0.40");
+                      fmt::format("{}: {}[{}]: {} must be a number >= 0", where, kind.section, index, kind.value_key),
+                      fmt::format("e.g. {}", kind.example));
   w.price_per_kwh = *price;
   const auto hours = t["hours"].value<std::string>();
   if (!hours)
-    return make_error(ErrorKind::config, fmt::format("{}: electricity.tou[{}]: 'hours' is missing", where, index),
+    return make_error(ErrorKind::config, fmt::format("{}: {}[{}]: 'hours' is missing", where, kind.section, index),
                       "e.g. hours = \"08:00-22:00\"");
   GPUCOST_TRY(parse_hours(*hours, w));
   auto days = parse_days(string_or_empty(t.get("days")));
@@ -247,16 +279,17 @@ Status read_tou_window(CostConfig& c, const toml::table& t, std::string_view whe
   w.months = *months;
   w.text = fmt::format("{} {}{}", string_or_empty(t.get("days")).empty() ? "every day" : string_or_empty(t.get("days")),
                        *hours, months_text.empty() ? "" : " in " + months_text);
-  c.tou.push_back(std::move(w));
+  (c.*(kind.windows)).push_back(std::move(w));
   return {};
 }
 
-Status read_tou(CostConfig& c, const toml::node& node, std::string_view where) {
+Status read_tou(CostConfig& c, const toml::node& node, std::string_view where, const TouKind& kind) {
   const auto* arr = node.as_array();
   if (arr == nullptr || !arr->is_array_of_tables())
-    return make_error(ErrorKind::config, fmt::format("{}: electricity.tou must be an array of tables", where),
-                      "write each window as [[electricity.tou]] with days, hours and price_per_kwh");
-  for (std::size_t i = 0; i < arr->size(); ++i) GPUCOST_TRY(read_tou_window(c, *arr->get(i)->as_table(), where, i + 1));
+    return make_error(ErrorKind::config, fmt::format("{}: {} must be an array of tables", where, kind.section),
+                      fmt::format("write each window as [[{}]] with days, hours and {}", kind.section, kind.value_key));
+  for (std::size_t i = 0; i < arr->size(); ++i)
+    GPUCOST_TRY(read_tou_window(c, *arr->get(i)->as_table(), where, i + 1, kind));
   return {};
 }
 
@@ -336,8 +369,8 @@ Status apply_table(CostConfig& c, const toml::table& tbl, const std::string& pre
                    std::map<std::string, bool>& seen) {
   for (const auto& [k, node] : tbl) {
     const std::string path = prefix.empty() ? std::string(k.str()) : prefix + "." + std::string(k.str());
-    if (path == "electricity.tou") {
-      GPUCOST_TRY(read_tou(c, node, where));
+    if (path == "electricity.tou" || path == "carbon.tou") {
+      GPUCOST_TRY(read_tou(c, node, where, path == "carbon.tou" ? kCarbonTou : kElectricityTou));
       continue;
     }
     if (path == "ranges") {
@@ -441,6 +474,7 @@ Expected<CostConfig> load_config(const std::optional<std::string>& path, const s
   for (const auto& [key, given] : seen)
     if (given) c.keys_set.insert(key);
   GPUCOST_TRY(Tariff::make(c.price_per_kwh, c.tou, c.tariff_tz));
+  GPUCOST_TRY(check_carbon_config(c));
   return c;
 }
 

@@ -170,6 +170,7 @@ Expected<PricedJob> price_job(CostConfig config, const std::optional<CloudOffer>
   check_energy_method(p);
   p.prices = price_energy(p.config, p.job);
   p.result = evaluate(p.config, p.job, p.prices);
+  p.result.carbon = carbon_of(p.config, p.job, p.result.q);
   price_analyses(p, features, o);
   if (!p.range.low && o.fill != FillRule::mean)
     p.range.reason = fmt::format("energy bounds (F049/F050) include the time without samples; none with --fill {}",

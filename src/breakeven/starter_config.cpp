@@ -1,5 +1,7 @@
 #include <gpucost/breakeven/starter_config.hpp>
 
+#include <gpucost/breakeven/carbon.hpp>
+
 #include <gpucost/breakeven/config.hpp>
 #include <gpucost/breakeven/gpu_speed.hpp>
 #include <gpucost/core/input_stats.hpp>
@@ -126,6 +128,20 @@ const std::map<std::string_view, std::string_view>& where_map() {
       {"cloud.busy_share",
        "sm_active when the telemetry is DCGM's with its profiling field 1002 (dcgmi dmon -e 1002, dcgm-exporter's "
        "DCGM_FI_PROF_SM_ACTIVE): the share of the GPU that did work, not only the time a kernel ran"},
+      {"carbon.intensity_g_per_kwh",
+       "your electricity supplier's fuel mix disclosure (g CO2e per kWh on the bill or its label), or the grid "
+       "operator's; leave it out to use carbon.country"},
+      {"carbon.country",
+       "the country the machine's electricity comes from (ISO code: DE, US, FR): its annual average from "
+       "data/grid-carbon-intensity.tsv (Ember); --country fills it in"},
+      {"carbon.cloud_intensity_g_per_kwh",
+       "rarely needed: the provider's figure for the region (e.g. Google Cloud's region carbon data); the default "
+       "is the region's country average"},
+      {"carbon.cloud_country",
+       "only for an offer whose region names no country (RunPod, Vast.ai: \"varies\"): where the instance runs"},
+      {"carbon.cloud_pue",
+       "rarely needed: the data centre's PUE; the default is the provider's published fleet average "
+       "(data/cloud-pue.toml)"},
   };
   return kWhere;
 }
@@ -229,6 +245,13 @@ KeyText fill(const Context& c, std::string_view path) {
             fmt::format("data/electricity-prices.toml has no figure for {}: national statistics (in the EU, "
                         "Eurostat's dataset nrg_pc_204) give the country's average",
                         c.o.country)};
+  if (path == "carbon.country" && !c.o.country.empty()) {
+    if (const GridIntensity* g = find_grid_intensity(c.o.country))
+      return {fmt::format("\"{}\"", g->country),
+              fmt::format("from --country {}: {:g} g CO2e/kWh, Ember's {} average for {}", c.o.country, g->g_per_kwh,
+                          g->year, g->name)};
+    return {{}, fmt::format("data/grid-carbon-intensity.tsv has no figure for {}", c.o.country)};
+  }
   if (path == "local.idle_power_w" && m.idle_power_w)
     return {fmt::format("{:.1f}", *m.idle_power_w),
             // The logs are named in the header; naming them here again would wrap this note differently
@@ -279,6 +302,8 @@ void write_key(std::string& out, const Context& c, const ConfigKey& key) {
     head += "required";
   else if (key.required)
     head += "required unless cloud.offer is set";
+  else if (key.no_default)
+    head += "no default: unknown until set";
   else
     head += fmt::format("default {}", def == "\"\"" ? "empty" : def);
   out += comment(head);
@@ -296,7 +321,7 @@ void write_key(std::string& out, const Context& c, const ConfigKey& key) {
         fmt::format("not used with cloud.offer, which brings its own ({}). Without an offer: {}", offer_value, where));
   else
     out += comment(fmt::format("set this: {}", where));
-  if (key.required)
+  if (key.required || key.no_default)
     out += fmt::format("# {} =\n", leaf_of(key.path));
   else
     out += fmt::format("# {} = {}\n", leaf_of(key.path), def);
@@ -309,6 +334,9 @@ std::string_view section_comment(std::string_view section) {
     return "Operator hours per GPU fault, by the NVIDIA resolution bucket of its worst Xid (docs/cost-model.md, "
            "\"Faults\"); priced at local.hourly_wage.";
   if (section == "cloud") return "The cloud offer the job is compared with.";
+  if (section == "carbon")
+    return "The grid's carbon intensity: the kg CO2e of the job locally and in the cloud (docs/cost-model.md, "
+           "\"Carbon\"). Without carbon.country or carbon.intensity_g_per_kwh the local figure is left unknown.";
   return {};
 }
 

@@ -92,6 +92,8 @@ WorkCosts work_costs(const Result& r, const extract::IndicatorSet& host) {
     uc.per_hour = *uc.count / r.job.wall_h;
     uc.local = r.local_total / *uc.count * u.per;
     uc.cloud = r.cloud_total / *uc.count * u.per;
+    if (r.carbon.local.kg) uc.local_kg = *r.carbon.local.kg / *uc.count * u.per;
+    if (r.carbon.cloud.kg) uc.cloud_kg = *r.carbon.cloud.kg / *uc.count * u.per;
     breakeven_in_work(r, uc);
   }
   return w;

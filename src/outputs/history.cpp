@@ -1,6 +1,7 @@
 // `gpucost history`: the ledger's runs and the trend per host, as a table, JSON or CSV.
 #include <gpucost/outputs/ledger.hpp>
 
+#include <gpucost/breakeven/carbon.hpp>
 #include <gpucost/breakeven/work_units.hpp>
 #include <gpucost/core/text.hpp>
 #include <gpucost/core/time.hpp>
@@ -245,20 +246,23 @@ std::string unit_column(std::size_t i, std::string_view side) {
   static constexpr std::array<std::string_view, 4> kSuffix = {"step", "1k_samples", "1m_tokens", "epoch"};
   return fmt::format("{}_per_{}", side, kSuffix[i]);
 }
+/// kg CO2e for people: "-" when unknown (no grid intensity, or a row written before carbon).
+std::string kg_co2e(double kg) { return std::isfinite(kg) ? breakeven::kg_text(kg) : "-"; }
 
 }  // namespace
 
 std::string history_table(const std::vector<RunRecord>& runs, TrendBy by) {
   if (runs.empty()) return "no runs in the ledger (for these filters)\n";
-  std::string b = fmt::format("{:>5}  {:<16}  {:<16}  {:>9}  {:>4}  {:>10}  {:>12}  {:>12}  {:>8}  {:>6}  {}\n", "run",
-                              "window (UTC)", "host", "wall", "GPUs", "energy kWh", "local", "cloud", "premium", "line",
-                              "break-even");
+  std::string b = fmt::format("{:>5}  {:<16}  {:<16}  {:>9}  {:>4}  {:>10}  {:>12}  {:>12}  {:>8}  {:>6}  {:<10}  {}\n",
+                              "run", "window (UTC)", "host", "wall", "GPUs", "energy kWh", "local", "cloud", "premium",
+                              "line", "break-even", "kg CO2e local/cloud");
   for (const auto& r : runs)
-    b += fmt::format("{:>5}  {:<16}  {:<16}  {:>9}  {:>4}  {:>10.4f}  {:>12}  {:>12}  {:>8}  {:>6}  {}\n", r.run_id,
-                     minute(r.from_ns), r.host, hours(r.wall_s / 3600), r.gpus, r.energy_kwh,
+    b += fmt::format("{:>5}  {:<16}  {:<16}  {:>9}  {:>4}  {:>10.4f}  {:>12}  {:>12}  {:>8}  {:>6}  {:<10}  {}\n",
+                     r.run_id, minute(r.from_ns), r.host, hours(r.wall_s / 3600), r.gpus, r.energy_kwh,
                      fmt::format("{:.2f} {}", r.local_total, r.currency),
                      fmt::format("{:.2f} {}", r.cloud_total, r.currency), percent(r.premium),
-                     fmt::format("{:.1f} %", r.line * 100), hours(r.breakeven_job_h));
+                     fmt::format("{:.1f} %", r.line * 100), hours(r.breakeven_job_h),
+                     fmt::format("{} / {}", kg_co2e(r.co2e_local_kg), kg_co2e(r.co2e_cloud_kg)));
   if (by == TrendBy::fingerprint) return b + stacks_table(runs);
   b += "\ntrend per host (runs in window order)\n";
   b += fmt::format("{:<16}  {:>5}  {:<16}  {:<16}  {:>19}  {:>8}  {:>11}  {:>21}  {:>12}  {:>12}\n", "host", "runs",
@@ -312,8 +316,10 @@ std::string history_json(const std::vector<RunRecord>& runs) {
       json_field(b, "busy_source", r.busy_source);
     for (std::size_t i = 0; i < r.local_per_unit.size(); ++i) {
       json_field(b, unit_column(i, "local"), r.local_per_unit[i]);
-      json_field(b, unit_column(i, "cloud"), r.cloud_per_unit[i], i + 1 < r.local_per_unit.size());
+      json_field(b, unit_column(i, "cloud"), r.cloud_per_unit[i]);
     }
+    json_field(b, "co2e_local_kg", r.co2e_local_kg);
+    json_field(b, "co2e_cloud_kg", r.co2e_cloud_kg, false);
     b += "}";
   }
   b += runs.empty() ? "],\n  \"hosts\": [" : "\n  ],\n  \"hosts\": [";
@@ -353,7 +359,7 @@ std::string history_csv(const std::vector<RunRecord>& runs) {
       "currency,local_electricity,local_amortisation,local_maintenance,local_total,cloud_billed_s,cloud_total,premium,"
       "line,above_line,breakeven_job_h,line_job_h,breakeven_use_h_per_year,busy_share,busy_source,local_per_step,"
       "cloud_per_step,local_per_1k_samples,cloud_per_1k_samples,local_per_1m_tokens,cloud_per_1m_tokens,"
-      "local_per_epoch,cloud_per_epoch\n";
+      "local_per_epoch,cloud_per_epoch,co2e_local_kg,co2e_cloud_kg\n";
   for (const auto& r : runs) {
     b += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},", r.run_id, format_utc(r.run_at_ns), csv_cell(r.host),
                      format_utc(r.from_ns), format_utc(r.to_ns), csv_number(r.wall_s), r.gpus, csv_number(r.energy_kwh),
@@ -366,7 +372,7 @@ std::string history_csv(const std::vector<RunRecord>& runs) {
     b += fmt::format(",{},{}", csv_number(r.busy_share), csv_cell(r.busy_source));
     for (std::size_t i = 0; i < r.local_per_unit.size(); ++i)
       b += fmt::format(",{},{}", csv_number(r.local_per_unit[i]), csv_number(r.cloud_per_unit[i]));
-    b += "\n";
+    b += fmt::format(",{},{}\n", csv_number(r.co2e_local_kg), csv_number(r.co2e_cloud_kg));
   }
   return b;
 }

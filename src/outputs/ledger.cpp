@@ -24,7 +24,7 @@ namespace {
 
 /// Schema migrations, applied in order: entry i takes user_version i to i + 1. Never edit a
 /// shipped entry; append a new one.
-constexpr std::array<std::string_view, 3> kMigrations = {
+constexpr std::array<std::string_view, 4> kMigrations = {
     R"sql(
 -- REAL columns hold NULL where there is no finite value (no break-even, a degenerate model):
 -- a run is never refused for it.
@@ -108,6 +108,12 @@ ALTER TABLE runs ADD COLUMN local_per_1m_tokens REAL;
 ALTER TABLE runs ADD COLUMN cloud_per_1m_tokens REAL;
 ALTER TABLE runs ADD COLUMN local_per_epoch REAL;
 ALTER TABLE runs ADD COLUMN cloud_per_epoch REAL;
+)sql",
+    R"sql(
+-- kg CO2e of the job locally and in the cloud (an estimate), docs/cost-model.md, "Carbon"; NULL
+-- where the grid intensity is unknown, and for rows written before.
+ALTER TABLE runs ADD COLUMN co2e_local_kg REAL;
+ALTER TABLE runs ADD COLUMN co2e_cloud_kg REAL;
 )sql",
 };
 
@@ -230,6 +236,14 @@ std::string config_value(const breakeven::CostConfig& c, std::string_view path) 
       out += fmt::format("{}{} {}", out.size() > 1 ? "; " : "", w.text, number(w.price_per_kwh));
     return out + "]";
   }
+  if (path == "carbon.country") return json_quoted(c.carbon_country);
+  if (path == "carbon.cloud_country") return json_quoted(c.carbon_cloud_country);
+  if (path == "carbon.tou") {  // the windows in order, as written, with their intensities
+    std::string out = "[";
+    for (const auto& w : c.carbon_tou)
+      out += fmt::format("{}{} {}", out.size() > 1 ? "; " : "", w.text, number(w.price_per_kwh));
+    return out + "]";
+  }
   if (path == "ranges") {
     std::string out = "{";
     for (const auto& [k, r] : c.ranges)
@@ -260,7 +274,10 @@ std::string config_value(const breakeven::CostConfig& c, std::string_view path) 
                              P{"local.incident_hours.unknown", c.incident_unknown_h},
                              P{"cloud.memory_margin", c.memory_margin},
                              P{"cloud.spot_restart_overhead", c.spot_restart_overhead},
-                             P{"local.fault_window_s", c.fault_window_s}})
+                             P{"local.fault_window_s", c.fault_window_s},
+                             P{"carbon.intensity_g_per_kwh", c.carbon_intensity},
+                             P{"carbon.cloud_intensity_g_per_kwh", c.carbon_cloud_intensity},
+                             P{"carbon.cloud_pue", c.carbon_cloud_pue}})
     if (p == path) return number(v);
   return {};
 }
@@ -287,14 +304,27 @@ void add_indicators(std::vector<RunIndicator>& out, const extract::IndicatorSet&
 
 int ledger_schema_version() { return static_cast<int>(kMigrations.size()); }
 
+/// Whether the config gives any [carbon] key: only then are they part of its canonical text, so
+/// that a config without them keeps the hash (and its runs the run_key) it had before they existed.
+bool gives_carbon(const breakeven::CostConfig& c) {
+  if (!c.carbon_tou.empty()) return true;
+  for (const auto& k : breakeven::config_keys())
+    if (k.path.starts_with("carbon.") && c.is_set(k.path)) return true;
+  return false;
+}
+
 std::string canonical_config_text(const breakeven::CostConfig& config) {
   std::string out;
+  const bool carbon = gives_carbon(config);
   for (const auto& k : breakeven::config_keys()) {
-    // At its default, cloud.busy_share leaves the answer as before it existed: not written, so that
-    // the hashes (and run keys) of earlier configs stay the same.
+    // At its default, cloud.busy_share leaves the answer as before it existed, and carbon.* keys
+    // count only when some are given: not written, so that the hashes (and run keys) of earlier
+    // configs stay the same.
     if (k.path == "cloud.busy_share" && config.busy_share == breakeven::kBusyShareUtil) continue;
+    if (!carbon && k.path.starts_with("carbon.")) continue;
     out += fmt::format("{} = {}\n", k.path, config_value(config, k.path));
   }
+  if (carbon) out += fmt::format("carbon.tou = {}\n", config_value(config, "carbon.tou"));
   if (!config.exchange.empty()) {  // the rates change the answer: they are part of the config
     out += "exchange = {";
     for (const auto& [code, rate] : config.exchange) out += fmt::format("{} = {}; ", code, number(rate));
@@ -373,6 +403,10 @@ RunRecord make_run_record(const breakeven::Result& r, const breakeven::CostConfi
   add_indicators(rec.indicators, f.host_indicators, -1);
   for (const auto& g : f.gpus) add_indicators(rec.indicators, g.indicators, g.gpu);
   add_faults(rec.faults, r);
+  if (r.carbon.computed) {
+    rec.co2e_local_kg = r.carbon.local.kg.value_or(kNone);
+    rec.co2e_cloud_kg = r.carbon.cloud.kg.value_or(kNone);
+  }
   return rec;
 }
 
@@ -493,9 +527,9 @@ Expected<std::int64_t> Ledger::append(const RunRecord& r, bool replace) {
       local_electricity, local_amortisation, local_maintenance, local_total, cloud_billed_s, cloud_total, premium,
       line, above_line, breakeven_job_h, line_job_h, breakeven_use_h_per_year, run_key, busy_share, busy_source,
       local_per_step, cloud_per_step, local_per_1k_samples, cloud_per_1k_samples, local_per_1m_tokens,
-      cloud_per_1m_tokens, local_per_epoch, cloud_per_epoch)
+      cloud_per_1m_tokens, local_per_epoch, cloud_per_epoch, co2e_local_kg, co2e_cloud_kg)
       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22,
-              ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35, ?36, ?37, ?38, ?39))sql");
+              ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35, ?36, ?37, ?38, ?39, ?40, ?41))sql");
   if (!run.ok()) return error("cannot prepare the insert");
   run.bind(1, ledger_time(r.run_at_ns));
   run.bind(2, r.host);
@@ -538,6 +572,8 @@ Expected<std::int64_t> Ledger::append(const RunRecord& r, bool replace) {
     run.bind(32 + 2 * static_cast<int>(i), r.local_per_unit[i]);
     run.bind(33 + 2 * static_cast<int>(i), r.cloud_per_unit[i]);
   }
+  run.bind(40, r.co2e_local_kg);
+  run.bind(41, r.co2e_cloud_kg);
   if (run.step() != SQLITE_DONE) return error("cannot append the run");
   const std::int64_t run_id = sqlite3_last_insert_rowid(m_db);
   Statement ind(m_db, "INSERT INTO run_indicators(run_id, gpu, key, value, unit) VALUES (?1, ?2, ?3, ?4, ?5)");
@@ -587,7 +623,7 @@ Expected<std::vector<RunRecord>> Ledger::runs(const HistoryFilter& filter) {
       local_amortisation, local_maintenance, local_total, cloud_billed_s, cloud_total, premium, line, above_line,
       breakeven_job_h, line_job_h, breakeven_use_h_per_year, COALESCE(run_key, ''), busy_share,
       COALESCE(busy_source, ''), local_per_step, cloud_per_step, local_per_1k_samples, cloud_per_1k_samples,
-      local_per_1m_tokens, cloud_per_1m_tokens, local_per_epoch, cloud_per_epoch
+      local_per_1m_tokens, cloud_per_1m_tokens, local_per_epoch, cloud_per_epoch, co2e_local_kg, co2e_cloud_kg
       FROM runs WHERE (?1 = '' OR host = ?1) AND window_from >= ?2 ORDER BY window_from, run_id)sql");
   if (!q.ok()) return error("cannot read the runs");
   q.bind(1, filter.host);
@@ -633,6 +669,8 @@ Expected<std::vector<RunRecord>> Ledger::runs(const HistoryFilter& filter) {
       r.local_per_unit[i] = q.real(c++);
       r.cloud_per_unit[i] = q.real(c++);
     }
+    r.co2e_local_kg = q.real(c++);
+    r.co2e_cloud_kg = q.real(c++);
     out.push_back(std::move(r));
   }
   if (rc != SQLITE_DONE) return error("cannot read the runs");

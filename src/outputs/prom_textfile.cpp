@@ -317,14 +317,35 @@ void add_work(std::vector<Family>& out, const breakeven::Result& r, const breake
   auto& job = out.emplace_back(
       "gpucost_breakeven_job_work",
       "Break-even job size in work: units (label unit) of the first crossing, local is cheaper for smaller jobs");
+  auto& kg = out.emplace_back("gpucost_job_co2e_kg_per_unit",
+                              "kg CO2e of the job per unit of work (label unit as gpucost_job_cost_per_unit; side: "
+                              "local, or cloud: an estimate); no sample when the grid intensity is unknown");
   for (const breakeven::UnitCost& u : w.units) {
     if (!u.local || !u.cloud) continue;
     const std::string per(u.unit->per_id);
+    if (u.local_kg) kg.add({{"host", f.host}, {"side", "local"}, {"unit", per}}, *u.local_kg);
+    if (u.cloud_kg) kg.add({{"host", f.host}, {"side", "cloud"}, {"unit", per}}, *u.cloud_kg);
     cost.add({{"host", f.host}, {"currency", c.currency}, {"side", "local"}, {"unit", per}}, *u.local);
     cost.add({{"host", f.host}, {"currency", c.currency}, {"side", "cloud"}, {"unit", per}}, *u.cloud);
     const Labels unit{{"host", f.host}, {"unit", std::string(u.unit->noun)}};
     if (u.breakeven_per_month) month.add(unit, *u.breakeven_per_month);
     if (u.breakeven_job) job.add(unit, *u.breakeven_job);
+  }
+}
+
+// kg CO2e of the job on each side; a side whose grid intensity is unknown has no sample (never 0).
+void add_carbon(std::vector<Family>& out, const breakeven::CarbonResult& c, const extract::Features& f) {
+  if (!c.computed) return;
+  auto& kg = out.emplace_back(
+      "gpucost_job_co2e_kg",
+      "Greenhouse gases of the job's energy, kg CO2e (label side: local, or cloud: an estimate); no sample when the "
+      "grid intensity is unknown");
+  auto& intensity = out.emplace_back("gpucost_job_carbon_intensity_g_per_kwh",
+                                     "Grid intensity the job's kg CO2e was computed with, g CO2e per kWh");
+  for (const auto& [side, s] : {std::pair{"local", &c.local}, std::pair{"cloud", &c.cloud}}) {
+    const Labels l{{"host", f.host}, {"side", side}};
+    if (s->kg) kg.add(l, *s->kg);
+    if (s->kg && s->intensity_g_per_kwh) intensity.add(l, *s->intensity_g_per_kwh);
   }
 }
 
@@ -350,6 +371,7 @@ std::string prometheus_textfile(const breakeven::Result& result, const breakeven
   std::vector<Family> families;
   add_headline(families, result, config, features);
   add_work(families, result, config, features);
+  add_carbon(families, result.carbon, features);
   add_indicators(families, features);
   std::string out;
   for (const auto& fam : families) fam.render(out);

@@ -1,5 +1,6 @@
 #include <gpucost/report/breakeven_report.hpp>
 
+#include <gpucost/breakeven/carbon.hpp>
 #include <gpucost/breakeven/work_units.hpp>
 #include <gpucost/core/text.hpp>
 #include <gpucost/core/time.hpp>
@@ -455,6 +456,61 @@ std::string energy_line(const breakeven::JobInputs& j, double kwh) {
       e.rule == breakeven::FillRule::idle ? "idle" : "mean", also);
 }
 
+// --- carbon (docs/cost-model.md, "Carbon"): one self-contained block in each output ---
+
+void json_carbon_side(std::string& b, const breakeven::CarbonSide& s) {
+  b.append("{\"kg_co2e\": ");
+  opt_num(b, s.kg);
+  b.append(", \"kwh\": ");
+  num(b, s.kwh);
+  b.append(", \"it_kwh\": ");
+  num(b, s.it_kwh);
+  b.append(", \"overhead\": ");
+  num(b, s.overhead);
+  b.append(", \"overhead_basis\": ");
+  io::append_json_string(b, s.overhead_basis);
+  b.append(", \"intensity_g_per_kwh\": ");
+  opt_num(b, s.intensity_g_per_kwh);
+  b.append(", \"intensity_basis\": ");
+  io::append_json_string(b, s.intensity_basis);
+  b.append(", \"country\": ");
+  if (s.country.empty())
+    b.append("null");
+  else
+    io::append_json_string(b, s.country);
+  b.append(fmt::format(", \"time_of_use\": {}", s.time_of_use ? "true" : "false"));
+  if (!s.kg) {
+    b.append(", \"reason\": ");
+    io::append_json_string(b, s.reason);
+  }
+}
+
+void json_carbon(std::string& b, const breakeven::CarbonResult& c) {
+  if (!c.computed) return;
+  b.append(",\n  \"carbon\": {\"unit\": \"kg CO2e\", \"local\": ");
+  json_carbon_side(b, c.local);
+  b.append("},\n    \"cloud\": ");
+  json_carbon_side(b, c.cloud);
+  b.append(", \"estimate\": true, \"energy_basis\": ");
+  io::append_json_string(b, c.cloud_energy_basis);
+  b.append("}}");
+}
+
+// "0.123 kg CO2e: 0.3075 kWh (x1.20 cooling) at 400 g/kWh (carbon.intensity_g_per_kwh (config))".
+std::string carbon_side_text(const breakeven::CarbonSide& s, const std::string& overhead) {
+  if (!s.kg) return "unknown: " + s.reason;
+  return fmt::format("{} kg CO2e: {:.4f} kWh (x{:.2f} {}) at {:.5g} g/kWh ({})", breakeven::kg_text(*s.kg), s.kwh,
+                     s.overhead, overhead, *s.intensity_g_per_kwh, s.intensity_basis);
+}
+
+std::string table_carbon(const breakeven::CarbonResult& c) {
+  if (!c.computed) return {};
+  std::string b = fmt::format("carbon    local  {}\n", carbon_side_text(c.local, "cooling"));
+  b += fmt::format("          cloud  {}{}\n", carbon_side_text(c.cloud, c.cloud.overhead_basis),
+                   c.cloud.kg ? "; an estimate: the cloud GPUs at the local mean power" : "");
+  return b;
+}
+
 std::string table_robustness(const BreakevenExtras& x, const breakeven::JobInputs& job, const std::string& cur) {
   std::string b;
   // The counters' increase is exact: only the time they do not cover is bounded.
@@ -574,9 +630,11 @@ void json_work_unit(std::string& b, const breakeven::UnitCost& u) {
     b.append("}");
     return;
   }
-  for (const auto& [key, v] : {std::pair{"per_hour", u.per_hour}, std::pair{"local", u.local},
-                               std::pair{"cloud", u.cloud}, std::pair{"breakeven_use_per_year", u.breakeven_per_year},
-                               std::pair{"breakeven_use_per_month", u.breakeven_per_month}}) {
+  for (const auto& [key, v] :
+       {std::pair{"per_hour", u.per_hour}, std::pair{"local", u.local}, std::pair{"cloud", u.cloud},
+        std::pair{"local_kg_co2e", u.local_kg}, std::pair{"cloud_kg_co2e", u.cloud_kg},
+        std::pair{"breakeven_use_per_year", u.breakeven_per_year},
+        std::pair{"breakeven_use_per_month", u.breakeven_per_month}}) {
     b.append(fmt::format(", \"{}\": ", key));
     opt_num(b, v);
   }
@@ -605,6 +663,18 @@ void json_work(std::string& b, const breakeven::Result& r, const extract::Featur
   b.append("\n  }");
 }
 
+/// kg CO2e per unit of work, when a side's grid intensity is known (docs/cost-model.md, "Carbon").
+std::string table_work_carbon(const breakeven::WorkCosts& w) {
+  std::string b;
+  for (const breakeven::UnitCost& u : w.units) {
+    if (!u.count || (!u.local_kg && !u.cloud_kg)) continue;
+    const auto co2e = [](const std::optional<double>& v) { return v ? breakeven::co2e_text(*v) : "unknown"; };
+    b += fmt::format("  {:<14}  {:>16}  {:>16}  CO2e (the cloud's an estimate)\n", u.unit->per_label, co2e(u.local_kg),
+                     co2e(u.cloud_kg));
+  }
+  return b;
+}
+
 /// "per unit of work": shown when the features count any work (steps, samples, tokens, epochs).
 std::string table_work(const breakeven::Result& r, const extract::Features& f, const std::string& cur) {
   const breakeven::WorkCosts w = breakeven::work_costs(r, f.host_indicators);
@@ -619,6 +689,7 @@ std::string table_work(const breakeven::Result& r, const extract::Features& f, c
   }
   for (const breakeven::UnitCost& u : w.units)
     if (u.count && !u.local) b += fmt::format("  {:<14}  none: {}\n", u.unit->per_label, u.reason);
+  b += table_work_carbon(w);
   b += "break-even in work\n";
   for (const auto& [label, text] : work_breakeven_texts(r, w)) b += fmt::format("  {:<14}{}\n", label, text);
   return b + "\n";
@@ -815,6 +886,7 @@ std::string breakeven_json(const breakeven::Result& r, const breakeven::CostConf
   b.append("  }");
   json_work(b, r, f);
   json_electricity(b, r, c, x);
+  json_carbon(b, r.carbon);
   json_slurm(b, f, r);
   json_incidents(b, r);
   json_robustness(b, x);
@@ -872,6 +944,7 @@ std::string breakeven_table(const breakeven::Result& r, const breakeven::CostCon
   if (r.downtime_h)
     b += fmt::format("downtime  {} ({:.1f} % of the window) after incidents and interruptions\n", hours(*r.downtime_h),
                      *r.downtime_share * 100);
+  b += table_carbon(r.carbon);
   b += "\n";
   b += fmt::format(
       "premium   {:+.1f} % local over cloud (line {:.1f} %): {}\n", r.premium * 100, r.line * 100,

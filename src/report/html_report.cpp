@@ -282,6 +282,11 @@ std::string work_section(const ReportContent& c) {
         duration_h(w.window_h), esc(breakeven::work_amount(*u.per_hour)));
   }
   b += "</table>\n";
+  for (const breakeven::UnitCost& u : w.units)
+    if (u.count && (u.local_kg || u.cloud_kg))
+      b += fmt::format("<p class=\"note\">Per {}: {} CO2e locally, {} in the cloud (an estimate).</p>\n",
+                       esc(u.unit->per_label), u.local_kg ? esc(breakeven::co2e_text(*u.local_kg)) : "unknown",
+                       u.cloud_kg ? esc(breakeven::co2e_text(*u.cloud_kg)) : "unknown");
   for (const auto& [label, text] : work_breakeven_texts(r, w))
     b += fmt::format("<p class=\"note\">Break-even {}: {}.</p>\n", label == "use" ? "use" : "job size", esc(text));
   b += "<p class=\"note\">The cloud's cost per unit is this job's bill (cold start, minimum and fixed costs "
@@ -348,6 +353,34 @@ ChartSeries billed_series(std::string name, std::string_view colour, double t_ma
   }
   s.points.push_back(Point{t_max, cost(t_max)});
   return s;
+}
+
+// ---- carbon ------------------------------------------------------------------------------
+
+std::string carbon_row(std::string_view side, const breakeven::CarbonSide& s, std::string_view overhead_word) {
+  if (!s.kg)
+    return fmt::format("<tr><td>{}</td><td colspan=\"4\"><span class=\"na\">unknown: {}</span></td></tr>\n", side,
+                       esc(s.reason));
+  return fmt::format(
+      "<tr><td>{}</td><td class=\"num\">{} kg</td><td class=\"num\">{:.4f} kWh</td><td>x{:.2f} {}</td>"
+      "<td>{:.5g} g/kWh ({})</td></tr>\n",
+      side, breakeven::kg_text(*s.kg), s.kwh, s.overhead, esc(overhead_word), *s.intensity_g_per_kwh,
+      esc(s.intensity_basis));
+}
+
+/// kg CO2e of the job on both sides (docs/cost-model.md, "Carbon"); none for a Result priced
+/// without it.
+std::string carbon_section(const ReportContent& c) {
+  const breakeven::CarbonResult& k = c.result.carbon;
+  if (!k.computed) return {};
+  std::string b =
+      "<section id=\"carbon\"><h2>Carbon</h2>\n<table><tr><th>side</th><th>CO2e</th><th>energy</th>"
+      "<th>facility overhead</th><th>grid intensity</th></tr>\n";
+  b += carbon_row("local", k.local, "cooling");
+  b += carbon_row("cloud (estimate)", k.cloud, k.cloud.overhead_basis);
+  b += "</table>\n";
+  return b +
+         fmt::format("<p class=\"note\">Cloud energy, an estimate: {}.</p>\n</section>\n", esc(k.cloud_energy_basis));
 }
 
 std::string breakeven_section(const ReportContent& c) {
@@ -699,6 +732,7 @@ std::string html_report(const ReportContent& c) {
   b += verdict(c);
   b += cost_section(c);
   b += work_section(c);
+  b += carbon_section(c);
   b += breakeven_section(c);
   b += timelines_section(c);
   b += trace_section(c);

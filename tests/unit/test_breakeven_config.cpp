@@ -348,14 +348,16 @@ TEST_CASE("breakeven: config key table is consistent", "[breakeven]") {
     // Every key can be set and read back through --set.
     auto ov = kRequiredSets;
     // 1 is inside every numeric range; a currency is a code, a zone must exist, a busy share is util or sm_active.
+    // A country must be in data/grid-carbon-intensity.tsv.
     const std::string value = k.path == "currency"           ? "EUR"
                               : k.path == "electricity.tz"   ? "Europe/Berlin"
                               : k.path == "cloud.busy_share" ? "sm_active"
+                              : k.path.ends_with("country")  ? "DE"
                               : k.is_bool                    ? "true"
                               : k.is_string                  ? "x"
                                                              : "1";
     ov.push_back(std::string(k.path) + "=" + value);
     CHECK(breakeven::load_config(std::nullopt, ov).has_value());
   }
-  CHECK(seen.size() == 31);
+  CHECK(seen.size() == 36);
 }

@@ -2,6 +2,8 @@
 // The reference case is the worked example of docs/cost-model.md.
 #include <catch2/catch.hpp>
 
+#include "reference_case.hpp"
+
 #include <gpucost/breakeven/config.hpp>
 #include <gpucost/breakeven/cost_model.hpp>
 #include <gpucost/extract/extract.hpp>
@@ -13,37 +15,8 @@ namespace {
 using namespace gpucost;
 using breakeven::CostConfig;
 using breakeven::JobInputs;
-
-// The reference configuration: price 0.30/kWh, hardware 3000, lifetime 3 y, 2044 h/y, cooling 1.2,
-// system 100 W, wage 50/h, maintenance 10 h/y, cloud 2.0/h, speed ratio 2.0, cold start 300 s,
-// increment 60 s, minimum 600 s, fixed 0.5 per job; residual 0 and line 0.12 (defaults).
-CostConfig reference_config() {
-  CostConfig c;
-  c.price_per_kwh = 0.30;
-  c.hardware_price = 3000;
-  c.lifetime_years = 3;
-  c.use_hours_per_year = 2044;
-  c.cooling_factor = 1.2;
-  c.system_power_w = 100;
-  c.hourly_wage = 50;
-  c.maintenance_hours_per_year = 10;
-  c.rate_per_hour = 2.0;
-  c.speed_ratio = 2.0;
-  c.cold_start_s = 300;
-  c.billing_increment_s = 60;
-  c.billing_minimum_s = 600;
-  c.fixed_per_job = 0.5;
-  return c;
-}
-
-// The reference job: W = 2 h on two GPUs, E = 0.5 + 0.4 = 0.9 kWh, u = 0.6 and 0.9 -> ū = 0.75.
-JobInputs reference_job() {
-  JobInputs j;
-  j.wall_h = 2.0;
-  j.energy_kwh = {0.5, 0.4};
-  j.util = {0.6, 0.9};
-  return j;
-}
+using gpucost::testing::reference_config;
+using gpucost::testing::reference_job;
 
 extract::IndicatorValue v(double x) { return {x, {}}; }
 extract::IndicatorValue none(const std::string& why) { return {std::nullopt, why}; }

@@ -3,6 +3,9 @@
 // figures. The job is the reference case of docs/cost-model.md's worked example.
 #include <catch2/catch.hpp>
 
+#include "reference_case.hpp"
+
+#include <gpucost/breakeven/carbon.hpp>
 #include <gpucost/breakeven/config.hpp>
 #include <gpucost/breakeven/cost_model.hpp>
 #include <gpucost/breakeven/price_job.hpp>
@@ -15,35 +18,8 @@ namespace {
 using namespace gpucost;
 using breakeven::CostConfig;
 using breakeven::JobInputs;
-
-// The reference configuration of docs/cost-model.md: C_L = 1.863710, C_C = 3.166667, H* = 1082.77 h/year.
-CostConfig reference_config() {
-  CostConfig c;
-  c.price_per_kwh = 0.30;
-  c.hardware_price = 3000;
-  c.lifetime_years = 3;
-  c.use_hours_per_year = 2044;
-  c.cooling_factor = 1.2;
-  c.system_power_w = 100;
-  c.hourly_wage = 50;
-  c.maintenance_hours_per_year = 10;
-  c.rate_per_hour = 2.0;
-  c.speed_ratio = 2.0;
-  c.cold_start_s = 300;
-  c.billing_increment_s = 60;
-  c.billing_minimum_s = 600;
-  c.fixed_per_job = 0.5;
-  return c;
-}
-
-// W = 2 h on two GPUs, E = 0.5 + 0.4 kWh, u = 0.6 and 0.9 (ū = 0.75).
-JobInputs reference_job() {
-  JobInputs j;
-  j.wall_h = 2.0;
-  j.energy_kwh = {0.5, 0.4};
-  j.util = {0.6, 0.9};
-  return j;
-}
+using gpucost::testing::reference_config;
+using gpucost::testing::reference_job;
 
 // 1200 steps of 64 samples of 2048 tokens: 76 800 samples, 157 286 400 tokens, 1.5 epochs.
 extract::IndicatorSet reference_work() {
@@ -86,6 +62,24 @@ TEST_CASE("work: cost per step, 1k samples, 1M tokens and epoch, by hand", "[wor
   const auto& epochs = unit(w, "epochs");
   CHECK(*epochs.local == Approx(1.242473581));  // 1.863710 / 1.5
   CHECK(*epochs.cloud == Approx(2.111111111));  // 3.166667 / 1.5
+  CHECK_FALSE(steps.local_kg.has_value());      // no grid intensity: no kg per unit
+}
+
+TEST_CASE("work: kg CO2e per unit of work, by hand", "[work][carbon]") {
+  auto r = breakeven::compute(reference_config(), reference_job());
+  r.carbon.computed = true;
+  r.carbon.local.kg = 0.528;   // docs/cost-model.md, "Carbon": 1.32 kWh at 400 g/kWh
+  r.carbon.cloud.kg = 0.2704;  // 0.790625 kWh at 342.06 g/kWh (an estimate)
+  const auto w = breakeven::work_costs(r, reference_work());
+  CHECK(*unit(w, "steps").local_kg == Approx(0.00044));       // 0.528 / 1200
+  CHECK(*unit(w, "steps").cloud_kg == Approx(0.000225333));   // 0.2704 / 1200
+  CHECK(*unit(w, "tokens").local_kg == Approx(0.003356933));  // 0.528 / 157.2864 (per 1M tokens)
+  CHECK(*unit(w, "epochs").cloud_kg == Approx(0.180266667));  // 0.2704 / 1.5
+  r.carbon.cloud.kg.reset();
+  CHECK_FALSE(breakeven::work_costs(r, reference_work()).units[0].cloud_kg.has_value());
+  CHECK(breakeven::co2e_text(0.00044) == "0.44 g");  // per step, for people
+  CHECK(breakeven::co2e_text(0.0382) == "38.2 g");
+  CHECK(breakeven::co2e_text(1.5) == breakeven::kg_text(1.5) + " kg");
 }
 
 TEST_CASE("work: the break-even use in work a month and a year", "[work]") {

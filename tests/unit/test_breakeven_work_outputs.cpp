@@ -4,6 +4,8 @@
 // The job is the reference case of docs/cost-model.md, with the work of testdata/work/.
 #include <catch2/catch.hpp>
 
+#include "reference_case.hpp"
+
 #include <gpucost/breakeven/cost_model.hpp>
 #include <gpucost/breakeven/work_units.hpp>
 #include <gpucost/outputs/ledger.hpp>
@@ -22,33 +24,8 @@
 namespace {
 
 using namespace gpucost;
-
-breakeven::CostConfig reference_config() {
-  breakeven::CostConfig c;
-  c.price_per_kwh = 0.30;
-  c.hardware_price = 3000;
-  c.lifetime_years = 3;
-  c.use_hours_per_year = 2044;
-  c.cooling_factor = 1.2;
-  c.system_power_w = 100;
-  c.hourly_wage = 50;
-  c.maintenance_hours_per_year = 10;
-  c.rate_per_hour = 2.0;
-  c.speed_ratio = 2.0;
-  c.cold_start_s = 300;
-  c.billing_increment_s = 60;
-  c.billing_minimum_s = 600;
-  c.fixed_per_job = 0.5;
-  return c;
-}
-
-breakeven::JobInputs reference_job() {
-  breakeven::JobInputs j;
-  j.wall_h = 2.0;
-  j.energy_kwh = {0.5, 0.4};
-  j.util = {0.6, 0.9};
-  return j;
-}
+using gpucost::testing::reference_config;
+using gpucost::testing::reference_job;
 
 // 1200 steps, 76 800 samples, 157 286 400 tokens, 1.5 epochs in 2 h; no work_epochs when `epochs` is false.
 extract::Features work_features(const std::string& host, bool epochs = true) {
@@ -195,7 +172,7 @@ TEST_CASE("work outputs: the ledger keeps the cost per unit, history trends it p
   {
     auto ledger = outputs::Ledger::open(path);
     REQUIRE(ledger);
-    CHECK(ledger->schema_version() == 3);
+    CHECK(ledger->schema_version() == outputs::ledger_schema_version());
     const auto c = reference_config();
     Fingerprint old_stack, new_stack;
     old_stack.drivers = {"550.54.15"};

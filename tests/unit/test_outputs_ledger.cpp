@@ -217,14 +217,23 @@ TEST_CASE("ledger: a ledger from a newer gpucost is refused", "[outputs][ledger]
 TEST_CASE("ledger: the config hash is FNV-1a 64 of the canonical text, which names every key", "[outputs][ledger]") {
   breakeven::CostConfig c;
   const std::string text = outputs::canonical_config_text(c);
+  // [carbon] keys are named only when the config gives one: a config without them keeps its hash.
+  breakeven::CostConfig with_carbon = c;
+  with_carbon.keys_set.insert("carbon.country");
+  with_carbon.carbon_country = "DE";
+  const std::string carbon_text = outputs::canonical_config_text(with_carbon);
   for (const auto& k : breakeven::config_keys()) {
     INFO(k.path);
     if (k.path == "cloud.busy_share") continue;  // at its default, left out (the hashes of before stay)
     const std::string prefix = fmt::format("{} = ", k.path);
-    const auto at = text.find(prefix);
+    const bool carbon = k.path.starts_with("carbon.");
+    CHECK((text.find(prefix) == std::string::npos) == carbon);
+    const auto at = carbon_text.find(prefix);
     REQUIRE(at != std::string::npos);
-    CHECK(text[at + prefix.size()] != '\n');  // a value this file knows
+    CHECK(carbon_text[at + prefix.size()] != '\n');  // a value this file knows
   }
+  CHECK(carbon_text.find("carbon.country = \"DE\"") != std::string::npos);
+  CHECK(outputs::config_hash(with_carbon) != outputs::config_hash(c));
   breakeven::CostConfig d = c;
   d.rate_per_hour = 1.25;
   CHECK(outputs::config_hash(c) != outputs::config_hash(d));
@@ -250,7 +259,7 @@ TEST_CASE("ledger: the same run priced twice is one row; --ledger-append keeps b
   const std::string path = dir.file("runs.sqlite");
   auto ledger = outputs::Ledger::open(path);
   REQUIRE(ledger);
-  CHECK(ledger->schema_version() == 3);
+  CHECK(ledger->schema_version() == 4);
   outputs::RunRecord a = run("gpu01", 1'718'200'000, 0.10);
   a.run_key = outputs::run_key(a, {"/var/log/gpu.csv\t100\t5", "/var/log/kern.log\t20\t6"});
   // The same inputs in another order are the same run.
@@ -322,4 +331,53 @@ TEST_CASE("ledger: a run's faults are listed once each, with their member count"
               "SELECT count(*) FROM run_faults WHERE what = 'Xid 13 \u00d7181 then Xid 43' AND bucket = "
               "'restart_app' AND device = '0000:38:00' AND ts = '2025-01-21T02:21:33.000Z' AND cost = 5 "
               "AND operator_hours = 0.1 AND downtime_s = 57") == 1);
+}
+
+TEST_CASE("ledger: kg CO2e per side are kept, NULL where the intensity was unknown", "[outputs][ledger][carbon]") {
+  TempDir dir;
+  const auto path = dir.file("runs.sqlite");
+  auto ledger = outputs::Ledger::open(path);
+  REQUIRE(ledger);
+  auto known = run("ws", 1'718'000'000, 0.1);
+  breakeven::Result r;
+  r.carbon.computed = true;
+  r.carbon.local.kg = 0.528;  // the cloud side unknown
+  breakeven::CostConfig c;
+  extract::Features f;
+  const auto rec = outputs::make_run_record(r, c, f, Fingerprint{}, 0, "0.1.0");
+  CHECK(rec.co2e_local_kg == Approx(0.528));
+  CHECK(std::isnan(rec.co2e_cloud_kg));
+  known.co2e_local_kg = rec.co2e_local_kg;
+  known.co2e_cloud_kg = rec.co2e_cloud_kg;
+  REQUIRE(ledger->append(known));
+  CHECK(count(path, "SELECT count(*) FROM runs WHERE co2e_local_kg = 0.528 AND co2e_cloud_kg IS NULL") == 1);
+  auto runs = ledger->runs({});
+  REQUIRE(runs);
+  CHECK(runs->front().co2e_local_kg == Approx(0.528));
+  CHECK(std::isnan(runs->front().co2e_cloud_kg));
+}
+
+TEST_CASE("ledger: a version 3 ledger gains the carbon columns, its rows NULL", "[outputs][ledger][carbon]") {
+  TempDir dir;
+  const auto path = dir.file("runs.sqlite");
+  {
+    auto ledger = outputs::Ledger::open(path);
+    REQUIRE(ledger);
+    REQUIRE(ledger->append(run("ws", 1'718'000'000, 0.1)));
+  }
+  // Make it the ledger version 3 wrote: without the two columns.
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
+  REQUIRE(sqlite3_exec(db,
+                       "ALTER TABLE runs DROP COLUMN co2e_local_kg; ALTER TABLE runs DROP COLUMN co2e_cloud_kg; "
+                       "PRAGMA user_version = 3",
+                       nullptr, nullptr, nullptr) == SQLITE_OK);
+  sqlite3_close(db);
+  auto ledger = outputs::Ledger::open(path);
+  REQUIRE(ledger);
+  CHECK(count(path, "PRAGMA user_version") == 4);
+  auto runs = ledger->runs({});
+  REQUIRE(runs);
+  REQUIRE(runs->size() == 1);
+  CHECK(std::isnan(runs->front().co2e_local_kg));
 }

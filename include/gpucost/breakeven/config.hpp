@@ -73,6 +73,16 @@ struct CostConfig {
   std::string offer_kind, offer_rate_basis, offer_date_seen, offer_source, offer_note;
   bool offer_confirmed = true;
   std::optional<int> offer_age_days;  ///< days from offer_date_seen to the run's date
+  /// The priced offer's provider and region (set by with_offer; empty without an offer): the
+  /// cloud side's PUE and grid (docs/cost-model.md, "Carbon").
+  std::string offer_provider, offer_region;
+  // [carbon]: grid intensities in g CO2e/kWh; a number counts only when is_set() says it was given.
+  double carbon_intensity = 0;        ///< carbon.intensity_g_per_kwh, flat
+  std::string carbon_country;         ///< carbon.country: the intensity from data/grid-carbon-intensity.tsv
+  std::vector<TouWindow> carbon_tou;  ///< [[carbon.tou]]: price_per_kwh holds the intensity
+  double carbon_cloud_intensity = 0;  ///< carbon.cloud_intensity_g_per_kwh
+  std::string carbon_cloud_country;   ///< carbon.cloud_country
+  double carbon_cloud_pue = 0;        ///< carbon.cloud_pue
   /// [ranges]: Monte-Carlo bounds by parameter name (the sensitivity parameters).
   std::map<std::string, std::pair<double, double>> ranges;
   /// [exchange]: units of `currency` per unit of another currency ("USD" -> 0.92), and the date
@@ -115,6 +125,9 @@ struct ConfigKey {
   double min = 0, max = 0;  ///< inclusive limits for numbers
   bool min_exclusive = false;
   bool is_bool = false;
+  /// No default: the key is unknown until given (a [carbon] intensity left out must not read as
+  /// 0). init writes it as "# key =", without a value.
+  bool no_default = false;
 };
 
 std::span<const ConfigKey> config_keys();

@@ -2,6 +2,7 @@
 // break-even job length and use per year. Formulas: docs/cost-model.md.
 #pragma once
 
+#include <gpucost/breakeven/carbon.hpp>
 #include <gpucost/breakeven/config.hpp>
 #include <gpucost/breakeven/crossings.hpp>
 #include <gpucost/core/error.hpp>
@@ -131,6 +132,9 @@ struct Result {
   Crossings job_crossings;      ///< every job length where C_L = C_C (the billing's steps may give several)
   Crossings line_crossings;     ///< every job length where C_L = (1 + line) C_C
   Solution use_hours_per_year;  ///< H*
+  /// kg CO2e locally and in the cloud: set by price_job (carbon_of), not by evaluate (the
+  /// sensitivity and Monte-Carlo reruns do not need it).
+  CarbonResult carbon;
 };
 
 /// Fails when the tariff needs what the job lacks (a time-of-use tariff without an energy profile).

@@ -35,7 +35,10 @@ struct UnitCost {
   std::optional<double> per_hour;  ///< count / W: units per wall hour of the job
   std::optional<double> local;     ///< C_L / count x per: currency per `per` units
   std::optional<double> cloud;     ///< C_C / count x per: the billed cost of this job, per `per` units
-  std::string reason;              ///< why count (and so every figure) is null
+  /// kg CO2e per `per` units, locally and in the cloud (an estimate): the job's kg (Result::carbon)
+  /// / count x per; null when the grid intensity is unknown.
+  std::optional<double> local_kg, cloud_kg;
+  std::string reason;  ///< why count (and so every figure) is null
   /// Break-even in work: H* x per_hour, the units a year (and / 12 a month) above which owning
   /// the machine pays; null with `use_reason` when H* is none.
   std::optional<double> breakeven_per_year, breakeven_per_month;

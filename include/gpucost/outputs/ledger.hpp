@@ -69,6 +69,9 @@ struct RunRecord {
   /// Cost per unit of work in breakeven::work_units() order (per step, 1k samples, 1M tokens,
   /// epoch); NaN when the run's features count no such work.
   std::array<double, 4> local_per_unit{kNone, kNone, kNone, kNone}, cloud_per_unit{kNone, kNone, kNone, kNone};
+  /// kg CO2e locally and in the cloud (an estimate); NaN: the grid intensity was unknown, or a row
+  /// written before carbon existed.
+  double co2e_local_kg = kNone, co2e_cloud_kg = kNone;
 };
 
 /// An input's identity: its absolute path, size and modification time ("-" for stdin).
