@@ -308,18 +308,18 @@ void add_work(std::vector<Family>& out, const breakeven::Result& r, const breake
                    "Busy share of the job in the cloud's billed time (0-1), label source: util or sm_active")
       .add({{"host", f.host}, {"source", r.job.busy_source}}, r.busy_share);
   const breakeven::WorkCosts w = breakeven::work_costs(r, f.host_indicators);
-  auto& cost = out.emplace_back(
-      "gpucost_job_cost_per_unit",
-      "Cost of the job per unit of work (label unit: step, 1k_samples, 1M_tokens, epoch; side: local or cloud, the "
-      "cloud's being this job's bill), in the currency label");
-  auto& month = out.emplace_back("gpucost_breakeven_work_per_month",
-                                 "Break-even use in work: units a month (label unit) above which owning pays");
-  auto& job = out.emplace_back(
+  // Filled apart and moved in at the end: a reference into `out` would dangle after the next emplace.
+  Family cost("gpucost_job_cost_per_unit",
+              "Cost of the job per unit of work (label unit: step, 1k_samples, 1M_tokens, epoch; side: local or cloud, "
+              "the cloud's being this job's bill), in the currency label");
+  Family month("gpucost_breakeven_work_per_month",
+               "Break-even use in work: units a month (label unit) above which owning pays");
+  Family job(
       "gpucost_breakeven_job_work",
       "Break-even job size in work: units (label unit) of the first crossing, local is cheaper for smaller jobs");
-  auto& kg = out.emplace_back("gpucost_job_co2e_kg_per_unit",
-                              "kg CO2e of the job per unit of work (label unit as gpucost_job_cost_per_unit; side: "
-                              "local, or cloud: an estimate); no sample when the grid intensity is unknown");
+  Family kg("gpucost_job_co2e_kg_per_unit",
+            "kg CO2e of the job per unit of work (label unit as gpucost_job_cost_per_unit; side: local, or cloud: an "
+            "estimate); no sample when the grid intensity is unknown");
   for (const breakeven::UnitCost& u : w.units) {
     if (!u.local || !u.cloud) continue;
     const std::string per(u.unit->per_id);
@@ -331,22 +331,24 @@ void add_work(std::vector<Family>& out, const breakeven::Result& r, const breake
     if (u.breakeven_per_month) month.add(unit, *u.breakeven_per_month);
     if (u.breakeven_job) job.add(unit, *u.breakeven_job);
   }
+  for (Family* fam : {&cost, &month, &job, &kg}) out.push_back(std::move(*fam));
 }
 
 // kg CO2e of the job on each side; a side whose grid intensity is unknown has no sample (never 0).
 void add_carbon(std::vector<Family>& out, const breakeven::CarbonResult& c, const extract::Features& f) {
   if (!c.computed) return;
-  auto& kg = out.emplace_back(
-      "gpucost_job_co2e_kg",
-      "Greenhouse gases of the job's energy, kg CO2e (label side: local, or cloud: an estimate); no sample when the "
-      "grid intensity is unknown");
-  auto& intensity = out.emplace_back("gpucost_job_carbon_intensity_g_per_kwh",
-                                     "Grid intensity the job's kg CO2e was computed with, g CO2e per kWh");
+  Family kg("gpucost_job_co2e_kg",
+            "Greenhouse gases of the job's energy, kg CO2e (label side: local, or cloud: an estimate); no sample when "
+            "the grid intensity is unknown");
+  Family intensity("gpucost_job_carbon_intensity_g_per_kwh",
+                   "Grid intensity the job's kg CO2e was computed with, g CO2e per kWh");
   for (const auto& [side, s] : {std::pair{"local", &c.local}, std::pair{"cloud", &c.cloud}}) {
     const Labels l{{"host", f.host}, {"side", side}};
     if (s->kg) kg.add(l, *s->kg);
     if (s->kg && s->intensity_g_per_kwh) intensity.add(l, *s->intensity_g_per_kwh);
   }
+  out.push_back(std::move(kg));
+  out.push_back(std::move(intensity));
 }
 
 void add_indicators(std::vector<Family>& out, const extract::Features& f) {
