@@ -25,7 +25,8 @@ double median_of_sorted(const std::vector<double>& v) {
 void ThermalShapeWalker::add(const Sample& s) {
   if (std::isnan(s.temp_c)) return;
   if (m_n == 0) m_t0 = s.ts_ns;
-  const Point p{s.ts_ns, s.temp_c, m_n++};
+  const Point p{s.ts_ns, s.temp_c};
+  ++m_n;
   add_rolling(p);
 }
 

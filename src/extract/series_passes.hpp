@@ -25,7 +25,6 @@ class ThermalShapeWalker {
   struct Point {
     std::int64_t ts_ns;
     double v;
-    std::size_t seq;
   };
   void add_rolling(const Point& p);
 

@@ -2,6 +2,8 @@
 // tables it reads (data/grid-carbon-intensity.tsv, data/cloud-pue.toml).
 #include <catch2/catch.hpp>
 
+#include "reference_case.hpp"
+
 #include "support.hpp"
 
 #include <gpucost/breakeven/carbon.hpp>
@@ -19,6 +21,7 @@ namespace {
 using namespace gpucost;
 using breakeven::CostConfig;
 using breakeven::JobInputs;
+using gpucost::testing::reference_job;
 
 // The reference case of docs/cost-model.md: cooling 1.2, system 100 W, W = 2 h, E = 0.5 + 0.4 kWh,
 // ū = 0.75 and speed ratio 2, so q = 0.25 + 0.75 / 2 = 0.625.
@@ -28,14 +31,6 @@ CostConfig reference_config() {
   c.system_power_w = 100;
   c.speed_ratio = 2.0;
   return c;
-}
-
-JobInputs reference_job() {
-  JobInputs j;
-  j.wall_h = 2.0;
-  j.energy_kwh = {0.5, 0.4};
-  j.util = {0.6, 0.9};
-  return j;
 }
 
 constexpr double kQ = 0.625;

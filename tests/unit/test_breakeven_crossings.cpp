@@ -2,6 +2,8 @@
 // hand-computed cases; docs/cost-model.md, "Break-even job length T*".
 #include <catch2/catch.hpp>
 
+#include "reference_case.hpp"
+
 #include <gpucost/breakeven/config.hpp>
 #include <gpucost/breakeven/cost_model.hpp>
 #include <gpucost/breakeven/crossings.hpp>
@@ -15,6 +17,7 @@ using namespace gpucost;
 using breakeven::Billing;
 using breakeven::Crossing;
 using breakeven::Crossings;
+using gpucost::testing::reference_job;
 
 // rate, q, cold start, increment, minimum, fixed
 Billing billing(double rate, double q, double cold_start_s, double increment_s, double minimum_s, double fixed) {
@@ -52,30 +55,10 @@ void check_signs_agree(double c_L, const Billing& b, double f, const Crossings& 
 }
 
 // The reference job of test_breakeven_cost_model.cpp: W = 2 h, C_L = 1.863710372, ū = 0.75.
-breakeven::JobInputs reference_job() {
-  breakeven::JobInputs j;
-  j.wall_h = 2.0;
-  j.energy_kwh = {0.5, 0.4};
-  j.util = {0.6, 0.9};
-  return j;
-}
-
+// docs/cost-model.md's reference case at a cloud rate of 0.5 per hour.
 breakeven::CostConfig reference_config() {
-  breakeven::CostConfig c;
-  c.price_per_kwh = 0.30;
-  c.hardware_price = 3000;
-  c.lifetime_years = 3;
-  c.use_hours_per_year = 2044;
-  c.cooling_factor = 1.2;
-  c.system_power_w = 100;
-  c.hourly_wage = 50;
-  c.maintenance_hours_per_year = 10;
+  breakeven::CostConfig c = testing::reference_config();
   c.rate_per_hour = 0.5;
-  c.speed_ratio = 2.0;
-  c.cold_start_s = 300;
-  c.billing_increment_s = 60;
-  c.billing_minimum_s = 600;
-  c.fixed_per_job = 0.5;
   return c;
 }
 

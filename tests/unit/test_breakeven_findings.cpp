@@ -4,6 +4,8 @@
 //   T = 0.396 + 6000 / 6132 + 1000 / 2044 = 0.396 + 0.978474 + 0.489237 = 1.863710.
 #include <catch2/catch.hpp>
 
+#include "reference_case.hpp"
+
 #include <gpucost/breakeven/config.hpp>
 #include <gpucost/breakeven/cost_model.hpp>
 #include <gpucost/breakeven/findings.hpp>
@@ -18,34 +20,14 @@ using namespace gpucost;
 using breakeven::CostConfig;
 using breakeven::Finding;
 using breakeven::JobInputs;
+using gpucost::testing::reference_job;
 
 constexpr double kTimeCost = 0.396 + 6000.0 / 6132.0 + 1000.0 / 2044.0;  // 1.863710
 
 CostConfig reference_config(double rate = 2.0) {
-  CostConfig c;
-  c.price_per_kwh = 0.30;
-  c.hardware_price = 3000;
-  c.lifetime_years = 3;
-  c.use_hours_per_year = 2044;
-  c.cooling_factor = 1.2;
-  c.system_power_w = 100;
-  c.hourly_wage = 50;
-  c.maintenance_hours_per_year = 10;
+  CostConfig c = testing::reference_config();
   c.rate_per_hour = rate;
-  c.speed_ratio = 2.0;
-  c.cold_start_s = 300;
-  c.billing_increment_s = 60;
-  c.billing_minimum_s = 600;
-  c.fixed_per_job = 0.5;
   return c;
-}
-
-JobInputs reference_job() {
-  JobInputs j;
-  j.wall_h = 2.0;
-  j.energy_kwh = {0.5, 0.4};
-  j.util = {0.6, 0.9};
-  return j;
 }
 
 /// Features whose host carries exactly the given indicators (null when the value is NaN).

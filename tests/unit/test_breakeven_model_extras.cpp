@@ -2,6 +2,8 @@
 // machines, sensitivity, energy bounds and the Monte-Carlo, against hand-computed cases.
 #include <catch2/catch.hpp>
 
+#include "reference_case.hpp"
+
 #include <gpucost/breakeven/cloud_offers.hpp>
 #include <gpucost/breakeven/config.hpp>
 #include <gpucost/breakeven/cost_model.hpp>
@@ -17,6 +19,8 @@ using namespace gpucost;
 using breakeven::CostConfig;
 using breakeven::JobInputs;
 using breakeven::TouWindow;
+using gpucost::testing::reference_config;
+using gpucost::testing::reference_job;
 
 constexpr std::int64_t kMin = 60 * kNsPerSecond;
 
@@ -44,34 +48,6 @@ breakeven::Tariff tariff(std::vector<TouWindow> w, const char* zone, double flat
   auto t = breakeven::Tariff::make(flat, std::move(w), zone);
   REQUIRE(t);
   return *t;
-}
-
-// The reference case of docs/cost-model.md (test_breakeven_cost_model.cpp).
-CostConfig reference_config() {
-  CostConfig c;
-  c.price_per_kwh = 0.30;
-  c.hardware_price = 3000;
-  c.lifetime_years = 3;
-  c.use_hours_per_year = 2044;
-  c.cooling_factor = 1.2;
-  c.system_power_w = 100;
-  c.hourly_wage = 50;
-  c.maintenance_hours_per_year = 10;
-  c.rate_per_hour = 2.0;
-  c.speed_ratio = 2.0;
-  c.cold_start_s = 300;
-  c.billing_increment_s = 60;
-  c.billing_minimum_s = 600;
-  c.fixed_per_job = 0.5;
-  return c;
-}
-
-JobInputs reference_job() {
-  JobInputs j;
-  j.wall_h = 2.0;
-  j.energy_kwh = {0.5, 0.4};
-  j.util = {0.6, 0.9};
-  return j;
 }
 
 }  // namespace
