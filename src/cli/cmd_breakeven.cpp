@@ -1,7 +1,9 @@
 // gpucost breakeven: the job priced locally and in the cloud, the break-even and what drives it.
 #include "commands.hpp"
 #include "console.hpp"
+#include "help_format.hpp"
 
+#include <gpucost/breakeven/attribution.hpp>
 #include <gpucost/breakeven/findings.hpp>
 #include <gpucost/io/atomic_file.hpp>
 #include <gpucost/outputs/ledger.hpp>
@@ -44,6 +46,8 @@ int run_breakeven(const ModelArgs& a) {
     return kOk;
   }
   if (auto fill = breakeven::parse_fill_rule(a.fill); !fill) return fail(fill.error());
+  if (!a.by.empty())
+    if (auto by = breakeven::parse_attribution_by(a.by); !by) return fail(by.error());
   auto run = model_setup(a);
   if (!run) return fail(run.error());
   Inputs& inputs = run->inputs;
@@ -71,7 +75,10 @@ int price_and_write(const ModelArgs& a, breakeven::CostConfig config, const std:
   print_notices(priced->notices, a.in.quiet);
   const breakeven::Result& result = priced->result;
   const breakeven::CostConfig& config_used = priced->config;
-  const report::BreakevenExtras extras = report::extras_of(*priced, features.logs_tz);
+  report::BreakevenExtras extras = report::extras_of(*priced, features.logs_tz);
+  if (!a.by.empty())
+    if (auto by = breakeven::parse_attribution_by(a.by))
+      extras.attribution = breakeven::attribute_cost(result, config_used, features, *by);
   // Opened before anything is written, so that a bad ledger leaves every output untouched.
   std::optional<outputs::Ledger> ledger;
   if (!a.ledger.empty()) {
@@ -113,6 +120,13 @@ Runner define_breakeven(CLI::App& cmd) {
                  "the kinds of offer --compare-clouds ranks: on-demand (default), spot, reserved-1y, reserved-3y, "
                  "savings-plan, comma-separated, or all")
       ->type_name("KINDS")
+      ->group("Model");
+  cmd.add_option("--by", args->by,
+                 "split the job's cost over the processes that computed on its GPUs (nvidia-smi pmon), grouped by "
+                 "process, user or cgroup (users and cgroups from gpucost record's /proc scan); lists the processes "
+                 "that held a GPU without computing")
+      ->check(offers({"process", "user", "cgroup"}))
+      ->type_name("WHAT")
       ->group("Model");
   cmd.add_option("--mc", args->mc, "Monte-Carlo draws over the config's [ranges]")->type_name("N")->group("Model");
   cmd.add_option("--seed", args->seed, "seed of the Monte-Carlo draws (default 1)")->type_name("N")->group("Model");

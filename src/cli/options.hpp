@@ -72,6 +72,7 @@ struct ModelArgs {
   bool json = false, list_clouds = false, compare_clouds = false, fail_above = false, explain = false;
   double speed_ratio = std::numeric_limits<double>::quiet_NaN();  // NaN = not given
   std::string fill = "mean";
+  std::string by;  ///< breakeven --by: process, user or cgroup; empty: no split
   bool ledger_append = false;
   std::size_t mc = 0;
   std::uint64_t seed = 1;

@@ -9,6 +9,7 @@
 //   training_indicators.cpp  profiler steps, training throughput, --pattern lines
 //   work_indicators.cpp      the work done (steps, samples, tokens, epochs) and energy per unit of it
 //   process_indicators.cpp   the processes on each GPU (pmon) and those holding its device files
+//   process_list.cpp         the per-process list (pmon joined with the scan): breakeven --by
 // Every formula is in docs/indicators.md; the unit tests recompute them by hand.
 #include <gpucost/extract/extract.hpp>
 
@@ -19,6 +20,7 @@
 #include "host_events.hpp"
 #include "incident_counts.hpp"
 #include "process_indicators.hpp"
+#include "process_list.hpp"
 #include "trace_indicators.hpp"
 #include "training_indicators.hpp"
 #include "window.hpp"
@@ -103,6 +105,7 @@ Expected<Features> compute_features(const SampleCollector& samples, const Extrac
   detail::training_indicators(samples, f, f.host_indicators);
   detail::work_indicators(samples, {options.tokens_per_step, options.samples_per_step}, f);
   detail::process_indicators(samples, f);
+  f.processes = detail::process_list(samples, f);
   return f;
 }
 

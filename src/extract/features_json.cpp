@@ -7,6 +7,7 @@
 #include <gpucost/io/line_reader.hpp>
 
 #include "gpu_stats.hpp"
+#include "process_list.hpp"
 
 #include <fmt/format.h>
 #include <simdjson.h>
@@ -389,6 +390,7 @@ std::string features_to_json(const Features& f) {
   write_incidents(b, f.incidents);
   write_faults(b, f);
   write_profile(b, f.energy_profile);
+  detail::write_processes(b, f.processes);
   b.append("\n}\n");
   return b;
 }
@@ -850,6 +852,7 @@ Expected<Features> features_from_json(std::string_view text, const std::string& 
   GPUCOST_TRY(read_incidents(doc, f, path));
   GPUCOST_TRY(read_faults(doc, f, path));
   GPUCOST_TRY(read_profile(doc, f, path));
+  GPUCOST_TRY(detail::read_processes(doc, f.processes, path));
   return f;
 }
 

@@ -11,6 +11,7 @@
 #include "gpu_stats.hpp"
 #include "host_events.hpp"
 #include "incident_counts.hpp"
+#include "process_list.hpp"
 #include "work_indicators.hpp"
 
 #include <fmt/format.h>
@@ -379,6 +380,9 @@ Expected<Features> merge_features(std::vector<Features> docs) {
                    [](const WindowIncident& a, const WindowIncident& b) { return a.ts_ns < b.ts_ns; });
   merge_faults(docs, several_hosts, m);
   merge_profiles(docs, m.energy_profile);
+  std::vector<const std::vector<ProcessUse>*> process_lists;
+  for (const Features& f : docs) process_lists.push_back(&f.processes);
+  m.processes = detail::merge_processes(process_lists);
   note_old_versions(docs, m);
   return m;
 }

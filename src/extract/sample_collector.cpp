@@ -250,6 +250,18 @@ void SampleCollector::add_process(const Event& ev) {
   r.pid = static_cast<std::int64_t>(ev.get(Metric::pid));
   if (ev.has(Metric::sm_pct)) r.sm_pct = static_cast<float>(ev.get(Metric::sm_pct));
   if (ev.has(Metric::fb_mib)) r.fb_mib = static_cast<float>(ev.get(Metric::fb_mib));
+  std::string_view command, type;
+  for (const Field& f : ev.fields) {
+    if (f.key == "command") command = f.value;
+    if (f.key == "process_type") type = f.value;
+  }
+  m_name_key.assign(type).append("\t").append(command);
+  auto it = m_process_name_ids.find(m_name_key);
+  if (it == m_process_name_ids.end()) {
+    it = m_process_name_ids.emplace(m_name_key, static_cast<std::uint32_t>(m_process_names.size())).first;
+    m_process_names.push_back({std::string(command), std::string(type)});
+  }
+  r.name = it->second;
   m_processes.push_back(r);
 }
 
@@ -258,10 +270,9 @@ void SampleCollector::add_process(const Event& ev) {
 void SampleCollector::add_handle(const Event& ev) {
   if (!ev.has(Metric::pid)) return;
   std::int64_t start_ns = 0, last_seen_ns = ev.ts_ns;
-  std::string_view state, role;
+  std::string_view state;
   for (const Field& f : ev.fields) {
     if (f.key == "state") state = f.value;
-    if (f.key == "role") role = f.value;
     if (f.key == "start_ns")
       if (const auto v = text::parse_int(f.value)) start_ns = *v;
     if (f.key == "last_seen_ns")
@@ -274,7 +285,28 @@ void SampleCollector::add_handle(const Event& ev) {
   if (fresh || ev.ts_ns < h.first_ns) h.first_ns = std::min(ev.ts_ns, seen);
   h.last_ns = fresh ? seen : std::max(h.last_ns, seen);
   h.to_end = h.to_end || state == "still_held";
-  if (!role.empty()) h.role = std::string(role);
+  note_holder_identity(ev, h);
+}
+
+// Who the holder is: a later event's non-empty text replaces an earlier one (the scan writes them all).
+void SampleCollector::note_holder_identity(const Event& ev, HandleHolding& h) {
+  const std::pair<std::string_view, std::string*> texts[] = {{"role", &h.role},
+                                                             {"user", &h.user},
+                                                             {"command", &h.command},
+                                                             {"cgroup", &h.cgroup},
+                                                             {"container_runtime", &h.container_runtime},
+                                                             {"container_id", &h.container_id},
+                                                             {"pod_uid", &h.pod_uid},
+                                                             {"slurm_job", &h.slurm_job}};
+  for (const Field& f : ev.fields) {
+    if (f.value.empty()) continue;
+    if (f.key == "uid") {
+      if (const auto v = text::parse_int(f.value)) h.uid = *v;
+      continue;
+    }
+    for (const auto& [key, out] : texts)
+      if (f.key == key) *out = std::string(f.value);
+  }
 }
 
 void SampleCollector::note_sample_host(std::string_view host) {

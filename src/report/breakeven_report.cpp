@@ -5,6 +5,7 @@
 #include <gpucost/core/text.hpp>
 #include <gpucost/core/time.hpp>
 #include <gpucost/io/json_out.hpp>
+#include <gpucost/report/attribution_report.hpp>
 #include <gpucost/report/findings_report.hpp>
 
 #include <fmt/format.h>
@@ -885,6 +886,7 @@ std::string breakeven_json(const breakeven::Result& r, const breakeven::CostConf
   solution(b, "use_hours_per_year", r.use_hours_per_year, true);
   b.append("  }");
   json_work(b, r, f);
+  if (x.attribution) attribution_json(b, *x.attribution, c.currency);
   json_electricity(b, r, c, x);
   json_carbon(b, r.carbon);
   json_slurm(b, f, r);
@@ -980,6 +982,7 @@ std::string breakeven_table(const breakeven::Result& r, const breakeven::CostCon
                      c.idle_power_w, money(r.idle_cost_per_hour, cur), money(r.idle_cost_per_year, cur),
                      c.use_hours_per_year);
   b += table_work(r, f, cur);
+  if (x.attribution) b += attribution_table(*x.attribution, cur);
   b += table_robustness(x, r.job, cur);
   if (x.findings) b += findings_table(*x.findings, cur);
   return b;

@@ -8,6 +8,8 @@
 #include <gpucost/extract/extract.hpp>
 #include <gpucost/extract/features.hpp>
 
+#include "extract/process_list.hpp"
+
 #include <fmt/format.h>
 
 #include <cmath>
@@ -388,4 +390,144 @@ TEST_CASE("extract: a scan of another /proc tree has no roles", "[extract][proce
   const Features f = compute(c);
   CHECK(value(f.gpus.at(0).indicators, "handle_holders") == 1);
   CHECK(absent_reason(f.gpus.at(0).indicators, "other_handle_holders").find("--proc-root") != std::string::npos);
+}
+
+// ---- the per-process list (docs/indicators.md, "Per-process list") ------------------------
+
+namespace {
+
+/// A pmon row with its command and type, as prep writes them.
+void feed_named_pmon(extract::SampleCollector& c, double t_s, int gpu, std::int64_t pid, double sm, double fb,
+                     const std::string& command) {
+  Event ev;
+  ev.ts_ns = at(t_s);
+  ev.source = "pmon";
+  ev.host = "node1";
+  ev.gpu = gpu;
+  ev.kind = "process";
+  if (!std::isnan(sm)) ev.set(Metric::sm_pct, sm);
+  if (!std::isnan(fb)) ev.set(Metric::fb_mib, fb);
+  ev.set(Metric::pid, static_cast<double>(pid));
+  ev.add_text("process_type", "C");
+  ev.add_text("command", ev.own(command));
+  c.on_event(ev);
+}
+
+/// A held gpu_handle event with who the process is.
+void feed_identity(extract::SampleCollector& c, double t_s, int gpu, std::int64_t pid, const std::string& state,
+                   const std::string& user, const std::string& command) {
+  Event ev;
+  ev.ts_ns = at(t_s);
+  ev.source = "procs";
+  ev.host = "node1";
+  ev.gpu = gpu;
+  ev.kind = "gpu_handle";
+  ev.set(Metric::pid, static_cast<double>(pid));
+  ev.add_text("state", ev.own(state));
+  ev.add_number("start_ns", 1000 + pid);
+  ev.add_number("uid", 1000 + pid);
+  ev.add_text("user", ev.own(user));
+  ev.add_text("command", ev.own(command));
+  ev.add_text("cgroup", "/user.slice/user-1010.slice/session-2.scope");
+  ev.add_text("role", "other");
+  c.on_event(ev);
+}
+
+const extract::ProcessUse& process(const Features& f, int gpu, std::int64_t pid) {
+  for (const extract::ProcessUse& p : f.processes)
+    if (p.gpu == gpu && p.pid == pid) return p;
+  FAIL("no process " << pid << " on GPU " << gpu);
+  return f.processes.front();
+}
+
+}  // namespace
+
+TEST_CASE("extract: the per-process list joins pmon's SM time with the scan's identities", "[extract][processes]") {
+  constexpr double kDash = std::numeric_limits<double>::quiet_NaN();
+  extract::SampleCollector c;
+  feed_power(c);  // the window: 0 .. 100 s
+  // pmon every 10 s from 0 to 100 s (cycle 10 s). A row reports the cycle before it, so the row
+  // at 0 s covers nothing of the window: pid 10 at sm 50 % computes 10 rows x 0.5 x 10 s = 50 s.
+  for (int t = 0; t <= 100; t += 10) {
+    feed_named_pmon(c, t, 0, 10, 50, 8000, "python");
+    feed_named_pmon(c, t, 0, 20, kDash, 700, "python");  // holds 700 MiB, computes nothing
+  }
+  feed_named_pmon(c, 120, 0, 10, 90, 9000, "python");  // after the window: not counted
+  feed_identity(c, -30, 0, 10, "held", "alice", "python train.py");
+  feed_identity(c, 110, 0, 10, "still_held", "alice", "python train.py");
+  feed_identity(c, 50, 0, 30, "held", "carol", "python notebook.py");  // not in pmon: no context
+  const Features f = compute(c);
+  REQUIRE(f.processes.size() == 3);
+
+  const extract::ProcessUse& alice = process(f, 0, 10);
+  CHECK(alice.rows == 11);
+  CHECK(*alice.busy_s == Approx(50.0));
+  CHECK(*alice.fb_max_mib == Approx(8000));  // 9000 is after the window
+  CHECK(alice.held);
+  CHECK(alice.user == "alice");
+  CHECK(*alice.uid == 1010);
+  CHECK(alice.command == "python train.py");  // the scan's full command line over pmon's name
+  CHECK(*alice.start_ns == 1010);
+  CHECK(alice.cgroup == "/user.slice/user-1010.slice/session-2.scope");
+
+  const extract::ProcessUse& idle = process(f, 0, 20);
+  CHECK(*idle.busy_s == 0.0);
+  CHECK(*idle.fb_max_mib == Approx(700));
+  CHECK_FALSE(idle.held);  // the scan never saw it
+  CHECK(idle.user.empty());
+  CHECK(idle.command == "python");  // pmon's name
+
+  const extract::ProcessUse& carol = process(f, 0, 30);
+  CHECK(carol.rows == 0);
+  CHECK(*carol.busy_s == 0.0);  // pmon ran and did not list it on GPU 0
+  CHECK_FALSE(carol.fb_max_mib.has_value());
+  CHECK(carol.first_ns == at(50));
+  CHECK(carol.last_ns == at(50));  // seen once, never released: its last scan
+}
+
+TEST_CASE("extract: a pmon cycle is the median gap between its times", "[extract][processes]") {
+  CHECK(extract::detail::pmon_cycle_s({at(0), at(2), at(4), at(5), at(7)}) == Approx(2.0));  // gaps 2 2 1 2
+  CHECK(extract::detail::pmon_cycle_s({at(0)}) == Approx(1.0));  // one cycle: pmon's default -d 1
+  CHECK(extract::detail::pmon_cycle_s({}) == Approx(1.0));
+}
+
+TEST_CASE("extract: the process list survives the document and merges over windows and hosts",
+          "[extract][processes][merge]") {
+  extract::SampleCollector c;
+  feed_power(c);
+  for (int t = 0; t <= 100; t += 10) feed_named_pmon(c, t, 0, 10, 20, 4000, "python");
+  feed_identity(c, 0, 0, 10, "held", "alice", "python train.py");
+  Features f = compute(c);
+  f.host = "node1";
+  auto back = extract::features_from_json(extract::features_to_json(f), "f.json");
+  REQUIRE(back.has_value());
+  REQUIRE(back->processes.size() == 1);
+  const extract::ProcessUse& p = back->processes.front();
+  CHECK(p.host == "node1");
+  CHECK(*p.busy_s == Approx(20.0));  // 10 rows x 0.2 x 10 s
+  CHECK(p.user == "alice");
+  CHECK(*p.uid == 1010);
+  CHECK(p.type == "C");
+
+  // The same process in the next window adds up; another host's stays apart.
+  Features next = *back;
+  next.from_ns = f.to_ns;
+  next.to_ns = f.to_ns + (f.to_ns - f.from_ns);
+  next.processes.front().first_ns += next.from_ns - f.from_ns;
+  next.processes.front().last_ns += next.from_ns - f.from_ns;
+  next.processes.front().fb_max_mib = 5000;
+  Features other = *back;
+  other.host = "node2";
+  for (extract::ProcessUse& q : other.processes) q.host = "node2";
+  const std::vector<const std::vector<extract::ProcessUse>*> lists = {&back->processes, &next.processes,
+                                                                      &other.processes};
+  const auto merged = extract::detail::merge_processes(lists);
+  REQUIRE(merged.size() == 2);
+  CHECK(merged[0].host == "node1");
+  CHECK(*merged[0].busy_s == Approx(40.0));
+  CHECK(merged[0].rows == 22);
+  CHECK(*merged[0].fb_max_mib == Approx(5000));
+  CHECK(merged[0].last_ns == next.processes.front().last_ns);
+  CHECK(merged[1].host == "node2");
+  CHECK(*merged[1].busy_s == Approx(20.0));
 }

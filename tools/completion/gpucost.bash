@@ -47,13 +47,13 @@ _gpucost_spec() {
         --steps --max-line --top-kernels --pattern --host -j --jobs --strict -q --quiet -v
         --verbose --prometheus --match --step -c --config --set --from --to --cloud --clouds
         --speed-ratio --fill --slurm-job --tokens-per-step --samples-per-step --list-clouds
-        --compare-clouds --compare-kinds --mc --seed --json -o --output --fail-above --explain
-        --suggest --prom --mode --ledger --ledger-append'
+        --compare-clouds --compare-kinds --by --mc --seed --json -o --output --fail-above
+        --explain --suggest --prom --mode --ledger --ledger-append'
       valued='--input-format --tz --date --start --interval --boot-time --year --fields --steps
         --max-line --top-kernels --pattern --host -j --jobs --prometheus --match --step -c
         --config --set --from --to --cloud --clouds --speed-ratio --fill --slurm-job
-        --tokens-per-step --samples-per-step --compare-kinds --mc --seed -o --output --suggest
-        --prom --mode --ledger'
+        --tokens-per-step --samples-per-step --compare-kinds --by --mc --seed -o --output
+        --suggest --prom --mode --ledger'
       args='files' ;;
     'offers')
       opts='-h --help'
@@ -123,10 +123,11 @@ _gpucost_action() {
     *' --cloud') action='offers' ;;
     *' --clouds') action='files' ;;
     *' --fill') action='words:mean idle none' ;;
+    'breakeven --by') action='words:process user cgroup' ;;
+    'history --by') action='words:host fingerprint' ;;
     *' --suggest') action='files:md' ;;
     *' --prom') action='files' ;;
     *' --ledger') action='files' ;;
-    *' --by') action='words:host fingerprint' ;;
     *' --state') action='files' ;;
     *' --report') action='files:html' ;;
     *' --run-dir') action='dirs' ;;

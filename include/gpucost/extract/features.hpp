@@ -151,6 +151,27 @@ struct JobRecord {
   std::string energy_source;           ///< "job", "extern step" or "batch step"
 };
 
+/// One process on one GPU in the window: nvidia-smi pmon's rows joined with gpucost record's
+/// scan of the device-file holders (docs/indicators.md, "Per-process list"); breakeven --by
+/// splits the cost with it.
+struct ProcessUse {
+  std::string host;  ///< the host of the document it was computed in
+  int gpu = 0;       ///< -1: a holder of control, UVM or DRM files only (the scan)
+  std::int64_t pid = 0;
+  std::optional<std::int64_t> start_ns;    ///< the process's start (the scan); none from pmon alone
+  std::string command;                     ///< the scan's command line, else pmon's (truncated) name
+  std::string type;                        ///< pmon's type: C, G, C+G, M, ...; empty: not in pmon
+  std::int64_t first_ns = 0, last_ns = 0;  ///< first and last seen in the window
+  std::int64_t rows = 0;                   ///< pmon rows in the window
+  /// SM-busy seconds: Σ sm / 100 x its GPU's pmon cycle over its rows; none without pmon.
+  std::optional<double> busy_s;
+  std::optional<double> fb_max_mib;  ///< the largest fb pmon printed for it (pmon -s m)
+  bool held = false;                 ///< the scan saw it hold this GPU's device file
+  /// From the scan (empty / none: unknown): docs/formats.md, "gpu_handle".
+  std::string user, role, cgroup, container_runtime, container_id, pod_uid, slurm_job;
+  std::optional<std::int64_t> uid;
+};
+
 struct Features {
   std::int64_t from_ns = 0, to_ns = 0;
   /// The window is [from, to) when --to gave its end, else [from, to].
@@ -183,6 +204,8 @@ struct Features {
   std::string logs_tz;
   /// The Slurm job the window was taken from (one), or the jobs of the merged documents.
   std::vector<JobRecord> jobs;
+  /// The processes on each GPU (pmon, the scan); empty when the inputs had neither.
+  std::vector<ProcessUse> processes;
 
   [[nodiscard]] double wall_s() const { return static_cast<double>(to_ns - from_ns) / 1e9; }
 };

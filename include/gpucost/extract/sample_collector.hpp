@@ -15,6 +15,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -64,6 +65,13 @@ struct ProcessRow {
   int gpu = 0;
   float sm_pct = Sample::kNoF;  ///< NaN: pmon printed "-"
   float fb_mib = Sample::kNoF;
+  std::uint32_t name = 0;  ///< index into SampleCollector::process_names(): its command and type
+};
+
+/// What pmon prints of a process besides its figures: the command (truncated by nvidia-smi) and
+/// its type (C, G, C+G, M, ...).
+struct ProcessName {
+  std::string command, type;
 };
 
 /// A process that held an NVIDIA device file, from record's `gpu_handle` events: when the scans
@@ -74,6 +82,9 @@ struct HandleHolding {
   bool to_end = false;        ///< still held when the recording ended
   /// "command", "gpucost", "other"; empty when the scan read another /proc tree
   std::string role;
+  /// Who and where, as the scan read them (empty: not known); docs/formats.md, "gpu_handle".
+  std::string user, command, cgroup, container_runtime, container_id, pod_uid, slurm_job;
+  std::optional<std::int64_t> uid;
 };
 
 /// (gpu, pid, process start time): one holder of one GPU (gpu -1: control files only).
@@ -126,6 +137,8 @@ class SampleCollector final : public EventSink, public ForkableSink {
   [[nodiscard]] const std::vector<TrainWork>& train_work() const { return m_work; }
   /// The pmon rows (`process` events), in input order.
   [[nodiscard]] const std::vector<ProcessRow>& process_rows() const { return m_processes; }
+  /// The commands and types of the pmon rows (ProcessRow::name), each once.
+  [[nodiscard]] const std::vector<ProcessName>& process_names() const { return m_process_names; }
   /// The device-file holders of record's scans, by GPU, pid and start time.
   [[nodiscard]] const std::map<HandleKey, HandleHolding>& handle_holdings() const { return m_handles; }
   /// True when a pmon input gave rows or its "no process" rows.
@@ -141,6 +154,7 @@ class SampleCollector final : public EventSink, public ForkableSink {
   void add_work(const Event& ev);
   void add_process(const Event& ev);
   void add_handle(const Event& ev);
+  static void note_holder_identity(const Event& ev, HandleHolding& h);
 
   SampleStore m_store;
   std::vector<TraceRecord> m_trace;
@@ -149,6 +163,9 @@ class SampleCollector final : public EventSink, public ForkableSink {
   std::vector<TrainRate> m_rates;
   std::vector<TrainWork> m_work;
   std::vector<ProcessRow> m_processes;
+  std::vector<ProcessName> m_process_names;
+  std::map<std::string, std::uint32_t, std::less<>> m_process_name_ids;  // "type\tcommand" -> index
+  std::string m_name_key;                                                // its lookup key, reused
   std::map<HandleKey, HandleHolding> m_handles;
   std::vector<JobRecord> m_jobs;
   IncidentStore m_incidents;

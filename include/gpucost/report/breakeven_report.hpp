@@ -1,6 +1,7 @@
 // Renders a breakeven Result for people (a table) and for programs (JSON).
 #pragma once
 
+#include <gpucost/breakeven/attribution.hpp>
 #include <gpucost/breakeven/cloud_offers.hpp>
 #include <gpucost/breakeven/config.hpp>
 #include <gpucost/breakeven/cost_model.hpp>
@@ -33,6 +34,8 @@ struct BreakevenExtras {
   std::string logs_tz;
   /// Ranked findings: computed above the line or with --explain, else null (no key in the JSON).
   std::optional<std::vector<breakeven::Finding>> findings;
+  /// --by: the cost by process, user or cgroup; null when not asked (no key in the JSON).
+  std::optional<breakeven::Attribution> attribution;
 };
 
 /// People-facing lists (the table, the HTML report) show at most this many incidents.
