@@ -4,7 +4,8 @@
 # or sanitizer report; prints the executions per target. Needs clang and libclang-rt-14-dev.
 #   tools/fuzz.sh [SECONDS] [TARGET...]      e.g. tools/fuzz.sh 600 prep_dmon config
 # Environment: FUZZ_JOBS (targets run side by side, default nproc), FUZZ_WORK (work dir,
-# default build-fuzz/work: seeds, corpora, logs and crash inputs).
+# default build-fuzz/work: seeds, corpora, logs and crash inputs), FUZZ_BUILD (a build dir
+# configured with -DGPUCOST_FUZZ=ON to use instead of build-fuzz/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -19,10 +20,16 @@ all_targets=(prep_dmon prep_pmon prep_query_csv prep_smi_q prep_smi_xml prep_dcg
              features extract config)
 if [ $# -gt 0 ]; then targets=("$@"); else targets=("${all_targets[@]}"); fi
 
-echo "== fuzz build (build-fuzz, $cxx)"
-cmake -S . -B build-fuzz -G Ninja -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-      -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g" -DGPUCOST_FUZZ=ON -DGPUCOST_BUILD_TESTS=OFF -DGPUCOST_WERROR=OFF >/dev/null
-cmake --build build-fuzz -j "$jobs" $(printf -- '--target fuzz_%s ' "${targets[@]}")
+# FUZZ_BUILD=DIR: a build configured with -DGPUCOST_FUZZ=ON already (CI's sanitizer build, which
+# builds the tests too); else build-fuzz/, configured here.
+build=${FUZZ_BUILD:-build-fuzz}
+echo "== fuzz build ($build, $cxx)"
+if [ -z "${FUZZ_BUILD:-}" ]; then
+  cmake -S . -B build-fuzz -G Ninja -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+        -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g" -DGPUCOST_FUZZ=ON -DGPUCOST_BUILD_TESTS=OFF -DGPUCOST_WERROR=OFF >/dev/null
+fi
+# shellcheck disable=SC2046  # one word per target
+cmake --build "$build" -j "$jobs" $(printf -- '--target fuzz_%s ' "${targets[@]}")
 
 # Seeds: testdata files per target, copied (prep targets: with an option byte in front, see
 # tools/fuzz/fuzz_target.cpp: 0x00 = no options, 0x1b = --start --interval --year --boot-time).
@@ -93,7 +100,7 @@ run_one() {  # target -> 0 clean, 1 finding
   # passes on any machine; otherwise fuzz for $secs seconds.
   local budget="-max_total_time=$secs"
   [ -n "${FUZZ_RUNS:-}" ] && budget="-runs=$FUZZ_RUNS -seed=1"
-  if (cd "$out" && "$root/build-fuzz/tools/fuzz/fuzz_$t" $budget -timeout=5 -rss_limit_mb=512 \
+  if (cd "$out" && "$root/$build/tools/fuzz/fuzz_$t" $budget -timeout=5 -rss_limit_mb=512 \
         -max_len=65536 -print_final_stats=1 -artifact_prefix="$out/artifacts/" corpus seeds >"$out/log" 2>&1) &&
      ! grep -qE 'ERROR: (AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer|libFuzzer)|runtime error:' "$out/log"; then
     echo "$t ok"
@@ -102,7 +109,7 @@ run_one() {  # target -> 0 clean, 1 finding
   fi
 }
 export -f run_one make_seeds seed_dirs
-export root secs work FUZZ_RUNS
+export root secs work build FUZZ_RUNS
 
 echo "== fuzzing ${#targets[@]} targets, ${secs}s each, $jobs at a time"
 mkdir -p "$work"

@@ -1,7 +1,6 @@
 // gpucost breakeven: the job priced locally and in the cloud, the break-even and what drives it.
 #include "commands.hpp"
 #include "console.hpp"
-#include "help_format.hpp"
 
 #include <gpucost/breakeven/attribution.hpp>
 #include <gpucost/breakeven/findings.hpp>
@@ -121,13 +120,7 @@ Runner define_breakeven(CLI::App& cmd) {
                  "savings-plan, comma-separated, or all")
       ->type_name("KINDS")
       ->group("Model");
-  cmd.add_option("--by", args->by,
-                 "split the job's cost over the processes that computed on its GPUs (nvidia-smi pmon), grouped by "
-                 "process, user or cgroup (users and cgroups from gpucost record's /proc scan); lists the processes "
-                 "that held a GPU without computing")
-      ->check(offers({"process", "user", "cgroup"}))
-      ->type_name("WHAT")
-      ->group("Model");
+  add_attribution_option(&cmd, *args);
   cmd.add_option("--mc", args->mc, "Monte-Carlo draws over the config's [ranges]")->type_name("N")->group("Model");
   cmd.add_option("--seed", args->seed, "seed of the Monte-Carlo draws (default 1)")->type_name("N")->group("Model");
   add_output_options(&cmd, *args);

@@ -98,6 +98,7 @@ int run_record(RecordArgs& args) {
 Runner define_record(CLI::App& cmd) {
   auto args = std::make_shared<RecordArgs>();
   add_model_options(&cmd, args->model);
+  add_attribution_option(&cmd, args->model);
   add_output_options(&cmd, args->model);
   cmd.add_option("command", args->command, "the training command and its arguments, after --")
       ->type_name("CMD [ARGS...]")

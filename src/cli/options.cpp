@@ -3,6 +3,7 @@
 #include "console.hpp"
 #include "help_format.hpp"
 
+#include <gpucost/breakeven/attribution.hpp>
 #include <gpucost/core/log.hpp>
 #include <gpucost/core/text.hpp>
 #include <gpucost/io/line_reader.hpp>
@@ -368,6 +369,16 @@ void add_model_options(CLI::App* app, ModelArgs& a) {
       ->group("Model");
 }
 
+void add_attribution_option(CLI::App* app, ModelArgs& a) {
+  app->add_option("--by", a.by,
+                  "split the job's cost over the processes that computed on its GPUs (nvidia-smi pmon), grouped by "
+                  "process, user or cgroup (users and cgroups from gpucost record's /proc scan); lists the processes "
+                  "that held a GPU without computing")
+      ->check(offers({"process", "user", "cgroup"}))
+      ->type_name("WHAT")
+      ->group("Model");
+}
+
 void add_output_options(CLI::App* app, ModelArgs& a) {
   app->add_flag("--json", a.json, "print JSON instead of the table")->group("Output");
   app->add_option("-o,--output", a.output, "output file (written atomically), - = stdout")
@@ -517,6 +528,7 @@ Status check_model(const ModelArgs& a) {
   GPUCOST_TRY(chosen_offer(*config, a));
   GPUCOST_TRY(breakeven::parse_fill_rule(a.fill));
   GPUCOST_TRY(parse_offer_kinds(a.compare_kinds));
+  if (!a.by.empty()) GPUCOST_TRY(breakeven::parse_attribution_by(a.by));
   return {};
 }
 

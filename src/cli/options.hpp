@@ -90,6 +90,8 @@ Expected<std::vector<breakeven::OfferKind>> parse_offer_kinds(std::string_view l
 void add_model_options(CLI::App* app, ModelArgs& a);
 /// --json, -o, --fail-above, --explain, --suggest, --prom, --mode, --ledger, --ledger-append.
 void add_output_options(CLI::App* app, ModelArgs& a);
+/// --by process|user|cgroup (breakeven, record): the cost split over who computed.
+void add_attribution_option(CLI::App* app, ModelArgs& a);
 
 /// The inputs of one run, checked, with the options to read them.
 struct Inputs {

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -118,9 +119,48 @@ constexpr std::string_view kSmiStderrFile = "nvidia-smi.stderr";
 
 struct Sampler {
   pid_t pid = -1;        ///< the looping nvidia-smi
+  pid_t pmon_pid = -1;   ///< nvidia-smi pmon: who computed (breakeven --by)
   std::string path;      ///< nvidia-smi's full path; empty when missing
   bool started = false;  ///< the sample at the start came: there is telemetry, with its header
 };
+
+/// pmon's -d: the interval in whole seconds, 1 to 10 (the range nvidia-smi pmon accepts).
+int pmon_delay_s(int interval_ms) { return std::clamp((interval_ms + 500) / 1000, 1, 10); }
+
+/// nvidia-smi pmon beside the telemetry: each process's SM share and memory every cycle, with
+/// the date and time on every row (-o DT), into pmon.txt. Under coreutils' stdbuf -oL when there
+/// is one: a program writing to a file may hold its lines in a buffer until it exits.
+pid_t start_pmon(const std::string& smi, const RecordOptions& o, const std::string& dir) {
+  const int out = create_file(in_dir(dir, kPmonFile));
+  const int err = append_file(in_dir(dir, kSmiStderrFile));
+  std::vector<std::string> argv = {smi,  "pmon", "-s", "um",
+                                   "-o", "DT",   "-d", std::to_string(pmon_delay_s(o.interval_ms))};
+  if (const std::string stdbuf = find_in_path("stdbuf"); !stdbuf.empty()) argv.insert(argv.begin(), {stdbuf, "-oL"});
+  const pid_t pid = spawn(argv, Streams{-1, out, err}, true);
+  if (out >= 0) ::close(out);
+  if (err >= 0) ::close(err);
+  return pid;
+}
+
+/// Stops pmon; a pmon that ended on its own with an error (not supported on the GPU, under MIG)
+/// is a note, and an empty pmon.txt is removed.
+void stop_pmon(pid_t pid, const std::string& dir, std::vector<std::string>& notes) {
+  if (pid <= 0) return;
+  int status = 0;
+  const bool ended_early = ::waitpid(pid, &status, WNOHANG) == pid;
+  if (!ended_early) {  // as Ctrl-C stops it, so that it can write what it holds; SIGKILL after 1 s
+    ::kill(pid, SIGINT);
+    bool timed_out = false;
+    status = wait_within(pid, 1000, timed_out);
+  }
+  if (ended_early && exit_code(status) != 0)
+    notes.push_back(
+        fmt::format("nvidia-smi pmon stopped early (exit status {}, see {}): the cost cannot be split "
+                    "by process (breakeven --by)",
+                    exit_code(status), in_dir(dir, kSmiStderrFile)));
+  struct stat st {};
+  if (::stat(in_dir(dir, kPmonFile).c_str(), &st) == 0 && st.st_size == 0) ::unlink(in_dir(dir, kPmonFile).c_str());
+}
 
 /// One nvidia-smi query, its rows appended to the telemetry (with the header when `header`).
 /// Returns whether it answered; a note says why not.
@@ -171,12 +211,14 @@ Sampler start_sampler(const RecordOptions& o, const std::string& dir, std::vecto
                 Streams{-1, out, err}, true);
   if (out >= 0) ::close(out);
   if (err >= 0) ::close(err);
+  s.pmon_pid = start_pmon(s.path, o, dir);
   return s;
 }
 
 /// Stops the looping nvidia-smi with SIGTERM (noting when it had stopped on its own with an
 /// error), then takes the sample at the exit.
 void stop_sampler(const Sampler& s, const std::string& dir, std::vector<std::string>& notes) {
+  stop_pmon(s.pmon_pid, dir, notes);
   if (s.pid > 0) {
     int status = 0;
     const bool ended_early = ::waitpid(s.pid, &status, WNOHANG) == s.pid;
@@ -329,7 +371,7 @@ Expected<RecordResult> record_run(const RecordOptions& o) {
 std::vector<std::string> priceable_files(const RecordResult& result, std::vector<std::string>& notes) {
   std::vector<std::string> files;
   // The handles' stream last, and only beside something priceable: alone it prices nothing.
-  for (const std::string_view name : {kTelemetryFile, kJournalFile, kTrainLogFile, kHandlesFile}) {
+  for (const std::string_view name : {kTelemetryFile, kPmonFile, kJournalFile, kTrainLogFile, kHandlesFile}) {
     const std::string path = in_dir(result.run_dir, name);
     auto reader = io::LineReader::open(path);
     if (!reader) continue;

@@ -20,7 +20,7 @@ namespace {
 
 /// A table cell of at most `width` characters ("..." ends a cut one).
 std::string fit(std::string text, std::size_t width) {
-  if (text.size() > width) text = text.substr(0, width - 3) + "...";
+  if (text.size() > width) text.replace(width - 3, std::string::npos, "...");
   return text;
 }
 

@@ -22,6 +22,16 @@ mkdir bin
 cat > bin/nvidia-smi <<'SMI'
 #!/bin/sh
 echo "$@" >> "$(dirname "$0")/smi-args.txt"
+if [ "$1" = pmon ]; then  # pmon -s um -o DT: the header pair, then a row per GPU and process each second
+  echo "#Date       Time        gpu         pid   type     fb     sm    mem    enc    dec    jpg    ofa    command "
+  echo "#YYYYMMDD   HH:MM:SS    Idx           #    C/G     MB      %      %      %      %      %      %    name "
+  while :; do
+    now=$(date '+%Y%m%d   %H:%M:%S')
+    echo " $now      0        4242     C  60000     95     41      -      -      -      -    python           "
+    echo " $now      1        4242     C  60000     93     40      -      -      -      -    python           "
+    sleep 1
+  done
+fi
 loop=0
 header=1
 for a in "$@"; do
@@ -46,7 +56,7 @@ config=$testdata/samples/workstation.toml
 case $case_name in
   exit-status)
     PATH="$work/bin:/usr/bin:/bin" "$gpucost" record --config "$config" --run-dir run --interval-ms 200 \
-      --ledger runs.sqlite -o verdict.txt --report run.html \
+      --ledger runs.sqlite -o verdict.txt --report run.html --by user \
       -- sh -c 'echo step 1; echo oops >&2; sleep 1.5; echo step 2; exit 3' \
       > out.txt 2> err.txt
     status=$?
@@ -57,6 +67,13 @@ case $case_name in
     [ "$(grep -c ', 0, 00000000:18' run/telemetry.csv)" -ge 3 ] || fail "too few samples: $(cat run/telemetry.csv)"
     grep -q -- '--query-gpu=timestamp,index,pci.bus_id,power.draw' bin/smi-args.txt || fail "query: $(cat bin/smi-args.txt)"
     grep -q -- '-lms=200' bin/smi-args.txt || fail "interval: $(cat bin/smi-args.txt)"
+    # pmon beside it, once a second (its shortest -d), and breakeven --by splits the run with it.
+    grep -q -- '^pmon -s um -o DT -d 1$' bin/smi-args.txt || fail "pmon: $(cat bin/smi-args.txt)"
+    grep -q ' 4242 ' run/pmon.txt || fail "no pmon rows: $(cat run/pmon.txt)"
+    "$gpucost" breakeven --config "$config" --by process run/telemetry.csv run/pmon.txt > by.txt 2>> err.txt ||
+      fail "breakeven --by: $(cat err.txt)"
+    grep -q '^cost by user' verdict.txt || fail "record --by user split nothing: $(cat verdict.txt)"
+    grep -q '^cost by process' by.txt && grep -q ' 4242 python ' by.txt || fail "no split by process: $(cat by.txt)"
     grep -q '"schema": "gpucost.run"' run/run.json || fail "no metadata"
     grep -q '"exit_status": 3' run/run.json || fail "metadata: $(cat run/run.json)"
     grep -q '"command": \["sh", "-c", "echo step 1;' run/run.json || fail "metadata command: $(cat run/run.json)"
@@ -160,7 +177,7 @@ case $case_name in
     grep -q 'nothing .* to price' err.txt && fail "nothing priced: $(cat err.txt)"
     [ "$(grep -c ', 0, 00000000:18' run/telemetry.csv)" -ge 2 ] || fail "want 2 samples or more: $(cat run/telemetry.csv)"
     [ "$(grep -c '^timestamp' run/telemetry.csv)" = 1 ] || fail "one header: $(cat run/telemetry.csv)"
-    [ "$(grep -vc -- '-l' bin/smi-args.txt)" = 2 ] || fail "want a sample at the start and at the exit: $(cat bin/smi-args.txt)"
+    [ "$(grep -v -- '-l' bin/smi-args.txt | grep -vc '^pmon ')" = 2 ] || fail "want a sample at the start and at the exit: $(cat bin/smi-args.txt)"
     grep -q '^job ' verdict.txt || fail "no verdict: $(cat verdict.txt err.txt)"
     ;;
   fail-above)

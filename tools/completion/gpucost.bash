@@ -85,11 +85,11 @@ _gpucost_spec() {
         --clouds --speed-ratio --fill -o --output --suggest --prom --mode --ledger --state'
       args='files' ;;
     'record')
-      opts='-h --help -c --config --set --from --to --cloud --clouds --speed-ratio --fill --json
-        -o --output --fail-above --explain --suggest --prom --mode --ledger --ledger-append
+      opts='-h --help -c --config --set --from --to --cloud --clouds --speed-ratio --fill --by
+        --json -o --output --fail-above --explain --suggest --prom --mode --ledger --ledger-append
         --report --run-dir --interval-ms --proc-root --device-pattern --host --tz -q --quiet -v
         --verbose'
-      valued='-c --config --set --from --to --cloud --clouds --speed-ratio --fill -o --output
+      valued='-c --config --set --from --to --cloud --clouds --speed-ratio --fill --by -o --output
         --suggest --prom --mode --ledger --report --run-dir --interval-ms --proc-root
         --device-pattern --host --tz'
       args='command' ;;
@@ -125,6 +125,7 @@ _gpucost_action() {
     *' --fill') action='words:mean idle none' ;;
     'breakeven --by') action='words:process user cgroup' ;;
     'history --by') action='words:host fingerprint' ;;
+    'record --by') action='words:process user cgroup' ;;
     *' --suggest') action='files:md' ;;
     *' --prom') action='files' ;;
     *' --ledger') action='files' ;;

@@ -42,6 +42,7 @@ inline constexpr std::string_view kTrainLogFile = "train.log";
 inline constexpr std::string_view kJournalFile = "kernel.journal.json";
 inline constexpr std::string_view kMetadataFile = "run.json";
 inline constexpr std::string_view kHandlesFile = "gpu-handles.jsonl";
+inline constexpr std::string_view kPmonFile = "pmon.txt";
 
 struct RecordResult {
   std::string run_dir;  ///< the folder made (a default name may have gained a -N)

@@ -1,0 +1,313 @@
+// The ranks of a distributed job (definitions in docs/formats.md, "A job of ranks"). A collective
+// ends on every rank at about the same time, when the last rank has joined it: a rank that
+// arrived early spends the difference inside the kernel, so its duration less the shortest
+// rank's is the time it waited, and the rank with the shortest is the one they waited for.
+#include "ranks.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <set>
+#include <tuple>
+#include <unordered_map>
+#include <utility>
+
+namespace gpucost::prep::trace {
+
+namespace {
+
+using Interval = std::pair<std::int64_t, std::int64_t>;
+
+/// The intervals merged into disjoint ones, in order.
+std::vector<Interval> merged(std::vector<Interval> intervals) {
+  std::sort(intervals.begin(), intervals.end());
+  std::vector<Interval> out;
+  for (const Interval& i : intervals) {
+    if (!out.empty() && i.first <= out.back().second)
+      out.back().second = std::max(out.back().second, i.second);
+    else
+      out.push_back(i);
+  }
+  return out;
+}
+
+std::int64_t length(const std::vector<Interval>& disjoint) {
+  std::int64_t total = 0;
+  for (const auto& [s, e] : disjoint) total += e - s;
+  return total;
+}
+
+/// The length of the intersection of two lists of disjoint, ordered intervals.
+std::int64_t intersection(const std::vector<Interval>& a, const std::vector<Interval>& b) {
+  std::int64_t total = 0;
+  std::size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    const std::int64_t from = std::max(a[i].first, b[j].first), to = std::min(a[i].second, b[j].second);
+    if (to > from) total += to - from;
+    if (a[i].second < b[j].second)
+      ++i;
+    else
+      ++j;
+  }
+  return total;
+}
+
+/// The step whose CPU span holds `t`; -1 when none does.
+std::int64_t step_at(const std::vector<StepMark>& steps, std::int64_t t) {
+  for (const StepMark& s : steps)  // a trace holds a handful of steps
+    if (t >= s.start_ns && t < s.start_ns + s.dur_ns) return s.number;
+  return -1;
+}
+
+/// Communication time and its overlap with compute kernels, device by device.
+void add_exposure(const TraceData& data, RankSummary& r) {
+  std::map<int, std::pair<std::vector<Interval>, std::vector<Interval>>> by_device;  // (comm, compute)
+  for (const GpuOp& op : data.ops) {
+    if (op.type != OpType::kernel) continue;
+    auto& [comm, compute] = by_device[op.device];
+    (op.cls == OpClass::communication ? comm : compute).emplace_back(op.start_ns, op.end_ns());
+  }
+  for (auto& [device, lists] : by_device) {
+    const auto comm = merged(std::move(lists.first)), compute = merged(std::move(lists.second));
+    r.comm_ns += length(comm);
+    r.overlap_ns += intersection(comm, compute);
+  }
+}
+
+void add_collectives(const TraceData& data, RankSummary& r) {
+  std::unordered_map<std::int64_t, std::int64_t> launch_start;  // correlation -> launch call start
+  for (const LaunchCall& c : data.launches) launch_start.emplace(c.correlation, c.start_ns);
+  std::vector<const GpuOp*> comm;
+  std::set<std::pair<int, std::int64_t>> lanes;  // (device, stream)
+  for (const GpuOp& op : data.ops)
+    if (op.type == OpType::kernel && op.cls == OpClass::communication) {
+      comm.push_back(&op);
+      lanes.emplace(op.device, op.stream);
+    }
+  std::stable_sort(comm.begin(), comm.end(), [](const GpuOp* a, const GpuOp* b) { return a->start_ns < b->start_ns; });
+  std::map<std::pair<std::int64_t, std::uint32_t>, std::uint32_t> next_seq;  // (step, lane) -> count
+  for (const GpuOp* op : comm) {
+    const auto launch = launch_start.find(op->correlation);
+    Collective c;
+    c.step = step_at(data.steps, launch != launch_start.end() ? launch->second : op->start_ns);
+    c.lane = static_cast<std::uint32_t>(std::distance(lanes.begin(), lanes.find({op->device, op->stream})));
+    c.seq = next_seq[{c.step, c.lane}]++;
+    c.start_ns = data.to_epoch_ns(op->start_ns);
+    c.dur_ns = op->dur_ns;
+    c.name = data.names[op->name];
+    r.collectives.push_back(std::move(c));
+  }
+  std::sort(r.collectives.begin(), r.collectives.end(), [](const Collective& a, const Collective& b) {
+    return std::tie(a.step, a.lane, a.seq) < std::tie(b.step, b.lane, b.seq);
+  });
+}
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& ch : out) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return out;
+}
+
+}  // namespace
+
+int rank_from_file_name(std::string_view path) {
+  const std::size_t slash = path.find_last_of('/');
+  const std::string name = lower(slash == std::string_view::npos ? path : path.substr(slash + 1));
+  int rank = -1;
+  for (std::size_t at = name.find("rank"); at != std::string::npos; at = name.find("rank", at + 1)) {
+    std::size_t i = at + 4;
+    if (i >= name.size() || (name[i] != '-' && name[i] != '_')) continue;
+    ++i;
+    if (i >= name.size() || std::isdigit(static_cast<unsigned char>(name[i])) == 0) continue;
+    int n = 0;
+    while (i < name.size() && std::isdigit(static_cast<unsigned char>(name[i])) != 0 && n < 1'000'000)
+      n = n * 10 + (name[i++] - '0');
+    rank = n;
+  }
+  return rank;
+}
+
+RankSummary summarise_rank(const TraceData& data, std::string path) {
+  RankSummary r;
+  r.path = std::move(path);
+  r.world_size = data.world_size;
+  r.backend = data.backend;
+  r.absolute = data.absolute();
+  r.rank = data.rank;
+  if (r.rank < 0) {
+    r.rank = rank_from_file_name(r.path);
+    r.rank_from_name = r.rank >= 0;
+  }
+  if (data.ops.empty()) return r;
+  std::int64_t first = data.ops.front().start_ns, last = data.ops.front().end_ns();
+  for (const GpuOp& op : data.ops) {
+    first = std::min(first, op.start_ns);
+    last = std::max(last, op.end_ns());
+  }
+  r.start_ns = data.to_epoch_ns(first);
+  r.end_ns = data.to_epoch_ns(last);
+  add_exposure(data, r);
+  add_collectives(data, r);
+  return r;
+}
+
+// ---- jobs -----------------------------------------------------------------------------------
+
+namespace {
+
+/// The traces of one (world size, backend), cut where one ends before the next begins.
+std::vector<std::vector<RankSummary>> by_time(std::vector<RankSummary> ranks) {
+  std::stable_sort(ranks.begin(), ranks.end(),
+                   [](const RankSummary& a, const RankSummary& b) { return a.start_ns < b.start_ns; });
+  std::vector<std::vector<RankSummary>> out;
+  std::int64_t end = 0;
+  for (RankSummary& r : ranks) {
+    // Traces on their own clocks cannot be told apart in time: they stay together.
+    if (out.empty() || (r.absolute && r.start_ns > end)) out.emplace_back();
+    end = out.back().empty() ? r.end_ns : std::max(end, r.end_ns);
+    out.back().push_back(std::move(r));
+  }
+  return out;
+}
+
+/// Keeps one trace per rank; the others, and traces without a rank, are left out with a note.
+std::vector<RankSummary> one_per_rank(std::vector<RankSummary> traces, TraceJob& job) {
+  std::map<int, RankSummary> kept;
+  for (RankSummary& r : traces) {
+    if (r.rank < 0) {
+      job.notes.push_back(
+          fmt::format("{}: no rank (distributedInfo.rank, or rank-N in its name): left out of the "
+                      "job of {} ranks",
+                      r.path, job.world_size));
+      continue;
+    }
+    if (const auto it = kept.find(r.rank); it != kept.end()) {
+      job.notes.push_back(
+          fmt::format("{}: rank {} again (first {}): left out, a rank counts once", r.path, r.rank, it->second.path));
+      continue;
+    }
+    if (r.rank_from_name)
+      job.notes.push_back(
+          fmt::format("{}: rank {} read from the file name (the trace has no distributedInfo.rank)", r.path, r.rank));
+    kept.emplace(r.rank, std::move(r));
+  }
+  std::vector<RankSummary> out;
+  for (auto& [rank, r] : kept) out.push_back(std::move(r));
+  return out;
+}
+
+void note_missing(const std::vector<RankSummary>& ranks, TraceJob& job) {
+  if (job.world_size <= 1) return;
+  std::vector<int> missing;
+  std::size_t i = 0;
+  for (int rank = 0; rank < job.world_size; ++rank) {
+    while (i < ranks.size() && ranks[i].rank < rank) ++i;
+    if (i >= ranks.size() || ranks[i].rank != rank) missing.push_back(rank);
+  }
+  if (missing.empty()) return;
+  std::string list;
+  for (std::size_t k = 0; k < missing.size() && k < 16; ++k) list += (k == 0 ? "" : ", ") + std::to_string(missing[k]);
+  if (missing.size() > 16) list += fmt::format(" and {} more", missing.size() - 16);
+  job.notes.push_back(fmt::format("ranks {} of {} are missing: waits and the straggler count the {} given", list,
+                                  job.world_size, ranks.size()));
+}
+
+/// Matches the collectives of the ranks and counts the waits and the stragglers.
+void match_collectives(const std::vector<RankSummary>& ranks, TraceJob& job) {
+  using Key = std::tuple<std::int64_t, std::uint32_t, std::uint32_t>;
+  std::map<Key, std::vector<std::pair<std::size_t, const Collective*>>> groups;
+  for (std::size_t i = 0; i < ranks.size(); ++i)
+    for (const Collective& c : ranks[i].collectives) groups[{c.step, c.lane, c.seq}].emplace_back(i, &c);
+  std::map<std::int64_t, std::vector<std::int64_t>> step_waits;  // step -> wait per rank index
+  std::int64_t lone = 0;                                         // steps of collectives without step marks
+  for (const auto& group : groups) {
+    const auto& members = group.second;  // a lambda cannot capture a structured binding (clang 14)
+    const bool same_name = std::all_of(members.begin(), members.end(),
+                                       [&](const auto& m) { return m.second->name == members.front().second->name; });
+    if (members.size() != ranks.size() || !same_name) {
+      ++job.unmatched;
+      continue;
+    }
+    ++job.matched;
+    std::int64_t shortest = members.front().second->dur_ns;
+    for (const auto& m : members) shortest = std::min(shortest, m.second->dur_ns);
+    const std::int64_t step = std::get<0>(group.first) >= 0 ? std::get<0>(group.first) : -1 - lone++;
+    std::vector<std::int64_t>& waits = step_waits[step];
+    waits.resize(ranks.size(), 0);
+    for (const auto& [i, c] : members) {
+      waits[i] += c->dur_ns - shortest;
+      job.ranks[i].wait_ns += c->dur_ns - shortest;
+    }
+  }
+  for (const auto& [step, waits] : step_waits) {
+    if (*std::max_element(waits.begin(), waits.end()) == 0) continue;  // nobody waited: no straggler
+    const auto least = std::min_element(waits.begin(), waits.end());   // the first of equals: the lower rank
+    ++job.ranks[static_cast<std::size_t>(least - waits.begin())].straggler_steps;
+    ++job.steps;
+  }
+  if (job.unmatched > 0)
+    job.notes.push_back(
+        fmt::format("{} collectives could not be matched across the ranks (a rank lacks them, or runs "
+                    "another kernel in their place): their waits are not counted",
+                    job.unmatched));
+}
+
+TraceJob analyse_job(std::vector<RankSummary> traces, int world_size, const std::string& backend) {
+  TraceJob job;
+  job.world_size = world_size;
+  job.backend = backend;
+  std::vector<RankSummary> ranks;
+  if (world_size > 1)
+    ranks = one_per_rank(std::move(traces), job);
+  else
+    ranks = std::move(traces);
+  note_missing(ranks, job);
+  for (const RankSummary& r : ranks) {
+    RankRow row;
+    row.rank = r.rank;
+    row.path = r.path;
+    row.span_ns = r.span_ns();
+    row.comm_ns = r.comm_ns;
+    row.exposed_comm_ns = r.exposed_comm_ns();
+    job.ranks.push_back(std::move(row));
+  }
+  if (ranks.size() > 1) match_collectives(ranks, job);
+  for (const RankRow& row : job.ranks) {
+    job.span_ns += row.span_ns;
+    job.wait_ns += row.wait_ns;
+    job.comm_ns += row.comm_ns;
+    job.exposed_comm_ns += row.exposed_comm_ns;
+  }
+  if (job.steps > 0) {
+    const auto top = std::max_element(job.ranks.begin(), job.ranks.end(), [](const RankRow& a, const RankRow& b) {
+      return a.straggler_steps < b.straggler_steps;
+    });
+    job.straggler_rank = top->rank;
+    job.straggler_step_share = static_cast<double>(top->straggler_steps) / static_cast<double>(job.steps);
+  }
+  return job;
+}
+
+}  // namespace
+
+std::vector<TraceJob> analyse_jobs(std::vector<RankSummary> ranks) {
+  std::map<std::pair<int, std::string>, std::vector<RankSummary>> by_kind;
+  std::vector<TraceJob> jobs;
+  for (RankSummary& r : ranks) {
+    if (r.world_size > 1)
+      by_kind[{r.world_size, r.backend}].push_back(std::move(r));
+    else {  // a trace without distributedInfo, or of a single rank: a job of its own
+      const int world_size = r.world_size;
+      const std::string backend = r.backend;
+      jobs.push_back(analyse_job({std::move(r)}, world_size, backend));
+    }
+  }
+  for (auto& [kind, traces] : by_kind)
+    for (auto& group : by_time(std::move(traces)))
+      jobs.push_back(analyse_job(std::move(group), kind.first, kind.second));
+  return jobs;
+}
+
+}  // namespace gpucost::prep::trace

@@ -1,0 +1,92 @@
+// A distributed job's ranks side by side (docs/formats.md, "A job of ranks"): each rank's trace
+// is summarised alone (its collectives, its exposed communication), then the summaries of the
+// traces given together are grouped into jobs, their collectives matched across ranks, and the
+// time ranks spent waiting in them for the last to arrive is counted.
+//
+// Internal to prep, like trace.hpp.
+#pragma once
+
+#include "trace.hpp"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gpucost::prep::trace {
+
+/// One collective kernel of a rank (an NCCL or RCCL kernel), keyed for matching across ranks.
+struct Collective {
+  std::int64_t step = -1;  ///< the ProfilerStep its launch (else itself) starts in; -1: none
+  std::uint32_t lane = 0;  ///< its (device, stream) among the rank's communication streams, in order
+  std::uint32_t seq = 0;   ///< its order on that lane within the step
+  std::int64_t start_ns = 0, dur_ns = 0;
+  std::string name;
+};
+
+/// What the job analysis needs of one rank's trace.
+struct RankSummary {
+  std::string path;
+  int rank = -1;                ///< distributedInfo.rank, else the file name's rank-N; -1: none
+  bool rank_from_name = false;  ///< the rank was read from the file name
+  int world_size = -1;
+  std::string backend;
+  bool absolute = false;                  ///< times are UTC (epoch-based stamps)
+  std::int64_t start_ns = 0, end_ns = 0;  ///< its first GPU op's start and last op's end
+  std::int64_t comm_ns = 0;               ///< union of its communication kernels, per device, summed
+  std::int64_t overlap_ns = 0;            ///< of comm_ns, the time a compute kernel ran on the same device
+  std::vector<Collective> collectives;    ///< in (step, lane, seq) order
+  [[nodiscard]] std::int64_t span_ns() const { return end_ns - start_ns; }
+  [[nodiscard]] std::int64_t exposed_comm_ns() const { return comm_ns - overlap_ns; }
+};
+
+/// The rank a file name gives: the number after the last "rank-" or "rank_" (any case); -1 when none.
+int rank_from_file_name(std::string_view path);
+
+/// Summarises one trace; `path` names it in notes.
+RankSummary summarise_rank(const TraceData& data, std::string path);
+
+/// One rank of a job, with what it waited and what it made others wait.
+struct RankRow {
+  int rank = -1;
+  std::string path;
+  std::int64_t span_ns = 0;
+  std::int64_t wait_ns = 0;          ///< Σ over matched collectives of its duration - the shortest's
+  std::int64_t straggler_steps = 0;  ///< steps it was the straggler of
+  std::int64_t comm_ns = 0, exposed_comm_ns = 0;
+  [[nodiscard]] double overlap_fraction() const {
+    return comm_ns > 0 ? static_cast<double>(comm_ns - exposed_comm_ns) / static_cast<double>(comm_ns) : 0.0;
+  }
+};
+
+/// The traces of one job: same world size and backend, overlapping in time.
+struct TraceJob {
+  int world_size = -1;
+  std::string backend;
+  std::vector<RankRow> ranks;      ///< by rank
+  std::vector<std::string> notes;  ///< missing or repeated ranks, traces left out, unmatched collectives
+  std::int64_t matched = 0;        ///< collectives every rank ran (groups)
+  std::int64_t unmatched = 0;      ///< collectives some rank lacks, or whose names differ (groups)
+  std::int64_t steps = 0;          ///< steps with a straggler (each matched collective one, without step marks)
+  int straggler_rank = -1;         ///< the most frequent straggler; -1 with fewer than two ranks
+  double straggler_step_share = 0;
+  std::int64_t span_ns = 0;  ///< Σ of the ranks' spans: the job's GPU time in the traces
+  std::int64_t wait_ns = 0, comm_ns = 0, exposed_comm_ns = 0;
+  [[nodiscard]] double wait_fraction() const { return share(wait_ns); }
+  [[nodiscard]] double exposed_comm_fraction() const { return share(exposed_comm_ns); }
+  [[nodiscard]] double overlap_fraction() const {
+    return comm_ns > 0 ? static_cast<double>(comm_ns - exposed_comm_ns) / static_cast<double>(comm_ns) : 0.0;
+  }
+
+ private:
+  [[nodiscard]] double share(std::int64_t ns) const {
+    return span_ns > 0 ? static_cast<double>(ns) / static_cast<double>(span_ns) : 0.0;
+  }
+};
+
+/// Groups the summaries into jobs (traces without a world size are jobs of one rank) and
+/// analyses each: collectives matched by (step, lane, seq) and name, each rank's wait, the
+/// straggler of each step (the rank that waited least: it arrived last), exposed communication.
+std::vector<TraceJob> analyse_jobs(std::vector<RankSummary> ranks);
+
+}  // namespace gpucost::prep::trace

@@ -1,0 +1,173 @@
+// A distributed job's ranks (docs/formats.md, "A job of ranks"): traces built by hand so that the
+// straggler, each rank's wait and the overlap of communication with computation are known by
+// construction, to the nanosecond.
+#include <catch2/catch.hpp>
+
+#include "prep/profiler/trace/ranks.hpp"
+
+#include <array>
+#include <string>
+#include <vector>
+
+namespace {
+
+using namespace gpucost::prep::trace;
+
+constexpr std::int64_t kBase = 1'700'000'000'000'000'000;  // baseTimeNanoseconds: epoch-based stamps
+constexpr std::uint32_t kAllReduce = 0, kGemm = 1;
+
+GpuOp kernel(std::int64_t start, std::int64_t end, std::int64_t stream, std::uint32_t name, std::int64_t corr = -1) {
+  GpuOp op;
+  op.start_ns = start;
+  op.dur_ns = end - start;
+  op.stream = stream;
+  op.name = name;
+  op.correlation = corr;
+  op.cls = name == kAllReduce ? OpClass::communication : OpClass::compute;
+  return op;
+}
+
+/// Three steps of 1 ms on the CPU. In each, rank r computes for compute[r][s] ns from 1 µs into
+/// the step, then joins an all-reduce that ends for every rank at 0.5 ms into the step: the rank
+/// that computed longest arrives last and has the shortest all-reduce.
+//   step 1: compute 100, 300, 200 µs -> all-reduce 399, 199, 299 µs: rank 1 last; waits 200, 0, 100 µs
+//   step 2: compute 250, 150, 350 µs -> all-reduce 249, 349, 149 µs: rank 2 last; waits 100, 200, 0 µs
+//   step 3: compute 100, 400, 100 µs -> all-reduce 399,  99, 399 µs: rank 1 last; waits 300, 0, 300 µs
+constexpr std::array<std::array<std::int64_t, 3>, 3> kCompute = {
+    {{100'000, 250'000, 100'000}, {300'000, 150'000, 400'000}, {200'000, 350'000, 100'000}}};
+
+TraceData rank_trace(int rank, int steps = 3) {
+  TraceData d;
+  d.names = {"ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*, unsigned long, ncclWork*)",
+             "ampere_sgemm_128x64_tn"};
+  d.base_time_ns = kBase;
+  d.rank = rank;
+  d.world_size = 3;
+  d.backend = "nccl";
+  for (int s = 0; s < steps; ++s) {
+    const std::int64_t t0 = s * 1'000'000;
+    d.steps.push_back(StepMark{s + 1, t0, 1'000'000});
+    const std::int64_t arrive = t0 + 1'000 + kCompute[static_cast<std::size_t>(rank)][static_cast<std::size_t>(s)];
+    d.ops.push_back(kernel(t0 + 1'000, arrive, 7, kGemm));
+    d.ops.push_back(kernel(arrive, t0 + 500'000, 20, kAllReduce));
+  }
+  return d;
+}
+
+const RankRow& row(const TraceJob& job, int rank) {
+  for (const RankRow& r : job.ranks)
+    if (r.rank == rank) return r;
+  FAIL("no rank " << rank);
+  return job.ranks.front();
+}
+
+}  // namespace
+
+TEST_CASE("ranks: waits and the straggler of each step, by construction", "[trace][ranks]") {
+  std::vector<RankSummary> ranks;
+  for (int r = 0; r < 3; ++r) ranks.push_back(summarise_rank(rank_trace(r), "rank" + std::to_string(r) + ".json"));
+  const auto jobs = analyse_jobs(ranks);
+  REQUIRE(jobs.size() == 1);
+  const TraceJob& job = jobs.front();
+  CHECK(job.world_size == 3);
+  CHECK(job.backend == "nccl");
+  CHECK(job.notes.empty());
+  CHECK(job.matched == 3);
+  CHECK(job.unmatched == 0);
+  CHECK(row(job, 0).wait_ns == 200'000 + 100'000 + 300'000);
+  CHECK(row(job, 1).wait_ns == 0 + 200'000 + 0);
+  CHECK(row(job, 2).wait_ns == 100'000 + 0 + 300'000);
+  CHECK(job.wait_ns == 1'200'000);
+  CHECK(row(job, 1).straggler_steps == 2);  // steps 1 and 3
+  CHECK(row(job, 2).straggler_steps == 1);  // step 2
+  CHECK(job.steps == 3);
+  CHECK(job.straggler_rank == 1);
+  CHECK(job.straggler_step_share == Approx(2.0 / 3.0));
+  // Each rank's GPU ops span 1 µs .. 2.5 ms: 2 499 000 ns, 7 497 000 ns for the job.
+  CHECK(row(job, 0).span_ns == 2'499'000);
+  CHECK(job.span_ns == 7'497'000);
+  CHECK(job.wait_fraction() == Approx(1'200'000.0 / 7'497'000.0));
+  // No compute kernel runs beside a collective: all communication is exposed.
+  CHECK(row(job, 0).comm_ns == 399'000 + 249'000 + 399'000);
+  CHECK(row(job, 0).exposed_comm_ns == row(job, 0).comm_ns);
+  CHECK(job.overlap_fraction() == 0.0);
+}
+
+TEST_CASE("ranks: communication overlapped by compute on another stream is not exposed", "[trace][ranks]") {
+  TraceData d = rank_trace(0);
+  // A GEMM on stream 9 from 200 to 300 µs, inside rank 0's first all-reduce (101 .. 500 µs), and a
+  // second one overlapping it (250 .. 320 µs): the union of compute over the all-reduce is 200 .. 320 µs.
+  d.ops.push_back(kernel(200'000, 300'000, 9, kGemm));
+  d.ops.push_back(kernel(250'000, 320'000, 9, kGemm));
+  const RankSummary r = summarise_rank(d, "rank0.json");
+  CHECK(r.comm_ns == 1'047'000);
+  CHECK(r.overlap_ns == 120'000);
+  CHECK(r.exposed_comm_ns() == 927'000);
+}
+
+TEST_CASE("ranks: a collective belongs to the step its launch is in", "[trace][ranks]") {
+  TraceData d = rank_trace(0, 2);
+  // Launched at 0.9 ms (step 1 on the CPU), run at 1.6 .. 1.7 ms (step 2's time on the CPU).
+  LaunchCall call;
+  call.start_ns = 900'000;
+  call.dur_ns = 5'000;
+  call.correlation = 42;
+  d.launches.push_back(call);
+  d.ops.push_back(kernel(1'600'000, 1'700'000, 20, kAllReduce, 42));
+  const RankSummary r = summarise_rank(d, "rank0.json");
+  REQUIRE(r.collectives.size() == 3);
+  CHECK(r.collectives[0].step == 1);
+  CHECK(r.collectives[1].step == 1);
+  CHECK(r.collectives[1].seq == 1);  // the second on its lane in step 1
+  CHECK(r.collectives[1].start_ns == kBase + 1'600'000);
+  CHECK(r.collectives[2].step == 2);
+}
+
+TEST_CASE("ranks: a rank that lacks a collective leaves it unmatched, and says so", "[trace][ranks]") {
+  std::vector<RankSummary> ranks;
+  for (int r = 0; r < 3; ++r) ranks.push_back(summarise_rank(rank_trace(r, r == 2 ? 2 : 3), "r.json"));
+  const auto jobs = analyse_jobs(ranks);
+  REQUIRE(jobs.size() == 1);
+  CHECK(jobs.front().matched == 2);
+  CHECK(jobs.front().unmatched == 1);
+  CHECK(jobs.front().wait_ns == (200'000 + 100'000) + (100'000 + 200'000));  // steps 1 and 2 only
+  REQUIRE(jobs.front().notes.size() == 1);
+  CHECK(jobs.front().notes.front().find("could not be matched") != std::string::npos);
+}
+
+TEST_CASE("ranks: missing and repeated ranks, and another job's trace, are notes", "[trace][ranks]") {
+  std::vector<RankSummary> ranks;
+  ranks.push_back(summarise_rank(rank_trace(0), "a/rank0.json"));
+  ranks.push_back(summarise_rank(rank_trace(0), "b/rank0.json"));  // rank 0 again
+  TraceData later = rank_trace(1);
+  later.base_time_ns = kBase + 3'600'000'000'000;  // an hour later: another run of the job
+  ranks.push_back(summarise_rank(later, "c/rank1.json"));
+  const auto jobs = analyse_jobs(ranks);
+  REQUIRE(jobs.size() == 2);
+  const TraceJob& first = jobs[0];
+  REQUIRE(first.ranks.size() == 1);
+  CHECK(first.ranks.front().path == "a/rank0.json");
+  bool repeated = false, missing = false;
+  for (const std::string& n : first.notes) {
+    repeated = repeated || n.find("b/rank0.json: rank 0 again (first a/rank0.json)") != std::string::npos;
+    missing = missing || n.find("ranks 1, 2 of 3 are missing") != std::string::npos;
+  }
+  CHECK(repeated);
+  CHECK(missing);
+  CHECK(first.straggler_rank == -1);  // one rank: nobody to wait for
+  CHECK(jobs[1].ranks.front().path == "c/rank1.json");
+}
+
+TEST_CASE("ranks: the rank a file name gives", "[trace][ranks]") {
+  CHECK(rank_from_file_name("run/trace_rank_3.json") == 3);
+  CHECK(rank_from_file_name("logs/host1.rank-12.pt.trace.json.gz") == 12);
+  CHECK(rank_from_file_name("RANK_7/rank-2.json") == 2);  // the file's name, not its folder's
+  CHECK(rank_from_file_name("worker0.json") == -1);
+  CHECK(rank_from_file_name("ranks_4.json") == -1);
+  CHECK(rank_from_file_name("rank-.json") == -1);
+  TraceData d = rank_trace(0);
+  d.rank = -1;
+  const RankSummary r = summarise_rank(d, "dir/trace_rank_5.json");
+  CHECK(r.rank == 5);
+  CHECK(r.rank_from_name);
+}
