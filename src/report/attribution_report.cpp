@@ -90,81 +90,97 @@ std::string attribution_table(const breakeven::Attribution& a, const std::string
   return b;
 }
 
+namespace {
+
+// `, "key": value` members of a JSON object under construction.
+void number(std::string& b, std::string_view key, double v) {
+  b.append(fmt::format(", \"{}\": ", key));
+  io::append_json_number(b, v);
+}
+
+void optional_number(std::string& b, std::string_view key, const std::optional<double>& v) {
+  if (v)
+    number(b, key, *v);
+  else
+    b.append(fmt::format(", \"{}\": null", key));
+}
+
+void text(std::string& b, std::string_view key, const std::string& v) {
+  b.append(fmt::format(", \"{}\": ", key));
+  io::append_json_string(b, v);
+}
+
+void json_row(std::string& b, const breakeven::AttributionRow& r) {
+  b.append("{\"key\": ");
+  io::append_json_string(b, r.key);
+  if (!r.detail.empty()) text(b, "detail", r.detail);
+  b.append(fmt::format(", \"processes\": {}, \"gpus\": [{}]", r.processes, fmt::join(r.gpus, ", ")));
+  number(b, "busy_s", r.busy_s);
+  number(b, "share", r.share);
+  number(b, "local", r.local);
+  number(b, "cloud", r.cloud);
+  optional_number(b, "fb_max_mib", r.fb_max_mib);
+  b.append("}");
+}
+
+void json_idle(std::string& b, const breakeven::IdleHolder& h) {
+  const extract::ProcessUse& p = h.process;
+  b.append("{\"host\": ");
+  io::append_json_string(b, p.host);
+  b.append(fmt::format(", \"gpu\": {}, \"pid\": {}", p.gpu, p.pid));
+  text(b, "command", p.command);
+  if (p.user.empty())
+    b.append(", \"user\": null");
+  else
+    text(b, "user", p.user);
+  optional_number(b, "fb_max_mib", p.fb_max_mib);
+  b.append(fmt::format(", \"first_ns\": {}, \"last_ns\": {}, \"in_pmon\": {}, \"computed\": {}}}", p.first_ns,
+                       p.last_ns, p.rows > 0 ? "true" : "false", h.computed_unknown ? "null" : "false"));
+}
+
+/// `"key": [item, ...]`, one item a line, each written by `write`.
+template <typename T, typename Write>
+void json_list(std::string& b, std::string_view key, const std::vector<T>& items, Write write) {
+  b.append(fmt::format(",\n    \"{}\": [", key));
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    b.append(i == 0 ? "\n      " : ",\n      ");
+    write(b, items[i]);
+  }
+  b.append(items.empty() ? "]" : "\n    ]");
+}
+
+void json_strings(std::string& b, const std::vector<std::string>& list) {
+  b.append("[");
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    if (i > 0) b.append(", ");
+    io::append_json_string(b, list[i]);
+  }
+  b.append("]");
+}
+
+}  // namespace
+
 void attribution_json(std::string& b, const breakeven::Attribution& a, const std::string& cur) {
-  b.append(fmt::format(",\n  \"attribution\": {{\"by\": \"{}\", \"currency\": ", breakeven::attribution_by_name(a.by)));
-  io::append_json_string(b, cur);
-  b.append(", \"split\": ");
-  b.append(a.reason.empty() ? "true" : "false");
+  b.append(fmt::format(",\n  \"attribution\": {{\"by\": \"{}\"", breakeven::attribution_by_name(a.by)));
+  text(b, "currency", cur);
+  b.append(a.reason.empty() ? ", \"split\": true" : ", \"split\": false");
   if (!a.reason.empty()) {
-    b.append(", \"reason\": ");
-    io::append_json_string(b, a.reason);
+    text(b, "reason", a.reason);
   } else {
-    b.append(", \"basis\": ");
-    io::append_json_string(b, a.basis);
-    b.append(", \"busy_share\": ");
-    io::append_json_number(b, a.busy_share);
+    text(b, "basis", a.basis);
+    number(b, "busy_share", a.busy_share);
   }
-  b.append(",\n    \"rows\": [");
-  for (std::size_t i = 0; i < a.rows.size(); ++i) {
-    const breakeven::AttributionRow& r = a.rows[i];
-    b.append(i == 0 ? "\n      {\"key\": " : ",\n      {\"key\": ");
-    io::append_json_string(b, r.key);
-    if (!r.detail.empty()) {
-      b.append(", \"detail\": ");
-      io::append_json_string(b, r.detail);
-    }
-    b.append(fmt::format(", \"processes\": {}, \"gpus\": [{}], \"busy_s\": ", r.processes, fmt::join(r.gpus, ", ")));
-    io::append_json_number(b, r.busy_s);
-    b.append(", \"share\": ");
-    io::append_json_number(b, r.share);
-    b.append(", \"local\": ");
-    io::append_json_number(b, r.local);
-    b.append(", \"cloud\": ");
-    io::append_json_number(b, r.cloud);
-    b.append(", \"fb_max_mib\": ");
-    if (r.fb_max_mib)
-      io::append_json_number(b, *r.fb_max_mib);
-    else
-      b.append("null");
-    b.append("}");
-  }
-  b.append(a.rows.empty() ? "]" : "\n    ]");
+  json_list(b, "rows", a.rows, json_row);
   b.append(",\n    \"unattributed\": {\"local\": ");
   io::append_json_number(b, a.unattributed_local);
-  b.append(", \"cloud\": ");
-  io::append_json_number(b, a.unattributed_cloud);
-  b.append(", \"gpus\": [");
-  for (std::size_t i = 0; i < a.unattributed_gpus.size(); ++i) {
-    if (i > 0) b.append(", ");
-    io::append_json_string(b, a.unattributed_gpus[i]);
-  }
-  b.append("]},\n    \"idle_holders\": [");
-  for (std::size_t i = 0; i < a.idle.size(); ++i) {
-    const extract::ProcessUse& p = a.idle[i].process;
-    b.append(i == 0 ? "\n      {\"host\": " : ",\n      {\"host\": ");
-    io::append_json_string(b, p.host);
-    b.append(fmt::format(", \"gpu\": {}, \"pid\": {}, \"command\": ", p.gpu, p.pid));
-    io::append_json_string(b, p.command);
-    b.append(", \"user\": ");
-    if (p.user.empty())
-      b.append("null");
-    else
-      io::append_json_string(b, p.user);
-    b.append(", \"fb_max_mib\": ");
-    if (p.fb_max_mib)
-      io::append_json_number(b, *p.fb_max_mib);
-    else
-      b.append("null");
-    b.append(fmt::format(", \"first_ns\": {}, \"last_ns\": {}, \"in_pmon\": {}, \"computed\": {}}}", p.first_ns,
-                         p.last_ns, p.rows > 0 ? "true" : "false", a.idle[i].computed_unknown ? "null" : "false"));
-  }
-  b.append(a.idle.empty() ? "]" : "\n    ]");
-  b.append(",\n    \"notes\": [");
-  for (std::size_t i = 0; i < a.notes.size(); ++i) {
-    if (i > 0) b.append(", ");
-    io::append_json_string(b, a.notes[i]);
-  }
-  b.append("]}");
+  number(b, "cloud", a.unattributed_cloud);
+  b.append(", \"gpus\": ");
+  json_strings(b, a.unattributed_gpus);
+  b.append("}");
+  json_list(b, "idle_holders", a.idle, json_idle);
+  b.append(",\n    \"notes\": ");
+  json_strings(b, a.notes);
+  b.append("}");
 }
 
 }  // namespace gpucost::report

@@ -224,8 +224,9 @@ TEST_CASE("extract: a profiling value outside 0-1 is not read", "[extract][profi
 
 namespace {
 
-/// A pmon row: sm % and fb MiB, NaN for pmon's "-".
-void feed_pmon(extract::SampleCollector& c, double t_s, int gpu, std::int64_t pid, double sm, double fb) {
+/// A pmon row: sm % and fb MiB, NaN for pmon's "-"; its command and type when `command` is given.
+void feed_pmon(extract::SampleCollector& c, double t_s, int gpu, std::int64_t pid, double sm, double fb,
+               const std::string& command = {}) {
   Event ev;
   ev.ts_ns = at(t_s);
   ev.source = "pmon";
@@ -235,6 +236,10 @@ void feed_pmon(extract::SampleCollector& c, double t_s, int gpu, std::int64_t pi
   if (!std::isnan(sm)) ev.set(Metric::sm_pct, sm);
   if (!std::isnan(fb)) ev.set(Metric::fb_mib, fb);
   ev.set(Metric::pid, static_cast<double>(pid));
+  if (!command.empty()) {
+    ev.add_text("process_type", "C");
+    ev.add_text("command", ev.own(command));
+  }
   c.on_event(ev);
 }
 
@@ -345,10 +350,8 @@ TEST_CASE("merge: work counts add over windows; a version-1 document leaves the 
 
 namespace {
 
-/// A gpu_handle event as record writes it (docs/formats.md): pid a metric, the rest fields.
-void feed_handle(extract::SampleCollector& c, double t_s, int gpu, std::int64_t pid, const std::string& state,
-                 const std::string& role, double last_seen_s = -1) {
-  Event ev;
+/// What every gpu_handle event has, as record writes it (docs/formats.md): pid a metric, the rest fields.
+void handle_base(Event& ev, double t_s, int gpu, std::int64_t pid, const std::string& state) {
   ev.ts_ns = at(t_s);
   ev.source = "procs";
   ev.host = "node1";
@@ -357,6 +360,12 @@ void feed_handle(extract::SampleCollector& c, double t_s, int gpu, std::int64_t 
   ev.set(Metric::pid, static_cast<double>(pid));
   ev.add_text("state", ev.own(state));
   ev.add_number("start_ns", 1000 + pid);
+}
+
+void feed_handle(extract::SampleCollector& c, double t_s, int gpu, std::int64_t pid, const std::string& state,
+                 const std::string& role, double last_seen_s = -1) {
+  Event ev;
+  handle_base(ev, t_s, gpu, pid, state);
   if (!role.empty()) ev.add_text("role", ev.own(role));
   if (last_seen_s >= 0) ev.add_number("last_seen_ns", at(last_seen_s));
   c.on_event(ev);
@@ -396,35 +405,11 @@ TEST_CASE("extract: a scan of another /proc tree has no roles", "[extract][proce
 
 namespace {
 
-/// A pmon row with its command and type, as prep writes them.
-void feed_named_pmon(extract::SampleCollector& c, double t_s, int gpu, std::int64_t pid, double sm, double fb,
-                     const std::string& command) {
-  Event ev;
-  ev.ts_ns = at(t_s);
-  ev.source = "pmon";
-  ev.host = "node1";
-  ev.gpu = gpu;
-  ev.kind = "process";
-  if (!std::isnan(sm)) ev.set(Metric::sm_pct, sm);
-  if (!std::isnan(fb)) ev.set(Metric::fb_mib, fb);
-  ev.set(Metric::pid, static_cast<double>(pid));
-  ev.add_text("process_type", "C");
-  ev.add_text("command", ev.own(command));
-  c.on_event(ev);
-}
-
 /// A held gpu_handle event with who the process is.
 void feed_identity(extract::SampleCollector& c, double t_s, int gpu, std::int64_t pid, const std::string& state,
                    const std::string& user, const std::string& command) {
   Event ev;
-  ev.ts_ns = at(t_s);
-  ev.source = "procs";
-  ev.host = "node1";
-  ev.gpu = gpu;
-  ev.kind = "gpu_handle";
-  ev.set(Metric::pid, static_cast<double>(pid));
-  ev.add_text("state", ev.own(state));
-  ev.add_number("start_ns", 1000 + pid);
+  handle_base(ev, t_s, gpu, pid, state);
   ev.add_number("uid", 1000 + pid);
   ev.add_text("user", ev.own(user));
   ev.add_text("command", ev.own(command));
@@ -449,10 +434,10 @@ TEST_CASE("extract: the per-process list joins pmon's SM time with the scan's id
   // pmon every 10 s from 0 to 100 s (cycle 10 s). A row reports the cycle before it, so the row
   // at 0 s covers nothing of the window: pid 10 at sm 50 % computes 10 rows x 0.5 x 10 s = 50 s.
   for (int t = 0; t <= 100; t += 10) {
-    feed_named_pmon(c, t, 0, 10, 50, 8000, "python");
-    feed_named_pmon(c, t, 0, 20, kDash, 700, "python");  // holds 700 MiB, computes nothing
+    feed_pmon(c, t, 0, 10, 50, 8000, "python");
+    feed_pmon(c, t, 0, 20, kDash, 700, "python");  // holds 700 MiB, computes nothing
   }
-  feed_named_pmon(c, 120, 0, 10, 90, 9000, "python");  // after the window: not counted
+  feed_pmon(c, 120, 0, 10, 90, 9000, "python");  // after the window: not counted
   feed_identity(c, -30, 0, 10, "held", "alice", "python train.py");
   feed_identity(c, 110, 0, 10, "still_held", "alice", "python train.py");
   feed_identity(c, 50, 0, 30, "held", "carol", "python notebook.py");  // not in pmon: no context
@@ -495,7 +480,7 @@ TEST_CASE("extract: the process list survives the document and merges over windo
           "[extract][processes][merge]") {
   extract::SampleCollector c;
   feed_power(c);
-  for (int t = 0; t <= 100; t += 10) feed_named_pmon(c, t, 0, 10, 20, 4000, "python");
+  for (int t = 0; t <= 100; t += 10) feed_pmon(c, t, 0, 10, 20, 4000, "python");
   feed_identity(c, 0, 0, 10, "held", "alice", "python train.py");
   Features f = compute(c);
   f.host = "node1";
