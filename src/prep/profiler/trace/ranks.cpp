@@ -94,6 +94,7 @@ void add_collectives(const TraceData& data, RankSummary& r) {
     c.step = step_at(data.steps, launch != launch_start.end() ? launch->second : op->start_ns);
     c.lane = static_cast<std::uint32_t>(std::distance(lanes.begin(), lanes.find({op->device, op->stream})));
     c.seq = next_seq[{c.step, c.lane}]++;
+    c.device = op->device;
     c.start_ns = data.to_epoch_ns(op->start_ns);
     c.dur_ns = op->dur_ns;
     c.name = data.names[op->name];
@@ -148,6 +149,11 @@ RankSummary summarise_rank(const TraceData& data, std::string path) {
   }
   r.start_ns = data.to_epoch_ns(first);
   r.end_ns = data.to_epoch_ns(last);
+  // Most traces are of one GPU without communication: no second pass over their kernels.
+  const bool communicates = std::any_of(data.ops.begin(), data.ops.end(), [](const GpuOp& op) {
+    return op.type == OpType::kernel && op.cls == OpClass::communication;
+  });
+  if (!communicates) return r;
   add_exposure(data, r);
   add_collectives(data, r);
   return r;

@@ -20,7 +20,8 @@ struct Collective {
   std::int64_t step = -1;  ///< the ProfilerStep its launch (else itself) starts in; -1: none
   std::uint32_t lane = 0;  ///< its (device, stream) among the rank's communication streams, in order
   std::uint32_t seq = 0;   ///< its order on that lane within the step
-  std::int64_t start_ns = 0, dur_ns = 0;
+  int device = 0;
+  std::int64_t start_ns = 0, dur_ns = 0;  ///< start: UTC when the trace is absolute, else its own clock
   std::string name;
 };
 

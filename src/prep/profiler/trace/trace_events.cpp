@@ -2,6 +2,7 @@
 // records (a trace holds hundreds of thousands; the cost model needs their sums). Kinds and
 // fields are listed in docs/formats.md, "Kineto traces".
 #include "prep/parsers.hpp"
+#include "ranks.hpp"
 #include "trace.hpp"
 
 #include <gpucost/core/time.hpp>
@@ -245,6 +246,43 @@ void emit_steps(const TraceData& data, const TraceClock& clock, ParseContext& ct
   }
 }
 
+/// A rank's communication (docs/formats.md, "A job of ranks"): its summary, and each collective
+/// with the key that matches it across ranks. Only for traces with communication kernels or of a
+/// job of several ranks.
+void emit_ranks(const TraceData& data, const TraceClock& clock, ParseContext& ctx) {
+  const RankSummary r = summarise_rank(data, ctx.stats.path);
+  if (r.collectives.empty() && data.world_size <= 1) return;
+  // Collectives carry UTC times when the trace is absolute, else the trace's own clock.
+  const auto at = [&](std::int64_t t) { return data.absolute() ? t : clock.at(t); };
+  begin(ctx, "trace_comm", at(r.start_ns), -1);
+  Event& e = ctx.event;
+  if (r.rank >= 0) {
+    e.add_number("rank", r.rank);
+    e.add_text("rank_source", r.rank_from_name ? "file name" : "distributedInfo");
+  }
+  if (r.world_size >= 0) e.add_number("world_size", r.world_size);
+  if (!r.backend.empty()) e.add_text("backend", r.backend);
+  e.add_number("span_ns", r.span_ns());
+  e.add_number("comm_ns", r.comm_ns);
+  e.add_number("comm_overlap_ns", r.overlap_ns);
+  e.add_number("exposed_comm_ns", r.exposed_comm_ns());
+  add_fraction(e, "overlap_fraction", r.overlap_ns, r.comm_ns);
+  add_fraction(e, "exposed_comm_fraction", r.exposed_comm_ns(), r.span_ns());
+  e.add_number("collectives", static_cast<std::int64_t>(r.collectives.size()));
+  ctx.emit();
+  for (const Collective& c : r.collectives) {
+    begin(ctx, "trace_collective", at(c.start_ns), c.device);
+    Event& ce = ctx.event;
+    if (r.rank >= 0) ce.add_number("rank", r.rank);
+    if (c.step >= 0) ce.add_number("step", c.step);
+    ce.add_number("lane", c.lane);
+    ce.add_number("seq", c.seq);
+    ce.add_number("dur_ns", c.dur_ns);
+    ce.add_text("name", ce.own(c.name));
+    ctx.emit();
+  }
+}
+
 /// Records accounting: a trace's "lines" are its records (elements of traceEvents).
 void account(const TraceData& data, ParseContext& ctx) {
   InputStats& st = ctx.stats;
@@ -315,6 +353,7 @@ void parse_trace(io::LineReader& reader, ParseContext& ctx) {
     emit_kernels(d, clock, ctx);
     emit_memory(d, clock, ctx);
   }
+  emit_ranks(data, clock, ctx);
 }
 
 // A trace is read whole, in one step (FormatTraits::whole_document): parse() is never called.
