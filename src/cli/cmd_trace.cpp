@@ -28,8 +28,8 @@ int run_trace(const TraceArgs& args) {
     return fail(st.error());
   }
   const int status = finish_inputs(stats, args.in, inputs->clock);
-  if (auto st = io::write_file_atomically(args.output, report::trace_table(events.events())); !st)
-    return fail(st.error());
+  const std::string table = report::trace_table(events.events()) + report::ranks_table(events.jobs());
+  if (auto st = io::write_file_atomically(args.output, table); !st) return fail(st.error());
   return status;
 }
 

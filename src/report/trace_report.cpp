@@ -21,6 +21,8 @@ double TraceEventCopy::number(const std::string& key, double fallback) const {
 
 void TraceEventCollector::on_event(const Event& event) {
   if (!event.kind.starts_with("trace_")) return;
+  m_jobs.on_event(event);
+  if (event.kind == "trace_collective") return;  // thousands a trace: the job analysis has them
   TraceEventCopy c;
   c.ts_ns = event.ts_ns;
   c.gpu = event.gpu;
@@ -121,7 +123,48 @@ void device_block(const TraceEventCopy& d, const std::vector<TraceEventCopy>& ev
   }
 }
 
+/// The trace's communication: how much of it computation hid.
+void comm_line(const TraceEventCopy& c, std::string& b) {
+  const double comm = c.number("comm_ns"), span = c.number("span_ns");
+  b += fmt::format("communication {} in {}, {} overlapped by compute, exposed {} ({} of the span)\n", human_ns(comm),
+                   counted_text(c, "collectives", "collective"), pct(c.number("comm_overlap_ns"), comm),
+                   human_ns(c.number("exposed_comm_ns")), pct(c.number("exposed_comm_ns"), span));
+}
+
 }  // namespace
+
+std::string ranks_table(const std::vector<prep::TraceJob>& jobs) {
+  std::string b;
+  for (const prep::TraceJob& job : jobs) {
+    if (job.ranks.size() < 2) continue;
+    b += fmt::format("\njob of {} ranks of {} ({}): {} collectives matched", job.ranks.size(), job.world_size,
+                     job.backend.empty() ? "backend unknown" : job.backend, job.matched);
+    if (job.unmatched > 0) b += fmt::format(", {} not", job.unmatched);
+    b += "\n";
+    if (job.straggler_rank >= 0)
+      b += fmt::format("  straggler   rank {} in {:.1f} % of {} steps (it arrived last: the others waited)\n",
+                       job.straggler_rank, job.straggler_step_share * 100, job.steps);
+    b += fmt::format("  waiting     {} of {} GPU time ({:.1f} %)\n", human_ns(static_cast<double>(job.wait_ns)),
+                     human_ns(static_cast<double>(job.span_ns)), job.wait_fraction() * 100);
+    b += fmt::format(
+        "  exposed     {} communication not hidden by compute ({:.1f} % of the GPU time; {:.1f} % of "
+        "the communication overlapped)\n",
+        human_ns(static_cast<double>(job.exposed_comm_ns)), job.exposed_comm_fraction() * 100,
+        job.overlap_fraction() * 100);
+    b += fmt::format("  {:>5}  {:<32} {:>12} {:>12} {:>7} {:>10} {:>12} {:>8}\n", "rank", "trace", "span", "wait",
+                     "wait", "straggler", "exposed", "overlap");
+    for (const prep::RankRow& r : job.ranks) {
+      std::string path = r.path;
+      if (path.size() > 32) path = "..." + path.substr(path.size() - 29);
+      b += fmt::format("  {:>5}  {:<32} {:>12} {:>12} {:>7} {:>10} {:>12} {:>8}\n", r.rank, path,
+                       human_ns(static_cast<double>(r.span_ns)), human_ns(static_cast<double>(r.wait_ns)),
+                       pct(static_cast<double>(r.wait_ns), static_cast<double>(r.span_ns)), r.straggler_steps,
+                       human_ns(static_cast<double>(r.exposed_comm_ns)), pct(r.overlap_fraction(), 1.0));
+    }
+    for (const std::string& n : job.notes) b += fmt::format("  note: {}\n", n);
+  }
+  return b;
+}
 
 std::string trace_table(const std::vector<TraceEventCopy>& events) {
   std::string b;
@@ -139,6 +182,8 @@ std::string trace_table(const std::vector<TraceEventCopy>& events) {
       any = true;
     }
     if (!any) b += "  no GPU ops: nothing to analyse (see the notes)\n";
+    for (std::size_t j = i + 1; j < end; ++j)
+      if (events[j].kind == "trace_comm") comm_line(events[j], b);
   }
   if (b.empty()) b = "no profiler trace among the inputs\n";
   return b;

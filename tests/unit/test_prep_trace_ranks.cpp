@@ -5,6 +5,9 @@
 
 #include "prep/profiler/trace/ranks.hpp"
 
+#include <gpucost/core/event.hpp>
+#include <gpucost/prep/trace_jobs.hpp>
+
 #include <array>
 #include <string>
 #include <vector>
@@ -131,8 +134,13 @@ TEST_CASE("ranks: a rank that lacks a collective leaves it unmatched, and says s
   CHECK(jobs.front().matched == 2);
   CHECK(jobs.front().unmatched == 1);
   CHECK(jobs.front().wait_ns == (200'000 + 100'000) + (100'000 + 200'000));  // steps 1 and 2 only
-  REQUIRE(jobs.front().notes.size() == 1);
-  CHECK(jobs.front().notes.front().find("could not be matched") != std::string::npos);
+  // Steps 1 and 2 had stragglers 1 and 2: a tie, which names nobody.
+  CHECK(jobs.front().straggler_rank == -1);
+  CHECK(jobs.front().straggler_step_share == Approx(0.5));
+  REQUIRE(jobs.front().notes.size() == 2);
+  CHECK(jobs.front().notes[0].find("could not be matched") != std::string::npos);
+  CHECK(jobs.front().notes[1] ==
+        "no single straggler: ranks 1, 2 were the last to arrive equally often (1 of 2 steps each)");
 }
 
 TEST_CASE("ranks: missing and repeated ranks, and another job's trace, are notes", "[trace][ranks]") {
@@ -170,4 +178,58 @@ TEST_CASE("ranks: the rank a file name gives", "[trace][ranks]") {
   const RankSummary r = summarise_rank(d, "dir/trace_rank_5.json");
   CHECK(r.rank == 5);
   CHECK(r.rank_from_name);
+}
+
+TEST_CASE("ranks: the job from prep's events, as streams prepared apart give it", "[trace][ranks]") {
+  // trace_comm then trace_collective events of two ranks, interleaved as a merge by time would
+  // give them: each collective belongs to the last trace_comm of its host and rank.
+  gpucost::prep::TraceJobCollector jobs;
+  const auto comm = [&](int rank, const char* file) {
+    gpucost::Event e;
+    e.kind = "trace_comm";
+    e.host = "node1";
+    e.ts_ns = kBase;
+    e.add_number("rank", rank);
+    e.add_text("rank_source", "distributedInfo");
+    e.add_number("world_size", 2);
+    e.add_text("backend", "nccl");
+    e.add_number("span_ns", 1'000'000);
+    e.add_number("comm_ns", 400'000);
+    e.add_number("comm_overlap_ns", 100'000);
+    e.add_text("file", file);
+    jobs.on_event(e);
+  };
+  const auto collective = [&](int rank, std::int64_t step, std::int64_t dur) {
+    gpucost::Event e;
+    e.kind = "trace_collective";
+    e.host = "node1";
+    e.gpu = 0;
+    e.ts_ns = kBase + 500'000 - dur;
+    e.add_number("rank", rank);
+    e.add_number("step", step);
+    e.add_number("lane", 0);
+    e.add_number("seq", 0);
+    e.add_number("dur_ns", dur);
+    e.add_text("name", "ncclDevKernel_AllReduce_Sum_f32_RING_LL");
+    jobs.on_event(e);
+  };
+  comm(0, "rank0.json");
+  comm(1, "rank1.json");
+  collective(1, 1, 100'000);  // step 1: rank 1 arrived last
+  collective(0, 1, 300'000);
+  collective(0, 2, 50'000);  // step 2: rank 0 arrived last
+  collective(1, 2, 60'000);
+  collective(0, 3, 80'000);  // step 3: rank 0 again
+  collective(1, 3, 90'000);
+  const auto out = jobs.jobs();
+  REQUIRE(out.size() == 1);
+  const TraceJob& job = out.front();
+  CHECK(job.matched == 3);
+  CHECK(row(job, 0).wait_ns == 200'000);          // step 1
+  CHECK(row(job, 1).wait_ns == 10'000 + 10'000);  // steps 2 and 3
+  CHECK(job.straggler_rank == 0);
+  CHECK(job.straggler_step_share == Approx(2.0 / 3.0));
+  CHECK(row(job, 0).path == "rank0.json");
+  CHECK(row(job, 0).exposed_comm_ns == 300'000);
+  CHECK(job.overlap_fraction() == Approx(0.25));  // 200 of 800 µs
 }

@@ -4,6 +4,7 @@
 
 #include <gpucost/core/event.hpp>
 #include <gpucost/core/event_sink.hpp>
+#include <gpucost/prep/trace_jobs.hpp>
 
 #include <cstdint>
 #include <map>
@@ -24,19 +25,27 @@ struct TraceEventCopy {
   [[nodiscard]] bool has(const std::string& key) const { return fields.count(key) > 0; }
 };
 
-/// Keeps the trace_* events it is given (in order); everything else is dropped.
+/// Keeps the trace_* events it is given (in order), but for trace_collective: those go to the
+/// job analysis of the ranks (jobs()) only. Everything else is dropped.
 class TraceEventCollector final : public EventSink {
  public:
   void on_event(const Event& event) override;
   [[nodiscard]] const std::vector<TraceEventCopy>& events() const { return m_events; }
+  /// The jobs the traces' ranks form (docs/formats.md, "A job of ranks").
+  [[nodiscard]] std::vector<prep::TraceJob> jobs() const { return m_jobs.jobs(); }
 
  private:
   std::vector<TraceEventCopy> m_events;
+  prep::TraceJobCollector m_jobs;
 };
 
 /// The table: per trace its rank and steps, per GPU the temporal and idle breakdown, launch
 /// delays, kernels, memory copies and the top kernels. Empty input gives a one-line note.
 std::string trace_table(const std::vector<TraceEventCopy>& events);
+
+/// The jobs of several ranks: waits, the straggler and exposed communication per rank; empty
+/// when no job has two ranks or more.
+std::string ranks_table(const std::vector<prep::TraceJob>& jobs);
 
 /// ns as a short human duration: "812 ns", "34.0 us", "1.250 ms", "2.500 s".
 std::string human_ns(double ns);

@@ -4,6 +4,8 @@
 // rank's is the time it waited, and the rank with the shortest is the one they waited for.
 #include "ranks.hpp"
 
+#include <gpucost/core/text.hpp>
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -260,6 +262,26 @@ void match_collectives(const std::vector<RankSummary>& ranks, TraceJob& job) {
                     job.unmatched));
 }
 
+/// The rank most often the straggler; none when two or more share the most steps (a note says so).
+void name_straggler(TraceJob& job) {
+  std::int64_t most = 0;
+  for (const RankRow& r : job.ranks) most = std::max(most, r.straggler_steps);
+  std::vector<int> top;
+  for (const RankRow& r : job.ranks)
+    if (r.straggler_steps == most) top.push_back(r.rank);
+  job.straggler_step_share = static_cast<double>(most) / static_cast<double>(job.steps);
+  if (top.size() == 1) {
+    job.straggler_rank = top.front();
+    return;
+  }
+  std::string list;
+  for (std::size_t i = 0; i < top.size(); ++i) list += (i == 0 ? "" : ", ") + std::to_string(top[i]);
+  job.notes.push_back(
+      fmt::format("no single straggler: ranks {} were the last to arrive equally often ({} of {} steps "
+                  "each)",
+                  list, most, job.steps));
+}
+
 TraceJob analyse_job(std::vector<RankSummary> traces, int world_size, const std::string& backend) {
   TraceJob job;
   job.world_size = world_size;
@@ -286,13 +308,7 @@ TraceJob analyse_job(std::vector<RankSummary> traces, int world_size, const std:
     job.comm_ns += row.comm_ns;
     job.exposed_comm_ns += row.exposed_comm_ns;
   }
-  if (job.steps > 0) {
-    const auto top = std::max_element(job.ranks.begin(), job.ranks.end(), [](const RankRow& a, const RankRow& b) {
-      return a.straggler_steps < b.straggler_steps;
-    });
-    job.straggler_rank = top->rank;
-    job.straggler_step_share = static_cast<double>(top->straggler_steps) / static_cast<double>(job.steps);
-  }
+  if (job.steps > 0) name_straggler(job);
   return job;
 }
 
@@ -317,3 +333,76 @@ std::vector<TraceJob> analyse_jobs(std::vector<RankSummary> ranks) {
 }
 
 }  // namespace gpucost::prep::trace
+
+// ---- from events --------------------------------------------------------------------------
+
+namespace gpucost::prep {
+
+namespace {
+
+std::int64_t int_field(const Event& e, std::string_view key, std::int64_t fallback) {
+  for (const Field& f : e.fields)
+    if (f.key == key) return text::parse_int(f.value).value_or(fallback);
+  return fallback;
+}
+
+std::string_view text_field(const Event& e, std::string_view key) {
+  for (const Field& f : e.fields)
+    if (f.key == key) return f.value;
+  return {};
+}
+
+}  // namespace
+
+TraceJobCollector::TraceJobCollector() = default;
+TraceJobCollector::~TraceJobCollector() = default;
+
+void TraceJobCollector::on_event(const Event& e) {
+  if (e.kind == "trace_comm") {
+    auto r = std::make_unique<trace::RankSummary>();
+    r->rank = static_cast<int>(int_field(e, "rank", -1));
+    r->rank_from_name = text_field(e, "rank_source") == "file name";
+    r->world_size = static_cast<int>(int_field(e, "world_size", -1));
+    r->backend = std::string(text_field(e, "backend"));
+    r->absolute = true;  // the events' clock
+    r->start_ns = e.ts_ns;
+    r->end_ns = e.ts_ns + int_field(e, "span_ns", 0);
+    r->comm_ns = int_field(e, "comm_ns", 0);
+    r->overlap_ns = int_field(e, "comm_overlap_ns", 0);
+    const std::string_view file = text_field(e, "file");
+    r->path = file.empty() ? fmt::format("{} rank {}", e.host, r->rank) : std::string(file);
+    m_current[{std::string(e.host), r->rank}] = m_ranks.size();
+    m_ranks.push_back(std::move(r));
+    return;
+  }
+  if (e.kind != "trace_collective") return;
+  const auto it = m_current.find({std::string(e.host), static_cast<int>(int_field(e, "rank", -1))});
+  if (it == m_current.end()) return;  // no trace_comm before it: a stream cut or filtered
+  trace::Collective c;
+  c.step = int_field(e, "step", -1);
+  c.lane = static_cast<std::uint32_t>(int_field(e, "lane", 0));
+  c.seq = static_cast<std::uint32_t>(int_field(e, "seq", 0));
+  c.device = e.gpu < 0 ? 0 : e.gpu;
+  c.start_ns = e.ts_ns;
+  c.dur_ns = int_field(e, "dur_ns", 0);
+  c.name = std::string(text_field(e, "name"));
+  m_ranks[it->second]->collectives.push_back(std::move(c));
+}
+
+std::vector<TraceJob> TraceJobCollector::jobs() const {
+  std::vector<trace::RankSummary> ranks;
+  ranks.reserve(m_ranks.size());
+  for (const auto& r : m_ranks) {
+    ranks.push_back(*r);
+    auto& cs = ranks.back().collectives;
+    std::stable_sort(cs.begin(), cs.end(), [](const trace::Collective& a, const trace::Collective& b) {
+      return std::tie(a.step, a.lane, a.seq) < std::tie(b.step, b.lane, b.seq);
+    });
+  }
+  std::vector<TraceJob> out = trace::analyse_jobs(std::move(ranks));
+  std::stable_sort(out.begin(), out.end(),
+                   [](const TraceJob& a, const TraceJob& b) { return a.ranks.size() > b.ranks.size(); });
+  return out;
+}
+
+}  // namespace gpucost::prep

@@ -8,12 +8,17 @@
 
 #include "trace.hpp"
 
+#include <gpucost/prep/trace_jobs.hpp>
+
 #include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace gpucost::prep::trace {
+
+using prep::RankRow;
+using prep::TraceJob;
 
 /// One collective kernel of a rank (an NCCL or RCCL kernel), keyed for matching across ranks.
 struct Collective {
@@ -46,44 +51,6 @@ int rank_from_file_name(std::string_view path);
 
 /// Summarises one trace; `path` names it in notes.
 RankSummary summarise_rank(const TraceData& data, std::string path);
-
-/// One rank of a job, with what it waited and what it made others wait.
-struct RankRow {
-  int rank = -1;
-  std::string path;
-  std::int64_t span_ns = 0;
-  std::int64_t wait_ns = 0;          ///< Σ over matched collectives of its duration - the shortest's
-  std::int64_t straggler_steps = 0;  ///< steps it was the straggler of
-  std::int64_t comm_ns = 0, exposed_comm_ns = 0;
-  [[nodiscard]] double overlap_fraction() const {
-    return comm_ns > 0 ? static_cast<double>(comm_ns - exposed_comm_ns) / static_cast<double>(comm_ns) : 0.0;
-  }
-};
-
-/// The traces of one job: same world size and backend, overlapping in time.
-struct TraceJob {
-  int world_size = -1;
-  std::string backend;
-  std::vector<RankRow> ranks;      ///< by rank
-  std::vector<std::string> notes;  ///< missing or repeated ranks, traces left out, unmatched collectives
-  std::int64_t matched = 0;        ///< collectives every rank ran (groups)
-  std::int64_t unmatched = 0;      ///< collectives some rank lacks, or whose names differ (groups)
-  std::int64_t steps = 0;          ///< steps with a straggler (each matched collective one, without step marks)
-  int straggler_rank = -1;         ///< the most frequent straggler; -1 with fewer than two ranks
-  double straggler_step_share = 0;
-  std::int64_t span_ns = 0;  ///< Σ of the ranks' spans: the job's GPU time in the traces
-  std::int64_t wait_ns = 0, comm_ns = 0, exposed_comm_ns = 0;
-  [[nodiscard]] double wait_fraction() const { return share(wait_ns); }
-  [[nodiscard]] double exposed_comm_fraction() const { return share(exposed_comm_ns); }
-  [[nodiscard]] double overlap_fraction() const {
-    return comm_ns > 0 ? static_cast<double>(comm_ns - exposed_comm_ns) / static_cast<double>(comm_ns) : 0.0;
-  }
-
- private:
-  [[nodiscard]] double share(std::int64_t ns) const {
-    return span_ns > 0 ? static_cast<double>(ns) / static_cast<double>(span_ns) : 0.0;
-  }
-};
 
 /// Groups the summaries into jobs (traces without a world size are jobs of one rank) and
 /// analyses each: collectives matched by (step, lane, seq) and name, each rank's wait, the

@@ -1,0 +1,78 @@
+// The jobs that profiler traces of several ranks form (docs/formats.md, "A job of ranks"), from
+// the trace_comm and trace_collective events prep writes for each trace: the traces may come
+// from one prep run or from streams prepared apart.
+#pragma once
+
+#include <gpucost/core/event.hpp>
+#include <gpucost/core/event_sink.hpp>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace gpucost::prep {
+
+/// One rank of a job, with what it waited and what it made others wait.
+struct RankRow {
+  int rank = -1;
+  std::string path;  ///< the trace (its file name when the events name it)
+  std::int64_t span_ns = 0;
+  std::int64_t wait_ns = 0;          ///< Σ over matched collectives of its duration - the shortest's
+  std::int64_t straggler_steps = 0;  ///< steps it was the straggler of
+  std::int64_t comm_ns = 0, exposed_comm_ns = 0;
+  [[nodiscard]] double overlap_fraction() const {
+    return comm_ns > 0 ? static_cast<double>(comm_ns - exposed_comm_ns) / static_cast<double>(comm_ns) : 0.0;
+  }
+};
+
+/// The traces of one job: same world size and backend, overlapping in time.
+struct TraceJob {
+  int world_size = -1;
+  std::string backend;
+  std::vector<RankRow> ranks;      ///< by rank
+  std::vector<std::string> notes;  ///< missing or repeated ranks, traces left out, unmatched collectives
+  std::int64_t matched = 0;        ///< collectives every rank ran (groups)
+  std::int64_t unmatched = 0;      ///< collectives some rank lacks, or whose names differ (groups)
+  std::int64_t steps = 0;          ///< steps with a straggler (each matched collective one, without step marks)
+  int straggler_rank = -1;         ///< the most frequent straggler; -1 with fewer than two ranks
+  double straggler_step_share = 0;
+  std::int64_t span_ns = 0;  ///< Σ of the ranks' spans: the job's GPU time in the traces
+  std::int64_t wait_ns = 0, comm_ns = 0, exposed_comm_ns = 0;
+  [[nodiscard]] double wait_fraction() const { return share(wait_ns); }
+  [[nodiscard]] double exposed_comm_fraction() const { return share(exposed_comm_ns); }
+  [[nodiscard]] double overlap_fraction() const {
+    return comm_ns > 0 ? static_cast<double>(comm_ns - exposed_comm_ns) / static_cast<double>(comm_ns) : 0.0;
+  }
+
+ private:
+  [[nodiscard]] double share(std::int64_t ns) const {
+    return span_ns > 0 ? static_cast<double>(ns) / static_cast<double>(span_ns) : 0.0;
+  }
+};
+
+namespace trace {
+struct RankSummary;
+}
+
+/// Gathers each trace's trace_comm event and the trace_collective events of its rank that follow
+/// it (a collective belongs to the last trace_comm of its host and rank), then analyses the jobs.
+class TraceJobCollector final : public EventSink {
+ public:
+  TraceJobCollector();
+  ~TraceJobCollector() override;
+  TraceJobCollector(const TraceJobCollector&) = delete;
+  TraceJobCollector& operator=(const TraceJobCollector&) = delete;
+  void on_event(const Event& event) override;
+  /// The jobs of the traces seen so far, jobs of several ranks first.
+  [[nodiscard]] std::vector<TraceJob> jobs() const;
+  [[nodiscard]] bool empty() const { return m_ranks.empty(); }
+
+ private:
+  std::vector<std::unique_ptr<trace::RankSummary>> m_ranks;
+  std::map<std::pair<std::string, int>, std::size_t> m_current;  // (host, rank) -> its latest trace
+};
+
+}  // namespace gpucost::prep
