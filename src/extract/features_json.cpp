@@ -8,6 +8,7 @@
 
 #include "gpu_stats.hpp"
 #include "process_list.hpp"
+#include "trace_jobs_json.hpp"
 
 #include <fmt/format.h>
 #include <simdjson.h>
@@ -391,6 +392,7 @@ std::string features_to_json(const Features& f) {
   write_faults(b, f);
   write_profile(b, f.energy_profile);
   detail::write_processes(b, f.processes);
+  detail::write_trace_jobs(b, f.trace_jobs);
   b.append("\n}\n");
   return b;
 }
@@ -853,6 +855,7 @@ Expected<Features> features_from_json(std::string_view text, const std::string& 
   GPUCOST_TRY(read_faults(doc, f, path));
   GPUCOST_TRY(read_profile(doc, f, path));
   GPUCOST_TRY(detail::read_processes(doc, f.processes, path));
+  GPUCOST_TRY(detail::read_trace_jobs(doc, f.trace_jobs, path));
   return f;
 }
 

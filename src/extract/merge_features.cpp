@@ -383,6 +383,8 @@ Expected<Features> merge_features(std::vector<Features> docs) {
   std::vector<const std::vector<ProcessUse>*> process_lists;
   for (const Features& f : docs) process_lists.push_back(&f.processes);
   m.processes = detail::merge_processes(process_lists);
+  // Each document's jobs as they were: ranks of one job split over documents are not matched again.
+  for (const Features& f : docs) m.trace_jobs.insert(m.trace_jobs.end(), f.trace_jobs.begin(), f.trace_jobs.end());
   note_old_versions(docs, m);
   return m;
 }

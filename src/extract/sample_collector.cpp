@@ -116,7 +116,10 @@ void SampleCollector::on_event(const Event& ev) {
     case EventKind::process: return add_process(ev);
     case EventKind::no_process: m_pmon = true; return;
     case EventKind::gpu_handle: return add_handle(ev);
-    default: return;  // extract reads no other kind
+    default:
+      // A trace's communication (kinds without an EventKind: only the job analysis reads them).
+      if (ev.kind == "trace_comm" || ev.kind == "trace_collective") m_trace_jobs.on_event(ev);
+      return;  // extract reads no other kind
   }
 }
 

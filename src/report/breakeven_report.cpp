@@ -1,6 +1,7 @@
 #include <gpucost/report/breakeven_report.hpp>
 
 #include <gpucost/breakeven/carbon.hpp>
+#include <gpucost/breakeven/trace_job_cost.hpp>
 #include <gpucost/breakeven/work_units.hpp>
 #include <gpucost/core/text.hpp>
 #include <gpucost/core/time.hpp>
@@ -609,6 +610,60 @@ void json_slurm(std::string& b, const extract::Features& f, const breakeven::Res
   b.append(fmt::format("\n  ],\n  \"slurm_gpus_seen\": {}", r.job.energy_kwh.size()));
 }
 
+// ---- waiting and exposed communication (docs/cost-model.md) ------------------------------
+
+void json_trace_jobs(std::string& b, const breakeven::Result& r, const extract::Features& f) {
+  const auto costs = breakeven::trace_job_costs(r, f);
+  if (costs.empty()) return;
+  b.append(",\n  \"trace_jobs\": [");
+  for (std::size_t i = 0; i < costs.size(); ++i) {
+    const breakeven::TraceJobCost& c = costs[i];
+    b.append(fmt::format("{}\n    {{\"ranks\": {}, \"world_size\": {}, \"backend\": ", i == 0 ? "" : ",",
+                         c.job.ranks.size(), c.job.world_size));
+    io::append_json_string(b, c.job.backend);
+    b.append(", \"straggler_rank\": ");
+    b.append(c.job.straggler_rank >= 0 ? std::to_string(c.job.straggler_rank) : std::string("null"));
+    b.append(", \"straggler_step_share\": ");
+    num(b, c.job.straggler_step_share);
+    for (const auto& [key, v] : {std::pair<const char*, double>{"wait_fraction", c.job.wait_fraction()},
+                                 {"wait_local", c.wait_local},
+                                 {"wait_cloud", c.wait_cloud},
+                                 {"exposed_comm_fraction", c.job.exposed_comm_fraction()},
+                                 {"exposed_comm_local", c.exposed_local},
+                                 {"exposed_comm_cloud", c.exposed_cloud},
+                                 {"overlap_fraction", c.job.overlap_fraction()}}) {
+      b.append(fmt::format(", \"{}\": ", key));
+      num(b, v);
+    }
+    b.append("}");
+  }
+  b.append("\n  ]");
+}
+
+/// "distributed job": what the ranks' waiting and exposed communication cost.
+std::string table_trace_jobs(const breakeven::Result& r, const extract::Features& f, const std::string& cur) {
+  std::string b;
+  for (const breakeven::TraceJobCost& c : breakeven::trace_job_costs(r, f)) {
+    const prep::TraceJob& j = c.job;
+    b += fmt::format("\ndistributed job  {} of {} ranks ({}), shares of the GPU time in the traces' steps\n",
+                     j.ranks.size(), j.world_size, j.backend.empty() ? "backend unknown" : j.backend);
+    if (j.ranks.size() >= 2) {
+      b += fmt::format("  waiting        {:>5.1f} %  {} {} locally, {} {} in the cloud", j.wait_fraction() * 100,
+                       breakeven::unit_money(c.wait_local), cur, breakeven::unit_money(c.wait_cloud), cur);
+      b += j.straggler_rank >= 0 ? fmt::format(": for rank {} in {:.0f} % of {} steps\n", j.straggler_rank,
+                                               j.straggler_step_share * 100, j.steps)
+                                 : std::string(": no single straggler\n");
+    }
+    b += fmt::format(
+        "  exposed comm   {:>5.1f} %  {} {} locally, {} {} in the cloud ({:.1f} % of the communication "
+        "overlapped by compute; it includes the waiting: do not add the two)\n",
+        j.exposed_comm_fraction() * 100, breakeven::unit_money(c.exposed_local), cur,
+        breakeven::unit_money(c.exposed_cloud), cur, j.overlap_fraction() * 100);
+    for (const std::string& n : j.notes) b += fmt::format("  note: {}\n", n);
+  }
+  return b;
+}
+
 // ---- cost per unit of work (docs/cost-model.md, "Cost per unit of work") ------------------
 
 /// The first unit of `order` (nouns) that has a count; null when none.
@@ -886,6 +941,7 @@ std::string breakeven_json(const breakeven::Result& r, const breakeven::CostConf
   solution(b, "use_hours_per_year", r.use_hours_per_year, true);
   b.append("  }");
   json_work(b, r, f);
+  json_trace_jobs(b, r, f);
   if (x.attribution) attribution_json(b, *x.attribution, c.currency);
   json_electricity(b, r, c, x);
   json_carbon(b, r.carbon);
@@ -982,6 +1038,7 @@ std::string breakeven_table(const breakeven::Result& r, const breakeven::CostCon
                      c.idle_power_w, money(r.idle_cost_per_hour, cur), money(r.idle_cost_per_year, cur),
                      c.use_hours_per_year);
   b += table_work(r, f, cur);
+  b += table_trace_jobs(r, f, cur);
   if (x.attribution) b += attribution_table(*x.attribution, cur);
   b += table_robustness(x, r.job, cur);
   if (x.findings) b += findings_table(*x.findings, cur);

@@ -1,12 +1,14 @@
 // breakeven --by: the job's cost split over the processes that computed on its GPUs, by process,
-// user and cgroup (docs/cost-model.md, "Cost by process, user or cgroup"), worked by hand from the
-// reference case of docs/cost-model.md (tests/reference_case.hpp).
+// user and cgroup (docs/cost-model.md, "Cost by process, user or cgroup"); and what a distributed
+// job's waiting and exposed communication cost ("Waiting and exposed communication"). Worked by
+// hand from the reference case of docs/cost-model.md (tests/reference_case.hpp).
 #include <catch2/catch.hpp>
 
 #include "reference_case.hpp"
 
 #include <gpucost/breakeven/attribution.hpp>
 #include <gpucost/breakeven/cost_model.hpp>
+#include <gpucost/breakeven/trace_job_cost.hpp>
 #include <gpucost/report/attribution_report.hpp>
 
 #include <optional>
@@ -162,4 +164,27 @@ TEST_CASE("attribution: without the scan users are unknown, and a note says why"
   CHECK(a.notes.front().find("gpu_handle") != std::string::npos);
   CHECK(breakeven::parse_attribution_by("users").has_value() == false);
   CHECK(*breakeven::parse_attribution_by("cgroup") == breakeven::AttributionBy::cgroup);
+}
+
+// ---- waiting and exposed communication (docs/cost-model.md) -------------------------------
+
+TEST_CASE("trace jobs: waiting and exposed communication as shares of the cost, by hand", "[attribution][ranks]") {
+  const auto r = breakeven::compute(reference_config(), reference_job());
+  extract::Features f = reference_features({});
+  prep::TraceJob job;  // the worked example of docs/formats.md: 1.2 ms waiting of 7.497 ms
+  job.world_size = 3;
+  job.span_ns = 7'497'000;
+  job.wait_ns = 1'200'000;
+  job.comm_ns = 2'999'000;
+  job.exposed_comm_ns = 2'500'000;
+  job.ranks.resize(3);
+  f.trace_jobs.push_back(job);
+  const auto costs = breakeven::trace_job_costs(r, f);
+  REQUIRE(costs.size() == 1);
+  // 1.2 / 7.497 = 0.160064; x C_L 1.863710 = 0.298313; x C_C 3.166667 = 0.506869
+  CHECK(costs[0].wait_local == Approx(0.298313).epsilon(1e-5));
+  CHECK(costs[0].wait_cloud == Approx(0.506869).epsilon(1e-5));
+  // 2.5 / 7.497 = 0.333467; x C_L = 0.621486
+  CHECK(costs[0].exposed_local == Approx(0.621486).epsilon(1e-5));
+  CHECK(costs[0].job.overlap_fraction() == Approx(499.0 / 2999.0));
 }

@@ -6,6 +6,7 @@
 #include <gpucost/core/error.hpp>
 #include <gpucost/extract/indicator_set.hpp>
 #include <gpucost/extract/sample.hpp>
+#include <gpucost/prep/trace_jobs.hpp>
 
 #include <cstdint>
 #include <map>
@@ -206,6 +207,9 @@ struct Features {
   std::vector<JobRecord> jobs;
   /// The processes on each GPU (pmon, the scan); empty when the inputs had neither.
   std::vector<ProcessUse> processes;
+  /// The jobs the profiler traces' ranks form (docs/formats.md, "A job of ranks"): those of two
+  /// ranks or more, or with communication; empty without such traces.
+  std::vector<prep::TraceJob> trace_jobs;
 
   [[nodiscard]] double wall_s() const { return static_cast<double>(to_ns - from_ns) / 1e9; }
 };
