@@ -36,6 +36,12 @@ constexpr std::array kThresholds = {
     FindingThreshold{"incidents_gpu_lost", "F022", "gpu_lost_count", ">=", 1, "a GPU fell off the bus"},
     FindingThreshold{"incidents_other", "F017", "xid_count", ">=", 1,
                      "an Xid of a code the catalogue does not know (bucket unknown in `incidents`)"},
+    FindingThreshold{"straggler_wait", "", "trace_jobs[].wait_fraction", ">=", 0.05,
+                     "the ranks of a distributed job waited in collectives for the last rank 5 % or more of their GPU "
+                     "time (the profiler traces of two ranks or more)"},
+    FindingThreshold{"exposed_comm", "", "trace_jobs[].exposed_comm_fraction - wait_fraction", ">=", 0.10,
+                     "a tenth or more of a distributed job's GPU time communicated with no computation beside it, "
+                     "beyond the waiting"},
     FindingThreshold{"interruptions", "F025+F026+F027", "suspend_count + lid_close_count + ac_offline_count", ">=", 1,
                      "a suspend, a lid closed or the AC unplugged in the window (needs F051 downtime_s)"},
     FindingThreshold{"cloud_offer", "", "paid - cheapest offer total", ">", 0,
@@ -402,6 +408,77 @@ std::optional<Finding> use_per_year(const Context& x) {
   return out;
 }
 
+/// The distributed job of the traces with the most waiting (ties: the first); null without one of
+/// two ranks or more.
+const prep::TraceJob* most_waiting(const extract::Features& f) {
+  const prep::TraceJob* best = nullptr;
+  for (const prep::TraceJob& j : f.trace_jobs)
+    if (j.ranks.size() >= 2 && (best == nullptr || j.wait_fraction() > best->wait_fraction())) best = &j;
+  return best;
+}
+
+std::optional<Finding> straggler_wait(const Context& x) {
+  const FindingThreshold& t = threshold_of("straggler_wait");
+  const prep::TraceJob* j = most_waiting(x.f);
+  if (j == nullptr || j->wait_fraction() < t.value) return std::nullopt;
+  Finding out = start(t.kind);
+  out.title = j->straggler_rank >= 0
+                  ? fmt::format(
+                        "Ranks waited {:.1f} % of their GPU time for rank {} (last to arrive in {:.0f} % of "
+                        "the steps)",
+                        j->wait_fraction() * 100, j->straggler_rank, j->straggler_step_share * 100)
+                  : fmt::format("Ranks waited {:.1f} % of their GPU time in collectives (no single straggler)",
+                                j->wait_fraction() * 100);
+  out.evidence.push_back(model("trace_jobs.wait_fraction", j->wait_fraction()));
+  out.evidence.push_back(model("trace_jobs.straggler_step_share", j->straggler_step_share));
+  add_time_cost(out, x.r);
+  // The waiting GPU time is paid; a balanced job would not wait, so it is the most to win back.
+  out.saving = j->wait_fraction() * x.time_cost;
+  out.saving_basis =
+      fmt::format("wait_fraction {:.4f} x time cost {}", j->wait_fraction(), money(x.time_cost, x.c.currency));
+  out.suggestion =
+      (j->straggler_rank >= 0 ? fmt::format("Look at rank {} first. ", j->straggler_rank) : std::string()) +
+      "A rank that arrives last is slower before the collective: its input pipeline (DataLoader workers, "
+      "storage, CPU and NUMA affinity of its process), uneven batches (bucket or pack sequences by length so every "
+      "rank gets the same work), a slower or throttled GPU or link on its node (clocks, PCIe/NVLink width), or "
+      "host work on that rank only (logging, checkpointing, evaluation, garbage collection).";
+  return out;
+}
+
+std::optional<Finding> exposed_comm(const Context& x) {
+  const FindingThreshold& t = threshold_of("exposed_comm");
+  const prep::TraceJob* best = nullptr;
+  double best_share = 0;
+  for (const prep::TraceJob& j : x.f.trace_jobs) {
+    const double share = std::max(0.0, j.exposed_comm_fraction() - j.wait_fraction());
+    if (best == nullptr || share > best_share) {
+      best = &j;
+      best_share = share;
+    }
+  }
+  if (best == nullptr || best_share < t.value) return std::nullopt;
+  Finding out = start(t.kind);
+  out.title = fmt::format(
+      "{:.1f} % of the GPU time communicated without computation beside it ({:.0f} % of the "
+      "communication overlapped)",
+      best->exposed_comm_fraction() * 100, best->overlap_fraction() * 100);
+  out.evidence.push_back(model("trace_jobs.exposed_comm_fraction", best->exposed_comm_fraction()));
+  out.evidence.push_back(model("trace_jobs.wait_fraction", best->wait_fraction()));
+  out.evidence.push_back(model("trace_jobs.overlap_fraction", best->overlap_fraction()));
+  add_time_cost(out, x.r);
+  // The waiting is exposed communication too, and belongs to straggler_wait: only the rest can be hidden.
+  out.saving = best_share * x.time_cost;
+  out.saving_basis =
+      fmt::format("(exposed_comm_fraction {:.4f} - wait_fraction {:.4f}) x time cost {}", best->exposed_comm_fraction(),
+                  best->wait_fraction(), money(x.time_cost, x.c.currency));
+  out.suggestion =
+      "Overlap communication with the backward pass: with DDP, tune bucket_cap_mb (smaller buckets start the "
+      "all-reduce earlier) and set gradient_as_bucket_view=True; with FSDP, backward_prefetch=BACKWARD_PRE and "
+      "forward_prefetch; with DeepSpeed ZeRO, overlap_comm=true; accumulate gradients over more micro-batches "
+      "(no_sync) so that fewer steps communicate; check that NCCL uses NVLink or InfiniBand (NCCL_DEBUG=INFO).";
+  return out;
+}
+
 // A local saving is a part of the local cost and can never exceed it (cloud_offer is measured
 // against what the job is paid with by construction; job_length and use_per_year are differences
 // of the two totals).
@@ -441,7 +518,8 @@ std::optional<OfferQuote> cheapest_of(const std::vector<OfferPrice>& offers) {
 std::vector<Finding> findings(const Result& r, const CostConfig& c, const extract::Features& f,
                               const std::optional<OfferQuote>& cheapest) {
   const Context x{r, c, f, time_cost(r)};
-  std::vector<std::optional<Finding>> all = {idle_share(x), throttling(x), launch_delay_tail(x)};
+  std::vector<std::optional<Finding>> all = {idle_share(x), throttling(x), launch_delay_tail(x), straggler_wait(x),
+                                             exposed_comm(x)};
   for (const IncidentRule& rule : kIncidentRules) all.push_back(incident_finding(x, rule));
   all.push_back(interruptions(x));
   all.push_back(cloud_offer(x, cheapest));

@@ -8,6 +8,7 @@
 
 #include <gpucost/breakeven/attribution.hpp>
 #include <gpucost/breakeven/cost_model.hpp>
+#include <gpucost/breakeven/findings.hpp>
 #include <gpucost/breakeven/trace_job_cost.hpp>
 #include <gpucost/report/attribution_report.hpp>
 
@@ -187,4 +188,39 @@ TEST_CASE("trace jobs: waiting and exposed communication as shares of the cost, 
   // 2.5 / 7.497 = 0.333467; x C_L = 0.621486
   CHECK(costs[0].exposed_local == Approx(0.621486).epsilon(1e-5));
   CHECK(costs[0].job.overlap_fraction() == Approx(499.0 / 2999.0));
+}
+
+TEST_CASE("findings: the straggler's wait and exposed communication, by hand", "[attribution][ranks][findings]") {
+  const auto r = breakeven::compute(reference_config(), reference_job());
+  extract::Features f = reference_features({});
+  prep::TraceJob job;  // as above: 1.2 ms waiting and 2.5 ms exposed of 7.497 ms, rank 1 last in 2 of 3 steps
+  job.world_size = 3;
+  job.span_ns = 7'497'000;
+  job.wait_ns = 1'200'000;
+  job.comm_ns = 2'999'000;
+  job.exposed_comm_ns = 2'500'000;
+  job.straggler_rank = 1;
+  job.straggler_step_share = 2.0 / 3.0;
+  job.ranks.resize(3);
+  f.trace_jobs.push_back(job);
+  const auto found = breakeven::findings(r, reference_config(), f, std::nullopt);
+  const auto find = [&](const char* kind) -> const breakeven::Finding* {
+    for (const auto& one : found)
+      if (one.kind == kind) return &one;
+    return nullptr;
+  };
+  // T = 0.396 + 0.978474 + 0.489237 = 1.863711 (no incident)
+  const auto* wait = find("straggler_wait");
+  REQUIRE(wait != nullptr);
+  CHECK(wait->saving == Approx(0.160064 * 1.863711).epsilon(1e-5));  // 0.298314
+  CHECK(wait->title.find("for rank 1") != std::string::npos);
+  const auto* exposed = find("exposed_comm");
+  REQUIRE(exposed != nullptr);
+  CHECK(exposed->saving == Approx((0.333467 - 0.160064) * 1.863711).epsilon(1e-5));  // 0.323173
+  // Below the thresholds nothing fires: 4 % waiting, 12 % exposed of which 4 % waiting.
+  f.trace_jobs.front().wait_ns = 299'880;
+  f.trace_jobs.front().exposed_comm_ns = 899'640;
+  const auto quiet = breakeven::findings(r, reference_config(), f, std::nullopt);
+  for (const auto& one : quiet) CHECK(one.kind != std::string("straggler_wait"));
+  for (const auto& one : quiet) CHECK(one.kind != std::string("exposed_comm"));
 }
