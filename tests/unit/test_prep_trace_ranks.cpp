@@ -233,3 +233,13 @@ TEST_CASE("ranks: the job from prep's events, as streams prepared apart give it"
   CHECK(row(job, 0).exposed_comm_ns == 300'000);
   CHECK(job.overlap_fraction() == Approx(0.25));  // 200 of 800 µs
 }
+
+TEST_CASE("ranks: --steps keeps the ops launched in the chosen steps", "[trace][ranks]") {
+  // Rank 0's step 2: the GEMM from 1.001 ms, the all-reduce from 1.251 to 1.5 ms.
+  const RankSummary r = summarise_rank(rank_trace(0), "rank0.json", StepRange{2, 2});
+  REQUIRE(r.collectives.size() == 1);
+  CHECK(r.collectives.front().step == 2);
+  CHECK(r.span_ns() == 499'000);
+  CHECK(r.comm_ns == 249'000);
+  CHECK(summarise_rank(rank_trace(0), "rank0.json", StepRange{7, 9}).span_ns() == 0);  // no such step
+}

@@ -64,9 +64,10 @@ std::int64_t step_at(const std::vector<StepMark>& steps, std::int64_t t) {
 }
 
 /// Communication time and its overlap with compute kernels, device by device.
-void add_exposure(const TraceData& data, RankSummary& r) {
+void add_exposure(const std::vector<const GpuOp*>& ops, RankSummary& r) {
   std::map<int, std::pair<std::vector<Interval>, std::vector<Interval>>> by_device;  // (comm, compute)
-  for (const GpuOp& op : data.ops) {
+  for (const GpuOp* p : ops) {
+    const GpuOp& op = *p;
     if (op.type != OpType::kernel) continue;
     auto& [comm, compute] = by_device[op.device];
     (op.cls == OpClass::communication ? comm : compute).emplace_back(op.start_ns, op.end_ns());
@@ -78,22 +79,38 @@ void add_exposure(const TraceData& data, RankSummary& r) {
   }
 }
 
-void add_collectives(const TraceData& data, RankSummary& r) {
-  std::unordered_map<std::int64_t, std::int64_t> launch_start;  // correlation -> launch call start
-  for (const LaunchCall& c : data.launches) launch_start.emplace(c.correlation, c.start_ns);
+using LaunchStarts = std::unordered_map<std::int64_t, std::int64_t>;  // correlation -> launch call start
+
+/// The step an op belongs to: the one its launch call (else the op itself) starts in.
+std::int64_t step_of(const GpuOp& op, const TraceData& data, const LaunchStarts& launch_start) {
+  const auto launch = launch_start.find(op.correlation);
+  return step_at(data.steps, launch != launch_start.end() ? launch->second : op.start_ns);
+}
+
+/// --steps: the op's launch call (else the op) starts inside one of the chosen steps, as the
+/// trace's other analyses select (ProfilerStep spans may overlap: any of them counts).
+bool launched_in(const GpuOp& op, StepRange range, const TraceData& data, const LaunchStarts& launch_start) {
+  const auto launch = launch_start.find(op.correlation);
+  const std::int64_t t = launch != launch_start.end() ? launch->second : op.start_ns;
+  return std::any_of(data.steps.begin(), data.steps.end(), [&](const StepMark& s) {
+    return s.number >= range.first && s.number <= range.last && t >= s.start_ns && t < s.start_ns + s.dur_ns;
+  });
+}
+
+void add_collectives(const TraceData& data, const std::vector<const GpuOp*>& ops, const LaunchStarts& launch_start,
+                     RankSummary& r) {
   std::vector<const GpuOp*> comm;
   std::set<std::pair<int, std::int64_t>> lanes;  // (device, stream)
-  for (const GpuOp& op : data.ops)
-    if (op.type == OpType::kernel && op.cls == OpClass::communication) {
-      comm.push_back(&op);
-      lanes.emplace(op.device, op.stream);
+  for (const GpuOp* op : ops)
+    if (op->type == OpType::kernel && op->cls == OpClass::communication) {
+      comm.push_back(op);
+      lanes.emplace(op->device, op->stream);
     }
   std::stable_sort(comm.begin(), comm.end(), [](const GpuOp* a, const GpuOp* b) { return a->start_ns < b->start_ns; });
   std::map<std::pair<std::int64_t, std::uint32_t>, std::uint32_t> next_seq;  // (step, lane) -> count
   for (const GpuOp* op : comm) {
-    const auto launch = launch_start.find(op->correlation);
     Collective c;
-    c.step = step_at(data.steps, launch != launch_start.end() ? launch->second : op->start_ns);
+    c.step = step_of(*op, data, launch_start);
     c.lane = static_cast<std::uint32_t>(std::distance(lanes.begin(), lanes.find({op->device, op->stream})));
     c.seq = next_seq[{c.step, c.lane}]++;
     c.device = op->device;
@@ -132,7 +149,7 @@ int rank_from_file_name(std::string_view path) {
   return rank;
 }
 
-RankSummary summarise_rank(const TraceData& data, std::string path) {
+RankSummary summarise_rank(const TraceData& data, std::string path, std::optional<StepRange> steps) {
   RankSummary r;
   r.path = std::move(path);
   r.world_size = data.world_size;
@@ -143,21 +160,27 @@ RankSummary summarise_rank(const TraceData& data, std::string path) {
     r.rank = rank_from_file_name(r.path);
     r.rank_from_name = r.rank >= 0;
   }
-  if (data.ops.empty()) return r;
-  std::int64_t first = data.ops.front().start_ns, last = data.ops.front().end_ns();
+  LaunchStarts launch_start;
+  for (const LaunchCall& c : data.launches) launch_start.emplace(c.correlation, c.start_ns);
+  std::vector<const GpuOp*> ops;
+  ops.reserve(steps ? 0 : data.ops.size());
   for (const GpuOp& op : data.ops) {
-    first = std::min(first, op.start_ns);
-    last = std::max(last, op.end_ns());
+    if (steps && !launched_in(op, *steps, data, launch_start)) continue;
+    ops.push_back(&op);
+  }
+  if (ops.empty()) return r;
+  std::int64_t first = ops.front()->start_ns, last = ops.front()->end_ns();
+  bool communicates = false;  // most traces are of one GPU without it: no second pass over their kernels
+  for (const GpuOp* op : ops) {
+    first = std::min(first, op->start_ns);
+    last = std::max(last, op->end_ns());
+    communicates = communicates || (op->type == OpType::kernel && op->cls == OpClass::communication);
   }
   r.start_ns = data.to_epoch_ns(first);
   r.end_ns = data.to_epoch_ns(last);
-  // Most traces are of one GPU without communication: no second pass over their kernels.
-  const bool communicates = std::any_of(data.ops.begin(), data.ops.end(), [](const GpuOp& op) {
-    return op.type == OpType::kernel && op.cls == OpClass::communication;
-  });
   if (!communicates) return r;
-  add_exposure(data, r);
-  add_collectives(data, r);
+  add_exposure(ops, r);
+  add_collectives(data, ops, launch_start, r);
   return r;
 }
 

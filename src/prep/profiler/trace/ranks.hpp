@@ -11,6 +11,7 @@
 #include <gpucost/prep/trace_jobs.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -49,8 +50,14 @@ struct RankSummary {
 /// The rank a file name gives: the number after the last "rank-" or "rank_" (any case); -1 when none.
 int rank_from_file_name(std::string_view path);
 
+/// --steps A-B: the ProfilerSteps whose GPU ops count (those launched inside them, else starting
+/// inside them); none: the whole trace.
+struct StepRange {
+  std::int64_t first = 0, last = 0;
+};
+
 /// Summarises one trace; `path` names it in notes.
-RankSummary summarise_rank(const TraceData& data, std::string path);
+RankSummary summarise_rank(const TraceData& data, std::string path, std::optional<StepRange> steps = std::nullopt);
 
 /// Groups the summaries into jobs (traces without a world size are jobs of one rank) and
 /// analyses each: collectives matched by (step, lane, seq) and name, each rank's wait, the

@@ -250,7 +250,10 @@ void emit_steps(const TraceData& data, const TraceClock& clock, ParseContext& ct
 /// with the key that matches it across ranks. Only for traces with communication kernels or of a
 /// job of several ranks.
 void emit_ranks(const TraceData& data, const TraceClock& clock, ParseContext& ctx) {
-  const RankSummary r = summarise_rank(data, ctx.stats.path);
+  std::optional<StepRange> steps;
+  if (ctx.options.step_first)
+    steps = StepRange{*ctx.options.step_first, ctx.options.step_last.value_or(*ctx.options.step_first)};
+  const RankSummary r = summarise_rank(data, ctx.stats.path, steps);
   if (r.collectives.empty() && data.world_size <= 1) return;
   // Collectives carry UTC times when the trace is absolute, else the trace's own clock.
   const auto at = [&](std::int64_t t) { return data.absolute() ? t : clock.at(t); };
