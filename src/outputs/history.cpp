@@ -19,15 +19,32 @@ namespace gpucost::outputs {
 namespace {
 
 /// Premium and cost of one host over its runs, in window order.
-struct HostTrend {
-  std::string host, currency;
+/// What every trend keeps of its runs (window order): their count, windows, premiums, currency.
+struct RunTrend {
+  std::string currency;
   std::size_t runs = 0;
   std::int64_t first_from_ns = 0, last_from_ns = 0;
   double premium_first = 0, premium_last = 0, premium_sum = 0;
+  bool mixed_currency = false;
+  void add(const RunRecord& r) {
+    if (runs == 0) {
+      currency = r.currency;
+      first_from_ns = r.from_ns;
+      premium_first = r.premium;
+    }
+    mixed_currency = mixed_currency || currency != r.currency;
+    ++runs;
+    last_from_ns = r.from_ns;
+    premium_last = r.premium;
+    premium_sum += r.premium;
+  }
+};
+
+struct HostTrend : RunTrend {
+  std::string host;
   double local_per_h_first = 0, local_per_h_last = 0;
   double local_sum = 0, cloud_sum = 0, energy_kwh_sum = 0;
   std::size_t above_line = 0;
-  bool mixed_currency = false;
 };
 
 double per_hour(double cost, double wall_s) { return wall_s > 0 ? cost / (wall_s / 3600) : kNone; }
@@ -53,17 +70,10 @@ std::vector<HostTrend> trends(const std::vector<RunRecord>& all) {
     HostTrend& t = by_host[r.host];
     if (t.runs == 0) {
       t.host = r.host;
-      t.currency = r.currency;
-      t.first_from_ns = r.from_ns;
-      t.premium_first = r.premium;
       t.local_per_h_first = per_hour(r.local_total, r.wall_s);
     }
-    t.mixed_currency = t.mixed_currency || t.currency != r.currency;
-    ++t.runs;
-    t.last_from_ns = r.from_ns;
-    t.premium_last = r.premium;
+    t.add(r);
     t.local_per_h_last = per_hour(r.local_total, r.wall_s);
-    t.premium_sum += r.premium;
     t.local_sum += r.local_total;
     t.cloud_sum += r.cloud_total;
     t.energy_kwh_sum += r.energy_kwh;
@@ -97,13 +107,9 @@ struct UnitTrend {
 
 /// The runs of one software stack (the inputs' fingerprint: drivers, CUDA, GPU models): the
 /// premium and the cost per unit of work over time, to see what a driver or CUDA update changed.
-struct StackTrend {
-  std::string drivers, cuda, gpu_names, currency;
-  std::size_t runs = 0;
-  std::int64_t first_from_ns = 0, last_from_ns = 0;
-  double premium_first = 0, premium_last = 0, premium_sum = 0;
+struct StackTrend : RunTrend {
+  std::string drivers, cuda, gpu_names;
   std::array<UnitTrend, 4> units;  ///< breakeven::work_units() order
-  bool mixed_currency = false;
   [[nodiscard]] std::string label() const {
     const auto or_unknown = [](const std::string& s) { return s.empty() ? std::string("?") : s; };
     return fmt::format("driver {}, CUDA {}, {}", or_unknown(drivers), or_unknown(cuda), or_unknown(gpu_names));
@@ -122,15 +128,8 @@ std::vector<StackTrend> stack_trends(const std::vector<RunRecord>& all) {
       t.drivers = r.drivers;
       t.cuda = r.cuda;
       t.gpu_names = r.gpu_names;
-      t.currency = r.currency;
-      t.first_from_ns = r.from_ns;
-      t.premium_first = r.premium;
     }
-    t.mixed_currency = t.mixed_currency || t.currency != r.currency;
-    ++t.runs;
-    t.last_from_ns = r.from_ns;
-    t.premium_last = r.premium;
-    t.premium_sum += r.premium;
+    t.add(r);
     for (std::size_t i = 0; i < t.units.size(); ++i) t.units[i].add(r.local_per_unit[i], r.cloud_per_unit[i]);
   }
   std::vector<StackTrend> out;
@@ -200,6 +199,24 @@ std::string stacks_table(const std::vector<RunRecord>& runs) {
   return b;
 }
 
+/// A trend's runs, windows and premiums, as host and stack trends both write them.
+void json_run_trend(std::string& b, const RunTrend& t) {
+  b += fmt::format("\"runs\": {}, ", t.runs);
+  json_field(b, "first_window_from", format_utc(t.first_from_ns));
+  json_field(b, "last_window_from", format_utc(t.last_from_ns));
+  json_field(b, "premium_first", t.premium_first);
+  json_field(b, "premium_last", t.premium_last);
+  json_field(b, "premium_mean", t.premium_sum / static_cast<double>(t.runs));
+}
+
+/// The trend's currency, the last field; null when its runs mixed currencies.
+void json_currency(std::string& b, const RunTrend& t) {
+  if (t.mixed_currency)
+    b += "\"currency\": null";
+  else
+    json_field(b, "currency", t.currency, false);
+}
+
 void json_stacks(std::string& b, const std::vector<RunRecord>& runs) {
   const auto stacks = stack_trends(runs);
   b += ",\n  \"stacks\": [";
@@ -210,12 +227,7 @@ void json_stacks(std::string& b, const std::vector<RunRecord>& runs) {
     json_field(b, "drivers", t.drivers);
     json_field(b, "cuda", t.cuda);
     json_field(b, "gpu_names", t.gpu_names);
-    b += fmt::format("\"runs\": {}, ", t.runs);
-    json_field(b, "first_window_from", format_utc(t.first_from_ns));
-    json_field(b, "last_window_from", format_utc(t.last_from_ns));
-    json_field(b, "premium_first", t.premium_first);
-    json_field(b, "premium_last", t.premium_last);
-    json_field(b, "premium_mean", t.premium_sum / static_cast<double>(t.runs));
+    json_run_trend(b, t);
     b += "\"per_unit\": {";
     bool first_unit = true;
     for (std::size_t i = 0; i < t.units.size(); ++i) {
@@ -232,10 +244,7 @@ void json_stacks(std::string& b, const std::vector<RunRecord>& runs) {
       b += "}";
     }
     b += "}, ";
-    if (t.mixed_currency)
-      b += "\"currency\": null";
-    else
-      json_field(b, "currency", t.currency, false);
+    json_currency(b, t);
     b += "}";
   }
   b += stacks.empty() ? "]" : "\n  ]";
@@ -329,22 +338,14 @@ std::string history_json(const std::vector<RunRecord>& runs) {
     b += first ? "\n    {" : ",\n    {";
     first = false;
     json_field(b, "host", t.host);
-    b += fmt::format("\"runs\": {}, ", t.runs);
-    json_field(b, "first_window_from", format_utc(t.first_from_ns));
-    json_field(b, "last_window_from", format_utc(t.last_from_ns));
-    json_field(b, "premium_first", t.premium_first);
-    json_field(b, "premium_last", t.premium_last);
-    json_field(b, "premium_mean", t.premium_sum / static_cast<double>(t.runs));
+    json_run_trend(b, t);
     b += fmt::format("\"runs_above_line\": {}, ", t.above_line);
     json_field(b, "local_per_hour_first", t.local_per_h_first);
     json_field(b, "local_per_hour_last", t.local_per_h_last);
     json_field(b, "local_total", t.local_sum);
     json_field(b, "cloud_total", t.cloud_sum);
     json_field(b, "energy_kwh", t.energy_kwh_sum);
-    if (t.mixed_currency)
-      b += "\"currency\": null";
-    else
-      json_field(b, "currency", t.currency, false);
+    json_currency(b, t);
     b += "}";
   }
   b += hosts.empty() ? "]" : "\n  ]";

@@ -3,6 +3,8 @@
 // through their sketches: exactly in exact mode, within the sketch's alpha in bucket mode).
 #include <catch2/catch.hpp>
 
+#include "indicator_checks.hpp"
+
 #include <gpucost/core/event.hpp>
 #include <gpucost/core/time.hpp>
 #include <gpucost/extract/catalogue.hpp>
@@ -28,25 +30,11 @@ namespace {
 using namespace gpucost;
 using extract::Features;
 using extract::IndicatorSet;
+using gpucost::testing::absent_reason;
+using gpucost::testing::value;
 
 constexpr std::int64_t kT0 = 1'700'000'000'000'000'000;
 constexpr std::int64_t kSec = 1'000'000'000;
-
-double value(const IndicatorSet& set, const std::string& key) {
-  INFO("indicator " << key);
-  const auto it = set.find(key);
-  REQUIRE(it != set.end());
-  REQUIRE(it->second.value.has_value());
-  return *it->second.value;
-}
-
-std::string reason(const IndicatorSet& set, const std::string& key) {
-  INFO("indicator " << key);
-  const auto it = set.find(key);
-  REQUIRE(it != set.end());
-  REQUIRE_FALSE(it->second.value.has_value());
-  return it->second.reason;
-}
 
 using Metrics = std::map<Metric, double>;
 
@@ -151,17 +139,17 @@ TEST_CASE("extract: F053-F104 on the reference series, by hand", "[extract]") {
   CHECK(value(g, "sample_interval_max_s") == 16);
   CHECK(value(g, "gap_count") == 1);
   // Absent inputs: null with the reason.
-  CHECK(reason(g, "power_limit_time_s") == "no enforced power limit in the power samples");
-  CHECK(reason(g, "power_limit_share") == "no sample gives both the enforced and the default power limit");
-  CHECK(reason(g, "mem_temp_mean_c").rfind("no memory temperature samples", 0) == 0);
-  CHECK(reason(g, "mclk_ratio").rfind("no memory clock samples", 0) == 0);
-  CHECK(reason(g, "throttle_power_cap_fraction").rfind("no throttle reasons in the samples", 0) == 0);
-  CHECK(reason(g, "throttle_onsets").rfind("no throttle reasons in the samples", 0) == 0);
-  CHECK(reason(g, "fb_used_max_mib").rfind("no framebuffer samples", 0) == 0);
-  CHECK(reason(g, "pcie_rx_mean_mb_s").rfind("no PCIe throughput samples", 0) == 0);
-  CHECK(reason(g, "pcie_gen_ratio").rfind("no sample gives the PCIe link", 0) == 0);
-  CHECK(reason(g, "mem_util_mean").rfind("no memory utilisation samples", 0) == 0);
-  CHECK(reason(f.host_indicators, "oom_kill_count").rfind("no kernel log", 0) == 0);
+  CHECK(absent_reason(g, "power_limit_time_s") == "no enforced power limit in the power samples");
+  CHECK(absent_reason(g, "power_limit_share") == "no sample gives both the enforced and the default power limit");
+  CHECK(absent_reason(g, "mem_temp_mean_c").rfind("no memory temperature samples", 0) == 0);
+  CHECK(absent_reason(g, "mclk_ratio").rfind("no memory clock samples", 0) == 0);
+  CHECK(absent_reason(g, "throttle_power_cap_fraction").rfind("no throttle reasons in the samples", 0) == 0);
+  CHECK(absent_reason(g, "throttle_onsets").rfind("no throttle reasons in the samples", 0) == 0);
+  CHECK(absent_reason(g, "fb_used_max_mib").rfind("no framebuffer samples", 0) == 0);
+  CHECK(absent_reason(g, "pcie_rx_mean_mb_s").rfind("no PCIe throughput samples", 0) == 0);
+  CHECK(absent_reason(g, "pcie_gen_ratio").rfind("no sample gives the PCIe link", 0) == 0);
+  CHECK(absent_reason(g, "mem_util_mean").rfind("no memory utilisation samples", 0) == 0);
+  CHECK(absent_reason(f.host_indicators, "oom_kill_count").rfind("no kernel log", 0) == 0);
 }
 
 TEST_CASE("extract: power limit, memory, clocks, throttle reasons and PCIe, by hand", "[extract]") {

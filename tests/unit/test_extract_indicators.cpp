@@ -2,6 +2,8 @@
 // is small enough to integrate on paper; the arithmetic is written next to each assertion.
 #include <catch2/catch.hpp>
 
+#include "indicator_checks.hpp"
+
 #include <gpucost/core/event.hpp>
 #include <gpucost/extract/catalogue.hpp>
 #include <gpucost/extract/extract.hpp>
@@ -21,6 +23,8 @@ namespace {
 using namespace gpucost;
 using gpucost::extract::Features;
 using gpucost::extract::IndicatorSet;
+using gpucost::testing::absent_reason;
+using gpucost::testing::value;
 
 constexpr double kNone = std::numeric_limits<double>::quiet_NaN();
 constexpr std::int64_t kT0 = 1'700'000'000'000'000'000;  // 2023-11-14T22:13:20Z
@@ -57,22 +61,6 @@ Features features_of(const std::vector<Row>& rows, extract::ExtractOptions optio
   auto f = extract::compute_features(c, options);
   REQUIRE(f.has_value());
   return *f;
-}
-
-double value(const IndicatorSet& set, const std::string& key) {
-  const auto it = set.find(key);
-  INFO("indicator " << key);
-  REQUIRE(it != set.end());
-  REQUIRE(it->second.value.has_value());
-  return *it->second.value;
-}
-
-std::string absent_reason(const IndicatorSet& set, const std::string& key) {
-  const auto it = set.find(key);
-  INFO("indicator " << key);
-  REQUIRE(it != set.end());
-  REQUIRE_FALSE(it->second.value.has_value());
-  return it->second.reason;
 }
 
 const IndicatorSet& gpu(const Features& f, int index) {

@@ -4,6 +4,8 @@
 // hand in the comment beside it.
 #include <catch2/catch.hpp>
 
+#include "indicator_checks.hpp"
+
 #include <gpucost/core/event.hpp>
 #include <gpucost/extract/extract.hpp>
 #include <gpucost/extract/features.hpp>
@@ -24,6 +26,8 @@ namespace {
 using namespace gpucost;
 using gpucost::extract::Features;
 using gpucost::extract::IndicatorSet;
+using gpucost::testing::absent_reason;
+using gpucost::testing::value;
 
 constexpr std::int64_t kT0 = 1'700'000'000'000'000'000;  // 2023-11-14T22:13:20Z
 
@@ -63,23 +67,6 @@ Features compute(const extract::SampleCollector& c, extract::ExtractOptions opti
   auto f = extract::compute_features(c, options);
   REQUIRE(f.has_value());
   return *f;
-}
-
-double value(const IndicatorSet& set, const std::string& key) {
-  const auto it = set.find(key);
-  INFO("indicator " << key);
-  REQUIRE(it != set.end());
-  INFO("reason " << it->second.reason);
-  REQUIRE(it->second.value.has_value());
-  return *it->second.value;
-}
-
-std::string absent_reason(const IndicatorSet& set, const std::string& key) {
-  const auto it = set.find(key);
-  INFO("indicator " << key);
-  REQUIRE(it != set.end());
-  REQUIRE_FALSE(it->second.value.has_value());
-  return it->second.reason;
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 // break-even exists.
 #include <catch2/catch.hpp>
 
+#include "reference_case.hpp"
+
 #include <gpucost/breakeven/config.hpp>
 #include <gpucost/breakeven/cost_model.hpp>
 #include <gpucost/report/breakeven_report.hpp>
@@ -14,30 +16,14 @@ namespace {
 
 using namespace gpucost;
 
+/// The reference case of docs/cost-model.md at another cloud rate.
 breakeven::CostConfig config(double rate) {
-  breakeven::CostConfig c;
-  c.price_per_kwh = 0.30;
-  c.hardware_price = 3000;
-  c.cooling_factor = 1.2;
-  c.system_power_w = 100;
-  c.hourly_wage = 50;
-  c.maintenance_hours_per_year = 10;
+  breakeven::CostConfig c = gpucost::testing::reference_config();
   c.rate_per_hour = rate;
-  c.speed_ratio = 2.0;
-  c.cold_start_s = 300;
-  c.billing_increment_s = 60;
-  c.billing_minimum_s = 600;
-  c.fixed_per_job = 0.5;
   return c;
 }
 
-breakeven::JobInputs job() {
-  breakeven::JobInputs j;
-  j.wall_h = 2.0;
-  j.energy_kwh = {0.5, 0.4};
-  j.util = {0.6, 0.9};
-  return j;
-}
+breakeven::JobInputs job() { return gpucost::testing::reference_job(); }
 
 /// A fault of one Xid on GPU0 at `minute` of the window (as extract groups them).
 extract::WindowFault fault(int minute, const char* bucket, int code) {

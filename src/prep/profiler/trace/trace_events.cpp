@@ -272,9 +272,8 @@ void emit_ranks(const TraceData& data, const TraceClock& clock, ParseContext& ct
   add_fraction(e, "overlap_fraction", r.overlap_ns, r.comm_ns);
   add_fraction(e, "exposed_comm_fraction", r.exposed_comm_ns(), r.span_ns());
   e.add_number("collectives", static_cast<std::int64_t>(r.collectives.size()));
-  const std::string& path = ctx.stats.path;  // names the trace in the notes of its job
-  e.add_text("file", std::string_view(path).substr(
-                         path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1));
+  const std::string_view path = ctx.stats.path;                 // its file name names the trace in the notes of its job
+  e.add_text("file", path.substr(path.find_last_of('/') + 1));  // npos + 1 = 0: no folder
   ctx.emit();
   for (const Collective& c : r.collectives) {
     begin(ctx, "trace_collective", at(c.start_ns), c.device);
