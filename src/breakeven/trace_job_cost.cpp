@@ -18,4 +18,16 @@ std::vector<TraceJobCost> trace_job_costs(const Result& r, const extract::Featur
   return out;
 }
 
+StepCost step_cost(const CostConfig& c, double step_s, double busy_share) {
+  const double h = step_s / 3600.0;
+  const double capital_per_year = c.hardware_price * (1.0 - c.residual_fraction) / c.lifetime_years;
+  const double per_use_hour = (capital_per_year + c.hourly_wage * c.maintenance_hours_per_year) / c.use_hours_per_year +
+                              c.cooling_factor * c.price_per_kwh * c.system_power_w / 1000.0;
+  StepCost s;
+  s.local = per_use_hour * h;
+  s.q = (1.0 - busy_share) + busy_share / c.speed_ratio;
+  s.cloud = c.rate_per_hour * h * s.q;
+  return s;
+}
+
 }  // namespace gpucost::breakeven

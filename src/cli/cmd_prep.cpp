@@ -8,6 +8,7 @@
 #include <gpucost/pipeline/event_filter.hpp>
 #include <gpucost/pipeline/inputs.hpp>
 #include <gpucost/pipeline/merge.hpp>
+#include <gpucost/prep/trace_job_events.hpp>
 
 #include <fmt/format.h>
 
@@ -51,11 +52,13 @@ int run_prep(const PrepArgs& args) {
   pipeline::EventFilter filter(writer, *selection);
   EventSink* sink = &writer;
   if (!selection->everything()) sink = &filter;
+  // The jobs of the traces' ranks are written after every input: they need all the ranks.
+  prep::TraceJobEvents jobs(*sink);
   // One input streams straight through in its own order; several are merged by time.
-  const Status st =
-      inputs->paths.size() == 1 ? pipeline::feed_inputs(inputs->probed, inputs->prep, inputs->clock, *sink, stats)
-      : selection->everything() ? pipeline::merge_inputs(inputs->probed, inputs->prep, inputs->clock, writer, stats)
-                                : pipeline::merge_inputs(inputs->probed, inputs->prep, inputs->clock, *sink, stats);
+  const Status st = inputs->paths.size() == 1
+                        ? pipeline::feed_inputs(inputs->probed, inputs->prep, inputs->clock, jobs, stats)
+                        : pipeline::merge_inputs(inputs->probed, inputs->prep, inputs->clock, jobs, stats);
+  if (st) writer.set_derived(jobs.finish());
   if (!selection->everything()) writer.set_selection(selection->describe(), filter.left_out());
   writer.write_summary(stats);
   writer.flush();

@@ -1,11 +1,16 @@
-// gpucost trace: the analyses of PyTorch profiler traces as tables.
+// gpucost trace: the analyses of PyTorch profiler traces as tables; --diff puts two runs side by side.
 #include "commands.hpp"
 #include "console.hpp"
 
 #include <gpucost/io/atomic_file.hpp>
+#include <gpucost/outputs/ledger.hpp>
 #include <gpucost/pipeline/inputs.hpp>
+#include <gpucost/report/trace_diff.hpp>
 #include <gpucost/report/trace_report.hpp>
 
+#include <fmt/format.h>
+
+#include <limits>
 #include <memory>
 
 namespace gpucost::cli {
@@ -15,21 +20,76 @@ namespace {
 struct TraceArgs {
   InputArgs in;
   std::string output = "-";
+  bool diff = false, json = false;
+  ModelArgs model;  ///< --config, --set, --cloud: prices a step on each side of --diff
 };
 
-int run_trace(const TraceArgs& args) {
-  auto inputs = open_inputs(args.in);
-  if (!inputs) return fail(inputs.error());
-  report::TraceEventCollector events;
+/// Reads `in`'s inputs into `events`; the inputs' accounting is printed as for any command.
+Expected<std::vector<InputStats>> read_traces(InputArgs in, report::TraceEventCollector& events, int& status) {
+  auto paths = pipeline::expand_trace_directories(in.inputs);
+  if (!paths) return paths.error();
+  in.inputs = std::move(*paths);
+  auto inputs = open_inputs(in);
+  if (!inputs) return inputs.error();
   std::vector<InputStats> stats;
   // Inputs one after the other (not merged by time): each trace's events stay together.
   if (auto st = pipeline::feed_inputs(inputs->probed, inputs->prep, inputs->clock, events, stats); !st) {
     report_inputs(stats, true);
-    return fail(st.error());
+    return st.error();
   }
-  const int status = finish_inputs(stats, args.in, inputs->clock);
+  status = std::max(status, finish_inputs(stats, in, inputs->clock));
+  return stats;
+}
+
+int run_trace(const TraceArgs& args) {
+  report::TraceEventCollector events;
+  int status = kOk;
+  if (auto stats = read_traces(args.in, events, status); !stats) return fail(stats.error());
   const std::string table = report::trace_table(events.events()) + report::ranks_table(events.jobs());
   if (auto st = io::write_file_atomically(args.output, table); !st) return fail(st.error());
+  return status;
+}
+
+/// One side of --diff: its argument (a trace, a directory of ranks' traces, a quoted glob) read alone.
+Expected<report::RunFigures> read_side(const TraceArgs& args, const std::string& side, int& status) {
+  InputArgs in = args.in;
+  in.inputs = {side};
+  in.settings.top_kernels = std::numeric_limits<std::size_t>::max();  // every kernel, to find the changed ones
+  report::TraceEventCollector events;
+  auto stats = read_traces(in, events, status);
+  if (!stats) return stats.error();
+  report::TraceRun run{side, events.events(), events.jobs(), outputs::merge_fingerprints(*stats)};
+  std::optional<std::pair<std::int64_t, std::int64_t>> steps;
+  if (!args.in.settings.steps.empty()) {
+    auto range = pipeline::parse_step_range(args.in.settings.steps);
+    if (!range) return range.error();
+    steps = std::pair{range->first, range->last};
+  }
+  return report::run_figures(run, steps);
+}
+
+int run_diff(const TraceArgs& args) {
+  if (args.in.inputs.size() != 2)
+    return fail(make_error(ErrorKind::usage, fmt::format("--diff compares two runs: {} given", args.in.inputs.size()),
+                           "gpucost trace --diff before.pt.trace.json after.pt.trace.json (each side a trace, a "
+                           "directory of a job's rank traces, or a quoted glob such as 'runA/rank-*.json')"));
+  int status = kOk;
+  auto a = read_side(args, args.in.inputs[0], status);
+  if (!a) return fail(a.error());
+  auto b = read_side(args, args.in.inputs[1], status);
+  if (!b) return fail(b.error());
+  std::optional<breakeven::CostConfig> config;
+  if (!args.model.config.empty() || !args.model.cloud.empty()) {
+    const int gpus = static_cast<int>(std::max(a->ranks.size(), b->ranks.size()));
+    auto c = step_pricing_config(args.model, gpus, a->fingerprint.gpus);
+    if (!c) return fail(c.error());
+    config = std::move(*c);
+  }
+  const std::size_t top = args.in.settings.top_kernels;
+  const breakeven::CostConfig* priced = config ? &*config : nullptr;
+  const std::string out =
+      args.json ? report::trace_diff_json(*a, *b, top, priced) : report::trace_diff_table(*a, *b, top, priced);
+  if (auto st = io::write_file_atomically(args.output, out); !st) return fail(st.error());
   return status;
 }
 
@@ -39,11 +99,33 @@ Runner define_trace(CLI::App& cmd) {
   auto args = std::make_shared<TraceArgs>();
   add_input_options(&cmd, args->in);
   cmd.add_option("-o,--output", args->output, "output file, - = stdout")->type_name("FILE")->group("Output");
+  cmd.add_flag("--diff", args->diff,
+               "compare two runs: exactly two inputs, each a trace, a directory of a job's rank traces or a quoted "
+               "glob")
+      ->group("Compare");
+  cmd.add_flag("--json", args->json, "--diff as JSON")->group("Compare");
+  cmd.add_option("-c,--config", args->model.config, "--diff: the cost config that prices a step on each side")
+      ->type_name("FILE")
+      ->group("Compare");
+  cmd.add_option("--set", args->model.sets, "--diff: override a config key (section.key=value), repeatable")
+      ->type_name("KEY=VALUE")
+      ->group("Compare");
+  cmd.add_option("--cloud", args->model.cloud, "--diff: price the cloud side with this catalogue offer")
+      ->type_name("OFFER")
+      ->group("Compare");
   cmd.footer(
       "Example: gpucost trace --steps 5-7 --top-kernels 5 rank0.pt.trace.json.gz\n"
+      "         gpucost trace --diff -c costs.toml runs/before/ runs/after/\n"
       "The same figures as events: gpucost prep rank0.pt.trace.json.gz\n" +
       std::string(kExitFooter));
-  return [args] { return run_trace(*args); };
+  return [args] {
+    if (!args->diff &&
+        (args->json || !args->model.config.empty() || !args->model.sets.empty() || !args->model.cloud.empty()))
+      return fail(make_error(ErrorKind::usage, "--json, --config, --set and --cloud go with --diff",
+                             "gpucost trace --diff [-c costs.toml] [--json] A B"));
+    args->model.in.quiet = args->in.quiet;
+    return args->diff ? run_diff(*args) : run_trace(*args);
+  };
 }
 
 }  // namespace gpucost::cli

@@ -522,6 +522,19 @@ Expected<ModelRun> model_setup(const ModelArgs& a) {
   return ModelRun{std::move(*config), *chosen, std::move(*inputs), *window};
 }
 
+Expected<breakeven::CostConfig> step_pricing_config(const ModelArgs& a, int gpus,
+                                                    const std::vector<std::string>& gpu_names) {
+  auto config = model_config(a);
+  if (!config) return config.error();
+  auto chosen = chosen_offer(*config, a);
+  if (!chosen) return chosen.error();
+  if (!*chosen) return config;
+  breakeven::JobShape shape;
+  shape.gpus = std::max(gpus, 1);
+  if (gpu_names.size() == 1) shape.local_model = gpu_names.front();
+  return breakeven::config_for_offer(*config, **chosen, shape);
+}
+
 Status check_model(const ModelArgs& a) {
   auto config = model_config(a);
   if (!config) return config.error();

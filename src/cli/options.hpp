@@ -120,6 +120,10 @@ struct ModelRun {
   extract::ExtractOptions window;
 };
 Expected<ModelRun> model_setup(const ModelArgs& a);
+/// The config (and the catalogue offer it or --cloud names, for a job on `gpus` GPUs of the
+/// models `gpu_names`) for pricing a step alone: `trace --diff --config`.
+Expected<breakeven::CostConfig> step_pricing_config(const ModelArgs& a, int gpus,
+                                                    const std::vector<std::string>& gpu_names);
 /// The config and offer checks of model_setup alone: record runs them before it starts the
 /// command, so that a typo in the config does not cost a training run.
 Status check_model(const ModelArgs& a);

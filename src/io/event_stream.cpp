@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <simdjson.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cstring>
 #include <memory>
@@ -28,6 +29,7 @@ struct EventWriter::Impl {
   std::string tz_name;                    // repeated in the summary
   std::string selection;                  // prep --kinds/--from/--to, as given
   std::uint64_t left_out = 0;             // events the selection left out
+  std::uint64_t derived = 0;              // events computed from several inputs (trace_job, trace_rank)
   Impl(std::FILE* f, StreamFormat fmt_) : out(f), format(fmt_) {}
 
   // The hot path: one event line, written with raw pointers into a scratch buffer sized for the
@@ -328,6 +330,7 @@ void EventWriter::write_summary(const std::vector<InputStats>& inputs) {
       list(",\"fingerprint\":{\"drivers\":[", s.fingerprint.drivers);
       list(",\"cuda\":[", s.fingerprint.cuda);
       list(",\"gpus\":[", s.fingerprint.gpus);
+      if (!s.fingerprint.stack.empty()) list(",\"stack\":[", s.fingerprint.stack);
       b.append(fmt::format(",\"gpu_count\":{}}}", s.fingerprint.gpu_count));
     }
     b.append(",\"truncated\":");
@@ -360,6 +363,7 @@ void EventWriter::write_summary(const std::vector<InputStats>& inputs) {
   b.append(fmt::format("],\"lines\":{},\"events\":{},\"ignored\":{},\"malformed\":{},\"duplicates\":{},\"tz\":", lines,
                        events, ignored, malformed, duplicates));
   append_json_string(b, m_impl->tz_name);
+  if (m_impl->derived > 0) b.append(fmt::format(",\"derived\":{}", m_impl->derived));
   if (!m_impl->selection.empty()) {
     b.append(",\"selection\":");
     append_json_string(b, m_impl->selection);
@@ -372,6 +376,8 @@ void EventWriter::set_selection(std::string description, std::uint64_t left_out)
   m_impl->selection = std::move(description);
   m_impl->left_out = left_out;
 }
+
+void EventWriter::set_derived(std::uint64_t derived) { m_impl->derived = derived; }
 
 void EventWriter::flush() { m_impl->out.flush(); }
 bool EventWriter::failed() const { return m_impl->out.failed(); }
@@ -472,6 +478,33 @@ std::string_view fill_event(simdjson::ondemand::object obj, Event& ev) {
   return {};
 }
 
+/// An input's fingerprint in the summary, added to `out`: a stream read again keeps the software
+/// stack its raw logs showed (the ledger's runs, `trace --diff`).
+void read_fingerprint(simdjson::ondemand::object& input, Fingerprint& out) {
+  simdjson::ondemand::object fp;
+  if (input["fingerprint"].get_object().get(fp) != simdjson::SUCCESS) return;
+  for (auto field : fp) {
+    std::string_view key;
+    if (field.unescaped_key().get(key) != simdjson::SUCCESS) return;
+    std::vector<std::string>* list = key == "drivers" ? &out.drivers
+                                     : key == "cuda"  ? &out.cuda
+                                     : key == "gpus"  ? &out.gpus
+                                     : key == "stack" ? &out.stack
+                                                      : nullptr;
+    if (key == "gpu_count") {
+      std::uint64_t n = 0;
+      if (field.value().get_uint64().get(n) == simdjson::SUCCESS) out.gpu_count = std::max(out.gpu_count, n);
+      continue;
+    }
+    simdjson::ondemand::array values;
+    if (list == nullptr || field.value().get_array().get(values) != simdjson::SUCCESS) continue;
+    for (auto v : values) {
+      std::string_view text;
+      if (v.get_string().get(text) == simdjson::SUCCESS) Fingerprint::add(*list, text);
+    }
+  }
+}
+
 }  // namespace
 
 Status read_event_stream(LineReader& reader, EventSink& sink, InputStats& stats) {
@@ -535,9 +568,11 @@ Status read_event_stream(LineReader& reader, EventSink& sink, InputStats& stats)
       obj.reset();
       if (obj["inputs"].get_array().get(inputs) == simdjson::SUCCESS) {
         for (auto input : inputs) {
+          simdjson::ondemand::object in;
+          if (input.get_object().get(in) != simdjson::SUCCESS) continue;
           std::string_view format;
-          if (input["format"].get_string().get(format) == simdjson::SUCCESS)
-            stats.upstream_formats.emplace_back(format);
+          if (in["format"].get_string().get(format) == simdjson::SUCCESS) stats.upstream_formats.emplace_back(format);
+          read_fingerprint(in, stats.fingerprint);
         }
       }
       ++stats.ignored;

@@ -356,6 +356,7 @@ Fingerprint merge_fingerprints(const std::vector<InputStats>& stats) {
     for (const auto& d : s.fingerprint.drivers) Fingerprint::add(out.drivers, d);
     for (const auto& c : s.fingerprint.cuda) Fingerprint::add(out.cuda, c);
     for (const auto& g : s.fingerprint.gpus) Fingerprint::add(out.gpus, g);
+    for (const auto& l : s.fingerprint.stack) Fingerprint::add(out.stack, l);
     out.gpu_count = std::max(out.gpu_count, s.fingerprint.gpu_count);
   }
   return out;

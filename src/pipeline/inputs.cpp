@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <iterator>
 
 #include <glob.h>
@@ -34,6 +35,34 @@ Expected<std::vector<std::string>> expand_inputs(const std::vector<std::string>&
     }
     for (std::size_t i = 0; i < g.gl_pathc; ++i) out.emplace_back(g.gl_pathv[i]);
     globfree(&g);
+  }
+  return out;
+}
+
+Expected<std::vector<std::string>> expand_trace_directories(const std::vector<std::string>& args) {
+  std::vector<std::string> out;
+  for (const std::string& a : args) {
+    std::error_code ec;
+    if (a == "-" || !std::filesystem::is_directory(a, ec)) {
+      out.push_back(a);
+      continue;
+    }
+    std::vector<std::string> traces;
+    namespace fs = std::filesystem;
+    for (auto it = fs::directory_iterator(a, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+      const std::string name = it->path().filename().string();
+      const bool trace = name.ends_with(".json") || name.ends_with(".json.gz") || name.ends_with(".json.zst");
+      std::error_code file_ec;
+      if (trace && !name.starts_with('.') && it->is_regular_file(file_ec)) traces.push_back(it->path().string());
+    }
+    if (ec)
+      return make_error(ErrorKind::io, fmt::format("{}: {}", a, ec.message()), "check the directory's permissions");
+    if (traces.empty())
+      return make_error(ErrorKind::io, fmt::format("{}: no profiler trace in this directory", a),
+                        "gpucost trace reads the *.json, *.json.gz and *.json.zst files of a directory; name "
+                        "other files one by one");
+    std::sort(traces.begin(), traces.end());
+    out.insert(out.end(), traces.begin(), traces.end());
   }
   return out;
 }

@@ -100,9 +100,9 @@ _gpucost_spec() {
     'trace')
       opts='-h --help --input-format --tz --date --start --interval --boot-time --year --fields
         --steps --max-line --top-kernels --pattern --host -j --jobs --strict -q --quiet -v
-        --verbose -o --output'
+        --verbose -o --output --diff --json -c --config --set --cloud'
       valued='--input-format --tz --date --start --interval --boot-time --year --fields --steps
-        --max-line --top-kernels --pattern --host -j --jobs -o --output'
+        --max-line --top-kernels --pattern --host -j --jobs -o --output -c --config --set --cloud'
       args='files' ;;
     'completion')
       opts='-h --help'
@@ -119,7 +119,11 @@ _gpucost_action() {
     *' --tz') action='zones' ;;
     *' -o'|*' --output') action='files' ;;
     *' --output-format') action='words:jsonl tsv' ;;
-    *' -c'|*' --config') action='files:toml' ;;
+    'breakeven -c'|'breakeven --config') action='files:toml' ;;
+    'report -c'|'report --config') action='files:toml' ;;
+    'batch -c'|'batch --config') action='files:toml' ;;
+    'record -c'|'record --config') action='files:toml' ;;
+    'trace -c'|'trace --config') action='files' ;;
     *' --cloud') action='offers' ;;
     *' --clouds') action='files' ;;
     *' --fill') action='words:mean idle none' ;;

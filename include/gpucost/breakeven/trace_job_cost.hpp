@@ -20,4 +20,13 @@ struct TraceJobCost {
 /// The priced shares of each trace job of the features (none without traces of ranks).
 std::vector<TraceJobCost> trace_job_costs(const Result& r, const extract::Features& f);
 
+/// One training step priced by its length alone (`gpucost trace --diff --config`; docs/cost-model.md,
+/// "Cost per step"): a trace has no power samples, so the GPUs' energy is left out.
+struct StepCost {
+  double local = 0;  ///< step_h x (amortisation + routine maintenance per use hour + cooling x price x system power)
+  double cloud = 0;  ///< rate x step_h x q, q = (1 - busy) + busy / speed_ratio
+  double q = 1;      ///< the billed share of the step's time in the cloud
+};
+StepCost step_cost(const CostConfig& c, double step_s, double busy_share);
+
 }  // namespace gpucost::breakeven

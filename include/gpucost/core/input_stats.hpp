@@ -46,12 +46,17 @@ struct MalformedExample {
 enum class TimeBasis { none, absolute, local, uptime, relative };
 std::string_view to_string(TimeBasis b);
 
-/// The software stack an input shows (driver and CUDA versions, GPU names, distinct GPUs), from
-/// its gpu_info and driver events; written in the summary when not empty, to compare two runs.
+/// The software stack an input shows (driver and CUDA versions, GPU names, distinct GPUs, the
+/// libraries a trace or training log names), from its gpu_info and driver events, a trace's
+/// header and a log's environment lines; written in the summary when not empty, to compare two runs.
 struct Fingerprint {
   std::vector<std::string> drivers, cuda, gpus;  ///< distinct values in first-seen order
-  std::uint64_t gpu_count = 0;                   ///< distinct GPUs seen
-  [[nodiscard]] bool empty() const { return drivers.empty() && cuda.empty() && gpus.empty() && gpu_count == 0; }
+  /// The other layers, each "name version": "CUDA runtime 12.9", "NCCL 2.17.1", "PyTorch 2.3.1+cu121".
+  std::vector<std::string> stack;
+  std::uint64_t gpu_count = 0;  ///< distinct GPUs seen
+  [[nodiscard]] bool empty() const {
+    return drivers.empty() && cuda.empty() && gpus.empty() && stack.empty() && gpu_count == 0;
+  }
   /// Appends `value` to `list` unless it is empty or already there.
   static void add(std::vector<std::string>& list, std::string_view value) {
     if (!value.empty() && std::find(list.begin(), list.end(), value) == list.end()) list.emplace_back(value);

@@ -45,6 +45,9 @@ class EventWriter final : public EventSink, public ForkableSink {
   /// prep --kinds/--from/--to: the summary also says what was selected and how many events were
   /// left out ("selection", "left_out").
   void set_selection(std::string description, std::uint64_t left_out);
+  /// Events prep computed from several inputs together (trace_job, trace_rank): the summary's
+  /// `derived`, apart from the inputs' own counts.
+  void set_derived(std::uint64_t derived);
   void flush();
   [[nodiscard]] bool failed() const;
 

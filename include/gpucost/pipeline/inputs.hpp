@@ -20,6 +20,10 @@ namespace gpucost::pipeline {
 /// Expands arguments that contain * ? [ and do not exist as files (sorted, like the shell).
 /// "-" stays stdin. Fails when a pattern matches nothing.
 Expected<std::vector<std::string>> expand_inputs(const std::vector<std::string>& args);
+/// `gpucost trace`'s inputs: a directory stands for the profiler traces in it (names ending
+/// .json, .json.gz or .json.zst, as torch.profiler's tensorboard_trace_handler writes them; not
+/// its subdirectories), sorted by name; other arguments are kept. A directory without one fails.
+Expected<std::vector<std::string>> expand_trace_directories(const std::vector<std::string>& args);
 
 /// What one input is, looked at once before anything is read, so that no later step opens it
 /// to look again: a regular file is opened here and once more to be read.

@@ -36,6 +36,29 @@ using namespace trainlog;
 
 constexpr string_view kSource = "trainlog";
 
+/// The value after `label` and its colon ("PyTorch version (GPU?): 2.1.0+cu121 (True)" gives
+/// "2.1.0+cu121"); empty when `s` does not hold `label` followed by one.
+string_view labelled_value(string_view s, string_view label) {
+  const std::size_t at = s.find(label);
+  if (at == string_view::npos) return {};
+  string_view rest = s.substr(at + label.size());
+  if (rest.starts_with(" (GPU?)")) rest.remove_prefix(7);  // accelerate env, transformers env
+  if (!rest.starts_with(':')) return {};
+  rest = text::trim(rest.substr(1));
+  return rest.substr(0, rest.find(' '));
+}
+
+/// The software stack the environment reports print (python -m torch.utils.collect_env,
+/// accelerate env, transformers env), often copied into a job's log: into the fingerprint.
+void note_stack(string_view s, Fingerprint& fp) {
+  if (s.find("ersion") == string_view::npos && s.find("PyTorch") == string_view::npos) return;
+  if (const string_view v = labelled_value(s, "PyTorch version"); !v.empty())
+    Fingerprint::add(fp.stack, fmt::format("PyTorch {}", v));
+  if (const string_view v = labelled_value(s, "CUDA used to build PyTorch"); !v.empty() && v != "None")
+    Fingerprint::add(fp.stack, fmt::format("CUDA (PyTorch build) {}", v));
+  if (const string_view v = labelled_value(s, "Nvidia driver version"); !v.empty()) Fingerprint::add(fp.drivers, v);
+}
+
 class TrainlogParser final : public LineParser {
  public:
   explicit TrainlogParser(UserPatterns patterns) : m_patterns(std::move(patterns)) {}
@@ -84,6 +107,7 @@ class TrainlogParser final : public LineParser {
     string_view worker;
     const string_view s = clean_segment(raw, worker);
     if (s.empty()) return;
+    note_stack(s, ctx.stats.fingerprint);
     if (stamped_line(s, worker, ctx)) return;
     Bar bar;
     switch (parse_bar(s, bar)) {

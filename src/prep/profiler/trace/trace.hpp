@@ -85,6 +85,10 @@ struct TraceData {
   std::string backend;                       ///< distributedInfo.backend
   std::string trace_name;                    ///< traceName
   std::int64_t schema_version = -1;
+  /// The software stack Kineto names in its header: cuda_runtime_version and cuda_driver_version
+  /// (CUDA's 1000 x major + 10 x minor), cupti_version, distributedInfo.nccl_version; -1 / empty: absent.
+  std::int64_t cuda_runtime_version = -1, cuda_driver_version = -1, cupti_version = -1;
+  std::string nccl_version;
   std::int64_t min_ts_ns = 0;  ///< earliest `ts` of any record (valid when records > 0)
   bool has_min_ts = false;
   std::uint64_t sync_events = 0, cpu_ops = 0, runtime_calls = 0, gpu_annotations = 0;

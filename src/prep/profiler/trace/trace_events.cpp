@@ -22,6 +22,9 @@ void add_real(Event& e, std::string_view key, double v) {
   e.fields.push_back(Field{key, e.own(fmt::format("{}", v)), true, false});
 }
 
+/// A CUDA version as the API gives it (1000 x major + 10 x minor) in its usual form: 12090 -> "12.9".
+std::string cuda_version_text(std::int64_t v) { return fmt::format("{}.{}", v / 1000, (v % 1000) / 10); }
+
 void add_fraction(Event& e, std::string_view key, std::int64_t part, std::int64_t whole) {
   if (whole > 0) add_real(e, key, static_cast<double>(part) / static_cast<double>(whole));
 }
@@ -76,6 +79,11 @@ void emit_info(const TraceData& data, const TraceReport& report, const TraceCloc
   if (data.world_size >= 0) e.add_number("world_size", data.world_size);
   if (!data.backend.empty()) e.add_text("backend", data.backend);
   if (data.schema_version >= 0) e.add_number("schema_version", data.schema_version);
+  // The software stack, for comparing runs (trace --diff): strings made here live in the event.
+  if (data.cuda_driver_version > 0) e.add_text("cuda_driver", e.own(cuda_version_text(data.cuda_driver_version)));
+  if (data.cuda_runtime_version > 0) e.add_text("cuda_runtime", e.own(cuda_version_text(data.cuda_runtime_version)));
+  if (data.cupti_version > 0) e.add_number("cupti_version", data.cupti_version);
+  if (!data.nccl_version.empty()) e.add_text("nccl_version", data.nccl_version);
   e.add_number("records", static_cast<std::int64_t>(data.counts.records));
   e.add_number("gpu_ops", static_cast<std::int64_t>(data.ops.size()));
   e.add_number("launch_calls", static_cast<std::int64_t>(data.launches.size()));
@@ -299,6 +307,11 @@ void account(const TraceData& data, ParseContext& ctx) {
     st.examples.push_back(MalformedExample{m.line, fmt::format("record {}: {}", m.record, m.reason), m.excerpt});
   if (!data.truncated.empty()) st.truncated = data.truncated;
   for (const auto& [id, name] : data.device_names) Fingerprint::add(st.fingerprint.gpus, name);
+  // cudaDriverGetVersion: the CUDA version the driver supports, what nvidia-smi prints as "CUDA Version".
+  if (data.cuda_driver_version > 0) Fingerprint::add(st.fingerprint.cuda, cuda_version_text(data.cuda_driver_version));
+  if (data.cuda_runtime_version > 0)
+    Fingerprint::add(st.fingerprint.stack, "CUDA runtime " + cuda_version_text(data.cuda_runtime_version));
+  if (!data.nccl_version.empty()) Fingerprint::add(st.fingerprint.stack, "NCCL " + data.nccl_version);
 }
 
 void explain_no_gpu_ops(const TraceData& data, ParseContext& ctx) {

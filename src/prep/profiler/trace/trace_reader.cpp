@@ -345,6 +345,12 @@ class Reader {
         if (parse_int_token(v.raw_json_token(), base)) m_out.base_time_ns = base;
       } else if (key == "schemaVersion") {
         parse_int_token(v.raw_json_token(), m_out.schema_version);
+      } else if (key == "cuda_runtime_version") {
+        parse_int_token(v.raw_json_token(), m_out.cuda_runtime_version);
+      } else if (key == "cuda_driver_version") {
+        parse_int_token(v.raw_json_token(), m_out.cuda_driver_version);
+      } else if (key == "cupti_version") {
+        parse_int_token(v.raw_json_token(), m_out.cupti_version);
       } else if (key == "traceName") {
         std::string_view s;
         if (v.get_string().get(s) == sj::SUCCESS) m_out.trace_name = std::string(s);
@@ -367,10 +373,9 @@ class Reader {
       std::int64_t n = 0;
       if (key == "rank" && parse_int_token(fv.raw_json_token(), n)) m_out.rank = static_cast<int>(n);
       if (key == "world_size" && parse_int_token(fv.raw_json_token(), n)) m_out.world_size = static_cast<int>(n);
-      if (key == "backend") {
-        std::string_view s;
-        if (fv.get_string().get(s) == sj::SUCCESS) m_out.backend = std::string(s);
-      }
+      std::string_view s;
+      if (key == "backend" && fv.get_string().get(s) == sj::SUCCESS) m_out.backend = std::string(s);
+      if (key == "nccl_version" && fv.get_string().get(s) == sj::SUCCESS) m_out.nccl_version = std::string(s);
     }
   }
 
