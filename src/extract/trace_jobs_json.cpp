@@ -15,8 +15,13 @@ void write_rank(std::string& b, const prep::RankRow& r) {
   io::append_json_string(b, r.path);
   b.append(
       fmt::format(", \"span_ns\": {}, \"wait_ns\": {}, \"straggler_steps\": {}, \"comm_ns\": {}, "
-                  "\"exposed_comm_ns\": {}}}",
-                  r.span_ns, r.wait_ns, r.straggler_steps, r.comm_ns, r.exposed_comm_ns));
+                  "\"exposed_comm_ns\": {}, \"start_ns\": {}",
+                  r.span_ns, r.wait_ns, r.straggler_steps, r.comm_ns, r.exposed_comm_ns, r.start_ns));
+  if (!r.strip.empty()) {
+    b.append(", \"strip\": ");
+    io::append_json_string(b, r.strip);
+  }
+  b.append("}");
 }
 
 void write_job(std::string& b, const prep::TraceJob& j) {
@@ -97,6 +102,8 @@ Status read_trace_jobs(simdjson::dom::element doc, std::vector<prep::TraceJob>& 
       row.straggler_steps = int_of(r, "straggler_steps");
       row.comm_ns = int_of(r, "comm_ns");
       row.exposed_comm_ns = int_of(r, "exposed_comm_ns");
+      row.start_ns = int_of(r, "start_ns");  // both added within version 2: absent in older documents
+      if (r["strip"].get_string().get(text) == simdjson::SUCCESS && prep::is_strip(text)) row.strip = std::string(text);
       j.ranks.push_back(std::move(row));
     }
     simdjson::dom::array notes;

@@ -1,6 +1,7 @@
 #include <gpucost/report/html_report.hpp>
 
 #include <gpucost/breakeven/cloud_offers.hpp>
+#include <gpucost/breakeven/trace_job_cost.hpp>
 #include <gpucost/breakeven/work_units.hpp>
 
 #include <gpucost/core/text.hpp>
@@ -586,6 +587,113 @@ std::string trace_section(const ReportContent& c) {
          "kernels; idle: no GPU op on any stream.</p>\n</section>\n";
 }
 
+// ---- a distributed job's ranks (docs/report.md, "Distributed job: ranks over time") -------
+
+std::string rank_label(const prep::TraceJob& j, const prep::RankRow& r) {
+  return fmt::format("rank {}{}", r.rank, r.rank == j.straggler_rank ? " (straggler)" : "");
+}
+
+/// The ranks' strips on one axis in ms from the earliest rank's start; empty when no rank has one
+/// (features written before the strips).
+std::string rank_strips(const prep::TraceJob& j) {
+  std::int64_t from = 0, to = 0;
+  bool any = false;
+  for (const prep::RankRow& r : j.ranks) {
+    if (r.strip.empty()) continue;
+    from = any ? std::min(from, r.start_ns) : r.start_ns;
+    to = any ? std::max(to, r.start_ns + r.span_ns) : r.start_ns + r.span_ns;
+    any = true;
+  }
+  if (!any) return {};
+  StripChart chart;
+  chart.title = "GPU activity of each rank";
+  chart.x_caption = "ms from the job's start";
+  chart.x1 = static_cast<double>(to - from) / 1e6;
+  for (const double v : nice_ticks(0, chart.x1, 8))
+    if (v <= chart.x1) chart.x_ticks.push_back(AxisTick{v, tick_label(v)});
+  chart.states = {{prep::kStripCompute, "compute", "#2e7d32"},
+                  {prep::kStripOverlapped, "communication overlapped by compute", "#1565c0"},
+                  {prep::kStripExposed, "exposed communication", "#c62828"},
+                  {prep::kStripIdle, "idle", "#bdbdbd"}};
+  for (const prep::RankRow& r : j.ranks) {
+    if (r.strip.empty()) continue;
+    const double x0 = static_cast<double>(r.start_ns - from) / 1e6;
+    chart.rows.push_back(StripRow{rank_label(j, r), x0, x0 + static_cast<double>(r.span_ns) / 1e6, r.strip});
+  }
+  return render_strip_chart(chart);
+}
+
+std::string share_text(std::int64_t part, std::int64_t whole) {
+  return whole > 0 ? fmt::format("{:.1f} %", static_cast<double>(part) / static_cast<double>(whole) * 100)
+                   : std::string("-");
+}
+
+std::string rank_table(const prep::TraceJob& j) {
+  std::string b =
+      "<table><tr><th>rank</th><th>span</th><th>wait</th><th>wait share</th><th>straggler steps</th>"
+      "<th>exposed comm</th><th>overlap</th></tr>\n";
+  for (const prep::RankRow& r : j.ranks)
+    b += fmt::format(
+        "<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
+        "<td class=\"num\">{} of {}</td><td class=\"num\">{} ({} of the span)</td><td class=\"num\">{}</td></tr>\n",
+        esc(rank_label(j, r)), esc(human_ns(static_cast<double>(r.span_ns))),
+        esc(human_ns(static_cast<double>(r.wait_ns))), share_text(r.wait_ns, r.span_ns), r.straggler_steps, j.steps,
+        esc(human_ns(static_cast<double>(r.exposed_comm_ns))), share_text(r.exposed_comm_ns, r.span_ns),
+        r.comm_ns > 0 ? fmt::format("{:.1f} %", r.overlap_fraction() * 100) : std::string("-"));
+  return b + "</table>\n";
+}
+
+/// The waiting and the exposed communication priced, worded as breakeven's table words them.
+std::string rank_costs(const breakeven::TraceJobCost& c, const std::string& cur) {
+  const prep::TraceJob& j = c.job;
+  const std::string straggler =
+      j.straggler_rank >= 0
+          ? fmt::format("for rank {} in {:.0f} % of {} steps", j.straggler_rank, j.straggler_step_share * 100, j.steps)
+          : std::string("no single straggler");
+  std::string b =
+      "<table><tr><th>of the GPU time in the traces</th><th>share</th><th>local</th><th>cloud</th>"
+      "<th></th></tr>\n";
+  b += fmt::format(
+      "<tr><td>waiting for the straggler</td><td class=\"num\">{:.1f} %</td><td class=\"num\">{} {}</td>"
+      "<td class=\"num\">{} {}</td><td>{}</td></tr>\n",
+      j.wait_fraction() * 100, esc(breakeven::unit_money(c.wait_local)), esc(cur),
+      esc(breakeven::unit_money(c.wait_cloud)), esc(cur), esc(straggler));
+  b += fmt::format(
+      "<tr><td>exposed communication</td><td class=\"num\">{:.1f} %</td><td class=\"num\">{} {}</td>"
+      "<td class=\"num\">{} {}</td><td>{:.1f} % of the communication overlapped by compute; it includes the "
+      "waiting: do not add the two</td></tr>\n",
+      j.exposed_comm_fraction() * 100, esc(breakeven::unit_money(c.exposed_local)), esc(cur),
+      esc(breakeven::unit_money(c.exposed_cloud)), esc(cur), j.overlap_fraction() * 100);
+  return b + "</table>\n";
+}
+
+std::string rank_job(const breakeven::TraceJobCost& c, const std::string& cur) {
+  const prep::TraceJob& j = c.job;
+  std::string b = fmt::format("<h3>{} of {} ranks ({})</h3>\n", j.ranks.size(), j.world_size,
+                              esc(j.backend.empty() ? "backend unknown" : j.backend));
+  const std::string strips = rank_strips(j);
+  b += strips.empty() ? "<p class=\"note\">No strip of the ranks to draw: features written before gpucost kept them "
+                        "(extract them again), or GPU ops that span no time.</p>\n"
+                      : strips;
+  b += rank_table(j) + rank_costs(c, cur);
+  for (const std::string& n : j.notes) b += fmt::format("<p class=\"note\">Note: {}</p>\n", esc(n));
+  return b;
+}
+
+std::string ranks_section(const ReportContent& c) {
+  std::string b;
+  for (const breakeven::TraceJobCost& cost : breakeven::trace_job_costs(c.result, c.sources.features))
+    if (cost.job.ranks.size() >= 2) b += rank_job(cost, c.config.currency);
+  if (b.empty()) return {};
+  return "<section id=\"ranks\"><h2>Distributed job: ranks over time</h2>\n" + b +
+         "<p class=\"note\">Each rank's span (its first GPU op to its last) in 120 equal bins, each coloured by the "
+         "state of most of its time: exposed communication (a communication kernel without a compute kernel on "
+         "its device), communication overlapped by compute, compute, or idle (memory copies and sets included); "
+         "of equal times exposed wins, then overlapped, then compute. Wait: the time a rank spent in collectives "
+         "waiting for the last rank to join, its share of the rank's span. The costs are those shares of the "
+         "job's local and cloud cost (docs/cost-model.md).</p>\n</section>\n";
+}
+
 std::string findings_section(const std::vector<ReportFinding>& findings) {
   if (findings.empty()) return {};
   std::string b = "<section id=\"findings\"><h2>Findings</h2>\n<ul>\n";
@@ -736,6 +844,7 @@ std::string html_report(const ReportContent& c) {
   b += breakeven_section(c);
   b += timelines_section(c);
   b += trace_section(c);
+  b += ranks_section(c);
   b += findings_section(c.findings);
   b += incidents_section(c);
   b += indicators_section(c.sources.features);

@@ -363,6 +363,65 @@ std::string render_bar_chart(const BarChart& c) {
   return b;
 }
 
+namespace {
+
+constexpr double kStripLabelW = 150, kStripRowH = 26, kStripBarH = 18, kStripTop = 24;
+
+/// A row's bins, runs of one state as one rect each (a tooltip names the state and its stretch).
+void strip_row(std::string& b, const StripChart& c, const StripRow& r, const LinearScale& xs, double y) {
+  b += fmt::format("<text class=\"rl\" x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>\n", svg_number(kStripLabelW - 8),
+                   svg_number(y + kStripBarH / 2 + 4), attr(r.label));
+  const double bin = (r.x1 - r.x0) / static_cast<double>(std::max<std::size_t>(r.bins.size(), 1));
+  for (std::size_t i = 0; i < r.bins.size();) {
+    std::size_t j = i;
+    while (j < r.bins.size() && r.bins[j] == r.bins[i]) ++j;
+    const auto state =
+        std::find_if(c.states.begin(), c.states.end(), [&](const StripState& s) { return s.code == r.bins[i]; });
+    if (state != c.states.end()) {
+      const double from = r.x0 + bin * static_cast<double>(i), to = r.x0 + bin * static_cast<double>(j);
+      b += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\"><title>{}</title></rect>\n",
+                       svg_number(xs(from)), svg_number(y), svg_number(xs(to) - xs(from)), svg_number(kStripBarH),
+                       attr(state->colour),
+                       attr(fmt::format("{}: {}, {:.2f} .. {:.2f} {}", r.label, state->label, from, to, c.x_caption)));
+    }
+    i = j;
+  }
+}
+
+}  // namespace
+
+std::string render_strip_chart(const StripChart& c) {
+  constexpr double axis_h = 30, legend_h = 22, right = 20;
+  const double plot_bottom = kStripTop + kStripRowH * static_cast<double>(c.rows.size());
+  const double height = plot_bottom + axis_h + legend_h;
+  const LinearScale xs{0, c.x1 > 0 ? c.x1 : 1, kStripLabelW, c.width - right};
+  std::string b;
+  open_svg(b, c.width, height, c.title);
+  b += fmt::format("<text class=\"ct\" x=\"{}\" y=\"14\">{}</text>\n", svg_number(kStripLabelW), attr(c.title));
+  for (const AxisTick& t : c.x_ticks) {
+    const double x = xs(t.value);
+    b += fmt::format("<line class=\"gr\" x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\"/>", svg_number(x),
+                     svg_number(kStripTop - 2), svg_number(plot_bottom));
+    b += fmt::format("<text class=\"tl\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", svg_number(x),
+                     svg_number(plot_bottom + 14), attr(t.label));
+  }
+  for (std::size_t i = 0; i < c.rows.size(); ++i)
+    strip_row(b, c, c.rows[i], xs, kStripTop + kStripRowH * static_cast<double>(i) + (kStripRowH - kStripBarH) / 2);
+  b += fmt::format("<text class=\"tl\" x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>\n", svg_number(c.width - right),
+                   svg_number(plot_bottom + 28), attr(c.x_caption));
+  double lx = kStripLabelW;
+  const double ly = plot_bottom + axis_h + 12;
+  for (const StripState& s : c.states) {
+    b += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"10\" height=\"10\" fill=\"{}\"/>", svg_number(lx),
+                     svg_number(ly - 9), attr(s.colour));
+    b += fmt::format("<text class=\"lg\" x=\"{}\" y=\"{}\">{}</text>\n", svg_number(lx + 14), svg_number(ly),
+                     attr(s.label));
+    lx += 30 + kLegendCharPx * static_cast<double>(s.label.size());
+  }
+  b += "</svg>\n";
+  return b;
+}
+
 std::vector<AxisTick> time_ticks(std::int64_t from_ns, double span_s, int target) {
   static constexpr std::array<double, 20> kSteps = {1,   2,    5,    10,   15,    30,    60,    120,   300,    600,
                                                     900, 1800, 3600, 7200, 10800, 21600, 43200, 86400, 172800, 604800};

@@ -197,6 +197,8 @@ TEST_CASE("ranks: the job from prep's events, as streams prepared apart give it"
     e.add_number("comm_ns", 400'000);
     e.add_number("comm_overlap_ns", 100'000);
     e.add_text("file", file);
+    e.add_text("strip", rank == 0 ? std::string(120, 'c') : std::string("cox."),
+               true);  // rank 1's is not a strip: dropped
     jobs.on_event(e);
   };
   const auto collective = [&](int rank, std::int64_t step, std::int64_t dur) {
@@ -232,6 +234,9 @@ TEST_CASE("ranks: the job from prep's events, as streams prepared apart give it"
   CHECK(row(job, 0).path == "rank0.json");
   CHECK(row(job, 0).exposed_comm_ns == 300'000);
   CHECK(job.overlap_fraction() == Approx(0.25));  // 200 of 800 µs
+  CHECK(row(job, 0).strip == std::string(120, 'c'));
+  CHECK(row(job, 0).start_ns == kBase);
+  CHECK(row(job, 1).strip.empty());
 }
 
 TEST_CASE("ranks: --steps keeps the ops launched in the chosen steps", "[trace][ranks]") {
@@ -242,4 +247,56 @@ TEST_CASE("ranks: --steps keeps the ops launched in the chosen steps", "[trace][
   CHECK(r.span_ns() == 499'000);
   CHECK(r.comm_ns == 249'000);
   CHECK(summarise_rank(rank_trace(0), "rank0.json", StepRange{7, 9}).span_ns() == 0);  // no such step
+  // Its strip: the GEMM's 250 of 499 µs fill 60.1 bins, the all-reduce the rest.
+  CHECK(r.strip == std::string(60, 'c') + std::string(60, 'x'));
+  CHECK(summarise_rank(rank_trace(0), "rank0.json", StepRange{7, 9}).strip.empty());
+}
+
+TEST_CASE("ranks: the strip, bin by bin", "[trace][ranks]") {
+  // A span of 1 200 ns: 120 bins of 10 ns.
+  TraceData d;
+  d.names = {"ncclDevKernel_AllReduce_Sum_f32_RING_LL", "ampere_sgemm_128x64_tn", "Memcpy HtoD"};
+  d.base_time_ns = kBase;
+  d.rank = 0;
+  d.world_size = 2;
+  d.ops.push_back(kernel(0, 35, 7, kGemm));         // bins 0-2 compute; bin 3: 5 ns compute, 5 idle: c
+  d.ops.push_back(kernel(40, 80, 20, kAllReduce));  // bins 4-5 exposed
+  d.ops.push_back(kernel(60, 75, 9, kGemm));        // bin 6 overlapped; bin 7: 5 overlapped, 5 exposed: x
+  GpuOp copy = kernel(100, 130, 11, 2);             // bins 10-12: a memcpy is not compute: idle
+  copy.type = OpType::memcpy;
+  copy.cls = OpClass::compute;
+  d.ops.push_back(copy);
+  GpuOp other = kernel(40, 50, 7, kGemm);  // compute on another device: bin 4 stays exposed
+  other.device = 1;
+  d.ops.push_back(other);
+  d.ops.push_back(kernel(150, 156, 20, kAllReduce));  // bin 15: 6 exposed, 4 compute: x
+  d.ops.push_back(kernel(156, 160, 7, kGemm));
+  d.ops.push_back(kernel(200, 205, 20, kAllReduce));  // bin 20: 5 overlapped, 5 compute: o
+  d.ops.push_back(kernel(200, 210, 7, kGemm));
+  d.ops.push_back(kernel(1'190, 1'200, 7, kGemm));  // bin 119 compute
+  const RankSummary r = summarise_rank(d, "rank0.json");
+  REQUIRE(r.span_ns() == 1'200);
+  // Bins 0-3 c, 4-5 x, 6 o, 7 x, 8-14 idle, 15 x, 16-19 idle, 20 o, 21-118 idle, 119 c.
+  const std::string expected =
+      "ccccxxox" + std::string(7, '.') + "x" + std::string(4, '.') + "o" + std::string(98, '.') + "c";
+  REQUIRE(expected.size() == 120);
+  CHECK(r.strip == expected);
+  CHECK(r.comm_ns == 40 + 6 + 5);
+  CHECK(r.overlap_ns == 15 + 5);
+
+  SECTION("a trace of one rank without communication has none (prep writes no trace_comm for it)") {
+    d.world_size = -1;
+    d.ops = {kernel(0, 35, 7, kGemm)};
+    CHECK(summarise_rank(d, "rank0.json").strip.empty());
+  }
+  SECTION("a span of no time has none") {
+    d.ops = {kernel(10, 10, 7, kGemm)};
+    CHECK(summarise_rank(d, "rank0.json").strip.empty());
+  }
+  SECTION("a span that is not a multiple of 120 ns: bins of 10.5 ns") {
+    d.ops = {kernel(0, 21, 7, kGemm), kernel(21, 1'260, 20, kAllReduce)};  // 2 bins of compute exactly
+    CHECK(summarise_rank(d, "rank0.json").strip == "cc" + std::string(118, 'x'));
+    d.ops = {kernel(0, 22, 7, kGemm), kernel(22, 1'261, 20, kAllReduce)};  // bins of 10.508 ns: 2.09 bins
+    CHECK(summarise_rank(d, "rank0.json").strip == "cc" + std::string(118, 'x'));
+  }
 }

@@ -2,7 +2,12 @@
 // rule, and a whole report with hostile text that must still parse as XML (XHTML-compatible).
 #include <catch2/catch.hpp>
 
+#include "support.hpp"
+
 #include <gpucost/breakeven/cost_model.hpp>
+#include <gpucost/breakeven/trace_job_cost.hpp>
+#include <gpucost/breakeven/work_units.hpp>
+#include <gpucost/extract/extract.hpp>
 #include <gpucost/report/html.hpp>
 #include <gpucost/report/html_report.hpp>
 #include <gpucost/report/lttb.hpp>
@@ -10,6 +15,7 @@
 #include <gpucost/report/timeline.hpp>
 #include <gpucost/report/trace_report.hpp>
 
+#include <fmt/format.h>
 #include <pugixml.hpp>
 
 #include <cmath>
@@ -388,4 +394,99 @@ TEST_CASE("report: the verdict names the offer's price, its age and doubts", "[r
   const std::string text = row.child_value();
   CHECK(text.find("on-demand price seen 2024-09-01, 822 days old: it may have changed") != std::string::npos);
   CHECK(text.find("not confirmed against its source") != std::string::npos);
+}
+
+namespace {
+
+/// The features of the 2-rank DDP job of testdata/trace/ranks, as extract gives them.
+extract::Features ddp2_features() {
+  extract::SampleCollector c;
+  std::vector<InputStats> inputs;
+  for (const char* name : {"ddp2_rank-0.pt.trace.json", "ddp2_rank-1.pt.trace.json"}) {
+    auto reader = io::LineReader::from_string(test::fixture(std::string("trace/ranks/") + name));
+    auto clock = LocalClock::make("UTC");
+    InputStats stats;
+    stats.path = name;
+    REQUIRE(prep::run_prep_input(*reader, {}, *clock, c, stats));
+    inputs.push_back(stats);
+  }
+  c.note_inputs(inputs);
+  auto f = extract::compute_features(c, {});
+  REQUIRE(f);
+  return std::move(*f);
+}
+
+}  // namespace
+
+TEST_CASE("report: a distributed job's ranks over time, and what their waiting costs", "[report][ranks]") {
+  const auto config = test_config();
+  report::ReportSources sources;
+  sources.features = ddp2_features();
+  REQUIRE(sources.features.trace_jobs.size() == 1);
+  breakeven::JobInputs job;  // the traces hold no energy: a job of an hour priced by hand
+  job.wall_h = 1.0;
+  job.energy_kwh = {0.4, 0.4};
+  job.util = {0.5, 0.5};
+  const auto result = breakeven::compute(config, job);
+  const std::string html = report::html_report({result, config, sources, {}, {}, {}});
+  pugi::xml_document doc;
+  REQUIRE(doc.load_string(html.c_str()));
+  const pugi::xml_node section = doc.select_node("//section[@id='ranks']").node();
+  REQUIRE(section);
+  CHECK(std::string(section.child_value("h2")) == "Distributed job: ranks over time");
+  // One strip per rank, the straggler marked, each drawn in runs of its states' colours.
+  const auto labels = section.select_nodes(".//*[local-name()='text'][@class='rl']");
+  REQUIRE(labels.size() == 2);
+  CHECK(std::string(labels[0].node().child_value()) == "rank 0");
+  CHECK(std::string(labels[1].node().child_value()) == "rank 1 (straggler)");
+  for (const char* colour : {"#2e7d32", "#c62828", "#bdbdbd"})
+    CHECK_FALSE(
+        section.select_nodes((std::string(".//*[local-name()='rect'][@fill='") + colour + "']").c_str()).empty());
+  CHECK(html.find("rank 0: compute, 0.00 .. 0.10 ms from the job&#39;s start") != std::string::npos);
+  // The table per rank: rank 0 waited 500 us of its 2.49 ms, rank 1 150 us.
+  CHECK(html.find("<td>rank 0</td><td class=\"num\">2.490 ms</td><td class=\"num\">500.0 us</td><td "
+                  "class=\"num\">20.1 %</td><td class=\"num\">1 of 3</td>") != std::string::npos);
+  CHECK(html.find("<td>rank 1 (straggler)</td><td class=\"num\">2.490 ms</td><td class=\"num\">150.0 us</td>") !=
+        std::string::npos);
+  // The waiting cost, as breakeven prices it: 650 of 4 980 us of GPU time.
+  const auto costs = breakeven::trace_job_costs(result, sources.features);
+  REQUIRE(costs.size() == 1);
+  CHECK(costs.front().job.wait_fraction() == Approx(650.0 / 4980.0));
+  CHECK(html.find(fmt::format("<td>waiting for the straggler</td><td class=\"num\">13.1 %</td><td "
+                              "class=\"num\">{} EUR</td><td class=\"num\">{} EUR</td><td>for rank 1 in 67 % of 3 "
+                              "steps</td>",
+                              breakeven::unit_money(costs.front().wait_local),
+                              breakeven::unit_money(costs.front().wait_cloud))) != std::string::npos);
+  CHECK(html.find(fmt::format("<td>exposed communication</td><td class=\"num\">33.9 %</td><td class=\"num\">{} EUR",
+                              breakeven::unit_money(costs.front().exposed_local))) != std::string::npos);
+
+  SECTION("the features document keeps each rank's start and strip; one edited out of shape is dropped") {
+    std::string json = extract::features_to_json(sources.features);
+    const auto back = extract::features_from_json(json, "f.json");
+    REQUIRE(back);
+    REQUIRE(back->trace_jobs.size() == 1);
+    const auto& was = sources.features.trace_jobs.front().ranks;
+    const auto& now = back->trace_jobs.front().ranks;
+    REQUIRE(now.size() == 2);
+    CHECK(now[1].strip.size() == 120);
+    CHECK(now[1].strip == was[1].strip);
+    CHECK(now[1].start_ns == was[1].start_ns);
+    CHECK(now[1].start_ns == 1'718'186'400'000'010'000);
+    const std::size_t at = json.find("\"strip\": \"");
+    REQUIRE(at != std::string::npos);
+    json[at + 10] = 'z';
+    const auto edited = extract::features_from_json(json, "f.json");
+    REQUIRE(edited);
+    CHECK(edited->trace_jobs.front().ranks[0].strip.empty());
+  }
+  SECTION("features without strips (an older document): the tables stay, a note replaces the chart") {
+    for (auto& r : sources.features.trace_jobs.front().ranks) r.strip.clear();
+    const std::string old = report::html_report({result, config, sources, {}, {}, {}});
+    CHECK(old.find("No strip of the ranks to draw") != std::string::npos);
+    CHECK(old.find("<td>waiting for the straggler</td>") != std::string::npos);
+  }
+  SECTION("a job of one rank has no such section") {
+    sources.features.trace_jobs.front().ranks.resize(1);
+    CHECK(report::html_report({result, config, sources, {}, {}, {}}).find("id=\"ranks\"") == std::string::npos);
+  }
 }

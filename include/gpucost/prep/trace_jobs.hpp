@@ -10,10 +10,24 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 namespace gpucost::prep {
+
+/// The bins of a rank's strip: its span cut into equal parts (docs/formats.md, "A job of ranks").
+inline constexpr std::size_t kStripBins = 120;
+
+/// A strip's states, one character a bin: compute only, communication overlapped by compute,
+/// exposed communication, idle.
+inline constexpr char kStripCompute = 'c', kStripOverlapped = 'o', kStripExposed = 'x', kStripIdle = '.';
+
+/// A strip as written: kStripBins characters of the four states (a stream edited by hand may hold
+/// anything: what is not one is dropped).
+[[nodiscard]] inline bool is_strip(std::string_view s) {
+  return s.size() == kStripBins && s.find_first_not_of("cox.") == std::string_view::npos;
+}
 
 /// One rank of a job, with what it waited and what it made others wait.
 struct RankRow {
@@ -23,6 +37,8 @@ struct RankRow {
   std::int64_t wait_ns = 0;          ///< Σ over matched collectives of its duration - the shortest's
   std::int64_t straggler_steps = 0;  ///< steps it was the straggler of
   std::int64_t comm_ns = 0, exposed_comm_ns = 0;
+  std::int64_t start_ns = 0;  ///< its first GPU op's start: UTC when the trace is absolute
+  std::string strip;          ///< its span in kStripBins bins, a state each (is_strip); empty: none
   [[nodiscard]] double overlap_fraction() const {
     return comm_ns > 0 ? static_cast<double>(comm_ns - exposed_comm_ns) / static_cast<double>(comm_ns) : 0.0;
   }

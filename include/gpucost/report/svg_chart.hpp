@@ -113,6 +113,32 @@ struct BarChart {
 
 std::string render_bar_chart(const BarChart& chart);
 
+/// A state of the strips: the character that stands for it, its legend text and colour.
+struct StripState {
+  char code = '.';
+  std::string label, colour;
+};
+
+/// One row of a strip chart: equal bins from x0 to x1 (data units), one state character each.
+struct StripRow {
+  std::string label;
+  double x0 = 0, x1 = 0;
+  std::string bins;
+};
+
+/// Rows of coloured bins on one x axis from 0 to x1 (a distributed job's ranks over time), with
+/// a legend of the states; a bin whose character is no state is left blank.
+struct StripChart {
+  std::string title, x_caption;
+  double width = 1200;
+  double x1 = 1;
+  std::vector<AxisTick> x_ticks;
+  std::vector<StripState> states;
+  std::vector<StripRow> rows;
+};
+
+std::string render_strip_chart(const StripChart& chart);
+
 /// Time ticks for a window of `span_s` seconds starting at `from_ns`: round UTC times
 /// ("14:30", "06-12 00:00" past a day), as seconds since `from_ns`.
 std::vector<AxisTick> time_ticks(std::int64_t from_ns, double span_s, int target);

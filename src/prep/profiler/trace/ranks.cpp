@@ -9,7 +9,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cctype>
+#include <limits>
 #include <map>
 #include <set>
 #include <tuple>
@@ -41,19 +43,41 @@ std::int64_t length(const std::vector<Interval>& disjoint) {
   return total;
 }
 
-/// The length of the intersection of two lists of disjoint, ordered intervals.
-std::int64_t intersection(const std::vector<Interval>& a, const std::vector<Interval>& b) {
-  std::int64_t total = 0;
+/// The intersection of two lists of disjoint, ordered intervals, itself disjoint and ordered.
+std::vector<Interval> common(const std::vector<Interval>& a, const std::vector<Interval>& b) {
+  std::vector<Interval> out;
   std::size_t i = 0, j = 0;
   while (i < a.size() && j < b.size()) {
     const std::int64_t from = std::max(a[i].first, b[j].first), to = std::min(a[i].second, b[j].second);
-    if (to > from) total += to - from;
+    if (to > from) out.emplace_back(from, to);
     if (a[i].second < b[j].second)
       ++i;
     else
       ++j;
   }
-  return total;
+  return out;
+}
+
+/// `a` less `b`, both disjoint and ordered: disjoint and ordered.
+std::vector<Interval> minus(const std::vector<Interval>& a, const std::vector<Interval>& b) {
+  std::vector<Interval> out;
+  std::size_t j = 0;
+  for (auto [from, to] : a) {
+    while (j < b.size() && b[j].second <= from) ++j;
+    for (std::size_t k = j; k < b.size() && b[k].first < to; ++k) {
+      if (b[k].first > from) out.emplace_back(from, b[k].first);
+      from = std::max(from, b[k].second);
+    }
+    if (from < to) out.emplace_back(from, to);
+  }
+  return out;
+}
+
+/// The union of several lists of intervals.
+std::vector<Interval> joined(const std::vector<const std::vector<Interval>*>& lists) {
+  std::vector<Interval> all;
+  for (const auto* l : lists) all.insert(all.end(), l->begin(), l->end());
+  return merged(std::move(all));
 }
 
 /// The step whose CPU span holds `t`; -1 when none does.
@@ -63,20 +87,99 @@ std::int64_t step_at(const std::vector<StepMark>& steps, std::int64_t t) {
   return -1;
 }
 
-/// Communication time and its overlap with compute kernels, device by device.
-void add_exposure(const std::vector<const GpuOp*>& ops, RankSummary& r) {
-  std::map<int, std::pair<std::vector<Interval>, std::vector<Interval>>> by_device;  // (comm, compute)
+/// A device's kernels: the unions of its communication and of its compute kernels (any other
+/// kernel; memcpy and memset are not computation), and the communication compute overlapped.
+struct DeviceKernels {
+  std::vector<Interval> comm, compute, overlapped;
+};
+
+std::map<int, DeviceKernels> kernels_by_device(const std::vector<const GpuOp*>& ops) {
+  std::map<int, DeviceKernels> by_device;
   for (const GpuOp* p : ops) {
     const GpuOp& op = *p;
     if (op.type != OpType::kernel) continue;
-    auto& [comm, compute] = by_device[op.device];
-    (op.cls == OpClass::communication ? comm : compute).emplace_back(op.start_ns, op.end_ns());
+    DeviceKernels& d = by_device[op.device];
+    (op.cls == OpClass::communication ? d.comm : d.compute).emplace_back(op.start_ns, op.end_ns());
   }
-  for (auto& [device, lists] : by_device) {
-    const auto comm = merged(std::move(lists.first)), compute = merged(std::move(lists.second));
-    r.comm_ns += length(comm);
-    r.overlap_ns += intersection(comm, compute);
+  for (auto& [device, d] : by_device) {
+    d.comm = merged(std::move(d.comm));
+    d.compute = merged(std::move(d.compute));
+    d.overlapped = common(d.comm, d.compute);
   }
+  return by_device;
+}
+
+/// Communication time and its overlap with compute kernels, device by device.
+void add_exposure(const std::map<int, DeviceKernels>& devices, RankSummary& r) {
+  for (const auto& [device, d] : devices) {
+    r.comm_ns += length(d.comm);
+    r.overlap_ns += length(d.overlapped);
+  }
+}
+
+/// The time of [origin, origin + span) cut into kStripBins bins, each bin's time in each state.
+/// Exact: times are scaled by kStripBins, so each bin is `span` scaled units wide.
+class StripBins {
+ public:
+  StripBins(std::int64_t origin, std::int64_t span) : m_origin(origin) {
+    // A span beyond ~2 years (a trace with a stray stamp) is coarsened until it fits in 64 bits.
+    while ((span >> m_shift) > std::numeric_limits<std::int64_t>::max() / kBins) ++m_shift;
+    m_width = span >> m_shift;
+  }
+  /// Adds disjoint intervals inside the span to the time of state `s`.
+  void add(const std::vector<Interval>& intervals, std::size_t s) {
+    for (const auto& [start, end] : intervals) {
+      std::int64_t from = scaled(start);
+      const std::int64_t to = scaled(end);
+      while (from < to) {  // from < to <= kBins x width: bin < kBins
+        const std::int64_t bin = from / m_width, upto = std::min(to, (bin + 1) * m_width);
+        m_time[static_cast<std::size_t>(bin)][s] += upto - from;
+        from = upto;
+      }
+    }
+  }
+  /// Each bin's dominant state; of equal times the first of kStates wins (exposed, overlapped,
+  /// compute, idle).
+  [[nodiscard]] std::string strip() const {
+    std::string out;
+    for (const auto& t : m_time) {
+      const std::array<std::int64_t, 4> time = {t[0], t[1], t[2], m_width - t[0] - t[1] - t[2]};
+      out += kStates[static_cast<std::size_t>(std::max_element(time.begin(), time.end()) - time.begin())];
+    }
+    return out;
+  }
+  static constexpr char kStates[4] = {kStripExposed, kStripOverlapped, kStripCompute, kStripIdle};
+
+ private:
+  static constexpr std::int64_t kBins = static_cast<std::int64_t>(kStripBins);
+  [[nodiscard]] std::int64_t scaled(std::int64_t t) const { return ((t - m_origin) >> m_shift) * kBins; }
+  std::int64_t m_origin = 0, m_width = 0;
+  int m_shift = 0;
+  std::array<std::array<std::int64_t, 3>, kStripBins> m_time{};  // exposed, overlapped, compute
+};
+
+/// The rank's span [first, last] as a strip (docs/formats.md, "A job of ranks"): at each moment
+/// the state is exposed communication when some device's communication runs without compute on
+/// that device, else overlapped communication, else compute (a compute kernel on any device),
+/// else idle (memcpy and memset included); each bin takes the state of most of its time.
+std::string strip_of(const std::map<int, DeviceKernels>& devices, std::int64_t first, std::int64_t last) {
+  if (last <= first) return {};
+  std::vector<std::vector<Interval>> exposed_by_device;
+  std::vector<const std::vector<Interval>*> exposed, overlapped, compute;
+  exposed_by_device.reserve(devices.size());
+  for (const auto& [device, d] : devices) {
+    exposed_by_device.push_back(minus(d.comm, d.compute));
+    overlapped.push_back(&d.overlapped);
+    compute.push_back(&d.compute);
+  }
+  for (const auto& e : exposed_by_device) exposed.push_back(&e);
+  const std::vector<Interval> x = joined(exposed), o = minus(joined(overlapped), x);
+  const std::vector<Interval> c = minus(joined(compute), joined({&x, &o}));
+  StripBins bins(first, last - first);
+  bins.add(x, 0);
+  bins.add(o, 1);
+  bins.add(c, 2);
+  return bins.strip();
 }
 
 using LaunchStarts = std::unordered_map<std::int64_t, std::int64_t>;  // correlation -> launch call start
@@ -178,9 +281,11 @@ RankSummary summarise_rank(const TraceData& data, std::string path, std::optiona
   }
   r.start_ns = data.to_epoch_ns(first);
   r.end_ns = data.to_epoch_ns(last);
-  if (!communicates) return r;
-  add_exposure(ops, r);
-  add_collectives(data, ops, launch_start, r);
+  if (!communicates && r.world_size <= 1) return r;  // prep writes no trace_comm for it
+  const std::map<int, DeviceKernels> devices = kernels_by_device(ops);
+  add_exposure(devices, r);
+  r.strip = strip_of(devices, first, last);
+  if (communicates) add_collectives(data, ops, launch_start, r);
   return r;
 }
 
@@ -322,6 +427,8 @@ TraceJob analyse_job(std::vector<RankSummary> traces, int world_size, const std:
     row.span_ns = r.span_ns();
     row.comm_ns = r.comm_ns;
     row.exposed_comm_ns = r.exposed_comm_ns();
+    row.start_ns = r.start_ns;
+    row.strip = r.strip;
     job.ranks.push_back(std::move(row));
   }
   if (ranks.size() > 1) match_collectives(ranks, job);
@@ -392,6 +499,7 @@ void TraceJobCollector::on_event(const Event& e) {
     r->end_ns = e.ts_ns + int_field(e, "span_ns", 0);
     r->comm_ns = int_field(e, "comm_ns", 0);
     r->overlap_ns = int_field(e, "comm_overlap_ns", 0);
+    if (const std::string_view strip = text_field(e, "strip"); is_strip(strip)) r->strip = std::string(strip);
     const std::string_view file = text_field(e, "file");
     r->path = file.empty() ? fmt::format("{} rank {}", e.host, r->rank) : std::string(file);
     m_current[{std::string(e.host), r->rank}] = m_ranks.size();

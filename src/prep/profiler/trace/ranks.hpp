@@ -43,6 +43,7 @@ struct RankSummary {
   std::int64_t comm_ns = 0;               ///< union of its communication kernels, per device, summed
   std::int64_t overlap_ns = 0;            ///< of comm_ns, the time a compute kernel ran on the same device
   std::vector<Collective> collectives;    ///< in (step, lane, seq) order
+  std::string strip;                      ///< its span in kStripBins bins (RankRow::strip); empty: none
   [[nodiscard]] std::int64_t span_ns() const { return end_ns - start_ns; }
   [[nodiscard]] std::int64_t exposed_comm_ns() const { return comm_ns - overlap_ns; }
 };
@@ -56,7 +57,9 @@ struct StepRange {
   std::int64_t first = 0, last = 0;
 };
 
-/// Summarises one trace; `path` names it in notes.
+/// Summarises one trace; `path` names it in notes. The exposure and the strip are computed for a
+/// trace with communication kernels or of a job of several ranks (those prep writes a trace_comm
+/// for), the strip when its GPU ops span some time.
 RankSummary summarise_rank(const TraceData& data, std::string path, std::optional<StepRange> steps = std::nullopt);
 
 /// Groups the summaries into jobs (traces without a world size are jobs of one rank) and

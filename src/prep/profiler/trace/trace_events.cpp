@@ -282,6 +282,7 @@ void emit_ranks(const TraceData& data, const TraceClock& clock, ParseContext& ct
   e.add_number("collectives", static_cast<std::int64_t>(r.collectives.size()));
   const std::string_view path = ctx.stats.path;                 // its file name names the trace in the notes of its job
   e.add_text("file", path.substr(path.find_last_of('/') + 1));  // npos + 1 = 0: no folder
+  if (!r.strip.empty()) e.add_text("strip", e.own(r.strip));
   ctx.emit();
   for (const Collective& c : r.collectives) {
     begin(ctx, "trace_collective", at(c.start_ns), c.device);
