@@ -50,8 +50,11 @@ int run_trace(const TraceArgs& args) {
   return status;
 }
 
+using StepSpan = std::optional<std::pair<std::int64_t, std::int64_t>>;
+
 /// One side of --diff: its argument (a trace, a directory of ranks' traces, a quoted glob) read alone.
-Expected<report::RunFigures> read_side(const TraceArgs& args, const std::string& side, int& status) {
+Expected<report::RunFigures> read_side(const TraceArgs& args, const std::string& side, const StepSpan& steps,
+                                       int& status) {
   InputArgs in = args.in;
   in.inputs = {side};
   in.settings.top_kernels = std::numeric_limits<std::size_t>::max();  // every kernel, to find the changed ones
@@ -59,12 +62,6 @@ Expected<report::RunFigures> read_side(const TraceArgs& args, const std::string&
   auto stats = read_traces(in, events, status);
   if (!stats) return stats.error();
   report::TraceRun run{side, events.events(), events.jobs(), outputs::merge_fingerprints(*stats)};
-  std::optional<std::pair<std::int64_t, std::int64_t>> steps;
-  if (!args.in.settings.steps.empty()) {
-    auto range = pipeline::parse_step_range(args.in.settings.steps);
-    if (!range) return range.error();
-    steps = std::pair{range->first, range->last};
-  }
   return report::run_figures(run, steps);
 }
 
@@ -73,10 +70,16 @@ int run_diff(const TraceArgs& args) {
     return fail(make_error(ErrorKind::usage, fmt::format("--diff compares two runs: {} given", args.in.inputs.size()),
                            "gpucost trace --diff before.pt.trace.json after.pt.trace.json (each side a trace, a "
                            "directory of a job's rank traces, or a quoted glob such as 'runA/rank-*.json')"));
+  StepSpan steps;
+  if (!args.in.settings.steps.empty()) {
+    auto range = pipeline::parse_step_range(args.in.settings.steps);
+    if (!range) return fail(range.error());
+    steps = std::pair{range->first, range->last};
+  }
   int status = kOk;
-  auto a = read_side(args, args.in.inputs[0], status);
+  auto a = read_side(args, args.in.inputs[0], steps, status);
   if (!a) return fail(a.error());
-  auto b = read_side(args, args.in.inputs[1], status);
+  auto b = read_side(args, args.in.inputs[1], steps, status);
   if (!b) return fail(b.error());
   std::optional<breakeven::CostConfig> config;
   if (!args.model.config.empty() || !args.model.cloud.empty()) {

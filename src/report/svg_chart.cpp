@@ -297,6 +297,26 @@ std::string render_xy_chart(const XYChart& c) {
   return b;
 }
 
+namespace {
+
+/// A legend entry drawn as a coloured square before its text.
+struct LegendBox {
+  std::string_view label, colour;
+};
+
+/// Legend squares left to right from (x, baseline y); `char_px` is the width allowed a character.
+void box_legend(std::string& b, const std::vector<LegendBox>& boxes, double x, double y, double char_px) {
+  for (const LegendBox& l : boxes) {
+    b += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"10\" height=\"10\" fill=\"{}\"/>", svg_number(x),
+                     svg_number(y - 9), attr(l.colour));
+    b += fmt::format("<text class=\"lg\" x=\"{}\" y=\"{}\">{}</text>\n", svg_number(x + 14), svg_number(y),
+                     attr(l.label));
+    x += 30 + char_px * static_cast<double>(l.label.size());
+  }
+}
+
+}  // namespace
+
 std::string render_bar_chart(const BarChart& c) {
   constexpr double label_w = 120, row_h = 34, bar_h = 22, top = 30, axis_h = 24, legend_h = 22, right = 120;
   double total_max = std::isnan(c.reference) ? 0 : c.reference;
@@ -350,15 +370,9 @@ std::string render_bar_chart(const BarChart& c) {
     b += fmt::format("<text class=\"tl\" x=\"{}\" y=\"{}\" style=\"fill:#b00020\">{}</text>\n", svg_number(x + 4),
                      svg_number(top - 6), attr(c.reference_label));
   }
-  double lx = label_w;
-  const double ly = plot_bottom + axis_h + 12;
-  for (const BarSegment* s : legend) {
-    b += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"10\" height=\"10\" fill=\"{}\"/>", svg_number(lx),
-                     svg_number(ly - 9), attr(s->colour));
-    b += fmt::format("<text class=\"lg\" x=\"{}\" y=\"{}\">{}</text>\n", svg_number(lx + 14), svg_number(ly),
-                     attr(s->label));
-    lx += 30 + 7.0 * static_cast<double>(s->label.size());
-  }
+  std::vector<LegendBox> boxes;
+  for (const BarSegment* s : legend) boxes.push_back(LegendBox{s->label, s->colour});
+  box_legend(b, boxes, label_w, plot_bottom + axis_h + 12, 7.0);
   b += "</svg>\n";
   return b;
 }
@@ -409,15 +423,9 @@ std::string render_strip_chart(const StripChart& c) {
     strip_row(b, c, c.rows[i], xs, kStripTop + kStripRowH * static_cast<double>(i) + (kStripRowH - kStripBarH) / 2);
   b += fmt::format("<text class=\"tl\" x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>\n", svg_number(c.width - right),
                    svg_number(plot_bottom + 28), attr(c.x_caption));
-  double lx = kStripLabelW;
-  const double ly = plot_bottom + axis_h + 12;
-  for (const StripState& s : c.states) {
-    b += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"10\" height=\"10\" fill=\"{}\"/>", svg_number(lx),
-                     svg_number(ly - 9), attr(s.colour));
-    b += fmt::format("<text class=\"lg\" x=\"{}\" y=\"{}\">{}</text>\n", svg_number(lx + 14), svg_number(ly),
-                     attr(s.label));
-    lx += 30 + kLegendCharPx * static_cast<double>(s.label.size());
-  }
+  std::vector<LegendBox> boxes;
+  for (const StripState& s : c.states) boxes.push_back(LegendBox{s.label, s.colour});
+  box_legend(b, boxes, kStripLabelW, plot_bottom + axis_h + 12, kLegendCharPx);
   b += "</svg>\n";
   return b;
 }

@@ -32,11 +32,7 @@ class TraceJobEvents final : public EventSink, public ForkableSink {
  private:
   EventSink& m_sink;
   TraceJobCollector m_jobs;
-  struct TraceSeen {
-    std::int64_t start_ns = 0;  // its first GPU op (trace_comm's ts)
-    std::string host;
-  };
-  std::map<std::string, TraceSeen> m_traces;  // by the trace's file name
+  std::map<std::string, std::string> m_hosts;  // a trace's file name -> the host of its trace_comm
 };
 
 /// The events of one job (`index` numbers the jobs of a stream from 1), handed to `sink`.

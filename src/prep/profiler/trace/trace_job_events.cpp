@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace gpucost::prep {
 
 namespace {
@@ -86,7 +88,7 @@ void TraceJobEvents::on_event(const Event& event) {
   if (event.kind == "trace_job" || event.kind == "trace_rank") return;  // computed again in finish()
   if (event.kind == "trace_comm") {
     for (const Field& f : event.fields)
-      if (f.key == "file") m_traces[std::string(f.value)] = TraceSeen{event.ts_ns, std::string(event.host)};
+      if (f.key == "file") m_hosts[std::string(f.value)] = std::string(event.host);
   }
   if (event.kind == "trace_comm" || event.kind == "trace_collective") m_jobs.on_event(event);
   m_sink.on_event(event);
@@ -98,13 +100,12 @@ std::uint64_t TraceJobEvents::finish() {
   for (const TraceJob& job : m_jobs.jobs()) {
     if (job.ranks.size() < 2) continue;
     // At the job's first GPU op (the earliest of its ranks' traces), on the host of that trace.
-    const TraceSeen* first = nullptr;
-    for (const RankRow& r : job.ranks) {
-      const auto it = m_traces.find(r.path);
-      if (it != m_traces.end() && (first == nullptr || it->second.start_ns < first->start_ns)) first = &it->second;
-    }
-    written += write_trace_job_events(job, ++index, first != nullptr ? first->start_ns : 0,
-                                      first != nullptr ? std::string_view(first->host) : std::string_view(), m_sink);
+    const RankRow& first = *std::min_element(
+        job.ranks.begin(), job.ranks.end(), [](const RankRow& a, const RankRow& b) { return a.start_ns < b.start_ns; });
+    const auto host = m_hosts.find(first.path);
+    written +=
+        write_trace_job_events(job, ++index, first.start_ns,
+                               host != m_hosts.end() ? std::string_view(host->second) : std::string_view(), m_sink);
   }
   return written;
 }
