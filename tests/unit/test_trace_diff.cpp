@@ -8,8 +8,8 @@
 #include <gpucost/prep/trace_job_events.hpp>
 #include <gpucost/report/trace_diff.hpp>
 
-#include <catch2/catch.hpp>
 #include <fmt/format.h>
+#include <catch2/catch.hpp>
 
 #include <cstdio>
 #include <string>
