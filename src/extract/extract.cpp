@@ -21,6 +21,7 @@
 #include "incident_counts.hpp"
 #include "process_indicators.hpp"
 #include "process_list.hpp"
+#include "rank_indicators.hpp"
 #include "trace_indicators.hpp"
 #include "training_indicators.hpp"
 #include "window.hpp"
@@ -108,6 +109,7 @@ Expected<Features> compute_features(const SampleCollector& samples, const Extrac
   f.processes = detail::process_list(samples, f);
   for (prep::TraceJob& job : samples.trace_jobs())
     if (job.ranks.size() >= 2 || job.comm_ns > 0) f.trace_jobs.push_back(std::move(job));
+  detail::rank_indicators(f.trace_jobs, f.host_indicators);
   return f;
 }
 

@@ -44,9 +44,8 @@ HostRule host_rule(std::string_view key) {
                                                "energy_counter_resets",
                                                "idle_processes",
                                                "idle_process_fb_mib"};
-  static constexpr std::string_view kMaxima[] = {"power_max_w",      "temp_max_c",      "sample_interval_max_s",
-                                                 "mem_temp_max_c",   "fb_used_max_mib", "pcie_rx_max_mb_s",
-                                                 "pcie_tx_max_mb_s", "processes_max"};
+  static constexpr std::string_view kMaxima[] = {"power_max_w",    "temp_max_c",      "sample_interval_max_s",
+                                                 "mem_temp_max_c", "fb_used_max_mib", "processes_max"};
   static constexpr std::string_view kMinima[] = {"power_min_w"};
   if (std::find(std::begin(kSums), std::end(kSums), key) != std::end(kSums)) return HostRule::sum;
   if (std::find(std::begin(kMaxima), std::end(kMaxima), key) != std::end(kMaxima)) return HostRule::max;

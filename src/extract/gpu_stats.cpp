@@ -580,16 +580,13 @@ void util_indicators(const Partials& p, IndicatorSet& out) {
     set_value(out, "fb_used_max_mib", fb.max());
     set_value(out, "fb_used_mean_mib", fb.mean());
   }
-  for (const auto& [metric, dir] : {std::pair{"rx", "rx"}, std::pair{"tx", "tx"}}) {
-    const HeldView h{p, metric};
-    const std::string mean_key = fmt::format("pcie_{}_mean_mb_s", dir), max_key = fmt::format("pcie_{}_max_mb_s", dir);
-    if (h.count() == 0) {
-      set_absent(out, mean_key, "no PCIe throughput samples (dmon -s t: rxpci, txpci)");
-      set_absent(out, max_key, "no PCIe throughput samples (dmon -s t: rxpci, txpci)");
-    } else {
-      set_value(out, mean_key, h.mean());
-      set_value(out, max_key, h.max());
-    }
+  for (const auto* dir : {"rx", "tx"}) {
+    const HeldView h{p, dir};
+    const std::string key = fmt::format("pcie_{}_mean_mb_s", dir);
+    if (h.count() == 0)
+      set_absent(out, key, "no PCIe throughput samples (dmon -s t: rxpci, txpci)");
+    else
+      set_value(out, key, h.mean());
   }
   const double links = sum_of(p, "pcie.n");
   const std::string no_link = "no sample gives the PCIe link generation and width with their maxima";

@@ -13,18 +13,15 @@ namespace gpucost::extract::detail {
 
 namespace {
 
-// Xid first/last times from the host partials (merge recomputes them the same way).
+// The first Xid's time from the host partials (merge recomputes it the same way).
 void xid_times(const Features& f, IndicatorSet& out) {
   const auto count = out.find("xid_count");
   if (count == out.end() || !count->second.value) return;
-  const auto first = f.host_partials.find("xid.first_ns.min"), last = f.host_partials.find("xid.last_ns.max");
-  if (first == f.host_partials.end() || last == f.host_partials.end()) {
+  const auto first = f.host_partials.find("xid.first_ns.min");
+  if (first == f.host_partials.end())
     set_absent(out, "xid_first_s", "no Xid in the window");
-    set_absent(out, "xid_last_s", "no Xid in the window");
-    return;
-  }
-  set_value(out, "xid_first_s", (first->second - static_cast<double>(f.from_ns)) / 1e9);
-  set_value(out, "xid_last_s", (last->second - static_cast<double>(f.from_ns)) / 1e9);
+  else
+    set_value(out, "xid_first_s", (first->second - static_cast<double>(f.from_ns)) / 1e9);
 }
 
 // Counts of kernel and system incidents in the window (host only): null when no kernel or
@@ -82,8 +79,6 @@ void incident_indicators(const SampleCollector& c, Features& f, IndicatorSet& ou
       const auto first = f.host_partials.find("xid.first_ns.min");
       if (first == f.host_partials.end() || static_cast<double>(i.ts_ns) < first->second)
         f.host_partials["xid.first_ns.min"] = static_cast<double>(i.ts_ns);
-      double& last = f.host_partials["xid.last_ns.max"];
-      last = std::max(last, static_cast<double>(i.ts_ns));
     }
     if (suspend_start) ++n["suspend_count"];  // one suspend, seen by several layers within 120 s
     const std::string_view key = incident_key(i);

@@ -14,10 +14,10 @@ namespace gpucost::extract::detail {
 /// from; null when no kernel or system log was read.
 void incident_indicators(const SampleCollector& c, Features& f, IndicatorSet& out);
 
-/// The Xid times, from xid_count and the host partials: merge recomputes them the same way.
-inline constexpr std::array<std::string_view, 2> kXidTimeKeys = {"xid_first_s", "xid_last_s"};
+/// The Xid time, from xid_count and the host partials: merge recomputes it the same way.
+inline constexpr std::array<std::string_view, 1> kXidTimeKeys = {"xid_first_s"};
 
-/// xid_first_s, xid_last_s from xid_count and the host partials (extract, merge).
+/// xid_first_s from xid_count and the host partials (extract, merge).
 void xid_indicators_from_partials(Features& f);
 
 }  // namespace gpucost::extract::detail

@@ -12,6 +12,7 @@
 #include "host_events.hpp"
 #include "incident_counts.hpp"
 #include "process_list.hpp"
+#include "rank_indicators.hpp"
 #include "work_indicators.hpp"
 
 #include <fmt/format.h>
@@ -53,7 +54,7 @@ bool is_maximum(const IndicatorDef& d) { return d.key == "processes_max"; }
 
 /// The indicators version 2 added (docs/indicators.md, "Changes in version 2"): a version-1
 /// document has neither them nor the partials they come from.
-constexpr std::array<std::string_view, 28> kAddedInVersion2 = {"sm_active_mean",
+constexpr std::array<std::string_view, 32> kAddedInVersion2 = {"sm_active_mean",
                                                                "tensor_active_mean",
                                                                "sm_occupancy_mean",
                                                                "dram_active_mean",
@@ -80,7 +81,11 @@ constexpr std::array<std::string_view, 28> kAddedInVersion2 = {"sm_active_mean",
                                                                "idle_process_fb_mib",
                                                                "handle_holders",
                                                                "other_handle_holders",
-                                                               "fb_used_mean_mib"};
+                                                               "fb_used_mean_mib",
+                                                               "collective_wait_fraction",
+                                                               "exposed_comm_fraction",
+                                                               "comm_overlap_fraction",
+                                                               "straggler_step_share"};
 
 /// The indicators version 2 added are null in a merge of a version-1 document, saying why.
 void note_old_versions(const std::vector<Features>& docs, Features& m) {
@@ -249,7 +254,8 @@ Docs relation(const std::vector<Features>& docs) {
 /// A host-only indicator that merge recomputes from the merged GPUs or host partials.
 bool recomputed(std::string_view key) {
   const auto in = [&](const auto& keys) { return std::find(keys.begin(), keys.end(), key) != keys.end(); };
-  return in(detail::kHostKeysFromGpus) || in(detail::kXidTimeKeys) || in(detail::kSessionRateKeys);
+  return in(detail::kHostKeysFromGpus) || in(detail::kXidTimeKeys) || in(detail::kSessionRateKeys) ||
+         in(detail::kRankKeys);
 }
 
 void merge_host_only(const std::vector<Features>& docs, Features& m) {
@@ -303,6 +309,20 @@ void merge_jobs(const std::vector<Features>& docs, Features& m) {
         m.jobs.push_back(j);
   std::stable_sort(m.jobs.begin(), m.jobs.end(),
                    [](const JobRecord& a, const JobRecord& b) { return a.start_ns < b.start_ns; });
+}
+
+/// Each document's trace jobs as they were: ranks of one job split over documents are not
+/// matched again, so the cross-rank indicators are null when a job of several documents lacks ranks.
+void merge_trace_jobs(const std::vector<Features>& docs, Features& m) {
+  for (const Features& f : docs) m.trace_jobs.insert(m.trace_jobs.end(), f.trace_jobs.begin(), f.trace_jobs.end());
+  const bool partial = docs.size() > 1 && std::any_of(m.trace_jobs.begin(), m.trace_jobs.end(), [](const auto& j) {
+                         return j.world_size > 0 && j.ranks.size() < static_cast<std::size_t>(j.world_size);
+                       });
+  detail::rank_indicators(m.trace_jobs, m.host_indicators,
+                          partial ? fmt::format("{}: a job lacks ranks, which another document may hold (ranks are "
+                                                "matched within one document)",
+                                                kNotMergeable)
+                                  : std::string{});
 }
 
 void merge_profiles(const std::vector<Features>& docs, EnergyProfile& out) {
@@ -383,8 +403,7 @@ Expected<Features> merge_features(std::vector<Features> docs) {
   std::vector<const std::vector<ProcessUse>*> process_lists;
   for (const Features& f : docs) process_lists.push_back(&f.processes);
   m.processes = detail::merge_processes(process_lists);
-  // Each document's jobs as they were: ranks of one job split over documents are not matched again.
-  for (const Features& f : docs) m.trace_jobs.insert(m.trace_jobs.end(), f.trace_jobs.begin(), f.trace_jobs.end());
+  merge_trace_jobs(docs, m);
   note_old_versions(docs, m);
   return m;
 }

@@ -23,7 +23,7 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 struct TraceSums {
   double span = 0, busy = 0, idle = 0, compute = 0;
   double kernels = 0, short_kernels = 0, launched = 0, long_delays = 0, unmatched = 0;
-  double queue_mean_sum = 0, queue_max = -1;
+  double queue_mean_sum = 0;
   double op_ns = 0, comm_ns = 0, host_wait_ns = 0, short_gap_ns = 0;
   std::map<std::string, double> top_kernel_ns;  ///< the devices' top-N kernels, time summed by name
   std::size_t queues = 0, devices = 0;
@@ -51,7 +51,6 @@ struct TraceSums {
     if (!std::isnan(r.get("queue_length_mean"))) {
       queue_mean_sum += r.get("queue_length_mean");
       ++queues;
-      queue_max = std::max(queue_max, r.get("queue_length_max"));
     }
     only = devices == 0 ? &r : nullptr;
     ++devices;
@@ -150,10 +149,8 @@ void trace_indicators(const TraceSums& t, const TraceRecord* launch, const std::
     set_absent(out, "d2h_gbps", "no DtoH memcpy with a byte count in the trace");
   if (t.queues > 0) {
     set_value(out, "queue_length_mean", t.queue_mean_sum / static_cast<double>(t.queues));
-    set_value(out, "queue_length_max", t.queue_max);
   } else {
     set_absent(out, "queue_length_mean", "no GPU op was joined to a launch call");
-    set_absent(out, "queue_length_max", "no GPU op was joined to a launch call");
   }
   trace_mix_indicators(t, out);
 }
