@@ -155,7 +155,7 @@ Scan scan_prefix(std::string_view line, DPrefix& px) {
   const std::string_view rest = line.substr(pos);
   if (!rest.empty() && rest[0] == '[') {
     const std::size_t rb = rest.find(']');
-    if (rb != std::string_view::npos && rb <= 40) {
+    if (rb <= 40) {  // npos (no bracket) is above it
       const std::string_view inner = rest.substr(1, rb - 1);
       std::size_t after = rb + 1;
       if (after < rest.size() && rest[after] == ' ') ++after;

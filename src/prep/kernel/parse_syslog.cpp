@@ -372,7 +372,7 @@ std::size_t scan_stamp(std::string_view line, Prefix& px) {
   }
   if (c0 == '[') {  // short-monotonic: "[ 1234.567890] "
     const std::size_t rb = line.find(']');
-    if (rb == std::string_view::npos || rb > 24 || rb + 1 >= n || line[rb + 1] != ' ') return 0;
+    if (rb > 24 || rb + 1 >= n || line[rb + 1] != ' ') return 0;  // npos (no bracket) is above 24
     std::int64_t ns = 0;
     const std::string_view inner = line.substr(1, rb - 1);
     if (!klog::parse_uptime(inner, ns)) return 0;
