@@ -26,9 +26,6 @@ struct TraceArgs {
 
 /// Reads `in`'s inputs into `events`; the inputs' accounting is printed as for any command.
 Expected<std::vector<InputStats>> read_traces(InputArgs in, report::TraceEventCollector& events, int& status) {
-  auto paths = pipeline::expand_trace_directories(in.inputs);
-  if (!paths) return paths.error();
-  in.inputs = std::move(*paths);
   auto inputs = open_inputs(in);
   if (!inputs) return inputs.error();
   std::vector<InputStats> stats;

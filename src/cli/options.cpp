@@ -432,7 +432,9 @@ Expected<Inputs> open_inputs(const InputArgs& a, const std::string& from, const 
                       "--match and --step shape the query of --prometheus URL (--steps picks profiler steps)");
   const bool slurm_alone = a.inputs.empty() && !a.slurm_job.empty();  // the job's record is the input
   const bool stdin_default = a.inputs.empty() && !prometheus && !slurm_alone;
-  auto paths = pipeline::expand_inputs(stdin_default ? std::vector<std::string>{"-"} : a.inputs);
+  auto globbed = pipeline::expand_inputs(stdin_default ? std::vector<std::string>{"-"} : a.inputs);
+  if (!globbed) return globbed.error();
+  auto paths = pipeline::expand_trace_directories(*globbed);  // a directory of rank traces
   if (!paths) return paths.error();
   in.paths = std::move(*paths);
   if (in.paths.empty() && !prometheus && !slurm_alone) in.paths.emplace_back("-");

@@ -6,6 +6,8 @@
 #include <gpucost/pipeline/merge.hpp>
 #include <gpucost/prep/clock_check.hpp>
 
+#include "parse_ahead.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -59,8 +61,8 @@ Expected<std::vector<std::string>> expand_trace_directories(const std::vector<st
       return make_error(ErrorKind::io, fmt::format("{}: {}", a, ec.message()), "check the directory's permissions");
     if (traces.empty())
       return make_error(ErrorKind::io, fmt::format("{}: no profiler trace in this directory", a),
-                        "gpucost trace reads the *.json, *.json.gz and *.json.zst files of a directory; name "
-                        "other files one by one");
+                        "a directory stands for its profiler traces (*.json, *.json.gz, *.json.zst); name other "
+                        "files one by one or by a glob, e.g. 'dir/*.log'");
     std::sort(traces.begin(), traces.end());
     out.insert(out.end(), traces.begin(), traces.end());
   }
@@ -258,12 +260,45 @@ Expected<std::unique_ptr<io::LineReader>> open_raw_log(const ProbedInput& input,
   return std::move(*reader);
 }
 
+/// A probed input that -j N may parse ahead: a profiler trace in a file (not a pipe, not in memory).
+bool can_parse_ahead(const ProbedInput& in, const prep::PrepOptions& options) {
+  return !in.read_once && !in.content && in.kind == ProbedInput::Kind::raw_log &&
+         detail::parsed_whole(in.known_format(), options);
+}
+
+/// -j N: the traces from inputs[first] on, a few per thread, parsed side by side into `ahead`
+/// (none when there is only one: it is read in turn).
+void parse_next_traces(const std::vector<ProbedInput>& inputs, std::size_t first, const prep::PrepOptions& options,
+                       const LocalClock& clock, std::vector<std::unique_ptr<detail::ParsedAhead>>& ahead) {
+  std::vector<std::size_t> which;
+  for (std::size_t i = first; i < inputs.size() && which.size() < options.jobs * detail::kAheadPerJob; ++i)
+    if (can_parse_ahead(inputs[i], options)) which.push_back(i);
+  if (which.size() < 2) return;
+  std::vector<detail::AheadInput> batch;
+  for (const std::size_t i : which)
+    batch.push_back({inputs[i].path, display_path(inputs[i].path), inputs[i].known_format()});
+  auto parsed = detail::parse_ahead(batch, options, clock);
+  for (std::size_t k = 0; k < which.size(); ++k) ahead[which[k]] = std::move(parsed[k]);
+}
+
 }  // namespace
 
 Status feed_inputs(const std::vector<ProbedInput>& inputs, const prep::PrepOptions& options, LocalClock& clock,
                    EventSink& sink, std::vector<InputStats>& stats) {
-  for (const ProbedInput& in : inputs) {
+  std::vector<std::unique_ptr<detail::ParsedAhead>> ahead(inputs.size());
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const ProbedInput& in = inputs[i];
+    if (!ahead[i] && options.jobs >= 2 && can_parse_ahead(in, options))
+      parse_next_traces(inputs, i, options, clock, ahead);
     stats.emplace_back();
+    if (ahead[i]) {  // parsed on another thread: its events in turn
+      std::unique_ptr<detail::ParsedAhead> parsed = std::move(ahead[i]);
+      stats.back() = std::move(parsed->stats);
+      clock.add_fall_backs(parsed->clock);
+      parsed->events.replay(sink);
+      GPUCOST_TRY(parsed->status);
+      continue;
+    }
     auto reader = open_input(in, options, sink, stats.back());
     if (!reader) return reader.error();
     if (!*reader && !in.read_once && in.kind == ProbedInput::Kind::raw_log) reader = open_raw_log(in, options);

@@ -3,6 +3,8 @@
 #include <gpucost/core/event_buffer.hpp>
 #include <gpucost/io/line_reader.hpp>
 
+#include "parse_ahead.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -97,6 +99,13 @@ class Cursor final : public EventSink {
     return m_parse->start(format);
   }
 
+  /// An input parsed ahead (-j N): its events wait here as its parse's would; nothing is left to parse.
+  void take(const EventBuffer& events, InputStats& stats) {
+    m_stats = &stats;
+    events.replay(*this);
+    m_done = true;
+  }
+
   void on_event(const Event& ev) override {
     if (m_seq == 0) m_first_ts = ev.ts_ns;
     std::uint32_t slot = 0;
@@ -171,6 +180,11 @@ std::size_t max_open_inputs() {
   return std::clamp<std::size_t>(static_cast<std::size_t>(limit.rlim_cur) / 2, 4, 512);
 }
 
+/// An input -j N may parse ahead: a profiler trace in a file (not an open pipe).
+bool can_parse_ahead(const MergeInput& in, const prep::PrepOptions& options) {
+  return !in.reader && detail::parsed_whole(in.format, options);
+}
+
 /// Inputs whose look-ahead keeps its reader and parse for the merge (so that each is opened once
 /// after the probe); those after them are looked at ahead and opened again when their time comes.
 constexpr std::size_t kHeldAhead = 16;
@@ -233,11 +247,34 @@ Status merge(std::vector<MergeInput>& inputs, const prep::PrepOptions& options, 
   std::vector<std::unique_ptr<Cursor<Store>>> cursors;
   std::size_t next_source = 0;
   bool limited = false;
+  // -j N: the traces (whole documents, parsed in one step) a few per thread side by side, in
+  // the order the merge opens them, when it opens the first of them.
+  std::vector<std::unique_ptr<detail::ParsedAhead>> ahead(inputs.size());
+  const auto parse_ahead_from = [&](std::size_t source) {
+    std::vector<std::size_t> which;
+    for (std::size_t s = source; s < sources.size() && which.size() < options.jobs * detail::kAheadPerJob; ++s)
+      if (can_parse_ahead(inputs[sources[s].input], options)) which.push_back(sources[s].input);
+    if (which.size() < 2) return;
+    std::vector<detail::AheadInput> batch;
+    for (const std::size_t i : which) batch.push_back({inputs[i].path, inputs[i].stats->path, inputs[i].format});
+    auto parsed = detail::parse_ahead(batch, options, clock);
+    for (std::size_t k = 0; k < which.size(); ++k) ahead[which[k]] = std::move(parsed[k]);
+  };
   const auto open_next = [&]() -> Status {
     MergeInput& in = inputs[sources[next_source].input];
     const std::size_t index = sources[next_source].input;
     std::unique_ptr<Cursor<Store>> cursor = std::move(sources[next_source].held);
+    if (!cursor && !ahead[index] && options.jobs >= 2 && can_parse_ahead(in, options)) parse_ahead_from(next_source);
     ++next_source;
+    if (ahead[index]) {
+      std::unique_ptr<detail::ParsedAhead> parsed = std::move(ahead[index]);
+      *in.stats = std::move(parsed->stats);
+      clock.add_fall_backs(parsed->clock);
+      cursor = std::make_unique<Cursor<Store>>(index, nullptr, store);
+      cursor->take(parsed->events, *in.stats);
+      cursors.push_back(std::move(cursor));
+      return parsed->status;
+    }
     if (!cursor) {
       auto started = start_cursor(in, index, options, clock, store, *in.stats);
       if (!started) return started.error();

@@ -98,6 +98,16 @@ same several.breakeven breakeven -q --config "$samples/h100-server.toml" "$sampl
   "$samples/report-h100x2_kern.log"
 same several.report report -q --config "$samples/h100-server.toml" -o - "$samples/report-h100x2_query.csv" \
   "$samples/report-h100x2_kern.log"
+# Several profiler traces, parsed side by side: the ranks of a job (a directory), two runs' ranks
+# with a telemetry log between them (the traces' buffers handed on in input or merge order), and
+# a gzip-compressed copy among them.
+traces=$src/testdata/trace
+gzip -c "$traces/diff/after/rank-1.pt.trace.json" > "$work/after-rank-1.pt.trace.json.gz"
+same traces.trace trace -q "$traces/ranks" "$traces/diff/before" "$work/after-rank-1.pt.trace.json.gz"
+same traces.prep prep -q "$traces/ranks" "$samples/report-h100x2_query.csv" "$traces/diff/after"
+same traces.extract extract -q --host x "$traces/diff/before" "$samples/report-h100x2_query.csv" "$traces/ranks"
+same traces.breakeven breakeven -q --config "$src/testdata/attribution/lab.toml" --host lab \
+  "$src/testdata/attribution/lab_query.csv" "$traces/ranks" "$traces/diff/before"
 same several.prep prep -q "$samples/faults-storm_query.csv" "$samples/faults-storm_dmesg.txt" \
   "$samples/faults-xid79_kern.log"
 

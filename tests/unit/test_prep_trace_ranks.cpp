@@ -239,6 +239,52 @@ TEST_CASE("ranks: the job from prep's events, as streams prepared apart give it"
   CHECK(row(job, 1).strip.empty());
 }
 
+TEST_CASE("ranks: a collective goes to its own file's trace when two traces of a rank interleave", "[trace][ranks]") {
+  // Two runs' traces of ranks 0 and 1 overlapping in time, merged by time: every trace_comm
+  // comes before the collectives. The second run's ranks are left out as repeated; the first
+  // run's keep their own collectives (before collectives named their file, the second run's
+  // trace_comm took them all).
+  gpucost::prep::TraceJobCollector jobs;
+  const auto comm = [&](int rank, const std::string& file) {
+    gpucost::Event e;
+    e.kind = "trace_comm";
+    e.host = "node1";
+    e.ts_ns = kBase;
+    e.add_number("rank", rank);
+    e.add_number("world_size", 2);
+    e.add_text("backend", "nccl");
+    e.add_number("span_ns", 1'000'000);
+    e.add_text("file", file, true);
+    jobs.on_event(e);
+  };
+  const auto collective = [&](int rank, const std::string& file, std::int64_t dur) {
+    gpucost::Event e;
+    e.kind = "trace_collective";
+    e.host = "node1";
+    e.ts_ns = kBase + 500'000 - dur;
+    e.add_number("rank", rank);
+    e.add_number("step", 1);
+    e.add_number("dur_ns", dur);
+    e.add_text("name", "ncclDevKernel_AllReduce_Sum_f32_RING_LL");
+    e.add_text("file", file, true);
+    jobs.on_event(e);
+  };
+  for (const char* run : {"a", "b"})
+    for (int rank = 0; rank < 2; ++rank) comm(rank, std::string(run) + "-rank-" + std::to_string(rank) + ".json");
+  collective(0, "a-rank-0.json", 300'000);
+  collective(0, "b-rank-0.json", 100'000);
+  collective(1, "a-rank-1.json", 100'000);
+  collective(1, "b-rank-1.json", 300'000);
+  const auto out = jobs.jobs();
+  REQUIRE(out.size() == 1);
+  const TraceJob& job = out.front();
+  CHECK(job.matched == 1);
+  CHECK(row(job, 0).path == "a-rank-0.json");
+  CHECK(row(job, 0).wait_ns == 200'000);  // run a's own durations: 300 against 100 us
+  CHECK(job.straggler_rank == 1);
+  CHECK(job.notes.size() == 2);  // b's ranks 0 and 1 left out
+}
+
 TEST_CASE("ranks: --steps keeps the ops launched in the chosen steps", "[trace][ranks]") {
   // Rank 0's step 2: the GEMM from 1.001 ms, the all-reduce from 1.251 to 1.5 ms.
   const RankSummary r = summarise_rank(rank_trace(0), "rank0.json", StepRange{2, 2});

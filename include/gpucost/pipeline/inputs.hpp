@@ -20,7 +20,7 @@ namespace gpucost::pipeline {
 /// Expands arguments that contain * ? [ and do not exist as files (sorted, like the shell).
 /// "-" stays stdin. Fails when a pattern matches nothing.
 Expected<std::vector<std::string>> expand_inputs(const std::vector<std::string>& args);
-/// `gpucost trace`'s inputs: a directory stands for the profiler traces in it (names ending
+/// Every command's inputs: a directory stands for the profiler traces in it (names ending
 /// .json, .json.gz or .json.zst, as torch.profiler's tensorboard_trace_handler writes them; not
 /// its subdirectories), sorted by name; other arguments are kept. A directory without one fails.
 Expected<std::vector<std::string>> expand_trace_directories(const std::vector<std::string>& args);

@@ -11,6 +11,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -74,7 +75,8 @@ struct RankSummary;
 }
 
 /// Gathers each trace's trace_comm event and the trace_collective events of its rank that follow
-/// it (a collective belongs to the last trace_comm of its host and rank), then analyses the jobs.
+/// it (a collective belongs to the last trace_comm of its host, rank and file), then analyses the
+/// jobs.
 class TraceJobCollector final : public EventSink {
  public:
   TraceJobCollector();
@@ -88,7 +90,8 @@ class TraceJobCollector final : public EventSink {
 
  private:
   std::vector<std::unique_ptr<trace::RankSummary>> m_ranks;
-  std::map<std::pair<std::string, int>, std::size_t> m_current;  // (host, rank) -> its latest trace
+  /// (host, rank, file) -> its latest trace; (host, rank, "") -> the latest of any file
+  std::map<std::tuple<std::string, int, std::string>, std::size_t> m_current;
 };
 
 }  // namespace gpucost::prep

@@ -502,12 +502,16 @@ void TraceJobCollector::on_event(const Event& e) {
     if (const std::string_view strip = text_field(e, "strip"); is_strip(strip)) r->strip = std::string(strip);
     const std::string_view file = text_field(e, "file");
     r->path = file.empty() ? fmt::format("{} rank {}", e.host, r->rank) : std::string(file);
-    m_current[{std::string(e.host), r->rank}] = m_ranks.size();
+    m_current[{std::string(e.host), r->rank, std::string(file)}] = m_ranks.size();
+    m_current[{std::string(e.host), r->rank, std::string()}] = m_ranks.size();
     m_ranks.push_back(std::move(r));
     return;
   }
   if (e.kind != "trace_collective") return;
-  const auto it = m_current.find({std::string(e.host), static_cast<int>(int_field(e, "rank", -1))});
+  // Its trace by host, rank and file (a stream written before collectives named their file:
+  // the latest trace of the host and rank).
+  const auto it = m_current.find(
+      {std::string(e.host), static_cast<int>(int_field(e, "rank", -1)), std::string(text_field(e, "file"))});
   if (it == m_current.end()) return;  // no trace_comm before it: a stream cut or filtered
   trace::Collective c;
   c.step = int_field(e, "step", -1);

@@ -280,8 +280,11 @@ void emit_ranks(const TraceData& data, const TraceClock& clock, ParseContext& ct
   add_fraction(e, "overlap_fraction", r.overlap_ns, r.comm_ns);
   add_fraction(e, "exposed_comm_fraction", r.exposed_comm_ns(), r.span_ns());
   e.add_number("collectives", static_cast<std::int64_t>(r.collectives.size()));
-  const std::string_view path = ctx.stats.path;                 // its file name names the trace in the notes of its job
-  e.add_text("file", path.substr(path.find_last_of('/') + 1));  // npos + 1 = 0: no folder
+  // Its file name names the trace in the notes of its job, and ties its collectives to it when
+  // a merge by time interleaves them with another trace's of the same rank.
+  const std::string_view path = ctx.stats.path;
+  const std::string_view file = path.substr(path.find_last_of('/') + 1);  // npos + 1 = 0: no folder
+  e.add_text("file", file);
   if (!r.strip.empty()) e.add_text("strip", e.own(r.strip));
   ctx.emit();
   for (const Collective& c : r.collectives) {
@@ -293,6 +296,7 @@ void emit_ranks(const TraceData& data, const TraceClock& clock, ParseContext& ct
     ce.add_number("seq", c.seq);
     ce.add_number("dur_ns", c.dur_ns);
     ce.add_text("name", ce.own(c.name));
+    ce.add_text("file", file);
     ctx.emit();
   }
 }
