@@ -6,6 +6,7 @@
 #include <gpucost/io/atomic_file.hpp>
 #include <gpucost/io/event_stream.hpp>
 #include <gpucost/pipeline/event_filter.hpp>
+#include <gpucost/pipeline/follow.hpp>
 #include <gpucost/pipeline/inputs.hpp>
 #include <gpucost/pipeline/merge.hpp>
 #include <gpucost/prep/trace_job_events.hpp>
@@ -23,6 +24,7 @@ namespace {
 struct PrepArgs {
   InputArgs in;
   std::string output = "-", output_format = "jsonl", kinds, from, to;
+  bool follow = false;
 };
 
 /// What --kinds/--from/--to left out, and the kinds asked for that no event had (likely a typo:
@@ -39,7 +41,47 @@ void report_selection(const pipeline::EventFilter& filter, const pipeline::Event
                text::counted(static_cast<long long>(filter.left_out()), "event"), selection.describe());
 }
 
+/// prep --follow: the events of what the files hold, then of what is appended, written and flushed
+/// as they come, until SIGTERM or SIGINT; then the summary (docs/live.md).
+int run_prep_follow(const PrepArgs& args) {
+  auto inputs = open_follow_inputs(args.in);
+  if (!inputs) return fail(inputs.error());
+  auto selection = pipeline::parse_event_selection(args.kinds, args.from, args.to, inputs->clock);
+  if (!selection) return fail(selection.error());
+  if (auto st = pipeline::FollowSignals::install(); !st) return fail(st.error());
+  // Not atomic: a live file grows as the events come (-o FILE is truncated at the start).
+  std::FILE* file = args.output == "-" ? stdout : std::fopen(args.output.c_str(), "w");
+  if (file == nullptr)
+    return fail(make_error(ErrorKind::io, fmt::format("{}: cannot open: {}", args.output, std::strerror(errno))));
+  io::EventWriter writer(file, args.output_format == "tsv" ? io::StreamFormat::tsv : io::StreamFormat::jsonl);
+  writer.write_header(inputs->clock.name(), GPUCOST_VERSION);
+  pipeline::EventFilter filter(writer, *selection);
+  EventSink* sink = &writer;
+  if (!selection->everything()) sink = &filter;
+  prep::TraceJobEvents jobs(*sink);
+  pipeline::Follower follower(inputs->paths, inputs->prep, inputs->clock, jobs, follow_settings());
+  if (auto st = follower.start(); !st) return fail(st.error());
+  for (;;) {
+    for (const std::string& w : follower.take_warnings()) fmt::print(stderr, "{} {}\n", prefix(Level::warning), w);
+    writer.flush();
+    if (writer.failed() || pipeline::FollowSignals::stop_requested()) break;  // a reader gone (EPIPE), or a signal
+    follower.wait_and_read(std::chrono::seconds(1));
+    pipeline::FollowSignals::drain();
+    (void)pipeline::FollowSignals::take_hangup();  // nothing to reopen: the stream is written as it goes
+  }
+  const std::vector<InputStats> stats = follower.finish();
+  writer.set_derived(jobs.finish());
+  if (!selection->everything()) writer.set_selection(selection->describe(), filter.left_out());
+  writer.write_summary(stats);
+  writer.flush();
+  if (file != stdout) std::fclose(file);
+  const int status = finish_inputs(stats, args.in, inputs->clock);
+  if (!selection->everything()) report_selection(filter, *selection, args.in.quiet);
+  return status;
+}
+
 int run_prep(const PrepArgs& args) {
+  if (args.follow) return run_prep_follow(args);
   auto inputs = open_inputs(args.in, args.from, args.to);
   if (!inputs) return fail(inputs.error());
   auto selection = pipeline::parse_event_selection(args.kinds, args.from, args.to, inputs->clock);
@@ -99,6 +141,11 @@ Runner define_prep(CLI::App& cmd) {
       ->type_name("TIME")
       ->group("Select");
   cmd.add_option("--to", args->to, "only events before this time")->type_name("TIME")->group("Select");
+  cmd.add_flag("--follow", args->follow,
+               "after reading the files, keep reading what is appended, like tail -F (rotations by rename and "
+               "copytruncate, files that appear later); events are flushed as they come; SIGTERM or SIGINT ends "
+               "it with the summary (docs/live.md)")
+      ->group("Live");
   cmd.footer(
       footer_with_example("gpucost prep dmon.log query.csv.gz > events.jsonl\n"
                           "         gpucost prep --kinds xid,gpu_lost --output-format tsv /var/log/kern.log"));

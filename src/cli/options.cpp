@@ -411,11 +411,49 @@ void add_output_options(CLI::App* app, ModelArgs& a) {
       ->group("Output");
 }
 
-Expected<Inputs> open_inputs(const InputArgs& a, const std::string& from, const std::string& to) {
+namespace {
+
+void start_log(const InputArgs& a) {
   if (a.verbose > 0)
     enable_stderr_log(a.verbose == 1 ? "info" : "debug");
   else if (const char* env = std::getenv("GPUCOST_LOG"); env != nullptr && *env != '\0')
     enable_stderr_log(env);
+}
+
+}  // namespace
+
+Expected<Inputs> open_follow_inputs(const InputArgs& a) {
+  start_log(a);
+  if (!a.prometheus.url.empty() || !a.slurm_job.empty())
+    return make_error(ErrorKind::usage,
+                      fmt::format("--follow with {}: only files are followed",
+                                  a.prometheus.url.empty() ? "--slurm-job" : "--prometheus"),
+                      "a Prometheus query or a Slurm record is read once: run without --follow");
+  if (a.inputs.empty())
+    return make_error(ErrorKind::usage, "--follow: no file named",
+                      "name the logs to follow, e.g. gpucost prep --follow /var/log/gpu/query.csv");
+  Inputs in;
+  auto po = pipeline::prep_options(a.settings);
+  if (!po) return po.error();
+  in.prep = std::move(*po);
+  auto clock = LocalClock::make(a.settings.tz);
+  if (!clock) return clock.error();
+  in.clock = *clock;
+  in.paths = a.inputs;
+  return in;
+}
+
+pipeline::FollowSettings follow_settings() {
+  pipeline::FollowSettings s;
+  if (const char* ms = std::getenv("GPUCOST_FOLLOW_POLL_MS"); ms != nullptr)
+    if (const auto v = text::parse_int(ms); v && *v >= 10 && *v <= 600'000) s.poll = std::chrono::milliseconds(*v);
+  if (const char* on = std::getenv("GPUCOST_FOLLOW_INOTIFY"); on != nullptr && std::string_view(on) == "0")
+    s.inotify = false;
+  return s;
+}
+
+Expected<Inputs> open_inputs(const InputArgs& a, const std::string& from, const std::string& to) {
+  start_log(a);
   GPUCOST_TRY(check_terminal_stdin(a));
   Inputs in;
   auto po = pipeline::prep_options(a.settings);

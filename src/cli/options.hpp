@@ -8,6 +8,7 @@
 #include <gpucost/core/error.hpp>
 #include <gpucost/core/time.hpp>
 #include <gpucost/extract/extract.hpp>
+#include <gpucost/pipeline/follow.hpp>
 #include <gpucost/pipeline/inputs.hpp>
 #include <gpucost/pipeline/prometheus.hpp>
 #include <gpucost/pipeline/settings.hpp>
@@ -106,6 +107,12 @@ struct Inputs {
 /// anything is written; with --prometheus, fetches the series of the window `from`/`to` (the
 /// command's --from/--to) as one more input, first; starts the progress line.
 Expected<Inputs> open_inputs(const InputArgs& a, const std::string& from = {}, const std::string& to = {});
+/// --follow: the settings and the inputs as named (files and globs, looked at while followed:
+/// they may not exist yet); refuses --prometheus, --slurm-job and no input.
+Expected<Inputs> open_follow_inputs(const InputArgs& a);
+/// --follow's timing: GPUCOST_FOLLOW_POLL_MS (how often files are looked at without inotify;
+/// default 1000) and GPUCOST_FOLLOW_INOTIFY=0 (poll only), for tests and odd filesystems.
+pipeline::FollowSettings follow_settings();
 
 /// Prints the input summary; returns kStrictFailed under --strict when a line was malformed or
 /// an input cut short, else kOk.

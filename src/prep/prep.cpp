@@ -121,6 +121,7 @@ struct InputParse::Impl {
   ParseContext ctx;
   std::unique_ptr<LineParser> parser;  // null: an empty input, all lines ignored
   bool whole_document = false;         // a trace: read in one step by the parser's parse_whole
+  bool live = false;                   // --follow: the input's end is only the end so far
   std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
   bool done = false;
 
@@ -191,7 +192,7 @@ bool InputParse::step() {
   }
   io::Line line;
   if (!m.reader.next(line)) {
-    m.end();
+    if (!m.live) m.end();
     return false;
   }
   if (!m.parser) {
@@ -214,6 +215,12 @@ void InputParse::run_to_end() {
   }
   while (step()) {
   }
+}
+
+void InputParse::set_live() { m_impl->live = true; }
+
+void InputParse::finish() {
+  if (!m_impl->done) m_impl->end();
 }
 
 void InputParse::end_replay() {

@@ -107,6 +107,9 @@ class LineReader {
   /// A last line without its '\n' (a writer mid-line) is held back instead of handed out, so
   /// that position() stays on a line boundary.
   void hold_back_unterminated_line() { m_hold_partial = true; }
+  /// --follow: the end reached was only the end so far; the next read asks the file again (what
+  /// a writer appended since, the rest of a held-back line included).
+  void rearm() { m_eof = false; }
   /// Modification time of the file (ns since the epoch); empty for stdin and strings.
   [[nodiscard]] std::optional<std::int64_t> mtime_ns() const { return m_mtime_ns; }
 

@@ -116,6 +116,11 @@ class InputParse {
   /// The lines read so far only restored the parser's state: no event of theirs is emitted
   /// later (the parser's end_replay).
   void end_replay();
+  /// --follow: the end of the input is only the end so far. step() then returns false there
+  /// without ending the parse (more lines may come: LineReader::rearm), until finish().
+  void set_live();
+  /// Ends a live parse: the parser's held events and the input's notes (nothing when ended).
+  void finish();
 
  private:
   struct Impl;
