@@ -64,7 +64,8 @@ int run_prep_follow(const PrepArgs& args) {
   for (;;) {
     for (const std::string& w : follower.take_warnings()) fmt::print(stderr, "{} {}\n", prefix(Level::warning), w);
     writer.flush();
-    if (writer.failed() || pipeline::FollowSignals::stop_requested()) break;  // a reader gone (EPIPE), or a signal
+    const bool written = std::fflush(file) == 0;  // the writer's buffer reaches the FILE, this the file
+    if (!written || writer.failed() || pipeline::FollowSignals::stop_requested()) break;  // EPIPE, or a signal
     follower.wait_and_read(std::chrono::seconds(1));
     pipeline::FollowSignals::drain();
     (void)pipeline::FollowSignals::take_hangup();  // nothing to reopen: the stream is written as it goes

@@ -193,6 +193,7 @@ void Follower::check_rotation(Tail& t) {
   if (!gone && !replaced && !truncated) return;
   if (!truncated) read_new_lines(t);  // what the writer added before it renamed the file
   t.parse->finish();
+  if (!truncated) m_rotated[{t.device, t.inode}] = t.reader->bytes_read();
   add_note(*t.stats, truncated ? "truncated while followed (copytruncate): read again from its start"
                                : "renamed or removed while followed (a rotation): read to its end");
   t.parse.reset();  // the tail is dropped; the file at its path is opened anew
@@ -207,6 +208,9 @@ void Follower::open_new_files() {
       struct stat st {};
       // An empty file waits for its first line: its format is told from its start.
       if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) continue;
+      if (const auto r = m_rotated.find({st.st_dev, st.st_ino});
+          r != m_rotated.end() && r->second == static_cast<std::uint64_t>(st.st_size))
+        continue;
       auto reader = io::LineReader::open(path);
       if (!reader) continue;  // gone again, or unreadable: looked at again next time
       if ((*reader)->compression() != io::Compression::none) {

@@ -146,6 +146,10 @@ class LineParser {
   /// The lines parsed so far were replayed to restore this parser's state (a resumed batch
   /// run; their events were counted before): close any record still open, and never emit
   /// what is held back from them, even once the rest of the input places it.
+  /// --follow, at the end of what the input holds so far: emit what is held back for a later
+  /// line to settle (a syslog's year-less stamps, dated now by the file's time), since the next
+  /// line may be hours away.
+  virtual void settle_live(ParseContext& ctx) { (void)ctx; }
   virtual void end_replay(ParseContext& ctx) { (void)ctx; }
   /// A format read whole (FormatTraits::whole_document: a trace) is given the whole input here,
   /// in one step, instead of parse() per line.

@@ -192,7 +192,10 @@ bool InputParse::step() {
   }
   io::Line line;
   if (!m.reader.next(line)) {
-    if (!m.live) m.end();
+    if (!m.live)
+      m.end();
+    else if (m.parser)
+      m.parser->settle_live(m.ctx);
     return false;
   }
   if (!m.parser) {

@@ -13,6 +13,7 @@
 
 #include <chrono>
 #include <deque>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -79,10 +80,14 @@ class Follower {
   EventSink& m_sink;
   FollowSettings m_settings;
   std::vector<std::unique_ptr<Tail>> m_tails;
-  std::deque<InputStats> m_stats;  // a deque: each parse keeps a reference to its counts
+  std::deque<InputStats> m_stats;   // a deque: each parse keeps a reference to its counts
   std::set<std::string> m_skipped;  // compressed rotations: not followed
   int m_inotify = -1;
   std::set<std::string> m_watched;
+  /// Files read to their end and renamed away, (device, inode) -> bytes read: a glob that finds
+  /// one under its new name (q.csv.1), of that size, leaves it alone (a new file that reuses the
+  /// inode differs in size, almost always).
+  std::map<std::pair<std::uint64_t, std::uint64_t>, std::uint64_t> m_rotated;
   std::vector<std::string> m_warnings;
 };
 

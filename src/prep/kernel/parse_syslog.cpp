@@ -514,6 +514,12 @@ class SyslogParser final : public LineParser {
     describe_clock(ctx);
   }
 
+  // A live file is being written now: its time dates the held stamps, and the later lines
+  // follow on from that year (rollovers counted as ever).
+  void settle_live(ParseContext& ctx) override {
+    if (!m_held.empty()) release_held(ctx);
+  }
+
   // The held events keep their say in the year; only the new lines' events are emitted.
   void end_replay(ParseContext& /*ctx*/) override { m_held.mute(); }
 
