@@ -36,6 +36,7 @@ Status record_in_ledger(outputs::Ledger& ledger, const breakeven::PricedJob& pri
 }  // namespace
 
 int run_breakeven(const ModelArgs& a) {
+  if (a.follow) return run_breakeven_follow(a);
   if (a.list_clouds) {
     auto catalogue = run_catalogue(a.clouds, a.in.quiet);
     if (!catalogue) return fail(catalogue.error());
@@ -59,7 +60,8 @@ int run_breakeven(const ModelArgs& a) {
 }
 
 int price_and_write(const ModelArgs& a, breakeven::CostConfig config, const std::optional<breakeven::CloudOffer>& offer,
-                    const extract::Features& features, const std::vector<InputStats>& stats, int status) {
+                    const extract::Features& features, const std::vector<InputStats>& stats, int status,
+                    const std::string& prom_extra, bool notices) {
   std::optional<unsigned> mode;
   if (!a.mode.empty()) {
     mode = io::parse_file_mode(a.mode);
@@ -71,7 +73,7 @@ int price_and_write(const ModelArgs& a, breakeven::CostConfig config, const std:
   if (!options) return fail(options.error());
   auto priced = breakeven::price_job(std::move(config), offer, features, *options);
   if (!priced) return fail(priced.error());
-  print_notices(priced->notices, a.in.quiet);
+  if (notices) print_notices(priced->notices, a.in.quiet);
   const breakeven::Result& result = priced->result;
   const breakeven::CostConfig& config_used = priced->config;
   report::BreakevenExtras extras = report::extras_of(*priced, features.logs_tz);
@@ -91,7 +93,8 @@ int price_and_write(const ModelArgs& a, breakeven::CostConfig config, const std:
   if (ledger)
     if (auto st = record_in_ledger(*ledger, *priced, features, stats, !a.ledger_append); !st) return fail(st.error());
   if (!a.prom.empty())
-    if (auto st = io::write_file_atomically(a.prom, outputs::prometheus_textfile(result, config_used, features), mode);
+    if (auto st = io::write_file_atomically(
+            a.prom, outputs::prometheus_textfile(result, config_used, features) + prom_extra, mode);
         !st)
       return fail(st.error());
   if (!a.suggest.empty()) {
@@ -121,6 +124,19 @@ Runner define_breakeven(CLI::App& cmd) {
       ->type_name("KINDS")
       ->group("Model");
   add_attribution_option(&cmd, *args);
+  cmd.add_flag("--follow", args->follow,
+               "after reading the files, keep reading what is appended (as prep --follow) and price the window so "
+               "far every --every, rewriting -o and --prom; SIGTERM, SIGINT, --to or the training log's end ends "
+               "it with the last update and the --ledger row (docs/live.md)")
+      ->group("Live");
+  cmd.add_option("--every", args->every, "--follow: how often the answer is updated, e.g. 60s, 5m (default 60s)")
+      ->type_name("DURATION")
+      ->group("Live");
+  cmd.add_option("--window", args->live_window,
+                 "--follow: price a sliding window of this length ending at the latest sample (e.g. 1h), not "
+                 "everything since the start")
+      ->type_name("DURATION")
+      ->group("Live");
   cmd.add_option("--mc", args->mc, "Monte-Carlo draws over the config's [ranges]")->type_name("N")->group("Model");
   cmd.add_option("--seed", args->seed, "seed of the Monte-Carlo draws (default 1)")->type_name("N")->group("Model");
   add_output_options(&cmd, *args);

@@ -34,8 +34,15 @@ int run_breakeven(const ModelArgs& a);
 
 /// breakeven's second half, shared with batch: prices the features and writes the table or JSON,
 /// the ledger row, the textfile and the note. Returns the exit status (`status` when all went well).
+/// --follow's updates append `prom_extra` to the textfile and print the pricing notices only
+/// when `notices`.
 int price_and_write(const ModelArgs& a, breakeven::CostConfig config, const std::optional<breakeven::CloudOffer>& offer,
-                    const extract::Features& features, const std::vector<InputStats>& stats, int status);
+                    const extract::Features& features, const std::vector<InputStats>& stats, int status,
+                    const std::string& prom_extra = {}, bool notices = true);
+
+/// breakeven --follow (docs/live.md): prices the window so far every --every, until SIGTERM,
+/// SIGINT, --to or the training log's end; then the last update and the ledger row.
+int run_breakeven_follow(const ModelArgs& a);
 
 struct ReportArgs {
   ModelArgs model;

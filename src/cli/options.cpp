@@ -585,6 +585,21 @@ Status check_model(const ModelArgs& a) {
   return {};
 }
 
+Expected<ModelRun> follow_model_setup(const ModelArgs& a) {
+  auto config = model_config(a);
+  if (!config) return config.error();
+  auto chosen = chosen_offer(*config, a);
+  if (!chosen) return chosen.error();
+  auto inputs = open_follow_inputs(a.in);
+  if (!inputs) return inputs.error();
+  auto window = pipeline::window_options(a.from, a.to, inputs->clock);
+  if (!window) return window.error();
+  window->fault_window_s = config->fault_window_s;
+  window->jobs = inputs->prep.jobs;
+  apply_work_options(a.in, *window);
+  return ModelRun{std::move(*config), *chosen, std::move(*inputs), *window};
+}
+
 Expected<breakeven::PriceOptions> price_options(const ModelArgs& a, const std::vector<InputStats>& stats) {
   breakeven::PriceOptions o;
   auto fill = breakeven::parse_fill_rule(a.fill);

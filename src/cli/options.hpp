@@ -75,6 +75,8 @@ struct ModelArgs {
   std::string fill = "mean";
   std::string by;  ///< breakeven --by: process, user or cgroup; empty: no split
   bool ledger_append = false;
+  bool follow = false;                     ///< breakeven --follow
+  std::string every = "60s", live_window;  ///< --every, --window (--follow)
   std::size_t mc = 0;
   std::uint64_t seed = 1;
 };
@@ -127,6 +129,9 @@ struct ModelRun {
   extract::ExtractOptions window;
 };
 Expected<ModelRun> model_setup(const ModelArgs& a);
+/// The same for --follow: the inputs as named (open_follow_inputs). Run again on SIGHUP, it
+/// re-reads the config.
+Expected<ModelRun> follow_model_setup(const ModelArgs& a);
 /// The config (and the catalogue offer it or --cloud names, for a job on `gpus` GPUs of the
 /// models `gpu_names`) for pricing a step alone: `trace --diff --config`.
 Expected<breakeven::CostConfig> step_pricing_config(const ModelArgs& a, int gpus,

@@ -368,6 +368,23 @@ void add_indicators(std::vector<Family>& out, const extract::Features& f) {
 
 std::span<const PromIndicator> prom_indicators() { return kIndicators; }
 
+std::string prometheus_live_metrics(std::string_view host, bool up, std::int64_t now_ns) {
+  const Labels labels{{"host", std::string(host)}};
+  std::vector<Family> families;
+  families
+      .emplace_back("gpucost_up",
+                    "1 when gpucost breakeven --follow priced the job at its last update, 0 when it could not "
+                    "(no sample yet)")
+      .add(labels, up ? 1.0 : 0.0);
+  families
+      .emplace_back("gpucost_last_update_timestamp_seconds",
+                    "When gpucost breakeven --follow last rewrote this textfile, seconds since the epoch")
+      .add(labels, epoch_seconds(now_ns));
+  std::string out;
+  for (const auto& fam : families) fam.render(out);
+  return out;
+}
+
 std::string prometheus_textfile(const breakeven::Result& result, const breakeven::CostConfig& config,
                                 const extract::Features& features) {
   std::vector<Family> families;

@@ -23,7 +23,7 @@ _gpucost_spec() {
       opts='-h --help --input-format --tz --date --start --interval --boot-time --year --fields
         --steps --max-line --top-kernels --pattern --host -j --jobs --strict -q --quiet -v
         --verbose --prometheus --match --step --slurm-job -o --output --output-format --kinds
-        --from --to'
+        --from --to --follow'
       valued='--input-format --tz --date --start --interval --boot-time --year --fields --steps
         --max-line --top-kernels --pattern --host -j --jobs --prometheus --match --step
         --slurm-job -o --output --output-format --kinds --from --to'
@@ -47,13 +47,13 @@ _gpucost_spec() {
         --steps --max-line --top-kernels --pattern --host -j --jobs --strict -q --quiet -v
         --verbose --prometheus --match --step -c --config --set --from --to --cloud --clouds
         --speed-ratio --fill --slurm-job --tokens-per-step --samples-per-step --list-clouds
-        --compare-clouds --compare-kinds --by --mc --seed --json -o --output --fail-above
-        --explain --suggest --prom --mode --ledger --ledger-append'
+        --compare-clouds --compare-kinds --by --follow --every --window --mc --seed --json -o
+        --output --fail-above --explain --suggest --prom --mode --ledger --ledger-append'
       valued='--input-format --tz --date --start --interval --boot-time --year --fields --steps
         --max-line --top-kernels --pattern --host -j --jobs --prometheus --match --step -c
         --config --set --from --to --cloud --clouds --speed-ratio --fill --slurm-job
-        --tokens-per-step --samples-per-step --compare-kinds --by --mc --seed -o --output
-        --suggest --prom --mode --ledger'
+        --tokens-per-step --samples-per-step --compare-kinds --by --every --window --mc --seed -o
+        --output --suggest --prom --mode --ledger'
       args='files' ;;
     'offers')
       opts='-h --help'

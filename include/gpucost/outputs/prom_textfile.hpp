@@ -30,4 +30,9 @@ std::span<const PromIndicator> prom_indicators();
 std::string prometheus_textfile(const breakeven::Result& result, const breakeven::CostConfig& config,
                                 const extract::Features& features);
 
+/// breakeven --follow's own two gauges, after the textfile (or alone while nothing can be priced):
+/// gpucost_up (1: the figures are of the last update; 0: none could be priced, e.g. no sample
+/// yet) and gpucost_last_update_timestamp_seconds (`now_ns`), labelled with the host.
+std::string prometheus_live_metrics(std::string_view host, bool up, std::int64_t now_ns);
+
 }  // namespace gpucost::outputs

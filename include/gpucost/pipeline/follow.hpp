@@ -63,6 +63,8 @@ class Follower {
   std::vector<InputStats> finish();
   /// Events read so far.
   [[nodiscard]] std::uint64_t events() const;
+  /// The counts of every file followed so far, in the order they were opened.
+  [[nodiscard]] std::vector<InputStats> stats() const { return {m_stats.begin(), m_stats.end()}; }
   /// The files left alone since the last call, each with why (a format no parser knows).
   [[nodiscard]] std::vector<std::string> take_warnings() { return std::exchange(m_warnings, {}); }
 

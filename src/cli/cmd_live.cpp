@@ -1,0 +1,149 @@
+// breakeven --follow: the running cost of the job in progress (docs/live.md). The files are
+// followed into one sample collector; every --every the window so far (or the last --window)
+// is priced again and -o and --prom are rewritten atomically; the end (a signal, --to passed,
+// the training log's end) gives the last update and the ledger row.
+#include "commands.hpp"
+#include "console.hpp"
+
+#include <gpucost/core/text.hpp>
+#include <gpucost/extract/sample_collector.hpp>
+#include <gpucost/io/atomic_file.hpp>
+#include <gpucost/outputs/prom_textfile.hpp>
+#include <gpucost/pipeline/follow.hpp>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <optional>
+
+namespace gpucost::cli {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+/// "60s", "5m", "1h" or a number of seconds, as ns; none when it is not a positive duration.
+std::optional<std::int64_t> duration_ns(std::string_view s) {
+  double unit = 1;
+  if (!s.empty() && (s.back() == 's' || s.back() == 'm' || s.back() == 'h')) {
+    unit = s.back() == 's' ? 1 : s.back() == 'm' ? 60 : 3600;
+    s.remove_suffix(1);
+  }
+  const auto v = text::parse_double(s);
+  if (!v || !(*v > 0) || *v * unit > 366.0 * 86400) return std::nullopt;
+  return static_cast<std::int64_t>(*v * unit * 1e9);
+}
+
+/// Training-log ends (`train` events of phase end) among what was read.
+std::size_t train_ends(const extract::SampleCollector& samples) {
+  const auto& marks = samples.train_marks();
+  return static_cast<std::size_t>(
+      std::count_if(marks.begin(), marks.end(), [](const auto& m) { return m.second == "end"; }));
+}
+
+/// One follow run: its settings, what it has read, and the updates it writes.
+class LiveRun {
+ public:
+  LiveRun(const ModelArgs& a, ModelRun run, std::optional<std::int64_t> window_ns)
+      : m_args(a), m_run(std::move(run)), m_window_ns(window_ns) {}
+
+  int run() {
+    if (auto st = pipeline::FollowSignals::install(); !st) return fail(st.error());
+    pipeline::Follower follower(m_run.inputs.paths, m_run.inputs.prep, m_run.inputs.clock, m_samples,
+                                follow_settings());
+    if (auto st = follower.start(); !st) return fail(st.error());
+    const std::size_t ends_at_start = train_ends(m_samples);
+    const auto every = std::chrono::nanoseconds(*duration_ns(m_args.every));
+    Clock::time_point next = Clock::now();  // the first update at once
+    for (;;) {
+      for (const std::string& w : follower.take_warnings()) fmt::print(stderr, "{} {}\n", prefix(Level::warning), w);
+      if (pipeline::FollowSignals::take_hangup()) reload();
+      const bool passed_to =
+          m_run.window.to_ns && !m_samples.store().empty() && m_samples.store().max_ts() >= *m_run.window.to_ns;
+      if (pipeline::FollowSignals::stop_requested() || passed_to || train_ends(m_samples) > ends_at_start) break;
+      if (Clock::now() >= next) {
+        update(follower.stats(), false);
+        next = Clock::now() + every;
+      }
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(next - Clock::now());
+      follower.wait_and_read(std::max(left, std::chrono::milliseconds(1)));
+      pipeline::FollowSignals::drain();
+    }
+    const std::vector<InputStats> stats = follower.finish();
+    const int status = finish_inputs(stats, m_args.in, m_run.inputs.clock);
+    return std::max(status, update(stats, true));
+  }
+
+ private:
+  /// SIGHUP: the config (and its offer) read again; a config that no longer loads keeps the old one.
+  void reload() {
+    auto fresh = follow_model_setup(m_args);
+    if (!fresh) {
+      fmt::print(stderr, "{} SIGHUP: the config was not reloaded: {}\n", prefix(Level::warning), fresh.error().message);
+      return;
+    }
+    m_run.config = std::move(fresh->config);
+    m_run.offer = std::move(fresh->offer);
+    if (!m_args.in.quiet) fmt::print(stderr, "{} SIGHUP: config reloaded\n", prefix(Level::note));
+  }
+
+  /// Prices the window so far and rewrites the outputs; the last update also writes the ledger
+  /// row. Nothing to price yet (no sample): the textfile says gpucost_up 0.
+  int update(const std::vector<InputStats>& stats, bool last) {
+    m_samples.note_inputs(stats);
+    extract::ExtractOptions window = m_run.window;
+    if (m_window_ns && !m_samples.store().empty() && !window.from_ns)
+      window.from_ns = m_samples.store().max_ts() - *m_window_ns;
+    auto features = extract::compute_features(m_samples, window);
+    const std::int64_t now = wall_clock_ns();
+    if (!features) {
+      if (!m_said_waiting || last)
+        fmt::print(stderr, "{} nothing to price {}: {}\n", prefix(last ? Level::warning : Level::note),
+                   last ? "at the end" : "yet", features.error().message);
+      m_said_waiting = true;
+      if (!m_args.prom.empty())
+        (void)io::write_file_atomically(m_args.prom,
+                                        outputs::prometheus_live_metrics(m_run.inputs.prep.host, false, now));
+      return last ? kError : kOk;
+    }
+    ModelArgs a = m_args;
+    if (!last) a.ledger.clear();  // one row, when the window closes
+    breakeven::CostConfig config = m_run.config;
+    if (config.tariff_tz.empty()) config.tariff_tz = m_run.inputs.clock.name();
+    const int status = price_and_write(a, std::move(config), m_run.offer, *features, stats, kOk,
+                                       outputs::prometheus_live_metrics(features->host, true, now), m_first || last);
+    m_first = false;
+    return status;
+  }
+
+  const ModelArgs& m_args;
+  ModelRun m_run;
+  std::optional<std::int64_t> m_window_ns;
+  extract::SampleCollector m_samples;
+  bool m_first = true, m_said_waiting = false;
+};
+
+}  // namespace
+
+int run_breakeven_follow(const ModelArgs& a) {
+  if (!duration_ns(a.every))
+    return fail(make_error(ErrorKind::usage, fmt::format("--every: '{}' is not a duration", a.every),
+                           "e.g. --every 60s, --every 5m"));
+  std::optional<std::int64_t> window_ns;
+  if (!a.live_window.empty()) {
+    window_ns = duration_ns(a.live_window);
+    if (!window_ns)
+      return fail(make_error(ErrorKind::usage, fmt::format("--window: '{}' is not a duration", a.live_window),
+                             "e.g. --window 1h"));
+  }
+  if (a.list_clouds || a.mc > 0)
+    return fail(make_error(ErrorKind::usage, fmt::format("--follow with {}", a.list_clouds ? "--list-clouds" : "--mc"),
+                           "run them without --follow"));
+  auto run = follow_model_setup(a);
+  if (!run) return fail(run.error());
+  LiveRun live(a, std::move(*run), window_ns);
+  return live.run();
+}
+
+}  // namespace gpucost::cli
