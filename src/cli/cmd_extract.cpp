@@ -17,11 +17,51 @@ namespace {
 struct ExtractArgs {
   InputArgs in;
   std::string output = "-", from, to;
-  bool list = false, json = false;
+  bool list = false, json = false, follow = false;
   double temp_threshold_c = 78.0, chain_window_s = 300.0;
+  std::string every = "60s", live_window;
 };
 
+/// extract --follow (docs/live.md): the features document of the window so far, rewritten
+/// atomically every --every (-o FILE; on stdout, the last one only), until a signal, --to or a
+/// training log's end.
+int run_extract_follow(const ExtractArgs& args) {
+  const auto every = parse_live_duration(args.every);
+  if (!every)
+    return fail(make_error(ErrorKind::usage, fmt::format("--every: '{}' is not a duration", args.every),
+                           "e.g. --every 60s, --every 5m"));
+  std::optional<std::int64_t> window_ns;
+  if (!args.live_window.empty() && !(window_ns = parse_live_duration(args.live_window)))
+    return fail(make_error(ErrorKind::usage, fmt::format("--window: '{}' is not a duration", args.live_window),
+                           "e.g. --window 1h"));
+  auto inputs = open_follow_inputs(args.in);
+  if (!inputs) return fail(inputs.error());
+  auto window = pipeline::window_options(args.from, args.to, inputs->clock);
+  if (!window) return fail(window.error());
+  window->temp_threshold_c = args.temp_threshold_c;
+  window->chain_window_s = args.chain_window_s;
+  window->jobs = inputs->prep.jobs;
+  apply_work_options(args.in, *window);
+  bool said_waiting = false;
+  const auto update = [&](const Expected<extract::Features>& features, const std::vector<InputStats>&,
+                          bool last) -> int {
+    if (!features) {
+      if (!said_waiting || last)
+        fmt::print(stderr, "{} no features {}: {}\n", prefix(last ? Level::warning : Level::note),
+                   last ? "at the end" : "yet", features.error().message);
+      said_waiting = true;
+      return last ? kError : kOk;
+    }
+    if (args.output == "-" && !last) return kOk;  // stdout takes one document: the last
+    if (auto st = io::write_file_atomically(args.output, extract::features_to_json(*features)); !st)
+      return fail(st.error());  // said on stderr; the next update tries again
+    return kOk;
+  };
+  return follow_and_update(LiveLoop{args.in, *inputs, *window, *every, window_ns}, update);
+}
+
 int run_extract(const ExtractArgs& args) {
+  if (args.follow && !args.list) return run_extract_follow(args);
   if (args.list) {
     fmt::print("{}", args.json ? report::indicator_catalogue_json() : report::indicator_catalogue_table());
     return kOk;
@@ -72,6 +112,18 @@ Runner define_extract(CLI::App& cmd) {
       ->check(CLI::Range(0.001, 86400.0))
       ->type_name("S")
       ->group("Indicators");
+  cmd.add_flag("--follow", args->follow,
+               "after reading the files, keep reading what is appended (as prep --follow) and rewrite -o FILE "
+               "with the window so far every --every (on stdout: the last document only); SIGTERM, SIGINT, --to "
+               "or the training log's end ends it (docs/live.md)")
+      ->group("Live");
+  cmd.add_option("--every", args->every, "--follow: how often -o is rewritten, e.g. 60s, 5m (default 60s)")
+      ->type_name("DURATION")
+      ->group("Live");
+  cmd.add_option("--window", args->live_window,
+                 "--follow: a sliding window of this length ending at the latest sample (e.g. 1h)")
+      ->type_name("DURATION")
+      ->group("Live");
   cmd.add_flag("--list", args->list, "print the indicator catalogue and exit");
   cmd.add_flag("--json", args->json, "with --list: as JSON");
   cmd.add_option("-o,--output", args->output, "output file, - = stdout")->type_name("FILE")->group("Output");

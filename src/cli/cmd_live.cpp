@@ -42,60 +42,13 @@ std::size_t train_ends(const extract::SampleCollector& samples) {
       std::count_if(marks.begin(), marks.end(), [](const auto& m) { return m.second == "end"; }));
 }
 
-/// One follow run: its settings, what it has read, and the updates it writes.
-class LiveRun {
+/// breakeven's update: the outputs of the window so far; the last one also writes the ledger
+/// row. Nothing to price yet (no sample): the textfile says gpucost_up 0.
+class BreakevenUpdates {
  public:
-  LiveRun(const ModelArgs& a, ModelRun run, std::optional<std::int64_t> window_ns)
-      : m_args(a), m_run(std::move(run)), m_window_ns(window_ns) {}
+  BreakevenUpdates(const ModelArgs& a, ModelRun& run) : m_args(a), m_run(run) {}
 
-  int run() {
-    if (auto st = pipeline::FollowSignals::install(); !st) return fail(st.error());
-    pipeline::Follower follower(m_run.inputs.paths, m_run.inputs.prep, m_run.inputs.clock, m_samples,
-                                follow_settings());
-    if (auto st = follower.start(); !st) return fail(st.error());
-    const std::size_t ends_at_start = train_ends(m_samples);
-    const auto every = std::chrono::nanoseconds(*duration_ns(m_args.every));
-    Clock::time_point next = Clock::now();  // the first update at once
-    for (;;) {
-      for (const std::string& w : follower.take_warnings()) fmt::print(stderr, "{} {}\n", prefix(Level::warning), w);
-      if (pipeline::FollowSignals::take_hangup()) reload();
-      const bool passed_to =
-          m_run.window.to_ns && !m_samples.store().empty() && m_samples.store().max_ts() >= *m_run.window.to_ns;
-      if (pipeline::FollowSignals::stop_requested() || passed_to || train_ends(m_samples) > ends_at_start) break;
-      if (Clock::now() >= next) {
-        update(follower.stats(), false);
-        next = Clock::now() + every;
-      }
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(next - Clock::now());
-      follower.wait_and_read(std::max(left, std::chrono::milliseconds(1)));
-      pipeline::FollowSignals::drain();
-    }
-    const std::vector<InputStats> stats = follower.finish();
-    const int status = finish_inputs(stats, m_args.in, m_run.inputs.clock);
-    return std::max(status, update(stats, true));
-  }
-
- private:
-  /// SIGHUP: the config (and its offer) read again; a config that no longer loads keeps the old one.
-  void reload() {
-    auto fresh = follow_model_setup(m_args);
-    if (!fresh) {
-      fmt::print(stderr, "{} SIGHUP: the config was not reloaded: {}\n", prefix(Level::warning), fresh.error().message);
-      return;
-    }
-    m_run.config = std::move(fresh->config);
-    m_run.offer = std::move(fresh->offer);
-    if (!m_args.in.quiet) fmt::print(stderr, "{} SIGHUP: config reloaded\n", prefix(Level::note));
-  }
-
-  /// Prices the window so far and rewrites the outputs; the last update also writes the ledger
-  /// row. Nothing to price yet (no sample): the textfile says gpucost_up 0.
-  int update(const std::vector<InputStats>& stats, bool last) {
-    m_samples.note_inputs(stats);
-    extract::ExtractOptions window = m_run.window;
-    if (m_window_ns && !m_samples.store().empty() && !window.from_ns)
-      window.from_ns = m_samples.store().max_ts() - *m_window_ns;
-    auto features = extract::compute_features(m_samples, window);
+  int operator()(const Expected<extract::Features>& features, const std::vector<InputStats>& stats, bool last) {
     const std::int64_t now = wall_clock_ns();
     if (!features) {
       if (!m_said_waiting || last)
@@ -117,10 +70,21 @@ class LiveRun {
     return status;
   }
 
+  /// SIGHUP: the config (and its offer) read again; a config that no longer loads keeps the old one.
+  void reload() {
+    auto fresh = follow_model_setup(m_args);
+    if (!fresh) {
+      fmt::print(stderr, "{} SIGHUP: the config was not reloaded: {}\n", prefix(Level::warning), fresh.error().message);
+      return;
+    }
+    m_run.config = std::move(fresh->config);
+    m_run.offer = std::move(fresh->offer);
+    if (!m_args.in.quiet) fmt::print(stderr, "{} SIGHUP: config reloaded\n", prefix(Level::note));
+  }
+
+ private:
   const ModelArgs& m_args;
-  ModelRun m_run;
-  std::optional<std::int64_t> m_window_ns;
-  extract::SampleCollector m_samples;
+  ModelRun& m_run;
   bool m_first = true, m_said_waiting = false;
 };
 
@@ -142,8 +106,47 @@ int run_breakeven_follow(const ModelArgs& a) {
                            "run them without --follow"));
   auto run = follow_model_setup(a);
   if (!run) return fail(run.error());
-  LiveRun live(a, std::move(*run), window_ns);
-  return live.run();
+  BreakevenUpdates updates(a, *run);
+  LiveLoop loop{a.in, run->inputs, run->window, *duration_ns(a.every), window_ns};
+  return follow_and_update(
+      loop, [&](const auto& f, const auto& stats, bool last) { return updates(f, stats, last); },
+      [&] { updates.reload(); });
+}
+
+std::optional<std::int64_t> parse_live_duration(std::string_view s) { return duration_ns(s); }
+
+int follow_and_update(const LiveLoop& loop, const LiveUpdate& update, const std::function<void()>& on_hangup) {
+  if (auto st = pipeline::FollowSignals::install(); !st) return fail(st.error());
+  extract::SampleCollector samples;
+  pipeline::Follower follower(loop.inputs.paths, loop.inputs.prep, loop.inputs.clock, samples, follow_settings());
+  if (auto st = follower.start(); !st) return fail(st.error());
+  const auto update_now = [&](const std::vector<InputStats>& stats, bool last) {
+    samples.note_inputs(stats);
+    extract::ExtractOptions window = loop.window;
+    if (loop.window_ns && !samples.store().empty() && !window.from_ns)
+      window.from_ns = samples.store().max_ts() - *loop.window_ns;
+    return update(extract::compute_features(samples, window), stats, last);
+  };
+  const std::size_t ends_at_start = train_ends(samples);
+  const auto every = std::chrono::nanoseconds(loop.every_ns);
+  Clock::time_point next = Clock::now();  // the first update at once
+  for (;;) {
+    for (const std::string& w : follower.take_warnings()) fmt::print(stderr, "{} {}\n", prefix(Level::warning), w);
+    if (pipeline::FollowSignals::take_hangup() && on_hangup) on_hangup();
+    const bool passed_to =
+        loop.window.to_ns && !samples.store().empty() && samples.store().max_ts() >= *loop.window.to_ns;
+    if (pipeline::FollowSignals::stop_requested() || passed_to || train_ends(samples) > ends_at_start) break;
+    if (Clock::now() >= next) {
+      update_now(follower.stats(), false);
+      next = Clock::now() + every;
+    }
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(next - Clock::now());
+    follower.wait_and_read(std::max(left, std::chrono::milliseconds(1)));
+    pipeline::FollowSignals::drain();
+  }
+  const std::vector<InputStats> stats = follower.finish();
+  const int status = finish_inputs(stats, loop.in, loop.inputs.clock);
+  return std::max(status, update_now(stats, true));
 }
 
 }  // namespace gpucost::cli

@@ -6,8 +6,11 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
+#include <string_view>
 
 namespace gpucost::cli {
 
@@ -43,6 +46,24 @@ int price_and_write(const ModelArgs& a, breakeven::CostConfig config, const std:
 /// breakeven --follow (docs/live.md): prices the window so far every --every, until SIGTERM,
 /// SIGINT, --to or the training log's end; then the last update and the ledger row.
 int run_breakeven_follow(const ModelArgs& a);
+
+/// What a live command's loop follows and how often it updates (docs/live.md).
+struct LiveLoop {
+  const InputArgs& in;
+  Inputs& inputs;  /// the clock converts as the files are read
+  extract::ExtractOptions window;
+  std::int64_t every_ns = 60'000'000'000;
+  std::optional<std::int64_t> window_ns;  ///< --window: a sliding window ending at the latest sample
+};
+/// One update: the features of the window so far (or why there are none), the inputs' counts,
+/// and whether it is the last; returns the exit status it would end with.
+using LiveUpdate = std::function<int(const Expected<extract::Features>&, const std::vector<InputStats>&, bool last)>;
+/// Follows the inputs and updates at once, then every `every_ns`, until SIGTERM, SIGINT, the
+/// latest sample passing --to, or a training log's end; then the last update. SIGHUP calls
+/// `on_hangup`. Returns the last update's status (or the inputs' when worse).
+int follow_and_update(const LiveLoop& loop, const LiveUpdate& update, const std::function<void()>& on_hangup = {});
+/// "60s", "5m", "1h" or seconds, as ns; none when it is not a positive duration (up to a year).
+std::optional<std::int64_t> parse_live_duration(std::string_view s);
 
 struct ReportArgs {
   ModelArgs model;

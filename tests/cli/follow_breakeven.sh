@@ -3,7 +3,7 @@
 # textfile is rewritten each period (its update time moves, gpucost_up 1, the job's wall time
 # grows) and passes promtool; the training log's end ends the run by itself with exit 0 and one
 # ledger row; SIGTERM ends a second run within a second with exit 0; with nothing to price yet
-# the textfile says gpucost_up 0.
+# the textfile says gpucost_up 0; extract --follow rewrites its document each period.
 #   follow_breakeven.sh GPUCOST TESTDATA     exit 0 = pass, else fail
 set -uo pipefail
 gpucost=$1
@@ -82,4 +82,21 @@ elapsed_ms=$((($(date +%s%N) - start) / 1000000))
 [ "$status" -eq 0 ] || fail "exit $status after SIGTERM: $(cat "$work/term.err")"
 [ "$elapsed_ms" -lt 1000 ] || fail "SIGTERM took $elapsed_ms ms"
 grep -q '^gpucost_up{host="ws"} 1' "$work/p3.prom" || fail "no last update after SIGTERM"
+# 4. extract --follow: the features document rewritten each period.
+wall() { grep -o '"wall_s": {"id": "F001", "value": [0-9.]*' "$work/f.json" | grep -o '[0-9.]*$'; }
+"$gpucost" extract --follow --every 1s --host ws -o "$work/f.json" "$work/q.csv" 2> "$work/extract.err" &
+pid=$!
+sleep 1.2
+extract_first=$(wall)
+for i in $(seq 40 45); do row $((now - 200 + i * 5)) >> "$work/q.csv"; done
+sleep 1.3
+extract_second=$(wall)
+kill -TERM "$pid"
+wait "$pid"
+status=$?
+pid=
+[ "$status" -eq 0 ] || fail "extract --follow: exit $status after SIGTERM: $(cat "$work/extract.err")"
+awk -v a="$extract_first" -v b="$extract_second" 'BEGIN { exit !(b > a) }' ||
+  fail "extract --follow did not rewrite -o: wall_s $extract_first then $extract_second"
+
 echo "PASS: textfile rewritten each second (wall $first_wall -> $second_wall s), ended by the training log with one ledger row, SIGTERM in $elapsed_ms ms"

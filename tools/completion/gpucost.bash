@@ -32,11 +32,12 @@ _gpucost_spec() {
       opts='-h --help --input-format --tz --date --start --interval --boot-time --year --fields
         --steps --max-line --top-kernels --pattern --host -j --jobs --strict -q --quiet -v
         --verbose --prometheus --match --step --from --to --slurm-job --tokens-per-step
-        --samples-per-step --temp-threshold --chain-window --list --json -o --output'
+        --samples-per-step --temp-threshold --chain-window --follow --every --window --list --json
+        -o --output'
       valued='--input-format --tz --date --start --interval --boot-time --year --fields --steps
         --max-line --top-kernels --pattern --host -j --jobs --prometheus --match --step --from
-        --to --slurm-job --tokens-per-step --samples-per-step --temp-threshold --chain-window -o
-        --output'
+        --to --slurm-job --tokens-per-step --samples-per-step --temp-threshold --chain-window
+        --every --window -o --output'
       args='files' ;;
     'merge')
       opts='-h --help -o --output'
