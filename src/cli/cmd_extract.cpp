@@ -22,26 +22,28 @@ struct ExtractArgs {
   std::string every = "60s", live_window;
 };
 
+/// The window and indicator options of the flags, for the inputs' clock.
+Expected<extract::ExtractOptions> extract_window(const ExtractArgs& args, Inputs& inputs) {
+  auto window = pipeline::window_options(args.from, args.to, inputs.clock);
+  if (!window) return window.error();
+  window->temp_threshold_c = args.temp_threshold_c;
+  window->chain_window_s = args.chain_window_s;
+  window->jobs = inputs.prep.jobs;
+  window->slurm_job = args.in.slurm_job;
+  apply_work_options(args.in, *window);
+  return window;
+}
+
 /// extract --follow (docs/live.md): the features document of the window so far, rewritten
 /// atomically every --every (-o FILE; on stdout, the last one only), until a signal, --to or a
 /// training log's end.
 int run_extract_follow(const ExtractArgs& args) {
-  const auto every = parse_live_duration(args.every);
-  if (!every)
-    return fail(make_error(ErrorKind::usage, fmt::format("--every: '{}' is not a duration", args.every),
-                           "e.g. --every 60s, --every 5m"));
-  std::optional<std::int64_t> window_ns;
-  if (!args.live_window.empty() && !(window_ns = parse_live_duration(args.live_window)))
-    return fail(make_error(ErrorKind::usage, fmt::format("--window: '{}' is not a duration", args.live_window),
-                           "e.g. --window 1h"));
+  const auto timing = live_timing(args.every, args.live_window);
+  if (!timing) return fail(timing.error());
   auto inputs = open_follow_inputs(args.in);
   if (!inputs) return fail(inputs.error());
-  auto window = pipeline::window_options(args.from, args.to, inputs->clock);
+  auto window = extract_window(args, *inputs);
   if (!window) return fail(window.error());
-  window->temp_threshold_c = args.temp_threshold_c;
-  window->chain_window_s = args.chain_window_s;
-  window->jobs = inputs->prep.jobs;
-  apply_work_options(args.in, *window);
   bool said_waiting = false;
   const auto update = [&](const Expected<extract::Features>& features, const std::vector<InputStats>&,
                           bool last) -> int {
@@ -57,7 +59,7 @@ int run_extract_follow(const ExtractArgs& args) {
       return fail(st.error());  // said on stderr; the next update tries again
     return kOk;
   };
-  return follow_and_update(LiveLoop{args.in, *inputs, *window, *every, window_ns}, update);
+  return follow_and_update(LiveLoop{args.in, *inputs, *window, timing->every_ns, timing->window_ns}, update);
 }
 
 int run_extract(const ExtractArgs& args) {
@@ -68,13 +70,8 @@ int run_extract(const ExtractArgs& args) {
   }
   auto inputs = open_inputs(args.in, args.from, args.to);
   if (!inputs) return fail(inputs.error());
-  auto window = pipeline::window_options(args.from, args.to, inputs->clock);
+  auto window = extract_window(args, *inputs);
   if (!window) return fail(window.error());
-  window->temp_threshold_c = args.temp_threshold_c;
-  window->chain_window_s = args.chain_window_s;
-  window->jobs = inputs->prep.jobs;
-  window->slurm_job = args.in.slurm_job;
-  apply_work_options(args.in, *window);
   extract::SampleCollector samples;
   std::vector<InputStats> stats;
   if (auto st = pipeline::collect_inputs(inputs->probed, inputs->prep, inputs->clock, samples, stats); !st) {

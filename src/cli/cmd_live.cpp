@@ -90,30 +90,35 @@ class BreakevenUpdates {
 
 }  // namespace
 
-int run_breakeven_follow(const ModelArgs& a) {
-  if (!duration_ns(a.every))
-    return fail(make_error(ErrorKind::usage, fmt::format("--every: '{}' is not a duration", a.every),
-                           "e.g. --every 60s, --every 5m"));
-  std::optional<std::int64_t> window_ns;
-  if (!a.live_window.empty()) {
-    window_ns = duration_ns(a.live_window);
-    if (!window_ns)
-      return fail(make_error(ErrorKind::usage, fmt::format("--window: '{}' is not a duration", a.live_window),
-                             "e.g. --window 1h"));
+Expected<LiveTiming> live_timing(std::string_view every, std::string_view window) {
+  LiveTiming t;
+  const auto every_ns = duration_ns(every);
+  if (!every_ns)
+    return make_error(ErrorKind::usage, fmt::format("--every: '{}' is not a duration", every),
+                      "e.g. --every 60s, --every 5m");
+  t.every_ns = *every_ns;
+  if (!window.empty()) {
+    t.window_ns = duration_ns(window);
+    if (!t.window_ns)
+      return make_error(ErrorKind::usage, fmt::format("--window: '{}' is not a duration", window), "e.g. --window 1h");
   }
+  return t;
+}
+
+int run_breakeven_follow(const ModelArgs& a) {
+  const auto timing = live_timing(a.every, a.live_window);
+  if (!timing) return fail(timing.error());
   if (a.list_clouds || a.mc > 0)
     return fail(make_error(ErrorKind::usage, fmt::format("--follow with {}", a.list_clouds ? "--list-clouds" : "--mc"),
                            "run them without --follow"));
   auto run = follow_model_setup(a);
   if (!run) return fail(run.error());
   BreakevenUpdates updates(a, *run);
-  LiveLoop loop{a.in, run->inputs, run->window, *duration_ns(a.every), window_ns};
+  LiveLoop loop{a.in, run->inputs, run->window, timing->every_ns, timing->window_ns};
   return follow_and_update(
       loop, [&](const auto& f, const auto& stats, bool last) { return updates(f, stats, last); },
       [&] { updates.reload(); });
 }
-
-std::optional<std::int64_t> parse_live_duration(std::string_view s) { return duration_ns(s); }
 
 int follow_and_update(const LiveLoop& loop, const LiveUpdate& update, const std::function<void()>& on_hangup) {
   if (auto st = pipeline::FollowSignals::install(); !st) return fail(st.error());

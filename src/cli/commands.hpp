@@ -62,8 +62,14 @@ using LiveUpdate = std::function<int(const Expected<extract::Features>&, const s
 /// latest sample passing --to, or a training log's end; then the last update. SIGHUP calls
 /// `on_hangup`. Returns the last update's status (or the inputs' when worse).
 int follow_and_update(const LiveLoop& loop, const LiveUpdate& update, const std::function<void()>& on_hangup = {});
-/// "60s", "5m", "1h" or seconds, as ns; none when it is not a positive duration (up to a year).
-std::optional<std::int64_t> parse_live_duration(std::string_view s);
+/// --every and --window of a live command.
+struct LiveTiming {
+  std::int64_t every_ns = 0;
+  std::optional<std::int64_t> window_ns;  ///< none: everything since the start
+};
+/// Parses --every ("60s", "5m", "1h" or seconds) and --window (empty: none); a usage error names
+/// the flag that is not a positive duration (up to a year).
+Expected<LiveTiming> live_timing(std::string_view every, std::string_view window);
 
 struct ReportArgs {
   ModelArgs model;
