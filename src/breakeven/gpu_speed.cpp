@@ -28,10 +28,13 @@ Expected<GpuSpeed> read_gpu(const toml::table& t, std::string_view origin, std::
     for (const auto& v : *m) g.match.push_back(gpu_name_words(v.value_or(std::string())));
   if (g.match.empty())
     return make_error(ErrorKind::config, fmt::format("{}: gpu '{}': 'match' is missing", origin, g.model));
-  if (const auto tf = t["dense_tflops"].value<double>()) {
-    if (!(*tf > 0))
-      return make_error(ErrorKind::config, fmt::format("{}: gpu '{}': dense_tflops must be > 0", origin, g.model));
-    g.dense_tflops = *tf;
+  for (auto [key, field] : {std::pair{"dense_tflops", &g.dense_tflops}, std::pair{"tdp_w", &g.tdp_w},
+                             std::pair{"memory_gb", &g.memory_gb}}) {
+    const auto v = t[key].value<double>();
+    if (!v) continue;
+    if (!(*v > 0))
+      return make_error(ErrorKind::config, fmt::format("{}: gpu '{}': {} must be > 0", origin, g.model, key));
+    *field = *v;
   }
   return g;
 }

@@ -29,6 +29,7 @@ Runner define_procs(CLI::App& cmd);
 Runner define_init(CLI::App& cmd);
 Runner define_completion(CLI::App& cmd);
 Runner define_offers(CLI::App& cmd);
+Runner define_gpus(CLI::App& cmd);
 /// `offers update` (cmd_offers_update.cpp), a subcommand of define_offers.
 Runner define_offers_update(CLI::App& cmd);
 

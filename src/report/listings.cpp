@@ -154,4 +154,72 @@ std::string cloud_offers_json(const std::vector<breakeven::CloudOffer>& offers, 
   return out;
 }
 
+namespace {
+
+std::string figure(const std::optional<double>& v) { return v ? fmt::format("{:g}", *v) : "-"; }
+
+}  // namespace
+
+std::string gpu_table_text(const std::vector<breakeven::GpuSpeed>& gpus) {
+  constexpr std::size_t kColumns = 6;
+  using Row = std::array<std::string, kColumns>;
+  std::vector<Row> rows{{"model", "memory GB", "board W", "dense TFLOPS", "precision", "source (seen)"}};
+  for (const auto& g : gpus)
+    rows.push_back({g.model, figure(g.memory_gb), figure(g.tdp_w), figure(g.dense_tflops), g.precision,
+                    fmt::format("{} ({})", g.source, g.date_seen)});
+  std::array<std::size_t, kColumns> width{};
+  for (const Row& r : rows)
+    for (std::size_t i = 0; i < kColumns; ++i) width[i] = std::max(width[i], r[i].size());
+  std::string out;
+  for (const Row& r : rows) {
+    std::string line = fmt::format("{:<{}}  {:>{}}  {:>{}}  {:>{}}  {:<{}}  {}", r[0], width[0], r[1], width[1], r[2],
+                                   width[2], r[3], width[3], r[4], width[4], r[5]);
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += line + "\n";
+  }
+  out +=
+      "\nFrom the vendors' datasheets (data/gpu-speed.toml). board W: the maximum board power (TDP, or a GeForce\n"
+      "card's total graphics power); dense TFLOPS: peak dense tensor throughput, an upper bound on a job's speed.\n"
+      "A name matches the entry whose words begin it, the longest first (gpucost gpus --json lists them).\n";
+  return out;
+}
+
+std::string gpu_table_json(const std::vector<breakeven::GpuSpeed>& gpus) {
+  const auto number_or_null = [](std::string& out, std::string_view key, const std::optional<double>& v) {
+    if (v) {
+      add_number(out, key, *v);
+    } else {
+      out += ", ";
+      io::append_json_string(out, key);
+      out += ": null";
+    }
+  };
+  std::string out = "{\"schema\": \"gpucost.gpus\", \"version\": 1, \"gpus\": [";
+  bool first = true;
+  for (const auto& g : gpus) {
+    out += first ? "\n  {" : ",\n  {";
+    first = false;
+    add_field(out, "model", g.model, true);
+    out += ", \"match\": [";
+    bool first_match = true;
+    for (const auto& words : g.match) {
+      std::string one;
+      for (const auto& w : words) one += (one.empty() ? "" : " ") + w;
+      out += first_match ? "" : ", ";
+      first_match = false;
+      io::append_json_string(out, one);
+    }
+    out += "]";
+    number_or_null(out, "memory_gb", g.memory_gb);
+    number_or_null(out, "tdp_w", g.tdp_w);
+    number_or_null(out, "dense_tflops", g.dense_tflops);
+    add_field(out, "precision", g.precision);
+    add_field(out, "source", g.source);
+    add_field(out, "date_seen", g.date_seen);
+    out += "}";
+  }
+  out += "\n]}\n";
+  return out;
+}
+
 }  // namespace gpucost::report

@@ -183,8 +183,11 @@ TEST_CASE("speed table: names as nvidia-smi prints them, whole words, longest ma
   CHECK(model("NVIDIA GeForce RTX 4090") == "RTX 4090");
   CHECK(model("NVIDIA H100 80GB HBM3") == "H100 SXM");
   CHECK(model("NVIDIA H100 PCIe") == "H100 PCIe");
-  CHECK(model("NVIDIA A100-SXM4-80GB") == "A100");
-  CHECK(model("A100 40GB") == "A100");
+  CHECK(model("NVIDIA A100-SXM4-80GB") == "A100 SXM4 80GB");
+  CHECK(model("NVIDIA A100-SXM4-40GB") == "A100 SXM4 40GB");
+  CHECK(model("NVIDIA A100 80GB PCIe") == "A100 80GB PCIe");
+  CHECK(model("NVIDIA A100-PCIE-40GB") == "A100 PCIe 40GB");
+  CHECK(model("A100 40GB") == "A100");  // the variant not told: no power or memory
   CHECK(model("NVIDIA A10G") == "A10G");  // not the A10
   CHECK(model("NVIDIA L40S") == "L40S");  // not the L4
   CHECK(model("NVIDIA L4") == "L4");
@@ -199,6 +202,29 @@ TEST_CASE("speed table: names as nvidia-smi prints them, whole words, longest ma
   CHECK_FALSE(breakeven::table_speed_ratio("NVIDIA GeForce RTX 4090", "A10G", &why));
   CHECK(why == "no published throughput for A10G");
   CHECK_FALSE(breakeven::table_speed_ratio("", "H100", &why));
+}
+
+TEST_CASE("GPU table: board power and memory, by hand from the datasheets' columns", "[breakeven][trust]") {
+  const auto* h100 = breakeven::find_gpu_speed("NVIDIA H100 80GB HBM3");
+  REQUIRE(h100 != nullptr);
+  CHECK(h100->tdp_w == 700);
+  CHECK(h100->memory_gb == 80);
+  const auto* pcie = breakeven::find_gpu_speed("NVIDIA A100-PCIE-40GB");
+  REQUIRE(pcie != nullptr);
+  CHECK(pcie->tdp_w == 250);
+  CHECK(pcie->memory_gb == 40);
+  const auto* a100 = breakeven::find_gpu_speed("A100");
+  REQUIRE(a100 != nullptr);
+  CHECK_FALSE(a100->tdp_w.has_value());  // variants differ: no guess
+  CHECK_FALSE(a100->memory_gb.has_value());
+  for (const auto& g : breakeven::gpu_speeds()) {
+    if (g.tdp_w) CHECK((*g.tdp_w >= 35 && *g.tdp_w <= 1500));
+    if (g.memory_gb) CHECK((*g.memory_gb >= 4 && *g.memory_gb <= 512));
+  }
+  auto bad = breakeven::parse_gpu_speeds(
+      "[[gpu]]\nmodel = \"X\"\nmatch = [\"x\"]\ntdp_w = 0\nsource = \"s\"\ndate_seen = \"2026-12-03\"\n", "t.toml");
+  REQUIRE_FALSE(bad);
+  CHECK(bad.error().message == "t.toml: gpu 'X': tdp_w must be > 0");
 }
 
 TEST_CASE("speed ratio: flag, config and offer win over the table; the table over the default", "[breakeven][trust]") {

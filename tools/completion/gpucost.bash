@@ -3,7 +3,7 @@
 # compares the two). Works with or without the bash-completion package. Installed as
 # share/bash-completion/completions/gpucost; without installing: source <(gpucost completion bash)
 
-_gpucost_commands='init prep extract merge breakeven offers history report batch record procs
+_gpucost_commands='init prep extract merge breakeven offers gpus history report batch record procs
   trace completion'
 _gpucost_root_opts='-h --help --version'
 _gpucost_root_valued=''
@@ -58,6 +58,10 @@ _gpucost_spec() {
       args='files' ;;
     'offers')
       opts='-h --help'
+      valued=''
+      args='none' ;;
+    'gpus')
+      opts='-h --help --json'
       valued=''
       args='none' ;;
     'history')

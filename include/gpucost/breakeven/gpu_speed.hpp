@@ -1,5 +1,6 @@
-// The GPU speed table (data/gpu-speed.toml, compiled in): peak dense tensor throughput per GPU
-// model, from which breakeven takes a cloud/local speed ratio when nothing else gives one.
+// The GPU table (data/gpu-speed.toml, compiled in): per GPU model its peak dense tensor
+// throughput (breakeven's cloud/local speed ratio when nothing else gives one), its board power
+// limit and its memory, each with the datasheet it comes from; `gpucost gpus` lists it.
 #pragma once
 
 #include <gpucost/core/error.hpp>
@@ -15,6 +16,8 @@ struct GpuSpeed {
   std::string model;
   std::vector<std::vector<std::string>> match;  ///< each a sequence of leading words
   std::optional<double> dense_tflops;           ///< none: no published figure
+  std::optional<double> tdp_w;                  ///< the board's maximum power; none: variants differ, or none published
+  std::optional<double> memory_gb;              ///< GPU memory as the datasheet states it; none likewise
   std::string precision, source, date_seen;
 };
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <gpucost/breakeven/cloud_offers.hpp>
+#include <gpucost/breakeven/gpu_speed.hpp>
 
 #include <string>
 #include <string_view>
@@ -16,5 +17,10 @@ std::string indicator_catalogue_json();
 /// The offers with their age in days to `today` (YYYY-MM-DD; empty: not counted).
 std::string cloud_offers_table(const std::vector<breakeven::CloudOffer>& offers, std::string_view today);
 std::string cloud_offers_json(const std::vector<breakeven::CloudOffer>& offers, std::string_view today);
+
+/// The GPU table (gpucost gpus): model, memory, board power, dense TFLOPS, precision, source;
+/// a figure the table lacks is "-" (null in JSON).
+std::string gpu_table_text(const std::vector<breakeven::GpuSpeed>& gpus);
+std::string gpu_table_json(const std::vector<breakeven::GpuSpeed>& gpus);
 
 }  // namespace gpucost::report
