@@ -47,7 +47,7 @@ for i in $(seq 10 59); do
   fi
   if [ "$i" -eq 35 ]; then  # copytruncate: a copy, then the file emptied in place
     cp "$d/kern.log" "$d/kern.log.1"
-    sleep 0.3  # the follower has read the file to its end (as logrotate's lost-lines window)
+    sleep 0.8  # the follower has read the file to its end first (logrotate's lost-lines window)
     : > "$d/kern.log"
   fi
   if [ "$i" -eq 40 ]; then  # a file that appears under the glob
