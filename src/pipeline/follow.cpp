@@ -94,6 +94,16 @@ std::string directory_of(const std::string& pattern) {
   return slash == 0 ? "/" : pattern.substr(0, slash);
 }
 
+/// A whole document (a profiler trace) modified in the last 2 s: its writer may not be done, and
+/// it is read once, whole. Looked at again later (inotify's close-write, or the next poll).
+bool being_written_whole(io::LineReader& reader, const struct stat& st, const prep::PrepOptions& options) {
+  const Format f =
+      options.forced != Format::unknown ? options.forced : prep::detect_format(reader.peek(64 * 1024), options);
+  if (!prep::format_traits(f).whole_document) return false;
+  const std::int64_t modified_ns = static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
+  return wall_clock_ns() - modified_ns < 2'000'000'000;
+}
+
 }  // namespace
 
 struct Follower::Tail {
@@ -217,6 +227,7 @@ void Follower::open_new_files() {
         m_skipped.insert(path);  // a compressed rotation: nothing will be appended to it
         continue;
       }
+      if (being_written_whole(**reader, st, m_options)) continue;  // looked at again until it is left alone
       auto t = std::make_unique<Tail>();
       t->path = path;
       t->device = st.st_dev;
