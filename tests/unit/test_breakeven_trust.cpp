@@ -187,7 +187,7 @@ TEST_CASE("speed table: names as nvidia-smi prints them, whole words, longest ma
   CHECK(model("NVIDIA A100-SXM4-40GB") == "A100 SXM4 40GB");
   CHECK(model("NVIDIA A100 80GB PCIe") == "A100 80GB PCIe");
   CHECK(model("NVIDIA A100-PCIE-40GB") == "A100 PCIe 40GB");
-  CHECK(model("A100 40GB") == "A100");  // the variant not told: no power or memory
+  CHECK(model("A100 40GB") == "A100");    // the variant not told: no power or memory
   CHECK(model("NVIDIA A10G") == "A10G");  // not the A10
   CHECK(model("NVIDIA L40S") == "L40S");  // not the L4
   CHECK(model("NVIDIA L4") == "L4");
