@@ -29,7 +29,7 @@ Expected<GpuSpeed> read_gpu(const toml::table& t, std::string_view origin, std::
   if (g.match.empty())
     return make_error(ErrorKind::config, fmt::format("{}: gpu '{}': 'match' is missing", origin, g.model));
   for (auto [key, field] : {std::pair{"dense_tflops", &g.dense_tflops}, std::pair{"tdp_w", &g.tdp_w},
-                             std::pair{"memory_gb", &g.memory_gb}}) {
+                            std::pair{"memory_gb", &g.memory_gb}}) {
     const auto v = t[key].value<double>();
     if (!v) continue;
     if (!(*v > 0))
