@@ -25,7 +25,7 @@ struct TraceArgs {
 };
 
 /// Reads `in`'s inputs into `events`; the inputs' accounting is printed as for any command.
-Expected<std::vector<InputStats>> read_traces(InputArgs in, report::TraceEventCollector& events, int& status) {
+Expected<std::vector<InputStats>> read_traces(const InputArgs& in, report::TraceEventCollector& events, int& status) {
   auto inputs = open_inputs(in);
   if (!inputs) return inputs.error();
   std::vector<InputStats> stats;
