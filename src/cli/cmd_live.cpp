@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <optional>
 
 namespace gpucost::cli {
@@ -115,9 +116,7 @@ int run_breakeven_follow(const ModelArgs& a) {
   if (!run) return fail(run.error());
   BreakevenUpdates updates(a, *run);
   LiveLoop loop{a.in, run->inputs, run->window, timing->every_ns, timing->window_ns};
-  return follow_and_update(
-      loop, [&](const auto& f, const auto& stats, bool last) { return updates(f, stats, last); },
-      [&] { updates.reload(); });
+  return follow_and_update(loop, std::ref(updates), [&] { updates.reload(); });
 }
 
 int follow_and_update(const LiveLoop& loop, const LiveUpdate& update, const std::function<void()>& on_hangup) {

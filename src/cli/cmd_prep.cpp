@@ -41,6 +41,38 @@ void report_selection(const pipeline::EventFilter& filter, const pipeline::Event
                text::counted(static_cast<long long>(filter.left_out()), "event"), selection.describe());
 }
 
+/// The stream prep writes: the header, then the events through the --kinds/--from/--to filter,
+/// and the jobs of the traces' ranks after every input (they need all the ranks), then the summary.
+class PrepStream {
+ public:
+  PrepStream(std::FILE* out, const PrepArgs& args, const LocalClock& clock, const pipeline::EventSelection& selection)
+      : m_writer(out, args.output_format == "tsv" ? io::StreamFormat::tsv : io::StreamFormat::jsonl),
+        m_filter(m_writer, selection),
+        m_selection(selection),
+        m_jobs(selection.everything() ? static_cast<EventSink&>(m_writer) : m_filter) {
+    m_writer.write_header(clock.name(), GPUCOST_VERSION);
+  }
+  [[nodiscard]] EventSink& sink() { return m_jobs; }
+  [[nodiscard]] io::EventWriter& writer() { return m_writer; }
+  /// The trace jobs (when every input was read), what the selection left out, the summary.
+  void end(const std::vector<InputStats>& stats, bool read_all) {
+    if (read_all) m_writer.set_derived(m_jobs.finish());
+    if (!m_selection.everything()) m_writer.set_selection(m_selection.describe(), m_filter.left_out());
+    m_writer.write_summary(stats);
+    m_writer.flush();
+  }
+  /// The selection's counts on stderr (after the inputs' own accounting).
+  void report(bool quiet) const {
+    if (!m_selection.everything()) report_selection(m_filter, m_selection, quiet);
+  }
+
+ private:
+  io::EventWriter m_writer;
+  pipeline::EventFilter m_filter;
+  const pipeline::EventSelection& m_selection;
+  prep::TraceJobEvents m_jobs;
+};
+
 /// prep --follow: the events of what the files hold, then of what is appended, written and flushed
 /// as they come, until SIGTERM or SIGINT; then the summary (docs/live.md).
 int run_prep_follow(const PrepArgs& args) {
@@ -53,31 +85,23 @@ int run_prep_follow(const PrepArgs& args) {
   std::FILE* file = args.output == "-" ? stdout : std::fopen(args.output.c_str(), "w");
   if (file == nullptr)
     return fail(make_error(ErrorKind::io, fmt::format("{}: cannot open: {}", args.output, std::strerror(errno))));
-  io::EventWriter writer(file, args.output_format == "tsv" ? io::StreamFormat::tsv : io::StreamFormat::jsonl);
-  writer.write_header(inputs->clock.name(), GPUCOST_VERSION);
-  pipeline::EventFilter filter(writer, *selection);
-  EventSink* sink = &writer;
-  if (!selection->everything()) sink = &filter;
-  prep::TraceJobEvents jobs(*sink);
-  pipeline::Follower follower(inputs->paths, inputs->prep, inputs->clock, jobs, follow_settings());
+  PrepStream stream(file, args, inputs->clock, *selection);
+  pipeline::Follower follower(inputs->paths, inputs->prep, inputs->clock, stream.sink(), follow_settings());
   if (auto st = follower.start(); !st) return fail(st.error());
   for (;;) {
     for (const std::string& w : follower.take_warnings()) fmt::print(stderr, "{} {}\n", prefix(Level::warning), w);
-    writer.flush();
+    stream.writer().flush();
     const bool written = std::fflush(file) == 0;  // the writer's buffer reaches the FILE, this the file
-    if (!written || writer.failed() || pipeline::FollowSignals::stop_requested()) break;  // EPIPE, or a signal
+    if (!written || stream.writer().failed() || pipeline::FollowSignals::stop_requested()) break;  // EPIPE, a signal
     follower.wait_and_read(std::chrono::seconds(1));
     pipeline::FollowSignals::drain();
     (void)pipeline::FollowSignals::take_hangup();  // nothing to reopen: the stream is written as it goes
   }
   const std::vector<InputStats> stats = follower.finish();
-  writer.set_derived(jobs.finish());
-  if (!selection->everything()) writer.set_selection(selection->describe(), filter.left_out());
-  writer.write_summary(stats);
-  writer.flush();
+  stream.end(stats, true);
   if (file != stdout) std::fclose(file);
   const int status = finish_inputs(stats, args.in, inputs->clock);
-  if (!selection->everything()) report_selection(filter, *selection, args.in.quiet);
+  stream.report(args.in.quiet);
   return status;
 }
 
@@ -89,24 +113,15 @@ int run_prep(const PrepArgs& args) {
   if (!selection) return fail(selection.error());
   auto out = io::OutputFile::open(args.output);
   if (!out) return fail(out.error());
-  io::EventWriter writer(out->stream(), args.output_format == "tsv" ? io::StreamFormat::tsv : io::StreamFormat::jsonl);
-  writer.write_header(inputs->clock.name(), GPUCOST_VERSION);
+  PrepStream stream(out->stream(), args, inputs->clock, *selection);
   std::vector<InputStats> stats;
-  pipeline::EventFilter filter(writer, *selection);
-  EventSink* sink = &writer;
-  if (!selection->everything()) sink = &filter;
-  // The jobs of the traces' ranks are written after every input: they need all the ranks.
-  prep::TraceJobEvents jobs(*sink);
   // One input streams straight through in its own order; several are merged by time.
   const Status st = inputs->paths.size() == 1
-                        ? pipeline::feed_inputs(inputs->probed, inputs->prep, inputs->clock, jobs, stats)
-                        : pipeline::merge_inputs(inputs->probed, inputs->prep, inputs->clock, jobs, stats);
-  if (st) writer.set_derived(jobs.finish());
-  if (!selection->everything()) writer.set_selection(selection->describe(), filter.left_out());
-  writer.write_summary(stats);
-  writer.flush();
+                        ? pipeline::feed_inputs(inputs->probed, inputs->prep, inputs->clock, stream.sink(), stats)
+                        : pipeline::merge_inputs(inputs->probed, inputs->prep, inputs->clock, stream.sink(), stats);
+  stream.end(stats, static_cast<bool>(st));
   if (!st) return fail(st.error());
-  if (writer.failed() && errno != EPIPE) {
+  if (stream.writer().failed() && errno != EPIPE) {
     const int err = errno;
     return fail(
         make_error(ErrorKind::io,
@@ -115,7 +130,7 @@ int run_prep(const PrepArgs& args) {
   }
   if (auto c = out->commit(); !c) return fail(c.error());
   const int status = finish_inputs(stats, args.in, inputs->clock);
-  if (!selection->everything()) report_selection(filter, *selection, args.in.quiet);
+  stream.report(args.in.quiet);
   return status;
 }
 

@@ -420,6 +420,17 @@ void start_log(const InputArgs& a) {
     enable_stderr_log(env);
 }
 
+/// The prep options and the clock of the input flags.
+Status read_settings(const InputArgs& a, Inputs& in) {
+  auto po = pipeline::prep_options(a.settings);
+  if (!po) return po.error();
+  in.prep = std::move(*po);
+  auto clock = LocalClock::make(a.settings.tz);
+  if (!clock) return clock.error();
+  in.clock = *clock;
+  return {};
+}
+
 }  // namespace
 
 Expected<Inputs> open_follow_inputs(const InputArgs& a) {
@@ -433,12 +444,7 @@ Expected<Inputs> open_follow_inputs(const InputArgs& a) {
     return make_error(ErrorKind::usage, "--follow: no file named",
                       "name the logs to follow, e.g. gpucost prep --follow /var/log/gpu/query.csv");
   Inputs in;
-  auto po = pipeline::prep_options(a.settings);
-  if (!po) return po.error();
-  in.prep = std::move(*po);
-  auto clock = LocalClock::make(a.settings.tz);
-  if (!clock) return clock.error();
-  in.clock = *clock;
+  GPUCOST_TRY(read_settings(a, in));
   in.paths = a.inputs;
   return in;
 }
@@ -456,13 +462,8 @@ Expected<Inputs> open_inputs(const InputArgs& a, const std::string& from, const 
   start_log(a);
   GPUCOST_TRY(check_terminal_stdin(a));
   Inputs in;
-  auto po = pipeline::prep_options(a.settings);
-  if (!po) return po.error();
-  in.prep = std::move(*po);
+  GPUCOST_TRY(read_settings(a, in));
   io::set_decompress_ahead(in.prep.jobs >= 2);
-  auto clock = LocalClock::make(a.settings.tz);
-  if (!clock) return clock.error();
-  in.clock = *clock;
   const bool prometheus = !a.prometheus.url.empty();
   if (!prometheus && (!a.prometheus.matchers.empty() || !a.prometheus.step.empty()))
     return make_error(ErrorKind::usage,
@@ -546,12 +547,15 @@ Expected<std::vector<breakeven::OfferKind>> parse_offer_kinds(std::string_view l
   return kinds;
 }
 
-Expected<ModelRun> model_setup(const ModelArgs& a) {
+namespace {
+
+/// The config, its offer, the inputs (as read once, or as named for --follow) and the window.
+Expected<ModelRun> model_run(const ModelArgs& a, bool follow) {
   auto config = model_config(a);
   if (!config) return config.error();
   auto chosen = chosen_offer(*config, a);
   if (!chosen) return chosen.error();
-  auto inputs = open_inputs(a.in, a.from, a.to);
+  auto inputs = follow ? open_follow_inputs(a.in) : open_inputs(a.in, a.from, a.to);
   if (!inputs) return inputs.error();
   auto window = pipeline::window_options(a.from, a.to, inputs->clock);
   if (!window) return window.error();
@@ -561,6 +565,12 @@ Expected<ModelRun> model_setup(const ModelArgs& a) {
   apply_work_options(a.in, *window);
   return ModelRun{std::move(*config), *chosen, std::move(*inputs), *window};
 }
+
+}  // namespace
+
+Expected<ModelRun> model_setup(const ModelArgs& a) { return model_run(a, false); }
+
+Expected<ModelRun> follow_model_setup(const ModelArgs& a) { return model_run(a, true); }
 
 Expected<breakeven::CostConfig> step_pricing_config(const ModelArgs& a, int gpus,
                                                     const std::vector<std::string>& gpu_names) {
@@ -583,21 +593,6 @@ Status check_model(const ModelArgs& a) {
   GPUCOST_TRY(parse_offer_kinds(a.compare_kinds));
   if (!a.by.empty()) GPUCOST_TRY(breakeven::parse_attribution_by(a.by));
   return {};
-}
-
-Expected<ModelRun> follow_model_setup(const ModelArgs& a) {
-  auto config = model_config(a);
-  if (!config) return config.error();
-  auto chosen = chosen_offer(*config, a);
-  if (!chosen) return chosen.error();
-  auto inputs = open_follow_inputs(a.in);
-  if (!inputs) return inputs.error();
-  auto window = pipeline::window_options(a.from, a.to, inputs->clock);
-  if (!window) return window.error();
-  window->fault_window_s = config->fault_window_s;
-  window->jobs = inputs->prep.jobs;
-  apply_work_options(a.in, *window);
-  return ModelRun{std::move(*config), *chosen, std::move(*inputs), *window};
 }
 
 Expected<breakeven::PriceOptions> price_options(const ModelArgs& a, const std::vector<InputStats>& stats) {

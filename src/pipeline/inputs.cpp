@@ -270,15 +270,11 @@ bool can_parse_ahead(const ProbedInput& in, const prep::PrepOptions& options) {
 /// (none when there is only one: it is read in turn).
 void parse_next_traces(const std::vector<ProbedInput>& inputs, std::size_t first, const prep::PrepOptions& options,
                        const LocalClock& clock, std::vector<std::unique_ptr<detail::ParsedAhead>>& ahead) {
-  std::vector<std::size_t> which;
-  for (std::size_t i = first; i < inputs.size() && which.size() < options.jobs * detail::kAheadPerJob; ++i)
-    if (can_parse_ahead(inputs[i], options)) which.push_back(i);
-  if (which.size() < 2) return;
   std::vector<detail::AheadInput> batch;
-  for (const std::size_t i : which)
-    batch.push_back({inputs[i].path, display_path(inputs[i].path), inputs[i].known_format()});
-  auto parsed = detail::parse_ahead(batch, options, clock);
-  for (std::size_t k = 0; k < which.size(); ++k) ahead[which[k]] = std::move(parsed[k]);
+  for (std::size_t i = first; i < inputs.size() && batch.size() < detail::ahead_batch(options); ++i)
+    if (can_parse_ahead(inputs[i], options))
+      batch.push_back({i, inputs[i].path, display_path(inputs[i].path), inputs[i].known_format()});
+  detail::parse_ahead(batch, options, clock, ahead);
 }
 
 }  // namespace

@@ -251,14 +251,12 @@ Status merge(std::vector<MergeInput>& inputs, const prep::PrepOptions& options, 
   // the order the merge opens them, when it opens the first of them.
   std::vector<std::unique_ptr<detail::ParsedAhead>> ahead(inputs.size());
   const auto parse_ahead_from = [&](std::size_t source) {
-    std::vector<std::size_t> which;
-    for (std::size_t s = source; s < sources.size() && which.size() < options.jobs * detail::kAheadPerJob; ++s)
-      if (can_parse_ahead(inputs[sources[s].input], options)) which.push_back(sources[s].input);
-    if (which.size() < 2) return;
     std::vector<detail::AheadInput> batch;
-    for (const std::size_t i : which) batch.push_back({inputs[i].path, inputs[i].stats->path, inputs[i].format});
-    auto parsed = detail::parse_ahead(batch, options, clock);
-    for (std::size_t k = 0; k < which.size(); ++k) ahead[which[k]] = std::move(parsed[k]);
+    for (std::size_t s = source; s < sources.size() && batch.size() < detail::ahead_batch(options); ++s) {
+      const MergeInput& in = inputs[sources[s].input];
+      if (can_parse_ahead(in, options)) batch.push_back({sources[s].input, in.path, in.stats->path, in.format});
+    }
+    detail::parse_ahead(batch, options, clock, ahead);
   };
   const auto open_next = [&]() -> Status {
     MergeInput& in = inputs[sources[next_source].input];

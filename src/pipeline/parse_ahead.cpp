@@ -24,16 +24,16 @@ bool parsed_whole(std::optional<Format> format, const prep::PrepOptions& options
   return format && prep::format_traits(*format).whole_document;
 }
 
-std::vector<std::unique_ptr<ParsedAhead>> parse_ahead(const std::vector<AheadInput>& inputs,
-                                                      const prep::PrepOptions& options, const LocalClock& clock) {
-  std::vector<std::unique_ptr<ParsedAhead>> out;
-  for (const AheadInput& in : inputs) {
-    out.push_back(std::make_unique<ParsedAhead>());
-    out.back()->stats.path = in.name;
+void parse_ahead(const std::vector<AheadInput>& batch, const prep::PrepOptions& options, const LocalClock& clock,
+                 std::vector<std::unique_ptr<ParsedAhead>>& ahead) {
+  if (batch.size() < 2) return;
+  for (const AheadInput& in : batch) {
+    ahead[in.index] = std::make_unique<ParsedAhead>();
+    ahead[in.index]->stats.path = in.name;
   }
-  parallel_for(options.jobs, inputs.size(), [&](std::size_t i) {
-    const AheadInput& in = inputs[i];
-    ParsedAhead& p = *out[i];
+  parallel_for(options.jobs, batch.size(), [&](std::size_t i) {
+    const AheadInput& in = batch[i];
+    ParsedAhead& p = *ahead[in.index];
     p.clock = clock;
     auto reader = io::LineReader::open(in.path);
     if (!reader) {
@@ -44,7 +44,6 @@ std::vector<std::unique_ptr<ParsedAhead>> parse_ahead(const std::vector<AheadInp
     BufferSink sink(p.events);
     p.status = prep::run_prep_input(**reader, options, p.clock, sink, p.stats, in.format);
   });
-  return out;
 }
 
 }  // namespace gpucost::pipeline::detail

@@ -17,9 +17,10 @@
 
 namespace gpucost::pipeline::detail {
 
-/// An input that may be parsed ahead: a file (opened again here), the name its counts give it,
-/// its format as probed.
+/// An input that may be parsed ahead: its index among the caller's inputs, its file (opened again
+/// here), the name its counts give it, its format as probed.
 struct AheadInput {
+  std::size_t index = 0;
   std::string path, name;
   std::optional<Format> format;
 };
@@ -33,16 +34,16 @@ struct ParsedAhead {
   Status status;
 };
 
-/// Traces parsed ahead at once, per thread of -j: enough to keep the threads busy while the
+/// Traces parsed ahead at once: 4 per thread of -j, enough to keep the threads busy while the
 /// buffers (a trace's events are its summaries, not its ops) stay few.
-inline constexpr std::size_t kAheadPerJob = 4;
+[[nodiscard]] inline std::size_t ahead_batch(const prep::PrepOptions& options) { return options.jobs * 4; }
 
 /// True when `format` (or --input-format) is parsed whole in one step: worth a thread of its own.
 [[nodiscard]] bool parsed_whole(std::optional<Format> format, const prep::PrepOptions& options);
 
-/// Parses `inputs` on up to options.jobs threads; the result has one entry per input, in order.
-[[nodiscard]] std::vector<std::unique_ptr<ParsedAhead>> parse_ahead(const std::vector<AheadInput>& inputs,
-                                                                    const prep::PrepOptions& options,
-                                                                    const LocalClock& clock);
+/// Parses `batch` on up to options.jobs threads, each input into ahead[its index]; nothing when
+/// the batch holds fewer than two (the one is read in its turn).
+void parse_ahead(const std::vector<AheadInput>& batch, const prep::PrepOptions& options, const LocalClock& clock,
+                 std::vector<std::unique_ptr<ParsedAhead>>& ahead);
 
 }  // namespace gpucost::pipeline::detail
