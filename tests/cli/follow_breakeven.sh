@@ -3,7 +3,8 @@
 # textfile is rewritten each period (its update time moves, gpucost_up 1, the job's wall time
 # grows) and passes promtool; the training log's end ends the run by itself with exit 0 and one
 # ledger row; SIGTERM ends a second run within a second with exit 0; with nothing to price yet
-# the textfile says gpucost_up 0; extract --follow rewrites its document each period.
+# the textfile says gpucost_up 0; SIGHUP re-reads the config; extract --follow rewrites its
+# document each period.
 #   follow_breakeven.sh GPUCOST TESTDATA     exit 0 = pass, else fail
 set -uo pipefail
 gpucost=$1
@@ -68,11 +69,22 @@ runs=$("$gpucost" history --ledger "$work/l.db" --json | grep -o '"run_id"' | wc
 [ "$runs" -eq 1 ] || fail "$runs ledger rows, not one: the ledger is written when the window closes"
 grep -q '"energy"' "$work/out.json" || fail "-o holds no breakeven JSON"
 
-# 3. SIGTERM: within a second, exit 0, the last update written.
-"$gpucost" breakeven --follow --every 1h -c "$config" --host ws --prom "$work/p3.prom" "$work/q.csv" \
+# 3. SIGHUP re-reads the config (a dearer kWh prices the next update higher); SIGTERM ends the
+#    run within a second, exit 0, the last update written.
+cp "$config" "$work/costs.toml"
+"$gpucost" breakeven --follow --every 1s -c "$work/costs.toml" --host ws --prom "$work/p3.prom" "$work/q.csv" \
   > /dev/null 2> "$work/term.err" &
 pid=$!
-sleep 1
+sleep 1.2
+electricity() { awk '$1 ~ /^gpucost_local_cost_component[{].*component="electricity"/ { print $2 }' "$work/p3.prom"; }
+cheap=$(electricity)
+sed -i 's/^price_per_kwh = 0.32 /price_per_kwh = 0.64 /' "$work/costs.toml"
+kill -HUP "$pid"
+sleep 1.5
+dear=$(electricity)
+awk -v a="$cheap" -v b="$dear" 'BEGIN { exit !(b > 1.9 * a) }' ||
+  fail "SIGHUP did not reload the config: electricity $cheap then $dear EUR"
+grep -q 'SIGHUP: config reloaded' "$work/term.err" || fail "no note of the reload: $(cat "$work/term.err")"
 start=$(date +%s%N)
 kill -TERM "$pid"
 wait "$pid"
