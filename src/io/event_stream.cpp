@@ -478,14 +478,22 @@ std::string_view fill_event(simdjson::ondemand::object obj, Event& ev) {
   return {};
 }
 
+/// Whether an ondemand document can still be read after `error`: a wrong type or a missing field
+/// leaves the iterator in place; anything else (a broken document) abandons it.
+bool usable_after(simdjson::error_code error) {
+  return error == simdjson::SUCCESS || error == simdjson::INCORRECT_TYPE || error == simdjson::NO_SUCH_FIELD;
+}
+
 /// An input's fingerprint in the summary, added to `out`: a stream read again keeps the software
-/// stack its raw logs showed (the ledger's runs, `trace --diff`).
-void read_fingerprint(simdjson::ondemand::object& input, Fingerprint& out) {
+/// stack its raw logs showed (the ledger's runs, `trace --diff`). Returns false when the JSON broke
+/// off inside it: simdjson then abandons its iterator, so the caller must stop reading the line.
+bool read_fingerprint(simdjson::ondemand::object& input, Fingerprint& out) {
   simdjson::ondemand::object fp;
-  if (input["fingerprint"].get_object().get(fp) != simdjson::SUCCESS) return;
+  const auto found = input["fingerprint"].get_object().get(fp);
+  if (found != simdjson::SUCCESS) return usable_after(found);
   for (auto field : fp) {
     std::string_view key;
-    if (field.unescaped_key().get(key) != simdjson::SUCCESS) return;
+    if (field.error() != simdjson::SUCCESS || field.unescaped_key().get(key) != simdjson::SUCCESS) return false;
     std::vector<std::string>* list = key == "drivers" ? &out.drivers
                                      : key == "cuda"  ? &out.cuda
                                      : key == "gpus"  ? &out.gpus
@@ -493,16 +501,31 @@ void read_fingerprint(simdjson::ondemand::object& input, Fingerprint& out) {
                                                       : nullptr;
     if (key == "gpu_count") {
       std::uint64_t n = 0;
-      if (field.value().get_uint64().get(n) == simdjson::SUCCESS) out.gpu_count = std::max(out.gpu_count, n);
+      const auto got = field.value().get_uint64().get(n);
+      if (got == simdjson::SUCCESS)
+        out.gpu_count = std::max(out.gpu_count, n);
+      else if (!usable_after(got))
+        return false;
       continue;
     }
     simdjson::ondemand::array values;
-    if (list == nullptr || field.value().get_array().get(values) != simdjson::SUCCESS) continue;
+    if (list == nullptr) continue;
+    const auto got = field.value().get_array().get(values);
+    if (got != simdjson::SUCCESS) {
+      if (!usable_after(got)) return false;
+      continue;
+    }
     for (auto v : values) {
       std::string_view text;
-      if (v.get_string().get(text) == simdjson::SUCCESS) Fingerprint::add(*list, text);
+      if (v.error() != simdjson::SUCCESS) return false;
+      const auto str = v.get_string().get(text);
+      if (str == simdjson::SUCCESS)
+        Fingerprint::add(*list, text);
+      else if (!usable_after(str))
+        return false;
     }
   }
+  return true;
 }
 
 }  // namespace
@@ -569,10 +592,19 @@ Status read_event_stream(LineReader& reader, EventSink& sink, InputStats& stats)
       if (obj["inputs"].get_array().get(inputs) == simdjson::SUCCESS) {
         for (auto input : inputs) {
           simdjson::ondemand::object in;
-          if (input.get_object().get(in) != simdjson::SUCCESS) continue;
+          if (input.error() != simdjson::SUCCESS) break;
+          const auto got = input.get_object().get(in);
+          if (got != simdjson::SUCCESS) {
+            if (!usable_after(got)) break;
+            continue;
+          }
           std::string_view format;
-          if (in["format"].get_string().get(format) == simdjson::SUCCESS) stats.upstream_formats.emplace_back(format);
-          read_fingerprint(in, stats.fingerprint);
+          const auto fmt = in["format"].get_string().get(format);
+          if (fmt == simdjson::SUCCESS)
+            stats.upstream_formats.emplace_back(format);
+          else if (!usable_after(fmt))
+            break;
+          if (!read_fingerprint(in, stats.fingerprint)) break;
         }
       }
       ++stats.ignored;

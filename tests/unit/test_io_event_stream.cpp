@@ -189,6 +189,30 @@ TEST_CASE("io::read_event_stream: bad lines are counted, a wrong version is an e
     REQUIRE(sink.events.size() == 1);
     CHECK(sink.events[0].kind == "xid");
   }
+  SECTION("a summary broken inside an input's fingerprint is skipped, never read on (found by fuzzing)") {
+    // simdjson abandons its iterator on a broken document; reading on dereferenced a null parser.
+    const char* broken[] = {
+        R"({"type":"summary","inputs":[{"format":"dmon","fingerprint":{"drivers":["535" "x"],"cuda":[]}}]})",
+        R"({"type":"summary","inputs":[{"format":"dmon","fingerprint":{"drivers":["535",]}},{"format":"syslog"}]})",
+        R"({"type":"summary","inputs":[{"format":"dmon","fingerprint":{"gpu_count":-}},{"format":"syslog"}]})",
+        R"({"type":"summary","inputs":[{"format":"dmon","fingerprint":{"drivers" "535"}}, 3 4]})",
+        R"({"type":"summary","inputs":[{"format":"dmon"} {"format":"syslog"}]})",
+        R"({"type":"summary","inputs":[{"path":"a","kind":"trace_launch","rank":1})",  // cut short
+        R"({"type":"summary","inputs":[{"path":"a":null,"kind":"trace_launch","rank":1})",
+        R"({"type":"summary","inputs":[{"format":"dmon","fingerprint":{"drivers":["535")",
+    };
+    for (const char* summary : broken) {
+      CAPTURE(summary);
+      auto reader = io::LineReader::from_string(
+          std::string("{\"type\":\"header\",\"schema\":\"gpucost.events\",\"version\":1}\n") + summary +
+          "\n{\"type\":\"event\",\"ts_ns\":1,\"kind\":\"xid\",\"code\":79}\n");
+      test::CollectingSink sink;
+      InputStats st;
+      REQUIRE(io::read_event_stream(*reader, sink, st));
+      CHECK(st.events == 1);
+      CHECK(st.lines == st.events + st.ignored + st.malformed);
+    }
+  }
   SECTION("version 2 is refused with a hint") {
     auto reader = io::LineReader::from_string("{\"type\":\"header\",\"schema\":\"gpucost.events\",\"version\":2}\n");
     test::CollectingSink sink;
