@@ -21,6 +21,7 @@ Expected<GpuSpeed> read_gpu(const toml::table& t, std::string_view origin, std::
   g.precision = t["precision"].value_or(std::string());
   g.source = t["source"].value_or(std::string());
   g.date_seen = t["date_seen"].value_or(std::string());
+  g.idle_source = t["idle_source"].value_or(std::string());
   if (g.model.empty() || g.source.empty() || g.date_seen.empty())
     return make_error(ErrorKind::config,
                       fmt::format("{}: gpu {}: model, source and date_seen are required", origin, index));
@@ -29,13 +30,18 @@ Expected<GpuSpeed> read_gpu(const toml::table& t, std::string_view origin, std::
   if (g.match.empty())
     return make_error(ErrorKind::config, fmt::format("{}: gpu '{}': 'match' is missing", origin, g.model));
   for (auto [key, field] : {std::pair{"dense_tflops", &g.dense_tflops}, std::pair{"tdp_w", &g.tdp_w},
-                            std::pair{"memory_gb", &g.memory_gb}}) {
+                            std::pair{"memory_gb", &g.memory_gb}, std::pair{"idle_w", &g.idle_w}}) {
     const auto v = t[key].value<double>();
     if (!v) continue;
     if (!(*v > 0))
       return make_error(ErrorKind::config, fmt::format("{}: gpu '{}': {} must be > 0", origin, g.model, key));
     *field = *v;
   }
+  if (g.idle_w && g.idle_source.empty())
+    return make_error(ErrorKind::config,
+                      fmt::format("{}: gpu '{}': idle_w needs idle_source (what measured it)", origin, g.model));
+  if (g.idle_w && g.tdp_w && *g.idle_w >= *g.tdp_w)
+    return make_error(ErrorKind::config, fmt::format("{}: gpu '{}': idle_w must be below tdp_w", origin, g.model));
   return g;
 }
 

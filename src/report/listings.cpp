@@ -161,25 +161,26 @@ std::string figure(const std::optional<double>& v) { return v ? fmt::format("{:g
 }  // namespace
 
 std::string gpu_table_text(const std::vector<breakeven::GpuSpeed>& gpus) {
-  constexpr std::size_t kColumns = 6;
+  constexpr std::size_t kColumns = 7;
   using Row = std::array<std::string, kColumns>;
-  std::vector<Row> rows{{"model", "memory GB", "board W", "dense TFLOPS", "precision", "source (seen)"}};
+  std::vector<Row> rows{{"model", "memory GB", "board W", "idle W", "dense TFLOPS", "precision", "source (seen)"}};
   for (const auto& g : gpus)
-    rows.push_back({g.model, figure(g.memory_gb), figure(g.tdp_w), figure(g.dense_tflops), g.precision,
-                    fmt::format("{} ({})", g.source, g.date_seen)});
+    rows.push_back({g.model, figure(g.memory_gb), figure(g.tdp_w), figure(g.idle_w), figure(g.dense_tflops),
+                    g.precision, fmt::format("{} ({})", g.source, g.date_seen)});
   std::array<std::size_t, kColumns> width{};
   for (const Row& r : rows)
     for (std::size_t i = 0; i < kColumns; ++i) width[i] = std::max(width[i], r[i].size());
   std::string out;
   for (const Row& r : rows) {
-    std::string line = fmt::format("{:<{}}  {:>{}}  {:>{}}  {:>{}}  {:<{}}  {}", r[0], width[0], r[1], width[1], r[2],
-                                   width[2], r[3], width[3], r[4], width[4], r[5]);
+    std::string line = fmt::format("{:<{}}  {:>{}}  {:>{}}  {:>{}}  {:>{}}  {:<{}}  {}", r[0], width[0], r[1], width[1],
+                                   r[2], width[2], r[3], width[3], r[4], width[4], r[5], width[5], r[6]);
     while (!line.empty() && line.back() == ' ') line.pop_back();
     out += line + "\n";
   }
   out +=
       "\nFrom the vendors' datasheets (data/gpu-speed.toml). board W: the maximum board power (TDP, or a GeForce\n"
-      "card's total graphics power); dense TFLOPS: peak dense tensor throughput, an upper bound on a job's speed.\n"
+      "card's total graphics power); idle W: measured at 0 % utilisation (how, in --json); dense TFLOPS: peak\n"
+      "dense tensor throughput, an upper bound on a job's speed.\n"
       "A name matches the entry whose words begin it, the longest first (gpucost gpus --json lists them).\n";
   return out;
 }
@@ -212,6 +213,8 @@ std::string gpu_table_json(const std::vector<breakeven::GpuSpeed>& gpus) {
     out += "]";
     number_or_null(out, "memory_gb", g.memory_gb);
     number_or_null(out, "tdp_w", g.tdp_w);
+    number_or_null(out, "idle_w", g.idle_w);
+    if (g.idle_w) add_field(out, "idle_source", g.idle_source);
     number_or_null(out, "dense_tflops", g.dense_tflops);
     add_field(out, "precision", g.precision);
     add_field(out, "source", g.source);

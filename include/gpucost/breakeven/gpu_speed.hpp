@@ -18,6 +18,10 @@ struct GpuSpeed {
   std::optional<double> dense_tflops;           ///< none: no published figure
   std::optional<double> tdp_w;                  ///< the board's maximum power; none: variants differ, or none published
   std::optional<double> memory_gb;              ///< GPU memory as the datasheet states it; none likewise
+  /// The board's power when no kernel runs (0 % utilisation, P0 where measured so), W;
+  /// none: not measured (the estimate then assumes a share of tdp_w, docs/cost-model.md).
+  std::optional<double> idle_w;
+  std::string idle_source;  ///< where idle_w comes from (a measurement, rarely a datasheet)
   std::string precision, source, date_seen;
 };
 
