@@ -99,6 +99,20 @@ void apply_fill(JobInputs& job, FillRule rule, double idle_power_w) {
     for (auto& [minute, kwh] : job.profile.kwh_by_minute) kwh *= after / before;
 }
 
+void window_inputs(const extract::Features& f, JobInputs& in) {
+  in.from_ns = f.from_ns;
+  in.to_ns = f.to_ns;
+  in.incidents = f.incidents;
+  in.faults = f.faults;
+  in.fault_window_s = f.fault_window_s;
+  in.faults_listed = f.faults_listed;
+  in.downtime_s = extract::value_of(f.host_indicators, "downtime_s");
+  if (const auto it = f.host_indicators.find("downtime_s"); it == f.host_indicators.end())
+    in.downtime_reason = "the features document has no downtime_s (re-run gpucost extract)";
+  else if (!it->second.value)
+    in.downtime_reason = it->second.reason;
+}
+
 Expected<JobInputs> job_inputs(const extract::Features& f) {
   JobInputs in;
   in.wall_h = f.wall_s() / 3600.0;
@@ -136,22 +150,9 @@ Expected<JobInputs> job_inputs(const extract::Features& f) {
                       f.chosen_by == "events" ? "they come from kernel or system logs alone: give the GPU telemetry "
                                                 "(nvidia-smi dmon or --query-gpu output) beside them to price the job"
                                               : "give extract GPU telemetry (nvidia-smi dmon or --query-gpu output)");
-  in.from_ns = f.from_ns;
-  in.to_ns = f.to_ns;
+  window_inputs(f, in);
   in.profile = f.energy_profile;
-  in.incidents = f.incidents;
-  in.faults = f.faults;
-  in.fault_window_s = f.fault_window_s;
-  in.faults_listed = f.faults_listed;
-  const auto host = [&](const char* key) -> std::optional<double> {
-    const auto it = f.host_indicators.find(key);
-    return it != f.host_indicators.end() ? it->second.value : std::nullopt;
-  };
-  in.downtime_s = host("downtime_s");
-  if (const auto it = f.host_indicators.find("downtime_s"); it == f.host_indicators.end())
-    in.downtime_reason = "the features document has no downtime_s (re-run gpucost extract)";
-  else if (!it->second.value)
-    in.downtime_reason = it->second.reason;
+  const auto host = [&](const char* key) { return extract::value_of(f.host_indicators, key); };
   in.energy_low_kwh = host("energy_low_kwh");
   in.energy_high_kwh = host("energy_high_kwh");
   in.energy_method = f.energy_method.empty() ? std::string(extract::kEnergyByPower) : f.energy_method;
@@ -379,10 +380,15 @@ PremiumRange premium_range(const CostConfig& c, const JobInputs& job, const Ener
     const double sys = c.system_power_w * job.wall_h / 1000.0;
     EnergyPrices p = prices;
     p.mean = bound + sys > 0 ? (prices.gpu * bound + prices.system * sys) / (bound + sys) : prices.mean;
-    return evaluate(c, j, p).premium;
+    return evaluate(c, j, p);
   };
-  pr.low = at(*job.energy_low_kwh);
-  pr.high = at(*job.energy_high_kwh);
+  const Result low = at(*job.energy_low_kwh), high = at(*job.energy_high_kwh);
+  pr.low = low.premium;
+  pr.high = high.premium;
+  pr.job_hours_low = low.job_hours.value;
+  pr.job_hours_high = high.job_hours.value;
+  pr.use_hours_low = low.use_hours_per_year.value;
+  pr.use_hours_high = high.use_hours_per_year.value;
   return pr;
 }
 

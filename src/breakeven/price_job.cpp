@@ -146,32 +146,67 @@ void check_slurm_gpus(PricedJob& p, const extract::Features& f) {
                    seen, text::counted(static_cast<long long>(seen), "GPU")));
 }
 
+/// The job's inputs: measured, or, without GPU energy (a training log or a trace alone),
+/// estimated from the GPU model; kernel and system logs alone estimate only with --gpu.
+Expected<JobInputs> measured_or_estimated(PricedJob& p, const extract::Features& f, const PriceOptions& o) {
+  if (!lacks_gpu_energy(f) || (f.chosen_by == "events" && o.estimate.gpu.empty())) {
+    auto job = job_inputs(f);
+    if (job && o.estimate.beside) {
+      auto beside = estimate_beside(f, *job, o.estimate, o.gpu_names, o.trace_gpu_names);
+      if (!beside) return beside.error();
+      p.beside = std::move(*beside);
+    }
+    return job;
+  }
+  auto e = estimate_energy(f, o.estimate, o.gpu_names, o.trace_gpu_names);
+  if (!e) return e.error();
+  warn(p, fmt::format("no GPU telemetry: the energy is estimated from the GPU model, {:.4f} kWh ({:.4f} .. {:.4f}); "
+                      "log telemetry to measure it (docs/cost-model.md, \"Estimated energy\")",
+                      e->estimated_kwh, e->low_kwh, e->high_kwh));
+  for (const std::string& n : e->notes) warn(p, n);
+  p.estimate = *e;
+  return estimated_job_inputs(f, *e);
+}
+
+/// An estimate decides only when its whole range is on one side of the line.
+void decide_on_range(PricedJob& p) {
+  if (!p.estimate || !p.range.spans(p.result.line)) return;
+  p.result.undecided = true;
+  p.result.above_line = false;
+}
+
 }  // namespace
 
 Expected<PricedJob> price_job(CostConfig config, const std::optional<CloudOffer>& offer,
                               const extract::Features& features, const PriceOptions& o) {
   PricedJob p;
   p.config = std::move(config);
-  auto job = job_inputs(features);
+  auto job = measured_or_estimated(p, features, o);
   if (!job) return job.error();
   p.job = std::move(*job);
-  apply_fill(p.job, o.fill, p.config.idle_power_w);
+  if (!p.estimate) apply_fill(p.job, o.fill, p.config.idle_power_w);
   if (const std::string why = apply_busy_share(p.job, features, p.config.busy_share); !why.empty()) warn(p, why);
   if (o.fill == FillRule::none && !(p.job.wall_h > 0))
     return make_error(ErrorKind::usage, "--fill none: no time of the window has samples: nothing to price",
                       "give telemetry that covers the job, or use --fill mean");
   p.shape = job_shape(features, o.gpu_names);
-  check_slurm_gpus(p, features);
+  if (p.estimate) {
+    p.shape.gpus = p.estimate->gpus;
+    p.shape.local_model = p.estimate->gpu_name;
+  } else {
+    check_slurm_gpus(p, features);
+  }
   for (const std::string& w : implausible_values(p.config)) warn(p, w);
   check_trace_device(p, o);
   if (offer) GPUCOST_TRY(fit_chosen_offer(p, *offer, o.today));
   GPUCOST_TRY(check_job(p.config, p.job));
-  check_energy_basis(p);
+  if (!p.estimate) check_energy_basis(p);
   check_energy_method(p);
   p.prices = price_energy(p.config, p.job);
   p.result = evaluate(p.config, p.job, p.prices);
   p.result.carbon = carbon_of(p.config, p.job, p.result.q);
   price_analyses(p, features, o);
+  decide_on_range(p);
   if (!p.range.low && o.fill != FillRule::mean)
     p.range.reason = fmt::format("energy bounds (F049/F050) include the time without samples; none with --fill {}",
                                  fill_rule_name(o.fill));

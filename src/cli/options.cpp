@@ -361,6 +361,22 @@ void add_model_options(CLI::App* app, ModelArgs& a) {
                   "cloud GPU speed / local GPU speed on this job (wins over config, offer and speed table)")
       ->type_name("X")
       ->group("Model");
+  app->add_option("--gpu", a.gpu,
+                  "without telemetry: the GPU model that ran the job (gpucost gpus lists them); its energy is "
+                  "estimated from the model, with bounds")
+      ->type_name("NAME")
+      ->group("Estimate");
+  app->add_option("--gpus", a.gpus, "without telemetry: how many GPUs the job used")
+      ->type_name("N")
+      ->check(CLI::PositiveNumber)
+      ->group("Estimate");
+  app->add_option("--util", a.util,
+                  "without telemetry or a trace: how busy the GPUs were, 0-1 or a percentage (e.g. 0.8, 80%)")
+      ->type_name("SHARE")
+      ->group("Estimate");
+  app->add_flag("--estimate", a.estimate,
+                "with telemetry: also estimate the energy from the GPU model and show it beside the measurement")
+      ->group("Estimate");
   app->add_option("--fill", a.fill,
                   "energy of time without samples: mean (at the GPU's mean power, default), idle (at "
                   "local.idle_power_w) or none (price the measured time only)")
@@ -595,6 +611,34 @@ Status check_model(const ModelArgs& a) {
   return {};
 }
 
+namespace {
+
+/// --util: a share 0-1, or a percentage with '%'.
+Expected<double> parse_util(std::string_view text) {
+  const bool percent = !text.empty() && text.back() == '%';
+  const auto v = text::parse_double(percent ? text.substr(0, text.size() - 1) : text);
+  const double share = v ? (percent ? *v / 100.0 : *v) : -1.0;
+  if (!v || !(share >= 0.0 && share <= 1.0))
+    return make_error(ErrorKind::usage, fmt::format("--util: '{}' is not a share of 0-1 or a percentage", text),
+                      "e.g. --util 0.8 or --util 80%");
+  return share;
+}
+
+Expected<breakeven::EstimateRequest> estimate_request(const ModelArgs& a) {
+  breakeven::EstimateRequest r;
+  r.gpu = a.gpu;
+  if (a.gpus > 0) r.gpus = a.gpus;
+  if (!a.util.empty()) {
+    auto util = parse_util(a.util);
+    if (!util) return util.error();
+    r.util = *util;
+  }
+  r.beside = a.estimate;
+  return r;
+}
+
+}  // namespace
+
 Expected<breakeven::PriceOptions> price_options(const ModelArgs& a, const std::vector<InputStats>& stats) {
   breakeven::PriceOptions o;
   auto fill = breakeven::parse_fill_rule(a.fill);
@@ -611,6 +655,9 @@ Expected<breakeven::PriceOptions> price_options(const ModelArgs& a, const std::v
   o.today = today_date();
   o.mc_draws = a.mc;
   o.mc_seed = a.seed;
+  auto estimate = estimate_request(a);
+  if (!estimate) return estimate.error();
+  o.estimate = std::move(*estimate);
   // The telemetry's GPU models price the speed ratio; a profiler trace's are checked against them.
   for (const auto& st : stats)
     for (const auto& name : st.fingerprint.gpus)

@@ -79,6 +79,11 @@ struct ModelArgs {
   std::string every = "60s", live_window;  ///< --every, --window (--follow)
   std::size_t mc = 0;
   std::uint64_t seed = 1;
+  /// Without telemetry, the estimate's GPU, count and busy share (docs/cost-model.md, "Estimated
+  /// energy"); --estimate: the model beside the measurement.
+  std::string gpu, util;
+  int gpus = 0;  ///< 0: not given
+  bool estimate = false;
 };
 
 /// The cloud catalogue of this run: built-in, the user catalogue, --clouds files (loaded once per

@@ -91,7 +91,7 @@ Expected<Features> compute_features(const SampleCollector& samples, const Extrac
     detail::no_telemetry(g.indicators);
     f.gpus.push_back(std::move(g));
   }
-  if (f.gpus.empty() && !window->host_only)
+  if (f.gpus.empty() && !window->host_only && !window->trainlog_only)
     return make_error(ErrorKind::usage, "--from/--to: no sample falls inside the window",
                       fmt::format("the samples run from {} to {}", format_utc(window->lo), format_utc(window->hi)));
   detail::host_from_gpus(f, walks.filled_j, walks.energy_j);

@@ -24,7 +24,12 @@ namespace detail {
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-constexpr std::string_view kNoGpuTelemetry = "no GPU telemetry in the input (kernel or system logs only)";
+/// Why a host figure of the GPUs is absent when no GPU is: the inputs hold logs only.
+std::string no_gpu_telemetry(const Features& f) {
+  return f.chosen_by == "trainlog"
+             ? "no GPU telemetry in the input (a training log only: breakeven estimates the energy from the GPU model)"
+             : "no GPU telemetry in the input (kernel or system logs only)";
+}
 
 double secs(std::int64_t ns) { return static_cast<double>(ns) / 1e9; }
 
@@ -68,7 +73,7 @@ void power_vs_counter(const Features& f, IndicatorSet& out) {
     counter_kwh += value_of(g.indicators, "energy_kwh").value_or(kNaN);
   }
   if (f.gpus.empty())
-    set_absent(out, "energy_power_vs_counter_pct", std::string(kNoGpuTelemetry));
+    set_absent(out, "energy_power_vs_counter_pct", no_gpu_telemetry(f));
   else if (counter_kwh > 0)
     set_value(out, "energy_power_vs_counter_pct", (power_kwh - counter_kwh) / counter_kwh * 100);
   else
@@ -120,9 +125,8 @@ void host_ratios(const Features& f, double filled_j, double energy_j, IndicatorS
   else
     set_absent(out, "energy_per_busy_hour_kwh", "no busy time (utilisation > 0 %)");
   if (!utilisation)
-    set_absent(
-        out, "idle_energy_share",
-        f.gpus.empty() ? std::string(kNoGpuTelemetry) : std::string("no utilisation samples (MIG mode prints none)"));
+    set_absent(out, "idle_energy_share",
+               f.gpus.empty() ? no_gpu_telemetry(f) : std::string("no utilisation samples (MIG mode prints none)"));
   else if (util_known_j > 0)
     set_value(out, "idle_energy_share", idle_j / util_known_j);
   else
@@ -234,7 +238,7 @@ void host_from_gpus(Features& f, double filled_j, double energy_j) {
     if (n == 0) {
       set_absent(out, key,
                  !reason.empty()  ? reason
-                 : f.gpus.empty() ? std::string(kNoGpuTelemetry)
+                 : f.gpus.empty() ? no_gpu_telemetry(f)
                                   : std::string("no GPU has this indicator"));
       continue;
     }

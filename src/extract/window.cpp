@@ -49,6 +49,23 @@ void trainlog_span(const SampleCollector& samples, const ExtractOptions& options
   }
 }
 
+/// Without samples and traces: the training log's first start and last end (or the flags') as
+/// the window; false when neither gives both ends.
+bool trainlog_bounds(const SampleCollector& samples, const ExtractOptions& options, Window& w) {
+  constexpr std::int64_t kNone = std::numeric_limits<std::int64_t>::min();
+  std::int64_t from = kNone, to = kNone;
+  for (const auto& [ts, phase] : samples.train_marks()) {
+    if (phase == "start" && (from == kNone || ts < from)) from = ts;
+    if (phase == "end" && (to == kNone || ts > to)) to = ts;
+  }
+  if (options.from_ns) from = *options.from_ns;
+  if (options.to_ns) to = *options.to_ns;
+  if (from == kNone || to == kNone || to <= from) return false;
+  w.lo = from;
+  w.hi = to;
+  return true;
+}
+
 /// "4242, 4243 and 4250": the ids of the jobs, the first ten.
 std::string job_ids(const std::vector<JobRecord>& jobs) {
   std::string out;
@@ -110,6 +127,9 @@ Expected<Window> choose_window(const SampleCollector& samples, const ExtractOpti
     w.lo = samples.incidents().empty() ? *options.from_ns : samples.incidents().min_ts();
     w.hi = samples.incidents().empty() ? *options.to_ns : samples.incidents().max_ts();
   }
+  // A training log alone (its start and end, or the flags): the job's window with no GPU;
+  // breakeven estimates the energy from the GPU model (docs/cost-model.md, "Estimated energy").
+  if (w.lo > w.hi && !w.host_only) w.trainlog_only = trainlog_bounds(samples, options, w);
   if (w.lo > w.hi)
     return make_error(ErrorKind::format, "no telemetry samples and no profiler trace with GPU ops in the input",
                       samples.has_host_logs()
@@ -129,7 +149,11 @@ Expected<Window> choose_window(const SampleCollector& samples, const ExtractOpti
   f.host = samples.host().empty() && w.host_only ? samples.incident_host() : samples.host();
   f.logs_tz = samples.logs_tz();
   // host_only implies from_trace (no samples), so it is asked first.
-  f.chosen_by = options.from_ns || options.to_ns ? "flags" : w.host_only ? "events" : from_trace ? "trace" : "samples";
+  f.chosen_by = options.from_ns || options.to_ns ? "flags"
+                : w.host_only                    ? "events"
+                : w.trainlog_only                ? "trainlog"
+                : from_trace                     ? "trace"
+                                                 : "samples";
   trainlog_span(samples, options, w, f);
   GPUCOST_TRY(slurm_span(samples, options, w, f));
   f.from_ns = options.from_ns.value_or(w.lo);

@@ -16,6 +16,7 @@ struct Window {
   std::int64_t lo = 0, hi = 0;  ///< the span the window was taken from (the samples'), for messages
   std::vector<int> trace_gpus;  ///< GPUs only profiler traces give (no telemetry at all), ascending
   bool host_only = false;       ///< kernel and system logs alone: no GPU
+  bool trainlog_only = false;   ///< a training log alone (its start and end): no GPU, no energy
 };
 
 /// Chooses the window: sets f's from_ns, to_ns, to_exclusive and chosen_by, and its host and

@@ -259,7 +259,71 @@ void json_energy_method(std::string& b, const breakeven::JobInputs& j) {
 }
 
 // What of the energy was measured, and how the rest was filled in (docs/cost-model.md).
-void json_energy_basis(std::string& b, const breakeven::JobInputs& j) {
+/// ", \"key\": \"text\"" and ", \"key\": number".
+void add_field(std::string& b, std::string_view key, std::string_view text) {
+  b.append(", ");
+  io::append_json_string(b, key);
+  b.append(": ");
+  io::append_json_string(b, text);
+}
+void add_number(std::string& b, std::string_view key, double v) {
+  b.append(", ");
+  io::append_json_string(b, key);
+  b.append(": ");
+  num(b, v);
+}
+
+/// "above", "below" or "undecided" (an estimate whose range spans the line).
+const char* verdict_word(const breakeven::Result& r) {
+  return r.undecided ? "undecided" : r.above_line ? "above" : "below";
+}
+
+/// --estimate: the GPU model beside the measured energy, per GPU.
+void json_beside(std::string& b, const breakeven::EstimateBeside& m) {
+  b.append(",\n  \"estimate_check\": {\"table_entry\": ");
+  io::append_json_string(b, m.estimate.model);
+  add_field(b, "gpu_source", m.estimate.gpu_source);
+  add_number(b, "idle_w", m.estimate.power.idle_w);
+  add_field(b, "idle_basis", m.estimate.power.idle_basis);
+  add_number(b, "tdp_w", m.estimate.power.tdp_w);
+  b.append(", \"gpus\": [");
+  for (std::size_t i = 0; i < m.gpus.size(); ++i) {
+    const breakeven::EstimateCheck& c = m.gpus[i];
+    b.append(fmt::format("{}\n    {{\"gpu\": {}", i == 0 ? "" : ",", c.gpu));
+    add_number(b, "busy", c.busy);
+    add_number(b, "measured_kwh", c.measured_kwh);
+    add_number(b, "estimated_kwh", c.estimated_kwh);
+    add_number(b, "low_kwh", c.low_kwh);
+    add_number(b, "high_kwh", c.high_kwh);
+    b.append(fmt::format(", \"inside\": {}}}", c.inside() ? "true" : "false"));
+  }
+  b.append(m.gpus.empty() ? "]}" : "\n  ]}");
+}
+
+/// The model behind an estimated energy: the GPU, count and busy share with their sources.
+void json_estimate_model(std::string& b, const breakeven::EnergyEstimate& e) {
+  b.append(", \"low_kwh\": ");
+  num(b, e.low_kwh);
+  b.append(", \"high_kwh\": ");
+  num(b, e.high_kwh);
+  b.append(",\n    \"model\": {\"gpu\": ");
+  io::append_json_string(b, e.gpu_name);
+  add_field(b, "table_entry", e.model);
+  add_field(b, "gpu_source", e.gpu_source);
+  b.append(fmt::format(", \"gpus\": {}", e.gpus));
+  add_field(b, "gpus_source", e.count_source);
+  add_number(b, "busy", e.busy);
+  add_field(b, "busy_source", e.busy_source);
+  add_number(b, "idle_w", e.power.idle_w);
+  add_number(b, "idle_low_w", e.power.idle_low_w);
+  add_field(b, "idle_basis", e.power.idle_basis);
+  add_number(b, "tdp_w", e.power.tdp_w);
+  add_number(b, "busy_draw_low", breakeven::kBusyDrawLow);
+  b.append("}");
+}
+
+void json_energy_basis(std::string& b, const breakeven::JobInputs& j,
+                       const std::optional<breakeven::EnergyEstimate>& estimate) {
   const breakeven::EnergyBasis& e = j.energy_basis;
   // Without coverage in the features every figure of the split is unknown: null.
   const auto known = [&e](double v) { return e.known ? std::optional<double>(v) : std::nullopt; };
@@ -279,6 +343,7 @@ void json_energy_basis(std::string& b, const breakeven::JobInputs& j) {
   b.append(", \"window_h\": ");
   num(b, e.window_h);
   json_energy_method(b, j);
+  if (estimate) json_estimate_model(b, *estimate);
   if (!e.known) b.append(", \"reason\": \"the features give no coverage (re-run gpucost extract)\"");
   b.append("},\n");
 }
@@ -291,6 +356,14 @@ void json_robustness(std::string& b, const BreakevenExtras& x) {
   if (!x.range.low) {
     b.append(", \"reason\": ");
     io::append_json_string(b, x.range.reason);
+  } else {
+    for (const auto& [key, v] :
+         {std::pair{"job_hours_low", x.range.job_hours_low}, std::pair{"job_hours_high", x.range.job_hours_high},
+          std::pair{"use_hours_per_year_low", x.range.use_hours_low},
+          std::pair{"use_hours_per_year_high", x.range.use_hours_high}}) {
+      b.append(fmt::format(", \"{}\": ", key));
+      opt_num(b, v);
+    }
   }
   b.append("},\n  \"sensitivity\": [");
   for (std::size_t i = 0; i < x.sensitivity.size(); ++i) {
@@ -510,6 +583,63 @@ std::string table_carbon(const breakeven::CarbonResult& c) {
   std::string b = fmt::format("carbon    local  {}\n", carbon_side_text(c.local, "cooling"));
   b += fmt::format("          cloud  {}{}\n", carbon_side_text(c.cloud, c.cloud.overhead_basis),
                    c.cloud.kg ? "; an estimate: the cloud GPUs at the local mean power" : "");
+  return b;
+}
+
+/// Without telemetry: the estimated energy, labelled, with the model it came from.
+std::string estimate_lines(const breakeven::EnergyEstimate& e) {
+  std::string b =
+      fmt::format("energy    {:.4f} kWh ESTIMATED from the GPU model, not measured (bounds {:.4f} .. {:.4f} kWh)\n",
+                  e.estimated_kwh, e.low_kwh, e.high_kwh);
+  b += fmt::format("  gpu       {} x {} (table entry {}; the GPU from {}, {})\n", e.gpus, e.gpu_name, e.model,
+                   e.gpu_source,
+                   e.count_source == "assumed" ? std::string("the count assumed") : "the count from " + e.count_source);
+  b += fmt::format("  busy      {:.1f} % of the window (from {})\n", e.busy * 100, e.busy_source);
+  b += fmt::format(
+      "  power     per GPU {:.0f} W estimated, {:.0f} .. {:.0f} W bounds: idle {:.0f} W ({}), board {:.0f} W\n\n",
+      e.power.central_w(e.busy), e.power.low_w(e.busy), e.power.high_w(), e.power.idle_w,
+      e.power.idle_basis.starts_with("measured") ? "measured" : "assumed", e.power.tdp_w);
+  return b;
+}
+
+/// " (3.2 .. 5.1 h with the energy bounds)"; empty when neither bound has a value.
+std::string bound_range(const std::optional<double>& low, const std::optional<double>& high, const char* unit) {
+  if (!low && !high) return {};
+  const auto v = [](const std::optional<double>& x) { return x ? fmt::format("{:.4g}", *x) : std::string("none"); };
+  return fmt::format(" ({} .. {}{} with the energy bounds)", v(low), v(high), unit);
+}
+
+/// The premium of an estimate: a verdict only when the whole range is on one side of the line.
+std::string estimated_premium_line(const breakeven::Result& r, const breakeven::PremiumRange& range) {
+  const std::string span = range.low && range.high
+                               ? fmt::format("range {:+.1f} % .. {:+.1f} %", *range.low * 100, *range.high * 100)
+                               : "no range";
+  if (r.undecided)
+    return fmt::format(
+        "premium   {:+.1f} % local over cloud, ESTIMATED ({}; line {:.1f} %): UNDECIDED, the range spans the line;\n"
+        "          log telemetry to decide: nvidia-smi --query-gpu=timestamp,index,name,power.draw,utilization.gpu "
+        "--format=csv -l 5 > gpu.csv\n",
+        r.premium * 100, span, r.line * 100);
+  return fmt::format(
+      "premium   {:+.1f} % local over cloud, ESTIMATED ({}; line {:.1f} %): {} over the whole range\n", r.premium * 100,
+      span, r.line * 100,
+      r.above_line ? "ABOVE the line, renting is cheaper for this job" : "below the line, the local GPU holds its own");
+}
+
+/// --estimate: the model's bounds beside the measured energy, per GPU.
+std::string beside_table(const breakeven::EstimateBeside& m) {
+  std::string b =
+      fmt::format("\nestimate beside the measurement ({}, idle {:.0f} W {}, board {:.0f} W)\n", m.estimate.model,
+                  m.estimate.power.idle_w, m.estimate.power.idle_basis.starts_with("measured") ? "measured" : "assumed",
+                  m.estimate.power.tdp_w);
+  b += fmt::format("  {:<5}{:>8}{:>14}{:>14}{:>22}  {}\n", "gpu", "busy", "measured kWh", "model kWh", "bounds kWh",
+                   "measured");
+  for (const breakeven::EstimateCheck& c : m.gpus)
+    b += fmt::format("  {:<5}{:>7.1f}%{:>14.4f}{:>14.4f}{:>22}  {}\n", c.gpu, c.busy * 100, c.measured_kwh,
+                     c.estimated_kwh, fmt::format("{:.4f} .. {:.4f}", c.low_kwh, c.high_kwh),
+                     c.inside()                   ? "inside the bounds"
+                     : c.measured_kwh < c.low_kwh ? "BELOW the lower bound"
+                                                  : "ABOVE the upper bound");
   return b;
 }
 
@@ -840,7 +970,7 @@ std::string breakeven_json(const breakeven::Result& r, const breakeven::CostConf
     io::append_json_string(b, r.job.downtime_reason);
   }
   b.append("},\n");
-  json_energy_basis(b, r.job);
+  json_energy_basis(b, r.job, x.estimate);
   b.append("  \"local\": {\"electricity\": ");
   num(b, r.electricity);
   b.append(", \"amortisation\": ");
@@ -933,7 +1063,8 @@ std::string breakeven_json(const breakeven::Result& r, const breakeven::CostConf
   num(b, r.premium);
   b.append(",\n  \"line\": ");
   num(b, r.line);
-  b.append(fmt::format(",\n  \"above_line\": {},\n  \"breakeven\": {{\n", r.above_line ? "true" : "false"));
+  b.append(fmt::format(",\n  \"above_line\": {},\n  \"verdict\": \"{}\",\n  \"breakeven\": {{\n",
+                       r.above_line ? "true" : "false", verdict_word(r)));
   solution(b, "job_hours", r.job_hours);
   crossings_json(b, "job_hours_crossings", "local_cheaper", r.job_crossings);
   solution(b, "line_job_hours", r.line_job_hours);
@@ -948,6 +1079,7 @@ std::string breakeven_json(const breakeven::Result& r, const breakeven::CostConf
   json_slurm(b, f, r);
   json_incidents(b, r);
   json_robustness(b, x);
+  if (x.beside) json_beside(b, *x.beside);
   if (x.findings) append_findings_json(b, *x.findings);
   b.append("\n}\n");
   return b;
@@ -960,13 +1092,16 @@ std::string breakeven_table(const breakeven::Result& r, const breakeven::CostCon
   b += fmt::format("job       {} .. {}  ({}, {}{}{})\n", format_utc(f.from_ns), format_utc(f.to_ns),
                    hours(r.job.wall_h), text::counted(static_cast<long long>(r.job.energy_kwh.size()), "GPU"),
                    f.host.empty() ? "" : ", host " + f.host, x.logs_tz.empty() ? "" : ", log times in " + x.logs_tz);
-  b += fmt::format(
-      "{}, mean utilisation {:.1f} %{}\n\n", energy_line(r.job, r.energy_kwh), r.util_mean * 100,
-      r.job.util_assumed             ? " (utilisation not measured: 100 % assumed)"
-      : r.job.util_source == "trace" ? " (from the profiler trace's busy share: no telemetry utilisation)"
-      : r.job.trace_busy_fraction
-          ? fmt::format(" (telemetry; the profiler trace's busy share is {:.1f} %)", *r.job.trace_busy_fraction * 100)
-          : std::string());
+  if (x.estimate)
+    b += estimate_lines(*x.estimate);
+  else
+    b += fmt::format(
+        "{}, mean utilisation {:.1f} %{}\n\n", energy_line(r.job, r.energy_kwh), r.util_mean * 100,
+        r.job.util_assumed             ? " (utilisation not measured: 100 % assumed)"
+        : r.job.util_source == "trace" ? " (from the profiler trace's busy share: no telemetry utilisation)"
+        : r.job.trace_busy_fraction
+            ? fmt::format(" (telemetry; the profiler trace's busy share is {:.1f} %)", *r.job.trace_busy_fraction * 100)
+            : std::string());
   if (!f.jobs.empty()) b.insert(b.size() - 1, slurm_lines(f, r));  // before the blank line
   b += "local\n";
   if (c.tou.empty())
@@ -1004,9 +1139,12 @@ std::string breakeven_table(const breakeven::Result& r, const breakeven::CostCon
                      *r.downtime_share * 100);
   b += table_carbon(r.carbon);
   b += "\n";
-  b += fmt::format(
-      "premium   {:+.1f} % local over cloud (line {:.1f} %): {}\n", r.premium * 100, r.line * 100,
-      r.above_line ? "ABOVE the line, renting is cheaper for this job" : "below the line, the local GPU holds its own");
+  if (x.estimate)
+    b += estimated_premium_line(r, x.range);
+  else
+    b += fmt::format("premium   {:+.1f} % local over cloud (line {:.1f} %): {}\n", r.premium * 100, r.line * 100,
+                     r.above_line ? "ABOVE the line, renting is cheaper for this job"
+                                  : "below the line, the local GPU holds its own");
   if (!c.cloud_unfit.empty())
     b += fmt::format(
         "          BUT the offer cannot run this job as logged ({}): the comparison is not a verdict;\n"
@@ -1014,8 +1152,9 @@ std::string breakeven_table(const breakeven::Result& r, const breakeven::CostCon
         c.cloud_unfit);
   if (r.job_hours.value) {
     const std::string later = later_stretches(r.job_crossings, "the cloud is cheaper");
-    b += fmt::format("break-even job length  {}: local is cheaper for jobs shorter than this{}\n", hours(r.job_hours),
-                     later.empty() ? "" : ", again " + later);
+    b += fmt::format("break-even job length  {}: local is cheaper for jobs shorter than this{}{}\n", hours(r.job_hours),
+                     later.empty() ? "" : ", again " + later,
+                     x.estimate ? bound_range(x.range.job_hours_low, x.range.job_hours_high, " h") : "");
   } else {
     b += fmt::format("break-even job length  none: {}\n", r.job_hours.reason);
   }
@@ -1027,9 +1166,10 @@ std::string breakeven_table(const breakeven::Result& r, const breakeven::CostCon
     b += fmt::format("line crossed at        none: {}\n", r.line_job_hours.reason);
   if (r.use_hours_per_year.value) {
     const double h = *r.use_hours_per_year.value;
-    b += fmt::format("break-even use         {:.0f} h/year{}\n", h,
+    b += fmt::format("break-even use         {:.0f} h/year{}{}\n", h,
                      h > 8760 ? " (more than a year has: renting wins at any use)"
-                              : fmt::format(" ({:.1f} % of the year): owning pays above it", h / 87.60));
+                              : fmt::format(" ({:.1f} % of the year): owning pays above it", h / 87.60),
+                     x.estimate ? bound_range(x.range.use_hours_low, x.range.use_hours_high, " h/year") : "");
   } else {
     b += fmt::format("break-even use         none: {}\n", r.use_hours_per_year.reason);
   }
@@ -1041,6 +1181,7 @@ std::string breakeven_table(const breakeven::Result& r, const breakeven::CostCon
   b += table_trace_jobs(r, f, cur);
   if (x.attribution) b += attribution_table(*x.attribution, cur);
   b += table_robustness(x, r.job, cur);
+  if (x.beside) b += beside_table(*x.beside);
   if (x.findings) b += findings_table(*x.findings, cur);
   return b;
 }

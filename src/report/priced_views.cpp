@@ -17,6 +17,8 @@ BreakevenExtras extras_of(const breakeven::PricedJob& priced, std::string logs_t
   x.clouds = priced.clouds;
   x.fit_basis = breakeven::fit_basis(priced.shape, priced.config.memory_margin);
   x.findings = priced.findings;
+  x.estimate = priced.estimate;
+  x.beside = priced.beside;
   return x;
 }
 

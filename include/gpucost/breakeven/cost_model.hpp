@@ -80,6 +80,9 @@ struct JobInputs {
 /// energy bounds, which include the uncovered time at extract's assumption.
 void apply_fill(JobInputs& job, FillRule rule, double idle_power_w);
 
+/// The window's part of the job: its ends, incidents, faults and downtime.
+void window_inputs(const extract::Features& features, JobInputs& job);
+
 /// Takes W, E_g and u_g from extract's features. Fails when the window is empty or a GPU
 /// has no energy (no power samples): the cost would be a silent guess.
 Expected<JobInputs> job_inputs(const extract::Features& features);
@@ -127,6 +130,9 @@ struct Result {
   // comparison
   double premium = 0, line = 0;
   bool above_line = false;
+  /// The energy was estimated (energy_method "model") and its bounds put the premium on both
+  /// sides of the line: no verdict; above_line is then false (docs/cost-model.md, "Estimated energy").
+  bool undecided = false;
   Solution job_hours;           ///< T*: the first of job_crossings
   Solution line_job_hours;      ///< T_λ: the first of line_crossings
   Crossings job_crossings;      ///< every job length where C_L = C_C (the billing's steps may give several)
@@ -163,6 +169,10 @@ std::vector<Swing> sensitivity(const CostConfig& config, const JobInputs& job, c
 struct PremiumRange {
   std::optional<double> low, high;
   std::string reason;  ///< when there are no bounds
+  /// T* and H* at the lower and the upper energy bound (none where the bound has no solution).
+  std::optional<double> job_hours_low, job_hours_high, use_hours_low, use_hours_high;
+  /// Whether the bounds lie on both sides of the line: then no verdict holds.
+  [[nodiscard]] bool spans(double line) const { return low && high && ((*low > line) != (*high > line)); }
 };
 PremiumRange premium_range(const CostConfig& config, const JobInputs& job, const EnergyPrices& prices);
 

@@ -7,6 +7,7 @@
 #include <gpucost/breakeven/cloud_offers.hpp>
 #include <gpucost/breakeven/config.hpp>
 #include <gpucost/breakeven/cost_model.hpp>
+#include <gpucost/breakeven/energy_estimate.hpp>
 #include <gpucost/breakeven/findings.hpp>
 #include <gpucost/core/error.hpp>
 #include <gpucost/extract/features.hpp>
@@ -30,6 +31,9 @@ struct PriceOptions {
   const std::vector<CloudOffer>* offers = nullptr;  ///< the run's catalogue (--compare-clouds); null: built-in
   std::vector<OfferKind> compare_kinds{OfferKind::on_demand};  ///< the kinds --compare-clouds ranks
   std::string today;  ///< YYYY-MM-DD: the offer's price age is counted to it; empty: not counted
+  /// Without telemetry: the GPU, count and busy share the estimate takes (--gpu, --gpus, --util,
+  /// the training log's); with it and `estimate.beside` (--estimate), the model beside the measurement.
+  EstimateRequest estimate;
 };
 
 /// Something the user should read next to the answer; `warning` ones doubt the answer itself.
@@ -51,6 +55,8 @@ struct PricedJob {
   std::vector<OfferPrice> clouds;                ///< --compare-clouds: fit offers cheapest first, then the unfit
   std::optional<std::vector<Finding>> findings;  ///< above the line or with explain
   std::vector<Notice> notices;
+  std::optional<EnergyEstimate> estimate;  ///< set when the energy was estimated (no telemetry)
+  std::optional<EstimateBeside> beside;    ///< --estimate with telemetry: the model beside the measurement
 };
 
 /// Prices the job. Fails on what makes any figure a guess: no GPU energy, an empty window, a

@@ -32,6 +32,8 @@ inline constexpr double kDefaultFaultWindowS = 60.0;
 inline constexpr std::string_view kEnergyByCounter = "counter";
 inline constexpr std::string_view kEnergyByPower = "power";
 inline constexpr std::string_view kEnergyMixed = "mixed";
+/// Not measured: estimated by breakeven from the GPU model (docs/cost-model.md, "Estimated energy").
+inline constexpr std::string_view kEnergyByModel = "model";
 
 /// Partial sums that let results of several hosts or consecutive windows merge exactly
 /// (docs/indicators.md, Merging): name -> value; names ending in ".max"/".min" combine by

@@ -5,6 +5,7 @@
 #include <gpucost/breakeven/cloud_offers.hpp>
 #include <gpucost/breakeven/config.hpp>
 #include <gpucost/breakeven/cost_model.hpp>
+#include <gpucost/breakeven/energy_estimate.hpp>
 #include <gpucost/breakeven/findings.hpp>
 #include <gpucost/breakeven/work_units.hpp>
 #include <gpucost/extract/features.hpp>
@@ -36,6 +37,9 @@ struct BreakevenExtras {
   std::optional<std::vector<breakeven::Finding>> findings;
   /// --by: the cost by process, user or cgroup; null when not asked (no key in the JSON).
   std::optional<breakeven::Attribution> attribution;
+  /// The energy estimated from the GPU model (no telemetry); --estimate: the model beside the measurement.
+  std::optional<breakeven::EnergyEstimate> estimate;
+  std::optional<breakeven::EstimateBeside> beside;
 };
 
 /// People-facing lists (the table, the HTML report) show at most this many incidents.
