@@ -58,7 +58,9 @@ std::vector<std::string> gpu_name_words(std::string_view name) {
   std::vector<std::string> words;
   std::string word;
   const auto flush = [&] {
-    if (!word.empty() && word != "nvidia" && word != "geforce" && word != "tesla") words.push_back(word);
+    if (!word.empty() && word != "nvidia" && word != "geforce" && word != "tesla" && word != "amd" &&
+        word != "instinct")
+      words.push_back(word);
     word.clear();
   };
   for (const char ch : name) {

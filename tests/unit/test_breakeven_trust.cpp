@@ -192,7 +192,22 @@ TEST_CASE("speed table: names as nvidia-smi prints them, whole words, longest ma
   CHECK(model("NVIDIA L40S") == "L40S");  // not the L4
   CHECK(model("NVIDIA L4") == "L4");
   CHECK(model("Tesla T4") == "T4");
-  CHECK(model("NVIDIA GeForce RTX 4080") == "none");  // not the T4, not the 4090
+  CHECK(model("NVIDIA GeForce RTX 4060") == "none");  // not the T4, not the 4060 Laptop
+  CHECK(model("NVIDIA GeForce RTX 4080") == "RTX 4080");
+  CHECK(model("NVIDIA GeForce RTX 4080 SUPER") == "RTX 4080 SUPER");  // the longer match
+  CHECK(model("NVIDIA GeForce RTX 4060 Laptop GPU") == "RTX 4060 Laptop");
+  CHECK(model("NVIDIA GeForce RTX 5090") == "RTX 5090");
+  CHECK(model("NVIDIA B200") == "B200");
+  CHECK(model("NVIDIA RTX 6000 Ada Generation") == "RTX 6000 Ada");
+  CHECK(model("NVIDIA RTX A6000") == "RTX A6000");  // not the RTX 6000 Ada
+  // AMD names as amd-smi/rocm-smi print them: "AMD" and "Instinct" are dropped; "/" does not split.
+  CHECK(model("AMD Instinct MI300X") == "MI300X");
+  CHECK(model("AMD Instinct MI300X OAM") == "MI300X");
+  CHECK(model("AMD Instinct MI210") == "MI210");
+  CHECK(model("AMD Instinct MI250X") == "MI250X");
+  CHECK(model("AMD Instinct MI250") == "MI250");
+  CHECK(breakeven::gpu_name_words("AMD Instinct MI250X/MI250") == std::vector<std::string>{"mi250x/mi250"});
+  CHECK(model("AMD Instinct MI250X/MI250") == "MI250X/MI250 GCD");  // one GCD, either variant
   // H100 SXM 989.4 / RTX 4090 165.2
   const auto r = breakeven::table_speed_ratio("NVIDIA GeForce RTX 4090", "H100");
   REQUIRE(r);
@@ -202,6 +217,12 @@ TEST_CASE("speed table: names as nvidia-smi prints them, whole words, longest ma
   CHECK_FALSE(breakeven::table_speed_ratio("NVIDIA GeForce RTX 4090", "A10G", &why));
   CHECK(why == "no published throughput for A10G");
   CHECK_FALSE(breakeven::table_speed_ratio("", "H100", &why));
+  // Per-OAM figures for a GCD of unknown variant would be a guess: no ratio.
+  CHECK_FALSE(breakeven::table_speed_ratio("AMD Instinct MI250X/MI250", "H100", &why));
+  CHECK(why == "no published throughput for MI250X/MI250 GCD");
+  const auto amd = breakeven::table_speed_ratio("AMD Instinct MI210", "MI300X");
+  REQUIRE(amd);
+  CHECK(amd->ratio == Approx(1307.4 / 181.0));
 }
 
 TEST_CASE("GPU table: board power and memory, by hand from the datasheets' columns", "[breakeven][trust]") {
@@ -217,6 +238,15 @@ TEST_CASE("GPU table: board power and memory, by hand from the datasheets' colum
   REQUIRE(a100 != nullptr);
   CHECK_FALSE(a100->tdp_w.has_value());  // variants differ: no guess
   CHECK_FALSE(a100->memory_gb.has_value());
+  const auto* mi210 = breakeven::find_gpu_speed("AMD Instinct MI210");
+  REQUIRE(mi210 != nullptr);
+  CHECK(mi210->tdp_w == 300);
+  CHECK(mi210->memory_gb == 64);
+  const auto* b200 = breakeven::find_gpu_speed("NVIDIA B200");
+  REQUIRE(b200 != nullptr);
+  CHECK(b200->memory_gb == 180);         // DGX B200 User Guide: 1,440 GB over 8 GPUs
+  CHECK_FALSE(b200->tdp_w.has_value());  // no NVIDIA document at hand: not guessed
+  CHECK_FALSE(b200->dense_tflops.has_value());
   for (const auto& g : breakeven::gpu_speeds()) {
     if (g.tdp_w) CHECK((*g.tdp_w >= 35 && *g.tdp_w <= 1500));
     if (g.memory_gb) CHECK((*g.memory_gb >= 4 && *g.memory_gb <= 512));

@@ -31,7 +31,8 @@ Expected<std::vector<GpuSpeed>> parse_gpu_speeds(std::string_view toml_text, std
 const std::vector<GpuSpeed>& gpu_speeds();
 
 /// The words of a GPU name as the table matches them: lower case, split at spaces, dashes and
-/// underscores, without "nvidia", "geforce" and "tesla" ("NVIDIA A100-SXM4-80GB" -> a100 sxm4 80gb).
+/// underscores (not at '/'), without "nvidia", "geforce", "tesla", "amd" and "instinct"
+/// ("NVIDIA A100-SXM4-80GB" -> a100 sxm4 80gb; "AMD Instinct MI250X/MI250" -> mi250x/mi250).
 std::vector<std::string> gpu_name_words(std::string_view name);
 /// The entry whose longest `match` is a prefix of the name's words; none when no entry matches.
 const GpuSpeed* find_gpu_speed(std::string_view name, const std::vector<GpuSpeed>& table = gpu_speeds());
