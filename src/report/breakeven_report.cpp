@@ -603,10 +603,14 @@ std::string estimate_lines(const breakeven::EnergyEstimate& e) {
 }
 
 /// " (3.2 .. 5.1 h with the energy bounds)"; empty when neither bound has a value.
+/// The job lengths as durations ("1.24 h"), the uses per year in h/year.
 std::string bound_range(const std::optional<double>& low, const std::optional<double>& high, const char* unit) {
   if (!low && !high) return {};
-  const auto v = [](const std::optional<double>& x) { return x ? fmt::format("{:.4g}", *x) : std::string("none"); };
-  return fmt::format(" ({} .. {}{} with the energy bounds)", v(low), v(high), unit);
+  const bool per_year = std::string_view(unit) != " h";
+  const auto v = [per_year](const std::optional<double>& x) {
+    return !x ? std::string("none") : per_year ? fmt::format("{:.0f}", *x) : hours(*x);
+  };
+  return fmt::format(" ({}{} at the lower energy bound, {} at the upper)", v(low), per_year ? unit : "", v(high));
 }
 
 /// The premium of an estimate: a verdict only when the whole range is on one side of the line.
@@ -648,9 +652,11 @@ std::string table_robustness(const BreakevenExtras& x, const breakeven::JobInput
   // The counters' increase is exact: only the time they do not cover is bounded.
   const bool by_counter = job.energy_method == extract::kEnergyByCounter;
   if (x.range.low && x.range.high)
-    b += fmt::format("premium range          {} .. {}  (energy bounds F049/F050: {})\n", pct(*x.range.low),
-                     pct(*x.range.high),
-                     by_counter ? "the energy counters, the time they miss" : "Riemann sums, +-5 W, gaps");
+    b += fmt::format(
+        "premium range          {} .. {}  (energy bounds F049/F050: {})\n", pct(*x.range.low), pct(*x.range.high),
+        job.energy_method == extract::kEnergyByModel ? "the GPU model's: busy draw x0.6 above idle, and the board power"
+        : by_counter                                 ? "the energy counters, the time they miss"
+                                                     : "Riemann sums, +-5 W, gaps");
   else
     b += fmt::format("premium range          unknown: {}\n", x.range.reason);
   if (!x.monte_carlo_reason.empty()) b += fmt::format("monte carlo            none: {}\n", x.monte_carlo_reason);
