@@ -139,7 +139,8 @@ std::optional<PowerModel> power_model(const GpuSpeed& gpu, std::string* why) {
   PowerModel m;
   m.tdp_w = *gpu.tdp_w;
   if (gpu.idle_w) {
-    m.idle_w = m.idle_low_w = *gpu.idle_w;
+    m.idle_w = *gpu.idle_w;
+    m.idle_low_w = kIdleMeasuredLow * *gpu.idle_w;
     m.idle_basis = "measured: " + gpu.idle_source;
   } else {
     m.idle_w = kIdleShareTypical * m.tdp_w;

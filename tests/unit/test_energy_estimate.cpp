@@ -29,7 +29,7 @@ TEST_CASE("estimate: the power model of a measured and of an unmeasured idle", "
   REQUIRE(m);
   // H100 SXM: idle 70 W measured, board 700 W.
   CHECK(m->central_w(0.5) == Approx(70 + 630 * 0.5));    // 385 W
-  CHECK(m->low_w(0.5) == Approx(70 + 630 * 0.5 * 0.6));  // 259 W
+  CHECK(m->low_w(0.5) == Approx(63 + 637 * 0.5 * 0.6));  // 254.1 W
   CHECK(m->high_w() == Approx(700));
   CHECK(m->idle_basis.starts_with("measured"));
 
@@ -37,10 +37,10 @@ TEST_CASE("estimate: the power model of a measured and of an unmeasured idle", "
   REQUIRE(rtx != nullptr);
   const auto r = be::power_model(*rtx);
   REQUIRE(r);
-  CHECK(r->idle_w == Approx(0.15 * 450));      // 67.5 W assumed
-  CHECK(r->idle_low_w == Approx(0.02 * 450));  // 9 W
+  CHECK(r->idle_w == Approx(0.15 * 450));       // 67.5 W assumed
+  CHECK(r->idle_low_w == Approx(0.015 * 450));  // 6.75 W
   CHECK(r->central_w(1.0) == Approx(450));
-  CHECK(r->low_w(1.0) == Approx(9 + 441 * 0.6));  // 273.6 W
+  CHECK(r->low_w(1.0) == Approx(6.75 + 443.25 * 0.6));  // 272.7 W
   CHECK(r->idle_basis.starts_with("assumed"));
 
   std::string why;
@@ -64,14 +64,14 @@ TEST_CASE("estimate: a training log alone, 4 H100 for 2 h", "[estimate]") {
     CHECK(e->busy == 1.0);
     CHECK(e->hours == Approx(2));
     CHECK(e->estimated_kwh == Approx(4 * 700 * 2 / 1000.0));         // 5.6 kWh
-    CHECK(e->low_kwh == Approx(4 * (70 + 630 * 0.6) * 2 / 1000.0));  // 3.584 kWh
+    CHECK(e->low_kwh == Approx(4 * (63 + 637 * 0.6) * 2 / 1000.0));  // 3.5616 kWh
     CHECK(e->high_kwh == Approx(5.6));
     const auto job = be::estimated_job_inputs(f, *e);
     REQUIRE(job);
     REQUIRE(job->energy_kwh.size() == 4);
     CHECK(job->energy_kwh[0] == Approx(1.4));
     CHECK(job->energy_method == "model");
-    CHECK(*job->energy_low_kwh == Approx(3.584));
+    CHECK(*job->energy_low_kwh == Approx(4 * (63 + 637 * 0.6) * 2 / 1000.0));
     CHECK(*job->energy_high_kwh == Approx(5.6));
     CHECK(job->profile.total() == Approx(5.6));
     CHECK(job->profile.kwh_by_minute.size() == 120);
@@ -83,7 +83,7 @@ TEST_CASE("estimate: a training log alone, 4 H100 for 2 h", "[estimate]") {
     CHECK(e->busy == Approx(0.75));
     CHECK(e->busy_source == "the profiler trace");
     CHECK(e->estimated_kwh == Approx(4 * (70 + 630 * 0.75) * 2 / 1000.0));  // 4.34 kWh
-    CHECK(e->low_kwh == Approx(4 * (70 + 630 * 0.75 * 0.6) * 2 / 1000.0));  // 2.828 kWh
+    CHECK(e->low_kwh == Approx(4 * (63 + 637 * 0.75 * 0.6) * 2 / 1000.0));  // 2.7972 kWh
     REQUIRE_FALSE(e->notes.empty());
     CHECK(e->notes.front().find("extrapolated") != std::string::npos);
   }
@@ -152,11 +152,11 @@ TEST_CASE("estimate: beside a measurement, per GPU at its utilisation", "[estima
   const auto m = be::estimate_beside(f, measured, req, {"NVIDIA H100 80GB HBM3"}, {});
   REQUIRE(m);
   REQUIRE(m->gpus.size() == 2);
-  // GPU 0 busy: bounds 0.448 .. 0.7 kWh; 0.6 inside. GPU 1 idle: 0.070 .. 0.7; 0.1 inside.
-  CHECK(m->gpus[0].low_kwh == Approx(0.448));
+  // GPU 0 busy: bounds 0.4452 .. 0.7 kWh; 0.6 inside. GPU 1 idle: 0.063 .. 0.7; 0.1 inside.
+  CHECK(m->gpus[0].low_kwh == Approx(0.4452));
   CHECK(m->gpus[0].high_kwh == Approx(0.7));
   CHECK(m->gpus[0].inside());
-  CHECK(m->gpus[1].low_kwh == Approx(0.07));
+  CHECK(m->gpus[1].low_kwh == Approx(0.063));
   CHECK(m->gpus[1].estimated_kwh == Approx(0.07));
   CHECK(m->gpus[1].inside());
   CHECK(m->estimate.busy == Approx(0.5));

@@ -19,10 +19,13 @@ namespace gpucost::breakeven {
 /// (TDP - idle) x busy the central estimate assumes (docs/cost-model.md, "Estimated energy").
 inline constexpr double kBusyDrawLow = 0.6;
 /// Without a measured idle power, the central estimate assumes this share of TDP (the median of
-/// the P0 idle shares measured in the corpus) and the lower bound this one (the lowest measured,
-/// a GeForce card at P8).
+/// the P0 idle shares measured in the corpus) and the lower bound this one (below the lowest
+/// measured, a GeForce card at P8).
 inline constexpr double kIdleShareTypical = 0.15;
-inline constexpr double kIdleShareLow = 0.02;
+inline constexpr double kIdleShareLow = 0.015;  // RTX 4090 at P8: 8.8 W of 450, 0.0196
+/// A measured idle is one board's (or a median's): the lower bound takes this share of it, since
+/// boards of one model differ (8 H100 idle at 67.7-72.3 W, 4 % below their median).
+inline constexpr double kIdleMeasuredLow = 0.9;
 
 /// What the user said (--gpu, --gpus, --util) and what the inputs say of the GPUs.
 struct EstimateRequest {
