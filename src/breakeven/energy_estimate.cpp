@@ -146,7 +146,7 @@ std::optional<PowerModel> power_model(const GpuSpeed& gpu, std::string* why) {
     m.idle_w = kIdleShareTypical * m.tdp_w;
     m.idle_low_w = kIdleShareLow * m.tdp_w;
     m.idle_basis =
-        fmt::format("assumed: {:.0f} % of the board power ({:.0f} % for the lower bound); no measurement of this model",
+        fmt::format("assumed: {:.0f} % of the board power ({:.3g} % for the lower bound); no measurement of this model",
                     kIdleShareTypical * 100, kIdleShareLow * 100);
   }
   return m;

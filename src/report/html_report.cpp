@@ -32,7 +32,7 @@ padding:16px 20px;color:#1d1d1f;background:#fff;font-size:14px}
 h1{font-size:22px;margin:0 0 4px}h2{font-size:18px;margin:28px 0 8px;border-bottom:1px solid #ddd;padding-bottom:4px}
 h3{font-size:15px;margin:18px 0 4px}.sub{color:#555;margin:0}
 .verdict{border-radius:8px;padding:12px 16px;margin-top:14px;border:2px solid}
-.verdict.below{background:#e8f5e9;border-color:#2e7d32}.verdict.above{background:#fdecea;border-color:#b00020}
+.verdict.below{background:#e8f5e9;border-color:#2e7d32}.verdict.above{background:#fdecea;border-color:#b00020}.verdict.undecided{background:#fff8e1;border-color:#b26a00}
 .verdict .big{font-size:20px;font-weight:600;margin:0 0 6px}
 table{border-collapse:collapse;margin:6px 0}td,th{border:1px solid #ddd;padding:3px 8px;text-align:left;vertical-align:top}
 th{background:#f4f4f6}td.num{text-align:right;font-variant-numeric:tabular-nums}
@@ -106,6 +106,15 @@ std::string header(const ReportContent& c) {
                                      : "");
 }
 
+// Without telemetry: the energy estimated from the GPU model, and whether a verdict holds.
+std::string estimate_row(const breakeven::EnergyEstimate& e, const breakeven::Result& r) {
+  return fmt::format(
+      "<tr><th>energy ESTIMATED</th><td>{:.4f} kWh from the GPU model, not measured (bounds {:.4f} .. {:.4f} kWh): "
+      "{} x {} ({}), busy {:.1f} % ({}){}</td></tr>\n",
+      e.estimated_kwh, e.low_kwh, e.high_kwh, e.gpus, esc(e.gpu_name), esc(e.gpu_source), e.busy * 100,
+      esc(e.busy_source), r.undecided ? "; UNDECIDED: the premium range spans the line, log telemetry to decide" : "");
+}
+
 // What of the energy was measured and what estimated (docs/cost-model.md).
 std::string energy_basis_row(const breakeven::EnergyBasis& e) {
   if (!e.known) return "<tr><th>energy measured</th><td>unknown: the features give no coverage</td></tr>\n";
@@ -150,11 +159,14 @@ std::string price_row(const breakeven::CostConfig& c) {
 std::string verdict(const ReportContent& c) {
   const Result& r = c.result;
   const std::string& cur = c.config.currency;
-  std::string b = fmt::format("<section id=\"verdict\" class=\"verdict {}\">\n", r.above_line ? "above" : "below");
-  b += fmt::format("<p class=\"big\">{}</p>\n",
-                   esc(r.above_line    ? "Renting is cheaper for this job: the premium is above the line"
-                       : r.premium < 0 ? "The local GPU is cheaper than the cloud for this job"
-                                       : "The local GPU holds its own: the premium is below the line"));
+  const char* side = r.undecided ? "undecided" : r.above_line ? "above" : "below";
+  std::string b = fmt::format("<section id=\"verdict\" class=\"verdict {}\">\n", side);
+  b += fmt::format(
+      "<p class=\"big\">{}</p>\n",
+      esc(r.undecided    ? "Undecided: the energy is estimated and its range puts the premium on both sides of the line"
+          : r.above_line ? "Renting is cheaper for this job: the premium is above the line"
+          : r.premium < 0 ? "The local GPU is cheaper than the cloud for this job"
+                          : "The local GPU holds its own: the premium is below the line"));
   b += "<table>\n";
   b += fmt::format("<tr><th>local cost</th><td class=\"num\">{}</td></tr>\n", esc(money(r.local_total, cur)));
   b += fmt::format("<tr><th>cloud cost{}</th><td class=\"num\">{}</td></tr>\n",
@@ -163,7 +175,7 @@ std::string verdict(const ReportContent& c) {
   b += fmt::format(
       "<tr><th>premium (local over cloud)</th><td class=\"num\">{} against the line of {:.1f} %: "
       "{}</td></tr>\n",
-      esc(percent(r.premium)), r.line * 100, r.above_line ? "above" : "below");
+      esc(percent(r.premium)), r.line * 100, side);
   b += fmt::format("<tr><th>break-even job length T*</th><td>{}{}</td></tr>\n",
                    esc(crossings_text(r.job_hours, r.job_crossings)),
                    r.job_hours.value ? " (local is cheaper for shorter jobs)" : "");
@@ -179,7 +191,10 @@ std::string verdict(const ReportContent& c) {
   if (c.extras.range.low && c.extras.range.high)
     b += fmt::format("<tr><th>premium range (energy bounds)</th><td>{} .. {}</td></tr>\n",
                      esc(percent(*c.extras.range.low)), esc(percent(*c.extras.range.high)));
-  b += energy_basis_row(r.job.energy_basis);
+  if (c.extras.estimate)
+    b += estimate_row(*c.extras.estimate, r);
+  else
+    b += energy_basis_row(r.job.energy_basis);
   b += energy_method_row(r.job);
   if (const std::string x = breakeven::exchange_text(c.config); !x.empty())
     b += fmt::format("<tr><th>exchange</th><td>{}</td></tr>\n", esc(x));
