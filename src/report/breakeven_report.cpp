@@ -302,10 +302,8 @@ void json_beside(std::string& b, const breakeven::EstimateBeside& m) {
 
 /// The model behind an estimated energy: the GPU, count and busy share with their sources.
 void json_estimate_model(std::string& b, const breakeven::EnergyEstimate& e) {
-  b.append(", \"low_kwh\": ");
-  num(b, e.low_kwh);
-  b.append(", \"high_kwh\": ");
-  num(b, e.high_kwh);
+  add_number(b, "low_kwh", e.low_kwh);
+  add_number(b, "high_kwh", e.high_kwh);
   b.append(",\n    \"model\": {\"gpu\": ");
   io::append_json_string(b, e.gpu_name);
   add_field(b, "table_entry", e.model);
