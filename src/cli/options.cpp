@@ -659,9 +659,18 @@ Expected<breakeven::PriceOptions> price_options(const ModelArgs& a, const std::v
   if (!estimate) return estimate.error();
   o.estimate = std::move(*estimate);
   // The telemetry's GPU models price the speed ratio; a profiler trace's are checked against them.
-  for (const auto& st : stats)
+  // A training log's GPU names and count (torch collect_env, nvidia-smi -L, n_gpu) serve the
+  // estimate only: the telemetry's stay the speed ratio's.
+  for (const auto& st : stats) {
+    if (st.format == Format::trainlog) {
+      for (const auto& name : st.fingerprint.gpus) Fingerprint::add(o.estimate.log_names, name);
+      if (st.fingerprint.gpu_count > 0)
+        o.estimate.log_gpus = std::max(o.estimate.log_gpus.value_or(0), static_cast<int>(st.fingerprint.gpu_count));
+      continue;
+    }
     for (const auto& name : st.fingerprint.gpus)
       Fingerprint::add(prep::format_traits(st.format).profiler ? o.trace_gpu_names : o.gpu_names, name);
+  }
   return o;
 }
 

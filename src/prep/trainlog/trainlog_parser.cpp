@@ -27,6 +27,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace gpucost::prep {
 
 namespace {
@@ -57,6 +59,58 @@ void note_stack(string_view s, Fingerprint& fp) {
   if (const string_view v = labelled_value(s, "CUDA used to build PyTorch"); !v.empty() && v != "None")
     Fingerprint::add(fp.stack, fmt::format("CUDA (PyTorch build) {}", v));
   if (const string_view v = labelled_value(s, "Nvidia driver version"); !v.empty()) Fingerprint::add(fp.drivers, v);
+}
+
+/// The count in "n_gpu: 2" (HF examples' "Process rank: 0, device: cuda:0, n_gpu: 2") or in
+/// "CUDA_VISIBLE_DEVICES: [0,1]" (Lightning's "LOCAL_RANK: 0 - CUDA_VISIBLE_DEVICES: [0,1]"); 0: none.
+std::uint64_t logged_gpu_count(string_view s) {
+  if (const auto at = s.find("n_gpu: "); at != string_view::npos) {
+    std::uint64_t n = 0;
+    for (std::size_t i = at + 7; i < s.size() && s[i] >= '0' && s[i] <= '9' && n < 100000; ++i)
+      n = n * 10 + static_cast<std::uint64_t>(s[i] - '0');
+    return n;
+  }
+  if (const auto at = s.find("CUDA_VISIBLE_DEVICES: ["); at != string_view::npos) {
+    const string_view list = s.substr(at + 23, s.find(']', at) - (at + 23));
+    if (text::trim(list).empty()) return 0;
+    return static_cast<std::uint64_t>(std::count(list.begin(), list.end(), ',')) + 1;
+  }
+  return 0;
+}
+
+/// The GPUs a log names: "GPU 0: NVIDIA A100-SXM4-80GB" (python -m torch.utils.collect_env,
+/// nvidia-smi -L with its " (UUID: ...)") and "- GPU type: NVIDIA A100-SXM4-80GB" (accelerate env);
+/// with the counts of logged_gpu_count. Breakeven's estimate reads them (docs/cost-model.md).
+void note_devices(string_view s, Fingerprint& fp) {
+  if (s.find("GPU") == string_view::npos && s.find("n_gpu") == string_view::npos &&
+      s.find("CUDA_VISIBLE") == string_view::npos)
+    return;
+  fp.gpu_count = std::max(fp.gpu_count, logged_gpu_count(s));
+  string_view name;
+  std::uint64_t index = 0;
+  if (const auto at = s.find("GPU type: "); at != string_view::npos) {
+    name = s.substr(at + 10);
+  } else {
+    // "GPU <n>: <name>", also after "GPU models and configuration: " on one line.
+    std::size_t i = string_view::npos;
+    for (auto gpu = s.find("GPU "); gpu != string_view::npos && i == string_view::npos; gpu = s.find("GPU ", gpu + 4)) {
+      std::size_t k = gpu + 4;
+      index = 0;
+      while (k < s.size() && s[k] >= '0' && s[k] <= '9' && k - gpu < 8)
+        index = index * 10 + static_cast<std::uint64_t>(s[k++] - '0');
+      if (k > gpu + 4 && s.substr(k, 2) == ": ") i = k + 2;
+    }
+    if (i == string_view::npos) return;
+    name = s.substr(i);
+    if (const auto uuid = name.find(" (UUID:"); uuid != string_view::npos) name = name.substr(0, uuid);
+    fp.gpu_count = std::max(fp.gpu_count, index + 1);
+  }
+  name = text::trim(name);
+  // A product name, not a sentence: "NVIDIA ...", "Tesla ...", "AMD Instinct ...", short.
+  if (name.size() > 64 || !(name.starts_with("NVIDIA ") || name.starts_with("Tesla ") ||
+                            name.starts_with("AMD Instinct ") || name.starts_with("Quadro ")))
+    return;
+  Fingerprint::add(fp.gpus, name);
 }
 
 class TrainlogParser final : public LineParser {
@@ -108,6 +162,7 @@ class TrainlogParser final : public LineParser {
     const string_view s = clean_segment(raw, worker);
     if (s.empty()) return;
     note_stack(s, ctx.stats.fingerprint);
+    note_devices(s, ctx.stats.fingerprint);
     if (stamped_line(s, worker, ctx)) return;
     Bar bar;
     switch (parse_bar(s, bar)) {
