@@ -42,12 +42,6 @@ Expected<Named> which_gpu(const EstimateRequest& r, const std::vector<std::strin
                     "--query-gpu=timestamp,index,name,power.draw,utilization.gpu --format=csv -l 5 > gpu.csv");
 }
 
-const GpuSpeed* table_entry(const std::string& name, std::string* why) {
-  const GpuSpeed* entry = find_gpu_speed(name);
-  if (entry == nullptr) *why = fmt::format("'{}' is not in the GPU table", name);
-  return entry;
-}
-
 int gpu_count(const extract::Features& f, const EstimateRequest& r, EnergyEstimate& e) {
   if (r.gpus) {
     e.count_source = "--gpus";
@@ -104,7 +98,7 @@ extract::EnergyProfile uniform_profile(std::int64_t from_ns, std::int64_t to_ns,
   return p;
 }
 
-/// Fills the estimate's energies for `count` GPUs at busy share `busy` over `hours`.
+/// Fills the estimate's energies from its GPUs, busy share, hours and power model.
 void size_estimate(EnergyEstimate& e) {
   const double gpu_h = e.gpus * e.hours / 1000.0;
   e.estimated_kwh = e.power.central_w(e.busy) * gpu_h;
@@ -116,8 +110,8 @@ Expected<EnergyEstimate> model_of(const Named& gpu) {
   EnergyEstimate e;
   e.gpu_name = gpu.name;
   e.gpu_source = gpu.source;
-  std::string why;
-  const GpuSpeed* entry = table_entry(gpu.name, &why);
+  std::string why = fmt::format("'{}' is not in the GPU table", gpu.name);
+  const GpuSpeed* entry = find_gpu_speed(gpu.name);
   std::optional<PowerModel> power = entry != nullptr ? power_model(*entry, &why) : std::nullopt;
   if (!power)
     return make_error(ErrorKind::usage, fmt::format("the GPU of the job ({}, from {}): {}", gpu.name, gpu.source, why),
@@ -133,13 +127,17 @@ Expected<EnergyEstimate> model_of(const Named& gpu) {
 std::optional<PowerModel> power_model(const GpuSpeed& gpu, std::string* why) {
   if (!gpu.tdp_w) {
     if (why != nullptr)
-      *why = fmt::format("the table has no board power for '{}' (its variants differ: name the variant)", gpu.model);
+      *why = fmt::format(
+          "the table has no board power for '{}' (its variants differ: name the variant; or no vendor figure was "
+          "found)",
+          gpu.model);
     return std::nullopt;
   }
   PowerModel m;
   m.tdp_w = *gpu.tdp_w;
   if (gpu.idle_w) {
     m.idle_w = *gpu.idle_w;
+    m.idle_measured = true;
     m.idle_low_w = kIdleMeasuredLow * *gpu.idle_w;
     m.idle_basis = "measured: " + gpu.idle_source;
   } else {
@@ -168,7 +166,7 @@ Expected<EnergyEstimate> estimate_energy(const extract::Features& f, const Estim
   e->gpus = gpu_count(f, r, *e);
   e->busy = busy_share(f, r, *e);
   e->hours = f.wall_s() / 3600.0;
-  if (!e->power.idle_basis.starts_with("measured"))
+  if (!e->power.idle_measured)
     e->notes.push_back(fmt::format("{}'s idle power is not measured: {}", e->model, e->power.idle_basis));
   size_estimate(*e);
   return e;

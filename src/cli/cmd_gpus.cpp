@@ -1,4 +1,4 @@
-// gpucost gpus: the GPU table the speed ratio (and, later, the power model) reads, with its sources.
+// gpucost gpus: the GPU table the speed ratio and the energy estimate read, with its sources.
 #include "commands.hpp"
 #include "console.hpp"
 

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <utility>
 
 namespace gpucost::extract::detail {
 
@@ -31,16 +32,23 @@ void trace_span(const SampleCollector& samples, Window& w) {
   std::sort(w.trace_gpus.begin(), w.trace_gpus.end());
 }
 
+constexpr std::int64_t kNoMark = std::numeric_limits<std::int64_t>::min();
+
+/// A training log's first start and last end phase; kNoMark where it has none.
+std::pair<std::int64_t, std::int64_t> train_marks_span(const SampleCollector& samples) {
+  std::int64_t from = kNoMark, to = kNoMark;
+  for (const auto& [ts, phase] : samples.train_marks()) {
+    if (phase == "start" && (from == kNoMark || ts < from)) from = ts;
+    if (phase == "end" && (to == kNoMark || ts > to)) to = ts;
+  }
+  return {from, to};
+}
+
 /// A training log's first start and last end phase bound the job (a flag still wins for its end).
 void trainlog_span(const SampleCollector& samples, const ExtractOptions& options, Window& w, Features& f) {
-  constexpr std::int64_t kNone = std::numeric_limits<std::int64_t>::min();
-  std::int64_t train_from = kNone, train_to = kNone;
-  for (const auto& [ts, phase] : samples.train_marks()) {
-    if (phase == "start" && (train_from == kNone || ts < train_from)) train_from = ts;
-    if (phase == "end" && (train_to == kNone || ts > train_to)) train_to = ts;
-  }
-  if ((train_from != kNone || train_to != kNone) && !(options.from_ns && options.to_ns)) {
-    const std::int64_t a = train_from != kNone ? train_from : w.lo, b = train_to != kNone ? train_to : w.hi;
+  const auto [train_from, train_to] = train_marks_span(samples);
+  if ((train_from != kNoMark || train_to != kNoMark) && !(options.from_ns && options.to_ns)) {
+    const std::int64_t a = train_from != kNoMark ? train_from : w.lo, b = train_to != kNoMark ? train_to : w.hi;
     if (b > a) {
       w.lo = a;
       w.hi = b;
@@ -52,15 +60,10 @@ void trainlog_span(const SampleCollector& samples, const ExtractOptions& options
 /// Without samples and traces: the training log's first start and last end (or the flags') as
 /// the window; false when neither gives both ends.
 bool trainlog_bounds(const SampleCollector& samples, const ExtractOptions& options, Window& w) {
-  constexpr std::int64_t kNone = std::numeric_limits<std::int64_t>::min();
-  std::int64_t from = kNone, to = kNone;
-  for (const auto& [ts, phase] : samples.train_marks()) {
-    if (phase == "start" && (from == kNone || ts < from)) from = ts;
-    if (phase == "end" && (to == kNone || ts > to)) to = ts;
-  }
+  auto [from, to] = train_marks_span(samples);
   if (options.from_ns) from = *options.from_ns;
   if (options.to_ns) to = *options.to_ns;
-  if (from == kNone || to == kNone || to <= from) return false;
+  if (from == kNoMark || to == kNoMark || to <= from) return false;
   w.lo = from;
   w.hi = to;
   return true;

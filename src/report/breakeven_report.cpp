@@ -259,20 +259,6 @@ void json_energy_method(std::string& b, const breakeven::JobInputs& j) {
 }
 
 // What of the energy was measured, and how the rest was filled in (docs/cost-model.md).
-/// ", \"key\": \"text\"" and ", \"key\": number".
-void add_field(std::string& b, std::string_view key, std::string_view text) {
-  b.append(", ");
-  io::append_json_string(b, key);
-  b.append(": ");
-  io::append_json_string(b, text);
-}
-void add_number(std::string& b, std::string_view key, double v) {
-  b.append(", ");
-  io::append_json_string(b, key);
-  b.append(": ");
-  num(b, v);
-}
-
 /// "above", "below" or "undecided" (an estimate whose range spans the line).
 const char* verdict_word(const breakeven::Result& r) {
   return r.undecided ? "undecided" : r.above_line ? "above" : "below";
@@ -282,19 +268,19 @@ const char* verdict_word(const breakeven::Result& r) {
 void json_beside(std::string& b, const breakeven::EstimateBeside& m) {
   b.append(",\n  \"estimate_check\": {\"table_entry\": ");
   io::append_json_string(b, m.estimate.model);
-  add_field(b, "gpu_source", m.estimate.gpu_source);
-  add_number(b, "idle_w", m.estimate.power.idle_w);
-  add_field(b, "idle_basis", m.estimate.power.idle_basis);
-  add_number(b, "tdp_w", m.estimate.power.tdp_w);
+  io::append_json_text_field(b, "gpu_source", m.estimate.gpu_source);
+  io::append_json_number_field(b, "idle_w", m.estimate.power.idle_w);
+  io::append_json_text_field(b, "idle_basis", m.estimate.power.idle_basis);
+  io::append_json_number_field(b, "tdp_w", m.estimate.power.tdp_w);
   b.append(", \"gpus\": [");
   for (std::size_t i = 0; i < m.gpus.size(); ++i) {
     const breakeven::EstimateCheck& c = m.gpus[i];
     b.append(fmt::format("{}\n    {{\"gpu\": {}", i == 0 ? "" : ",", c.gpu));
-    add_number(b, "busy", c.busy);
-    add_number(b, "measured_kwh", c.measured_kwh);
-    add_number(b, "estimated_kwh", c.estimated_kwh);
-    add_number(b, "low_kwh", c.low_kwh);
-    add_number(b, "high_kwh", c.high_kwh);
+    io::append_json_number_field(b, "busy", c.busy);
+    io::append_json_number_field(b, "measured_kwh", c.measured_kwh);
+    io::append_json_number_field(b, "estimated_kwh", c.estimated_kwh);
+    io::append_json_number_field(b, "low_kwh", c.low_kwh);
+    io::append_json_number_field(b, "high_kwh", c.high_kwh);
     b.append(fmt::format(", \"inside\": {}}}", c.inside() ? "true" : "false"));
   }
   b.append(m.gpus.empty() ? "]}" : "\n  ]}");
@@ -302,21 +288,21 @@ void json_beside(std::string& b, const breakeven::EstimateBeside& m) {
 
 /// The model behind an estimated energy: the GPU, count and busy share with their sources.
 void json_estimate_model(std::string& b, const breakeven::EnergyEstimate& e) {
-  add_number(b, "low_kwh", e.low_kwh);
-  add_number(b, "high_kwh", e.high_kwh);
+  io::append_json_number_field(b, "low_kwh", e.low_kwh);
+  io::append_json_number_field(b, "high_kwh", e.high_kwh);
   b.append(",\n    \"model\": {\"gpu\": ");
   io::append_json_string(b, e.gpu_name);
-  add_field(b, "table_entry", e.model);
-  add_field(b, "gpu_source", e.gpu_source);
+  io::append_json_text_field(b, "table_entry", e.model);
+  io::append_json_text_field(b, "gpu_source", e.gpu_source);
   b.append(fmt::format(", \"gpus\": {}", e.gpus));
-  add_field(b, "gpus_source", e.count_source);
-  add_number(b, "busy", e.busy);
-  add_field(b, "busy_source", e.busy_source);
-  add_number(b, "idle_w", e.power.idle_w);
-  add_number(b, "idle_low_w", e.power.idle_low_w);
-  add_field(b, "idle_basis", e.power.idle_basis);
-  add_number(b, "tdp_w", e.power.tdp_w);
-  add_number(b, "busy_draw_low", breakeven::kBusyDrawLow);
+  io::append_json_text_field(b, "gpus_source", e.count_source);
+  io::append_json_number_field(b, "busy", e.busy);
+  io::append_json_text_field(b, "busy_source", e.busy_source);
+  io::append_json_number_field(b, "idle_w", e.power.idle_w);
+  io::append_json_number_field(b, "idle_low_w", e.power.idle_low_w);
+  io::append_json_text_field(b, "idle_basis", e.power.idle_basis);
+  io::append_json_number_field(b, "tdp_w", e.power.tdp_w);
+  io::append_json_number_field(b, "busy_draw_low", breakeven::kBusyDrawLow);
   b.append("}");
 }
 
@@ -596,19 +582,25 @@ std::string estimate_lines(const breakeven::EnergyEstimate& e) {
   b += fmt::format(
       "  power     per GPU {:.0f} W estimated, {:.0f} .. {:.0f} W bounds: idle {:.0f} W ({}), board {:.0f} W\n\n",
       e.power.central_w(e.busy), e.power.low_w(e.busy), e.power.high_w(), e.power.idle_w,
-      e.power.idle_basis.starts_with("measured") ? "measured" : "assumed", e.power.tdp_w);
+      e.power.idle_measured ? "measured" : "assumed", e.power.tdp_w);
   return b;
 }
 
-/// " (3.2 .. 5.1 h with the energy bounds)"; empty when neither bound has a value.
-/// The job lengths as durations ("1.24 h"), the uses per year in h/year.
-std::string bound_range(const std::optional<double>& low, const std::optional<double>& high, const char* unit) {
+/// " (74.3 min at the lower energy bound, 9.8 min at the upper)" for job lengths, or
+/// " (2889 h/year at the lower energy bound, 3948 at the upper)" for uses per year; empty when
+/// neither bound has a value.
+std::string bound_range(const std::optional<double>& low, const std::optional<double>& high, bool per_year) {
   if (!low && !high) return {};
-  const bool per_year = std::string_view(unit) != " h";
   const auto v = [per_year](const std::optional<double>& x) {
     return !x ? std::string("none") : per_year ? fmt::format("{:.0f}", *x) : hours(*x);
   };
-  return fmt::format(" ({}{} at the lower energy bound, {} at the upper)", v(low), per_year ? unit : "", v(high));
+  return fmt::format(" ({}{} at the lower energy bound, {} at the upper)", v(low), per_year ? " h/year" : "", v(high));
+}
+
+/// What the premium's side of the line means for the job.
+const char* verdict_text(const breakeven::Result& r) {
+  return r.above_line ? "ABOVE the line, renting is cheaper for this job"
+                      : "below the line, the local GPU holds its own";
 }
 
 /// The premium of an estimate: a verdict only when the whole range is on one side of the line.
@@ -622,18 +614,15 @@ std::string estimated_premium_line(const breakeven::Result& r, const breakeven::
         "          log telemetry to decide: nvidia-smi --query-gpu=timestamp,index,name,power.draw,utilization.gpu "
         "--format=csv -l 5 > gpu.csv\n",
         r.premium * 100, span, r.line * 100);
-  return fmt::format(
-      "premium   {:+.1f} % local over cloud, ESTIMATED ({}; line {:.1f} %): {} over the whole range\n", r.premium * 100,
-      span, r.line * 100,
-      r.above_line ? "ABOVE the line, renting is cheaper for this job" : "below the line, the local GPU holds its own");
+  return fmt::format("premium   {:+.1f} % local over cloud, ESTIMATED ({}; line {:.1f} %): {} over the whole range\n",
+                     r.premium * 100, span, r.line * 100, verdict_text(r));
 }
 
 /// --estimate: the model's bounds beside the measured energy, per GPU.
 std::string beside_table(const breakeven::EstimateBeside& m) {
-  std::string b =
-      fmt::format("\nestimate beside the measurement ({}, idle {:.0f} W {}, board {:.0f} W)\n", m.estimate.model,
-                  m.estimate.power.idle_w, m.estimate.power.idle_basis.starts_with("measured") ? "measured" : "assumed",
-                  m.estimate.power.tdp_w);
+  std::string b = fmt::format("\nestimate beside the measurement ({}, idle {:.0f} W {}, board {:.0f} W)\n",
+                              m.estimate.model, m.estimate.power.idle_w,
+                              m.estimate.power.idle_measured ? "measured" : "assumed", m.estimate.power.tdp_w);
   b += fmt::format("  {:<5}{:>8}{:>14}{:>14}{:>22}  {}\n", "gpu", "busy", "measured kWh", "model kWh", "bounds kWh",
                    "measured");
   for (const breakeven::EstimateCheck& c : m.gpus)
@@ -1147,8 +1136,7 @@ std::string breakeven_table(const breakeven::Result& r, const breakeven::CostCon
     b += estimated_premium_line(r, x.range);
   else
     b += fmt::format("premium   {:+.1f} % local over cloud (line {:.1f} %): {}\n", r.premium * 100, r.line * 100,
-                     r.above_line ? "ABOVE the line, renting is cheaper for this job"
-                                  : "below the line, the local GPU holds its own");
+                     verdict_text(r));
   if (!c.cloud_unfit.empty())
     b += fmt::format(
         "          BUT the offer cannot run this job as logged ({}): the comparison is not a verdict;\n"
@@ -1158,7 +1146,7 @@ std::string breakeven_table(const breakeven::Result& r, const breakeven::CostCon
     const std::string later = later_stretches(r.job_crossings, "the cloud is cheaper");
     b += fmt::format("break-even job length  {}: local is cheaper for jobs shorter than this{}{}\n", hours(r.job_hours),
                      later.empty() ? "" : ", again " + later,
-                     x.estimate ? bound_range(x.range.job_hours_low, x.range.job_hours_high, " h") : "");
+                     x.estimate ? bound_range(x.range.job_hours_low, x.range.job_hours_high, false) : "");
   } else {
     b += fmt::format("break-even job length  none: {}\n", r.job_hours.reason);
   }
@@ -1173,7 +1161,7 @@ std::string breakeven_table(const breakeven::Result& r, const breakeven::CostCon
     b += fmt::format("break-even use         {:.0f} h/year{}{}\n", h,
                      h > 8760 ? " (more than a year has: renting wins at any use)"
                               : fmt::format(" ({:.1f} % of the year): owning pays above it", h / 87.60),
-                     x.estimate ? bound_range(x.range.use_hours_low, x.range.use_hours_high, " h/year") : "");
+                     x.estimate ? bound_range(x.range.use_hours_low, x.range.use_hours_high, true) : "");
   } else {
     b += fmt::format("break-even use         none: {}\n", r.use_hours_per_year.reason);
   }

@@ -15,20 +15,6 @@ namespace gpucost::report {
 
 namespace {
 
-void add_field(std::string& out, std::string_view key, std::string_view value, bool first = false) {
-  out += first ? "" : ", ";
-  io::append_json_string(out, key);
-  out += ": ";
-  io::append_json_string(out, value);
-}
-
-void add_number(std::string& out, std::string_view key, double value) {
-  out += ", ";
-  io::append_json_string(out, key);
-  out += ": ";
-  io::append_json_number(out, value);
-}
-
 constexpr std::size_t kOfferColumns = 11;
 using OfferRow = std::array<std::string, kOfferColumns>;
 
@@ -85,13 +71,13 @@ std::string indicator_catalogue_json() {
   for (const auto& d : extract::catalogue()) {
     out += first ? "  {" : ",\n  {";
     first = false;
-    add_field(out, "id", d.id, true);
-    add_field(out, "key", d.key);
-    add_field(out, "unit", d.unit);
-    add_field(out, "category", d.category);
-    add_field(out, "name", d.name);
-    add_field(out, "definition", d.definition);
-    add_field(out, "used_by", d.used_by);
+    io::append_json_text_field(out, "id", d.id, true);
+    io::append_json_text_field(out, "key", d.key);
+    io::append_json_text_field(out, "unit", d.unit);
+    io::append_json_text_field(out, "category", d.category);
+    io::append_json_text_field(out, "name", d.name);
+    io::append_json_text_field(out, "definition", d.definition);
+    io::append_json_text_field(out, "used_by", d.used_by);
     out += '}';
   }
   out += "\n]\n";
@@ -124,30 +110,30 @@ std::string cloud_offers_json(const std::vector<breakeven::CloudOffer>& offers, 
   for (const auto& o : offers) {
     out += first ? "\n  {" : ",\n  {";
     first = false;
-    add_field(out, "name", o.name, true);
-    add_field(out, "provider", o.provider);
-    add_field(out, "instance", o.instance);
-    add_field(out, "region", o.region);
-    add_field(out, "gpu_model", o.gpu_model);
-    add_number(out, "gpu_memory_gb", o.gpu_memory_gb);
-    add_number(out, "gpus", o.gpus);
+    io::append_json_text_field(out, "name", o.name, true);
+    io::append_json_text_field(out, "provider", o.provider);
+    io::append_json_text_field(out, "instance", o.instance);
+    io::append_json_text_field(out, "region", o.region);
+    io::append_json_text_field(out, "gpu_model", o.gpu_model);
+    io::append_json_number_field(out, "gpu_memory_gb", o.gpu_memory_gb);
+    io::append_json_number_field(out, "gpus", o.gpus);
     out += fmt::format(", \"per_gpu\": {}", o.per_gpu ? "true" : "false");
-    add_field(out, "kind", breakeven::offer_kind_name(o.kind));
-    add_number(out, "price_per_hour", o.price_per_hour);
-    add_field(out, "currency", o.currency);
-    add_number(out, "billing_increment_s", o.billing_increment_s);
-    add_number(out, "billing_minimum_s", o.billing_minimum_s);
-    add_number(out, "cold_start_s", o.cold_start_s);
-    add_field(out, "date_seen", o.date_seen);
+    io::append_json_text_field(out, "kind", breakeven::offer_kind_name(o.kind));
+    io::append_json_number_field(out, "price_per_hour", o.price_per_hour);
+    io::append_json_text_field(out, "currency", o.currency);
+    io::append_json_number_field(out, "billing_increment_s", o.billing_increment_s);
+    io::append_json_number_field(out, "billing_minimum_s", o.billing_minimum_s);
+    io::append_json_number_field(out, "cold_start_s", o.cold_start_s);
+    io::append_json_text_field(out, "date_seen", o.date_seen);
     out += ", \"age_days\": ";
     if (const auto age = breakeven::price_age_days(o, today))
       io::append_json_number(out, *age);
     else
       out += "null";
     out += fmt::format(", \"confirmed\": {}", o.confirmed ? "true" : "false");
-    add_field(out, "note", o.note);
-    add_field(out, "source", o.source);
-    add_field(out, "catalogue", o.origin);
+    io::append_json_text_field(out, "note", o.note);
+    io::append_json_text_field(out, "source", o.source);
+    io::append_json_text_field(out, "catalogue", o.origin);
     out += '}';
   }
   out += first ? "]\n" : "\n]\n";
@@ -188,7 +174,7 @@ std::string gpu_table_text(const std::vector<breakeven::GpuSpeed>& gpus) {
 std::string gpu_table_json(const std::vector<breakeven::GpuSpeed>& gpus) {
   const auto number_or_null = [](std::string& out, std::string_view key, const std::optional<double>& v) {
     if (v) {
-      add_number(out, key, *v);
+      io::append_json_number_field(out, key, *v);
     } else {
       out += ", ";
       io::append_json_string(out, key);
@@ -200,7 +186,7 @@ std::string gpu_table_json(const std::vector<breakeven::GpuSpeed>& gpus) {
   for (const auto& g : gpus) {
     out += first ? "\n  {" : ",\n  {";
     first = false;
-    add_field(out, "model", g.model, true);
+    io::append_json_text_field(out, "model", g.model, true);
     out += ", \"match\": [";
     bool first_match = true;
     for (const auto& words : g.match) {
@@ -214,11 +200,11 @@ std::string gpu_table_json(const std::vector<breakeven::GpuSpeed>& gpus) {
     number_or_null(out, "memory_gb", g.memory_gb);
     number_or_null(out, "tdp_w", g.tdp_w);
     number_or_null(out, "idle_w", g.idle_w);
-    if (g.idle_w) add_field(out, "idle_source", g.idle_source);
+    if (g.idle_w) io::append_json_text_field(out, "idle_source", g.idle_source);
     number_or_null(out, "dense_tflops", g.dense_tflops);
-    add_field(out, "precision", g.precision);
-    add_field(out, "source", g.source);
-    add_field(out, "date_seen", g.date_seen);
+    io::append_json_text_field(out, "precision", g.precision);
+    io::append_json_text_field(out, "source", g.source);
+    io::append_json_text_field(out, "date_seen", g.date_seen);
     out += "}";
   }
   out += "\n]}\n";

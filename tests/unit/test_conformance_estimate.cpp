@@ -4,35 +4,19 @@
 // the test says so and passes.
 #include <catch2/catch.hpp>
 
+#include "support.hpp"
+
 #include <gpucost/breakeven/energy_estimate.hpp>
-#include <gpucost/io/line_reader.hpp>
-#include <gpucost/prep/prep.hpp>
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
 namespace fs = std::filesystem;
 namespace be = gpucost::breakeven;
-
-namespace {
-
-/// A sample's utilisation and power.
-struct Draw {
-  double util = 0, power_w = 0;
-};
-
-class DrawSink final : public gpucost::EventSink {
- public:
-  std::vector<Draw> draws;
-  void on_event(const gpucost::Event& e) override {
-    if (e.kind == "sample" && e.has(gpucost::Metric::power_w) && e.has(gpucost::Metric::sm_pct))
-      draws.push_back({e.get(gpucost::Metric::sm_pct) / 100.0, e.get(gpucost::Metric::power_w)});
-  }
-};
-
-}  // namespace
 
 TEST_CASE("corpus: the estimate's bounds hold the power measured on real GPUs", "[corpus]") {
   const fs::path logs = fs::path(GPUCOST_CORPUS_DIR) / "logs";
@@ -49,23 +33,23 @@ TEST_CASE("corpus: the estimate's bounds hold the power measured on real GPUs", 
       if (entry.is_regular_file()) paths.push_back(entry.path());
     std::sort(paths.begin(), paths.end());
     for (const fs::path& path : paths) {
-      auto reader = gpucost::io::LineReader::open(path.string());
-      REQUIRE(reader);
-      auto clock = gpucost::LocalClock::make("UTC");
-      REQUIRE(clock);
-      gpucost::InputStats stats;
-      stats.path = path.string();
-      DrawSink sink;
-      REQUIRE(gpucost::prep::run_prep_input(**reader, gpucost::prep::PrepOptions{}, *clock, sink, stats));
-      if (stats.fingerprint.gpus.size() != 1) continue;  // no name, or several models
-      const be::GpuSpeed* gpu = be::find_gpu_speed(stats.fingerprint.gpus.front());
+      std::ifstream in(path, std::ios::binary);
+      std::ostringstream text;
+      text << in.rdbuf();
+      const gpucost::test::PrepRun run = gpucost::test::run_prep_text(text.str());
+      REQUIRE(run.status);
+      if (run.stats.fingerprint.gpus.size() != 1) continue;  // no name, or several models
+      const be::GpuSpeed* gpu = be::find_gpu_speed(run.stats.fingerprint.gpus.front());
       const auto model = gpu != nullptr ? be::power_model(*gpu) : std::nullopt;
       if (!model) continue;  // not in the table with a board power
-      for (const Draw& d : sink.draws) {
-        INFO(path.filename().string() << ": " << gpu->model << " at " << d.util * 100 << " %, " << d.power_w
-                                      << " W; bounds " << model->low_w(d.util) << " .. " << model->high_w() << " W");
-        CHECK(d.power_w >= model->low_w(d.util));
-        CHECK(d.power_w <= model->high_w());
+      for (const gpucost::test::OwnedEvent& e : run.events) {
+        const auto power_w = e.metric("power_w"), sm_pct = e.metric("sm_pct");
+        if (e.kind != "sample" || !power_w || !sm_pct) continue;
+        const double util = *sm_pct / 100.0;
+        INFO(path.filename().string() << ": " << gpu->model << " at " << *sm_pct << " %, " << *power_w << " W; bounds "
+                                      << model->low_w(util) << " .. " << model->high_w() << " W");
+        CHECK(*power_w >= model->low_w(util));
+        CHECK(*power_w <= model->high_w());
         ++checked;
       }
     }

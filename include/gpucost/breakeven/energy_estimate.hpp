@@ -40,7 +40,8 @@ struct EstimateRequest {
 /// One GPU model's power, W: idle (central and low) and the board's limit.
 struct PowerModel {
   double idle_w = 0, idle_low_w = 0, tdp_w = 0;
-  std::string idle_basis;  ///< "measured: ..." or "assumed: 15 % of TDP ..."
+  bool idle_measured = false;  ///< the table's idle_w; else a share of TDP
+  std::string idle_basis;      ///< "measured: ..." or "assumed: 15 % of TDP ..."
   /// Per GPU at busy share b (0-1): the central estimate, its lower and its upper bound.
   [[nodiscard]] double central_w(double busy) const { return idle_w + (tdp_w - idle_w) * busy; }
   [[nodiscard]] double low_w(double busy) const { return idle_low_w + (tdp_w - idle_low_w) * busy * kBusyDrawLow; }

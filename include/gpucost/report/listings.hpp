@@ -18,7 +18,7 @@ std::string indicator_catalogue_json();
 std::string cloud_offers_table(const std::vector<breakeven::CloudOffer>& offers, std::string_view today);
 std::string cloud_offers_json(const std::vector<breakeven::CloudOffer>& offers, std::string_view today);
 
-/// The GPU table (gpucost gpus): model, memory, board power, dense TFLOPS, precision, source;
+/// The GPU table (gpucost gpus): model, memory, board power, idle power, dense TFLOPS, precision, source;
 /// a figure the table lacks is "-" (null in JSON).
 std::string gpu_table_text(const std::vector<breakeven::GpuSpeed>& gpus);
 std::string gpu_table_json(const std::vector<breakeven::GpuSpeed>& gpus);
