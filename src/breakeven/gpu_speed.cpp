@@ -22,6 +22,7 @@ Expected<GpuSpeed> read_gpu(const toml::table& t, std::string_view origin, std::
   g.source = t["source"].value_or(std::string());
   g.date_seen = t["date_seen"].value_or(std::string());
   g.idle_source = t["idle_source"].value_or(std::string());
+  g.interconnect = t["interconnect"].value_or(std::string());
   if (g.model.empty() || g.source.empty() || g.date_seen.empty())
     return make_error(ErrorKind::config,
                       fmt::format("{}: gpu {}: model, source and date_seen are required", origin, index));
@@ -30,7 +31,9 @@ Expected<GpuSpeed> read_gpu(const toml::table& t, std::string_view origin, std::
   if (g.match.empty())
     return make_error(ErrorKind::config, fmt::format("{}: gpu '{}': 'match' is missing", origin, g.model));
   for (auto [key, field] : {std::pair{"dense_tflops", &g.dense_tflops}, std::pair{"tdp_w", &g.tdp_w},
-                            std::pair{"memory_gb", &g.memory_gb}, std::pair{"idle_w", &g.idle_w}}) {
+                            std::pair{"memory_gb", &g.memory_gb}, std::pair{"idle_w", &g.idle_w},
+                            std::pair{"memory_bw_gbs", &g.memory_bw_gbs},
+                            std::pair{"interconnect_gbs", &g.interconnect_gbs}}) {
     const auto v = t[key].value<double>();
     if (!v) continue;
     if (!(*v > 0))

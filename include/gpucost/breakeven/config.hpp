@@ -52,6 +52,11 @@ struct CostConfig {
   std::string speed_ratio_source = "default";
   /// Why that speed ratio: for "table", the two throughputs and the caveat; else empty.
   std::string speed_ratio_basis;
+  /// The speed ratio's range when it is not known as one number (docs/cost-model.md, "Speed
+  /// ratio"): the GPU table's [memory-bound, compute-bound] ratios, or the variants an ambiguous
+  /// offer GPU may be. speed_ratio is then inside it; both empty when the ratio is a point (given
+  /// by the user or the offer, or projected from this job's trace).
+  std::optional<double> speed_ratio_low, speed_ratio_high;
   /// The offer's own currency and the rate that turned its price into `currency` (1 when the
   /// same); set by config_for_offer.
   std::string offer_currency;

@@ -18,6 +18,13 @@ struct GpuSpeed {
   std::optional<double> dense_tflops;           ///< none: no published figure
   std::optional<double> tdp_w;                  ///< the board's maximum power; none: variants differ, or none published
   std::optional<double> memory_gb;              ///< GPU memory as the datasheet states it; none likewise
+  /// Peak memory bandwidth, GB/s, as the datasheet states it (the memory-bound end of a speed
+  /// range); none: not at hand.
+  std::optional<double> memory_bw_gbs;
+  /// GPU-to-GPU bandwidth, GB/s (NVLink's total where the board has it, else its PCIe link), and
+  /// its name ("NVLink 4, 18 links", "PCIe 4.0 x16"); none: not at hand.
+  std::optional<double> interconnect_gbs;
+  std::string interconnect;
   /// The board's power when no kernel runs (0 % utilisation, P0 where measured so), W;
   /// none: not measured (the estimate then assumes a share of tdp_w, docs/cost-model.md).
   std::optional<double> idle_w;
