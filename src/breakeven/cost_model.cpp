@@ -3,6 +3,7 @@
 #include <gpucost/core/xid_bucket.hpp>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -355,8 +356,15 @@ std::vector<Swing> sensitivity(const CostConfig& c, const JobInputs& job, const 
     // C_e and the idle cost are proportional to price x cooling: the two always swing alike,
     // so they share one row.
     if (p.name == "cooling_factor") continue;
-    Swing s{std::string(p.name), c.*(p.field), premium_with(c, job, prices, p.name, 0.8),
-            premium_with(c, job, prices, p.name, 1.2)};
+    Swing s{std::string(p.name), c.*(p.field), 0, 0, 0, 0};
+    for (int i = 0; i <= kSensitivitySteps; ++i) {
+      const double factor = 0.8 + 0.4 * static_cast<double>(i) / kSensitivitySteps;
+      const double premium = premium_with(c, job, prices, p.name, factor);
+      if (i == 0) s.premium_low = s.premium_min = s.premium_max = premium;
+      if (i == kSensitivitySteps) s.premium_high = premium;
+      s.premium_min = std::min(s.premium_min, premium);
+      s.premium_max = std::max(s.premium_max, premium);
+    }
     if (p.name == "price_per_kwh") s.parameter = "price_per_kwh, cooling_factor";
     out.push_back(std::move(s));
   }
@@ -364,32 +372,117 @@ std::vector<Swing> sensitivity(const CostConfig& c, const JobInputs& job, const 
   return out;
 }
 
-PremiumRange premium_range(const CostConfig& c, const JobInputs& job, const EnergyPrices& prices) {
-  PremiumRange pr;
-  if (!job.energy_low_kwh || !job.energy_high_kwh) {
-    pr.reason = "no energy bounds (energy_low_kwh/energy_high_kwh) in the features: re-run gpucost extract";
-    return pr;
-  }
-  // Scale every GPU's energy by bound / measured: the system part and the prices stay.
+const char* verdict_word(const Result& r) {
+  return r.unfit ? "unfit" : r.undecided ? "undecided" : r.above_line ? "above" : "below";
+}
+
+namespace {
+
+/// One end of each uncertain input: the GPU energy (kWh; none = as measured), the speed ratio and
+/// the billing increment (s).
+struct Corner {
+  std::optional<double> energy_kwh;
+  double speed_ratio = 1, increment_s = 1;
+};
+
+/// The job priced at one corner: every GPU's energy scaled to the corner's total, the GPU part
+/// still priced at the GPU price (the mean price moves with the energy mix).
+Result evaluate_at(const CostConfig& c, const JobInputs& job, const EnergyPrices& prices, const Corner& k) {
+  CostConfig ck = c;
+  ck.speed_ratio = k.speed_ratio;
+  ck.billing_increment_s = k.increment_s;
+  if (!k.energy_kwh) return evaluate(ck, job, prices);
+  const double bound = *k.energy_kwh;
   double e = 0;
   for (double x : job.energy_kwh) e += x;
-  const auto at = [&](double bound) {
-    JobInputs j = job;
-    for (double& x : j.energy_kwh) x = e > 0 ? x * bound / e : bound / static_cast<double>(j.energy_kwh.size());
-    // Keep the GPU part priced at the GPU price: the mean price moves with the energy mix.
-    const double sys = c.system_power_w * job.wall_h / 1000.0;
-    EnergyPrices p = prices;
-    p.mean = bound + sys > 0 ? (prices.gpu * bound + prices.system * sys) / (bound + sys) : prices.mean;
-    return evaluate(c, j, p);
+  JobInputs j = job;
+  for (double& x : j.energy_kwh) x = e > 0 ? x * bound / e : bound / static_cast<double>(j.energy_kwh.size());
+  const double sys = c.system_power_w * job.wall_h / 1000.0;
+  EnergyPrices p = prices;
+  p.mean = bound + sys > 0 ? (prices.gpu * bound + prices.system * sys) / (bound + sys) : prices.mean;
+  return evaluate(ck, j, p);
+}
+
+void widen(std::optional<double>& low, std::optional<double>& high, const std::optional<double>& x) {
+  if (!x) return;
+  low = low ? std::min(*low, *x) : *x;
+  high = high ? std::max(*high, *x) : *x;
+}
+
+std::string ratio_span(double low, double high) { return fmt::format("x{:.3g} .. x{:.3g}", low, high); }
+
+}  // namespace
+
+PremiumRange premium_range(const CostConfig& c, const JobInputs& job, const EnergyPrices& prices) {
+  PremiumRange pr;
+  const Corner point{std::nullopt, c.speed_ratio, c.billing_increment_s};
+  // Each input's ends; the point value is always one of the choices.
+  std::vector<std::optional<double>> energies{std::nullopt};
+  std::vector<double> speeds{c.speed_ratio}, increments{c.billing_increment_s};
+  const auto part = [&](std::string name, std::string span, const std::vector<Corner>& ends) {
+    PremiumRange::Part p{std::move(name), std::move(span), 0, 0};
+    std::optional<double> lo, hi;
+    for (const Corner& k : ends) widen(lo, hi, evaluate_at(c, job, prices, k).premium);
+    p.low = *lo;
+    p.high = *hi;
+    pr.parts.push_back(std::move(p));
   };
-  const Result low = at(*job.energy_low_kwh), high = at(*job.energy_high_kwh);
-  pr.low = low.premium;
-  pr.high = high.premium;
-  pr.job_hours_low = low.job_hours.value;
-  pr.job_hours_high = high.job_hours.value;
-  pr.use_hours_low = low.use_hours_per_year.value;
-  pr.use_hours_high = high.use_hours_per_year.value;
+  if (job.energy_low_kwh && job.energy_high_kwh) {
+    energies = {job.energy_low_kwh, job.energy_high_kwh};
+    part("energy", fmt::format("{:.4f} .. {:.4f} kWh", *job.energy_low_kwh, *job.energy_high_kwh),
+         {Corner{job.energy_low_kwh, c.speed_ratio, c.billing_increment_s},
+          Corner{job.energy_high_kwh, c.speed_ratio, c.billing_increment_s}});
+  } else {
+    pr.missing.push_back("energy: no bounds (energy_low_kwh/energy_high_kwh) in the features, re-run gpucost extract");
+  }
+  if (c.speed_ratio_low && c.speed_ratio_high && *c.speed_ratio_high > *c.speed_ratio_low) {
+    speeds = {*c.speed_ratio_low, c.speed_ratio, *c.speed_ratio_high};
+    part("speed ratio", ratio_span(*c.speed_ratio_low, *c.speed_ratio_high),
+         {Corner{std::nullopt, *c.speed_ratio_low, c.billing_increment_s},
+          Corner{std::nullopt, *c.speed_ratio_high, c.billing_increment_s}});
+  }
+  if (c.billing_increment_s > 1) {
+    increments = {1.0, c.billing_increment_s};
+    part("billing rounding", fmt::format("by the second .. by {:g} s", c.billing_increment_s),
+         {Corner{std::nullopt, c.speed_ratio, 1.0}, point});
+  }
+  if (pr.parts.empty()) {
+    pr.reason = pr.missing.empty() ? "nothing uncertain is bounded" : pr.missing.front();
+    return pr;
+  }
+  widen(pr.low, pr.high, evaluate(c, job, prices).premium);  // the point itself, whatever the bounds
+  // Every combination of the ends: T* need not be monotone in the increment.
+  for (const auto& e : energies)
+    for (double s : speeds)
+      for (double inc : increments) {
+        const Result r = evaluate_at(c, job, prices, Corner{e, s, inc});
+        widen(pr.low, pr.high, r.premium);
+        widen(pr.job_hours_low, pr.job_hours_high, r.job_hours.value);
+        widen(pr.use_hours_low, pr.use_hours_high, r.use_hours_per_year.value);
+      }
   return pr;
+}
+
+void decide_verdict(Result& r, const PremiumRange& range, const std::string& unfit_reason) {
+  if (!unfit_reason.empty()) {
+    r.unfit = true;
+    r.above_line = false;
+    return;
+  }
+  if (!range.spans(r.line)) return;
+  r.undecided = true;
+  r.above_line = false;
+  std::vector<std::string> alone, together;
+  for (const PremiumRange::Part& part : range.parts) {
+    if ((part.low > r.line) != (part.high > r.line))
+      alone.push_back(part.name);
+    else if (part.high > part.low)
+      together.push_back(part.name);
+  }
+  r.verdict_reason = !alone.empty() ? fmt::format("{} alone move{} it across the line", fmt::join(alone, " or "),
+                                                  alone.size() == 1 ? "s" : "")
+                                    : fmt::format("{} together put it on both sides of the line",
+                                                  fmt::join(together, " and "));
 }
 
 namespace {

@@ -139,7 +139,8 @@ std::optional<PowerModel> power_model(const GpuSpeed& gpu, std::string* why) {
     m.idle_w = *gpu.idle_w;
     m.idle_measured = true;
     m.idle_low_w = kIdleMeasuredLow * *gpu.idle_w;
-    m.idle_basis = "measured: " + gpu.idle_source;
+    // The table's idle_source names its measurement, usually as "measured: ...": not said twice.
+    m.idle_basis = gpu.idle_source.starts_with("measured") ? gpu.idle_source : "measured: " + gpu.idle_source;
   } else {
     m.idle_w = kIdleShareTypical * m.tdp_w;
     m.idle_low_w = kIdleShareLow * m.tdp_w;

@@ -318,7 +318,7 @@ std::optional<Finding> cloud_offer(const Context& x, const std::optional<OfferQu
   // Measured against what the user pays for this job: the local machine, or the configured cloud
   // when the verdict is to rent. So a saving can never exceed the job's own cost.
   const bool renting = x.r.above_line;
-  const double paid = renting ? x.r.cloud_total : x.r.local_total;
+  const double paid = renting ? x.r.cloud_total : x.r.local_total;  // capped further by cap_savings
   if (!(paid - cheapest->total > threshold_of("cloud_offer").value)) return std::nullopt;
   Finding out = start("cloud_offer");
   out.saving = paid - cheapest->total;
@@ -328,10 +328,17 @@ std::optional<Finding> cloud_offer(const Context& x, const std::optional<OfferQu
   out.evidence.push_back(model(fmt::format("compare_clouds[{}].total", cheapest->name), cheapest->total));
   out.saving_basis = fmt::format("{} {} - {} on {}", renting ? "configured cloud total" : "local total",
                                  money(paid, x.c.currency), money(cheapest->total, x.c.currency), cheapest->name);
+  // A recommendation is only as good as its price: an old or unconfirmed one is said here too.
+  const bool old = cheapest->age_days && *cheapest->age_days > kStalePriceDays;
+  const std::string price =
+      old ? fmt::format("a list price seen {}, {} days ago: it may have changed, run gpucost offers update",
+                        cheapest->date_seen, *cheapest->age_days)
+          : fmt::format("a list price seen {}", cheapest->date_seen);
   out.suggestion = fmt::format(
-      "{} {} (a list price: check its date). The figure assumes a speed ratio of {:.3g} ({}) for a {}: measure it on "
+      "{} {} ({}{}). The figure assumes a speed ratio of {:.3g} ({}) for a {}: measure it on "
       "a short run before moving.",
-      renting ? "When renting, take" : "This job would have cost less on", cheapest->name, cheapest->speed_ratio,
+      renting ? "When renting, take" : "This job would have cost less on", cheapest->name, price,
+      cheapest->confirmed ? "" : "; not confirmed against its source", cheapest->speed_ratio,
       cheapest->speed_ratio_source, cheapest->gpu_model);
   return out;
 }
@@ -354,6 +361,8 @@ std::string flips_note(const breakeven::Crossings& c) {
 std::optional<Finding> job_length(const Context& x) {
   const double W = x.r.job.wall_h;
   const auto& T = x.r.job_hours.value;
+  // Against an offer that cannot run the job, "rent" is no advice.
+  if (x.r.unfit) return std::nullopt;
   if (!T || !(*T / W < threshold_of("job_length").value) || !(x.r.local_total > x.r.cloud_total)) return std::nullopt;
   Finding out = start("job_length");
   // T* that prints as 0.0 min: the cloud is cheaper from the shortest job on ("longer than 0.0 min" says nothing).
@@ -388,6 +397,7 @@ std::optional<Finding> job_length(const Context& x) {
 std::optional<Finding> use_per_year(const Context& x) {
   const auto& H = x.r.use_hours_per_year.value;
   const double U = x.c.use_hours_per_year;
+  if (x.r.unfit) return std::nullopt;  // H* against an offer that cannot run the job
   if (!H || *H > 8760.0 || !(U / *H < threshold_of("use_per_year").value)) return std::nullopt;
   Finding out = start("use_per_year");
   const double F = x.c.hardware_price * (1.0 - x.c.residual_fraction) / x.c.lifetime_years +
@@ -479,14 +489,24 @@ std::optional<Finding> exposed_comm(const Context& x) {
   return out;
 }
 
-// A local saving is a part of the local cost and can never exceed it (cloud_offer is measured
-// against what the job is paid with by construction; job_length and use_per_year are differences
-// of the two totals).
-void cap_local_savings(std::vector<Finding>& found, const Result& r) {
+/// What the user pays for this job: the local total below the line (the job ran, and stays,
+/// local), the configured cloud's above it (the verdict is to rent), the smaller of the two when
+/// no verdict holds (undecided, or an offer that cannot run the job).
+double paid_for_job(const Result& r) {
+  if (r.above_line) return r.cloud_total;
+  if (r.undecided || r.unfit) return std::min(r.local_total, r.cloud_total);
+  return r.local_total;
+}
+
+// No saving can exceed what the job is paid with (job_length and use_per_year are differences of
+// the two totals: what renting or more use would change, not a part of what is paid).
+void cap_savings(std::vector<Finding>& found, const Result& r) {
+  const double paid = paid_for_job(r);
   for (Finding& f : found)
-    if (f.saving > r.local_total && f.kind != "cloud_offer" && f.kind != "job_length" && f.kind != "use_per_year") {
-      f.saving = r.local_total;
-      f.saving_basis += "; capped at the local total of this job";
+    if (f.saving > paid && f.kind != "job_length" && f.kind != "use_per_year") {
+      f.saving = paid;
+      f.saving_basis += fmt::format("; capped at what this job is paid with ({} total {:.2f})",
+                                    paid == r.local_total ? "local" : "cloud", paid);
     }
 }
 
@@ -512,7 +532,8 @@ std::optional<OfferQuote> cheapest_offer(const CostConfig& c, const JobInputs& j
 std::optional<OfferQuote> cheapest_of(const std::vector<OfferPrice>& offers) {
   if (offers.empty() || !offers.front().unfit.empty()) return std::nullopt;  // none can run the job
   const OfferPrice& best = offers.front();
-  return OfferQuote{best.name, best.total, best.speed_ratio, best.speed_ratio_source, best.gpu_model};
+  return OfferQuote{best.name,      best.total,     best.speed_ratio, best.speed_ratio_source,
+                    best.gpu_model, best.date_seen, best.age_days,    best.confirmed};
 }
 
 std::vector<Finding> findings(const Result& r, const CostConfig& c, const extract::Features& f,
@@ -528,7 +549,7 @@ std::vector<Finding> findings(const Result& r, const CostConfig& c, const extrac
   std::vector<Finding> out;
   for (auto& one : all)
     if (one) out.push_back(std::move(*one));
-  cap_local_savings(out, r);
+  cap_savings(out, r);
   std::stable_sort(out.begin(), out.end(), [](const Finding& a, const Finding& b) { return a.saving > b.saving; });
   return out;
 }

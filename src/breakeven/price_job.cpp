@@ -110,6 +110,7 @@ Status fit_chosen_offer(PricedJob& p, const CloudOffer& offer, std::string_view 
 void price_analyses(PricedJob& p, const extract::Features& f, const PriceOptions& o) {
   if (o.sensitivity) p.sensitivity = sensitivity(p.config, p.job, p.prices);
   p.range = premium_range(p.config, p.job, p.prices);
+  decide_verdict(p.result, p.range, p.config.cloud_unfit);
   if (o.mc_draws > 0) {
     if (p.config.ranges.empty()) {
       p.monte_carlo_reason = "nothing varies: give [ranges] in the config (docs/cost-model.md, Uncertainty)";
@@ -118,6 +119,8 @@ void price_analyses(PricedJob& p, const extract::Features& f, const PriceOptions
       p.monte_carlo = monte_carlo(p.config, p.job, p.prices, o.mc_draws, o.mc_seed);
     }
   }
+  // Advice to rent only where the comparison is a verdict: not against an offer that cannot run
+  // the job (findings still list what the job wasted, with --explain).
   const bool want_findings = p.result.above_line || o.explain;
   if (o.compare_clouds || want_findings) {
     std::vector<CloudOffer> ranked;
@@ -125,6 +128,7 @@ void price_analyses(PricedJob& p, const extract::Features& f, const PriceOptions
       if (std::find(o.compare_kinds.begin(), o.compare_kinds.end(), offer.kind) != o.compare_kinds.end())
         ranked.push_back(offer);
     std::vector<OfferPrice> offers = price_offers(p.config, p.job, p.prices, p.shape, ranked);
+    for (OfferPrice& offer : offers) offer.age_days = days_between(offer.date_seen, o.today);
     if (want_findings) {
       p.findings = findings(p.result, p.config, f, cheapest_of(offers));
     }
@@ -168,13 +172,6 @@ Expected<JobInputs> measured_or_estimated(PricedJob& p, const extract::Features&
   return estimated_job_inputs(f, *e);
 }
 
-/// An estimate decides only when its whole range is on one side of the line.
-void decide_on_range(PricedJob& p) {
-  if (!p.estimate || !p.range.spans(p.result.line)) return;
-  p.result.undecided = true;
-  p.result.above_line = false;
-}
-
 }  // namespace
 
 Expected<PricedJob> price_job(CostConfig config, const std::optional<CloudOffer>& offer,
@@ -206,10 +203,13 @@ Expected<PricedJob> price_job(CostConfig config, const std::optional<CloudOffer>
   p.result = evaluate(p.config, p.job, p.prices);
   p.result.carbon = carbon_of(p.config, p.job, p.result.q);
   price_analyses(p, features, o);
-  decide_on_range(p);
-  if (!p.range.low && o.fill != FillRule::mean)
-    p.range.reason = fmt::format("energy bounds (F049/F050) include the time without samples; none with --fill {}",
-                                 fill_rule_name(o.fill));
+  if (o.fill != FillRule::mean) {
+    const std::string why = fmt::format(
+        "energy bounds (F049/F050) include the time without samples; none with --fill {}", fill_rule_name(o.fill));
+    for (std::string& m : p.range.missing)
+      if (m.starts_with("energy:")) m = "energy: " + why;
+    if (!p.range.low) p.range.reason = why;
+  }
   return p;
 }
 

@@ -55,7 +55,13 @@ int run_breakeven(const ModelArgs& a) {
   auto features = pipeline::load_features(inputs.probed, inputs.prep, inputs.clock, run->window, stats);
   const int status = finish_inputs(stats, a.in, inputs.clock);
   if (!features) return fail(features.error());
-  if (run->config.tariff_tz.empty()) run->config.tariff_tz = inputs.clock.name();  // the logs' zone
+  // Time-of-use windows are read in the logs' zone: --tz, else the zone a features document's logs were
+  // read in (one zone), else this machine's.
+  if (run->config.tariff_tz.empty())
+    run->config.tariff_tz = a.in.settings.tz.empty() && !features->logs_tz.empty() &&
+                                    features->logs_tz.find(',') == std::string::npos
+                                ? features->logs_tz
+                                : inputs.clock.name();
   return price_and_write(a, std::move(run->config), run->offer, *features, stats, status);
 }
 
@@ -69,7 +75,7 @@ int price_and_write(const ModelArgs& a, breakeven::CostConfig config, const std:
       return fail(make_error(ErrorKind::usage, fmt::format("--mode: '{}' is not a file mode in octal", a.mode),
                              "e.g. --mode 0644 (owner writes, everyone reads)"));
   }
-  auto options = price_options(a, stats);
+  auto options = price_options(a, features);
   if (!options) return fail(options.error());
   auto priced = breakeven::price_job(std::move(config), offer, features, *options);
   if (!priced) return fail(priced.error());

@@ -22,7 +22,7 @@ int run_report(const ReportArgs& args) {
   const int status = finish_inputs(args.diagnostics ? stats : std::vector<InputStats>{}, a.in, inputs.clock);
   if (!sources) return fail(sources.error());
   if (config.tariff_tz.empty()) config.tariff_tz = inputs.clock.name();
-  auto options = price_options(a, stats);
+  auto options = price_options(a, sources->features);
   if (!options) return fail(options.error());
   options->explain = true;  // the report always lists the findings
   options->sensitivity = false;

@@ -639,7 +639,7 @@ Expected<breakeven::EstimateRequest> estimate_request(const ModelArgs& a) {
 
 }  // namespace
 
-Expected<breakeven::PriceOptions> price_options(const ModelArgs& a, const std::vector<InputStats>& stats) {
+Expected<breakeven::PriceOptions> price_options(const ModelArgs& a, const extract::Features& features) {
   breakeven::PriceOptions o;
   auto fill = breakeven::parse_fill_rule(a.fill);
   if (!fill) return fill.error();
@@ -658,19 +658,13 @@ Expected<breakeven::PriceOptions> price_options(const ModelArgs& a, const std::v
   auto estimate = estimate_request(a);
   if (!estimate) return estimate.error();
   o.estimate = std::move(*estimate);
-  // The telemetry's GPU models price the speed ratio; a profiler trace's are checked against them.
-  // A training log's GPU names and count (torch collect_env, nvidia-smi -L, n_gpu) serve the
-  // estimate only: the telemetry's stay the speed ratio's.
-  for (const auto& st : stats) {
-    if (st.format == Format::trainlog) {
-      for (const auto& name : st.fingerprint.gpus) Fingerprint::add(o.estimate.log_names, name);
-      if (st.fingerprint.gpu_count > 0)
-        o.estimate.log_gpus = std::max(o.estimate.log_gpus.value_or(0), static_cast<int>(st.fingerprint.gpu_count));
-      continue;
-    }
-    for (const auto& name : st.fingerprint.gpus)
-      Fingerprint::add(prep::format_traits(st.format).profiler ? o.trace_gpu_names : o.gpu_names, name);
-  }
+  // The GPU models the inputs named, as the features carry them (so a features document prices as
+  // the logs it came from): the telemetry's price the speed ratio, a profiler trace's are checked
+  // against them, a training log's names and count serve the estimate only.
+  o.gpu_names = features.input_gpus.telemetry;
+  o.trace_gpu_names = features.input_gpus.traces;
+  o.estimate.log_names = features.input_gpus.log_names;
+  if (features.input_gpus.log_count > 0) o.estimate.log_gpus = features.input_gpus.log_count;
   return o;
 }
 

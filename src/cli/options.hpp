@@ -146,7 +146,7 @@ Expected<breakeven::CostConfig> step_pricing_config(const ModelArgs& a, int gpus
 Status check_model(const ModelArgs& a);
 
 /// The pricing options of the model flags, and the GPU models the inputs name.
-Expected<breakeven::PriceOptions> price_options(const ModelArgs& a, const std::vector<InputStats>& stats);
+Expected<breakeven::PriceOptions> price_options(const ModelArgs& a, const extract::Features& features);
 
 /// Notes and warnings of the pricing, on stderr (warnings even with -q: they doubt the answer).
 void print_notices(const std::vector<breakeven::Notice>& notices, bool quiet);

@@ -341,6 +341,31 @@ void write_jobs(std::string& b, const std::vector<JobRecord>& jobs) {
   b.append("\n  ]");
 }
 
+namespace {
+
+/// The GPU models the inputs named (absent when none did): breakeven on this document prices the
+/// speed ratio, the offer's fit and an estimate from them as it would from the logs.
+void write_input_gpus(std::string& b, const InputGpus& g) {
+  if (g.empty()) return;
+  const auto list = [&b](const char* key, const std::vector<std::string>& names) {
+    b.append(fmt::format("\"{}\": [", key));
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      if (i > 0) b.append(", ");
+      io::append_json_string(b, names[i]);
+    }
+    b.append("]");
+  };
+  b.append(", \"input_gpus\": {");
+  list("telemetry", g.telemetry);
+  b.append(", ");
+  list("traces", g.traces);
+  b.append(", ");
+  list("log_names", g.log_names);
+  b.append(fmt::format(", \"log_count\": {}}}", g.log_count));
+}
+
+}  // namespace
+
 std::string features_to_json(const Features& f) {
   std::string b;
   b.append(fmt::format("{{\n  \"schema\": \"{}\",\n  \"version\": {},\n  \"window\": {{\"from\": ", kFeaturesSchema,
@@ -362,6 +387,7 @@ std::string features_to_json(const Features& f) {
   write_jobs(b, f.jobs);
   b.append(",\n  \"host\": {\"name\": ");
   io::append_json_string(b, f.host);
+  write_input_gpus(b, f.input_gpus);
   write_energy_method(b, f.energy_method);
   b.append(", \"indicators\": ");
   write_set(b, f.host_indicators, true, "    ");
@@ -787,6 +813,26 @@ Status read_edges(simdjson::dom::element gpu, GpuFeatures& g, const std::string&
   return read_sample(last, g.last, path);
 }
 
+Status read_input_gpus(simdjson::dom::object host, InputGpus& out, const std::string& path) {
+  simdjson::dom::object g;
+  if (host["input_gpus"].get_object().get(g) != simdjson::SUCCESS) return {};  // none named, or an older document
+  for (auto [key, list] : {std::pair{"telemetry", &out.telemetry}, std::pair{"traces", &out.traces},
+                           std::pair{"log_names", &out.log_names}}) {
+    simdjson::dom::array names;
+    if (g[key].get_array().get(names) != simdjson::SUCCESS) continue;
+    for (simdjson::dom::element n : names) {
+      std::string_view name;
+      if (n.get_string().get(name) != simdjson::SUCCESS)
+        return make_error(ErrorKind::schema, fmt::format("{}: host.input_gpus.{} holds a non-string", path, key));
+      Fingerprint::add(*list, name);
+    }
+  }
+  std::int64_t count = 0;
+  if (g["log_count"].get_int64().get(count) == simdjson::SUCCESS && count > 0 && count < 1'000'000)
+    out.log_count = static_cast<int>(count);
+  return {};
+}
+
 }  // namespace
 
 Expected<Features> features_from_json(std::string_view text, const std::string& path) {
@@ -820,6 +866,7 @@ Expected<Features> features_from_json(std::string_view text, const std::string& 
       host_obj["indicators"].get_object().get(host_ind) != simdjson::SUCCESS)
     return make_error(ErrorKind::schema, fmt::format("{}: host.indicators missing", path));
   if (host_obj["name"].get_string().get(host) == simdjson::SUCCESS) f.host = std::string(host);
+  GPUCOST_TRY(read_input_gpus(host_obj, f.input_gpus, path));
   GPUCOST_TRY(read_set(host_ind, f.host_indicators, path));
   GPUCOST_TRY(read_partials(doc["host"], f.host_partials, path));
   std::int64_t merged = 1;

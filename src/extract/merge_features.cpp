@@ -365,6 +365,12 @@ Expected<Features> merge_features(std::vector<Features> docs) {
     m.to_ns = std::max(m.to_ns, f.to_ns);
     hosts.insert(f.host);
     m.merged_from += f.merged_from;
+    // The models every document named: a merge of hosts with different GPUs names several.
+    for (auto [to, from] : {std::pair{&m.input_gpus.telemetry, &f.input_gpus.telemetry},
+                            std::pair{&m.input_gpus.traces, &f.input_gpus.traces},
+                            std::pair{&m.input_gpus.log_names, &f.input_gpus.log_names}})
+      for (const std::string& name : *from) Fingerprint::add(*to, name);
+    m.input_gpus.log_count = std::max(m.input_gpus.log_count, f.input_gpus.log_count);
   }
   m.merged_from -= 1;  // started at 1
   const bool several_hosts = hosts.size() > 1;

@@ -429,13 +429,31 @@ void add_zone(std::string& zones, const std::string& zone) {
 
 }  // namespace
 
+namespace {
+
+/// A training log's GPU names and count serve the estimate only; a profiler trace's are checked
+/// against the telemetry's, which price the speed ratio.
+void add_input_gpus(InputGpus& out, Format format, const Fingerprint& fp) {
+  if (format == Format::trainlog) {
+    for (const auto& name : fp.gpus) Fingerprint::add(out.log_names, name);
+    out.log_count = std::max(out.log_count, static_cast<int>(fp.gpu_count));
+    return;
+  }
+  for (const auto& name : fp.gpus) Fingerprint::add(prep::format_traits(format).profiler ? out.traces : out.telemetry, name);
+}
+
+}  // namespace
+
 void SampleCollector::note_inputs(const std::vector<InputStats>& inputs) {
   for (const auto& in : inputs) {
     m_host_logs = m_host_logs || prep::format_traits(in.format).host_log_inside;
     add_zone(m_logs_tz, in.logs_tz);
-    for (const auto& up : in.upstream_formats) {  // an events stream: the formats prep read
+    if (in.upstream_formats.empty()) add_input_gpus(m_input_gpus, in.format, in.fingerprint);
+    for (std::size_t i = 0; i < in.upstream_formats.size(); ++i) {  // an events stream: the formats prep read
       Format f = Format::unknown;
-      m_host_logs = m_host_logs || (prep::format_from_name(up, f) && prep::format_traits(f).host_log_inside);
+      const bool known = prep::format_from_name(in.upstream_formats[i], f);
+      m_host_logs = m_host_logs || (known && prep::format_traits(f).host_log_inside);
+      if (known && i < in.upstream_fingerprints.size()) add_input_gpus(m_input_gpus, f, in.upstream_fingerprints[i]);
     }
   }
 }

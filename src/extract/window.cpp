@@ -109,7 +109,11 @@ Status slurm_span(const SampleCollector& samples, const ExtractOptions& options,
   f.jobs = {j};
   if (options.from_ns && options.to_ns) return {};
   w.lo = j.start_ns;
-  if (j.end_ns && *j.end_ns >= j.start_ns) w.hi = *j.end_ns;
+  // The job ended at End: a sample stamped there is after it, as one at --to's instant is.
+  if (j.end_ns && *j.end_ns >= j.start_ns) {
+    w.hi = *j.end_ns;
+    w.hi_exclusive = true;
+  }
   f.chosen_by = options.from_ns || options.to_ns ? "flags and slurm" : "slurm";
   return {};
 }
@@ -151,6 +155,7 @@ Expected<Window> choose_window(const SampleCollector& samples, const ExtractOpti
                                   samples.host()));
   f.host = samples.host().empty() && w.host_only ? samples.incident_host() : samples.host();
   f.logs_tz = samples.logs_tz();
+  f.input_gpus = samples.input_gpus();
   // host_only implies from_trace (no samples), so it is asked first.
   f.chosen_by = options.from_ns || options.to_ns ? "flags"
                 : w.host_only                    ? "events"
@@ -161,7 +166,7 @@ Expected<Window> choose_window(const SampleCollector& samples, const ExtractOpti
   GPUCOST_TRY(slurm_span(samples, options, w, f));
   f.from_ns = options.from_ns.value_or(w.lo);
   f.to_ns = options.to_ns.value_or(w.hi);
-  f.to_exclusive = options.to_ns.has_value();
+  f.to_exclusive = options.to_ns.has_value() || w.hi_exclusive;
   if (f.last_ns() < f.from_ns) {
     if (options.from_ns && options.to_ns)
       return make_error(ErrorKind::usage, "--from/--to: the window ends before it starts",

@@ -17,6 +17,8 @@ struct Window {
   std::vector<int> trace_gpus;  ///< GPUs only profiler traces give (no telemetry at all), ascending
   bool host_only = false;       ///< kernel and system logs alone: no GPU
   bool trainlog_only = false;   ///< a training log alone (its start and end): no GPU, no energy
+  /// hi is an end that is not part of the job (a Slurm job's End, as --to's): [lo, hi).
+  bool hi_exclusive = false;
 };
 
 /// Chooses the window: sets f's from_ns, to_ns, to_exclusive and chosen_by, and its host and

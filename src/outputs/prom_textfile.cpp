@@ -287,6 +287,16 @@ void add_headline(std::vector<Family>& out, const breakeven::Result& r, const br
   gauge("gpucost_premium_line_ratio", "The premium line (threshold) of the configuration", host, r.line);
   gauge("gpucost_premium_above_line", "1 when the premium is above the line (renting is cheaper), else 0", host,
         r.above_line ? 1.0 : 0.0);
+  {  // a state set: the one verdict is 1, so an alert can tell "below" from "undecided" and "unfit"
+    auto& fam = out.emplace_back("gpucost_verdict",
+                                 "1 for the verdict: above, below, undecided (the premium's range spans the line) or "
+                                 "unfit (the offer cannot run the job)");
+    for (const char* v : {"above", "below", "undecided", "unfit"}) {
+      Labels l = host;
+      l.emplace_back("verdict", v);
+      fam.add(l, std::string_view(breakeven::verdict_word(r)) == v ? 1.0 : 0.0);
+    }
+  }
   const auto solution = [&](std::string name, std::string help, const breakeven::Solution& s, double scale) {
     auto& fam = out.emplace_back(std::move(name), std::move(help));
     if (s.value) fam.add(host, *s.value * scale);  // no solution: no sample

@@ -195,7 +195,8 @@ void json_cloud(std::string& b, const CloudRank& k, std::size_t rank) {
   io::append_json_string(b, breakeven::offer_kind_name(k.kind));
   b.append(", \"rate_basis\": ");
   io::append_json_string(b, k.rate_basis);
-  b.append(fmt::format(", \"confirmed\": {}", k.confirmed ? "true" : "false"));
+  b.append(fmt::format(", \"confirmed\": {}, \"price_age_days\": ", k.confirmed ? "true" : "false"));
+  b.append(k.age_days ? fmt::format("{}", *k.age_days) : std::string("null"));
   b.append("}");
 }
 
@@ -258,11 +259,7 @@ void json_energy_method(std::string& b, const breakeven::JobInputs& j) {
   opt_num(b, j.power_vs_counter_pct);
 }
 
-// What of the energy was measured, and how the rest was filled in (docs/cost-model.md).
-/// "above", "below" or "undecided" (an estimate whose range spans the line).
-const char* verdict_word(const breakeven::Result& r) {
-  return r.undecided ? "undecided" : r.above_line ? "above" : "below";
-}
+using breakeven::verdict_word;
 
 /// --estimate: the GPU model beside the measured energy, per GPU.
 void json_beside(std::string& b, const breakeven::EstimateBeside& m) {
@@ -349,7 +346,22 @@ void json_robustness(std::string& b, const BreakevenExtras& x) {
       opt_num(b, v);
     }
   }
-  b.append("},\n  \"sensitivity\": [");
+  b.append(", \"parts\": [");
+  for (std::size_t i = 0; i < x.range.parts.size(); ++i) {
+    const auto& part = x.range.parts[i];
+    b.append(i == 0 ? "{\"input\": " : ", {\"input\": ");
+    io::append_json_string(b, part.name);
+    io::append_json_text_field(b, "span", part.span);
+    io::append_json_number_field(b, "low", part.low);
+    io::append_json_number_field(b, "high", part.high);
+    b.append("}");
+  }
+  b.append("], \"not_bounded\": [");
+  for (std::size_t i = 0; i < x.range.missing.size(); ++i) {
+    if (i > 0) b.append(", ");
+    io::append_json_string(b, x.range.missing[i]);
+  }
+  b.append("]},\n  \"sensitivity\": [");
   for (std::size_t i = 0; i < x.sensitivity.size(); ++i) {
     const auto& s = x.sensitivity[i];
     b.append(i == 0 ? "\n    {\"parameter\": " : ",\n    {\"parameter\": ");
@@ -360,6 +372,8 @@ void json_robustness(std::string& b, const BreakevenExtras& x) {
     num(b, s.premium_low);
     b.append(", \"premium_at_1_2\": ");
     num(b, s.premium_high);
+    io::append_json_number_field(b, "premium_min", s.premium_min);
+    io::append_json_number_field(b, "premium_max", s.premium_max);
     b.append(", \"swing\": ");
     num(b, s.swing());
     b.append("}");
@@ -447,7 +461,8 @@ std::string table_clouds(const std::vector<CloudRank>& clouds, const std::string
     b += fmt::format(
         "  {:>2}  {:<30}{:<14}{:>5}{:>10.2f}{:>7.2f}  {:<19}{:>12}{:>10}  {}{}{}\n", ++rank, k.name, k.gpu_model,
         k.gpus, k.rate_per_hour, k.speed_ratio, speed_source(k), money(k.total, cur), pct(k.premium), k.date_seen,
-        k.confirmed ? "" : " unconfirmed",
+        std::string(k.age_days && *k.age_days > breakeven::kStalePriceDays ? " (old)" : "") +
+            (k.confirmed ? "" : " unconfirmed"),
         k.kind == breakeven::OfferKind::on_demand ? "" : fmt::format(" ({})", breakeven::offer_kind_name(k.kind)));
     if (!k.rate_basis.empty()) kinds_basis.emplace(breakeven::offer_kind_name(k.kind), k.rate_basis);
     if (k.currency != cur && converted.find(k.currency) == std::string::npos)
@@ -578,7 +593,9 @@ std::string estimate_lines(const breakeven::EnergyEstimate& e) {
   b += fmt::format("  gpu       {} x {} (table entry {}; the GPU from {}, {})\n", e.gpus, e.gpu_name, e.model,
                    e.gpu_source,
                    e.count_source == "assumed" ? std::string("the count assumed") : "the count from " + e.count_source);
-  b += fmt::format("  busy      {:.1f} % of the window (from {})\n", e.busy * 100, e.busy_source);
+  b += fmt::format("  busy      {:.1f} % of the window ({})\n", e.busy * 100,
+                   e.busy_source == "assumed" ? std::string("assumed: nothing in the inputs says; give --util")
+                                              : "from " + e.busy_source);
   b += fmt::format(
       "  power     per GPU {:.0f} W estimated, {:.0f} .. {:.0f} W bounds: idle {:.0f} W ({}), board {:.0f} W\n\n",
       e.power.central_w(e.busy), e.power.low_w(e.busy), e.power.high_w(), e.power.idle_w,
@@ -587,14 +604,16 @@ std::string estimate_lines(const breakeven::EnergyEstimate& e) {
 }
 
 /// " (74.3 min at the lower energy bound, 9.8 min at the upper)" for job lengths, or
-/// " (2889 h/year at the lower energy bound, 3948 at the upper)" for uses per year; empty when
-/// neither bound has a value.
+/// " (range 12.1 min .. 19.0 min)" for job lengths, " (range 2889 .. 3948 h/year)" for uses per
+/// year: the least and the most over the premium range's combinations; empty when they are one
+/// value or neither has one.
 std::string bound_range(const std::optional<double>& low, const std::optional<double>& high, bool per_year) {
   if (!low && !high) return {};
   const auto v = [per_year](const std::optional<double>& x) {
     return !x ? std::string("none") : per_year ? fmt::format("{:.0f}", *x) : hours(*x);
   };
-  return fmt::format(" ({}{} at the lower energy bound, {} at the upper)", v(low), per_year ? " h/year" : "", v(high));
+  if (v(low) == v(high)) return {};
+  return fmt::format(" (range {} .. {}{})", v(low), v(high), per_year ? " h/year" : "");
 }
 
 /// What the premium's side of the line means for the job.
@@ -603,19 +622,23 @@ const char* verdict_text(const breakeven::Result& r) {
                       : "below the line, the local GPU holds its own";
 }
 
-/// The premium of an estimate: a verdict only when the whole range is on one side of the line.
-std::string estimated_premium_line(const breakeven::Result& r, const breakeven::PremiumRange& range) {
-  const std::string span = range.low && range.high
-                               ? fmt::format("range {:+.1f} % .. {:+.1f} %", *range.low * 100, *range.high * 100)
-                               : "no range";
-  if (r.undecided)
-    return fmt::format(
-        "premium   {:+.1f} % local over cloud, ESTIMATED ({}; line {:.1f} %): UNDECIDED, the range spans the line;\n"
-        "          log telemetry to decide: nvidia-smi --query-gpu=timestamp,index,name,power.draw,utilization.gpu "
-        "--format=csv -l 5 > gpu.csv\n",
-        r.premium * 100, span, r.line * 100);
-  return fmt::format("premium   {:+.1f} % local over cloud, ESTIMATED ({}; line {:.1f} %): {} over the whole range\n",
-                     r.premium * 100, span, r.line * 100, verdict_text(r));
+/// The premium, its range and the verdict: one only when the whole range is on one side of the
+/// line; none against an offer that cannot run the job.
+std::string premium_line(const breakeven::Result& r, const breakeven::PremiumRange& range, bool estimated) {
+  const std::string span = range.low && range.high ? fmt::format("range {} .. {}; ", pct(*range.low), pct(*range.high))
+                           : estimated             ? std::string("no range; ")
+                                                   : std::string();
+  std::string b = fmt::format("premium   {:+.1f} % local over cloud{} ({}line {:.1f} %): ", r.premium * 100,
+                              estimated ? ", ESTIMATED" : "", span, r.line * 100);
+  if (r.unfit) return b + "NO VERDICT, the offer cannot run this job as logged\n";
+  if (r.undecided) {
+    b += fmt::format("UNDECIDED, {}\n", r.verdict_reason);
+    if (estimated)
+      b += "          log telemetry to decide: nvidia-smi --query-gpu=timestamp,index,name,power.draw,utilization.gpu "
+           "--format=csv -l 5 > gpu.csv\n";
+    return b;
+  }
+  return b + fmt::format("{}{}\n", verdict_text(r), range.low && range.high ? " over the whole range" : "");
 }
 
 /// --estimate: the model's bounds beside the measured energy, per GPU.
@@ -638,14 +661,19 @@ std::string table_robustness(const BreakevenExtras& x, const breakeven::JobInput
   std::string b;
   // The counters' increase is exact: only the time they do not cover is bounded.
   const bool by_counter = job.energy_method == extract::kEnergyByCounter;
-  if (x.range.low && x.range.high)
-    b += fmt::format(
-        "premium range          {} .. {}  (energy bounds F049/F050: {})\n", pct(*x.range.low), pct(*x.range.high),
-        job.energy_method == extract::kEnergyByModel ? "the GPU model's: busy draw x0.6 above idle, and the board power"
-        : by_counter                                 ? "the energy counters, the time they miss"
-                                                     : "Riemann sums, +-5 W, gaps");
-  else
+  if (x.range.low && x.range.high) {
+    b += fmt::format("premium range          {} .. {}, over every combination of:\n", pct(*x.range.low),
+                     pct(*x.range.high));
+    for (const auto& part : x.range.parts)
+      b += fmt::format("  {:<21}{} .. {}  ({}{})\n", part.name, pct(part.low), pct(part.high), part.span,
+                       part.name != "energy"                                 ? ""
+                       : job.energy_method == extract::kEnergyByModel         ? ": the GPU model's bounds"
+                       : by_counter                                           ? ": the counters, the time they miss"
+                                                                              : ": sums of the samples, +-5 W, gaps");
+    for (const auto& m : x.range.missing) b += fmt::format("  not bounded          {}\n", m);
+  } else {
     b += fmt::format("premium range          unknown: {}\n", x.range.reason);
+  }
   if (!x.monte_carlo_reason.empty()) b += fmt::format("monte carlo            none: {}\n", x.monte_carlo_reason);
   if (x.monte_carlo) {
     const auto& m = *x.monte_carlo;
@@ -656,11 +684,21 @@ std::string table_robustness(const BreakevenExtras& x, const breakeven::JobInput
         pct(m.premium_p50), pct(m.premium_p95));
   }
   if (!x.sensitivity.empty()) {
-    b += "\nsensitivity (premium with each parameter at 0.8x and 1.2x, largest swing first)\n";
-    b += fmt::format("  {:<32}{:>12}  {:>9}  {:>9}  {:>8}\n", "parameter", "value", "at 0.8x", "at 1.2x", "swing");
-    for (const auto& s : x.sensitivity)
-      b += fmt::format("  {:<32}{:>12.6g}  {:>9}  {:>9}  {:>6.1f} pp\n", s.parameter, s.base, pct(s.premium_low),
-                       pct(s.premium_high), s.swing() * 100);
+    b += "\nsensitivity (premium with each parameter from 0.8x to 1.2x, largest swing first)\n";
+    b += fmt::format("  {:<32}{:>12}  {:>9}  {:>9}  {:>19}  {:>8}\n", "parameter", "value", "at 0.8x", "at 1.2x",
+                     "lowest .. highest", "swing");
+    std::vector<std::string> still;
+    for (const auto& s : x.sensitivity) {
+      // A swing that prints as 0.0 pp says nothing: listed by name under the table.
+      if (s.swing() < 0.0005) {
+        still.push_back(s.parameter);
+        continue;
+      }
+      b += fmt::format("  {:<32}{:>12.6g}  {:>9}  {:>9}  {:>19}  {:>6.1f} pp\n", s.parameter, s.base,
+                       pct(s.premium_low), pct(s.premium_high),
+                       fmt::format("{} .. {}", pct(s.premium_min), pct(s.premium_max)), s.swing() * 100);
+    }
+    if (!still.empty()) b += fmt::format("  no effect: {}\n", fmt::join(still, ", "));
   }
   if (!x.clouds.empty()) b += table_clouds(x.clouds, cur, x.fit_basis);
   return b;
@@ -1056,8 +1094,11 @@ std::string breakeven_json(const breakeven::Result& r, const breakeven::CostConf
   num(b, r.premium);
   b.append(",\n  \"line\": ");
   num(b, r.line);
-  b.append(fmt::format(",\n  \"above_line\": {},\n  \"verdict\": \"{}\",\n  \"breakeven\": {{\n",
-                       r.above_line ? "true" : "false", verdict_word(r)));
+  // An offer that cannot run the job gives no side of the line: null, not false.
+  b.append(fmt::format(",\n  \"above_line\": {},\n  \"verdict\": \"{}\"",
+                       r.unfit ? "null" : r.above_line ? "true" : "false", verdict_word(r)));
+  if (!r.verdict_reason.empty()) io::append_json_text_field(b, "verdict_reason", r.verdict_reason);
+  b.append(",\n  \"breakeven\": {\n");
   solution(b, "job_hours", r.job_hours);
   crossings_json(b, "job_hours_crossings", "local_cheaper", r.job_crossings);
   solution(b, "line_job_hours", r.line_job_hours);
@@ -1132,21 +1173,22 @@ std::string breakeven_table(const breakeven::Result& r, const breakeven::CostCon
                      *r.downtime_share * 100);
   b += table_carbon(r.carbon);
   b += "\n";
-  if (x.estimate)
-    b += estimated_premium_line(r, x.range);
-  else
-    b += fmt::format("premium   {:+.1f} % local over cloud (line {:.1f} %): {}\n", r.premium * 100, r.line * 100,
-                     verdict_text(r));
+  b += premium_line(r, x.range, x.estimate.has_value());
   if (!c.cloud_unfit.empty())
     b += fmt::format(
-        "          BUT the offer cannot run this job as logged ({}): the comparison is not a verdict;\n"
+        "          ({}): the comparison is not a verdict;\n"
         "          choose an offer that fits (--compare-clouds lists them)\n",
         c.cloud_unfit);
   if (r.job_hours.value) {
     const std::string later = later_stretches(r.job_crossings, "the cloud is cheaper");
-    b += fmt::format("break-even job length  {}: local is cheaper for jobs shorter than this{}{}\n", hours(r.job_hours),
+    // A T* that prints as 0.0 min: "cheaper for jobs shorter than 0.0 min" would say nothing.
+    const bool from_start = hours(*r.job_hours.value) == hours(0.0);
+    b += fmt::format("break-even job length  {}{}{}\n",
+                     from_start ? fmt::format("{:.1f} s: the cloud is cheaper from the shortest job on",
+                                              *r.job_hours.value * 3600)
+                                : hours(r.job_hours) + ": local is cheaper for jobs shorter than this",
                      later.empty() ? "" : ", again " + later,
-                     x.estimate ? bound_range(x.range.job_hours_low, x.range.job_hours_high, false) : "");
+                     bound_range(x.range.job_hours_low, x.range.job_hours_high, false));
   } else {
     b += fmt::format("break-even job length  none: {}\n", r.job_hours.reason);
   }
@@ -1161,7 +1203,7 @@ std::string breakeven_table(const breakeven::Result& r, const breakeven::CostCon
     b += fmt::format("break-even use         {:.0f} h/year{}{}\n", h,
                      h > 8760 ? " (more than a year has: renting wins at any use)"
                               : fmt::format(" ({:.1f} % of the year): owning pays above it", h / 87.60),
-                     x.estimate ? bound_range(x.range.use_hours_low, x.range.use_hours_high, true) : "");
+                     bound_range(x.range.use_hours_low, x.range.use_hours_high, true));
   } else {
     b += fmt::format("break-even use         none: {}\n", r.use_hours_per_year.reason);
   }

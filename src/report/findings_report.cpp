@@ -131,9 +131,13 @@ std::string findings_markdown(const breakeven::Result& r, const breakeven::CostC
   b += fmt::format("Local {} against cloud {}{}: premium {:+.1f} % (line {:.1f} %), {}.\n\n", money(r.local_total, cur),
                    money(r.cloud_total, cur), c.cloud_name.empty() ? std::string() : fmt::format(" ({})", c.cloud_name),
                    r.premium * 100, r.line * 100,
-                   r.above_line ? "above the line: renting is cheaper for this job" : "below the line");
+                   r.unfit        ? "no verdict: the cloud offer cannot run this job as logged"
+                   : r.undecided  ? "undecided: " + r.verdict_reason
+                   : r.above_line ? std::string("above the line: renting is cheaper for this job")
+                                  : std::string("below the line"));
   if (findings == nullptr)
-    return b + "No findings: the premium is below the line (run `gpucost breakeven --explain` to list them anyway).\n";
+    return b + fmt::format("No findings: the premium is {} (run `gpucost breakeven --explain` to list them anyway).\n",
+                           r.above_line ? "above the line" : r.undecided ? "undecided" : r.unfit ? "no verdict" : "below the line");
   if (findings->empty()) return b + "No findings: no indicator crossed its threshold.\n";
   b += "Ranked by estimated saving; each saving is an alternative, they do not add up.\n";
   for (std::size_t i = 0; i < findings->size(); ++i) {

@@ -112,7 +112,7 @@ std::string estimate_row(const breakeven::EnergyEstimate& e, const breakeven::Re
       "<tr><th>energy ESTIMATED</th><td>{:.4f} kWh from the GPU model, not measured (bounds {:.4f} .. {:.4f} kWh): "
       "{} x {} ({}), busy {:.1f} % ({}){}</td></tr>\n",
       e.estimated_kwh, e.low_kwh, e.high_kwh, e.gpus, esc(e.gpu_name), esc(e.gpu_source), e.busy * 100,
-      esc(e.busy_source), r.undecided ? "; UNDECIDED: the premium range spans the line, log telemetry to decide" : "");
+      esc(e.busy_source), r.undecided ? "; log telemetry to narrow the range" : "");
 }
 
 // What of the energy was measured and what estimated (docs/cost-model.md).
@@ -156,17 +156,27 @@ std::string price_row(const breakeven::CostConfig& c) {
                      old || !c.offer_confirmed ? " class=\"warning\"" : "", esc(text));
 }
 
+// "energy +11.5 % .. +12.0 %, billing rounding +11.8 % .. +13.8 %": what the range is made of.
+std::string range_parts_text(const breakeven::PremiumRange& range) {
+  std::string out;
+  for (const auto& p : range.parts)
+    out += fmt::format("{}{} {} .. {}", out.empty() ? "" : ", ", p.name, percent(p.low), percent(p.high));
+  return out;
+}
+
 std::string verdict(const ReportContent& c) {
   const Result& r = c.result;
   const std::string& cur = c.config.currency;
-  const char* side = r.undecided ? "undecided" : r.above_line ? "above" : "below";
-  std::string b = fmt::format("<section id=\"verdict\" class=\"verdict {}\">\n", side);
+  // An unfit offer's comparison takes the undecided colour: it is no verdict either.
+  const char* side = breakeven::verdict_word(r);
+  std::string b = fmt::format("<section id=\"verdict\" class=\"verdict {}\">\n", r.unfit ? "undecided" : side);
   b += fmt::format(
       "<p class=\"big\">{}</p>\n",
-      esc(r.undecided    ? "Undecided: the energy is estimated and its range puts the premium on both sides of the line"
-          : r.above_line ? "Renting is cheaper for this job: the premium is above the line"
-          : r.premium < 0 ? "The local GPU is cheaper than the cloud for this job"
-                          : "The local GPU holds its own: the premium is below the line"));
+      esc(r.unfit        ? std::string("No verdict: the cloud offer cannot run this job as logged")
+          : r.undecided  ? "Undecided: the premium's range lies on both sides of the line (" + r.verdict_reason + ")"
+          : r.above_line ? std::string("Renting is cheaper for this job: the premium is above the line")
+          : r.premium < 0 ? std::string("The local GPU is cheaper than the cloud for this job")
+                          : std::string("The local GPU holds its own: the premium is below the line")));
   b += "<table>\n";
   b += fmt::format("<tr><th>local cost</th><td class=\"num\">{}</td></tr>\n", esc(money(r.local_total, cur)));
   b += fmt::format("<tr><th>cloud cost{}</th><td class=\"num\">{}</td></tr>\n",
@@ -189,8 +199,8 @@ std::string verdict(const ReportContent& c) {
   else
     b += fmt::format("<tr><th>break-even use per year</th><td>none: {}</td></tr>\n", esc(r.use_hours_per_year.reason));
   if (c.extras.range.low && c.extras.range.high)
-    b += fmt::format("<tr><th>premium range (energy bounds)</th><td>{} .. {}</td></tr>\n",
-                     esc(percent(*c.extras.range.low)), esc(percent(*c.extras.range.high)));
+    b += fmt::format("<tr><th>premium range</th><td>{} .. {} ({})</td></tr>\n", esc(percent(*c.extras.range.low)),
+                     esc(percent(*c.extras.range.high)), esc(range_parts_text(c.extras.range)));
   if (c.extras.estimate)
     b += estimate_row(*c.extras.estimate, r);
   else

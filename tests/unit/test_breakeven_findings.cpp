@@ -210,27 +210,38 @@ TEST_CASE("findings: incidents per Xid bucket, their operator time", "[breakeven
   f.faults = {fault(1, "xid", "reset_gpu", 79), fault(2, "xid", "reset_gpu", 79), fault(3, "gpu_lost", "reboot", -1),
               fault(4, "xid", "unknown", 999)};
   const auto all = run(f);
-  // reset_gpu: 2 x 50/h x 0.5 h = 50; gpu_lost: 50 x 1.0 = 50; unknown: 50 x 0.5 = 25.
+  // reset_gpu: 2 x 50/h x 0.5 h = 50; gpu_lost: 50 x 1.0 = 50; unknown: 50 x 0.5 = 25. C_L = 1.863710
+  // + 125 = 126.863710 against C_C = 3.166667: above the line, the job is paid with the cloud's
+  // 3.166667, and no saving exceeds it.
+  constexpr double kPaid = 19.0 / 6;
   REQUIRE(find(all, "incidents_reset_gpu") != nullptr);
-  CHECK(find(all, "incidents_reset_gpu")->saving == Approx(50.0));
+  CHECK(find(all, "incidents_reset_gpu")->saving == Approx(kPaid));
   CHECK(find(all, "incidents_reset_gpu")->title == "2 faults of bucket reset_gpu (Xid 79; 2 events)");
   REQUIRE(find(all, "incidents_gpu_lost") != nullptr);
-  CHECK(find(all, "incidents_gpu_lost")->saving == Approx(50.0));
+  CHECK(find(all, "incidents_gpu_lost")->saving == Approx(kPaid));
   CHECK(find(all, "incidents_gpu_lost")->title == "1 fault with a GPU fallen off the bus (1 event)");
-  CHECK(find(all, "incidents_gpu_lost")->saving_basis == "operator time of the 1 listed fault, once each: 50.00 USD");
+  CHECK(find(all, "incidents_gpu_lost")->saving_basis ==
+        "operator time of the 1 listed fault, once each: 50.00 USD; capped at what this job is paid with (cloud "
+        "total 3.17)");
   CHECK(find(all, "incidents_gpu_lost")->suggestion.find("reseat") != std::string::npos);
   REQUIRE(find(all, "incidents_other") != nullptr);
-  CHECK(find(all, "incidents_other")->saving == Approx(25.0));
+  CHECK(find(all, "incidents_other")->saving == Approx(kPaid));
   CHECK(find(all, "incidents_restart_app") == nullptr);  // count 0
   CHECK(find(all, "incidents_contact_support") == nullptr);
-  // Ranked by saving; equal savings keep the table's order (reset_gpu before gpu_lost).
-  // C_L = 1.863710 + 125 = 126.863710 > C_C 3.166667: T* exists, so job_length ranks first.
+  // Ranked by saving; equal savings keep the table's order (reset_gpu before gpu_lost). job_length
+  // (a difference of the totals, not capped) ranks first.
   REQUIRE(all.size() == 4);
   CHECK(all[0].kind == "job_length");
   CHECK(all[0].saving == Approx(126.863710 - 3.166667).epsilon(1e-6));
   CHECK(all[1].kind == "incidents_reset_gpu");
   CHECK(all[2].kind == "incidents_gpu_lost");
   CHECK(all[3].kind == "incidents_other");
+  SECTION("below the line the cap is the local total") {
+    // The cloud at 200/h: C_C = 200 x 4800 / 3600 + 0.5 = 267.17 > C_L = 126.86 (premium -52.5 %).
+    const auto below = run(f, reference_config(200.0));
+    REQUIRE(find(below, "incidents_reset_gpu") != nullptr);
+    CHECK(find(below, "incidents_reset_gpu")->saving == Approx(50.0));
+  }
   SECTION("without a kernel log the counts are null: no incident finding") {
     auto none = features({{"xid_reset_gpu_count", kNaN}, {"gpu_lost_count", kNaN}});
     for (const auto& x : run(none)) CHECK(x.kind.rfind("incidents_", 0) != 0);
@@ -240,7 +251,8 @@ TEST_CASE("findings: incidents per Xid bucket, their operator time", "[breakeven
     hw.faults = {fault(1, "xid", "contact_support", 48)};
     const auto x = run(hw);
     REQUIRE(find(x, "incidents_contact_support") != nullptr);
-    CHECK(find(x, "incidents_contact_support")->saving == Approx(400.0));  // 50 x 8
+    // 50 x 8 = 400, above the line: capped at the cloud total the job is paid with.
+    CHECK(find(x, "incidents_contact_support")->saving == Approx(kPaid));
     CHECK(find(x, "incidents_contact_support")->suggestion.find("dcgmi diag") != std::string::npos);
   }
 }
@@ -376,4 +388,18 @@ TEST_CASE("findings: Markdown note and table section", "[breakeven][findings]") 
     CHECK(next - at <= 100);  // wrapped
   }
   CHECK(report::findings_table({}, "USD").find("none") != std::string::npos);
+}
+
+TEST_CASE("findings: no advice to rent against an offer that cannot run the job", "[breakeven][findings][verdict]") {
+  // At 0.5/h the cloud is cheaper (the worked example): job_length fires, unless the offer is unfit.
+  const CostConfig c = reference_config(0.5);
+  const JobInputs j = reference_job();
+  auto r = breakeven::compute(c, j);
+  REQUIRE(find(breakeven::findings(r, c, features({}), {}), "job_length") != nullptr);
+  breakeven::decide_verdict(r, breakeven::premium_range(c, j, breakeven::price_energy(c, j)), "80 GB per GPU");
+  CHECK(r.unfit);
+  CHECK_FALSE(r.above_line);
+  const auto all = breakeven::findings(r, c, features({}), {});
+  CHECK(find(all, "job_length") == nullptr);
+  CHECK(find(all, "use_per_year") == nullptr);
 }

@@ -235,7 +235,15 @@ TEST_CASE("breakeven: premium range from the energy bounds; Monte-Carlo is repro
   const CostConfig c = reference_config();
   JobInputs j = reference_job();
   const auto prices = breakeven::price_energy(c, j);
-  CHECK_FALSE(breakeven::premium_range(c, j, prices).low);
+  // No energy bounds: the billing rounding alone bounds the premium; 4800 s is whole minutes, so
+  // by the second it bills the same and the range is the point.
+  const auto billing_only = breakeven::premium_range(c, j, prices);
+  REQUIRE(billing_only.low);
+  CHECK(*billing_only.low == Approx(*billing_only.high));
+  REQUIRE(billing_only.missing.size() == 1);
+  CostConfig per_second = c;
+  per_second.billing_increment_s = 1;
+  CHECK_FALSE(breakeven::premium_range(per_second, j, prices).low);
   j.energy_low_kwh = 0.8;
   j.energy_high_kwh = 1.0;
   const auto pr = breakeven::premium_range(c, j, prices);
@@ -269,4 +277,101 @@ TEST_CASE("cloud catalogue: the bundled offers parse and carry a date and a sour
   const auto missing = breakeven::find_cloud_offer("runpod-h100-sx", breakeven::cloud_offers());
   REQUIRE_FALSE(missing);
   CHECK(missing.error().hint.find("runpod-h100-sxm") != std::string::npos);
+}
+
+namespace {
+
+// The reference job with a 290 s cold start: q W + cold start = 4790 s, billed 4800 s by the
+// minute and 4790 s by the second.
+CostConfig rounding_config() {
+  CostConfig c = reference_config();
+  c.cold_start_s = 290;
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("breakeven: the premium range combines energy bounds, the speed ratio's range and billing rounding",
+          "[breakeven][verdict]") {
+  CostConfig c = rounding_config();
+  JobInputs j = reference_job();
+  const auto prices = breakeven::price_energy(c, j);
+  // C_L = 1.863710 (E = 0.9 kWh). C_C by the minute 2 x 4800 / 3600 + 0.5 = 3.166667, by the second
+  // 2 x 4790 / 3600 + 0.5 = 3.161111.
+  const double local = 1.8637103718;
+  const auto billing = breakeven::premium_range(c, j, prices);
+  REQUIRE(billing.parts.size() == 1);
+  CHECK(billing.parts[0].name == "billing rounding");
+  CHECK(billing.parts[0].low == Approx(local / (2.0 * 4800 / 3600 + 0.5) - 1));
+  CHECK(billing.parts[0].high == Approx(local / (2.0 * 4790 / 3600 + 0.5) - 1));
+  // The speed ratio's range [1.5, 3]: q = 0.25 + 0.75 / 1.5 = 0.75 -> 5400 + 290 = 5690 s, billed
+  // 5700 s (5690 s by the second); q = 0.25 + 0.25 = 0.5 -> 3890 s, billed 3900 s (3890 s).
+  c.speed_ratio_low = 1.5;
+  c.speed_ratio_high = 3.0;
+  j.energy_low_kwh = 0.8;  // C_e(0.8) = 1.2 x 0.30 x (0.8 + 0.2) = 0.36: C_L = 1.827710
+  j.energy_high_kwh = 1.0;  // C_e(1.0) = 0.432: C_L = 1.899710
+  const auto r = breakeven::premium_range(c, j, prices);
+  REQUIRE(r.parts.size() == 3);
+  CHECK(r.parts[0].name == "energy");
+  CHECK(r.parts[1].name == "speed ratio");
+  CHECK(r.parts[1].low == Approx(local / (2.0 * 5700 / 3600 + 0.5) - 1));
+  CHECK(r.parts[1].high == Approx(local / (2.0 * 3900 / 3600 + 0.5) - 1));
+  const double low_local = 0.36 + 6000.0 / 6132 + 1000.0 / 2044, high_local = 0.432 + 6000.0 / 6132 + 1000.0 / 2044;
+  REQUIRE(r.low);
+  // The lowest: the least energy, the slowest cloud, billed by the minute; the highest: the most
+  // energy, the fastest cloud, billed by the second.
+  CHECK(*r.low == Approx(low_local / (2.0 * 5700 / 3600 + 0.5) - 1));
+  CHECK(*r.high == Approx(high_local / (2.0 * 3890 / 3600 + 0.5) - 1));
+  CHECK(r.job_hours_low);
+  CHECK(r.use_hours_low);
+  CHECK(*r.use_hours_low <= *r.use_hours_high);
+}
+
+TEST_CASE("breakeven: a verdict only when the range is on one side of the line, and none for an unfit offer",
+          "[breakeven][verdict]") {
+  CostConfig c = rounding_config();
+  const JobInputs j = reference_job();
+  const auto prices = breakeven::price_energy(c, j);
+  const double by_minute = 1.8637103718 / (2.0 * 4800 / 3600 + 0.5) - 1;  // -0.411460
+  const double by_second = 1.8637103718 / (2.0 * 4790 / 3600 + 0.5) - 1;  // -0.410426
+  c.line = (by_minute + by_second) / 2;  // the line between the two: rounding alone decides
+  auto r = breakeven::evaluate(c, j, prices);
+  CHECK_FALSE(r.above_line);  // the point, by the minute, is below
+  const auto range = breakeven::premium_range(c, j, prices);
+  breakeven::decide_verdict(r, range, "");
+  CHECK(r.undecided);
+  CHECK_FALSE(r.above_line);
+  CHECK(std::string(breakeven::verdict_word(r)) == "undecided");
+  CHECK(r.verdict_reason == "billing rounding alone moves it across the line");
+  // The line below both: the whole range is above, the verdict holds.
+  c.line = by_minute - 0.001;
+  auto above = breakeven::evaluate(c, j, prices);
+  breakeven::decide_verdict(above, breakeven::premium_range(c, j, prices), "");
+  CHECK(above.above_line);
+  CHECK(std::string(breakeven::verdict_word(above)) == "above");
+  // An offer that cannot run the job: no verdict, whatever the premium.
+  breakeven::decide_verdict(above, breakeven::premium_range(c, j, prices), "1 GPU, the job ran on 2");
+  CHECK(above.unfit);
+  CHECK_FALSE(above.above_line);
+  CHECK(std::string(breakeven::verdict_word(above)) == "unfit");
+}
+
+TEST_CASE("breakeven: sensitivity samples [0.8x, 1.2x], so a turn inside shows", "[breakeven][verdict]") {
+  const CostConfig c = rounding_config();
+  const JobInputs j = reference_job();
+  const auto prices = breakeven::price_energy(c, j);
+  for (const auto& s : breakeven::sensitivity(c, j, prices)) {
+    INFO(s.parameter);
+    CHECK(s.premium_min <= std::min(s.premium_low, s.premium_high));
+    CHECK(s.premium_max >= std::max(s.premium_low, s.premium_high));
+    if (s.parameter != "billing_increment_s") continue;
+    // 4790 s in increments of 48 s (0.8x): 100 -> 4800 s; of 72 s (1.2x): 67 -> 4824 s. Between them
+    // 63 s (1.05x) bills 77 x 63 = 4851 s and 67.5 s (1.125x) 71 x 67.5 = 4792.5 s: the swing is
+    // the premium at 4792.5 s less that at 4851 s, more than the ends' difference.
+    CHECK(s.premium_low == Approx(1.8637103718 / (2.0 * 4800 / 3600 + 0.5) - 1));
+    CHECK(s.premium_high == Approx(1.8637103718 / (2.0 * 4824 / 3600 + 0.5) - 1));
+    CHECK(s.premium_max == Approx(1.8637103718 / (2.0 * 4792.5 / 3600 + 0.5) - 1));
+    CHECK(s.premium_min == Approx(1.8637103718 / (2.0 * 4851 / 3600 + 0.5) - 1));
+    CHECK(s.swing() > std::abs(s.premium_high - s.premium_low));
+  }
 }

@@ -83,6 +83,7 @@ struct OfferPrice {
   OfferKind kind = OfferKind::on_demand;
   std::string rate_basis;  ///< how the listed price became rate_per_hour (spot, terms); empty: as listed
   bool confirmed = true;
+  std::optional<int> age_days;  ///< days from date_seen to the run's date; none when not counted
 };
 /// Every catalogue offer priced for the job: those that fit, cheapest first, then the unfit ones
 /// (with their reason, unpriced) in catalogue order.

@@ -133,6 +133,12 @@ struct Result {
   /// The energy was estimated (energy_method "model") and its bounds put the premium on both
   /// sides of the line: no verdict; above_line is then false (docs/cost-model.md, "Estimated energy").
   bool undecided = false;
+  /// The offer cannot run the job as logged (too few GPUs, too little memory): no verdict, no
+  /// advice to rent; above_line is then false and the JSON's null.
+  bool unfit = false;
+  /// What puts an undecided premium on both sides of the line ("billing rounding alone moves it
+  /// across the line"); empty otherwise.
+  std::string verdict_reason;
   Solution job_hours;           ///< T*: the first of job_crossings
   Solution line_job_hours;      ///< T_λ: the first of line_crossings
   Crossings job_crossings;      ///< every job length where C_L = C_C (the billing's steps may give several)
@@ -153,28 +159,51 @@ Result evaluate(const CostConfig& config, const JobInputs& job, const EnergyPric
 /// The energy-weighted prices of the job under the config's tariff.
 EnergyPrices price_energy(const CostConfig& config, const JobInputs& job);
 
-/// Sensitivity: the premium with one parameter at 0.8x and 1.2x its value.
+/// "above", "below", "undecided" or "unfit" (docs/cost-model.md, "The verdict").
+const char* verdict_word(const Result& r);
+
+/// Sensitivity: the premium with one parameter over [0.8x, 1.2x] its value, sampled at
+/// kSensitivitySteps + 1 even points, so that an effect that turns (billing steps) shows.
+inline constexpr int kSensitivitySteps = 16;
 struct Swing {
   std::string parameter;
   double base = 0;                           ///< the parameter's value
   double premium_low = 0, premium_high = 0;  ///< at 0.8x and 1.2x
-  [[nodiscard]] double swing() const {
-    return premium_high > premium_low ? premium_high - premium_low : premium_low - premium_high;
-  }
+  double premium_min = 0, premium_max = 0;   ///< the least and the most over the samples
+  [[nodiscard]] double swing() const { return premium_max - premium_min; }
 };
 /// Every parameter of parameters(), sorted by swing, largest first.
 std::vector<Swing> sensitivity(const CostConfig& config, const JobInputs& job, const EnergyPrices& prices);
 
-/// The premium with the GPU energy at its lower and upper bound (F049/F050).
+/// The premium over what is not known exactly (docs/cost-model.md, "The verdict"): the GPU
+/// energy within its bounds (F049/F050), the speed ratio within its range (a table's
+/// [memory-bound, compute-bound]), and the billing at the offer's increment or by the second
+/// (a job's rounded-up last increment is chance). The range is the lowest and highest premium over
+/// every combination of these ends.
 struct PremiumRange {
   std::optional<double> low, high;
-  std::string reason;  ///< when there are no bounds
-  /// T* and H* at the lower and the upper energy bound (none where the bound has no solution).
+  std::string reason;  ///< when nothing bounds the premium
+  /// The lowest and highest T* and H* over the same combinations (none where no combination has a
+  /// solution).
   std::optional<double> job_hours_low, job_hours_high, use_hours_low, use_hours_high;
-  /// Whether the bounds lie on both sides of the line: then no verdict holds.
+  /// One uncertain input alone, the others at their point values: its name ("energy", "speed
+  /// ratio", "billing rounding"), what it spans, and the premium's range over it.
+  struct Part {
+    std::string name, span;
+    double low = 0, high = 0;
+  };
+  std::vector<Part> parts;
+  /// Why an input has no part ("energy: no bounds in the features ..."), for the text.
+  std::vector<std::string> missing;
+  /// Whether the range lies on both sides of the line: then no verdict holds.
   [[nodiscard]] bool spans(double line) const { return low && high && ((*low > line) != (*high > line)); }
 };
 PremiumRange premium_range(const CostConfig& config, const JobInputs& job, const EnergyPrices& prices);
+
+/// Sets the verdict of `result` from its premium range (docs/cost-model.md, "The verdict"): none
+/// (unfit) when `unfit_reason` is not empty, undecided with its reason when the range spans the
+/// line; above_line is then false.
+void decide_verdict(Result& result, const PremiumRange& range, const std::string& unfit_reason);
 
 /// Monte-Carlo over the config's [ranges]: each draw takes every ranged parameter uniformly.
 struct MonteCarlo {

@@ -56,6 +56,9 @@ struct OfferQuote {
   double speed_ratio = 1;
   std::string speed_ratio_source;
   std::string gpu_model;
+  std::string date_seen;
+  std::optional<int> age_days;  ///< days since date_seen; none when not counted
+  bool confirmed = true;
 };
 std::optional<OfferQuote> cheapest_offer(const CostConfig& config, const JobInputs& job, const EnergyPrices& prices,
                                          const JobShape* shape = nullptr);

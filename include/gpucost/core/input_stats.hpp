@@ -101,6 +101,9 @@ struct InputStats {
   /// whose events all fall outside the telemetry's span (pipeline::check_clocks_and_hosts).
   std::vector<std::string> warnings;
   std::vector<std::string> upstream_formats;  ///< an events stream: the formats its summary names
+  /// An events stream: each upstream input's fingerprint, in upstream_formats' order (a telemetry's
+  /// GPU names price the speed ratio, a trace's are checked against them, a training log's estimate).
+  std::vector<Fingerprint> upstream_fingerprints;
   /// The zone local times were read in: a raw log's (--tz or this machine's), an events stream's
   /// header; empty for a trace (its times are absolute) and an empty input.
   std::string logs_tz;

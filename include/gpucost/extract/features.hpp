@@ -175,6 +175,18 @@ struct ProcessUse {
   std::optional<std::int64_t> uid;
 };
 
+/// The GPU models the inputs named, kept in the document so that a stage reading it prices as one
+/// reading the logs does (docs/indicators.md, "The features document"): the telemetry's models
+/// (the speed ratio, the offer's fit), the profiler traces' (checked against them), and a
+/// training log's names and count (the estimate without telemetry).
+struct InputGpus {
+  std::vector<std::string> telemetry, traces, log_names;  ///< distinct, in first-seen order
+  int log_count = 0;                                      ///< 0: the logs give none
+  [[nodiscard]] bool empty() const {
+    return telemetry.empty() && traces.empty() && log_names.empty() && log_count == 0;
+  }
+};
+
 struct Features {
   std::int64_t from_ns = 0, to_ns = 0;
   /// The window is [from, to) when --to gave its end, else [from, to].
@@ -212,6 +224,7 @@ struct Features {
   /// The jobs the profiler traces' ranks form (docs/formats.md, "A job of ranks"): those of two
   /// ranks or more, or with communication; empty without such traces.
   std::vector<prep::TraceJob> trace_jobs;
+  InputGpus input_gpus;
 
   [[nodiscard]] double wall_s() const { return static_cast<double>(to_ns - from_ns) / 1e9; }
 };

@@ -122,6 +122,8 @@ class SampleCollector final : public EventSink, public ForkableSink {
   [[nodiscard]] bool has_host_logs() const { return m_host_logs; }
   /// The zones the inputs' local times were read in, comma-separated ("" when none had any).
   [[nodiscard]] const std::string& logs_tz() const { return m_logs_tz; }
+  /// The GPU models the inputs named (their fingerprints; an events stream's, per upstream input).
+  [[nodiscard]] const InputGpus& input_gpus() const { return m_input_gpus; }
   [[nodiscard]] const std::string& host() const { return m_host; }
   /// A second host that telemetry samples name (empty when they name one at most): their GPUs
   /// would be told apart by index alone, so extract refuses such a run.
@@ -176,6 +178,7 @@ class SampleCollector final : public EventSink, public ForkableSink {
   void note_sample_host(std::string_view host);
 
   std::string m_host, m_incident_host, m_logs_tz, m_other_sample_host;
+  InputGpus m_input_gpus;
   bool m_host_logs = false;  // a kernel log, dmesg, journal or bug report was among the inputs
   bool m_pmon = false;
 };
