@@ -378,7 +378,9 @@ TEST_CASE("findings: Markdown note and table section", "[breakeven][findings]") 
   CHECK(md.rfind("# gpucost findings", 0) == 0);
   CHECK(md.find("## 1. GPUs idle 42.0 % of the time") != std::string::npos);
   CHECK(md.find("- `F009 idle_fraction` = 0.42") != std::string::npos);
-  CHECK(report::findings_markdown(r, c, f, nullptr).find("below the line") != std::string::npos);
+  // Above the line (premium +59.7 % at 0.5/h) with no findings computed: the note says why, in the verdict's words.
+  CHECK(report::findings_markdown(r, c, f, nullptr).find("No findings: the premium is above the line") !=
+        std::string::npos);
   const std::string table = report::findings_table(all, c.currency);
   CHECK(table.find(" 1. GPUs idle 42.0 % of the time\n      saving      ~0.78 USD (idle_fraction 0.4200") !=
         std::string::npos);
