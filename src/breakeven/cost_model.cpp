@@ -479,10 +479,10 @@ void decide_verdict(Result& r, const PremiumRange& range, const std::string& unf
     else if (part.high > part.low)
       together.push_back(part.name);
   }
-  r.verdict_reason = !alone.empty() ? fmt::format("{} alone move{} it across the line", fmt::join(alone, " or "),
-                                                  alone.size() == 1 ? "s" : "")
-                                    : fmt::format("{} together put it on both sides of the line",
-                                                  fmt::join(together, " and "));
+  r.verdict_reason =
+      !alone.empty()
+          ? fmt::format("{} alone move{} it across the line", fmt::join(alone, " or "), alone.size() == 1 ? "s" : "")
+          : fmt::format("{} together put it on both sides of the line", fmt::join(together, " and "));
 }
 
 namespace {

@@ -58,10 +58,10 @@ int run_breakeven(const ModelArgs& a) {
   // Time-of-use windows are read in the logs' zone: --tz, else the zone a features document's logs were
   // read in (one zone), else this machine's.
   if (run->config.tariff_tz.empty())
-    run->config.tariff_tz = a.in.settings.tz.empty() && !features->logs_tz.empty() &&
-                                    features->logs_tz.find(',') == std::string::npos
-                                ? features->logs_tz
-                                : inputs.clock.name();
+    run->config.tariff_tz =
+        a.in.settings.tz.empty() && !features->logs_tz.empty() && features->logs_tz.find(',') == std::string::npos
+            ? features->logs_tz
+            : inputs.clock.name();
   return price_and_write(a, std::move(run->config), run->offer, *features, stats, status);
 }
 

@@ -439,7 +439,8 @@ void add_input_gpus(InputGpus& out, Format format, const Fingerprint& fp) {
     out.log_count = std::max(out.log_count, static_cast<int>(fp.gpu_count));
     return;
   }
-  for (const auto& name : fp.gpus) Fingerprint::add(prep::format_traits(format).profiler ? out.traces : out.telemetry, name);
+  for (const auto& name : fp.gpus)
+    Fingerprint::add(prep::format_traits(format).profiler ? out.traces : out.telemetry, name);
 }
 
 }  // namespace

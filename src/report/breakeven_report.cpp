@@ -666,10 +666,10 @@ std::string table_robustness(const BreakevenExtras& x, const breakeven::JobInput
                      pct(*x.range.high));
     for (const auto& part : x.range.parts)
       b += fmt::format("  {:<21}{} .. {}  ({}{})\n", part.name, pct(part.low), pct(part.high), part.span,
-                       part.name != "energy"                                 ? ""
-                       : job.energy_method == extract::kEnergyByModel         ? ": the GPU model's bounds"
-                       : by_counter                                           ? ": the counters, the time they miss"
-                                                                              : ": sums of the samples, +-5 W, gaps");
+                       part.name != "energy"                          ? ""
+                       : job.energy_method == extract::kEnergyByModel ? ": the GPU model's bounds"
+                       : by_counter                                   ? ": the counters, the time they miss"
+                                                                      : ": sums of the samples, +-5 W, gaps");
     for (const auto& m : x.range.missing) b += fmt::format("  not bounded          {}\n", m);
   } else {
     b += fmt::format("premium range          unknown: {}\n", x.range.reason);
@@ -1096,7 +1096,10 @@ std::string breakeven_json(const breakeven::Result& r, const breakeven::CostConf
   num(b, r.line);
   // An offer that cannot run the job gives no side of the line: null, not false.
   b.append(fmt::format(",\n  \"above_line\": {},\n  \"verdict\": \"{}\"",
-                       r.unfit ? "null" : r.above_line ? "true" : "false", verdict_word(r)));
+                       r.unfit        ? "null"
+                       : r.above_line ? "true"
+                                      : "false",
+                       verdict_word(r)));
   if (!r.verdict_reason.empty()) io::append_json_text_field(b, "verdict_reason", r.verdict_reason);
   b.append(",\n  \"breakeven\": {\n");
   solution(b, "job_hours", r.job_hours);
@@ -1183,12 +1186,11 @@ std::string breakeven_table(const breakeven::Result& r, const breakeven::CostCon
     const std::string later = later_stretches(r.job_crossings, "the cloud is cheaper");
     // A T* that prints as 0.0 min: "cheaper for jobs shorter than 0.0 min" would say nothing.
     const bool from_start = hours(*r.job_hours.value) == hours(0.0);
-    b += fmt::format("break-even job length  {}{}{}\n",
-                     from_start ? fmt::format("{:.1f} s: the cloud is cheaper from the shortest job on",
-                                              *r.job_hours.value * 3600)
-                                : hours(r.job_hours) + ": local is cheaper for jobs shorter than this",
-                     later.empty() ? "" : ", again " + later,
-                     bound_range(x.range.job_hours_low, x.range.job_hours_high, false));
+    b += fmt::format(
+        "break-even job length  {}{}{}\n",
+        from_start ? fmt::format("{:.1f} s: the cloud is cheaper from the shortest job on", *r.job_hours.value * 3600)
+                   : hours(r.job_hours) + ": local is cheaper for jobs shorter than this",
+        later.empty() ? "" : ", again " + later, bound_range(x.range.job_hours_low, x.range.job_hours_high, false));
   } else {
     b += fmt::format("break-even job length  none: {}\n", r.job_hours.reason);
   }

@@ -137,7 +137,10 @@ std::string findings_markdown(const breakeven::Result& r, const breakeven::CostC
                                   : std::string("below the line"));
   if (findings == nullptr)
     return b + fmt::format("No findings: the premium is {} (run `gpucost breakeven --explain` to list them anyway).\n",
-                           r.above_line ? "above the line" : r.undecided ? "undecided" : r.unfit ? "no verdict" : "below the line");
+                           r.above_line  ? "above the line"
+                           : r.undecided ? "undecided"
+                           : r.unfit     ? "no verdict"
+                                         : "below the line");
   if (findings->empty()) return b + "No findings: no indicator crossed its threshold.\n";
   b += "Ranked by estimated saving; each saving is an alternative, they do not add up.\n";
   for (std::size_t i = 0; i < findings->size(); ++i) {

@@ -172,9 +172,9 @@ std::string verdict(const ReportContent& c) {
   std::string b = fmt::format("<section id=\"verdict\" class=\"verdict {}\">\n", r.unfit ? "undecided" : side);
   b += fmt::format(
       "<p class=\"big\">{}</p>\n",
-      esc(r.unfit        ? std::string("No verdict: the cloud offer cannot run this job as logged")
-          : r.undecided  ? "Undecided: the premium's range lies on both sides of the line (" + r.verdict_reason + ")"
-          : r.above_line ? std::string("Renting is cheaper for this job: the premium is above the line")
+      esc(r.unfit         ? std::string("No verdict: the cloud offer cannot run this job as logged")
+          : r.undecided   ? "Undecided: the premium's range lies on both sides of the line (" + r.verdict_reason + ")"
+          : r.above_line  ? std::string("Renting is cheaper for this job: the premium is above the line")
           : r.premium < 0 ? std::string("The local GPU is cheaper than the cloud for this job")
                           : std::string("The local GPU holds its own: the premium is below the line")));
   b += "<table>\n";

@@ -308,7 +308,7 @@ TEST_CASE("breakeven: the premium range combines energy bounds, the speed ratio'
   // 5700 s (5690 s by the second); q = 0.25 + 0.25 = 0.5 -> 3890 s, billed 3900 s (3890 s).
   c.speed_ratio_low = 1.5;
   c.speed_ratio_high = 3.0;
-  j.energy_low_kwh = 0.8;  // C_e(0.8) = 1.2 x 0.30 x (0.8 + 0.2) = 0.36: C_L = 1.827710
+  j.energy_low_kwh = 0.8;   // C_e(0.8) = 1.2 x 0.30 x (0.8 + 0.2) = 0.36: C_L = 1.827710
   j.energy_high_kwh = 1.0;  // C_e(1.0) = 0.432: C_L = 1.899710
   const auto r = breakeven::premium_range(c, j, prices);
   REQUIRE(r.parts.size() == 3);
