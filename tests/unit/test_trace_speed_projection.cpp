@@ -187,7 +187,7 @@ TEST_CASE("speed projection: prep splits the steps by bound", "[trace][projectio
   CHECK(int_field(*d2, "split_rest_ns") == 250'000);
 }
 
-TEST_CASE("speed projection: the features carry the split; a merge of two documents drops it", "[trace][projection]") {
+TEST_CASE("speed projection: the features carry the split, a merge of two documents drops it", "[trace][projection]") {
   const extract::Features f = features_of_fixture();
   REQUIRE(f.trace_split);
   const extract::TraceStepSplit& s = *f.trace_split;
@@ -309,7 +309,7 @@ date_seen = "2026-12-04"
         "unknown kernels 10.0 -> 3.01 ms (3 % of kernel time), no exposed comm");
 }
 
-TEST_CASE("speed projection: below the user's and the offer's ratio, above the table; per offer",
+TEST_CASE("speed projection: below the user's and the offer's ratio, above the table, per offer",
           "[trace][projection]") {
   const extract::Features f = features_of_fixture();
   const auto t = table();
