@@ -182,8 +182,7 @@ JobShape job_shape(const extract::Features& f, const std::vector<std::string>& g
   s.trace_split = f.trace_split;
   // A features document read apart from its inputs has no GPU names; the trace's own device name
   // is then the local GPU, so that a pipeline prices as the one-shot run does.
-  if (gpu_names.empty() && f.trace_split && !f.trace_split->gpu_model.empty())
-    s.local_model = f.trace_split->gpu_model;
+  if (gpu_names.empty() && f.trace_split && !f.trace_split->gpu_model.empty()) s.local_model = f.trace_split->gpu_model;
   return s;
 }
 
