@@ -21,8 +21,10 @@
 #include <gpucost/breakeven/gpu_speed.hpp>
 #include <gpucost/breakeven/speed_projection.hpp>
 #include <gpucost/extract/extract.hpp>
+#include <gpucost/report/breakeven_report.hpp>
 
 #include <fmt/format.h>
+#include <simdjson.h>
 
 namespace gpucost::test {
 
@@ -355,6 +357,39 @@ TEST_CASE("speed projection: below the user's and the offer's ratio, above the t
     CHECK(o.speed_ratio_source == "trace");
     CHECK(o.speed_ratio == Approx(o.name == "h100" ? 0.725 / 0.183 : 0.725 / 0.36));
   }
+}
+
+TEST_CASE("speed projection: the JSON's speed_projection and the text's speed line", "[trace][projection]") {
+  const extract::Features f = features_of_fixture();
+  const auto t = table();
+  breakeven::JobShape shape = breakeven::job_shape(f, {});
+  shape.gpu_table = &t;
+  shape.gpus = 1;
+  auto c = breakeven::config_for_offer(simple_config(), offer("h100", "H100 SXM"), shape);
+  REQUIRE(c);
+  breakeven::JobInputs job;
+  job.wall_h = 1;
+  job.energy_kwh = {0.3};
+  job.util = {0.9};
+  const auto r = breakeven::compute(*c, job);
+  const std::string json = report::breakeven_json(r, *c, f);
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  REQUIRE(parser.parse(json).get(doc) == simdjson::SUCCESS);
+  double v = 0;
+  REQUIRE(doc.at_pointer("/cloud/speed_projection/ratio").get_double().get(v) == simdjson::SUCCESS);
+  CHECK(v == Approx(0.725 / 0.183));
+  REQUIRE(doc.at_pointer("/cloud/speed_projection/step_ratio").get_double().get(v) == simdjson::SUCCESS);
+  CHECK(v == Approx(1.0 / 0.458));
+  REQUIRE(doc.at_pointer("/cloud/speed_projection/unchanged_s").get_double().get(v) == simdjson::SUCCESS);
+  CHECK(v == Approx(0.275e-3));
+  std::string_view source;
+  REQUIRE(doc.at_pointer("/cloud/speed_ratio_source").get_string().get(source) == simdjson::SUCCESS);
+  CHECK(source == "trace");
+  const std::string text = report::breakeven_table(r, *c, f);
+  INFO(text);
+  CHECK(text.find("\n  speed                       speed x3.96 projected from this job's trace (RTX 4090 -> H100 "
+                  "SXM): GPU busy 0.72 -> 0.18 ms a step") != std::string::npos);
 }
 
 }  // namespace gpucost::test
