@@ -1,6 +1,7 @@
 #include <gpucost/breakeven/cloud_offers.hpp>
 
 #include <gpucost/breakeven/gpu_speed.hpp>
+#include <gpucost/breakeven/speed_projection.hpp>
 #include <gpucost/core/text.hpp>
 
 #include "toml_list.hpp"
@@ -160,6 +161,8 @@ CostConfig with_offer(const CostConfig& c, const CloudOffer& o, int job_gpus) {
     out.speed_ratio = o.speed_ratio.value_or(1.0);
     out.speed_ratio_source = o.speed_ratio ? "offer" : "default";
     out.speed_ratio_basis.clear();
+    out.speed_projection.reset();  // another offer's: config_for_offer projects for this one
+    out.speed_projection_missing.clear();
   }
   return out;
 }
@@ -176,6 +179,10 @@ JobShape job_shape(const extract::Features& f, const std::vector<std::string>& g
       s.local_fb_mib = std::max(s.local_fb_mib.value_or(0.0), *used + free->second);
   }
   if (gpu_names.size() == 1) s.local_model = gpu_names.front();  // several models: no one ratio
+  s.trace_split = f.trace_split;
+  // A features document read apart from its inputs has no GPU names; the trace's own device name
+  // is then the local GPU, so that a pipeline prices as the one-shot run does.
+  if (gpu_names.empty() && f.trace_split && !f.trace_split->gpu_model.empty()) s.local_model = f.trace_split->gpu_model;
   return s;
 }
 
@@ -240,6 +247,19 @@ Expected<CostConfig> config_for_offer(const CostConfig& c, const CloudOffer& o, 
   out.offer_exchange_rate = *rate;
   out.offer_exchange_source =
       c.exchange.count(o.currency) > 0 || o.currency == c.currency ? "config" : c.reference_exchange_label;
+  if (out.speed_ratio_source == "default" && shape.trace_split) {  // this job's own trace, before the table
+    std::string why;
+    const std::string& local = shape.trace_split->gpu_model.empty() ? shape.local_model : shape.trace_split->gpu_model;
+    if (const auto p = project_speed(*shape.trace_split, local, o.gpu_model,
+                                     shape.gpu_table != nullptr ? *shape.gpu_table : gpu_speeds(), &why)) {
+      out.speed_ratio = p->ratio();
+      out.speed_ratio_source = "trace";
+      out.speed_ratio_basis = speed_projection_basis(*p);
+      out.speed_projection = *p;
+    } else {
+      out.speed_projection_missing = "no projection: " + why;
+    }
+  }
   if (out.speed_ratio_source == "default") {  // no ratio from the user or the offer
     std::string why;
     if (const auto t = table_speed_ratio(shape.local_model, o.gpu_model, &why)) {

@@ -102,6 +102,7 @@ Status fit_chosen_offer(PricedJob& p, const CloudOffer& offer, std::string_view 
   p.config.cloud_unfit = unfit;
   check_price_age(p, offer, today);
   if (const std::string x = exchange_text(p.config); !x.empty()) note(p, "exchange " + x);
+  if (!p.config.speed_projection_missing.empty()) note(p, p.config.speed_projection_missing);
   if (p.config.speed_ratio_source == "table")
     note(p, fmt::format("speed ratio {:.3g} from the {}", p.config.speed_ratio, p.config.speed_ratio_basis));
   return {};

@@ -364,6 +364,50 @@ void write_input_gpus(std::string& b, const InputGpus& g) {
   b.append(fmt::format(", \"log_count\": {}}}", g.log_count));
 }
 
+// The fields of TraceStepSplit that are integers, in the order written.
+constexpr std::pair<const char*, std::int64_t TraceStepSplit::*> kSplitFields[] = {
+    {"devices", &TraceStepSplit::devices},
+    {"steps", &TraceStepSplit::steps},
+    {"window_ns", &TraceStepSplit::window_ns},
+    {"tensor_ns", &TraceStepSplit::tensor_ns},
+    {"memory_ns", &TraceStepSplit::memory_ns},
+    {"unknown_ns", &TraceStepSplit::unknown_ns},
+    {"exposed_comm_ns", &TraceStepSplit::exposed_comm_ns},
+    {"rest_ns", &TraceStepSplit::rest_ns},
+    {"tensor_kernel_ns", &TraceStepSplit::tensor_kernel_ns},
+    {"memory_kernel_ns", &TraceStepSplit::memory_kernel_ns},
+    {"comm_kernel_ns", &TraceStepSplit::comm_kernel_ns},
+    {"unknown_kernel_ns", &TraceStepSplit::unknown_kernel_ns},
+};
+
+void write_trace_split(std::string& b, const std::optional<TraceStepSplit>& split) {
+  if (!split) return;
+  b.append(",\n  \"trace_step_split\": {");
+  for (const auto& [key, field] : kSplitFields) b.append(fmt::format("\"{}\": {}, ", key, (*split).*field));
+  b.append(fmt::format("\"marked\": {}, \"several_models\": {}, \"gpu_model\": ", split->marked ? "true" : "false",
+                       split->several_models ? "true" : "false"));
+  io::append_json_string(b, split->gpu_model);
+  b.append("}");
+}
+
+// "trace_step_split" (absent: no trace, or a document written before the split).
+Status read_trace_split(simdjson::dom::element doc, Features& f, const std::string& path) {
+  simdjson::dom::object o;
+  if (doc["trace_step_split"].get_object().get(o) != simdjson::SUCCESS) return {};
+  TraceStepSplit s;
+  for (const auto& [key, field] : kSplitFields)
+    if (o[key].get_int64().get(s.*field) != simdjson::SUCCESS)
+      return make_error(ErrorKind::schema,
+                        fmt::format("{}: trace_step_split.{} is missing or not an integer", path, key));
+  bool flag = false;
+  if (o["marked"].get_bool().get(flag) == simdjson::SUCCESS) s.marked = flag;
+  if (o["several_models"].get_bool().get(flag) == simdjson::SUCCESS) s.several_models = flag;
+  std::string_view model;
+  if (o["gpu_model"].get_string().get(model) == simdjson::SUCCESS) s.gpu_model = std::string(model);
+  f.trace_split = s;
+  return {};
+}
+
 }  // namespace
 
 std::string features_to_json(const Features& f) {
@@ -419,6 +463,7 @@ std::string features_to_json(const Features& f) {
   write_profile(b, f.energy_profile);
   detail::write_processes(b, f.processes);
   detail::write_trace_jobs(b, f.trace_jobs);
+  write_trace_split(b, f.trace_split);
   b.append("\n}\n");
   return b;
 }
@@ -903,6 +948,7 @@ Expected<Features> features_from_json(std::string_view text, const std::string& 
   GPUCOST_TRY(read_profile(doc, f, path));
   GPUCOST_TRY(detail::read_processes(doc, f.processes, path));
   GPUCOST_TRY(detail::read_trace_jobs(doc, f.trace_jobs, path));
+  GPUCOST_TRY(read_trace_split(doc, f, path));
   return f;
 }
 

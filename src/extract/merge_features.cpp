@@ -410,6 +410,9 @@ Expected<Features> merge_features(std::vector<Features> docs) {
   for (const Features& f : docs) process_lists.push_back(&f.processes);
   m.processes = detail::merge_processes(process_lists);
   merge_trace_jobs(docs, m);
+  // A step split is one job's: the steps of several jobs or windows are not one step, and the
+  // projection made of their sum would describe none of them.
+  if (docs.size() == 1) m.trace_split = docs.front().trace_split;
   note_old_versions(docs, m);
   return m;
 }

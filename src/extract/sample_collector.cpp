@@ -177,7 +177,8 @@ void SampleCollector::add_trace_record(const Event& ev, EventKind kind) {
     } else if (f.key == "op" || f.key == "direction") {
       if (!r.detail.empty()) r.detail += ' ';  // (not " " + value: GCC 12 warns of a false -Wrestrict)
       r.detail += f.value;
-    } else if (f.key == "name" && kind == EventKind::trace_kernel) {
+    } else if ((f.key == "name" && kind == EventKind::trace_kernel) ||
+               (f.key == "device_name" && kind == EventKind::trace_device)) {
       r.detail = std::string(f.value);
     }
   }

@@ -181,6 +181,35 @@ void busy_without_trace(const SampleCollector& c, const TraceSums& host, Indicat
     set_value(out, "gpu_busy_s", nsys_ns / 1e9);
 }
 
+/// Adds one trace_device record's split (prep's split_* and *_bound_ns fields) to the sums.
+void add_split(const TraceRecord& r, TraceStepSplit& s) {
+  const auto ns = [&](const char* k) {
+    const double x = r.get(k);
+    return std::isnan(x) ? std::int64_t{0} : static_cast<std::int64_t>(std::llround(x));
+  };
+  ++s.devices;
+  const std::int64_t steps = ns("split_steps");
+  s.steps += std::max<std::int64_t>(steps, 1);
+  s.marked = s.marked || steps > 0;
+  s.window_ns += ns("split_window_ns");
+  s.tensor_ns += ns("split_tensor_ns");
+  s.memory_ns += ns("split_memory_ns");
+  s.unknown_ns += ns("split_unknown_ns");
+  s.exposed_comm_ns += ns("split_exposed_comm_ns");
+  s.rest_ns += ns("split_rest_ns");
+  s.tensor_kernel_ns += ns("tensor_bound_ns");
+  s.memory_kernel_ns += ns("memory_bound_ns");
+  s.comm_kernel_ns += ns("comm_bound_ns");
+  s.unknown_kernel_ns += ns("unknown_bound_ns");
+  if (r.detail.empty() || s.several_models) return;
+  if (s.gpu_model.empty()) {
+    s.gpu_model = r.detail;
+  } else if (s.gpu_model != r.detail) {
+    s.gpu_model.clear();
+    s.several_models = true;
+  }
+}
+
 }  // namespace
 
 void add_trace_indicators(const SampleCollector& c, Features& f) {
@@ -191,6 +220,11 @@ void add_trace_indicators(const SampleCollector& c, Features& f) {
     if (r.kind == EventKind::trace_device) {
       per_gpu[r.gpu].add_device(r);
       host.add_device(r);
+      // Streams of prep written before the split carry none of its fields: no split then.
+      if (!std::isnan(r.get("split_window_ns"))) {
+        if (!f.trace_split) f.trace_split.emplace();
+        add_split(r, *f.trace_split);
+      }
     } else if (r.kind == EventKind::trace_memory) {
       per_gpu[r.gpu].add_memory(r);
       host.add_memory(r);

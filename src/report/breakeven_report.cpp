@@ -1,6 +1,7 @@
 #include <gpucost/report/breakeven_report.hpp>
 
 #include <gpucost/breakeven/carbon.hpp>
+#include <gpucost/breakeven/speed_projection.hpp>
 #include <gpucost/breakeven/trace_job_cost.hpp>
 #include <gpucost/breakeven/work_units.hpp>
 #include <gpucost/core/text.hpp>
@@ -22,6 +23,36 @@ namespace gpucost::report {
 namespace {
 
 void num(std::string& b, double v) { io::append_json_number(b, v); }
+
+// The step projected from the trace (speed_ratio_source "trace"), or why a split gave none;
+// nothing without a trace's split, so documents without one keep their shape.
+void append_speed_projection(std::string& b, const breakeven::CostConfig& c) {
+  if (!c.speed_projection_missing.empty()) {
+    b.append(", \"speed_projection_missing\": ");
+    io::append_json_string(b, c.speed_projection_missing);
+  }
+  if (!c.speed_projection) return;
+  const breakeven::SpeedProjection& p = *c.speed_projection;
+  b.append(", \"speed_projection\": {\"local_model\": ");
+  io::append_json_string(b, p.local_model);
+  b.append(", \"cloud_model\": ");
+  io::append_json_string(b, p.cloud_model);
+  b.append(fmt::format(", \"steps\": {}, \"step_marks\": {}", p.steps, p.marked ? "true" : "false"));
+  for (const auto& [key, v] :
+       {std::pair{"ratio", p.ratio()}, std::pair{"step_ratio", p.step_ratio()},
+        std::pair{"local_step_s", p.local_step_s}, std::pair{"projected_step_s", p.projected_step_s},
+        std::pair{"tensor_s", p.tensor_s}, std::pair{"tensor_projected_s", p.tensor_projected_s},
+        std::pair{"tensor_ratio", p.tensor_ratio}, std::pair{"memory_s", p.memory_s},
+        std::pair{"memory_projected_s", p.memory_projected_s}, std::pair{"memory_ratio", p.memory_ratio},
+        std::pair{"unknown_s", p.unknown_s}, std::pair{"unknown_projected_s", p.unknown_projected_s},
+        std::pair{"unknown_kernel_share", p.unknown_kernel_share}, std::pair{"exposed_comm_s", p.comm_s},
+        std::pair{"exposed_comm_projected_s", p.comm_projected_s},
+        std::pair{"interconnect_ratio", p.interconnect_ratio}, std::pair{"unchanged_s", p.rest_s}}) {
+    b.append(fmt::format(", \"{}\": ", key));
+    num(b, v);
+  }
+  b.append("}");
+}
 
 void solution(std::string& b, std::string_view key, const breakeven::Solution& s, bool last = false) {
   b.append(fmt::format("    \"{}\": ", key));
@@ -1037,6 +1068,7 @@ std::string breakeven_json(const breakeven::Result& r, const breakeven::CostConf
   io::append_json_string(b, c.speed_ratio_source);
   b.append(", \"speed_ratio_basis\": ");
   io::append_json_string(b, c.speed_ratio_basis);
+  append_speed_projection(b, c);
   b.append(", \"offer_currency\": ");
   io::append_json_string(b, c.offer_currency.empty() ? c.currency : c.offer_currency);
   b.append(", \"exchange_rate\": ");
@@ -1165,6 +1197,8 @@ std::string breakeven_table(const breakeven::Result& r, const breakeven::CostCon
       "  {:<12}{:>14}  {:.0f} s at {:.6g} {}/h (speed x{:.6g} from {}, billed share {:.3f}, cold start {} s)\n",
       "total", money(r.cloud_total, cur), r.billed_s, c.rate_per_hour, cur, c.speed_ratio, c.speed_ratio_source, r.q,
       c.cold_start_s);
+  if (c.speed_projection)
+    b += fmt::format("  {:<12}{:>14}  {}\n", "speed", "", breakeven::speed_projection_text(*c.speed_projection));
   b += table_busy_share(r, c);
   if (!c.cloud_offer.empty()) b += table_price_line(c);
   if (const std::string conversion = breakeven::exchange_text(c); !conversion.empty())

@@ -278,9 +278,10 @@ std::string cost_section(const ReportContent& c) {
       fmt::format("{} of {} in the window", text::counted(faults, "fault"), text::counted(events, "event")));
   row("local total", r.local_total, "");
   row("cloud total", r.cloud_total,
-      fmt::format("{:.0f} s billed at {} {}/h (speed x{}, billed share {:.3f}{}, cold start {} s)", r.billed_s,
-                  number(c.config.rate_per_hour), cur, number(c.config.speed_ratio), r.q, busy_share_text(r, c.config),
-                  number(c.config.cold_start_s)));
+      fmt::format("{:.0f} s billed at {} {}/h (speed x{}{}, billed share {:.3f}{}, cold start {} s)", r.billed_s,
+                  number(c.config.rate_per_hour), cur, number(c.config.speed_ratio),
+                  c.config.speed_projection ? " projected from this job's trace" : "", r.q,
+                  busy_share_text(r, c.config), number(c.config.cold_start_s)));
   b += "</table>\n</section>\n";
   return b;
 }

@@ -3,6 +3,7 @@
 
 #include <gpucost/breakeven/config.hpp>
 #include <gpucost/breakeven/cost_model.hpp>
+#include <gpucost/breakeven/gpu_speed.hpp>
 #include <gpucost/core/error.hpp>
 #include <gpucost/extract/features.hpp>
 
@@ -46,7 +47,12 @@ struct JobShape {
   int gpus = 0;
   std::optional<double> peak_fb_mib;   ///< largest F083 fb_used_max_mib over the GPUs
   std::optional<double> local_fb_mib;  ///< the local card's memory (F083 + F084 headroom), when known
-  std::string local_model;             ///< the telemetry's GPU name; empty when unknown or several
+  /// The telemetry's GPU name, else (no names given) the traces'; empty when unknown or several.
+  std::string local_model;
+  /// The traces' steps split by bound: the offer's speed ratio is projected from it.
+  std::optional<extract::TraceStepSplit> trace_split;
+  /// The GPU table the projection reads; null: the compiled-in data/gpu-speed.toml.
+  const std::vector<GpuSpeed>* gpu_table = nullptr;
 };
 /// The job's shape from its features and the GPU names of its inputs (their fingerprint).
 JobShape job_shape(const extract::Features& features, const std::vector<std::string>& gpu_names);
@@ -66,8 +72,8 @@ Expected<double> exchange_rate(const CostConfig& config, std::string_view curren
 std::string exchange_text(const CostConfig& config);
 
 /// The config priced with the offer for this job: with_offer, the price converted to the config's
-/// currency, and the speed ratio from the GPU speed table when neither the flag, the config nor
-/// the offer gives one.
+/// currency, and, when neither the flag, the config nor the offer gives a speed ratio, the one
+/// projected from the job's trace (shape.trace_split), else the GPU speed table's.
 Expected<CostConfig> config_for_offer(const CostConfig& config, const CloudOffer& offer, const JobShape& shape);
 
 /// One catalogue offer priced for the job (--compare-clouds, the cloud_offer finding).

@@ -2,6 +2,7 @@
 // with defaults and limits drives loading, validation, "did you mean" hints and the docs.
 #pragma once
 
+#include <gpucost/breakeven/speed_projection.hpp>
 #include <gpucost/breakeven/tariff.hpp>
 #include <gpucost/core/error.hpp>
 
@@ -57,6 +58,11 @@ struct CostConfig {
   /// offer GPU may be. speed_ratio is then inside it; both empty when the ratio is a point (given
   /// by the user or the offer, or projected from this job's trace).
   std::optional<double> speed_ratio_low, speed_ratio_high;
+  /// speed_ratio_source "trace": the step projected from this job's trace; none otherwise.
+  std::optional<SpeedProjection> speed_projection;
+  /// Why a trace with a step split gave no projection ("no projection: memory bandwidth of ...");
+  /// empty when it gave one or there is no split.
+  std::string speed_projection_missing;
   /// The offer's own currency and the rate that turned its price into `currency` (1 when the
   /// same); set by config_for_offer.
   std::string offer_currency;

@@ -187,6 +187,33 @@ struct InputGpus {
   }
 };
 
+/// The profiler traces' steps split by what bounds their time (docs/indicators.md, "Trace step
+/// split"), summed over the traces' GPUs: breakeven projects the step to another GPU with it
+/// (docs/cost-model.md, "Speed projected from the trace"). One job's: merge keeps it only for a
+/// single document, since steps of different jobs or windows do not add up to one step.
+struct TraceStepSplit {
+  std::int64_t devices = 0;  ///< trace_device records summed
+  /// Steps timed: Σ over the devices of their ProfilerStep windows, a device without step marks
+  /// counting its GPU span as one; `marked` says whether any device had step marks.
+  std::int64_t steps = 0;
+  bool marked = false;
+  /// The parts of the steps' time, ns: window = tensor + memory + unknown + exposed_comm + rest.
+  std::int64_t window_ns = 0, tensor_ns = 0, memory_ns = 0, unknown_ns = 0, exposed_comm_ns = 0, rest_ns = 0;
+  /// Summed kernel and copy durations by bound, ns (overlaps counted per op): the share of GPU
+  /// time the name rules leave unknown.
+  std::int64_t tensor_kernel_ns = 0, memory_kernel_ns = 0, comm_kernel_ns = 0, unknown_kernel_ns = 0;
+  /// The traces' GPU (deviceProperties' name); empty when no trace names it or they name several.
+  std::string gpu_model;
+  bool several_models = false;
+  [[nodiscard]] double mean_step_ns() const {
+    return steps > 0 ? static_cast<double>(window_ns) / static_cast<double>(steps) : 0.0;
+  }
+  [[nodiscard]] double unknown_kernel_share() const {
+    const std::int64_t all = tensor_kernel_ns + memory_kernel_ns + comm_kernel_ns + unknown_kernel_ns;
+    return all > 0 ? static_cast<double>(unknown_kernel_ns) / static_cast<double>(all) : 0.0;
+  }
+};
+
 struct Features {
   std::int64_t from_ns = 0, to_ns = 0;
   /// The window is [from, to) when --to gave its end, else [from, to].
@@ -225,6 +252,8 @@ struct Features {
   /// ranks or more, or with communication; empty without such traces.
   std::vector<prep::TraceJob> trace_jobs;
   InputGpus input_gpus;
+  /// The traces' steps split by bound; none without a Kineto trace with GPU ops.
+  std::optional<TraceStepSplit> trace_split;
 
   [[nodiscard]] double wall_s() const { return static_cast<double>(to_ns - from_ns) / 1e9; }
 };

@@ -31,7 +31,8 @@ struct TraceRecord {
   std::int64_t ts_ns = 0;
   int gpu = -1;
   EventKind kind = EventKind::other;
-  std::string detail;  ///< trace_memory: "memcpy h2d"; trace_kernel: the kernel's name; nsys rows: the report kind
+  std::string detail;  ///< trace_memory: "memcpy h2d"; trace_kernel: the kernel's name; trace_device: the GPU's
+                       ///< name; nsys rows: the report kind
   std::map<std::string, double> values;
   [[nodiscard]] double get(const std::string& key) const {
     const auto it = values.find(key);

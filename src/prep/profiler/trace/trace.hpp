@@ -10,6 +10,8 @@
 // Internal to prep: the rest of gpucost sees a trace as the events trace_events.cpp makes of it.
 #pragma once
 
+#include "kernel_bound.hpp"
+
 #include <gpucost/core/error.hpp>
 
 #include <cstdint>
@@ -166,6 +168,18 @@ struct LaunchStats {
   [[nodiscard]] std::optional<double> percentile_ns(double p) const;
 };
 
+/// A device's steps split by what bounds their time (docs/cost-model.md, "Speed projected from
+/// the trace"): each instant of the steps' timeline goes to one part, the highest of tensor >
+/// memory > other kernels > communication among the ops running then, so overlapping streams are
+/// counted once and communication only where no kernel hides it; what no op covers is the rest
+/// (CPU, launch, idle).
+struct StepSplit {
+  std::int64_t steps = 0;      ///< ProfilerStep windows timed; 0: the device's GPU span stands for one
+  std::int64_t window_ns = 0;  ///< their total length (the union of the windows)
+  std::int64_t tensor_ns = 0, memory_ns = 0, other_ns = 0, exposed_comm_ns = 0;
+  [[nodiscard]] std::int64_t rest_ns() const { return window_ns - tensor_ns - memory_ns - other_ns - exposed_comm_ns; }
+};
+
 struct DeviceReport {
   int rank = -1;
   int device = 0;
@@ -173,8 +187,10 @@ struct DeviceReport {
   std::uint64_t ops = 0, kernels = 0, memcpys = 0, memsets = 0;
   std::int64_t start_ns = 0, end_ns = 0;  ///< trace clock
   std::int64_t span_ns = 0, busy_ns = 0, idle_ns = 0, compute_ns = 0, noncompute_ns = 0;
-  std::int64_t kernel_time_ns[3] = {0, 0, 0};  ///< summed durations by OpClass
-  IdleBreakdown idle;                          ///< summed over streams
+  std::int64_t kernel_time_ns[3] = {0, 0, 0};                ///< summed durations by OpClass
+  std::int64_t bound_time_ns[kKernelBounds] = {0, 0, 0, 0};  ///< summed durations by KernelBound
+  StepSplit step_split;
+  IdleBreakdown idle;  ///< summed over streams
   LaunchStats launch;
   std::vector<StreamReport> streams;
   std::vector<KernelRow> top_kernels;  ///< by total time, top N

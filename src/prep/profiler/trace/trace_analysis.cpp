@@ -153,8 +153,62 @@ void kernel_breakdown(DeviceReport& dev, const std::vector<const GpuOp*>& ops, c
   }
 }
 
+/// The bound of each op: its name's for kernels (one lookup per interned name), memory for copies.
+KernelBound bound_of(const GpuOp& op, const std::vector<KernelBound>& name_bounds) {
+  if (op.type != OpType::kernel) return KernelBound::memory;
+  return op.name < name_bounds.size() ? name_bounds[op.name] : KernelBound::other;
+}
+
+/// Splits the steps' timeline (StepSplit): one sweep over the ops' and the windows' edges; each
+/// stretch between two edges goes to the highest-priority bound running then, if it lies in a window.
+StepSplit split_steps(const std::vector<const GpuOp*>& ops, const std::vector<Interval>& windows,
+                      const std::vector<KernelBound>& name_bounds) {
+  StepSplit split;
+  struct Edge {
+    std::int64_t t;
+    int delta;
+    int what;  // a KernelBound, or kWindow
+  };
+  constexpr int kWindow = kKernelBounds;
+  std::vector<Edge> edges;
+  edges.reserve(ops.size() * 2 + windows.size() * 2);
+  for (const GpuOp* op : ops) {
+    if (op->dur_ns <= 0) continue;
+    const int b = static_cast<int>(bound_of(*op, name_bounds));
+    edges.push_back(Edge{op->start_ns, +1, b});
+    edges.push_back(Edge{op->end_ns(), -1, b});
+  }
+  for (const auto& [start, end] : windows) {
+    if (end <= start) continue;
+    edges.push_back(Edge{start, +1, kWindow});
+    edges.push_back(Edge{end, -1, kWindow});
+  }
+  if (edges.empty()) return split;
+  std::sort(edges.begin(), edges.end(), [](const Edge& a, const Edge& b) { return a.t < b.t; });
+  int active[kKernelBounds + 1] = {0, 0, 0, 0, 0};
+  std::int64_t prev = edges.front().t;
+  for (const Edge& e : edges) {
+    if (e.t > prev && active[kWindow] > 0) {
+      const std::int64_t len = e.t - prev;
+      split.window_ns += len;
+      if (active[static_cast<int>(KernelBound::tensor)] > 0)
+        split.tensor_ns += len;
+      else if (active[static_cast<int>(KernelBound::memory)] > 0)
+        split.memory_ns += len;
+      else if (active[static_cast<int>(KernelBound::other)] > 0)
+        split.other_ns += len;
+      else if (active[static_cast<int>(KernelBound::communication)] > 0)
+        split.exposed_comm_ns += len;
+    }
+    prev = e.t;
+    active[e.what] += e.delta;
+  }
+  return split;
+}
+
 DeviceReport analyse_device(int device, std::vector<const GpuOp*>& ops, const TraceData& data, const LaunchIndex& index,
-                            const TraceOptions& options) {
+                            const TraceOptions& options, const std::vector<Interval>& steps,
+                            const std::vector<KernelBound>& name_bounds) {
   DeviceReport dev;
   dev.rank = data.rank;
   dev.device = device;
@@ -172,6 +226,7 @@ DeviceReport analyse_device(int device, std::vector<const GpuOp*>& ops, const Tr
     dev.end_ns = std::max(dev.end_ns, op->end_ns());
     all.emplace_back(op->start_ns, op->end_ns());
     dev.kernel_time_ns[static_cast<int>(op->cls)] += op->dur_ns;
+    dev.bound_time_ns[static_cast<int>(bound_of(*op, name_bounds))] += op->dur_ns;
     switch (op->type) {
       case OpType::kernel:
         ++dev.kernels;
@@ -204,6 +259,12 @@ DeviceReport analyse_device(int device, std::vector<const GpuOp*>& ops, const Tr
   dev.idle_ns = dev.span_ns - dev.busy_ns;
   dev.compute_ns = union_length(compute);
   dev.noncompute_ns = dev.busy_ns - dev.compute_ns;
+  if (steps.empty()) {
+    dev.step_split = split_steps(ops, {Interval{dev.start_ns, dev.end_ns}}, name_bounds);
+  } else {
+    dev.step_split = split_steps(ops, steps, name_bounds);
+    dev.step_split.steps = static_cast<std::int64_t>(steps.size());
+  }
 
   // Streams, in stream order (ops stay sorted by start within each).
   std::vector<const GpuOp*> by_stream(ops);
@@ -274,13 +335,20 @@ TraceReport analyse(const TraceData& data, const TraceOptions& options) {
   TraceReport report;
   const LaunchIndex index = index_launches(data);
   std::vector<const GpuOp*> ops = select_ops(data, options, index, report);
+  // The steps' windows the split times: those chosen with --steps, else every step of the trace.
+  std::vector<Interval> steps;
+  for (const StepMark& s : options.step_first ? report.steps_used : data.steps)
+    steps.emplace_back(s.start_ns, s.start_ns + s.dur_ns);
+  std::vector<KernelBound> name_bounds;
+  name_bounds.reserve(data.names.size());
+  for (const std::string& name : data.names) name_bounds.push_back(kernel_bound(name));
   std::stable_sort(ops.begin(), ops.end(), [](const GpuOp* a, const GpuOp* b) { return a->device < b->device; });
   for (std::size_t i = 0; i < ops.size();) {
     std::size_t j = i;
     while (j < ops.size() && ops[j]->device == ops[i]->device) ++j;
     std::vector<const GpuOp*> device_ops(ops.begin() + static_cast<std::ptrdiff_t>(i),
                                          ops.begin() + static_cast<std::ptrdiff_t>(j));
-    report.devices.push_back(analyse_device(ops[i]->device, device_ops, data, index, options));
+    report.devices.push_back(analyse_device(ops[i]->device, device_ops, data, index, options, steps, name_bounds));
     i = j;
   }
   return report;

@@ -130,6 +130,19 @@ void emit_device(const DeviceReport& d, const TraceClock& clock, ParseContext& c
   e.add_number("idle_host_wait_ns", d.idle.host_wait_ns);
   e.add_number("idle_short_gap_ns", d.idle.short_gap_ns);
   e.add_number("idle_other_ns", d.idle.other_ns);
+  // What bounds the GPU time (kernel_bound.hpp): summed durations, then the steps' split.
+  e.add_number("tensor_bound_ns", d.bound_time_ns[static_cast<int>(KernelBound::tensor)]);
+  e.add_number("memory_bound_ns", d.bound_time_ns[static_cast<int>(KernelBound::memory)]);
+  e.add_number("comm_bound_ns", d.bound_time_ns[static_cast<int>(KernelBound::communication)]);
+  e.add_number("unknown_bound_ns", d.bound_time_ns[static_cast<int>(KernelBound::other)]);
+  const StepSplit& split = d.step_split;
+  e.add_number("split_steps", split.steps);
+  e.add_number("split_window_ns", split.window_ns);
+  e.add_number("split_tensor_ns", split.tensor_ns);
+  e.add_number("split_memory_ns", split.memory_ns);
+  e.add_number("split_unknown_ns", split.other_ns);
+  e.add_number("split_exposed_comm_ns", split.exposed_comm_ns);
+  e.add_number("split_rest_ns", split.rest_ns());
   const LaunchStats& l = d.launch;
   e.add_number("launched_ops", static_cast<std::int64_t>(l.matched));
   e.add_number("unmatched_gpu_events", static_cast<std::int64_t>(l.unmatched));
