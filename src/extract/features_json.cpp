@@ -94,6 +94,8 @@ void write_fault(std::string& b, const WindowFault& w) {
   }
   b.append(", \"bucket\": ");
   io::append_json_string(b, w.bucket);
+  b.append(", \"cause\": ");
+  io::append_json_string(b, w.cause);
   b.append(fmt::format(", \"count\": {}, \"members\": [", w.count));
   for (std::size_t i = 0; i < w.members.size(); ++i) {
     b.append(i == 0 ? "{\"kind\": " : ", {\"kind\": ");
@@ -528,7 +530,7 @@ Status read_fault_members(simdjson::dom::element e, WindowFault& w, const std::s
 }
 
 Status read_fault(simdjson::dom::element e, WindowFault& w, const std::string& path) {
-  std::string_view device, host, bucket;
+  std::string_view device, host, bucket, cause;
   if (e["ts_ns"].get_int64().get(w.ts_ns) != simdjson::SUCCESS ||
       e["last_ts_ns"].get_int64().get(w.last_ts_ns) != simdjson::SUCCESS || w.last_ts_ns < w.ts_ns ||
       e["bucket"].get_string().get(bucket) != simdjson::SUCCESS ||
@@ -537,6 +539,9 @@ Status read_fault(simdjson::dom::element e, WindowFault& w, const std::string& p
         ErrorKind::schema,
         fmt::format("{}: a faults[] entry lacks ts_ns, last_ts_ns (at or after ts_ns), bucket or count", path));
   w.bucket = std::string(bucket);
+  // Documents written before causes existed: unknown, priced as before (the local side only).
+  if (e["cause"].get_string().get(cause) == simdjson::SUCCESS)
+    w.cause = std::string(fault_cause_name(fault_cause_from_name(cause)));
   if (e["device"].get_string().get(device) == simdjson::SUCCESS) w.device = std::string(device);
   if (e["host"].get_string().get(host) == simdjson::SUCCESS) w.host = std::string(host);
   double down = 0;
@@ -561,6 +566,7 @@ std::vector<WindowFault> faults_from_bursts(const std::vector<WindowIncident>& i
     w.ts_ns = i.ts_ns;
     w.last_ts_ns = i.last();
     w.bucket = std::string(fault_bucket(i.kind, i.bucket));
+    w.cause = std::string(fault_cause_name(fault_member_cause(i.kind, FaultCause::unknown)));
     w.count = i.count;
     w.members.push_back(FaultMember{i.kind, i.code, i.count});
     w.downtime_s = i.downtime_s;

@@ -156,13 +156,16 @@ void SampleCollector::add_incident(const Event& ev, EventKind kind) {
   // lid or AC state.
   std::string_view detail;
   int code = -1;
+  FaultCause cause = FaultCause::unknown;
   for (const Field& f : ev.fields) {
     if (f.key == "bucket" || f.key == "severity" || f.key == "state" || f.key == "action") detail = f.value;
+    // An Xid's cause (a gpu_lost event's `cause` says how the GPU was lost: another field).
+    if (f.key == "cause" && kind == EventKind::xid) cause = fault_cause_from_name(f.value);
     if (f.key == "failed" && f.value == "true") detail = "failed";  // a resume after a failed suspend
     if (f.key == "code")
       if (const auto v = text::parse_int(f.value)) code = static_cast<int>(*v);
   }
-  m_incidents.add(ev.ts_ns, kind, detail, code, incident_device(ev, kind));
+  m_incidents.add(ev.ts_ns, kind, detail, code, incident_device(ev, kind), cause);
   if (m_incident_host.empty() && !ev.host.empty()) m_incident_host = std::string(ev.host);
 }
 
