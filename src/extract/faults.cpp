@@ -29,8 +29,7 @@ void raise_bucket(WindowFault& f, std::string_view bucket) {
 /// says whether a member that does was seen (the first one sets the cause, later ones raise it).
 void raise_cause(WindowFault& f, bool& decided, std::string_view bucket, FaultCause cause) {
   if (bucket == xid_bucket_name(XidBucket::ignore)) return;
-  f.cause = std::string(
-      fault_cause_name(decided ? combine_causes(fault_cause_from_name(f.cause), cause) : cause));
+  f.cause = std::string(fault_cause_name(decided ? combine_causes(fault_cause_from_name(f.cause), cause) : cause));
   decided = true;
 }
 
@@ -41,7 +40,8 @@ void raise_cause(WindowFault& f, bool& decided, std::string_view bucket, FaultCa
 void join(WindowFault& a, const WindowFault& b) {
   for (const FaultMember& m : b.members) add_member(a, m.kind, m.code, m.count);
   raise_bucket(a, b.bucket);
-  a.cause = std::string(fault_cause_name(combine_causes(fault_cause_from_name(a.cause), fault_cause_from_name(b.cause))));
+  a.cause =
+      std::string(fault_cause_name(combine_causes(fault_cause_from_name(a.cause), fault_cause_from_name(b.cause))));
   a.count += b.count;
   if (a.downtime_s && b.downtime_s) {
     const double overlap = a.downtime_end_ns > b.ts_ns ? static_cast<double>(a.downtime_end_ns - b.ts_ns) / 1e9 : 0.0;

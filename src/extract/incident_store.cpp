@@ -20,8 +20,8 @@ std::uint16_t IncidentStore::id_of(std::string_view text) {
   return id;
 }
 
-void IncidentStore::add(std::int64_t ts_ns, EventKind kind, std::string_view detail, int code,
-                        std::string_view device, FaultCause cause) {
+void IncidentStore::add(std::int64_t ts_ns, EventKind kind, std::string_view detail, int code, std::string_view device,
+                        FaultCause cause) {
   const bool fits =
       code >= std::numeric_limits<std::int16_t>::min() && code <= std::numeric_limits<std::int16_t>::max();
   const auto kept_code = static_cast<std::int16_t>(fits ? code : -1);

@@ -1147,10 +1147,10 @@ std::string breakeven_table(const breakeven::Result& r, const breakeven::CostCon
   b += fmt::format("  {:<12}{:>14}\n", "total", money(r.local_total, cur));
   b += fmt::format("{}{}\n", "cloud", c.cloud_name.empty() ? "" : "  " + c.cloud_name);
   if (r.cloud_fault_cost > 0)
-    b += fmt::format("  {:<12}{:>14}  {} the application caused: the same labour as on the local side "
-                     "(--faults both-sides)\n",
-                     "faults", money(r.cloud_fault_cost, cur),
-                     text::counted(static_cast<long long>(r.application_faults), "fault"));
+    b += fmt::format(
+        "  {:<12}{:>14}  {} the application caused: the same labour as on the local side "
+        "(--faults both-sides)\n",
+        "faults", money(r.cloud_fault_cost, cur), text::counted(static_cast<long long>(r.application_faults), "fault"));
   b += fmt::format(
       "  {:<12}{:>14}  {:.0f} s at {:.6g} {}/h (speed x{:.6g} from {}, billed share {:.3f}, cold start {} s)\n",
       "total", money(r.cloud_total, cur), r.billed_s, c.rate_per_hour, cur, c.speed_ratio, c.speed_ratio_source, r.q,

@@ -277,9 +277,9 @@ std::string cost_section(const ReportContent& c) {
       fmt::format("{:.0f} s billed at {} {}/h (speed x{}, billed share {:.3f}{}, cold start {} s)", r.billed_s,
                   number(c.config.rate_per_hour), cur, number(c.config.speed_ratio), r.q, busy_share_text(r, c.config),
                   number(c.config.cold_start_s)) +
-          (r.cloud_fault_cost > 0 ? fmt::format(", and {} of application faults as locally",
-                                                money(r.cloud_fault_cost, cur))
-                                  : std::string()));
+          (r.cloud_fault_cost > 0
+               ? fmt::format(", and {} of application faults as locally", money(r.cloud_fault_cost, cur))
+               : std::string()));
   b += "</table>\n</section>\n";
   return b;
 }
@@ -739,7 +739,8 @@ std::string incidents_section(const ReportContent& c) {
   for (const std::size_t n : shown) {
     const auto& ic = r.incidents[n];
     const auto& i = ic.fault;
-    std::string what = extract::fault_members_text(i) + (i.bucket.empty() ? "" : " (" + i.bucket + ", " + i.cause + ")");
+    std::string what =
+        extract::fault_members_text(i) + (i.bucket.empty() ? "" : " (" + i.bucket + ", " + i.cause + ")");
     if (i.last_ts_ns != i.ts_ns) what += fmt::format(", until {}", format_utc(i.last_ts_ns));
     if (!i.device.empty()) what += ", GPU " + i.device;
     b += fmt::format(

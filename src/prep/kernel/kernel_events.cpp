@@ -279,8 +279,9 @@ bool classify_xid(string_view r, Event& ev) {
   string_view recovery;
   if (code == 154) bucket = xid154_bucket(r, recovery);
   ev.add_text("bucket", bucket);
-  ev.add_text("cause",  // static storage: no copy
-              fault_cause_name(xid_cause(info != nullptr ? info->causes : string_view(), xid_bucket_from_name(bucket))));
+  ev.add_text(
+      "cause",  // static storage: no copy
+      fault_cause_name(xid_cause(info != nullptr ? info->causes : string_view(), xid_bucket_from_name(bucket))));
   if (!recovery.empty()) text(ev, "recovery_action", recovery);
   text(ev, "message", r);
   return true;
