@@ -74,7 +74,7 @@ struct ModelArgs {
   double speed_ratio = std::numeric_limits<double>::quiet_NaN();  // NaN = not given
   std::string fill = "mean";
   std::string faults;  ///< --faults: both-sides, hardware-only or all-local; empty: the config's
-  std::string by;  ///< breakeven --by: process, user or cgroup; empty: no split
+  std::string by;      ///< breakeven --by: process, user or cgroup; empty: no split
   bool ledger_append = false;
   bool follow = false;                     ///< breakeven --follow
   std::string every = "60s", live_window;  ///< --every, --window (--follow)

@@ -56,7 +56,7 @@ struct JobInputs {
   std::vector<extract::WindowIncident> incidents;
   std::vector<extract::WindowFault> faults;  ///< grouped within fault_window_s
   double fault_window_s = extract::kDefaultFaultWindowS;
-  bool faults_listed = true;         ///< false: rebuilt from the bursts of an older document
+  bool faults_listed = true;  ///< false: rebuilt from the bursts of an older document
   /// The window runs from the first kernel or system event to the last (features chosen_by
   /// "events": a kernel log alone): the faults bound it, so their count per hour is no rate of
   /// the job, and neither T* nor H* takes one from it (docs/cost-model.md, "Who caused a fault").
@@ -144,7 +144,7 @@ struct Result {
   /// C_A: the faults' cost on the cloud side, in cloud_total: A under both-sides, else 0. Both
   /// totals carry it, so the premium, T*, T_λ and H* compare the totals without it.
   double cloud_fault_cost = 0;
-  std::string fault_note;               ///< how the faults were grouped, when not as configured
+  std::string fault_note;  ///< how the faults were grouped, when not as configured
   std::optional<double> downtime_h, downtime_share;
   double idle_cost_per_hour = 0;  ///< I (always_on), currency per idle hour
   double idle_cost_per_year = 0;  ///< (8760 - use_hours_per_year) x I

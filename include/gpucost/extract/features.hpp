@@ -119,8 +119,8 @@ struct WindowFault {
   /// either way: an Xid 45 tearing down the application after its Xid 13 does not make the
   /// fault the driver's).
   std::string cause = "unknown";
-  std::vector<FaultMember> members;        ///< by first appearance
-  std::int64_t count = 0;                  ///< member events
+  std::vector<FaultMember> members;  ///< by first appearance
+  std::int64_t count = 0;            ///< member events
   /// The union of the members' downtimes, s (null without utilisation samples).
   std::optional<double> downtime_s;
   std::int64_t downtime_end_ns = 0;  ///< where the last member's downtime ends
