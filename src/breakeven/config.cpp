@@ -59,6 +59,9 @@ constexpr std::array kKeys = {
         "local.fault_window_s", "s",
         "Xid, GPU-lost and fatal AER events of one GPU within this of the previous one are one fault, priced once",
         false, false, 0, 86400},
+    ConfigKey{"local.faults", "",
+              "where a fault the application caused is priced: both-sides (default), hardware-only or all-local", false,
+              true},
     ConfigKey{"cloud.name", "", "label of the cloud offer", false, true},
     ConfigKey{"cloud.offer", "", "an offer of data/cloud-offers.toml (as --cloud): its rate, billing and cold start",
               false, true},
@@ -136,6 +139,7 @@ std::string* string_slot(CostConfig& c, std::string_view path) {
   if (path == "cloud.offer") return &c.cloud_offer;
   if (path == "electricity.tz") return &c.tariff_tz;
   if (path == "cloud.busy_share") return &c.busy_share;
+  if (path == "local.faults") return &c.faults;
   if (path == "carbon.country") return &c.carbon_country;
   if (path == "carbon.cloud_country") return &c.carbon_cloud_country;
   return nullptr;
@@ -213,6 +217,12 @@ Status assign(CostConfig& c, std::string_view path, const toml::node& node, std:
                         fmt::format("util (the share of time a kernel ran) or sm_active (DCGM's SM-active fraction, "
                                     "when the telemetry has it), {}",
                                     example(where, path, "\"sm_active\"")));
+    if (path == "local.faults" && *s != "both-sides" && *s != "hardware-only" && *s != "all-local")
+      return make_error(ErrorKind::config,
+                        fmt::format("{}: local.faults '{}' is not both-sides, hardware-only or all-local", where, *s),
+                        fmt::format("both-sides (an application's fault costs the same on a rented GPU), "
+                                    "hardware-only (leave application faults out) or all-local, {}",
+                                    example(where, path, "\"hardware-only\"")));
     *string_slot(c, path) = *s;
   } else {
     const auto d = node.value<double>();  // integers convert too

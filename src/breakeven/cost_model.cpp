@@ -1,5 +1,6 @@
 #include <gpucost/breakeven/cost_model.hpp>
 #include <gpucost/breakeven/crossings.hpp>
+#include <gpucost/core/fault_cause.hpp>
 #include <gpucost/core/xid_bucket.hpp>
 
 #include <fmt/format.h>
@@ -107,6 +108,7 @@ void window_inputs(const extract::Features& f, JobInputs& in) {
   in.faults = f.faults;
   in.fault_window_s = f.fault_window_s;
   in.faults_listed = f.faults_listed;
+  in.window_from_faults = f.chosen_by == "events";
   in.downtime_s = extract::value_of(f.host_indicators, "downtime_s");
   if (const auto it = f.host_indicators.find("downtime_s"); it == f.host_indicators.end())
     in.downtime_reason = "the features document has no downtime_s (re-run gpucost extract)";
@@ -211,16 +213,33 @@ extract::WindowFault interruption(const extract::WindowIncident& i) {
 }
 
 void price_incidents(const CostConfig& c, const JobInputs& job, Result& r) {
+  r.fault_rule = fault_rule_of(c.faults);
   // A fault costs its most severe bucket's operator time once, however many lines it printed.
+  // One the application caused costs the same on a rented GPU (the same bug crashes the job
+  // there and someone restarts it): by default it goes on both sides, so it cannot decide
+  // between them. Hardware, driver and unknown faults are the owner's alone.
   for (auto& f : faults_at(c, job, &r.fault_note)) {
-    IncidentCost ic{std::move(f), 0, 0};
+    IncidentCost ic{std::move(f), 0, 0, "local"};
     ic.hours = incident_hours(c, ic.fault.bucket);
     ic.cost = c.hourly_wage * ic.hours;
+    if (fault_cause_from_name(ic.fault.cause) == FaultCause::application) {
+      ++r.application_faults;
+      if (r.fault_rule == FaultRule::both_sides) ic.priced_on = "both";
+      if (r.fault_rule == FaultRule::hardware_only) {
+        ic.priced_on = "neither";
+        ic.cost = 0;
+      }
+      r.application_fault_cost += ic.cost;
+      if (ic.priced_on == "both") r.cloud_fault_cost += ic.cost;
+    } else {
+      ++r.hardware_faults;
+      r.hardware_fault_cost += ic.cost;
+    }
     r.incident_cost += ic.cost;
     r.incidents.push_back(std::move(ic));
   }
   for (const auto& i : job.incidents)
-    if (i.kind == "suspend" || i.kind == "ac_offline") r.incidents.push_back(IncidentCost{interruption(i), 0, 0});
+    if (i.kind == "suspend" || i.kind == "ac_offline") r.incidents.push_back(IncidentCost{interruption(i), 0, 0, {}});
   std::stable_sort(r.incidents.begin(), r.incidents.end(),
                    [](const IncidentCost& a, const IncidentCost& b) { return a.fault.ts_ns < b.fault.ts_ns; });
   if (job.downtime_s) {
@@ -231,8 +250,8 @@ void price_incidents(const CostConfig& c, const JobInputs& job, Result& r) {
 
 // Why no use per year breaks even, naming the per-hour terms that cause it: the costs that come
 // with every job hour (electricity, incident labour) against the cloud's cost per job hour.
-std::string no_use_breakeven_reason(const CostConfig& c, const Result& r, double W, double I) {
-  const double e = r.electricity / W, i = r.incident_cost / W, rr = r.cloud_total / W;
+std::string no_use_breakeven_reason(const CostConfig& c, const Result& r, double W, double I, double i) {
+  const double e = r.electricity / W, rr = (r.cloud_total - r.cloud_fault_cost) / W;
   const auto amount = [&c](double x) { return fmt::format("{:.2f} {}", x, c.currency); };
   std::string terms;
   if (i >= rr + I && i > 0)
@@ -246,6 +265,21 @@ std::string no_use_breakeven_reason(const CostConfig& c, const Result& r, double
 }
 
 }  // namespace
+
+std::string_view fault_rule_name(FaultRule rule) {
+  switch (rule) {
+    case FaultRule::hardware_only: return "hardware-only";
+    case FaultRule::all_local: return "all-local";
+    case FaultRule::both_sides: break;
+  }
+  return "both-sides";
+}
+
+FaultRule fault_rule_of(std::string_view text) {
+  if (text == "hardware-only") return FaultRule::hardware_only;
+  if (text == "all-local") return FaultRule::all_local;
+  return FaultRule::both_sides;
+}
 
 std::vector<extract::WindowFault> faults_at(const CostConfig& c, const JobInputs& job, std::string* note) {
   std::string text;
@@ -292,14 +326,22 @@ Result evaluate(const CostConfig& c, const JobInputs& job, const EnergyPrices& p
   r.q = (1.0 - r.busy_share) + r.busy_share / c.speed_ratio;
   const Billing billing = billing_of(c, r.q);
   r.billed_s = billed_seconds(billing, W);
-  r.cloud_total = c.rate_per_hour * r.billed_s / 3600.0 + c.fixed_per_job;
+  r.cloud_total = c.rate_per_hour * r.billed_s / 3600.0 + c.fixed_per_job + r.cloud_fault_cost;
 
+  // C_A is in both totals: a cost both sides pay alike says nothing about which is cheaper, and
+  // in the ratio it would pull the premium towards 0 (and below the line). The comparison is
+  // of the totals without it.
+  const double local_own = r.local_total - r.cloud_fault_cost, cloud_own = r.cloud_total - r.cloud_fault_cost;
   r.line = c.line;
-  r.premium = r.local_total / r.cloud_total - 1.0;
+  r.premium = local_own / cloud_own - 1.0;
   r.above_line = r.premium > c.line;
 
+  // The faults the local side pays alone, per job hour. From a window the faults themselves
+  // bound (a kernel log alone) there is no such rate: T* and H* then leave them out.
+  const double local_fault_per_h = job.window_from_faults ? 0.0 : (r.incident_cost - r.cloud_fault_cost) / W;
+
   // Break-even job lengths: local c_L·T against the cloud's billing of a job of length T.
-  const double c_L = r.local_total / W;
+  const double c_L = (r.local_total - r.incident_cost) / W + local_fault_per_h;
   r.job_crossings = solve_crossings(c_L, billing, 1.0);
   r.line_crossings = solve_crossings(c_L, billing, 1.0 + c.line);
   if (!r.job_crossings.points.empty())
@@ -315,15 +357,15 @@ Result evaluate(const CostConfig& c, const JobInputs& job, const EnergyPrices& p
   // cloud cost per job hour, its minimum and increments included); an always-on
   // machine also burns I per idle hour, (8760 - H) x I a year.
   const double F = capital_per_year + c.hourly_wage * c.maintenance_hours_per_year;
-  const double v = (r.electricity + r.incident_cost) / W;
-  const double rr = r.cloud_total / W;
+  const double v = r.electricity / W + local_fault_per_h;
+  const double rr = cloud_own / W;
   const double I = c.always_on ? c.idle_power_w / 1000.0 * c.cooling_factor * prices.mean : 0.0;
   r.idle_cost_per_hour = I;
   r.idle_cost_per_year = c.always_on ? std::max(0.0, 8760.0 - c.use_hours_per_year) * I : 0.0;
   if (rr - v + I > 0 && (rr > v || c.always_on))
     r.use_hours_per_year.value = (F + 8760.0 * I) / (rr - v + I);
   else
-    r.use_hours_per_year.reason = no_use_breakeven_reason(c, r, W, I);
+    r.use_hours_per_year.reason = no_use_breakeven_reason(c, r, W, I, local_fault_per_h);
   return r;
 }
 

@@ -1,6 +1,7 @@
 #include <gpucost/breakeven/findings.hpp>
 
 #include <gpucost/breakeven/cloud_offers.hpp>
+#include <gpucost/core/fault_cause.hpp>
 #include <gpucost/core/text.hpp>
 #include <gpucost/core/xid_bucket.hpp>
 
@@ -237,12 +238,13 @@ std::optional<Finding> incident_finding(const Context& x, const IncidentRule& ru
   const FindingThreshold& t = threshold_of(rule.kind);
   const auto count = host(x.f, t.key);
   if (!count || *count < t.value) return std::nullopt;
-  double cost = 0, faults = 0, events = 0;
+  double cost = 0, faults = 0, events = 0, application = 0;
   for (const auto& ic : x.r.incidents)
     if (matches(rule, ic.fault)) {
       cost += ic.cost;
       ++faults;
       events += static_cast<double>(ic.fault.count);
+      if (ic.fault.cause == fault_cause_name(FaultCause::application)) ++application;
     }
   // The indicator counts lines of every fault (F017 every bucket); the finding prices faults.
   if (faults < 1) return std::nullopt;
@@ -262,6 +264,13 @@ std::optional<Finding> incident_finding(const Context& x, const IncidentRule& ru
   out.saving_basis = fmt::format("operator time of the {} listed {}, once each: {}", n_faults,
                                  n_faults == 1 ? "fault" : "faults", money(cost, x.c.currency));
   out.suggestion = std::string(rule.suggestion);
+  // The application's own faults follow it to a rented GPU: fixing them pays, renting does not.
+  if (application > 0 && x.r.fault_rule != FaultRule::all_local)
+    out.suggestion += application == faults
+                          ? " These faults come from the application: a rented GPU runs the same code and "
+                            "crashes the same way, so they are no reason to rent (priced on both sides or neither)."
+                          : " Some of these faults come from the application: a rented GPU would crash the "
+                            "same way, so only the others count against owning.";
   return out;
 }
 

@@ -108,6 +108,9 @@ const std::map<std::string_view, std::string_view>& where_map() {
       {"local.fault_window_s",
        "rarely changed: the driver prints one fault as a storm of lines within seconds (docs/cost-model.md, "
        "\"Faults\")"},
+      {"local.faults",
+       "rarely changed: hardware-only leaves the application's own faults (Xid 13, 31, 43) out of both sides, "
+       "all-local charges them to owning alone (docs/cost-model.md, \"Who caused a fault\")"},
       {"cloud.name", "any label for the output"},
       {"cloud.offer", "an offer of the catalogue: `gpucost offers list` lists them"},
       {"cloud.rate_per_hour",

@@ -106,6 +106,7 @@ Expected<breakeven::CostConfig> model_config(const ModelArgs& a) {
     config->speed_ratio = a.speed_ratio;
     config->speed_ratio_source = "flag";
   }
+  if (!a.faults.empty()) config->faults = a.faults;
   if (!a.cloud.empty()) config->cloud_offer = a.cloud;
   // An offer in another currency without an [exchange] rate takes the ECB rates offers update stored.
   auto catalogue = run_catalogue(a.clouds, a.in.quiet);
@@ -381,6 +382,13 @@ void add_model_options(CLI::App* app, ModelArgs& a) {
                   "energy of time without samples: mean (at the GPU's mean power, default), idle (at "
                   "local.idle_power_w) or none (price the measured time only)")
       ->check(offers({"mean", "idle", "none"}))
+      ->type_name("RULE")
+      ->group("Model");
+  app->add_option("--faults", a.faults,
+                  "where a fault the application caused (Xid 13, 31, 43 ...) is priced: both-sides (on the cloud "
+                  "too: the same bug crashes a rented GPU; default), hardware-only (on neither side) or all-local; "
+                  "hardware and unknown faults stay local (local.faults)")
+      ->check(offers({"both-sides", "hardware-only", "all-local"}))
       ->type_name("RULE")
       ->group("Model");
 }

@@ -73,7 +73,8 @@ struct ModelArgs {
   bool json = false, list_clouds = false, compare_clouds = false, fail_above = false, explain = false;
   double speed_ratio = std::numeric_limits<double>::quiet_NaN();  // NaN = not given
   std::string fill = "mean";
-  std::string by;  ///< breakeven --by: process, user or cgroup; empty: no split
+  std::string faults;  ///< --faults: both-sides, hardware-only or all-local; empty: the config's
+  std::string by;      ///< breakeven --by: process, user or cgroup; empty: no split
   bool ledger_append = false;
   bool follow = false;                     ///< breakeven --follow
   std::string every = "60s", live_window;  ///< --every, --window (--follow)
@@ -94,7 +95,7 @@ std::string today_date();
 /// --compare-kinds: "on-demand,spot", or "all".
 Expected<std::vector<breakeven::OfferKind>> parse_offer_kinds(std::string_view list);
 
-/// -c, --set, --from/--to, --cloud, --clouds, --speed-ratio, --fill.
+/// -c, --set, --from/--to, --cloud, --clouds, --speed-ratio, --fill, --faults.
 void add_model_options(CLI::App* app, ModelArgs& a);
 /// --json, -o, --fail-above, --explain, --suggest, --prom, --mode, --ledger, --ledger-append.
 void add_output_options(CLI::App* app, ModelArgs& a);

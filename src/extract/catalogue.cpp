@@ -339,7 +339,8 @@ constexpr std::array kCatalogue = {
     IndicatorDef{"F094", "fault_count", "count", "events", "faults",
                  "faults in the window: the Xid, GPU-lost and fatal AER events of one GPU (or of the host) each within "
                  "fault_window_s (60 s) of the previous one, at least one not of bucket ignore",
-                 "cost model: faults priced at local.incident_hours (the breakeven JSON itemises them)",
+                 "cost model: faults priced at local.incident_hours, those the application caused on both sides "
+                 "(local.faults; the breakeven JSON itemises them)",
                  Scope::host_only},
     IndicatorDef{"F095", "xid_first_s", "s", "events", "first Xid",
                  "time of the first Xid in the window, s after the window start", "diagnostic: when the trouble began",

@@ -25,6 +25,14 @@ void raise_bucket(WindowFault& f, std::string_view bucket) {
   if (f.bucket.empty() || fault_severity(bucket) > fault_severity(f.bucket)) f.bucket = std::string(bucket);
 }
 
+/// A member that needs no action (bucket ignore) does not decide who caused the fault; `decided`
+/// says whether a member that does was seen (the first one sets the cause, later ones raise it).
+void raise_cause(WindowFault& f, bool& decided, std::string_view bucket, FaultCause cause) {
+  if (bucket == xid_bucket_name(XidBucket::ignore)) return;
+  f.cause = std::string(fault_cause_name(decided ? combine_causes(fault_cause_from_name(f.cause), cause) : cause));
+  decided = true;
+}
+
 /// b (later, same device) joins a. The downtimes are unions of [t, next busy sample after t):
 /// two such intervals either do not overlap or end at the same busy sample. So when a's union
 /// reaches past b's first member, b's first interval lies inside a's last, and that is all the
@@ -32,6 +40,8 @@ void raise_bucket(WindowFault& f, std::string_view bucket) {
 void join(WindowFault& a, const WindowFault& b) {
   for (const FaultMember& m : b.members) add_member(a, m.kind, m.code, m.count);
   raise_bucket(a, b.bucket);
+  a.cause =
+      std::string(fault_cause_name(combine_causes(fault_cause_from_name(a.cause), fault_cause_from_name(b.cause))));
   a.count += b.count;
   if (a.downtime_s && b.downtime_s) {
     const double overlap = a.downtime_end_ns > b.ts_ns ? static_cast<double>(a.downtime_end_ns - b.ts_ns) / 1e9 : 0.0;
@@ -60,6 +70,10 @@ std::string_view fault_bucket(std::string_view kind, std::string_view xid_bucket
   if (kind == "gpu_lost") return xid_bucket_name(XidBucket::reboot);
   if (kind == "aer") return xid_bucket_name(XidBucket::reset_gpu);
   return xid_bucket.empty() ? xid_bucket_name(XidBucket::unknown) : xid_bucket;
+}
+
+FaultCause fault_member_cause(std::string_view kind, FaultCause xid_cause) {
+  return kind == "xid" ? xid_cause : FaultCause::hardware;
 }
 
 std::vector<WindowFault> regroup_faults(std::vector<WindowFault> faults, double window_s) {
@@ -128,6 +142,7 @@ void FaultBuilder::add(const FaultEvent& e) {
   ++f.count;
   add_member(f, e.kind, e.code, 1);
   raise_bucket(f, e.bucket);
+  raise_cause(f, g.cause_decided, e.bucket, e.cause);
   if (!e.downtime_end_ns) {
     g.downtime_known = false;
     return;

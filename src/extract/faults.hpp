@@ -2,6 +2,7 @@
 // group priced once (docs/cost-model.md, "Faults"; docs/indicators.md, F094, F097, F098, F105, F107, F108).
 #pragma once
 
+#include <gpucost/core/fault_cause.hpp>
 #include <gpucost/extract/features.hpp>
 #include <gpucost/extract/incident_store.hpp>
 
@@ -28,6 +29,7 @@ struct FaultEvent {
   /// there is no utilisation to tell.
   std::optional<std::int64_t> downtime_end_ns;
   bool downtime_to_end = false;
+  FaultCause cause = FaultCause::unknown;  ///< the member's cause (fault_member_cause)
 };
 
 /// Groups member events, given in time order, into faults: per device, an event within
@@ -45,6 +47,7 @@ class FaultBuilder {
     WindowFault fault;
     std::int64_t covered_to = 0;  // the downtime union so far reaches here
     bool downtime_known = true;
+    bool cause_decided = false;  // a member not of bucket ignore was seen
   };
   void close(Group& g);
   std::int64_t m_window_ns;

@@ -94,6 +94,8 @@ void write_fault(std::string& b, const WindowFault& w) {
   }
   b.append(", \"bucket\": ");
   io::append_json_string(b, w.bucket);
+  b.append(", \"cause\": ");
+  io::append_json_string(b, w.cause);
   b.append(fmt::format(", \"count\": {}, \"members\": [", w.count));
   for (std::size_t i = 0; i < w.members.size(); ++i) {
     b.append(i == 0 ? "{\"kind\": " : ", {\"kind\": ");
@@ -599,7 +601,7 @@ Status read_fault_members(simdjson::dom::element e, WindowFault& w, const std::s
 }
 
 Status read_fault(simdjson::dom::element e, WindowFault& w, const std::string& path) {
-  std::string_view device, host, bucket;
+  std::string_view device, host, bucket, cause;
   if (e["ts_ns"].get_int64().get(w.ts_ns) != simdjson::SUCCESS ||
       e["last_ts_ns"].get_int64().get(w.last_ts_ns) != simdjson::SUCCESS || w.last_ts_ns < w.ts_ns ||
       e["bucket"].get_string().get(bucket) != simdjson::SUCCESS ||
@@ -608,6 +610,11 @@ Status read_fault(simdjson::dom::element e, WindowFault& w, const std::string& p
         ErrorKind::schema,
         fmt::format("{}: a faults[] entry lacks ts_ns, last_ts_ns (at or after ts_ns), bucket or count", path));
   w.bucket = std::string(bucket);
+  // Documents written before causes existed: what the bucket alone tells (a reset, a reboot or
+  // service is hardware; else unknown), priced as before on the local side.
+  w.cause = std::string(fault_cause_name(e["cause"].get_string().get(cause) == simdjson::SUCCESS
+                                             ? fault_cause_from_name(cause)
+                                             : xid_cause({}, xid_bucket_from_name(w.bucket))));
   if (e["device"].get_string().get(device) == simdjson::SUCCESS) w.device = std::string(device);
   if (e["host"].get_string().get(host) == simdjson::SUCCESS) w.host = std::string(host);
   double down = 0;
@@ -632,6 +639,7 @@ std::vector<WindowFault> faults_from_bursts(const std::vector<WindowIncident>& i
     w.ts_ns = i.ts_ns;
     w.last_ts_ns = i.last();
     w.bucket = std::string(fault_bucket(i.kind, i.bucket));
+    w.cause = std::string(fault_cause_name(fault_member_cause(i.kind, xid_cause({}, xid_bucket_from_name(w.bucket)))));
     w.count = i.count;
     w.members.push_back(FaultMember{i.kind, i.code, i.count});
     w.downtime_s = i.downtime_s;

@@ -334,7 +334,8 @@ namespace {
 /// A fault member with its downtime: until the next busy sample, or the window end.
 FaultEvent fault_event(const Incident& i, NextBusy& busy, bool utilisation, const Features& f) {
   const std::string_view kind = event_kind_name(i.kind);
-  FaultEvent e{i.ts_ns, i.device, kind, fault_bucket(kind, i.detail), i.code, std::nullopt, false};
+  FaultEvent e{i.ts_ns, i.device,     kind,  fault_bucket(kind, i.detail),
+               i.code,  std::nullopt, false, fault_member_cause(kind, i.cause)};
   if (!utilisation) return e;
   const std::int64_t next = busy.after(i.ts_ns);
   e.downtime_end_ns = next == kNever ? f.to_ns : next;

@@ -20,12 +20,12 @@ std::uint16_t IncidentStore::id_of(std::string_view text) {
   return id;
 }
 
-void IncidentStore::add(std::int64_t ts_ns, EventKind kind, std::string_view detail, int code,
-                        std::string_view device) {
+void IncidentStore::add(std::int64_t ts_ns, EventKind kind, std::string_view detail, int code, std::string_view device,
+                        FaultCause cause) {
   const bool fits =
       code >= std::numeric_limits<std::int16_t>::min() && code <= std::numeric_limits<std::int16_t>::max();
   const auto kept_code = static_cast<std::int16_t>(fits ? code : -1);
-  m_series.add(Stored{ts_ns, id_of(detail), id_of(device), kept_code, kind});
+  m_series.add(Stored{ts_ns, id_of(detail), id_of(device), kept_code, kind, cause});
   ++m_total;
   m_min_ts = std::min(m_min_ts, ts_ns);
   m_max_ts = std::max(m_max_ts, ts_ns);

@@ -3,12 +3,14 @@
 #include <gpucost/extract/sample_collector.hpp>
 
 #include <gpucost/core/event_buffer.hpp>
+#include <gpucost/core/fault_cause.hpp>
 #include <gpucost/core/text.hpp>
 #include <gpucost/prep/prep.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 namespace gpucost::extract {
 
@@ -156,13 +158,19 @@ void SampleCollector::add_incident(const Event& ev, EventKind kind) {
   // lid or AC state.
   std::string_view detail;
   int code = -1;
+  std::optional<FaultCause> cause;
   for (const Field& f : ev.fields) {
     if (f.key == "bucket" || f.key == "severity" || f.key == "state" || f.key == "action") detail = f.value;
+    // An Xid's cause (a gpu_lost event's `cause` says how the GPU was lost: another field).
+    if (f.key == "cause" && kind == EventKind::xid) cause = fault_cause_from_name(f.value);
     if (f.key == "failed" && f.value == "true") detail = "failed";  // a resume after a failed suspend
     if (f.key == "code")
       if (const auto v = text::parse_int(f.value)) code = static_cast<int>(*v);
   }
-  m_incidents.add(ev.ts_ns, kind, detail, code, incident_device(ev, kind));
+  // A stream written before causes: what the bucket alone tells (a reset, reboot or service is
+  // hardware; else unknown).
+  if (!cause && kind == EventKind::xid) cause = xid_cause({}, xid_bucket_from_name(detail));
+  m_incidents.add(ev.ts_ns, kind, detail, code, incident_device(ev, kind), cause.value_or(FaultCause::unknown));
   if (m_incident_host.empty() && !ev.host.empty()) m_incident_host = std::string(ev.host);
 }
 

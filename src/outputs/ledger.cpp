@@ -229,6 +229,8 @@ std::string config_value(const breakeven::CostConfig& c, std::string_view path) 
   if (path == "cloud.offer") return json_quoted(c.cloud_offer);
   if (path == "electricity.tz") return json_quoted(c.tariff_tz);
   if (path == "cloud.busy_share") return json_quoted(c.busy_share);
+  // Always written: its default (both-sides) prices application faults unlike the configs of before.
+  if (path == "local.faults") return json_quoted(c.faults);
   if (path == "local.always_on") return c.always_on ? "true" : "false";
   if (path == "electricity.tou") {  // the windows in order, as written, with their prices
     std::string out = "[";

@@ -138,6 +138,12 @@ void json_fault(std::string& b, const breakeven::IncidentCost& ic) {
   io::append_json_string(b, f.device);
   b.append(", \"bucket\": ");
   io::append_json_string(b, f.bucket);
+  if (!ic.priced_on.empty()) {  // a fault, not an interruption
+    b.append(", \"cause\": ");
+    io::append_json_string(b, f.cause);
+    b.append(", \"priced_on\": ");
+    io::append_json_string(b, ic.priced_on);
+  }
   b.append(fmt::format(", \"code\": {}, \"count\": {}, \"members\": [", first.code, f.count));
   for (std::size_t i = 0; i < f.members.size(); ++i) {
     b.append(i == 0 ? "{\"kind\": " : ", {\"kind\": ");
@@ -162,6 +168,15 @@ void json_incidents(std::string& b, const breakeven::Result& r) {
     json_fault(b, r.incidents[i]);
   }
   b.append(r.incidents.empty() ? "]" : "\n  ]");
+  b.append(",\n  \"faults\": {\"rule\": ");
+  io::append_json_string(b, breakeven::fault_rule_name(r.fault_rule));
+  b.append(fmt::format(", \"application_count\": {}, \"application_cost\": ", r.application_faults));
+  num(b, r.application_fault_cost);
+  b.append(", \"cloud_cost\": ");
+  num(b, r.cloud_fault_cost);
+  b.append(fmt::format(", \"hardware_count\": {}, \"hardware_cost\": ", r.hardware_faults));
+  num(b, r.hardware_fault_cost);
+  b.append(fmt::format(", \"window_from_faults\": {}}}", r.job.window_from_faults ? "true" : "false"));
   if (!r.fault_note.empty()) {
     b.append(",\n  \"fault_note\": ");
     io::append_json_string(b, r.fault_note);
@@ -456,7 +471,8 @@ std::string table_incidents(const breakeven::Result& r, const std::string& cur) 
   for (const std::size_t i : shown) {
     const auto& ic = r.incidents[i];
     const auto& f = ic.fault;
-    const std::string what = extract::fault_members_text(f) + (f.bucket.empty() ? "" : " (" + f.bucket + ")");
+    const std::string what =
+        extract::fault_members_text(f) + (f.bucket.empty() ? "" : " (" + f.bucket + ", " + f.cause + ")");
     b += fmt::format("  {}  {:<26}{:>12}  {} operator time{}{}{}\n", format_utc(f.ts_ns), what, money(ic.cost, cur),
                      hours(ic.hours), span_of(f), f.device.empty() ? std::string() : ", GPU " + f.device,
                      f.downtime_s ? fmt::format(", down {:.0f} s", *f.downtime_s) : std::string(", downtime unknown"));
@@ -470,6 +486,17 @@ std::string table_incidents(const breakeven::Result& r, const std::string& cur) 
       }
     b += fmt::format("  \u2026 and {} more (see --json): {}, {} operator time\n", r.incidents.size() - shown.size(),
                      money(cost, cur), hours(operator_h));
+  }
+  if (r.application_faults + r.hardware_faults > 0) {
+    const std::string_view application_side = r.fault_rule == breakeven::FaultRule::both_sides      ? "both sides"
+                                              : r.fault_rule == breakeven::FaultRule::hardware_only ? "left out"
+                                                                                                    : "local only";
+    b += fmt::format("  faults: {} application ({}) {}, {} hardware or unknown (local only) {}\n", r.application_faults,
+                     application_side, money(r.application_fault_cost, cur), r.hardware_faults,
+                     money(r.hardware_fault_cost, cur));
+    if (r.job.window_from_faults)
+      b += "  note: the window runs from the first kernel or system event to the last (no telemetry bounds it): "
+           "the faults make their own window, so T* and H* take no fault cost per job hour from it\n";
   }
   if (!r.fault_note.empty()) b += "  note: " + r.fault_note + "\n";
   return b;
@@ -1120,6 +1147,8 @@ std::string breakeven_json(const breakeven::Result& r, const breakeven::CostConf
   num(b, r.q);
   b.append(", \"billed_s\": ");
   num(b, r.billed_s);
+  b.append(", \"faults\": ");
+  num(b, r.cloud_fault_cost);
   b.append(", \"total\": ");
   num(b, r.cloud_total);
   b.append("},\n  \"premium\": ");
@@ -1193,6 +1222,11 @@ std::string breakeven_table(const breakeven::Result& r, const breakeven::CostCon
       r.incidents.empty() ? std::string() : fmt::format(", incidents {} (listed below)", money(r.incident_cost, cur)));
   b += fmt::format("  {:<12}{:>14}\n", "total", money(r.local_total, cur));
   b += fmt::format("{}{}\n", "cloud", c.cloud_name.empty() ? "" : "  " + c.cloud_name);
+  if (r.cloud_fault_cost > 0)
+    b += fmt::format(
+        "  {:<12}{:>14}  {} the application caused: the same labour as on the local side "
+        "(--faults both-sides)\n",
+        "faults", money(r.cloud_fault_cost, cur), text::counted(static_cast<long long>(r.application_faults), "fault"));
   b += fmt::format(
       "  {:<12}{:>14}  {:.0f} s at {:.6g} {}/h (speed x{:.6g} from {}, billed share {:.3f}, cold start {} s)\n",
       "total", money(r.cloud_total, cur), r.billed_s, c.rate_per_hour, cur, c.speed_ratio, c.speed_ratio_source, r.q,
@@ -1211,6 +1245,9 @@ std::string breakeven_table(const breakeven::Result& r, const breakeven::CostCon
   b += table_carbon(r.carbon);
   b += "\n";
   b += premium_line(r, x.range, x.estimate.has_value());
+  if (r.cloud_fault_cost > 0)
+    b += fmt::format("          of the totals without the {} of application faults both sides pay\n",
+                     money(r.cloud_fault_cost, cur));
   if (!c.cloud_unfit.empty())
     b += fmt::format(
         "          ({}): the comparison is not a verdict;\n"

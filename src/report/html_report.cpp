@@ -244,8 +244,11 @@ std::string cost_section(const ReportContent& c) {
                                {"amortisation", r.amortisation, "#5b9bd5"},
                                {"maintenance", r.maintenance_routine, "#9dc3e6"},
                                {"incidents", r.incident_cost, "#c00000"}}});
-  chart.rows.push_back(BarRow{"cloud", {{"cloud", r.cloud_total, std::string(kCloudColour)}}});
-  chart.reference = r.cloud_total * (1 + r.line);
+  chart.rows.push_back(BarRow{"cloud",
+                              {{"cloud", r.cloud_total - r.cloud_fault_cost, std::string(kCloudColour)},
+                               {"application faults", r.cloud_fault_cost, "#c00000"}}});
+  // The line applies to what differs: the application faults both sides pay stand beside it.
+  chart.reference = (r.cloud_total - r.cloud_fault_cost) * (1 + r.line) + r.cloud_fault_cost;
   chart.reference_label = fmt::format("line: cloud + {:.0f} %", r.line * 100);
   std::string b = "<section id=\"costs\"><h2>Cost breakdown</h2>\n" + render_bar_chart(chart);
   b += "<table><tr><th>component</th><th>cost</th><th>basis</th></tr>\n";
@@ -275,13 +278,19 @@ std::string cost_section(const ReportContent& c) {
       events += ic.fault.count;
     }
   row("incidents", r.incident_cost,
-      fmt::format("{} of {} in the window", text::counted(faults, "fault"), text::counted(events, "event")));
+      fmt::format("{} of {} in the window; {} the application caused ({}), {} hardware or unknown (local only)",
+                  text::counted(faults, "fault"), text::counted(events, "event"),
+                  static_cast<long long>(r.application_faults), breakeven::fault_rule_name(r.fault_rule),
+                  static_cast<long long>(r.hardware_faults)));
   row("local total", r.local_total, "");
   row("cloud total", r.cloud_total,
       fmt::format("{:.0f} s billed at {} {}/h (speed x{}{}, billed share {:.3f}{}, cold start {} s)", r.billed_s,
                   number(c.config.rate_per_hour), cur, number(c.config.speed_ratio),
                   c.config.speed_projection ? " projected from this job's trace" : "", r.q,
-                  busy_share_text(r, c.config), number(c.config.cold_start_s)));
+                  busy_share_text(r, c.config), number(c.config.cold_start_s)) +
+          (r.cloud_fault_cost > 0
+               ? fmt::format(", and {} of application faults as locally", money(r.cloud_fault_cost, cur))
+               : std::string()));
   b += "</table>\n</section>\n";
   return b;
 }
@@ -741,7 +750,8 @@ std::string incidents_section(const ReportContent& c) {
   for (const std::size_t n : shown) {
     const auto& ic = r.incidents[n];
     const auto& i = ic.fault;
-    std::string what = extract::fault_members_text(i) + (i.bucket.empty() ? "" : " (" + i.bucket + ")");
+    std::string what =
+        extract::fault_members_text(i) + (i.bucket.empty() ? "" : " (" + i.bucket + ", " + i.cause + ")");
     if (i.last_ts_ns != i.ts_ns) what += fmt::format(", until {}", format_utc(i.last_ts_ns));
     if (!i.device.empty()) what += ", GPU " + i.device;
     b += fmt::format(

@@ -352,6 +352,7 @@ TEST_CASE("breakeven: config key table is consistent", "[breakeven]") {
     const std::string value = k.path == "currency"           ? "EUR"
                               : k.path == "electricity.tz"   ? "Europe/Berlin"
                               : k.path == "cloud.busy_share" ? "sm_active"
+                              : k.path == "local.faults"     ? "hardware-only"
                               : k.path.ends_with("country")  ? "DE"
                               : k.is_bool                    ? "true"
                               : k.is_string                  ? "x"
@@ -359,5 +360,5 @@ TEST_CASE("breakeven: config key table is consistent", "[breakeven]") {
     ov.push_back(std::string(k.path) + "=" + value);
     CHECK(breakeven::load_config(std::nullopt, ov).has_value());
   }
-  CHECK(seen.size() == 36);
+  CHECK(seen.size() == 37);
 }

@@ -101,9 +101,11 @@ TEST_CASE("scenario 3: an incident storm is one fault", "[breakeven][scenarios]"
   CostConfig c = base_config();
   c.hourly_wage = 50;
   c.cold_start_s = 360;
+  c.faults = "all-local";  // the application's fault on the owner alone, as before causes
   JobInputs j = base_job();
   extract::WindowFault storm;  // 635 Xid 13 then an Xid 43: restart_app, priced once
   storm.bucket = "restart_app";
+  storm.cause = "application";
   storm.count = 636;
   j.faults.push_back(storm);
   const auto r = breakeven::compute(c, j);
@@ -116,6 +118,12 @@ TEST_CASE("scenario 3: an incident storm is one fault", "[breakeven][scenarios]"
   CHECK_FALSE(r.use_hours_per_year.value);
   CHECK(r.use_hours_per_year.reason.rfind("incident labour 5.00 USD per job hour alone exceeds the cloud's 1.10 USD",
                                           0) == 0);
+  // Both sides (the default): 5.00 in both totals, out of the comparison: 0.59 / 1.10 - 1.
+  c.faults = "both-sides";
+  const auto both = breakeven::compute(c, j);
+  CHECK(both.cloud_total == Approx(6.1));
+  CHECK(both.premium == Approx(0.59 / 1.1 - 1));  // -0.463636
+  CHECK(*both.use_hours_per_year.value == Approx(1022 / (1.1 - 0.09)));
 }
 
 TEST_CASE("scenario 4: a quarter of the window sampled", "[breakeven][scenarios]") {

@@ -30,7 +30,8 @@ constexpr std::int64_t kSec = 1'000'000'000;
 /// end_s when given.
 FaultEvent member(std::int64_t t_s, std::string_view device, std::string_view kind, std::string_view bucket, int code,
                   std::optional<std::int64_t> end_s = std::nullopt) {
-  FaultEvent e{t_s * kSec, device, kind, extract::fault_bucket(kind, bucket), code, std::nullopt, false};
+  FaultEvent e{t_s * kSec, device,       kind,  extract::fault_bucket(kind, bucket),
+               code,       std::nullopt, false, FaultCause::unknown};
   if (end_s) e.downtime_end_ns = *end_s * kSec;
   return e;
 }

@@ -86,6 +86,7 @@ TEST_CASE("kernel events: Xid lines of every driver generation", "[kernel][xid]"
                  {"pci", "0000:01:00"},
                  {"xid_name", "ROBUST_CHANNEL_GPU_HAS_FALLEN_OFF_THE_BUS"},
                  {"bucket", "reboot"},
+                 {"cause", "hardware"},
                  {"message", "GPU has fallen off the bus."}});
   // pid and name unknown.
   expect_kernel(
@@ -96,6 +97,7 @@ TEST_CASE("kernel events: Xid lines of every driver generation", "[kernel][xid]"
        {"pci", "0000:38:00"},
        {"xid_name", "ROBUST_CHANNEL_GR_EXCEPTION / ROBUST_CHANNEL_GR_ERROR_SW_NOTIFY"},
        {"bucket", "restart_app"},
+       {"cause", "application"},
        {"message", "Graphics SM Warp Exception on (GPC 2, TPC 1, SM 0): Out Of Range Address"}});
   // pid and process name.
   expect_kernel("NVRM: Xid (PCI:0000:38:00): 43, pid=2815167, name=pt_main_thread, Ch 00000008", "xid",
@@ -105,6 +107,7 @@ TEST_CASE("kernel events: Xid lines of every driver generation", "[kernel][xid]"
                  {"process", "pt_main_thread"},
                  {"xid_name", "ROBUST_CHANNEL_RESETCHANNEL_VERIF_ERROR"},
                  {"bucket", "ignore"},
+                 {"cause", "application"},
                  {"message", "Ch 00000008"}});
   expect_kernel(
       "NVRM: Xid (PCI:0000:9b:00): 119, pid=2024380, name=nvidia-smi, Timeout after 6s of waiting for RPC response "
@@ -116,6 +119,7 @@ TEST_CASE("kernel events: Xid lines of every driver generation", "[kernel][xid]"
        {"process", "nvidia-smi"},
        {"xid_name", "GSP_RPC_TIMEOUT"},
        {"bucket", "reset_gpu"},
+       {"cause", "hardware"},
        {"message",
         "Timeout after 6s of waiting for RPC response from GPU4 GSP! Expected function 76 (GSP_RM_CONTROL) "
         "(0x20802a02 0x8)."}});
@@ -125,12 +129,14 @@ TEST_CASE("kernel events: Xid lines of every driver generation", "[kernel][xid]"
                  {"pci", "0000:01:00"},
                  {"xid_name", "ROBUST_CHANNEL_GR_EXCEPTION / ROBUST_CHANNEL_GR_ERROR_SW_NOTIFY"},
                  {"bucket", "restart_app"},
+                 {"cause", "application"},
                  {"message", "0005 00000000 0000502d 00000104 00000000 00000100"}});
   expect_kernel("NVRM: Xid (0000:01:00): 31, Ch 0000000b, engmask 00000120, intr 10000000", "xid",
                 {{"code", "31"},
                  {"pci", "0000:01:00"},
                  {"xid_name", "ROBUST_CHANNEL_FIFO_ERROR_MMU_ERR_FLT"},
                  {"bucket", "restart_app"},
+                 {"cause", "application"},
                  {"message", "Ch 0000000b, engmask 00000120, intr 10000000"}});
   // 8-hex-digit domain, bus id with a function.
   expect_kernel(
@@ -141,6 +147,7 @@ TEST_CASE("kernel events: Xid lines of every driver generation", "[kernel][xid]"
        {"pci", "00000000:3b:00"},
        {"xid_name", "ROBUST_CHANNEL_GPU_ECC_DBE"},
        {"bucket", "reset_gpu"},
+       {"cause", "hardware"},
        {"message",
         "An uncorrectable double bit error (DBE) has been detected on GPU in the framebuffer at "
         "partition 2, subpartition 0."}});
@@ -150,6 +157,7 @@ TEST_CASE("kernel events: Xid lines of every driver generation", "[kernel][xid]"
                  {"pid", "0"},
                  {"xid_name", "ROBUST_CHANNEL_GPU_HAS_FALLEN_OFF_THE_BUS"},
                  {"bucket", "reboot"},
+                 {"cause", "hardware"},
                  {"message", "GPU has fallen off the bus."}});
 }
 
@@ -166,6 +174,7 @@ TEST_CASE("kernel events: MIG attribution, GPU names, row remapping, Xid 154", "
        {"process", "python3"},
        {"xid_name", "ROBUST_CHANNEL_CONTAINED_ERROR"},
        {"bucket", "restart_app"},
+       {"cause", "hardware"},
        {"message", "Contained: CE User Channel (0x9). RST: No, D-RST: No"}});
   // NVIDIA's memory-error guide shows a pid without a name.
   expect_kernel(
@@ -178,6 +187,7 @@ TEST_CASE("kernel events: MIG attribution, GPU names, row remapping, Xid 154", "
        {"pid", "7194"},
        {"xid_name", "ROBUST_CHANNEL_CONTAINED_ERROR"},
        {"bucket", "restart_app"},
+       {"cause", "hardware"},
        {"message", "Contained: CE User Channel (0x9). RST: No, D-RST: No"}});
   expect_kernel("NVRM: Xid (GPU4): 120, pid=51234, name=python, GSP task exception", "xid",
                 {{"code", "120"},
@@ -186,6 +196,7 @@ TEST_CASE("kernel events: MIG attribution, GPU names, row remapping, Xid 154", "
                  {"process", "python"},
                  {"xid_name", "GSP_ERROR"},
                  {"bucket", "reset_gpu"},
+                 {"cause", "hardware"},
                  {"message", "GSP task exception"}});
   expect_kernel(
       "NVRM: Xid (PCI:0000:10:1c): 63, pid=1896, Row Remapper: New row marked for remapping, reset gpu to "
@@ -196,6 +207,7 @@ TEST_CASE("kernel events: MIG attribution, GPU names, row remapping, Xid 154", "
        {"pid", "1896"},
        {"xid_name", "INFOROM_DRAM_RETIREMENT_EVENT"},
        {"bucket", "ignore"},
+       {"cause", "hardware"},
        {"message", "Row Remapper: New row marked for remapping, reset gpu to activate."}});
   // Xid 154: the bucket comes from the recovery action the message names.
   expect_kernel(
@@ -206,6 +218,7 @@ TEST_CASE("kernel events: MIG attribution, GPU names, row remapping, Xid 154", "
        {"pci", "0000:01:00"},
        {"xid_name", "GPU_RECOVERY_ACTION_CHANGED"},
        {"bucket", "reboot"},
+       {"cause", "hardware"},
        {"recovery_action", "Node Reboot Required"},
        {"message", "GPU recovery action changed from 0x0 (None) to 0x2 (Node Reboot Required)"}});
   expect_kernel(
@@ -216,6 +229,7 @@ TEST_CASE("kernel events: MIG attribution, GPU names, row remapping, Xid 154", "
        {"pci", "0008:01:00"},
        {"xid_name", "GPU_RECOVERY_ACTION_CHANGED"},
        {"bucket", "reset_gpu"},
+       {"cause", "hardware"},
        {"recovery_action", "GPU Reset Required"},
        {"message", "GPU recovery action changed from 0x0 (None) to 0x1 (GPU Reset Required)"}});
   CHECK(classify("kernel",
@@ -241,12 +255,14 @@ TEST_CASE("kernel events: unknown Xid codes, printk stamps, repeated lines", "[k
                  {"pid", "12"},
                  {"process", "a.out"},
                  {"bucket", "unknown"},
+                 {"cause", "unknown"},
                  {"message", "something new"}});
   expect_kernel("NVRM: Xid (PCI:0000:01:00): 79", "xid",
                 {{"code", "79"},
                  {"pci", "0000:01:00"},
                  {"xid_name", "ROBUST_CHANNEL_GPU_HAS_FALLEN_OFF_THE_BUS"},
                  {"bucket", "reboot"},
+                 {"cause", "hardware"},
                  {"message", ""}});
   // Ubuntu's rsyslog keeps the printk stamp in the message; trailing CR and blanks are dropped.
   expect("kernel", "[ 4564.303884] NVRM: Xid (PCI:0000:01:00): 79, GPU has fallen off the bus.  \r", "xid",
@@ -254,6 +270,7 @@ TEST_CASE("kernel events: unknown Xid codes, printk stamps, repeated lines", "[k
           {"pci", "0000:01:00"},
           {"xid_name", "ROBUST_CHANNEL_GPU_HAS_FALLEN_OFF_THE_BUS"},
           {"bucket", "reboot"},
+          {"cause", "hardware"},
           {"message", "GPU has fallen off the bus."}});
   // rsyslog's repeat collapsing: one event with the count.
   expect("kernel", "message repeated 3 times: [ NVRM: Xid (PCI:0000:01:00): 31, pid=1234, name=python3, Ch 00000008]",
@@ -264,6 +281,7 @@ TEST_CASE("kernel events: unknown Xid codes, printk stamps, repeated lines", "[k
           {"process", "python3"},
           {"xid_name", "ROBUST_CHANNEL_FIFO_ERROR_MMU_ERR_FLT"},
           {"bucket", "restart_app"},
+          {"cause", "application"},
           {"message", "Ch 00000008"},
           {"repeat", "3"}});
   expect("kernel",
@@ -274,6 +292,7 @@ TEST_CASE("kernel events: unknown Xid codes, printk stamps, repeated lines", "[k
           {"pci", "0000:01:00"},
           {"xid_name", "ROBUST_CHANNEL_GPU_HAS_FALLEN_OFF_THE_BUS"},
           {"bucket", "reboot"},
+          {"cause", "hardware"},
           {"message", "GPU has fallen off the bus."},
           {"repeat", "2"}});
   expect_none("kernel", "message repeated 2 times: [ usb 1-1: reset high-speed USB device number 2 using xhci_hcd]");

@@ -156,7 +156,7 @@ TEST_CASE("breakeven: a storm of faults is 20 lines and a count in the table, al
   CHECK(table.find("incidents (a fault is priced once, at its most severe member's bucket; the 20 costliest of 30, "
                    "in time order)\n") != std::string::npos);
   // The costliest are shown: the reboot, then the earliest restarts; the 10 others as one line.
-  CHECK(table.find("1970-01-01T00:27:00Z  Xid 79 (reboot)") != std::string::npos);
+  CHECK(table.find("1970-01-01T00:27:00Z  Xid 79 (reboot, unknown)") != std::string::npos);
   CHECK(table.find("1970-01-01T00:18:00Z") != std::string::npos);
   CHECK(table.find("1970-01-01T00:19:00Z") == std::string::npos);
   CHECK(table.find("  \u2026 and 10 more (see --json): 50.00 USD, 60.0 min operator time\n") != std::string::npos);

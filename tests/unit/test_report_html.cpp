@@ -308,11 +308,11 @@ TEST_CASE("report: what people read adds up: resale, zero, no trace, legend, a s
   // 25 faults: the 20 costliest (the reboot among them) and a note of the 5 others; the total stays.
   const auto rows = doc.select_nodes("//section[@id='incidents']/table/tr");
   CHECK(rows.size() == 21);  // the header and 20
-  CHECK(html.find("Xid 79 (reboot)") != std::string::npos);
+  CHECK(html.find("Xid 79 (reboot, unknown)") != std::string::npos);
   CHECK(html.find("The 20 costliest of 25 incidents. \u2026 and 5 more: 25.00 EUR, 30.0 min operator time") !=
         std::string::npos);
-  CHECK(html.find("<td>incidents</td><td class=\"num\">170.00 EUR</td><td>25 faults of 25 events in the window</td>") !=
-        std::string::npos);
+  CHECK(html.find("<td>incidents</td><td class=\"num\">170.00 EUR</td><td>25 faults of 25 events in the window; 0 the "
+                  "application caused (both-sides), 25 hardware or unknown (local only)</td>") != std::string::npos);
 
   SECTION("with a trace, its null indicators keep their rows") {
     f.host_indicators["kernels"] = extract::IndicatorValue{4, ""};  // a trace gave kernels

@@ -47,15 +47,15 @@ _gpucost_spec() {
       opts='-h --help --input-format --tz --date --start --interval --boot-time --year --fields
         --steps --max-line --top-kernels --pattern --host -j --jobs --strict -q --quiet -v
         --verbose --prometheus --match --step -c --config --set --from --to --cloud --clouds
-        --speed-ratio --gpu --gpus --util --estimate --fill --slurm-job --tokens-per-step
+        --speed-ratio --gpu --gpus --util --estimate --fill --faults --slurm-job --tokens-per-step
         --samples-per-step --list-clouds --compare-clouds --compare-kinds --by --follow --every
         --window --mc --seed --json -o --output --fail-above --explain --suggest --prom --mode
         --ledger --ledger-append'
       valued='--input-format --tz --date --start --interval --boot-time --year --fields --steps
         --max-line --top-kernels --pattern --host -j --jobs --prometheus --match --step -c
         --config --set --from --to --cloud --clouds --speed-ratio --gpu --gpus --util --fill
-        --slurm-job --tokens-per-step --samples-per-step --compare-kinds --by --every --window
-        --mc --seed -o --output --suggest --prom --mode --ledger'
+        --faults --slurm-job --tokens-per-step --samples-per-step --compare-kinds --by --every
+        --window --mc --seed -o --output --suggest --prom --mode --ledger'
       args='files' ;;
     'offers')
       opts='-h --help'
@@ -73,32 +73,32 @@ _gpucost_spec() {
       opts='-h --help --input-format --tz --date --start --interval --boot-time --year --fields
         --steps --max-line --top-kernels --pattern --host -j --jobs --strict -q --quiet -v
         --verbose --prometheus --match --step -c --config --set --from --to --cloud --clouds
-        --speed-ratio --gpu --gpus --util --estimate --fill --tokens-per-step --samples-per-step
-        --temp-threshold --generated-at -o --output'
+        --speed-ratio --gpu --gpus --util --estimate --fill --faults --tokens-per-step
+        --samples-per-step --temp-threshold --generated-at -o --output'
       valued='--input-format --tz --date --start --interval --boot-time --year --fields --steps
         --max-line --top-kernels --pattern --host -j --jobs --prometheus --match --step -c
         --config --set --from --to --cloud --clouds --speed-ratio --gpu --gpus --util --fill
-        --tokens-per-step --samples-per-step --temp-threshold --generated-at -o --output'
+        --faults --tokens-per-step --samples-per-step --temp-threshold --generated-at -o --output'
       args='files' ;;
     'batch')
       opts='-h --help --input-format --tz --date --start --interval --boot-time --year --fields
         --steps --max-line --top-kernels --pattern --host -j --jobs --strict -q --quiet -v
         --verbose -c --config --set --from --to --cloud --clouds --speed-ratio --gpu --gpus --util
-        --estimate --fill --json -o --output --fail-above --explain --suggest --prom --mode
-        --ledger --ledger-append --state --wait'
+        --estimate --fill --faults --json -o --output --fail-above --explain --suggest --prom
+        --mode --ledger --ledger-append --state --wait'
       valued='--input-format --tz --date --start --interval --boot-time --year --fields --steps
         --max-line --top-kernels --pattern --host -j --jobs -c --config --set --from --to --cloud
-        --clouds --speed-ratio --gpu --gpus --util --fill -o --output --suggest --prom --mode
-        --ledger --state'
+        --clouds --speed-ratio --gpu --gpus --util --fill --faults -o --output --suggest --prom
+        --mode --ledger --state'
       args='files' ;;
     'record')
       opts='-h --help -c --config --set --from --to --cloud --clouds --speed-ratio --gpu --gpus
-        --util --estimate --fill --by --json -o --output --fail-above --explain --suggest --prom
-        --mode --ledger --ledger-append --report --run-dir --interval-ms --proc-root
+        --util --estimate --fill --faults --by --json -o --output --fail-above --explain --suggest
+        --prom --mode --ledger --ledger-append --report --run-dir --interval-ms --proc-root
         --device-pattern --host --tz -q --quiet -v --verbose'
       valued='-c --config --set --from --to --cloud --clouds --speed-ratio --gpu --gpus --util
-        --fill --by -o --output --suggest --prom --mode --ledger --report --run-dir --interval-ms
-        --proc-root --device-pattern --host --tz'
+        --fill --faults --by -o --output --suggest --prom --mode --ledger --report --run-dir
+        --interval-ms --proc-root --device-pattern --host --tz'
       args='command' ;;
     'procs')
       opts='-h --help --json --proc-root --device-pattern -o --output -q --quiet'
@@ -134,6 +134,7 @@ _gpucost_action() {
     *' --cloud') action='offers' ;;
     *' --clouds') action='files' ;;
     *' --fill') action='words:mean idle none' ;;
+    *' --faults') action='words:both-sides hardware-only all-local' ;;
     'breakeven --by') action='words:process user cgroup' ;;
     'history --by') action='words:host fingerprint' ;;
     'record --by') action='words:process user cgroup' ;;

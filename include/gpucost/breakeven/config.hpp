@@ -40,6 +40,10 @@ struct CostConfig {
          incident_contact_support_h = 8.0, incident_unknown_h = 0.5;
   /// Fault members within this of the previous one of their GPU are one fault, s.
   double fault_window_s = 60;
+  /// Where a fault the application caused is priced (docs/cost-model.md, "Who caused a fault"):
+  /// "both-sides" (the same labour on the cloud side too), "hardware-only" (on neither side) or
+  /// "all-local" (on the local side, as every fault is).
+  std::string faults = "both-sides";
   // [cloud]
   std::string cloud_name;
   std::string cloud_offer;   ///< a catalogue offer (data/cloud-offers.toml), like --cloud

@@ -56,7 +56,11 @@ struct JobInputs {
   std::vector<extract::WindowIncident> incidents;
   std::vector<extract::WindowFault> faults;  ///< grouped within fault_window_s
   double fault_window_s = extract::kDefaultFaultWindowS;
-  bool faults_listed = true;         ///< false: rebuilt from the bursts of an older document
+  bool faults_listed = true;  ///< false: rebuilt from the bursts of an older document
+  /// The window runs from the first kernel or system event to the last (features chosen_by
+  /// "events": a kernel log alone): the faults bound it, so their count per hour is no rate of
+  /// the job, and neither T* nor H* takes one from it (docs/cost-model.md, "Who caused a fault").
+  bool window_from_faults = false;
   std::optional<double> downtime_s;  ///< F051
   std::string downtime_reason;
   std::optional<double> energy_low_kwh, energy_high_kwh;  ///< F049, F050 of the host
@@ -99,8 +103,20 @@ struct Solution {
 struct IncidentCost {
   extract::WindowFault fault;
   double hours = 0;  ///< operator hours (0 for interruptions)
-  double cost = 0;
+  double cost = 0;   ///< as priced: 0 for a fault left out of both sides
+  /// Where the fault is priced (local.faults): "both" (an application fault under both-sides:
+  /// in the local and the cloud total alike), "local" (hardware, driver, unknown; every fault
+  /// under all-local), "neither" (an application fault under hardware-only); empty for
+  /// interruptions.
+  std::string priced_on;
 };
+
+/// Where application faults are priced (local.faults, --faults).
+enum class FaultRule { both_sides, hardware_only, all_local };
+std::string_view fault_rule_name(FaultRule rule);
+/// "both-sides", "hardware-only" or "all-local"; any other text reads as both-sides (the config
+/// and the option check their values).
+FaultRule fault_rule_of(std::string_view text);
 
 /// The faults priced with the config's window: those of the features joined further when
 /// local.fault_window_s is longer than the window they were grouped with; a shorter one cannot
@@ -117,9 +133,18 @@ struct Result {
   // local
   double electricity = 0, amortisation = 0, maintenance = 0, local_total = 0;
   double maintenance_routine = 0;       ///< C_m of the yearly maintenance hours
-  double incident_cost = 0;             ///< C_i: Σ incident costs (maintenance = routine + C_i)
+  double incident_cost = 0;             ///< C_i: Σ incident costs on the local side (maintenance = routine + C_i)
   std::vector<IncidentCost> incidents;  ///< faults and interruptions, in time order
-  std::string fault_note;               ///< how the faults were grouped, when not as configured
+  /// The faults split by cause (docs/cost-model.md, "Who caused a fault"): application faults
+  /// and what they cost on the local side (A: their labour; 0 under hardware-only), the others
+  /// (hardware, driver, unknown: local only) and theirs. C_i = A + hardware_fault_cost.
+  FaultRule fault_rule = FaultRule::both_sides;
+  std::size_t application_faults = 0, hardware_faults = 0;
+  double application_fault_cost = 0, hardware_fault_cost = 0;
+  /// C_A: the faults' cost on the cloud side, in cloud_total: A under both-sides, else 0. Both
+  /// totals carry it, so the premium, T*, T_λ and H* compare the totals without it.
+  double cloud_fault_cost = 0;
+  std::string fault_note;  ///< how the faults were grouped, when not as configured
   std::optional<double> downtime_h, downtime_share;
   double idle_cost_per_hour = 0;  ///< I (always_on), currency per idle hour
   double idle_cost_per_year = 0;  ///< (8760 - use_hours_per_year) x I

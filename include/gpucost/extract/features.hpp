@@ -4,6 +4,7 @@
 #pragma once
 
 #include <gpucost/core/error.hpp>
+#include <gpucost/core/fault_cause.hpp>
 #include <gpucost/extract/indicator_set.hpp>
 #include <gpucost/extract/sample.hpp>
 #include <gpucost/prep/trace_jobs.hpp>
@@ -113,8 +114,13 @@ struct WindowFault {
   std::string device;                      ///< "0000:01:00", "GPU4"; empty: the host
   std::string host;                        ///< set on merged documents of several hosts
   std::string bucket;                      ///< the most severe member's (fault_severity)
-  std::vector<FaultMember> members;        ///< by first appearance
-  std::int64_t count = 0;                  ///< member events
+  /// Who caused it (core/fault_cause.hpp): "application", "hardware" or "unknown": the highest
+  /// cause of its members not of bucket `ignore` (those need no action, so they cost nothing
+  /// either way: an Xid 45 tearing down the application after its Xid 13 does not make the
+  /// fault the driver's).
+  std::string cause = "unknown";
+  std::vector<FaultMember> members;  ///< by first appearance
+  std::int64_t count = 0;            ///< member events
   /// The union of the members' downtimes, s (null without utilisation samples).
   std::optional<double> downtime_s;
   std::int64_t downtime_end_ns = 0;  ///< where the last member's downtime ends
@@ -128,6 +134,9 @@ int fault_severity(std::string_view bucket);
 
 /// The bucket of a member event: an Xid's own, gpu_lost "reboot", a fatal AER "reset_gpu".
 std::string_view fault_bucket(std::string_view kind, std::string_view xid_bucket);
+/// The cause of a member event: an Xid's own (its event's `cause`), gpu_lost and a fatal AER
+/// hardware (a GPU off the bus, a link that failed).
+FaultCause fault_member_cause(std::string_view kind, FaultCause xid_cause);
 
 /// What a fault is made of, in order: "Xid 13 ×181 then Xid 43", "Xid 79 then GPU lost",
 /// "fatal AER ×2"; an interruption's kind ("suspend", "AC offline").

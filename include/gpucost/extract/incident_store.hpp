@@ -4,6 +4,7 @@
 
 #include <gpucost/core/error.hpp>
 #include <gpucost/core/event_kind.hpp>
+#include <gpucost/core/fault_cause.hpp>
 #include <gpucost/extract/spill.hpp>
 
 #include <cstddef>
@@ -26,6 +27,8 @@ struct Incident {
   /// The GPU the event names: its PCI bus id without the function ("0000:01:00") or the
   /// driver's "GPU4"; empty when it names none (the host).
   std::string_view device;
+  /// xid: the event's `cause` (unknown when the event stream predates it); other kinds: unknown.
+  FaultCause cause = FaultCause::unknown;
 };
 
 /// Every incident of the inputs, 16 bytes each in memory up to `budget`, beyond it in sorted
@@ -40,7 +43,8 @@ class IncidentStore {
 
   explicit IncidentStore(std::size_t budget = kDefaultBudget);
   /// `code` outside the 16-bit range (no Xid NVIDIA defines) is kept as -1.
-  void add(std::int64_t ts_ns, EventKind kind, std::string_view detail, int code, std::string_view device = {});
+  void add(std::int64_t ts_ns, EventKind kind, std::string_view detail, int code, std::string_view device = {},
+           FaultCause cause = FaultCause::unknown);
   [[nodiscard]] std::size_t size() const { return m_total; }
   [[nodiscard]] bool empty() const { return m_total == 0; }
   /// The first and the last incident's time (min > max when there is none).
@@ -57,7 +61,7 @@ class IncidentStore {
     RunMerge<Stored> merge(m_file, kReadChunk);
     merge.add_series(m_series);
     while (const Stored* s = merge.next())
-      fn(Incident{s->ts_ns, s->kind, m_names[s->detail], s->code, m_names[s->device]});
+      fn(Incident{s->ts_ns, s->kind, m_names[s->detail], s->code, m_names[s->device], s->cause});
   }
 
  private:
@@ -66,6 +70,7 @@ class IncidentStore {
     std::uint16_t detail, device;  // indices into m_names
     std::int16_t code;             // 16 bits keep an incident at 16 bytes
     EventKind kind;
+    FaultCause cause;  // in what was padding
   };
   static_assert(sizeof(Stored) == 16);
   static constexpr std::size_t kReadChunk = 4096;  // incidents per read of a run (64 KiB)

@@ -7,8 +7,9 @@
 //               (what the parenthesis names instead, e.g. "GPU4"); gpu_instance, compute_instance
 //               (numbers, MIG "GPU-I:05 GPU-CI:01"); pid (number) and process (text) when printed
 //               and not "<unknown>"; xid_name (NVIDIA mnemonic, known codes only); bucket
-//               (restart_app | reset_gpu | reboot | contact_support | ignore | unknown);
-//               recovery_action (Xid 154 only: "Node Reboot Required", ...); message (NVIDIA's
+//               (restart_app | reset_gpu | reboot | contact_support | ignore | unknown); cause
+//               (application | hardware | unknown: core/fault_cause.hpp, from NVIDIA's possible
+//               causes and the bucket); recovery_action (Xid 154 only: "Node Reboot Required", ...); message (NVIDIA's
 //               error text after "NN, " and after the pid=/name= parts)
 // gpu_lost      cause (fallen_off_bus | init_failed); pci (when printed, "0000:01:00.0");
 //               pci_id ("10de:26b5", when printed); message
@@ -46,6 +47,7 @@
 
 #include "klog_common.hpp"
 
+#include <gpucost/core/fault_cause.hpp>
 #include <gpucost/core/text.hpp>
 
 #include <algorithm>
@@ -277,6 +279,9 @@ bool classify_xid(string_view r, Event& ev) {
   string_view recovery;
   if (code == 154) bucket = xid154_bucket(r, recovery);
   ev.add_text("bucket", bucket);
+  ev.add_text(
+      "cause",  // static storage: no copy
+      fault_cause_name(xid_cause(info != nullptr ? info->causes : string_view(), xid_bucket_from_name(bucket))));
   if (!recovery.empty()) text(ev, "recovery_action", recovery);
   text(ev, "message", r);
   return true;

@@ -44,6 +44,9 @@ struct XidInfo {
   std::string_view bucket;         ///< restart_app | reset_gpu | reboot | contact_support | ignore | unknown
   std::string_view nvidia_action;  ///< NVIDIA's "Resolution Bucket (Immediate Action)", as published
   std::string_view description;    ///< NVIDIA's description, e.g. "GPU has fallen off the bus"
+  /// NVIDIA's possible causes (data/nvidia-xid-causes.tsv), comma-separated: "hardware,driver,user_app";
+  /// empty when it publishes none for the code.
+  std::string_view causes;
 };
 
 /// The catalogue entry of an Xid code; nullptr when NVIDIA lists no such code.

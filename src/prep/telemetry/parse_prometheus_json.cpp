@@ -11,6 +11,7 @@
 #include "prep/kernel/kernel_events.hpp"
 #include "prep/parsers.hpp"
 
+#include <gpucost/core/fault_cause.hpp>
 #include <gpucost/core/text.hpp>
 #include <gpucost/io/line_reader.hpp>
 
@@ -562,7 +563,10 @@ class PrometheusJsonParser final : public LineParser {
     ev.add_number("code", code);
     const XidInfo* info = find_xid(static_cast<int>(code));
     if (info != nullptr) ev.add_text("xid_name", info->name);
-    ev.add_text("bucket", info != nullptr ? info->bucket : std::string_view("unknown"));
+    const std::string_view bucket = info != nullptr ? info->bucket : std::string_view("unknown");
+    ev.add_text("bucket", bucket);
+    ev.add_text("cause", fault_cause_name(xid_cause(info != nullptr ? info->causes : std::string_view(),
+                                                    xid_bucket_from_name(bucket))));
     ev.add_text("message", "DCGM_FI_DEV_XID_ERRORS changed to this code");
     ctx.emit();
   }
