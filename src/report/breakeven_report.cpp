@@ -162,6 +162,18 @@ void json_electricity(std::string& b, const breakeven::Result& r, const breakeve
   b.append("}");
 }
 
+// The speed ratio's range when it is one (the GPU table's), null when the ratio is a point.
+void speed_range_json(std::string& b, const std::optional<double>& low, const std::optional<double>& high) {
+  for (const auto& [key, value] :
+       {std::pair{", \"speed_ratio_low\": ", &low}, std::pair{", \"speed_ratio_high\": ", &high}}) {
+    b.append(key);
+    if (*value)
+      num(b, **value);
+    else
+      b.append("null");
+  }
+}
+
 void json_cloud(std::string& b, const CloudRank& k, std::size_t rank) {
   b.append(fmt::format("{{\"rank\": {}, \"name\": ", rank));
   io::append_json_string(b, k.name);
@@ -183,6 +195,7 @@ void json_cloud(std::string& b, const CloudRank& k, std::size_t rank) {
   io::append_json_string(b, k.speed_ratio_source);
   b.append(", \"speed_ratio_basis\": ");
   io::append_json_string(b, k.speed_ratio_basis);
+  speed_range_json(b, k.speed_ratio_low, k.speed_ratio_high);
   b.append(", \"billed_s\": ");
   num(b, k.billed_s);
   b.append(", \"total\": ");
@@ -431,7 +444,10 @@ std::string table_incidents(const breakeven::Result& r, const std::string& cur) 
 }
 
 std::string speed_source(const CloudRank& k) {
-  return k.speed_ratio_source == "table" ? std::string("table (peak TFLOPS)") : k.speed_ratio_source;
+  if (k.speed_ratio_source == "table" && k.speed_ratio_low && k.speed_ratio_high &&
+      *k.speed_ratio_low != *k.speed_ratio_high)
+    return fmt::format("table {:.2f}-{:.2f}", *k.speed_ratio_low, *k.speed_ratio_high);
+  return k.speed_ratio_source;
 }
 
 std::string table_clouds(const std::vector<CloudRank>& clouds, const std::string& cur, const std::string& fit_basis) {
@@ -463,9 +479,9 @@ std::string table_clouds(const std::vector<CloudRank>& clouds, const std::string
     b += fmt::format("      {:<30}{:<14}{}\n", k.name, k.gpu_model, k.unfit);
   }
   b += fmt::format(
-      "  Amounts in {}{}.\n  A speed ratio from the table is a ratio of peak throughputs: real jobs gain less; "
-      "measure\n"
-      "  yours and give --speed-ratio.\n",
+      "  Amounts in {}{}.\n  A speed ratio from the table is the middle of a range (memory-bound to "
+      "compute-bound, shown);\n"
+      "  measure your job on the cloud GPU and give --speed-ratio.\n",
       cur, converted.empty() ? std::string() : " (offer prices converted: " + converted + ")");
   return b;
 }
@@ -999,6 +1015,7 @@ std::string breakeven_json(const breakeven::Result& r, const breakeven::CostConf
   io::append_json_string(b, c.speed_ratio_source);
   b.append(", \"speed_ratio_basis\": ");
   io::append_json_string(b, c.speed_ratio_basis);
+  speed_range_json(b, c.speed_ratio_low, c.speed_ratio_high);
   b.append(", \"offer_currency\": ");
   io::append_json_string(b, c.offer_currency.empty() ? c.currency : c.offer_currency);
   b.append(", \"exchange_rate\": ");
@@ -1118,9 +1135,12 @@ std::string breakeven_table(const breakeven::Result& r, const breakeven::CostCon
   b += fmt::format("  {:<12}{:>14}\n", "total", money(r.local_total, cur));
   b += fmt::format("{}{}\n", "cloud", c.cloud_name.empty() ? "" : "  " + c.cloud_name);
   b += fmt::format(
-      "  {:<12}{:>14}  {:.0f} s at {:.6g} {}/h (speed x{:.6g} from {}, billed share {:.3f}, cold start {} s)\n",
-      "total", money(r.cloud_total, cur), r.billed_s, c.rate_per_hour, cur, c.speed_ratio, c.speed_ratio_source, r.q,
-      c.cold_start_s);
+      "  {:<12}{:>14}  {:.0f} s at {:.6g} {}/h (speed x{:.6g}{} from {}, billed share {:.3f}, cold start {} s)\n",
+      "total", money(r.cloud_total, cur), r.billed_s, c.rate_per_hour, cur, c.speed_ratio,
+      c.speed_ratio_low && c.speed_ratio_high && *c.speed_ratio_low != *c.speed_ratio_high
+          ? fmt::format(", the middle of x{:.3g} \u2026 x{:.3g},", *c.speed_ratio_low, *c.speed_ratio_high)
+          : std::string(),
+      c.speed_ratio_source, r.q, c.cold_start_s);
   b += table_busy_share(r, c);
   if (!c.cloud_offer.empty()) b += table_price_line(c);
   if (const std::string conversion = breakeven::exchange_text(c); !conversion.empty())

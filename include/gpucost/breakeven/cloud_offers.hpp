@@ -67,7 +67,7 @@ std::string exchange_text(const CostConfig& config);
 
 /// The config priced with the offer for this job: with_offer, the price converted to the config's
 /// currency, and the speed ratio from the GPU speed table when neither the flag, the config nor
-/// the offer gives one.
+/// the offer gives one: its range's middle, with speed_ratio_low/high (a given ratio is a point).
 Expected<CostConfig> config_for_offer(const CostConfig& config, const CloudOffer& offer, const JobShape& shape);
 
 /// One catalogue offer priced for the job (--compare-clouds, the cloud_offer finding).
@@ -77,6 +77,8 @@ struct OfferPrice {
   double rate_per_hour = 0;  ///< in the config's currency
   double speed_ratio = 1, billed_s = 0, total = 0, premium = 0;
   std::string speed_ratio_source, speed_ratio_basis;
+  std::optional<double> speed_ratio_low,
+      speed_ratio_high;      ///< the table's range (speed_ratio its middle); none: a point
   std::string currency;      ///< the offer's own
   double exchange_rate = 1;  ///< config currency per offer currency unit
   std::string unfit;         ///< why it cannot run the job (or cannot be priced); empty: ranked
