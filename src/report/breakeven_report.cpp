@@ -476,7 +476,7 @@ std::string table_clouds(const std::vector<CloudRank>& clouds, const std::string
     if (k.unfit.empty()) continue;
     if (!header) b += "  cannot run this job (not ranked):\n";
     header = true;
-    b += fmt::format("      {:<30}{:<14}{}\n", k.name, k.gpu_model, k.unfit);
+    b += fmt::format("      {:<30}{:<15}{}\n", k.name, k.gpu_model, k.unfit);
   }
   b += fmt::format(
       "  Amounts in {}{}.\n  A speed ratio from the table is the middle of a range (memory-bound to "
