@@ -160,7 +160,10 @@ CostConfig with_offer(const CostConfig& c, const CloudOffer& o, int job_gpus) {
   if (!user_speed_ratio(c)) {
     out.speed_ratio = o.speed_ratio.value_or(1.0);
     out.speed_ratio_source = o.speed_ratio ? "offer" : "default";
-    out.speed_ratio_basis.clear();
+    out.speed_ratio_basis =
+        o.speed_ratio ? "the offer's own speed_ratio: a point, it overrides the GPU table's range" : std::string();
+    out.speed_ratio_low.reset();
+    out.speed_ratio_high.reset();
     out.speed_projection.reset();  // another offer's: config_for_offer projects for this one
     out.speed_projection_missing.clear();
   }
@@ -260,12 +263,23 @@ Expected<CostConfig> config_for_offer(const CostConfig& c, const CloudOffer& o, 
       out.speed_projection_missing = "no projection: " + why;
     }
   }
+  if (user_speed_ratio(out)) {
+    // A measured or chosen ratio is one number for every offer: no table range beside it.
+    out.speed_ratio_low.reset();
+    out.speed_ratio_high.reset();
+    if (out.speed_ratio_basis.empty())
+      out.speed_ratio_basis = fmt::format("given ({}): a point, it overrides the GPU table's range",
+                                          out.speed_ratio_source == "flag" ? "--speed-ratio" : "cloud.speed_ratio");
+  }
   if (out.speed_ratio_source == "default") {  // no ratio from the user or the offer
     std::string why;
-    if (const auto t = table_speed_ratio(shape.local_model, o.gpu_model, &why)) {
-      out.speed_ratio = t->ratio;
+    const GpuHints hints{fmt::format("{} {}", o.instance, o.name), o.gpu_memory_gb};
+    if (const auto r = speed_ratio_range(shape.local_model, o.gpu_model, hints, &why)) {
+      out.speed_ratio = r->middle;
+      out.speed_ratio_low = r->low;
+      out.speed_ratio_high = r->high;
       out.speed_ratio_source = "table";
-      out.speed_ratio_basis = t->source;
+      out.speed_ratio_basis = "table, " + r->sentence();
     } else {
       out.speed_ratio_basis = "no ratio from data/gpu-speed.toml: " + why;
     }
@@ -299,6 +313,8 @@ std::vector<OfferPrice> price_offers(const CostConfig& c, const JobInputs& job, 
     p.speed_ratio = with->speed_ratio;
     p.speed_ratio_source = with->speed_ratio_source;
     p.speed_ratio_basis = with->speed_ratio_basis;
+    p.speed_ratio_low = with->speed_ratio_low;
+    p.speed_ratio_high = with->speed_ratio_high;
     p.exchange_rate = with->offer_exchange_rate;
     p.rate_basis = with->offer_rate_basis;
     p.billed_s = r.billed_s;

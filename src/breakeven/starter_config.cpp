@@ -284,13 +284,21 @@ KeyText fill(const Context& c, std::string_view path) {
   if (path == "cloud.offer" && m.gpu_names.size() > 1)
     return {{}, "the logs name several GPU models: no one offer of the same GPU"};
   if (path == "cloud.speed_ratio" && c.offer && m.gpu_names.size() == 1) {
-    if (const auto r = table_speed_ratio(m.gpu_names.front(), c.offer->gpu_model))
-      return {{}, fmt::format("left out, breakeven takes {:.4g} for cloud.offer ({})", r->ratio, r->source)};
+    const GpuHints hints{fmt::format("{} {}", c.offer->instance, c.offer->name), c.offer->gpu_memory_gb};
+    const auto r = speed_ratio_range(m.gpu_names.front(), c.offer->gpu_model, hints);
+    if (r && r->low == r->high)
+      return {{}, fmt::format("left out, breakeven takes x{:.3g} for cloud.offer ({})", r->middle, r->sentence())};
+    if (r)
+      return {{},
+              fmt::format("left out: breakeven takes x{:.3g}, the middle of the GPU table's range x{:.3g} \u2026 "
+                          "x{:.3g} for cloud.offer, and shows the range; measure your job on the offer's GPU and set "
+                          "a point here ({})",
+                          r->middle, r->low, r->high, r->sentence())};
   }
   if (path == "cloud.speed_ratio")
     return {{},
-            "left out: 1, or for a catalogue offer the ratio of the two GPUs' peak throughputs in "
-            "data/gpu-speed.toml when it knows both (an upper bound)"};
+            "left out: 1, or for a catalogue offer the middle of a range from data/gpu-speed.toml when it knows "
+            "both GPUs (memory-bound to compute-bound; docs/cost-model.md, Speed ratio)"};
   return {};
 }
 
@@ -418,9 +426,18 @@ bool memory_word(const std::string& w) {
          std::all_of(w.begin(), w.end() - 2, [](char ch) { return text::is_digit(ch); });
 }
 
-/// The offer's model words (memory sizes aside) all appear in the GPU's name: "A100 40GB" is an
-/// "NVIDIA A100-SXM4-80GB"; "A10G" is no "NVIDIA A10", nor "L4" an "NVIDIA L40S".
-bool same_model(std::string_view gpu_name, std::string_view offer_model) {
+/// The GPU table knows both and they may be the same board (memory aside: the fit test sees to
+/// it): "A100 40GB" may be an "NVIDIA A100-SXM4-80GB"'s board; an "H100 SXM" is an "NVIDIA H100 80GB
+/// HBM3", an "H100 PCIe" is not, a bare "H100" may be. Else the offer's model words (memory sizes
+/// aside) all appear in the GPU's name; "A10G" is no "NVIDIA A10", nor "L4" an "NVIDIA L40S".
+bool same_model(std::string_view gpu_name, const CloudOffer& offer) {
+  const GpuIdentity local_boards = identify_gpu(gpu_name);
+  const GpuIdentity offer_boards = identify_gpu(offer.gpu_model, {fmt::format("{} {}", offer.instance, offer.name)});
+  if (!local_boards.boards.empty() && !offer_boards.boards.empty())
+    return std::any_of(offer_boards.boards.begin(), offer_boards.boards.end(), [&](const GpuSpeed* b) {
+      return std::find(local_boards.boards.begin(), local_boards.boards.end(), b) != local_boards.boards.end();
+    });
+  const std::string_view offer_model = offer.gpu_model;
   const std::vector<std::string> local = gpu_name_words(gpu_name);
   std::size_t matched = 0;
   for (const std::string& w : gpu_name_words(offer_model)) {
@@ -471,7 +488,7 @@ std::vector<CloudOffer> same_gpu_offers(std::string_view gpu_name, int gpu_count
   std::vector<CloudOffer> out;
   for (const CloudOffer& o : catalogue) {
     // On demand only: a spot or reserved price is not what renting for one job costs.
-    if (o.kind != OfferKind::on_demand || !same_model(gpu_name, o.gpu_model) || !o.fits(count)) continue;
+    if (o.kind != OfferKind::on_demand || !same_model(gpu_name, o) || !o.fits(count)) continue;
     // Offers give memory as vendors print it ("80 GB"), read as GiB like breakeven's fit test.
     if (memory_mib && o.gpu_memory_gb > 0 && o.gpu_memory_gb * 1024 < *memory_mib * 0.98) continue;
     out.push_back(o);

@@ -34,7 +34,7 @@ constexpr std::array kCommands{
     Command{"merge", "combine features documents of several hosts or consecutive windows", define_merge},
     Command{"breakeven", "price the job locally and in the cloud; solve the break-even", define_breakeven},
     Command{"offers", "list the cloud offers a run prices against, with their age and source", define_offers},
-    Command{"gpus", "list the GPU table: memory, board power and peak throughput of each model, with sources",
+    Command{"gpus", "list the GPU table (memory, power, throughput, bandwidth, with sources); --speed A B",
             define_gpus},
     Command{"history", "list the runs of a ledger and the trend per host", define_history},
     Command{"report", "write the verdict, charts, timelines and indicators as one HTML file", define_report},

@@ -208,6 +208,18 @@ void json_electricity(std::string& b, const breakeven::Result& r, const breakeve
   b.append("}");
 }
 
+// The speed ratio's range when it is one (the GPU table's), null when the ratio is a point.
+void speed_range_json(std::string& b, const std::optional<double>& low, const std::optional<double>& high) {
+  for (const auto& [key, value] :
+       {std::pair{", \"speed_ratio_low\": ", &low}, std::pair{", \"speed_ratio_high\": ", &high}}) {
+    b.append(key);
+    if (*value)
+      num(b, **value);
+    else
+      b.append("null");
+  }
+}
+
 void json_cloud(std::string& b, const CloudRank& k, std::size_t rank) {
   b.append(fmt::format("{{\"rank\": {}, \"name\": ", rank));
   io::append_json_string(b, k.name);
@@ -229,6 +241,7 @@ void json_cloud(std::string& b, const CloudRank& k, std::size_t rank) {
   io::append_json_string(b, k.speed_ratio_source);
   b.append(", \"speed_ratio_basis\": ");
   io::append_json_string(b, k.speed_ratio_basis);
+  speed_range_json(b, k.speed_ratio_low, k.speed_ratio_high);
   b.append(", \"billed_s\": ");
   num(b, k.billed_s);
   b.append(", \"total\": ");
@@ -503,7 +516,10 @@ std::string table_incidents(const breakeven::Result& r, const std::string& cur) 
 }
 
 std::string speed_source(const CloudRank& k) {
-  return k.speed_ratio_source == "table" ? std::string("table (peak TFLOPS)") : k.speed_ratio_source;
+  if (k.speed_ratio_source == "table" && k.speed_ratio_low && k.speed_ratio_high &&
+      *k.speed_ratio_low != *k.speed_ratio_high)
+    return fmt::format("table {:.2f}-{:.2f}", *k.speed_ratio_low, *k.speed_ratio_high);
+  return k.speed_ratio_source;
 }
 
 std::string table_clouds(const std::vector<CloudRank>& clouds, const std::string& cur, const std::string& fit_basis) {
@@ -533,12 +549,12 @@ std::string table_clouds(const std::vector<CloudRank>& clouds, const std::string
     if (k.unfit.empty()) continue;
     if (!header) b += "  cannot run this job (not ranked):\n";
     header = true;
-    b += fmt::format("      {:<30}{:<14}{}\n", k.name, k.gpu_model, k.unfit);
+    b += fmt::format("      {:<30}{:<15}{}\n", k.name, k.gpu_model, k.unfit);
   }
   b += fmt::format(
-      "  Amounts in {}{}.\n  A speed ratio from the table is a ratio of peak throughputs: real jobs gain less; "
-      "measure\n"
-      "  yours and give --speed-ratio.\n",
+      "  Amounts in {}{}.\n  A speed ratio from the table is the middle of a range (memory-bound to "
+      "compute-bound, shown);\n"
+      "  measure your job on the cloud GPU and give --speed-ratio.\n",
       cur, converted.empty() ? std::string() : " (offer prices converted: " + converted + ")");
   return b;
 }
@@ -1096,6 +1112,7 @@ std::string breakeven_json(const breakeven::Result& r, const breakeven::CostConf
   b.append(", \"speed_ratio_basis\": ");
   io::append_json_string(b, c.speed_ratio_basis);
   append_speed_projection(b, c);
+  speed_range_json(b, c.speed_ratio_low, c.speed_ratio_high);
   b.append(", \"offer_currency\": ");
   io::append_json_string(b, c.offer_currency.empty() ? c.currency : c.offer_currency);
   b.append(", \"exchange_rate\": ");
@@ -1228,9 +1245,12 @@ std::string breakeven_table(const breakeven::Result& r, const breakeven::CostCon
         "(--faults both-sides)\n",
         "faults", money(r.cloud_fault_cost, cur), text::counted(static_cast<long long>(r.application_faults), "fault"));
   b += fmt::format(
-      "  {:<12}{:>14}  {:.0f} s at {:.6g} {}/h (speed x{:.6g} from {}, billed share {:.3f}, cold start {} s)\n",
-      "total", money(r.cloud_total, cur), r.billed_s, c.rate_per_hour, cur, c.speed_ratio, c.speed_ratio_source, r.q,
-      c.cold_start_s);
+      "  {:<12}{:>14}  {:.0f} s at {:.6g} {}/h (speed x{:.6g}{} from {}, billed share {:.3f}, cold start {} s)\n",
+      "total", money(r.cloud_total, cur), r.billed_s, c.rate_per_hour, cur, c.speed_ratio,
+      c.speed_ratio_low && c.speed_ratio_high && *c.speed_ratio_low != *c.speed_ratio_high
+          ? fmt::format(", the middle of x{:.3g} \u2026 x{:.3g},", *c.speed_ratio_low, *c.speed_ratio_high)
+          : std::string(),
+      c.speed_ratio_source, r.q, c.cold_start_s);
   if (c.speed_projection)
     b += fmt::format("  {:<12}{:>14}  {}\n", "speed", "", breakeven::speed_projection_text(*c.speed_projection));
   b += table_busy_share(r, c);

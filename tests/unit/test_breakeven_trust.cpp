@@ -208,21 +208,22 @@ TEST_CASE("speed table: names as nvidia-smi prints them, whole words, longest ma
   CHECK(model("AMD Instinct MI250") == "MI250");
   CHECK(breakeven::gpu_name_words("AMD Instinct MI250X/MI250") == std::vector<std::string>{"mi250x/mi250"});
   CHECK(model("AMD Instinct MI250X/MI250") == "MI250X/MI250 GCD");  // one GCD, either variant
-  // H100 SXM 989.4 / RTX 4090 165.2
-  const auto r = breakeven::table_speed_ratio("NVIDIA GeForce RTX 4090", "H100");
+  // H100 SXM over RTX 4090: memory-bound 3350 / 1008, compute-bound 989.4 / 165.2 (the range's
+  // arithmetic is checked by hand in test_breakeven_speed_range.cpp).
+  const auto r = breakeven::speed_ratio_range("NVIDIA GeForce RTX 4090", "H100 SXM");
   REQUIRE(r);
-  CHECK(r->ratio == Approx(989.4 / 165.2));
-  CHECK(r->source.find("989.4") != std::string::npos);
+  CHECK(r->high == Approx(989.4 / 165.2));
+  CHECK(r->high_basis.find("989.4") != std::string::npos);
   std::string why;
-  CHECK_FALSE(breakeven::table_speed_ratio("NVIDIA GeForce RTX 4090", "A10G", &why));
-  CHECK(why == "no published throughput for A10G");
-  CHECK_FALSE(breakeven::table_speed_ratio("", "H100", &why));
+  CHECK_FALSE(breakeven::speed_ratio_range("NVIDIA GeForce RTX 4090", "A10G", {}, &why));
+  CHECK(why == "no published dense throughput for A10G");
+  CHECK_FALSE(breakeven::speed_ratio_range("", "H100", {}, &why));
   // Per-OAM figures for a GCD of unknown variant would be a guess: no ratio.
-  CHECK_FALSE(breakeven::table_speed_ratio("AMD Instinct MI250X/MI250", "H100", &why));
-  CHECK(why == "no published throughput for MI250X/MI250 GCD");
-  const auto amd = breakeven::table_speed_ratio("AMD Instinct MI210", "MI300X");
-  REQUIRE(amd);
-  CHECK(amd->ratio == Approx(1307.4 / 181.0));
+  CHECK_FALSE(breakeven::speed_ratio_range("AMD Instinct MI250X/MI250", "H100 SXM", {}, &why));
+  CHECK(why == "no published dense throughput for MI250X/MI250 GCD");
+  // Both throughputs are known, but the MI210's memory bandwidth is not at hand: no range.
+  CHECK_FALSE(breakeven::speed_ratio_range("AMD Instinct MI210", "MI300X", {}, &why));
+  CHECK(why == "no memory bandwidth for MI210");
 }
 
 TEST_CASE("GPU table: board power and memory, by hand from the datasheets' columns", "[breakeven][trust]") {
@@ -266,12 +267,22 @@ TEST_CASE("speed ratio: flag, config and offer win over the table; the table ove
   auto t = breakeven::config_for_offer(c, h100, shape);
   REQUIRE(t);
   CHECK(t->speed_ratio_source == "table");
-  CHECK(t->speed_ratio == Approx(989.4 / 165.2));
+  // A bare "H100" of 80 GB: SXM or PCIe (the NVL has 94 GB); the range spans both, the middle is
+  // the geometric mean of theirs (test_breakeven_speed_range.cpp works the figures).
+  REQUIRE(t->speed_ratio_low);
+  REQUIRE(t->speed_ratio_high);
+  CHECK(*t->speed_ratio_low == Approx(1.531863).epsilon(1e-5));
+  CHECK(*t->speed_ratio_high == Approx(989.4 / 165.2));
+  CHECK(t->speed_ratio == Approx(2.027871).epsilon(1e-5));
+  CHECK(t->speed_ratio_basis.find("a range") != std::string::npos);
+  CHECK(t->speed_ratio_basis.find("does not tell the board") != std::string::npos);
   c.speed_ratio = 1.5;
   c.speed_ratio_source = "config";
   t = breakeven::config_for_offer(c, h100, shape);
   CHECK(t->speed_ratio == 1.5);
   CHECK(t->speed_ratio_source == "config");
+  CHECK_FALSE(t->speed_ratio_low);  // a given ratio is a point, and says so
+  CHECK(t->speed_ratio_basis.find("a point") != std::string::npos);
   shape.local_model.clear();  // several models, or none named: the default stays, with the reason
   t = breakeven::config_for_offer(simple_config(), h100, shape);
   CHECK(t->speed_ratio_source == "default");

@@ -62,7 +62,7 @@ _gpucost_spec() {
       valued=''
       args='none' ;;
     'gpus')
-      opts='-h --help --json'
+      opts='-h --help --json --speed'
       valued=''
       args='none' ;;
     'history')

@@ -73,7 +73,8 @@ std::string exchange_text(const CostConfig& config);
 
 /// The config priced with the offer for this job: with_offer, the price converted to the config's
 /// currency, and, when neither the flag, the config nor the offer gives a speed ratio, the one
-/// projected from the job's trace (shape.trace_split), else the GPU speed table's.
+/// projected from the job's trace (shape.trace_split), else the GPU speed table's: its range's
+/// middle, with speed_ratio_low/high (a given or projected ratio is a point).
 Expected<CostConfig> config_for_offer(const CostConfig& config, const CloudOffer& offer, const JobShape& shape);
 
 /// One catalogue offer priced for the job (--compare-clouds, the cloud_offer finding).
@@ -83,6 +84,8 @@ struct OfferPrice {
   double rate_per_hour = 0;  ///< in the config's currency
   double speed_ratio = 1, billed_s = 0, total = 0, premium = 0;
   std::string speed_ratio_source, speed_ratio_basis;
+  std::optional<double> speed_ratio_low,
+      speed_ratio_high;      ///< the table's range (speed_ratio its middle); none: a point
   std::string currency;      ///< the offer's own
   double exchange_rate = 1;  ///< config currency per offer currency unit
   std::string unfit;         ///< why it cannot run the job (or cannot be priced); empty: ranked

@@ -53,9 +53,10 @@ struct CostConfig {
   double billing_increment_s = 1;
   double billing_minimum_s = 0;
   double fixed_per_job = 0;
-  /// Where speed_ratio came from: "default", "config", "offer" or "flag" (it dominates the answer).
+  /// Where speed_ratio came from: "default", "config", "offer", "flag" or "table" (it dominates the answer).
   std::string speed_ratio_source = "default";
-  /// Why that speed ratio: for "table", the two throughputs and the caveat; else empty.
+  /// Why that speed ratio: for "table", the range and what each bound rests on; for a ratio given
+  /// with an offer, that it is a point; else empty.
   std::string speed_ratio_basis;
   /// The speed ratio's range when it is not known as one number (docs/cost-model.md, "Speed
   /// ratio"): the GPU table's [memory-bound, compute-bound] ratios, or the variants an ambiguous

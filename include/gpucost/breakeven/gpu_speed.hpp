@@ -1,6 +1,7 @@
-// The GPU table (data/gpu-speed.toml, compiled in): per GPU model its peak dense tensor
-// throughput (breakeven's cloud/local speed ratio when nothing else gives one), its board power
-// limit and its memory, each with the datasheet it comes from; `gpucost gpus` lists it.
+// The GPU table (data/gpu-speed.toml, compiled in): per GPU model its peak dense tensor throughput
+// and peak memory bandwidth (the range of breakeven's cloud/local speed ratio when nothing else
+// gives one), its interconnect, its board power limit and its memory, each with the document it
+// comes from; `gpucost gpus` lists it.
 #pragma once
 
 #include <gpucost/core/error.hpp>
@@ -15,9 +16,14 @@ namespace gpucost::breakeven {
 struct GpuSpeed {
   std::string model;
   std::vector<std::vector<std::string>> match;  ///< each a sequence of leading words
-  std::optional<double> dense_tflops;           ///< none: no published figure
-  std::optional<double> tdp_w;                  ///< the board's maximum power; none: variants differ, or none published
-  std::optional<double> memory_gb;              ///< GPU memory as the datasheet states it; none likewise
+  /// The models a name that does not tell its board may be (a bare "H100"); empty: one board.
+  std::vector<std::string> variants;
+  std::optional<double> dense_tflops;  ///< none: no published figure
+  /// The accumulator of dense_tflops, "fp32" or "fp16" (GeForce datasheets print both, the FP16
+  /// one at twice the rate): throughputs are only compared when it is the same.
+  std::string accumulate;
+  std::optional<double> tdp_w;      ///< the board's maximum power; none: variants differ, or none published
+  std::optional<double> memory_gb;  ///< GPU memory as the datasheet states it; none likewise
   /// Peak memory bandwidth, GB/s, as the datasheet states it (the memory-bound end of a speed
   /// range); none: not at hand.
   std::optional<double> memory_bw_gbs;
@@ -25,6 +31,7 @@ struct GpuSpeed {
   /// its name ("NVLink 4, 18 links", "PCIe 4.0 x16"); none: not at hand.
   std::optional<double> interconnect_gbs;
   std::string interconnect;
+  std::string bandwidth_source;  ///< where memory_bw_gbs and the interconnect come from; empty: `source`
   /// The board's power when no kernel runs (0 % utilisation, P0 where measured so), W;
   /// none: not measured (the estimate then assumes a share of tdp_w, docs/cost-model.md).
   std::optional<double> idle_w;
@@ -44,13 +51,50 @@ std::vector<std::string> gpu_name_words(std::string_view name);
 /// The entry whose longest `match` is a prefix of the name's words; none when no entry matches.
 const GpuSpeed* find_gpu_speed(std::string_view name, const std::vector<GpuSpeed>& table = gpu_speeds());
 
-/// A speed ratio from the table, with the sentence that says where it came from.
-struct TableRatio {
-  double ratio = 1;
-  std::string source;  ///< "peak dense tensor TFLOPS H100 SXM 989.4 / RTX 4090 165.2 (data/gpu-speed.toml, ...)"
+/// What besides its GPU name tells which board an offer rents: the instance and offer names
+/// ("gpu_1x_h100_pcie", "H100 SXM pod") and the GPU memory per GPU, GB (0: not given).
+struct GpuHints {
+  std::string text;
+  double memory_gb = 0;
 };
-/// cloud / local from the table; none (with `why`) when either model is unknown or has no figure.
-std::optional<TableRatio> table_speed_ratio(std::string_view local_model, std::string_view cloud_model,
-                                            std::string* why = nullptr);
+/// The boards a name may be: one entry, or for a name with variants those of them that the
+/// hints do not rule out (by form factor word: SXM, PCIe, NVL; by memory); none when the table
+/// does not know the name.
+struct GpuIdentity {
+  std::vector<const GpuSpeed*> boards;
+  std::string basis;  ///< how an ambiguous name was read ("'H100' read as H100 PCIe (from: pcie)"); empty otherwise
+};
+GpuIdentity identify_gpu(std::string_view name, const GpuHints& hints = {},
+                         const std::vector<GpuSpeed>& table = gpu_speeds());
+
+/// The share of a step that a faster GPU does not shorten (kernel launches, input, host work),
+/// which pulls the ratio nearer 1: the speed range's end nearer 1 and its middle allow for it.
+/// Fitted to measured training throughputs (docs/cost-model.md, "Speed ratio", validation).
+inline constexpr double kSpeedFixedShare = 0.3;
+
+/// The speed ratio of one GPU over another for training when nothing was measured
+/// (docs/cost-model.md, "Speed ratio"): from the memory-bound ratio (peak memory bandwidths) to
+/// the compute-bound one (peak dense throughputs of the same kind), the end nearer 1 moved
+/// towards 1 by kSpeedFixedShare; the middle is the geometric mean of the two ratios, moved
+/// likewise. Across variants: the lowest low, the highest high, the geometric mean of the middles.
+struct SpeedRange {
+  double low = 1, middle = 1, high = 1;
+  std::string low_basis, middle_basis, high_basis;  ///< what each rests on, in words
+  std::string from_model, to_model;                 ///< the entries compared ("H100 SXM / H100 PCIe" for variants)
+  std::string identification;  ///< how an ambiguous name was read, and variants left out; empty when none
+  std::string date_seen;       ///< the later of the entries' dates
+  /// "a range x2.09 .. x5.99, middle x3.07: low ..., high ..., middle ... (data/gpu-speed.toml, seen ...)"
+  [[nodiscard]] std::string sentence() const;
+};
+/// `to` over `from` for two table entries; none (with `why`) when either lacks a bandwidth or a
+/// throughput, or their throughputs are of different kinds.
+std::optional<SpeedRange> speed_ratio_range(const GpuSpeed& from, const GpuSpeed& to, std::string* why = nullptr);
+/// `to` over `from` by name: each identified (identify_gpu; `to_hints` for an offer's GPU), over
+/// every pair of boards they may be; none (with `why`) when a name is unknown or no pair has figures.
+std::optional<SpeedRange> speed_ratio_range(std::string_view from_name, std::string_view to_name,
+                                            const GpuHints& to_hints = {}, std::string* why = nullptr);
+/// `gpucost gpus --speed FROM TO`: the range of TO over FROM, or an error naming the unknown model
+/// with the nearest names of the table, or why the two cannot be compared.
+Expected<SpeedRange> compare_gpu_speed(std::string_view from_name, std::string_view to_name);
 
 }  // namespace gpucost::breakeven

@@ -22,5 +22,9 @@ std::string cloud_offers_json(const std::vector<breakeven::CloudOffer>& offers, 
 /// a figure the table lacks is "-" (null in JSON).
 std::string gpu_table_text(const std::vector<breakeven::GpuSpeed>& gpus);
 std::string gpu_table_json(const std::vector<breakeven::GpuSpeed>& gpus);
+/// `gpucost gpus --speed`: the speed range of one GPU over another, what each bound rests on and
+/// the sources of the figures (text, or JSON schema gpucost.gpu-speed).
+std::string gpu_speed_text(const breakeven::SpeedRange& range);
+std::string gpu_speed_json(const breakeven::SpeedRange& range);
 
 }  // namespace gpucost::report
