@@ -183,8 +183,7 @@ JobShape job_shape(const extract::Features& f, const std::vector<std::string>& g
   }
   if (gpu_names.size() == 1) s.local_model = gpu_names.front();  // several models: no one ratio
   s.trace_split = f.trace_split;
-  // A features document read apart from its inputs has no GPU names; the trace's own device name
-  // is then the local GPU, so that a pipeline prices as the one-shot run does.
+  // Without telemetry (a trace alone) no model names the local GPU: the trace's own device does.
   if (gpu_names.empty() && f.trace_split && !f.trace_split->gpu_model.empty()) s.local_model = f.trace_split->gpu_model;
   return s;
 }

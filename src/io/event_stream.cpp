@@ -484,14 +484,6 @@ bool usable_after(simdjson::error_code error) {
   return error == simdjson::SUCCESS || error == simdjson::INCORRECT_TYPE || error == simdjson::NO_SUCH_FIELD;
 }
 
-/// `from`'s values added to `into` (each once), the larger GPU count kept.
-void merge_fingerprint(Fingerprint& into, const Fingerprint& from) {
-  for (const auto& [to, values] : {std::pair{&into.drivers, &from.drivers}, std::pair{&into.cuda, &from.cuda},
-                                   std::pair{&into.gpus, &from.gpus}, std::pair{&into.stack, &from.stack}})
-    for (const std::string& v : *values) Fingerprint::add(*to, v);
-  into.gpu_count = std::max(into.gpu_count, from.gpu_count);
-}
-
 /// An input's fingerprint in the summary, added to `out`: a stream read again keeps the software
 /// stack its raw logs showed (the ledger's runs, `trace --diff`). Returns false when the JSON broke
 /// off inside it: simdjson then abandons its iterator, so the caller must stop reading the line.
@@ -614,7 +606,7 @@ Status read_event_stream(LineReader& reader, EventSink& sink, InputStats& stats)
             break;
           Fingerprint own;
           const bool whole = read_fingerprint(in, own);
-          merge_fingerprint(stats.fingerprint, own);
+          stats.fingerprint.merge(own);
           if (fmt == simdjson::SUCCESS) stats.upstream_fingerprints.push_back(std::move(own));
           if (!whole) break;
         }

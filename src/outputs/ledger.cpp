@@ -354,13 +354,7 @@ std::string config_hash(const breakeven::CostConfig& config) {
 
 Fingerprint merge_fingerprints(const std::vector<InputStats>& stats) {
   Fingerprint out;
-  for (const auto& s : stats) {
-    for (const auto& d : s.fingerprint.drivers) Fingerprint::add(out.drivers, d);
-    for (const auto& c : s.fingerprint.cuda) Fingerprint::add(out.cuda, c);
-    for (const auto& g : s.fingerprint.gpus) Fingerprint::add(out.gpus, g);
-    for (const auto& l : s.fingerprint.stack) Fingerprint::add(out.stack, l);
-    out.gpu_count = std::max(out.gpu_count, s.fingerprint.gpu_count);
-  }
+  for (const auto& s : stats) out.merge(s.fingerprint);
   return out;
 }
 

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace gpucost {
@@ -60,6 +61,13 @@ struct Fingerprint {
   /// Appends `value` to `list` unless it is empty or already there.
   static void add(std::vector<std::string>& list, std::string_view value) {
     if (!value.empty() && std::find(list.begin(), list.end(), value) == list.end()) list.emplace_back(value);
+  }
+  /// `other`'s values added (each once), the larger GPU count kept.
+  void merge(const Fingerprint& other) {
+    for (const auto& [to, from] : {std::pair{&drivers, &other.drivers}, std::pair{&cuda, &other.cuda},
+                                   std::pair{&gpus, &other.gpus}, std::pair{&stack, &other.stack}})
+      for (const std::string& v : *from) add(*to, v);
+    gpu_count = std::max(gpu_count, other.gpu_count);
   }
 };
 
