@@ -18,7 +18,8 @@ namespace gpucost::cli {
 
 namespace {
 
-// Control characters and bytes that are not UTF-8 in excerpts would garble the terminal.
+// Everything printed here may hold text from outside (log lines, file names, server bodies):
+// escaped, a line cannot move the cursor, set the title or forge a "gpucost: error:" line.
 std::string printable(std::string_view s) { return text::printable(s); }
 
 }  // namespace
@@ -95,8 +96,8 @@ void clear_progress() {
 
 int fail(const Error& e) {
   clear_progress();
-  fmt::print(stderr, "{} {}\n", prefix(Level::error), e.message);
-  if (!e.hint.empty()) fmt::print(stderr, "  hint: {}\n", e.hint);
+  fmt::print(stderr, "{} {}\n", prefix(Level::error), printable(e.message));
+  if (!e.hint.empty()) fmt::print(stderr, "  hint: {}\n", printable(e.hint));
   return kError;
 }
 
@@ -106,21 +107,23 @@ std::uint64_t report_inputs(const std::vector<InputStats>& stats, bool quiet) {
   for (const auto& s : stats) {
     malformed += s.malformed;
     if (!s.truncated.empty())
-      fmt::print(stderr, "{} {}: {}; lines before it are kept\n", prefix(Level::warning), s.path, s.truncated);
+      fmt::print(stderr, "{} {}: {}; lines before it are kept\n", prefix(Level::warning), printable(s.path),
+                 printable(s.truncated));
     if (s.malformed > 0) {
-      fmt::print(stderr, "{} {}: {} malformed line{} of {} ({})\n", prefix(Level::warning), s.path, s.malformed,
+      fmt::print(stderr, "{} {}: {} malformed line{} of {} ({})\n", prefix(Level::warning), printable(s.path), s.malformed,
                  s.malformed == 1 ? "" : "s", s.lines, prep::format_name(s.format));
       for (const auto& ex : s.examples)
-        fmt::print(stderr, "{}:{}: {}: {}\n", s.path, ex.line, ex.reason, printable(ex.excerpt));
+        fmt::print(stderr, "{}:{}: {}: {}\n", printable(s.path), ex.line, printable(ex.reason), printable(ex.excerpt));
     }
-    for (const auto& w : s.warnings) fmt::print(stderr, "{} {}: {}\n", prefix(Level::warning), s.path, w);
+    for (const auto& w : s.warnings)
+      fmt::print(stderr, "{} {}: {}\n", prefix(Level::warning), printable(s.path), printable(w));
     if (quiet) continue;
-    for (const auto& n : s.notes) fmt::print(stderr, "{} {}: {}\n", prefix(Level::note), s.path, n);
+    for (const auto& n : s.notes) fmt::print(stderr, "{} {}: {}\n", prefix(Level::note), printable(s.path), printable(n));
     if (s.duplicates > 0)
       fmt::print(stderr,
                  "{} {}: {} event{} repeated from another input at the same time, counted once (overlapping "
                  "rotated copies?)\n",
-                 prefix(Level::note), s.path, s.duplicates, s.duplicates == 1 ? "" : "s");
+                 prefix(Level::note), printable(s.path), s.duplicates, s.duplicates == 1 ? "" : "s");
   }
   return malformed;
 }

@@ -291,13 +291,59 @@ std::size_t utf8_sequence_length(std::string_view s, std::size_t i) {
   return n;
 }
 
+namespace {
+
+// The C escape of an ASCII control character: \t, \n, ... or \xHH (ESC is \x1b).
+void append_control_escape(std::string& out, unsigned char c) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  switch (c) {
+    case '\a': out.append("\\a"); return;
+    case '\b': out.append("\\b"); return;
+    case '\t': out.append("\\t"); return;
+    case '\n': out.append("\\n"); return;
+    case '\v': out.append("\\v"); return;
+    case '\f': out.append("\\f"); return;
+    case '\r': out.append("\\r"); return;
+    default: break;
+  }
+  out.append("\\x");
+  out.push_back(kHex[c >> 4]);
+  out.push_back(kHex[c & 0xF]);
+}
+
+// C1 controls (U+0080-U+009F: some terminals read U+009B as CSI) and the bidirectional
+// overrides and isolates (U+202A-U+202E, U+2066-U+2069: they reorder what follows on screen).
+bool is_hidden_code_point(std::string_view seq) {
+  const auto b = [&](std::size_t k) { return static_cast<unsigned char>(seq[k]); };
+  if (seq.size() == 2) return b(0) == 0xC2 && b(1) >= 0x80 && b(1) <= 0x9F;
+  if (seq.size() != 3 || b(0) != 0xE2) return false;
+  return (b(1) == 0x80 && b(2) >= 0xAA && b(2) <= 0xAE) || (b(1) == 0x81 && b(2) >= 0xA6 && b(2) <= 0xA9);
+}
+
+void append_code_point_escape(std::string& out, std::string_view seq) {
+  unsigned cp = 0;
+  if (seq.size() == 2)
+    cp = ((static_cast<unsigned char>(seq[0]) & 0x1Fu) << 6) | (static_cast<unsigned char>(seq[1]) & 0x3Fu);
+  else
+    cp = ((static_cast<unsigned char>(seq[0]) & 0x0Fu) << 12) | ((static_cast<unsigned char>(seq[1]) & 0x3Fu) << 6) |
+         (static_cast<unsigned char>(seq[2]) & 0x3Fu);
+  static constexpr char kHex[] = "0123456789abcdef";
+  out.append("\\u");
+  for (int shift = 12; shift >= 0; shift -= 4) out.push_back(kHex[(cp >> shift) & 0xFu]);
+}
+
+}  // namespace
+
 std::string printable(std::string_view s) {
   std::string out;
   out.reserve(s.size());
   for (std::size_t i = 0; i < s.size();) {
     const auto c = static_cast<unsigned char>(s[i]);
     if (c < 0x80) {
-      out.push_back(c < 0x20 || c == 0x7f ? '?' : static_cast<char>(c));
+      if (c < 0x20 || c == 0x7f)
+        append_control_escape(out, c);
+      else
+        out.push_back(static_cast<char>(c));
       ++i;
       continue;
     }
@@ -305,6 +351,9 @@ std::string printable(std::string_view s) {
     if (n == 0) {
       out.append("\xEF\xBF\xBD");  // U+FFFD
       ++i;
+    } else if (is_hidden_code_point(s.substr(i, n))) {
+      append_code_point_escape(out, s.substr(i, n));
+      i += n;
     } else {
       out.append(s.substr(i, n));
       i += n;

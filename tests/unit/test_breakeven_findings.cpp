@@ -283,14 +283,14 @@ TEST_CASE("findings: a cheaper cloud offer, configured cloud total minus the che
   // 1.0 saves 1.863710 - 1.0 = 0.863710 against that (not against the unused cloud's 3.166667);
   // one at 3.5 saves nothing.
   const auto all = run(features({}), reference_config(), reference_job(),
-                       breakeven::OfferQuote{"cheap-2x", 1.0, 2.0, "config", "A100"});
+                       breakeven::OfferQuote{"cheap-2x", 1.0, 2.0, "config", "A100", "", std::nullopt, true});
   const Finding* f = find(all, "cloud_offer");
   REQUIRE(f != nullptr);
   CHECK(f->saving == Approx(1.863710 - 1.0).epsilon(1e-5));
   CHECK(f->saving_basis.find("local total") != std::string::npos);
   CHECK(f->title.find("cheap-2x") != std::string::npos);
   CHECK(find(run(features({}), reference_config(), reference_job(),
-                 breakeven::OfferQuote{"dear", 3.5, 2.0, "config", "A100"}),
+                 breakeven::OfferQuote{"dear", 3.5, 2.0, "config", "A100", "", std::nullopt, true}),
              "cloud_offer") == nullptr);
 }
 

@@ -78,8 +78,8 @@ bool is_json_number(std::string_view s);
 /// Length of the valid UTF-8 sequence starting at s[i] (2-4), or 0 when s[i] starts none
 /// (an ASCII byte also gives 0: callers test < 0x80 first).
 std::size_t utf8_sequence_length(std::string_view s, std::size_t i);
-/// `s` with control characters as '?' and bytes that are not UTF-8 as U+FFFD: safe to print
-/// on a terminal.
+/// `s` safe for a terminal: ASCII controls as C escapes (\t, \x1b), C1 and bidi controls as \u0080,
+/// non-UTF-8 bytes as U+FFFD; every outside string goes through it (docs/security.md).
 std::string printable(std::string_view s);
 /// True when `head` looks like binary data rather than text: a NUL byte, or more than 10 % of
 /// its bytes (up to 4 KiB) control characters other than tab/CR/LF or not UTF-8.
