@@ -3,6 +3,7 @@
 #include <gpucost/breakeven/carbon.hpp>
 
 #include <gpucost/core/text.hpp>
+#include <gpucost/io/atomic_file.hpp>
 
 #include <fmt/format.h>
 #include <toml++/toml.h>
@@ -12,17 +13,15 @@
 #include <cerrno>
 #include <cmath>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <limits>
 #include <map>
-#include <sstream>
 
 namespace gpucost::breakeven {
 
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr std::size_t kMaxConfigBytes = 16u << 20;  // a config is a few kB; more is not a config
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 constexpr std::array kKeys = {
@@ -421,22 +420,13 @@ Expected<CostConfig> load_config(const std::optional<std::string>& path, const s
   CostConfig c;
   std::map<std::string, bool> seen;
   if (path) {
-    // Read the file here rather than with toml::parse_file: its "could not be opened" is a
-    // parse_error at 0:0, and a directory reads as an empty (valid) document.
-    std::error_code ec;
-    if (std::filesystem::is_directory(*path, ec))
-      return make_error(ErrorKind::io, fmt::format("{}: is a directory", *path),
-                        "give the config file, e.g. --config cost.toml");
-    std::ifstream in(*path, std::ios::binary);
-    if (!in)
-      return make_error(ErrorKind::io, fmt::format("{}: cannot open: {}", *path, std::strerror(errno)),
-                        "check the --config path");
-    std::ostringstream text;
-    text << in.rdbuf();
-    if (in.bad()) return make_error(ErrorKind::io, fmt::format("{}: read error", *path), "check the --config path");
+    // Read here rather than with toml::parse_file: its "could not be opened" is a parse_error at
+    // 0:0, a directory reads as an empty (valid) document, and a FIFO would block a SIGHUP reload.
+    auto text = io::read_regular_file(*path, kMaxConfigBytes, "--config");
+    if (!text) return text.error();
     toml::table tbl;
     try {
-      tbl = toml::parse(text.str(), std::string_view(*path));
+      tbl = toml::parse(*text, std::string_view(*path));
     } catch (const toml::parse_error& e) {
       const auto& src = e.source();
       return make_error(ErrorKind::config,

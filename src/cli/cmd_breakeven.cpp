@@ -68,10 +68,10 @@ int run_breakeven(const ModelArgs& a) {
 int price_and_write(const ModelArgs& a, breakeven::CostConfig config, const std::optional<breakeven::CloudOffer>& offer,
                     const extract::Features& features, const std::vector<InputStats>& stats, int status,
                     const std::string& prom_extra, bool notices) {
-  std::optional<unsigned> mode;
+  io::WriteOptions mode;
   if (!a.mode.empty()) {
-    mode = io::parse_file_mode(a.mode);
-    if (!mode)
+    mode.mode = io::parse_file_mode(a.mode);
+    if (!mode.mode)
       return fail(make_error(ErrorKind::usage, fmt::format("--mode: '{}' is not a file mode in octal", a.mode),
                              "e.g. --mode 0644 (owner writes, everyone reads)"));
   }
@@ -86,10 +86,12 @@ int price_and_write(const ModelArgs& a, breakeven::CostConfig config, const std:
   if (!a.by.empty())
     if (auto by = breakeven::parse_attribution_by(a.by))
       extras.attribution = breakeven::attribute_cost(result, config_used, features, *by);
-  // Opened before anything is written, so that a bad ledger leaves every output untouched.
+  // Checked and opened before anything is written, so that a bad target leaves every output untouched.
+  for (const std::string* target : {&a.output, &a.prom, &a.suggest})
+    if (auto st = io::check_output_target(*target); !st) return fail(st.error());
   std::optional<outputs::Ledger> ledger;
   if (!a.ledger.empty()) {
-    auto opened = outputs::Ledger::open(a.ledger);
+    auto opened = outputs::Ledger::open(a.ledger, outputs::Ledger::Mode::create, 10000, mode.mode);
     if (!opened) return fail(opened.error());
     ledger.emplace(std::move(*opened));
   }

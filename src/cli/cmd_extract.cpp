@@ -2,6 +2,7 @@
 #include "commands.hpp"
 #include "console.hpp"
 
+#include <gpucost/core/text.hpp>
 #include <gpucost/io/atomic_file.hpp>
 #include <gpucost/pipeline/inputs.hpp>
 #include <gpucost/report/listings.hpp>
@@ -50,7 +51,7 @@ int run_extract_follow(const ExtractArgs& args) {
     if (!features) {
       if (!said_waiting || last)
         fmt::print(stderr, "{} no features {}: {}\n", prefix(last ? Level::warning : Level::note),
-                   last ? "at the end" : "yet", features.error().message);
+                   last ? "at the end" : "yet", text::printable(features.error().message));
       said_waiting = true;
       return last ? kError : kOk;
     }

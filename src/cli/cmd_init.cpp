@@ -3,6 +3,7 @@
 #include "commands.hpp"
 #include "console.hpp"
 
+#include <gpucost/core/text.hpp>
 #include <gpucost/breakeven/starter_config.hpp>
 #include <gpucost/io/atomic_file.hpp>
 #include <gpucost/pipeline/inputs.hpp>
@@ -87,8 +88,8 @@ int run_init(const InitArgs& a) {
   const breakeven::StarterConfig config = breakeven::starter_config(o);
   if (auto st = io::write_file_atomically(a.output, config.toml); !st) return fail(st.error());
   if (!a.in.quiet) {
-    for (const auto& n : o.notes) fmt::print(stderr, "{} {}\n", prefix(Level::note), n);
-    for (const auto& n : config.notes) fmt::print(stderr, "{} {}\n", prefix(Level::note), n);
+    for (const auto& n : o.notes) fmt::print(stderr, "{} {}\n", prefix(Level::note), text::printable(n));
+    for (const auto& n : config.notes) fmt::print(stderr, "{} {}\n", prefix(Level::note), text::printable(n));
     if (a.output != "-")
       fmt::print(stderr, "{} wrote {}: then gpucost breakeven -c {} LOGS...\n", prefix(Level::note), a.output,
                  a.output);

@@ -54,11 +54,12 @@ class BreakevenUpdates {
     if (!features) {
       if (!m_said_waiting || last)
         fmt::print(stderr, "{} nothing to price {}: {}\n", prefix(last ? Level::warning : Level::note),
-                   last ? "at the end" : "yet", features.error().message);
+                   last ? "at the end" : "yet", text::printable(features.error().message));
       m_said_waiting = true;
       if (!m_args.prom.empty())
         (void)io::write_file_atomically(m_args.prom,
-                                        outputs::prometheus_live_metrics(m_run.inputs.prep.host, false, now));
+                                        outputs::prometheus_live_metrics(m_run.inputs.prep.host, false, now),
+                                        io::WriteOptions{io::parse_file_mode(m_args.mode), io::Readers::shared, false});
       return last ? kError : kOk;
     }
     ModelArgs a = m_args;
@@ -75,7 +76,8 @@ class BreakevenUpdates {
   void reload() {
     auto fresh = follow_model_setup(m_args);
     if (!fresh) {
-      fmt::print(stderr, "{} SIGHUP: the config was not reloaded: {}\n", prefix(Level::warning), fresh.error().message);
+      fmt::print(stderr, "{} SIGHUP: the config was not reloaded: {}\n", prefix(Level::warning),
+                 text::printable(fresh.error().message));
       return;
     }
     m_run.config = std::move(fresh->config);
@@ -135,7 +137,8 @@ int follow_and_update(const LiveLoop& loop, const LiveUpdate& update, const std:
   const auto every = std::chrono::nanoseconds(loop.every_ns);
   Clock::time_point next = Clock::now();  // the first update at once
   for (;;) {
-    for (const std::string& w : follower.take_warnings()) fmt::print(stderr, "{} {}\n", prefix(Level::warning), w);
+    for (const std::string& w : follower.take_warnings())
+      fmt::print(stderr, "{} {}\n", prefix(Level::warning), text::printable(w));
     if (pipeline::FollowSignals::take_hangup() && on_hangup) on_hangup();
     const bool passed_to =
         loop.window.to_ns && !samples.store().empty() && samples.store().max_ts() >= *loop.window.to_ns;

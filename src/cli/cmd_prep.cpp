@@ -81,15 +81,16 @@ int run_prep_follow(const PrepArgs& args) {
   auto selection = pipeline::parse_event_selection(args.kinds, args.from, args.to, inputs->clock);
   if (!selection) return fail(selection.error());
   if (auto st = pipeline::FollowSignals::install(); !st) return fail(st.error());
-  // Not atomic: a live file grows as the events come (-o FILE is truncated at the start).
-  std::FILE* file = args.output == "-" ? stdout : std::fopen(args.output.c_str(), "w");
-  if (file == nullptr)
-    return fail(make_error(ErrorKind::io, fmt::format("{}: cannot open: {}", args.output, std::strerror(errno))));
+  // Live: the new file replaces the old one at the start and grows as the events come.
+  auto out = io::OutputFile::open(args.output, io::WriteOptions{std::nullopt, io::Readers::shared, true});
+  if (!out) return fail(out.error());
+  std::FILE* file = out->stream();
   PrepStream stream(file, args, inputs->clock, *selection);
   pipeline::Follower follower(inputs->paths, inputs->prep, inputs->clock, stream.sink(), follow_settings());
   if (auto st = follower.start(); !st) return fail(st.error());
   for (;;) {
-    for (const std::string& w : follower.take_warnings()) fmt::print(stderr, "{} {}\n", prefix(Level::warning), w);
+    for (const std::string& w : follower.take_warnings())
+      fmt::print(stderr, "{} {}\n", prefix(Level::warning), text::printable(w));
     stream.writer().flush();
     const bool written = std::fflush(file) == 0;  // the writer's buffer reaches the FILE, this the file
     if (!written || stream.writer().failed() || pipeline::FollowSignals::stop_requested()) break;  // EPIPE, a signal
@@ -99,7 +100,7 @@ int run_prep_follow(const PrepArgs& args) {
   }
   const std::vector<InputStats> stats = follower.finish();
   stream.end(stats, true);
-  if (file != stdout) std::fclose(file);
+  if (auto st = out->commit(); !st && !stream.writer().failed()) return fail(st.error());
   const int status = finish_inputs(stats, args.in, inputs->clock);
   stream.report(args.in.quiet);
   return status;

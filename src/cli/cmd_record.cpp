@@ -2,6 +2,7 @@
 #include "commands.hpp"
 #include "console.hpp"
 
+#include <gpucost/core/text.hpp>
 #include <gpucost/procs/scan.hpp>
 #include <gpucost/record/record.hpp>
 
@@ -23,7 +24,7 @@ struct RecordArgs {
 
 void print_notes(const std::vector<std::string>& notes, bool quiet) {
   if (quiet) return;
-  for (const std::string& n : notes) fmt::print(stderr, "{} record: {}\n", prefix(Level::note), n);
+  for (const std::string& n : notes) fmt::print(stderr, "{} record: {}\n", prefix(Level::note), text::printable(n));
 }
 
 constexpr std::int64_t kNsPerMs = 1'000'000;
@@ -74,7 +75,7 @@ int run_record(RecordArgs& args) {
   print_notes(notes, a.in.quiet);
   if (!a.in.quiet)
     fmt::print(stderr, "gpucost: record: the command exited with status {}; run folder {}\n", run->exit_status,
-               run->run_dir);
+               text::printable(run->run_dir));
   if (files.empty()) {
     fmt::print(stderr, "gpucost: record: nothing in {} to price (no telemetry, kernel messages or training log)\n",
                run->run_dir);
@@ -107,7 +108,8 @@ Runner define_record(CLI::App& cmd) {
       ->type_name("FILE.html")
       ->group("Output");
   cmd.add_option("--run-dir", args->run_dir,
-                 "folder for the run (default ./gpucost-run-YYYYmmdd-HHMMSS, with -2, -3, ... when taken)")
+                 "folder for the run, made by record: it must not exist (default ./gpucost-run-YYYYmmdd-HHMMSS, with -2, -3, ... "
+                 "when taken)")
       ->type_name("DIR")
       ->group("Record");
   cmd.add_option("--interval-ms", args->interval_ms, "nvidia-smi sampling interval (default 1000)")

@@ -5,6 +5,8 @@
 #include "console.hpp"
 #include "help_format.hpp"
 
+#include <gpucost/core/text.hpp>
+
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
@@ -72,7 +74,9 @@ int main_impl(int argc, char** argv) {
     fmt::print("gpucost {}\n", GPUCOST_VERSION);
     return kOk;
   } catch (const CLI::ParseError& e) {
-    fmt::print(stderr, "gpucost: error: {}\n  hint: run 'gpucost --help' or 'gpucost <command> --help'\n", e.what());
+    // CLI11's message quotes the argument it refused: escaped like every outside string.
+    fmt::print(stderr, "gpucost: error: {}\n  hint: run 'gpucost --help' or 'gpucost <command> --help'\n",
+               text::printable(e.what()));
     return kError;
   }
   for (const auto& [sub, run] : commands)

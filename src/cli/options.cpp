@@ -421,9 +421,9 @@ void add_output_options(CLI::App* app, ModelArgs& a) {
       ->type_name("FILE")
       ->group("Output");
   app->add_option("--mode", a.mode,
-                  "permission bits of the files written (-o, --prom, --suggest), in octal, e.g. 0644 so that "
-                  "node_exporter's own user can read the textfile (default: 0666 less the umask, or the mode of the "
-                  "file replaced)")
+                  "permission bits of the files written (-o, --prom, --suggest, a new --ledger), in octal, e.g. 0640 "
+                  "(default: 0644 less the umask, or the mode of the file replaced when it is yours; a new ledger "
+                  "0600)")
       ->type_name("OCTAL")
       ->group("Output");
   app->add_option("--ledger", a.ledger,
@@ -538,7 +538,8 @@ Expected<const breakeven::Catalogue*> run_catalogue(const std::vector<std::strin
   if (!catalogue) return catalogue.error();
   loaded = std::move(*catalogue);
   if (!quiet)
-    for (const std::string& n : loaded->notes) fmt::print(stderr, "{} {}\n", prefix(Level::note), n);
+    for (const std::string& n : loaded->notes)
+      fmt::print(stderr, "{} {}\n", prefix(Level::note), text::printable(n));
   return &*loaded;
 }
 
@@ -678,7 +679,8 @@ Expected<breakeven::PriceOptions> price_options(const ModelArgs& a, const extrac
 
 void print_notices(const std::vector<breakeven::Notice>& notices, bool quiet) {
   for (const auto& n : notices)
-    if (n.warning || !quiet) fmt::print(stderr, "{} {}\n", prefix(n.warning ? Level::warning : Level::note), n.text);
+    if (n.warning || !quiet) fmt::print(stderr, "{} {}\n", prefix(n.warning ? Level::warning : Level::note),
+                 text::printable(n.text));
 }
 
 }  // namespace gpucost::cli

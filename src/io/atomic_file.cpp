@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <gpucost/core/text.hpp>
+
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cerrno>
@@ -32,41 +35,95 @@ std::string write_failure_hint(int err) {
   }
 }
 
-Expected<OutputFile> OutputFile::open(const std::string& path, std::optional<unsigned> mode) {
+namespace {
+
+// "/dev/fd/3" -> 3: names of this process's own descriptors (a shell's >(...) or 3>file).
+std::optional<int> own_descriptor(std::string_view path) {
+  if (path == "/dev/stdout") return STDOUT_FILENO;
+  if (path == "/dev/stderr") return STDERR_FILENO;
+  for (const std::string_view dir : {std::string_view("/dev/fd/"), std::string_view("/proc/self/fd/")}) {
+    if (path.substr(0, dir.size()) != dir) continue;
+    const auto n = text::parse_int(path.substr(dir.size()));
+    if (n && *n >= 0 && *n < 1 << 20) return static_cast<int>(*n);
+  }
+  return std::nullopt;
+}
+
+const char* file_type_name(mode_t mode) {
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISCHR(mode) || S_ISBLK(mode)) return "a device";
+  return "not a regular file";
+}
+
+Error not_regular_error(const std::string& path, mode_t mode) {
+  return make_error(ErrorKind::io, fmt::format("{}: is {}, not a regular file: not written", path, file_type_name(mode)),
+                    "remove it or give another name (- writes to stdout)");
+}
+
+}  // namespace
+
+unsigned chosen_file_mode(const WriteOptions& options, std::optional<unsigned> replaced_mode, bool replaced_is_ours) {
+  if (options.mode) return *options.mode & 0777u;
+  if (replaced_mode && replaced_is_ours && options.readers == Readers::shared) return *replaced_mode & 0777u;
+  const unsigned base = options.readers == Readers::private_ ? 0600u : 0644u;
+  return base & ~static_cast<unsigned>(current_umask());
+}
+
+Status check_output_target(const std::string& path) {
+  if (path.empty() || path == "-" || path == "/dev/stdout" || own_descriptor(path)) return {};
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) return {};
+  if (S_ISDIR(st.st_mode))
+    return make_error(ErrorKind::io, fmt::format("{}: is a directory", path), "give a file name for -o");
+  if (S_ISCHR(st.st_mode) && path == "/dev/null") return {};
+  if (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) return not_regular_error(path, st.st_mode);
+  return {};
+}
+
+Expected<OutputFile> OutputFile::open(const std::string& path, const WriteOptions& options) {
   OutputFile f;
-  if (path.empty() || path == "-") {
+  if (path.empty() || path == "-" || path == "/dev/stdout") {
     f.m_file = stdout;
     return f;
   }
   f.m_stdout = false;
   f.m_path = path;
-  // A device, FIFO or socket (/dev/null, /dev/stdout, a named pipe) is written in place:
-  // renaming a temporary file over it would replace the device with a regular file.
-  struct stat st {};
-  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
-    if (S_ISDIR(st.st_mode))
-      return make_error(ErrorKind::io, fmt::format("{}: is a directory", path), "give a file name for -o");
-    f.m_file = std::fopen(path.c_str(), "wb");
+  if (const auto fd = own_descriptor(path)) {
+    const int copy = ::fcntl(*fd, F_DUPFD_CLOEXEC, 3);
+    f.m_file = copy >= 0 ? ::fdopen(copy, "wb") : nullptr;
     if (f.m_file == nullptr)
-      return make_error(ErrorKind::io, fmt::format("{}: cannot open the output: {}", path, std::strerror(errno)));
+      return make_error(ErrorKind::io, fmt::format("{}: cannot write: {}", path, std::strerror(errno)));
     f.m_direct = true;
     return f;
   }
+  if (auto ok = check_output_target(path); !ok) return ok.error();
+  struct stat st {};
+  const bool exists = ::lstat(path.c_str(), &st) == 0;
+  if (exists && S_ISCHR(st.st_mode) && path == "/dev/null") {
+    f.m_file = std::fopen("/dev/null", "wbe");
+    if (f.m_file == nullptr)
+      return make_error(ErrorKind::io, fmt::format("{}: cannot open: {}", path, std::strerror(errno)));
+    f.m_direct = true;
+    return f;
+  }
+  // A link at the name is replaced by the rename, never written through.
+  const bool replacing = exists && S_ISREG(st.st_mode);
   std::string tmpl = path + ".tmp.XXXXXX";
-  const int fd = ::mkstemp(tmpl.data());
+  const int fd = ::mkostemp(tmpl.data(), O_CLOEXEC);  // O_CREAT|O_EXCL, mode 0600 until chosen
   if (fd < 0)
     return make_error(ErrorKind::io, fmt::format("{}: cannot create the output: {}", path, std::strerror(errno)),
                       "check that the directory exists and is writable");
   f.m_tmp = tmpl;
-  // mkstemp creates 0600; the output gets the mode a plain open() would give it (0666 less the
-  // umask: 0644 under 022, so node_exporter's own user can read a textfile), or the mode of the
-  // file it replaces.
-  const bool replacing = ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
-  const mode_t chosen = mode        ? static_cast<mode_t>(*mode)
-                        : replacing ? (st.st_mode & 07777)
-                                    : (0666 & ~current_umask());
-  (void)::fchmod(fd, chosen);
+  const auto replaced_mode = replacing ? std::optional<unsigned>(st.st_mode & 07777) : std::nullopt;
+  (void)::fchmod(fd, static_cast<mode_t>(chosen_file_mode(options, replaced_mode, replacing && st.st_uid == ::geteuid())));
   f.m_file = ::fdopen(fd, "wb");
+  if (options.live) {
+    if (::rename(f.m_tmp.c_str(), path.c_str()) != 0)
+      return make_error(ErrorKind::io, fmt::format("{}: cannot create the output: {}", path, std::strerror(errno)));
+    f.m_tmp.clear();
+    f.m_direct = true;  // already in place: commit() only flushes
+  }
   return f;
 }
 
@@ -123,11 +180,66 @@ std::optional<unsigned> parse_file_mode(std::string_view text) {
   return mode;
 }
 
-Status write_file_atomically(const std::string& path, std::string_view text, std::optional<unsigned> mode) {
-  auto out = OutputFile::open(path, mode);
+Status write_file_atomically(const std::string& path, std::string_view text, const WriteOptions& options) {
+  auto out = OutputFile::open(path, options);
   if (!out) return out.error();
   std::fwrite(text.data(), 1, text.size(), out->stream());
   return out->commit();
+}
+
+Expected<int> open_own_file(const std::string& path, bool append, Readers readers) {
+  // O_NONBLOCK: a FIFO put there cannot hang the open; it is refused just below.
+  const int flags = O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | (append ? O_APPEND : O_TRUNC);
+  const int fd = ::open(path.c_str(), flags, readers == Readers::private_ ? 0600 : 0644);
+  if (fd < 0) {
+    const int err = errno;
+    return make_error(ErrorKind::io, fmt::format("{}: cannot write: {}", path,
+                                                 err == ELOOP ? "it is a symbolic link" : std::strerror(err)));
+  }
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return not_regular_error(path, st.st_mode);
+  }
+  (void)::fcntl(fd, F_SETFL, append ? O_APPEND : 0);  // blocking again
+  return fd;
+}
+
+Expected<std::string> read_regular_file(const std::string& path, std::size_t max_bytes, std::string_view what) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0)
+    return make_error(ErrorKind::io, fmt::format("{}: cannot open: {}", path, std::strerror(errno)),
+                      fmt::format("check the {} path", what));
+  struct stat st {};
+  const bool stat_ok = ::fstat(fd, &st) == 0;
+  if (!stat_ok || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    if (stat_ok && S_ISDIR(st.st_mode))
+      return make_error(ErrorKind::io, fmt::format("{}: is a directory", path), fmt::format("give the {} file", what));
+    return make_error(ErrorKind::io,
+                      fmt::format("{}: is {}, not a regular file: not read", path, file_type_name(st.st_mode)),
+                      fmt::format("give the {} as a regular file", what));
+  }
+  std::string text;
+  char buf[64 * 1024];
+  for (;;) {
+    const ssize_t got = ::read(fd, buf, sizeof buf);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) {
+      const int err = errno;
+      ::close(fd);
+      return make_error(ErrorKind::io, fmt::format("{}: read error: {}", path, std::strerror(err)));
+    }
+    if (got == 0) break;
+    if (text.size() + static_cast<std::size_t>(got) > max_bytes) {
+      ::close(fd);
+      return make_error(ErrorKind::io, fmt::format("{}: larger than {} bytes: not read", path, max_bytes),
+                        fmt::format("is this the {}?", what));
+    }
+    text.append(buf, static_cast<std::size_t>(got));
+  }
+  ::close(fd);
+  return text;
 }
 
 }  // namespace gpucost::io

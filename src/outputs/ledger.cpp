@@ -8,12 +8,16 @@
 #include <fmt/format.h>
 #include <sqlite3.h>
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <string_view>
 #include <thread>
@@ -430,9 +434,48 @@ std::string run_key(const RunRecord& rec, const std::vector<std::string>& input_
 
 // ---- Ledger -------------------------------------------------------------------------------
 
-Expected<Ledger> Ledger::open(const std::string& path, Mode mode, int busy_timeout_ms) {
+namespace {
+
+Error ledger_file_error(const std::string& path, std::string_view why) {
+  return make_error(ErrorKind::io, fmt::format("{}: {}: not opened as a ledger", path, why),
+                    "give --ledger the path of a gpucost ledger, or a new file name (docs/security.md)");
+}
+
+// Before SQLite sees the path: a link, FIFO or device at the name is refused (SQLite would
+// follow the link and create the database where it points), another user's empty file is refused
+// (SQLite takes it for a new database), and a new ledger is created here exclusively with its mode
+// (SQLite gives the -wal and -shm files the database's mode).
+Status prepare_ledger_file(const std::string& path, Ledger::Mode mode, std::optional<unsigned> file_mode) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) == 0) {
+    if (S_ISLNK(st.st_mode)) return ledger_file_error(path, "is a symbolic link");
+    if (S_ISDIR(st.st_mode)) return ledger_file_error(path, "is a directory");
+    if (!S_ISREG(st.st_mode)) return ledger_file_error(path, "is not a regular file");
+    // Empty and someone else's: planted, not a ledger. Empty and ours: another gpucost creating it now.
+    if (st.st_size == 0 && st.st_uid != ::geteuid())
+      return ledger_file_error(path, "is an empty file of another user, not an SQLite database");
+    return {};
+  }
+  if (errno != ENOENT || mode == Ledger::Mode::existing) return {};  // SQLite's own message follows
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    if (errno == EEXIST) return {};  // another process made it just now
+    return make_error(ErrorKind::io, fmt::format("{}: cannot create the ledger: {}", path, std::strerror(errno)),
+                      "check that the directory exists and is writable");
+  }
+  (void)::fchmod(fd, static_cast<mode_t>(file_mode.value_or(0600) & 0777u));
+  ::close(fd);
+  return {};
+}
+
+}  // namespace
+
+Expected<Ledger> Ledger::open(const std::string& path, Mode mode, int busy_timeout_ms,
+                              std::optional<unsigned> file_mode) {
+  if (auto st = prepare_ledger_file(path, mode, file_mode); !st) return st.error();
   sqlite3* db = nullptr;
-  const int flags = SQLITE_OPEN_READWRITE | (mode == Mode::create ? SQLITE_OPEN_CREATE : 0);
+  const int flags =
+      SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW | (mode == Mode::create ? SQLITE_OPEN_CREATE : 0);
   const int rc = sqlite3_open_v2(path.c_str(), &db, flags, nullptr);
   Ledger ledger(db, path);  // closes db on every path out
   if (rc != SQLITE_OK && mode == Mode::existing)

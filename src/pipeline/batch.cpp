@@ -130,10 +130,12 @@ void BatchState::forget_old(std::int64_t now_ns) {
 
 Expected<BatchLock> BatchLock::acquire(const std::string& state_path, bool wait) {
   const std::string lock_path = state_path + ".lock";
-  const int fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0)
-    return make_error(ErrorKind::io, fmt::format("{}: cannot open the lock file: {}", lock_path, std::strerror(errno)),
-                      "the state file's directory must be writable");
+  // Never through a link or into a FIFO planted at the name (docs/security.md).
+  auto opened = io::open_own_file(lock_path, true, io::Readers::private_);
+  if (!opened)
+    return make_error(ErrorKind::io, fmt::format("cannot open the lock file: {}", opened.error().message),
+                      "the state file's directory must be writable, and the lock a regular file (or absent)");
+  const int fd = *opened;
   int rc = 0;
   while ((rc = ::flock(fd, LOCK_EX | (wait ? 0 : LOCK_NB))) != 0 && errno == EINTR) {
   }

@@ -3,6 +3,7 @@
 
 #include <gpucost/core/input_stats.hpp>
 #include <gpucost/core/time.hpp>
+#include <gpucost/io/atomic_file.hpp>
 #include <gpucost/io/event_stream.hpp>
 #include <gpucost/procs/handle_events.hpp>
 #include <gpucost/procs/scan.hpp>
@@ -58,10 +59,12 @@ HandleRecorder::HandleRecorder(const RecordOptions& o, const std::string& dir, s
     return;
   }
   m.path = fmt::format("{}/{}", dir, kHandlesFile);
-  m.file = std::fopen(m.path.c_str(), "we");
+  auto fd = io::open_own_file(m.path, false);
+  m.file = fd ? ::fdopen(*fd, "w") : nullptr;
   if (m.file == nullptr) {
-    notes.push_back(
-        fmt::format("{}: cannot write: {}: no scan of the processes holding the GPU", m.path, std::strerror(errno)));
+    if (fd) ::close(*fd);
+    notes.push_back(fmt::format("{}: no scan of the processes holding the GPU",
+                                fd ? fmt::format("{}: cannot write", m.path) : fd.error().message));
     return;
   }
   const bool machine = o.proc_root.empty() || o.proc_root == "/";

@@ -31,17 +31,18 @@ namespace {
 std::string in_dir(const std::string& dir, std::string_view name) { return fmt::format("{}/{}", dir, name); }
 
 /// A file of the run folder, opened for writing (close-on-exec: children get it by dup2 only).
-int create_file(const std::string& path) {
-  return ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+/// The folder is one record made itself, so nothing else can be at the name; O_NOFOLLOW all the same.
+int create_file(const std::string& path, mode_t mode = 0644) {
+  return ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, mode);
 }
 /// The same, appended to.
 int append_file(const std::string& path) {
-  return ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  return ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0644);
 }
 
-/// Makes the run folder. A folder named by --run-dir may exist when it holds no run yet; a dated
-/// default name is never shared (another record may be filling it): when it is taken, -2, -3, ...
-/// is added, each made atomically by mkdir.
+/// Makes the run folder, always a new one (mkdir): an existing folder, even an empty one, may
+/// hold links planted by whoever can write to it (docs/security.md). A dated default name that is
+/// taken gets -2, -3, ... (another record may be filling it); a --run-dir that exists is refused.
 Expected<std::string> make_run_dir(const std::string& dir, bool numbered) {
   constexpr int kMaxSuffix = 999;
   for (int n = 1; n <= kMaxSuffix; ++n) {
@@ -50,10 +51,10 @@ Expected<std::string> make_run_dir(const std::string& dir, bool numbered) {
     const int err = errno;
     if (err == EEXIST && numbered) continue;
     struct stat st {};
-    const bool is_dir = err == EEXIST && ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+    const bool is_dir = err == EEXIST && ::lstat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
     const bool holds_run = is_dir && ::access(in_dir(path, kMetadataFile).c_str(), F_OK) == 0;
-    if (is_dir && !holds_run) return path;
     const char* why = holds_run       ? "it already holds a run (run.json)"
+                      : is_dir        ? "it exists, and record writes only into a folder it makes itself"
                       : err == EEXIST ? "a file of that name is in the way"
                                       : std::strerror(err);
     return make_error(ErrorKind::io, fmt::format("{}: cannot make the run folder: {}", path, why),
@@ -294,8 +295,9 @@ std::string metadata_json(const RecordOptions& o, const RecordResult& r, const s
   return out;
 }
 
-Status write_text(const std::string& path, const std::string& text) {
-  const int fd = create_file(path);
+/// run.json: it holds the wrapped command's argv and the cost configuration, so 0600 (docs/security.md).
+Status write_private_text(const std::string& path, const std::string& text) {
+  const int fd = create_file(path, 0600);
   if (fd < 0) return make_error(ErrorKind::io, fmt::format("{}: cannot write: {}", path, std::strerror(errno)));
   write_all(fd, text.data(), text.size());
   ::close(fd);
@@ -363,7 +365,7 @@ Expected<RecordResult> record_run(const RecordOptions& o) {
   }
   r.journal = collect_journal(r.run_dir, r.start_ns, r.end_ns, r.notes);
   // The command has run: a metadata file that cannot be written is a note, its status is kept.
-  if (auto st = write_text(in_dir(r.run_dir, kMetadataFile), metadata_json(o, r, sampler.path)); !st)
+  if (auto st = write_private_text(in_dir(r.run_dir, kMetadataFile), metadata_json(o, r, sampler.path)); !st)
     r.notes.push_back(st.error().message);
   return r;
 }

@@ -128,7 +128,7 @@ Expected<std::unique_ptr<SacctFile>> query_sacct(const std::string& job_id, int 
     return make_error(ErrorKind::io,
                       fmt::format("--slurm-job: cannot make a folder in {}: {}", tmp_dir(), std::strerror(errno)));
   auto file = std::make_unique<SacctFile>(dir, dir + "/sacct-job-" + job_id + ".txt");
-  const int out = ::open(file->path().c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  const int out = ::open(file->path().c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   int err_pipe[2] = {-1, -1};
   if (out < 0 || ::pipe2(err_pipe, O_CLOEXEC) != 0) {
     const int e = errno;

@@ -12,6 +12,7 @@
 #include <array>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -95,7 +96,10 @@ class Ledger {
   enum class Mode { create, existing };
   /// Opens the file (creating it in Mode::create) and brings its schema up to date. Fails with
   /// a clear message for a file that is not an SQLite database or was written by a newer gpucost.
-  static Expected<Ledger> open(const std::string& path, Mode mode = Mode::create, int busy_timeout_ms = 10000);
+  /// Never through a symbolic link; a new ledger is created exclusively with `file_mode` (default
+  /// 0600: it holds the full cost configuration), an existing empty file is refused.
+  static Expected<Ledger> open(const std::string& path, Mode mode = Mode::create, int busy_timeout_ms = 10000,
+                               std::optional<unsigned> file_mode = std::nullopt);
   Ledger(Ledger&& other) noexcept;
   Ledger& operator=(Ledger&&) = delete;
   Ledger(const Ledger&) = delete;
