@@ -27,7 +27,11 @@ grep -qF 'stdout: write failed: Bad file descriptor' "$work/err" || fail "prep >
 grep -qF 'hint: stdout is closed' "$work/err" || fail "prep >&-: hint: $(cat "$work/err")"
 grep -q 'free space' "$work/err" && fail "prep >&-: still blames the disk: $(cat "$work/err")"
 if [ -w /dev/full ]; then
-  expect "prep > /dev/full" 2 'hint: check the free space' -- "$gpucost" prep --host h -o /dev/full "$sample"
+  # A full disk, through stdout (-o /dev/full itself is refused: a device is never opened as an output).
+  expect "prep > /dev/full" 2 'hint: check the free space' -- \
+    sh -c 'exec "$0" prep --host h -o /dev/stdout "$1" > /dev/full' "$gpucost" "$sample"
+  expect "prep -o /dev/full" 2 '/dev/full: is a device, not a regular file: not written' -- \
+    "$gpucost" prep --host h -o /dev/full "$sample"
 fi
 
 # A --set value is corrected in --set syntax, a file's in TOML, and the file is named.
