@@ -96,7 +96,7 @@ int price_and_write(const ModelArgs& a, breakeven::CostConfig config, const std:
     ledger.emplace(std::move(*opened));
   }
   const std::string text = a.json ? report::breakeven_json(result, config_used, features, extras)
-                                  : report::breakeven_table(result, config_used, features, extras);
+                                  : printable_text(report::breakeven_table(result, config_used, features, extras));
   if (auto st = io::write_file_atomically(a.output, text, mode); !st) return fail(st.error());
   if (ledger)
     if (auto st = record_in_ledger(*ledger, *priced, features, stats, !a.ledger_append); !st) return fail(st.error());
@@ -106,8 +106,8 @@ int price_and_write(const ModelArgs& a, breakeven::CostConfig config, const std:
         !st)
       return fail(st.error());
   if (!a.suggest.empty()) {
-    const std::string note =
-        report::findings_markdown(result, config_used, features, extras.findings ? &*extras.findings : nullptr);
+    const std::string note = printable_text(
+        report::findings_markdown(result, config_used, features, extras.findings ? &*extras.findings : nullptr));
     if (auto st = io::write_file_atomically(a.suggest, note, mode); !st) return fail(st.error());
   }
   return a.fail_above && result.above_line ? kAboveLine : status;

@@ -33,8 +33,8 @@ int run_history(const HistoryArgs& args) {
   const std::string text = args.json ? outputs::history_json(*runs)
                            : args.csv
                                ? outputs::history_csv(*runs)
-                               : outputs::history_table(*runs, args.by == "fingerprint" ? outputs::TrendBy::fingerprint
-                                                                                        : outputs::TrendBy::host);
+                               : printable_text(outputs::history_table(
+                                     *runs, args.by == "fingerprint" ? outputs::TrendBy::fingerprint : outputs::TrendBy::host));
   if (auto st = io::write_file_atomically(args.output, text); !st) return fail(st.error());
   return kOk;
 }

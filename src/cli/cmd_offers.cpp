@@ -31,7 +31,7 @@ int run_offers_list(const ListArgs& args) {
   const auto offers = breakeven::filter_offers((*catalogue)->offers, {args.gpu, args.kind, args.regions});
   const std::string today = today_date();
   const std::string text =
-      args.json ? report::cloud_offers_json(offers, today) : report::cloud_offers_table(offers, today);
+      args.json ? report::cloud_offers_json(offers, today) : printable_text(report::cloud_offers_table(offers, today));
   if (auto st = io::write_file_atomically(args.output, text); !st) return fail(st.error());
   return kOk;
 }

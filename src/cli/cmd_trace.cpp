@@ -42,7 +42,7 @@ int run_trace(const TraceArgs& args) {
   report::TraceEventCollector events;
   int status = kOk;
   if (auto stats = read_traces(args.in, events, status); !stats) return fail(stats.error());
-  const std::string table = report::trace_table(events.events()) + report::ranks_table(events.jobs());
+  const std::string table = printable_text(report::trace_table(events.events()) + report::ranks_table(events.jobs()));
   if (auto st = io::write_file_atomically(args.output, table); !st) return fail(st.error());
   return status;
 }
@@ -88,7 +88,7 @@ int run_diff(const TraceArgs& args) {
   const std::size_t top = args.in.settings.top_kernels;
   const breakeven::CostConfig* priced = config ? &*config : nullptr;
   const std::string out =
-      args.json ? report::trace_diff_json(*a, *b, top, priced) : report::trace_diff_table(*a, *b, top, priced);
+      args.json ? report::trace_diff_json(*a, *b, top, priced) : printable_text(report::trace_diff_table(*a, *b, top, priced));
   if (auto st = io::write_file_atomically(args.output, out); !st) return fail(st.error());
   return status;
 }

@@ -94,6 +94,19 @@ void clear_progress() {
   }
 }
 
+std::string printable_text(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  while (!text.empty()) {
+    const std::size_t nl = text.find('\n');
+    out += text::printable(text.substr(0, nl));
+    if (nl == std::string_view::npos) break;
+    out += '\n';
+    text.remove_prefix(nl + 1);
+  }
+  return out;
+}
+
 int fail(const Error& e) {
   clear_progress();
   fmt::print(stderr, "{} {}\n", prefix(Level::error), printable(e.message));

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace gpucost::cli {
@@ -24,6 +25,10 @@ std::string prefix(Level level);
 void start_progress(std::uint64_t total_bytes, bool quiet);
 /// Erases the progress line (before any other stderr output, and at the end).
 void clear_progress();
+
+/// A human table or text for a terminal: each line through text::printable (a kernel, job or host
+/// name from the inputs cannot move the cursor or recolour the screen), the newlines kept.
+std::string printable_text(std::string_view text);
 
 /// Prints "gpucost: error: ..." and the hint; returns kError.
 int fail(const Error& e);

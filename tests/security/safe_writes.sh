@@ -173,6 +173,11 @@ case "$case_name" in
     g prep --tz UTC "missing-$esc[2J.csv" > /dev/null 2> err.txt
     [ $? = 2 ] || fail "a missing input: $(cat err.txt)"
     no_control err.txt
+    # A host name with escapes (from the logs or --host) in the human table.
+    g breakeven -c "$samples/workstation.toml" --tz UTC --host "ws${esc}[2J${esc}]0;x" \
+      "$samples/rtx4090_finetune_query.csv" > table.txt 2> err.txt || fail "breakeven: $(cat err.txt)"
+    grep -q 'premium' table.txt || fail "no table: $(head -n 3 table.txt)"
+    no_control table.txt
     printf 'currency = "EUR\033[2J"\n' > esc.toml
     g breakeven -c esc.toml "$samples/rtx4090_finetune_query.csv" > out.txt 2> err.txt
     no_control err.txt
