@@ -23,8 +23,9 @@ void print_batch_inputs(const std::vector<pipeline::BatchInput>& inputs, const s
   std::uint64_t lines = 0, events = 0;
   for (std::size_t i = 0; i < inputs.size() && i < stats.size(); ++i) {
     const auto& in = inputs[i];
-    fmt::print(stderr, "gpucost: batch: {}: {}, lines {}-{} (bytes {}-{}): {} new lines, {} events\n", text::printable(in.path), in.how,
-               in.from_line, in.to_line, in.from_offset, in.to_offset, stats[i].lines, stats[i].events);
+    fmt::print(stderr, "gpucost: batch: {}: {}, lines {}-{} (bytes {}-{}): {} new lines, {} events\n",
+               text::printable(in.path), in.how, in.from_line, in.to_line, in.from_offset, in.to_offset, stats[i].lines,
+               stats[i].events);
     lines += stats[i].lines;
     events += stats[i].events;
   }

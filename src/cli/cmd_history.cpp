@@ -30,11 +30,11 @@ int run_history(const HistoryArgs& args) {
   if (!ledger) return fail(ledger.error());
   auto runs = ledger->runs(filter);
   if (!runs) return fail(runs.error());
-  const std::string text = args.json ? outputs::history_json(*runs)
-                           : args.csv
-                               ? outputs::history_csv(*runs)
-                               : printable_text(outputs::history_table(
-                                     *runs, args.by == "fingerprint" ? outputs::TrendBy::fingerprint : outputs::TrendBy::host));
+  const std::string text =
+      args.json  ? outputs::history_json(*runs)
+      : args.csv ? outputs::history_csv(*runs)
+                 : printable_text(outputs::history_table(
+                       *runs, args.by == "fingerprint" ? outputs::TrendBy::fingerprint : outputs::TrendBy::host));
   if (auto st = io::write_file_atomically(args.output, text); !st) return fail(st.error());
   return kOk;
 }

@@ -3,8 +3,8 @@
 #include "commands.hpp"
 #include "console.hpp"
 
-#include <gpucost/core/text.hpp>
 #include <gpucost/breakeven/starter_config.hpp>
+#include <gpucost/core/text.hpp>
 #include <gpucost/io/atomic_file.hpp>
 #include <gpucost/pipeline/inputs.hpp>
 #include <gpucost/record/smi_probe.hpp>

@@ -108,7 +108,8 @@ Runner define_record(CLI::App& cmd) {
       ->type_name("FILE.html")
       ->group("Output");
   cmd.add_option("--run-dir", args->run_dir,
-                 "folder for the run, made by record: it must not exist (default ./gpucost-run-YYYYmmdd-HHMMSS, with -2, -3, ... "
+                 "folder for the run, made by record: it must not exist (default ./gpucost-run-YYYYmmdd-HHMMSS, with "
+                 "-2, -3, ... "
                  "when taken)")
       ->type_name("DIR")
       ->group("Record");

@@ -87,8 +87,8 @@ int run_diff(const TraceArgs& args) {
   }
   const std::size_t top = args.in.settings.top_kernels;
   const breakeven::CostConfig* priced = config ? &*config : nullptr;
-  const std::string out =
-      args.json ? report::trace_diff_json(*a, *b, top, priced) : printable_text(report::trace_diff_table(*a, *b, top, priced));
+  const std::string out = args.json ? report::trace_diff_json(*a, *b, top, priced)
+                                    : printable_text(report::trace_diff_table(*a, *b, top, priced));
   if (auto st = io::write_file_atomically(args.output, out); !st) return fail(st.error());
   return status;
 }

@@ -123,15 +123,16 @@ std::uint64_t report_inputs(const std::vector<InputStats>& stats, bool quiet) {
       fmt::print(stderr, "{} {}: {}; lines before it are kept\n", prefix(Level::warning), printable(s.path),
                  printable(s.truncated));
     if (s.malformed > 0) {
-      fmt::print(stderr, "{} {}: {} malformed line{} of {} ({})\n", prefix(Level::warning), printable(s.path), s.malformed,
-                 s.malformed == 1 ? "" : "s", s.lines, prep::format_name(s.format));
+      fmt::print(stderr, "{} {}: {} malformed line{} of {} ({})\n", prefix(Level::warning), printable(s.path),
+                 s.malformed, s.malformed == 1 ? "" : "s", s.lines, prep::format_name(s.format));
       for (const auto& ex : s.examples)
         fmt::print(stderr, "{}:{}: {}: {}\n", printable(s.path), ex.line, printable(ex.reason), printable(ex.excerpt));
     }
     for (const auto& w : s.warnings)
       fmt::print(stderr, "{} {}: {}\n", prefix(Level::warning), printable(s.path), printable(w));
     if (quiet) continue;
-    for (const auto& n : s.notes) fmt::print(stderr, "{} {}: {}\n", prefix(Level::note), printable(s.path), printable(n));
+    for (const auto& n : s.notes)
+      fmt::print(stderr, "{} {}: {}\n", prefix(Level::note), printable(s.path), printable(n));
     if (s.duplicates > 0)
       fmt::print(stderr,
                  "{} {}: {} event{} repeated from another input at the same time, counted once (overlapping "

@@ -538,8 +538,7 @@ Expected<const breakeven::Catalogue*> run_catalogue(const std::vector<std::strin
   if (!catalogue) return catalogue.error();
   loaded = std::move(*catalogue);
   if (!quiet)
-    for (const std::string& n : loaded->notes)
-      fmt::print(stderr, "{} {}\n", prefix(Level::note), text::printable(n));
+    for (const std::string& n : loaded->notes) fmt::print(stderr, "{} {}\n", prefix(Level::note), text::printable(n));
   return &*loaded;
 }
 
@@ -679,8 +678,8 @@ Expected<breakeven::PriceOptions> price_options(const ModelArgs& a, const extrac
 
 void print_notices(const std::vector<breakeven::Notice>& notices, bool quiet) {
   for (const auto& n : notices)
-    if (n.warning || !quiet) fmt::print(stderr, "{} {}\n", prefix(n.warning ? Level::warning : Level::note),
-                 text::printable(n.text));
+    if (n.warning || !quiet)
+      fmt::print(stderr, "{} {}\n", prefix(n.warning ? Level::warning : Level::note), text::printable(n.text));
 }
 
 }  // namespace gpucost::cli

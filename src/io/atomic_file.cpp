@@ -57,7 +57,8 @@ const char* file_type_name(mode_t mode) {
 }
 
 Error not_regular_error(const std::string& path, mode_t mode) {
-  return make_error(ErrorKind::io, fmt::format("{}: is {}, not a regular file: not written", path, file_type_name(mode)),
+  return make_error(ErrorKind::io,
+                    fmt::format("{}: is {}, not a regular file: not written", path, file_type_name(mode)),
                     "remove it or give another name (- writes to stdout)");
 }
 
@@ -116,7 +117,8 @@ Expected<OutputFile> OutputFile::open(const std::string& path, const WriteOption
                       "check that the directory exists and is writable");
   f.m_tmp = tmpl;
   const auto replaced_mode = replacing ? std::optional<unsigned>(st.st_mode & 07777) : std::nullopt;
-  (void)::fchmod(fd, static_cast<mode_t>(chosen_file_mode(options, replaced_mode, replacing && st.st_uid == ::geteuid())));
+  (void)::fchmod(fd,
+                 static_cast<mode_t>(chosen_file_mode(options, replaced_mode, replacing && st.st_uid == ::geteuid())));
   f.m_file = ::fdopen(fd, "wb");
   if (options.live) {
     if (::rename(f.m_tmp.c_str(), path.c_str()) != 0)

@@ -474,8 +474,7 @@ Expected<Ledger> Ledger::open(const std::string& path, Mode mode, int busy_timeo
                               std::optional<unsigned> file_mode) {
   if (auto st = prepare_ledger_file(path, mode, file_mode); !st) return st.error();
   sqlite3* db = nullptr;
-  const int flags =
-      SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW | (mode == Mode::create ? SQLITE_OPEN_CREATE : 0);
+  const int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW | (mode == Mode::create ? SQLITE_OPEN_CREATE : 0);
   const int rc = sqlite3_open_v2(path.c_str(), &db, flags, nullptr);
   Ledger ledger(db, path);  // closes db on every path out
   if (rc != SQLITE_OK && mode == Mode::existing)

@@ -86,11 +86,12 @@ TEST_CASE("text: English month abbreviations in any case", "[core][text]") {
 TEST_CASE("printable: control characters shown escaped, as journalctl shows untrusted text", "[text][security]") {
   using gpucost::text::printable;
   CHECK(printable("plain text, ümlauts, 4090") == "plain text, ümlauts, 4090");
-  CHECK(printable("\x1b]0;owned\a") == "\\x1b]0;owned\\a");                  // the terminal's title
-  CHECK(printable("\x1b[31mred\x1b[0m") == "\\x1b[31mred\\x1b[0m");         // colours
+  CHECK(printable("\x1b]0;owned\a") == "\\x1b]0;owned\\a");                         // the terminal's title
+  CHECK(printable("\x1b[31mred\x1b[0m") == "\\x1b[31mred\\x1b[0m");                 // colours
   CHECK(printable("ok\ngpucost: error: forged") == "ok\\ngpucost: error: forged");  // no new line
   CHECK(printable("a\tb\rc\x7f") == "a\\tb\\rc\\x7f");
-  CHECK(printable("\xc2\x9b" "2J") == "\\u009b2J");                          // C1 CSI
-  CHECK(printable("x\xe2\x80\xaey") == "x\\u202ey");                          // right-to-left override
-  CHECK(printable("\xff") == "\xEF\xBF\xBD");                                 // not UTF-8
+  CHECK(printable("\xc2\x9b"
+                  "2J") == "\\u009b2J");              // C1 CSI
+  CHECK(printable("x\xe2\x80\xaey") == "x\\u202ey");  // right-to-left override
+  CHECK(printable("\xff") == "\xEF\xBF\xBD");         // not UTF-8
 }

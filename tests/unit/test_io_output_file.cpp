@@ -84,7 +84,8 @@ TEST_CASE("output file: --mode gives the written file its permission bits, whate
   fs::create_directories(dir);
   const std::string path = (dir / "gpucost.prom").string();
   const mode_t old = ::umask(077);  // a umask that would give 0600
-  const auto st = gpucost::io::write_file_atomically(path, "x 1\n", gpucost::io::WriteOptions{0644u, gpucost::io::Readers::shared, false});
+  const auto st = gpucost::io::write_file_atomically(
+      path, "x 1\n", gpucost::io::WriteOptions{0644u, gpucost::io::Readers::shared, false});
   ::umask(old);
   REQUIRE(st);
   struct stat info {};
@@ -147,8 +148,8 @@ TEST_CASE("output file: the chosen mode never keeps setuid, nor another user's b
   const io::WriteOptions private_file{std::nullopt, io::Readers::private_, false};
   CHECK(io::chosen_file_mode(shared, std::nullopt, false) == 0644u);
   CHECK(io::chosen_file_mode(private_file, std::nullopt, false) == 0600u);
-  CHECK(io::chosen_file_mode(shared, 04755u, true) == 0755u);   // ours: kept, setuid cleared
-  CHECK(io::chosen_file_mode(shared, 0666u, false) == 0644u);   // planted by another user: not copied
+  CHECK(io::chosen_file_mode(shared, 04755u, true) == 0755u);  // ours: kept, setuid cleared
+  CHECK(io::chosen_file_mode(shared, 0666u, false) == 0644u);  // planted by another user: not copied
   CHECK(io::chosen_file_mode(private_file, 0644u, true) == 0600u);
   CHECK(io::chosen_file_mode(io::WriteOptions{0640u, io::Readers::private_, false}, 0666u, true) == 0640u);
   ::umask(002);
