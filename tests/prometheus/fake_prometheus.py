@@ -13,6 +13,9 @@ A path prefix /s/<scenario>/ makes the server misbehave:
   503        every request answers 503 with a Prometheus error body (status "error", errorType "unavailable")
   html       a 200 answer that is an HTML page, not JSON (a login proxy in front of the server)
   404        every request answers 404 (a wrong base URL)
+  hostile    every request answers 500 with a Prometheus error holding escape sequences and a forged
+             "gpucost: error:" line
+  warns      a good answer with a warning holding escape sequences and a forged line
 --token T requires "Authorization: Bearer T"; --basic USER:PASSWORD requires that basic auth.
 """
 import argparse
@@ -26,6 +29,8 @@ import threading
 import urllib.parse
 
 LOCK = threading.Lock()
+# A server's text that would retitle the terminal, colour it and print a line of its own.
+FORGED = "\x1b]0;owned\x07\x1b[31mred\x1b[0m\ngpucost: error: forged\n"
 
 
 def load_series(paths):
@@ -131,12 +136,15 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 log.write(f"{scenario} {path}?{url.query}\n")
         if scenario == "503":
             return self.error(503, "unavailable", "the query was cancelled: too many concurrent queries")
+        if scenario == "hostile":
+            return self.error(500, "internal", FORGED)
         if scenario == "404" or path != "/api/v1/query_range":
             return self.send_body(404, b"404 page not found\n", "text/plain")
         if scenario == "html":
             return self.send_body(200, b"<html><body>Sign in</body></html>", "text/html")
         if not self.authorised():
             return self.send_body(401, b"Unauthorized\n", "text/plain")
+        self.warns = scenario == "warns"
         self.query_range(urllib.parse.parse_qs(url.query))
 
     def query_range(self, q):
@@ -167,6 +175,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             if values:
                 result.append({"metric": dict(labels), "values": values})
         body = {"status": "success", "data": {"resultType": "matrix", "result": result}}
+        if self.warns:
+            body["warnings"] = [FORGED]
         self.send_body(200, json.dumps(body, separators=(",", ":")).encode())
 
 
