@@ -180,6 +180,21 @@ errors)
   expect '\-\-step: only with --prometheus' breakeven -c "$testdata/samples/h100-server.toml" --step 15s "$h100"
   [ "$(wc -l <"$tmp/err")" -eq 2 ] || fail "the error is not one line and a hint"
   ;;
+https-redirect)
+  # From https, a redirect is followed to https only: never down to plain http.
+  command -v openssl >/dev/null || { echo "SKIP: openssl is not installed (the https stand-in needs a certificate)"; exit 0; }
+  openssl req -x509 -newkey rsa:2048 -nodes -keyout "$tmp/key.pem" -out "$tmp/cert.pem" -days 1 \
+    -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 2>/dev/null || fail "openssl could not make a certificate"
+  serve "$h100" --tls-cert "$tmp/cert.pem" --tls-key "$tmp/key.pem"
+  https_base="https://127.0.0.1:$(cat "$tmp/port")"
+  export GPUCOST_PROMETHEUS_CA_FILE="$tmp/cert.pem" GPUCOST_PROMETHEUS_TOKEN=s3cr3t
+  run out.json extract --prometheus "$https_base/s/moved" "${window[@]}"
+  [ "$rc" -eq 0 ] || fail "an https redirect to https: exit $rc"
+  run out.json extract --prometheus "$https_base/s/downgrade" "${window[@]}"
+  [ "$rc" -eq 2 ] && grep -q 'HTTP 302 to another protocol, not followed (an https URL is only followed to https)' \
+    "$tmp/err" || fail "a redirect from https to http: exit $rc"
+  ! grep -q s3cr3t "$tmp/err" || fail "the token was shown"
+  ;;
 hostile)
   # A server's words reach stderr quoted, on one line, escaped: no escape byte, no line of its own.
   serve "$h100"
