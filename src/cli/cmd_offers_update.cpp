@@ -73,8 +73,14 @@ Expected<prices::UpdateRequest> request_from(const OffersUpdateArgs& a, std::vec
   for (const std::string& spec : a.endpoints) {
     const auto [source, url] = split_pair(spec);
     if ((!known(source) && source != "ecb") || !(url.starts_with("http://") || url.starts_with("https://")))
-      return make_error(ErrorKind::usage, fmt::format("--endpoint {}: expected SOURCE=URL", spec),
+      return make_error(ErrorKind::usage, fmt::format("--endpoint {}: expected SOURCE=URL", io::shown_url(spec)),
                         "SOURCE is aws, azure, gcp or ecb; URL replaces the list's https://host (tests, mirrors)");
+    if (io::has_userinfo(url))  // a URL shows in ps and shell history
+      return make_error(
+          ErrorKind::usage,
+          fmt::format("--endpoint {}={}: holds a user name or password: refused", source, io::shown_url(url)),
+          "the price lists need no credentials; Google Cloud's API key comes from GPUCOST_GCP_API_KEY "
+          "(docs/cluster.md)");
     r.endpoints[source] = url;
   }
   return r;
@@ -116,7 +122,17 @@ int run_offers_update(const OffersUpdateArgs& a) {
   http.connect_timeout_s = std::min(a.timeout_s, http.connect_timeout_s);
   apply_http_backoff_env(http);
   const auto fetcher = io::make_http_fetcher(http);
-  auto update = prices::fetch_updates(*request, *fetcher);
+  std::unique_ptr<io::Fetcher> gcp_fetcher;
+  if (!request->gcp_key.empty()) {
+    const io::HttpOptions gcp_http = prices::gcp_http_options(http, request->gcp_key);
+    gcp_fetcher = io::make_http_fetcher(gcp_http);
+    const bool asked =
+        std::find(request->providers.begin(), request->providers.end(), "gcp") != request->providers.end();
+    const std::string gcp_url = prices::endpoint_of(*request, "gcp");
+    if (const std::string w = io::cleartext_credentials_warning(gcp_url, gcp_http); asked && !w.empty())
+      fmt::print(stderr, "{} {}\n", prefix(Level::warning), w);
+  }
+  auto update = prices::fetch_updates(*request, *fetcher, gcp_fetcher.get());
   if (!a.quiet)
     for (const std::string& n : notes) fmt::print(stderr, "{} {}\n", prefix(Level::note), n);
   if (!update) return fail(update.error());

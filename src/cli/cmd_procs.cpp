@@ -32,6 +32,8 @@ int run_procs(const ProcsArgs& args) {
   const bool table_shown = !args.json && args.output == "-";
   if (const std::string u = procs::unreadable_summary(*scan); !u.empty() && !table_shown && !args.quiet)
     fmt::print(stderr, "{} {}\n  hint: run as root (or as their user) to read them\n", prefix(Level::warning), u);
+  if (const std::string r = procs::refused_summary(*scan); !r.empty() && !table_shown && !args.quiet)
+    fmt::print(stderr, "{} {}\n", prefix(Level::warning), r);
   return kOk;
 }
 

@@ -168,6 +168,8 @@ Expected<pipeline::ProbedInput> fetch_prometheus_input(const InputArgs& a, const
     fmt::print(stderr, "{} GPUCOST_PROMETHEUS_INSECURE=1: the server's TLS certificate is not checked\n",
                prefix(Level::warning));
   io::HttpOptions http = pipeline::prometheus_http_options(*auth);
+  if (const std::string w = io::cleartext_credentials_warning(query->base_url, http); !w.empty())
+    fmt::print(stderr, "{} {}\n", prefix(Level::warning), w);
   apply_http_backoff_env(http);
   const auto fetcher = io::make_http_fetcher(http);
   auto fetched = pipeline::fetch_prometheus(*query, *fetcher);

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <mutex>
@@ -87,6 +88,8 @@ void set_credentials(CURL* h, const HttpOptions& o) {
   }
 }
 
+bool secret_headers(const HttpOptions& o);
+
 Attempt perform(const std::string& url, const HttpOptions& o, const std::function<Status(std::string_view)>& sink) {
   Attempt a;
   CURL* h = curl_easy_init();
@@ -98,8 +101,12 @@ Attempt perform(const std::string& url, const HttpOptions& o, const std::functio
   char message[CURL_ERROR_SIZE] = {};
   curl_easy_setopt(h, CURLOPT_URL, url.c_str());
   curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
-  curl_easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
-  curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 1L);
+  const std::string redirects(redirect_protocols(url));
+  curl_easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, redirects.c_str());
+  // libcurl keeps Authorization and basic auth to the first host (no UNRESTRICTED_AUTH), but would
+  // send another header, such as an API key, on to wherever a redirect points.
+  curl_easy_setopt(h, CURLOPT_UNRESTRICTED_AUTH, 0L);
+  curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, secret_headers(o) ? 0L : 1L);
   curl_easy_setopt(h, CURLOPT_MAXREDIRS, 5L);
   curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, to_ms(o.connect_timeout_s));
@@ -125,6 +132,12 @@ Attempt perform(const std::string& url, const HttpOptions& o, const std::functio
   return a;
 }
 
+/// A header other than Authorization: libcurl would resend it after a redirect to another host.
+bool secret_headers(const HttpOptions& o) {
+  return std::any_of(o.headers.begin(), o.headers.end(),
+                     [](const std::string& h) { return !text::istarts_with(h, "authorization:"); });
+}
+
 bool no_network_code(CURLcode rc) {
   return rc == CURLE_COULDNT_RESOLVE_HOST || rc == CURLE_COULDNT_RESOLVE_PROXY || rc == CURLE_COULDNT_CONNECT;
 }
@@ -146,10 +159,13 @@ bool transient_code(CURLcode rc) {
   }
 }
 
-std::string short_body(std::string_view body) {
-  std::string out;
-  for (const char c : text::trim(body.substr(0, 200))) out += (c == '\n' || c == '\r') ? ' ' : c;
-  return out;
+/// What a failed try says after the URL: the status, or libcurl's words.
+std::string failure_text(const Attempt& a, bool followed) {
+  if (a.rc == CURLE_OK && a.status >= 300 && a.status < 400 && !followed)
+    return fmt::format("HTTP {} (a redirect, not followed while a key goes in a header)", a.status);
+  if (a.rc == CURLE_UNSUPPORTED_PROTOCOL && a.status >= 300 && a.status < 400)
+    return fmt::format("HTTP {} to another protocol, not followed (an https URL is only followed to https)", a.status);
+  return a.rc == CURLE_OK ? fmt::format("HTTP {}", a.status) : a.curl_message;
 }
 
 class CurlFetcher final : public Fetcher {
@@ -163,7 +179,7 @@ class CurlFetcher final : public Fetcher {
         [&](std::string_view chunk) -> Status {
           if (body.size() + chunk.size() > kMaxBody)
             return make_error(ErrorKind::io,
-                              fmt::format("{}: answer larger than {} MiB", redact_key(url), kMaxBody >> 20));
+                              fmt::format("{}: answer larger than {} MiB", shown_url(url), kMaxBody >> 20));
           body.append(chunk);
           return {};
         });
@@ -179,11 +195,12 @@ class CurlFetcher final : public Fetcher {
       if (attempt_no > 1) restart();
       Attempt a = perform(url, m_options, sink);
       set_last_status(a.status);
+      set_last_error_body(a.error_body);
       if (!a.sink_status) return a.sink_status;
       if (a.rc == CURLE_OK && success(a.status)) return {};
       const bool http_error = a.rc == CURLE_OK;
       const bool again = http_error ? retryable_status(a.status) : transient_code(a.rc);
-      const std::string what = http_error ? fmt::format("HTTP {}", a.status) : a.curl_message;
+      const std::string what = failure_text(a, !secret_headers(m_options));
       if (!again || attempt_no >= tries) return final_error(shown, a, what, attempt_no);
       const int wait = retry_delay_ms(m_options, attempt_no + 1, parse_retry_after(a.retry_after));
       note(fmt::format("{}: {}; try {} of {} in {:.1f} s", shown, what, attempt_no + 1, tries, wait / 1000.0));
@@ -196,8 +213,9 @@ class CurlFetcher final : public Fetcher {
     const std::string after = tries > 1 ? fmt::format(" (after {} tries)", tries) : std::string();
     if (a.rc != CURLE_OK && no_network_code(a.rc))
       return make_error(ErrorKind::io, fmt::format("{}: {}: {}{}", kNoNetwork, shown, what, after));
-    if (a.rc == CURLE_OK && !a.error_body.empty())
-      return make_error(ErrorKind::io, fmt::format("{}: {}{}", shown, what, after), short_body(a.error_body));
+    if (a.rc == CURLE_OK && !text::trim(a.error_body).empty())
+      return make_error(ErrorKind::io, fmt::format("{}: {}{}", shown, what, after),
+                        "the server said " + server_text(a.error_body));
     return make_error(ErrorKind::io, fmt::format("{}: {}{}", shown, what, after));
   }
 
@@ -257,24 +275,111 @@ std::string url_origin(std::string_view url) {
   return out;
 }
 
-std::string redact_key(std::string_view url) {
-  std::string out(url);
-  for (std::size_t at = 0; (at = out.find("key=", at)) != std::string::npos;) {
-    const bool param = at > 0 && (out[at - 1] == '?' || out[at - 1] == '&');
-    at += 4;
-    if (!param) continue;
-    const std::size_t end = std::min(out.find('&', at), out.size());
-    out.replace(at, end - at, "REDACTED");
+bool secret_parameter(std::string_view name) {
+  static constexpr std::array<std::string_view, 11> kWords{"key", "apikey", "token", "auth",      "password",  "passwd",
+                                                           "pwd", "secret", "sig",   "signature", "credential"};
+  std::string lower;
+  for (const char c : name) lower += text::ascii_lower(c);
+  for (const std::string_view w : kWords) {
+    if (lower == w) return true;
+    // api_key, access_token, X-Amz-Signature, client.secret: the last word of the name
+    if (lower.size() > w.size() && lower.ends_with(w)) {
+      const char sep = lower[lower.size() - w.size() - 1];
+      if (sep == '_' || sep == '-' || sep == '.') return true;
+    }
   }
+  return false;
+}
+
+std::string redact_key(std::string_view url) {
+  const std::size_t q = url.find('?');
+  if (q == std::string_view::npos) return std::string(url);
+  const std::size_t hash = std::min(url.find('#', q), url.size());
+  std::string out(url.substr(0, q + 1));
+  for (std::size_t pos = q + 1; pos <= hash;) {
+    const std::size_t end = std::min(url.find('&', pos), hash);
+    const std::string_view param = url.substr(pos, end - pos);
+    const std::size_t eq = param.find('=');
+    if (eq != std::string_view::npos && secret_parameter(param.substr(0, eq)))
+      out += fmt::format("{}=REDACTED", param.substr(0, eq));
+    else
+      out += param;
+    if (end < hash) out += '&';
+    pos = end + 1;
+  }
+  out += url.substr(hash);
   return out;
 }
+
+bool has_userinfo(std::string_view url) { return without_userinfo(url).size() != url.size(); }
 
 std::string shown_url(std::string_view url) {
   constexpr std::size_t kMaxQuery = 60;
   std::string out = redact_key(without_userinfo(url));
   const std::size_t q = out.find('?');
   if (q != std::string::npos && out.size() - q > kMaxQuery) out.replace(q + kMaxQuery, std::string::npos, "...");
-  return out;
+  return text::printable(out);
+}
+
+std::string server_text(std::string_view s, std::size_t max) {
+  std::string line;
+  bool space = false;
+  for (const char c : text::trim(s)) {  // one line: every run of white space a single space
+    if (text::is_space(c)) {
+      space = true;
+      continue;
+    }
+    if (space) line += ' ';
+    space = false;
+    line += c;
+  }
+  bool cut = false;
+  if (line.size() > max) {
+    std::size_t end = max;  // not inside a UTF-8 sequence
+    while (end > 0 && (static_cast<unsigned char>(line[end]) & 0xC0U) == 0x80U) --end;
+    line.resize(end);
+    cut = true;
+  }
+  std::string quoted = "\"";
+  for (const char c : line) {
+    if (c == '"' || c == '\\') quoted += '\\';
+    quoted += c;
+  }
+  return text::printable(quoted) + (cut ? "\u2026\"" : "\"");
+}
+
+namespace {
+
+/// The host of a URL, lower case, without brackets, port and user.
+std::string url_host(std::string_view url) {
+  const std::string origin = url_origin(without_userinfo(url));
+  const std::size_t scheme = origin.find("://");
+  if (scheme == std::string::npos) return {};
+  std::string_view host = std::string_view(origin).substr(scheme + 3);
+  if (host.starts_with('[')) return std::string(host.substr(1, host.find(']') - 1));
+  return std::string(host.substr(0, host.find(':')));
+}
+
+}  // namespace
+
+bool loopback_host(std::string_view url) {
+  const std::string host = url_host(url);
+  const bool ipv4 =
+      !host.empty() && std::all_of(host.begin(), host.end(), [](char c) { return text::is_digit(c) || c == '.'; });
+  return host == "localhost" || (ipv4 && host.starts_with("127.")) || host == "::1";
+}
+
+std::string cleartext_credentials_warning(std::string_view url, const HttpOptions& o) {
+  const bool credentials = !o.user.empty() || !o.headers.empty();
+  if (!credentials || !text::istarts_with(url, "http://") || loopback_host(url)) return {};
+  return fmt::format(
+      "{}: credentials go to it over plain http://, readable on the way; use https:// (only "
+      "localhost and 127.0.0.1 are spared this warning)",
+      shown_url(url));
+}
+
+std::string_view redirect_protocols(std::string_view url) {
+  return text::istarts_with(url, "https://") ? "https" : "http,https";
 }
 
 std::string without_userinfo(std::string_view url) {

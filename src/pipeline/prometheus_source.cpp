@@ -66,11 +66,17 @@ Expected<std::string> base_url(const std::string& url) {
   while (base.ends_with('/')) base.pop_back();
   std::string lower = base;
   for (char& c : lower) c = text::ascii_lower(c);
+  if (io::has_userinfo(base))  // a URL shows in ps, shell history, logs and the ledger
+    return make_error(ErrorKind::usage,
+                      fmt::format("--prometheus: '{}' holds a user name or password: refused", io::shown_url(url)),
+                      "give credentials in the environment: GPUCOST_PROMETHEUS_USER with GPUCOST_PROMETHEUS_PASSWORD "
+                      "or GPUCOST_PROMETHEUS_PASSWORD_FILE (basic auth), or GPUCOST_PROMETHEUS_TOKEN or "
+                      "GPUCOST_PROMETHEUS_TOKEN_FILE (bearer); see docs/cluster.md");
   if (!lower.starts_with("http://") && !lower.starts_with("https://"))
-    return make_error(ErrorKind::usage, fmt::format("--prometheus: '{}' is not an http(s) URL", url),
+    return make_error(ErrorKind::usage, fmt::format("--prometheus: '{}' is not an http(s) URL", io::shown_url(url)),
                       "give the server's base URL, e.g. --prometheus http://prometheus:9090");
   if (base.find_first_of("?#") != std::string::npos || lower.find("/api/v1") != std::string::npos)
-    return make_error(ErrorKind::usage, fmt::format("--prometheus: '{}' is not a base URL", io::without_userinfo(url)),
+    return make_error(ErrorKind::usage, fmt::format("--prometheus: '{}' is not a base URL", io::shown_url(url)),
                       "give the server's base URL without /api/v1 or a query, e.g. http://prometheus:9090 (or "
                       "with the path prefix it is served under: https://example.org/prometheus)");
   return base;
@@ -79,8 +85,12 @@ Expected<std::string> base_url(const std::string& url) {
 // ---- errors ------------------------------------------------------------------------------------
 
 /// Prometheus' own words in an error answer's start ({"status":"error","errorType":"bad_data",
-/// "error":"..."}), which may be cut short; empty when it has none.
+/// "error":"..."}), which may be cut short; empty when it has none. Raw: server_text() shows it.
 std::string prometheus_error_text(std::string_view body) {
+  simdjson::dom::parser parser;
+  std::string_view said;
+  if (parser.parse(simdjson::padded_string(body)).get_object()["error"].get_string().get(said) == simdjson::SUCCESS)
+    return std::string(said);
   const std::size_t key = body.find("\"error\":\"");
   if (key == std::string_view::npos) return {};
   std::string out;
@@ -114,16 +124,18 @@ std::string_view hint_for_status(long status) {
   return "check the URL with curl BASE/api/v1/status/buildinfo";
 }
 
-Error fetch_error(const PrometheusQuery& q, const std::string& url, const Error& e, long status) {
+Error fetch_error(const PrometheusQuery& q, const std::string& url, const Error& e, const io::Fetcher& fetcher) {
+  const long status = fetcher.last_status();
   const std::string& where = q.name;
   if (status == 0)
     return make_error(ErrorKind::io, fmt::format("{}: no answer: {}", where, transfer_detail(e, url)),
                       fmt::format("check the URL and that the server listens there (curl {}/-/ready); a proxy "
                                   "in HTTPS_PROXY/HTTP_PROXY is used unless NO_PROXY names the host",
-                                  io::without_userinfo(q.base_url)));
-  const std::string said = prometheus_error_text(e.hint);
+                                  io::shown_url(q.base_url)));
+  const std::string said = prometheus_error_text(fetcher.last_error_body());
   return make_error(ErrorKind::io,
-                    fmt::format("{}: {}{}{}", where, transfer_detail(e, url), said.empty() ? "" : ": ", said),
+                    fmt::format("{}: {}{}{}", where, transfer_detail(e, url), said.empty() ? "" : ": the server says ",
+                                said.empty() ? std::string() : io::server_text(said)),
                     std::string(hint_for_status(status)));
 }
 
@@ -142,7 +154,8 @@ Status check_answer(const PrometheusQuery& q, std::string_view body, std::size_t
     return make_error(ErrorKind::format, fmt::format("{}: the answer is not a Prometheus API response", where),
                       "give the base URL of a Prometheus server (or of one that answers its HTTP API)");
   if (status != "success")
-    return make_error(ErrorKind::format, fmt::format("{}: {}", where, prometheus_error_text(body)),
+    return make_error(ErrorKind::format,
+                      fmt::format("{}: the server says {}", where, io::server_text(prometheus_error_text(body))),
                       std::string(hint_for_status(400)));
   if (doc["data"]["resultType"].get_string().get(type) != simdjson::SUCCESS || type != "matrix" ||
       doc["data"]["result"].get_array().get(result) != simdjson::SUCCESS)
@@ -154,7 +167,7 @@ Status check_answer(const PrometheusQuery& q, std::string_view body, std::size_t
     for (simdjson::dom::element w : warnings) {
       std::string_view text;
       if (w.get_string().get(text) == simdjson::SUCCESS)
-        notes.push_back(fmt::format("{}: the server warns: {}", q.name, text));
+        notes.push_back(fmt::format("{}: the server warns: {}", q.name, io::server_text(text)));
     }
   return {};
 }
@@ -366,7 +379,7 @@ Expected<PrometheusFetch> fetch_prometheus(const PrometheusQuery& q, io::Fetcher
     const std::string url = query_range_url(q.base_url, q.selector, range, q.step_ms);
     auto body = fetcher.get(url);
     for (std::string& n : fetcher.take_notes()) out.notes.push_back(std::move(n));
-    if (!body) return fetch_error(q, url, body.error(), fetcher.last_status());
+    if (!body) return fetch_error(q, url, body.error(), fetcher);
     GPUCOST_TRY(check_answer(q, *body, series, out.notes));
     if (content->size() + body->size() + 1 > kMaxFetchedBytes)
       return make_error(ErrorKind::io, fmt::format("{}: the answers exceed {} MiB", q.name, kMaxFetchedBytes >> 20),

@@ -141,14 +141,15 @@ Expected<SourceResult> fetch_azure(io::Fetcher& fetcher, std::string_view base,
     std::set<std::string> seen;
     while (!url.empty()) {
       if (!seen.insert(url).second || seen.size() > kMaxPages)
-        return make_error(ErrorKind::format, fmt::format("{}: the pages do not end (NextPageLink loops)", url));
+        return make_error(ErrorKind::format,
+                          fmt::format("{}: the pages do not end (NextPageLink loops)", io::shown_url(url)));
       auto body = fetcher.get(url);
       if (!body) return body.error();
       auto next = read_azure_page(*body, region, url, r);
       if (!next) return next.error();
       if (!next->empty() && io::url_origin(*next) != origin)
-        return make_error(ErrorKind::format,
-                          fmt::format("{}: NextPageLink leads to another site ({}): not followed", url, *next));
+        return make_error(ErrorKind::format, fmt::format("{}: NextPageLink leads to another site ({}): not followed",
+                                                         io::shown_url(url), io::shown_url(*next)));
       url.clear();
       for (const char c : *next) {  // curl takes no spaces in a URL
         if (c == ' ')

@@ -91,9 +91,13 @@ void read_sku(simdjson::dom::object sku, std::string_view region, std::string_vi
 
 }  // namespace
 
-std::string gcp_skus_url(std::string_view base, std::string_view key, std::string_view page_token) {
-  std::string url =
-      fmt::format("{}/v1/services/{}/skus?key={}&currencyCode=USD", base, kComputeEngine, io::url_encode(key));
+io::HttpOptions gcp_http_options(io::HttpOptions base, std::string_view key) {
+  base.headers.push_back(fmt::format("{}: {}", kGcpKeyHeader, key));
+  return base;
+}
+
+std::string gcp_skus_url(std::string_view base, std::string_view page_token) {
+  std::string url = fmt::format("{}/v1/services/{}/skus?currencyCode=USD", base, kComputeEngine);
   if (!page_token.empty()) url += "&pageToken=" + io::url_encode(page_token);
   return url;
 }
@@ -122,16 +126,15 @@ Expected<std::string> read_gcp_page(std::string_view json, std::string_view regi
   return std::string(next);
 }
 
-Expected<SourceResult> fetch_gcp(io::Fetcher& fetcher, std::string_view base, std::string_view key,
-                                 const std::vector<std::string>& regions) {
+Expected<SourceResult> fetch_gcp(io::Fetcher& fetcher, std::string_view base, const std::vector<std::string>& regions) {
   SourceResult r;
   for (const std::string& region : regions) {
     std::string token;
     std::set<std::string> seen;
     do {
-      const std::string url = gcp_skus_url(base, key, token);
+      const std::string url = gcp_skus_url(base, token);
       if (!seen.insert(token).second || seen.size() > kMaxPages)
-        return make_error(ErrorKind::format, fmt::format("{}: the pages do not end", io::redact_key(url)));
+        return make_error(ErrorKind::format, fmt::format("{}: the pages do not end", io::shown_url(url)));
       auto body = fetcher.get(url);
       if (!body) return body.error();
       auto next = read_gcp_page(*body, region, io::redact_key(url), r);

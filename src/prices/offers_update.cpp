@@ -25,7 +25,8 @@ bool gpu_matches(std::string_view filter, std::string_view model) {
   return text::icontains(model, lower);
 }
 
-Expected<SourceResult> fetch_provider(const UpdateRequest& r, std::string_view provider, io::Fetcher& fetcher) {
+Expected<SourceResult> fetch_provider(const UpdateRequest& r, std::string_view provider, io::Fetcher& fetcher,
+                                      io::Fetcher& gcp_fetcher) {
   const std::string base = endpoint_of(r, provider);
   const std::vector<std::string> regions = regions_of(r, provider);
   if (provider == "aws") return fetch_aws(fetcher, base, regions);
@@ -33,7 +34,7 @@ Expected<SourceResult> fetch_provider(const UpdateRequest& r, std::string_view p
   if (r.gcp_key.empty())
     return make_error(ErrorKind::usage, "gcp: the Cloud Billing Catalog API needs an API key",
                       "set GPUCOST_GCP_API_KEY (a key of any Google Cloud project; no billing account needed)");
-  return fetch_gcp(fetcher, base, r.gcp_key, regions);
+  return fetch_gcp(gcp_fetcher, base, regions);
 }
 
 Error with_context(std::string_view what, const Error& e) {
@@ -123,12 +124,13 @@ std::string provider_of_region(std::string_view region) {
   return last + 2 == region.size() ? "aws" : "gcp";
 }
 
-Expected<UpdateResult> fetch_updates(const UpdateRequest& r, io::Fetcher& fetcher) {
+Expected<UpdateResult> fetch_updates(const UpdateRequest& r, io::Fetcher& fetcher, io::Fetcher* gcp_fetcher) {
   UpdateResult out;
   for (const std::string& provider : known_providers()) {
     if (!contains(r.providers, provider)) continue;
-    auto got = fetch_provider(r, provider, fetcher);
-    for (std::string& n : fetcher.take_notes()) out.notes.push_back(fmt::format("{}: {}", provider, n));
+    io::Fetcher& used = provider == "gcp" && gcp_fetcher != nullptr ? *gcp_fetcher : fetcher;
+    auto got = fetch_provider(r, provider, fetcher, used);
+    for (std::string& n : used.take_notes()) out.notes.push_back(fmt::format("{}: {}", provider, n));
     if (!got) return with_context(provider, got.error());
     std::vector<breakeven::CloudOffer> kept;
     for (breakeven::CloudOffer& o : got->offers) {

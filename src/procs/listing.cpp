@@ -100,6 +100,14 @@ void append_holder(std::string& out, const Holder& h) {
   out += h.devices.empty() ? "]\n    }" : "\n      ]\n    }";
 }
 
+void append_refused(std::string& out, const Refused& r) {
+  out += fmt::format("    {{\"pid\": {}, \"file\": ", r.pid);
+  io::append_json_string(out, r.file);
+  out += ", \"reason\": ";
+  io::append_json_string(out, r.reason);
+  out += "}";
+}
+
 void append_unreadable(std::string& out, const Unreadable& u) {
   out += fmt::format("    {{\"pid\": {}, \"uid\": ", u.pid);
   json_uid(out, u.uid);
@@ -132,11 +140,24 @@ std::string unreadable_summary(const ScanResult& scan) {
     ++by_reason[fmt::format("{}: {}", u.what, u.reason)];
   }
   std::vector<std::string> users, reasons;
-  for (const auto& [user, n] : by_user) users.push_back(fmt::format("{} {}", user, n));
+  for (const auto& [user, n] : by_user) users.push_back(fmt::format("{} {}", text::printable(user), n));
   for (const auto& [reason, n] : by_reason) reasons.push_back(reason);
   return fmt::format("{} could not be read ({}; users {}): the device files they hold are not known",
                      text::counted(static_cast<long long>(scan.unreadable.size()), "process", "processes"),
                      text::join(reasons, "; "), text::join(users, ", "));
+}
+
+std::string refused_summary(const ScanResult& scan) {
+  if (scan.refused.empty()) return {};
+  constexpr std::size_t kShown = 5;
+  std::vector<std::string> files;
+  for (std::size_t i = 0; i < scan.refused.size() && i < kShown; ++i) {
+    const Refused& r = scan.refused[i];
+    files.push_back(fmt::format("{}/{}: {}", r.pid, r.file, r.reason));
+  }
+  if (scan.refused.size() > kShown) files.push_back(fmt::format("{} more", scan.refused.size() - kShown));
+  return fmt::format("{} of the tree left unread or read in part ({}): a real /proc has none",
+                     text::counted(static_cast<long long>(scan.refused.size()), "file"), text::join(files, "; "));
 }
 
 std::string procs_table(const ScanResult& scan) {
@@ -146,9 +167,12 @@ std::string procs_table(const ScanResult& scan) {
     std::vector<std::string> devices;
     for (const DeviceUse& d : h.devices) devices.push_back(short_device(d));
     const std::string gpus = gpu_list(h.gpus());
-    rows.push_back({std::to_string(h.pid), user_of(h.uid, h.user), utc_seconds(h.start_ns),
-                    gpus.empty() ? std::string("-") : gpus, text::join(devices, ","), placement(h),
-                    h.command() + (h.partial ? "  (partly unreadable)" : "")});
+    // Names, paths and argv are the processes' own text: escaped, so that none moves the cursor,
+    // retitles the terminal or starts a row of its own.
+    rows.push_back({std::to_string(h.pid), text::printable(user_of(h.uid, h.user)), utc_seconds(h.start_ns),
+                    gpus.empty() ? std::string("-") : gpus, text::printable(text::join(devices, ",")),
+                    text::printable(placement(h)),
+                    text::printable(h.command()) + (h.partial ? "  (partly unreadable)" : "")});
   }
   std::array<std::size_t, 7> width{};
   for (std::size_t c = 0; c < head.size(); ++c) {
@@ -168,9 +192,11 @@ std::string procs_table(const ScanResult& scan) {
   }
   out += fmt::format("holders of NVIDIA device files: {} of {} in {}/proc ({} passed by, {} ended while read)\n",
                      rows.size(), text::counted(scan.processes, "process", "processes"),
-                     scan.root == "/" ? std::string() : scan.root, text::counted(scan.kernel_threads, "kernel thread"),
+                     scan.root == "/" ? std::string() : text::printable(scan.root),
+                     text::counted(scan.kernel_threads, "kernel thread"),
                      text::counted(scan.vanished, "process", "processes"));
   if (const std::string u = unreadable_summary(scan); !u.empty()) out += u + "\n";
+  if (const std::string r = refused_summary(scan); !r.empty()) out += r + "\n";
   return out;
 }
 
@@ -192,7 +218,12 @@ std::string procs_json(const ScanResult& scan) {
     out += i == 0 ? "\n" : ",\n";
     append_unreadable(out, scan.unreadable[i]);
   }
-  out += scan.unreadable.empty() ? "]\n}\n" : "\n  ]\n}\n";
+  out += scan.unreadable.empty() ? "],\n  \"refused\": [" : "\n  ],\n  \"refused\": [";
+  for (std::size_t i = 0; i < scan.refused.size(); ++i) {
+    out += i == 0 ? "\n" : ",\n";
+    append_refused(out, scan.refused[i]);
+  }
+  out += scan.refused.empty() ? "]\n}\n" : "\n  ]\n}\n";
   return out;
 }
 

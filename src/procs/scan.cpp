@@ -2,6 +2,7 @@
 #include <gpucost/procs/scan.hpp>
 
 #include <gpucost/core/text.hpp>
+#include <gpucost/procs/tree_file.hpp>
 
 #include <fmt/format.h>
 #include <re2/re2.h>
@@ -23,29 +24,37 @@ namespace gpucost::procs {
 
 namespace {
 
-/// Reads a whole file (files of /proc report size 0: read to the end). Returns 0 or the errno.
-int read_file(const std::string& path, std::string& out) {
-  out.clear();
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return errno;
-  std::array<char, 16384> buf{};
-  int err = 0;
-  for (;;) {
-    const ssize_t got = ::read(fd, buf.data(), buf.size());
-    if (got < 0 && errno == EINTR) continue;
-    if (got < 0) err = errno;
-    if (got <= 0) break;
-    out.append(buf.data(), static_cast<std::size_t>(got));
-  }
-  ::close(fd);
-  return err;
-}
-
-std::string read_link(const std::string& path) {
+/// The target of a symbolic link (fd/N, sysfs' device), relative to `dir_fd`; empty when none.
+std::string read_link(int dir_fd, const char* name) {
   std::array<char, 4096> buf{};
-  const ssize_t n = ::readlink(path.c_str(), buf.data(), buf.size());
+  const ssize_t n = ::readlinkat(dir_fd, name, buf.data(), buf.size());
   return n > 0 ? std::string(buf.data(), static_cast<std::size_t>(n)) : std::string();
 }
+
+/// An errno as the scan reports it: ELOOP is a link it would not follow.
+std::string error_text(int err) {
+  return err == ELOOP ? std::string("a symbolic link (not followed)") : std::string(std::strerror(err));
+}
+
+/// Why a directory could not be opened with O_DIRECTORY | O_NOFOLLOW: a link says ENOTDIR too.
+std::string dir_error(int parent_fd, const char* name, int err) {
+  struct stat sb {};
+  if ((err == ENOTDIR || err == ELOOP) && ::fstatat(parent_fd, name, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
+      S_ISLNK(sb.st_mode))
+    return error_text(ELOOP);
+  return error_text(err);
+}
+
+/// A file descriptor closed when it goes out of scope.
+struct Fd {
+  int fd = -1;
+  explicit Fd(int f) : fd(f) {}
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  ~Fd() {
+    if (fd >= 0) ::close(fd);
+  }
+};
 
 /// ENOENT and ESRCH: the process ended while it was read.
 bool gone(int err) { return err == ENOENT || err == ESRCH; }
@@ -62,8 +71,9 @@ std::string tree_path(const std::string& root, std::string_view rest) {
 /// The users of a tree's etc/passwd: "name:x:uid:...".
 std::map<std::uint32_t, std::string> read_passwd(const std::string& path) {
   std::map<std::uint32_t, std::string> users;
-  std::string text;
-  if (read_file(path, text) != 0) return users;
+  const TreeFile f = read_tree_file(AT_FDCWD, path, kLargeFileCap);
+  if (!f.ok()) return users;
+  const std::string& text = f.text;
   std::size_t pos = 0;
   while (pos < text.size()) {
     const std::size_t nl = std::min(text.find('\n', pos), text.size());
@@ -108,6 +118,8 @@ bool ScanResult::descends_from(int pid, int ancestor) const {
   return false;
 }
 
+struct ProcessRead;
+
 struct Scanner::Impl {
   std::string root, proc;
   bool machine = false;  ///< root is "/": user names from NSS
@@ -119,6 +131,10 @@ struct Scanner::Impl {
   [[nodiscard]] std::string user_name(std::uint32_t uid) const;
   [[nodiscard]] bool matches_pattern(std::string_view path) const;
   void scan_process(int pid, ScanResult& out, std::map<std::string, DrmCard>& cards) const;
+  /// fd/ and maps; false when the process ended meanwhile.
+  bool read_fds(ProcessRead& p, std::map<std::string, DrmCard>& cards) const;
+  bool read_maps(ProcessRead& p, std::map<std::string, DrmCard>& cards) const;
+  Holder make_holder(ProcessRead& p, const ProcStat& st, const ProcStatus& status) const;
   [[nodiscard]] DrmCard drm_card(const std::string& node) const;
   /// Counts `path` (" (deleted)" already taken off) when it names a device file.
   void add_handle(std::string_view path, bool deleted, bool from_fd, std::uint64_t bytes,
@@ -146,10 +162,11 @@ bool Scanner::Impl::matches_pattern(std::string_view path) const {
 DrmCard Scanner::Impl::drm_card(const std::string& node) const {
   DrmCard card;
   const std::string device = tree_path(root, fmt::format("sys/class/drm/{}/device", node));
-  std::string vendor;
-  if (read_file(device + "/vendor", vendor) != 0) return card;
-  card.nvidia = text::trim(vendor) == "0x10de";
-  const std::string link = read_link(device);
+  // sysfs' class entries are links into /sys/devices: followed, but for the file read itself.
+  const TreeFile vendor = read_tree_file(AT_FDCWD, device + "/vendor", kSmallFileCap);
+  if (!vendor.ok()) return card;
+  card.nvidia = text::trim(vendor.text) == "0x10de";
+  const std::string link = read_link(AT_FDCWD, device.c_str());
   card.pci = link.substr(link.rfind('/') + 1);
   return card;
 }
@@ -191,19 +208,98 @@ void Scanner::Impl::add_handle(std::string_view path, bool deleted, bool from_fd
   }
 }
 
+/// One process's directory as it is read: the device files found, and what could not be read.
+struct ProcessRead {
+  int pid = 0;
+  std::string dir;
+  int dir_fd = -1;
+  ScanResult& out;
+  std::map<std::string, DeviceUse> found;
+  std::string what, reason;  ///< the parts that could not be read, the first failure's text
+
+  void unreadable(std::string_view part, const std::string& why) {
+    what += what.empty() ? std::string(part) : fmt::format(", {}", part);
+    if (reason.empty()) reason = why;
+  }
+  /// Records a file refused or cut at its cap; true when its text may be used.
+  bool usable(const TreeFile& f, std::string_view file, std::size_t cap) {
+    if (!f.refused.empty()) out.refused.push_back(Refused{pid, std::string(file), f.refused});
+    if (f.cut)
+      out.refused.push_back(
+          Refused{pid, std::string(file), fmt::format("larger than {}: read in part", cap_text(cap))});
+    return f.ok();
+  }
+  /// ENOENT or ESRCH and the directory gone: the process ended while it was read.
+  [[nodiscard]] bool ended(int err) const { return gone(err) && ::access(dir.c_str(), F_OK) != 0; }
+};
+
+/// fd/: each link's target, read with readlink (never opened).
+bool Scanner::Impl::read_fds(ProcessRead& p, std::map<std::string, DrmCard>& cards) const {
+  const int fd_dir = ::openat(p.dir_fd, "fd", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  DIR* d = fd_dir >= 0 ? ::fdopendir(fd_dir) : nullptr;
+  if (d == nullptr) {
+    const int err = errno;
+    if (fd_dir >= 0) ::close(fd_dir);
+    if (p.ended(err)) return false;
+    const std::string why = dir_error(p.dir_fd, "fd", err);
+    if (why == error_text(ELOOP)) p.out.refused.push_back(Refused{p.pid, "fd", why});
+    p.unreadable("fd", why);
+    return true;
+  }
+  while (const dirent* e = ::readdir(d)) {
+    if (e->d_name[0] == '.') continue;
+    const std::string target = read_link(::dirfd(d), e->d_name);  // empty: closed meanwhile
+    bool deleted = false;
+    const std::string_view path = strip_deleted(target, deleted);
+    add_handle(path, deleted, true, 0, p.found, cards);
+  }
+  ::closedir(d);
+  return true;
+}
+
+/// maps: the pathnames of the mappings. Cut at its cap, its whole lines still count.
+bool Scanner::Impl::read_maps(ProcessRead& p, std::map<std::string, DrmCard>& cards) const {
+  const TreeFile maps = read_tree_file(p.dir_fd, "maps", kMapsCap);
+  if (!p.usable(maps, "maps", kMapsCap)) {
+    if (p.ended(maps.err)) return false;
+    p.unreadable("maps", maps.err != 0 ? error_text(maps.err) : maps.reason());
+    return true;
+  }
+  std::string_view text = maps.text;
+  if (maps.cut) {
+    text = text.substr(0, text.rfind('\n') + 1);
+    p.unreadable("maps", fmt::format("larger than {}", cap_text(kMapsCap)));
+  }
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    const std::size_t nl = std::min(text.find('\n', pos), text.size());
+    if (const auto m = parse_maps_line(text.substr(pos, nl - pos)); m && !m->path.empty())
+      add_handle(m->path, m->deleted, false, m->end - m->start, p.found, cards);
+    pos = nl + 1;
+  }
+  return true;
+}
+
 void Scanner::Impl::scan_process(int pid, ScanResult& out, std::map<std::string, DrmCard>& cards) const {
-  const std::string dir = fmt::format("{}/{}", proc, pid);
-  std::string text;
-  int err = read_file(dir + "/stat", text);
-  std::optional<ProcStat> st;
-  if (err == 0) st = parse_stat(text);
-  if (gone(err)) {
+  ProcessRead p{pid, fmt::format("{}/{}", proc, pid), -1, out, {}, {}, {}};
+  // No link followed from here: a planted "4242 -> /root" is refused like a linked file.
+  const Fd dir(::open(p.dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  p.dir_fd = dir.fd;
+  const int dir_err = dir.fd < 0 ? errno : 0;
+  const TreeFile stat_file =
+      dir.fd >= 0 ? read_tree_file(dir.fd, "stat", kSmallFileCap) : TreeFile{dir_err, {}, false, {}};
+  if (gone(stat_file.err)) {
     ++out.vanished;
     return;
   }
+  std::optional<ProcStat> st;
+  if (p.usable(stat_file, "stat", kSmallFileCap)) st = parse_stat(stat_file.text);
   if (!st) {
-    out.unreadable.push_back(
-        Unreadable{pid, std::nullopt, {}, {}, "stat", err != 0 ? std::strerror(err) : "not a stat line"});
+    const std::string why = dir.fd < 0           ? dir_error(AT_FDCWD, p.dir.c_str(), dir_err)
+                            : stat_file.ok()     ? "not a stat line"
+                            : stat_file.err != 0 ? error_text(stat_file.err)
+                                                 : stat_file.reason();
+    out.unreadable.push_back(Unreadable{pid, std::nullopt, {}, {}, "stat", why});
     return;
   }
   out.parents[pid] = st->ppid;
@@ -211,80 +307,51 @@ void Scanner::Impl::scan_process(int pid, ScanResult& out, std::map<std::string,
     ++out.kernel_threads;
     return;
   }
-  std::map<std::string, DeviceUse> found;
-  std::string what, reason;
-  const auto unreadable = [&](std::string_view part, int e) {
-    what += what.empty() ? std::string(part) : fmt::format(", {}", part);
-    if (reason.empty()) reason = std::strerror(e);
-  };
-  if (DIR* d = ::opendir((dir + "/fd").c_str()); d != nullptr) {
-    const std::string fd_dir = dir + "/fd/";
-    while (const dirent* e = ::readdir(d)) {
-      if (e->d_name[0] == '.') continue;
-      const std::string target = read_link(fd_dir + e->d_name);  // empty: closed meanwhile
-      bool deleted = false;
-      const std::string_view path = strip_deleted(target, deleted);
-      add_handle(path, deleted, true, 0, found, cards);
-    }
-    ::closedir(d);
-  } else {
-    err = errno;
-    if (gone(err) && ::access(dir.c_str(), F_OK) != 0) {
-      ++out.vanished;
-      return;
-    }
-    unreadable("fd", err);
-  }
-  err = read_file(dir + "/maps", text);
-  if (err == 0) {
-    std::size_t pos = 0;
-    while (pos < text.size()) {
-      const std::size_t nl = std::min(text.find('\n', pos), text.size());
-      if (const auto m = parse_maps_line(std::string_view(text).substr(pos, nl - pos)); m && !m->path.empty())
-        add_handle(m->path, m->deleted, false, m->end - m->start, found, cards);
-      pos = nl + 1;
-    }
-  } else if (gone(err) && ::access(dir.c_str(), F_OK) != 0) {
+  if (!read_fds(p, cards) || !read_maps(p, cards)) {
     ++out.vanished;
     return;
-  } else {
-    unreadable("maps", err);
   }
   ProcStatus status;
-  if (!what.empty() || !found.empty()) {
-    err = read_file(dir + "/status", text);
-    if (gone(err)) {
+  if (!p.what.empty() || !p.found.empty()) {
+    const TreeFile f = read_tree_file(dir.fd, "status", kSmallFileCap);
+    if (gone(f.err)) {
       ++out.vanished;
       return;
     }
-    if (err == 0) status = parse_status(text);
+    if (p.usable(f, "status", kSmallFileCap)) status = parse_status(f.text);
   }
-  if (!what.empty())
+  if (!p.what.empty())
     out.unreadable.push_back(
-        Unreadable{pid, status.uid, status.uid ? user_name(*status.uid) : std::string(), st->comm, what, reason});
-  if (found.empty()) return;
+        Unreadable{pid, status.uid, status.uid ? user_name(*status.uid) : std::string(), st->comm, p.what, p.reason});
+  if (!p.found.empty()) out.holders.push_back(make_holder(p, *st, status));
+}
+
+Holder Scanner::Impl::make_holder(ProcessRead& p, const ProcStat& st, const ProcStatus& status) const {
   Holder h;
-  h.pid = pid;
-  h.ppid = st->ppid;
+  h.pid = p.pid;
+  h.ppid = st.ppid;
   h.ns_pid = status.ns_pid;
   h.uid = status.uid;
   if (h.uid) h.user = user_name(*h.uid);
-  h.comm = st->comm;
-  h.start_ticks = st->start_ticks;
-  h.start_ns = start_time_ns(btime_s, st->start_ticks, ticks);
-  h.partial = !what.empty();
-  if (read_file(dir + "/cmdline", text) == 0) h.argv = split_cmdline(text);
-  if (read_file(dir + "/cgroup", text) == 0) {
-    CgroupInfo cg = parse_cgroup(text);
+  h.comm = st.comm;
+  h.start_ticks = st.start_ticks;
+  h.start_ns = start_time_ns(btime_s, st.start_ticks, ticks);
+  h.partial = !p.what.empty();
+  // A command line over the cap keeps its first MiB: more than any terminal shows.
+  const TreeFile cmdline = read_tree_file(p.dir_fd, "cmdline", kSmallFileCap);
+  if (p.usable(cmdline, "cmdline", kSmallFileCap) || cmdline.cut) h.argv = split_cmdline(cmdline.text);
+  const TreeFile cgroup = read_tree_file(p.dir_fd, "cgroup", kSmallFileCap);
+  if (p.usable(cgroup, "cgroup", kSmallFileCap)) {
+    CgroupInfo cg = parse_cgroup(cgroup.text);
     h.cgroup = std::move(cg.path);
     h.container =
         ContainerInfo{std::move(cg.runtime), std::move(cg.container), std::move(cg.pod_uid), std::move(cg.slurm_job)};
   }
-  for (auto& [path, use] : found) h.devices.push_back(std::move(use));
+  for (auto& [path, use] : p.found) h.devices.push_back(std::move(use));
   std::sort(h.devices.begin(), h.devices.end(), [](const DeviceUse& a, const DeviceUse& b) {
     return std::tie(a.kind, a.gpu, a.path) < std::tie(b.kind, b.gpu, b.path);
   });
-  out.holders.push_back(std::move(h));
+  return h;
 }
 
 Scanner::Scanner(std::unique_ptr<Impl> impl) : m_impl(std::move(impl)) {}
@@ -308,14 +375,14 @@ Expected<Scanner> Scanner::create(const ScanOptions& options) {
                       is_proc ? fmt::format("{} looks like a /proc itself: give the folder that holds it", root_dir)
                               : "give the root of a tree that holds proc/ (and sys/), e.g. / or /host");
   }
-  std::string stat_text;
   const std::string stat_path = tree_path(root_dir, "proc/stat");
-  const int err = read_file(stat_path, stat_text);
-  const auto btime = err == 0 ? parse_btime(stat_text) : std::nullopt;
+  const TreeFile stat_file = read_tree_file(AT_FDCWD, stat_path, kLargeFileCap);
+  const auto btime = stat_file.ok() ? parse_btime(stat_file.text) : std::nullopt;
   if (!btime)
-    return make_error(ErrorKind::io,
-                      fmt::format("{}: {}", stat_path, err != 0 ? std::strerror(err) : "no btime line (boot time)"),
-                      "the start times of processes count from the boot time this file gives");
+    return make_error(
+        ErrorKind::io,
+        fmt::format("{}: {}", stat_path, stat_file.ok() ? "no btime line (boot time)" : stat_file.reason()),
+        "the start times of processes count from the boot time this file gives");
   impl->btime_s = *btime;
   const long ticks = ::sysconf(_SC_CLK_TCK);
   impl->ticks = ticks > 0 ? ticks : 100;

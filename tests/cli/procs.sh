@@ -67,6 +67,26 @@ case $case_name in
     [ $? = 2 ] || fail "a missing root: exit status not 2"
     grep -q "hint: give the root of a tree that holds proc/" err.txt || fail "hint: $(cat err.txt)"
     ;;
+  untrusted)
+    # A planted tree (docs/security-net.md): a maps linked to /dev/zero, a FIFO, a cmdline linked to
+    # a secret, an argv with escape sequences and a forged row. Refused with reasons, at once.
+    cp -a "$testdata/proc-trees/basic" tree
+    printf 'top-secret\n' > secret
+    ln -sf /dev/zero tree/proc/1234/maps
+    rm tree/proc/3456/maps && mkfifo tree/proc/3456/maps
+    ln -sf "$work/secret" tree/proc/2345/cmdline
+    printf 'python3\0\033]0;owned\a\0--x\033[31m\0evil\n9999  root  forged\0' > tree/proc/5678/cmdline
+    timeout 20 "$gpucost" procs --proc-root tree > out.txt 2> err.txt || fail "exit status $?: $(cat err.txt)"
+    ! grep -q top-secret out.txt || fail "the secret was read: $(cat out.txt)"
+    ! grep -q $'\033' out.txt err.txt || fail "an escape byte reached the terminal"
+    ! grep -q '^9999' out.txt || fail "a forged row: $(cat out.txt)"
+    grep -qF 'python3 \x1b]0;owned\a --x\x1b[31m evil\n9999  root  forged' out.txt || fail "argv not escaped: $(cat out.txt)"
+    grep -q '^3 files of the tree left unread or read in part (1234/maps: a symbolic link (not followed); ' out.txt \
+      || fail "no line on the refused files: $(cat out.txt)"
+    timeout 20 "$gpucost" procs --json --proc-root tree > out.json 2> err.txt || fail "--json: exit status $?"
+    python3 -c 'import json, sys; json.load(open(sys.argv[1]))' out.json || fail "not valid JSON"
+    grep -q 'warning: 3 files of the tree left unread' err.txt || fail "no warning with --json: $(cat err.txt)"
+    ;;
   live)
     [ -r /proc/self/stat ] || { echo "SKIPPED: no /proc here"; exit 77; }
     start_holder

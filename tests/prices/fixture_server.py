@@ -4,13 +4,16 @@ tests/prices/offers_update.sh. It listens on a free port (written to --port-file
 request as "<scenario> <path>" to --log.
 
 Paths: /azure/api/retail/prices (page 1, or page 2 with $skip), /aws/offers/..., /gcp/v1/services/
-6F81-5844-456A/skus (a key= parameter required), /ecb/stats/eurofxref/eurofxref-daily.xml.
+6F81-5844-456A/skus (the API key in an X-goog-api-key header required, a key= parameter refused;
+the key is logged as "key-header <key>"), /ecb/stats/eurofxref/eurofxref-daily.xml.
 A prefix /s/<scenario>/ makes the answers of that endpoint misbehave:
   429        the first request of each URL answers 429 with Retry-After: 1, the next ones answer
   500        every request answers 500
   404        every request answers 404
   truncated  the body is cut in half under a Content-Length of the whole (a dropped connection)
   invalid    the body's second half is replaced by text that is not JSON
+  hostile    every request answers 500 with escape sequences and a forged "gpucost: error:" line
+  redirect   every request answers 302 to the same path without the prefix (another place)
 The Azure pages' NextPageLink (https://prices.azure.com:443) is rewritten to this server, with
 the scenario prefix kept.
 """
@@ -60,7 +63,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if path.startswith("/aws/"):
             return self.file("aws", *path[len("/aws/"):].split("/")), "application/json"
         if path == "/gcp/v1/services/6F81-5844-456A/skus":
-            if "key" not in urllib.parse.parse_qs(query):
+            key = self.headers.get("X-goog-api-key", "")
+            if self.log_path:
+                with LOCK, open(self.log_path, "a") as log:
+                    log.write(f"key-header {key}\n")
+            if not key or "key" in urllib.parse.parse_qs(query):
                 return None, None
             return self.file("gcp", "skus-page1.json"), "application/json"
         if path == "/ecb/stats/eurofxref/eurofxref-daily.xml":
@@ -85,6 +92,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return self.send_body(500, b"internal error")
         if scenario == "404":
             return self.send_body(404, b"not found")
+        if scenario == "hostile":
+            body = b"\x1b]0;owned\x07\x1b[31mred\x1b[0m\ngpucost: error: forged\n" + b"x" * 300
+            return self.send_body(500, body, "text/plain")
+        if scenario == "redirect":
+            return self.send_body(302, b"", "text/plain", headers=[("Location", path)])
         body, content_type = self.route(path, url.query, prefix)
         if body is None:
             return self.send_body(404, b"no such fixture: " + path.encode())

@@ -3,7 +3,7 @@
 # 127.0.0.1 by tests/prices/fixture_server.py (nothing leaves this machine: the proxies are unset).
 #   offers_update.sh GPUCOST TESTDATA CASE
 # Cases: end-to-end, dry-run, retry-429, fail-500, truncated, invalid-json, fail-fast-404,
-# keep-other-providers, gcp, no-network. Without python3 the test says so and passes.
+# keep-other-providers, gcp, hostile, no-network. Without python3 the test says so and passes.
 set -uo pipefail
 gpucost=$1 testdata=$2 case=$3
 here=$(cd "$(dirname "$0")" && pwd)
@@ -165,6 +165,30 @@ gcp)
   grep -q '^per_gpu = true$' "$c" && grep -q '^confirmed = false$' "$c" || fail "not a per-GPU, unconfirmed offer"
   grep -q "vCPUs and memory are billed on top" "$c" || fail "the note does not say the VM is not included"
   ! grep -q 'fixture-key-123' "$c" "$tmp/err" || fail "the API key leaked into the catalogue or the notes"
+  # The key goes in the X-goog-api-key header, never in the URL.
+  grep -q '^key-header fixture-key-123$' "$tmp/hits.log" || fail "the key was not sent in the header"
+  ! grep -q 'key=' "$tmp/hits.log" || fail "the key is in a URL: $(grep 'key=' "$tmp/hits.log")"
+  # With the key in a header, a redirect is not followed (libcurl would send the header along).
+  : >"$tmp/hits.log"
+  GPUCOST_GCP_API_KEY=fixture-key-123 update plain plain plain -o "$tmp/offers.toml" --provider gcp \
+    --endpoint "gcp=$base/s/redirect/gcp"
+  [ "$rc" -eq 2 ] && grep -q 'HTTP 302 (a redirect, not followed while a key goes in a header)' "$tmp/err" ||
+    fail "a redirect with the key: exit $rc"
+  [ "$(hits plain /gcp/v1/services/6F81-5844-456A/skus)" -eq 0 ] || fail "the redirect was followed"
+  # Credentials in an endpoint's URL: refused, never shown.
+  update plain plain plain -o "$tmp/offers.toml" --endpoint "aws=http://u:hunter2@127.0.0.1:1/aws"
+  [ "$rc" -eq 2 ] && grep -q 'error: --endpoint aws=http://127.0.0.1:1/aws: holds a user name or password: refused' \
+    "$tmp/err" && ! grep -q hunter2 "$tmp/err" || fail "an endpoint with a password: exit $rc"
+  ;;
+hostile)
+  # A 500 whose body holds escape sequences and a forged line: quoted, one line, escaped, cut.
+  update hostile plain plain -o "$tmp/offers.toml"
+  [ "$rc" -eq 2 ] || fail "exit $rc, expected 2"
+  grep -qF 'hint: the server said "\x1b]0;owned\a\x1b[31mred\x1b[0m gpucost: error: forged xxx' "$tmp/err" ||
+    fail "the body is not quoted and escaped"
+  grep -q 'xxx…"$' "$tmp/err" || fail "the body is not cut with …"
+  ! grep -q $'\033' "$tmp/err" || fail "an escape byte reached stderr"
+  ! grep -q '^gpucost: error: forged' "$tmp/err" || fail "the server printed a line of its own"
   ;;
 no-network)
   good_catalogue

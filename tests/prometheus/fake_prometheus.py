@@ -13,7 +13,13 @@ A path prefix /s/<scenario>/ makes the server misbehave:
   503        every request answers 503 with a Prometheus error body (status "error", errorType "unavailable")
   html       a 200 answer that is an HTML page, not JSON (a login proxy in front of the server)
   404        every request answers 404 (a wrong base URL)
+  hostile    every request answers 500 with a Prometheus error holding escape sequences and a forged
+             "gpucost: error:" line
+  warns      a good answer with a warning holding escape sequences and a forged line
+  moved      302 to the same request without the prefix, same scheme (a redirect that is followed)
+  downgrade  302 to the same request over plain http:// (from https: never followed)
 --token T requires "Authorization: Bearer T"; --basic USER:PASSWORD requires that basic auth.
+--tls-cert and --tls-key serve https instead of http.
 """
 import argparse
 import base64
@@ -26,6 +32,8 @@ import threading
 import urllib.parse
 
 LOCK = threading.Lock()
+# A server's text that would retitle the terminal, colour it and print a line of its own.
+FORGED = "\x1b]0;owned\x07\x1b[31mred\x1b[0m\ngpucost: error: forged\n"
 
 
 def load_series(paths):
@@ -94,6 +102,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
     lookback_ms = 300_000
     token = None
     basic = None
+    scheme = "http"
     log_path = None
 
     def log_message(self, fmt, *args):  # quiet: the test reads --log instead
@@ -131,12 +140,24 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 log.write(f"{scenario} {path}?{url.query}\n")
         if scenario == "503":
             return self.error(503, "unavailable", "the query was cancelled: too many concurrent queries")
+        if scenario == "hostile":
+            return self.error(500, "internal", FORGED)
+        if scenario in ("moved", "downgrade"):
+            port = self.server.server_address[1]
+            scheme = "http" if scenario == "downgrade" else self.scheme
+            target = f"{scheme}://127.0.0.1:{port}{path}?{url.query}"
+            self.send_response(302)
+            self.send_header("Location", target)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return None
         if scenario == "404" or path != "/api/v1/query_range":
             return self.send_body(404, b"404 page not found\n", "text/plain")
         if scenario == "html":
             return self.send_body(200, b"<html><body>Sign in</body></html>", "text/html")
         if not self.authorised():
             return self.send_body(401, b"Unauthorized\n", "text/plain")
+        self.warns = scenario == "warns"
         self.query_range(urllib.parse.parse_qs(url.query))
 
     def query_range(self, q):
@@ -167,6 +188,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             if values:
                 result.append({"metric": dict(labels), "values": values})
         body = {"status": "success", "data": {"resultType": "matrix", "result": result}}
+        if self.warns:
+            body["warnings"] = [FORGED]
         self.send_body(200, json.dumps(body, separators=(",", ":")).encode())
 
 
@@ -179,11 +202,19 @@ def main():
     ap.add_argument("--lookback-ms", type=int, default=300_000)
     ap.add_argument("--token")
     ap.add_argument("--basic", help="USER:PASSWORD")
+    ap.add_argument("--tls-cert")
+    ap.add_argument("--tls-key")
     a = ap.parse_args()
     Handler.series = load_series(a.series)
     Handler.max_points, Handler.lookback_ms = a.max_points, a.lookback_ms
     Handler.token, Handler.basic, Handler.log_path = a.token, a.basic, a.log
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    if a.tls_cert:
+        import ssl
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        ctx.load_cert_chain(a.tls_cert, a.tls_key)
+        server.socket = ctx.wrap_socket(server.socket, server_side=True)
+        Handler.scheme = "https"
     tmp = a.port_file + ".tmp"
     with open(tmp, "w") as f:
         f.write(str(server.server_address[1]))

@@ -140,14 +140,20 @@ basic-auth)
   GPUCOST_PROMETHEUS_USER=alice run out.json extract --prometheus "$base" "${window[@]}"
   [ "$rc" -eq 2 ] && grep -q 'GPUCOST_PROMETHEUS_USER is set without GPUCOST_PROMETHEUS_PASSWORD' "$tmp/err" ||
     fail "a user without a password is not refused (exit $rc)"
-  # In the URL: used, never shown.
+  # In the URL (it would show in ps, history and logs): refused, the password never shown, the
+  # environment's variables named; a user with an empty password too.
+  : >"$tmp/hits.log"
   run out.events prep --prometheus "http://alice:pa55word@${base#http://}" "${window[@]}"
-  [ "$rc" -eq 0 ] || fail "basic auth in the URL: exit $rc"
-  grep -q "\"path\":\"prometheus:$base\"" "$tmp/out.events" || fail "the input is not named prometheus:$base"
+  [ "$rc" -eq 2 ] || fail "basic auth in the URL: exit $rc, expected 2"
+  grep -q "^gpucost: error: --prometheus: '$base' holds a user name or password: refused$" "$tmp/err" ||
+    fail "no one-line refusal"
+  grep -q 'hint: .*GPUCOST_PROMETHEUS_USER.*GPUCOST_PROMETHEUS_PASSWORD_FILE.*GPUCOST_PROMETHEUS_TOKEN' "$tmp/err" ||
+    fail "the hint does not name the variables"
   ! grep -q 'pa55word' "$tmp/err" "$tmp/out.events" || fail "the password leaked into the output"
-  run out.json extract --prometheus "http://alice:wrong@${base#http://}" "${window[@]}"
-  [ "$rc" -eq 2 ] && grep -q 'HTTP 401' "$tmp/err" && ! grep -q 'wrong@' "$tmp/err" ||
-    fail "a wrong password: exit $rc, or the URL's password shown"
+  [ "$(hits)" -eq 0 ] || fail "the server was asked"
+  run out.json extract --prometheus "http://alice@${base#http://}" "${window[@]}"
+  [ "$rc" -eq 2 ] && grep -q 'holds a user name or password' "$tmp/err" && ! grep -q 'alice' "$tmp/err" ||
+    fail "a user without a password: exit $rc, or the user shown"
   ;;
 errors)
   serve "$h100"
@@ -160,7 +166,7 @@ errors)
     grep -q '^  hint: ' "$tmp/err" || fail "$*: no hint"
   }
   expect 'prometheus:http://127.0.0.1:1: no answer: ' extract --prometheus http://127.0.0.1:1 "${window[@]}"
-  expect 'HTTP 503 (after 3 tries): the query was cancelled' extract --prometheus "$base/s/503" "${window[@]}"
+  expect 'HTTP 503 (after 3 tries): the server says "the query was cancelled' extract --prometheus "$base/s/503" "${window[@]}"
   expect 'the answer is not a Prometheus API response' extract --prometheus "$base/s/html" "${window[@]}"
   expect 'HTTP 404' extract --prometheus "$base/s/404" "${window[@]}"
   expect 'no --from' extract --prometheus "$base"
@@ -173,6 +179,38 @@ errors)
   expect '\-\-match: only with --prometheus' extract --match 'Hostname="node01"' "$h100"
   expect '\-\-step: only with --prometheus' breakeven -c "$testdata/samples/h100-server.toml" --step 15s "$h100"
   [ "$(wc -l <"$tmp/err")" -eq 2 ] || fail "the error is not one line and a hint"
+  ;;
+https-redirect)
+  # From https, a redirect is followed to https only: never down to plain http.
+  command -v openssl >/dev/null || { echo "SKIP: openssl is not installed (the https stand-in needs a certificate)"; exit 0; }
+  openssl req -x509 -newkey rsa:2048 -nodes -keyout "$tmp/key.pem" -out "$tmp/cert.pem" -days 1 \
+    -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 2>/dev/null || fail "openssl could not make a certificate"
+  serve "$h100" --tls-cert "$tmp/cert.pem" --tls-key "$tmp/key.pem"
+  https_base="https://127.0.0.1:$(cat "$tmp/port")"
+  export GPUCOST_PROMETHEUS_CA_FILE="$tmp/cert.pem" GPUCOST_PROMETHEUS_TOKEN=s3cr3t
+  run out.json extract --prometheus "$https_base/s/moved" "${window[@]}"
+  [ "$rc" -eq 0 ] || fail "an https redirect to https: exit $rc"
+  run out.json extract --prometheus "$https_base/s/downgrade" "${window[@]}"
+  [ "$rc" -eq 2 ] && grep -q 'HTTP 302 to another protocol, not followed (an https URL is only followed to https)' \
+    "$tmp/err" || fail "a redirect from https to http: exit $rc"
+  ! grep -q s3cr3t "$tmp/err" || fail "the token was shown"
+  ;;
+hostile)
+  # A server's words reach stderr quoted, on one line, escaped: no escape byte, no line of its own.
+  serve "$h100"
+  run out.json extract --prometheus "$base/s/hostile" "${window[@]}"
+  [ "$rc" -eq 2 ] || fail "a 500: exit $rc, expected 2"
+  grep -qF 'HTTP 500 (after 3 tries): the server says "\x1b]0;owned\a\x1b[31mred\x1b[0m gpucost: error: forged"' \
+    "$tmp/err" || fail "the server's error is not quoted and escaped"
+  cp "$tmp/err" "$tmp/err.500"
+  run out.json extract --prometheus "$base/s/warns" "${window[@]}"
+  [ "$rc" -eq 0 ] || fail "a warning: exit $rc"
+  grep -qF 'the server warns: "\x1b]0;owned' "$tmp/err" || fail "the warning is not quoted and escaped"
+  for f in "$tmp/err.500" "$tmp/err"; do
+    ! grep -q $'\033' "$f" || fail "an escape byte reached stderr"
+    ! grep -q $'\a' "$f" || fail "a BEL reached stderr"
+    ! grep -q '^gpucost: error: forged' "$f" || fail "the server printed a line of its own"
+  done
   ;;
 *)
   echo "unknown case $case"

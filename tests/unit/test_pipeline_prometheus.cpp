@@ -36,6 +36,7 @@ class ScriptedFetcher final : public io::Fetcher {
     urls.push_back(url);
     const Answer& a = answers.at(std::min(urls.size(), answers.size()) - 1);
     set_last_status(a.status);
+    set_last_error_body(a.status >= 400 ? a.body : std::string());
     if (a.status == 0)
       return make_error(ErrorKind::io, fmt::format("{}: {}: Failed to connect to 127.0.0.1 port 1 after 0 ms (after 3 "
                                                    "tries)",
@@ -151,12 +152,12 @@ TEST_CASE("prometheus: --match takes one label matcher with a quoted value", "[p
 
 TEST_CASE("prometheus: the query of a window; --from required, --to exclusive", "[pipeline][prometheus]") {
   pipeline::PrometheusSettings s;
-  s.url = "https://alice:pw@prom.example.org/prometheus/";
+  s.url = "https://prom.example.org/prometheus/";
   s.matchers = {"Hostname=\"node01\""};
   const std::int64_t from = 1718197335'000'000'000, to = 1718197950'000'000'000;
   auto q = pipeline::prometheus_query(s, from, to, 0);
   REQUIRE(q);
-  CHECK(q->base_url == "https://alice:pw@prom.example.org/prometheus");
+  CHECK(q->base_url == "https://prom.example.org/prometheus");
   CHECK(q->name == "prometheus:https://prom.example.org/prometheus{Hostname=\"node01\"}");
   CHECK(q->start_ms == 1718197335000);
   CHECK(q->end_ms == 1718197949999);  // the last point before --to
@@ -251,7 +252,8 @@ TEST_CASE("prometheus: the answers become one input in memory, or one clear erro
                           R"("values":[]}]},"warnings":["partial response"]})"}};
   fetched = pipeline::fetch_prometheus(query(0, 1000), warned);
   REQUIRE(fetched);
-  CHECK(fetched->notes == std::vector<std::string>{"prometheus:http://prom:9090: the server warns: partial response"});
+  CHECK(fetched->notes ==
+        std::vector<std::string>{"prometheus:http://prom:9090: the server warns: \"partial response\""});
 
   const auto error_of = [](ScriptedFetcher::Answer answer) {
     ScriptedFetcher s;
@@ -269,7 +271,7 @@ TEST_CASE("prometheus: the answers become one input in memory, or one clear erro
         "prometheus:http://prom:9090: no answer: Failed to connect to 127.0.0.1 port 1 after 0 ms (after 3 tries)");
   CHECK(e.hint.find("curl http://prom:9090/-/ready") != std::string::npos);
   e = error_of({400, R"({"status":"error","errorType":"bad_data","error":"1:2: parse error: unexpected \"=\""})"});
-  CHECK(e.message == R"(prometheus:http://prom:9090: HTTP 400: 1:2: parse error: unexpected "=")");
+  CHECK(e.message == R"(prometheus:http://prom:9090: HTTP 400: the server says "1:2: parse error: unexpected \"=\"")");
   CHECK(e.hint.find("--match") != std::string::npos);
   e = error_of({401, "Unauthorized"});
   CHECK(e.message == "prometheus:http://prom:9090: HTTP 401");

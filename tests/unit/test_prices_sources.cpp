@@ -67,7 +67,7 @@ class FixtureFetcher final : public io::Fetcher {
     if (const auto p = after("https://prices.azure.com")) {
       return p->find("$skip") != std::string_view::npos ? "azure/page2.json" : "azure/page1.json";
     }
-    if (url.starts_with("https://cloudbilling.googleapis.com/v1/services/6F81-5844-456A/skus?key="))
+    if (url.starts_with("https://cloudbilling.googleapis.com/v1/services/6F81-5844-456A/skus?currencyCode=USD"))
       return "gcp/skus-page1.json";
     if (url == "https://www.ecb.europa.eu/stats/eurofxref/eurofxref-daily.xml") return "ecb/eurofxref-daily.xml";
     return std::nullopt;
@@ -265,8 +265,11 @@ TEST_CASE("Google Cloud GPU SKUs become per-GPU offers that say the VM is not in
   prices::SourceResult eu;
   REQUIRE(prices::read_gcp_page(fixture("gcp/skus-page1.json"), "europe-west4", "src", eu));
   CHECK(eu.offers.empty());
-  CHECK(prices::gcp_skus_url("https://g", "k y", "t/1") ==
-        "https://g/v1/services/6F81-5844-456A/skus?key=k%20y&currencyCode=USD&pageToken=t%2F1");
+  // The key goes in a header, never in the URL (a redirect or a log would carry it on).
+  CHECK(prices::gcp_skus_url("https://g", "t/1") ==
+        "https://g/v1/services/6F81-5844-456A/skus?currencyCode=USD&pageToken=t%2F1");
+  const io::HttpOptions gcp = prices::gcp_http_options(io::HttpOptions{}, "k y");
+  CHECK(gcp.headers == std::vector<std::string>{"X-goog-api-key: k y"});
 }
 
 TEST_CASE("an update's catalogue parses back with parse_cloud_offers, field for field", "[prices]") {

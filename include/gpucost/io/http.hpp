@@ -5,6 +5,7 @@
 
 #include <gpucost/core/error.hpp>
 
+#include <cstddef>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -57,14 +58,19 @@ class Fetcher {
   std::vector<std::string> take_notes() { return std::exchange(m_notes, {}); }
   /// The HTTP status of the last answer (0: none came, the host was not reached).
   [[nodiscard]] long last_status() const { return m_last_status; }
+  /// The start of the last error answer's body, as the server sent it: for parsing only; a
+  /// message shows it through server_text().
+  [[nodiscard]] const std::string& last_error_body() const { return m_last_error_body; }
 
  protected:
   void note(std::string text) { m_notes.push_back(std::move(text)); }
   void set_last_status(long status) { m_last_status = status; }
+  void set_last_error_body(std::string body) { m_last_error_body = std::move(body); }
 
  private:
   std::vector<std::string> m_notes;
   long m_last_status = 0;
+  std::string m_last_error_body;
 };
 
 /// The libcurl fetcher.
@@ -75,15 +81,36 @@ std::string url_encode(std::string_view text);
 /// "https://host:port" of a URL (scheme and authority), lower case, without a default port
 /// (:443 for https, :80 for http); empty when it has none.
 std::string url_origin(std::string_view url);
-/// The URL with the value of any `key=` query parameter replaced by "REDACTED" (API keys stay
-/// out of messages and catalogues).
+/// The URL with the value of every secret-looking query parameter (key, api_key, token,
+/// access_token, password, secret, signature, X-Amz-Signature, ...: secret_parameter()) replaced
+/// by "REDACTED" (API keys stay out of messages and catalogues).
 std::string redact_key(std::string_view url);
+/// Whether a query parameter's name says it holds a secret (case-insensitive): key, apikey,
+/// token, auth, password, passwd, pwd, secret, signature, sig, credential, or a name ending in
+/// one of them after '_', '-' or '.' (api_key, X-Amz-Signature); not pageToken or monkey.
+bool secret_parameter(std::string_view name);
+/// Whether the URL's authority holds a user name (and maybe a password): "http://user:pw@host".
+bool has_userinfo(std::string_view url);
 /// The URL without the user name and password of its authority ("https://user:pw@host/" ->
 /// "https://host/"): what messages and summaries may show.
 std::string without_userinfo(std::string_view url);
-/// The URL as the fetcher's messages show it ("<shown URL>: HTTP 404"): without_userinfo, then
-/// redact_key, and a long query (Azure's filter) cut short after 60 characters.
+/// The URL as every message shows it ("<shown URL>: HTTP 404"): without_userinfo, then
+/// redact_key, a long query (Azure's filter) cut short after 60 characters, and
+/// text::printable (a server's redirect or next-page link is text from outside).
 std::string shown_url(std::string_view url);
+/// A server's own words (an error body, a Prometheus warning) for a message: on one line,
+/// at most `max` bytes with "…" when cut, in double quotes with '"' and '\\' escaped, and
+/// through text::printable: a server cannot start a line of its own on the terminal.
+std::string server_text(std::string_view text, std::size_t max = 200);
+
+/// Whether the URL's host is this machine: localhost, 127.0.0.0/8, [::1].
+bool loopback_host(std::string_view url);
+/// A one-line warning when `options` carry credentials (basic auth or an Authorization, API-key
+/// or other custom header) to a plain http:// URL of another machine; empty otherwise.
+std::string cleartext_credentials_warning(std::string_view url, const HttpOptions& options);
+/// The protocols a redirect from `url` may lead to: "https" from an https URL (never down to
+/// plain http), "http,https" from an http one.
+std::string_view redirect_protocols(std::string_view url);
 
 /// Seconds to wait from a Retry-After header value: delta-seconds only (an HTTP date or
 /// garbage: none).

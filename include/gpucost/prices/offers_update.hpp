@@ -46,8 +46,10 @@ struct UpdateResult {
 
 /// Fetches every requested provider and the ECB rates; the first failure is the error (nothing
 /// partial comes back). A "no network" failure says that the built-in catalogue of its newest
-/// date_seen stays in use.
-Expected<UpdateResult> fetch_updates(const UpdateRequest& request, io::Fetcher& fetcher);
+/// date_seen stays in use. Google Cloud is asked through `gcp_fetcher` when given: the one whose
+/// requests carry the API key (gcp_http_options); else through `fetcher`.
+Expected<UpdateResult> fetch_updates(const UpdateRequest& request, io::Fetcher& fetcher,
+                                     io::Fetcher* gcp_fetcher = nullptr);
 
 /// The text of a user catalogue holding `offers` and `exchange`.
 std::string catalogue_toml(const std::vector<breakeven::CloudOffer>& offers,

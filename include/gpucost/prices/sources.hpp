@@ -97,13 +97,18 @@ Expected<SourceResult> fetch_aws(io::Fetcher& fetcher, std::string_view base, co
 
 // ---- Google Cloud Billing Catalog API ----------------------------------------------------------
 
-/// The Compute Engine service's SKUs: base + /v1/services/6F81-5844-456A/skus?key=...&currencyCode=USD
-std::string gcp_skus_url(std::string_view base, std::string_view key, std::string_view page_token);
+/// The request header that carries the API key: never the URL's key=, which a redirect, a proxy's
+/// log or a message would carry on.
+inline constexpr std::string_view kGcpKeyHeader = "X-goog-api-key";
+/// `base` with the API key in kGcpKeyHeader: the options of Google Cloud's requests.
+io::HttpOptions gcp_http_options(io::HttpOptions base, std::string_view key);
+/// The Compute Engine service's SKUs: base + /v1/services/6F81-5844-456A/skus?currencyCode=USD
+std::string gcp_skus_url(std::string_view base, std::string_view page_token);
 /// One page: per-GPU offers of the GPU SKUs that serve `region` (on demand and spot), and the
 /// next page token (empty at the end).
 Expected<std::string> read_gcp_page(std::string_view json, std::string_view region, std::string_view source_url,
                                     SourceResult& into);
-Expected<SourceResult> fetch_gcp(io::Fetcher& fetcher, std::string_view base, std::string_view key,
-                                 const std::vector<std::string>& regions);
+/// Every page of every region; `fetcher` sends the key (gcp_http_options).
+Expected<SourceResult> fetch_gcp(io::Fetcher& fetcher, std::string_view base, const std::vector<std::string>& regions);
 
 }  // namespace gpucost::prices

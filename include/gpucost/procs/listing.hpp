@@ -23,6 +23,10 @@ std::string procs_json(const ScanResult& scan);
 /// empty when every process was read.
 std::string unreadable_summary(const ScanResult& scan);
 
+/// "2 files of the tree left unread or read in part (1234/maps: a symbolic link (not followed);
+/// ...): a real /proc has none": empty when none was refused.
+std::string refused_summary(const ScanResult& scan);
+
 /// The container, Slurm job or cgroup a holder runs in, as the table shows it
 /// ("docker:0123456789ab", "slurm job 4242", "/user.slice/...").
 std::string placement(const Holder& h);

@@ -73,6 +73,14 @@ struct Unreadable {
   std::string reason;  ///< strerror of the first failure ("Permission denied")
 };
 
+/// A file of the tree left unread for what it is: not a regular file (a FIFO, a device, a symbolic
+/// link, never followed) or larger than its cap. A real /proc has none: a planted tree does.
+struct Refused {
+  int pid = 0;
+  std::string file;    ///< "maps", "cmdline", ...
+  std::string reason;  ///< "a symbolic link (not followed)", "a FIFO, not a regular file", ...
+};
+
 struct ScanResult {
   std::string root;
   std::int64_t boot_ns = 0;  ///< btime of <root>/proc/stat
@@ -82,6 +90,7 @@ struct ScanResult {
   int vanished = 0;                    ///< gone between the listing and the reading of their files
   std::vector<Holder> holders;         ///< ascending pid
   std::vector<Unreadable> unreadable;  ///< ascending pid
+  std::vector<Refused> refused;        ///< ascending pid; a refused maps or stat is also unreadable
   std::map<int, int> parents;          ///< pid → parent pid of every process read
   /// Whether `pid` is `ancestor` or one of its descendants (through `parents`).
   [[nodiscard]] bool descends_from(int pid, int ancestor) const;
