@@ -17,9 +17,7 @@
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
 #include <memory>
-#include <sstream>
 
 namespace gpucost::cli {
 
@@ -86,12 +84,7 @@ Expected<prices::UpdateRequest> request_from(const OffersUpdateArgs& a, std::vec
   return r;
 }
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+constexpr std::size_t kMaxCatalogueBytes = 256u << 20;
 
 void print_changes(const std::vector<prices::PriceChange>& changes) {
   std::size_t width = 5;
@@ -139,8 +132,14 @@ int run_offers_update(const OffersUpdateArgs& a) {
   if (!a.quiet)
     for (const std::string& n : update->notes) fmt::print(stderr, "{} {}\n", prefix(Level::note), n);
 
+  // The catalogue it replaces (its offers are kept): a regular file, read without blocking.
   std::error_code ec;
-  const std::string old_text = std::filesystem::exists(output, ec) ? read_file(output) : std::string();
+  std::string old_text;
+  if (std::filesystem::exists(output, ec)) {
+    auto read = io::read_regular_file(output, kMaxCatalogueBytes, "-o catalogue");
+    if (!read) return fail(read.error());
+    old_text = std::move(*read);
+  }
   auto catalogue = prices::new_catalogue(*request, *update, old_text, output);
   if (!catalogue) return fail(catalogue.error());
   if (a.dry_run) {

@@ -4,6 +4,7 @@
 #include <gpucost/pipeline/prometheus.hpp>
 
 #include <gpucost/core/text.hpp>
+#include <gpucost/io/atomic_file.hpp>
 #include <gpucost/prep/prep.hpp>
 
 #include <fmt/format.h>
@@ -11,7 +12,6 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <fstream>
 #include <memory>
 #include <optional>
 
@@ -27,15 +27,17 @@ const char* lookup(const EnvLookup& env, const char* name) {
   return v != nullptr && *v != '\0' ? v : nullptr;
 }
 
+constexpr std::size_t kMaxSecretFileBytes = 1u << 20;  // a token is a few kB
+
 /// The first line of a secret's file, trimmed (a Kubernetes service-account token, a password file).
 Expected<std::string> read_secret_file(const char* variable, const std::string& path) {
-  std::ifstream in(path);
-  if (!in)
-    return make_error(ErrorKind::usage, fmt::format("{}: cannot read {}", variable, path),
+  // Without blocking and regular only: a FIFO at the name cannot hang a cron run.
+  auto text_read = io::read_regular_file(path, kMaxSecretFileBytes, variable);
+  if (!text_read)
+    return make_error(ErrorKind::usage, fmt::format("{}: {}", variable, text_read.error().message),
                       "give a readable file holding the secret on its first line");
-  std::string line;
-  std::getline(in, line);
-  const std::string secret(text::trim(line));
+  const std::string_view all(*text_read);
+  const std::string secret(text::trim(all.substr(0, all.find('\n'))));
   if (secret.empty())
     return make_error(ErrorKind::usage, fmt::format("{}: {} is empty", variable, path),
                       "the secret goes on the file's first line");

@@ -68,7 +68,7 @@ case $case_name in
     grep -q "hint: give the root of a tree that holds proc/" err.txt || fail "hint: $(cat err.txt)"
     ;;
   untrusted)
-    # A planted tree (docs/security-net.md): a maps linked to /dev/zero, a FIFO, a cmdline linked to
+    # A planted tree (docs/security.md): a maps linked to /dev/zero, a FIFO, a cmdline linked to
     # a secret, an argv with escape sequences and a forged row. Refused with reasons, at once.
     cp -a "$testdata/proc-trees/basic" tree
     printf 'top-secret\n' > secret

@@ -182,7 +182,7 @@ errors)
   ;;
 https-redirect)
   # From https, a redirect is followed to https only: never down to plain http.
-  command -v openssl >/dev/null || { echo "SKIP: openssl is not installed (the https stand-in needs a certificate)"; exit 0; }
+  command -v openssl >/dev/null || { echo "SKIP: openssl is not installed (the https stand-in needs a certificate)"; exit 77; }
   openssl req -x509 -newkey rsa:2048 -nodes -keyout "$tmp/key.pem" -out "$tmp/cert.pem" -days 1 \
     -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 2>/dev/null || fail "openssl could not make a certificate"
   serve "$h100" --tls-cert "$tmp/cert.pem" --tls-key "$tmp/key.pem"

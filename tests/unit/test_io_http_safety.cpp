@@ -1,4 +1,4 @@
-// HTTP and credentials (docs/security-net.md): URLs shown redacted, a server's words on one
+// HTTP and credentials (docs/security.md): URLs shown redacted, a server's words on one
 // escaped line, credentials refused in a URL, a warning for credentials over plain http, and the
 // redirects an https URL may follow.
 #include <catch2/catch.hpp>

@@ -1,4 +1,4 @@
-// procs on a tree it must not trust (docs/security-net.md): a planted --proc-root, or another
+// procs on a tree it must not trust (docs/security.md): a planted --proc-root, or another
 // user's /proc entries read as root. Files that are links, FIFOs or devices are refused with a
 // reason, never opened through or waited on; reads stop at a cap; the processes' own text (argv,
 // names) is escaped in the table and stays valid JSON.
