@@ -18,6 +18,7 @@
 #include <ctime>
 #include <filesystem>
 #include <memory>
+#include <utility>
 
 namespace gpucost::cli {
 
