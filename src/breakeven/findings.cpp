@@ -234,6 +234,16 @@ std::string codes_of(const IncidentRule& rule, const Result& r) {
   return out;
 }
 
+/// A fault's resolution in a user's words (NVIDIA's resolution buckets: restart_app, reset_gpu ...).
+std::string bucket_words(std::string_view bucket) {
+  if (bucket == "restart_app") return "that needed the application restarted";
+  if (bucket == "reset_gpu") return "that needed a GPU reset";
+  if (bucket == "reboot") return "that needed a reboot";
+  if (bucket == "contact_support") return "that needed NVIDIA support";
+  if (bucket == "ignore") return "that needed nothing";
+  return "of unknown resolution";
+}
+
 std::optional<Finding> incident_finding(const Context& x, const IncidentRule& rule) {
   const FindingThreshold& t = threshold_of(rule.kind);
   const auto count = host(x.f, t.key);
@@ -254,7 +264,7 @@ std::optional<Finding> incident_finding(const Context& x, const IncidentRule& ru
   out.title = rule.incident_kind == "gpu_lost"
                   ? fmt::format("{} with a GPU fallen off the bus ({})", text::counted(n_faults, "fault"),
                                 text::counted(n_events, "event"))
-                  : fmt::format("{} of bucket {} ({}{})", text::counted(n_faults, "fault"), rule.bucket,
+                  : fmt::format("{} {} ({}{})", text::counted(n_faults, "fault"), bucket_words(rule.bucket),
                                 codes.empty() ? std::string() : codes + "; ", text::counted(n_events, "event"));
   out.evidence.push_back(indicator(t, *count));
   out.evidence.push_back(model(rule.bucket.empty() ? std::string("incidents[kind=gpu_lost].cost")

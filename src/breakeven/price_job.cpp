@@ -206,7 +206,7 @@ Expected<PricedJob> price_job(CostConfig config, const std::optional<CloudOffer>
   price_analyses(p, features, o);
   if (o.fill != FillRule::mean) {
     const std::string why = fmt::format(
-        "energy bounds (F049/F050) include the time without samples; none with --fill {}", fill_rule_name(o.fill));
+        "the energy bounds include the time without samples; none with --fill {}", fill_rule_name(o.fill));
     for (std::string& m : p.range.missing)
       if (m.starts_with("energy:")) m = "energy: " + why;
     if (!p.range.low) p.range.reason = why;

@@ -96,7 +96,9 @@ int price_and_write(const ModelArgs& a, breakeven::CostConfig config, const std:
     ledger.emplace(std::move(*opened));
   }
   const std::string text = a.json ? report::breakeven_json(result, config_used, features, extras)
-                                  : printable_text(report::breakeven_table(result, config_used, features, extras));
+                           : a.full || a.explain
+                               ? printable_text(report::breakeven_table(result, config_used, features, extras))
+                               : printable_text(report::breakeven_summary(result, config_used, features, extras));
   if (auto st = io::write_file_atomically(a.output, text, mode); !st) return fail(st.error());
   if (ledger)
     if (auto st = record_in_ledger(*ledger, *priced, features, stats, !a.ledger_append); !st) return fail(st.error());

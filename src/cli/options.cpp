@@ -407,12 +407,17 @@ void add_attribution_option(CLI::App* app, ModelArgs& a) {
 
 void add_output_options(CLI::App* app, ModelArgs& a) {
   app->add_flag("--json", a.json, "print JSON instead of the table")->group("Output");
+  app->add_flag("--full", a.full,
+                "print every figure and its basis (sensitivity, premium range, offers, incidents); the default is "
+                "one screen: the verdict, the costs, the break-evens and the largest findings")
+      ->group("Output");
   app->add_option("-o,--output", a.output, "output file (written atomically), - = stdout")
       ->type_name("FILE")
       ->group("Output");
   app->add_flag("--fail-above", a.fail_above, "exit with status 3 when the premium is above the line")->group("Output");
   app->add_flag("--explain", a.explain,
-                "list the findings (what drives the premium, what to change) even below the line")
+                "list the findings (what drives the premium, what to change) even below the line, with their evidence "
+                "(implies --full)")
       ->group("Output");
   app->add_option("--suggest", a.suggest, "also write the findings as a Markdown note (atomically)")
       ->type_name("FILE.md")

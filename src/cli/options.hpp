@@ -71,6 +71,7 @@ struct ModelArgs {
   std::vector<std::string> clouds;  ///< --clouds FILE: private catalogues (TOML or SkyPilot vms.csv)
   std::string compare_kinds = "on-demand";
   bool json = false, list_clouds = false, compare_clouds = false, fail_above = false, explain = false;
+  bool full = false;  ///< --full: the whole table, not the one-screen answer
   double speed_ratio = std::numeric_limits<double>::quiet_NaN();  // NaN = not given
   std::string fill = "mean";
   std::string faults;  ///< --faults: both-sides, hardware-only or all-local; empty: the config's
@@ -97,7 +98,7 @@ Expected<std::vector<breakeven::OfferKind>> parse_offer_kinds(std::string_view l
 
 /// -c, --set, --from/--to, --cloud, --clouds, --speed-ratio, --fill, --faults.
 void add_model_options(CLI::App* app, ModelArgs& a);
-/// --json, -o, --fail-above, --explain, --suggest, --prom, --mode, --ledger, --ledger-append.
+/// --json, --full, -o, --fail-above, --explain, --suggest, --prom, --mode, --ledger, --ledger-append.
 void add_output_options(CLI::App* app, ModelArgs& a);
 /// --by process|user|cgroup (breakeven, record): the cost split over who computed.
 void add_attribution_option(CLI::App* app, ModelArgs& a);

@@ -202,7 +202,7 @@ case $case_name in
     same_docs fleet/hosts ref
     gpucost merge 'fleet/hosts/*.json' -o fleet/fleet.json || fail "merge exited $?"
     check_fleet fleet/fleet.json fleet/hosts/*.json
-    gpucost breakeven -q --config "$testdata/samples/a100x2.toml" fleet/fleet.json -o fleet/breakeven.txt ||
+    gpucost breakeven -q --full --config "$testdata/samples/a100x2.toml" fleet/fleet.json -o fleet/breakeven.txt ||
       fail "breakeven of the fleet exited $?"
     head -1 fleet/breakeven.txt | grep -q '9 GPUs, host node01,node02,node03,node04, log times in UTC)' ||
       fail "breakeven does not price the 9 GPUs of the 4 hosts: $(head -1 fleet/breakeven.txt)"
@@ -286,7 +286,7 @@ case $case_name in
     bash "$tools/extract-array.sbatch" shards.txt out 2> notask.err || rc=$?
     { [ "$rc" -ne 0 ] && grep -q "not a Slurm array task" notask.err; } || fail "without SLURM_ARRAY_TASK_ID: exit $rc: $(cat notask.err)"
     # The dependent merge job, with breakeven options.
-    GPUCOST=$gpucost bash "$tools/merge.sbatch" shards.txt out --config "$testdata/samples/a100x2.toml" 2> merge.err ||
+    GPUCOST=$gpucost bash "$tools/merge.sbatch" shards.txt out --full --config "$testdata/samples/a100x2.toml" 2> merge.err ||
       fail "merge.sbatch exited $?: $(cat merge.err)"
     gpucost merge ref/node0?.json -o ref-fleet.json || fail "merge of the reference documents"
     cmp -s ref-fleet.json out/fleet.json || fail "out/fleet.json differs from the merge of the reference documents"

@@ -40,7 +40,7 @@ case "$case_name" in
     g breakeven "${job[@]}" -o out.txt 2> err.txt || fail "breakeven: $(cat err.txt)"
     victim_intact
     [ -f out.txt ] && [ ! -L out.txt ] || fail "out.txt is not a regular file now"
-    grep -q 'premium' out.txt || fail "out.txt: $(head -n 3 out.txt)"
+    grep -q 'Owning cost' out.txt || fail "out.txt: $(head -n 3 out.txt)"
     ;;
   prom-fifo)
     # A FIFO at --prom's name (an attacker's reader would get the textfile): refused, no hang.
@@ -58,7 +58,7 @@ case "$case_name" in
     grep -q '/dev/full: is a device, not a regular file' err.txt || fail "message: $(cat err.txt)"
     g breakeven "${job[@]}" -o /dev/null 2> err.txt || fail "/dev/null: $(cat err.txt)"
     g breakeven "${job[@]}" -o /dev/stdout > stdout.txt 2> err.txt || fail "/dev/stdout: $(cat err.txt)"
-    grep -q premium stdout.txt || fail "/dev/stdout got nothing"
+    grep -q 'Owning cost' stdout.txt || fail "/dev/stdout got nothing"
     ;;
   setuid-mode)
     # The new file never copies setuid/setgid/sticky, nor the mode of another user's file.
@@ -176,7 +176,7 @@ case "$case_name" in
     # A host name with escapes (from the logs or --host) in the human table.
     g breakeven -c "$samples/workstation.toml" --tz UTC --host "ws${esc}[2J${esc}]0;x" \
       "$samples/rtx4090_finetune_query.csv" > table.txt 2> err.txt || fail "breakeven: $(cat err.txt)"
-    grep -q 'premium' table.txt || fail "no table: $(head -n 3 table.txt)"
+    grep -q 'Owning cost' table.txt || fail "no table: $(head -n 3 table.txt)"
     no_control table.txt
     printf 'currency = "EUR\033[2J"\n' > esc.toml
     g breakeven -c esc.toml "$samples/rtx4090_finetune_query.csv" > out.txt 2> err.txt

@@ -216,7 +216,7 @@ TEST_CASE("findings: incidents per Xid bucket, their operator time", "[breakeven
   constexpr double kPaid = 19.0 / 6;
   REQUIRE(find(all, "incidents_reset_gpu") != nullptr);
   CHECK(find(all, "incidents_reset_gpu")->saving == Approx(kPaid));
-  CHECK(find(all, "incidents_reset_gpu")->title == "2 faults of bucket reset_gpu (Xid 79; 2 events)");
+  CHECK(find(all, "incidents_reset_gpu")->title == "2 faults that needed a GPU reset (Xid 79; 2 events)");
   REQUIRE(find(all, "incidents_gpu_lost") != nullptr);
   CHECK(find(all, "incidents_gpu_lost")->saving == Approx(kPaid));
   CHECK(find(all, "incidents_gpu_lost")->title == "1 fault with a GPU fallen off the bus (1 event)");

@@ -49,8 +49,8 @@ _gpucost_spec() {
         --verbose --prometheus --match --step -c --config --set --from --to --cloud --clouds
         --speed-ratio --gpu --gpus --util --estimate --fill --faults --slurm-job --tokens-per-step
         --samples-per-step --list-clouds --compare-clouds --compare-kinds --by --follow --every
-        --window --mc --seed --json -o --output --fail-above --explain --suggest --prom --mode
-        --ledger --ledger-append'
+        --window --mc --seed --json --full -o --output --fail-above --explain --suggest --prom
+        --mode --ledger --ledger-append'
       valued='--input-format --tz --date --start --interval --boot-time --year --fields --steps
         --max-line --top-kernels --pattern --host -j --jobs --prometheus --match --step -c
         --config --set --from --to --cloud --clouds --speed-ratio --gpu --gpus --util --fill
@@ -84,8 +84,8 @@ _gpucost_spec() {
       opts='-h --help --input-format --tz --date --start --interval --boot-time --year --fields
         --steps --max-line --top-kernels --pattern --host -j --jobs --strict -q --quiet -v
         --verbose -c --config --set --from --to --cloud --clouds --speed-ratio --gpu --gpus --util
-        --estimate --fill --faults --json -o --output --fail-above --explain --suggest --prom
-        --mode --ledger --ledger-append --state --wait'
+        --estimate --fill --faults --json --full -o --output --fail-above --explain --suggest
+        --prom --mode --ledger --ledger-append --state --wait'
       valued='--input-format --tz --date --start --interval --boot-time --year --fields --steps
         --max-line --top-kernels --pattern --host -j --jobs -c --config --set --from --to --cloud
         --clouds --speed-ratio --gpu --gpus --util --fill --faults -o --output --suggest --prom
@@ -93,9 +93,9 @@ _gpucost_spec() {
       args='files' ;;
     'record')
       opts='-h --help -c --config --set --from --to --cloud --clouds --speed-ratio --gpu --gpus
-        --util --estimate --fill --faults --by --json -o --output --fail-above --explain --suggest
-        --prom --mode --ledger --ledger-append --report --run-dir --interval-ms --proc-root
-        --device-pattern --host --tz -q --quiet -v --verbose'
+        --util --estimate --fill --faults --by --json --full -o --output --fail-above --explain
+        --suggest --prom --mode --ledger --ledger-append --report --run-dir --interval-ms
+        --proc-root --device-pattern --host --tz -q --quiet -v --verbose'
       valued='-c --config --set --from --to --cloud --clouds --speed-ratio --gpu --gpus --util
         --fill --faults --by -o --output --suggest --prom --mode --ledger --report --run-dir
         --interval-ms --proc-root --device-pattern --host --tz'

@@ -58,7 +58,11 @@ std::vector<std::pair<std::string, std::string>> work_breakeven_texts(const brea
 
 std::string breakeven_json(const breakeven::Result& r, const breakeven::CostConfig& c, const extract::Features& f,
                            const BreakevenExtras& extras = {});
+/// The whole answer for people (--full, --explain): every figure and its basis.
 std::string breakeven_table(const breakeven::Result& r, const breakeven::CostConfig& c, const extract::Features& f,
                             const BreakevenExtras& extras = {});
+/// The default answer for people: one screen (at most 25 lines of 100 columns, docs/outputs.md).
+std::string breakeven_summary(const breakeven::Result& r, const breakeven::CostConfig& c, const extract::Features& f,
+                              const BreakevenExtras& extras = {});
 
 }  // namespace gpucost::report
