@@ -205,8 +205,8 @@ Expected<PricedJob> price_job(CostConfig config, const std::optional<CloudOffer>
   p.result.carbon = carbon_of(p.config, p.job, p.result.q);
   price_analyses(p, features, o);
   if (o.fill != FillRule::mean) {
-    const std::string why = fmt::format(
-        "the energy bounds include the time without samples; none with --fill {}", fill_rule_name(o.fill));
+    const std::string why =
+        fmt::format("the energy bounds include the time without samples; none with --fill {}", fill_rule_name(o.fill));
     for (std::string& m : p.range.missing)
       if (m.starts_with("energy:")) m = "energy: " + why;
     if (!p.range.low) p.range.reason = why;
