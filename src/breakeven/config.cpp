@@ -466,9 +466,15 @@ Expected<CostConfig> load_config(const std::optional<std::string>& path, const s
   }
   for (const auto& k : kKeys) {
     const bool offer = k.path == "cloud.rate_per_hour" && (cloud_from_catalogue || !c.cloud_offer.empty());
-    if (k.required && !offer && !seen.count(std::string(k.path)))
-      return make_error(ErrorKind::config, fmt::format("missing required key '{}' ({})", k.path, k.description),
-                        fmt::format("add it to the config or pass --set {}=VALUE", k.path));
+    if (!k.required || offer || seen.count(std::string(k.path))) continue;
+    // No file and nothing set: a first run. The key is not the news; the missing configuration is.
+    if (!path && overrides.empty())
+      return make_error(ErrorKind::config,
+                        "no configuration given: the local side needs your electricity price and hardware price",
+                        "write one from your logs with  gpucost init -o my.toml LOGS...  then  gpucost breakeven -c "
+                        "my.toml LOGS...  (docs/cost-model.md)");
+    return make_error(ErrorKind::config, fmt::format("missing required key '{}' ({})", k.path, k.description),
+                      fmt::format("add it to the config or pass --set {}=VALUE", k.path));
   }
   GPUCOST_TRY(check_overlaps(c.tou));
   for (const auto& [key, given] : seen)

@@ -108,6 +108,14 @@ Status fit_chosen_offer(PricedJob& p, const CloudOffer& offer, std::string_view 
   return {};
 }
 
+/// Faults priced at nothing because the wage is 0: say so, or the faults would vanish unnoticed.
+void check_unpaid_faults(PricedJob& p) {
+  if (p.result.incidents.empty() || p.config.hourly_wage > 0) return;
+  warn(p, fmt::format("{} in the window cost nothing: local.hourly_wage is 0, so the operator's time is free; set it "
+                      "to price the faults",
+                      text::counted(static_cast<long long>(p.result.incidents.size()), "fault")));
+}
+
 void price_analyses(PricedJob& p, const extract::Features& f, const PriceOptions& o) {
   if (o.sensitivity) p.sensitivity = sensitivity(p.config, p.job, p.prices);
   p.range = premium_range(p.config, p.job, p.prices);
@@ -203,6 +211,7 @@ Expected<PricedJob> price_job(CostConfig config, const std::optional<CloudOffer>
   p.prices = price_energy(p.config, p.job);
   p.result = evaluate(p.config, p.job, p.prices);
   p.result.carbon = carbon_of(p.config, p.job, p.result.q);
+  check_unpaid_faults(p);
   price_analyses(p, features, o);
   if (o.fill != FillRule::mean) {
     const std::string why =

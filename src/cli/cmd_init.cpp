@@ -3,6 +3,7 @@
 #include "commands.hpp"
 #include "console.hpp"
 
+#include <gpucost/breakeven/gpu_speed.hpp>
 #include <gpucost/breakeven/starter_config.hpp>
 #include <gpucost/core/text.hpp>
 #include <gpucost/io/atomic_file.hpp>
@@ -78,6 +79,16 @@ int run_init(const InitArgs& a) {
     } else {
       o.machine = std::move(*m);
     }
+  }
+  if (!a.gpu.empty() && breakeven::find_gpu_speed(a.gpu) == nullptr) {
+    // A typo would write a config whose estimates and speed ratios all fail later, one by one.
+    std::vector<std::string_view> models;
+    for (const breakeven::GpuSpeed& g : breakeven::gpu_speeds()) models.push_back(g.model);
+    const std::string_view best = text::closest_name(a.gpu, models);
+    return fail(make_error(ErrorKind::usage, fmt::format("--gpu: '{}' is not in the GPU table", a.gpu),
+                           best.empty()
+                               ? std::string("gpucost gpus lists the models it knows")
+                               : fmt::format("did you mean '{}'? (gpucost gpus lists the models it knows)", best)));
   }
   if (!a.gpu.empty()) {  // names the model over what the logs say; their count and idle power stay
     o.machine.gpu_names = {a.gpu};

@@ -88,6 +88,20 @@ case $case_name in
     grep -q 'nvidia-smi is not on PATH' err.txt || fail "no note: $(cat err.txt)"
     grep -q 'nvidia-smi is not on PATH' out.toml || fail "no note in the file: $(head -20 out.toml)"
     ;;
+  unknown-gpu)
+    # A typo in --gpu is an error with the nearest model, not a config whose estimates all fail later.
+    "$gpucost" init --no-probe --gpu "RTX 4909" -o typo.toml 2> err.txt
+    status=$?
+    [ "$status" = 2 ] || fail "--gpu 'RTX 4909': exit $status, want 2: $(cat err.txt)"
+    grep -q "hint: did you mean 'RTX 4090'?" err.txt || fail "no suggestion: $(cat err.txt)"
+    [ ! -e typo.toml ] || fail "a config was written"
+    "$gpucost" init --no-probe --gpu "NVIDIA GeForce RTX 4090" -o ok.toml 2> err.txt || fail "a known name: $(cat err.txt)"
+    # Without any config, breakeven points at init rather than at the first missing key.
+    "$gpucost" breakeven "$log" > /dev/null 2> err.txt
+    [ $? = 2 ] || fail "breakeven without a config: $(cat err.txt)"
+    grep -q 'no configuration given' err.txt && grep -q 'gpucost init -o my.toml' err.txt ||
+      fail "breakeven without a config: $(cat err.txt)"
+    ;;
   *) fail "unknown case $case_name" ;;
 esac
 exit 0

@@ -190,10 +190,15 @@ TEST_CASE("breakeven: --set overrides", "[breakeven]") {
 }
 
 TEST_CASE("breakeven: a missing required key names the key", "[breakeven]") {
-  SECTION("no config at all") {
+  SECTION("no config at all: a first run, pointed at gpucost init") {
     auto c = breakeven::load_config(std::nullopt, {});
-    CHECK(message_of(c).find("electricity.price_per_kwh") != std::string::npos);
+    CHECK(message_of(c).find("no configuration given") != std::string::npos);
     CHECK(c.error().kind == ErrorKind::config);
+    CHECK(c.error().hint.find("gpucost init -o my.toml") != std::string::npos);
+  }
+  SECTION("a --set but no file: the key is named") {
+    auto c = breakeven::load_config(std::nullopt, {"local.hardware_price=3000"});
+    CHECK(message_of(c).find("electricity.price_per_kwh") != std::string::npos);
     CHECK(c.error().hint.find("--set electricity.price_per_kwh=") != std::string::npos);
   }
   SECTION("each required key in turn") {
