@@ -27,11 +27,23 @@ constexpr std::array kKindNames{std::pair{OfferKind::on_demand, std::string_view
                                 std::pair{OfferKind::reserved_3y, std::string_view("reserved-3y")},
                                 std::pair{OfferKind::savings_plan, std::string_view("savings-plan")}};
 
+// Said with every missing field: a file written by hand is fixed in one go, not a field a run.
+constexpr std::string_view kRequiredFields =
+    "an [[offer]] needs name, provider, instance, gpu_model, price_per_hour, currency, date_seen and source "
+    "(docs/cost-model.md, \"Fields of an offer\")";
+
+Error missing_field(const toml::table& t, std::string_view origin, std::size_t index, std::string_view key) {
+  const auto name = t["name"].value<std::string>();
+  const std::string which = name ? fmt::format("'{}'", *name) : fmt::format("{}", index);
+  return make_error(ErrorKind::config, fmt::format("{}: offer {}: '{}' is missing", origin, which, key),
+                    std::string(kRequiredFields));
+}
+
 Expected<CloudOffer> read_offer(const toml::table& t, std::string_view origin, std::size_t index) {
   CloudOffer o;
   const auto text = [&](const char* key, std::string& into) -> Status {
     const auto v = t[key].value<std::string>();
-    if (!v) return make_error(ErrorKind::config, fmt::format("{}: offer {}: '{}' is missing", origin, index, key));
+    if (!v) return missing_field(t, origin, index, key);
     into = *v;
     return {};
   };
@@ -40,6 +52,7 @@ Expected<CloudOffer> read_offer(const toml::table& t, std::string_view origin, s
         std::pair{"gpu_model", &o.gpu_model}, std::pair{"currency", &o.currency}, std::pair{"date_seen", &o.date_seen},
         std::pair{"source", &o.source}})
     GPUCOST_TRY(text(key, *into));
+  if (!t.contains("price_per_hour")) return missing_field(t, origin, index, "price_per_hour");
   o.region = t["region"].value_or(std::string());
   o.gpu_memory_gb = t["gpu_memory_gb"].value_or(0.0);
   o.per_gpu = t["per_gpu"].value_or(false);

@@ -20,7 +20,7 @@ namespace {
 struct TraceArgs {
   InputArgs in;
   std::string output = "-";
-  bool diff = false, json = false;
+  bool diff = false, json = false, wide = false;
   ModelArgs model;  ///< --config, --set, --cloud: prices a step on each side of --diff
 };
 
@@ -42,8 +42,10 @@ int run_trace(const TraceArgs& args) {
   report::TraceEventCollector events;
   int status = kOk;
   if (auto stats = read_traces(args.in, events, status); !stats) return fail(stats.error());
-  const std::string table = printable_text(report::trace_table(events.events()) + report::ranks_table(events.jobs()));
-  if (auto st = io::write_file_atomically(args.output, table); !st) return fail(st.error());
+  const std::string out =
+      args.json ? report::trace_json(events.events(), events.jobs())
+                : printable_text(report::trace_table(events.events(), args.wide) + report::ranks_table(events.jobs()));
+  if (auto st = io::write_file_atomically(args.output, out); !st) return fail(st.error());
   return status;
 }
 
@@ -88,7 +90,7 @@ int run_diff(const TraceArgs& args) {
   const std::size_t top = args.in.settings.top_kernels;
   const breakeven::CostConfig* priced = config ? &*config : nullptr;
   const std::string out = args.json ? report::trace_diff_json(*a, *b, top, priced)
-                                    : printable_text(report::trace_diff_table(*a, *b, top, priced));
+                                    : printable_text(report::trace_diff_table(*a, *b, top, priced, args.wide));
   if (auto st = io::write_file_atomically(args.output, out); !st) return fail(st.error());
   return status;
 }
@@ -103,7 +105,11 @@ Runner define_trace(CLI::App& cmd) {
                "compare two runs: exactly two inputs, each a trace, a directory of a job's rank traces or a quoted "
                "glob")
       ->group("Compare");
-  cmd.add_flag("--json", args->json, "--diff as JSON")->group("Compare");
+  cmd.add_flag("--json", args->json, "the analyses (or with --diff the comparison) as JSON")->group("Output");
+  cmd.add_flag("--wide", args->wide,
+               "kernel names in full (else longer ones are cut in the middle to 56 characters, keeping their end)")
+      ->group("Output")
+      ->excludes("--json");
   cmd.add_option("-c,--config", args->model.config, "--diff: the cost config that prices a step on each side")
       ->type_name("FILE")
       ->group("Compare");
@@ -115,13 +121,13 @@ Runner define_trace(CLI::App& cmd) {
       ->group("Compare");
   cmd.footer(
       "Example: gpucost trace --steps 5-7 --top-kernels 5 rank0.pt.trace.json.gz\n"
+      "         gpucost trace --json rank0.pt.trace.json.gz | jq '.traces[].gpus[].top_kernels[].name'\n"
       "         gpucost trace --diff -c costs.toml runs/before/ runs/after/\n"
       "The same figures as events: gpucost prep rank0.pt.trace.json.gz\n" +
       std::string(kExitFooter));
   return [args] {
-    if (!args->diff &&
-        (args->json || !args->model.config.empty() || !args->model.sets.empty() || !args->model.cloud.empty()))
-      return fail(make_error(ErrorKind::usage, "--json, --config, --set and --cloud go with --diff",
+    if (!args->diff && (!args->model.config.empty() || !args->model.sets.empty() || !args->model.cloud.empty()))
+      return fail(make_error(ErrorKind::usage, "--config, --set and --cloud go with --diff",
                              "gpucost trace --diff [-c costs.toml] [--json] A B"));
     args->model.in.quiet = args->in.quiet;
     return args->diff ? run_diff(*args) : run_trace(*args);

@@ -4,6 +4,7 @@
 #include "commands.hpp"
 #include "console.hpp"
 #include "help_format.hpp"
+#include "suggest.hpp"
 
 #include <gpucost/core/text.hpp>
 
@@ -74,6 +75,12 @@ int main_impl(int argc, char** argv) {
     fmt::print("gpucost {}\n", GPUCOST_VERSION);
     return kOk;
   } catch (const CLI::ParseError& e) {
+    // A typo of a command or option gets its nearest name; other errors keep CLI11's message.
+    if (const auto unknown = find_unknown(app, argc, argv)) {
+      fmt::print(stderr, "gpucost: error: {}\n  hint: {}\n", text::printable(unknown->message),
+                 text::printable(unknown->hint));
+      return kError;
+    }
     // CLI11's message quotes the argument it refused: escaped like every outside string.
     fmt::print(stderr, "gpucost: error: {}\n  hint: run 'gpucost --help' or 'gpucost <command> --help'\n",
                text::printable(e.what()));

@@ -34,6 +34,14 @@ bool read_once(const std::string& path) {
   return !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
 }
 
+Status check_stdin_open() {
+  // A closed stdin (`gpucost prep - <&-`) would read as an empty stream: say so rather than print nothing.
+  if (::fcntl(STDIN_FILENO, F_GETFD) < 0 && errno == EBADF)
+    return make_error(ErrorKind::io, "<stdin>: standard input is closed",
+                      "pipe the logs in (... | gpucost prep -) or give their files");
+  return {};
+}
+
 namespace {
 
 /// Raw bytes of a file descriptor, starting with bytes already read for magic detection.
@@ -467,10 +475,7 @@ Expected<std::unique_ptr<LineReader>> LineReader::open(const std::string& path) 
                         "pass the files inside it, e.g. 'dir/*.log'");
     }
   }
-  // A closed stdin (`gpucost prep - <&-`) reads as an empty stream: say so rather than print nothing.
-  if (is_stdin && ::fcntl(fd, F_GETFD) < 0 && errno == EBADF)
-    return make_error(ErrorKind::io, "<stdin>: standard input is closed",
-                      "pipe the logs in (... | gpucost prep -) or give their files");
+  if (is_stdin) GPUCOST_TRY(check_stdin_open());
   // Read the magic bytes, then hand them back as the start of the raw stream.
   std::string prefix(4, '\0');
   std::size_t have = 0;

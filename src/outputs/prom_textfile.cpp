@@ -16,6 +16,7 @@ namespace {
 
 constexpr double kJoulesPerKwh = 3.6e6;
 constexpr double kBytesPerMib = 1048576;
+constexpr double kSecondsPerDay = 86400;
 
 // Counts of a window are gauges (they are not monotonic across runs), so no _total; and
 // _count is reserved for histograms, hence "_errors", "_events".
@@ -230,6 +231,25 @@ std::string indicator_help(const PromIndicator& p, std::string_view scope) {
   return fmt::format("{} {} over the job window (indicator {}{})", scope, name, p.key, conversion);
 }
 
+/// The `cloud` label: a short identifier that stays the same from run to run, the catalogue
+/// offer's name or "config" (the [cloud] section); what describes it goes to the info metric.
+std::string cloud_id(const breakeven::CostConfig& c) { return c.cloud_offer.empty() ? "config" : c.cloud_offer; }
+
+/// gpucost_cloud_offer_info: the description of the priced offer (free text, dates, the source)
+/// as labels of a sample that is always 1, joined to the cost metrics on host and cloud.
+void add_offer_info(std::vector<Family>& out, const breakeven::CostConfig& c, const Labels& host) {
+  Labels info = host;
+  info.emplace_back("cloud", cloud_id(c));
+  for (const auto& [key, value] : {std::pair{"name", &c.cloud_name}, std::pair{"kind", &c.offer_kind},
+                                   std::pair{"seen", &c.offer_date_seen}, std::pair{"source", &c.offer_source}})
+    if (!value->empty()) info.emplace_back(key, *value);  // an empty label is no label
+  if (!c.cloud_offer.empty()) info.emplace_back("confirmed", c.offer_confirmed ? "true" : "false");
+  out.emplace_back("gpucost_cloud_offer_info",
+                   "The priced cloud offer (labels name, kind, seen: the date its price was read, source, "
+                   "confirmed); always 1")
+      .add(info, 1.0);
+}
+
 void add_headline(std::vector<Family>& out, const breakeven::Result& r, const breakeven::CostConfig& c,
                   const extract::Features& f) {
   const Labels host{{"host", f.host}};
@@ -272,16 +292,20 @@ void add_headline(std::vector<Family>& out, const breakeven::Result& r, const br
     parts.add(l, value);
   }
   Labels cloud = money;
-  cloud.emplace_back("cloud", c.cloud_name);
-  gauge("gpucost_cloud_cost", "Cost of the same job on the configured cloud offer, in the currency label", cloud,
-        r.cloud_total);
+  cloud.emplace_back("cloud", cloud_id(c));
+  gauge("gpucost_cloud_cost",
+        "Cost of the same job on the priced cloud offer (label cloud: the catalogue offer, or config), in the "
+        "currency label",
+        cloud, r.cloud_total);
+  add_offer_info(out, c, host);
   gauge("gpucost_cloud_billed_seconds", "Seconds the cloud would bill for the job", host, r.billed_s);
   if (c.offer_age_days) {  // an alert on stale prices: the verdict is only as good as the price
     Labels offer = host;
-    offer.emplace_back("offer", c.cloud_offer);
+    offer.emplace_back("cloud", cloud_id(c));
     offer.emplace_back("confirmed", c.offer_confirmed ? "true" : "false");
-    gauge("gpucost_cloud_price_age_days", "Days since the priced offer's price was seen (catalogue date_seen)", offer,
-          *c.offer_age_days);
+    gauge("gpucost_cloud_price_age_seconds",
+          "Seconds since the day the priced offer's price was seen (catalogue date_seen), whole days", offer,
+          *c.offer_age_days * kSecondsPerDay);
   }
   gauge("gpucost_premium_ratio", "Premium of local over cloud: local / cloud - 1", host, r.premium);
   gauge("gpucost_premium_line_ratio", "The premium line (threshold) of the configuration", host, r.line);

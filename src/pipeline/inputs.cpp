@@ -131,6 +131,7 @@ Expected<std::vector<ProbedInput>> probe_inputs(const std::vector<std::string>& 
   out.reserve(paths.size());
   for (const std::string& p : paths) {
     if (io::read_once(p)) {
+      if (p == "-") GPUCOST_TRY(io::check_stdin_open());
       ProbedInput pipe;
       pipe.path = p;
       pipe.read_once = true;

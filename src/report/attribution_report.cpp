@@ -42,6 +42,12 @@ std::string idle_line(const breakeven::IdleHolder& h) {
                      format_utc(p.last_ns), p.rows > 0 ? "" : "  (not in pmon: no context on this GPU)");
 }
 
+/// The GPUs a row computed on, by index: "gpu 0", "gpus 0,1" (a bare "0" read as no GPU at all).
+std::string gpu_ids(const std::vector<int>& gpus) {
+  if (gpus.empty()) return "-";
+  return fmt::format("{} {}", gpus.size() == 1 ? "gpu" : "gpus", fmt::join(gpus, ","));
+}
+
 /// A user with their uid, a process after its user; a cgroup as its key (the path is in the JSON).
 std::string row_label(const breakeven::AttributionRow& r, breakeven::AttributionBy by) {
   if (r.detail.empty() || by == breakeven::AttributionBy::cgroup) return r.key;
@@ -67,18 +73,20 @@ std::string attribution_table(const breakeven::Attribution& a, const std::string
       width = std::max(width, labels.back().size());
     }
     if (!a.unattributed_gpus.empty()) width = std::max(width, std::string_view("(nobody)").size());
-    b += fmt::format("  {:<{}}  {:>9} {:>6} {:>10} {:>7} {:>14} {:>14} {:>11}\n", by, width, "processes", "GPUs",
-                     "SM time", "share", "local", "cloud", "memory");
+    std::size_t gpus_width = 4;  // "GPUs"; two spaces after the count keep "1  gpu 0" apart
+    for (const breakeven::AttributionRow& r : a.rows) gpus_width = std::max(gpus_width, gpu_ids(r.gpus).size());
+    b += fmt::format("  {:<{}}  {:>9}  {:>{}} {:>10} {:>7} {:>14} {:>14} {:>11}\n", by, width, "processes", "GPUs",
+                     gpus_width, "SM time", "share", "local", "cloud", "memory");
     for (std::size_t i = 0; i < a.rows.size(); ++i) {
       const breakeven::AttributionRow& r = a.rows[i];
-      b += fmt::format("  {:<{}}  {:>9} {:>6} {:>10} {:>5.1f} % {:>14} {:>14} {:>11}\n", labels[i], width, r.processes,
-                       fmt::format("{}", fmt::join(r.gpus, ",")), busy_time(r.busy_s), r.share * 100,
+      b += fmt::format("  {:<{}}  {:>9}  {:>{}} {:>10} {:>5.1f} % {:>14} {:>14} {:>11}\n", labels[i], width,
+                       r.processes, gpu_ids(r.gpus), gpus_width, busy_time(r.busy_s), r.share * 100,
                        money(r.local, cur), money(r.cloud, cur), memory(r.fb_max_mib));
     }
     if (!a.unattributed_gpus.empty())
-      b += fmt::format("  {:<{}}  {:>9} {:>6} {:>10} {:>7} {:>14} {:>14}  no process computed on GPU {}\n", "(nobody)",
-                       width, "", "", "", "", money(a.unattributed_local, cur), money(a.unattributed_cloud, cur),
-                       fmt::join(a.unattributed_gpus, ", "));
+      b += fmt::format("  {:<{}}  {:>9}  {:>{}} {:>10} {:>7} {:>14} {:>14}  no process computed on GPU {}\n",
+                       "(nobody)", width, "", "", gpus_width, "", "", money(a.unattributed_local, cur),
+                       money(a.unattributed_cloud, cur), fmt::join(a.unattributed_gpus, ", "));
   }
   for (const std::string& n : a.notes) b += fmt::format("  note: {}\n", n);
   if (!a.idle.empty()) {

@@ -291,19 +291,24 @@ std::string stack_block(const RunFigures& a, const RunFigures& b) {
   return t;
 }
 
-std::string kernels_block(const RunFigures& a, const RunFigures& b, std::size_t top) {
+std::string kernels_block(const RunFigures& a, const RunFigures& b, std::size_t top, bool wide) {
   const auto changes = top_changed_kernels(a, b, top);
   if (changes.empty()) return "top changed kernels: none (the same kernels, the same time)\n";
   std::string t =
       fmt::format("top changed kernels (time per {})\n", compare_per_step(a, b) ? "step and rank" : "trace");
-  t += fmt::format("  {:<56} {:>13} {:>12} {:>12} {:>12}\n", "kernel", "class", "A", "B", "change");
-  for (const KernelChange& k : changes) {
-    std::string name = k.name;
-    if (name.size() > 56) name = fmt::format("{}...", name.substr(0, 53));
+  std::vector<std::string> names;
+  for (const KernelChange& k : changes) names.push_back(k.name);
+  names = fit_kernel_names(names, wide ? 0 : kKernelNameWidth);
+  std::size_t width = kKernelNameWidth;
+  for (const std::string& n : names) width = std::max(width, n.size());
+  t += fmt::format("  {:<{}} {:>13} {:>12} {:>12} {:>12}\n", "kernel", width, "class", "A", "B", "change");
+  for (std::size_t i = 0; i < changes.size(); ++i) {
+    const KernelChange& k = changes[i];
     const std::string change = k.a_ns == 0   ? "new"
                                : k.b_ns == 0 ? "gone"
                                              : fmt::format("{:+.1f} %", (k.b_ns / k.a_ns - 1) * 100);
-    t += fmt::format("  {:<56} {:>13} {:>12} {:>12} {:>12}\n", name, k.cls, human_ns(k.a_ns), human_ns(k.b_ns), change);
+    t += fmt::format("  {:<{}} {:>13} {:>12} {:>12} {:>12}\n", names[i], width, k.cls, human_ns(k.a_ns),
+                     human_ns(k.b_ns), change);
   }
   return t;
 }
@@ -319,12 +324,12 @@ std::string notes_block(const RunFigures& a, const RunFigures& b) {
 }  // namespace
 
 std::string trace_diff_table(const RunFigures& a, const RunFigures& b, std::size_t top,
-                             const breakeven::CostConfig* config) {
+                             const breakeven::CostConfig* config, bool wide) {
   std::string t = fmt::format("trace diff\n  A = {}\n  B = {}\n\n", a.label, b.label);
   t += row("", "A", "B", "change");
   t += figures_block(a, b);
   if (config != nullptr) t += cost_block(a, b, *config);
-  t += "\n" + stack_block(a, b) + "\n" + kernels_block(a, b, top) + notes_block(a, b);
+  t += "\n" + stack_block(a, b) + "\n" + kernels_block(a, b, top, wide) + notes_block(a, b);
   return t;
 }
 

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 namespace gpucost::report {
@@ -27,7 +28,10 @@ void TraceEventCollector::on_event(const Event& event) {
   c.ts_ns = event.ts_ns;
   c.gpu = event.gpu;
   c.kind = std::string(event.kind);
-  for (const Field& f : event.fields) c.fields[std::string(f.key)] = std::string(f.value);
+  for (const Field& f : event.fields) {
+    c.fields[std::string(f.key)] = std::string(f.value);
+    c.numeric[std::string(f.key)] = f.numeric;
+  }
   m_events.push_back(std::move(c));
 }
 
@@ -37,6 +41,39 @@ std::string human_ns(double ns) {
   if (a < 1e6) return fmt::format("{:.1f} us", ns / 1e3);
   if (a < 1e9) return fmt::format("{:.3f} ms", ns / 1e6);
   return fmt::format("{:.3f} s", ns / 1e9);
+}
+
+namespace {
+
+/// `name` cut to `width` characters: its first `head`, "...", and its end.
+std::string cut_middle(const std::string& name, std::size_t width, std::size_t head) {
+  const std::size_t tail = width - 3 - head;
+  return name.substr(0, head) + "..." + name.substr(name.size() - tail);
+}
+
+/// Whether the names read differently from each other.
+bool all_distinct(std::vector<std::string> names) {
+  std::sort(names.begin(), names.end());
+  return std::adjacent_find(names.begin(), names.end()) == names.end();
+}
+
+}  // namespace
+
+std::vector<std::string> fit_kernel_names(const std::vector<std::string>& names, std::size_t width) {
+  constexpr std::size_t kLeast = 8;  // of the head and of the end: both stay recognisable
+  if (width == 0 || width < 3 + 2 * kLeast) return names;
+  const auto cut = [&](std::size_t head) {
+    std::vector<std::string> out;
+    for (const std::string& n : names) out.push_back(n.size() > width ? cut_middle(n, width, head) : n);
+    return out;
+  };
+  const std::size_t middle = (width - 3) / 2;
+  // From the middle outwards: a longer end first (template arguments differ there), then a longer head.
+  for (std::size_t step = 0; step <= middle - kLeast; ++step) {
+    if (auto out = cut(middle - step); all_distinct(out)) return out;
+    if (auto out = cut(middle + step); middle + step <= width - 3 - kLeast && all_distinct(out)) return out;
+  }
+  return cut(middle);
 }
 
 namespace {
@@ -70,8 +107,31 @@ std::string header_line(const TraceEventCopy& info) {
   return h + "\n";
 }
 
+/// The top kernels of GPU `d` among events[from, to), one row each.
+void kernel_rows(const TraceEventCopy& d, const std::vector<TraceEventCopy>& events, std::size_t from, std::size_t to,
+                 bool wide, std::string& b) {
+  std::vector<const TraceEventCopy*> kernels;
+  std::vector<std::string> names;
+  for (std::size_t i = from; i < to; ++i)
+    if (events[i].kind == "trace_kernel" && events[i].gpu == d.gpu) {
+      kernels.push_back(&events[i]);
+      names.push_back(events[i].text("name"));
+    }
+  if (kernels.empty()) return;
+  names = fit_kernel_names(names, wide ? 0 : kKernelNameWidth);
+  std::size_t width = kKernelNameWidth;
+  for (const std::string& n : names) width = std::max(width, n.size());
+  b += fmt::format("  {:<{}} {:>13} {:>7} {:>12} {:>12} {:>7}\n", "top kernels", width, "class", "count", "total",
+                   "mean", "busy");
+  for (std::size_t i = 0; i < kernels.size(); ++i) {
+    const TraceEventCopy& k = *kernels[i];
+    b += fmt::format("  {:<{}} {:>13} {:>7} {:>12} {:>12} {:>7}\n", names[i], width, k.text("class"), k.text("count"),
+                     human_ns(k.number("total_ns")), human_ns(k.number("mean_ns")), pct(k.number("busy_share"), 1.0));
+  }
+}
+
 void device_block(const TraceEventCopy& d, const std::vector<TraceEventCopy>& events, std::size_t from, std::size_t to,
-                  std::string& b) {
+                  bool wide, std::string& b) {
   const double span = d.number("span_ns");
   b += fmt::format("GPU {} {} span {}, {} on {}\n", d.gpu, d.text("device_name"), human_ns(span),
                    counted_text(d, "ops", "op"), counted_text(d, "streams", "stream"));
@@ -107,20 +167,7 @@ void device_block(const TraceEventCopy& d, const std::vector<TraceEventCopy>& ev
                      m.has("bytes") ? fmt::format(", {}", human_bytes(m.number("bytes"))) : std::string(),
                      m.has("gbps") ? fmt::format(", {:.3g} GB/s", m.number("gbps")) : std::string());
   }
-  bool header = false;
-  for (std::size_t i = from; i < to; ++i) {
-    const TraceEventCopy& k = events[i];
-    if (k.kind != "trace_kernel" || k.gpu != d.gpu) continue;
-    if (!header) {
-      b += fmt::format("  {:<56} {:>13} {:>7} {:>12} {:>12} {:>7}\n", "top kernels", "class", "count", "total", "mean",
-                       "busy");
-      header = true;
-    }
-    std::string name = k.text("name");
-    if (name.size() > 56) name = fmt::format("{}...", name.substr(0, 53));
-    b += fmt::format("  {:<56} {:>13} {:>7} {:>12} {:>12} {:>7}\n", name, k.text("class"), k.text("count"),
-                     human_ns(k.number("total_ns")), human_ns(k.number("mean_ns")), pct(k.number("busy_share"), 1.0));
-  }
+  kernel_rows(d, events, from, to, wide, b);
 }
 
 /// The trace's communication: how much of it computation hid.
@@ -166,7 +213,7 @@ std::string ranks_table(const std::vector<prep::TraceJob>& jobs) {
   return b;
 }
 
-std::string trace_table(const std::vector<TraceEventCopy>& events) {
+std::string trace_table(const std::vector<TraceEventCopy>& events, bool wide) {
   std::string b;
   // Each trace_info starts one trace; its events follow until the next trace_info.
   for (std::size_t i = 0; i < events.size(); ++i) {
@@ -178,7 +225,7 @@ std::string trace_table(const std::vector<TraceEventCopy>& events) {
     bool any = false;
     for (std::size_t j = i + 1; j < end; ++j) {
       if (events[j].kind != "trace_device") continue;
-      device_block(events[j], events, i + 1, end, b);
+      device_block(events[j], events, i + 1, end, wide, b);
       any = true;
     }
     if (!any) b += "  no GPU ops: nothing to analyse (see the notes)\n";

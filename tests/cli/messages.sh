@@ -33,6 +33,13 @@ if [ -w /dev/full ]; then
   expect "prep -o /dev/full" 2 '/dev/full: is a device, not a regular file: not written' -- \
     "$gpucost" prep --host h -o /dev/full "$sample"
 fi
+# stdin closed: nothing on stdout (no stream header), the error names stdin; a file input likewise.
+for args in "" "-" "--host h -"; do
+  "$gpucost" prep $args <&- > "$work/out" 2> "$work/err"
+  [ $? = 2 ] || fail "prep $args <&-: want exit 2: $(cat "$work/err")"
+  [ ! -s "$work/out" ] || fail "prep $args <&-: wrote to stdout: $(head -c 300 "$work/out")"
+  grep -qF '<stdin>: standard input is closed' "$work/err" || fail "prep $args <&-: $(cat "$work/err")"
+done
 
 # A --set value is corrected in --set syntax, a file's in TOML, and the file is named.
 expect "--set currency" 2 'hint: use three capital letters, e.g. --set currency=EUR' -- \
@@ -53,4 +60,36 @@ expect "--set number" 2 'hint: e.g. --set local.hardware_price=0.30' -- \
 expect "--mode bad" 2 "error: --mode: 'rw' is not a file mode in octal" -- \
   "$gpucost" breakeven -c "$config" --mode rw --prom "$work/h.prom" "$sample"
 [ ! -e "$work/h.prom" ] || fail "--mode rw still wrote the textfile"
+# A typo of a command, a subcommand or an option names the nearest one (exit 2); nothing is
+# suggested when no name is close.
+typo() {  # typo NAME ERROR HINT -- command...
+  local name=$1 error=$2 hint=$3
+  shift 4
+  expect "$name" 2 "gpucost: error: $error" -- "$@"
+  grep -qxF -- "  hint: $hint" "$work/err" || fail "$name: hint: $(cat "$work/err")"
+  [ ! -s "$work/out" ] || fail "$name: wrote to stdout: $(cat "$work/out")"
+}
+typo "brekeven" "unknown command 'brekeven'" "did you mean 'gpucost breakeven'?" -- "$gpucost" brekeven "$sample"
+typo "reprot" "unknown command 'reprot'" "did you mean 'gpucost report'?" -- "$gpucost" reprot -o r.html "$sample"
+typo "offers lst" "unknown command 'offers lst'" "did you mean 'gpucost offers list'?" -- "$gpucost" offers lst
+typo "--confg" "unknown option '--confg'" "did you mean '--config'?" -- \
+  "$gpucost" breakeven --confg "$config" "$sample"
+typo "--confg=" "unknown option '--confg'" "did you mean '--config'?" -- \
+  "$gpucost" breakeven "--confg=$config" "$sample"
+typo "offers list --kinds" "unknown option '--kinds'" "did you mean '--kind'?" -- "$gpucost" offers list --kinds spot
+typo "far command" "unknown command 'xyzzy'" "run 'gpucost --help' for the list of commands" -- "$gpucost" xyzzy
+typo "far option" "unknown option '--qqqqqq'" "run 'gpucost breakeven --help' for its options" -- \
+  "$gpucost" breakeven --qqqqqq "$sample"
+# Other errors keep CLI11's message: an option's value is not taken for a misspelt name.
+expect "no command" 2 "A subcommand is required" -- "$gpucost"
+expect "no value" 2 "gpucost: error: --tz" -- "$gpucost" breakeven --tz
+grep -q unknown "$work/err" && fail "no value: $(cat "$work/err")"
+
+# A --clouds file whose offer lacks a field: the error names the field, the hint every field.
+printf '[[offer]]\nname = "colo"\nprovider = "X"\ninstance = "i"\ngpu_model = "RTX 4090"\ncurrency = "EUR"\ndate_seen = "2026-01-01"\nsource = "quote"\n' \
+  > "$work/mine.toml"
+expect "--clouds missing field" 2 "offer 'colo': 'price_per_hour' is missing" -- \
+  "$gpucost" offers list --clouds "$work/mine.toml"
+grep -qF 'hint: an [[offer]] needs name, provider, instance, gpu_model, price_per_hour, currency, date_seen and source' \
+  "$work/err" || fail "--clouds missing field: hint: $(cat "$work/err")"
 echo "ok"

@@ -90,6 +90,21 @@ source = "mail"
   CHECK(bad.error().message.find("kind 'weekly'") != std::string::npos);
 }
 
+TEST_CASE("catalogue: an offer missing a field names it and every field an offer needs", "[breakeven]") {
+  const auto no_price = breakeven::parse_cloud_offers(
+      "[[offer]]\nname='colo'\nprovider='X'\ninstance='i'\ngpu_model='L4'\ncurrency='USD'\ndate_seen='2026-01-01'\n"
+      "source='quote'\n",
+      "mine.toml");
+  REQUIRE_FALSE(no_price);
+  CHECK(no_price.error().message == "mine.toml: offer 'colo': 'price_per_hour' is missing");
+  CHECK(no_price.error().hint.starts_with(
+      "an [[offer]] needs name, provider, instance, gpu_model, price_per_hour, currency, date_seen and source"));
+  const auto no_name = breakeven::parse_cloud_offers("[[offer]]\nprovider='X'\n", "mine.toml");
+  REQUIRE_FALSE(no_name);
+  CHECK(no_name.error().message == "mine.toml: offer 1: 'name' is missing");
+  CHECK(no_name.error().hint.find("date_seen") != std::string::npos);
+}
+
 TEST_CASE("catalogue: every built-in offer has a kind, a date and a source", "[breakeven]") {
   for (const CloudOffer& o : breakeven::cloud_offers()) {
     INFO(o.name);

@@ -8,6 +8,7 @@
 #include <gpucost/breakeven/config.hpp>
 #include <gpucost/breakeven/findings.hpp>
 #include <gpucost/extract/catalogue.hpp>
+#include <gpucost/prep/prep.hpp>
 
 #include <fstream>
 #include <map>
@@ -17,8 +18,9 @@
 
 namespace {
 
-std::string read_doc(const std::string& name) {
-  const std::string path = std::string(GPUCOST_SOURCE_DIR) + "/docs/" + name;
+/// A file of the repository: "docs/indicators.md", "README.md".
+std::string read_source(const std::string& name) {
+  const std::string path = std::string(GPUCOST_SOURCE_DIR) + "/" + name;
   std::ifstream in(path, std::ios::binary);
   INFO(path);
   REQUIRE(in.good());
@@ -26,6 +28,8 @@ std::string read_doc(const std::string& name) {
   s << in.rdbuf();
   return s.str();
 }
+
+std::string read_doc(const std::string& name) { return read_source("docs/" + name); }
 
 std::string cell(std::string s) {
   const auto b = s.find_first_not_of(" `");
@@ -99,5 +103,17 @@ TEST_CASE("breakeven: docs/cost-model.md lists every finding with its threshold"
     CHECK(it->second.at(2).rfind(fmt::format("{} {:g}", t.op, t.value), 0) == 0);  // "fires when"
     if (!t.id.empty() && t.id.find('+') == std::string_view::npos)
       CHECK(it->second.at(1).find(t.id) != std::string::npos);
+  }
+}
+
+TEST_CASE("prep: README's --input-format row names every format", "[prep][docs]") {
+  const auto rows = table_rows(read_source("README.md"), "--input-format");
+  REQUIRE(rows.size() == 1);
+  const std::string meaning = rows.begin()->second.at(1) + "`";  // cell() took the last backtick
+  std::istringstream names(gpucost::prep::format_names());
+  std::string name;
+  while (std::getline(names >> std::ws, name, ',')) {
+    INFO(name);
+    CHECK(meaning.find("`" + name + "`") != std::string::npos);
   }
 }

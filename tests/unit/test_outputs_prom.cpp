@@ -87,7 +87,10 @@ TEST_CASE("outputs: textfile has HELP and TYPE per family, converted values, no 
   CHECK(t.find("gpucost_gpu_energy_joules{host=\"gpu\\\\01\",gpu=\"1\"} 5400000\n") != std::string::npos);
   CHECK(t.find("gpucost_gpu_launch_delay_p50_seconds{host=\"gpu\\\\01\",gpu=\"1\"} 2e-05\n") != std::string::npos);
   CHECK(t.find("gpucost_host_idle_ratio{host=\"gpu\\\\01\"} 0.25\n") != std::string::npos);
-  CHECK(t.find("cloud=\"say \\\"cheap\\\"\"") != std::string::npos);
+  // The free text of cloud.name is a label of the info metric only; the cost's cloud is an id.
+  CHECK(t.find("gpucost_cloud_cost{host=\"gpu\\\\01\",currency=\"EUR\",cloud=\"config\"} ") != std::string::npos);
+  CHECK(t.find("gpucost_cloud_offer_info{host=\"gpu\\\\01\",cloud=\"config\",name=\"say \\\"cheap\\\"\"} 1\n") !=
+        std::string::npos);
   CHECK(t.find("currency=\"EUR\"") != std::string::npos);
   CHECK(t.find("xid") == std::string::npos);  // null: left out, not 0
   // Each family once, its samples right after its TYPE line.
@@ -154,13 +157,17 @@ TEST_CASE("outputs: the priced offer's price age, for an alert on stale prices",
   j.wall_h = 1.0;
   j.energy_kwh = {1.5};
   j.util = {0.75};
-  CHECK(textfile().find("gpucost_cloud_price_age_days") == std::string::npos);  // no offer: no age
+  CHECK(textfile().find("gpucost_cloud_price_age_seconds") == std::string::npos);  // no offer: no age
   breakeven::CostConfig c = config();
   c.cloud_offer = "aws-p5.48xlarge";
   c.offer_age_days = 182;
   c.offer_confirmed = false;
+  c.offer_date_seen = "2026-06-01";
   const std::string t = outputs::prometheus_textfile(breakeven::compute(c, j), c, features());
-  CHECK(
-      t.find("gpucost_cloud_price_age_days{host=\"gpu\\\\01\",offer=\"aws-p5.48xlarge\",confirmed=\"false\"} 182\n") !=
-      std::string::npos);
+  INFO(t);
+  // Base units: 182 days in seconds; the offer's name is the cloud label, its date an info label.
+  CHECK(t.find("gpucost_cloud_price_age_seconds{host=\"gpu\\\\01\",cloud=\"aws-p5.48xlarge\",confirmed=\"false\"} "
+               "15724800\n") != std::string::npos);
+  CHECK(t.find("cloud=\"aws-p5.48xlarge\",name=\"say \\\"cheap\\\"\",seen=\"2026-06-01\",confirmed=\"false\"} 1\n") !=
+        std::string::npos);
 }

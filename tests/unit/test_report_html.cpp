@@ -344,6 +344,54 @@ TEST_CASE("report: the trace table counts in the singular where there is one", "
   CHECK(report::trace_table({info}).find("  4 records, 2 GPU ops, 0 steps\n") != std::string::npos);
 }
 
+TEST_CASE("report: kernel names are cut in the middle and read differently after the cut", "[report][trace]") {
+  const std::string prefix = "void at::native::vectorized_elementwise_kernel<4, at::native::";
+  const std::vector<std::string> names{prefix + "FillFunctor<float>, at::detail::Array<char*, 1> >(int)",
+                                       prefix + "CUDAFunctor_add<float>, at::detail::Array<char*, 3> >(int)",
+                                       "volta_sgemm_128x64_nn"};
+  const auto cut = report::fit_kernel_names(names, 56);
+  REQUIRE(cut.size() == 3);
+  CHECK(cut[2] == "volta_sgemm_128x64_nn");  // short enough: as it is
+  for (std::size_t i = 0; i < 2; ++i) {
+    INFO(cut[i]);
+    CHECK(cut[i].size() == 56);
+    CHECK(cut[i].starts_with("void at::native::"));
+    CHECK(cut[i].find("...") != std::string::npos);
+    CHECK(names[i].ends_with(cut[i].substr(cut[i].find("...") + 3)));
+  }
+  CHECK(cut[0] != cut[1]);
+  CHECK(cut[0].find("FillFunctor") == std::string::npos);  // the end given first: "...Array<char*, 1> >(int)"
+  // Names that differ only just after the middle: the cut moves until they differ.
+  const std::string a = std::string(40, 'a') + "X" + std::string(40, 'z');
+  const std::string b = std::string(40, 'a') + "Y" + std::string(40, 'z');
+  const auto moved = report::fit_kernel_names({a, b}, 56);
+  CHECK(moved[0] != moved[1]);
+  CHECK(moved[0].size() == 56);
+  CHECK(report::fit_kernel_names(names, 0) == names);  // --wide
+}
+
+TEST_CASE("report: trace --json has each trace, its GPUs with their kernels, numbers as numbers", "[report][trace]") {
+  report::TraceEventCopy info;
+  info.kind = "trace_info";
+  info.fields = {{"records", "4"}, {"trace_name", "r0.json"}};
+  info.numeric = {{"records", true}, {"trace_name", false}};
+  report::TraceEventCopy device;
+  device.kind = "trace_device";
+  device.gpu = 1;
+  device.fields = {{"busy_ns", "700"}};
+  device.numeric = {{"busy_ns", true}};
+  report::TraceEventCopy kernel;
+  kernel.kind = "trace_kernel";
+  kernel.gpu = 1;
+  kernel.fields = {{"name", "k\"1"}, {"count", "2"}};
+  kernel.numeric = {{"count", true}};
+  CHECK(report::trace_json({info, device, kernel}, {}) ==
+        R"({"traces":[{"info":{"records":4,"trace_name":"r0.json"},"gpus":[{"gpu":1,"busy_ns":700,"memory":[],)"
+        R"("top_kernels":[{"count":2,"name":"k\"1"}]}],"communication":null}],"jobs":[]})"
+        "\n");
+  CHECK(report::trace_json({}, {}) == "{\"traces\":[],\"jobs\":[]}\n");
+}
+
 TEST_CASE("report: LTTB over a stream keeps the points lttb_indices keeps, with their tags", "[report][lttb]") {
   std::mt19937 rng(7);
   std::uniform_real_distribution<double> y(-100, 100);

@@ -99,7 +99,7 @@ TEST_CASE("trace diff: a side's figures from its ranks' events", "[trace_diff]")
 
 TEST_CASE("trace diff: --steps times only the chosen steps", "[trace_diff]") {
   auto run = two_ranks(1000, 300'000, 200'000);
-  run.events.push_back(report::TraceEventCopy{0, -1, "trace_step", {{"step", "4"}, {"dur_ns", "9000000"}}});
+  run.events.push_back(report::TraceEventCopy{0, -1, "trace_step", {{"step", "4"}, {"dur_ns", "9000000"}}, {}});
   CHECK(*report::run_figures(run, std::nullopt).step_ns == Approx((3 * 1'001'000 + 9'000'000) / 4.0));
   CHECK(*report::run_figures(run, std::pair<std::int64_t, std::int64_t>{1, 3}).step_ns == 1'001'000);
 }

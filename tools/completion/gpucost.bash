@@ -107,7 +107,7 @@ _gpucost_spec() {
     'trace')
       opts='-h --help --input-format --tz --date --start --interval --boot-time --year --fields
         --steps --max-line --top-kernels --pattern --host -j --jobs --strict -q --quiet -v
-        --verbose -o --output --diff --json -c --config --set --cloud'
+        --verbose -o --output --diff --json --wide -c --config --set --cloud'
       valued='--input-format --tz --date --start --interval --boot-time --year --fields --steps
         --max-line --top-kernels --pattern --host -j --jobs -o --output -c --config --set --cloud'
       args='files' ;;

@@ -33,6 +33,10 @@ Compression sniff_compression(std::string_view head);
 /// opens it once.
 bool read_once(const std::string& path);
 
+/// An error when standard input is closed (`gpucost prep <&-`): checked before any output is
+/// written, as a file that cannot be opened is, since stdin is not opened ahead.
+Status check_stdin_open();
+
 /// Decompressed bytes of one input. Implementations: plain fd, zlib, zstd.
 class ByteSource {
  public:

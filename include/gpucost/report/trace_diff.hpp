@@ -67,9 +67,10 @@ struct KernelChange {
 /// The kernels whose time per unit changed most (by |B − A|, then name), at most `top`.
 std::vector<KernelChange> top_changed_kernels(const RunFigures& a, const RunFigures& b, std::size_t top);
 
-/// The comparison as a table for people; `config` prices a step on each side.
+/// The comparison as a table for people; `config` prices a step on each side; `wide`: kernel
+/// names are not cut.
 std::string trace_diff_table(const RunFigures& a, const RunFigures& b, std::size_t top,
-                             const breakeven::CostConfig* config);
+                             const breakeven::CostConfig* config, bool wide = false);
 /// The same as JSON (docs/formats.md, "Two runs side by side").
 std::string trace_diff_json(const RunFigures& a, const RunFigures& b, std::size_t top,
                             const breakeven::CostConfig* config);

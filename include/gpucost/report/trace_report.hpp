@@ -19,6 +19,7 @@ struct TraceEventCopy {
   int gpu = -1;
   std::string kind;
   std::map<std::string, std::string> fields;
+  std::map<std::string, bool> numeric;  ///< per field: written as a JSON number
   [[nodiscard]] std::string text(const std::string& key) const;
   /// The field as a number; `fallback` when absent or not a number.
   [[nodiscard]] double number(const std::string& key, double fallback = 0) const;
@@ -39,9 +40,24 @@ class TraceEventCollector final : public EventSink {
   prep::TraceJobCollector m_jobs;
 };
 
+/// The width a kernel name is cut to in the tables unless --wide.
+constexpr std::size_t kKernelNameWidth = 56;
+
+/// Kernel names for a table column of `width` characters (0: not cut). A longer name is cut in
+/// the middle ("void at::native::vectoriz...FillFunctor<float>>(...)") so that names that share
+/// a long template prefix keep the end that tells them apart; where two cut names would still
+/// read the same, the cut moves until every name of the list reads differently.
+std::vector<std::string> fit_kernel_names(const std::vector<std::string>& names, std::size_t width);
+
 /// The table: per trace its rank and steps, per GPU the temporal and idle breakdown, launch
 /// delays, kernels, memory copies and the top kernels. Empty input gives a one-line note.
-std::string trace_table(const std::vector<TraceEventCopy>& events);
+/// `wide`: kernel names are not cut.
+std::string trace_table(const std::vector<TraceEventCopy>& events, bool wide = false);
+
+/// The same analyses as JSON (docs/formats.md, "gpucost trace --json"): per trace its
+/// trace_info, per GPU its trace_device with its memory copies and top kernels, its
+/// communication; and the jobs of several ranks.
+std::string trace_json(const std::vector<TraceEventCopy>& events, const std::vector<prep::TraceJob>& jobs);
 
 /// The jobs of several ranks: waits, the straggler and exposed communication per rank; empty
 /// when no job has two ranks or more.
