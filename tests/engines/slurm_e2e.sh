@@ -201,7 +201,7 @@ jq -e --arg id "$job" --argjson from "${start}000000000" --argjson to "${end}000
   .jobs[0].nodes == ["localhost"] and .jobs[0].name == "wrap" and .jobs[0].energy_j == null and
   (if $gres == "" then .jobs[0].gpus == null else .jobs[0].gpus == 2 end) and (.gpus | length) == 2' job.json \
   > /dev/null || fail "the job's window or record in job.json: $(jq -c '{window, jobs}' job.json)"
-gpucost breakeven -q --config "$testdata/samples/a100x2.toml" --slurm-job "$job" telemetry.csv > breakeven.txt ||
+gpucost breakeven -q --full --config "$testdata/samples/a100x2.toml" --slurm-job "$job" telemetry.csv > breakeven.txt ||
   fail "breakeven --slurm-job exited $?"
 grep -q "^slurm     job $job (wrap) of root on localhost, " breakeven.txt || fail "no job line: $(head -4 breakeven.txt)"
 grep -q "energy not measured by Slurm" breakeven.txt || fail "Slurm's energy: $(head -4 breakeven.txt)"
@@ -244,6 +244,6 @@ cmp -s ref-fleet.json out/fleet.json || fail "out/fleet.json (merge.sbatch) diff
 jq -n -r --slurpfile w ref-fleet.json --slurpfile m out/fleet.json -f "$here/../fleet/whole_vs_merge.jq" > same.txt ||
   fail "jq whole_vs_merge"
 ! grep -q '^FAIL' same.txt || fail "fleet.json: $(grep '^FAIL' same.txt | head -3)"
-head -1 out/breakeven.txt | grep -q '6 GPUs, host node01,node02,node03' || fail "merge.sbatch's breakeven: $(head -1 out/breakeven.txt)"
+grep -q '6 GPUs, host node01,node02,node03' out/breakeven.txt || fail "merge.sbatch's breakeven: $(head -6 out/breakeven.txt)"
 echo "array job $array (3 tasks) and merge job $merge: the documents equal the direct extracts and their merge"
 echo "PASS: slurm ($(($(date +%s) - started)) s)"
