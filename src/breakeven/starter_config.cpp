@@ -230,6 +230,15 @@ std::string offer_brings(const CloudOffer& o, std::string_view path) {
   return {};
 }
 
+/// Why `other`, listed beside the chosen offer, was not chosen (same_gpu_offers' order: the
+/// config's currency first, then confirmed prices, then the rate); empty when it is simply dearer.
+std::string why_not_chosen(const CloudOffer& other, const CloudOffer& chosen, int count) {
+  if (other.currency != chosen.currency) return fmt::format(": priced in {}, not {}", other.currency, chosen.currency);
+  if (other.rate_for(count) < chosen.rate_for(count) && !other.confirmed)
+    return ": cheaper, but its price could not be confirmed against its source";
+  return {};
+}
+
 KeyText fill(const Context& c, std::string_view path) {
   const MachineFacts& m = c.o.machine;
   if (path == "currency" && c.currency_from_country)
@@ -267,8 +276,10 @@ KeyText fill(const Context& c, std::string_view path) {
                         *m.gpu_power_limit_w)};
   if (path == "cloud.offer" && c.offer) {
     std::string others;
+    const int count = std::max(m.gpu_count, 1);
     for (const auto& x : c.other_offers)
-      others += fmt::format("{}{} ({})", others.empty() ? "" : ", ", x.name, rate_text(x));
+      others += fmt::format("{}{} ({}{})", others.empty() ? "" : ", ", x.name, rate_text(x),
+                            why_not_chosen(x, *c.offer, count));
     return {fmt::format("\"{}\"", c.offer->name),
             fmt::format("the cheapest catalogue offer of the same GPU for {} GPU{}: {} {}{}, {} (list price seen "
                         "{}: {}){}",

@@ -208,7 +208,9 @@ TEST_CASE("init: from the logs of one RTX 4090, an offer of the same GPU and the
   const StarterConfig s = starter_config(o);
   // The confirmed price before the cheaper unconfirmed one.
   CHECK(s.toml.find("\noffer = \"vast-rtx4090\"\n") != std::string::npos);
-  CHECK(s.toml.find("runpod-rtx4090-community (0.34 USD/h per GPU)") != std::string::npos);
+  // The cheaper one says why it was not chosen.
+  CHECK(flat(s.toml).find("runpod-rtx4090-community (0.34 USD/h per GPU: cheaper, but its price could not be "
+                          "confirmed against its source)") != std::string::npos);
   CHECK(s.toml.find("\nidle_power_w = 29.2\n") != std::string::npos);
   CHECK(s.toml.find("GPUs: 1 x NVIDIA GeForce RTX 4090, from the logs (a.csv)") != std::string::npos);
   CHECK(s.toml.find("# rate_per_hour =\n") != std::string::npos);
