@@ -321,16 +321,18 @@ std::optional<SpeedRange> speed_ratio_range(std::string_view from_name, std::str
   return r;
 }
 
+Error unknown_gpu_error(std::string_view option, std::string_view name) {
+  std::vector<std::string_view> models;
+  for (const GpuSpeed& g : gpu_speeds()) models.push_back(g.model);
+  const std::string_view best = text::closest_name(name, models);
+  return make_error(ErrorKind::usage, fmt::format("{}: '{}' is not in the GPU table", option, name),
+                    best.empty() ? std::string("gpucost gpus lists the models it knows")
+                                 : fmt::format("did you mean '{}'? (gpucost gpus lists the models it knows)", best));
+}
+
 Expected<SpeedRange> compare_gpu_speed(std::string_view from_name, std::string_view to_name) {
-  for (const std::string_view name : {from_name, to_name}) {
-    if (find_gpu_speed(name) != nullptr) continue;
-    std::vector<std::string_view> models;
-    for (const GpuSpeed& g : gpu_speeds()) models.push_back(g.model);
-    const std::string_view best = text::closest_name(name, models);
-    return make_error(ErrorKind::usage, fmt::format("--speed: '{}' is not in the GPU table", name),
-                      best.empty() ? std::string("gpucost gpus lists the models it knows")
-                                   : fmt::format("did you mean '{}'? (gpucost gpus lists the models it knows)", best));
-  }
+  for (const std::string_view name : {from_name, to_name})
+    if (find_gpu_speed(name) == nullptr) return unknown_gpu_error("--speed", name);
   std::string why;
   auto r = speed_ratio_range(from_name, to_name, {}, &why);
   if (!r)

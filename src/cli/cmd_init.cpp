@@ -80,16 +80,9 @@ int run_init(const InitArgs& a) {
       o.machine = std::move(*m);
     }
   }
-  if (!a.gpu.empty() && breakeven::find_gpu_speed(a.gpu) == nullptr) {
-    // A typo would write a config whose estimates and speed ratios all fail later, one by one.
-    std::vector<std::string_view> models;
-    for (const breakeven::GpuSpeed& g : breakeven::gpu_speeds()) models.push_back(g.model);
-    const std::string_view best = text::closest_name(a.gpu, models);
-    return fail(make_error(ErrorKind::usage, fmt::format("--gpu: '{}' is not in the GPU table", a.gpu),
-                           best.empty()
-                               ? std::string("gpucost gpus lists the models it knows")
-                               : fmt::format("did you mean '{}'? (gpucost gpus lists the models it knows)", best)));
-  }
+  // A typo would write a config whose estimates and speed ratios all fail later, one by one.
+  if (!a.gpu.empty() && breakeven::find_gpu_speed(a.gpu) == nullptr)
+    return fail(breakeven::unknown_gpu_error("--gpu", a.gpu));
   if (!a.gpu.empty()) {  // names the model over what the logs say; their count and idle power stay
     o.machine.gpu_names = {a.gpu};
     o.machine.source = o.machine.source.empty() ? "--gpu" : "--gpu, and " + o.machine.source;

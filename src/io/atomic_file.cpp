@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -49,20 +50,49 @@ std::optional<int> own_descriptor(std::string_view path) {
   return std::nullopt;
 }
 
-const char* file_type_name(mode_t mode) {
-  if (S_ISFIFO(mode)) return "a FIFO";
-  if (S_ISSOCK(mode)) return "a socket";
-  if (S_ISCHR(mode) || S_ISBLK(mode)) return "a device";
-  return "not a regular file";
-}
-
 Error not_regular_error(const std::string& path, mode_t mode) {
-  return make_error(ErrorKind::io,
-                    fmt::format("{}: is {}, not a regular file: not written", path, file_type_name(mode)),
+  return make_error(ErrorKind::io, fmt::format("{}: is {}, not a regular file: not written", path, file_kind(mode)),
                     "remove it or give another name (- writes to stdout)");
 }
 
+// What is at an output's name (lstat, in `st`): nothing, a regular file or a link (replaced by the
+// rename), /dev/null; anything else is an error. One look serves the check and the open.
+Status look_at_target(const std::string& path, struct stat& st, bool& exists) {
+  exists = ::lstat(path.c_str(), &st) == 0;
+  if (!exists || S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) return {};
+  if (S_ISDIR(st.st_mode))
+    return make_error(ErrorKind::io, fmt::format("{}: is a directory", path), "give a file name for -o");
+  if (S_ISCHR(st.st_mode) && path == "/dev/null") return {};
+  return not_regular_error(path, st.st_mode);
+}
+
 }  // namespace
+
+std::string_view file_kind(unsigned mode) {
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISCHR(mode) || S_ISBLK(mode)) return "a device";
+  if (S_ISDIR(mode)) return "a directory";
+  return "a special file";
+}
+
+int read_capped(int fd, std::size_t cap, std::string& out, bool& cut) {
+  char buf[64 * 1024];
+  const std::size_t start = out.size();
+  for (;;) {
+    const std::size_t want = std::min(sizeof buf, cap + 1 - (out.size() - start));  // one byte past says "cut"
+    const ssize_t got = ::read(fd, buf, want);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) return errno;
+    if (got == 0) return 0;
+    out.append(buf, static_cast<std::size_t>(got));
+    if (out.size() - start > cap) {
+      out.resize(start + cap);
+      cut = true;
+      return 0;
+    }
+  }
+}
 
 unsigned chosen_file_mode(const WriteOptions& options, std::optional<unsigned> replaced_mode, bool replaced_is_ours) {
   if (options.mode) return *options.mode & 0777u;
@@ -72,14 +102,10 @@ unsigned chosen_file_mode(const WriteOptions& options, std::optional<unsigned> r
 }
 
 Status check_output_target(const std::string& path) {
-  if (path.empty() || path == "-" || path == "/dev/stdout" || own_descriptor(path)) return {};
+  if (path.empty() || path == "-" || own_descriptor(path)) return {};
   struct stat st {};
-  if (::lstat(path.c_str(), &st) != 0) return {};
-  if (S_ISDIR(st.st_mode))
-    return make_error(ErrorKind::io, fmt::format("{}: is a directory", path), "give a file name for -o");
-  if (S_ISCHR(st.st_mode) && path == "/dev/null") return {};
-  if (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) return not_regular_error(path, st.st_mode);
-  return {};
+  bool exists = false;
+  return look_at_target(path, st, exists);
 }
 
 Expected<OutputFile> OutputFile::open(const std::string& path, const WriteOptions& options) {
@@ -98,10 +124,10 @@ Expected<OutputFile> OutputFile::open(const std::string& path, const WriteOption
     f.m_direct = true;
     return f;
   }
-  if (auto ok = check_output_target(path); !ok) return ok.error();
   struct stat st {};
-  const bool exists = ::lstat(path.c_str(), &st) == 0;
-  if (exists && S_ISCHR(st.st_mode) && path == "/dev/null") {
+  bool exists = false;
+  if (auto ok = look_at_target(path, st, exists); !ok) return ok.error();
+  if (exists && S_ISCHR(st.st_mode)) {  // /dev/null: look_at_target refuses every other device
     f.m_file = std::fopen("/dev/null", "wbe");
     if (f.m_file == nullptr)
       return make_error(ErrorKind::io, fmt::format("{}: cannot open: {}", path, std::strerror(errno)));
@@ -219,28 +245,17 @@ Expected<std::string> read_regular_file(const std::string& path, std::size_t max
     if (stat_ok && S_ISDIR(st.st_mode))
       return make_error(ErrorKind::io, fmt::format("{}: is a directory", path), fmt::format("give the {} file", what));
     return make_error(ErrorKind::io,
-                      fmt::format("{}: is {}, not a regular file: not read", path, file_type_name(st.st_mode)),
+                      fmt::format("{}: is {}, not a regular file: not read", path, file_kind(st.st_mode)),
                       fmt::format("give the {} as a regular file", what));
   }
   std::string text;
-  char buf[64 * 1024];
-  for (;;) {
-    const ssize_t got = ::read(fd, buf, sizeof buf);
-    if (got < 0 && errno == EINTR) continue;
-    if (got < 0) {
-      const int err = errno;
-      ::close(fd);
-      return make_error(ErrorKind::io, fmt::format("{}: read error: {}", path, std::strerror(err)));
-    }
-    if (got == 0) break;
-    if (text.size() + static_cast<std::size_t>(got) > max_bytes) {
-      ::close(fd);
-      return make_error(ErrorKind::io, fmt::format("{}: larger than {} bytes: not read", path, max_bytes),
-                        fmt::format("is this the {}?", what));
-    }
-    text.append(buf, static_cast<std::size_t>(got));
-  }
+  bool cut = false;
+  const int err = read_capped(fd, max_bytes, text, cut);
   ::close(fd);
+  if (err != 0) return make_error(ErrorKind::io, fmt::format("{}: read error: {}", path, std::strerror(err)));
+  if (cut)
+    return make_error(ErrorKind::io, fmt::format("{}: larger than {} bytes: not read", path, max_bytes),
+                      fmt::format("is this the {}?", what));
   return text;
 }
 

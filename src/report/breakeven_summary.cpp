@@ -59,20 +59,14 @@ std::string wrapped(std::string_view words, std::size_t indent = 0) {
 
 /// `line` cut to kColumns (with "…" in the last column); the full text is in --explain.
 std::string one_line(std::string_view line) {
-  std::size_t cut = 0, columns = 0;
-  while (cut < line.size() && columns < kColumns) {
-    const auto c = static_cast<unsigned char>(line[cut]);
-    cut += c < 0x80 ? 1 : std::max<std::size_t>(1, text::utf8_sequence_length(line, cut));
-    ++columns;
+  std::size_t pos = 0, last_fit = 0;  // last_fit: where the first kColumns - 1 columns end
+  for (std::size_t columns = 0; pos < line.size(); ++columns) {
+    if (columns == kColumns) return std::string(line.substr(0, last_fit)) + "\u2026\n";
+    if (columns == kColumns - 1) last_fit = pos;
+    const auto c = static_cast<unsigned char>(line[pos]);
+    pos += c < 0x80 ? 1 : std::max<std::size_t>(1, text::utf8_sequence_length(line, pos));
   }
-  if (cut >= line.size()) return std::string(line) + "\n";
-  std::size_t keep = 0, kept = 0;  // kColumns - 1 columns, then the ellipsis
-  while (kept + 1 < kColumns) {
-    const auto c = static_cast<unsigned char>(line[keep]);
-    keep += c < 0x80 ? 1 : std::max<std::size_t>(1, text::utf8_sequence_length(line, keep));
-    ++kept;
-  }
-  return std::string(line.substr(0, keep)) + "\u2026\n";
+  return std::string(line) + "\n";
 }
 
 /// The sensitivity table's parameters in a user's words.

@@ -50,6 +50,8 @@ const std::vector<GpuSpeed>& gpu_speeds();
 std::vector<std::string> gpu_name_words(std::string_view name);
 /// The entry whose longest `match` is a prefix of the name's words; none when no entry matches.
 const GpuSpeed* find_gpu_speed(std::string_view name, const std::vector<GpuSpeed>& table = gpu_speeds());
+/// "OPTION: 'NAME' is not in the GPU table", with the nearest model of the table as the hint.
+Error unknown_gpu_error(std::string_view option, std::string_view name);
 
 /// What besides its GPU name tells which board an offer rents: the instance and offer names
 /// ("gpu_1x_h100_pcie", "H100 SXM pod") and the GPU memory per GPU, GB (0: not given).

@@ -72,6 +72,14 @@ unsigned chosen_file_mode(const WriteOptions& options, std::optional<unsigned> r
 /// to, else truncated. Returns the descriptor (close-on-exec) or an error naming the file.
 Expected<int> open_own_file(const std::string& path, bool append, Readers readers = Readers::shared);
 
+/// What a file that is not a regular one is, for messages: "a FIFO", "a socket", "a device",
+/// "a directory", "a special file".
+std::string_view file_kind(unsigned mode);
+
+/// Appends what `fd` holds to `out`, to its end or `cap` bytes; `cut` when there was more. Returns 0,
+/// or the errno of a failed read. Files of /proc report size 0: only reading tells their length.
+int read_capped(int fd, std::size_t cap, std::string& out, bool& cut);
+
 /// Reads a whole small file named by the user (a config, a token file, a price list): opened
 /// without blocking (a FIFO there cannot hang the run or a reload), refused when it is not a
 /// regular file or holds more than `max_bytes`. `what` names it in errors ("--config").
