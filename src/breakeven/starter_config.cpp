@@ -239,6 +239,22 @@ std::string why_not_chosen(const CloudOffer& other, const CloudOffer& chosen, in
   return {};
 }
 
+/// Without a measurement: the GPU table's idle figure of the one model, times the GPU count.
+std::optional<KeyText> idle_power_from_table(const MachineFacts& m) {
+  if (m.gpu_names.size() != 1 || m.gpu_count <= 0) return std::nullopt;
+  const GpuSpeed* gpu = find_gpu_speed(m.gpu_names.front());
+  if (gpu == nullptr || !gpu->idle_w) return std::nullopt;
+  const double watts = *gpu->idle_w * m.gpu_count;
+  return KeyText{fmt::format("{:g}", watts),
+                 fmt::format("from the GPU table (data/gpu-speed.toml): {} idles at {:g} W{} ({}){}. The rest of the "
+                             "machine idles on top of it",
+                             gpu->model, *gpu->idle_w,
+                             m.gpu_count > 1 ? fmt::format(" × {} GPUs", m.gpu_count) : std::string(), gpu->idle_source,
+                             m.source.find("the logs") != std::string::npos
+                                 ? "; the logs hold too few samples at 0 % utilisation to measure it"
+                                 : "")};
+}
+
 KeyText fill(const Context& c, std::string_view path) {
   const MachineFacts& m = c.o.machine;
   if (path == "currency" && c.currency_from_country)
@@ -264,12 +280,11 @@ KeyText fill(const Context& c, std::string_view path) {
                           g->year, g->name)};
     return {{}, fmt::format("data/grid-carbon-intensity.tsv has no figure for {}", c.o.country)};
   }
-  if (path == "local.idle_power_w" && m.idle_power_w)
-    return {fmt::format("{:.1f}", *m.idle_power_w),
-            // The logs are named in the header; naming them here again would wrap this note differently
-            // for every path length.
-            std::string("measured in the logs named above: the GPUs alone while at 0 % utilisation (indicator "
-                        "F054, summed over the GPUs); the rest of the machine idles on top of it")};
+  // The logs are named in the header; naming them here again would wrap this note differently for
+  // every path length.
+  if (path == "local.idle_power_w" && m.idle_power_w) return {fmt::format("{:.1f}", *m.idle_power_w), m.idle_basis};
+  if (path == "local.idle_power_w")
+    if (const auto table = idle_power_from_table(m)) return *table;
   if (path == "local.system_power_w" && m.gpu_power_limit_w)
     return {{},
             fmt::format("each GPU may draw up to {:g} W (its power limit in nvidia-smi); this key is the rest",
@@ -381,7 +396,8 @@ void write_header(std::string& out, const Context& c, const std::vector<std::str
       out += comment(fmt::format("  each GPU: {}", each), 4);
     }
     if (m.idle_power_w)
-      out += comment(fmt::format("  the GPUs idle at {:.1f} W together (at 0 % utilisation)", *m.idle_power_w), 4);
+      out += comment(fmt::format("  the GPUs idle at {:.1f} W together (measured at 0 % utilisation)", *m.idle_power_w),
+                     4);
   } else {
     out += "#   GPUs: unknown (give logs, --gpu NAME, or run init where nvidia-smi sees them)\n";
   }
@@ -626,15 +642,31 @@ MachineFacts machine_facts_from_logs(const extract::Features& features, const st
       for (const auto& name : st.fingerprint.gpus) Fingerprint::add(m.gpu_names, name);
   m.gpu_count = static_cast<int>(features.gpus.size());
   m.gpu_memory_mib = job_shape(features, m.gpu_names).local_fb_mib;
-  double idle = 0;
-  bool every_gpu = !features.gpus.empty();
-  for (const auto& g : features.gpus) {
-    const auto w = extract::value_of(g.indicators, "idle_power_w");
-    every_gpu = every_gpu && w.has_value();
-    idle += w.value_or(0.0);
-  }
-  if (every_gpu) m.idle_power_w = idle;
   return m;
+}
+
+std::optional<IdlePowerReading> idle_power_from_samples(const std::vector<std::vector<double>>& zero_util_power_w) {
+  if (zero_util_power_w.empty()) return std::nullopt;
+  IdlePowerReading r;
+  for (std::vector<double> w : zero_util_power_w) {
+    if (w.size() < kMinIdleSamples) return std::nullopt;
+    std::sort(w.begin(), w.end());
+    // Nearest rank below: the 10th percentile of 20 samples is the 2nd lowest.
+    r.watts += w[static_cast<std::size_t>(kIdlePercentile * static_cast<double>(w.size() - 1))];
+    r.low_w = r.gpus == 0 ? w.front() : std::min(r.low_w, w.front());
+    r.high_w = r.gpus == 0 ? w.back() : std::max(r.high_w, w.back());
+    r.samples += w.size();
+    ++r.gpus;
+  }
+  return r;
+}
+
+std::string idle_power_basis(const IdlePowerReading& r) {
+  return fmt::format(
+      "measured in the logs named above: the {:.0f}th percentile of the power of each GPU's samples at 0 % "
+      "utilisation ({} sample{}, {:.1f} .. {:.1f} W){}; the rest of the machine idles on top of it",
+      kIdlePercentile * 100, r.samples, r.samples == 1 ? "" : "s", r.low_w, r.high_w,
+      r.gpus > 1 ? fmt::format(", summed over {} GPUs", r.gpus) : std::string());
 }
 
 }  // namespace gpucost::breakeven

@@ -6,12 +6,15 @@
 #include <gpucost/breakeven/gpu_speed.hpp>
 #include <gpucost/breakeven/starter_config.hpp>
 #include <gpucost/core/text.hpp>
+#include <gpucost/extract/sample_collector.hpp>
 #include <gpucost/io/atomic_file.hpp>
 #include <gpucost/pipeline/inputs.hpp>
 #include <gpucost/record/smi_probe.hpp>
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <memory>
 
@@ -35,16 +38,44 @@ std::string logs_text(const std::vector<std::string>& paths) {
   return fmt::format("the logs ({})", out);
 }
 
+/// The power of each GPU's samples at 0 % utilisation, for idle_power_from_samples.
+std::vector<std::vector<double>> zero_util_power(const extract::SampleCollector& samples,
+                                                 const extract::Features& features) {
+  std::vector<std::vector<double>> out;
+  for (const extract::GpuFeatures& g : features.gpus) {
+    std::vector<double>& w = out.emplace_back();
+    for (const extract::Sample& s : samples.samples_of(g.gpu))
+      if (s.util_pct == 0 && std::isfinite(s.power_w) && features.contains(s.ts_ns)) w.push_back(s.power_w);
+  }
+  return out;
+}
+
+/// Every input can be read as one run of raw logs (a features document, or stdin that may hold
+/// one, goes through load_features, without samples).
+bool raw_logs_only(const std::vector<pipeline::ProbedInput>& probed) {
+  return std::none_of(probed.begin(), probed.end(), [](const pipeline::ProbedInput& p) {
+    return p.read_once || p.kind == pipeline::ProbedInput::Kind::features_document;
+  });
+}
+
 /// The GPUs of the logs: their names (the inputs' fingerprint), count, memory and idle power.
 Expected<breakeven::MachineFacts> facts_from_logs(const InputArgs& in, int& status) {
   auto inputs = open_inputs(in);
   if (!inputs) return inputs.error();
   std::vector<InputStats> stats;
+  extract::SampleCollector samples;
   auto features =
-      pipeline::load_features(inputs->probed, inputs->prep, inputs->clock, extract::ExtractOptions{}, stats);
+      raw_logs_only(inputs->probed)
+          ? pipeline::collect_features(inputs->probed, inputs->prep, inputs->clock, samples, samples,
+                                       extract::ExtractOptions{}, stats)
+          : pipeline::load_features(inputs->probed, inputs->prep, inputs->clock, extract::ExtractOptions{}, stats);
   status = finish_inputs(stats, in, inputs->clock);
   if (!features) return features.error();
   breakeven::MachineFacts m = breakeven::machine_facts_from_logs(*features, stats);
+  if (const auto idle = breakeven::idle_power_from_samples(zero_util_power(samples, *features))) {
+    m.idle_power_w = idle->watts;
+    m.idle_basis = breakeven::idle_power_basis(*idle);
+  }
   m.source = logs_text(inputs->paths);
   return m;
 }

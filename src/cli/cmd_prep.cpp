@@ -45,12 +45,12 @@ void report_selection(const pipeline::EventFilter& filter, const pipeline::Event
 /// and the jobs of the traces' ranks after every input (they need all the ranks), then the summary.
 class PrepStream {
  public:
-  PrepStream(std::FILE* out, const PrepArgs& args, const LocalClock& clock, const pipeline::EventSelection& selection)
+  PrepStream(std::FILE* out, const PrepArgs& args, const Inputs& inputs, const pipeline::EventSelection& selection)
       : m_writer(out, args.output_format == "tsv" ? io::StreamFormat::tsv : io::StreamFormat::jsonl),
         m_filter(m_writer, selection),
         m_selection(selection),
         m_jobs(selection.everything() ? static_cast<EventSink&>(m_writer) : m_filter) {
-    m_writer.write_header(clock.name(), GPUCOST_VERSION);
+    m_writer.write_header(inputs.clock.name(), GPUCOST_VERSION, inputs.prep.host_basis);
   }
   [[nodiscard]] EventSink& sink() { return m_jobs; }
   [[nodiscard]] io::EventWriter& writer() { return m_writer; }
@@ -85,7 +85,7 @@ int run_prep_follow(const PrepArgs& args) {
   auto out = io::OutputFile::open(args.output, io::WriteOptions{std::nullopt, io::Readers::shared, true});
   if (!out) return fail(out.error());
   std::FILE* file = out->stream();
-  PrepStream stream(file, args, inputs->clock, *selection);
+  PrepStream stream(file, args, *inputs, *selection);
   pipeline::Follower follower(inputs->paths, inputs->prep, inputs->clock, stream.sink(), follow_settings());
   if (auto st = follower.start(); !st) return fail(st.error());
   for (;;) {
@@ -114,7 +114,7 @@ int run_prep(const PrepArgs& args) {
   if (!selection) return fail(selection.error());
   auto out = io::OutputFile::open(args.output);
   if (!out) return fail(out.error());
-  PrepStream stream(out->stream(), args, inputs->clock, *selection);
+  PrepStream stream(out->stream(), args, *inputs, *selection);
   std::vector<InputStats> stats;
   // One input streams straight through in its own order; several are merged by time.
   const Status st = inputs->paths.size() == 1

@@ -523,6 +523,7 @@ Expected<Inputs> open_inputs(const InputArgs& a, const std::string& from, const 
     in.probed.insert(in.probed.begin(), std::move(*fetched));
   }
   in.prep = pipeline::with_journal_boot_time(in.probed, std::move(in.prep));
+  in.prep = pipeline::with_host_from_inputs(in.probed, std::move(in.prep));
   start_progress(pipeline::plain_input_bytes(in.probed), a.quiet);
   return in;
 }

@@ -433,6 +433,10 @@ std::string features_to_json(const Features& f) {
   write_jobs(b, f.jobs);
   b.append(",\n  \"host\": {\"name\": ");
   io::append_json_string(b, f.host);
+  if (!f.host_basis.empty()) {
+    b.append(", \"basis\": ");
+    io::append_json_string(b, f.host_basis);
+  }
   write_input_gpus(b, f.input_gpus);
   write_energy_method(b, f.energy_method);
   b.append(", \"indicators\": ");
@@ -919,6 +923,8 @@ Expected<Features> features_from_json(std::string_view text, const std::string& 
       host_obj["indicators"].get_object().get(host_ind) != simdjson::SUCCESS)
     return make_error(ErrorKind::schema, fmt::format("{}: host.indicators missing", path));
   if (host_obj["name"].get_string().get(host) == simdjson::SUCCESS) f.host = std::string(host);
+  std::string_view host_basis;
+  if (host_obj["basis"].get_string().get(host_basis) == simdjson::SUCCESS) f.host_basis = std::string(host_basis);
   GPUCOST_TRY(read_input_gpus(host_obj, f.input_gpus, path));
   GPUCOST_TRY(read_set(host_ind, f.host_indicators, path));
   GPUCOST_TRY(read_partials(doc["host"], f.host_partials, path));

@@ -375,6 +375,10 @@ Expected<Features> merge_features(std::vector<Features> docs) {
   m.merged_from -= 1;  // started at 1
   const bool several_hosts = hosts.size() > 1;
   for (const std::string& h : hosts) m.host += m.host.empty() ? h : "," + h;
+  // One host's basis when every document says the same; else not one thing to say.
+  m.host_basis = docs.front().host_basis;
+  for (const Features& f : docs)
+    if (several_hosts || f.host_basis != m.host_basis) m.host_basis.clear();
   for (const std::string& z : zones) m.logs_tz += m.logs_tz.empty() ? z : "," + z;
   m.chosen_by = "merge";
   merge_jobs(docs, m);

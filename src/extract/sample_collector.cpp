@@ -455,9 +455,14 @@ void add_input_gpus(InputGpus& out, Format format, const Fingerprint& fp) {
 }  // namespace
 
 void SampleCollector::note_inputs(const std::vector<InputStats>& inputs) {
+  // The firmest basis wins: a stream prep wrote with --host beside raw logs read without it.
+  const auto firmness = [](std::string_view basis) {
+    return basis == "option" ? 3 : basis == "logs" ? 2 : basis == "machine" ? 1 : 0;
+  };
   for (const auto& in : inputs) {
     m_host_logs = m_host_logs || prep::format_traits(in.format).host_log_inside;
     add_zone(m_logs_tz, in.logs_tz);
+    if (firmness(in.host_basis) > firmness(m_host_basis)) m_host_basis = in.host_basis;
     if (in.upstream_formats.empty()) add_input_gpus(m_input_gpus, in.format, in.fingerprint);
     for (std::size_t i = 0; i < in.upstream_formats.size(); ++i) {  // an events stream: the formats prep read
       Format f = Format::unknown;
@@ -466,6 +471,12 @@ void SampleCollector::note_inputs(const std::vector<InputStats>& inputs) {
       if (known && i < in.upstream_fingerprints.size()) add_input_gpus(m_input_gpus, f, in.upstream_fingerprints[i]);
     }
   }
+  // A host an input's own lines named is the logs' word, whatever the run assumed for the others
+  // (a kernel log read from a pipe is not looked at before the run).
+  const std::string& host = m_host.empty() ? m_incident_host : m_host;
+  if (m_host_basis != "option")
+    for (const auto& in : inputs)
+      if (std::find(in.hosts.begin(), in.hosts.end(), host) != in.hosts.end()) m_host_basis = "logs";
 }
 
 }  // namespace gpucost::extract

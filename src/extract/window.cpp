@@ -154,6 +154,7 @@ Expected<Window> choose_window(const SampleCollector& samples, const ExtractOpti
                                   "'Hostname=\"{}\"') and gpucost merge the documents (docs/fleet.md)",
                                   samples.host()));
   f.host = samples.host().empty() && w.host_only ? samples.incident_host() : samples.host();
+  f.host_basis = samples.host_basis();
   f.logs_tz = samples.logs_tz();
   f.input_gpus = samples.input_gpus();
   // host_only implies from_trace (no samples), so it is asked first.

@@ -234,7 +234,7 @@ struct EventWriter::Impl {
 EventWriter::EventWriter(std::FILE* out, StreamFormat format) : m_impl(new Impl(out, format)) {}
 EventWriter::~EventWriter() { delete m_impl; }
 
-void EventWriter::write_header(const std::string& tz_name, const std::string& version) {
+void EventWriter::write_header(const std::string& tz_name, const std::string& version, const std::string& host_basis) {
   m_impl->tz_name = tz_name;
   if (m_impl->format == StreamFormat::tsv) {
     m_impl->tsv_header();
@@ -246,6 +246,10 @@ void EventWriter::write_header(const std::string& tz_name, const std::string& ve
   append_json_string(b, "gpucost " + version);
   b.append(",\"tz\":");
   append_json_string(b, tz_name);
+  if (!host_basis.empty()) {
+    b.append(",\"host_basis\":");
+    append_json_string(b, host_basis);
+  }
   b.append(",\"time_unit\":\"ns\"}\n");
 }
 
@@ -582,6 +586,10 @@ Status read_event_stream(LineReader& reader, EventSink& sink, InputStats& stats)
       std::string_view tz;
       obj.reset();
       if (obj["tz"].get_string().get(tz) == simdjson::SUCCESS) stats.logs_tz = std::string(tz);
+      std::string_view host_basis;
+      obj.reset();
+      if (obj["host_basis"].get_string().get(host_basis) == simdjson::SUCCESS)
+        stats.host_basis = std::string(host_basis);
       ++stats.ignored;
       continue;
     }

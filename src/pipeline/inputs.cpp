@@ -99,6 +99,30 @@ Expected<std::unique_ptr<io::LineReader>> open_reader(const ProbedInput& input) 
 
 namespace {
 
+/// Events parsed only to see the hosts their lines name.
+class DroppedEvents final : public EventSink {
+ public:
+  void on_event(const Event&) override {}
+};
+
+/// The hosts the lines of a host log's start name, read by its own parser (the same host fields,
+/// --no-hostname shapes and _HOSTNAME as the real parse); its events and counts are dropped.
+std::vector<std::string> hosts_named_at_start(std::string_view head, Format format, const prep::PrepOptions& options) {
+  const std::size_t last_newline = head.rfind('\n');
+  if (options.host_given || !prep::format_traits(format).host_log || last_newline == std::string_view::npos) return {};
+  auto whole_lines = std::make_shared<const std::string>(head.substr(0, last_newline + 1));
+  io::LineReader reader(
+      std::make_unique<SharedSource>(whole_lines), io::Compression::none,
+      std::clamp<std::size_t>(whole_lines->size() + 1, io::LineReader::kMinBufferBytes, io::LineReader::kBlockBytes));
+  prep::PrepOptions one_thread = options;
+  one_thread.jobs = 1;
+  LocalClock clock = LocalClock::utc();  // only the hosts are kept, not the times
+  DroppedEvents dropped;
+  InputStats stats;
+  (void)prep::run_prep_input(reader, one_thread, clock, dropped, stats, format);
+  return stats.hosts;
+}
+
 /// Opens a file that can be opened again and looks at its start: the only detection of its format.
 Expected<ProbedInput> probe_file(const std::string& path, const prep::PrepOptions& options) {
   ProbedInput in;
@@ -120,6 +144,7 @@ Expected<ProbedInput> probe_file(const std::string& path, const prep::PrepOption
     in.kind = ProbedInput::Kind::features_document;
   if (options.forced == Format::unknown && in.kind == ProbedInput::Kind::raw_log)
     GPUCOST_TRY(prep::check_format(head, in.format, options, path));
+  if (in.kind == ProbedInput::Kind::raw_log) in.named_hosts = hosts_named_at_start(head, in.format, options);
   return in;
 }
 
@@ -218,6 +243,19 @@ prep::PrepOptions with_journal_boot_time(const std::vector<ProbedInput>& inputs,
       options.boot_time_origin = "journal " + j + " (boot " + found->second + ")";
       break;
     }
+  }
+  return options;
+}
+
+prep::PrepOptions with_host_from_inputs(const std::vector<ProbedInput>& inputs, prep::PrepOptions options) {
+  if (options.host_given) return options;
+  std::vector<std::string> named;
+  for (const ProbedInput& in : inputs)
+    for (const std::string& h : in.named_hosts)
+      if (std::find(named.begin(), named.end(), h) == named.end()) named.push_back(h);
+  if (named.size() == 1) {
+    options.host = named.front();
+    options.host_basis = "logs";
   }
   return options;
 }

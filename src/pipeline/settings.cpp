@@ -81,6 +81,7 @@ Expected<prep::PrepOptions> prep_options(const InputSettings& settings) {
   o.host = settings.host;
   o.host_given = !settings.host.empty();
   if (o.host.empty()) o.host = this_host();
+  o.host_basis = o.host_given ? "option" : "machine";
   o.jobs = settings.jobs != 0 ? settings.jobs : default_jobs();
   return o;
 }

@@ -167,6 +167,7 @@ Status InputParse::start(std::optional<Format> known) {
   }
   stats.format = format;
   if (format != Format::kineto && format != Format::prometheus_json) stats.logs_tz = m.clock.name();  // UTC times
+  stats.host_basis = options.host_basis;
   const FormatRow* row = format_row(format);
   if (row == nullptr)
     return make_error(ErrorKind::internal, fmt::format("{}: no parser for format {}", stats.path, format_name(format)));

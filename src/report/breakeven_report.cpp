@@ -1040,6 +1040,11 @@ std::vector<std::size_t> incidents_shown(const breakeven::Result& r, std::size_t
   return out;
 }
 
+std::string assumed_host_note(const extract::Features& f) {
+  if (f.host_basis != "machine" || f.host.empty()) return {};
+  return fmt::format("host {}: this machine's name, no input names a host; --host sets it", f.host);
+}
+
 std::string breakeven_json(const breakeven::Result& r, const breakeven::CostConfig& c, const extract::Features& f,
                            const BreakevenExtras& x) {
   std::string b = "{\n  \"schema\": \"gpucost.breakeven\",\n  \"version\": 1,\n  \"currency\": ";
@@ -1048,6 +1053,13 @@ std::string breakeven_json(const breakeven::Result& r, const breakeven::CostConf
   io::append_json_string(b, format_utc(f.from_ns));
   b.append(", \"to\": ");
   io::append_json_string(b, format_utc(f.to_ns));
+  b.append(", \"host\": ");
+  io::append_json_string(b, f.host);
+  b.append(", \"host_basis\": ");
+  if (f.host_basis.empty())
+    b.append("null");
+  else
+    io::append_json_string(b, f.host_basis);
   b.append(", \"logs_tz\": ");
   if (x.logs_tz.empty())
     b.append("null");
@@ -1207,6 +1219,7 @@ std::string breakeven_table(const breakeven::Result& r, const breakeven::CostCon
   b += fmt::format("job       {} .. {}  ({}, {}{}{})\n", format_utc(f.from_ns), format_utc(f.to_ns),
                    hours(r.job.wall_h), text::counted(static_cast<long long>(r.job.energy_kwh.size()), "GPU"),
                    f.host.empty() ? "" : ", host " + f.host, x.logs_tz.empty() ? "" : ", log times in " + x.logs_tz);
+  if (const std::string note = assumed_host_note(f); !note.empty()) b += fmt::format("          {}\n", note);
   if (x.estimate)
     b += estimate_lines(*x.estimate);
   else

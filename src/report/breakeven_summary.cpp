@@ -139,6 +139,7 @@ std::string job_lines(const breakeven::Result& r, const extract::Features& f, co
   std::string b = fmt::format("job          {} on {}{}, {}\n", text::duration_hours(r.job.wall_h),
                               text::counted(static_cast<long long>(r.job.energy_kwh.size()), "GPU"), host,
                               minute_span(f.from_ns, f.to_ns));
+  if (const std::string note = assumed_host_note(f); !note.empty()) b += fmt::format("             {}\n", note);
   const char* how = x.estimate ? "estimated from the GPU model (no telemetry)" : "measured";
   b += fmt::format("energy       {:.4f} kWh {}, mean utilisation {:.1f} %{}\n", r.energy_kwh, how, r.util_mean * 100,
                    r.job.util_assumed ? " (assumed: not measured)" : "");

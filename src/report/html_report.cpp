@@ -97,13 +97,14 @@ std::string header(const ReportContent& c) {
   const Result& r = c.result;
   return fmt::format(
       "<header><h1>{}</h1><p class=\"sub\">{} .. {} UTC{} ({}), {}, {:.4f} kWh GPU energy, mean "
-      "utilisation {:.1f} %{}</p></header>\n",
+      "utilisation {:.1f} %{}</p>{}</header>\n",
       esc(page_title(c)), esc(format_utc(f.from_ns)), esc(format_utc(f.to_ns)),
       c.extras.logs_tz.empty() ? "" : esc(" (log times in " + c.extras.logs_tz + ")"), duration_h(r.job.wall_h),
       text::counted(static_cast<long long>(r.job.energy_kwh.size()), "GPU"), r.energy_kwh, r.util_mean * 100,
       r.job.util_assumed             ? " (not measured: 100 % assumed)"
       : r.job.util_source == "trace" ? " (from the profiler trace)"
-                                     : "");
+                                     : "",
+      assumed_host_note(f).empty() ? "" : "<p class=\"sub\">" + esc(assumed_host_note(f)) + "</p>");
 }
 
 // Without telemetry: the energy estimated from the GPU model, and whether a verdict holds.

@@ -9,6 +9,10 @@
 #include <chrono>
 #include <cmath>
 #include <map>
+#include <optional>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 namespace gpucost::report {
 
@@ -221,12 +225,67 @@ void markers(std::string& b, const XYChart& c, const PlotArea& p, const LinearSc
   }
 }
 
-void dots(std::string& b, const XYChart& c, const LinearScale& xs, const LinearScale& ys) {
+/// The box a dot's label takes on the chart (11 px text: about 6.5 px a character, 9 px above
+/// its baseline and 3 below).
+struct LabelBox {
+  double left = 0, top = 0, right = 0, bottom = 0;
+  [[nodiscard]] bool overlaps(const LabelBox& o) const {
+    return left < o.right && o.left < right && top < o.bottom && o.top < bottom;
+  }
+};
+
+constexpr double kLabelCharWidth = 6.5, kLabelAscent = 9, kLabelDescent = 3, kLabelStep = 14;
+
+std::size_t utf8_characters(std::string_view s) {
+  return static_cast<std::size_t>(
+      std::count_if(s.begin(), s.end(), [](char ch) { return (static_cast<unsigned char>(ch) & 0xC0) != 0x80; }));
+}
+
+/// Where a dot's label goes: on its side (above or below), else the other, else a row further
+/// out, until it meets no label placed before it; inside the plot (a dot near the origin has no
+/// room below the axis), left of the dot when the right edge is near. The baseline and left edge.
+std::pair<double, double> place_label(const ChartDot& d, double x, double y, const PlotArea& p,
+                                      std::vector<LabelBox>& placed) {
+  const double width = kLabelCharWidth * static_cast<double>(utf8_characters(d.label));
+  const double left = x + 6 + width <= p.right ? x + 6 : std::max(p.left, x - 6 - width);
+  const double above = y - 8, below = y + 14;
+  std::vector<double> baselines = d.label_above ? std::vector{above, below} : std::vector{below, above};
+  for (int row = 1; row <= 4; ++row) {
+    baselines.push_back(above - row * kLabelStep);
+    baselines.push_back(below + row * kLabelStep);
+  }
+  const auto box_at = [&](double base) {
+    return LabelBox{left, base - kLabelAscent, left + width, base + kLabelDescent};
+  };
+  const auto inside = [&](const LabelBox& box) { return box.top >= p.top && box.bottom <= p.bottom; };
+  std::optional<double> chosen;
+  for (const double base : baselines) {
+    const LabelBox box = box_at(base);
+    if (!inside(box)) continue;
+    if (!chosen) chosen = base;  // the first that fits the plot, should every one meet a label
+    if (std::none_of(placed.begin(), placed.end(), [&](const LabelBox& o) { return o.overlaps(box); })) {
+      chosen = base;
+      break;
+    }
+  }
+  const double base = chosen.value_or(baselines.front());
+  placed.push_back(box_at(base));
+  return {base, left};
+}
+
+/// The dots, then their labels over them, each with a white halo: the lines under a label do not
+/// cross its text, and two dots close together keep both labels readable.
+void dots(std::string& b, const XYChart& c, const PlotArea& p, const LinearScale& xs, const LinearScale& ys) {
+  for (const ChartDot& d : c.dots)
+    b += fmt::format("<circle cx=\"{}\" cy=\"{}\" r=\"4\" fill=\"{}\" stroke=\"#fff\" stroke-width=\"1\"/>",
+                     svg_number(xs(d.at.x)), svg_number(ys(d.at.y)), attr(d.colour));
+  std::vector<LabelBox> placed;
   for (const ChartDot& d : c.dots) {
-    const double x = xs(d.at.x), y = ys(d.at.y);
-    b += fmt::format("<circle cx=\"{}\" cy=\"{}\" r=\"4\" fill=\"{}\"/>", svg_number(x), svg_number(y), attr(d.colour));
-    b += fmt::format("<text class=\"tl\" x=\"{}\" y=\"{}\" style=\"fill:{}\">{}</text>\n", svg_number(x + 6),
-                     svg_number(d.label_above ? y - 8 : y + 14), attr(d.colour), attr(d.label));
+    const auto [base, left] = place_label(d, xs(d.at.x), ys(d.at.y), p, placed);
+    b += fmt::format(
+        "<text class=\"tl\" x=\"{}\" y=\"{}\" style=\"fill:{};stroke:#fff;stroke-width:3px;paint-order:stroke\">{}"
+        "</text>\n",
+        svg_number(left), svg_number(base), attr(d.colour), attr(d.label));
   }
 }
 
@@ -292,7 +351,7 @@ std::string render_xy_chart(const XYChart& c) {
   rules(b, c, p, ys);
   series(b, c, xs, ys);
   markers(b, c, p, xs);
-  dots(b, c, xs, ys);
+  dots(b, c, p, xs, ys);
   b += "</svg>\n";
   return b;
 }

@@ -6,6 +6,7 @@
 #include "support.hpp"
 
 #include <gpucost/breakeven/config.hpp>
+#include <gpucost/breakeven/gpu_speed.hpp>
 #include <gpucost/breakeven/starter_config.hpp>
 #include <gpucost/record/smi_probe.hpp>
 
@@ -120,6 +121,7 @@ MachineFacts rtx4090() {
   m.gpu_names = {"NVIDIA GeForce RTX 4090"};
   m.gpu_count = 1;
   m.idle_power_w = 29.2;
+  m.idle_basis = "measured in the logs named above";
   m.source = "the logs (a.csv)";
   return m;
 }
@@ -396,7 +398,7 @@ TEST_CASE("init: the machine facts of the logs, by hand", "[breakeven][init]") {
   for (const auto& [gpu, idle_w] : std::vector<std::pair<int, double>>{{0, 20.0}, {1, 9.25}}) {
     extract::GpuFeatures g;
     g.gpu = gpu;
-    extract::set_value(g.indicators, "idle_power_w", idle_w);
+    extract::set_value(g.indicators, "idle_power_w", idle_w);  // an interval's mean: not the idle state
     f.gpus.push_back(g);
   }
   InputStats telemetry, trace;
@@ -407,11 +409,44 @@ TEST_CASE("init: the machine facts of the logs, by hand", "[breakeven][init]") {
   MachineFacts m = machine_facts_from_logs(f, {telemetry, trace});
   CHECK(m.gpu_names == std::vector<std::string>{"NVIDIA GeForce RTX 4090"});
   CHECK(m.gpu_count == 2);
-  REQUIRE(m.idle_power_w.has_value());
-  CHECK(*m.idle_power_w == Approx(29.25));  // 20 + 9.25
+  CHECK_FALSE(m.idle_power_w.has_value());  // from the samples (idle_power_from_samples), not F054
   CHECK(m.source.empty());
+}
 
-  extract::set_absent(f.gpus[1].indicators, "idle_power_w", "no sample at 0 % utilisation");
-  m = machine_facts_from_logs(f, {telemetry});
-  CHECK_FALSE(m.idle_power_w.has_value());  // one GPU without it: no sum that would look whole
+TEST_CASE("init: the idle power from the samples at 0 % utilisation, by hand", "[breakeven][init]") {
+  // A 4090 idling at 19-26 W, with a pause inside the job at 90.4 W: the 10th percentile of 11
+  // samples is the 2nd lowest (rank floor(0.1 x 10) = 1), 19.6 W; the mean would be 28.4 W.
+  const std::vector<double> gpu0{26.0, 19.1, 21.0, 90.4, 19.6, 22.5, 24.0, 20.2, 25.1, 23.3, 21.7};
+  // A second GPU of 5 samples: rank floor(0.1 x 4) = 0, its lowest, 30 W.
+  const std::vector<double> gpu1{31.0, 30.0, 33.0, 32.0, 30.5};
+  const auto one = idle_power_from_samples({gpu0});
+  REQUIRE(one.has_value());
+  CHECK(one->watts == Approx(19.6));
+  CHECK(one->samples == 11);
+  CHECK(one->low_w == Approx(19.1));
+  CHECK(one->high_w == Approx(90.4));
+  CHECK(idle_power_basis(*one) ==
+        "measured in the logs named above: the 10th percentile of the power of each GPU's samples at 0 % utilisation "
+        "(11 samples, 19.1 .. 90.4 W); the rest of the machine idles on top of it");
+  const auto two = idle_power_from_samples({gpu0, gpu1});
+  REQUIRE(two.has_value());
+  CHECK(two->watts == Approx(49.6));  // 19.6 + 30
+  CHECK(two->samples == 16);
+  CHECK(two->gpus == 2);
+  CHECK(idle_power_basis(*two).find("summed over 2 GPUs") != std::string::npos);
+  // Fewer than kMinIdleSamples on one GPU: no measurement that would look whole.
+  CHECK_FALSE(idle_power_from_samples({gpu0, {30.0, 31.0, 32.0, 33.0}}).has_value());
+  CHECK_FALSE(idle_power_from_samples({}).has_value());
+}
+
+TEST_CASE("init: without a measurement, the GPU table's idle figure times the GPU count", "[breakeven][init]") {
+  StarterOptions o;
+  o.machine.gpu_names = {"H100 SXM"};
+  o.machine.gpu_count = 8;
+  const StarterConfig s = starter_config(o);
+  const GpuSpeed* h100 = find_gpu_speed("H100 SXM");
+  REQUIRE(h100 != nullptr);
+  REQUIRE(h100->idle_w.has_value());
+  CHECK(s.toml.find(fmt::format("\nidle_power_w = {:g}\n", *h100->idle_w * 8)) != std::string::npos);
+  CHECK(flat(s.toml).find("from the GPU table (data/gpu-speed.toml): H100 SXM idles at") != std::string::npos);
 }

@@ -22,14 +22,33 @@ struct MachineFacts {
   int gpu_count = 0;                        ///< 0 = unknown
   std::optional<double> gpu_memory_mib;     ///< memory of one GPU (the largest), when known
   std::optional<double> gpu_power_limit_w;  ///< power limit of one GPU (the largest), when known
-  std::optional<double> idle_power_w;       ///< the GPUs together at 0 % utilisation (F054 summed)
+  std::optional<double> idle_power_w;       ///< the GPUs together at 0 % utilisation, measured
+  std::string idle_basis;                   ///< how idle_power_w was measured, for the config's note
   std::string source;                       ///< "the logs (a.csv)", "nvidia-smi", "--gpu"
 };
 
 /// What the logs say of the machine: the GPU models their fingerprints name (a profiler's are
 /// left out: it names the GPU it ran on, maybe elsewhere), the GPU count and memory of the
-/// features, and the GPUs' idle power summed when every GPU has one. `source` is left empty.
+/// features. `source` and the idle power are left empty (idle_power_from_samples).
 MachineFacts machine_facts_from_logs(const extract::Features& features, const std::vector<InputStats>& stats);
+
+/// The GPUs' idle power read from telemetry (docs/cost-model.md, "init"): for each GPU the
+/// kIdlePercentile of the power of its samples at 0 % utilisation, summed over the GPUs. A low
+/// percentile, not the mean: a GPU between two steps of a job reads 0 % at a clock and power far
+/// above its idle state. None when a GPU has fewer than kMinIdleSamples such samples.
+struct IdlePowerReading {
+  double watts = 0;         ///< summed over the GPUs
+  std::size_t samples = 0;  ///< the samples at 0 % utilisation it rests on, all GPUs
+  double low_w = 0;         ///< the lowest such sample of any GPU
+  double high_w = 0;        ///< the highest
+  int gpus = 0;
+};
+inline constexpr double kIdlePercentile = 0.10;
+inline constexpr std::size_t kMinIdleSamples = 5;
+/// `zero_util_power_w`: per GPU, the power (W) of each sample that reads 0 % utilisation.
+std::optional<IdlePowerReading> idle_power_from_samples(const std::vector<std::vector<double>>& zero_util_power_w);
+/// The note the config gives a measured idle power: "the 10th percentile of ...".
+std::string idle_power_basis(const IdlePowerReading& r);
 
 /// One country's average electricity price (data/electricity-prices.toml).
 struct ElectricityPrice {

@@ -115,6 +115,9 @@ struct InputStats {
   /// The zone local times were read in: a raw log's (--tz or this machine's), an events stream's
   /// header; empty for a trace (its times are absolute) and an empty input.
   std::string logs_tz;
+  /// Where the host of its events whose lines name none comes from ("option", "logs",
+  /// "machine": PrepOptions::host_basis); an events stream: its header's; empty: not known.
+  std::string host_basis;
 };
 
 /// Adds a note to the input's summary unless it is already there.

@@ -234,6 +234,9 @@ struct Features {
   /// telemetry: the traces' GPU spans)
   std::string chosen_by;
   std::string host;
+  /// Where `host` comes from: "option" (--host), "logs" (the inputs name it), "machine" (the
+  /// name of the machine prep ran on: no input names a host); empty: not known (older documents).
+  std::string host_basis;
   /// What gave the host's energy: kEnergyByCounter or kEnergyByPower when every GPU with energy
   /// agrees, else kEnergyMixed; empty when no GPU has energy.
   std::string energy_method;

@@ -126,6 +126,9 @@ class SampleCollector final : public EventSink, public ForkableSink {
   /// The GPU models the inputs named (their fingerprints; an events stream's, per upstream input).
   [[nodiscard]] const InputGpus& input_gpus() const { return m_input_gpus; }
   [[nodiscard]] const std::string& host() const { return m_host; }
+  /// Where the inputs' host comes from (InputStats::host_basis): the firmest the inputs give
+  /// (option, then logs, then machine); empty when none says.
+  [[nodiscard]] const std::string& host_basis() const { return m_host_basis; }
   /// A second host that telemetry samples name (empty when they name one at most): their GPUs
   /// would be told apart by index alone, so extract refuses such a run.
   [[nodiscard]] const std::string& other_sample_host() const { return m_other_sample_host; }
@@ -178,7 +181,7 @@ class SampleCollector final : public EventSink, public ForkableSink {
   IncidentStore m_incidents;
   void note_sample_host(std::string_view host);
 
-  std::string m_host, m_incident_host, m_logs_tz, m_other_sample_host;
+  std::string m_host, m_incident_host, m_logs_tz, m_other_sample_host, m_host_basis;
   InputGpus m_input_gpus;
   bool m_host_logs = false;  // a kernel log, dmesg, journal or bug report was among the inputs
   bool m_pmon = false;

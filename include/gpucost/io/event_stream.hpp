@@ -28,8 +28,9 @@ class EventWriter final : public EventSink, public ForkableSink {
   EventWriter(const EventWriter&) = delete;
   EventWriter& operator=(const EventWriter&) = delete;
 
-  /// Header line: schema, version, the zone used for local times, the generator.
-  void write_header(const std::string& tz_name, const std::string& version);
+  /// Header line: schema, version, the zone used for local times, the generator, and where the
+  /// host of events whose lines name none comes from (PrepOptions::host_basis; empty: not said).
+  void write_header(const std::string& tz_name, const std::string& version, const std::string& host_basis = {});
   void on_event(const Event& event) override;
   /// prep -j: a fork formats its chunk's events into a buffer of its own; join() writes it.
   ForkableSink* forkable() override { return this; }

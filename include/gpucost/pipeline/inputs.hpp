@@ -41,6 +41,9 @@ struct ProbedInput {
   /// The input's bytes, already in memory (what --prometheus fetched); none: read from `path`,
   /// which then is the input's name only.
   std::shared_ptr<const std::string> content;
+  /// The hosts the lines of its start name (a host log's host field or _HOSTNAME), distinct;
+  /// empty when they name none or it was not looked at (a pipe, a format without host names).
+  std::vector<std::string> named_hosts;
 
   /// The format a reader of this input starts with; none: to be detected from that reader.
   [[nodiscard]] std::optional<Format> known_format() const {
@@ -65,6 +68,11 @@ std::uint64_t plain_input_bytes(const std::vector<ProbedInput>& inputs);
 /// `journalctl -o json` input among the same paths: __REALTIME_TIMESTAMP − __MONOTONIC_TIMESTAMP
 /// of the last boot the journal covers (dmesg shows the running boot). Otherwise `options`.
 prep::PrepOptions with_journal_boot_time(const std::vector<ProbedInput>& inputs, prep::PrepOptions options);
+
+/// Without --host, the host of the events whose lines name none (a query CSV, dmon, a trace):
+/// the one host the inputs' starts name, else this machine's name (host_basis "logs" or
+/// "machine"); when they name several, this machine's, and the several-hosts warning says so.
+prep::PrepOptions with_host_from_inputs(const std::vector<ProbedInput>& inputs, prep::PrepOptions options);
 
 /// Hands every event on to `sink` and keeps the span of the telemetry samples among them.
 class TelemetrySpanSink final : public EventSink, public ForkableSink {

@@ -56,13 +56,16 @@ struct TelemetrySpan {
 };
 
 struct PrepOptions {
-  Format forced = Format::unknown;               ///< --input-format; unknown = detect
-  std::optional<CivilTime> date;                 ///< --date, for dmon -o T
-  std::optional<IsoInstant> start;               ///< --start, for inputs without times
-  std::optional<double> interval_s;              ///< --interval (seconds)
-  std::string fields;                            ///< --fields, for query CSV without a header
-  std::string host = "localhost";                ///< host name of events whose line names none
-  bool host_given = false;                       ///< --host was given: it wins over the host names in the logs
+  Format forced = Format::unknown;   ///< --input-format; unknown = detect
+  std::optional<CivilTime> date;     ///< --date, for dmon -o T
+  std::optional<IsoInstant> start;   ///< --start, for inputs without times
+  std::optional<double> interval_s;  ///< --interval (seconds)
+  std::string fields;                ///< --fields, for query CSV without a header
+  std::string host = "localhost";    ///< host name of events whose line names none
+  bool host_given = false;           ///< --host was given: it wins over the host names in the logs
+  /// Where `host` comes from: "option" (--host), "logs" (an input of the run names it, and the
+  /// inputs that name none take it), "machine" (this machine's name: no input names a host).
+  std::string host_basis = "machine";
   std::optional<std::int64_t> boot_time_ns;      ///< --boot-time, for dmesg uptime stamps
   std::string boot_time_origin = "--boot-time";  ///< where boot_time_ns came from, for the summary
   std::optional<int> year;                       ///< --year, for syslog/journal stamps without a year

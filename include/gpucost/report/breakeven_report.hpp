@@ -56,6 +56,11 @@ std::vector<std::size_t> incidents_shown(const breakeven::Result& r, std::size_t
 std::vector<std::pair<std::string, std::string>> work_breakeven_texts(const breakeven::Result& r,
                                                                       const breakeven::WorkCosts& w);
 
+/// What people are told of a host no input named: "host vm: this machine's name, ..." (the logs
+/// were read there, and may have been copied from another machine); empty for a host the logs
+/// or --host named.
+std::string assumed_host_note(const extract::Features& f);
+
 std::string breakeven_json(const breakeven::Result& r, const breakeven::CostConfig& c, const extract::Features& f,
                            const BreakevenExtras& extras = {});
 /// The whole answer for people (--full, --explain): every figure and its basis.
