@@ -34,4 +34,25 @@ void use_newest_rates(CostConfig& config, const std::optional<EuroRates>& user) 
   use_reference_rates(config, newest_rates(user));
 }
 
+std::string stale_exchange_warning(const CostConfig& c, std::string_view today) {
+  if (c.offer_currency.empty() || c.offer_currency == c.currency) return {};
+  const bool from_config = c.offer_exchange_source == "config";
+  const std::string& day = from_config ? c.exchange_date : c.reference_exchange_date;
+  const auto age = days_between(day, today);
+  if (!age || *age <= kStalePriceDays) return {};
+  const bool built_in = c.reference_exchange_label == rates_label(built_in_rates());
+  const std::string origin = from_config
+                                 ? std::string("the config's [exchange]")
+                                 : fmt::format("the ECB's reference rate {}",
+                                               built_in ? "built into gpucost" : "gpucost offers update stored");
+  const std::string advice =
+      from_config ? fmt::format(
+                        "set [exchange] {} and date to a rate of today, or remove them and run gpucost offers "
+                        "update for the ECB's",
+                        c.offer_currency)
+                  : fmt::format("run gpucost offers update, or set [exchange] {} in the config", c.offer_currency);
+  return fmt::format("the exchange rate {}->{} {:.6g} is of {}, {} days ago ({}): {}", c.offer_currency, c.currency,
+                     c.offer_exchange_rate, day, *age, origin, advice);
+}
+
 }  // namespace gpucost::breakeven

@@ -84,11 +84,16 @@ end-to-end)
   grep -q '"rate_per_hour": 3.2721' "$tmp/eur.json" || fail "not converted at 1.1225: $(grep -o '"rate_per_hour": [0-9.]*' "$tmp/eur.json")"
   grep -q '"exchange_source": "ECB euro reference rates of 2026-10-02 built into gpucost"' "$tmp/eur.json" ||
     fail "not the built-in rates"
-  # The stored rates as of a later day win (1.3486 USD per EUR: 3.673 / 1.3486 = 2.72357 EUR/h).
+  # The stored rates as of a later day win (1.3486 USD per EUR: 3.673 / 1.3486 = 2.72357 EUR/h),
+  # and more than 90 days on breakeven warns that they are old.
   sed -i 's/^date = "2010-04-20"$/date = "2026-11-30"/' "$XDG_DATA_HOME/gpucost/offers.toml"
   eur
   grep -q '"rate_per_hour": 2.7235' "$tmp/eur.json" || fail "not converted at 1.3486: $(grep -o '"rate_per_hour": [0-9.]*' "$tmp/eur.json")"
   grep -q '"exchange_source": "ECB euro reference rates of 2026-11-30"' "$tmp/eur.json" || fail "no exchange_source"
+  grep -q 'warning: the exchange rate' "$tmp/err" && fail "a warning on rates of 2 days"
+  GPUCOST_TODAY=2027-04-01 eur
+  grep -q 'warning: the exchange rate USD->EUR 0.74151 is of 2026-11-30, 122 days ago (the ECB.s reference rate gpucost offers update stored): run gpucost offers update' "$tmp/err" ||
+    fail "no warning on the rates' age"
   ;;
 dry-run)
   good_catalogue

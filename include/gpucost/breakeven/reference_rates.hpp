@@ -23,4 +23,9 @@ void use_newest_rates(CostConfig& config, const std::optional<EuroRates>& user);
 /// "ECB euro reference rates of 2026-10-02 built into gpucost" (or without "built into gpucost").
 std::string rates_label(const EuroRates& rates);
 
+/// The warning that the rate the chosen offer was converted with (the config's, of its
+/// [exchange] date, or the reference rates') is more than kStalePriceDays before `today`; empty
+/// when it is not, when no rate was needed, or when its date is unknown.
+std::string stale_exchange_warning(const CostConfig& priced, std::string_view today);
+
 }  // namespace gpucost::breakeven
