@@ -242,6 +242,20 @@ std::string why_not_chosen(const CloudOffer& other, const CloudOffer& chosen, in
   return {};
 }
 
+/// Where a country's average household price is published, for a country the table lacks.
+std::string where_country_average(std::string_view country, std::string_view currency) {
+  if (country == "US")
+    return "The U.S. Energy Information Administration publishes it monthly: Electric Power Monthly, table 5.6.A "
+           "\"Average Price of Electricity to Ultimate Customers by End-Use Sector, by State\", column Residential, "
+           "in cents per kWh (divide by 100 for USD/kWh; "
+           "https://www.eia.gov/electricity/monthly/epm_table_grapher.php?t=table_5_06_a)";
+  if (currency == "EUR" || country == "DK" || country == "SE" || country == "PL" || country == "CZ" ||
+      country == "HU" || country == "RO")
+    return "Eurostat publishes every EU country's per half-year: dataset nrg_pc_204, households of band DC, all taxes "
+           "and levies included";
+  return "The country's statistics office or energy regulator publishes the average household price";
+}
+
 KeyText fill(const Context& c, std::string_view path) {
   const MachineFacts& m = c.o.machine;
   if (path == "currency" && c.currency_from_country)
@@ -257,9 +271,9 @@ KeyText fill(const Context& c, std::string_view path) {
   }
   if (path == "electricity.price_per_kwh" && !c.o.country.empty())
     return {{},
-            fmt::format("data/electricity-prices.toml has no figure for {}: national statistics (in the EU, "
-                        "Eurostat's dataset nrg_pc_204) give the country's average",
-                        c.o.country)};
+            fmt::format("data/electricity-prices.toml has no figure for {} yet: it holds only averages read in a "
+                        "statistics office's own publication, with their period and date. {}",
+                        c.o.country, where_country_average(c.o.country, c.currency))};
   if (path == "carbon.country" && !c.o.country.empty()) {
     if (const GridIntensity* g = find_grid_intensity(c.o.country))
       return {fmt::format("\"{}\"", g->country),

@@ -294,7 +294,9 @@ TEST_CASE("init: --country gives the currency, and the price only from the sourc
     const StarterConfig s = starter_config(o);
     CHECK(s.toml.find("\ncurrency = \"USD\"\n") != std::string::npos);
     CHECK(s.toml.find("# price_per_kwh =\n") != std::string::npos);
-    CHECK(flat(s.toml).find("data/electricity-prices.toml has no figure for US") != std::string::npos);
+    CHECK(flat(s.toml).find("data/electricity-prices.toml has no figure for US yet: it holds only averages read in a "
+                            "statistics office's own publication") != std::string::npos);
+    CHECK(flat(s.toml).find("Electric Power Monthly, table 5.6.A") != std::string::npos);
   }
   SECTION("DK: DKK; Eurostat's figure is in EUR, so it is quoted, not written") {
     StarterOptions o;
