@@ -2,6 +2,7 @@
 // writes, and --clouds files (gpucost's TOML, or a SkyPilot vms.csv as SkyPilot keeps it).
 #include <gpucost/breakeven/cloud_offers.hpp>
 #include <gpucost/breakeven/providers.hpp>
+#include <gpucost/breakeven/reference_rates.hpp>
 
 #include <gpucost/core/text.hpp>
 #include <gpucost/io/line_reader.hpp>
@@ -439,7 +440,7 @@ void use_reference_rates(CostConfig& config, const EuroRates& rates) {
     if (const auto r = rates.rate(code, config.currency)) config.reference_exchange[code] = *r;
   if (const auto r = rates.rate("EUR", config.currency); r && config.currency != "EUR")
     config.reference_exchange["EUR"] = *r;
-  config.reference_exchange_label = fmt::format("ECB euro reference rates of {}", rates.date);
+  config.reference_exchange_label = rates_label(rates);
   config.reference_exchange_date = rates.date;
 }
 

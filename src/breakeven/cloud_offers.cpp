@@ -236,9 +236,15 @@ Expected<double> exchange_rate(const CostConfig& c, std::string_view currency) {
   if (it != c.exchange.end()) return it->second;
   const auto ref = c.reference_exchange.find(std::string(currency));
   if (ref != c.reference_exchange.end()) return ref->second;
+  // The reference rates were there, but without one of the two currencies (the ECB's list is short):
+  // none at all into the config's currency when it is the one they lack.
+  const std::string none = c.reference_exchange_label.empty()
+                               ? std::string()
+                               : fmt::format(" (the {} have no rate for {})", c.reference_exchange_label,
+                                             c.reference_exchange.empty() ? c.currency : std::string(currency));
   return make_error(ErrorKind::config,
-                    fmt::format("the offer is priced in {}, the answer in {}: no exchange rate 'exchange.{}'", currency,
-                                c.currency, currency),
+                    fmt::format("the offer is priced in {}, the answer in {}: no exchange rate 'exchange.{}'{}",
+                                currency, c.currency, currency, none),
                     fmt::format("give the rate as {} per {}: add [exchange] {} = RATE and date = \"YYYY-MM-DD\" to the "
                                 "config, or --set exchange.{}=RATE",
                                 c.currency, currency, currency, currency));

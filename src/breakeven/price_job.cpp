@@ -1,4 +1,5 @@
 #include <gpucost/breakeven/price_job.hpp>
+#include <gpucost/breakeven/reference_rates.hpp>
 #include <gpucost/breakeven/work_units.hpp>
 
 #include <gpucost/core/text.hpp>
@@ -81,12 +82,8 @@ void check_price_age(PricedJob& p, const CloudOffer& offer, std::string_view tod
     warn(p, fmt::format("the price of offer '{}' ({:g} {}/h) could not be confirmed against its source{}", offer.name,
                         offer.price_per_hour, offer.currency, offer.note.empty() ? "" : ": " + offer.note));
   if (!p.config.offer_rate_basis.empty()) note(p, fmt::format("offer '{}': {}", offer.name, p.config.offer_rate_basis));
-  // Reference rates an update stored long ago convert with a rate of long ago.
-  const auto rates_age = days_between(p.config.reference_exchange_date, today);
-  if (p.config.offer_exchange_source == p.config.reference_exchange_label && rates_age && *rates_age > kStalePriceDays)
-    warn(p, fmt::format("the {} price is converted with the {}, {} days ago: run gpucost offers update, or give "
-                        "[exchange] {} in the config",
-                        offer.currency, p.config.reference_exchange_label, *rates_age, offer.currency));
+  // A rate of long ago (the config's, an update's or the built-in one) converts with a rate of long ago.
+  if (std::string stale = stale_exchange_warning(p.config, today); !stale.empty()) warn(p, std::move(stale));
 }
 
 // Fits the chosen offer to the job (count and memory), converts its price and picks its speed ratio.

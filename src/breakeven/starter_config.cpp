@@ -4,6 +4,7 @@
 
 #include <gpucost/breakeven/config.hpp>
 #include <gpucost/breakeven/gpu_speed.hpp>
+#include <gpucost/breakeven/reference_rates.hpp>
 #include <gpucost/core/input_stats.hpp>
 #include <gpucost/core/text.hpp>
 #include <gpucost/prep/prep.hpp>
@@ -213,6 +214,8 @@ struct Context {
   const ElectricityPrice* price = nullptr;  ///< the country's entry, in any currency
   std::optional<CloudOffer> offer;          ///< the suggested offer
   std::vector<CloudOffer> other_offers;
+  const EuroRates* rates = nullptr;  ///< the newest ECB rates (newest_rates)
+  std::optional<double> offer_rate;  ///< units of `currency` per unit of the offer's, when they differ
   std::vector<std::string> notes;
 };
 
@@ -255,6 +258,20 @@ std::optional<KeyText> idle_power_from_table(const MachineFacts& m) {
                                  : "")};
 }
 
+/// Where a country's average household price is published, for a country the table lacks.
+std::string where_country_average(std::string_view country, std::string_view currency) {
+  if (country == "US")
+    return "The U.S. Energy Information Administration publishes it monthly: Electric Power Monthly, table 5.6.A "
+           "\"Average Price of Electricity to Ultimate Customers by End-Use Sector, by State\", column Residential, "
+           "in cents per kWh (divide by 100 for USD/kWh; "
+           "https://www.eia.gov/electricity/monthly/epm_table_grapher.php?t=table_5_06_a)";
+  if (currency == "EUR" || country == "DK" || country == "SE" || country == "PL" || country == "CZ" ||
+      country == "HU" || country == "RO")
+    return "Eurostat publishes every EU country's per half-year: dataset nrg_pc_204, households of band DC, all taxes "
+           "and levies included";
+  return "The country's statistics office or energy regulator publishes the average household price";
+}
+
 KeyText fill(const Context& c, std::string_view path) {
   const MachineFacts& m = c.o.machine;
   if (path == "currency" && c.currency_from_country)
@@ -270,9 +287,9 @@ KeyText fill(const Context& c, std::string_view path) {
   }
   if (path == "electricity.price_per_kwh" && !c.o.country.empty())
     return {{},
-            fmt::format("data/electricity-prices.toml has no figure for {}: national statistics (in the EU, "
-                        "Eurostat's dataset nrg_pc_204) give the country's average",
-                        c.o.country)};
+            fmt::format("data/electricity-prices.toml has no figure for {} yet: it holds only averages read in a "
+                        "statistics office's own publication, with their period and date. {}",
+                        c.o.country, where_country_average(c.o.country, c.currency))};
   if (path == "carbon.country" && !c.o.country.empty()) {
     if (const GridIntensity* g = find_grid_intensity(c.o.country))
       return {fmt::format("\"{}\"", g->country),
@@ -416,6 +433,25 @@ void write_header(std::string& out, const Context& c, const std::vector<std::str
   out += "# Then: gpucost breakeven -c FILE LOGS...\n";
 }
 
+void write_ranges_example(std::string& out) {
+  out += "\n";
+  out += comment(
+      "[ranges]: for --mc, the range of each number you are unsure of, as `name = [low, high]` (e.g. "
+      "`price_per_kwh` between the year's lowest and highest tariff); docs/cost-model.md, \"Uncertainty\".");
+}
+
+/// How the rate was had through the euro: "1 EUR = 1.1225 USD, so 1 USD = 1 / 1.1225 EUR".
+std::string through_euro(const EuroRates& rates, std::string_view from, std::string_view to) {
+  const auto per_euro = [&](std::string_view code) {
+    return code == "EUR" ? 1.0 : rates.per_euro.at(std::string(code));
+  };
+  if (from == "EUR") return fmt::format("1 EUR = {} {}", per_euro(to), to);
+  if (to == "EUR")
+    return fmt::format("1 EUR = {} {}, so 1 {} = 1 / {} EUR", per_euro(from), from, from, per_euro(from));
+  return fmt::format("1 EUR = {} {} = {} {}, so 1 {} = {} / {} {}", per_euro(to), to, per_euro(from), from, from,
+                     per_euro(to), per_euro(from), to);
+}
+
 void write_extras(std::string& out, const Context& c) {
   out += "\n";
   if (c.offer && c.offer->currency != c.currency) {
@@ -425,19 +461,27 @@ void write_extras(std::string& out, const Context& c) {
         "answer\"), and the date the rate was taken (printed with every conversion). Needed: cloud.offer is priced "
         "in {}.",
         c.currency, c.offer->currency));
-    out += comment(fmt::format("set this: your bank's rate, or a central bank's reference rate of the day ({} per {})",
-                               c.currency, c.offer->currency));
-    out += fmt::format("# {} =\n# date = \"\"\n", c.offer->currency);
+    if (c.offer_rate) {
+      out += comment(fmt::format(
+          "From the {} (gpucost offers update refreshes them): {}. The rate your bank charges is the one to use; "
+          "breakeven warns when the date is more than {} days old.",
+          rates_label(*c.rates), through_euro(*c.rates, c.offer->currency, c.currency), kStalePriceDays));
+      out += fmt::format("{} = {:.6g}\ndate = \"{}\"\n", c.offer->currency, *c.offer_rate, c.rates->date);
+    } else {
+      const bool knows_offer = c.offer->currency == "EUR" || c.rates->per_euro.count(c.offer->currency) > 0;
+      out += comment(fmt::format(
+          "set this: your bank's rate, or a central bank's reference rate of the day ({} per {}; "
+          "the {} have no {})",
+          c.currency, c.offer->currency, rates_label(*c.rates), knows_offer ? c.currency : c.offer->currency));
+      out += fmt::format("# {} =\n# date = \"\"\n", c.offer->currency);
+    }
   } else {
     out += comment(fmt::format(
         "[exchange]: for an offer priced in another currency than {}, its rate (CODE = units of {} per CODE) and "
         "`date = \"...\"`; docs/cost-model.md, \"One currency per answer\". Not needed here.",
         c.currency, c.currency));
   }
-  out += "\n";
-  out += comment(
-      "[ranges]: for --mc, the range of each number you are unsure of, as `name = [low, high]` (e.g. "
-      "`price_per_kwh` between the year's lowest and highest tariff); docs/cost-model.md, \"Uncertainty\".");
+  write_ranges_example(out);
 }
 
 void write_tou_example(std::string& out) {
@@ -573,6 +617,7 @@ std::string_view where_to_find(std::string_view path) {
 
 StarterConfig starter_config(const StarterOptions& options) {
   Context c(options);
+  c.rates = &newest_rates(options.user_rates);
   if (!options.country.empty()) {
     if (const auto cur = currency_of_country(options.country)) {
       c.currency = *cur;
@@ -599,7 +644,10 @@ StarterConfig starter_config(const StarterOptions& options) {
     if (k.path == "cloud.rate_per_hour" && c.offer) continue;
     missing.emplace_back(k.path);
   }
-  if (c.offer && c.offer->currency != c.currency) missing.push_back("exchange." + c.offer->currency);
+  if (c.offer && c.offer->currency != c.currency) {
+    c.offer_rate = c.rates->rate(c.offer->currency, c.currency);
+    if (!c.offer_rate) missing.push_back("exchange." + c.offer->currency);
+  }
   StarterConfig out;
   write_header(out.toml, c, missing);
   // Keys by section, the sections in the order the key table first names them; a key is written
@@ -627,6 +675,9 @@ StarterConfig starter_config(const StarterOptions& options) {
   write_extras(out.toml, c);
   out.notes = c.notes;
   if (c.offer) out.notes.push_back(fmt::format("cloud.offer = \"{}\" ({})", c.offer->name, rate_text(*c.offer)));
+  if (c.offer_rate)
+    out.notes.push_back(fmt::format("exchange.{} = {:.6g} ({} per {}, from the {})", c.offer->currency, *c.offer_rate,
+                                    c.currency, c.offer->currency, rates_label(*c.rates)));
   if (!missing.empty()) {
     std::string keys;
     for (const auto& k : missing) keys += fmt::format("{}{}", keys.empty() ? "" : ", ", k);

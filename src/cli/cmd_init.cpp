@@ -120,6 +120,12 @@ int run_init(const InitArgs& a) {
     if (o.machine.gpu_count == 0) o.machine.gpu_count = 1;
   }
   if (a.gpus > 0) o.machine.gpu_count = a.gpus;
+  // The ECB rates gpucost offers update stored, for an offer in another currency (the built-in ones
+  // when none are as recent); a catalogue that does not read is said, not fatal.
+  if (auto catalogue = breakeven::load_catalogue({breakeven::user_catalogue_path(), {}}); catalogue)
+    o.user_rates = std::move(catalogue->rates);
+  else
+    o.notes.push_back(fmt::format("{}: its exchange rates are not used", catalogue.error().message));
   const breakeven::StarterConfig config = breakeven::starter_config(o);
   if (auto st = io::write_file_atomically(a.output, config.toml); !st) return fail(st.error());
   if (!a.in.quiet) {
@@ -145,8 +151,8 @@ Runner define_init(CLI::App& cmd) {
       ->type_name("N")
       ->group("Machine");
   cmd.add_option("--country", args->country,
-                 "ISO 3166-1 country code: the currency, and the electricity price where data/electricity-prices.toml "
-                 "has a sourced figure")
+                 "ISO 3166-1 country code: the currency (and the offer's exchange rate into it), and the electricity "
+                 "price where data/electricity-prices.toml has a sourced figure")
       ->type_name("CC")
       ->group("Machine");
   cmd.add_flag("--no-probe", args->no_probe,

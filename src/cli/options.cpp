@@ -4,6 +4,7 @@
 #include "help_format.hpp"
 
 #include <gpucost/breakeven/attribution.hpp>
+#include <gpucost/breakeven/reference_rates.hpp>
 #include <gpucost/core/log.hpp>
 #include <gpucost/core/text.hpp>
 #include <gpucost/io/line_reader.hpp>
@@ -108,10 +109,11 @@ Expected<breakeven::CostConfig> model_config(const ModelArgs& a) {
   }
   if (!a.faults.empty()) config->faults = a.faults;
   if (!a.cloud.empty()) config->cloud_offer = a.cloud;
-  // An offer in another currency without an [exchange] rate takes the ECB rates offers update stored.
+  // An offer in another currency without an [exchange] rate takes the ECB rates: those offers update
+  // stored when they are as recent as the built-in ones, else the built-in ones.
   auto catalogue = run_catalogue(a.clouds, a.in.quiet);
   if (!catalogue) return catalogue.error();
-  if ((*catalogue)->rates) breakeven::use_reference_rates(*config, *(*catalogue)->rates);
+  breakeven::use_newest_rates(*config, (*catalogue)->rates);
   return config;
 }
 

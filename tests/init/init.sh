@@ -39,13 +39,16 @@ case $case_name in
       --json "$log" > out.json 2> err.txt || fail "breakeven with the starter: $(cat err.txt)"
     grep -q '"premium"' out.json || fail "no premium: $(cat out.json)"
     grep -q '"offer": "vast-rtx4090"' out.json || fail "the offer was not priced: $(cat out.json)"
-    # --country DE: EUR, the price from data/electricity-prices.toml, the USD offer with a rate.
+    # --country DE: EUR, the price from data/electricity-prices.toml, the USD offer with its rate
+    # from the built-in ECB table: breakeven prices it as written (the machine's price aside).
     "$gpucost" init --country DE -o de.toml "$log" 2> err.txt || fail "init --country: $(cat err.txt)"
     grep -q '^currency = "EUR"$' de.toml && grep -q '^price_per_kwh = ' de.toml || fail "country: $(cat de.toml)"
-    "$gpucost" breakeven -c de.toml "$log" --set local.hardware_price=3200 > out.txt 2> err.txt
-    grep -q "exchange.USD" err.txt || fail "breakeven without the rate: $(cat err.txt)"
-    "$gpucost" breakeven -c de.toml --set local.hardware_price=3200 --set exchange.USD=0.92 "$log" \
-      > out.txt 2> err.txt || fail "breakeven with the DE starter: $(cat err.txt)"
+    grep -q '^USD = 0.890869$' de.toml && grep -q '^date = "2026-10-02"$' de.toml || fail "no rate: $(cat de.toml)"
+    grep -q '^# Set before breakeven can price: local.hardware_price\.$' de.toml || fail "still asks for the rate"
+    "$gpucost" breakeven -c de.toml --set local.hardware_price=3200 "$log" > out.txt 2> err.txt ||
+      fail "breakeven with the DE starter: $(cat err.txt)"
+    grep -q 'note: exchange USD->EUR 0.890869 of 2026-10-02, from config' err.txt || fail "no exchange note: $(cat err.txt)"
+    grep -q 'warning' err.txt && fail "a warning: $(cat err.txt)"
     # Nothing known: the cloud rate is the third key to give.
     "$gpucost" init --no-probe -o none.toml 2> err.txt || fail "init --no-probe: $(cat err.txt)"
     "$gpucost" breakeven -c none.toml --set electricity.price_per_kwh=0.30 --set local.hardware_price=3200 \
@@ -101,6 +104,53 @@ case $case_name in
     [ $? = 2 ] || fail "breakeven without a config: $(cat err.txt)"
     grep -q 'no configuration given' err.txt && grep -q 'gpucost init -o my.toml' err.txt ||
       fail "breakeven without a config: $(cat err.txt)"
+    ;;
+  exchange)
+    # The rate init writes is the newest: the user catalogue's (gpucost offers update) when it is
+    # as recent as the built-in table (2026-10-02), else the built-in one.
+    export XDG_DATA_HOME=$work/data
+    mkdir -p data/gpucost
+    printf '[exchange]\nbase = "EUR"\ndate = "2026-11-30"\nsource = "test"\nUSD = 1.25\nJPY = 180.0\n' \
+      > data/gpucost/offers.toml
+    "$gpucost" init --country DE -o new.toml "$log" 2> err.txt || fail "init: $(cat err.txt)"
+    # 1 / 1.25 = 0.8 EUR per USD
+    grep -q '^USD = 0.8$' new.toml && grep -q '^date = "2026-11-30"$' new.toml || fail "not the update's: $(cat new.toml)"
+    grep -q 'ECB euro reference rates of 2026-11-30 (gpucost offers update' new.toml || fail "source: $(cat new.toml)"
+    # JPY per USD through the euro: 180 / 1.25 = 144
+    "$gpucost" init --country JP -o jp.toml "$log" 2> err.txt || fail "init JP: $(cat err.txt)"
+    grep -q '^USD = 144$' jp.toml || fail "JPY per USD: $(grep -A8 '^\[exchange\]' jp.toml)"
+    sed -i 's/2026-11-30/2010-04-20/' data/gpucost/offers.toml
+    "$gpucost" init --country DE -o old.toml "$log" 2> err.txt || fail "init: $(cat err.txt)"
+    grep -q '^USD = 0.890869$' old.toml && grep -q '^date = "2026-10-02"$' old.toml ||
+      fail "an older update's rates over the built-in ones: $(cat old.toml)"
+    # breakeven likewise takes the newer of the two when the config has no rate; a config's always wins.
+    cfg=$testdata/samples/workstation.toml
+    run() { "$gpucost" breakeven -c "$cfg" --tz UTC --host workstation --cloud runpod-rtx4090-community --json "$@" "$log"; }
+    run > out.json 2> err.txt || fail "breakeven: $(cat err.txt)"
+    grep -q '"exchange_source": "ECB euro reference rates of 2026-10-02 built into gpucost"' out.json ||
+      fail "not the built-in rates: $(grep exchange out.json)"
+    sed -i 's/2010-04-20/2026-11-30/' data/gpucost/offers.toml
+    run > out.json 2> err.txt || fail "breakeven: $(cat err.txt)"
+    grep -q '"exchange_source": "ECB euro reference rates of 2026-11-30"' out.json || fail "not the update's: $(grep exchange out.json)"
+    run --set exchange.USD=0.9 > out.json 2> err.txt || fail "breakeven: $(cat err.txt)"
+    grep -q '"exchange_rate": 0.9,' out.json || fail "the config's rate did not win: $(grep exchange out.json)"
+    # More than 90 days old: one warning, whichever rate converted the offer.
+    GPUCOST_TODAY=2027-03-01 run > out.json 2> err.txt || fail "breakeven: $(cat err.txt)"
+    [ "$(grep -c 'warning: the exchange rate' err.txt)" = 1 ] &&
+      grep -q 'warning: the exchange rate USD->EUR 0.8 is of 2026-11-30, 91 days ago .*run gpucost offers update' err.txt ||
+      fail "no warning on the update's rates: $(cat err.txt)"
+    GPUCOST_TODAY=2027-02-28 run > out.json 2> err.txt || fail "breakeven: $(cat err.txt)"
+    grep -q 'warning: the exchange rate' err.txt && fail "a warning at 90 days: $(cat err.txt)"
+    rm data/gpucost/offers.toml
+    GPUCOST_TODAY=2027-03-01 run > out.json 2> err.txt || fail "breakeven: $(cat err.txt)"
+    [ "$(grep -c 'warning: the exchange rate' err.txt)" = 1 ] &&
+      grep -q 'warning: the exchange rate USD->EUR 0.890869 is of 2026-10-02, 150 days ago (the ECB.s reference rate built into gpucost)' err.txt ||
+      fail "no warning on the built-in rates: $(cat err.txt)"
+    GPUCOST_TODAY=2027-03-01 run --set exchange.USD=0.9 --set 'exchange.date="2026-11-01"' > out.json 2> err.txt ||
+      fail "breakeven: $(cat err.txt)"
+    [ "$(grep -c 'warning: the exchange rate' err.txt)" = 1 ] &&
+      grep -q "warning: the exchange rate USD->EUR 0.9 is of 2026-11-01, 120 days ago (the config's \[exchange\])" err.txt ||
+      fail "no warning on the config's rate: $(cat err.txt)"
     ;;
   *) fail "unknown case $case_name" ;;
 esac

@@ -73,14 +73,26 @@ end-to-end)
     fail "not written to \$XDG_DATA_HOME/gpucost/offers.toml"
   "$gpucost" breakeven --list-clouds >"$tmp/list" 2>"$tmp/err" || fail "breakeven --list-clouds failed"
   grep -q 'aws-p5.48xlarge' "$tmp/list" || fail "breakeven --list-clouds lists no offers"
-  # An answer in euros prices the updated USD offer with the stored ECB rates (1.3486 USD per EUR:
-  # 3.673 / 1.3486 = 2.72357 EUR/h), says so, and warns that the rates are of 2010.
-  "$gpucost" breakeven -c "$testdata/samples/workstation.toml" --set currency=EUR --cloud azure-nc24ads-a100-v4 \
-    --tz Europe/Berlin --host workstation --json "$testdata/samples/rtx4090_finetune_query.csv" >"$tmp/eur.json" \
-    2>"$tmp/err" || fail "breakeven in EUR with the stored rates failed"
+  # An answer in euros prices the updated USD offer with the newest ECB rates: the recorded ones
+  # are of 2010, older than those built into gpucost (2026-10-02: 3.673 / 1.1225 = 3.27216 EUR/h).
+  eur() {
+    "$gpucost" breakeven -c "$testdata/samples/workstation.toml" --set currency=EUR --cloud azure-nc24ads-a100-v4 \
+      --tz Europe/Berlin --host workstation --json "$testdata/samples/rtx4090_finetune_query.csv" >"$tmp/eur.json" \
+      2>"$tmp/err" || fail "breakeven in EUR with the stored rates failed"
+  }
+  eur
+  grep -q '"rate_per_hour": 3.2721' "$tmp/eur.json" || fail "not converted at 1.1225: $(grep -o '"rate_per_hour": [0-9.]*' "$tmp/eur.json")"
+  grep -q '"exchange_source": "ECB euro reference rates of 2026-10-02 built into gpucost"' "$tmp/eur.json" ||
+    fail "not the built-in rates"
+  # The stored rates as of a later day win (1.3486 USD per EUR: 3.673 / 1.3486 = 2.72357 EUR/h),
+  # and more than 90 days on breakeven warns that they are old.
+  sed -i 's/^date = "2010-04-20"$/date = "2026-11-30"/' "$XDG_DATA_HOME/gpucost/offers.toml"
+  eur
   grep -q '"rate_per_hour": 2.7235' "$tmp/eur.json" || fail "not converted at 1.3486: $(grep -o '"rate_per_hour": [0-9.]*' "$tmp/eur.json")"
-  grep -q '"exchange_source": "ECB euro reference rates of 2010-04-20"' "$tmp/eur.json" || fail "no exchange_source"
-  grep -q 'USD price is converted with the ECB euro reference rates of 2010-04-20, [0-9]* days ago' "$tmp/err" ||
+  grep -q '"exchange_source": "ECB euro reference rates of 2026-11-30"' "$tmp/eur.json" || fail "no exchange_source"
+  grep -q 'warning: the exchange rate' "$tmp/err" && fail "a warning on rates of 2 days"
+  GPUCOST_TODAY=2027-04-01 eur
+  grep -q 'warning: the exchange rate USD->EUR 0.74151 is of 2026-11-30, 122 days ago (the ECB.s reference rate gpucost offers update stored): run gpucost offers update' "$tmp/err" ||
     fail "no warning on the rates' age"
   ;;
 dry-run)

@@ -9,6 +9,7 @@
 #include <gpucost/breakeven/config.hpp>
 #include <gpucost/breakeven/cost_model.hpp>
 #include <gpucost/breakeven/price_job.hpp>
+#include <gpucost/breakeven/reference_rates.hpp>
 
 #include <fmt/format.h>
 
@@ -163,6 +164,55 @@ TEST_CASE("scenario 5: a USD offer priced in EUR", "[breakeven][scenarios]") {
   const auto refused = breakeven::price_job(c, usd_offer(80), base_features(1.0), {});
   REQUIRE_FALSE(refused);
   CHECK(refused.error().message.find("exchange.USD") != std::string::npos);
+}
+
+TEST_CASE("scenario 5b: the rate's age: one warning past 90 days, whichever rate converted", "[breakeven][scenarios]") {
+  const auto warnings = [](const breakeven::PricedJob& p) {
+    int n = 0;
+    for (const auto& x : p.notices) n += x.warning && x.text.find("the exchange rate") != std::string::npos ? 1 : 0;
+    return n;
+  };
+  CostConfig c = base_config();
+  c.currency = "EUR";
+  c.exchange["USD"] = 0.92;
+  c.exchange_date = "2026-11-28";
+  breakeven::PriceOptions o;
+  o.today = "2027-02-26";  // 90 days: not yet
+  auto p = breakeven::price_job(c, usd_offer(80), base_features(1.0), o);
+  REQUIRE(p);
+  CHECK(warnings(*p) == 0);
+  o.today = "2027-02-27";  // 91 days
+  p = breakeven::price_job(c, usd_offer(80), base_features(1.0), o);
+  REQUIRE(p);
+  CHECK(warnings(*p) == 1);
+  CHECK(has_notice(*p,
+                   "the exchange rate USD->EUR 0.92 is of 2026-11-28, 91 days ago (the config's [exchange]): set "
+                   "[exchange] USD and date to a rate of today"));
+  // Without the config's rate: the built-in ECB rates of 2026-10-02 (1.1225 USD per EUR), their age likewise.
+  c.exchange.clear();
+  c.exchange_date.clear();
+  breakeven::use_newest_rates(c, std::nullopt);
+  o.today = "2026-12-31";  // 90 days
+  p = breakeven::price_job(c, usd_offer(80), base_features(1.0), o);
+  REQUIRE(p);
+  CHECK(p->result.cloud_total == Approx(1.0 / 1.1225));  // 0.890869
+  CHECK(
+      has_notice(*p, "exchange USD->EUR 0.890869, from the ECB euro reference rates of 2026-10-02 built into gpucost"));
+  CHECK(warnings(*p) == 0);
+  o.today = "2027-01-01";
+  p = breakeven::price_job(c, usd_offer(80), base_features(1.0), o);
+  REQUIRE(p);
+  CHECK(warnings(*p) == 1);
+  CHECK(has_notice(*p,
+                   "the exchange rate USD->EUR 0.890869 is of 2026-10-02, 91 days ago (the ECB's reference rate "
+                   "built into gpucost): run gpucost offers update, or set [exchange] USD in the config"));
+  // An offer in the config's currency needs no rate, and gets no warning however old the rates.
+  c.currency = "USD";
+  breakeven::use_newest_rates(c, std::nullopt);
+  o.today = "2030-01-01";
+  p = breakeven::price_job(c, usd_offer(80), base_features(1.0), o);
+  REQUIRE(p);
+  CHECK(warnings(*p) == 0);
 }
 
 TEST_CASE("scenario 6: an offer that cannot hold the job", "[breakeven][scenarios]") {

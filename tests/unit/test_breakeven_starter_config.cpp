@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -227,7 +228,7 @@ TEST_CASE("init: from the logs of one RTX 4090, an offer of the same GPU and the
 }
 
 TEST_CASE("init: --country gives the currency, and the price only from the sourced table", "[breakeven][init]") {
-  SECTION("DE: EUR and Eurostat's figure; the USD offer needs an exchange rate") {
+  SECTION("DE: EUR and Eurostat's figure; the USD offer's rate from the built-in ECB rates, with their date") {
     StarterOptions o;
     o.machine = rtx4090();
     o.country = "DE";
@@ -238,16 +239,56 @@ TEST_CASE("init: --country gives the currency, and the price only from the sourc
       if (p.country == "DE") de = &p;
     REQUIRE(de != nullptr);
     CHECK(s.toml.find(fmt::format("\nprice_per_kwh = {:g}\n", de->price_per_kwh)) != std::string::npos);
+    // EUR per USD = 1 / 1.1225 (USD per EUR on 2026-10-02) = 0.890869
     CHECK(s.toml.find("[exchange]\n") != std::string::npos);
-    CHECK(s.toml.find("# USD =\n") != std::string::npos);
-    CHECK(flat(s.toml).find("Set before breakeven can price: local.hardware_price, exchange.USD.") !=
-          std::string::npos);
+    CHECK(s.toml.find("\nUSD = 0.890869\ndate = \"2026-10-02\"\n") != std::string::npos);
+    CHECK(flat(s.toml).find("From the ECB euro reference rates of 2026-10-02 built into gpucost (gpucost offers update "
+                            "refreshes them): 1 EUR = 1.1225 USD, so 1 USD = 1 / 1.1225 EUR.") != std::string::npos);
+    CHECK(flat(s.toml).find("Set before breakeven can price: local.hardware_price.") != std::string::npos);
+    CHECK(std::find(s.notes.begin(), s.notes.end(), "set before breakeven can price: local.hardware_price") !=
+          s.notes.end());
     const fs::path p = write_file("de.toml", s.toml);
-    const auto loaded = load_config(p.string(), {"local.hardware_price=3000", "exchange.USD=0.9"});
+    const auto loaded = load_config(p.string(), {"local.hardware_price=3000"});
     INFO((loaded ? "" : loaded.error().message));
     REQUIRE(loaded);
     CHECK(loaded->currency == "EUR");
     CHECK(loaded->price_per_kwh == Approx(de->price_per_kwh));
+    CHECK(loaded->exchange.at("USD") == Approx(1 / 1.1225).epsilon(1e-6));
+    CHECK(loaded->exchange_date == "2026-10-02");
+  }
+  SECTION("DE with the newer rates of an update: theirs; with older ones: the built-in") {
+    StarterOptions o;
+    o.machine = rtx4090();
+    o.country = "DE";
+    EuroRates user;
+    user.date = "2026-11-30";
+    user.per_euro["USD"] = 1.25;
+    o.user_rates = user;
+    std::string toml = starter_config(o).toml;
+    CHECK(toml.find("\nUSD = 0.8\ndate = \"2026-11-30\"\n") != std::string::npos);  // 1 / 1.25
+    o.user_rates->date = "2026-09-30";
+    toml = starter_config(o).toml;
+    CHECK(toml.find("\nUSD = 0.890869\ndate = \"2026-10-02\"\n") != std::string::npos);
+  }
+  SECTION("JP: JPY per USD through the euro: 176.99 / 1.1225 = 157.675") {
+    StarterOptions o;
+    o.machine = rtx4090();
+    o.country = "JP";
+    const StarterConfig s = starter_config(o);
+    CHECK(s.toml.find("\nUSD = 157.675\ndate = \"2026-10-02\"\n") != std::string::npos);
+    CHECK(flat(s.toml).find("1 EUR = 176.99 JPY = 1.1225 USD, so 1 USD = 176.99 / 1.1225 JPY") != std::string::npos);
+  }
+  SECTION("AE: no ECB rate for AED: the rate is left to set, and named") {
+    StarterOptions o;
+    o.machine = rtx4090();
+    o.country = "AE";
+    const StarterConfig s = starter_config(o);
+    CHECK(s.toml.find("\ncurrency = \"AED\"\n") != std::string::npos);
+    CHECK(s.toml.find("# USD =\n# date = \"\"\n") != std::string::npos);
+    CHECK(flat(s.toml).find("the ECB euro reference rates of 2026-10-02 built into gpucost have no AED") !=
+          std::string::npos);
+    CHECK(flat(s.toml).find("Set before breakeven can price: electricity.price_per_kwh, local.hardware_price, "
+                            "exchange.USD.") != std::string::npos);
   }
   SECTION("US: USD, no figure: the file says where to find it") {
     StarterOptions o;
@@ -255,7 +296,9 @@ TEST_CASE("init: --country gives the currency, and the price only from the sourc
     const StarterConfig s = starter_config(o);
     CHECK(s.toml.find("\ncurrency = \"USD\"\n") != std::string::npos);
     CHECK(s.toml.find("# price_per_kwh =\n") != std::string::npos);
-    CHECK(flat(s.toml).find("data/electricity-prices.toml has no figure for US") != std::string::npos);
+    CHECK(flat(s.toml).find("data/electricity-prices.toml has no figure for US yet: it holds only averages read in a "
+                            "statistics office's own publication") != std::string::npos);
+    CHECK(flat(s.toml).find("Electric Power Monthly, table 5.6.A") != std::string::npos);
   }
   SECTION("DK: DKK; Eurostat's figure is in EUR, so it is quoted, not written") {
     StarterOptions o;

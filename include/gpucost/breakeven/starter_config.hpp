@@ -83,6 +83,8 @@ struct StarterOptions {
   MachineFacts machine;
   std::string country;             ///< normalised (normalise_country); empty = none
   std::vector<std::string> notes;  ///< lines for the file's header ("nvidia-smi is not on PATH: ...")
+  /// The user catalogue's ECB rates (gpucost offers update); the built-in ones when none is as recent.
+  std::optional<EuroRates> user_rates;
   std::string generator = "gpucost init";
 };
 
@@ -94,9 +96,10 @@ struct StarterConfig {
 };
 /// The commented TOML: every key of config_keys() under its section, written out when its value
 /// is known, else behind "# " at its default with "set this: ..." (a required key without a
-/// value is written "# key =", so breakeven names it until it is set); then [exchange] and
-/// [ranges] as commented examples. It loads with load_config() as it is (the required keys it
-/// could not fill aside).
+/// value is written "# key =", so breakeven names it until it is set); then [exchange] (the
+/// chosen offer's rate through the euro from the newest ECB rates, with their date, when the
+/// offer is in another currency and they know both) and [ranges] as a commented example. It loads
+/// with load_config() as it is (the required keys it could not fill aside).
 StarterConfig starter_config(const StarterOptions& options);
 
 /// Where to find the number of key `path` (the invoice, the electricity bill, nvidia-smi -q, the
