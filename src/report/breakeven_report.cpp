@@ -1130,10 +1130,14 @@ std::string breakeven_json(const breakeven::Result& r, const breakeven::CostConf
   b.append(", \"exchange_rate\": ");
   num(b, c.offer_exchange_rate);
   b.append(", \"exchange_date\": ");
-  if (c.exchange_date.empty() || c.offer_currency.empty() || c.offer_currency == c.currency)
+  // The day of the rate used: the config's own, or the reference rates' (exchange_source).
+  const std::string& day = c.offer_exchange_source == "config" || c.offer_exchange_source.empty()
+                               ? c.exchange_date
+                               : c.reference_exchange_date;
+  if (day.empty() || c.offer_currency.empty() || c.offer_currency == c.currency)
     b.append("null");
   else
-    io::append_json_string(b, c.exchange_date);
+    io::append_json_string(b, day);
   if (!c.offer_exchange_source.empty() && c.offer_currency != c.currency) {
     b.append(", \"exchange_source\": ");
     io::append_json_string(b, c.offer_exchange_source);

@@ -129,6 +129,7 @@ case $case_name in
     run > out.json 2> err.txt || fail "breakeven: $(cat err.txt)"
     grep -q '"exchange_source": "ECB euro reference rates of 2026-10-02 built into gpucost"' out.json ||
       fail "not the built-in rates: $(grep exchange out.json)"
+    grep -q '"exchange_date": "2026-10-02"' out.json || fail "the reference rates' day: $(grep exchange out.json)"
     sed -i 's/2010-04-20/2026-11-30/' data/gpucost/offers.toml
     run > out.json 2> err.txt || fail "breakeven: $(cat err.txt)"
     grep -q '"exchange_source": "ECB euro reference rates of 2026-11-30"' out.json || fail "not the update's: $(grep exchange out.json)"
