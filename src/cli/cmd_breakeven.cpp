@@ -83,6 +83,7 @@ int price_and_write(const ModelArgs& a, breakeven::CostConfig config, const std:
   const breakeven::Result& result = priced->result;
   const breakeven::CostConfig& config_used = priced->config;
   report::BreakevenExtras extras = report::extras_of(*priced, features.logs_tz);
+  extras.explain = a.explain;
   if (!a.by.empty())
     if (auto by = breakeven::parse_attribution_by(a.by))
       extras.attribution = breakeven::attribute_cost(result, config_used, features, *by);

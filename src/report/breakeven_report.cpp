@@ -1326,7 +1326,7 @@ std::string breakeven_table(const breakeven::Result& r, const breakeven::CostCon
   if (x.attribution) b += attribution_table(*x.attribution, cur);
   b += table_robustness(x, r.job, cur);
   if (x.beside) b += beside_table(*x.beside);
-  if (x.findings) b += findings_table(*x.findings, cur);
+  if (x.findings) b += findings_table(*x.findings, cur, x.explain);
   return b;
 }
 

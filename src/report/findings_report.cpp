@@ -107,7 +107,8 @@ void append_findings_json(std::string& b, const std::vector<breakeven::Finding>&
   b.append(findings.empty() ? "]" : "\n  ]");
 }
 
-std::string findings_table(const std::vector<breakeven::Finding>& findings, const std::string& currency) {
+std::string findings_table(const std::vector<breakeven::Finding>& findings, const std::string& currency,
+                           bool evidence) {
   std::string b = "\nfindings (largest estimated saving first; each saving is an alternative, they do not add up)\n";
   if (findings.empty()) return b + "  none: no indicator crossed its threshold (docs/cost-model.md, \"Findings\")\n";
   for (std::size_t i = 0; i < findings.size(); ++i) {
@@ -115,7 +116,7 @@ std::string findings_table(const std::vector<breakeven::Finding>& findings, cons
     b += fmt::format("  {:>2}. {}\n", i + 1, wrapped(f.title, 6, 6));
     b += fmt::format("      saving      {}\n",
                      wrapped(fmt::format("~{} ({})", money(f.saving, currency), f.saving_basis), 18, 18));
-    b += fmt::format("      evidence    {}\n", wrapped_evidence(f, 18));
+    if (evidence) b += fmt::format("      evidence    {}\n", wrapped_evidence(f, 18));
     b += fmt::format("      suggestion  {}\n", wrapped(f.suggestion, 18, 18));
   }
   return b;

@@ -35,6 +35,8 @@ struct BreakevenExtras {
   std::string logs_tz;
   /// Ranked findings: computed above the line or with --explain, else null (no key in the JSON).
   std::optional<std::vector<breakeven::Finding>> findings;
+  /// --explain: the findings' evidence by indicator id and key in the table (--full alone: not).
+  bool explain = false;
   /// --by: the cost by process, user or cgroup; null when not asked (no key in the JSON).
   std::optional<breakeven::Attribution> attribution;
   /// The energy estimated from the GPU model (no telemetry); --estimate: the model beside the measurement.

@@ -15,7 +15,9 @@ namespace gpucost::report {
 /// Appends `,\n  "findings": [...]` (ranked, with evidence, saving and suggestion).
 void append_findings_json(std::string& out, const std::vector<breakeven::Finding>& findings);
 /// The "findings" section of the table (a line saying none fired when the list is empty).
-std::string findings_table(const std::vector<breakeven::Finding>& findings, const std::string& currency);
+/// `evidence`: the indicators each finding rests on, by id and key (--explain; internal names).
+std::string findings_table(const std::vector<breakeven::Finding>& findings, const std::string& currency,
+                           bool evidence = true);
 /// A Markdown note: the verdict and the findings, each with evidence and suggestion. `findings`
 /// is null when none were computed (below the line without --explain).
 std::string findings_markdown(const breakeven::Result& r, const breakeven::CostConfig& c, const extract::Features& f,
