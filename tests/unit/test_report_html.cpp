@@ -106,6 +106,35 @@ TEST_CASE("report: SVG scales, numbers and paths on a tiny series", "[report][sv
   CHECK(ticks.back().label == "15:00");
 }
 
+TEST_CASE("report: two crossings near the origin keep their labels apart and inside the plot", "[report][svg]") {
+  // The cost chart of a job whose T* and Tλ are 0.5 and 0.6 min on an axis of 50 min: the dots
+  // nearly coincide at the bottom left, where a label below would fall on the axis' numbers.
+  report::XYChart chart;
+  chart.height = 300;  // the plot: y from 34 (title 22 + a label row 12) to 278 (300 - 22)
+  chart.x1 = 50;
+  chart.dots.push_back(report::ChartDot{Point{0.5, 0.005}, "T* = 0.5 min", "#333"});
+  chart.dots.push_back(report::ChartDot{Point{0.6, 0.006}, "T\u03bb = 0.6 min", "#b00020", true});
+  const std::string svg = report::render_xy_chart(chart);
+  std::vector<double> baselines;
+  for (std::size_t at = svg.find("<text class=\"tl\""); at != std::string::npos;
+       at = svg.find("<text class=\"tl\"", at + 1)) {
+    const std::size_t y = svg.find(" y=\"", at) + 4;
+    baselines.push_back(std::stod(svg.substr(y, svg.find('"', y) - y)));
+  }
+  REQUIRE(baselines.size() == 2);
+  for (const double b : baselines) {
+    CHECK(b - 9 >= 34);   // the text's top inside the plot
+    CHECK(b + 3 <= 278);  // and its bottom above the axis
+  }
+  // The dot at y 0.005 sits at 278 - 0.005 x 244 = 276.8: below it there is no room (290.8), so
+  // T*'s label goes above (268.8); Tλ's, above its own dot (276.5 - 8 = 268.5), would meet it and
+  // moves a row up (254.5).
+  CHECK(baselines[0] == Approx(268.8).margin(0.1));
+  CHECK(baselines[1] == Approx(254.5).margin(0.1));
+  CHECK(std::abs(baselines[0] - baselines[1]) >= 12);          // 9 above the baseline + 3 below: no overlap
+  CHECK(svg.find("paint-order:stroke") != std::string::npos);  // a halo: the lines under it do not cross the text
+}
+
 TEST_CASE("report: throttling is a busy GPU below 85 % of its reference clock", "[report][throttle]") {
   // Reference 2000 MHz -> limit 1700. Busy below the limit: samples 1, 2 (merged) and 5 (to the
   // gap limit: the log stops). Sample 3 is idle, 4 is at full clock.
