@@ -439,16 +439,16 @@ std::optional<Finding> use_per_year(const Context& x) {
 
 /// The distributed job of the traces with the most waiting (ties: the first); null without one of
 /// two ranks or more.
-const prep::TraceJob* most_waiting(const extract::Features& f) {
-  const prep::TraceJob* best = nullptr;
-  for (const prep::TraceJob& j : f.trace_jobs)
+const extract::TraceJob* most_waiting(const extract::Features& f) {
+  const extract::TraceJob* best = nullptr;
+  for (const extract::TraceJob& j : f.trace_jobs)
     if (j.ranks.size() >= 2 && (best == nullptr || j.wait_fraction() > best->wait_fraction())) best = &j;
   return best;
 }
 
 std::optional<Finding> straggler_wait(const Context& x) {
   const FindingThreshold& t = threshold_of("straggler_wait");
-  const prep::TraceJob* j = most_waiting(x.f);
+  const extract::TraceJob* j = most_waiting(x.f);
   if (j == nullptr || j->wait_fraction() < t.value) return std::nullopt;
   Finding out = start(t.kind);
   out.title = j->straggler_rank >= 0
@@ -476,9 +476,9 @@ std::optional<Finding> straggler_wait(const Context& x) {
 
 std::optional<Finding> exposed_comm(const Context& x) {
   const FindingThreshold& t = threshold_of("exposed_comm");
-  const prep::TraceJob* best = nullptr;
+  const extract::TraceJob* best = nullptr;
   double best_share = 0;
-  for (const prep::TraceJob& j : x.f.trace_jobs) {
+  for (const extract::TraceJob& j : x.f.trace_jobs) {
     const double share = std::max(0.0, j.exposed_comm_fraction() - j.wait_fraction());
     if (best == nullptr || share > best_share) {
       best = &j;

@@ -5,9 +5,9 @@
 #include <gpucost/breakeven/config.hpp>
 #include <gpucost/breakeven/gpu_speed.hpp>
 #include <gpucost/breakeven/reference_rates.hpp>
+#include <gpucost/core/formats.hpp>
 #include <gpucost/core/input_stats.hpp>
 #include <gpucost/core/text.hpp>
-#include <gpucost/prep/prep.hpp>
 
 #include "toml_list.hpp"
 
@@ -689,7 +689,7 @@ StarterConfig starter_config(const StarterOptions& options) {
 MachineFacts machine_facts_from_logs(const extract::Features& features, const std::vector<InputStats>& stats) {
   MachineFacts m;
   for (const auto& st : stats)
-    if (!prep::format_traits(st.format).profiler)
+    if (!format_traits(st.format).profiler)
       for (const auto& name : st.fingerprint.gpus) Fingerprint::add(m.gpu_names, name);
   m.gpu_count = static_cast<int>(features.gpus.size());
   m.gpu_memory_mib = job_shape(features, m.gpu_names).local_fb_mib;

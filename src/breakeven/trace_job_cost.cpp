@@ -6,7 +6,7 @@ namespace gpucost::breakeven {
 
 std::vector<TraceJobCost> trace_job_costs(const Result& r, const extract::Features& f) {
   std::vector<TraceJobCost> out;
-  for (const prep::TraceJob& job : f.trace_jobs) {
+  for (const extract::TraceJob& job : f.trace_jobs) {
     TraceJobCost c;
     c.job = job;
     c.wait_local = job.wait_fraction() * r.local_total;

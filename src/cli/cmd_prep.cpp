@@ -9,7 +9,7 @@
 #include <gpucost/pipeline/follow.hpp>
 #include <gpucost/pipeline/inputs.hpp>
 #include <gpucost/pipeline/merge.hpp>
-#include <gpucost/prep/trace_job_events.hpp>
+#include <gpucost/pipeline/trace_job_events.hpp>
 
 #include <fmt/format.h>
 
@@ -70,7 +70,7 @@ class PrepStream {
   io::EventWriter m_writer;
   pipeline::EventFilter m_filter;
   const pipeline::EventSelection& m_selection;
-  prep::TraceJobEvents m_jobs;
+  pipeline::TraceJobEvents m_jobs;
 };
 
 /// prep --follow: the events of what the files hold, then of what is appended, written and flushed

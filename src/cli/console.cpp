@@ -124,7 +124,7 @@ std::uint64_t report_inputs(const std::vector<InputStats>& stats, bool quiet) {
                  printable(s.truncated));
     if (s.malformed > 0) {
       fmt::print(stderr, "{} {}: {} malformed line{} of {} ({})\n", prefix(Level::warning), printable(s.path),
-                 s.malformed, s.malformed == 1 ? "" : "s", s.lines, prep::format_name(s.format));
+                 s.malformed, s.malformed == 1 ? "" : "s", s.lines, format_name(s.format));
       for (const auto& ex : s.examples)
         fmt::print(stderr, "{}:{}: {}: {}\n", printable(s.path), ex.line, printable(ex.reason), printable(ex.excerpt));
     }

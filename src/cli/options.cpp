@@ -87,7 +87,7 @@ void add_reading_options(CLI::App* app, pipeline::InputSettings& s) {
 /// The names --input-format offers: prep's formats (it also takes a few aliases).
 std::vector<std::string> format_list() {
   std::vector<std::string> out;
-  const std::string names = prep::format_names();
+  const std::string names = format_names();
   for (std::size_t pos = 0; pos < names.size();) {
     const std::size_t comma = names.find(", ", pos);
     out.push_back(names.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos));
@@ -287,7 +287,7 @@ std::string footer_with_example(std::string_view example) {
 void add_input_options(CLI::App* app, InputArgs& a) {
   app->add_option("inputs", a.inputs, "log files, globs or - for stdin (.gz/.zst read transparently)")
       ->type_name("FILE");
-  app->add_option("--input-format", a.settings.input_format, "force the format: " + prep::format_names())
+  app->add_option("--input-format", a.settings.input_format, "force the format: " + format_names())
       ->check(offers(format_list()))
       ->type_name("NAME")
       ->group("Input");

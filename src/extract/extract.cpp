@@ -107,7 +107,7 @@ Expected<Features> compute_features(const SampleCollector& samples, const Extrac
   detail::work_indicators(samples, {options.tokens_per_step, options.samples_per_step}, f);
   detail::process_indicators(samples, f);
   f.processes = detail::process_list(samples, f);
-  for (prep::TraceJob& job : samples.trace_jobs())
+  for (extract::TraceJob& job : samples.trace_jobs())
     if (job.ranks.size() >= 2 || job.comm_ns > 0) f.trace_jobs.push_back(std::move(job));
   detail::rank_indicators(f.trace_jobs, f.host_indicators);
   return f;

@@ -14,9 +14,9 @@ struct RankSums {
   std::size_t multi = 0;
 };
 
-RankSums sum_jobs(const std::vector<prep::TraceJob>& jobs) {
+RankSums sum_jobs(const std::vector<extract::TraceJob>& jobs) {
   RankSums s;
-  for (const prep::TraceJob& job : jobs) {
+  for (const extract::TraceJob& job : jobs) {
     s.span_ns += job.span_ns;
     s.comm_ns += job.comm_ns;
     s.exposed_ns += job.exposed_comm_ns;
@@ -25,7 +25,7 @@ RankSums sum_jobs(const std::vector<prep::TraceJob>& jobs) {
     s.multi_span_ns += job.span_ns;
     s.wait_ns += job.wait_ns;
     s.steps += job.steps;
-    for (const prep::RankRow& r : job.ranks)
+    for (const extract::RankRow& r : job.ranks)
       if (r.rank == job.straggler_rank) s.straggler_steps += r.straggler_steps;
   }
   return s;
@@ -35,7 +35,7 @@ double ratio(std::int64_t part, std::int64_t whole) { return static_cast<double>
 
 }  // namespace
 
-void rank_indicators(const std::vector<prep::TraceJob>& jobs, IndicatorSet& out, const std::string& split_reason) {
+void rank_indicators(const std::vector<extract::TraceJob>& jobs, IndicatorSet& out, const std::string& split_reason) {
   const RankSums s = sum_jobs(jobs);
   if (s.comm_ns > 0 && s.span_ns > 0) {
     set_value(out, "exposed_comm_fraction", ratio(s.exposed_ns, s.span_ns));

@@ -5,7 +5,7 @@
 #pragma once
 
 #include <gpucost/extract/indicator_set.hpp>
-#include <gpucost/prep/trace_jobs.hpp>
+#include <gpucost/extract/trace_jobs.hpp>
 
 #include <array>
 #include <string>
@@ -19,6 +19,7 @@ inline constexpr std::array<std::string_view, 4> kRankKeys = {"collective_wait_f
 
 /// The rank indicators of `jobs`. A non-empty `split_reason` says the jobs' ranks may be split
 /// over merged documents: the cross-rank figures (wait, straggler) are then null with it.
-void rank_indicators(const std::vector<prep::TraceJob>& jobs, IndicatorSet& out, const std::string& split_reason = {});
+void rank_indicators(const std::vector<extract::TraceJob>& jobs, IndicatorSet& out,
+                     const std::string& split_reason = {});
 
 }  // namespace gpucost::extract::detail

@@ -4,8 +4,8 @@
 
 #include <gpucost/core/event_buffer.hpp>
 #include <gpucost/core/fault_cause.hpp>
+#include <gpucost/core/formats.hpp>
 #include <gpucost/core/text.hpp>
-#include <gpucost/prep/prep.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -448,8 +448,7 @@ void add_input_gpus(InputGpus& out, Format format, const Fingerprint& fp) {
     out.log_count = std::max(out.log_count, static_cast<int>(fp.gpu_count));
     return;
   }
-  for (const auto& name : fp.gpus)
-    Fingerprint::add(prep::format_traits(format).profiler ? out.traces : out.telemetry, name);
+  for (const auto& name : fp.gpus) Fingerprint::add(format_traits(format).profiler ? out.traces : out.telemetry, name);
 }
 
 }  // namespace
@@ -460,14 +459,14 @@ void SampleCollector::note_inputs(const std::vector<InputStats>& inputs) {
     return basis == "option" ? 3 : basis == "logs" ? 2 : basis == "machine" ? 1 : 0;
   };
   for (const auto& in : inputs) {
-    m_host_logs = m_host_logs || prep::format_traits(in.format).host_log_inside;
+    m_host_logs = m_host_logs || format_traits(in.format).host_log_inside;
     add_zone(m_logs_tz, in.logs_tz);
     if (firmness(in.host_basis) > firmness(m_host_basis)) m_host_basis = in.host_basis;
     if (in.upstream_formats.empty()) add_input_gpus(m_input_gpus, in.format, in.fingerprint);
     for (std::size_t i = 0; i < in.upstream_formats.size(); ++i) {  // an events stream: the formats prep read
       Format f = Format::unknown;
-      const bool known = prep::format_from_name(in.upstream_formats[i], f);
-      m_host_logs = m_host_logs || (known && prep::format_traits(f).host_log_inside);
+      const bool known = format_from_name(in.upstream_formats[i], f);
+      m_host_logs = m_host_logs || (known && format_traits(f).host_log_inside);
       if (known && i < in.upstream_fingerprints.size()) add_input_gpus(m_input_gpus, f, in.upstream_fingerprints[i]);
     }
   }

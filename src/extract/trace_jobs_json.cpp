@@ -10,7 +10,7 @@ namespace gpucost::extract::detail {
 
 namespace {
 
-void write_rank(std::string& b, const prep::RankRow& r) {
+void write_rank(std::string& b, const extract::RankRow& r) {
   b.append(fmt::format("{{\"rank\": {}, \"trace\": ", r.rank));
   io::append_json_string(b, r.path);
   b.append(
@@ -24,7 +24,7 @@ void write_rank(std::string& b, const prep::RankRow& r) {
   b.append("}");
 }
 
-void write_job(std::string& b, const prep::TraceJob& j) {
+void write_job(std::string& b, const extract::TraceJob& j) {
   b.append(fmt::format("    {{\"world_size\": {}, \"backend\": ", j.world_size));
   io::append_json_string(b, j.backend);
   b.append(fmt::format(", \"matched\": {}, \"unmatched\": {}, \"steps\": {}, \"straggler_rank\": ", j.matched,
@@ -60,7 +60,7 @@ std::int64_t int_of(simdjson::dom::element e, const char* key) {
 
 }  // namespace
 
-void write_trace_jobs(std::string& b, const std::vector<prep::TraceJob>& jobs) {
+void write_trace_jobs(std::string& b, const std::vector<extract::TraceJob>& jobs) {
   if (jobs.empty()) return;
   b.append(",\n  \"trace_jobs\": [");
   for (std::size_t i = 0; i < jobs.size(); ++i) {
@@ -70,11 +70,11 @@ void write_trace_jobs(std::string& b, const std::vector<prep::TraceJob>& jobs) {
   b.append("\n  ]");
 }
 
-Status read_trace_jobs(simdjson::dom::element doc, std::vector<prep::TraceJob>& out, const std::string& path) {
+Status read_trace_jobs(simdjson::dom::element doc, std::vector<extract::TraceJob>& out, const std::string& path) {
   simdjson::dom::array list;
   if (doc["trace_jobs"].get_array().get(list) != simdjson::SUCCESS) return {};
   for (simdjson::dom::element e : list) {
-    prep::TraceJob j;
+    extract::TraceJob j;
     simdjson::dom::array ranks;
     if (e["ranks"].get_array().get(ranks) != simdjson::SUCCESS)
       return make_error(ErrorKind::schema, fmt::format("{}: a trace_jobs[] entry lacks ranks", path));
@@ -94,7 +94,7 @@ Status read_trace_jobs(simdjson::dom::element doc, std::vector<prep::TraceJob>& 
     j.comm_ns = int_of(e, "comm_ns");
     j.exposed_comm_ns = int_of(e, "exposed_comm_ns");
     for (simdjson::dom::element r : ranks) {
-      prep::RankRow row;
+      extract::RankRow row;
       row.rank = static_cast<int>(int_of(r, "rank"));
       if (r["trace"].get_string().get(text) == simdjson::SUCCESS) row.path = std::string(text);
       row.span_ns = int_of(r, "span_ns");
@@ -103,7 +103,8 @@ Status read_trace_jobs(simdjson::dom::element doc, std::vector<prep::TraceJob>& 
       row.comm_ns = int_of(r, "comm_ns");
       row.exposed_comm_ns = int_of(r, "exposed_comm_ns");
       row.start_ns = int_of(r, "start_ns");  // both added within version 2: absent in older documents
-      if (r["strip"].get_string().get(text) == simdjson::SUCCESS && prep::is_strip(text)) row.strip = std::string(text);
+      if (r["strip"].get_string().get(text) == simdjson::SUCCESS && trace::is_strip(text))
+        row.strip = std::string(text);
       j.ranks.push_back(std::move(row));
     }
     simdjson::dom::array notes;

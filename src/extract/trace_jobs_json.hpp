@@ -3,7 +3,7 @@
 #pragma once
 
 #include <gpucost/core/error.hpp>
-#include <gpucost/prep/trace_jobs.hpp>
+#include <gpucost/extract/trace_jobs.hpp>
 
 #include <simdjson.h>
 
@@ -13,8 +13,8 @@
 namespace gpucost::extract::detail {
 
 /// ",\n  \"trace_jobs\": [...]"; nothing when there is none.
-void write_trace_jobs(std::string& b, const std::vector<prep::TraceJob>& jobs);
+void write_trace_jobs(std::string& b, const std::vector<extract::TraceJob>& jobs);
 /// Reads "trace_jobs" (absent: none).
-Status read_trace_jobs(simdjson::dom::element doc, std::vector<prep::TraceJob>& out, const std::string& path);
+Status read_trace_jobs(simdjson::dom::element doc, std::vector<extract::TraceJob>& out, const std::string& path);
 
 }  // namespace gpucost::extract::detail

@@ -1,9 +1,9 @@
 #include <gpucost/io/event_stream.hpp>
 
+#include <gpucost/core/formats.hpp>
 #include <gpucost/core/text.hpp>
 #include <gpucost/io/json_out.hpp>
 #include <gpucost/io/line_reader.hpp>
-#include <gpucost/prep/prep.hpp>  // format_name(): the summary names each input's format
 
 #include <fmt/format.h>
 #include <simdjson.h>
@@ -307,7 +307,7 @@ void EventWriter::write_summary(const std::vector<InputStats>& inputs) {
     b.append("{\"path\":");
     append_json_string(b, s.path);
     b.append(",\"format\":");
-    append_json_string(b, prep::format_name(s.format));
+    append_json_string(b, format_name(s.format));
     b.append(",\"compression\":");
     append_json_string(b, s.compression);
     b.append(fmt::format(

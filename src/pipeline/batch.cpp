@@ -266,7 +266,7 @@ Expected<OneInput> read_one(const ProbedInput& probed, BatchState& state, const 
   GateSink gate(sink);
   prep::InputParse parse(reader, options, clock, gate, st);
   GPUCOST_TRY(parse.start(probed.known_format()));
-  if (known != nullptr && prep::format_traits(st.format).whole_document) {
+  if (known != nullptr && format_traits(st.format).whole_document) {
     out.input.how = "read before (a whole document is read once)";
     return out;
   }
@@ -333,7 +333,7 @@ Expected<std::vector<BatchInput>> read_new_data(const std::vector<ProbedInput>& 
   for (const bool year_less : {false, true}) {
     if (year_less) dated.telemetry_span = spans.span();
     for (std::size_t i = 0; i < inputs.size(); ++i) {
-      if (prep::format_traits(inputs[i].format).year_less != year_less) continue;
+      if (format_traits(inputs[i].format).year_less != year_less) continue;
       auto one = read_one(inputs[i], state, dated, clock, spans, stats[first + i], now_ns);
       if (!one) return one.error();
       if (one->recorded) state.files.push_back(std::move(one->record));

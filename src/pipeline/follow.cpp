@@ -99,7 +99,7 @@ std::string directory_of(const std::string& pattern) {
 bool being_written_whole(io::LineReader& reader, const struct stat& st, const prep::PrepOptions& options) {
   const Format f =
       options.forced != Format::unknown ? options.forced : prep::detect_format(reader.peek(64 * 1024), options);
-  if (!prep::format_traits(f).whole_document) return false;
+  if (!format_traits(f).whole_document) return false;
   const std::int64_t modified_ns = static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
   return wall_clock_ns() - modified_ns < 2'000'000'000;
 }

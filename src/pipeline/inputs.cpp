@@ -109,7 +109,7 @@ class DroppedEvents final : public EventSink {
 /// --no-hostname shapes and _HOSTNAME as the real parse); its events and counts are dropped.
 std::vector<std::string> hosts_named_at_start(std::string_view head, Format format, const prep::PrepOptions& options) {
   const std::size_t last_newline = head.rfind('\n');
-  if (options.host_given || !prep::format_traits(format).host_log || last_newline == std::string_view::npos) return {};
+  if (options.host_given || !format_traits(format).host_log || last_newline == std::string_view::npos) return {};
   auto whole_lines = std::make_shared<const std::string>(head.substr(0, last_newline + 1));
   io::LineReader reader(
       std::make_unique<SharedSource>(whole_lines), io::Compression::none,
@@ -169,6 +169,16 @@ Expected<std::vector<ProbedInput>> probe_inputs(const std::vector<std::string>& 
     out.push_back(std::move(*probed));
   }
   return out;
+}
+
+bool is_readable_input(std::string_view head) {
+  return prep::detect_format(head, prep::PrepOptions{}) != Format::unknown;
+}
+
+Status read_input_as(io::LineReader& reader, Format format, LocalClock& clock, EventSink& sink, InputStats& stats) {
+  prep::PrepOptions options;
+  options.forced = format;
+  return prep::run_prep_input(reader, options, clock, sink, stats);
 }
 
 std::uint64_t plain_input_bytes(const std::vector<ProbedInput>& inputs) {
@@ -389,7 +399,7 @@ void TelemetrySpanSink::discard(EventSink& forked) {
 namespace {
 
 void warn_outside(InputStats& st, const prep::TelemetrySpan& span) {
-  if (!prep::format_traits(st.format).host_log || st.events == 0) return;
+  if (!format_traits(st.format).host_log || st.events == 0) return;
   const std::string shift = prep::describe_shift(st.first_ts_ns, st.last_ts_ns, span);
   if (shift.empty()) return;
   st.warnings.push_back(
@@ -480,11 +490,11 @@ Status collect_inputs(const std::vector<ProbedInput>& probed_inputs, const prep:
   }
   // The telemetry first, then the logs without a year, dated against it.
   for (auto& [format, inputs] : groups)
-    if (!prep::format_traits(format).year_less) GPUCOST_TRY(read_group(inputs, options, clock, sink));
+    if (!format_traits(format).year_less) GPUCOST_TRY(read_group(inputs, options, clock, sink));
   prep::PrepOptions dated = options;
   dated.telemetry_span = sink.span();
   for (auto& [format, inputs] : groups)
-    if (prep::format_traits(format).year_less) GPUCOST_TRY(read_group(inputs, dated, clock, sink));
+    if (format_traits(format).year_less) GPUCOST_TRY(read_group(inputs, dated, clock, sink));
   check_clocks_and_hosts(std::span(stats).subspan(first_stats), sink.span());
   return {};
 }

@@ -227,7 +227,7 @@ Status merge(std::vector<MergeInput>& inputs, const prep::PrepOptions& options, 
     // opened twice) and a trace (parsed whole in one step: the look-ahead would parse it twice).
     // An input that fails to start is opened at the start of the merge, which then says why.
     const std::optional<Format> known = options.forced != Format::unknown ? options.forced : in.format;
-    if (!in.reader && !(known && prep::format_traits(*known).whole_document)) {
+    if (!in.reader && !(known && format_traits(*known).whole_document)) {
       const bool keep = sources.size() < std::min(kHeldAhead, max_open);
       InputStats scratch;  // a look-ahead that is not kept must not count the input's lines
       auto cursor = start_cursor(in, i, options, clock, store, keep ? *in.stats : scratch);

@@ -21,7 +21,7 @@ class BufferSink final : public EventSink {
 
 bool parsed_whole(std::optional<Format> format, const prep::PrepOptions& options) {
   if (options.forced != Format::unknown) format = options.forced;
-  return format && prep::format_traits(*format).whole_document;
+  return format && format_traits(*format).whole_document;
 }
 
 void parse_ahead(const std::vector<AheadInput>& batch, const prep::PrepOptions& options, const LocalClock& clock,

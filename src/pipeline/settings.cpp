@@ -73,9 +73,9 @@ Status apply_reading(const InputSettings& s, prep::PrepOptions& o) {
 
 Expected<prep::PrepOptions> prep_options(const InputSettings& settings) {
   prep::PrepOptions o;
-  if (!settings.input_format.empty() && !prep::format_from_name(settings.input_format, o.forced))
+  if (!settings.input_format.empty() && !format_from_name(settings.input_format, o.forced))
     return make_error(ErrorKind::usage, fmt::format("--input-format: unknown format '{}'", settings.input_format),
-                      "one of: " + prep::format_names());
+                      "one of: " + format_names());
   GPUCOST_TRY(apply_times(settings, o));
   GPUCOST_TRY(apply_reading(settings, o));
   o.host = settings.host;

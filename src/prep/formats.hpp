@@ -1,6 +1,7 @@
-// The format table: one row per input format, with all that is said of a format outside its
-// parser's code and detection (detect.cpp, where the order of the checks matters). Adding a
-// format is a row in formats.cpp, its parser and its detector. Internal to prep.
+// prep's format table: the parser of each input format. Its name, aliases and traits are core's
+// (gpucost/core/formats.hpp); detection is detect.cpp, where the order of the checks matters.
+// Adding a format is a row in src/core/formats.cpp, one here, its parser and its detector.
+// Internal to prep.
 #pragma once
 
 #include "parsers.hpp"
@@ -15,9 +16,6 @@ namespace gpucost::prep {
 
 struct FormatRow {
   Format format;
-  std::string_view name;                    ///< for --input-format and the summary
-  std::array<std::string_view, 3> aliases;  ///< other names --input-format accepts
-  FormatTraits traits;
   ParserFactory make;
 };
 

@@ -173,8 +173,8 @@ Status InputParse::start(std::optional<Format> known) {
     return make_error(ErrorKind::internal, fmt::format("{}: no parser for format {}", stats.path, format_name(format)));
   // Telemetry samples at a fixed interval: a step back or an hour of silence is an anomaly.
   // Kernel and training logs are quiet for hours and interleave writers, so they are not checked.
-  m.ctx.check_clock = row->traits.telemetry;
-  m.whole_document = row->traits.whole_document;
+  m.ctx.check_clock = format_traits(format).telemetry;
+  m.whole_document = format_traits(format).whole_document;
   auto parser = row->make(m.ctx, head);
   if (!parser) return parser.error();
   m.parser = std::move(*parser);

@@ -7,7 +7,7 @@
 #include <gpucost/io/event_stream.hpp>
 #include <gpucost/io/json_out.hpp>
 #include <gpucost/io/line_reader.hpp>
-#include <gpucost/prep/prep.hpp>
+#include <gpucost/pipeline/inputs.hpp>
 
 #include <fmt/format.h>
 
@@ -383,7 +383,7 @@ std::vector<std::string> priceable_files(const RecordResult& result, std::vector
       if (result.handles && !files.empty() && io::is_event_stream(head)) files.push_back(path);
       continue;
     }
-    if (prep::detect_format(head, prep::PrepOptions{}) == Format::unknown) {
+    if (!pipeline::is_readable_input(head)) {
       notes.push_back(fmt::format("{}: no format gpucost reads (kept in the run folder, not priced)", path));
       continue;
     }

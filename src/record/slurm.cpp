@@ -7,7 +7,7 @@
 #include <gpucost/core/text.hpp>
 #include <gpucost/extract/sample_collector.hpp>
 #include <gpucost/io/line_reader.hpp>
-#include <gpucost/prep/prep.hpp>
+#include <gpucost/pipeline/inputs.hpp>
 
 #include <fmt/format.h>
 
@@ -178,12 +178,10 @@ Expected<std::unique_ptr<SacctFile>> query_sacct(const std::string& job_id, int 
 
 Expected<std::vector<extract::JobRecord>> read_sacct_jobs(const std::string& text, LocalClock& clock) {
   auto reader = io::LineReader::from_string(text);
-  prep::PrepOptions options;
-  options.forced = Format::sacct;
   JobSink sink;
   InputStats stats;
   stats.path = "sacct";
-  GPUCOST_TRY(prep::run_prep_input(*reader, options, clock, sink, stats));
+  GPUCOST_TRY(pipeline::read_input_as(*reader, Format::sacct, clock, sink, stats));
   return std::move(sink.jobs);
 }
 

@@ -879,7 +879,7 @@ void json_trace_jobs(std::string& b, const breakeven::Result& r, const extract::
 std::string table_trace_jobs(const breakeven::Result& r, const extract::Features& f, const std::string& cur) {
   std::string b;
   for (const breakeven::TraceJobCost& c : breakeven::trace_job_costs(r, f)) {
-    const prep::TraceJob& j = c.job;
+    const extract::TraceJob& j = c.job;
     b += fmt::format("\ndistributed job  {} of {} ranks ({}), shares of the GPU time in the traces' steps\n",
                      j.ranks.size(), j.world_size, j.backend.empty() ? "backend unknown" : j.backend);
     if (j.ranks.size() >= 2) {

@@ -625,16 +625,16 @@ std::string trace_section(const ReportContent& c) {
 
 // ---- a distributed job's ranks (docs/report.md, "Distributed job: ranks over time") -------
 
-std::string rank_label(const prep::TraceJob& j, const prep::RankRow& r) {
+std::string rank_label(const extract::TraceJob& j, const extract::RankRow& r) {
   return fmt::format("rank {}{}", r.rank, r.rank == j.straggler_rank ? " (straggler)" : "");
 }
 
 /// The ranks' strips on one axis in ms from the earliest rank's start; empty when no rank has one
 /// (features written before the strips).
-std::string rank_strips(const prep::TraceJob& j) {
+std::string rank_strips(const extract::TraceJob& j) {
   std::int64_t from = 0, to = 0;
   bool any = false;
-  for (const prep::RankRow& r : j.ranks) {
+  for (const extract::RankRow& r : j.ranks) {
     if (r.strip.empty()) continue;
     from = any ? std::min(from, r.start_ns) : r.start_ns;
     to = any ? std::max(to, r.start_ns + r.span_ns) : r.start_ns + r.span_ns;
@@ -647,11 +647,11 @@ std::string rank_strips(const prep::TraceJob& j) {
   chart.x1 = static_cast<double>(to - from) / 1e6;
   for (const double v : nice_ticks(0, chart.x1, 8))
     if (v <= chart.x1) chart.x_ticks.push_back(AxisTick{v, tick_label(v)});
-  chart.states = {{prep::kStripCompute, "compute", "#2e7d32"},
-                  {prep::kStripOverlapped, "communication overlapped by compute", "#1565c0"},
-                  {prep::kStripExposed, "exposed communication", "#c62828"},
-                  {prep::kStripIdle, "idle", "#bdbdbd"}};
-  for (const prep::RankRow& r : j.ranks) {
+  chart.states = {{trace::kStripCompute, "compute", "#2e7d32"},
+                  {trace::kStripOverlapped, "communication overlapped by compute", "#1565c0"},
+                  {trace::kStripExposed, "exposed communication", "#c62828"},
+                  {trace::kStripIdle, "idle", "#bdbdbd"}};
+  for (const extract::RankRow& r : j.ranks) {
     if (r.strip.empty()) continue;
     const double x0 = static_cast<double>(r.start_ns - from) / 1e6;
     chart.rows.push_back(StripRow{rank_label(j, r), x0, x0 + static_cast<double>(r.span_ns) / 1e6, r.strip});
@@ -664,11 +664,11 @@ std::string share_text(std::int64_t part, std::int64_t whole) {
                    : std::string("-");
 }
 
-std::string rank_table(const prep::TraceJob& j) {
+std::string rank_table(const extract::TraceJob& j) {
   std::string b =
       "<table><tr><th>rank</th><th>span</th><th>wait</th><th>wait share</th><th>straggler steps</th>"
       "<th>exposed comm</th><th>overlap</th></tr>\n";
-  for (const prep::RankRow& r : j.ranks)
+  for (const extract::RankRow& r : j.ranks)
     b += fmt::format(
         "<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
         "<td class=\"num\">{} of {}</td><td class=\"num\">{} ({} of the span)</td><td class=\"num\">{}</td></tr>\n",
@@ -681,7 +681,7 @@ std::string rank_table(const prep::TraceJob& j) {
 
 /// The waiting and the exposed communication priced, worded as breakeven's table words them.
 std::string rank_costs(const breakeven::TraceJobCost& c, const std::string& cur) {
-  const prep::TraceJob& j = c.job;
+  const extract::TraceJob& j = c.job;
   const std::string straggler =
       j.straggler_rank >= 0
           ? fmt::format("for rank {} in {:.0f} % of {} steps", j.straggler_rank, j.straggler_step_share * 100, j.steps)
@@ -704,7 +704,7 @@ std::string rank_costs(const breakeven::TraceJobCost& c, const std::string& cur)
 }
 
 std::string rank_job(const breakeven::TraceJobCost& c, const std::string& cur) {
-  const prep::TraceJob& j = c.job;
+  const extract::TraceJob& j = c.job;
   std::string b = fmt::format("<h3>{} of {} ranks ({})</h3>\n", j.ranks.size(), j.world_size,
                               esc(j.backend.empty() ? "backend unknown" : j.backend));
   const std::string strips = rank_strips(j);

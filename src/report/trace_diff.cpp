@@ -81,9 +81,9 @@ void tally_event(const TraceEventCopy& e, RunFigures& f, Tally& t,
   }
 }
 
-void wait_of_jobs(const std::vector<prep::TraceJob>& jobs, RunFigures& f) {
+void wait_of_jobs(const std::vector<extract::TraceJob>& jobs, RunFigures& f) {
   double wait = 0, span = 0;
-  for (const prep::TraceJob& j : jobs) {
+  for (const extract::TraceJob& j : jobs) {
     if (j.ranks.size() < 2) continue;
     wait += static_cast<double>(j.wait_ns);
     span += static_cast<double>(j.span_ns);

@@ -81,7 +81,7 @@ void trace_object(std::string& b, const std::vector<TraceEventCopy>& events, std
   b.push_back('}');
 }
 
-void rank_object(std::string& b, const prep::RankRow& r) {
+void rank_object(std::string& b, const extract::RankRow& r) {
   b += fmt::format("{{\"rank\":{},\"trace\":", r.rank);
   io::append_json_string(b, r.path);
   b += fmt::format(",\"span_ns\":{},\"wait_ns\":{},\"straggler_steps\":{},\"comm_ns\":{},\"exposed_comm_ns\":{}",
@@ -90,7 +90,7 @@ void rank_object(std::string& b, const prep::RankRow& r) {
   b.push_back('}');
 }
 
-void job_object(std::string& b, const prep::TraceJob& job) {
+void job_object(std::string& b, const extract::TraceJob& job) {
   b += fmt::format("{{\"world_size\":{},\"backend\":", job.world_size);
   io::append_json_string(b, job.backend);
   b += fmt::format(",\"collectives_matched\":{},\"collectives_unmatched\":{},\"steps\":{},\"straggler_rank\":{}",
@@ -117,7 +117,7 @@ void job_object(std::string& b, const prep::TraceJob& job) {
 
 }  // namespace
 
-std::string trace_json(const std::vector<TraceEventCopy>& events, const std::vector<prep::TraceJob>& jobs) {
+std::string trace_json(const std::vector<TraceEventCopy>& events, const std::vector<extract::TraceJob>& jobs) {
   std::string b = "{\"traces\":[";
   bool first = true;
   // Each trace_info starts one trace; its events follow until the next trace_info.
@@ -131,7 +131,7 @@ std::string trace_json(const std::vector<TraceEventCopy>& events, const std::vec
   }
   b += "],\"jobs\":[";
   first = true;
-  for (const prep::TraceJob& job : jobs) {
+  for (const extract::TraceJob& job : jobs) {
     if (job.ranks.size() < 2) continue;  // as the table: a job is several ranks
     if (!first) b.push_back(',');
     first = false;

@@ -180,9 +180,9 @@ void comm_line(const TraceEventCopy& c, std::string& b) {
 
 }  // namespace
 
-std::string ranks_table(const std::vector<prep::TraceJob>& jobs) {
+std::string ranks_table(const std::vector<extract::TraceJob>& jobs) {
   std::string b;
-  for (const prep::TraceJob& job : jobs) {
+  for (const extract::TraceJob& job : jobs) {
     if (job.ranks.size() < 2) continue;
     b += fmt::format("\njob of {} ranks of {} ({}): {} collectives matched", job.ranks.size(), job.world_size,
                      job.backend.empty() ? "backend unknown" : job.backend, job.matched);
@@ -200,7 +200,7 @@ std::string ranks_table(const std::vector<prep::TraceJob>& jobs) {
         job.overlap_fraction() * 100);
     b += fmt::format("  {:>5}  {:<32} {:>12} {:>12} {:>7} {:>10} {:>12} {:>8}\n", "rank", "trace", "span", "wait",
                      "wait", "straggler", "exposed", "overlap");
-    for (const prep::RankRow& r : job.ranks) {
+    for (const extract::RankRow& r : job.ranks) {
       std::string path = r.path;
       if (path.size() > 32) path = "..." + path.substr(path.size() - 29);
       b += fmt::format("  {:>5}  {:<32} {:>12} {:>12} {:>7} {:>10} {:>12} {:>8}\n", r.rank, path,

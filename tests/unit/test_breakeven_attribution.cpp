@@ -172,7 +172,7 @@ TEST_CASE("attribution: without the scan users are unknown, and a note says why"
 TEST_CASE("trace jobs: waiting and exposed communication as shares of the cost, by hand", "[attribution][ranks]") {
   const auto r = breakeven::compute(reference_config(), reference_job());
   extract::Features f = reference_features({});
-  prep::TraceJob job;  // the worked example of docs/formats.md: 1.2 ms waiting of 7.497 ms
+  extract::TraceJob job;  // the worked example of docs/formats.md: 1.2 ms waiting of 7.497 ms
   job.world_size = 3;
   job.span_ns = 7'497'000;
   job.wait_ns = 1'200'000;
@@ -193,7 +193,7 @@ TEST_CASE("trace jobs: waiting and exposed communication as shares of the cost, 
 TEST_CASE("findings: the straggler's wait and exposed communication, by hand", "[attribution][ranks][findings]") {
   const auto r = breakeven::compute(reference_config(), reference_job());
   extract::Features f = reference_features({});
-  prep::TraceJob job;  // as above: 1.2 ms waiting and 2.5 ms exposed of 7.497 ms, rank 1 last in 2 of 3 steps
+  extract::TraceJob job;  // as above: 1.2 ms waiting and 2.5 ms exposed of 7.497 ms, rank 1 last in 2 of 3 steps
   job.world_size = 3;
   job.span_ns = 7'497'000;
   job.wait_ns = 1'200'000;

@@ -110,7 +110,7 @@ TEST_CASE("prep: README's --input-format row names every format", "[prep][docs]"
   const auto rows = table_rows(read_source("README.md"), "--input-format");
   REQUIRE(rows.size() == 1);
   const std::string meaning = rows.begin()->second.at(1) + "`";  // cell() took the last backtick
-  std::istringstream names(gpucost::prep::format_names());
+  std::istringstream names(gpucost::format_names());
   std::string name;
   while (std::getline(names >> std::ws, name, ',')) {
     INFO(name);

@@ -16,9 +16,9 @@ namespace {
 using namespace gpucost;
 using gpucost::extract::IndicatorSet;
 
-prep::RankRow rank_row(int rank, std::int64_t span, std::int64_t wait, std::int64_t straggler_steps, std::int64_t comm,
-                       std::int64_t exposed) {
-  prep::RankRow r;
+extract::RankRow rank_row(int rank, std::int64_t span, std::int64_t wait, std::int64_t straggler_steps,
+                          std::int64_t comm, std::int64_t exposed) {
+  extract::RankRow r;
   r.rank = rank;
   r.span_ns = span;
   r.wait_ns = wait;
@@ -29,13 +29,13 @@ prep::RankRow rank_row(int rank, std::int64_t span, std::int64_t wait, std::int6
 }
 
 /// A job of `rows`, its sums and straggler as the analysis gives them.
-prep::TraceJob job_of(int world_size, std::vector<prep::RankRow> rows, std::int64_t steps, int straggler) {
-  prep::TraceJob j;
+extract::TraceJob job_of(int world_size, std::vector<extract::RankRow> rows, std::int64_t steps, int straggler) {
+  extract::TraceJob j;
   j.world_size = world_size;
   j.backend = "nccl";
   j.steps = steps;
   j.straggler_rank = straggler;
-  for (const prep::RankRow& r : rows) {
+  for (const extract::RankRow& r : rows) {
     j.span_ns += r.span_ns;
     j.wait_ns += r.wait_ns;
     j.comm_ns += r.comm_ns;
@@ -59,7 +59,7 @@ std::string reason(const IndicatorSet& s, const std::string& key) {
 
 /// Two ranks (waits 100 and 0 ns, rank 1 the straggler in 3 of 4 steps) and a lone rank with
 /// communication: every figure by hand below.
-std::vector<prep::TraceJob> two_jobs() {
+std::vector<extract::TraceJob> two_jobs() {
   return {job_of(2, {rank_row(0, 1000, 100, 1, 400, 200), rank_row(1, 1000, 0, 3, 300, 300)}, 4, 1),
           job_of(-1, {rank_row(0, 2000, 0, 0, 500, 100)}, 0, -1)};
 }
@@ -110,7 +110,7 @@ TEST_CASE("rank indicators: null with the reason when the traces cannot give the
 
 TEST_CASE("rank indicators: merge recomputes them, and not the waits of a job split over documents",
           "[ranks][indicators][merge]") {
-  const auto doc = [](const std::string& host, std::int64_t from_s, std::vector<prep::TraceJob> jobs) {
+  const auto doc = [](const std::string& host, std::int64_t from_s, std::vector<extract::TraceJob> jobs) {
     extract::Features f;
     f.host = host;
     f.from_ns = from_s * 1'000'000'000;

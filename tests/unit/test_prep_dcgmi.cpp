@@ -218,6 +218,6 @@ TEST_CASE("prep::dcgmi: detection of both header shapes", "[prep][dcgmi][detect]
   CHECK(prep::detect_format("# Entity  TENSO\n      Id\n", o) == gpucost::Format::dcgmi);
   CHECK(prep::detect_format(fixture("dcgmi/h100x2_mig_dcgm35.txt"), o) == gpucost::Format::dcgmi);
   gpucost::Format f{};
-  REQUIRE(prep::format_from_name("dcgmi", f));
+  REQUIRE(format_from_name("dcgmi", f));
   CHECK(f == gpucost::Format::dcgmi);
 }

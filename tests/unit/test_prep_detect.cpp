@@ -133,15 +133,15 @@ TEST_CASE("prep::detect: an empty input is no error and no event", "[prep][detec
 TEST_CASE("prep::detect: format names round-trip", "[prep][detect]") {
   for (gpucost::Format f : {gpucost::Format::dmon, gpucost::Format::pmon, gpucost::Format::query_csv}) {
     gpucost::Format back = gpucost::Format::unknown;
-    REQUIRE(prep::format_from_name(prep::format_name(f), back));
+    REQUIRE(format_from_name(format_name(f), back));
     CHECK(back == f);
   }
   gpucost::Format f = gpucost::Format::unknown;
-  CHECK(prep::format_from_name("csv", f));
+  CHECK(format_from_name("csv", f));
   CHECK(f == gpucost::Format::query_csv);
-  CHECK(prep::format_from_name("query_csv", f));
-  CHECK(prep::format_from_name("smi-q", f));
+  CHECK(format_from_name("query_csv", f));
+  CHECK(format_from_name("smi-q", f));
   CHECK(f == gpucost::Format::smi_q);
-  CHECK_FALSE(prep::format_from_name("no-such-format", f));
-  CHECK(prep::format_name(gpucost::Format::unknown) == "unknown");
+  CHECK_FALSE(format_from_name("no-such-format", f));
+  CHECK(format_name(gpucost::Format::unknown) == "unknown");
 }

@@ -44,49 +44,53 @@ const std::map<std::string, std::string>& fixture_of_format() {
 
 }  // namespace
 
-TEST_CASE("prep::formats: every Format value has one row", "[prep][formats]") {
-  const auto table = prep::format_table();
+TEST_CASE("prep::formats: every Format value has one row, and prep one parser for it", "[prep][formats]") {
+  const auto table = gpucost::format_infos();
   std::set<gpucost::Format> formats;
   for (const auto& row : table) {
     CHECK(row.format != gpucost::Format::unknown);
     CHECK(formats.insert(row.format).second);
+    CHECK(prep::format_row(row.format) != nullptr);
   }
+  CHECK(prep::format_table().size() == table.size());
   // The enum's values after `unknown` are 1..N: each has its row.
-  for (std::size_t i = 1; i <= table.size(); ++i) CHECK(prep::format_row(static_cast<gpucost::Format>(i)) != nullptr);
+  for (std::size_t i = 1; i <= table.size(); ++i)
+    CHECK(gpucost::format_info(static_cast<gpucost::Format>(i)) != nullptr);
+  CHECK(gpucost::format_info(gpucost::Format::unknown) == nullptr);
   CHECK(prep::format_row(gpucost::Format::unknown) == nullptr);
-  CHECK(prep::format_name(gpucost::Format::unknown) == "unknown");
+  CHECK(format_name(gpucost::Format::unknown) == "unknown");
 }
 
 TEST_CASE("prep::formats: names and aliases lead back to their format, each name to one", "[prep][formats]") {
   std::set<std::string_view> names;
-  for (const auto& row : prep::format_table()) {
+  for (const auto& row : gpucost::format_infos()) {
     INFO(row.name);
-    CHECK(prep::format_name(row.format) == row.name);
+    CHECK(format_name(row.format) == row.name);
     gpucost::Format back = gpucost::Format::unknown;
-    REQUIRE(prep::format_from_name(row.name, back));
+    REQUIRE(format_from_name(row.name, back));
     CHECK(back == row.format);
     CHECK(names.insert(row.name).second);
-    CHECK(prep::format_names().find(row.name) != std::string::npos);
+    CHECK(gpucost::format_names().find(row.name) != std::string::npos);
     for (const std::string_view alias : row.aliases) {
       if (alias.empty()) continue;
       INFO(alias);
       back = gpucost::Format::unknown;
-      REQUIRE(prep::format_from_name(alias, back));
+      REQUIRE(format_from_name(alias, back));
       CHECK(back == row.format);
       CHECK(names.insert(alias).second);
     }
   }
   gpucost::Format f = gpucost::Format::dmon;
-  CHECK_FALSE(prep::format_from_name("", f));
-  CHECK_FALSE(prep::format_from_name("unknown", f));
+  CHECK_FALSE(format_from_name("", f));
+  CHECK_FALSE(format_from_name("unknown", f));
   CHECK(f == gpucost::Format::dmon);
 }
 
 TEST_CASE("prep::formats: traits are the row's, and a format is at most one of telemetry, host log, profiler",
           "[prep][formats]") {
-  for (const auto& row : prep::format_table()) {
+  for (const auto& row : gpucost::format_infos()) {
     INFO(row.name);
-    const prep::FormatTraits t = prep::format_traits(row.format);
+    const gpucost::FormatTraits t = format_traits(row.format);
     CHECK(t.telemetry == row.traits.telemetry);
     CHECK(t.host_log == row.traits.host_log);
     CHECK(t.host_log_inside == row.traits.host_log_inside);
@@ -97,14 +101,14 @@ TEST_CASE("prep::formats: traits are the row's, and a format is at most one of t
     if (t.year_less) CHECK(t.host_log);
     if (t.host_log) CHECK(t.host_log_inside);  // extract counts the host's logs by this trait
   }
-  CHECK(prep::format_traits(gpucost::Format::bug_report).host_log_inside);  // its kernel log section
-  const prep::FormatTraits none = prep::format_traits(gpucost::Format::unknown);
+  CHECK(format_traits(gpucost::Format::bug_report).host_log_inside);  // its kernel log section
+  const gpucost::FormatTraits none = format_traits(gpucost::Format::unknown);
   CHECK_FALSE((none.telemetry || none.host_log || none.year_less || none.profiler || none.whole_document ||
                none.host_log_inside));
 }
 
 TEST_CASE("prep::formats: each format is detected from its fixture and read by its row's parser", "[prep][formats]") {
-  for (const auto& row : prep::format_table()) {
+  for (const auto& row : gpucost::format_infos()) {
     INFO(row.name);
     const auto found = fixture_of_format().find(std::string(row.name));
     REQUIRE(found != fixture_of_format().end());  // a new format needs a fixture here
@@ -123,5 +127,5 @@ TEST_CASE("prep::formats: each format is detected from its fixture and read by i
     CHECK(read.stats.format == row.format);
     CHECK(read.stats.events == detected.stats.events);
   }
-  CHECK(fixture_of_format().size() == prep::format_table().size());
+  CHECK(fixture_of_format().size() == gpucost::format_infos().size());
 }

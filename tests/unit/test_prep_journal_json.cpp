@@ -225,7 +225,7 @@ TEST_CASE("prep::journal-json: detection from the first object", "[prep][journal
   CHECK(prep::detect_format("{\"type\":\"header\",\"schema\":\"gpucost.events\"}\n", o) !=
         gpucost::Format::journal_json);
   gpucost::Format f{};
-  REQUIRE(prep::format_from_name("journal-json", f));
+  REQUIRE(format_from_name("journal-json", f));
   CHECK(f == gpucost::Format::journal_json);
 }
 

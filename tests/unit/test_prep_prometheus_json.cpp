@@ -167,7 +167,7 @@ TEST_CASE("prep::prometheus-json: detection, forcing, and what is refused", "[pr
   CHECK(prep::detect_format(R"({"status":"success","data":{"resultType":"scalar","result":[1,"2"]}})", none) !=
         gpucost::Format::prometheus_json);
   gpucost::Format f = gpucost::Format::unknown;
-  REQUIRE(prep::format_from_name("prometheus-json", f));
+  REQUIRE(format_from_name("prometheus-json", f));
   CHECK(f == gpucost::Format::prometheus_json);
 
   // An error response: a clear error with Prometheus' own message.

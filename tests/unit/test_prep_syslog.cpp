@@ -331,10 +331,10 @@ TEST_CASE("prep::syslog: the format can be forced", "[prep][syslog]") {
   CHECK(r.stats.format == gpucost::Format::syslog);
   CHECK(r.events.size() == 1);
   gpucost::Format f = gpucost::Format::unknown;
-  CHECK(prep::format_from_name("syslog", f));
+  CHECK(format_from_name("syslog", f));
   CHECK(f == gpucost::Format::syslog);
-  CHECK(prep::format_name(gpucost::Format::journal_text) == "journal-text");
-  CHECK(prep::format_name(gpucost::Format::dmesg) == "dmesg");
+  CHECK(format_name(gpucost::Format::journal_text) == "journal-text");
+  CHECK(format_name(gpucost::Format::dmesg) == "dmesg");
 }
 
 TEST_CASE("prep::syslog: many events: the year buffer is released early and nothing is lost", "[prep][syslog]") {

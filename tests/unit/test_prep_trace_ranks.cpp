@@ -6,7 +6,7 @@
 #include "prep/profiler/trace/ranks.hpp"
 
 #include <gpucost/core/event.hpp>
-#include <gpucost/prep/trace_jobs.hpp>
+#include <gpucost/extract/trace_jobs.hpp>
 
 #include <array>
 #include <string>
@@ -15,6 +15,9 @@
 namespace {
 
 using namespace gpucost::prep::trace;
+using gpucost::extract::analyse_jobs;
+using gpucost::extract::RankRow;
+using gpucost::extract::TraceJob;
 
 constexpr std::int64_t kBase = 1'700'000'000'000'000'000;  // baseTimeNanoseconds: epoch-based stamps
 constexpr std::uint32_t kAllReduce = 0, kGemm = 1;
@@ -183,7 +186,7 @@ TEST_CASE("ranks: the rank a file name gives", "[trace][ranks]") {
 TEST_CASE("ranks: the job from prep's events, as streams prepared apart give it", "[trace][ranks]") {
   // trace_comm then trace_collective events of two ranks, interleaved as a merge by time would
   // give them: each collective belongs to the last trace_comm of its host and rank.
-  gpucost::prep::TraceJobCollector jobs;
+  gpucost::extract::TraceJobCollector jobs;
   const auto comm = [&](int rank, const char* file) {
     gpucost::Event e;
     e.kind = "trace_comm";
@@ -244,7 +247,7 @@ TEST_CASE("ranks: a collective goes to its own file's trace when two traces of a
   // comes before the collectives. The second run's ranks are left out as repeated; the first
   // run's keep their own collectives (before collectives named their file, the second run's
   // trace_comm took them all).
-  gpucost::prep::TraceJobCollector jobs;
+  gpucost::extract::TraceJobCollector jobs;
   const auto comm = [&](int rank, const std::string& file) {
     gpucost::Event e;
     e.kind = "trace_comm";

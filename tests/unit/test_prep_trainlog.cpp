@@ -333,9 +333,9 @@ TEST_CASE("prep::trainlog: detection does not take other formats' inputs", "[pre
   CHECK(field(r.events[0], "level") == "INFO");
 
   gpucost::Format f = gpucost::Format::unknown;
-  REQUIRE(prep::format_from_name("trainlog", f));
+  REQUIRE(format_from_name("trainlog", f));
   CHECK(f == gpucost::Format::trainlog);
-  CHECK(prep::format_name(gpucost::Format::trainlog) == "trainlog");
+  CHECK(format_name(gpucost::Format::trainlog) == "trainlog");
 }
 
 // ---- --pattern -------------------------------------------------------------------------------

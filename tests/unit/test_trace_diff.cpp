@@ -5,7 +5,7 @@
 
 #include <gpucost/breakeven/trace_job_cost.hpp>
 #include <gpucost/io/event_stream.hpp>
-#include <gpucost/prep/trace_job_events.hpp>
+#include <gpucost/pipeline/trace_job_events.hpp>
 #include <gpucost/report/trace_diff.hpp>
 
 #include <fmt/format.h>
@@ -65,7 +65,7 @@ report::TraceRun two_ranks(double step_us, double gemm_ns, double comm_ns) {
     auto t = rank_trace(r, 3, step_us, gemm_ns, comm_ns, 10000.0 * (r + 1));
     run.events.insert(run.events.end(), t.begin(), t.end());
   }
-  prep::TraceJob job;
+  extract::TraceJob job;
   job.ranks.resize(2);
   job.span_ns = 2'000'000;
   job.wait_ns = 100'000;
@@ -180,7 +180,7 @@ TEST_CASE("trace diff: the stack of each side, and what changed", "[trace_diff]"
 
 TEST_CASE("prep: trace_job events replace those read from a stream", "[trace_diff][ranks]") {
   test::CollectingSink out;
-  prep::TraceJobEvents jobs(out);
+  pipeline::TraceJobEvents jobs(out);
   Event e;
   e.kind = "trace_job";
   e.source = "kineto-trace";

@@ -12,7 +12,7 @@
 namespace gpucost::breakeven {
 
 struct TraceJobCost {
-  prep::TraceJob job;
+  extract::TraceJob job;
   double wait_local = 0, wait_cloud = 0;        ///< wait_fraction x C_L, x C_C
   double exposed_local = 0, exposed_cloud = 0;  ///< exposed_comm_fraction x C_L, x C_C
 };

@@ -7,7 +7,7 @@
 #include <gpucost/core/fault_cause.hpp>
 #include <gpucost/extract/indicator_set.hpp>
 #include <gpucost/extract/sample.hpp>
-#include <gpucost/prep/trace_jobs.hpp>
+#include <gpucost/extract/trace_jobs.hpp>
 
 #include <cstdint>
 #include <map>
@@ -262,7 +262,7 @@ struct Features {
   std::vector<ProcessUse> processes;
   /// The jobs the profiler traces' ranks form (docs/formats.md, "A job of ranks"): those of two
   /// ranks or more, or with communication; empty without such traces.
-  std::vector<prep::TraceJob> trace_jobs;
+  std::vector<extract::TraceJob> trace_jobs;
   InputGpus input_gpus;
   /// The traces' steps split by bound; none without a Kineto trace with GPU ops.
   std::optional<TraceStepSplit> trace_split;

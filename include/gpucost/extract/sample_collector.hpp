@@ -9,7 +9,7 @@
 #include <gpucost/extract/features.hpp>
 #include <gpucost/extract/incident_store.hpp>
 #include <gpucost/extract/sample_store.hpp>
-#include <gpucost/prep/trace_jobs.hpp>
+#include <gpucost/extract/trace_jobs.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -149,7 +149,7 @@ class SampleCollector final : public EventSink, public ForkableSink {
   /// The device-file holders of record's scans, by GPU, pid and start time.
   [[nodiscard]] const std::map<HandleKey, HandleHolding>& handle_holdings() const { return m_handles; }
   /// The jobs of the traces' ranks (their trace_comm and trace_collective events).
-  [[nodiscard]] std::vector<prep::TraceJob> trace_jobs() const { return m_trace_jobs.jobs(); }
+  [[nodiscard]] std::vector<extract::TraceJob> trace_jobs() const { return m_trace_jobs.jobs(); }
   /// True when a pmon input gave rows or its "no process" rows.
   [[nodiscard]] bool has_pmon() const { return m_pmon; }
   /// The Slurm jobs of sacct inputs (`job` events), in input order.
@@ -177,7 +177,7 @@ class SampleCollector final : public EventSink, public ForkableSink {
   std::string m_name_key;                                                // its lookup key, reused
   std::map<HandleKey, HandleHolding> m_handles;
   std::vector<JobRecord> m_jobs;
-  prep::TraceJobCollector m_trace_jobs;
+  extract::TraceJobCollector m_trace_jobs;
   IncidentStore m_incidents;
   void note_sample_host(std::string_view host);
 

@@ -60,6 +60,13 @@ Expected<std::unique_ptr<io::LineReader>> open_reader(const ProbedInput& input);
 Expected<std::vector<ProbedInput>> probe_inputs(const std::vector<std::string>& paths,
                                                 const prep::PrepOptions& options);
 
+/// Whether `head`, the start of an input, is of a format gpucost reads (record keeps the rest
+/// of a run folder unpriced).
+bool is_readable_input(std::string_view head);
+
+/// Reads one input of a known format with the default options into `sink` (record's sacct answer).
+Status read_input_as(io::LineReader& reader, Format format, LocalClock& clock, EventSink& sink, InputStats& stats);
+
 /// The bytes the inputs hold when every one is an uncompressed regular file (the progress line's
 /// total); 0 when any is compressed or a stream: its decompressed size is unknown until read.
 std::uint64_t plain_input_bytes(const std::vector<ProbedInput>& inputs);

@@ -6,6 +6,7 @@
 #include <gpucost/core/error.hpp>
 #include <gpucost/core/event.hpp>
 #include <gpucost/core/event_sink.hpp>
+#include <gpucost/core/formats.hpp>
 #include <gpucost/core/input_stats.hpp>
 #include <gpucost/core/time.hpp>
 
@@ -24,29 +25,12 @@ struct Line;
 
 namespace gpucost::prep {
 
-// The contract prep shares with the other stages (EventSink, InputStats and the Format it holds)
-// is in core; the formats' names and detection are here.
+// The contract prep shares with the other stages (EventSink, InputStats, the Format it holds and
+// the formats' names and traits) is in core; the formats' detection and parsers are here.
 
-std::string_view format_name(Format f);
-/// "dmon", "pmon", "query-csv" (also "query_csv", "csv"); false when unknown.
-bool format_from_name(std::string_view name, Format& out);
-/// Names accepted by --input-format, for help text and hints.
-std::string format_names();
 /// The Prometheus metric names the prometheus-json format reads (dcgm-exporter's DCGM_FI_*,
 /// nvidia_gpu_exporter's nvidia_smi_*), in its table's order: what `--prometheus` asks for.
 std::vector<std::string_view> prometheus_metric_names();
-
-/// What an input of a format holds, from the format's row in the format table (src/prep/formats.cpp).
-struct FormatTraits {
-  bool telemetry = false;        ///< GPU samples at a fixed interval: a clock step back or an hour's gap is an anomaly
-  bool host_log = false;         ///< the host's kernel or system log, checked against the telemetry's span
-  bool host_log_inside = false;  ///< holds host log lines (a host log, or a bug report's sections)
-  bool year_less = false;        ///< stamps without a year: read after the telemetry and dated against it
-  bool profiler = false;         ///< profiler output: the GPUs it names are those of the profiled run
-  bool whole_document = false;   ///< read whole, in one step, not line by line (a trace)
-};
-/// All false for Format::unknown.
-FormatTraits format_traits(Format f);
 
 /// The first and last telemetry sample of a run (ns since the epoch, UTC), both inside: the
 /// time the job ran, against which the year of a year-less host log is checked.

@@ -5,7 +5,7 @@
 
 #include <gpucost/breakeven/config.hpp>
 #include <gpucost/core/input_stats.hpp>
-#include <gpucost/prep/trace_jobs.hpp>
+#include <gpucost/extract/trace_jobs.hpp>
 #include <gpucost/report/trace_report.hpp>
 
 #include <cstdint>
@@ -19,7 +19,7 @@ namespace gpucost::report {
 struct TraceRun {
   std::string label;  ///< the argument that named the side
   std::vector<TraceEventCopy> events;
-  std::vector<prep::TraceJob> jobs;
+  std::vector<extract::TraceJob> jobs;
   Fingerprint fingerprint;
 };
 

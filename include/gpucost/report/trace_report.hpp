@@ -4,7 +4,7 @@
 
 #include <gpucost/core/event.hpp>
 #include <gpucost/core/event_sink.hpp>
-#include <gpucost/prep/trace_jobs.hpp>
+#include <gpucost/extract/trace_jobs.hpp>
 
 #include <cstdint>
 #include <map>
@@ -33,11 +33,11 @@ class TraceEventCollector final : public EventSink {
   void on_event(const Event& event) override;
   [[nodiscard]] const std::vector<TraceEventCopy>& events() const { return m_events; }
   /// The jobs the traces' ranks form (docs/formats.md, "A job of ranks").
-  [[nodiscard]] std::vector<prep::TraceJob> jobs() const { return m_jobs.jobs(); }
+  [[nodiscard]] std::vector<extract::TraceJob> jobs() const { return m_jobs.jobs(); }
 
  private:
   std::vector<TraceEventCopy> m_events;
-  prep::TraceJobCollector m_jobs;
+  extract::TraceJobCollector m_jobs;
 };
 
 /// The width a kernel name is cut to in the tables unless --wide.
@@ -57,11 +57,11 @@ std::string trace_table(const std::vector<TraceEventCopy>& events, bool wide = f
 /// The same analyses as JSON (docs/formats.md, "gpucost trace --json"): per trace its
 /// trace_info, per GPU its trace_device with its memory copies and top kernels, its
 /// communication; and the jobs of several ranks.
-std::string trace_json(const std::vector<TraceEventCopy>& events, const std::vector<prep::TraceJob>& jobs);
+std::string trace_json(const std::vector<TraceEventCopy>& events, const std::vector<extract::TraceJob>& jobs);
 
 /// The jobs of several ranks: waits, the straggler and exposed communication per rank; empty
 /// when no job has two ranks or more.
-std::string ranks_table(const std::vector<prep::TraceJob>& jobs);
+std::string ranks_table(const std::vector<extract::TraceJob>& jobs);
 
 /// ns as a short human duration: "812 ns", "34.0 us", "1.250 ms", "2.500 s".
 std::string human_ns(double ns);

@@ -1,10 +1,11 @@
 // The jobs that profiler traces of several ranks form (docs/formats.md, "A job of ranks"), from
-// the trace_comm and trace_collective events prep writes for each trace: the traces may come
-// from one prep run or from streams prepared apart.
+// the trace_comm and trace_collective events prep writes for each trace (core/trace_rank.hpp):
+// the traces may come from one prep run or from streams prepared apart.
 #pragma once
 
 #include <gpucost/core/event.hpp>
 #include <gpucost/core/event_sink.hpp>
+#include <gpucost/core/trace_rank.hpp>
 
 #include <cstdint>
 #include <map>
@@ -15,20 +16,7 @@
 #include <utility>
 #include <vector>
 
-namespace gpucost::prep {
-
-/// The bins of a rank's strip: its span cut into equal parts (docs/formats.md, "A job of ranks").
-inline constexpr std::size_t kStripBins = 120;
-
-/// A strip's states, one character a bin: compute only, communication overlapped by compute,
-/// exposed communication, idle.
-inline constexpr char kStripCompute = 'c', kStripOverlapped = 'o', kStripExposed = 'x', kStripIdle = '.';
-
-/// A strip as written: kStripBins characters of the four states (a stream edited by hand may hold
-/// anything: what is not one is dropped).
-[[nodiscard]] inline bool is_strip(std::string_view s) {
-  return s.size() == kStripBins && s.find_first_not_of("cox.") == std::string_view::npos;
-}
+namespace gpucost::extract {
 
 /// One rank of a job, with what it waited and what it made others wait.
 struct RankRow {
@@ -39,7 +27,7 @@ struct RankRow {
   std::int64_t straggler_steps = 0;  ///< steps it was the straggler of
   std::int64_t comm_ns = 0, exposed_comm_ns = 0;
   std::int64_t start_ns = 0;  ///< its first GPU op's start: UTC when the trace is absolute
-  std::string strip;          ///< its span in kStripBins bins, a state each (is_strip); empty: none
+  std::string strip;          ///< its span in trace::kStripBins bins, a state each (is_strip); empty: none
   [[nodiscard]] double overlap_fraction() const {
     return comm_ns > 0 ? static_cast<double>(comm_ns - exposed_comm_ns) / static_cast<double>(comm_ns) : 0.0;
   }
@@ -70,9 +58,10 @@ struct TraceJob {
   }
 };
 
-namespace trace {
-struct RankSummary;
-}
+/// Groups the summaries into jobs (traces without a world size are jobs of one rank) and
+/// analyses each: collectives matched by (step, lane, seq) and name, each rank's wait, the
+/// straggler of each step (the rank that waited least: it arrived last), exposed communication.
+std::vector<TraceJob> analyse_jobs(std::vector<trace::RankSummary> ranks);
 
 /// Gathers each trace's trace_comm event and the trace_collective events of its rank that follow
 /// it (a collective belongs to the last trace_comm of its host, rank and file), then analyses the
@@ -94,4 +83,4 @@ class TraceJobCollector final : public EventSink {
   std::map<std::tuple<std::string, int, std::string>, std::size_t> m_current;
 };
 
-}  // namespace gpucost::prep
+}  // namespace gpucost::extract

@@ -1,10 +1,13 @@
-#include <gpucost/prep/trace_job_events.hpp>
+#include <gpucost/pipeline/trace_job_events.hpp>
 
 #include <fmt/format.h>
 
 #include <algorithm>
 
-namespace gpucost::prep {
+namespace gpucost::pipeline {
+
+using extract::RankRow;
+using extract::TraceJob;
 
 namespace {
 
@@ -110,4 +113,4 @@ std::uint64_t TraceJobEvents::finish() {
   return written;
 }
 
-}  // namespace gpucost::prep
+}  // namespace gpucost::pipeline
