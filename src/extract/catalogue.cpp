@@ -20,7 +20,7 @@ constexpr std::array kCatalogue = {
                  "the energy counter's increase when it covers the window (energy_method counter), plus its mean "
                  "power x the time it does not cover; else the trapezoid rule over covered power intervals, plus "
                  "power_mean_w x uncovered time of the window (host: sum over GPUs)",
-                 "cost model: the electricity priced (and kg CO2e); history"},
+                 "cost model: the electricity priced (and kg CO2e); history", Scope::host_and_gpu, HostCombine::sum},
     IndicatorDef{"F004", "energy_filled_fraction", "ratio", "power", "filled share of energy",
                  "energy attributed to time the counter or the power samples do not cover / energy_kwh (host: over "
                  "the summed energies)",
@@ -35,7 +35,8 @@ constexpr std::array kCatalogue = {
         "diagnostic: the sustained peak draw, for power supply and cooling sizing"},
     IndicatorDef{"F007", "power_max_w", "W", "power", "maximum power",
                  "largest power sample in the window (host: max over GPUs)",
-                 "cost model: the upper fill of uncovered time in F050; diagnostic: peak draw"},
+                 "cost model: the upper fill of uncovered time in F050; diagnostic: peak draw", Scope::host_and_gpu,
+                 HostCombine::max},
     IndicatorDef{"F008", "util_mean", "ratio", "utilisation", "mean utilisation",
                  "time-weighted mean of utilisation/100, each sample holding until the next, covered intervals only "
                  "(host: mean over GPUs)",
@@ -48,7 +49,7 @@ constexpr std::array kCatalogue = {
                  "diagnostic: the GPU's thermal state over the job"},
     IndicatorDef{"F011", "temp_max_c", "°C", "thermal", "maximum GPU temperature",
                  "largest GPU temperature sample in the window (host: max over GPUs)",
-                 "findings (throttling: heat as the cause)"},
+                 "findings (throttling: heat as the cause)", Scope::host_and_gpu, HostCombine::max},
     IndicatorDef{"F012", "time_above_78c_s", "s", "thermal", "time above 78 °C",
                  "covered time whose sample reads a GPU temperature above 78 °C (host: mean over GPUs)",
                  "findings (throttling: time near the thermal limit)"},
@@ -62,7 +63,7 @@ constexpr std::array kCatalogue = {
         "extract: the gap limit, max(10 s, 5 x median), that coverage and every held mean use"},
     IndicatorDef{"F015", "samples", "count", "job", "samples",
                  "number of telemetry samples in the window (host: sum over GPUs)",
-                 "diagnostic: how many telemetry samples the figures rest on"},
+                 "diagnostic: how many telemetry samples the figures rest on", Scope::host_and_gpu, HostCombine::sum},
     IndicatorDef{"F016", "gpu_count", "count", "job", "GPUs", "number of GPUs with samples in the window",
                  "cost model: per-GPU terms; cloud fit: the offer's GPU count", Scope::host_only},
     IndicatorDef{"F017", "xid_count", "count", "events", "Xid errors",
@@ -166,7 +167,8 @@ constexpr std::array kCatalogue = {
     IndicatorDef{"F047", "energy_kwh_from_power", "kWh", "power", "energy from the power samples",
                  "trapezoid rule over covered power intervals, plus power_mean_w x uncovered time of the window: "
                  "energy_kwh by the power samples, the cross-check of the counter (host: sum over GPUs)",
-                 "cost model: the counter's cross-check (warning when over 5 % apart)"},
+                 "cost model: the counter's cross-check (warning when over 5 % apart)", Scope::host_and_gpu,
+                 HostCombine::sum},
     IndicatorDef{"F048", "energy_power_vs_counter_pct", "%", "power", "power integral against the counter",
                  "(energy_kwh_from_power - energy_kwh) / energy_kwh x 100 when the energy counter gave energy_kwh "
                  "(host: over the summed energies, when every GPU's came from its counter)",
@@ -175,12 +177,12 @@ constexpr std::array kCatalogue = {
                  "min(left, right sum) over covered intervals - 5 W x covered time, plus the smallest power sample "
                  "x uncovered time, at least 0; by the counter: its increase plus the smaller of the smallest power "
                  "sample and its mean power x the time it does not cover (host: sum over GPUs)",
-                 "cost model: the electricity range, low end"},
+                 "cost model: the electricity range, low end", Scope::host_and_gpu, HostCombine::sum},
     IndicatorDef{"F050", "energy_high_kwh", "kWh", "power", "energy, upper bound",
                  "max(left, right sum) over covered intervals + 5 W x covered time, plus power_max_w x uncovered "
                  "time; by the counter: its increase plus the larger of power_max_w and its mean power x the time it "
                  "does not cover (host: sum over GPUs)",
-                 "cost model: the electricity range, high end"},
+                 "cost model: the electricity range, high end", Scope::host_and_gpu, HostCombine::sum},
     IndicatorDef{"F051", "downtime_s", "s", "events", "downtime after incidents",
                  "union over Xid, gpu_lost, suspend and AC-offline events of [event, next sample of any GPU with "
                  "utilisation > 0], cut at the window end",
@@ -191,7 +193,8 @@ constexpr std::array kCatalogue = {
                  "cost model: which energy is priced (energy_method)"},
     IndicatorDef{"F053", "power_min_w", "W", "power", "minimum power",
                  "smallest power sample in the window (host: min over GPUs)",
-                 "diagnostic: the lowest draw; the lower fill of uncovered time in F049"},
+                 "diagnostic: the lowest draw; the lower fill of uncovered time in F049", Scope::host_and_gpu,
+                 HostCombine::min},
     IndicatorDef{"F054", "idle_power_w", "W", "power", "idle power",
                  "trapezoid energy / time of the covered power intervals whose left sample reads utilisation 0 % "
                  "(host: mean over GPUs)",
@@ -199,7 +202,7 @@ constexpr std::array kCatalogue = {
     IndicatorDef{"F055", "idle_energy_kwh", "kWh", "power", "energy while idle",
                  "trapezoid energy of the covered power intervals whose left sample reads utilisation 0 % (host: sum "
                  "over GPUs)",
-                 "diagnostic: electricity bought while the GPU sat idle"},
+                 "diagnostic: electricity bought while the GPU sat idle", Scope::host_and_gpu, HostCombine::sum},
     IndicatorDef{
         "F056", "energy_per_busy_hour_kwh", "kWh/h", "power", "energy per busy hour",
         "energy_kwh / busy time in hours, busy time = covered utilisation time whose left sample reads more than 0 % "
@@ -219,7 +222,8 @@ constexpr std::array kCatalogue = {
     IndicatorDef{"F060", "energy_counter_resets", "count", "power", "energy counter resets",
                  "decreases of the energy counter between consecutive readings: a driver reload or GPU reset "
                  "(host: sum over GPUs)",
-                 "cost model: the counter-reset warning (intervals the counter lost)"},
+                 "cost model: the counter-reset warning (intervals the counter lost)", Scope::host_and_gpu,
+                 HostCombine::sum},
     IndicatorDef{"F061", "sm_occupancy_mean", "ratio", "profiling", "SM occupancy",
                  "time-weighted mean of DCGM's SM occupancy (field 1003, smocc, 0-1: resident warps / the SMs' "
                  "maximum), covered intervals only (host: mean over GPUs)",
@@ -227,7 +231,8 @@ constexpr std::array kCatalogue = {
     IndicatorDef{"F062", "mem_temp_mean_c", "°C", "thermal", "mean memory temperature",
                  "time-weighted mean memory (HBM) temperature (host: mean over GPUs)", "diagnostic: HBM temperature"},
     IndicatorDef{"F063", "mem_temp_max_c", "°C", "thermal", "maximum memory temperature",
-                 "largest memory temperature sample (host: max over GPUs)", "diagnostic: HBM temperature limit"},
+                 "largest memory temperature sample (host: max over GPUs)", "diagnostic: HBM temperature limit",
+                 Scope::host_and_gpu, HostCombine::max},
     IndicatorDef{"F064", "dram_active_mean", "ratio", "profiling", "memory interface active",
                  "time-weighted mean of DCGM's DRAM active (field 1005, drama, 0-1: the share of cycles the device "
                  "memory interface moves data), covered intervals only (host: mean over GPUs)",
@@ -243,7 +248,7 @@ constexpr std::array kCatalogue = {
     IndicatorDef{"F067", "temp_rolling_crossings", "count", "thermal", "rolling-median threshold crossings",
                  "upward crossings of 78 °C by the median of the temperature samples of the trailing 15 s (host: sum "
                  "over GPUs)",
-                 "extract: the crossings the chain (F106-F113) starts from"},
+                 "extract: the crossings the chain (F106-F113) starts from", Scope::host_and_gpu, HostCombine::sum},
     IndicatorDef{"F068", "fp64_active_mean", "ratio", "profiling", "FP64 pipes active",
                  "time-weighted mean of DCGM's FP64 pipe active (field 1006, fp64a, 0-1), covered intervals only "
                  "(host: mean over GPUs)",
@@ -281,7 +286,7 @@ constexpr std::array kCatalogue = {
     IndicatorDef{"F077", "throttle_onsets", "count", "clocks", "throttle onsets",
                  "consecutive throttle-reason samples going from none to any of power cap, HW slowdown, SW/HW thermal, "
                  "power brake (0xEC) (host: sum over GPUs)",
-                 "diagnostic: how often throttling set in"},
+                 "diagnostic: how often throttling set in", Scope::host_and_gpu, HostCombine::sum},
     IndicatorDef{"F078", "throttle_work_lost_fraction", "ratio", "clocks", "work lost to throttling",
                  "1 - time-weighted mean SM clock / reference clock over covered SM clock intervals whose left sample "
                  "reads utilisation > 0 %; reference = max(rated maximum, largest sample) (host: mean over GPUs)",
@@ -304,7 +309,8 @@ constexpr std::array kCatalogue = {
                  "diagnostic: memory-bandwidth use"},
     IndicatorDef{"F083", "fb_used_max_mib", "MiB", "utilisation", "framebuffer used, maximum",
                  "largest framebuffer-used sample (host: max over GPUs)",
-                 "cloud fit: offers with too little GPU memory for the job are left out"},
+                 "cloud fit: offers with too little GPU memory for the job are left out", Scope::host_and_gpu,
+                 HostCombine::max},
     IndicatorDef{
         "F084", "work_epochs", "count", "work", "epochs trained",
         "epoch progress in the window - before it: progress = an HF dict's epoch, or a bar's epoch + step / total "
@@ -369,10 +375,10 @@ constexpr std::array kCatalogue = {
                  "diagnostic: the job killed for host memory", Scope::host_only},
     IndicatorDef{"F103", "sample_interval_max_s", "s", "job", "longest sample interval",
                  "largest positive interval between consecutive samples (host: max over GPUs)",
-                 "diagnostic: the longest telemetry gap"},
+                 "diagnostic: the longest telemetry gap", Scope::host_and_gpu, HostCombine::max},
     IndicatorDef{"F104", "gap_count", "count", "job", "gaps",
                  "intervals between consecutive samples longer than the gap limit (host: sum over GPUs)",
-                 "diagnostic: telemetry gaps (coverage)"},
+                 "diagnostic: telemetry gaps (coverage)", Scope::host_and_gpu, HostCombine::sum},
     IndicatorDef{"F105", "fault_unknown_count", "count", "events", "faults: unknown resolution",
                  "faults whose most severe member is an Xid of a code outside NVIDIA's buckets",
                  "cost model: faults priced at local.incident_hours.unknown", Scope::host_only},
@@ -428,7 +434,7 @@ constexpr std::array kCatalogue = {
                  "diagnostic: time the GPU was out of service", Scope::host_only},
     IndicatorDef{"F122", "processes_max", "count", "processes", "most processes at once",
                  "the most processes pmon lists on the GPU at one time stamp (host: max over GPUs)",
-                 "diagnostic: a GPU shared by several processes at once"},
+                 "diagnostic: a GPU shared by several processes at once", Scope::host_and_gpu, HostCombine::max},
     IndicatorDef{"F123", "top_process_share", "ratio", "processes", "top process's share",
                  "the largest share one pid has of the summed pmon sm % of the GPU's rows in the window (rows weigh "
                  "alike: pmon prints one per process per cycle) (host: over the rows of every GPU)",
@@ -436,10 +442,10 @@ constexpr std::array kCatalogue = {
     IndicatorDef{"F124", "idle_processes", "count", "processes", "processes holding the GPU idle",
                  "pids that pmon lists on the GPU in the window whose every row reads sm 0 or - (holding the GPU "
                  "without computing) (host: sum over GPUs)",
-                 "attribution: processes that held the GPU without computing"},
+                 "attribution: processes that held the GPU without computing", Scope::host_and_gpu, HostCombine::sum},
     IndicatorDef{"F125", "idle_process_fb_mib", "MiB", "processes", "memory held by idle processes",
                  "sum over idle_processes of the largest fb (MiB) each held (host: sum over GPUs)",
-                 "attribution: memory held by processes that did not compute"},
+                 "attribution: memory held by processes that did not compute", Scope::host_and_gpu, HostCombine::sum},
     IndicatorDef{"F126", "comm_kernel_fraction", "ratio", "trace", "communication share",
                  "communication kernel time (NCCL, RCCL, ...) / op time (host: over the summed times)",
                  "diagnostic: communication share of the GPU's op time (trace)"},

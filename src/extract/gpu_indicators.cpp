@@ -3,6 +3,7 @@
 // by hand.
 #include "gpu_indicators.hpp"
 
+#include <gpucost/core/time.hpp>
 #include <gpucost/extract/catalogue.hpp>
 #include <gpucost/extract/extract.hpp>
 
@@ -31,31 +32,10 @@ std::string no_gpu_telemetry(const Features& f) {
              : "no GPU telemetry in the input (kernel or system logs only)";
 }
 
-double secs(std::int64_t ns) { return static_cast<double>(ns) / 1e9; }
-
-// How the host value of a per-GPU indicator comes from the GPUs' values.
-enum class HostRule { mean, sum, max, min };
-
-HostRule host_rule(std::string_view key) {
-  static constexpr std::string_view kSums[] = {"energy_kwh",
-                                               "samples",
-                                               "energy_low_kwh",
-                                               "energy_high_kwh",
-                                               "idle_energy_kwh",
-                                               "gap_count",
-                                               "throttle_onsets",
-                                               "temp_rolling_crossings",
-                                               "energy_kwh_from_power",
-                                               "energy_counter_resets",
-                                               "idle_processes",
-                                               "idle_process_fb_mib"};
-  static constexpr std::string_view kMaxima[] = {"power_max_w",    "temp_max_c",      "sample_interval_max_s",
-                                                 "mem_temp_max_c", "fb_used_max_mib", "processes_max"};
-  static constexpr std::string_view kMinima[] = {"power_min_w"};
-  if (std::find(std::begin(kSums), std::end(kSums), key) != std::end(kSums)) return HostRule::sum;
-  if (std::find(std::begin(kMaxima), std::end(kMaxima), key) != std::end(kMaxima)) return HostRule::max;
-  if (std::find(std::begin(kMinima), std::end(kMinima), key) != std::end(kMinima)) return HostRule::min;
-  return HostRule::mean;
+/// How the host value of a per-GPU indicator comes from the GPUs' values: its catalogue row says.
+HostCombine host_rule(std::string_view key) {
+  const IndicatorDef* def = find_indicator(key);
+  return def != nullptr ? def->host_combine : HostCombine::mean;
 }
 
 /// The host's power integral against its counter energy, over the summed energies: when every
@@ -186,7 +166,7 @@ bool gpu_indicators(const SampleStore& store, int gpu, const Features& window, d
   walked.intervals = std::move(sketches.intervals);
   finish_quantiles(walked, out);
   g.sketches = std::make_shared<const GpuSketches>(std::move(walked));
-  const GpuEnergy e = finish_gpu(g.partials, secs(to_ns - from_ns), out);
+  const GpuEnergy e = finish_gpu(g.partials, seconds_of(to_ns - from_ns), out);
   host.filled_j += e.filled_j;
   host.energy_j += e.energy_j;
   g.energy_method = std::string(e.method);
@@ -212,10 +192,10 @@ void host_from_gpus(Features& f, double filled_j, double energy_j) {
     // Set on their own: the traces' (trace_indicators.cpp) and the processes' (process_indicators.cpp).
     if (key == "wall_s" || def.scope == Scope::host_only || def.category == "trace" || def.category == "processes")
       continue;
-    const HostRule rule = host_rule(key);
-    double acc = rule == HostRule::max   ? -std::numeric_limits<double>::infinity()
-                 : rule == HostRule::min ? std::numeric_limits<double>::infinity()
-                                         : 0;
+    const HostCombine rule = host_rule(key);
+    double acc = rule == HostCombine::max   ? -std::numeric_limits<double>::infinity()
+                 : rule == HostCombine::min ? std::numeric_limits<double>::infinity()
+                                            : 0;
     std::size_t n = 0;
     std::string reason, gpu_reason;  // the first missing GPU's reason, bare and naming the GPU
     for (const GpuFeatures& g : f.gpus) {
@@ -228,10 +208,10 @@ void host_from_gpus(Features& f, double filled_j, double energy_j) {
         continue;
       }
       const double v = *it->second.value;
-      acc = rule == HostRule::max ? std::max(acc, v) : rule == HostRule::min ? std::min(acc, v) : acc + v;
+      acc = rule == HostCombine::max ? std::max(acc, v) : rule == HostCombine::min ? std::min(acc, v) : acc + v;
       ++n;
     }
-    if (rule == HostRule::sum && n < f.gpus.size()) {
+    if (rule == HostCombine::sum && n < f.gpus.size()) {
       set_absent(out, key, gpu_reason);
       continue;
     }
@@ -242,7 +222,7 @@ void host_from_gpus(Features& f, double filled_j, double energy_j) {
                                   : std::string("no GPU has this indicator"));
       continue;
     }
-    set_value(out, key, rule == HostRule::mean ? acc / static_cast<double>(n) : acc);
+    set_value(out, key, rule == HostCombine::mean ? acc / static_cast<double>(n) : acc);
   }
   host_ratios(f, filled_j, energy_j, out);
   f.energy_method = host_energy_method(f);

@@ -1,6 +1,7 @@
 #include "gpu_stats.hpp"
 
 #include <gpucost/core/throttle_reasons.hpp>
+#include <gpucost/core/time.hpp>
 
 #include <fmt/format.h>
 
@@ -60,7 +61,6 @@ constexpr std::array<Reason, 6> kReasons = {
 
 static_assert(kSpecialCount == 38, "GpuWalker::m_special holds every Special");
 
-double secs(std::int64_t ns) { return static_cast<double>(ns) / 1e9; }
 double wide(float v) { return static_cast<double>(v); }
 
 double value_of(const Sample& s, Held m) {
@@ -126,9 +126,9 @@ void EnergyProfileBuilder::gap(std::int64_t from_ns, double dt_s) {
 
 void EnergyProfileBuilder::finish(std::int64_t from_ns, std::int64_t to_ns, double mean_w) {
   if (!m_any) return;
-  m_profile.add(from_ns, mean_w * secs(m_first_ns - from_ns) / kJoulesPerKwh);  // before the first sample
+  m_profile.add(from_ns, mean_w * seconds_of(m_first_ns - from_ns) / kJoulesPerKwh);  // before the first sample
   for (const auto& [minute, dt] : m_gap_s) m_profile.add_minute(minute, mean_w * dt / kJoulesPerKwh);
-  m_profile.add(m_last_ns, mean_w * secs(to_ns - m_last_ns) / kJoulesPerKwh);  // after the last
+  m_profile.add(m_last_ns, mean_w * seconds_of(to_ns - m_last_ns) / kJoulesPerKwh);  // after the last
 }
 
 GpuWalker::GpuWalker(double gap_limit_s, double threshold_c, EnergyProfileBuilder* profile,
@@ -203,7 +203,7 @@ void GpuWalker::add(const Sample& s, bool count_sample) {
     if (!std::isnan(s.throttle_mask)) m_special[k_throttle_n] += 1;
   }
   if (m_has_last) {
-    const double dt = secs(s.ts_ns - m_last.ts_ns);
+    const double dt = seconds_of(s.ts_ns - m_last.ts_ns);
     if (dt > 0) add_interval(dt);
   }
   for (std::size_t i = 0; i < kHeldCount; ++i) {
@@ -220,7 +220,7 @@ void GpuWalker::add(const Sample& s, bool count_sample) {
     }
     if (m == Held::power && m_profile != nullptr) m_profile->power_sample(s.ts_ns);
     if (const Sample* p = prev_with(m)) {
-      const double dt = secs(s.ts_ns - p->ts_ns);
+      const double dt = seconds_of(s.ts_ns - p->ts_ns);
       if (dt > 0 && dt <= m_limit_s)
         add_held_interval(m, *p, s, dt);
       else if (dt > 0 && m == Held::power && m_profile != nullptr)
@@ -240,7 +240,7 @@ void GpuWalker::add(const Sample& s, bool count_sample) {
 void GpuWalker::add_counter(const Sample& s, bool count_sample) {
   if (count_sample) m_special[k_counter_n] += 1;
   if (m_has_counter) {
-    const double dt = secs(s.ts_ns - m_counter_prev.ts_ns);
+    const double dt = seconds_of(s.ts_ns - m_counter_prev.ts_ns);
     if (dt <= 0) return;
     if (s.energy_mj >= m_counter_prev.energy_mj) {
       const double joules = (s.energy_mj - m_counter_prev.energy_mj) / 1000.0;
@@ -293,7 +293,7 @@ void GpuWalker::add_throttle(const Sample& s) {
   if (p != nullptr) {
     const auto was = static_cast<std::uint64_t>(p->throttle_mask), now = static_cast<std::uint64_t>(s.throttle_mask);
     if ((was & kSlowdownBits) == 0 && (now & kSlowdownBits) != 0) m_special[k_throttle_onsets] += 1;
-    const double dt = secs(s.ts_ns - p->ts_ns);
+    const double dt = seconds_of(s.ts_ns - p->ts_ns);
     if (dt > 0 && dt <= m_limit_s) {
       m_special[k_throttle_cov_s] += dt;
       for (const Reason& r : kReasons)
@@ -343,7 +343,7 @@ GpuSketches bridge_sketches(const Sample& last, const Sample& first, double gap_
   w.add(last, false);
   w.add(first, false);
   GpuSketches out = w.take_sketches();
-  const double dt = secs(first.ts_ns - last.ts_ns);
+  const double dt = seconds_of(first.ts_ns - last.ts_ns);
   if (dt > 0) out.intervals.add(dt);
   return out;
 }

@@ -3,6 +3,7 @@
 // ("Definitions of F106-F123"). Every pass reads the incident store once in time order.
 #include "host_events.hpp"
 
+#include <gpucost/core/time.hpp>
 #include <gpucost/core/xid_bucket.hpp>
 #include <gpucost/extract/catalogue.hpp>
 
@@ -21,8 +22,6 @@ namespace gpucost::extract::detail {
 namespace {
 
 constexpr std::int64_t kNever = std::numeric_limits<std::int64_t>::min();
-
-double secs(std::int64_t ns) { return static_cast<double>(ns) / 1e9; }
 
 const std::string kNoHostLogs = "no kernel log, dmesg, journal or bug report among the inputs";
 const std::string kNoErrors = "no Xid, AER, modeset or thermal error in the window";
@@ -116,7 +115,7 @@ class IncidentList {
   static double covered(std::int64_t from, std::int64_t to, std::int64_t& covered_to) {
     const std::int64_t start = std::max(from, covered_to);
     covered_to = std::max(covered_to, to);
-    return to > start ? secs(to - start) : 0.0;
+    return to > start ? seconds_of(to - start) : 0.0;
   }
 
   /// The burst this incident joins, or a new entry.
@@ -244,7 +243,7 @@ class ChainPass {
   void assign_lags(std::int64_t t) {
     while (m_next_crossing < m_crossings.size() && m_crossings[m_next_crossing] < t - m_window) ++m_next_crossing;
     for (; m_next_crossing < m_crossings.size() && m_crossings[m_next_crossing] <= t; ++m_next_crossing) {
-      const double lag = secs(t - m_crossings[m_next_crossing]);
+      const double lag = seconds_of(t - m_crossings[m_next_crossing]);
       ++m_with_error;
       m_lag_sum += lag;
     }
@@ -390,7 +389,6 @@ class Stretches {
     add(m_since, t);
     m_since = kNever;
   }
-  [[nodiscard]] bool is_open() const { return m_since != kNever; }
   double finish() {
     if (m_since != kNever) add(m_since, m_to);
     m_since = kNever;
@@ -401,7 +399,7 @@ class Stretches {
   void add(std::int64_t a, std::int64_t b) {
     a = std::max(a, m_from);
     b = std::min(b, m_to);
-    if (b > a) m_total += secs(b - a);
+    if (b > a) m_total += seconds_of(b - a);
   }
   std::int64_t m_from, m_to, m_since = kNever;
   double m_total = 0;

@@ -1,5 +1,7 @@
 #include "series_passes.hpp"
 
+#include <gpucost/core/time.hpp>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -9,8 +11,6 @@ namespace gpucost::extract::detail {
 namespace {
 
 constexpr double kRollingSpanS = 15;  // temp_rolling_crossings: trailing median window
-
-double secs(std::int64_t ns) { return static_cast<double>(ns) / 1e9; }
 
 /// The median of sorted values: the middle one, or the mean of the two middle ones.
 double median_of_sorted(const std::vector<double>& v) {
@@ -33,10 +33,10 @@ void ThermalShapeWalker::add(const Sample& s) {
 // The median of the samples in (t - 15 s, t]; an upward crossing is a median above the
 // threshold after one at or below it.
 void ThermalShapeWalker::add_rolling(const Point& p) {
-  const double t = secs(p.ts_ns - m_t0);
+  const double t = seconds_of(p.ts_ns - m_t0);
   m_recent.push_back(p);
   m_sorted.insert(std::upper_bound(m_sorted.begin(), m_sorted.end(), p.v), p.v);
-  while (secs(m_recent.front().ts_ns - m_t0) <= t - kRollingSpanS) {
+  while (seconds_of(m_recent.front().ts_ns - m_t0) <= t - kRollingSpanS) {
     m_sorted.erase(std::lower_bound(m_sorted.begin(), m_sorted.end(), m_recent.front().v));
     m_recent.pop_front();
   }

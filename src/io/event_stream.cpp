@@ -546,7 +546,7 @@ Status read_event_stream(LineReader& reader, EventSink& sink, InputStats& stats)
     ++stats.lines;
     const auto bad = [&](std::string_view why) {
       ++stats.malformed;
-      if (stats.examples.size() < 5)
+      if (stats.examples.size() < InputStats::kMaxExamples)
         stats.examples.push_back(
             MalformedExample{line.number, std::string(why), std::string(line.text.substr(0, 120))});
     };

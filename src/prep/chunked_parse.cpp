@@ -232,7 +232,7 @@ void add_chunk_stats(ParseContext& ctx, const Chunk& chunk) {
   into.ignored += from.ignored;
   into.malformed += from.malformed;
   for (const MalformedExample& e : from.examples)
-    if (into.examples.size() < ctx.options.max_examples) into.examples.push_back(e);
+    if (into.examples.size() < InputStats::kMaxExamples) into.examples.push_back(e);
   for (const std::string& note : from.notes) add_note(into, note);
   into.warnings.insert(into.warnings.end(), from.warnings.begin(), from.warnings.end());
   for (const std::string& v : from.fingerprint.drivers) Fingerprint::add(into.fingerprint.drivers, v);

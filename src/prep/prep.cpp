@@ -22,7 +22,7 @@ void ParseContext::settle(LineResult result, std::uint64_t lines, std::uint64_t 
     case LineResult::ignored: stats.ignored += lines; break;
     case LineResult::malformed:
       stats.malformed += lines;
-      if (stats.examples.size() < options.max_examples)
+      if (stats.examples.size() < InputStats::kMaxExamples)
         stats.examples.push_back(MalformedExample{first_line, std::string(why), std::string(excerpt.substr(0, 120))});
       break;
     case LineResult::deferred: break;

@@ -202,6 +202,36 @@ TEST_CASE("extract: power p95 is weighted by time, not by sample count", "[extra
   }
 }
 
+TEST_CASE("extract: the catalogue row's host rule is the one its definition states", "[extract][catalogue]") {
+  int sums = 0, maxima = 0, minima = 0;
+  for (const extract::IndicatorDef& d : extract::catalogue()) {
+    INFO(d.key << ": " << d.definition);
+    const std::string_view def = d.definition;
+    switch (d.host_combine) {
+      case extract::HostCombine::sum:
+        CHECK(def.find("(host: sum") != std::string_view::npos);
+        ++sums;
+        break;
+      case extract::HostCombine::max:
+        CHECK(def.find("(host: max over GPUs)") != std::string_view::npos);
+        ++maxima;
+        break;
+      case extract::HostCombine::min:
+        CHECK(def.find("(host: min over GPUs)") != std::string_view::npos);
+        ++minima;
+        break;
+      case extract::HostCombine::mean:
+        CHECK(def.find("(host: max over GPUs)") == std::string_view::npos);
+        CHECK(def.find("(host: min over GPUs)") == std::string_view::npos);
+        break;
+    }
+    if (d.host_combine != extract::HostCombine::mean) CHECK(d.scope == extract::Scope::host_and_gpu);
+  }
+  CHECK(sums == 12);
+  CHECK(maxima == 6);
+  CHECK(minima == 1);
+}
+
 TEST_CASE("extract: host aggregates sum energy, take max of maxima, average the rest", "[extract]") {
   // GPU 0: t 0, 5, 10   power 100 100 100   sm 0 100 50   temp 70 80 75   pclk 1000 1000 1000
   // GPU 1: t 0, 10      power 300 300       sm 100 100    temp 60 90      pclk 500 1000

@@ -63,8 +63,6 @@ struct MetricInfo {
 /// Metadata of every Metric, indexed by the enum value.
 extern const std::array<MetricInfo, kMetricCount> kMetricInfo;
 
-inline std::string_view metric_key(Metric m) { return kMetricInfo[static_cast<std::size_t>(m)].key; }
-
 /// Looks a metric up by its stream key ("power_w"); false when unknown.
 bool metric_from_key(std::string_view key, Metric& out);
 

@@ -82,8 +82,9 @@ struct InputStats {
   std::string clock;              ///< how times were placed, e.g. "uptime + boot time from --boot-time"
   std::int64_t first_ts_ns = 0, last_ts_ns = 0;  ///< span of the events (valid when events > 0)
   TimeBasis time_basis = TimeBasis::none;
-  std::vector<MalformedExample> examples;  ///< the first few malformed lines
-  std::vector<std::string> notes;          ///< e.g. "no --start: times are relative"
+  std::vector<MalformedExample> examples;  ///< the first kMaxExamples malformed lines
+  static constexpr std::size_t kMaxExamples = 5;
+  std::vector<std::string> notes;  ///< e.g. "no --start: times are relative"
   /// Clock anomalies in input order: steps back of more than 1 s, gaps of more than an hour.
   struct ClockAnomalies {
     std::uint64_t steps_back = 0, gaps = 0;

@@ -18,6 +18,9 @@ struct local_info;
 
 namespace gpucost {
 
+/// A duration in ns as seconds.
+[[nodiscard]] constexpr double seconds_of(std::int64_t ns) { return static_cast<double>(ns) / 1e9; }
+
 inline constexpr std::int64_t kNsPerSecond = 1'000'000'000;
 
 /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).

@@ -9,6 +9,11 @@ namespace gpucost::extract {
 
 enum class Scope { host_and_gpu, host_only, gpu_only };
 
+/// How the host value of a per-GPU indicator comes from its GPUs' values (the definition says so:
+/// "host: sum over GPUs"). A host value computed otherwise (a ratio of summed partials) is set
+/// after the combination by its own step.
+enum class HostCombine { mean, sum, max, min };
+
 struct IndicatorDef {
   std::string_view id;          ///< stable: F001, F002, ...
   std::string_view key;         ///< JSON key, unit as suffix
@@ -20,6 +25,7 @@ struct IndicatorDef {
   /// diagnostic purpose, in one line (`extract --list --json`: used_by).
   std::string_view used_by;
   Scope scope = Scope::host_and_gpu;
+  HostCombine host_combine = HostCombine::mean;
 };
 
 std::span<const IndicatorDef> catalogue();

@@ -60,7 +60,6 @@ struct PrepOptions {
   std::size_t top_kernels = 10;                       ///< --top-kernels: kernels listed per device from a trace
   std::size_t max_line = 4u << 20;    ///< --max-line: longer lines are malformed (with their length), not held
   std::vector<std::string> patterns;  ///< --pattern: RE2 with named groups, for training logs
-  std::size_t max_examples = 5;
   /// -j: threads the run may use (core/parallel.hpp). 2 or more decompress .gz/.zst inputs beside
   /// their parse, parse one input's chunks side by side where its format and the sink allow
   /// (InputParse::run_to_end), and walk extract's GPUs side by side.

@@ -113,7 +113,6 @@ void SmiTable::on_hash_line(std::string_view line, bool pmon) {
       }
       m_columns.push_back(std::move(col));
     }
-    m_changed = true;
     m_expect_units = true;
     return;
   }

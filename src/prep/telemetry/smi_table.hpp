@@ -45,16 +45,10 @@ class SmiTable {
   [[nodiscard]] int time_col() const { return m_time; }
   [[nodiscard]] int gpu_col() const { return m_gpu; }
   bool operator==(const SmiTable&) const = default;
-  [[nodiscard]] bool header_changed() {
-    const bool c = m_changed;
-    m_changed = false;
-    return c;
-  }
 
  private:
   std::vector<Column> m_columns;
   bool m_csv = false;
-  bool m_changed = false;
   bool m_expect_units = false;
   int m_date = -1, m_time = -1, m_gpu = -1;
 };

@@ -14,6 +14,7 @@
 // boundary is never half-counted.
 #include "trace.hpp"
 
+#include <gpucost/core/input_stats.hpp>
 #include <gpucost/core/large_buffer.hpp>
 #include <gpucost/io/line_reader.hpp>
 
@@ -36,7 +37,6 @@ namespace od = simdjson::ondemand;
 
 constexpr std::size_t kHeadLimit = 64u << 20;                    // "traceEvents" must start within this
 constexpr std::size_t kMaxRecordBytes = 64u << 20;               // one trace record larger than this is broken JSON
-constexpr std::size_t kMaxExamples = 5;                          // malformed records quoted in the summary
 constexpr std::int64_t kEpochUsFloor = 946684800LL * 1'000'000;  // 2000-01-01 in µs
 
 std::string_view trim(std::string_view s) {
@@ -639,7 +639,7 @@ class Reader {
 
   void malformed(std::string_view why) {
     ++m_out.counts.malformed;
-    if (m_out.counts.examples.size() >= kMaxExamples || m_record_at == nullptr) return;
+    if (m_out.counts.examples.size() >= InputStats::kMaxExamples || m_record_at == nullptr) return;
     const char* begin = m_buf.data() + m_begin;
     MalformedRecord m;
     m.record = m_out.counts.records;
