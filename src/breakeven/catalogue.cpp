@@ -2,20 +2,15 @@
 // writes, and --clouds files (gpucost's TOML, or a SkyPilot vms.csv as SkyPilot keeps it).
 #include <gpucost/breakeven/cloud_offers.hpp>
 #include <gpucost/breakeven/providers.hpp>
-#include <gpucost/breakeven/reference_rates.hpp>
 
 #include <gpucost/core/text.hpp>
 #include <gpucost/io/line_reader.hpp>
 
-#include "toml_list.hpp"
-
 #include <fmt/format.h>
-#include <toml++/toml.h>
 
 #include <algorithm>
 #include <array>
 #include <chrono>
-#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
@@ -27,13 +22,6 @@
 namespace gpucost::breakeven {
 
 namespace {
-
-std::string lower(std::string_view text) {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
-  return out;
-}
 
 Expected<std::string> read_whole(const std::string& path) {
   auto reader = io::LineReader::open(path);
@@ -363,88 +351,6 @@ Status add_file(Catalogue& c, const std::string& path, bool user) {
   c.notes.push_back(std::move(note));
   return {};
 }
-
-std::optional<std::chrono::sys_days> parse_day(std::string_view text) {
-  int y = 0;
-  unsigned m = 0, d = 0;
-  if (text.size() != 10 || std::sscanf(std::string(text).c_str(), "%4d-%2u-%2u", &y, &m, &d) != 3) return std::nullopt;
-  const std::chrono::year_month_day ymd{std::chrono::year{y}, std::chrono::month{m}, std::chrono::day{d}};
-  if (!ymd.ok()) return std::nullopt;
-  return std::chrono::sys_days{ymd};
-}
-
-bool matches(const CloudOffer& o, const OfferFilter& f) {
-  if (!f.gpu.empty() && lower(o.gpu_model).find(lower(f.gpu)) == std::string::npos) return false;
-  if (!f.kind.empty() && offer_kind_name(o.kind) != f.kind) return false;
-  if (f.regions.empty()) return true;
-  return std::any_of(f.regions.begin(), f.regions.end(),
-                     [&](const std::string& r) { return lower(o.region).starts_with(lower(r)); });
-}
-
-}  // namespace
-
-std::optional<int> days_between(std::string_view day, std::string_view today) {
-  const auto from = parse_day(day), now = parse_day(today);
-  if (!from || !now) return std::nullopt;
-  return static_cast<int>((*now - *from).count());
-}
-
-std::optional<int> price_age_days(const CloudOffer& offer, std::string_view today) {
-  return days_between(offer.date_seen, today);
-}
-
-std::vector<CloudOffer> filter_offers(const std::vector<CloudOffer>& offers, const OfferFilter& filter) {
-  std::vector<CloudOffer> out;
-  for (const CloudOffer& o : offers)
-    if (matches(o, filter)) out.push_back(o);
-  return out;
-}
-
-std::optional<double> EuroRates::rate(std::string_view from, std::string_view to) const {
-  const auto units_per_euro = [this](std::string_view code) -> std::optional<double> {
-    if (code == "EUR") return 1.0;
-    const auto it = per_euro.find(std::string(code));
-    return it == per_euro.end() ? std::nullopt : std::optional<double>(it->second);
-  };
-  const auto f = units_per_euro(from), t = units_per_euro(to);
-  if (!f || !t) return std::nullopt;
-  return *t / *f;  // (to per euro) / (from per euro) = to per from
-}
-
-Expected<std::optional<EuroRates>> parse_euro_rates(std::string_view toml_text, std::string_view origin) {
-  auto tbl = parse_toml_text(toml_text, origin);
-  if (!tbl) return tbl.error();
-  const toml::table* ex = (*tbl)["exchange"].as_table();
-  if (ex == nullptr) return std::optional<EuroRates>{};
-  if ((*ex)["base"].value_or(std::string()) != "EUR")
-    return make_error(ErrorKind::config,
-                      fmt::format("{}: [exchange] needs base = \"EUR\" (rates per euro, as the ECB's)", origin));
-  EuroRates r;
-  r.date = (*ex)["date"].value_or(std::string());
-  r.source = (*ex)["source"].value_or(std::string());
-  for (const auto& [key, value] : *ex) {
-    const std::string code(key.str());
-    if (code == "base" || code == "date" || code == "source") continue;
-    const auto v = value.value<double>();
-    if (code.size() != 3 || !v || !(*v > 0))
-      return make_error(ErrorKind::config,
-                        fmt::format("{}: [exchange] {} is not a currency code with a rate per euro", origin, code));
-    r.per_euro[code] = *v;
-  }
-  return std::optional<EuroRates>{std::move(r)};
-}
-
-void use_reference_rates(CostConfig& config, const EuroRates& rates) {
-  config.reference_exchange.clear();
-  for (const auto& [code, units] : rates.per_euro)
-    if (const auto r = rates.rate(code, config.currency)) config.reference_exchange[code] = *r;
-  if (const auto r = rates.rate("EUR", config.currency); r && config.currency != "EUR")
-    config.reference_exchange["EUR"] = *r;
-  config.reference_exchange_label = rates_label(rates);
-  config.reference_exchange_date = rates.date;
-}
-
-namespace {
 
 // As the built-in catalogue's offers of each provider are billed; cold starts typical of a
 // single-node GPU instance there (a rough figure, as the catalogue's).
