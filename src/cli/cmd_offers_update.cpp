@@ -7,6 +7,7 @@
 #include <gpucost/breakeven/cloud_offers.hpp>
 #include <gpucost/core/text.hpp>
 #include <gpucost/io/atomic_file.hpp>
+#include <gpucost/prices/offer_catalogue.hpp>
 #include <gpucost/prices/offers_update.hpp>
 #include <gpucost/prices/sources.hpp>
 
@@ -105,7 +106,7 @@ int run_offers_update(const OffersUpdateArgs& a) {
   auto request = request_from(a, notes);
   if (!request) return fail(request.error());
   const bool default_path = a.output.empty();
-  const std::string output = default_path ? breakeven::user_catalogue_path() : a.output;
+  const std::string output = default_path ? prices::user_catalogue_path() : a.output;
   if (output.empty())
     return fail(make_error(ErrorKind::usage, "offers update: no place for the user catalogue",
                            "neither XDG_DATA_HOME nor HOME is set: give --output FILE"));
@@ -145,7 +146,7 @@ int run_offers_update(const OffersUpdateArgs& a) {
   if (!catalogue) return fail(catalogue.error());
   if (a.dry_run) {
     // The offers in use now: the built-in ones as the user catalogue overrides them.
-    auto in_use = breakeven::load_catalogue({output, {}});
+    auto in_use = prices::load_catalogue({output, {}});
     if (!in_use) return fail(in_use.error());
     print_changes(prices::price_changes(*request, in_use->offers, update->offers));
     if (!a.quiet)

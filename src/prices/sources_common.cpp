@@ -1,7 +1,7 @@
 #include <gpucost/prices/sources.hpp>
 
-#include <gpucost/breakeven/providers.hpp>
 #include <gpucost/core/text.hpp>
+#include <gpucost/prices/providers.hpp>
 
 #include "offer_build.hpp"
 
@@ -35,17 +35,17 @@ std::string summary(const SourceResult& r) {
 }
 
 std::string_view default_region(std::string_view key) {
-  const breakeven::ProviderTerms* p = breakeven::provider_terms(key);
+  const ProviderTerms* p = provider_terms(key);
   return p != nullptr ? p->default_region : std::string_view();
 }
 
 std::string_view provider_display(std::string_view key) {
-  const breakeven::ProviderTerms* p = breakeven::provider_terms(key);
+  const ProviderTerms* p = provider_terms(key);
   return p != nullptr ? p->display : std::string_view();
 }
 
 std::string_view provider_key_of(std::string_view display) {
-  const breakeven::ProviderTerms* p = breakeven::provider_terms_by_display(display);
+  const ProviderTerms* p = provider_terms_by_display(display);
   return p != nullptr ? p->key : std::string_view();
 }
 
@@ -83,9 +83,9 @@ std::string date_part(std::string_view iso) {
 }
 
 breakeven::CloudOffer make_offer(const OfferFacts& f) {
-  const breakeven::ProviderTerms* p = breakeven::provider_terms(f.provider_key);
+  const ProviderTerms* p = provider_terms(f.provider_key);
   breakeven::CloudOffer o;
-  o.name = breakeven::offer_name(f.provider_key, f.instance, f.region, f.kind);
+  o.name = offer_name(f.provider_key, f.instance, f.region, f.kind);
   o.provider = std::string(p != nullptr ? p->display : f.provider_key);
   o.instance = std::string(f.instance);
   o.region = std::string(f.region);

@@ -6,10 +6,10 @@
 #pragma once
 
 #include <gpucost/breakeven/cloud_offers.hpp>
-#include <gpucost/breakeven/providers.hpp>
 #include <gpucost/core/error.hpp>
 #include <gpucost/io/http.hpp>
 #include <gpucost/prices/offer_scanner.hpp>
+#include <gpucost/prices/providers.hpp>
 
 #include <cstdint>
 #include <map>
@@ -39,10 +39,8 @@ std::string_view default_region(std::string_view provider_key);
 /// The catalogue's provider name for a key: "aws" -> "AWS", "azure" -> "Azure", "gcp" -> "Google Cloud".
 std::string_view provider_display(std::string_view provider_key);
 /// The key of a catalogue provider name ("Google Cloud" -> "gcp"); empty for providers the
-/// table of breakeven/providers.hpp does not know.
+/// table of providers.hpp does not know.
 std::string_view provider_key_of(std::string_view display);
-/// Offer names as the built-in catalogue spells them (breakeven/providers.hpp).
-using breakeven::offer_name;
 /// Hours per unit of an hourly unit of measure: "1 Hour" -> 1, "100 Hours" -> 100, "Hrs" -> 1,
 /// "h" -> 1; none for any other unit ("1/Month", "1 GB/Month", "1 Year").
 std::optional<double> hourly_unit(std::string_view unit);

@@ -8,7 +8,9 @@
 #include <string>
 #include <string_view>
 
-namespace gpucost::breakeven {
+namespace gpucost::prices {
+
+using breakeven::OfferKind;
 
 struct ProviderTerms {
   std::string_view key;             ///< the name prefix and SkyPilot's folder: "aws", "gcp", ...
@@ -29,4 +31,4 @@ inline constexpr ProviderTerms kOtherProviderTerms{"", "", "", 1, 60, 300};
 /// then -spot, -reserved-1y, ... for kinds other than on-demand.
 std::string offer_name(std::string_view key, std::string_view instance, std::string_view region, OfferKind kind);
 
-}  // namespace gpucost::breakeven
+}  // namespace gpucost::prices

@@ -1,7 +1,6 @@
-// One run's cloud catalogue: the built-in offers, the user catalogue `gpucost offers update`
-// writes, and --clouds files (gpucost's TOML, or a SkyPilot vms.csv as SkyPilot keeps it).
-#include <gpucost/breakeven/cloud_offers.hpp>
-#include <gpucost/breakeven/providers.hpp>
+// One run's cloud catalogue (offer_catalogue.hpp) and the provider table (providers.hpp).
+#include <gpucost/prices/offer_catalogue.hpp>
+#include <gpucost/prices/providers.hpp>
 
 #include <gpucost/core/text.hpp>
 #include <gpucost/io/line_reader.hpp>
@@ -19,7 +18,9 @@
 #include <string_view>
 #include <vector>
 
-namespace gpucost::breakeven {
+namespace gpucost::prices {
+
+using breakeven::OfferKind;
 
 namespace {
 
@@ -330,7 +331,7 @@ Status add_file(Catalogue& c, const std::string& path, bool user) {
   std::string note;
   std::vector<CloudOffer> offers;
   if (user) {
-    auto rates = parse_euro_rates(*text, path);
+    auto rates = breakeven::parse_euro_rates(*text, path);
     if (!rates) return rates.error();
     if (*rates) c.rates = std::move(**rates);
   }
@@ -339,7 +340,7 @@ Status add_file(Catalogue& c, const std::string& path, bool user) {
     if (!read) return read.error();
     offers = std::move(*read);
   } else {
-    auto parsed = parse_cloud_offers(*text, path);
+    auto parsed = breakeven::parse_cloud_offers(*text, path);
     if (!parsed) return parsed.error();
     offers = std::move(*parsed);
     note = fmt::format("{} {}: {} offers", user ? "user catalogue" : "--clouds", path, offers.size());
@@ -402,11 +403,11 @@ std::string user_catalogue_path() {
 
 Expected<Catalogue> load_catalogue(const CatalogueFiles& files) {
   Catalogue c;
-  c.offers = cloud_offers();
+  c.offers = breakeven::cloud_offers();
   std::error_code ec;
   if (!files.user.empty() && std::filesystem::exists(files.user, ec)) GPUCOST_TRY(add_file(c, files.user, true));
   for (const std::string& path : files.clouds) GPUCOST_TRY(add_file(c, path, false));
   return c;
 }
 
-}  // namespace gpucost::breakeven
+}  // namespace gpucost::prices
