@@ -9,6 +9,7 @@
 #include <gpucost/io/atomic_file.hpp>
 #include <gpucost/prices/offer_catalogue.hpp>
 #include <gpucost/prices/offers_update.hpp>
+#include <gpucost/prices/providers.hpp>
 #include <gpucost/prices/sources.hpp>
 
 #include <fmt/chrono.h>
@@ -18,6 +19,7 @@
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <utility>
 
@@ -33,8 +35,8 @@ struct OffersUpdateArgs {
 };
 
 bool known(std::string_view provider) {
-  const auto& all = prices::known_providers();
-  return std::find(all.begin(), all.end(), provider) != all.end();
+  const prices::ProviderRow* p = prices::provider_row(provider);
+  return p != nullptr && p->fetchable();
 }
 
 /// "PROVIDER=VALUE" split at the first '='; an empty provider when there is none.
@@ -46,7 +48,7 @@ std::pair<std::string, std::string> split_pair(std::string_view s) {
 
 Expected<prices::UpdateRequest> request_from(const OffersUpdateArgs& a, std::vector<std::string>& notes) {
   prices::UpdateRequest r;
-  r.gcp_key = env_or_empty("GPUCOST_GCP_API_KEY");
+  r.api_keys["gcp"] = env_or_empty("GPUCOST_GCP_API_KEY");
   r.gpu = a.gpu;
   r.today = today_date();
   for (const std::string& p : a.providers) {
@@ -55,7 +57,7 @@ Expected<prices::UpdateRequest> request_from(const OffersUpdateArgs& a, std::vec
   }
   if (r.providers.empty()) {
     r.providers = {"aws", "azure"};
-    if (!r.gcp_key.empty())
+    if (!r.api_keys["gcp"].empty())
       r.providers.emplace_back("gcp");
     else
       notes.emplace_back(
@@ -118,16 +120,18 @@ int run_offers_update(const OffersUpdateArgs& a) {
   apply_http_backoff_env(http);
   const auto fetcher = io::make_http_fetcher(http);
   std::unique_ptr<io::Fetcher> gcp_fetcher;
-  if (!request->gcp_key.empty()) {
-    const io::HttpOptions gcp_http = prices::gcp_http_options(http, request->gcp_key);
+  std::map<std::string, io::Fetcher*> with_key;
+  if (const std::string& key = request->api_keys["gcp"]; !key.empty()) {
+    const io::HttpOptions gcp_http = prices::gcp_http_options(http, key);
     gcp_fetcher = io::make_http_fetcher(gcp_http);
+    with_key["gcp"] = gcp_fetcher.get();
     const bool asked =
         std::find(request->providers.begin(), request->providers.end(), "gcp") != request->providers.end();
-    const std::string gcp_url = prices::endpoint_of(*request, "gcp");
+    const std::string gcp_url = prices::endpoint_of(*request, *prices::provider_row("gcp"));
     if (const std::string w = io::cleartext_credentials_warning(gcp_url, gcp_http); asked && !w.empty())
       fmt::print(stderr, "{} {}\n", prefix(Level::warning), w);
   }
-  auto update = prices::fetch_updates(*request, *fetcher, gcp_fetcher.get());
+  auto update = prices::fetch_updates(*request, *fetcher, with_key);
   if (!a.quiet)
     for (const std::string& n : notes) fmt::print(stderr, "{} {}\n", prefix(Level::note), n);
   if (!update) return fail(update.error());

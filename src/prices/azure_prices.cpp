@@ -84,7 +84,7 @@ void read_item(simdjson::dom::object item, std::string_view region, std::string_
   if (item["retailPrice"].get_double().get(price) != simdjson::SUCCESS || !(price > 0)) return skip(into, "no price");
   const Priced p = price_item(item, price);
   if (p.skip != nullptr) return skip(into, p.skip);
-  OfferFacts f{"azure",
+  OfferFacts f{*provider_row("azure"),
                arm,
                region,
                &*gpu,

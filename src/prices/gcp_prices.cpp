@@ -77,7 +77,7 @@ void read_sku(simdjson::dom::object sku, std::string_view region, std::string_vi
   if (!price || !(*price > 0)) return skip(into, "no price");
   const bool spot = usage == "Preemptible";
   const std::string instance = slug(gpu->model);
-  OfferFacts f{"gcp", instance, region, &*gpu};
+  OfferFacts f{*provider_row("gcp"), instance, region, &*gpu};
   f.kind = spot ? breakeven::OfferKind::spot : breakeven::OfferKind::on_demand;
   f.price_per_hour = *price / *hours;
   f.date_seen = date_part(json_string(info, "effectiveTime"));

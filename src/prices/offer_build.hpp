@@ -3,6 +3,7 @@
 #pragma once
 
 #include <gpucost/prices/gpu_skus.hpp>
+#include <gpucost/prices/providers.hpp>
 #include <gpucost/prices/sources.hpp>
 
 #include <simdjson.h>
@@ -16,15 +17,16 @@ namespace gpucost::prices {
 std::string date_part(std::string_view iso);
 
 struct OfferFacts {
-  std::string_view provider_key, instance, region;
+  const ProviderRow& provider;
+  std::string_view instance, region;
   const SkuGpu* gpu = nullptr;
   breakeven::OfferKind kind = breakeven::OfferKind::on_demand;
   double price_per_hour = 0;
   std::string date_seen{}, source{}, note{};
   bool per_gpu = false, confirmed = true;
 };
-/// The offer, with the provider's billing terms (AWS and Google Cloud: 1 s increments and a
-/// 60 s minimum; Azure: per minute) and data/cloud-offers.toml's cold start.
+/// The offer, with the provider's billing terms (data/provider-billing.toml) and the cold start
+/// of the SKU's family, else the provider's.
 breakeven::CloudOffer make_offer(const OfferFacts& f);
 /// Adds `o` unless an offer of that name is there already: the newer date_seen wins (a price
 /// list can hold a price and its successor); the other counts as "superseded".

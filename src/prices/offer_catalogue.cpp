@@ -148,11 +148,11 @@ void keep_cheapest(std::optional<double>& into, std::optional<double> v) {
   if (v && (!into || *v < *into)) into = v;
 }
 
-CloudOffer vm_offer(const VmRow& row, const ProviderTerms& terms, const std::string& dir, const std::string& path,
-                    const std::string& date, OfferKind kind) {
+CloudOffer vm_offer(const VmRow& row, const ProviderRow* provider, const BillingTerms& terms, const std::string& dir,
+                    const std::string& path, const std::string& date, OfferKind kind) {
   CloudOffer o;
-  o.name = offer_name(terms.key.empty() ? std::string_view(dir) : terms.key, row.instance, row.region, kind);
-  o.provider = terms.display.empty() ? dir : std::string(terms.display);
+  o.name = offer_name(dir, row.instance, row.region, kind);
+  o.provider = provider != nullptr ? std::string(provider->display) : dir;
   o.instance = row.instance;
   o.region = row.region;
   o.gpu_model = gpu_model_of(row.accelerator, row.memory_gb);
@@ -171,9 +171,10 @@ CloudOffer vm_offer(const VmRow& row, const ProviderTerms& terms, const std::str
   return o;
 }
 
-/// The rows of a vms.csv, one per instance and region (the cheapest zone), GCP's machine types
-/// joined with the GPUs they carry.
-std::vector<VmRow> vm_rows(const std::string& text, const std::string& path, bool gcp, CsvTally& tally) {
+/// The rows of a vms.csv, one per instance and region (the cheapest zone); with `gpus_apart` (a
+/// provider whose GPUs are priced apart from the machine type: Google Cloud's families above),
+/// the machine types joined with the GPUs they carry.
+std::vector<VmRow> vm_rows(const std::string& text, const std::string& path, bool gpus_apart, CsvTally& tally) {
   std::map<std::pair<std::string, std::string>, VmRow> rows;          // (instance, region)
   std::map<std::pair<std::string, std::string>, VmRow> accelerators;  // GCP: (accelerator x1, region)
   std::vector<std::string> cells;
@@ -210,7 +211,7 @@ std::vector<VmRow> vm_rows(const std::string& text, const std::string& path, boo
       if (tally.first_malformed.empty()) tally.first_malformed = fmt::format("{}:{}: {}", path, line_no, line);
       continue;
     }
-    if (gcp && r.instance.empty() && !r.accelerator.empty() && count == 1.0) {
+    if (gpus_apart && r.instance.empty() && !r.accelerator.empty() && count == 1.0) {
       auto& a = accelerators[{r.accelerator, r.region}];
       a.accelerator = r.accelerator;
       a.memory_gb = std::max(a.memory_gb, r.memory_gb);
@@ -218,7 +219,7 @@ std::vector<VmRow> vm_rows(const std::string& text, const std::string& path, boo
       keep_cheapest(a.spot, r.spot);
       continue;
     }
-    if (gcp && r.accelerator.empty()) {
+    if (gpus_apart && r.accelerator.empty()) {
       if (const auto carried = gcp_gpus(r.instance)) {
         r.accelerator = std::string(carried->first);
         r.gpus = carried->second;
@@ -272,8 +273,8 @@ Expected<std::vector<CloudOffer>> read_skypilot_csv(const std::string& path, con
                                                     std::string& note) {
   const std::filesystem::path p(path);
   const std::string dir = p.parent_path().filename().string();
-  const ProviderTerms* known = provider_terms(dir);
-  const ProviderTerms& terms = known != nullptr ? *known : kOtherProviderTerms;
+  const ProviderRow* provider = provider_row(dir);
+  const BillingTerms& terms = provider != nullptr ? provider->terms() : billing_table().fallback;
   if (dir.empty())
     return make_error(ErrorKind::usage,
                       fmt::format("--clouds {}: a SkyPilot vms.csv names its cloud by its folder", path),
@@ -281,21 +282,21 @@ Expected<std::vector<CloudOffer>> read_skypilot_csv(const std::string& path, con
   CsvTally tally;
   const std::string date = file_date(path);
   std::vector<CloudOffer> offers;
-  for (const VmRow& r : vm_rows(text, path, dir == "gcp", tally)) {
-    if (r.price) offers.push_back(vm_offer(r, terms, dir, path, date, OfferKind::on_demand));
-    if (r.spot) offers.push_back(vm_offer(r, terms, dir, path, date, OfferKind::spot));
+  for (const VmRow& r : vm_rows(text, path, provider != nullptr && provider->gpus_priced_apart, tally)) {
+    if (r.price) offers.push_back(vm_offer(r, provider, terms, dir, path, date, OfferKind::on_demand));
+    if (r.spot) offers.push_back(vm_offer(r, provider, terms, dir, path, date, OfferKind::spot));
   }
   note = fmt::format(
       "--clouds {}: SkyPilot vms.csv of {} ({} rows): {} offers; rows without GPUs ignored: {}{}{}{}; prices dated by "
       "the file's time ({}); billing {:g} s increment, {:g} s minimum, cold start {:g} s: gpucost's defaults for {}",
-      path, terms.display.empty() ? dir : std::string(terms.display), tally.rows, offers.size(), tally.no_gpu,
+      path, provider != nullptr ? std::string(provider->display) : dir, tally.rows, offers.size(), tally.no_gpu,
       tally.no_price > 0 ? fmt::format(", {} without a price", tally.no_price) : "",
       tally.gcp_no_accelerator > 0
           ? fmt::format(", {} machine types without their GPUs' price", tally.gcp_no_accelerator)
           : "",
       tally.malformed > 0 ? fmt::format(", {} malformed (first: {})", tally.malformed, tally.first_malformed) : "",
       date, terms.increment_s, terms.minimum_s, terms.cold_start_s,
-      terms.display.empty() ? "a provider it does not know" : std::string(terms.display));
+      provider != nullptr ? std::string(provider->display) : std::string("a provider it does not know"));
   return offers;
 }
 
@@ -353,45 +354,7 @@ Status add_file(Catalogue& c, const std::string& path, bool user) {
   return {};
 }
 
-// As the built-in catalogue's offers of each provider are billed; cold starts typical of a
-// single-node GPU instance there (a rough figure, as the catalogue's).
-constexpr std::array kProviders{
-    ProviderTerms{"aws", "AWS", "us-east-1", 1, 60, 300},
-    ProviderTerms{"gcp", "Google Cloud", "us-central1", 1, 60, 240},
-    ProviderTerms{"azure", "Azure", "eastus", 60, 60, 300},
-    ProviderTerms{"lambda", "Lambda", "", 60, 60, 300},
-    ProviderTerms{"runpod", "RunPod", "", 1, 0, 120},
-    ProviderTerms{"vast", "Vast.ai", "", 1, 0, 180},
-};
-
 }  // namespace
-
-const ProviderTerms* provider_terms(std::string_view key) {
-  for (const ProviderTerms& p : kProviders)
-    if (p.key == key) return &p;
-  return nullptr;
-}
-
-const ProviderTerms* provider_terms_by_display(std::string_view display) {
-  for (const ProviderTerms& p : kProviders)
-    if (p.display == display) return &p;
-  return nullptr;
-}
-
-std::string offer_name(std::string_view key, std::string_view instance, std::string_view region, OfferKind kind) {
-  std::string name(key);
-  name += '-';
-  if (key == "azure") {
-    if (instance.starts_with("Standard_")) instance.remove_prefix(9);
-    for (const char c : instance) name += c == '_' ? '-' : text::ascii_lower(c);
-  } else {
-    name += instance;
-  }
-  const ProviderTerms* p = provider_terms(key);
-  if (!region.empty() && (p == nullptr || region != p->default_region)) name.append("-").append(region);
-  if (kind != OfferKind::on_demand) name.append("-").append(offer_kind_name(kind));
-  return name;
-}
 
 std::string user_catalogue_path() {
   const char* data = std::getenv("XDG_DATA_HOME");

@@ -34,21 +34,6 @@ std::string summary(const SourceResult& r) {
   return out;
 }
 
-std::string_view default_region(std::string_view key) {
-  const ProviderTerms* p = provider_terms(key);
-  return p != nullptr ? p->default_region : std::string_view();
-}
-
-std::string_view provider_display(std::string_view key) {
-  const ProviderTerms* p = provider_terms(key);
-  return p != nullptr ? p->display : std::string_view();
-}
-
-std::string_view provider_key_of(std::string_view display) {
-  const ProviderTerms* p = provider_terms_by_display(display);
-  return p != nullptr ? p->key : std::string_view();
-}
-
 std::optional<double> hourly_unit(std::string_view unit) {
   unit = text::trim(unit);
   if (unit == "Hrs" || unit == "h" || unit == "Hour" || unit == "Hours") return 1.0;
@@ -83,10 +68,10 @@ std::string date_part(std::string_view iso) {
 }
 
 breakeven::CloudOffer make_offer(const OfferFacts& f) {
-  const ProviderTerms* p = provider_terms(f.provider_key);
+  const BillingTerms& terms = f.provider.terms();
   breakeven::CloudOffer o;
-  o.name = offer_name(f.provider_key, f.instance, f.region, f.kind);
-  o.provider = std::string(p != nullptr ? p->display : f.provider_key);
+  o.name = offer_name(f.provider.key, f.instance, f.region, f.kind);
+  o.provider = std::string(f.provider.display);
   o.instance = std::string(f.instance);
   o.region = std::string(f.region);
   o.gpu_model = f.gpu->model;
@@ -97,9 +82,9 @@ breakeven::CloudOffer make_offer(const OfferFacts& f) {
   o.price_per_hour = std::round(f.price_per_hour * 1e6) / 1e6;
   o.currency = "USD";
   o.kind = f.kind;
-  o.billing_increment_s = p != nullptr ? p->increment_s : 1;
-  o.billing_minimum_s = p != nullptr ? p->minimum_s : 0;
-  o.cold_start_s = typical_cold_start_s(o.provider, o.instance);
+  o.billing_increment_s = terms.increment_s;
+  o.billing_minimum_s = terms.minimum_s;
+  o.cold_start_s = f.gpu->cold_start_s > 0 ? f.gpu->cold_start_s : terms.cold_start_s;
   o.date_seen = f.date_seen;
   o.source = f.source;
   o.confirmed = f.confirmed;
