@@ -8,6 +8,7 @@
 
 #include <simdjson.h>
 
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -36,5 +37,17 @@ inline void skip(SourceResult& r, const char* reason) { ++r.skipped[reason]; }
 
 /// A string member of a simdjson object, or empty.
 std::string_view json_string(simdjson::dom::object o, std::string_view key);
+
+/// Where a paged JSON price list keeps its items and the next page, and whose answer it is.
+struct JsonPageShape {
+  std::string_view items;   ///< the array of items: "Items"
+  std::string_view next;    ///< the next page's link or token, absent on the last: "NextPageLink"
+  std::string_view answer;  ///< what a page is, for the error without items: "Retail Prices"
+};
+/// One page: each object of its items handed to `read` (another element is counted as "not an
+/// object"), the page and its bytes counted in `into`; the next page's link or token, empty at
+/// the end. An error when it is not JSON or has no items array.
+Expected<std::string> read_json_page(std::string_view json, std::string_view source_url, const JsonPageShape& shape,
+                                     SourceResult& into, const std::function<void(simdjson::dom::object)>& read);
 
 }  // namespace gpucost::prices

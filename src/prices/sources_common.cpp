@@ -109,4 +109,29 @@ std::string_view json_string(simdjson::dom::object o, std::string_view key) {
   return v;
 }
 
+Expected<std::string> read_json_page(std::string_view json, std::string_view source_url, const JsonPageShape& shape,
+                                     SourceResult& into, const std::function<void(simdjson::dom::object)>& read) {
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  if (const auto err = parser.parse(json.data(), json.size()).get(doc); err != simdjson::SUCCESS)
+    return make_error(ErrorKind::format, fmt::format("{}: not JSON: {}", source_url, simdjson::error_message(err)));
+  simdjson::dom::array items;
+  if (doc[shape.items].get_array().get(items) != simdjson::SUCCESS)
+    return make_error(ErrorKind::format,
+                      fmt::format("{}: no \"{}\" array: not a {} answer", source_url, shape.items, shape.answer));
+  for (const simdjson::dom::element e : items) {
+    simdjson::dom::object item;
+    if (e.get_object().get(item) != simdjson::SUCCESS) {
+      skip(into, "not an object");
+      continue;
+    }
+    read(item);
+  }
+  ++into.pages;
+  into.bytes += json.size();
+  std::string_view next;
+  if (doc[shape.next].get_string().get(next) != simdjson::SUCCESS) return std::string();
+  return std::string(next);
+}
+
 }  // namespace gpucost::prices
