@@ -37,44 +37,29 @@ std::string azure_instance_slug(std::string_view instance) {
 
 // One row per provider; the order is the one `offers update` reads them in. Billing terms:
 // data/provider-billing.toml.
+// clang-format off
 const ProviderRow kProviders[] = {
-    {.key = "aws",
-     .display = "AWS",
-     .default_region = "us-east-1",
-     .list = {.name = "Price List bulk API",
-              .endpoint = "https://pricing.us-east-1.amazonaws.com",
-              .fetch = fetch_aws,
-              .sku_gpu = aws_instance_gpu,
-              .region_shape = aws_region,
-              .other_region = "eu-central-1"}},
-    {.key = "azure",
-     .display = "Azure",
-     .default_region = "eastus",
-     .instance_slug = azure_instance_slug,
-     .list = {.name = "Retail Prices API",
-              .endpoint = "https://prices.azure.com",
-              .fetch = fetch_azure,
-              .sku_gpu = azure_sku_gpu,
-              .region_shape = azure_region,
-              .other_region = "westeurope"}},
-    {.key = "gcp",
-     .display = "Google Cloud",
-     .default_region = "us-central1",
-     .gpus_priced_apart = true,
-     .list = {.name = "Cloud Billing Catalog API",
-              .endpoint = "https://cloudbilling.googleapis.com",
-              .fetch = fetch_gcp,
-              .sku_gpu = gcp_gpu_description,
-              .region_shape = gcp_region,
-              .other_region = "europe-west4",
+    {.key = "aws", .display = "AWS", .default_region = "us-east-1",
+     .list = {.name = "Price List bulk API", .endpoint = "https://pricing.us-east-1.amazonaws.com",
+              .fetch = fetch_aws, .sku_gpu = aws_instance_gpu,
+              .region_shape = aws_region, .other_region = "eu-central-1"}},
+    {.key = "azure", .display = "Azure", .default_region = "eastus", .instance_slug = azure_instance_slug,
+     .list = {.name = "Retail Prices API", .endpoint = "https://prices.azure.com",
+              .fetch = fetch_azure, .sku_gpu = azure_sku_gpu,
+              .region_shape = azure_region, .other_region = "westeurope"}},
+    {.key = "gcp", .display = "Google Cloud", .default_region = "us-central1", .gpus_priced_apart = true,
+     .list = {.name = "Cloud Billing Catalog API", .endpoint = "https://cloudbilling.googleapis.com",
+              .fetch = fetch_gcp, .sku_gpu = gcp_gpu_description,
+              .region_shape = gcp_region, .other_region = "europe-west4",
               .key_env = "GPUCOST_GCP_API_KEY",
               .key_hint = "a key of any Google Cloud project; no billing account needed",
               .with_key = gcp_http_options}},
     // Catalogue offers only (data/cloud-offers.toml, a SkyPilot vms.csv): no price list is read.
     {.key = "lambda", .display = "Lambda"},
     {.key = "runpod", .display = "RunPod"},
-    {.key = "vast", .display = "Vast.ai"},
+    {.key = "vast",   .display = "Vast.ai"},
 };
+// clang-format on
 
 Expected<BillingTerms> read_terms(const toml::table& t, std::string_view origin, std::string_view what, bool sourced) {
   BillingTerms b;
