@@ -11,7 +11,9 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cmath>
+#include <cstdio>
 
 namespace gpucost::breakeven {
 
@@ -343,6 +345,51 @@ std::vector<OfferPrice> price_offers(const CostConfig& c, const JobInputs& job, 
   std::stable_sort(fit.begin(), fit.end(), [](const OfferPrice& a, const OfferPrice& b) { return a.total < b.total; });
   fit.insert(fit.end(), std::make_move_iterator(unfit.begin()), std::make_move_iterator(unfit.end()));
   return fit;
+}
+
+namespace {
+
+std::string lower(std::string_view text) {
+  std::string out(text);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+  return out;
+}
+
+std::optional<std::chrono::sys_days> parse_day(std::string_view text) {
+  int y = 0;
+  unsigned m = 0, d = 0;
+  if (text.size() != 10 || std::sscanf(std::string(text).c_str(), "%4d-%2u-%2u", &y, &m, &d) != 3) return std::nullopt;
+  const std::chrono::year_month_day ymd{std::chrono::year{y}, std::chrono::month{m}, std::chrono::day{d}};
+  if (!ymd.ok()) return std::nullopt;
+  return std::chrono::sys_days{ymd};
+}
+
+bool matches(const CloudOffer& o, const OfferFilter& f) {
+  if (!f.gpu.empty() && lower(o.gpu_model).find(lower(f.gpu)) == std::string::npos) return false;
+  if (!f.kind.empty() && offer_kind_name(o.kind) != f.kind) return false;
+  if (f.regions.empty()) return true;
+  return std::any_of(f.regions.begin(), f.regions.end(),
+                     [&](const std::string& r) { return lower(o.region).starts_with(lower(r)); });
+}
+
+}  // namespace
+
+std::optional<int> days_between(std::string_view day, std::string_view today) {
+  const auto from = parse_day(day), now = parse_day(today);
+  if (!from || !now) return std::nullopt;
+  return static_cast<int>((*now - *from).count());
+}
+
+std::optional<int> price_age_days(const CloudOffer& offer, std::string_view today) {
+  return days_between(offer.date_seen, today);
+}
+
+std::vector<CloudOffer> filter_offers(const std::vector<CloudOffer>& offers, const OfferFilter& filter) {
+  std::vector<CloudOffer> out;
+  for (const CloudOffer& o : offers)
+    if (matches(o, filter)) out.push_back(o);
+  return out;
 }
 
 }  // namespace gpucost::breakeven

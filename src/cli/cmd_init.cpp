@@ -9,6 +9,7 @@
 #include <gpucost/extract/sample_collector.hpp>
 #include <gpucost/io/atomic_file.hpp>
 #include <gpucost/pipeline/inputs.hpp>
+#include <gpucost/prices/offer_catalogue.hpp>
 #include <gpucost/record/smi_probe.hpp>
 
 #include <fmt/format.h>
@@ -122,7 +123,7 @@ int run_init(const InitArgs& a) {
   if (a.gpus > 0) o.machine.gpu_count = a.gpus;
   // The ECB rates gpucost offers update stored, for an offer in another currency (the built-in ones
   // when none are as recent); a catalogue that does not read is said, not fatal.
-  if (auto catalogue = breakeven::load_catalogue({breakeven::user_catalogue_path(), {}}); catalogue)
+  if (auto catalogue = prices::load_catalogue({prices::user_catalogue_path(), {}}); catalogue)
     o.user_rates = std::move(catalogue->rates);
   else
     o.notes.push_back(fmt::format("{}: its exchange rates are not used", catalogue.error().message));

@@ -540,11 +540,11 @@ int finish_inputs(const std::vector<InputStats>& stats, const InputArgs& a, cons
   return a.strict && (malformed > 0 || truncated) ? kStrictFailed : kOk;
 }
 
-Expected<const breakeven::Catalogue*> run_catalogue(const std::vector<std::string>& clouds, bool quiet) {
+Expected<const prices::Catalogue*> run_catalogue(const std::vector<std::string>& clouds, bool quiet) {
   // One command per process: the first call loads, later ones (offer, then pricing) reuse it.
-  static std::optional<breakeven::Catalogue> loaded;
+  static std::optional<prices::Catalogue> loaded;
   if (loaded) return &*loaded;
-  auto catalogue = breakeven::load_catalogue({breakeven::user_catalogue_path(), clouds});
+  auto catalogue = prices::load_catalogue({prices::user_catalogue_path(), clouds});
   if (!catalogue) return catalogue.error();
   loaded = std::move(*catalogue);
   if (!quiet)

@@ -13,6 +13,7 @@
 #include <gpucost/pipeline/prometheus.hpp>
 #include <gpucost/pipeline/settings.hpp>
 #include <gpucost/prep/prep.hpp>
+#include <gpucost/prices/offer_catalogue.hpp>
 #include <gpucost/record/slurm.hpp>
 
 #include <CLI/CLI.hpp>
@@ -90,7 +91,7 @@ struct ModelArgs {
 
 /// The cloud catalogue of this run: built-in, the user catalogue, --clouds files (loaded once per
 /// process; its notes printed then unless quiet).
-Expected<const breakeven::Catalogue*> run_catalogue(const std::vector<std::string>& clouds, bool quiet);
+Expected<const prices::Catalogue*> run_catalogue(const std::vector<std::string>& clouds, bool quiet);
 /// Today's date (UTC, YYYY-MM-DD) that price ages count to; GPUCOST_TODAY overrides it (tests).
 std::string today_date();
 /// --compare-kinds: "on-demand,spot", or "all".

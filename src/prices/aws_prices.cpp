@@ -132,7 +132,7 @@ struct AwsOfferReader::State {
   }
 
   void add_term(std::string_view type, const Product& p, simdjson::dom::object term) {
-    OfferFacts f{"aws", p.instance, region, &p.gpu};
+    OfferFacts f{*provider_row("aws"), p.instance, region, &p.gpu};
     f.date_seen = date_part(json_string(term, "effectiveDate"));
     f.source = source;
     if (type == "Reserved") {

@@ -84,7 +84,7 @@ void read_item(simdjson::dom::object item, std::string_view region, std::string_
   if (item["retailPrice"].get_double().get(price) != simdjson::SUCCESS || !(price > 0)) return skip(into, "no price");
   const Priced p = price_item(item, price);
   if (p.skip != nullptr) return skip(into, p.skip);
-  OfferFacts f{"azure",
+  OfferFacts f{*provider_row("azure"),
                arm,
                region,
                &*gpu,
@@ -110,26 +110,8 @@ std::string azure_first_page_url(std::string_view base, std::string_view region)
 
 Expected<std::string> read_azure_page(std::string_view json, std::string_view region, std::string_view source_url,
                                       SourceResult& into) {
-  simdjson::dom::parser parser;
-  simdjson::dom::element doc;
-  if (const auto err = parser.parse(json.data(), json.size()).get(doc); err != simdjson::SUCCESS)
-    return make_error(ErrorKind::format, fmt::format("{}: not JSON: {}", source_url, simdjson::error_message(err)));
-  simdjson::dom::array items;
-  if (doc["Items"].get_array().get(items) != simdjson::SUCCESS)
-    return make_error(ErrorKind::format, fmt::format("{}: no \"Items\" array: not a Retail Prices answer", source_url));
-  for (const simdjson::dom::element e : items) {
-    simdjson::dom::object item;
-    if (e.get_object().get(item) != simdjson::SUCCESS) {
-      skip(into, "not an object");
-      continue;
-    }
-    read_item(item, region, source_url, into);
-  }
-  ++into.pages;
-  into.bytes += json.size();
-  std::string_view next;
-  if (doc["NextPageLink"].get_string().get(next) != simdjson::SUCCESS) return std::string();
-  return std::string(next);
+  return read_json_page(json, source_url, {"Items", "NextPageLink", "Retail Prices"}, into,
+                        [&](simdjson::dom::object item) { read_item(item, region, source_url, into); });
 }
 
 Expected<SourceResult> fetch_azure(io::Fetcher& fetcher, std::string_view base,

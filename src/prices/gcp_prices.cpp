@@ -77,7 +77,7 @@ void read_sku(simdjson::dom::object sku, std::string_view region, std::string_vi
   if (!price || !(*price > 0)) return skip(into, "no price");
   const bool spot = usage == "Preemptible";
   const std::string instance = slug(gpu->model);
-  OfferFacts f{"gcp", instance, region, &*gpu};
+  OfferFacts f{*provider_row("gcp"), instance, region, &*gpu};
   f.kind = spot ? breakeven::OfferKind::spot : breakeven::OfferKind::on_demand;
   f.price_per_hour = *price / *hours;
   f.date_seen = date_part(json_string(info, "effectiveTime"));
@@ -104,26 +104,8 @@ std::string gcp_skus_url(std::string_view base, std::string_view page_token) {
 
 Expected<std::string> read_gcp_page(std::string_view json, std::string_view region, std::string_view source_url,
                                     SourceResult& into) {
-  simdjson::dom::parser parser;
-  simdjson::dom::element doc;
-  if (const auto err = parser.parse(json.data(), json.size()).get(doc); err != simdjson::SUCCESS)
-    return make_error(ErrorKind::format, fmt::format("{}: not JSON: {}", source_url, simdjson::error_message(err)));
-  simdjson::dom::array skus;
-  if (doc["skus"].get_array().get(skus) != simdjson::SUCCESS)
-    return make_error(ErrorKind::format, fmt::format("{}: no \"skus\" array: not a Cloud Billing answer", source_url));
-  for (const simdjson::dom::element e : skus) {
-    simdjson::dom::object sku;
-    if (e.get_object().get(sku) != simdjson::SUCCESS) {
-      skip(into, "not an object");
-      continue;
-    }
-    read_sku(sku, region, source_url, into);
-  }
-  ++into.pages;
-  into.bytes += json.size();
-  std::string_view next;
-  if (doc["nextPageToken"].get_string().get(next) != simdjson::SUCCESS) return std::string();
-  return std::string(next);
+  return read_json_page(json, source_url, {"skus", "nextPageToken", "Cloud Billing"}, into,
+                        [&](simdjson::dom::object sku) { read_sku(sku, region, source_url, into); });
 }
 
 Expected<SourceResult> fetch_gcp(io::Fetcher& fetcher, std::string_view base, const std::vector<std::string>& regions) {

@@ -23,30 +23,33 @@ struct AwsFamily {
   int default_gpus;  ///< sizes not listed (0: only the listed sizes exist)
   std::array<SizeCount, 3> sizes;
   std::string_view source;
+  double cold_start_s;  ///< as data/cloud-offers.toml's offers of the family: g 240 s, p3/p4 420 s, p5/p6 480 s
 };
 
 // g-families: one GPU up to 16xlarge, four at 12xlarge and 24xlarge, eight at 48xlarge.
 constexpr std::array<SizeCount, 3> kGSizes{{{"12xlarge", 4}, {"24xlarge", 4}, {"48xlarge", 8}}};
 
 const std::array kAws{
-    AwsFamily{"p6-b200", "B200", 180, 0, {{{"48xlarge", 8}}}, "https://aws.amazon.com/ec2/instance-types/p6/"},
-    AwsFamily{"p5en", "H200", 141, 0, {{{"48xlarge", 8}}}, "https://aws.amazon.com/ec2/instance-types/p5/"},
-    AwsFamily{"p5e", "H200", 141, 0, {{{"48xlarge", 8}}}, "https://aws.amazon.com/ec2/instance-types/p5/"},
+    AwsFamily{"p6-b200", "B200", 180, 0, {{{"48xlarge", 8}}}, "https://aws.amazon.com/ec2/instance-types/p6/", 480},
+    AwsFamily{"p5en", "H200", 141, 0, {{{"48xlarge", 8}}}, "https://aws.amazon.com/ec2/instance-types/p5/", 480},
+    AwsFamily{"p5e", "H200", 141, 0, {{{"48xlarge", 8}}}, "https://aws.amazon.com/ec2/instance-types/p5/", 480},
     AwsFamily{
-        "p5", "H100", 80, 0, {{{"48xlarge", 8}, {"4xlarge", 1}}}, "https://aws.amazon.com/ec2/instance-types/p5/"},
-    AwsFamily{"p4de", "A100 80GB", 80, 0, {{{"24xlarge", 8}}}, "https://aws.amazon.com/ec2/instance-types/p4/"},
-    AwsFamily{"p4d", "A100 40GB", 40, 0, {{{"24xlarge", 8}}}, "https://aws.amazon.com/ec2/instance-types/p4/"},
-    AwsFamily{"p3dn", "V100", 32, 0, {{{"24xlarge", 8}}}, "https://aws.amazon.com/ec2/instance-types/p3/"},
+        "p5", "H100", 80, 0, {{{"48xlarge", 8}, {"4xlarge", 1}}}, "https://aws.amazon.com/ec2/instance-types/p5/", 480},
+    AwsFamily{"p4de", "A100 80GB", 80, 0, {{{"24xlarge", 8}}}, "https://aws.amazon.com/ec2/instance-types/p4/", 420},
+    AwsFamily{"p4d", "A100 40GB", 40, 0, {{{"24xlarge", 8}}}, "https://aws.amazon.com/ec2/instance-types/p4/", 420},
+    AwsFamily{"p3dn", "V100", 32, 0, {{{"24xlarge", 8}}}, "https://aws.amazon.com/ec2/instance-types/p3/", 420},
     AwsFamily{"p3",
               "V100",
               16,
               0,
               {{{"2xlarge", 1}, {"8xlarge", 4}, {"16xlarge", 8}}},
-              "https://aws.amazon.com/ec2/instance-types/p3/"},
-    AwsFamily{"g6e", "L40S", 48, 1, kGSizes, "https://aws.amazon.com/ec2/instance-types/g6e/"},
-    AwsFamily{"g6", "L4", 24, 1, kGSizes, "https://aws.amazon.com/ec2/instance-types/g6/"},
-    AwsFamily{"g5", "A10G", 24, 1, kGSizes, "https://aws.amazon.com/ec2/instance-types/g5/"},
-    AwsFamily{"g4dn", "T4", 16, 1, {{{"12xlarge", 4}, {"metal", 8}}}, "https://aws.amazon.com/ec2/instance-types/g4/"},
+              "https://aws.amazon.com/ec2/instance-types/p3/",
+              420},
+    AwsFamily{"g6e", "L40S", 48, 1, kGSizes, "https://aws.amazon.com/ec2/instance-types/g6e/", 240},
+    AwsFamily{"g6", "L4", 24, 1, kGSizes, "https://aws.amazon.com/ec2/instance-types/g6/", 240},
+    AwsFamily{"g5", "A10G", 24, 1, kGSizes, "https://aws.amazon.com/ec2/instance-types/g5/", 240},
+    AwsFamily{
+        "g4dn", "T4", 16, 1, {{{"12xlarge", 4}, {"metal", 8}}}, "https://aws.amazon.com/ec2/instance-types/g4/", 240},
 };
 
 struct AzureSku {
@@ -110,7 +113,7 @@ std::optional<SkuGpu> aws_instance_gpu(std::string_view type) {
     for (const SizeCount& s : f.sizes)
       if (!s.size.empty() && s.size == size) gpus = s.gpus;
     if (gpus == 0) return std::nullopt;
-    return SkuGpu{std::string(f.model), gpus, f.memory_gb, f.family, f.source};
+    return SkuGpu{std::string(f.model), gpus, f.memory_gb, f.family, f.source, f.cold_start_s};
   }
   return std::nullopt;
 }
@@ -138,17 +141,6 @@ std::vector<std::string_view> azure_gpu_skus() {
   std::vector<std::string_view> out;
   for (const AzureSku& s : kAzure) out.push_back(s.arm_sku);
   return out;
-}
-
-double typical_cold_start_s(std::string_view provider, std::string_view instance) {
-  // data/cloud-offers.toml: AWS g* 240 s, p4 420 s, p5 480 s; Azure 300 s; Google Cloud 180-240 s.
-  if (provider == "AWS") {
-    if (instance.starts_with("p5") || instance.starts_with("p6")) return 480;
-    if (instance.starts_with("p")) return 420;
-    return 240;
-  }
-  if (provider == "Azure") return 300;
-  return 240;
 }
 
 }  // namespace gpucost::prices

@@ -3,10 +3,12 @@
 #pragma once
 
 #include <gpucost/prices/gpu_skus.hpp>
+#include <gpucost/prices/providers.hpp>
 #include <gpucost/prices/sources.hpp>
 
 #include <simdjson.h>
 
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -16,15 +18,16 @@ namespace gpucost::prices {
 std::string date_part(std::string_view iso);
 
 struct OfferFacts {
-  std::string_view provider_key, instance, region;
+  const ProviderRow& provider;
+  std::string_view instance, region;
   const SkuGpu* gpu = nullptr;
   breakeven::OfferKind kind = breakeven::OfferKind::on_demand;
   double price_per_hour = 0;
   std::string date_seen{}, source{}, note{};
   bool per_gpu = false, confirmed = true;
 };
-/// The offer, with the provider's billing terms (AWS and Google Cloud: 1 s increments and a
-/// 60 s minimum; Azure: per minute) and data/cloud-offers.toml's cold start.
+/// The offer, with the provider's billing terms (data/provider-billing.toml) and the cold start
+/// of the SKU's family, else the provider's.
 breakeven::CloudOffer make_offer(const OfferFacts& f);
 /// Adds `o` unless an offer of that name is there already: the newer date_seen wins (a price
 /// list can hold a price and its successor); the other counts as "superseded".
@@ -34,5 +37,17 @@ inline void skip(SourceResult& r, const char* reason) { ++r.skipped[reason]; }
 
 /// A string member of a simdjson object, or empty.
 std::string_view json_string(simdjson::dom::object o, std::string_view key);
+
+/// Where a paged JSON price list keeps its items and the next page, and whose answer it is.
+struct JsonPageShape {
+  std::string_view items;   ///< the array of items: "Items"
+  std::string_view next;    ///< the next page's link or token, absent on the last: "NextPageLink"
+  std::string_view answer;  ///< what a page is, for the error without items: "Retail Prices"
+};
+/// One page: each object of its items handed to `read` (another element is counted as "not an
+/// object"), the page and its bytes counted in `into`; the next page's link or token, empty at
+/// the end. An error when it is not JSON or has no items array.
+Expected<std::string> read_json_page(std::string_view json, std::string_view source_url, const JsonPageShape& shape,
+                                     SourceResult& into, const std::function<void(simdjson::dom::object)>& read);
 
 }  // namespace gpucost::prices

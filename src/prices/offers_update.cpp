@@ -25,16 +25,22 @@ bool gpu_matches(std::string_view filter, std::string_view model) {
   return text::icontains(model, lower);
 }
 
-Expected<SourceResult> fetch_provider(const UpdateRequest& r, std::string_view provider, io::Fetcher& fetcher,
-                                      io::Fetcher& gcp_fetcher) {
-  const std::string base = endpoint_of(r, provider);
-  const std::vector<std::string> regions = regions_of(r, provider);
-  if (provider == "aws") return fetch_aws(fetcher, base, regions);
-  if (provider == "azure") return fetch_azure(fetcher, base, regions);
-  if (r.gcp_key.empty())
-    return make_error(ErrorKind::usage, "gcp: the Cloud Billing Catalog API needs an API key",
-                      "set GPUCOST_GCP_API_KEY (a key of any Google Cloud project; no billing account needed)");
-  return fetch_gcp(gcp_fetcher, base, regions);
+std::string base_url(const UpdateRequest& r, std::string_view source, std::string_view fallback) {
+  const auto it = r.endpoints.find(std::string(source));
+  if (it == r.endpoints.end()) return std::string(fallback);
+  std::string base = it->second;
+  while (base.ends_with('/')) base.pop_back();
+  return base;
+}
+
+Expected<SourceResult> fetch_provider(const UpdateRequest& r, const ProviderRow& p, io::Fetcher& fetcher) {
+  if (p.needs_key()) {
+    const auto key = r.api_keys.find(std::string(p.key));
+    if (key == r.api_keys.end() || key->second.empty())
+      return make_error(ErrorKind::usage, fmt::format("{}: the {} needs an API key", p.key, p.list.name),
+                        fmt::format("set {} ({})", p.list.key_env, p.list.key_hint));
+  }
+  return p.list.fetch(fetcher, endpoint_of(r, p), regions_of(r, p));
 }
 
 Error with_context(std::string_view what, const Error& e) {
@@ -91,45 +97,27 @@ void sort_offers(std::vector<breakeven::CloudOffer>& offers) {
 
 }  // namespace
 
-const std::vector<std::string>& known_providers() {
-  static const std::vector<std::string> kProviders{"aws", "azure", "gcp"};
-  return kProviders;
+std::string endpoint_of(const UpdateRequest& r, const ProviderRow& provider) {
+  return base_url(r, provider.key, provider.list.endpoint);
 }
 
-std::string endpoint_of(const UpdateRequest& r, std::string_view source) {
-  if (const auto it = r.endpoints.find(std::string(source)); it != r.endpoints.end()) {
-    std::string base = it->second;
-    while (base.ends_with('/')) base.pop_back();
-    return base;
-  }
-  if (source == "aws") return "https://pricing.us-east-1.amazonaws.com";
-  if (source == "azure") return "https://prices.azure.com";
-  if (source == "gcp") return "https://cloudbilling.googleapis.com";
-  return "https://www.ecb.europa.eu";
-}
+std::string ecb_endpoint(const UpdateRequest& r) { return base_url(r, kEcbKey, kEcbEndpoint); }
 
-std::vector<std::string> regions_of(const UpdateRequest& r, std::string_view provider) {
-  if (const auto it = r.regions.find(std::string(provider)); it != r.regions.end() && !it->second.empty())
+std::vector<std::string> regions_of(const UpdateRequest& r, const ProviderRow& provider) {
+  if (const auto it = r.regions.find(std::string(provider.key)); it != r.regions.end() && !it->second.empty())
     return it->second;
-  return {std::string(default_region(provider))};
+  return {std::string(provider.default_region)};
 }
 
-std::string provider_of_region(std::string_view region) {
-  // us-east-1, eu-central-1, ap-southeast-2, us-gov-west-1: words, then a number after a dash.
-  // us-central1, europe-west4: words with the number at the end of the last. eastus, westeurope2: one word.
-  const std::size_t dashes = static_cast<std::size_t>(std::count(region.begin(), region.end(), '-'));
-  if (region.empty() || !text::is_digit(region.back())) return dashes == 0 && !region.empty() ? "azure" : "";
-  if (dashes == 0) return "azure";
-  const std::size_t last = region.rfind('-');
-  return last + 2 == region.size() ? "aws" : "gcp";
-}
-
-Expected<UpdateResult> fetch_updates(const UpdateRequest& r, io::Fetcher& fetcher, io::Fetcher* gcp_fetcher) {
+Expected<UpdateResult> fetch_updates(const UpdateRequest& r, io::Fetcher& fetcher,
+                                     const std::map<std::string, io::Fetcher*>& with_key) {
   UpdateResult out;
-  for (const std::string& provider : known_providers()) {
-    if (!contains(r.providers, provider)) continue;
-    io::Fetcher& used = provider == "gcp" && gcp_fetcher != nullptr ? *gcp_fetcher : fetcher;
-    auto got = fetch_provider(r, provider, fetcher, used);
+  for (const ProviderRow& row : provider_table()) {
+    const std::string provider(row.key);
+    if (!row.fetchable() || !contains(r.providers, provider)) continue;
+    const auto keyed = with_key.find(provider);
+    io::Fetcher& used = keyed != with_key.end() && keyed->second != nullptr ? *keyed->second : fetcher;
+    auto got = fetch_provider(r, row, used);
     for (std::string& n : used.take_notes()) out.notes.push_back(fmt::format("{}: {}", provider, n));
     if (!got) return with_context(provider, got.error());
     std::vector<breakeven::CloudOffer> kept;
@@ -142,12 +130,11 @@ Expected<UpdateResult> fetch_updates(const UpdateRequest& r, io::Fetcher& fetche
       kept.push_back(std::move(o));
     }
     got->offers = std::move(kept);
-    out.notes.push_back(fmt::format("{} ({}): {} document{}, {}: {}", provider,
-                                    fmt::join(regions_of(r, provider), ", "), got->pages, got->pages == 1 ? "" : "s",
-                                    size_text(got->bytes), summary(*got)));
+    out.notes.push_back(fmt::format("{} ({}): {} document{}, {}: {}", provider, fmt::join(regions_of(r, row), ", "),
+                                    got->pages, got->pages == 1 ? "" : "s", size_text(got->bytes), summary(*got)));
     for (breakeven::CloudOffer& o : got->offers) out.offers.push_back(std::move(o));
   }
-  const std::string ecb = endpoint_of(r, "ecb") + "/stats/eurofxref/eurofxref-daily.xml";
+  const std::string ecb = ecb_endpoint(r) + std::string(kEcbDailyPath);
   auto xml = fetcher.get(ecb);
   for (std::string& n : fetcher.take_notes()) out.notes.push_back(fmt::format("ecb: {}", n));
   if (!xml) return with_context("ecb", xml.error());
@@ -173,9 +160,9 @@ std::string catalogue_toml(const std::vector<breakeven::CloudOffer>& offers,
 }
 
 bool replaced_by(const UpdateRequest& r, const breakeven::CloudOffer& o) {
-  const std::string key(provider_key_of(o.provider));
-  if (key.empty() || !contains(r.providers, key)) return false;
-  return contains(regions_of(r, key), o.region) && gpu_matches(r.gpu, o.gpu_model);
+  const ProviderRow* p = provider_row_by_display(o.provider);
+  if (p == nullptr || !contains(r.providers, p->key)) return false;
+  return contains(regions_of(r, *p), o.region) && gpu_matches(r.gpu, o.gpu_model);
 }
 
 Expected<NewCatalogue> new_catalogue(const UpdateRequest& r, const UpdateResult& update, std::string_view old_text,

@@ -1,7 +1,7 @@
 #include <gpucost/prices/sources.hpp>
 
-#include <gpucost/breakeven/providers.hpp>
 #include <gpucost/core/text.hpp>
+#include <gpucost/prices/providers.hpp>
 
 #include "offer_build.hpp"
 
@@ -32,21 +32,6 @@ std::string summary(const SourceResult& r) {
   for (const auto& [reason, n] : r.skipped) skipped += fmt::format("{}{} {}", skipped.empty() ? "" : ", ", n, reason);
   if (!skipped.empty()) out += "; left out: " + skipped;
   return out;
-}
-
-std::string_view default_region(std::string_view key) {
-  const breakeven::ProviderTerms* p = breakeven::provider_terms(key);
-  return p != nullptr ? p->default_region : std::string_view();
-}
-
-std::string_view provider_display(std::string_view key) {
-  const breakeven::ProviderTerms* p = breakeven::provider_terms(key);
-  return p != nullptr ? p->display : std::string_view();
-}
-
-std::string_view provider_key_of(std::string_view display) {
-  const breakeven::ProviderTerms* p = breakeven::provider_terms_by_display(display);
-  return p != nullptr ? p->key : std::string_view();
 }
 
 std::optional<double> hourly_unit(std::string_view unit) {
@@ -83,10 +68,10 @@ std::string date_part(std::string_view iso) {
 }
 
 breakeven::CloudOffer make_offer(const OfferFacts& f) {
-  const breakeven::ProviderTerms* p = breakeven::provider_terms(f.provider_key);
+  const BillingTerms& terms = f.provider.terms();
   breakeven::CloudOffer o;
-  o.name = breakeven::offer_name(f.provider_key, f.instance, f.region, f.kind);
-  o.provider = std::string(p != nullptr ? p->display : f.provider_key);
+  o.name = offer_name(f.provider.key, f.instance, f.region, f.kind);
+  o.provider = std::string(f.provider.display);
   o.instance = std::string(f.instance);
   o.region = std::string(f.region);
   o.gpu_model = f.gpu->model;
@@ -97,9 +82,9 @@ breakeven::CloudOffer make_offer(const OfferFacts& f) {
   o.price_per_hour = std::round(f.price_per_hour * 1e6) / 1e6;
   o.currency = "USD";
   o.kind = f.kind;
-  o.billing_increment_s = p != nullptr ? p->increment_s : 1;
-  o.billing_minimum_s = p != nullptr ? p->minimum_s : 0;
-  o.cold_start_s = typical_cold_start_s(o.provider, o.instance);
+  o.billing_increment_s = terms.increment_s;
+  o.billing_minimum_s = terms.minimum_s;
+  o.cold_start_s = f.gpu->cold_start_s > 0 ? f.gpu->cold_start_s : terms.cold_start_s;
   o.date_seen = f.date_seen;
   o.source = f.source;
   o.confirmed = f.confirmed;
@@ -122,6 +107,31 @@ std::string_view json_string(simdjson::dom::object o, std::string_view key) {
   std::string_view v;
   if (o[key].get_string().get(v) != simdjson::SUCCESS) return {};
   return v;
+}
+
+Expected<std::string> read_json_page(std::string_view json, std::string_view source_url, const JsonPageShape& shape,
+                                     SourceResult& into, const std::function<void(simdjson::dom::object)>& read) {
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  if (const auto err = parser.parse(json.data(), json.size()).get(doc); err != simdjson::SUCCESS)
+    return make_error(ErrorKind::format, fmt::format("{}: not JSON: {}", source_url, simdjson::error_message(err)));
+  simdjson::dom::array items;
+  if (doc[shape.items].get_array().get(items) != simdjson::SUCCESS)
+    return make_error(ErrorKind::format,
+                      fmt::format("{}: no \"{}\" array: not a {} answer", source_url, shape.items, shape.answer));
+  for (const simdjson::dom::element e : items) {
+    simdjson::dom::object item;
+    if (e.get_object().get(item) != simdjson::SUCCESS) {
+      skip(into, "not an object");
+      continue;
+    }
+    read(item);
+  }
+  ++into.pages;
+  into.bytes += json.size();
+  std::string_view next;
+  if (doc[shape.next].get_string().get(next) != simdjson::SUCCESS) return std::string();
+  return std::string(next);
 }
 
 }  // namespace gpucost::prices

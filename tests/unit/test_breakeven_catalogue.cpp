@@ -2,6 +2,7 @@
 // vms.csv, GCP's machine types joined with their GPUs) and how spot and reserved prices become
 // rates per hour of use (docs/cost-model.md, "Cloud catalogue").
 #include <gpucost/breakeven/cloud_offers.hpp>
+#include <gpucost/prices/offer_catalogue.hpp>
 
 #include "support.hpp"
 
@@ -143,7 +144,7 @@ TEST_CASE("catalogue: offers list filters by GPU words, region start and kind", 
 
 TEST_CASE("catalogue: a SkyPilot vms.csv of AWS: cheapest zone, spot apart, CPU rows ignored", "[breakeven]") {
   const std::string path = write("sky/aws/vms.csv", kAwsVms);
-  auto c = breakeven::load_catalogue({"", {path}});
+  auto c = prices::load_catalogue({"", {path}});
   REQUIRE(c);
   const CloudOffer* p5 = named(c->offers, "aws-p5.48xlarge");  // the default region: no suffix
   REQUIRE(p5);
@@ -175,7 +176,7 @@ TEST_CASE("catalogue: a SkyPilot vms.csv of AWS: cheapest zone, spot apart, CPU 
 
 TEST_CASE("catalogue: GCP's machine types are priced with the GPUs they carry", "[breakeven]") {
   const std::string path = write("sky/gcp/vms.csv", kGcpVms);
-  auto c = breakeven::load_catalogue({"", {path}});
+  auto c = prices::load_catalogue({"", {path}});
   REQUIRE(c);
   const CloudOffer* a3 = named(c->offers, "gcp-a3-highgpu-8g");
   REQUIRE(a3);
@@ -201,7 +202,7 @@ TEST_CASE("catalogue: the user catalogue, then --clouds in order, replace offers
   };
   const std::string user = write("user/offers.toml", offer("aws-p5.48xlarge", 50.0));
   const std::string mine = write("mine.toml", offer("aws-p5.48xlarge", 40.0) + offer("colo-h100", 30.0));
-  auto c = breakeven::load_catalogue({user, {mine}});
+  auto c = prices::load_catalogue({user, {mine}});
   REQUIRE(c);
   CHECK(c->offers.size() == breakeven::cloud_offers().size() + 1);
   CHECK(named(c->offers, "aws-p5.48xlarge")->price_per_hour == 40.0);
@@ -209,8 +210,8 @@ TEST_CASE("catalogue: the user catalogue, then --clouds in order, replace offers
   REQUIRE(c->notes.size() == 2);
   CHECK(c->notes[0] == "user catalogue " + user + ": 1 offers (1 of them replace offers of the same name)");
   // A user catalogue that does not exist yet is no error: offers update has not run.
-  CHECK(breakeven::load_catalogue({(kDir.path() / "none.toml").string(), {}}));
-  const auto missing = breakeven::load_catalogue({"", {(kDir.path() / "none.toml").string()}});
+  CHECK(prices::load_catalogue({(kDir.path() / "none.toml").string(), {}}));
+  const auto missing = prices::load_catalogue({"", {(kDir.path() / "none.toml").string()}});
   REQUIRE_FALSE(missing);
   CHECK(missing.error().message.starts_with("--clouds: "));
 }
@@ -259,7 +260,7 @@ currency = "EUR"
 date_seen = "2026-11-30"
 source = "test"
 )");
-  auto c = breakeven::load_catalogue({user, {}});
+  auto c = prices::load_catalogue({user, {}});
   REQUIRE(c);
   REQUIRE(c->rates);
   // GBP per USD = (GBP per EUR) / (USD per EUR) = 0.8290 / 1.0550 = 0.785782

@@ -276,7 +276,7 @@ TEST_CASE("an update's catalogue parses back with parse_cloud_offers, field for 
   FixtureFetcher fetcher;
   prices::UpdateRequest req;
   req.providers = {"aws", "azure", "gcp"};
-  req.gcp_key = "k";
+  req.api_keys["gcp"] = "k";
   req.today = "2026-01-02";
   auto update = prices::fetch_updates(req, fetcher);
   REQUIRE(update);

@@ -6,7 +6,7 @@
 //   extract        extract::compute_features() over an events stream, the document round trip
 //                  and merge
 //   config         breakeven::load_config() (the input up to the first NUL is the TOML file,
-//                  the lines after it are --set overrides), and breakeven::load_catalogue() with
+//                  the lines after it are --set overrides), and prices::load_catalogue() with
 //                  that file as the user catalogue and as a --clouds file (a SkyPilot vms.csv
 //                  when it starts with one's header)
 // The prep targets take the first byte as a set of option bits (--start, --interval, --fields,
@@ -19,6 +19,7 @@
 #include <gpucost/io/event_stream.hpp>
 #include <gpucost/io/line_reader.hpp>
 #include <gpucost/prep/prep.hpp>
+#include <gpucost/prices/offer_catalogue.hpp>
 
 #include <unistd.h>
 
@@ -176,7 +177,7 @@ LocalClock& berlin() {
   if (csv == nullptr) std::abort();
   if (!file.empty() && std::fwrite(file.data(), 1, file.size(), csv) != file.size()) std::abort();
   std::fclose(csv);
-  auto catalogue = breakeven::load_catalogue({path, {csv_path}});
+  auto catalogue = prices::load_catalogue({path, {csv_path}});
   (void)catalogue;
 }
 

@@ -104,12 +104,6 @@ Expected<std::vector<CloudOffer>> parse_cloud_offers(std::string_view toml_text,
 /// The compiled-in catalogue.
 const std::vector<CloudOffer>& cloud_offers();
 
-/// Where one run's offers come from besides the built-in list, in the order they override it
-/// (an offer replaces an earlier one of the same name).
-struct CatalogueFiles {
-  std::string user;                 ///< the catalogue `gpucost offers update` writes; absent: none
-  std::vector<std::string> clouds;  ///< --clouds FILE: gpucost's TOML or a SkyPilot vms.csv
-};
 /// Euro reference rates as the European Central Bank publishes them: units of CODE per euro.
 struct EuroRates {
   std::string date, source;
@@ -118,13 +112,6 @@ struct EuroRates {
   [[nodiscard]] std::optional<double> rate(std::string_view from, std::string_view to) const;
 };
 
-/// The offers one run prices against, what each file added (printed as notes), and the
-/// reference exchange rates of the user catalogue (its [exchange] table), when it has them.
-struct Catalogue {
-  std::vector<CloudOffer> offers;
-  std::vector<std::string> notes;
-  std::optional<EuroRates> rates;
-};
 /// Reads a catalogue's [exchange] table (base = "EUR", date, source, CODE = units per euro);
 /// none when it has none, an error when it is malformed.
 Expected<std::optional<EuroRates>> parse_euro_rates(std::string_view toml_text, std::string_view origin);
@@ -145,11 +132,6 @@ struct OfferFilter {
 };
 std::vector<CloudOffer> filter_offers(const std::vector<CloudOffer>& offers, const OfferFilter& filter);
 
-/// $XDG_DATA_HOME/gpucost/offers.toml, else $HOME/.local/share/gpucost/offers.toml; empty when
-/// neither variable is set.
-std::string user_catalogue_path();
-/// The built-in offers, then the user catalogue's, then each --clouds file's.
-Expected<Catalogue> load_catalogue(const CatalogueFiles& files);
 /// The offer named `name` among `offers`, or an error with the nearest name.
 Expected<CloudOffer> find_cloud_offer(std::string_view name, const std::vector<CloudOffer>& offers);
 

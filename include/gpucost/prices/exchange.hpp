@@ -13,7 +13,11 @@
 
 namespace gpucost::prices {
 
-inline constexpr std::string_view kEcbDailyUrl = "https://www.ecb.europa.eu/stats/eurofxref/eurofxref-daily.xml";
+/// The ECB's rates as a source of `offers update`, the one that is no provider: its name for
+/// --endpoint, its base URL, and the day's rates below it.
+inline constexpr std::string_view kEcbKey = "ecb";
+inline constexpr std::string_view kEcbEndpoint = "https://www.ecb.europa.eu";
+inline constexpr std::string_view kEcbDailyPath = "/stats/eurofxref/eurofxref-daily.xml";
 
 /// Units of each currency per euro, of one day (the cost model reads them back from the user
 /// catalogue and converts through the euro: breakeven::EuroRates::rate).

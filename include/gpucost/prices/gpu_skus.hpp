@@ -17,6 +17,9 @@ struct SkuGpu {
   double memory_gb = 0;     ///< of one GPU
   std::string_view family;  ///< "p5", "NCads A100 v4", ...
   std::string_view source;  ///< where the family's figures come from
+  /// The family's typical cold start (boot, driver, image pull: data/cloud-offers.toml's rough
+  /// figure); 0: the provider's (data/provider-billing.toml).
+  double cold_start_s = 0;
 };
 
 /// "p5.48xlarge" -> 8x H100 80 GB. None for a type outside the GPU families of the table.
@@ -30,8 +33,5 @@ std::optional<SkuGpu> gcp_gpu_description(std::string_view description);
 
 /// The ARM SKU names of the table (the Azure query asks for these only).
 std::vector<std::string_view> azure_gpu_skus();
-
-/// The cold start data/cloud-offers.toml gives such an offer: boot, driver and image pull.
-double typical_cold_start_s(std::string_view provider, std::string_view instance);
 
 }  // namespace gpucost::prices

@@ -8,6 +8,7 @@
 #include <gpucost/core/error.hpp>
 #include <gpucost/io/http.hpp>
 #include <gpucost/prices/exchange.hpp>
+#include <gpucost/prices/providers.hpp>
 
 #include <map>
 #include <optional>
@@ -17,26 +18,21 @@
 
 namespace gpucost::prices {
 
-/// The providers in the order they are fetched: "aws", "azure", "gcp".
-const std::vector<std::string>& known_providers();
-
 struct UpdateRequest {
-  std::vector<std::string> providers;                       ///< keys of known_providers()
+  std::vector<std::string> providers;                       ///< keys of fetchable rows of the provider table
   std::map<std::string, std::vector<std::string>> regions;  ///< per provider; none: its default
   std::string gpu;                                          ///< keep offers whose GPU model contains it
-  std::map<std::string, std::string> endpoints;             ///< "aws", "azure", "gcp", "ecb" -> base URL
-  std::string gcp_key;                                      ///< GPUCOST_GCP_API_KEY
+  std::map<std::string, std::string> endpoints;             ///< a provider's key or kEcbKey -> base URL
+  std::map<std::string, std::string> api_keys;              ///< per provider that needs one (its key_env)
   std::string today;                                        ///< YYYY-MM-DD: date_seen when a list has none
 };
 
-/// The base URL of a source: the override, else https://pricing.us-east-1.amazonaws.com,
-/// https://prices.azure.com, https://cloudbilling.googleapis.com, https://www.ecb.europa.eu.
-std::string endpoint_of(const UpdateRequest& r, std::string_view source);
+/// The base URL of a provider's price list: the request's, else the row's endpoint.
+std::string endpoint_of(const UpdateRequest& r, const ProviderRow& provider);
+/// The base URL of the ECB's reference rates: the request's, else kEcbEndpoint.
+std::string ecb_endpoint(const UpdateRequest& r);
 /// The regions a provider is asked for: the request's, else its default region.
-std::vector<std::string> regions_of(const UpdateRequest& r, std::string_view provider);
-/// Which provider a bare --region belongs to by its shape: us-east-1 (AWS), eastus (Azure),
-/// us-central1 (Google Cloud); empty when none fits.
-std::string provider_of_region(std::string_view region);
+std::vector<std::string> regions_of(const UpdateRequest& r, const ProviderRow& provider);
 
 struct UpdateResult {
   std::vector<breakeven::CloudOffer> offers;  ///< of every requested provider, by provider then name
@@ -46,10 +42,11 @@ struct UpdateResult {
 
 /// Fetches every requested provider and the ECB rates; the first failure is the error (nothing
 /// partial comes back). A "no network" failure says that the built-in catalogue of its newest
-/// date_seen stays in use. Google Cloud is asked through `gcp_fetcher` when given: the one whose
-/// requests carry the API key (gcp_http_options); else through `fetcher`.
+/// date_seen stays in use. A provider that needs an API key is asked through its fetcher in
+/// `with_key` when there is one: the one whose requests carry the key (its row's with_key);
+/// else through `fetcher`.
 Expected<UpdateResult> fetch_updates(const UpdateRequest& request, io::Fetcher& fetcher,
-                                     io::Fetcher* gcp_fetcher = nullptr);
+                                     const std::map<std::string, io::Fetcher*>& with_key = {});
 
 /// The text of a user catalogue holding `offers` and `exchange`.
 std::string catalogue_toml(const std::vector<breakeven::CloudOffer>& offers,

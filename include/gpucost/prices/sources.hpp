@@ -6,7 +6,6 @@
 #pragma once
 
 #include <gpucost/breakeven/cloud_offers.hpp>
-#include <gpucost/breakeven/providers.hpp>
 #include <gpucost/core/error.hpp>
 #include <gpucost/io/http.hpp>
 #include <gpucost/prices/offer_scanner.hpp>
@@ -32,17 +31,8 @@ struct SourceResult {
 /// "12 offers; skipped: 3 Windows, 1 Low Priority" (the skip reasons in name order).
 std::string summary(const SourceResult& r);
 
-// ---- naming and units ------------------------------------------------------------------------
+// ---- units and terms ------------------------------------------------------------------------
 
-/// The region a provider's offers default to: us-east-1, eastus, us-central1.
-std::string_view default_region(std::string_view provider_key);
-/// The catalogue's provider name for a key: "aws" -> "AWS", "azure" -> "Azure", "gcp" -> "Google Cloud".
-std::string_view provider_display(std::string_view provider_key);
-/// The key of a catalogue provider name ("Google Cloud" -> "gcp"); empty for providers the
-/// table of breakeven/providers.hpp does not know.
-std::string_view provider_key_of(std::string_view display);
-/// Offer names as the built-in catalogue spells them (breakeven/providers.hpp).
-using breakeven::offer_name;
 /// Hours per unit of an hourly unit of measure: "1 Hour" -> 1, "100 Hours" -> 100, "Hrs" -> 1,
 /// "h" -> 1; none for any other unit ("1/Month", "1 GB/Month", "1 Year").
 std::optional<double> hourly_unit(std::string_view unit);

@@ -1,21 +1,15 @@
-// One run's cloud catalogue: the built-in offers, the user catalogue `gpucost offers update`
-// writes, and --clouds files (gpucost's TOML, or a SkyPilot vms.csv as SkyPilot keeps it).
-#include <gpucost/breakeven/cloud_offers.hpp>
-#include <gpucost/breakeven/providers.hpp>
-#include <gpucost/breakeven/reference_rates.hpp>
+// One run's cloud catalogue (offer_catalogue.hpp) and the provider table (providers.hpp).
+#include <gpucost/prices/offer_catalogue.hpp>
+#include <gpucost/prices/providers.hpp>
 
 #include <gpucost/core/text.hpp>
 #include <gpucost/io/line_reader.hpp>
 
-#include "toml_list.hpp"
-
 #include <fmt/format.h>
-#include <toml++/toml.h>
 
 #include <algorithm>
 #include <array>
 #include <chrono>
-#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
@@ -24,16 +18,11 @@
 #include <string_view>
 #include <vector>
 
-namespace gpucost::breakeven {
+namespace gpucost::prices {
+
+using breakeven::OfferKind;
 
 namespace {
-
-std::string lower(std::string_view text) {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
-  return out;
-}
 
 Expected<std::string> read_whole(const std::string& path) {
   auto reader = io::LineReader::open(path);
@@ -159,11 +148,11 @@ void keep_cheapest(std::optional<double>& into, std::optional<double> v) {
   if (v && (!into || *v < *into)) into = v;
 }
 
-CloudOffer vm_offer(const VmRow& row, const ProviderTerms& terms, const std::string& dir, const std::string& path,
-                    const std::string& date, OfferKind kind) {
+CloudOffer vm_offer(const VmRow& row, const ProviderRow* provider, const BillingTerms& terms, const std::string& dir,
+                    const std::string& path, const std::string& date, OfferKind kind) {
   CloudOffer o;
-  o.name = offer_name(terms.key.empty() ? std::string_view(dir) : terms.key, row.instance, row.region, kind);
-  o.provider = terms.display.empty() ? dir : std::string(terms.display);
+  o.name = offer_name(dir, row.instance, row.region, kind);
+  o.provider = provider != nullptr ? std::string(provider->display) : dir;
   o.instance = row.instance;
   o.region = row.region;
   o.gpu_model = gpu_model_of(row.accelerator, row.memory_gb);
@@ -182,9 +171,10 @@ CloudOffer vm_offer(const VmRow& row, const ProviderTerms& terms, const std::str
   return o;
 }
 
-/// The rows of a vms.csv, one per instance and region (the cheapest zone), GCP's machine types
-/// joined with the GPUs they carry.
-std::vector<VmRow> vm_rows(const std::string& text, const std::string& path, bool gcp, CsvTally& tally) {
+/// The rows of a vms.csv, one per instance and region (the cheapest zone); with `gpus_apart` (a
+/// provider whose GPUs are priced apart from the machine type: Google Cloud's families above),
+/// the machine types joined with the GPUs they carry.
+std::vector<VmRow> vm_rows(const std::string& text, const std::string& path, bool gpus_apart, CsvTally& tally) {
   std::map<std::pair<std::string, std::string>, VmRow> rows;          // (instance, region)
   std::map<std::pair<std::string, std::string>, VmRow> accelerators;  // GCP: (accelerator x1, region)
   std::vector<std::string> cells;
@@ -221,7 +211,7 @@ std::vector<VmRow> vm_rows(const std::string& text, const std::string& path, boo
       if (tally.first_malformed.empty()) tally.first_malformed = fmt::format("{}:{}: {}", path, line_no, line);
       continue;
     }
-    if (gcp && r.instance.empty() && !r.accelerator.empty() && count == 1.0) {
+    if (gpus_apart && r.instance.empty() && !r.accelerator.empty() && count == 1.0) {
       auto& a = accelerators[{r.accelerator, r.region}];
       a.accelerator = r.accelerator;
       a.memory_gb = std::max(a.memory_gb, r.memory_gb);
@@ -229,7 +219,7 @@ std::vector<VmRow> vm_rows(const std::string& text, const std::string& path, boo
       keep_cheapest(a.spot, r.spot);
       continue;
     }
-    if (gcp && r.accelerator.empty()) {
+    if (gpus_apart && r.accelerator.empty()) {
       if (const auto carried = gcp_gpus(r.instance)) {
         r.accelerator = std::string(carried->first);
         r.gpus = carried->second;
@@ -283,8 +273,8 @@ Expected<std::vector<CloudOffer>> read_skypilot_csv(const std::string& path, con
                                                     std::string& note) {
   const std::filesystem::path p(path);
   const std::string dir = p.parent_path().filename().string();
-  const ProviderTerms* known = provider_terms(dir);
-  const ProviderTerms& terms = known != nullptr ? *known : kOtherProviderTerms;
+  const ProviderRow* provider = provider_row(dir);
+  const BillingTerms& terms = provider != nullptr ? provider->terms() : billing_table().fallback;
   if (dir.empty())
     return make_error(ErrorKind::usage,
                       fmt::format("--clouds {}: a SkyPilot vms.csv names its cloud by its folder", path),
@@ -292,21 +282,21 @@ Expected<std::vector<CloudOffer>> read_skypilot_csv(const std::string& path, con
   CsvTally tally;
   const std::string date = file_date(path);
   std::vector<CloudOffer> offers;
-  for (const VmRow& r : vm_rows(text, path, dir == "gcp", tally)) {
-    if (r.price) offers.push_back(vm_offer(r, terms, dir, path, date, OfferKind::on_demand));
-    if (r.spot) offers.push_back(vm_offer(r, terms, dir, path, date, OfferKind::spot));
+  for (const VmRow& r : vm_rows(text, path, provider != nullptr && provider->gpus_priced_apart, tally)) {
+    if (r.price) offers.push_back(vm_offer(r, provider, terms, dir, path, date, OfferKind::on_demand));
+    if (r.spot) offers.push_back(vm_offer(r, provider, terms, dir, path, date, OfferKind::spot));
   }
   note = fmt::format(
       "--clouds {}: SkyPilot vms.csv of {} ({} rows): {} offers; rows without GPUs ignored: {}{}{}{}; prices dated by "
       "the file's time ({}); billing {:g} s increment, {:g} s minimum, cold start {:g} s: gpucost's defaults for {}",
-      path, terms.display.empty() ? dir : std::string(terms.display), tally.rows, offers.size(), tally.no_gpu,
+      path, provider != nullptr ? std::string(provider->display) : dir, tally.rows, offers.size(), tally.no_gpu,
       tally.no_price > 0 ? fmt::format(", {} without a price", tally.no_price) : "",
       tally.gcp_no_accelerator > 0
           ? fmt::format(", {} machine types without their GPUs' price", tally.gcp_no_accelerator)
           : "",
       tally.malformed > 0 ? fmt::format(", {} malformed (first: {})", tally.malformed, tally.first_malformed) : "",
       date, terms.increment_s, terms.minimum_s, terms.cold_start_s,
-      terms.display.empty() ? "a provider it does not know" : std::string(terms.display));
+      provider != nullptr ? std::string(provider->display) : std::string("a provider it does not know"));
   return offers;
 }
 
@@ -342,7 +332,7 @@ Status add_file(Catalogue& c, const std::string& path, bool user) {
   std::string note;
   std::vector<CloudOffer> offers;
   if (user) {
-    auto rates = parse_euro_rates(*text, path);
+    auto rates = breakeven::parse_euro_rates(*text, path);
     if (!rates) return rates.error();
     if (*rates) c.rates = std::move(**rates);
   }
@@ -351,7 +341,7 @@ Status add_file(Catalogue& c, const std::string& path, bool user) {
     if (!read) return read.error();
     offers = std::move(*read);
   } else {
-    auto parsed = parse_cloud_offers(*text, path);
+    auto parsed = breakeven::parse_cloud_offers(*text, path);
     if (!parsed) return parsed.error();
     offers = std::move(*parsed);
     note = fmt::format("{} {}: {} offers", user ? "user catalogue" : "--clouds", path, offers.size());
@@ -364,127 +354,7 @@ Status add_file(Catalogue& c, const std::string& path, bool user) {
   return {};
 }
 
-std::optional<std::chrono::sys_days> parse_day(std::string_view text) {
-  int y = 0;
-  unsigned m = 0, d = 0;
-  if (text.size() != 10 || std::sscanf(std::string(text).c_str(), "%4d-%2u-%2u", &y, &m, &d) != 3) return std::nullopt;
-  const std::chrono::year_month_day ymd{std::chrono::year{y}, std::chrono::month{m}, std::chrono::day{d}};
-  if (!ymd.ok()) return std::nullopt;
-  return std::chrono::sys_days{ymd};
-}
-
-bool matches(const CloudOffer& o, const OfferFilter& f) {
-  if (!f.gpu.empty() && lower(o.gpu_model).find(lower(f.gpu)) == std::string::npos) return false;
-  if (!f.kind.empty() && offer_kind_name(o.kind) != f.kind) return false;
-  if (f.regions.empty()) return true;
-  return std::any_of(f.regions.begin(), f.regions.end(),
-                     [&](const std::string& r) { return lower(o.region).starts_with(lower(r)); });
-}
-
 }  // namespace
-
-std::optional<int> days_between(std::string_view day, std::string_view today) {
-  const auto from = parse_day(day), now = parse_day(today);
-  if (!from || !now) return std::nullopt;
-  return static_cast<int>((*now - *from).count());
-}
-
-std::optional<int> price_age_days(const CloudOffer& offer, std::string_view today) {
-  return days_between(offer.date_seen, today);
-}
-
-std::vector<CloudOffer> filter_offers(const std::vector<CloudOffer>& offers, const OfferFilter& filter) {
-  std::vector<CloudOffer> out;
-  for (const CloudOffer& o : offers)
-    if (matches(o, filter)) out.push_back(o);
-  return out;
-}
-
-std::optional<double> EuroRates::rate(std::string_view from, std::string_view to) const {
-  const auto units_per_euro = [this](std::string_view code) -> std::optional<double> {
-    if (code == "EUR") return 1.0;
-    const auto it = per_euro.find(std::string(code));
-    return it == per_euro.end() ? std::nullopt : std::optional<double>(it->second);
-  };
-  const auto f = units_per_euro(from), t = units_per_euro(to);
-  if (!f || !t) return std::nullopt;
-  return *t / *f;  // (to per euro) / (from per euro) = to per from
-}
-
-Expected<std::optional<EuroRates>> parse_euro_rates(std::string_view toml_text, std::string_view origin) {
-  auto tbl = parse_toml_text(toml_text, origin);
-  if (!tbl) return tbl.error();
-  const toml::table* ex = (*tbl)["exchange"].as_table();
-  if (ex == nullptr) return std::optional<EuroRates>{};
-  if ((*ex)["base"].value_or(std::string()) != "EUR")
-    return make_error(ErrorKind::config,
-                      fmt::format("{}: [exchange] needs base = \"EUR\" (rates per euro, as the ECB's)", origin));
-  EuroRates r;
-  r.date = (*ex)["date"].value_or(std::string());
-  r.source = (*ex)["source"].value_or(std::string());
-  for (const auto& [key, value] : *ex) {
-    const std::string code(key.str());
-    if (code == "base" || code == "date" || code == "source") continue;
-    const auto v = value.value<double>();
-    if (code.size() != 3 || !v || !(*v > 0))
-      return make_error(ErrorKind::config,
-                        fmt::format("{}: [exchange] {} is not a currency code with a rate per euro", origin, code));
-    r.per_euro[code] = *v;
-  }
-  return std::optional<EuroRates>{std::move(r)};
-}
-
-void use_reference_rates(CostConfig& config, const EuroRates& rates) {
-  config.reference_exchange.clear();
-  for (const auto& [code, units] : rates.per_euro)
-    if (const auto r = rates.rate(code, config.currency)) config.reference_exchange[code] = *r;
-  if (const auto r = rates.rate("EUR", config.currency); r && config.currency != "EUR")
-    config.reference_exchange["EUR"] = *r;
-  config.reference_exchange_label = rates_label(rates);
-  config.reference_exchange_date = rates.date;
-}
-
-namespace {
-
-// As the built-in catalogue's offers of each provider are billed; cold starts typical of a
-// single-node GPU instance there (a rough figure, as the catalogue's).
-constexpr std::array kProviders{
-    ProviderTerms{"aws", "AWS", "us-east-1", 1, 60, 300},
-    ProviderTerms{"gcp", "Google Cloud", "us-central1", 1, 60, 240},
-    ProviderTerms{"azure", "Azure", "eastus", 60, 60, 300},
-    ProviderTerms{"lambda", "Lambda", "", 60, 60, 300},
-    ProviderTerms{"runpod", "RunPod", "", 1, 0, 120},
-    ProviderTerms{"vast", "Vast.ai", "", 1, 0, 180},
-};
-
-}  // namespace
-
-const ProviderTerms* provider_terms(std::string_view key) {
-  for (const ProviderTerms& p : kProviders)
-    if (p.key == key) return &p;
-  return nullptr;
-}
-
-const ProviderTerms* provider_terms_by_display(std::string_view display) {
-  for (const ProviderTerms& p : kProviders)
-    if (p.display == display) return &p;
-  return nullptr;
-}
-
-std::string offer_name(std::string_view key, std::string_view instance, std::string_view region, OfferKind kind) {
-  std::string name(key);
-  name += '-';
-  if (key == "azure") {
-    if (instance.starts_with("Standard_")) instance.remove_prefix(9);
-    for (const char c : instance) name += c == '_' ? '-' : text::ascii_lower(c);
-  } else {
-    name += instance;
-  }
-  const ProviderTerms* p = provider_terms(key);
-  if (!region.empty() && (p == nullptr || region != p->default_region)) name.append("-").append(region);
-  if (kind != OfferKind::on_demand) name.append("-").append(offer_kind_name(kind));
-  return name;
-}
 
 std::string user_catalogue_path() {
   const char* data = std::getenv("XDG_DATA_HOME");
@@ -496,11 +366,11 @@ std::string user_catalogue_path() {
 
 Expected<Catalogue> load_catalogue(const CatalogueFiles& files) {
   Catalogue c;
-  c.offers = cloud_offers();
+  c.offers = breakeven::cloud_offers();
   std::error_code ec;
   if (!files.user.empty() && std::filesystem::exists(files.user, ec)) GPUCOST_TRY(add_file(c, files.user, true));
   for (const std::string& path : files.clouds) GPUCOST_TRY(add_file(c, path, false));
   return c;
 }
 
-}  // namespace gpucost::breakeven
+}  // namespace gpucost::prices
