@@ -18,6 +18,7 @@
 #include <cmath>
 #include <filesystem>
 #include <memory>
+#include <utility>
 
 namespace gpucost::cli {
 
@@ -44,9 +45,10 @@ std::vector<std::vector<double>> zero_util_power(const extract::SampleCollector&
                                                  const extract::Features& features) {
   std::vector<std::vector<double>> out;
   for (const extract::GpuFeatures& g : features.gpus) {
-    std::vector<double>& w = out.emplace_back();
+    std::vector<double> w;
     for (const extract::Sample& s : samples.samples_of(g.gpu))
       if (s.util_pct == 0 && std::isfinite(s.power_w) && features.contains(s.ts_ns)) w.push_back(s.power_w);
+    out.push_back(std::move(w));
   }
   return out;
 }
