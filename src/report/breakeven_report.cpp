@@ -116,6 +116,14 @@ std::string later_stretches(const breakeven::Crossings& c, std::string_view sett
   return out;
 }
 
+/// A JSON string, or null for an empty one (a value not known).
+void string_or_null(std::string& b, std::string_view text) {
+  if (text.empty())
+    b.append("null");
+  else
+    io::append_json_string(b, text);
+}
+
 void opt_num(std::string& b, const std::optional<double>& v) {
   if (v)
     num(b, *v);
@@ -622,10 +630,7 @@ void json_carbon_side(std::string& b, const breakeven::CarbonSide& s) {
   b.append(", \"intensity_basis\": ");
   io::append_json_string(b, s.intensity_basis);
   b.append(", \"country\": ");
-  if (s.country.empty())
-    b.append("null");
-  else
-    io::append_json_string(b, s.country);
+  string_or_null(b, s.country);
   b.append(fmt::format(", \"time_of_use\": {}", s.time_of_use ? "true" : "false"));
   if (!s.kg) {
     b.append(", \"reason\": ");
@@ -1056,15 +1061,9 @@ std::string breakeven_json(const breakeven::Result& r, const breakeven::CostConf
   b.append(", \"host\": ");
   io::append_json_string(b, f.host);
   b.append(", \"host_basis\": ");
-  if (f.host_basis.empty())
-    b.append("null");
-  else
-    io::append_json_string(b, f.host_basis);
+  string_or_null(b, f.host_basis);
   b.append(", \"logs_tz\": ");
-  if (x.logs_tz.empty())
-    b.append("null");
-  else
-    io::append_json_string(b, x.logs_tz);
+  string_or_null(b, x.logs_tz);
   b.append(", \"wall_h\": ");
   num(b, r.job.wall_h);
   b.append(fmt::format(", \"gpus\": {}, \"energy_kwh\": ", r.job.energy_kwh.size()));
@@ -1134,10 +1133,8 @@ std::string breakeven_json(const breakeven::Result& r, const breakeven::CostConf
   const std::string& day = c.offer_exchange_source == "config" || c.offer_exchange_source.empty()
                                ? c.exchange_date
                                : c.reference_exchange_date;
-  if (day.empty() || c.offer_currency.empty() || c.offer_currency == c.currency)
-    b.append("null");
-  else
-    io::append_json_string(b, day);
+  const bool converted = !c.offer_currency.empty() && c.offer_currency != c.currency;
+  string_or_null(b, converted ? std::string_view(day) : std::string_view());
   if (!c.offer_exchange_source.empty() && c.offer_currency != c.currency) {
     b.append(", \"exchange_source\": ");
     io::append_json_string(b, c.offer_exchange_source);
