@@ -180,54 +180,33 @@ std::vector<ProcessUse> process_list(const SampleCollector& c, const Features& f
 
 namespace {
 
-void write_text(std::string& b, std::string_view key, const std::string& value) {
-  if (value.empty()) return;
-  b.append(fmt::format(", \"{}\": ", key));
-  io::append_json_string(b, value);
-}
-
-void write_process(std::string& b, const ProcessUse& p) {
-  b.append("    {\"host\": ");
-  io::append_json_string(b, p.host);
-  b.append(p.gpu < 0 ? std::string(", \"gpu\": null") : fmt::format(", \"gpu\": {}", p.gpu));
-  b.append(fmt::format(", \"pid\": {}", p.pid));
-  if (p.start_ns) b.append(fmt::format(", \"start_ns\": {}", *p.start_ns));
-  b.append(", \"command\": ");
-  io::append_json_string(b, p.command);
-  write_text(b, "type", p.type);
-  b.append(
-      fmt::format(", \"first_ns\": {}, \"last_ns\": {}, \"rows\": {}, \"busy_s\": ", p.first_ns, p.last_ns, p.rows));
-  if (p.busy_s)
-    io::append_json_number(b, *p.busy_s);
+void write_process(io::JsonWriter& w, const ProcessUse& p) {
+  w.object().key("host").str(p.host).key("gpu");
+  if (p.gpu < 0)
+    w.null();
   else
-    b.append("null");
-  b.append(", \"fb_max_mib\": ");
-  if (p.fb_max_mib)
-    io::append_json_number(b, *p.fb_max_mib);
-  else
-    b.append("null");
-  b.append(p.held ? ", \"held\": true" : ", \"held\": false");
-  write_text(b, "user", p.user);
-  if (p.uid) b.append(fmt::format(", \"uid\": {}", *p.uid));
-  write_text(b, "role", p.role);
-  write_text(b, "cgroup", p.cgroup);
-  write_text(b, "container_runtime", p.container_runtime);
-  write_text(b, "container_id", p.container_id);
-  write_text(b, "pod_uid", p.pod_uid);
-  write_text(b, "slurm_job", p.slurm_job);
-  b.append("}");
+    w.integer(p.gpu);
+  w.key("pid").integer(p.pid);
+  if (p.start_ns) w.key("start_ns").integer(*p.start_ns);
+  w.key("command").str(p.command).text_if("type", p.type);
+  w.key("first_ns").integer(p.first_ns).key("last_ns").integer(p.last_ns).key("rows").integer(p.rows);
+  w.key("busy_s").num(p.busy_s).key("fb_max_mib").num(p.fb_max_mib).key("held").boolean(p.held);
+  w.text_if("user", p.user);
+  if (p.uid) w.key("uid").integer(*p.uid);
+  w.text_if("role", p.role).text_if("cgroup", p.cgroup).text_if("container_runtime", p.container_runtime);
+  w.text_if("container_id", p.container_id).text_if("pod_uid", p.pod_uid).text_if("slurm_job", p.slurm_job);
+  w.close();
 }
 
 }  // namespace
 
 void write_processes(std::string& b, const std::vector<ProcessUse>& processes) {
   if (processes.empty()) return;
-  b.append(",\n  \"processes\": [");
-  for (std::size_t i = 0; i < processes.size(); ++i) {
-    b.append(i == 0 ? "\n" : ",\n");
-    write_process(b, processes[i]);
-  }
-  b.append("\n  ]");
+  b.append(",\n  \"processes\": ");
+  io::JsonWriter w(b);
+  w.array();
+  for (const ProcessUse& p : processes) write_process(w.line("    ").item(), p);
+  w.close("\n  ");
 }
 
 Status read_processes(simdjson::dom::element doc, std::vector<ProcessUse>& out, const std::string& path) {

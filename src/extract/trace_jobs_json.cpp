@@ -10,47 +10,32 @@ namespace gpucost::extract::detail {
 
 namespace {
 
-void write_rank(std::string& b, const extract::RankRow& r) {
-  b.append(fmt::format("{{\"rank\": {}, \"trace\": ", r.rank));
-  io::append_json_string(b, r.path);
-  b.append(
-      fmt::format(", \"span_ns\": {}, \"wait_ns\": {}, \"straggler_steps\": {}, \"comm_ns\": {}, "
-                  "\"exposed_comm_ns\": {}, \"start_ns\": {}",
-                  r.span_ns, r.wait_ns, r.straggler_steps, r.comm_ns, r.exposed_comm_ns, r.start_ns));
-  if (!r.strip.empty()) {
-    b.append(", \"strip\": ");
-    io::append_json_string(b, r.strip);
-  }
-  b.append("}");
+void write_rank(io::JsonWriter& w, const extract::RankRow& r) {
+  w.object().key("rank").integer(r.rank).key("trace").str(r.path);
+  w.key("span_ns").integer(r.span_ns).key("wait_ns").integer(r.wait_ns);
+  w.key("straggler_steps").integer(r.straggler_steps).key("comm_ns").integer(r.comm_ns);
+  w.key("exposed_comm_ns").integer(r.exposed_comm_ns).key("start_ns").integer(r.start_ns);
+  w.text_if("strip", r.strip).close();
 }
 
-void write_job(std::string& b, const extract::TraceJob& j) {
-  b.append(fmt::format("    {{\"world_size\": {}, \"backend\": ", j.world_size));
-  io::append_json_string(b, j.backend);
-  b.append(fmt::format(", \"matched\": {}, \"unmatched\": {}, \"steps\": {}, \"straggler_rank\": ", j.matched,
-                       j.unmatched, j.steps));
-  b.append(j.straggler_rank >= 0 ? std::to_string(j.straggler_rank) : std::string("null"));
-  b.append(", \"straggler_step_share\": ");
-  io::append_json_number(b, j.straggler_step_share);
-  b.append(fmt::format(
-      ", \"span_ns\": {}, \"wait_ns\": {}, \"comm_ns\": {}, \"exposed_comm_ns\": {}, \"wait_fraction\": ", j.span_ns,
-      j.wait_ns, j.comm_ns, j.exposed_comm_ns));
-  io::append_json_number(b, j.wait_fraction());
-  b.append(", \"exposed_comm_fraction\": ");
-  io::append_json_number(b, j.exposed_comm_fraction());
-  b.append(", \"overlap_fraction\": ");
-  io::append_json_number(b, j.overlap_fraction());
-  b.append(",\n     \"ranks\": [");
-  for (std::size_t i = 0; i < j.ranks.size(); ++i) {
-    b.append(i == 0 ? "\n      " : ",\n      ");
-    write_rank(b, j.ranks[i]);
-  }
-  b.append("],\n     \"notes\": [");
-  for (std::size_t i = 0; i < j.notes.size(); ++i) {
-    if (i > 0) b.append(", ");
-    io::append_json_string(b, j.notes[i]);
-  }
-  b.append("]}");
+void write_job(io::JsonWriter& w, const extract::TraceJob& j) {
+  w.object().key("world_size").integer(j.world_size).key("backend").str(j.backend);
+  w.key("matched").integer(j.matched).key("unmatched").integer(j.unmatched).key("steps").integer(j.steps);
+  w.key("straggler_rank");
+  if (j.straggler_rank >= 0)
+    w.integer(j.straggler_rank);
+  else
+    w.null();
+  w.key("straggler_step_share").num(j.straggler_step_share);
+  w.key("span_ns").integer(j.span_ns).key("wait_ns").integer(j.wait_ns).key("comm_ns").integer(j.comm_ns);
+  w.key("exposed_comm_ns").integer(j.exposed_comm_ns).key("wait_fraction").num(j.wait_fraction());
+  w.key("exposed_comm_fraction").num(j.exposed_comm_fraction()).key("overlap_fraction").num(j.overlap_fraction());
+  w.line("     ").key("ranks").array();
+  for (const extract::RankRow& r : j.ranks) write_rank(w.line("      ").item(), r);
+  w.close();
+  w.line("     ").key("notes").array();
+  for (const std::string& n : j.notes) w.item().str(n);
+  w.close().close();
 }
 
 std::int64_t int_of(simdjson::dom::element e, const char* key) {
@@ -62,12 +47,11 @@ std::int64_t int_of(simdjson::dom::element e, const char* key) {
 
 void write_trace_jobs(std::string& b, const std::vector<extract::TraceJob>& jobs) {
   if (jobs.empty()) return;
-  b.append(",\n  \"trace_jobs\": [");
-  for (std::size_t i = 0; i < jobs.size(); ++i) {
-    b.append(i == 0 ? "\n" : ",\n");
-    write_job(b, jobs[i]);
-  }
-  b.append("\n  ]");
+  b.append(",\n  \"trace_jobs\": ");
+  io::JsonWriter w(b);
+  w.array();
+  for (const extract::TraceJob& j : jobs) write_job(w.line("    ").item(), j);
+  w.close("\n  ");
 }
 
 Status read_trace_jobs(simdjson::dom::element doc, std::vector<extract::TraceJob>& out, const std::string& path) {

@@ -108,4 +108,77 @@ void append_json_number_field(std::string& out, std::string_view key, double val
   append_json_number(out, value);
 }
 
+JsonWriter& JsonWriter::open(char opener, char closer) {
+  m_out.push_back(opener);
+  m_levels.push_back(Level{closer});
+  return *this;
+}
+
+JsonWriter& JsonWriter::close(std::string_view before) {
+  m_out.append(before);
+  if (!m_levels.empty()) {
+    m_out.push_back(m_levels.back().closer);
+    m_levels.pop_back();
+  }
+  m_newline = false;
+  return *this;
+}
+
+void JsonWriter::separate() {
+  if (!m_levels.empty()) {
+    if (!m_levels.back().first) m_out.append(m_newline ? "," : ", ");
+    m_levels.back().first = false;
+  }
+  if (m_newline) {
+    m_out.push_back('\n');
+    m_out.append(m_indent);
+    m_newline = false;
+  }
+}
+
+JsonWriter& JsonWriter::key(std::string_view k) {
+  separate();
+  append_json_string(m_out, k);
+  m_out.append(": ");
+  return *this;
+}
+
+JsonWriter& JsonWriter::item() {
+  separate();
+  return *this;
+}
+
+JsonWriter& JsonWriter::line(std::string_view indent) {
+  m_newline = true;
+  m_indent.assign(indent);
+  return *this;
+}
+
+JsonWriter& JsonWriter::str(std::string_view s) {
+  append_json_string(m_out, s);
+  return *this;
+}
+
+JsonWriter& JsonWriter::num(double v) {
+  append_json_number(m_out, v);
+  return *this;
+}
+
+JsonWriter& JsonWriter::integer(std::int64_t v) {
+  char tmp[24];
+  auto [p, ec] = std::to_chars(tmp, tmp + sizeof tmp, v);
+  m_out.append(tmp, p);
+  return *this;
+}
+
+JsonWriter& JsonWriter::boolean(bool v) {
+  m_out.append(v ? "true" : "false");
+  return *this;
+}
+
+JsonWriter& JsonWriter::null() {
+  m_out.append("null");
+  return *this;
+}
+
 }  // namespace gpucost::io

@@ -9,7 +9,9 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <optional>
 #include <string>
 
 using namespace gpucost;
@@ -228,6 +230,28 @@ TEST_CASE("io::append_json_string: escapes and invalid UTF-8", "[io]") {
   std::string out;
   io::append_json_string(out, "a\"b\\c\nd\x7f \xc3\xa9 \xff end");
   CHECK(out == "\"a\\\"b\\\\c\\nd\x7f \xc3\xa9 \xef\xbf\xbd end\"");
+}
+
+TEST_CASE("io::JsonWriter: separators, nesting, lines of their own, unknown values as null", "[io]") {
+  std::string b;
+  io::JsonWriter w(b);
+  w.object().key("rank").integer(0).key("trace").str("a \"b\".json").key("share").num(0.25);
+  w.key("none").num(std::optional<double>()).key("nan").num(std::nan("")).key("empty").str_or_null("");
+  w.text_if("left_out", "").text_if("kept", "x").key("held").boolean(true);
+  w.line("  ").key("list").array();
+  for (int i = 0; i < 2; ++i) w.line("    ").item().object().key("i").integer(i).close();
+  w.close("\n  ").key("tail").array().item().str("a").item().str("b").close().close("\n");
+  CHECK(b ==
+        "{\"rank\": 0, \"trace\": \"a \\\"b\\\".json\", \"share\": 0.25, \"none\": null, \"nan\": null, "
+        "\"empty\": null, \"kept\": \"x\", \"held\": true,\n  \"list\": [\n    {\"i\": 0},\n    {\"i\": 1}\n  ], "
+        "\"tail\": [\"a\", \"b\"]\n}");
+  // The document parses back as the same values.
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  REQUIRE(parser.parse(b).get(doc) == simdjson::SUCCESS);
+  std::int64_t second = -1;
+  REQUIRE(doc["list"].at(1)["i"].get_int64().get(second) == simdjson::SUCCESS);
+  CHECK(second == 1);
 }
 
 TEST_CASE("io::append_json_number: integers plain, others shortest, non-finite null", "[io]") {

@@ -4,8 +4,10 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace gpucost::io {
 
@@ -47,5 +49,54 @@ void append_json_number(std::string& out, double v);
 void append_json_text_field(std::string& out, std::string_view key, std::string_view value, bool first = false);
 /// Appends `, "key": number` (append_json_number's form).
 void append_json_number_field(std::string& out, std::string_view key, double value);
+
+/// JSON written into a string: values in the project's forms (strings escaped, numbers in
+/// append_json_number's shortest round-trip form, a value not known as null), the members
+/// separated by ", ", and the layout the caller's: line(indent) puts the next member on a line of
+/// its own. Objects and arrays nest; close() writes what goes before the closing bracket.
+///
+///   JsonWriter w(b);
+///   w.object().key("rank").integer(0).key("trace").str("a.json").close();   // {"rank": 0, "trace": "a.json"}
+class JsonWriter {
+ public:
+  explicit JsonWriter(std::string& out) : m_out(out) {}
+
+  JsonWriter& object() { return open('{', '}'); }
+  JsonWriter& array() { return open('[', ']'); }
+  /// Closes the innermost object or array; `before` (a line break and indent) precedes the bracket.
+  JsonWriter& close(std::string_view before = {});
+  /// The member's key, after its separator: `"key": `.
+  JsonWriter& key(std::string_view k);
+  /// The separator of an array's next element.
+  JsonWriter& item();
+  /// The next member or element starts a line of its own, after `indent`.
+  JsonWriter& line(std::string_view indent);
+
+  JsonWriter& str(std::string_view s);
+  JsonWriter& num(double v);  ///< NaN and infinities: null
+  JsonWriter& integer(std::int64_t v);
+  JsonWriter& boolean(bool v);
+  JsonWriter& null();
+  JsonWriter& num(const std::optional<double>& v) { return v ? num(*v) : null(); }
+  JsonWriter& integer(const std::optional<std::int64_t>& v) { return v ? integer(*v) : null(); }
+  /// An empty string is a value not known: null.
+  JsonWriter& str_or_null(std::string_view s) { return s.empty() ? null() : str(s); }
+
+  /// `"key": "value"`, left out when `value` is empty.
+  JsonWriter& text_if(std::string_view k, std::string_view value) { return value.empty() ? *this : key(k).str(value); }
+
+ private:
+  struct Level {
+    char closer;
+    bool first = true;
+  };
+  JsonWriter& open(char opener, char closer);
+  void separate();
+
+  std::string& m_out;
+  std::vector<Level> m_levels;
+  bool m_newline = false;  ///< the next member starts a line, after m_indent
+  std::string m_indent;
+};
 
 }  // namespace gpucost::io
