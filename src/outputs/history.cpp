@@ -147,20 +147,6 @@ std::string percent(double ratio) { return std::isfinite(ratio) ? fmt::format("{
 /// A job length as the breakeven table writes it ("45.0 min", "2.50 h"; "none" when unknown).
 std::string hours(double h) { return text::duration_hours(h); }
 
-void json_number(std::string& b, double v) { io::append_json_number(b, v); }  // NaN -> null
-
-void json_field(std::string& b, std::string_view key, std::string_view value, bool comma = true) {
-  b += fmt::format("\"{}\": ", key);
-  io::append_json_string(b, value);
-  if (comma) b += ", ";
-}
-
-void json_field(std::string& b, std::string_view key, double value, bool comma = true) {
-  b += fmt::format("\"{}\": ", key);
-  json_number(b, value);
-  if (comma) b += ", ";
-}
-
 std::string csv_cell(std::string_view s) {
   if (s.find_first_of(",\"\n\r") == std::string_view::npos) return std::string(s);
   std::string out = "\"";
@@ -200,54 +186,43 @@ std::string stacks_table(const std::vector<RunRecord>& runs) {
 }
 
 /// A trend's runs, windows and premiums, as host and stack trends both write them.
-void json_run_trend(std::string& b, const RunTrend& t) {
-  b += fmt::format("\"runs\": {}, ", t.runs);
-  json_field(b, "first_window_from", format_utc(t.first_from_ns));
-  json_field(b, "last_window_from", format_utc(t.last_from_ns));
-  json_field(b, "premium_first", t.premium_first);
-  json_field(b, "premium_last", t.premium_last);
-  json_field(b, "premium_mean", t.premium_sum / static_cast<double>(t.runs));
+void json_run_trend(io::JsonWriter& w, const RunTrend& t) {
+  w.key("runs").integer(static_cast<std::int64_t>(t.runs));
+  w.key("first_window_from").str(format_utc(t.first_from_ns)).key("last_window_from").str(format_utc(t.last_from_ns));
+  w.key("premium_first").num(t.premium_first).key("premium_last").num(t.premium_last);
+  w.key("premium_mean").num(t.premium_sum / static_cast<double>(t.runs));
 }
 
 /// The trend's currency, the last field; null when its runs mixed currencies.
-void json_currency(std::string& b, const RunTrend& t) {
+void json_currency(io::JsonWriter& w, const RunTrend& t) {
+  w.key("currency");
   if (t.mixed_currency)
-    b += "\"currency\": null";
+    w.null();
   else
-    json_field(b, "currency", t.currency, false);
+    w.str(t.currency);
 }
 
-void json_stacks(std::string& b, const std::vector<RunRecord>& runs) {
+void json_stacks(io::JsonWriter& w, const std::vector<RunRecord>& runs) {
   const auto stacks = stack_trends(runs);
-  b += ",\n  \"stacks\": [";
-  bool first = true;
+  w.line("  ").key("stacks").array();
   for (const auto& t : stacks) {
-    b += first ? "\n    {" : ",\n    {";
-    first = false;
-    json_field(b, "drivers", t.drivers);
-    json_field(b, "cuda", t.cuda);
-    json_field(b, "gpu_names", t.gpu_names);
-    json_run_trend(b, t);
-    b += "\"per_unit\": {";
-    bool first_unit = true;
+    w.line("    ").item().object().key("drivers").str(t.drivers).key("cuda").str(t.cuda);
+    w.key("gpu_names").str(t.gpu_names);
+    json_run_trend(w, t);
+    w.key("per_unit").object();
     for (std::size_t i = 0; i < t.units.size(); ++i) {
       const UnitTrend& u = t.units[i];
       if (u.runs == 0) continue;
-      b += fmt::format("{}\"{}\": {{\"runs\": {}, ", first_unit ? "" : ", ", breakeven::work_units()[i].per_id, u.runs);
-      first_unit = false;
-      json_field(b, "local_first", u.local_first);
-      json_field(b, "local_last", u.local_last);
-      json_field(b, "local_mean", u.local_mean());
-      json_field(b, "cloud_first", u.cloud_first);
-      json_field(b, "cloud_last", u.cloud_last);
-      json_field(b, "cloud_mean", u.cloud_mean(), false);
-      b += "}";
+      w.key(breakeven::work_units()[i].per_id).object().key("runs").integer(static_cast<std::int64_t>(u.runs));
+      w.key("local_first").num(u.local_first).key("local_last").num(u.local_last).key("local_mean").num(u.local_mean());
+      w.key("cloud_first").num(u.cloud_first).key("cloud_last").num(u.cloud_last).key("cloud_mean").num(u.cloud_mean());
+      w.close();
     }
-    b += "}, ";
-    json_currency(b, t);
-    b += "}";
+    w.close();
+    json_currency(w, t);
+    w.close();
   }
-  b += stacks.empty() ? "]" : "\n  ]";
+  w.close(stacks.empty() ? "" : "\n  ");
 }
 
 /// The run's cost per unit columns, as in the ledger: local_per_step, cloud_per_step, ...
@@ -291,66 +266,43 @@ std::string history_table(const std::vector<RunRecord>& runs, TrendBy by) {
 }
 
 std::string history_json(const std::vector<RunRecord>& runs) {
-  std::string b = "{\n  \"schema\": \"gpucost.history\",\n  \"version\": 1,\n  \"runs\": [";
-  bool first = true;
+  std::string b;
+  io::JsonWriter w(b);
+  w.object().line("  ").key("schema").str("gpucost.history").line("  ").key("version").integer(1);
+  w.line("  ").key("runs").array();
   for (const auto& r : runs) {
-    b += first ? "\n    {" : ",\n    {";
-    first = false;
-    b += fmt::format("\"run_id\": {}, ", r.run_id);
-    json_field(b, "run_at", format_utc(r.run_at_ns));
-    json_field(b, "host", r.host);
-    json_field(b, "window_from", format_utc(r.from_ns));
-    json_field(b, "window_to", format_utc(r.to_ns));
-    json_field(b, "wall_s", r.wall_s);
-    b += fmt::format("\"gpus\": {}, ", r.gpus);
-    json_field(b, "energy_kwh", r.energy_kwh);
-    json_field(b, "util_mean", r.util_mean);
-    json_field(b, "drivers", r.drivers);
-    json_field(b, "cuda", r.cuda);
-    json_field(b, "gpu_names", r.gpu_names);
-    json_field(b, "config_hash", r.config_hash);
-    json_field(b, "currency", r.currency);
-    json_field(b, "local_total", r.local_total);
-    json_field(b, "cloud_total", r.cloud_total);
-    json_field(b, "premium", r.premium);
-    json_field(b, "line", r.line);
-    b += fmt::format("\"above_line\": {}, ", r.above_line ? "true" : "false");
-    json_field(b, "breakeven_job_h", r.breakeven_job_h);
-    json_field(b, "line_job_h", r.line_job_h);
-    json_field(b, "breakeven_use_h_per_year", r.breakeven_use_h_per_year);
-    json_field(b, "busy_share", r.busy_share);
-    if (r.busy_source.empty())
-      b += "\"busy_source\": null, ";
-    else
-      json_field(b, "busy_source", r.busy_source);
+    w.line("    ").item().object().key("run_id").integer(r.run_id).key("run_at").str(format_utc(r.run_at_ns));
+    w.key("host").str(r.host).key("window_from").str(format_utc(r.from_ns)).key("window_to").str(format_utc(r.to_ns));
+    w.key("wall_s").num(r.wall_s).key("gpus").integer(r.gpus).key("energy_kwh").num(r.energy_kwh);
+    w.key("util_mean").num(r.util_mean).key("drivers").str(r.drivers).key("cuda").str(r.cuda);
+    w.key("gpu_names").str(r.gpu_names).key("config_hash").str(r.config_hash).key("currency").str(r.currency);
+    w.key("local_total").num(r.local_total).key("cloud_total").num(r.cloud_total).key("premium").num(r.premium);
+    w.key("line").num(r.line).key("above_line").boolean(r.above_line);
+    w.key("breakeven_job_h").num(r.breakeven_job_h).key("line_job_h").num(r.line_job_h);
+    w.key("breakeven_use_h_per_year").num(r.breakeven_use_h_per_year).key("busy_share").num(r.busy_share);
+    w.key("busy_source").str_or_null(r.busy_source);
     for (std::size_t i = 0; i < r.local_per_unit.size(); ++i) {
-      json_field(b, unit_column(i, "local"), r.local_per_unit[i]);
-      json_field(b, unit_column(i, "cloud"), r.cloud_per_unit[i]);
+      w.key(unit_column(i, "local")).num(r.local_per_unit[i]);
+      w.key(unit_column(i, "cloud")).num(r.cloud_per_unit[i]);
     }
-    json_field(b, "co2e_local_kg", r.co2e_local_kg);
-    json_field(b, "co2e_cloud_kg", r.co2e_cloud_kg, false);
-    b += "}";
+    w.key("co2e_local_kg").num(r.co2e_local_kg).key("co2e_cloud_kg").num(r.co2e_cloud_kg).close();
   }
-  b += runs.empty() ? "],\n  \"hosts\": [" : "\n  ],\n  \"hosts\": [";
-  first = true;
+  w.close(runs.empty() ? "" : "\n  ");
   const auto hosts = trends(runs);
+  w.line("  ").key("hosts").array();
   for (const auto& t : hosts) {
-    b += first ? "\n    {" : ",\n    {";
-    first = false;
-    json_field(b, "host", t.host);
-    json_run_trend(b, t);
-    b += fmt::format("\"runs_above_line\": {}, ", t.above_line);
-    json_field(b, "local_per_hour_first", t.local_per_h_first);
-    json_field(b, "local_per_hour_last", t.local_per_h_last);
-    json_field(b, "local_total", t.local_sum);
-    json_field(b, "cloud_total", t.cloud_sum);
-    json_field(b, "energy_kwh", t.energy_kwh_sum);
-    json_currency(b, t);
-    b += "}";
+    w.line("    ").item().object().key("host").str(t.host);
+    json_run_trend(w, t);
+    w.key("runs_above_line").integer(static_cast<std::int64_t>(t.above_line));
+    w.key("local_per_hour_first").num(t.local_per_h_first).key("local_per_hour_last").num(t.local_per_h_last);
+    w.key("local_total").num(t.local_sum).key("cloud_total").num(t.cloud_sum).key("energy_kwh").num(t.energy_kwh_sum);
+    json_currency(w, t);
+    w.close();
   }
-  b += hosts.empty() ? "]" : "\n  ]";
-  json_stacks(b, runs);
-  b += "\n}\n";
+  w.close(hosts.empty() ? "" : "\n  ");
+  json_stacks(w, runs);
+  w.close("\n");
+  b += "\n";
   return b;
 }
 
