@@ -66,45 +66,25 @@ std::string wrapped_evidence(const breakeven::Finding& f, std::size_t column) {
   return text;
 }
 
-void json_finding(std::string& b, const breakeven::Finding& f, std::size_t rank) {
-  b.append(fmt::format("\n    {{\"rank\": {}, \"kind\": ", rank));
-  io::append_json_string(b, f.kind);
-  b.append(", \"title\": ");
-  io::append_json_string(b, f.title);
-  b.append(", \"trigger\": ");
-  io::append_json_string(b, f.trigger);
-  b.append(",\n     \"evidence\": [");
-  for (std::size_t i = 0; i < f.evidence.size(); ++i) {
-    const auto& e = f.evidence[i];
-    b.append(i == 0 ? "{\"id\": " : ", {\"id\": ");
-    if (e.id.empty())
-      b.append("null");
-    else
-      io::append_json_string(b, e.id);
-    b.append(", \"key\": ");
-    io::append_json_string(b, e.key);
-    b.append(", \"value\": ");
-    io::append_json_number(b, e.value);
-    b.append("}");
-  }
-  b.append("],\n     \"saving\": ");
-  io::append_json_number(b, f.saving);
-  b.append(", \"saving_basis\": ");
-  io::append_json_string(b, f.saving_basis);
-  b.append(",\n     \"suggestion\": ");
-  io::append_json_string(b, f.suggestion);
-  b.append("}");
+void json_finding(io::JsonWriter& w, const breakeven::Finding& f, std::size_t rank) {
+  w.object().key("rank").integer(static_cast<std::int64_t>(rank)).key("kind").str(f.kind);
+  w.key("title").str(f.title).key("trigger").str(f.trigger);
+  w.line("     ").key("evidence").array();
+  for (const auto& e : f.evidence)
+    w.item().object().key("id").str_or_null(e.id).key("key").str(e.key).key("value").num(e.value).close();
+  w.close();
+  w.line("     ").key("saving").num(f.saving).key("saving_basis").str(f.saving_basis);
+  w.line("     ").key("suggestion").str(f.suggestion).close();
 }
 
 }  // namespace
 
 void append_findings_json(std::string& b, const std::vector<breakeven::Finding>& findings) {
-  b.append(",\n  \"findings\": [");
-  for (std::size_t i = 0; i < findings.size(); ++i) {
-    if (i > 0) b.append(",");
-    json_finding(b, findings[i], i + 1);
-  }
-  b.append(findings.empty() ? "]" : "\n  ]");
+  b.append(",\n  \"findings\": ");
+  io::JsonWriter w(b);
+  w.array();
+  for (std::size_t i = 0; i < findings.size(); ++i) json_finding(w.line("    ").item(), findings[i], i + 1);
+  w.close(findings.empty() ? "" : "\n  ");
 }
 
 std::string findings_table(const std::vector<breakeven::Finding>& findings, const std::string& currency,
