@@ -24,103 +24,56 @@ namespace gpucost::extract {
 namespace {
 
 void write_set(std::string& b, const IndicatorSet& set, bool host, const char* indent) {
-  b.append("{");
-  bool first = true;
+  const std::string_view members = indent;
+  io::JsonWriter w(b);
+  w.object();
   for (const IndicatorDef& def : catalogue()) {
     if (host ? def.scope == Scope::gpu_only : def.scope == Scope::host_only) continue;
     const auto it = set.find(std::string(def.key));
     if (it == set.end()) continue;
-    b.append(first ? "\n" : ",\n");
-    first = false;
-    b.append(indent);
-    io::append_json_string(b, def.key);
-    b.append(": {\"id\": ");
-    io::append_json_string(b, def.id);
-    b.append(", \"value\": ");
-    if (it->second.value)
-      io::append_json_number(b, *it->second.value);
-    else
-      b.append("null");
-    b.append(", \"unit\": ");
-    io::append_json_string(b, def.unit);
-    if (!it->second.value) {
-      b.append(", \"reason\": ");
-      io::append_json_string(b, it->second.reason);
-    }
-    b.append("}");
+    w.line(members).key(def.key).object().key("id").str(def.id).key("value").num(it->second.value);
+    w.key("unit").str(def.unit);
+    if (!it->second.value) w.key("reason").str(it->second.reason);
+    w.close();
   }
-  b.append("\n");
-  b.append(indent, std::char_traits<char>::length(indent) - 2);
-  b.append("}");
+  w.close("\n" + std::string(members.substr(0, members.size() - 2)));
 }
 
 void write_incidents(std::string& b, const std::vector<WindowIncident>& incidents) {
-  b.append(",\n  \"incidents\": [");
-  for (std::size_t i = 0; i < incidents.size(); ++i) {
-    const WindowIncident& w = incidents[i];
-    b.append(i == 0 ? "\n    {\"ts\": " : ",\n    {\"ts\": ");
-    io::append_json_string(b, format_utc(w.ts_ns));
-    b.append(fmt::format(", \"ts_ns\": {}, \"kind\": ", w.ts_ns));
-    io::append_json_string(b, w.kind);
-    b.append(", \"bucket\": ");
-    io::append_json_string(b, w.bucket);
-    b.append(fmt::format(", \"code\": {}, \"count\": {}", w.code, w.count));
-    if (w.count > 1) {
-      b.append(", \"last_ts\": ");
-      io::append_json_string(b, format_utc(w.last_ts_ns));
-      b.append(fmt::format(", \"last_ts_ns\": {}", w.last_ts_ns));
-    }
-    b.append(", \"downtime_s\": ");
-    if (w.downtime_s)
-      io::append_json_number(b, *w.downtime_s);
-    else
-      b.append("null");
-    if (w.downtime_to_end) b.append(", \"downtime_to_end\": true");
-    b.append("}");
+  b.append(",\n  \"incidents\": ");
+  io::JsonWriter w(b);
+  w.array();
+  for (const WindowIncident& i : incidents) {
+    w.line("    ").item().object().key("ts").str(format_utc(i.ts_ns)).key("ts_ns").integer(i.ts_ns);
+    w.key("kind").str(i.kind).key("bucket").str(i.bucket).key("code").integer(i.code).key("count").integer(i.count);
+    if (i.count > 1) w.key("last_ts").str(format_utc(i.last_ts_ns)).key("last_ts_ns").integer(i.last_ts_ns);
+    w.key("downtime_s").num(i.downtime_s);
+    if (i.downtime_to_end) w.key("downtime_to_end").boolean(true);
+    w.close();
   }
-  b.append(incidents.empty() ? "]" : "\n  ]");
+  w.close(incidents.empty() ? "" : "\n  ");
 }
 
-void write_fault(std::string& b, const WindowFault& w) {
-  b.append("{\"ts\": ");
-  io::append_json_string(b, format_utc(w.ts_ns));
-  b.append(fmt::format(", \"ts_ns\": {}, \"last_ts\": ", w.ts_ns));
-  io::append_json_string(b, format_utc(w.last_ts_ns));
-  b.append(fmt::format(", \"last_ts_ns\": {}, \"device\": ", w.last_ts_ns));
-  io::append_json_string(b, w.device);
-  if (!w.host.empty()) {
-    b.append(", \"host\": ");
-    io::append_json_string(b, w.host);
-  }
-  b.append(", \"bucket\": ");
-  io::append_json_string(b, w.bucket);
-  b.append(", \"cause\": ");
-  io::append_json_string(b, w.cause);
-  b.append(fmt::format(", \"count\": {}, \"members\": [", w.count));
-  for (std::size_t i = 0; i < w.members.size(); ++i) {
-    b.append(i == 0 ? "{\"kind\": " : ", {\"kind\": ");
-    io::append_json_string(b, w.members[i].kind);
-    b.append(fmt::format(", \"code\": {}, \"count\": {}}}", w.members[i].code, w.members[i].count));
-  }
-  b.append("], \"downtime_s\": ");
-  if (w.downtime_s)
-    io::append_json_number(b, *w.downtime_s);
-  else
-    b.append("null");
-  b.append(fmt::format(", \"downtime_end_ns\": {}", w.downtime_end_ns));
-  if (w.downtime_to_end) b.append(", \"downtime_to_end\": true");
-  b.append("}");
+void write_fault(io::JsonWriter& w, const WindowFault& f) {
+  w.object().key("ts").str(format_utc(f.ts_ns)).key("ts_ns").integer(f.ts_ns);
+  w.key("last_ts").str(format_utc(f.last_ts_ns)).key("last_ts_ns").integer(f.last_ts_ns).key("device").str(f.device);
+  w.text_if("host", f.host).key("bucket").str(f.bucket).key("cause").str(f.cause).key("count").integer(f.count);
+  w.key("members").array();
+  for (const auto& m : f.members)
+    w.item().object().key("kind").str(m.kind).key("code").integer(m.code).key("count").integer(m.count).close();
+  w.close().key("downtime_s").num(f.downtime_s).key("downtime_end_ns").integer(f.downtime_end_ns);
+  if (f.downtime_to_end) w.key("downtime_to_end").boolean(true);
+  w.close();
 }
 
 void write_faults(std::string& b, const Features& f) {
   b.append(",\n  \"fault_window_s\": ");
   io::append_json_number(b, f.fault_window_s);
-  b.append(",\n  \"faults\": [");
-  for (std::size_t i = 0; i < f.faults.size(); ++i) {
-    b.append(i == 0 ? "\n    " : ",\n    ");
-    write_fault(b, f.faults[i]);
-  }
-  b.append(f.faults.empty() ? "]" : "\n  ]");
+  b.append(",\n  \"faults\": ");
+  io::JsonWriter w(b);
+  w.array();
+  for (const WindowFault& fault : f.faults) write_fault(w.line("    ").item(), fault);
+  w.close(f.faults.empty() ? "" : "\n  ");
 }
 
 // The profile as runs of consecutive minutes: {"first_minute": M, "gpu_kwh": [kWh of M, M+1, ...]}.
@@ -143,16 +96,10 @@ void write_profile(std::string& b, const EnergyProfile& p) {
 }
 
 void write_partials(std::string& b, const Partials& p) {
-  b.append("{");
-  bool first = true;
-  for (const auto& [name, v] : p) {
-    b.append(first ? "" : ", ");
-    first = false;
-    io::append_json_string(b, name);
-    b.append(": ");
-    io::append_json_number(b, v);
-  }
-  b.append("}");
+  io::JsonWriter w(b);
+  w.object();
+  for (const auto& [name, v] : p) w.key(name).num(v);
+  w.close();
 }
 
 // The metrics of a Sample that an edge sample carries, as (key, value); NaN / 0 = not read.
