@@ -133,49 +133,25 @@ void opt_num(std::string& b, const std::optional<double>& v) {
 
 /// One fault (or interruption): kind and code of its first member (as one Xid was listed before
 /// faults), count = member events, and what it is made of.
-void json_fault(std::string& b, const breakeven::IncidentCost& ic) {
+void json_fault(io::JsonWriter& w, const breakeven::IncidentCost& ic) {
   const extract::WindowFault& f = ic.fault;
   const extract::FaultMember first = f.members.empty() ? extract::FaultMember{} : f.members.front();
-  b.append("{\"ts\": ");
-  io::append_json_string(b, format_utc(f.ts_ns));
-  b.append(", \"last_ts\": ");
-  io::append_json_string(b, format_utc(f.last_ts_ns));
-  b.append(", \"kind\": ");
-  io::append_json_string(b, first.kind);
-  b.append(", \"device\": ");
-  io::append_json_string(b, f.device);
-  b.append(", \"bucket\": ");
-  io::append_json_string(b, f.bucket);
-  if (!ic.priced_on.empty()) {  // a fault, not an interruption
-    b.append(", \"cause\": ");
-    io::append_json_string(b, f.cause);
-    b.append(", \"priced_on\": ");
-    io::append_json_string(b, ic.priced_on);
-  }
-  b.append(fmt::format(", \"code\": {}, \"count\": {}, \"members\": [", first.code, f.count));
-  for (std::size_t i = 0; i < f.members.size(); ++i) {
-    b.append(i == 0 ? "{\"kind\": " : ", {\"kind\": ");
-    io::append_json_string(b, f.members[i].kind);
-    b.append(fmt::format(", \"code\": {}, \"count\": {}}}", f.members[i].code, f.members[i].count));
-  }
-  b.append("], \"what\": ");
-  io::append_json_string(b, extract::fault_members_text(f));
-  b.append(", \"operator_hours\": ");
-  num(b, ic.hours);
-  b.append(", \"cost\": ");
-  num(b, ic.cost);
-  b.append(", \"downtime_s\": ");
-  opt_num(b, f.downtime_s);
-  b.append("}");
+  w.object().key("ts").str(format_utc(f.ts_ns)).key("last_ts").str(format_utc(f.last_ts_ns));
+  w.key("kind").str(first.kind).key("device").str(f.device).key("bucket").str(f.bucket);
+  if (!ic.priced_on.empty()) w.key("cause").str(f.cause).key("priced_on").str(ic.priced_on);  // a fault
+  w.key("code").integer(first.code).key("count").integer(f.count).key("members").array();
+  for (const extract::FaultMember& m : f.members)
+    w.item().object().key("kind").str(m.kind).key("code").integer(m.code).key("count").integer(m.count).close();
+  w.close().key("what").str(extract::fault_members_text(f)).key("operator_hours").num(ic.hours);
+  w.key("cost").num(ic.cost).key("downtime_s").num(f.downtime_s).close();
 }
 
 void json_incidents(std::string& b, const breakeven::Result& r) {
-  b.append(",\n  \"incidents\": [");
-  for (std::size_t i = 0; i < r.incidents.size(); ++i) {
-    b.append(i == 0 ? "\n    " : ",\n    ");
-    json_fault(b, r.incidents[i]);
-  }
-  b.append(r.incidents.empty() ? "]" : "\n  ]");
+  b.append(",\n  \"incidents\": ");
+  io::JsonWriter w(b);
+  w.array();
+  for (const breakeven::IncidentCost& ic : r.incidents) json_fault(w.line("    ").item(), ic);
+  w.close(r.incidents.empty() ? "" : "\n  ");
   b.append(",\n  \"faults\": {\"rule\": ");
   io::append_json_string(b, breakeven::fault_rule_name(r.fault_rule));
   b.append(fmt::format(", \"application_count\": {}, \"application_cost\": ", r.application_faults));
@@ -228,43 +204,22 @@ void speed_range_json(std::string& b, const std::optional<double>& low, const st
   }
 }
 
-void json_cloud(std::string& b, const CloudRank& k, std::size_t rank) {
-  b.append(fmt::format("{{\"rank\": {}, \"name\": ", rank));
-  io::append_json_string(b, k.name);
-  b.append(", \"provider\": ");
-  io::append_json_string(b, k.provider);
-  b.append(", \"instance\": ");
-  io::append_json_string(b, k.instance);
-  b.append(", \"gpu_model\": ");
-  io::append_json_string(b, k.gpu_model);
-  b.append(fmt::format(", \"gpus\": {}, \"rate_per_hour\": ", k.gpus));
-  num(b, k.rate_per_hour);
-  b.append(", \"offer_currency\": ");
-  io::append_json_string(b, k.currency);
-  b.append(", \"exchange_rate\": ");
-  num(b, k.exchange_rate);
-  b.append(", \"speed_ratio\": ");
-  num(b, k.speed_ratio);
-  b.append(", \"speed_ratio_source\": ");
-  io::append_json_string(b, k.speed_ratio_source);
-  b.append(", \"speed_ratio_basis\": ");
-  io::append_json_string(b, k.speed_ratio_basis);
-  speed_range_json(b, k.speed_ratio_low, k.speed_ratio_high);
-  b.append(", \"billed_s\": ");
-  num(b, k.billed_s);
-  b.append(", \"total\": ");
-  num(b, k.total);
-  b.append(", \"premium\": ");
-  num(b, k.premium);
-  b.append(", \"date_seen\": ");
-  io::append_json_string(b, k.date_seen);
-  b.append(", \"kind\": ");
-  io::append_json_string(b, breakeven::offer_kind_name(k.kind));
-  b.append(", \"rate_basis\": ");
-  io::append_json_string(b, k.rate_basis);
-  b.append(fmt::format(", \"confirmed\": {}, \"price_age_days\": ", k.confirmed ? "true" : "false"));
-  b.append(k.age_days ? fmt::format("{}", *k.age_days) : std::string("null"));
-  b.append("}");
+void json_cloud(io::JsonWriter& w, const CloudRank& k, std::size_t rank) {
+  w.object().key("rank").integer(static_cast<std::int64_t>(rank)).key("name").str(k.name);
+  w.key("provider").str(k.provider).key("instance").str(k.instance).key("gpu_model").str(k.gpu_model);
+  w.key("gpus").integer(k.gpus).key("rate_per_hour").num(k.rate_per_hour).key("offer_currency").str(k.currency);
+  w.key("exchange_rate").num(k.exchange_rate).key("speed_ratio").num(k.speed_ratio);
+  w.key("speed_ratio_source").str(k.speed_ratio_source).key("speed_ratio_basis").str(k.speed_ratio_basis);
+  w.key("speed_ratio_low").num(k.speed_ratio_low).key("speed_ratio_high").num(k.speed_ratio_high);
+  w.key("billed_s").num(k.billed_s).key("total").num(k.total).key("premium").num(k.premium);
+  w.key("date_seen").str(k.date_seen).key("kind").str(breakeven::offer_kind_name(k.kind));
+  w.key("rate_basis").str(k.rate_basis).key("confirmed").boolean(k.confirmed);
+  w.key("price_age_days");
+  if (k.age_days)
+    w.integer(*k.age_days);
+  else
+    w.null();
+  w.close();
 }
 
 // Where the offer's price comes from and how old it is: the verdict is only as good as the price.
@@ -282,28 +237,24 @@ std::string table_price_line(const breakeven::CostConfig& c) {
 void json_clouds(std::string& b, const std::vector<CloudRank>& clouds, const std::string& fit_basis) {
   b.append(",\n  \"fit_basis\": ");
   io::append_json_string(b, fit_basis);
-  b.append(",\n  \"compare_clouds\": [");
+  b.append(",\n  \"compare_clouds\": ");
+  io::JsonWriter fit(b);
+  fit.array();
   std::size_t rank = 0;
-  for (const CloudRank& k : clouds) {
-    if (!k.unfit.empty()) continue;
-    b.append(rank == 0 ? "\n    " : ",\n    ");
-    json_cloud(b, k, ++rank);
-  }
-  b.append(rank == 0 ? "]" : "\n  ]");
-  b.append(",\n  \"unfit_clouds\": [");
-  bool first = true;
+  for (const CloudRank& k : clouds)
+    if (k.unfit.empty()) json_cloud(fit.line("    ").item(), k, ++rank);
+  fit.close(rank == 0 ? "" : "\n  ");
+  b.append(",\n  \"unfit_clouds\": ");
+  io::JsonWriter unfit(b);
+  unfit.array();
+  bool any = false;
   for (const CloudRank& k : clouds) {
     if (k.unfit.empty()) continue;
-    b.append(first ? "\n    {\"name\": " : ",\n    {\"name\": ");
-    first = false;
-    io::append_json_string(b, k.name);
-    b.append(", \"gpu_model\": ");
-    io::append_json_string(b, k.gpu_model);
-    b.append(", \"reason\": ");
-    io::append_json_string(b, k.unfit);
-    b.append("}");
+    unfit.line("    ").item().object().key("name").str(k.name).key("gpu_model").str(k.gpu_model);
+    unfit.key("reason").str(k.unfit).close();
+    any = true;
   }
-  b.append(first ? "]" : "\n  ]");
+  unfit.close(any ? "\n  " : "");
 }
 
 // What gave the priced energy: the GPUs' energy counters, their power samples or both, and the
