@@ -171,6 +171,13 @@ JsonWriter& JsonWriter::integer(std::int64_t v) {
   return *this;
 }
 
+JsonWriter& JsonWriter::count(std::uint64_t v) {
+  char tmp[24];
+  auto [p, ec] = std::to_chars(tmp, tmp + sizeof tmp, v);
+  m_out.append(tmp, p);
+  return *this;
+}
+
 JsonWriter& JsonWriter::boolean(bool v) {
   m_out.append(v ? "true" : "false");
   return *this;

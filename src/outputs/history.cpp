@@ -187,7 +187,7 @@ std::string stacks_table(const std::vector<RunRecord>& runs) {
 
 /// A trend's runs, windows and premiums, as host and stack trends both write them.
 void json_run_trend(io::JsonWriter& w, const RunTrend& t) {
-  w.key("runs").integer(static_cast<std::int64_t>(t.runs));
+  w.key("runs").count(t.runs);
   w.key("first_window_from").str(format_utc(t.first_from_ns)).key("last_window_from").str(format_utc(t.last_from_ns));
   w.key("premium_first").num(t.premium_first).key("premium_last").num(t.premium_last);
   w.key("premium_mean").num(t.premium_sum / static_cast<double>(t.runs));
@@ -213,7 +213,7 @@ void json_stacks(io::JsonWriter& w, const std::vector<RunRecord>& runs) {
     for (std::size_t i = 0; i < t.units.size(); ++i) {
       const UnitTrend& u = t.units[i];
       if (u.runs == 0) continue;
-      w.key(breakeven::work_units()[i].per_id).object().key("runs").integer(static_cast<std::int64_t>(u.runs));
+      w.key(breakeven::work_units()[i].per_id).object().key("runs").count(u.runs);
       w.key("local_first").num(u.local_first).key("local_last").num(u.local_last).key("local_mean").num(u.local_mean());
       w.key("cloud_first").num(u.cloud_first).key("cloud_last").num(u.cloud_last).key("cloud_mean").num(u.cloud_mean());
       w.close();
@@ -293,7 +293,7 @@ std::string history_json(const std::vector<RunRecord>& runs) {
   for (const auto& t : hosts) {
     w.line("    ").item().object().key("host").str(t.host);
     json_run_trend(w, t);
-    w.key("runs_above_line").integer(static_cast<std::int64_t>(t.above_line));
+    w.key("runs_above_line").count(t.above_line);
     w.key("local_per_hour_first").num(t.local_per_h_first).key("local_per_hour_last").num(t.local_per_h_last);
     w.key("local_total").num(t.local_sum).key("cloud_total").num(t.cloud_sum).key("energy_kwh").num(t.energy_kwh_sum);
     json_currency(w, t);

@@ -205,7 +205,7 @@ void speed_range_json(std::string& b, const std::optional<double>& low, const st
 }
 
 void json_cloud(io::JsonWriter& w, const CloudRank& k, std::size_t rank) {
-  w.object().key("rank").integer(static_cast<std::int64_t>(rank)).key("name").str(k.name);
+  w.object().key("rank").count(rank).key("name").str(k.name);
   w.key("provider").str(k.provider).key("instance").str(k.instance).key("gpu_model").str(k.gpu_model);
   w.key("gpus").integer(k.gpus).key("rate_per_hour").num(k.rate_per_hour).key("offer_currency").str(k.currency);
   w.key("exchange_rate").num(k.exchange_rate).key("speed_ratio").num(k.speed_ratio);
@@ -348,74 +348,52 @@ void json_energy_basis(std::string& b, const breakeven::JobInputs& j,
 }
 
 void json_robustness(std::string& b, const BreakevenExtras& x) {
-  b.append(",\n  \"premium_range\": {\"low\": ");
-  opt_num(b, x.range.low);
-  b.append(", \"high\": ");
-  opt_num(b, x.range.high);
+  b.append(",\n  \"premium_range\": ");
+  io::JsonWriter w(b);
+  w.object().key("low").num(x.range.low).key("high").num(x.range.high);
   if (!x.range.low) {
-    b.append(", \"reason\": ");
-    io::append_json_string(b, x.range.reason);
+    w.key("reason").str(x.range.reason);
   } else {
-    for (const auto& [key, v] :
-         {std::pair{"job_hours_low", x.range.job_hours_low}, std::pair{"job_hours_high", x.range.job_hours_high},
-          std::pair{"use_hours_per_year_low", x.range.use_hours_low},
-          std::pair{"use_hours_per_year_high", x.range.use_hours_high}}) {
-      b.append(fmt::format(", \"{}\": ", key));
-      opt_num(b, v);
-    }
+    w.key("job_hours_low").num(x.range.job_hours_low).key("job_hours_high").num(x.range.job_hours_high);
+    w.key("use_hours_per_year_low").num(x.range.use_hours_low);
+    w.key("use_hours_per_year_high").num(x.range.use_hours_high);
   }
-  b.append(", \"parts\": [");
-  for (std::size_t i = 0; i < x.range.parts.size(); ++i) {
-    const auto& part = x.range.parts[i];
-    b.append(i == 0 ? "{\"input\": " : ", {\"input\": ");
-    io::append_json_string(b, part.name);
-    io::append_json_text_field(b, "span", part.span);
-    io::append_json_number_field(b, "low", part.low);
-    io::append_json_number_field(b, "high", part.high);
-    b.append("}");
+  w.key("parts").array();
+  for (const auto& part : x.range.parts) {
+    w.item().object().key("input").str(part.name).key("span").str(part.span);
+    w.key("low").num(part.low).key("high").num(part.high).close();
   }
-  b.append("], \"not_bounded\": [");
-  for (std::size_t i = 0; i < x.range.missing.size(); ++i) {
-    if (i > 0) b.append(", ");
-    io::append_json_string(b, x.range.missing[i]);
+  w.close().key("not_bounded").array();
+  for (const std::string& m : x.range.missing) w.item().str(m);
+  w.close().close();
+  b.append(",\n  \"sensitivity\": ");
+  io::JsonWriter sens(b);
+  sens.array();
+  for (const auto& sw : x.sensitivity) {
+    sens.line("    ").item().object().key("parameter").str(sw.parameter).key("value").num(sw.base);
+    sens.key("premium_at_0_8").num(sw.premium_low).key("premium_at_1_2").num(sw.premium_high);
+    sens.key("premium_min").num(sw.premium_min).key("premium_max").num(sw.premium_max);
+    sens.key("swing").num(sw.swing()).close();
   }
-  b.append("]},\n  \"sensitivity\": [");
-  for (std::size_t i = 0; i < x.sensitivity.size(); ++i) {
-    const auto& s = x.sensitivity[i];
-    b.append(i == 0 ? "\n    {\"parameter\": " : ",\n    {\"parameter\": ");
-    io::append_json_string(b, s.parameter);
-    b.append(", \"value\": ");
-    num(b, s.base);
-    b.append(", \"premium_at_0_8\": ");
-    num(b, s.premium_low);
-    b.append(", \"premium_at_1_2\": ");
-    num(b, s.premium_high);
-    io::append_json_number_field(b, "premium_min", s.premium_min);
-    io::append_json_number_field(b, "premium_max", s.premium_max);
-    b.append(", \"swing\": ");
-    num(b, s.swing());
-    b.append("}");
-  }
-  b.append(x.sensitivity.empty() ? "]" : "\n  ]");
+  sens.close(x.sensitivity.empty() ? "" : "\n  ");
   if (!x.monte_carlo_reason.empty()) {
-    b.append(",\n  \"monte_carlo\": {\"draws\": 0, \"reason\": ");
-    io::append_json_string(b, x.monte_carlo_reason);
-    b.append("}");
+    b.append(",\n  \"monte_carlo\": ");
+    io::JsonWriter(b).object().key("draws").integer(0).key("reason").str(x.monte_carlo_reason).close();
   }
   if (x.monte_carlo) {
     const auto& m = *x.monte_carlo;
-    b.append(fmt::format(
-        ",\n  \"monte_carlo\": {{\"draws\": {}, \"seed\": {}, \"probability_local_cheaper\": ", m.draws, m.seed));
-    num(b, m.probability_local_cheaper);
-    b.append(", \"probability_above_line\": ");
-    num(b, m.probability_above_line);
-    b.append(", \"premium_p05\": ");
-    num(b, m.premium_p05);
-    b.append(", \"premium_p50\": ");
-    num(b, m.premium_p50);
-    b.append(", \"premium_p95\": ");
-    num(b, m.premium_p95);
-    b.append("}");
+    b.append(",\n  \"monte_carlo\": ");
+    io::JsonWriter mc(b);
+    mc.object().key("draws").count(m.draws).key("seed").count(m.seed);
+    mc.key("probability_local_cheaper").num(m.probability_local_cheaper);
+    mc.key("probability_above_line").num(m.probability_above_line);
+    mc.key("premium_p05")
+        .num(m.premium_p05)
+        .key("premium_p50")
+        .num(m.premium_p50)
+        .key("premium_p95")
+        .num(m.premium_p95);
+    mc.close();
   }
   if (!x.clouds.empty()) json_clouds(b, x.clouds, x.fit_basis);
 }

@@ -67,7 +67,7 @@ std::string wrapped_evidence(const breakeven::Finding& f, std::size_t column) {
 }
 
 void json_finding(io::JsonWriter& w, const breakeven::Finding& f, std::size_t rank) {
-  w.object().key("rank").integer(static_cast<std::int64_t>(rank)).key("kind").str(f.kind);
+  w.object().key("rank").count(rank).key("kind").str(f.kind);
   w.key("title").str(f.title).key("trigger").str(f.trigger);
   w.line("     ").key("evidence").array();
   for (const auto& e : f.evidence)

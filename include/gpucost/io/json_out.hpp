@@ -75,6 +75,7 @@ class JsonWriter {
   JsonWriter& str(std::string_view s);
   JsonWriter& num(double v);  ///< NaN and infinities: null
   JsonWriter& integer(std::int64_t v);
+  JsonWriter& count(std::uint64_t v);  ///< an unsigned integer: a count, a size, a seed
   JsonWriter& boolean(bool v);
   JsonWriter& null();
   JsonWriter& num(const std::optional<double>& v) { return v ? num(*v) : null(); }
