@@ -543,39 +543,24 @@ std::string energy_line(const breakeven::JobInputs& j, double kwh) {
 
 // --- carbon (docs/cost-model.md, "Carbon"): one self-contained block in each output ---
 
-void json_carbon_side(std::string& b, const breakeven::CarbonSide& s) {
-  b.append("{\"kg_co2e\": ");
-  opt_num(b, s.kg);
-  b.append(", \"kwh\": ");
-  num(b, s.kwh);
-  b.append(", \"it_kwh\": ");
-  num(b, s.it_kwh);
-  b.append(", \"overhead\": ");
-  num(b, s.overhead);
-  b.append(", \"overhead_basis\": ");
-  io::append_json_string(b, s.overhead_basis);
-  b.append(", \"intensity_g_per_kwh\": ");
-  opt_num(b, s.intensity_g_per_kwh);
-  b.append(", \"intensity_basis\": ");
-  io::append_json_string(b, s.intensity_basis);
-  b.append(", \"country\": ");
-  string_or_null(b, s.country);
-  b.append(fmt::format(", \"time_of_use\": {}", s.time_of_use ? "true" : "false"));
-  if (!s.kg) {
-    b.append(", \"reason\": ");
-    io::append_json_string(b, s.reason);
-  }
+/// One side's carbon, its object left open: the cloud's adds what its estimate rests on.
+void json_carbon_side(io::JsonWriter& w, const breakeven::CarbonSide& s) {
+  w.object().key("kg_co2e").num(s.kg).key("kwh").num(s.kwh).key("it_kwh").num(s.it_kwh);
+  w.key("overhead").num(s.overhead).key("overhead_basis").str(s.overhead_basis);
+  w.key("intensity_g_per_kwh").num(s.intensity_g_per_kwh).key("intensity_basis").str(s.intensity_basis);
+  w.key("country").str_or_null(s.country).key("time_of_use").boolean(s.time_of_use);
+  if (!s.kg) w.key("reason").str(s.reason);
 }
 
 void json_carbon(std::string& b, const breakeven::CarbonResult& c) {
   if (!c.computed) return;
-  b.append(",\n  \"carbon\": {\"unit\": \"kg CO2e\", \"local\": ");
-  json_carbon_side(b, c.local);
-  b.append("},\n    \"cloud\": ");
-  json_carbon_side(b, c.cloud);
-  b.append(", \"estimate\": true, \"energy_basis\": ");
-  io::append_json_string(b, c.cloud_energy_basis);
-  b.append("}}");
+  b.append(",\n  \"carbon\": ");
+  io::JsonWriter w(b);
+  w.object().key("unit").str("kg CO2e").key("local");
+  json_carbon_side(w, c.local);
+  w.close().line("    ").key("cloud");
+  json_carbon_side(w, c.cloud);
+  w.key("estimate").boolean(true).key("energy_basis").str(c.cloud_energy_basis).close().close();
 }
 
 // "0.123 kg CO2e: 0.3075 kWh (x1.20 cooling) at 400 g/kWh (carbon.intensity_g_per_kwh (config))".
