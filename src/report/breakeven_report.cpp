@@ -730,38 +730,20 @@ std::string slurm_lines(const extract::Features& f, const breakeven::Result& r) 
 
 void json_slurm(std::string& b, const extract::Features& f, const breakeven::Result& r) {
   if (f.jobs.empty()) return;
-  b.append(",\n  \"slurm_jobs\": [");
-  for (std::size_t i = 0; i < f.jobs.size(); ++i) {
-    const extract::JobRecord& j = f.jobs[i];
-    b.append(i == 0 ? "\n    {\"id\": " : ",\n    {\"id\": ");
-    io::append_json_string(b, j.id);
-    for (const auto& [key, value] : {std::pair<std::string_view, const std::string&>{"name", j.name},
-                                     {"user", j.user},
-                                     {"nodelist", j.nodelist},
-                                     {"state", j.state}}) {
-      b.append(fmt::format(", \"{}\": ", key));
-      io::append_json_string(b, value);
-    }
-    b.append(", \"nodes\": [");
-    for (std::size_t n = 0; n < j.nodes.size(); ++n) {
-      if (n > 0) b.append(", ");
-      io::append_json_string(b, j.nodes[n]);
-    }
-    b.append(
-        fmt::format("], \"gpus\": {}, \"exit_code\": {}, \"energy_kwh\": ", j.gpus ? std::to_string(*j.gpus) : "null",
-                    j.exit_code ? std::to_string(*j.exit_code) : "null"));
-    if (j.energy_j)
-      num(b, *j.energy_j / 3.6e6);
-    else
-      b.append("null");
-    b.append(", \"energy_source\": ");
-    if (j.energy_j)
-      io::append_json_string(b, j.energy_source);
-    else
-      b.append("null");
-    b.append("}");
+  b.append(",\n  \"slurm_jobs\": ");
+  io::JsonWriter w(b);
+  w.array();
+  for (const extract::JobRecord& j : f.jobs) {
+    w.line("    ").item().object().key("id").str(j.id).key("name").str(j.name).key("user").str(j.user);
+    w.key("nodelist").str(j.nodelist).key("state").str(j.state).key("nodes").array();
+    for (const std::string& n : j.nodes) w.item().str(n);
+    w.close().key("gpus").integer(j.gpus).key("exit_code").integer(j.exit_code);
+    w.key("energy_kwh").num(j.energy_j ? std::optional<double>(*j.energy_j / 3.6e6) : std::nullopt);
+    w.key("energy_source").str_or_null(j.energy_j ? std::string_view(j.energy_source) : std::string_view());
+    w.close();
   }
-  b.append(fmt::format("\n  ],\n  \"slurm_gpus_seen\": {}", r.job.energy_kwh.size()));
+  w.close("\n  ");
+  b.append(fmt::format(",\n  \"slurm_gpus_seen\": {}", r.job.energy_kwh.size()));
 }
 
 // ---- waiting and exposed communication (docs/cost-model.md) ------------------------------
@@ -769,29 +751,23 @@ void json_slurm(std::string& b, const extract::Features& f, const breakeven::Res
 void json_trace_jobs(std::string& b, const breakeven::Result& r, const extract::Features& f) {
   const auto costs = breakeven::trace_job_costs(r, f);
   if (costs.empty()) return;
-  b.append(",\n  \"trace_jobs\": [");
-  for (std::size_t i = 0; i < costs.size(); ++i) {
-    const breakeven::TraceJobCost& c = costs[i];
-    b.append(fmt::format("{}\n    {{\"ranks\": {}, \"world_size\": {}, \"backend\": ", i == 0 ? "" : ",",
-                         c.job.ranks.size(), c.job.world_size));
-    io::append_json_string(b, c.job.backend);
-    b.append(", \"straggler_rank\": ");
-    b.append(c.job.straggler_rank >= 0 ? std::to_string(c.job.straggler_rank) : std::string("null"));
-    b.append(", \"straggler_step_share\": ");
-    num(b, c.job.straggler_step_share);
-    for (const auto& [key, v] : {std::pair<const char*, double>{"wait_fraction", c.job.wait_fraction()},
-                                 {"wait_local", c.wait_local},
-                                 {"wait_cloud", c.wait_cloud},
-                                 {"exposed_comm_fraction", c.job.exposed_comm_fraction()},
-                                 {"exposed_comm_local", c.exposed_local},
-                                 {"exposed_comm_cloud", c.exposed_cloud},
-                                 {"overlap_fraction", c.job.overlap_fraction()}}) {
-      b.append(fmt::format(", \"{}\": ", key));
-      num(b, v);
-    }
-    b.append("}");
+  b.append(",\n  \"trace_jobs\": ");
+  io::JsonWriter w(b);
+  w.array();
+  for (const breakeven::TraceJobCost& c : costs) {
+    w.line("    ").item().object().key("ranks").count(c.job.ranks.size()).key("world_size").integer(c.job.world_size);
+    w.key("backend").str(c.job.backend).key("straggler_rank");
+    if (c.job.straggler_rank >= 0)
+      w.integer(c.job.straggler_rank);
+    else
+      w.null();
+    w.key("straggler_step_share").num(c.job.straggler_step_share).key("wait_fraction").num(c.job.wait_fraction());
+    w.key("wait_local").num(c.wait_local).key("wait_cloud").num(c.wait_cloud);
+    w.key("exposed_comm_fraction").num(c.job.exposed_comm_fraction());
+    w.key("exposed_comm_local").num(c.exposed_local).key("exposed_comm_cloud").num(c.exposed_cloud);
+    w.key("overlap_fraction").num(c.job.overlap_fraction()).close();
   }
-  b.append("\n  ]");
+  w.close("\n  ");
 }
 
 /// "distributed job": what the ranks' waiting and exposed communication cost.
@@ -827,50 +803,30 @@ const breakeven::UnitCost* first_counted(const breakeven::WorkCosts& w, std::ini
   return nullptr;
 }
 
-void json_work_unit(std::string& b, const breakeven::UnitCost& u) {
-  b.append(fmt::format("\"{}\": {{\"per\": ", u.unit->noun));
-  num(b, u.unit->per);
-  b.append(", \"per_label\": ");
-  io::append_json_string(b, u.unit->per_label);
-  b.append(", \"count\": ");
-  opt_num(b, u.count);
+void json_work_unit(io::JsonWriter& w, const breakeven::UnitCost& u) {
+  w.key(u.unit->noun).object().key("per").num(u.unit->per).key("per_label").str(u.unit->per_label);
+  w.key("count").num(u.count);
   if (!u.count) {
-    b.append(", \"reason\": ");
-    io::append_json_string(b, u.reason);
-    b.append("}");
+    w.key("reason").str(u.reason).close();
     return;
   }
-  for (const auto& [key, v] :
-       {std::pair{"per_hour", u.per_hour}, std::pair{"local", u.local}, std::pair{"cloud", u.cloud},
-        std::pair{"local_kg_co2e", u.local_kg}, std::pair{"cloud_kg_co2e", u.cloud_kg},
-        std::pair{"breakeven_use_per_year", u.breakeven_per_year},
-        std::pair{"breakeven_use_per_month", u.breakeven_per_month}}) {
-    b.append(fmt::format(", \"{}\": ", key));
-    opt_num(b, v);
-  }
-  if (!u.breakeven_per_year) {
-    b.append(", \"breakeven_use_reason\": ");
-    io::append_json_string(b, u.use_reason);
-  }
-  b.append(", \"breakeven_job\": ");
-  opt_num(b, u.breakeven_job);
-  if (!u.breakeven_job) {
-    b.append(", \"breakeven_job_reason\": ");
-    io::append_json_string(b, u.job_reason);
-  }
-  b.append("}");
+  w.key("per_hour").num(u.per_hour).key("local").num(u.local).key("cloud").num(u.cloud);
+  w.key("local_kg_co2e").num(u.local_kg).key("cloud_kg_co2e").num(u.cloud_kg);
+  w.key("breakeven_use_per_year").num(u.breakeven_per_year).key("breakeven_use_per_month").num(u.breakeven_per_month);
+  if (!u.breakeven_per_year) w.key("breakeven_use_reason").str(u.use_reason);
+  w.key("breakeven_job").num(u.breakeven_job);
+  if (!u.breakeven_job) w.key("breakeven_job_reason").str(u.job_reason);
+  w.close();
 }
 
 /// "work": the job's cost per step, 1 k samples, 1 M tokens and epoch, and the break-even in work.
 void json_work(std::string& b, const breakeven::Result& r, const extract::Features& f) {
-  const breakeven::WorkCosts w = breakeven::work_costs(r, f.host_indicators);
-  b.append(",\n  \"work\": {\"window_h\": ");
-  num(b, w.window_h);
-  for (const breakeven::UnitCost& u : w.units) {
-    b.append(",\n    ");
-    json_work_unit(b, u);
-  }
-  b.append("\n  }");
+  const breakeven::WorkCosts costs = breakeven::work_costs(r, f.host_indicators);
+  b.append(",\n  \"work\": ");
+  io::JsonWriter w(b);
+  w.object().key("window_h").num(costs.window_h);
+  for (const breakeven::UnitCost& u : costs.units) json_work_unit(w.line("    "), u);
+  w.close("\n  ");
 }
 
 /// kg CO2e per unit of work, when a side's grid intensity is known (docs/cost-model.md, "Carbon").
