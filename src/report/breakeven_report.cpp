@@ -22,22 +22,14 @@ namespace gpucost::report {
 
 namespace {
 
-void num(std::string& b, double v) { io::append_json_number(b, v); }
-
 // The step projected from the trace (speed_ratio_source "trace"), or why a split gave none;
 // nothing without a trace's split, so documents without one keep their shape.
-void append_speed_projection(std::string& b, const breakeven::CostConfig& c) {
-  if (!c.speed_projection_missing.empty()) {
-    b.append(", \"speed_projection_missing\": ");
-    io::append_json_string(b, c.speed_projection_missing);
-  }
+void append_speed_projection(io::JsonWriter& w, const breakeven::CostConfig& c) {
+  w.text_if("speed_projection_missing", c.speed_projection_missing);
   if (!c.speed_projection) return;
   const breakeven::SpeedProjection& p = *c.speed_projection;
-  b.append(", \"speed_projection\": {\"local_model\": ");
-  io::append_json_string(b, p.local_model);
-  b.append(", \"cloud_model\": ");
-  io::append_json_string(b, p.cloud_model);
-  b.append(fmt::format(", \"steps\": {}, \"step_marks\": {}", p.steps, p.marked ? "true" : "false"));
+  w.key("speed_projection").object().key("local_model").str(p.local_model).key("cloud_model").str(p.cloud_model);
+  w.key("steps").integer(p.steps).key("step_marks").boolean(p.marked);
   for (const auto& [key, v] :
        {std::pair{"ratio", p.ratio()}, std::pair{"step_ratio", p.step_ratio()},
         std::pair{"local_step_s", p.local_step_s}, std::pair{"projected_step_s", p.projected_step_s},
@@ -47,24 +39,15 @@ void append_speed_projection(std::string& b, const breakeven::CostConfig& c) {
         std::pair{"unknown_s", p.unknown_s}, std::pair{"unknown_projected_s", p.unknown_projected_s},
         std::pair{"unknown_kernel_share", p.unknown_kernel_share}, std::pair{"exposed_comm_s", p.comm_s},
         std::pair{"exposed_comm_projected_s", p.comm_projected_s},
-        std::pair{"interconnect_ratio", p.interconnect_ratio}, std::pair{"unchanged_s", p.rest_s}}) {
-    b.append(fmt::format(", \"{}\": ", key));
-    num(b, v);
-  }
-  b.append("}");
+        std::pair{"interconnect_ratio", p.interconnect_ratio}, std::pair{"unchanged_s", p.rest_s}})
+    w.key(key).num(v);
+  w.close();
 }
 
-void solution(std::string& b, std::string_view key, const breakeven::Solution& s, bool last = false) {
-  b.append(fmt::format("    \"{}\": ", key));
-  if (s.value)
-    num(b, *s.value);
-  else
-    b.append("null");
-  if (!s.value) {
-    b.append(fmt::format(", \"{}_reason\": ", key));
-    io::append_json_string(b, s.reason);
-  }
-  b.append(last ? "\n" : ",\n");
+/// One break-even on a line of its own, and why there is none.
+void solution(io::JsonWriter& w, const std::string& key, const breakeven::Solution& s) {
+  w.line("    ").key(key).num(s.value);
+  if (!s.value) w.key(key + "_reason").str(s.reason);
 }
 
 /// Defaults that drive the answer: printed as "default" when the config did not set them.
@@ -76,15 +59,19 @@ std::string default_mark(const breakeven::CostConfig& c, std::string_view key) {
 
 // Every crossing of one break-even, in order: "hours" and on which side of it the local machine
 // fares better (`side_key`: "local_cheaper" for T*, "below_line" for T_λ).
-void crossings_json(std::string& b, std::string_view key, std::string_view side_key, const breakeven::Crossings& c) {
-  b.append(fmt::format("    \"{}\": [", key));
-  for (std::size_t i = 0; i < c.points.size(); ++i) {
-    b.append(i == 0 ? "{\"hours\": " : ", {\"hours\": ");
-    num(b, c.points[i].hours);
-    b.append(fmt::format(", \"{}\": \"{}\"}}", side_key, c.points[i].local_cheaper_below ? "below" : "above"));
-  }
-  b.append("],\n");
-  if (c.omitted > 0) b.append(fmt::format("    \"{}_omitted\": {},\n", key, c.omitted));
+void crossings_json(io::JsonWriter& w, const std::string& key, std::string_view side_key,
+                    const breakeven::Crossings& c) {
+  w.line("    ").key(key).array();
+  for (const auto& point : c.points)
+    w.item()
+        .object()
+        .key("hours")
+        .num(point.hours)
+        .key(side_key)
+        .str(point.local_cheaper_below ? "below" : "above")
+        .close();
+  w.close();
+  if (c.omitted > 0) w.line("    ").key(key + "_omitted").integer(static_cast<std::int64_t>(c.omitted));
 }
 
 std::string money(double v, const std::string& cur) { return fmt::format("{:.2f} {}", v, cur); }
@@ -116,21 +103,6 @@ std::string later_stretches(const breakeven::Crossings& c, std::string_view sett
   return out;
 }
 
-/// A JSON string, or null for an empty one (a value not known).
-void string_or_null(std::string& b, std::string_view text) {
-  if (text.empty())
-    b.append("null");
-  else
-    io::append_json_string(b, text);
-}
-
-void opt_num(std::string& b, const std::optional<double>& v) {
-  if (v)
-    num(b, *v);
-  else
-    b.append("null");
-}
-
 /// One fault (or interruption): kind and code of its first member (as one Xid was listed before
 /// faults), count = member events, and what it is made of.
 void json_fault(io::JsonWriter& w, const breakeven::IncidentCost& ic) {
@@ -146,62 +118,32 @@ void json_fault(io::JsonWriter& w, const breakeven::IncidentCost& ic) {
   w.key("cost").num(ic.cost).key("downtime_s").num(f.downtime_s).close();
 }
 
-void json_incidents(std::string& b, const breakeven::Result& r) {
-  b.append(",\n  \"incidents\": ");
-  io::JsonWriter w(b);
-  w.array();
+void json_incidents(io::JsonWriter& w, const breakeven::Result& r) {
+  w.line("  ").key("incidents").array();
   for (const breakeven::IncidentCost& ic : r.incidents) json_fault(w.line("    ").item(), ic);
   w.close(r.incidents.empty() ? "" : "\n  ");
-  b.append(",\n  \"faults\": {\"rule\": ");
-  io::append_json_string(b, breakeven::fault_rule_name(r.fault_rule));
-  b.append(fmt::format(", \"application_count\": {}, \"application_cost\": ", r.application_faults));
-  num(b, r.application_fault_cost);
-  b.append(", \"cloud_cost\": ");
-  num(b, r.cloud_fault_cost);
-  b.append(fmt::format(", \"hardware_count\": {}, \"hardware_cost\": ", r.hardware_faults));
-  num(b, r.hardware_fault_cost);
-  b.append(fmt::format(", \"window_from_faults\": {}}}", r.job.window_from_faults ? "true" : "false"));
-  if (!r.fault_note.empty()) {
-    b.append(",\n  \"fault_note\": ");
-    io::append_json_string(b, r.fault_note);
-  }
+  w.line("  ").key("faults").object().key("rule").str(breakeven::fault_rule_name(r.fault_rule));
+  w.key("application_count").integer(static_cast<std::int64_t>(r.application_faults));
+  w.key("application_cost").num(r.application_fault_cost).key("cloud_cost").num(r.cloud_fault_cost);
+  w.key("hardware_count").integer(static_cast<std::int64_t>(r.hardware_faults));
+  w.key("hardware_cost").num(r.hardware_fault_cost).key("window_from_faults").boolean(r.job.window_from_faults);
+  w.close();
+  if (!r.fault_note.empty()) w.line("  ").key("fault_note").str(r.fault_note);
 }
 
-void json_electricity(std::string& b, const breakeven::Result& r, const breakeven::CostConfig& c,
+void json_electricity(io::JsonWriter& w, const breakeven::Result& r, const breakeven::CostConfig& c,
                       const BreakevenExtras& x) {
   // The zone matters only to time-of-use windows: a flat tariff reports none.
-  b.append(fmt::format(",\n  \"electricity\": {{\"time_of_use\": {}, \"tz\": ", c.tou.empty() ? "false" : "true"));
+  w.line("  ").key("electricity").object().key("time_of_use").boolean(!c.tou.empty());
+  w.key("tz");
   if (c.tou.empty())
-    b.append("null");
+    w.null();
   else
-    io::append_json_string(b, x.tariff_tz);
-  b.append(", \"flat_price_per_kwh\": ");
-  num(b, c.price_per_kwh);
-  b.append(", \"mean_price_per_kwh\": ");
-  num(b, r.prices.mean);
-  b.append(", \"gpu_price_per_kwh\": ");
-  num(b, r.prices.gpu);
-  b.append(", \"system_price_per_kwh\": ");
-  num(b, r.prices.system);
-  b.append(", \"gpu_kwh\": ");
-  num(b, r.energy_kwh);
-  b.append(", \"system_kwh\": ");
-  num(b, r.system_kwh);
-  b.append(", \"cooling_factor\": ");
-  num(b, c.cooling_factor);
-  b.append("}");
-}
-
-// The speed ratio's range when it is one (the GPU table's), null when the ratio is a point.
-void speed_range_json(std::string& b, const std::optional<double>& low, const std::optional<double>& high) {
-  for (const auto& [key, value] :
-       {std::pair{", \"speed_ratio_low\": ", &low}, std::pair{", \"speed_ratio_high\": ", &high}}) {
-    b.append(key);
-    if (*value)
-      num(b, **value);
-    else
-      b.append("null");
-  }
+    w.str(x.tariff_tz);
+  w.key("flat_price_per_kwh").num(c.price_per_kwh).key("mean_price_per_kwh").num(r.prices.mean);
+  w.key("gpu_price_per_kwh").num(r.prices.gpu).key("system_price_per_kwh").num(r.prices.system);
+  w.key("gpu_kwh").num(r.energy_kwh).key("system_kwh").num(r.system_kwh).key("cooling_factor").num(c.cooling_factor);
+  w.close();
 }
 
 void json_cloud(io::JsonWriter& w, const CloudRank& k, std::size_t rank) {
@@ -234,123 +176,80 @@ std::string table_price_line(const breakeven::CostConfig& c) {
 }
 
 // Offers that fit, ranked; those that cannot run the job apart, with the reason, never ranked.
-void json_clouds(std::string& b, const std::vector<CloudRank>& clouds, const std::string& fit_basis) {
-  b.append(",\n  \"fit_basis\": ");
-  io::append_json_string(b, fit_basis);
-  b.append(",\n  \"compare_clouds\": ");
-  io::JsonWriter fit(b);
-  fit.array();
+void json_clouds(io::JsonWriter& w, const std::vector<CloudRank>& clouds, const std::string& fit_basis) {
+  w.line("  ").key("fit_basis").str(fit_basis).line("  ").key("compare_clouds").array();
   std::size_t rank = 0;
   for (const CloudRank& k : clouds)
-    if (k.unfit.empty()) json_cloud(fit.line("    ").item(), k, ++rank);
-  fit.close(rank == 0 ? "" : "\n  ");
-  b.append(",\n  \"unfit_clouds\": ");
-  io::JsonWriter unfit(b);
-  unfit.array();
+    if (k.unfit.empty()) json_cloud(w.line("    ").item(), k, ++rank);
+  w.close(rank == 0 ? "" : "\n  ");
+  w.line("  ").key("unfit_clouds").array();
   bool any = false;
   for (const CloudRank& k : clouds) {
     if (k.unfit.empty()) continue;
-    unfit.line("    ").item().object().key("name").str(k.name).key("gpu_model").str(k.gpu_model);
-    unfit.key("reason").str(k.unfit).close();
+    w.line("    ").item().object().key("name").str(k.name).key("gpu_model").str(k.gpu_model).key("reason").str(k.unfit);
+    w.close();
     any = true;
   }
-  unfit.close(any ? "\n  " : "");
+  w.close(any ? "\n  " : "");
 }
 
 // What gave the priced energy: the GPUs' energy counters, their power samples or both, and the
 // power integral beside the counters' (docs/cost-model.md, "Which energy is priced").
-void json_energy_method(std::string& b, const breakeven::JobInputs& j) {
-  b.append(", \"method\": ");
-  io::append_json_string(b, j.energy_method);
+void json_energy_method(io::JsonWriter& w, const breakeven::JobInputs& j) {
+  w.key("method").str(j.energy_method);
   if (j.energy_method == extract::kEnergyMixed) {
-    b.append(", \"gpu_methods\": [");
-    for (std::size_t i = 0; i < j.gpu_energy_method.size(); ++i) {
-      b.append(fmt::format("{}{{\"gpu\": {}, \"method\": ", i > 0 ? ", " : "", j.gpu_energy_method[i].first));
-      io::append_json_string(b, j.gpu_energy_method[i].second);
-      b.append("}");
-    }
-    b.append("]");
+    w.key("gpu_methods").array();
+    for (const auto& [gpu, method] : j.gpu_energy_method)
+      w.item().object().key("gpu").integer(gpu).key("method").str(method).close();
+    w.close();
   }
-  b.append(", \"from_power_kwh\": ");
-  opt_num(b, j.energy_from_power_kwh);
-  b.append(", \"power_vs_counter_pct\": ");
-  opt_num(b, j.power_vs_counter_pct);
+  w.key("from_power_kwh").num(j.energy_from_power_kwh).key("power_vs_counter_pct").num(j.power_vs_counter_pct);
 }
 
 using breakeven::verdict_word;
 
 /// --estimate: the GPU model beside the measured energy, per GPU.
-void json_beside(std::string& b, const breakeven::EstimateBeside& m) {
-  b.append(",\n  \"estimate_check\": {\"table_entry\": ");
-  io::append_json_string(b, m.estimate.model);
-  io::append_json_text_field(b, "gpu_source", m.estimate.gpu_source);
-  io::append_json_number_field(b, "idle_w", m.estimate.power.idle_w);
-  io::append_json_text_field(b, "idle_basis", m.estimate.power.idle_basis);
-  io::append_json_number_field(b, "tdp_w", m.estimate.power.tdp_w);
-  b.append(", \"gpus\": [");
-  for (std::size_t i = 0; i < m.gpus.size(); ++i) {
-    const breakeven::EstimateCheck& c = m.gpus[i];
-    b.append(fmt::format("{}\n    {{\"gpu\": {}", i == 0 ? "" : ",", c.gpu));
-    io::append_json_number_field(b, "busy", c.busy);
-    io::append_json_number_field(b, "measured_kwh", c.measured_kwh);
-    io::append_json_number_field(b, "estimated_kwh", c.estimated_kwh);
-    io::append_json_number_field(b, "low_kwh", c.low_kwh);
-    io::append_json_number_field(b, "high_kwh", c.high_kwh);
-    b.append(fmt::format(", \"inside\": {}}}", c.inside() ? "true" : "false"));
+void json_beside(io::JsonWriter& w, const breakeven::EstimateBeside& m) {
+  w.line("  ").key("estimate_check").object().key("table_entry").str(m.estimate.model);
+  w.key("gpu_source").str(m.estimate.gpu_source).key("idle_w").num(m.estimate.power.idle_w);
+  w.key("idle_basis").str(m.estimate.power.idle_basis).key("tdp_w").num(m.estimate.power.tdp_w);
+  w.key("gpus").array();
+  for (const breakeven::EstimateCheck& c : m.gpus) {
+    w.line("    ").item().object().key("gpu").integer(c.gpu).key("busy").num(c.busy);
+    w.key("measured_kwh").num(c.measured_kwh).key("estimated_kwh").num(c.estimated_kwh);
+    w.key("low_kwh").num(c.low_kwh).key("high_kwh").num(c.high_kwh).key("inside").boolean(c.inside()).close();
   }
-  b.append(m.gpus.empty() ? "]}" : "\n  ]}");
+  w.close(m.gpus.empty() ? "" : "\n  ").close();
 }
 
 /// The model behind an estimated energy: the GPU, count and busy share with their sources.
-void json_estimate_model(std::string& b, const breakeven::EnergyEstimate& e) {
-  io::append_json_number_field(b, "low_kwh", e.low_kwh);
-  io::append_json_number_field(b, "high_kwh", e.high_kwh);
-  b.append(",\n    \"model\": {\"gpu\": ");
-  io::append_json_string(b, e.gpu_name);
-  io::append_json_text_field(b, "table_entry", e.model);
-  io::append_json_text_field(b, "gpu_source", e.gpu_source);
-  b.append(fmt::format(", \"gpus\": {}", e.gpus));
-  io::append_json_text_field(b, "gpus_source", e.count_source);
-  io::append_json_number_field(b, "busy", e.busy);
-  io::append_json_text_field(b, "busy_source", e.busy_source);
-  io::append_json_number_field(b, "idle_w", e.power.idle_w);
-  io::append_json_number_field(b, "idle_low_w", e.power.idle_low_w);
-  io::append_json_text_field(b, "idle_basis", e.power.idle_basis);
-  io::append_json_number_field(b, "tdp_w", e.power.tdp_w);
-  io::append_json_number_field(b, "busy_draw_low", breakeven::kBusyDrawLow);
-  b.append("}");
+void json_estimate_model(io::JsonWriter& w, const breakeven::EnergyEstimate& e) {
+  w.key("low_kwh").num(e.low_kwh).key("high_kwh").num(e.high_kwh);
+  w.line("    ").key("model").object().key("gpu").str(e.gpu_name).key("table_entry").str(e.model);
+  w.key("gpu_source").str(e.gpu_source).key("gpus").integer(e.gpus).key("gpus_source").str(e.count_source);
+  w.key("busy").num(e.busy).key("busy_source").str(e.busy_source).key("idle_w").num(e.power.idle_w);
+  w.key("idle_low_w").num(e.power.idle_low_w).key("idle_basis").str(e.power.idle_basis);
+  w.key("tdp_w").num(e.power.tdp_w).key("busy_draw_low").num(breakeven::kBusyDrawLow).close();
 }
 
-void json_energy_basis(std::string& b, const breakeven::JobInputs& j,
+void json_energy_basis(io::JsonWriter& w, const breakeven::JobInputs& j,
                        const std::optional<breakeven::EnergyEstimate>& estimate) {
   const breakeven::EnergyBasis& e = j.energy_basis;
   // Without coverage in the features every figure of the split is unknown: null.
   const auto known = [&e](double v) { return e.known ? std::optional<double>(v) : std::nullopt; };
-  b.append("  \"coverage\": ");
-  opt_num(b, known(e.coverage));
-  b.append(",\n  \"energy\": {\"measured_kwh\": ");
-  opt_num(b, known(e.measured_kwh));
-  b.append(", \"estimated_kwh\": ");
-  opt_num(b, known(e.estimated_kwh));
-  b.append(", \"fill_rule\": ");
-  io::append_json_string(b, breakeven::fill_rule_name(e.rule));
-  for (const auto& [key, v] : {std::pair{"covered_h", e.covered_h}, std::pair{"uncovered_h", e.uncovered_h},
-                               std::pair{"fill_power_w", e.fill_power_w}}) {
-    b.append(fmt::format(", \"{}\": ", key));
-    opt_num(b, known(v));
-  }
-  b.append(", \"window_h\": ");
-  num(b, e.window_h);
-  json_energy_method(b, j);
-  if (estimate) json_estimate_model(b, *estimate);
-  if (!e.known) b.append(", \"reason\": \"the features give no coverage (re-run gpucost extract)\"");
-  b.append("},\n");
+  w.line("  ").key("coverage").num(known(e.coverage));
+  w.line("  ").key("energy").object().key("measured_kwh").num(known(e.measured_kwh));
+  w.key("estimated_kwh").num(known(e.estimated_kwh)).key("fill_rule").str(breakeven::fill_rule_name(e.rule));
+  w.key("covered_h").num(known(e.covered_h)).key("uncovered_h").num(known(e.uncovered_h));
+  w.key("fill_power_w").num(known(e.fill_power_w)).key("window_h").num(e.window_h);
+  json_energy_method(w, j);
+  if (estimate) json_estimate_model(w, *estimate);
+  if (!e.known) w.key("reason").str("the features give no coverage (re-run gpucost extract)");
+  w.close();
 }
 
-void json_robustness(std::string& b, const BreakevenExtras& x) {
-  b.append(",\n  \"premium_range\": ");
-  io::JsonWriter w(b);
-  w.object().key("low").num(x.range.low).key("high").num(x.range.high);
+void json_robustness(io::JsonWriter& w, const BreakevenExtras& x) {
+  w.line("  ").key("premium_range").object().key("low").num(x.range.low).key("high").num(x.range.high);
   if (!x.range.low) {
     w.key("reason").str(x.range.reason);
   } else {
@@ -366,36 +265,25 @@ void json_robustness(std::string& b, const BreakevenExtras& x) {
   w.close().key("not_bounded").array();
   for (const std::string& m : x.range.missing) w.item().str(m);
   w.close().close();
-  b.append(",\n  \"sensitivity\": ");
-  io::JsonWriter sens(b);
-  sens.array();
+  w.line("  ").key("sensitivity").array();
   for (const auto& sw : x.sensitivity) {
-    sens.line("    ").item().object().key("parameter").str(sw.parameter).key("value").num(sw.base);
-    sens.key("premium_at_0_8").num(sw.premium_low).key("premium_at_1_2").num(sw.premium_high);
-    sens.key("premium_min").num(sw.premium_min).key("premium_max").num(sw.premium_max);
-    sens.key("swing").num(sw.swing()).close();
+    w.line("    ").item().object().key("parameter").str(sw.parameter).key("value").num(sw.base);
+    w.key("premium_at_0_8").num(sw.premium_low).key("premium_at_1_2").num(sw.premium_high);
+    w.key("premium_min").num(sw.premium_min).key("premium_max").num(sw.premium_max);
+    w.key("swing").num(sw.swing()).close();
   }
-  sens.close(x.sensitivity.empty() ? "" : "\n  ");
-  if (!x.monte_carlo_reason.empty()) {
-    b.append(",\n  \"monte_carlo\": ");
-    io::JsonWriter(b).object().key("draws").integer(0).key("reason").str(x.monte_carlo_reason).close();
-  }
+  w.close(x.sensitivity.empty() ? "" : "\n  ");
+  if (!x.monte_carlo_reason.empty())
+    w.line("  ").key("monte_carlo").object().key("draws").integer(0).key("reason").str(x.monte_carlo_reason).close();
   if (x.monte_carlo) {
     const auto& m = *x.monte_carlo;
-    b.append(",\n  \"monte_carlo\": ");
-    io::JsonWriter mc(b);
-    mc.object().key("draws").count(m.draws).key("seed").count(m.seed);
-    mc.key("probability_local_cheaper").num(m.probability_local_cheaper);
-    mc.key("probability_above_line").num(m.probability_above_line);
-    mc.key("premium_p05")
-        .num(m.premium_p05)
-        .key("premium_p50")
-        .num(m.premium_p50)
-        .key("premium_p95")
-        .num(m.premium_p95);
-    mc.close();
+    w.line("  ").key("monte_carlo").object().key("draws").count(m.draws).key("seed").count(m.seed);
+    w.key("probability_local_cheaper").num(m.probability_local_cheaper);
+    w.key("probability_above_line").num(m.probability_above_line);
+    w.key("premium_p05").num(m.premium_p05).key("premium_p50").num(m.premium_p50);
+    w.key("premium_p95").num(m.premium_p95).close();
   }
-  if (!x.clouds.empty()) json_clouds(b, x.clouds, x.fit_basis);
+  if (!x.clouds.empty()) json_clouds(w, x.clouds, x.fit_basis);
 }
 
 std::string pct(double v) { return fmt::format("{:+.1f} %", v * 100); }
@@ -552,11 +440,9 @@ void json_carbon_side(io::JsonWriter& w, const breakeven::CarbonSide& s) {
   if (!s.kg) w.key("reason").str(s.reason);
 }
 
-void json_carbon(std::string& b, const breakeven::CarbonResult& c) {
+void json_carbon(io::JsonWriter& w, const breakeven::CarbonResult& c) {
   if (!c.computed) return;
-  b.append(",\n  \"carbon\": ");
-  io::JsonWriter w(b);
-  w.object().key("unit").str("kg CO2e").key("local");
+  w.line("  ").key("carbon").object().key("unit").str("kg CO2e").key("local");
   json_carbon_side(w, c.local);
   w.close().line("    ").key("cloud");
   json_carbon_side(w, c.cloud);
@@ -728,11 +614,9 @@ std::string slurm_lines(const extract::Features& f, const breakeven::Result& r) 
   return b;
 }
 
-void json_slurm(std::string& b, const extract::Features& f, const breakeven::Result& r) {
+void json_slurm(io::JsonWriter& w, const extract::Features& f, const breakeven::Result& r) {
   if (f.jobs.empty()) return;
-  b.append(",\n  \"slurm_jobs\": ");
-  io::JsonWriter w(b);
-  w.array();
+  w.line("  ").key("slurm_jobs").array();
   for (const extract::JobRecord& j : f.jobs) {
     w.line("    ").item().object().key("id").str(j.id).key("name").str(j.name).key("user").str(j.user);
     w.key("nodelist").str(j.nodelist).key("state").str(j.state).key("nodes").array();
@@ -742,18 +626,15 @@ void json_slurm(std::string& b, const extract::Features& f, const breakeven::Res
     w.key("energy_source").str_or_null(j.energy_j ? std::string_view(j.energy_source) : std::string_view());
     w.close();
   }
-  w.close("\n  ");
-  b.append(fmt::format(",\n  \"slurm_gpus_seen\": {}", r.job.energy_kwh.size()));
+  w.close("\n  ").line("  ").key("slurm_gpus_seen").count(r.job.energy_kwh.size());
 }
 
 // ---- waiting and exposed communication (docs/cost-model.md) ------------------------------
 
-void json_trace_jobs(std::string& b, const breakeven::Result& r, const extract::Features& f) {
+void json_trace_jobs(io::JsonWriter& w, const breakeven::Result& r, const extract::Features& f) {
   const auto costs = breakeven::trace_job_costs(r, f);
   if (costs.empty()) return;
-  b.append(",\n  \"trace_jobs\": ");
-  io::JsonWriter w(b);
-  w.array();
+  w.line("  ").key("trace_jobs").array();
   for (const breakeven::TraceJobCost& c : costs) {
     w.line("    ").item().object().key("ranks").count(c.job.ranks.size()).key("world_size").integer(c.job.world_size);
     w.key("backend").str(c.job.backend).key("straggler_rank");
@@ -820,11 +701,9 @@ void json_work_unit(io::JsonWriter& w, const breakeven::UnitCost& u) {
 }
 
 /// "work": the job's cost per step, 1 k samples, 1 M tokens and epoch, and the break-even in work.
-void json_work(std::string& b, const breakeven::Result& r, const extract::Features& f) {
+void json_work(io::JsonWriter& w, const breakeven::Result& r, const extract::Features& f) {
   const breakeven::WorkCosts costs = breakeven::work_costs(r, f.host_indicators);
-  b.append(",\n  \"work\": ");
-  io::JsonWriter w(b);
-  w.object().key("window_h").num(costs.window_h);
+  w.line("  ").key("work").object().key("window_h").num(costs.window_h);
   for (const breakeven::UnitCost& u : costs.units) json_work_unit(w.line("    "), u);
   w.close("\n  ");
 }
@@ -920,166 +799,110 @@ std::string assumed_host_note(const extract::Features& f) {
   return fmt::format("host {}: this machine's name, no input names a host; --host sets it", f.host);
 }
 
-std::string breakeven_json(const breakeven::Result& r, const breakeven::CostConfig& c, const extract::Features& f,
-                           const BreakevenExtras& x) {
-  std::string b = "{\n  \"schema\": \"gpucost.breakeven\",\n  \"version\": 1,\n  \"currency\": ";
-  io::append_json_string(b, c.currency);
-  b.append(",\n  \"job\": {\"from\": ");
-  io::append_json_string(b, format_utc(f.from_ns));
-  b.append(", \"to\": ");
-  io::append_json_string(b, format_utc(f.to_ns));
-  b.append(", \"host\": ");
-  io::append_json_string(b, f.host);
-  b.append(", \"host_basis\": ");
-  string_or_null(b, f.host_basis);
-  b.append(", \"logs_tz\": ");
-  string_or_null(b, x.logs_tz);
-  b.append(", \"wall_h\": ");
-  num(b, r.job.wall_h);
-  b.append(fmt::format(", \"gpus\": {}, \"energy_kwh\": ", r.job.energy_kwh.size()));
-  num(b, r.energy_kwh);
-  b.append(", \"util_mean\": ");
-  num(b, r.util_mean);
-  b.append(fmt::format(", \"util_assumed\": {}, \"util_source\": \"{}\"", r.job.util_assumed ? "true" : "false",
-                       r.job.util_source));
-  b.append(", \"trace_busy_fraction\": ");
-  if (r.job.trace_busy_fraction)
-    num(b, *r.job.trace_busy_fraction);
-  else
-    b.append("null");
-  b.append(", \"downtime_h\": ");
-  opt_num(b, r.downtime_h);
-  b.append(", \"downtime_share\": ");
-  opt_num(b, r.downtime_share);
-  if (!r.downtime_h) {
-    b.append(", \"downtime_reason\": ");
-    io::append_json_string(b, r.job.downtime_reason);
-  }
-  b.append("},\n");
-  json_energy_basis(b, r.job, x.estimate);
-  b.append("  \"local\": {\"electricity\": ");
-  num(b, r.electricity);
-  b.append(", \"amortisation\": ");
-  num(b, r.amortisation);
-  b.append(", \"maintenance\": ");
-  num(b, r.maintenance);
-  b.append(", \"total\": ");
-  num(b, r.local_total);
-  b.append(", \"maintenance_routine\": ");
-  num(b, r.maintenance_routine);
-  b.append(", \"incidents\": ");
-  num(b, r.incident_cost);
-  b.append(", \"defaults\": [");
-  bool first_default = true;
-  for (const std::string_view key : kDrivingDefaults) {
-    if (c.is_set(key)) continue;
-    b.append(first_default ? "" : ", ");
-    first_default = false;
-    io::append_json_string(b, key);
-  }
-  b.append("]");
-  b.append(fmt::format(", \"always_on\": {}, \"idle_cost_per_hour\": ", c.always_on ? "true" : "false"));
-  num(b, r.idle_cost_per_hour);
-  b.append(", \"idle_cost_per_year\": ");
-  num(b, r.idle_cost_per_year);
-  b.append("},\n  \"cloud\": {\"name\": ");
-  io::append_json_string(b, c.cloud_name);
-  b.append(", \"rate_per_hour\": ");
-  num(b, c.rate_per_hour);
-  b.append(", \"speed_ratio\": ");
-  num(b, c.speed_ratio);
-  b.append(", \"speed_ratio_source\": ");
-  io::append_json_string(b, c.speed_ratio_source);
-  b.append(", \"speed_ratio_basis\": ");
-  io::append_json_string(b, c.speed_ratio_basis);
-  append_speed_projection(b, c);
-  speed_range_json(b, c.speed_ratio_low, c.speed_ratio_high);
-  b.append(", \"offer_currency\": ");
-  io::append_json_string(b, c.offer_currency.empty() ? c.currency : c.offer_currency);
-  b.append(", \"exchange_rate\": ");
-  num(b, c.offer_exchange_rate);
-  b.append(", \"exchange_date\": ");
+namespace {
+
+void json_job(io::JsonWriter& w, const breakeven::Result& r, const extract::Features& f, const BreakevenExtras& x) {
+  w.line("  ").key("job").object().key("from").str(format_utc(f.from_ns)).key("to").str(format_utc(f.to_ns));
+  w.key("host").str(f.host).key("host_basis").str_or_null(f.host_basis).key("logs_tz").str_or_null(x.logs_tz);
+  w.key("wall_h").num(r.job.wall_h).key("gpus").count(r.job.energy_kwh.size()).key("energy_kwh").num(r.energy_kwh);
+  w.key("util_mean").num(r.util_mean).key("util_assumed").boolean(r.job.util_assumed);
+  w.key("util_source").str(r.job.util_source).key("trace_busy_fraction").num(r.job.trace_busy_fraction);
+  w.key("downtime_h").num(r.downtime_h).key("downtime_share").num(r.downtime_share);
+  if (!r.downtime_h) w.key("downtime_reason").str(r.job.downtime_reason);
+  w.close();
+}
+
+void json_local(io::JsonWriter& w, const breakeven::Result& r, const breakeven::CostConfig& c) {
+  w.line("  ").key("local").object().key("electricity").num(r.electricity).key("amortisation").num(r.amortisation);
+  w.key("maintenance").num(r.maintenance).key("total").num(r.local_total);
+  w.key("maintenance_routine").num(r.maintenance_routine).key("incidents").num(r.incident_cost);
+  w.key("defaults").array();
+  for (const std::string_view key : kDrivingDefaults)
+    if (!c.is_set(key)) w.item().str(key);
+  w.close().key("always_on").boolean(c.always_on).key("idle_cost_per_hour").num(r.idle_cost_per_hour);
+  w.key("idle_cost_per_year").num(r.idle_cost_per_year).close();
+}
+
+/// The offer's price: where it comes from, how old, and in which currency.
+void json_offer(io::JsonWriter& w, const breakeven::CostConfig& c) {
+  w.key("offer_currency").str(c.offer_currency.empty() ? c.currency : c.offer_currency);
+  w.key("exchange_rate").num(c.offer_exchange_rate);
   // The day of the rate used: the config's own, or the reference rates' (exchange_source).
   const std::string& day = c.offer_exchange_source == "config" || c.offer_exchange_source.empty()
                                ? c.exchange_date
                                : c.reference_exchange_date;
   const bool converted = !c.offer_currency.empty() && c.offer_currency != c.currency;
-  string_or_null(b, converted ? std::string_view(day) : std::string_view());
-  if (!c.offer_exchange_source.empty() && c.offer_currency != c.currency) {
-    b.append(", \"exchange_source\": ");
-    io::append_json_string(b, c.offer_exchange_source);
-  }
-  b.append(", \"offer\": ");
-  io::append_json_string(b, c.cloud_offer);
+  w.key("exchange_date").str_or_null(converted ? std::string_view(day) : std::string_view());
+  if (converted) w.text_if("exchange_source", c.offer_exchange_source);
+  w.key("offer").str(c.cloud_offer);
   if (!c.cloud_offer.empty()) {
-    b.append(", \"offer_kind\": ");
-    io::append_json_string(b, c.offer_kind);
-    b.append(", \"offer_rate_basis\": ");
-    io::append_json_string(b, c.offer_rate_basis);
-    b.append(", \"price_date_seen\": ");
-    io::append_json_string(b, c.offer_date_seen);
-    b.append(", \"price_age_days\": ");
+    w.key("offer_kind").str(c.offer_kind).key("offer_rate_basis").str(c.offer_rate_basis);
+    w.key("price_date_seen").str(c.offer_date_seen).key("price_age_days");
     if (c.offer_age_days)
-      b.append(fmt::format("{}", *c.offer_age_days));
+      w.integer(*c.offer_age_days);
     else
-      b.append("null");
-    b.append(fmt::format(", \"price_confirmed\": {}, \"price_source\": ", c.offer_confirmed ? "true" : "false"));
-    io::append_json_string(b, c.offer_source);
+      w.null();
+    w.key("price_confirmed").boolean(c.offer_confirmed).key("price_source").str(c.offer_source);
   }
-  b.append(fmt::format(", \"offer_fits\": {}", c.cloud_unfit.empty() ? "true" : "false"));
-  if (!c.cloud_unfit.empty()) {
-    b.append(", \"offer_unfit_reason\": ");
-    io::append_json_string(b, c.cloud_unfit);
-  }
-  b.append(", \"cold_start_s\": ");
-  num(b, c.cold_start_s);
-  b.append(", \"billing_increment_s\": ");
-  num(b, c.billing_increment_s);
-  b.append(", \"billing_minimum_s\": ");
-  num(b, c.billing_minimum_s);
-  b.append(", \"busy_share\": ");
-  num(b, r.busy_share);
-  b.append(", \"busy_source\": ");
-  io::append_json_string(b, r.job.busy_source);
-  b.append(", \"busy_share_config\": ");
-  io::append_json_string(b, c.busy_share);
-  b.append(", \"q\": ");
-  num(b, r.q);
-  b.append(", \"billed_s\": ");
-  num(b, r.billed_s);
-  b.append(", \"faults\": ");
-  num(b, r.cloud_fault_cost);
-  b.append(", \"total\": ");
-  num(b, r.cloud_total);
-  b.append("},\n  \"premium\": ");
-  num(b, r.premium);
-  b.append(",\n  \"line\": ");
-  num(b, r.line);
+  w.key("offer_fits").boolean(c.cloud_unfit.empty()).text_if("offer_unfit_reason", c.cloud_unfit);
+}
+
+void json_cloud_side(io::JsonWriter& w, const breakeven::Result& r, const breakeven::CostConfig& c) {
+  w.line("  ").key("cloud").object().key("name").str(c.cloud_name).key("rate_per_hour").num(c.rate_per_hour);
+  w.key("speed_ratio").num(c.speed_ratio).key("speed_ratio_source").str(c.speed_ratio_source);
+  w.key("speed_ratio_basis").str(c.speed_ratio_basis);
+  append_speed_projection(w, c);
+  w.key("speed_ratio_low").num(c.speed_ratio_low).key("speed_ratio_high").num(c.speed_ratio_high);
+  json_offer(w, c);
+  w.key("cold_start_s").num(c.cold_start_s).key("billing_increment_s").num(c.billing_increment_s);
+  w.key("billing_minimum_s").num(c.billing_minimum_s).key("busy_share").num(r.busy_share);
+  w.key("busy_source").str(r.job.busy_source).key("busy_share_config").str(c.busy_share).key("q").num(r.q);
+  w.key("billed_s").num(r.billed_s).key("faults").num(r.cloud_fault_cost).key("total").num(r.cloud_total).close();
+}
+
+void json_verdict(io::JsonWriter& w, const breakeven::Result& r) {
+  w.line("  ").key("premium").num(r.premium).line("  ").key("line").num(r.line);
   // An offer that cannot run the job gives no side of the line: null, not false.
-  b.append(fmt::format(",\n  \"above_line\": {},\n  \"verdict\": \"{}\"",
-                       r.unfit        ? "null"
-                       : r.above_line ? "true"
-                                      : "false",
-                       verdict_word(r)));
-  if (!r.verdict_reason.empty()) io::append_json_text_field(b, "verdict_reason", r.verdict_reason);
-  b.append(",\n  \"breakeven\": {\n");
-  solution(b, "job_hours", r.job_hours);
-  crossings_json(b, "job_hours_crossings", "local_cheaper", r.job_crossings);
-  solution(b, "line_job_hours", r.line_job_hours);
-  crossings_json(b, "line_job_hours_crossings", "below_line", r.line_crossings);
-  solution(b, "use_hours_per_year", r.use_hours_per_year, true);
-  b.append("  }");
-  json_work(b, r, f);
-  json_trace_jobs(b, r, f);
+  w.line("  ").key("above_line");
+  if (r.unfit)
+    w.null();
+  else
+    w.boolean(r.above_line);
+  w.line("  ").key("verdict").str(verdict_word(r)).text_if("verdict_reason", r.verdict_reason);
+  w.line("  ").key("breakeven").object();
+  solution(w, "job_hours", r.job_hours);
+  crossings_json(w, "job_hours_crossings", "local_cheaper", r.job_crossings);
+  solution(w, "line_job_hours", r.line_job_hours);
+  crossings_json(w, "line_job_hours_crossings", "below_line", r.line_crossings);
+  solution(w, "use_hours_per_year", r.use_hours_per_year);
+  w.close("\n  ");
+}
+
+}  // namespace
+
+std::string breakeven_json(const breakeven::Result& r, const breakeven::CostConfig& c, const extract::Features& f,
+                           const BreakevenExtras& x) {
+  std::string b;
+  io::JsonWriter w(b);
+  w.object().line("  ").key("schema").str("gpucost.breakeven").line("  ").key("version").integer(1);
+  w.line("  ").key("currency").str(c.currency);
+  json_job(w, r, f, x);
+  json_energy_basis(w, r.job, x.estimate);
+  json_local(w, r, c);
+  json_cloud_side(w, r, c);
+  json_verdict(w, r);
+  json_work(w, r, f);
+  json_trace_jobs(w, r, f);
   if (x.attribution) attribution_json(b, *x.attribution, c.currency);
-  json_electricity(b, r, c, x);
-  json_carbon(b, r.carbon);
-  json_slurm(b, f, r);
-  json_incidents(b, r);
-  json_robustness(b, x);
-  if (x.beside) json_beside(b, *x.beside);
+  json_electricity(w, r, c, x);
+  json_carbon(w, r.carbon);
+  json_slurm(w, f, r);
+  json_incidents(w, r);
+  json_robustness(w, x);
+  if (x.beside) json_beside(w, *x.beside);
   if (x.findings) append_findings_json(b, *x.findings);
-  b.append("\n}\n");
+  w.close("\n");
+  b.append("\n");
   return b;
 }
 
