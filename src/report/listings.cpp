@@ -66,21 +66,16 @@ std::string indicator_catalogue_table() {
 }
 
 std::string indicator_catalogue_json() {
-  std::string out = "[\n";
-  bool first = true;
+  std::string out;
+  io::JsonWriter w(out);
+  w.array();
   for (const auto& d : extract::catalogue()) {
-    out += first ? "  {" : ",\n  {";
-    first = false;
-    io::append_json_text_field(out, "id", d.id, true);
-    io::append_json_text_field(out, "key", d.key);
-    io::append_json_text_field(out, "unit", d.unit);
-    io::append_json_text_field(out, "category", d.category);
-    io::append_json_text_field(out, "name", d.name);
-    io::append_json_text_field(out, "definition", d.definition);
-    io::append_json_text_field(out, "used_by", d.used_by);
-    out += '}';
+    w.line("  ").item().object().key("id").str(d.id).key("key").str(d.key).key("unit").str(d.unit);
+    w.key("category").str(d.category).key("name").str(d.name).key("definition").str(d.definition);
+    w.key("used_by").str(d.used_by).close();
   }
-  out += "\n]\n";
+  w.close("\n");
+  out += '\n';
   return out;
 }
 
@@ -105,38 +100,26 @@ std::string cloud_offers_table(const std::vector<breakeven::CloudOffer>& offers,
 }
 
 std::string cloud_offers_json(const std::vector<breakeven::CloudOffer>& offers, std::string_view today) {
-  std::string out = "[";
-  bool first = true;
+  std::string out;
+  io::JsonWriter w(out);
+  w.array();
   for (const auto& o : offers) {
-    out += first ? "\n  {" : ",\n  {";
-    first = false;
-    io::append_json_text_field(out, "name", o.name, true);
-    io::append_json_text_field(out, "provider", o.provider);
-    io::append_json_text_field(out, "instance", o.instance);
-    io::append_json_text_field(out, "region", o.region);
-    io::append_json_text_field(out, "gpu_model", o.gpu_model);
-    io::append_json_number_field(out, "gpu_memory_gb", o.gpu_memory_gb);
-    io::append_json_number_field(out, "gpus", o.gpus);
-    out += fmt::format(", \"per_gpu\": {}", o.per_gpu ? "true" : "false");
-    io::append_json_text_field(out, "kind", breakeven::offer_kind_name(o.kind));
-    io::append_json_number_field(out, "price_per_hour", o.price_per_hour);
-    io::append_json_text_field(out, "currency", o.currency);
-    io::append_json_number_field(out, "billing_increment_s", o.billing_increment_s);
-    io::append_json_number_field(out, "billing_minimum_s", o.billing_minimum_s);
-    io::append_json_number_field(out, "cold_start_s", o.cold_start_s);
-    io::append_json_text_field(out, "date_seen", o.date_seen);
-    out += ", \"age_days\": ";
+    w.line("  ").item().object().key("name").str(o.name).key("provider").str(o.provider);
+    w.key("instance").str(o.instance).key("region").str(o.region).key("gpu_model").str(o.gpu_model);
+    w.key("gpu_memory_gb").num(o.gpu_memory_gb).key("gpus").num(o.gpus).key("per_gpu").boolean(o.per_gpu);
+    w.key("kind").str(breakeven::offer_kind_name(o.kind)).key("price_per_hour").num(o.price_per_hour);
+    w.key("currency").str(o.currency).key("billing_increment_s").num(o.billing_increment_s);
+    w.key("billing_minimum_s").num(o.billing_minimum_s).key("cold_start_s").num(o.cold_start_s);
+    w.key("date_seen").str(o.date_seen).key("age_days");
     if (const auto age = breakeven::price_age_days(o, today))
-      io::append_json_number(out, *age);
+      w.num(*age);
     else
-      out += "null";
-    out += fmt::format(", \"confirmed\": {}", o.confirmed ? "true" : "false");
-    io::append_json_text_field(out, "note", o.note);
-    io::append_json_text_field(out, "source", o.source);
-    io::append_json_text_field(out, "catalogue", o.origin);
-    out += '}';
+      w.null();
+    w.key("confirmed").boolean(o.confirmed).key("note").str(o.note).key("source").str(o.source);
+    w.key("catalogue").str(o.origin).close();
   }
-  out += first ? "]\n" : "\n]\n";
+  w.close(offers.empty() ? "" : "\n");
+  out += '\n';
   return out;
 }
 
@@ -144,20 +127,17 @@ namespace {
 
 std::string figure(const std::optional<double>& v) { return v ? fmt::format("{:g}", *v) : "-"; }
 
+/// A match's words as one name: "H100 SXM".
+std::string join_words(const std::vector<std::string>& words) {
+  std::string out;
+  for (const auto& word : words) out += (out.empty() ? "" : " ") + word;
+  return out;
+}
+
 std::string join_names(const std::vector<std::string>& names) {
   std::string out;
   for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
   return out;
-}
-
-void number_or_null(std::string& out, std::string_view key, const std::optional<double>& v) {
-  if (v) {
-    io::append_json_number_field(out, key, *v);
-  } else {
-    out += ", ";
-    io::append_json_string(out, key);
-    out += ": null";
-  }
 }
 
 }  // namespace
@@ -194,46 +174,27 @@ std::string gpu_table_text(const std::vector<breakeven::GpuSpeed>& gpus) {
 }
 
 std::string gpu_table_json(const std::vector<breakeven::GpuSpeed>& gpus) {
-  std::string out = "{\"schema\": \"gpucost.gpus\", \"version\": 1, \"gpus\": [";
-  bool first = true;
+  std::string out;
+  io::JsonWriter w(out);
+  w.object().key("schema").str("gpucost.gpus").key("version").integer(1).key("gpus").array();
   for (const auto& g : gpus) {
-    out += first ? "\n  {" : ",\n  {";
-    first = false;
-    io::append_json_text_field(out, "model", g.model, true);
-    out += ", \"match\": [";
-    bool first_match = true;
-    for (const auto& words : g.match) {
-      std::string one;
-      for (const auto& w : words) one += (one.empty() ? "" : " ") + w;
-      out += first_match ? "" : ", ";
-      first_match = false;
-      io::append_json_string(out, one);
-    }
-    out += "]";
+    w.line("  ").item().object().key("model").str(g.model).key("match").array();
+    for (const auto& words : g.match) w.item().str(join_words(words));
+    w.close();
     if (!g.variants.empty()) {
-      out += ", \"variants\": [";
-      for (std::size_t i = 0; i < g.variants.size(); ++i) {
-        out += i == 0 ? "" : ", ";
-        io::append_json_string(out, g.variants[i]);
-      }
-      out += "]";
+      w.key("variants").array();
+      for (const auto& v : g.variants) w.item().str(v);
+      w.close();
     }
-    number_or_null(out, "memory_gb", g.memory_gb);
-    number_or_null(out, "tdp_w", g.tdp_w);
-    number_or_null(out, "idle_w", g.idle_w);
-    if (g.idle_w) io::append_json_text_field(out, "idle_source", g.idle_source);
-    number_or_null(out, "dense_tflops", g.dense_tflops);
-    if (!g.accumulate.empty()) io::append_json_text_field(out, "accumulate", g.accumulate);
-    io::append_json_text_field(out, "precision", g.precision);
-    number_or_null(out, "memory_bw_gbs", g.memory_bw_gbs);
-    if (!g.interconnect.empty()) io::append_json_text_field(out, "interconnect", g.interconnect);
-    number_or_null(out, "interconnect_gbs", g.interconnect_gbs);
-    if (!g.bandwidth_source.empty()) io::append_json_text_field(out, "bandwidth_source", g.bandwidth_source);
-    io::append_json_text_field(out, "source", g.source);
-    io::append_json_text_field(out, "date_seen", g.date_seen);
-    out += "}";
+    w.key("memory_gb").num(g.memory_gb).key("tdp_w").num(g.tdp_w).key("idle_w").num(g.idle_w);
+    if (g.idle_w) w.key("idle_source").str(g.idle_source);
+    w.key("dense_tflops").num(g.dense_tflops).text_if("accumulate", g.accumulate).key("precision").str(g.precision);
+    w.key("memory_bw_gbs").num(g.memory_bw_gbs).text_if("interconnect", g.interconnect);
+    w.key("interconnect_gbs").num(g.interconnect_gbs).text_if("bandwidth_source", g.bandwidth_source);
+    w.key("source").str(g.source).key("date_seen").str(g.date_seen).close();
   }
-  out += "\n]}\n";
+  w.close("\n").close();
+  out += '\n';
   return out;
 }
 
@@ -278,19 +239,14 @@ std::string gpu_speed_text(const breakeven::SpeedRange& r) {
 }
 
 std::string gpu_speed_json(const breakeven::SpeedRange& r) {
-  std::string out = "{\"schema\": \"gpucost.gpu-speed\", \"version\": 1";
-  io::append_json_text_field(out, "from", r.from_model);
-  io::append_json_text_field(out, "to", r.to_model);
-  io::append_json_number_field(out, "low", r.low);
-  io::append_json_number_field(out, "middle", r.middle);
-  io::append_json_number_field(out, "high", r.high);
-  io::append_json_text_field(out, "low_basis", r.low_basis);
-  io::append_json_text_field(out, "middle_basis", r.middle_basis);
-  io::append_json_text_field(out, "high_basis", r.high_basis);
-  io::append_json_number_field(out, "fixed_share", breakeven::kSpeedFixedShare);
-  io::append_json_text_field(out, "identification", r.identification);
-  io::append_json_text_field(out, "date_seen", r.date_seen);
-  out += "}\n";
+  std::string out;
+  io::JsonWriter w(out);
+  w.object().key("schema").str("gpucost.gpu-speed").key("version").integer(1).key("from").str(r.from_model);
+  w.key("to").str(r.to_model).key("low").num(r.low).key("middle").num(r.middle).key("high").num(r.high);
+  w.key("low_basis").str(r.low_basis).key("middle_basis").str(r.middle_basis).key("high_basis").str(r.high_basis);
+  w.key("fixed_share").num(breakeven::kSpeedFixedShare).key("identification").str(r.identification);
+  w.key("date_seen").str(r.date_seen).close();
+  out += '\n';
   return out;
 }
 
