@@ -100,95 +100,61 @@ std::string attribution_table(const breakeven::Attribution& a, const std::string
 
 namespace {
 
-// `, "key": value` members of a JSON object under construction.
-void number(std::string& b, std::string_view key, double v) {
-  b.append(fmt::format(", \"{}\": ", key));
-  io::append_json_number(b, v);
+void json_row(io::JsonWriter& w, const breakeven::AttributionRow& r) {
+  w.object().key("key").str(r.key).text_if("detail", r.detail).key("processes").integer(r.processes);
+  w.key("gpus").array();
+  for (const int gpu : r.gpus) w.item().integer(gpu);
+  w.close().key("busy_s").num(r.busy_s).key("share").num(r.share).key("local").num(r.local);
+  w.key("cloud").num(r.cloud).key("fb_max_mib").num(r.fb_max_mib).close();
 }
 
-void optional_number(std::string& b, std::string_view key, const std::optional<double>& v) {
-  if (v)
-    number(b, key, *v);
-  else
-    b.append(fmt::format(", \"{}\": null", key));
-}
-
-void text(std::string& b, std::string_view key, const std::string& v) {
-  b.append(fmt::format(", \"{}\": ", key));
-  io::append_json_string(b, v);
-}
-
-void json_row(std::string& b, const breakeven::AttributionRow& r) {
-  b.append("{\"key\": ");
-  io::append_json_string(b, r.key);
-  if (!r.detail.empty()) text(b, "detail", r.detail);
-  b.append(fmt::format(", \"processes\": {}, \"gpus\": [{}]", r.processes, fmt::join(r.gpus, ", ")));
-  number(b, "busy_s", r.busy_s);
-  number(b, "share", r.share);
-  number(b, "local", r.local);
-  number(b, "cloud", r.cloud);
-  optional_number(b, "fb_max_mib", r.fb_max_mib);
-  b.append("}");
-}
-
-void json_idle(std::string& b, const breakeven::IdleHolder& h) {
+void json_idle(io::JsonWriter& w, const breakeven::IdleHolder& h) {
   const extract::ProcessUse& p = h.process;
-  b.append("{\"host\": ");
-  io::append_json_string(b, p.host);
-  b.append(fmt::format(", \"gpu\": {}, \"pid\": {}", p.gpu, p.pid));
-  text(b, "command", p.command);
-  if (p.user.empty())
-    b.append(", \"user\": null");
+  w.object().key("host").str(p.host).key("gpu").integer(p.gpu).key("pid").integer(p.pid);
+  w.key("command").str(p.command).key("user").str_or_null(p.user).key("fb_max_mib").num(p.fb_max_mib);
+  w.key("first_ns").integer(p.first_ns).key("last_ns").integer(p.last_ns).key("in_pmon").boolean(p.rows > 0);
+  w.key("computed");
+  if (h.computed_unknown)
+    w.null();
   else
-    text(b, "user", p.user);
-  optional_number(b, "fb_max_mib", p.fb_max_mib);
-  b.append(fmt::format(", \"first_ns\": {}, \"last_ns\": {}, \"in_pmon\": {}, \"computed\": {}}}", p.first_ns,
-                       p.last_ns, p.rows > 0 ? "true" : "false", h.computed_unknown ? "null" : "false"));
+    w.boolean(false);
+  w.close();
 }
 
 /// `"key": [item, ...]`, one item a line, each written by `write`.
 template <typename T, typename Write>
-void json_list(std::string& b, std::string_view key, const std::vector<T>& items, Write write) {
-  b.append(fmt::format(",\n    \"{}\": [", key));
-  for (std::size_t i = 0; i < items.size(); ++i) {
-    b.append(i == 0 ? "\n      " : ",\n      ");
-    write(b, items[i]);
-  }
-  b.append(items.empty() ? "]" : "\n    ]");
+void json_list(io::JsonWriter& w, std::string_view key, const std::vector<T>& items, Write write) {
+  w.line("    ").key(key).array();
+  for (const T& item : items) write(w.line("      ").item(), item);
+  w.close(items.empty() ? "" : "\n    ");
 }
 
-void json_strings(std::string& b, const std::vector<std::string>& list) {
-  b.append("[");
-  for (std::size_t i = 0; i < list.size(); ++i) {
-    if (i > 0) b.append(", ");
-    io::append_json_string(b, list[i]);
-  }
-  b.append("]");
+void json_strings(io::JsonWriter& w, const std::vector<std::string>& list) {
+  w.array();
+  for (const std::string& s : list) w.item().str(s);
+  w.close();
 }
 
 }  // namespace
 
 void attribution_json(std::string& b, const breakeven::Attribution& a, const std::string& cur) {
-  b.append(fmt::format(",\n  \"attribution\": {{\"by\": \"{}\"", breakeven::attribution_by_name(a.by)));
-  text(b, "currency", cur);
-  b.append(a.reason.empty() ? ", \"split\": true" : ", \"split\": false");
-  if (!a.reason.empty()) {
-    text(b, "reason", a.reason);
-  } else {
-    text(b, "basis", a.basis);
-    number(b, "busy_share", a.busy_share);
-  }
-  json_list(b, "rows", a.rows, json_row);
-  b.append(",\n    \"unattributed\": {\"local\": ");
-  io::append_json_number(b, a.unattributed_local);
-  number(b, "cloud", a.unattributed_cloud);
-  b.append(", \"gpus\": ");
-  json_strings(b, a.unattributed_gpus);
-  b.append("}");
-  json_list(b, "idle_holders", a.idle, json_idle);
-  b.append(",\n    \"notes\": ");
-  json_strings(b, a.notes);
-  b.append("}");
+  b.append(",\n  \"attribution\": ");
+  io::JsonWriter w(b);
+  w.object().key("by").str(breakeven::attribution_by_name(a.by)).key("currency").str(cur);
+  w.key("split").boolean(a.reason.empty());
+  if (!a.reason.empty())
+    w.key("reason").str(a.reason);
+  else
+    w.key("basis").str(a.basis).key("busy_share").num(a.busy_share);
+  json_list(w, "rows", a.rows, json_row);
+  w.line("    ").key("unattributed").object().key("local").num(a.unattributed_local);
+  w.key("cloud").num(a.unattributed_cloud).key("gpus");
+  json_strings(w, a.unattributed_gpus);
+  w.close();
+  json_list(w, "idle_holders", a.idle, json_idle);
+  w.line("    ").key("notes");
+  json_strings(w, a.notes);
+  w.close();
 }
 
 }  // namespace gpucost::report
