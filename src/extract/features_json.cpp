@@ -78,21 +78,22 @@ void write_faults(std::string& b, const Features& f) {
 
 // The profile as runs of consecutive minutes: {"first_minute": M, "gpu_kwh": [kWh of M, M+1, ...]}.
 void write_profile(std::string& b, const EnergyProfile& p) {
-  b.append(",\n  \"energy_profile\": {\"bucket_s\": 60, \"runs\": [");
+  b.append(",\n  \"energy_profile\": ");
+  io::JsonWriter w(b);
+  w.object().key("bucket_s").integer(60).key("runs").array();
   std::int64_t next = 0;
-  bool first = true;
+  bool in_run = false;
   for (const auto& [minute, kwh] : p.kwh_by_minute) {
-    if (first || minute != next) {
-      if (!first) b.append("]}, ");
-      b.append(fmt::format("{{\"first_minute\": {}, \"gpu_kwh\": [", minute));
-    } else {
-      b.append(", ");
+    if (!in_run || minute != next) {
+      if (in_run) w.close().close();
+      w.item().object().key("first_minute").integer(minute).key("gpu_kwh").array();
+      in_run = true;
     }
-    io::append_json_number(b, kwh);
-    first = false;
+    w.item().num(kwh);
     next = minute + 1;
   }
-  b.append(first ? "]}" : "]}]}");
+  if (in_run) w.close().close();
+  w.close().close();
 }
 
 void write_partials(std::string& b, const Partials& p) {
@@ -140,16 +141,11 @@ std::vector<std::pair<std::string_view, double>> sample_fields(const Sample& s) 
           {"nvlink_rx_mb_s", f(s.nvlink_rx_mb_s)}};
 }
 
-void write_sample(std::string& b, const Sample& s) {
-  b.append(fmt::format("{{\"ts_ns\": {}", s.ts_ns));
-  for (const auto& [key, v] : sample_fields(s)) {
-    if (std::isnan(v)) continue;
-    b.append(", ");
-    io::append_json_string(b, key);
-    b.append(": ");
-    io::append_json_number(b, v);
-  }
-  b.append("}");
+void write_sample(io::JsonWriter& w, const Sample& s) {
+  w.object().key("ts_ns").integer(s.ts_ns);
+  for (const auto& [key, v] : sample_fields(s))
+    if (!std::isnan(v)) w.key(key).num(v);
+  w.close();
 }
 
 // The names of a GPU's sketches in the document: the time-weighted ones by the event stream's
@@ -158,53 +154,40 @@ constexpr std::array<const char*, detail::kQuantiledCount> kSketchNames = {"powe
 constexpr const char* kIntervalsName = "intervals_s";
 constexpr const char* kPlainSuffix = ".samples";
 
-void write_pairs(std::string& b, const char* key, const auto& pairs) {
-  b.append(fmt::format("\"{}\": [", key));
-  for (std::size_t i = 0; i < pairs.size(); ++i) {
-    b.append(i == 0 ? "[" : ", [");
-    io::append_json_number(b, static_cast<double>(pairs[i].first));
-    b.append(", ");
-    io::append_json_number(b, pairs[i].second);
-    b.append("]");
-  }
-  b.append("]");
+void write_pairs(io::JsonWriter& w, const char* key, const auto& pairs) {
+  w.key(key).array();
+  for (const auto& [at, value] : pairs) w.item().array().item().num(static_cast<double>(at)).item().num(value).close();
+  w.close();
 }
 
-void write_sketch(std::string& b, std::string_view name, const detail::QuantileSketch& q, bool& first) {
+/// One sketch of the GPU, on a line of its own; nothing for an empty one.
+void write_sketch(io::JsonWriter& w, std::string_view name, const detail::QuantileSketch& q, bool& any) {
   if (q.empty()) return;
-  b.append(first ? "\n        " : ",\n        ");
-  first = false;
-  io::append_json_string(b, name);
-  b.append(": {");
+  any = true;
+  w.line("        ").key(name).object();
   const detail::QuantileSketch::State st = q.state();
   if (st.exact) {
-    write_pairs(b, "exact", st.values);
+    write_pairs(w, "exact", st.values);
   } else {
-    b.append("\"alpha\": ");
-    io::append_json_number(b, detail::QuantileSketch::kAlpha);
-    b.append(", \"min\": ");
-    io::append_json_number(b, st.min);
-    b.append(", \"max\": ");
-    io::append_json_number(b, st.max);
-    b.append(", \"zero\": ");
-    io::append_json_number(b, st.zero);
-    b.append(", ");
-    write_pairs(b, "positive", st.positive);
-    b.append(", ");
-    write_pairs(b, "negative", st.negative);
+    w.key("alpha").num(detail::QuantileSketch::kAlpha).key("min").num(st.min).key("max").num(st.max);
+    w.key("zero").num(st.zero);
+    write_pairs(w, "positive", st.positive);
+    write_pairs(w, "negative", st.negative);
   }
-  b.append("}");
+  w.close();
 }
 
 void write_sketches(std::string& b, const detail::GpuSketches& s) {
-  b.append(",\n      \"sketches\": {");
-  bool first = true;
-  write_sketch(b, kIntervalsName, s.intervals, first);
+  b.append(",\n      \"sketches\": ");
+  io::JsonWriter w(b);
+  w.object();
+  bool any = false;
+  write_sketch(w, kIntervalsName, s.intervals, any);
   for (std::size_t i = 0; i < detail::kQuantiledCount; ++i) {
-    write_sketch(b, kSketchNames[i], s.held[i], first);
-    write_sketch(b, fmt::format("{}{}", kSketchNames[i], kPlainSuffix), s.plain[i], first);
+    write_sketch(w, kSketchNames[i], s.held[i], any);
+    write_sketch(w, fmt::format("{}{}", kSketchNames[i], kPlainSuffix), s.plain[i], any);
   }
-  b.append(first ? "}" : "\n      }");
+  w.close(any ? "\n      " : "");
 }
 
 /// "energy_method": what gave the energy (docs/indicators.md); nothing when no energy.
@@ -219,11 +202,13 @@ void write_gpu_state(std::string& b, const GpuFeatures& g) {
   b.append(",\n      \"partials\": ");
   write_partials(b, g.partials);
   if (g.first && g.last) {
-    b.append(",\n      \"edges\": {\"first\": ");
-    write_sample(b, *g.first);
-    b.append(", \"last\": ");
-    write_sample(b, *g.last);
-    b.append("}");
+    b.append(",\n      \"edges\": ");
+    io::JsonWriter w(b);
+    w.object().key("first");
+    write_sample(w, *g.first);
+    w.key("last");
+    write_sample(w, *g.last);
+    w.close();
   }
   if (g.sketches) write_sketches(b, *g.sketches);
 }
