@@ -215,64 +215,31 @@ void write_gpu_state(std::string& b, const GpuFeatures& g) {
 
 }  // namespace
 
-void write_optional_int(std::string& b, std::string_view key, const std::optional<std::int64_t>& v) {
-  b.append(fmt::format(", \"{}\": ", key));
-  b.append(v ? std::to_string(*v) : "null");
-}
-
-void write_job(std::string& b, const JobRecord& j) {
-  b.append("    {\"id\": ");
-  io::append_json_string(b, j.id);
-  for (const auto& [key, value] :
-       {std::pair<std::string_view, const std::string&>{"name", j.name}, {"user", j.user}, {"state", j.state}}) {
-    b.append(fmt::format(", \"{}\": ", key));
-    io::append_json_string(b, value);
-  }
-  write_optional_int(b, "exit_code", j.exit_code);
-  write_optional_int(b, "exit_signal", j.exit_signal);
-  if (j.cancelled_by) b.append(fmt::format(", \"cancelled_by\": {}", *j.cancelled_by));
-  b.append(", \"nodelist\": ");
-  io::append_json_string(b, j.nodelist);
-  b.append(", \"nodes\": [");
-  for (std::size_t i = 0; i < j.nodes.size(); ++i) {
-    if (i > 0) b.append(", ");
-    io::append_json_string(b, j.nodes[i]);
-  }
-  b.append("]");
-  write_optional_int(b, "gpus", j.gpus);
-  if (!j.gpu_types.empty()) {
-    b.append(", \"gpu_types\": ");
-    io::append_json_string(b, j.gpu_types);
-  }
-  b.append(", \"start\": ");
-  io::append_json_string(b, format_utc(j.start_ns));
-  b.append(fmt::format(", \"start_ns\": {}, \"end\": ", j.start_ns));
+void write_job(io::JsonWriter& w, const JobRecord& j) {
+  w.object().key("id").str(j.id).key("name").str(j.name).key("user").str(j.user).key("state").str(j.state);
+  w.key("exit_code").integer(j.exit_code).key("exit_signal").integer(j.exit_signal);
+  if (j.cancelled_by) w.key("cancelled_by").integer(*j.cancelled_by);
+  w.key("nodelist").str(j.nodelist).key("nodes").array();
+  for (const std::string& n : j.nodes) w.item().str(n);
+  w.close().key("gpus").integer(j.gpus).text_if("gpu_types", j.gpu_types);
+  w.key("start").str(format_utc(j.start_ns)).key("start_ns").integer(j.start_ns);
+  w.key("end");
   if (j.end_ns)
-    io::append_json_string(b, format_utc(*j.end_ns));
+    w.str(format_utc(*j.end_ns));
   else
-    b.append("null");
-  write_optional_int(b, "end_ns", j.end_ns);
-  b.append(", \"energy_j\": ");
-  if (j.energy_j)
-    io::append_json_number(b, *j.energy_j);
-  else
-    b.append("null");
-  if (!j.energy_source.empty()) {
-    b.append(", \"energy_source\": ");
-    io::append_json_string(b, j.energy_source);
-  }
-  b.append("}");
+    w.null();
+  w.key("end_ns").integer(j.end_ns).key("energy_j").num(j.energy_j).text_if("energy_source", j.energy_source);
+  w.close();
 }
 
 /// The Slurm jobs of the window; absent when none.
 void write_jobs(std::string& b, const std::vector<JobRecord>& jobs) {
   if (jobs.empty()) return;
-  b.append(",\n  \"jobs\": [");
-  for (std::size_t i = 0; i < jobs.size(); ++i) {
-    b.append(i == 0 ? "\n" : ",\n");
-    write_job(b, jobs[i]);
-  }
-  b.append("\n  ]");
+  b.append(",\n  \"jobs\": ");
+  io::JsonWriter w(b);
+  w.array();
+  for (const JobRecord& j : jobs) write_job(w.line("    ").item(), j);
+  w.close("\n  ");
 }
 
 namespace {
