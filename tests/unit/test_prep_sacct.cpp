@@ -360,6 +360,11 @@ TEST_CASE("prep::sacct: --delimiter=STR output, found by itself or given with --
   check_accounting(r);
   REQUIRE(r.events.size() == 1);
   CHECK(field(r.events[0], "state") == "COMPLETED");
+  // Detection looks at a long line of punctuation (minified JSON) in bounded time, and says no.
+  std::string json = "[";
+  for (int i = 0; i < 4000; ++i) json += R"({"a":[1,2],"b":{"c":"d"}},)";
+  json += "{}]\n";
+  CHECK(gpucost::prep::detect_format(json, {}) != gpucost::Format::sacct);
   // -P lines with empty fields next to each other stay '|'-separated.
   const PrepRun plain = run_prep_text(fixture("sacct/debian12_job7_noheader.txt"));
   CHECK(plain.stats.malformed == 0);

@@ -119,7 +119,9 @@ Expected<std::vector<Col>> format_columns(std::string_view list) {
   }
   const auto listed = [&out](Col c) { return std::find(out.begin(), out.end(), c) != out.end(); };
   if ((!listed(job_id) && !listed(job_id_raw)) || !listed(start))
-    return make_error(ErrorKind::usage, fmt::format("--sacct-format {}: no JobID or no Start in the list", list),
+    return make_error(ErrorKind::usage,
+                      fmt::format("--sacct-format {}: no {} in the list", list,
+                                  listed(job_id) || listed(job_id_raw) ? "Start" : "JobID"),
                       "gpucost needs the job's JobID and Start (End, NodeList, AllocTRES, State, ... as sacct "
                       "printed them); the list must be the one sacct's --format was given, in its order");
   return out;
@@ -208,15 +210,21 @@ std::string delimiter_of(std::string_view head, const PrepOptions& options) {
   const std::vector<std::string_view> lines = head_lines(head, 32);
   if (lines.empty()) return "|";
   if (const auto d = header_delimiter(lines.front())) return std::string(*d);
+  // Bounded work on any input detection shows this (a minified JSON line): the candidates of
+  // the first 8 KiB, each once, at most 128 of them.
+  constexpr std::size_t kScanBytes = 8192, kMaxCandidates = 128;
   std::vector<std::string_view> candidates{"|"};
-  const std::string_view first = lines.front();
-  for (std::size_t i = 0; i < first.size();) {
+  const std::string_view first = lines.front(), scanned = first.substr(0, kScanBytes);
+  for (std::size_t i = 0; i < scanned.size() && candidates.size() < 8 * kMaxCandidates;) {
     std::size_t j = i;
-    while (j < first.size() && is_punct(first[j])) ++j;
+    while (j < scanned.size() && is_punct(scanned[j])) ++j;
     for (std::size_t a = i; a < j; ++a)
-      for (std::size_t len = 2; len <= 8 && a + len <= j; ++len) candidates.push_back(first.substr(a, len));
+      for (std::size_t len = 2; len <= 8 && a + len <= j; ++len) candidates.push_back(scanned.substr(a, len));
     i = j == i ? i + 1 : j;
   }
+  std::sort(candidates.begin(), candidates.end());
+  candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
+  if (candidates.size() > kMaxCandidates) candidates.resize(kMaxCandidates);
   std::string_view best = "|";
   std::size_t best_count = 0;
   for (const std::string_view c : candidates) {
