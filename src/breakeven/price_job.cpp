@@ -3,6 +3,7 @@
 #include <gpucost/breakeven/work_units.hpp>
 
 #include <gpucost/core/text.hpp>
+#include <gpucost/extract/extract.hpp>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -199,6 +200,7 @@ Expected<PricedJob> price_job(CostConfig config, const std::optional<CloudOffer>
   } else {
     check_slurm_gpus(p, features);
   }
+  if (std::string w = extract::slurm_host_warning(features); !w.empty()) warn(p, std::move(w));
   for (const std::string& w : implausible_values(p.config)) warn(p, w);
   check_trace_device(p, o);
   if (offer) GPUCOST_TRY(fit_chosen_offer(p, *offer, o.today));

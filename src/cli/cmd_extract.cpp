@@ -83,6 +83,8 @@ int run_extract(const ExtractArgs& args) {
   samples.note_inputs(stats);
   auto features = extract::compute_features(samples, *window);
   if (!features) return fail(features.error());
+  if (const std::string w = extract::slurm_host_warning(*features); !w.empty())
+    fmt::print(stderr, "{} {}\n", prefix(Level::warning), text::printable(w));
   if (auto st = io::write_file_atomically(args.output, extract::features_to_json(*features)); !st)
     return fail(st.error());
   return status;

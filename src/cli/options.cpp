@@ -65,6 +65,16 @@ void add_reading_options(CLI::App* app, pipeline::InputSettings& s) {
   app->add_option("--fields", s.fields, "the --query-gpu field list, for CSV written with noheader")
       ->type_name("LIST")
       ->group("Input");
+  app->add_option("--sacct-format", s.sacct_format,
+                  "the field list of sacct output written with -n (no header), as given to sacct's --format "
+                  "(default: the list --slurm-job asks for)")
+      ->type_name("LIST")
+      ->group("Input");
+  app->add_option("--sacct-delimiter", s.sacct_delimiter,
+                  "the delimiter of sacct output written with --delimiter=STR (default |; a multi-character one "
+                  "is also found by itself)")
+      ->type_name("STR")
+      ->group("Input");
   app->add_option("--steps", s.steps, "trace analyses on ProfilerStep#A (or #A to #B) only; default the whole trace")
       ->type_name("A[-B]")
       ->group("Input");

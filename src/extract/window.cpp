@@ -1,7 +1,9 @@
 // The job window (window.hpp).
 #include "window.hpp"
 
+#include <gpucost/core/text.hpp>
 #include <gpucost/core/time.hpp>
+#include <gpucost/extract/extract.hpp>
 
 #include <fmt/format.h>
 
@@ -180,3 +182,29 @@ Expected<Window> choose_window(const SampleCollector& samples, const ExtractOpti
 }
 
 }  // namespace gpucost::extract::detail
+
+namespace gpucost::extract {
+
+namespace {
+
+/// A host name up to its first dot: Slurm names nodes by their short name, a telemetry label
+/// (dcgm-exporter's Hostname) or a machine may give the full one.
+std::string_view short_name(std::string_view host) { return host.substr(0, host.find('.')); }
+
+}  // namespace
+
+std::string slurm_host_warning(const Features& f) {
+  if (f.jobs.size() != 1 || f.merged_from != 1 || f.host.empty()) return {};
+  const JobRecord& j = f.jobs.front();
+  if (j.nodes.empty()) return {};
+  for (const std::string& node : j.nodes)
+    if (node == f.host || short_name(node) == short_name(f.host)) return {};
+  return fmt::format(
+      "the telemetry's host {} is not among the nodes of Slurm job {} ({}): the job's window is applied to "
+      "another machine's telemetry; {}",
+      f.host, j.id, j.nodelist.empty() ? text::join(j.nodes, ",") : j.nodelist,
+      f.host_basis == "machine" ? "no input names its host (this machine's name is taken): give --host NODE"
+                                : "give the telemetry of the job's nodes (or --host NODE when it is theirs)");
+}
+
+}  // namespace gpucost::extract

@@ -66,6 +66,8 @@ Status apply_reading(const InputSettings& s, prep::PrepOptions& o) {
   GPUCOST_TRY(prep::check_patterns(s.patterns));
   o.patterns = s.patterns;
   o.fields = s.fields;
+  o.sacct_format = s.sacct_format;
+  o.sacct_delimiter = s.sacct_delimiter;
   return {};
 }
 

@@ -64,8 +64,9 @@ Format detect_tool_format(std::string_view head, const PrepOptions& options) {
     if (text::iequals(first, "entity")) return Format::dcgmi;  // dcgmi dmon: "#Entity ...", "# Entity ..."
     return Format::unknown;
   }
-  // sacct -P: '|'-separated, starting with a job id; no other format's first line has that shape.
-  if (looks_like_sacct(head)) return Format::sacct;
+  // sacct -P: a header with JobID among field names, or delimited lines with a job id, a state and
+  // an exit code or a time; no other format's first line has that shape.
+  if (looks_like_sacct(head, options)) return Format::sacct;
   if (looks_like_prometheus_json(head)) return Format::prometheus_json;  // a JSON object, like the two below
   if (trace::looks_like_trace(head)) return Format::kineto;              // before journal JSON: both start with '{'
   if (line.front() == '{') {
@@ -104,12 +105,19 @@ Status check_format(std::string_view head, Format detected, const PrepOptions& o
   const std::string_view first = first_nonblank_line(head);
   if (options.forced == Format::query_csv) return check_query_csv_head(first, options, path);
   if (detected == Format::kineto) return check_kineto_head(head, path);
+  if (detected == Format::sacct) return check_sacct_head(head, options, path);
   if (detected != Format::unknown) return {};
   if (first.empty()) return {};
   if (text::looks_binary(head))
     return make_error(ErrorKind::format, fmt::format("{}: binary data, not a log", path),
                       "gpucost reads text logs (plain, .gz or .zst) and trace JSON; force a format with "
                       "--input-format NAME to read it anyway (its lines are then reported as malformed)");
+  if (first.find('|') != std::string_view::npos)
+    return make_error(ErrorKind::format, fmt::format("{}: cannot recognise the format", path),
+                      "if this is sacct output without a header (-n), give its --format list with --sacct-format "
+                      "LIST (and --sacct-delimiter STR for --delimiter), or save it with the header; or force a "
+                      "format with --input-format " +
+                          format_names());
   if (first.find(',') != std::string_view::npos)
     return make_error(ErrorKind::format, fmt::format("{}: cannot recognise the format", path),
                       "this looks like CSV: for `nvidia-smi --query-gpu=... --format=csv,noheader` pass "

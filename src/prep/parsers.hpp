@@ -36,9 +36,14 @@ Expected<std::unique_ptr<LineParser>> make_prometheus_json_parser(ParseContext& 
 bool looks_like_prometheus_json(std::string_view head);
 /// Slurm's accounting records, sacct -P with or without its header (jobs/parse_sacct.cpp).
 Expected<std::unique_ptr<LineParser>> make_sacct_parser(ParseContext& ctx, std::string_view head);
-/// True when the first line of `head` is a sacct -P header (JobID|...), or a headerless line of
-/// the documented --format list (a job id, ..., a state, an exit code N:M).
-bool looks_like_sacct(std::string_view head);
+/// True when the first line of `head` is a sacct -P header (JobID among field names, in any
+/// order, with any delimiter), a headerless line of --sacct-format's list or of the documented
+/// --format list (a job id, ..., a state, an exit code N:M), or a headerless line of another list
+/// that shows sacct's signs (a job id, a state sacct prints, an exit code or a time).
+bool looks_like_sacct(std::string_view head, const PrepOptions& options);
+/// Fails, asking for --sacct-format, when a headerless sacct input has another number of fields
+/// than the documented list and no --sacct-format was given; or when --sacct-format is not a list.
+Status check_sacct_head(std::string_view head, const PrepOptions& options, const std::string& path);
 /// nvidia-smi -q text and -q -x XML (telemetry/parse_smi_q.cpp, parse_smi_xml.cpp).
 Expected<std::unique_ptr<LineParser>> make_smi_q_parser(ParseContext& ctx, std::string_view head);
 Expected<std::unique_ptr<LineParser>> make_smi_xml_parser(ParseContext& ctx, std::string_view head);

@@ -237,3 +237,224 @@ TEST_CASE("record::slurm_job: the job's window and nodes from sacct (the hook of
   REQUIRE_FALSE(array);
   CHECK(array.error().message == "--slurm-job 4243 names 2 allocations: 4243_1, 4243_2");
 }
+
+// ---- sacct as people save it (issue 35): testdata/sacct/README.md says how each sample was written.
+
+TEST_CASE("prep::slurm: GRES lists, time strings and the states that end a job", "[prep][sacct]") {
+  const auto typed = slurm::parse_gres_gpus("gpu:a100:4(IDX:0-3),mps:100").value();
+  CHECK(typed.gpus == 4);
+  CHECK(typed.gpu_types == "a100");
+  CHECK(slurm::parse_gres_gpus("gpu:4").value().gpus == 4);
+  CHECK(slurm::parse_gres_gpus("gres/gpu:2").value().gpus == 2);
+  CHECK(slurm::parse_gres_gpus("gpu:v100:2,gpu:k80:1").value().gpu_types == "v100,k80");
+  CHECK(slurm::parse_gres_gpus("gpu:v100:2,gpu:k80:1").value().gpus == 3);
+  CHECK_FALSE(slurm::parse_gres_gpus("mps:100").value().gpus);
+  CHECK_FALSE(slurm::parse_gres_gpus("").value().gpus);
+  CHECK_FALSE(slurm::parse_gres_gpus("gpu:a100:four"));
+  // Elapsed as sacct prints it, and Slurm's other time strings.
+  CHECK(slurm::parse_time_string("1-02:03:04") == 93784);
+  CHECK(slurm::parse_time_string("02:03:04") == 7384);
+  CHECK(slurm::parse_time_string("45:10") == 2710);  // MM:SS
+  CHECK(slurm::parse_time_string("1-02") == 93600);  // D-HH
+  CHECK(slurm::parse_time_string("1-02:30") == 95400);
+  CHECK(slurm::parse_time_string("30") == 1800);  // minutes
+  CHECK(slurm::parse_time_string("00:01:02.345") == 62);
+  CHECK_FALSE(slurm::parse_time_string("Unknown"));
+  CHECK_FALSE(slurm::parse_time_string("1:2:3:4"));
+  CHECK_FALSE(slurm::parse_time_string("x-01:00:00"));
+  CHECK_FALSE(slurm::parse_time_string("999999-999999999:00:00"));  // beyond 100 years
+  // Energy in a TRES list: joules.
+  CHECK(slurm::parse_alloc_tres("billing=8,cpu=8,energy=4682744,gres/gpu=1").value().energy_j == 4682744);
+  CHECK_FALSE(slurm::parse_alloc_tres("energy=4.68M"));
+  for (const char* s : {"CANCELLED", "FAILED", "TIMEOUT", "NODE_FAIL", "PREEMPTED", "OUT_OF_MEMORY", "COMPLETED",
+                        "BOOT_FAIL", "DEADLINE"})
+    CHECK(slurm::is_ended_state(s));
+  for (const char* s : {"RUNNING", "PENDING", "SUSPENDED", "REQUEUED", "RESIZING", "WEIRD"})
+    CHECK_FALSE(slurm::is_ended_state(s));
+  CHECK(slurm::is_known_state("RESIZING"));
+  CHECK_FALSE(slurm::is_known_state("WEIRD"));
+}
+
+TEST_CASE("prep::sacct: a header with JobID not first (--format=Account,UID,User,JobID,...) maps by name",
+          "[prep][sacct]") {
+  const std::string text = fixture("sacct/header_account_first.txt");
+  CHECK(gpucost::prep::detect_format(text, {}) == gpucost::Format::sacct);
+  const PrepRun r = run_prep_text(text);
+  check_accounting(r);
+  CHECK(r.stats.malformed == 0);
+  CHECK(r.stats.ignored == 4);  // the header, three steps
+  REQUIRE(r.events.size() == 2);
+  const auto& job = r.events[0];
+  CHECK(field(job, "job_id") == "5101");
+  CHECK(field(job, "user") == "alice");
+  CHECK(field(job, "job_name") == "pretrain");
+  CHECK(field(job, "elapsed_s") == "93784");  // 1-02:03:04
+  CHECK(field(job, "nodes") == "gpu01,gpu02");
+  CHECK(field(job, "gpus") == "16");
+  // No ConsumedEnergyRaw: the extern step's energy TRES of TRESUsageInTot (J).
+  CHECK(field(job, "energy_j") == "187560000");
+  CHECK(field(job, "energy_source") == "extern step");
+  // The energy TRES of the job's AllocTRES.
+  CHECK(field(r.events[1], "energy_j") == "4682744");
+  CHECK(field(r.events[1], "energy_source") == "job");
+  CHECK(field(r.events[1], "exit_code") == "1");
+}
+
+TEST_CASE("prep::sacct: headerless -n output of another list: --sacct-format names it, else the error asks",
+          "[prep][sacct]") {
+  const std::string text = fixture("sacct/noheader_custom_list.txt");
+  // Detected (a job id, a state, times), refused without the list, with a hint that asks for it.
+  CHECK(gpucost::prep::detect_format(text, {}) == gpucost::Format::sacct);
+  const PrepRun refused = run_prep_text(text);
+  REQUIRE_FALSE(refused.status);
+  CHECK(refused.status.error().message ==
+        "test: sacct output without a header (-n) of 7 fields, not the 10 of the documented list");
+  CHECK(refused.status.error().hint.find("--sacct-format") != std::string::npos);
+  gpucost::prep::PrepOptions options;
+  options.sacct_format = "jobidraw,start,end,elapsed%12,state,nodel,AllocTRES%40";  // sacct's abbreviations, widths
+  const PrepRun r = run_prep_text(text, options);
+  check_accounting(r);
+  CHECK(r.stats.format == gpucost::Format::sacct);
+  CHECK(r.stats.malformed == 0);
+  REQUIRE(r.events.size() == 2);
+  CHECK(field(r.events[0], "job_id") == "6001");
+  CHECK(field(r.events[0], "gpus") == "2");
+  CHECK(field(r.events[0], "end_ns") == std::to_string(utc_ns(2024, 6, 12, 9, 30, 0)));
+  CHECK(field(r.events[1], "state") == "RUNNING");
+  CHECK(field(r.events[1], "end_ns") == "<absent>");
+  // A list without the fields gpucost needs, and ALL, are refused.
+  options.sacct_format = "JobID,NodeList";
+  CHECK_FALSE(run_prep_text(text, options).status);
+  options.sacct_format = "ALL";
+  CHECK_FALSE(run_prep_text(text, options).status);
+  // A headerless list gpucost cannot tell (no state, no time): the hint asks for --sacct-format.
+  const std::string bare = "6001|gpu04|billing=4,cpu=4,gres/gpu=2,mem=32G,node=1\n";
+  CHECK(gpucost::prep::detect_format(bare, {}) == gpucost::Format::unknown);
+  const auto st = gpucost::prep::check_format(bare, gpucost::prep::PrepOptions{}, "bare.txt");
+  REQUIRE_FALSE(st);
+  CHECK(st.error().hint.find("--sacct-format") != std::string::npos);
+}
+
+TEST_CASE("prep::sacct: --delimiter=STR output, found by itself or given with --sacct-delimiter", "[prep][sacct]") {
+  for (const char* name : {"sacct/delimiter_caret.txt", "sacct/delimiter_caret_noheader.txt"}) {
+    INFO(name);
+    const std::string text = fixture(name);
+    CHECK(gpucost::prep::detect_format(text, {}) == gpucost::Format::sacct);
+    const PrepRun r = run_prep_text(text);
+    check_accounting(r);
+    CHECK(r.stats.malformed == 0);
+    REQUIRE(r.events.size() == 2);
+    CHECK(field(r.events[0], "job_id") == "7001");
+    CHECK(field(r.events[0], "energy_j") == "420000");
+    CHECK(field(r.events[0], "energy_source") == "batch step");
+    CHECK(field(r.events[1], "nodes") == "gpu06,gpu07");
+    CHECK(field(r.events[1], "cancelled_by") == "1002");
+  }
+  // A one-character delimiter other than '|' is given.
+  const std::string semi =
+      "JobID;Start;End;State\n"
+      "17;2024-06-12T10:00:00;2024-06-12T10:20:00;COMPLETED\n";
+  gpucost::prep::PrepOptions options;
+  options.sacct_delimiter = ";";
+  const PrepRun r = run_prep_text(semi, options);
+  check_accounting(r);
+  REQUIRE(r.events.size() == 1);
+  CHECK(field(r.events[0], "state") == "COMPLETED");
+  // Detection looks at a long line of punctuation (minified JSON) in bounded time, and says no.
+  std::string json = "[";
+  for (int i = 0; i < 4000; ++i) json += R"({"a":[1,2],"b":{"c":"d"}},)";
+  json += "{}]\n";
+  CHECK(gpucost::prep::detect_format(json, {}) != gpucost::Format::sacct);
+  // -P lines with empty fields next to each other stay '|'-separated.
+  const PrepRun plain = run_prep_text(fixture("sacct/debian12_job7_noheader.txt"));
+  CHECK(plain.stats.malformed == 0);
+  CHECK(plain.events.size() == 1);
+}
+
+TEST_CASE("prep::sacct: -p, Elapsed with days, Unknown; an ended job without End ends at Start + Elapsed",
+          "[prep][sacct]") {
+  const PrepRun r = run_prep_text(fixture("sacct/states_elapsed_p.txt"));
+  check_accounting(r);
+  CHECK(r.stats.malformed == 0);
+  CHECK(r.stats.ignored == 3);  // header, a step, the pending job
+  REQUIRE(r.events.size() == 9);
+  const std::int64_t t0 = utc_ns(2024, 6, 12, 8, 0, 0);
+  const auto end_of = [&](std::size_t i) { return field(r.events[i], "end_ns"); };
+  CHECK(end_of(0) == std::to_string(t0 + 2 * 3600 * 1'000'000'000LL));  // CANCELLED by 1000
+  CHECK(field(r.events[0], "end_from") == "elapsed");
+  CHECK(field(r.events[0], "cancelled_by") == "1000");
+  CHECK(end_of(1) == std::to_string(t0 + 24 * 3600 * 1'000'000'000LL));  // TIMEOUT, 1-00:00:00
+  CHECK(end_of(2) == std::to_string(t0 + 2710 * 1'000'000'000LL));       // NODE_FAIL, 45:10
+  CHECK(end_of(3) == std::to_string(utc_ns(2024, 6, 12, 8, 12, 0)));     // OUT_OF_MEMORY with its End
+  CHECK(field(r.events[3], "end_from") == "<absent>");
+  CHECK(end_of(4) == "<absent>");                                        // RUNNING: open
+  CHECK(end_of(5) == std::to_string(t0 + 26 * 3600 * 1'000'000'000LL));  // PREEMPTED, 1-02 (D-HH)
+  CHECK(end_of(6) == "<absent>");                                        // SUSPENDED
+  CHECK(end_of(7) == "<absent>");                                        // REQUEUED
+  CHECK(end_of(8) == std::to_string(t0 + 7 * 1'000'000'000LL));          // FAILED
+  bool noted = false;
+  for (const auto& n : r.stats.notes)
+    noted = noted || n == "5 jobs ended (End Unknown): the end taken as Start + Elapsed";
+  CHECK(noted);
+  // Without Elapsed, an ended job stays open, said in a note.
+  const PrepRun open = run_prep_text("JobID|Start|End|State\n9|2024-06-12T08:00:00|Unknown|COMPLETED\n");
+  REQUIRE(open.events.size() == 1);
+  CHECK(field(open.events[0], "end_ns") == "<absent>");
+  REQUIRE(open.stats.notes.size() == 1);
+  CHECK(open.stats.notes[0].find("without an Elapsed") != std::string::npos);
+}
+
+TEST_CASE("prep::sacct: GPUs from AllocGRES (Slurm <= 20.02) or ReqTRES when AllocTRES names none", "[prep][sacct]") {
+  const PrepRun old = run_prep_text(fixture("sacct/gres_slurm1905.txt"));
+  check_accounting(old);
+  CHECK(old.stats.malformed == 0);
+  REQUIRE(old.events.size() == 3);
+  CHECK(field(old.events[0], "gpus") == "4");
+  CHECK(field(old.events[0], "gpu_types") == "v100");
+  CHECK(field(old.events[0], "gpus_from") == "AllocGRES");
+  CHECK(field(old.events[0], "energy_j") == "1512000");
+  CHECK(field(old.events[1], "gpus") == "2");
+  CHECK(field(old.events[2], "gpus") == "<absent>");
+  CHECK(field(old.events[2], "gpus_from") == "<absent>");
+  const PrepRun req = run_prep_text(fixture("sacct/reqtres_only.txt"));
+  check_accounting(req);
+  REQUIRE(req.events.size() == 1);
+  CHECK(field(req.events[0], "gpus") == "2");
+  CHECK(field(req.events[0], "gpu_types") == "a100");
+  CHECK(field(req.events[0], "gpus_from") == "ReqTRES");
+  // AllocTRES wins when it names GPUs.
+  const PrepRun both = run_prep_text(
+      "JobID|Start|End|AllocTRES|ReqTRES\n1|2024-06-12T08:00:00|2024-06-12T09:00:00|cpu=1,gres/gpu=8|cpu=1,gres/"
+      "gpu=2\n");
+  REQUIRE(both.events.size() == 1);
+  CHECK(field(both.events[0], "gpus") == "8");
+  CHECK(field(both.events[0], "gpus_from") == "<absent>");
+}
+
+TEST_CASE("extract: the telemetry's host not among the Slurm job's nodes is a warning naming both",
+          "[extract][sacct]") {
+  const auto features_on = [](const std::string& host) {
+    gpucost::prep::PrepOptions prep;
+    prep.host = host;
+    prep.host_given = true;
+    prep.host_basis = "option";
+    auto reader = gpucost::io::LineReader::from_string(fixture("sacct/job_4242.txt"));
+    auto telemetry = gpucost::io::LineReader::from_string(fixture("sacct/job_4242_query.csv"));
+    auto clock = gpucost::LocalClock::make("Europe/Berlin");
+    extract::SampleCollector samples;
+    std::vector<gpucost::InputStats> stats(2);
+    REQUIRE(gpucost::prep::run_prep_input(*reader, prep, *clock, samples, stats[0]));
+    REQUIRE(gpucost::prep::run_prep_input(*telemetry, prep, *clock, samples, stats[1]));
+    samples.note_inputs(stats);
+    return extract::compute_features(samples, {}).value();
+  };
+  CHECK(extract::slurm_host_warning(features_on("gpu01")).empty());
+  CHECK(extract::slurm_host_warning(features_on("gpu01.cluster.example")).empty());  // the short name
+  const std::string w = extract::slurm_host_warning(features_on("login01"));
+  CHECK(w ==
+        "the telemetry's host login01 is not among the nodes of Slurm job 4242 (gpu01): the job's window is applied "
+        "to another machine's telemetry; give the telemetry of the job's nodes (or --host NODE when it is theirs)");
+  extract::Features merged = features_on("login01");
+  merged.merged_from = 2;
+  CHECK(extract::slurm_host_warning(merged).empty());
+}

@@ -14,30 +14,33 @@ _gpucost_spec() {
   case $1 in
     'init')
       opts='-h --help --input-format --tz --date --start --interval --boot-time --year --fields
-        --steps --max-line --top-kernels --pattern --host -j --jobs --strict -q --quiet -v
-        --verbose --gpu --gpus --country --no-probe -o --output --force'
-      valued='--input-format --tz --date --start --interval --boot-time --year --fields --steps
-        --max-line --top-kernels --pattern --host -j --jobs --gpu --gpus --country -o --output'
+        --sacct-format --sacct-delimiter --steps --max-line --top-kernels --pattern --host -j
+        --jobs --strict -q --quiet -v --verbose --gpu --gpus --country --no-probe -o --output
+        --force'
+      valued='--input-format --tz --date --start --interval --boot-time --year --fields
+        --sacct-format --sacct-delimiter --steps --max-line --top-kernels --pattern --host -j
+        --jobs --gpu --gpus --country -o --output'
       args='files' ;;
     'prep')
       opts='-h --help --input-format --tz --date --start --interval --boot-time --year --fields
-        --steps --max-line --top-kernels --pattern --host -j --jobs --strict -q --quiet -v
-        --verbose --prometheus --match --step --slurm-job -o --output --output-format --kinds
-        --from --to --follow'
-      valued='--input-format --tz --date --start --interval --boot-time --year --fields --steps
-        --max-line --top-kernels --pattern --host -j --jobs --prometheus --match --step
-        --slurm-job -o --output --output-format --kinds --from --to'
+        --sacct-format --sacct-delimiter --steps --max-line --top-kernels --pattern --host -j
+        --jobs --strict -q --quiet -v --verbose --prometheus --match --step --slurm-job -o
+        --output --output-format --kinds --from --to --follow'
+      valued='--input-format --tz --date --start --interval --boot-time --year --fields
+        --sacct-format --sacct-delimiter --steps --max-line --top-kernels --pattern --host -j
+        --jobs --prometheus --match --step --slurm-job -o --output --output-format --kinds --from
+        --to'
       args='files' ;;
     'extract')
       opts='-h --help --input-format --tz --date --start --interval --boot-time --year --fields
-        --steps --max-line --top-kernels --pattern --host -j --jobs --strict -q --quiet -v
-        --verbose --prometheus --match --step --from --to --slurm-job --tokens-per-step
-        --samples-per-step --temp-threshold --chain-window --follow --every --window --list --json
-        -o --output'
-      valued='--input-format --tz --date --start --interval --boot-time --year --fields --steps
-        --max-line --top-kernels --pattern --host -j --jobs --prometheus --match --step --from
-        --to --slurm-job --tokens-per-step --samples-per-step --temp-threshold --chain-window
-        --every --window -o --output'
+        --sacct-format --sacct-delimiter --steps --max-line --top-kernels --pattern --host -j
+        --jobs --strict -q --quiet -v --verbose --prometheus --match --step --from --to
+        --slurm-job --tokens-per-step --samples-per-step --temp-threshold --chain-window --follow
+        --every --window --list --json -o --output'
+      valued='--input-format --tz --date --start --interval --boot-time --year --fields
+        --sacct-format --sacct-delimiter --steps --max-line --top-kernels --pattern --host -j
+        --jobs --prometheus --match --step --from --to --slurm-job --tokens-per-step
+        --samples-per-step --temp-threshold --chain-window --every --window -o --output'
       args='files' ;;
     'merge')
       opts='-h --help -o --output'
@@ -45,17 +48,18 @@ _gpucost_spec() {
       args='files' ;;
     'breakeven')
       opts='-h --help --input-format --tz --date --start --interval --boot-time --year --fields
-        --steps --max-line --top-kernels --pattern --host -j --jobs --strict -q --quiet -v
-        --verbose --prometheus --match --step -c --config --set --from --to --cloud --clouds
-        --speed-ratio --gpu --gpus --util --estimate --fill --faults --slurm-job --tokens-per-step
-        --samples-per-step --list-clouds --compare-clouds --compare-kinds --by --follow --every
-        --window --mc --seed --json --full -o --output --fail-above --explain --suggest --prom
-        --mode --ledger --ledger-append'
-      valued='--input-format --tz --date --start --interval --boot-time --year --fields --steps
-        --max-line --top-kernels --pattern --host -j --jobs --prometheus --match --step -c
-        --config --set --from --to --cloud --clouds --speed-ratio --gpu --gpus --util --fill
-        --faults --slurm-job --tokens-per-step --samples-per-step --compare-kinds --by --every
-        --window --mc --seed -o --output --suggest --prom --mode --ledger'
+        --sacct-format --sacct-delimiter --steps --max-line --top-kernels --pattern --host -j
+        --jobs --strict -q --quiet -v --verbose --prometheus --match --step -c --config --set
+        --from --to --cloud --clouds --speed-ratio --gpu --gpus --util --estimate --fill --faults
+        --slurm-job --tokens-per-step --samples-per-step --list-clouds --compare-clouds
+        --compare-kinds --by --follow --every --window --mc --seed --json --full -o --output
+        --fail-above --explain --suggest --prom --mode --ledger --ledger-append'
+      valued='--input-format --tz --date --start --interval --boot-time --year --fields
+        --sacct-format --sacct-delimiter --steps --max-line --top-kernels --pattern --host -j
+        --jobs --prometheus --match --step -c --config --set --from --to --cloud --clouds
+        --speed-ratio --gpu --gpus --util --fill --faults --slurm-job --tokens-per-step
+        --samples-per-step --compare-kinds --by --every --window --mc --seed -o --output --suggest
+        --prom --mode --ledger'
       args='files' ;;
     'offers')
       opts='-h --help'
@@ -71,25 +75,26 @@ _gpucost_spec() {
       args='none' ;;
     'report')
       opts='-h --help --input-format --tz --date --start --interval --boot-time --year --fields
-        --steps --max-line --top-kernels --pattern --host -j --jobs --strict -q --quiet -v
-        --verbose --prometheus --match --step -c --config --set --from --to --cloud --clouds
-        --speed-ratio --gpu --gpus --util --estimate --fill --faults --tokens-per-step
-        --samples-per-step --temp-threshold --generated-at -o --output'
-      valued='--input-format --tz --date --start --interval --boot-time --year --fields --steps
-        --max-line --top-kernels --pattern --host -j --jobs --prometheus --match --step -c
-        --config --set --from --to --cloud --clouds --speed-ratio --gpu --gpus --util --fill
-        --faults --tokens-per-step --samples-per-step --temp-threshold --generated-at -o --output'
+        --sacct-format --sacct-delimiter --steps --max-line --top-kernels --pattern --host -j
+        --jobs --strict -q --quiet -v --verbose --prometheus --match --step -c --config --set
+        --from --to --cloud --clouds --speed-ratio --gpu --gpus --util --estimate --fill --faults
+        --tokens-per-step --samples-per-step --temp-threshold --generated-at -o --output'
+      valued='--input-format --tz --date --start --interval --boot-time --year --fields
+        --sacct-format --sacct-delimiter --steps --max-line --top-kernels --pattern --host -j
+        --jobs --prometheus --match --step -c --config --set --from --to --cloud --clouds
+        --speed-ratio --gpu --gpus --util --fill --faults --tokens-per-step --samples-per-step
+        --temp-threshold --generated-at -o --output'
       args='files' ;;
     'batch')
       opts='-h --help --input-format --tz --date --start --interval --boot-time --year --fields
-        --steps --max-line --top-kernels --pattern --host -j --jobs --strict -q --quiet -v
-        --verbose -c --config --set --from --to --cloud --clouds --speed-ratio --gpu --gpus --util
-        --estimate --fill --faults --json --full -o --output --fail-above --explain --suggest
-        --prom --mode --ledger --ledger-append --state --wait'
-      valued='--input-format --tz --date --start --interval --boot-time --year --fields --steps
-        --max-line --top-kernels --pattern --host -j --jobs -c --config --set --from --to --cloud
-        --clouds --speed-ratio --gpu --gpus --util --fill --faults -o --output --suggest --prom
-        --mode --ledger --state'
+        --sacct-format --sacct-delimiter --steps --max-line --top-kernels --pattern --host -j
+        --jobs --strict -q --quiet -v --verbose -c --config --set --from --to --cloud --clouds
+        --speed-ratio --gpu --gpus --util --estimate --fill --faults --json --full -o --output
+        --fail-above --explain --suggest --prom --mode --ledger --ledger-append --state --wait'
+      valued='--input-format --tz --date --start --interval --boot-time --year --fields
+        --sacct-format --sacct-delimiter --steps --max-line --top-kernels --pattern --host -j
+        --jobs -c --config --set --from --to --cloud --clouds --speed-ratio --gpu --gpus --util
+        --fill --faults -o --output --suggest --prom --mode --ledger --state'
       args='files' ;;
     'record')
       opts='-h --help -c --config --set --from --to --cloud --clouds --speed-ratio --gpu --gpus
@@ -106,10 +111,12 @@ _gpucost_spec() {
       args='none' ;;
     'trace')
       opts='-h --help --input-format --tz --date --start --interval --boot-time --year --fields
-        --steps --max-line --top-kernels --pattern --host -j --jobs --strict -q --quiet -v
-        --verbose -o --output --diff --json --wide -c --config --set --cloud'
-      valued='--input-format --tz --date --start --interval --boot-time --year --fields --steps
-        --max-line --top-kernels --pattern --host -j --jobs -o --output -c --config --set --cloud'
+        --sacct-format --sacct-delimiter --steps --max-line --top-kernels --pattern --host -j
+        --jobs --strict -q --quiet -v --verbose -o --output --diff --json --wide -c --config --set
+        --cloud'
+      valued='--input-format --tz --date --start --interval --boot-time --year --fields
+        --sacct-format --sacct-delimiter --steps --max-line --top-kernels --pattern --host -j
+        --jobs -o --output -c --config --set --cloud'
       args='files' ;;
     'completion')
       opts='-h --help'

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 
 namespace gpucost::extract {
 
@@ -33,6 +34,11 @@ struct ExtractOptions {
 
 /// Computes every indicator. Fails when there is no sample at all to choose a window from.
 Expected<Features> compute_features(const SampleCollector& samples, const ExtractOptions& options);
+
+/// The one-line warning when the window is a Slurm job's and the telemetry's host is not among
+/// the job's nodes (its NodeList): it names the host and the node list. Empty when the host is
+/// one of them, or the features hold no single job and host (merged documents) to compare.
+std::string slurm_host_warning(const Features& features);
 
 // ---- the statistics, exposed for unit tests -----------------------------------------------
 

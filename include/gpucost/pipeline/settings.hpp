@@ -18,7 +18,7 @@ namespace gpucost::pipeline {
 
 /// How to read the logs, as given: the input flags of prep, extract, breakeven, report, batch.
 struct InputSettings {
-  std::string input_format, tz, date, start, fields, host, boot_time, steps, max_line;
+  std::string input_format, tz, date, start, fields, host, boot_time, steps, max_line, sacct_format, sacct_delimiter;
   std::vector<std::string> patterns;
   double interval_s = 0;
   int year = 0;

@@ -50,6 +50,12 @@ struct PrepOptions {
   /// Where `host` comes from: "option" (--host), "logs" (an input of the run names it, and the
   /// inputs that name none take it), "machine" (this machine's name: no input names a host).
   std::string host_basis = "machine";
+  /// --sacct-format: the field list of sacct output without a header (`-n`), in sacct's --format
+  /// syntax (comma-separated names, %N widths ignored); empty: the documented list.
+  std::string sacct_format;
+  /// --sacct-delimiter: the delimiter of sacct output written with --delimiter=STR; empty: `|`,
+  /// or a multi-character delimiter found on every line (docs/formats.md).
+  std::string sacct_delimiter;
   std::optional<std::int64_t> boot_time_ns;      ///< --boot-time, for dmesg uptime stamps
   std::string boot_time_origin = "--boot-time";  ///< where boot_time_ns came from, for the summary
   std::optional<int> year;                       ///< --year, for syslog/journal stamps without a year

@@ -124,12 +124,118 @@ std::optional<AllocTres> parse_alloc_tres(std::string_view tres) {
       out.billing = number;
     } else if (name == "mem") {
       out.mem = std::string(value);
+    } else if (name == "energy") {
+      if (!number || *number < 0) return std::nullopt;
+      out.energy_j = number;
     }
     if (comma == std::string_view::npos) break;
     start = comma + 1;
   }
   if (!out.gpus && typed) out.gpus = typed_gpus;
   return out;
+}
+
+std::optional<GresGpus> parse_gres_gpus(std::string_view gres) {
+  GresGpus out;
+  gres = text::trim(gres);
+  if (gres.empty() || gres == "N/A" || gres == "(null)") return out;
+  std::int64_t sum = 0;
+  int depth = 0;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i <= gres.size(); ++i) {
+    if (i < gres.size() && gres[i] == '(') ++depth;
+    if (i < gres.size() && gres[i] == ')') --depth;
+    if (i < gres.size() && (gres[i] != ',' || depth > 0)) continue;
+    std::string_view entry = text::trim(gres.substr(start, i - start));
+    start = i + 1;
+    entry = entry.substr(0, entry.find('('));  // gpu:a100:4(IDX:0-3): the indices
+    if (entry.starts_with("gres/") || entry.starts_with("gres:")) entry.remove_prefix(5);
+    const std::size_t colon = entry.find(':');
+    if (entry.substr(0, colon) != "gpu") continue;  // mps:100, shard:2, another GRES
+    std::string_view rest = colon == std::string_view::npos ? std::string_view() : entry.substr(colon + 1);
+    std::string_view type;
+    std::int64_t count = 1;  // "gpu", "gpu:a100": one, as --gres=gpu asks for
+    const std::size_t last = rest.rfind(':');
+    const std::string_view tail = last == std::string_view::npos ? rest : rest.substr(last + 1);
+    if (all_digits(tail)) {
+      const auto n = text::parse_int(tail);
+      if (!n || *n > kMaxGres) return std::nullopt;
+      count = *n;
+      type = last == std::string_view::npos ? std::string_view() : rest.substr(0, last);
+    } else if (last != std::string_view::npos) {
+      return std::nullopt;  // gpu:a100:four
+    } else {
+      type = rest;
+    }
+    sum += count;
+    out.gpus = sum;
+    if (!type.empty()) {
+      if (!out.gpu_types.empty()) out.gpu_types += ',';
+      out.gpu_types += type;
+    }
+  }
+  return out;
+}
+
+std::optional<std::int64_t> parse_time_string(std::string_view text_in) {
+  std::string_view s = text::trim(text_in);
+  if (const std::size_t dot = s.find('.'); dot != std::string_view::npos) {
+    if (!all_digits(s.substr(dot + 1))) return std::nullopt;
+    s = s.substr(0, dot);  // microseconds: only the CPU fields have them
+  }
+  std::int64_t days = 0;
+  const std::size_t dash = s.find('-');
+  const bool with_days = dash != std::string_view::npos;
+  if (with_days) {
+    const std::string_view d = s.substr(0, dash);
+    if (!all_digits(d) || d.size() > 6) return std::nullopt;
+    days = *text::parse_int(d);
+    s = s.substr(dash + 1);
+  }
+  std::int64_t parts[3] = {0, 0, 0};
+  std::size_t n = 0;
+  for (std::size_t pos = 0;;) {
+    const std::size_t colon = s.find(':', pos);
+    const std::string_view part = s.substr(pos, colon == std::string_view::npos ? s.npos : colon - pos);
+    if (n == 3 || !all_digits(part) || part.size() > 9) return std::nullopt;
+    parts[n++] = *text::parse_int(part);
+    if (colon == std::string_view::npos) break;
+    pos = colon + 1;
+  }
+  // With days: H, H:M, H:M:S. Without: M, M:S, H:M:S.
+  std::int64_t h = 0, m = 0, sec = 0;
+  if (with_days || n == 3) {
+    h = parts[0];
+    m = n > 1 ? parts[1] : 0;
+    sec = n > 2 ? parts[2] : 0;
+  } else {
+    m = parts[0];
+    sec = n > 1 ? parts[1] : 0;
+  }
+  const std::int64_t total = ((days * 24 + h) * 60 + m) * 60 + sec;
+  if (total > kMaxTimeSpanS) return std::nullopt;
+  return total;
+}
+
+namespace {
+
+// sacct's JOB STATE CODES; the first five may go on (docs/formats.md, "Slurm jobs").
+constexpr std::string_view kOpenStates[] = {"PENDING", "RUNNING", "SUSPENDED", "REQUEUED", "RESIZING"};
+constexpr std::string_view kEndedStates[] = {"BOOT_FAIL", "CANCELLED",     "COMPLETED", "DEADLINE", "FAILED",
+                                             "NODE_FAIL", "OUT_OF_MEMORY", "PREEMPTED", "REVOKED",  "TIMEOUT"};
+
+}  // namespace
+
+bool is_ended_state(std::string_view name) {
+  for (const std::string_view s : kEndedStates)
+    if (s == name) return true;
+  return false;
+}
+
+bool is_known_state(std::string_view name) {
+  for (const std::string_view s : kOpenStates)
+    if (s == name) return true;
+  return is_ended_state(name);
 }
 
 std::optional<JobState> parse_job_state(std::string_view state) {
