@@ -95,6 +95,7 @@ std::string page_title(const ReportContent& c) {
 std::string header(const ReportContent& c) {
   const auto& f = c.sources.features;
   const Result& r = c.result;
+  const std::string host_note = assumed_host_note(f);
   return fmt::format(
       "<header><h1>{}</h1><p class=\"sub\">{} .. {} UTC{} ({}), {}, {:.4f} kWh GPU energy, mean "
       "utilisation {:.1f} %{}</p>{}</header>\n",
@@ -104,7 +105,7 @@ std::string header(const ReportContent& c) {
       r.job.util_assumed             ? " (not measured: 100 % assumed)"
       : r.job.util_source == "trace" ? " (from the profiler trace)"
                                      : "",
-      assumed_host_note(f).empty() ? "" : "<p class=\"sub\">" + esc(assumed_host_note(f)) + "</p>");
+      host_note.empty() ? "" : "<p class=\"sub\">" + esc(host_note) + "</p>");
 }
 
 // Without telemetry: the energy estimated from the GPU model, and whether a verdict holds.
