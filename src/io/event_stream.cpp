@@ -532,6 +532,18 @@ bool read_fingerprint(simdjson::ondemand::object& input, Fingerprint& out) {
   return true;
 }
 
+/// The header's optional keys (the logs' zone, how the host was found). A header broken after
+/// its version is still a header: simdjson then abandons its iterator, so reading stops there.
+void read_header_extras(simdjson::ondemand::object& header, InputStats& stats) {
+  std::string_view text;
+  header.reset();
+  const auto tz = header["tz"].get_string().get(text);
+  if (tz == simdjson::SUCCESS) stats.logs_tz = std::string(text);
+  if (!usable_after(tz)) return;
+  header.reset();
+  if (header["host_basis"].get_string().get(text) == simdjson::SUCCESS) stats.host_basis = std::string(text);
+}
+
 }  // namespace
 
 Status read_event_stream(LineReader& reader, EventSink& sink, InputStats& stats) {
@@ -583,13 +595,7 @@ Status read_event_stream(LineReader& reader, EventSink& sink, InputStats& stats)
                                       stats.path, version, kEventsVersion),
                           "re-run `gpucost prep` with this version of gpucost");
       header_seen = true;
-      std::string_view tz;
-      obj.reset();
-      if (obj["tz"].get_string().get(tz) == simdjson::SUCCESS) stats.logs_tz = std::string(tz);
-      std::string_view host_basis;
-      obj.reset();
-      if (obj["host_basis"].get_string().get(host_basis) == simdjson::SUCCESS)
-        stats.host_basis = std::string(host_basis);
+      read_header_extras(obj, stats);
       ++stats.ignored;
       continue;
     }

@@ -215,6 +215,26 @@ TEST_CASE("io::read_event_stream: bad lines are counted, a wrong version is an e
       CHECK(st.lines == st.events + st.ignored + st.malformed);
     }
   }
+  SECTION("a header broken after its version is read up to there, never on (found by fuzzing)") {
+    // Reading host_basis after a tz that broke the document dereferenced simdjson's null parser.
+    const char* broken[] = {
+        R"({"type":"header","schema":"gpucost.events","version":1,"tz":"UTC" "x","host_basis":"logs"})",
+        R"({"type":"header","schema":"gpucost.events","version":1,"tz":"UTC","host_basis":})",
+        R"({"type":"header","schema":"gpucost.events","version":1,"generator":"gpucost":"UTC","tz":"UTC"})",
+        R"({"type":"header","schema":"gpucost.events","version":1,"host_basis":"logs",})",
+        R"({"type":"header","schema":"gpucost.events","version":1,"x":[1,}],"tz":"UTC"})",
+    };
+    for (const char* header : broken) {
+      CAPTURE(header);
+      auto reader = io::LineReader::from_string(std::string(header) +
+                                                "\n{\"type\":\"event\",\"ts_ns\":1,\"kind\":\"xid\",\"code\":79}\n");
+      test::CollectingSink sink;
+      InputStats st;
+      REQUIRE(io::read_event_stream(*reader, sink, st));
+      CHECK(st.events == 1);
+      CHECK(st.lines == st.events + st.ignored + st.malformed);
+    }
+  }
   SECTION("version 2 is refused with a hint") {
     auto reader = io::LineReader::from_string("{\"type\":\"header\",\"schema\":\"gpucost.events\",\"version\":2}\n");
     test::CollectingSink sink;
