@@ -9,12 +9,14 @@
 #include <gpucost/extract/catalogue.hpp>
 #include <gpucost/report/breakeven_report.hpp>
 #include <gpucost/report/html.hpp>
+#include <gpucost/report/section.hpp>
 #include <gpucost/report/svg_chart.hpp>
 #include <gpucost/report/trace_report.hpp>
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <functional>
 
@@ -867,7 +869,30 @@ std::string footer(const ReportOptions& o) {
   return b + ". The formulas: docs/cost-model.md; the indicators: docs/indicators.md.</p></footer>\n";
 }
 
+/// The drawing of each section the report shows, by the name of the answer's section it draws
+/// (section.hpp): the report walks the sections in their one order and draws those named here.
+using Drawing = std::string (*)(const ReportContent&);
+constexpr std::array<std::pair<std::string_view, Drawing>, 11> kDrawings = {{
+    {"verdict", verdict},
+    {"costs", cost_section},
+    {"faults", incidents_section},
+    {"carbon", carbon_section},
+    {"break-evens", breakeven_section},
+    {"work", work_section},
+    {"timelines", timelines_section},
+    {"trace", trace_section},
+    {"trace jobs", ranks_section},
+    {"findings", [](const ReportContent& c) { return findings_section(c.findings); }},
+    {"indicators", [](const ReportContent& c) { return indicators_section(c.sources.features); }},
+}};
+
 }  // namespace
+
+std::vector<std::string_view> html_section_names() {
+  std::vector<std::string_view> names;
+  for (const auto& [name, drawing] : kDrawings) names.push_back(name);
+  return names;
+}
 
 std::string html_report(const ReportContent& c) {
   std::string b =
@@ -875,17 +900,9 @@ std::string html_report(const ReportContent& c) {
       "<meta charset=\"utf-8\"/>\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n";
   b += fmt::format("<title>{}</title>\n<style>{}</style>\n</head>\n<body>\n", esc(page_title(c)), kStyle);
   b += header(c);
-  b += verdict(c);
-  b += cost_section(c);
-  b += work_section(c);
-  b += carbon_section(c);
-  b += breakeven_section(c);
-  b += timelines_section(c);
-  b += trace_section(c);
-  b += ranks_section(c);
-  b += findings_section(c.findings);
-  b += incidents_section(c);
-  b += indicators_section(c.sources.features);
+  for (const Section& section : answer_sections())
+    for (const auto& [name, drawing] : kDrawings)
+      if (name == section.name) b += drawing(c);
   b += footer(c.options);
   b += "</body>\n</html>\n";
   return b;

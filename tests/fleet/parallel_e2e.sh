@@ -204,8 +204,8 @@ case $case_name in
     check_fleet fleet/fleet.json fleet/hosts/*.json
     gpucost breakeven -q --full --config "$testdata/samples/a100x2.toml" fleet/fleet.json -o fleet/breakeven.txt ||
       fail "breakeven of the fleet exited $?"
-    head -1 fleet/breakeven.txt | grep -q '9 GPUs, host node01,node02,node03,node04, log times in UTC)' ||
-      fail "breakeven does not price the 9 GPUs of the 4 hosts: $(head -1 fleet/breakeven.txt)"
+    grep -q '^job .*9 GPUs, host node01,node02,node03,node04, log times in UTC)' fleet/breakeven.txt ||
+      fail "breakeven does not price the 9 GPUs of the 4 hosts: $(grep '^job ' fleet/breakeven.txt)"
     gpucost report --config "$testdata/samples/a100x2.toml" fleet/fleet.json -o fleet/report.html ||
       fail "report of the fleet exited $?"
     ;;
@@ -290,8 +290,8 @@ case $case_name in
       fail "merge.sbatch exited $?: $(cat merge.err)"
     gpucost merge ref/node0?.json -o ref-fleet.json || fail "merge of the reference documents"
     cmp -s ref-fleet.json out/fleet.json || fail "out/fleet.json differs from the merge of the reference documents"
-    head -1 out/breakeven.txt | grep -q '9 GPUs, host node01,node02,node03,node04, log times in UTC)' ||
-      fail "merge.sbatch's breakeven: $(head -1 out/breakeven.txt)"
+    grep -q '^job .*9 GPUs, host node01,node02,node03,node04, log times in UTC)' out/breakeven.txt ||
+      fail "merge.sbatch's breakeven: $(grep '^job ' out/breakeven.txt)"
     check_fleet out/fleet.json out/hosts/node0?.json
     # A shard whose task failed: the merge job names it and fails.
     rm out/hosts/node03.json

@@ -11,6 +11,7 @@
 #include <gpucost/report/timeline.hpp>
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace gpucost::report {
@@ -39,5 +40,9 @@ struct ReportContent {
 };
 
 std::string html_report(const ReportContent& content);
+
+/// The names of the answer's sections the report draws (section.hpp), in its order: a name that
+/// is no section's would never be drawn (a unit test holds them to the list).
+std::vector<std::string_view> html_section_names();
 
 }  // namespace gpucost::report

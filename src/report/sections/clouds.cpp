@@ -1,0 +1,124 @@
+// --compare-clouds: the offers that can run the job, priced for it and ranked, and those that
+// cannot, with the reason (docs/cost-model.md, "Comparing offers").
+#include "report/sections/sections.hpp"
+
+#include <algorithm>
+#include <cstddef>
+#include <gpucost/breakeven/cloud_offers.hpp>
+#include <gpucost/core/text.hpp>
+#include <map>
+#include <string_view>
+#include <vector>
+
+#include <fmt/format.h>
+
+namespace gpucost::report::sections {
+
+namespace {
+
+/// The one-screen answer lists this many offers that fit, cheapest first.
+constexpr std::size_t kOffersShown = 3;
+
+void json_cloud(io::JsonWriter& w, const CloudRank& k, std::size_t rank) {
+  w.object().key("rank").count(rank).key("name").str(k.name);
+  w.key("provider").str(k.provider).key("instance").str(k.instance).key("gpu_model").str(k.gpu_model);
+  w.key("gpus").integer(k.gpus).key("rate_per_hour").num(k.rate_per_hour).key("offer_currency").str(k.currency);
+  w.key("exchange_rate").num(k.exchange_rate).key("speed_ratio").num(k.speed_ratio);
+  w.key("speed_ratio_source").str(k.speed_ratio_source).key("speed_ratio_basis").str(k.speed_ratio_basis);
+  w.key("speed_ratio_low").num(k.speed_ratio_low).key("speed_ratio_high").num(k.speed_ratio_high);
+  w.key("billed_s").num(k.billed_s).key("total").num(k.total).key("premium").num(k.premium);
+  w.key("date_seen").str(k.date_seen).key("kind").str(breakeven::offer_kind_name(k.kind));
+  w.key("rate_basis").str(k.rate_basis).key("confirmed").boolean(k.confirmed);
+  w.key("price_age_days");
+  if (k.age_days)
+    w.integer(*k.age_days);
+  else
+    w.null();
+  w.close();
+}
+
+std::string speed_source(const CloudRank& k) {
+  if (k.speed_ratio_source == "table" && k.speed_ratio_low && k.speed_ratio_high &&
+      *k.speed_ratio_low != *k.speed_ratio_high)
+    return fmt::format("table {:.2f}-{:.2f}", *k.speed_ratio_low, *k.speed_ratio_high);
+  return k.speed_ratio_source;
+}
+
+}  // namespace
+
+// Offers that fit, ranked; those that cannot run the job apart, with the reason, never ranked.
+void clouds_json(io::JsonWriter& w, std::string& /*out*/, const Answer& a) {
+  const std::vector<CloudRank>& clouds = a.extras.clouds;
+  if (clouds.empty()) return;
+  const std::string& fit_basis = a.extras.fit_basis;
+  w.line("  ").key("fit_basis").str(fit_basis).line("  ").key("compare_clouds").array();
+  std::size_t rank = 0;
+  for (const CloudRank& k : clouds)
+    if (k.unfit.empty()) json_cloud(w.line("    ").item(), k, ++rank);
+  w.close(rank == 0 ? "" : "\n  ");
+  w.line("  ").key("unfit_clouds").array();
+  bool any = false;
+  for (const CloudRank& k : clouds) {
+    if (k.unfit.empty()) continue;
+    w.line("    ").item().object().key("name").str(k.name).key("gpu_model").str(k.gpu_model).key("reason").str(k.unfit);
+    w.close();
+    any = true;
+  }
+  w.close(any ? "\n  " : "");
+}
+
+std::string clouds_full(const Answer& a) {
+  const std::vector<CloudRank>& clouds = a.extras.clouds;
+  if (clouds.empty()) return {};
+  const std::string& cur = a.config.currency;
+  const std::string& fit_basis = a.extras.fit_basis;
+  std::string b = "\ncloud offers that can run this job (cheapest first; list prices as seen on the date shown)\n";
+  if (!fit_basis.empty()) b += fmt::format("  {}\n", fit_basis);
+  b += fmt::format("  {:>2}  {:<30}{:<14}{:>5}{:>10}{:>7}  {:<19}{:>12}{:>10}  {}\n", "#", "offer", "GPU", "GPUs",
+                   fmt::format("{}/h", cur), "speed", "speed from", "job cost", "premium", "seen");
+  std::size_t rank = 0;
+  std::string converted;
+  std::map<std::string_view, std::string> kinds_basis;  // how each kind's listed price became its rate
+  for (const CloudRank& k : clouds) {
+    if (!k.unfit.empty()) continue;
+    b += fmt::format(
+        "  {:>2}  {:<30}{:<14}{:>5}{:>10.2f}{:>7.2f}  {:<19}{:>12}{:>10}  {}{}{}\n", ++rank, k.name, k.gpu_model,
+        k.gpus, k.rate_per_hour, k.speed_ratio, speed_source(k), money(k.total, cur), pct(k.premium), k.date_seen,
+        std::string(k.age_days && *k.age_days > breakeven::kStalePriceDays ? " (old)" : "") +
+            (k.confirmed ? "" : " unconfirmed"),
+        k.kind == breakeven::OfferKind::on_demand ? "" : fmt::format(" ({})", breakeven::offer_kind_name(k.kind)));
+    if (!k.rate_basis.empty()) kinds_basis.emplace(breakeven::offer_kind_name(k.kind), k.rate_basis);
+    if (k.currency != cur && converted.find(k.currency) == std::string::npos)
+      converted += fmt::format("{}{} x {:g}", converted.empty() ? "" : ", ", k.currency, k.exchange_rate);
+  }
+  if (rank == 0) b += "  none\n";
+  for (const auto& [kind, basis] : kinds_basis) b += fmt::format("  {}: {}\n", kind, basis);
+  bool header = false;
+  for (const CloudRank& k : clouds) {
+    if (k.unfit.empty()) continue;
+    if (!header) b += "  cannot run this job (not ranked):\n";
+    header = true;
+    b += fmt::format("      {:<30}{:<15}{}\n", k.name, k.gpu_model, k.unfit);
+  }
+  b += fmt::format(
+      "  Amounts in {}{}.\n  A speed ratio from the table is the middle of a range (memory-bound to "
+      "compute-bound, shown);\n"
+      "  measure your job on the cloud GPU and give --speed-ratio.\n",
+      cur, converted.empty() ? std::string() : " (offer prices converted: " + converted + ")");
+  return b;
+}
+
+std::string clouds_summary(const Answer& a) {
+  const std::vector<CloudRank>& clouds = a.extras.clouds;
+  const std::string& cur = a.config.currency;
+  std::size_t fit = 0;
+  for (const auto& k : clouds) fit += k.unfit.empty() ? 1u : 0u;
+  if (fit == 0) return {};
+  std::string b = fmt::format("\ncheapest of {} that fit\n", text::counted(static_cast<long long>(fit), "offer"));
+  for (std::size_t i = 0; i < std::min(fit, kOffersShown); ++i)
+    b += fmt::format("  {}. {:<36} {:>12}  ({})\n", i + 1, clouds[i].name, money(clouds[i].total, cur),
+                     premium_words(clouds[i].premium));
+  return b;
+}
+
+}  // namespace gpucost::report::sections
