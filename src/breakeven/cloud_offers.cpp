@@ -2,6 +2,7 @@
 
 #include <gpucost/breakeven/gpu_speed.hpp>
 #include <gpucost/breakeven/speed_projection.hpp>
+#include <gpucost/breakeven/spot.hpp>
 #include <gpucost/core/text.hpp>
 
 #include "toml_list.hpp"
@@ -134,9 +135,17 @@ double rate_per_use_hour(const CostConfig& c, const CloudOffer& o, double listed
   switch (o.kind) {
     case OfferKind::on_demand: basis.clear(); return listed;
     case OfferKind::spot:
+      if (!c.is_set("cloud.spot_restart_overhead")) {
+        // The restart defaults to each offer's own cold start, set after this.
+        basis = fmt::format("spot price as listed; the billed time grows by the interruptions expected: {}, {}",
+                            spot_terms_text(c),
+                            c.is_set("cloud.spot_restart_s") ? fmt::format("restart {:g} s", c.spot_restart_s)
+                                                             : std::string("restart = the offer's cold start"));
+        return listed;
+      }
       basis = fmt::format(
-          "spot price x (1 + {:g} restart overhead, cloud.spot_restart_overhead); interruptions are "
-          "not predicted",
+          "spot price x (1 + {:g} restart overhead, cloud.spot_restart_overhead given); interruptions are "
+          "not priced",
           c.spot_restart_overhead);
       return listed * (1 + c.spot_restart_overhead);
     case OfferKind::reserved_1y:

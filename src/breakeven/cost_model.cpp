@@ -324,6 +324,10 @@ Result evaluate(const CostConfig& c, const JobInputs& job, const EnergyPrices& p
   if (!job.busy.empty())
     r.busy_share = std::accumulate(job.busy.begin(), job.busy.end(), 0.0) / static_cast<double>(job.busy.size());
   r.q = (1.0 - r.busy_share) + r.busy_share / c.speed_ratio;
+  if (spot_modelled(c)) {  // on spot the run grows by the work lost at interruptions and the restarts
+    r.spot = spot_expectation(r.q * W, spot_terms(c));
+    r.q *= r.spot->factor;
+  }
   const Billing billing = billing_of(c, r.q);
   r.billed_s = billed_seconds(billing, W);
   r.cloud_total = c.rate_per_hour * r.billed_s / 3600.0 + c.fixed_per_job + r.cloud_fault_cost;

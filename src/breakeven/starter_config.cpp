@@ -127,8 +127,12 @@ const std::map<std::string_view, std::string_view>& where_map() {
       {"cloud.memory_margin",
        "rarely changed: the headroom over the job's peak GPU memory when judging whether an offer fits"},
       {"cloud.spot_restart_overhead",
-       "rarely changed unless you compare spot offers: from your own spot runs, (billed hours of a job on spot / "
-       "hours of the same job on demand) - 1; it grows with the time between checkpoints"},
+       "the older flat rule for spot offers; leave it unset to price the interruptions from the three keys below"},
+      {"cloud.spot_interruptions_per_hour",
+       "from your own spot runs: interruptions / hours run; the AWS Spot Instance Advisor and the Azure portal "
+       "publish only a monthly band per instance type and region"},
+      {"cloud.checkpoint_interval_s", "the training script's checkpoint interval, in seconds of work"},
+      {"cloud.spot_restart_s", "time one restart: a new instance to the job resumed from its checkpoint"},
       {"cloud.busy_share",
        "sm_active when the telemetry is DCGM's with its profiling field 1002 (dcgmi dmon -e 1002, dcgm-exporter's "
        "DCGM_FI_PROF_SM_ACTIVE): the share of the GPU that did work, not only the time a kernel ran"},
@@ -358,6 +362,8 @@ void write_key(std::string& out, const Context& c, const ConfigKey& key) {
     head += "required unless cloud.offer is set";
   else if (key.no_default)
     head += "no default: unknown until set";
+  else if (!default_in_words(key.path).empty())
+    head += default_in_words(key.path);
   else
     head += fmt::format("default {}", def == "\"\"" ? "empty" : def);
   out += comment(head);
@@ -375,7 +381,7 @@ void write_key(std::string& out, const Context& c, const ConfigKey& key) {
         fmt::format("not used with cloud.offer, which brings its own ({}). Without an offer: {}", offer_value, where));
   else
     out += comment(fmt::format("set this: {}", where));
-  if (key.required || key.no_default)
+  if (key.required || key.no_default || !default_in_words(key.path).empty())
     out += fmt::format("# {} =\n", leaf_of(key.path));
   else
     out += fmt::format("# {} = {}\n", leaf_of(key.path), def);
@@ -520,6 +526,12 @@ bool same_model(std::string_view gpu_name, const CloudOffer& offer) {
 }
 
 }  // namespace
+
+std::string_view default_in_words(std::string_view path) {
+  if (path == "cloud.spot_restart_s") return "default: the offer's cold start";
+  if (path == "cloud.spot_restart_overhead") return "unset: the spot interruptions are priced instead";
+  return {};
+}
 
 Expected<std::vector<ElectricityPrice>> parse_electricity_prices(std::string_view toml_text, std::string_view origin) {
   return parse_toml_list<ElectricityPrice>(toml_text, origin, "price", read_price);

@@ -216,10 +216,10 @@ TEST_CASE("catalogue: the user catalogue, then --clouds in order, replace offers
   CHECK(missing.error().message.starts_with("--clouds: "));
 }
 
-TEST_CASE("catalogue: spot pays its restart overhead, a term every hour of the year", "[breakeven]") {
+TEST_CASE("catalogue: spot as listed (or the flat overhead a config gives), a term every hour of the year",
+          "[breakeven]") {
   breakeven::CostConfig c;
   c.use_hours_per_year = 4380;  // half the year
-  c.spot_restart_overhead = 0.10;
   CloudOffer o;
   o.name = "x";
   o.gpus = 8;
@@ -228,7 +228,12 @@ TEST_CASE("catalogue: spot pays its restart overhead, a term every hour of the y
   CHECK(breakeven::with_offer(c, o, 8).rate_per_hour == 10.0);
   CHECK(breakeven::with_offer(c, o, 8).offer_rate_basis.empty());
   o.kind = OfferKind::spot;
-  // 10 x (1 + 0.10) = 11 per hour of use
+  // As listed: the cost model prices the interruptions in the billed time (test_breakeven_spot.cpp).
+  CHECK(breakeven::with_offer(c, o, 8).rate_per_hour == Approx(10.0));
+  CHECK(breakeven::with_offer(c, o, 8).offer_rate_basis.find("interruptions expected") != std::string::npos);
+  // The older flat rule, when the config gives it: 10 x (1 + 0.10) = 11 per hour of use.
+  c.spot_restart_overhead = 0.10;
+  c.keys_set.insert("cloud.spot_restart_overhead");
   CHECK(breakeven::with_offer(c, o, 8).rate_per_hour == Approx(11.0));
   o.kind = OfferKind::reserved_1y;
   // 10 x 8760 / 4380 = 20 per hour of use: the idle half of the year is paid too

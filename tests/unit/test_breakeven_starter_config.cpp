@@ -196,7 +196,8 @@ TEST_CASE("init: the defaults written are the config's own", "[breakeven][init]"
     INFO(k.path);
     if (k.required) continue;
     if (k.path == "local.idle_power_w" || k.path == "cloud.offer") continue;  // filled from the facts
-    if (k.no_default) {  // written "# key =": unknown until set, never a 0 taken for a value
+    // Written "# key =": unknown until set (never a 0 taken for a value), or a default in words.
+    if (k.no_default || !breakeven::default_in_words(k.path).empty()) {
       CHECK_FALSE(loaded->is_set(k.path));
       continue;
     }

@@ -77,8 +77,14 @@ struct CostConfig {
   std::string cloud_unfit;
   /// An offer fits when its GPU memory holds the job's peak framebuffer use x (1 + margin).
   double memory_margin = 0.05;
-  /// A spot offer's billed time grows by this share for the work redone after interruptions.
+  /// A spot offer's billed time grows by this flat share (the older rule): only when a config
+  /// sets it; else the interruptions are priced (spot.hpp) from the three terms below.
   double spot_restart_overhead = 0.10;
+  /// Spot interruptions per hour of running (λ), checkpoint interval of work (τ) and restart
+  /// time (R; default the offer's cold start): docs/cost-model.md, "Spot: interruptions priced".
+  double spot_interruptions_per_hour = 1.0 / 24.0;
+  double checkpoint_interval_s = 1800;
+  double spot_restart_s = 0;
   /// What gives the busy share ū of the billed time q: "util" (utilization.gpu) or "sm_active"
   /// (DCGM SM active, when the features have it); docs/cost-model.md, "Busy share".
   std::string busy_share = "util";

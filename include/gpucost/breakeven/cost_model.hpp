@@ -5,6 +5,7 @@
 #include <gpucost/breakeven/carbon.hpp>
 #include <gpucost/breakeven/config.hpp>
 #include <gpucost/breakeven/crossings.hpp>
+#include <gpucost/breakeven/spot.hpp>
 #include <gpucost/core/error.hpp>
 #include <gpucost/extract/features.hpp>
 
@@ -151,6 +152,8 @@ struct Result {
   // cloud
   double busy_share = 0;  ///< ū of q: the mean of job.busy, else util_mean
   double q = 0;           ///< billed share of W: (1 - ū) + ū / speed_ratio
+  /// A spot offer's expected run (spot.hpp): q above includes its factor. None for other offers.
+  std::optional<SpotExpectation> spot;
   double billed_s = 0, cloud_total = 0;
   // comparison
   double premium = 0, line = 0;

@@ -4,6 +4,7 @@
 
 #include <array>
 #include <gpucost/breakeven/speed_projection.hpp>
+#include <gpucost/breakeven/spot.hpp>
 #include <gpucost/breakeven/work_units.hpp>
 #include <gpucost/core/text.hpp>
 #include <utility>
@@ -41,6 +42,19 @@ constexpr std::array<std::string_view, 2> kDrivingDefaults = {"local.lifetime_ye
 
 std::string default_mark(const breakeven::CostConfig& c, std::string_view key) {
   return c.is_set(key) ? std::string() : std::string(" (default)");
+}
+
+/// A spot offer's expected run: its terms (each "config" or "assumed") and what they give.
+void json_spot(io::JsonWriter& w, const breakeven::CostConfig& c, const breakeven::SpotExpectation& e) {
+  const breakeven::SpotTerms t = breakeven::spot_terms(c);
+  const auto basis = [&c](std::string_view key) { return c.is_set(key) ? "config" : "assumed"; };
+  w.key("spot").object().key("interruptions_per_hour").num(t.interruptions_per_hour);
+  w.key("interruptions_per_hour_basis").str(basis("cloud.spot_interruptions_per_hour"));
+  w.key("checkpoint_interval_s").num(t.checkpoint_interval_s);
+  w.key("checkpoint_interval_basis").str(basis("cloud.checkpoint_interval_s")).key("restart_s").num(t.restart_s);
+  w.key("restart_basis").str(c.is_set("cloud.spot_restart_s") ? "config" : "cold start");
+  w.key("work_h").num(e.work_h).key("expected_h").num(e.expected_h).key("factor").num(e.factor);
+  w.key("interruptions_expected").num(e.interruptions).close();
 }
 
 /// The offer's price: where it comes from, how old, and in which currency.
@@ -124,7 +138,9 @@ void costs_json(io::JsonWriter& w, std::string& /*out*/, const Answer& a) {
   w.key("cold_start_s").num(c.cold_start_s).key("billing_increment_s").num(c.billing_increment_s);
   w.key("billing_minimum_s").num(c.billing_minimum_s).key("busy_share").num(r.busy_share);
   w.key("busy_source").str(r.job.busy_source).key("busy_share_config").str(c.busy_share).key("q").num(r.q);
-  w.key("billed_s").num(r.billed_s).key("faults").num(r.cloud_fault_cost).key("total").num(r.cloud_total).close();
+  w.key("billed_s").num(r.billed_s);
+  if (r.spot) json_spot(w, c, *r.spot);
+  w.key("faults").num(r.cloud_fault_cost).key("total").num(r.cloud_total).close();
 
   // The zone matters only to time-of-use windows: a flat tariff reports none.
   w.line("  ").key("electricity").object().key("time_of_use").boolean(!c.tou.empty());
@@ -182,6 +198,7 @@ std::string cloud_lines(const breakeven::Result& r, const breakeven::CostConfig&
       c.speed_ratio_source, r.q, c.cold_start_s);
   if (c.speed_projection)
     b += fmt::format("  {:<12}{:>14}  {}\n", "speed", "", breakeven::speed_projection_text(*c.speed_projection));
+  if (r.spot) b += fmt::format("  {:<12}{:>14}  {}\n", "spot", "", breakeven::spot_text(c, *r.spot));
   b += table_busy_share(r, c);
   if (!c.cloud_offer.empty()) b += table_price_line(c);
   if (const std::string conversion = breakeven::exchange_text(c); !conversion.empty())
@@ -215,8 +232,11 @@ std::string costs_summary(const Answer& a) {
     b += row("faults", money(r.incident_cost, cur), r.cloud_fault_cost > 0 ? money(r.cloud_fault_cost, cur) : "");
   const std::string billing =
       c.billing_increment_s > 1 ? fmt::format(", billed per {:g} s", c.billing_increment_s) : "";
+  const std::string spot =
+      r.spot ? fmt::format(", {:.2g} spot interruptions expected", r.spot->interruptions) : std::string();
   b += row("cloud time", "", money(r.cloud_total - r.cloud_fault_cost, cur),
-           fmt::format("{} at {:.6g} {}/h{}", text::duration_hours(r.billed_s / 3600), c.rate_per_hour, cur, billing));
+           fmt::format("{} at {:.6g} {}/h{}{}", text::duration_hours(r.billed_s / 3600), c.rate_per_hour, cur, billing,
+                       spot));
   b += row("total", money(r.local_total, cur), money(r.cloud_total, cur));
   const breakeven::WorkCosts work = breakeven::work_costs(r, f.host_indicators);
   if (const breakeven::UnitCost* u = headline_unit(work); u && u->local && u->cloud)
