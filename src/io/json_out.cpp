@@ -126,7 +126,8 @@ JsonWriter& JsonWriter::close(std::string_view before) {
 
 void JsonWriter::separate() {
   if (!m_levels.empty()) {
-    if (!m_levels.back().first) m_out.append(m_newline ? "," : ", ");
+    const bool spaced = m_layout == Layout::spaced && !m_newline;  // a line break follows the comma itself
+    if (!m_levels.back().first) m_out.append(spaced ? ", " : ",");
     m_levels.back().first = false;
   }
   if (m_newline) {
@@ -139,7 +140,7 @@ void JsonWriter::separate() {
 JsonWriter& JsonWriter::key(std::string_view k) {
   separate();
   append_json_string(m_out, k);
-  m_out.append(": ");
+  m_out.append(m_layout == Layout::spaced ? ": " : ":");
   return *this;
 }
 
@@ -185,6 +186,11 @@ JsonWriter& JsonWriter::boolean(bool v) {
 
 JsonWriter& JsonWriter::null() {
   m_out.append("null");
+  return *this;
+}
+
+JsonWriter& JsonWriter::number_text(std::string_view text) {
+  m_out.append(text);
   return *this;
 }
 
