@@ -94,20 +94,6 @@ void OutBuffer::write_through(std::string_view s) {
   if (!m_failed && std::fwrite(s.data(), 1, s.size(), m_out) != s.size()) m_failed = true;
 }
 
-void append_json_text_field(std::string& out, std::string_view key, std::string_view value, bool first) {
-  out += first ? "" : ", ";
-  append_json_string(out, key);
-  out += ": ";
-  append_json_string(out, value);
-}
-
-void append_json_number_field(std::string& out, std::string_view key, double value) {
-  out += ", ";
-  append_json_string(out, key);
-  out += ": ";
-  append_json_number(out, value);
-}
-
 JsonWriter& JsonWriter::open(char opener, char closer) {
   m_out.push_back(opener);
   m_levels.push_back(Level{closer});

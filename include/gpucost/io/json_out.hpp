@@ -45,10 +45,6 @@ class OutBuffer {
 void append_json_string(std::string& out, std::string_view s);
 /// Appends the shortest round-trip form of v; null for NaN/inf.
 void append_json_number(std::string& out, double v);
-/// Appends `, "key": "value"` (without the comma when `first`).
-void append_json_text_field(std::string& out, std::string_view key, std::string_view value, bool first = false);
-/// Appends `, "key": number` (append_json_number's form).
-void append_json_number_field(std::string& out, std::string_view key, double value);
 
 /// JSON written into a string: values in the project's forms (strings escaped, numbers in
 /// append_json_number's shortest round-trip form, a value not known as null), the separators
