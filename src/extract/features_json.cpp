@@ -23,9 +23,8 @@ namespace gpucost::extract {
 
 namespace {
 
-void write_set(std::string& b, const IndicatorSet& set, bool host, const char* indent) {
-  const std::string_view members = indent;
-  io::JsonWriter w(b);
+/// The indicators, each on a line of its own after `members`; the closing brace two spaces less.
+void write_set(io::JsonWriter& w, const IndicatorSet& set, bool host, std::string_view members) {
   w.object();
   for (const IndicatorDef& def : catalogue()) {
     if (host ? def.scope == Scope::gpu_only : def.scope == Scope::host_only) continue;
@@ -39,10 +38,8 @@ void write_set(std::string& b, const IndicatorSet& set, bool host, const char* i
   w.close("\n" + std::string(members.substr(0, members.size() - 2)));
 }
 
-void write_incidents(std::string& b, const std::vector<WindowIncident>& incidents) {
-  b.append(",\n  \"incidents\": ");
-  io::JsonWriter w(b);
-  w.array();
+void write_incidents(io::JsonWriter& w, const std::vector<WindowIncident>& incidents) {
+  w.line("  ").key("incidents").array();
   for (const WindowIncident& i : incidents) {
     w.line("    ").item().object().key("ts").str(format_utc(i.ts_ns)).key("ts_ns").integer(i.ts_ns);
     w.key("kind").str(i.kind).key("bucket").str(i.bucket).key("code").integer(i.code).key("count").integer(i.count);
@@ -66,21 +63,16 @@ void write_fault(io::JsonWriter& w, const WindowFault& f) {
   w.close();
 }
 
-void write_faults(std::string& b, const Features& f) {
-  b.append(",\n  \"fault_window_s\": ");
-  io::append_json_number(b, f.fault_window_s);
-  b.append(",\n  \"faults\": ");
-  io::JsonWriter w(b);
-  w.array();
+void write_faults(io::JsonWriter& w, const Features& f) {
+  w.line("  ").key("fault_window_s").num(f.fault_window_s);
+  w.line("  ").key("faults").array();
   for (const WindowFault& fault : f.faults) write_fault(w.line("    ").item(), fault);
   w.close(f.faults.empty() ? "" : "\n  ");
 }
 
 // The profile as runs of consecutive minutes: {"first_minute": M, "gpu_kwh": [kWh of M, M+1, ...]}.
-void write_profile(std::string& b, const EnergyProfile& p) {
-  b.append(",\n  \"energy_profile\": ");
-  io::JsonWriter w(b);
-  w.object().key("bucket_s").integer(60).key("runs").array();
+void write_profile(io::JsonWriter& w, const EnergyProfile& p) {
+  w.line("  ").key("energy_profile").object().key("bucket_s").integer(60).key("runs").array();
   std::int64_t next = 0;
   bool in_run = false;
   for (const auto& [minute, kwh] : p.kwh_by_minute) {
@@ -96,8 +88,7 @@ void write_profile(std::string& b, const EnergyProfile& p) {
   w.close().close();
 }
 
-void write_partials(std::string& b, const Partials& p) {
-  io::JsonWriter w(b);
+void write_partials(io::JsonWriter& w, const Partials& p) {
   w.object();
   for (const auto& [name, v] : p) w.key(name).num(v);
   w.close();
@@ -177,10 +168,8 @@ void write_sketch(io::JsonWriter& w, std::string_view name, const detail::Quanti
   w.close();
 }
 
-void write_sketches(std::string& b, const detail::GpuSketches& s) {
-  b.append(",\n      \"sketches\": ");
-  io::JsonWriter w(b);
-  w.object();
+void write_sketches(io::JsonWriter& w, const detail::GpuSketches& s) {
+  w.line("      ").key("sketches").object();
   bool any = false;
   write_sketch(w, kIntervalsName, s.intervals, any);
   for (std::size_t i = 0; i < detail::kQuantiledCount; ++i) {
@@ -191,29 +180,21 @@ void write_sketches(std::string& b, const detail::GpuSketches& s) {
 }
 
 /// "energy_method": what gave the energy (docs/indicators.md); nothing when no energy.
-void write_energy_method(std::string& b, const std::string& method, bool comma_before = true) {
-  if (method.empty()) return;
-  b.append(comma_before ? ", \"energy_method\": " : "\"energy_method\": ");
-  io::append_json_string(b, method);
-}
+void write_energy_method(io::JsonWriter& w, const std::string& method) { w.text_if("energy_method", method); }
 
-void write_gpu_state(std::string& b, const GpuFeatures& g) {
+/// What merge needs of a GPU: its partials, its edge samples and its sketches.
+void write_gpu_state(io::JsonWriter& w, const GpuFeatures& g) {
   if (g.partials.empty()) return;
-  b.append(",\n      \"partials\": ");
-  write_partials(b, g.partials);
+  write_partials(w.line("      ").key("partials"), g.partials);
   if (g.first && g.last) {
-    b.append(",\n      \"edges\": ");
-    io::JsonWriter w(b);
-    w.object().key("first");
+    w.line("      ").key("edges").object().key("first");
     write_sample(w, *g.first);
     w.key("last");
     write_sample(w, *g.last);
     w.close();
   }
-  if (g.sketches) write_sketches(b, *g.sketches);
+  if (g.sketches) write_sketches(w, *g.sketches);
 }
-
-}  // namespace
 
 void write_job(io::JsonWriter& w, const JobRecord& j) {
   w.object().key("id").str(j.id).key("name").str(j.name).key("user").str(j.user).key("state").str(j.state);
@@ -233,36 +214,27 @@ void write_job(io::JsonWriter& w, const JobRecord& j) {
 }
 
 /// The Slurm jobs of the window; absent when none.
-void write_jobs(std::string& b, const std::vector<JobRecord>& jobs) {
+void write_jobs(io::JsonWriter& w, const std::vector<JobRecord>& jobs) {
   if (jobs.empty()) return;
-  b.append(",\n  \"jobs\": ");
-  io::JsonWriter w(b);
-  w.array();
+  w.line("  ").key("jobs").array();
   for (const JobRecord& j : jobs) write_job(w.line("    ").item(), j);
   w.close("\n  ");
 }
 
-namespace {
-
 /// The GPU models the inputs named (absent when none did): breakeven on this document prices the
 /// speed ratio, the offer's fit and an estimate from them as it would from the logs.
-void write_input_gpus(std::string& b, const InputGpus& g) {
+void write_input_gpus(io::JsonWriter& w, const InputGpus& g) {
   if (g.empty()) return;
-  const auto list = [&b](const char* key, const std::vector<std::string>& names) {
-    b.append(fmt::format("\"{}\": [", key));
-    for (std::size_t i = 0; i < names.size(); ++i) {
-      if (i > 0) b.append(", ");
-      io::append_json_string(b, names[i]);
-    }
-    b.append("]");
+  const auto list = [&w](const char* key, const std::vector<std::string>& names) {
+    w.key(key).array();
+    for (const std::string& name : names) w.item().str(name);
+    w.close();
   };
-  b.append(", \"input_gpus\": {");
+  w.key("input_gpus").object();
   list("telemetry", g.telemetry);
-  b.append(", ");
   list("traces", g.traces);
-  b.append(", ");
   list("log_names", g.log_names);
-  b.append(fmt::format(", \"log_count\": {}}}", g.log_count));
+  w.key("log_count").integer(g.log_count).close();
 }
 
 // The fields of TraceStepSplit that are integers, in the order written.
@@ -281,14 +253,12 @@ constexpr std::pair<const char*, std::int64_t TraceStepSplit::*> kSplitFields[] 
     {"unknown_kernel_ns", &TraceStepSplit::unknown_kernel_ns},
 };
 
-void write_trace_split(std::string& b, const std::optional<TraceStepSplit>& split) {
+void write_trace_split(io::JsonWriter& w, const std::optional<TraceStepSplit>& split) {
   if (!split) return;
-  b.append(",\n  \"trace_step_split\": {");
-  for (const auto& [key, field] : kSplitFields) b.append(fmt::format("\"{}\": {}, ", key, (*split).*field));
-  b.append(fmt::format("\"marked\": {}, \"several_models\": {}, \"gpu_model\": ", split->marked ? "true" : "false",
-                       split->several_models ? "true" : "false"));
-  io::append_json_string(b, split->gpu_model);
-  b.append("}");
+  w.line("  ").key("trace_step_split").object();
+  for (const auto& [key, field] : kSplitFields) w.key(key).integer((*split).*field);
+  w.key("marked").boolean(split->marked).key("several_models").boolean(split->several_models);
+  w.key("gpu_model").str(split->gpu_model).close();
 }
 
 // "trace_step_split" (absent: no trace, or a document written before the split).
@@ -309,67 +279,59 @@ Status read_trace_split(simdjson::dom::element doc, Features& f, const std::stri
   return {};
 }
 
+/// "window": the span the indicators cover and what chose it.
+void write_window(io::JsonWriter& w, const Features& f) {
+  w.line("  ").key("window").object().key("from").str(format_utc(f.from_ns)).key("to").str(format_utc(f.to_ns));
+  w.key("from_ns").integer(f.from_ns).key("to_ns").integer(f.to_ns).key("wall_s").num(f.wall_s());
+  if (f.to_exclusive) w.key("to_exclusive").boolean(true);  // [from, to): --to gave the end
+  w.key("chosen_by").str(f.chosen_by);
+  if (f.merged_from > 1) w.key("merged_from").integer(f.merged_from);
+  w.text_if("logs_tz", f.logs_tz);  // the zone local times were read in; absent when none had any
+  w.close();
+}
+
+void write_host(io::JsonWriter& w, const Features& f) {
+  w.line("  ").key("host").object().key("name").str(f.host).text_if("basis", f.host_basis);
+  write_input_gpus(w, f.input_gpus);
+  write_energy_method(w, f.energy_method);
+  write_set(w.key("indicators"), f.host_indicators, true, "    ");
+  if (!f.host_partials.empty()) write_partials(w.key("partials"), f.host_partials);
+  w.close();
+}
+
+void write_gpu(io::JsonWriter& w, const GpuFeatures& g) {
+  w.object().key("gpu").integer(g.gpu).text_if("host", g.host);
+  write_energy_method(w, g.energy_method);
+  write_set(w.key("indicators"), g.indicators, false, "        ");
+  write_gpu_state(w, g);
+  w.close();
+}
+
+void write_gpus(io::JsonWriter& w, const std::vector<GpuFeatures>& gpus) {
+  w.line("  ").key("gpus").array();
+  for (const GpuFeatures& g : gpus) write_gpu(w.line("    ").item(), g);
+  w.close("\n  ");
+}
+
 }  // namespace
 
 std::string features_to_json(const Features& f) {
   std::string b;
-  b.append(fmt::format("{{\n  \"schema\": \"{}\",\n  \"version\": {},\n  \"window\": {{\"from\": ", kFeaturesSchema,
-                       kFeaturesVersion));
-  io::append_json_string(b, format_utc(f.from_ns));
-  b.append(", \"to\": ");
-  io::append_json_string(b, format_utc(f.to_ns));
-  b.append(fmt::format(", \"from_ns\": {}, \"to_ns\": {}, \"wall_s\": ", f.from_ns, f.to_ns));
-  io::append_json_number(b, f.wall_s());
-  if (f.to_exclusive) b.append(", \"to_exclusive\": true");  // [from, to): --to gave the end
-  b.append(", \"chosen_by\": ");
-  io::append_json_string(b, f.chosen_by);
-  if (f.merged_from > 1) b.append(fmt::format(", \"merged_from\": {}", f.merged_from));
-  if (!f.logs_tz.empty()) {  // the zone local times were read in; absent when none had any
-    b.append(", \"logs_tz\": ");
-    io::append_json_string(b, f.logs_tz);
-  }
-  b.append("}");
-  write_jobs(b, f.jobs);
-  b.append(",\n  \"host\": {\"name\": ");
-  io::append_json_string(b, f.host);
-  if (!f.host_basis.empty()) {
-    b.append(", \"basis\": ");
-    io::append_json_string(b, f.host_basis);
-  }
-  write_input_gpus(b, f.input_gpus);
-  write_energy_method(b, f.energy_method);
-  b.append(", \"indicators\": ");
-  write_set(b, f.host_indicators, true, "    ");
-  if (!f.host_partials.empty()) {
-    b.append(", \"partials\": ");
-    write_partials(b, f.host_partials);
-  }
-  b.append("},\n  \"gpus\": [");
-  for (std::size_t i = 0; i < f.gpus.size(); ++i) {
-    b.append(i == 0 ? "\n" : ",\n");
-    b.append(fmt::format("    {{\"gpu\": {}, ", f.gpus[i].gpu));
-    if (!f.gpus[i].host.empty()) {
-      b.append("\"host\": ");
-      io::append_json_string(b, f.gpus[i].host);
-      b.append(", ");
-    }
-    if (!f.gpus[i].energy_method.empty()) {
-      write_energy_method(b, f.gpus[i].energy_method, false);
-      b.append(", ");
-    }
-    b.append("\"indicators\": ");
-    write_set(b, f.gpus[i].indicators, false, "        ");
-    write_gpu_state(b, f.gpus[i]);
-    b.append("}");
-  }
-  b.append("\n  ]");
-  write_incidents(b, f.incidents);
-  write_faults(b, f);
-  write_profile(b, f.energy_profile);
+  io::JsonWriter w(b);
+  w.object().line("  ").key("schema").str(kFeaturesSchema).line("  ").key("version").integer(kFeaturesVersion);
+  write_window(w, f);
+  write_jobs(w, f.jobs);
+  write_host(w, f);
+  write_gpus(w, f.gpus);
+  write_incidents(w, f.incidents);
+  write_faults(w, f);
+  write_profile(w, f.energy_profile);
+  // Written by their own files, each with its separator: the writer's object goes on after them.
   detail::write_processes(b, f.processes);
   detail::write_trace_jobs(b, f.trace_jobs);
-  write_trace_split(b, f.trace_split);
-  b.append("\n}\n");
+  write_trace_split(w, f.trace_split);
+  w.close("\n");
+  b.push_back('\n');
   return b;
 }
 

@@ -94,20 +94,6 @@ void OutBuffer::write_through(std::string_view s) {
   if (!m_failed && std::fwrite(s.data(), 1, s.size(), m_out) != s.size()) m_failed = true;
 }
 
-void append_json_text_field(std::string& out, std::string_view key, std::string_view value, bool first) {
-  out += first ? "" : ", ";
-  append_json_string(out, key);
-  out += ": ";
-  append_json_string(out, value);
-}
-
-void append_json_number_field(std::string& out, std::string_view key, double value) {
-  out += ", ";
-  append_json_string(out, key);
-  out += ": ";
-  append_json_number(out, value);
-}
-
 JsonWriter& JsonWriter::open(char opener, char closer) {
   m_out.push_back(opener);
   m_levels.push_back(Level{closer});
@@ -126,7 +112,8 @@ JsonWriter& JsonWriter::close(std::string_view before) {
 
 void JsonWriter::separate() {
   if (!m_levels.empty()) {
-    if (!m_levels.back().first) m_out.append(m_newline ? "," : ", ");
+    const bool spaced = m_layout == Layout::spaced && !m_newline;  // a line break follows the comma itself
+    if (!m_levels.back().first) m_out.append(spaced ? ", " : ",");
     m_levels.back().first = false;
   }
   if (m_newline) {
@@ -139,7 +126,7 @@ void JsonWriter::separate() {
 JsonWriter& JsonWriter::key(std::string_view k) {
   separate();
   append_json_string(m_out, k);
-  m_out.append(": ");
+  m_out.append(m_layout == Layout::spaced ? ": " : ":");
   return *this;
 }
 
@@ -185,6 +172,11 @@ JsonWriter& JsonWriter::boolean(bool v) {
 
 JsonWriter& JsonWriter::null() {
   m_out.append("null");
+  return *this;
+}
+
+JsonWriter& JsonWriter::number_text(std::string_view text) {
+  m_out.append(text);
   return *this;
 }
 

@@ -98,19 +98,17 @@ Expected<BatchState> BatchState::load(const std::string& path) {
 }
 
 std::string BatchState::to_json() const {
-  std::string out =
-      fmt::format("{{\n  \"schema\": \"{}\",\n  \"version\": {},\n  \"priced_to_ns\": {},\n  \"files\": [",
-                  kBatchStateSchema, kBatchStateVersion, priced_to_ns);
-  for (std::size_t i = 0; i < files.size(); ++i) {
-    const FileRecord& r = files[i];
-    out += i == 0 ? "\n    {\"path\": " : ",\n    {\"path\": ";
-    io::append_json_string(out, r.path);
-    out += fmt::format(
-        ", \"device\": {}, \"inode\": {}, \"size\": {}, \"head_bytes\": {}, \"head_fnv1a64\": \"{}\", "
-        "\"offset\": {}, \"lines\": {}, \"seen_ns\": {}}}",
-        r.device, r.inode, r.size, r.head_bytes, r.head_hash, r.offset, r.lines, r.seen_ns);
+  std::string out;
+  io::JsonWriter w(out);
+  w.object().line("  ").key("schema").str(kBatchStateSchema).line("  ").key("version").integer(kBatchStateVersion);
+  w.line("  ").key("priced_to_ns").integer(priced_to_ns).line("  ").key("files").array();
+  for (const FileRecord& r : files) {  // one file a line
+    w.line("    ").item().object().key("path").str(r.path).key("device").count(r.device).key("inode").count(r.inode);
+    w.key("size").count(r.size).key("head_bytes").count(r.head_bytes).key("head_fnv1a64").str(r.head_hash);
+    w.key("offset").count(r.offset).key("lines").count(r.lines).key("seen_ns").integer(r.seen_ns).close();
   }
-  out += files.empty() ? "]\n}\n" : "\n  ]\n}\n";
+  w.close(files.empty() ? "" : "\n  ").close("\n");
+  out.push_back('\n');
   return out;
 }
 

@@ -45,81 +45,78 @@ std::string gpu_list(const std::vector<int>& gpus) {
   return out;
 }
 
-void json_string_or_null(std::string& out, const std::string& s) {
-  if (s.empty())
-    out += "null";
+using io::JsonWriter;
+
+/// A pid or a GPU index; negative: not known, null.
+void index_or_null(JsonWriter& w, int v) {
+  if (v >= 0)
+    w.integer(v);
   else
-    io::append_json_string(out, s);
+    w.null();
 }
 
-void json_uid(std::string& out, const std::optional<std::uint32_t>& uid) {
-  out += uid ? std::to_string(*uid) : std::string("null");
+void uid_or_null(JsonWriter& w, const std::optional<std::uint32_t>& uid) {
+  if (uid)
+    w.count(*uid);
+  else
+    w.null();
 }
 
-void append_device(std::string& out, const DeviceUse& d) {
-  out += "{\"path\": ";
-  io::append_json_string(out, d.path);
-  out += fmt::format(", \"kind\": \"{}\", \"gpu\": {}, \"pci\": ", device_kind_name(d.kind),
-                     d.gpu >= 0 ? std::to_string(d.gpu) : std::string("null"));
-  json_string_or_null(out, d.pci);
-  out += fmt::format(", \"fds\": {}, \"mappings\": {}, \"mapped_bytes\": {}, \"deleted\": {}, \"by_pattern\": {}}}",
-                     d.fds, d.mappings, d.mapped_bytes, d.deleted, d.by_pattern);
+void write_device(JsonWriter& w, const DeviceUse& d) {
+  w.object().key("path").str(d.path).key("kind").str(device_kind_name(d.kind)).key("gpu");
+  index_or_null(w, d.gpu);
+  w.key("pci").str_or_null(d.pci).key("fds").integer(d.fds).key("mappings").integer(d.mappings);
+  w.key("mapped_bytes").count(d.mapped_bytes).key("deleted").boolean(d.deleted);
+  w.key("by_pattern").boolean(d.by_pattern).close();
 }
 
-void append_holder(std::string& out, const Holder& h) {
-  out += fmt::format("    {{\n      \"pid\": {}, \"ppid\": {}, \"ns_pid\": {}, \"uid\": ", h.pid, h.ppid,
-                     h.ns_pid >= 0 ? std::to_string(h.ns_pid) : std::string("null"));
-  json_uid(out, h.uid);
-  out += ", \"user\": ";
-  json_string_or_null(out, h.user);
-  out += ",\n      \"comm\": ";
-  io::append_json_string(out, h.comm);
-  out += ", \"command\": ";
-  io::append_json_string(out, h.command());
-  out += ",\n      \"argv\": [";
-  for (std::size_t i = 0; i < h.argv.size(); ++i) {
-    if (i > 0) out += ", ";
-    io::append_json_string(out, h.argv[i]);
-  }
-  out += fmt::format("],\n      \"start\": \"{}\", \"start_ns\": {}, \"start_ticks\": {},\n      \"cgroup\": ",
-                     format_utc(h.start_ns), h.start_ns, h.start_ticks);
-  json_string_or_null(out, h.cgroup);
-  out += ", \"container_runtime\": ";
-  json_string_or_null(out, h.container.runtime);
-  out += ", \"container_id\": ";
-  json_string_or_null(out, h.container.id);
-  out += ", \"pod_uid\": ";
-  json_string_or_null(out, h.container.pod_uid);
-  out += ", \"slurm_job\": ";
-  json_string_or_null(out, h.container.slurm_job);
-  out += fmt::format(",\n      \"gpus\": [{}], \"partial\": {},\n      \"devices\": [", gpu_list(h.gpus()), h.partial);
-  for (std::size_t i = 0; i < h.devices.size(); ++i) {
-    out += i == 0 ? "\n        " : ",\n        ";
-    append_device(out, h.devices[i]);
-  }
-  out += h.devices.empty() ? "]\n    }" : "\n      ]\n    }";
+/// The GPUs as a list without spaces, `[0,1]`, as the document has always had it.
+void write_gpus(JsonWriter& w, const std::vector<int>& gpus) {
+  w.layout(JsonWriter::Layout::compact).array();
+  for (const int g : gpus) w.item().integer(g);
+  w.close().layout(JsonWriter::Layout::spaced);
 }
 
-void append_refused(std::string& out, const Refused& r) {
-  out += fmt::format("    {{\"pid\": {}, \"file\": ", r.pid);
-  io::append_json_string(out, r.file);
-  out += ", \"reason\": ";
-  io::append_json_string(out, r.reason);
-  out += "}";
+/// A holder over several lines at `kMember`: who, what it runs, since when, where, its devices.
+void write_holder(JsonWriter& w, const Holder& h) {
+  constexpr std::string_view kMember = "      ";
+  w.object().line(kMember).key("pid").integer(h.pid).key("ppid").integer(h.ppid).key("ns_pid");
+  index_or_null(w, h.ns_pid);
+  uid_or_null(w.key("uid"), h.uid);
+  w.key("user").str_or_null(h.user);
+  w.line(kMember).key("comm").str(h.comm).key("command").str(h.command());
+  w.line(kMember).key("argv").array();
+  for (const std::string& arg : h.argv) w.item().str(arg);
+  w.close();
+  w.line(kMember).key("start").str(format_utc(h.start_ns)).key("start_ns").integer(h.start_ns);
+  w.key("start_ticks").count(h.start_ticks);
+  w.line(kMember).key("cgroup").str_or_null(h.cgroup);
+  w.key("container_runtime").str_or_null(h.container.runtime).key("container_id").str_or_null(h.container.id);
+  w.key("pod_uid").str_or_null(h.container.pod_uid).key("slurm_job").str_or_null(h.container.slurm_job);
+  write_gpus(w.line(kMember).key("gpus"), h.gpus());
+  w.key("partial").boolean(h.partial);
+  w.line(kMember).key("devices").array();
+  for (const DeviceUse& d : h.devices) write_device(w.line("        ").item(), d);
+  w.close(h.devices.empty() ? "" : "\n      ").close("\n    ");
 }
 
-void append_unreadable(std::string& out, const Unreadable& u) {
-  out += fmt::format("    {{\"pid\": {}, \"uid\": ", u.pid);
-  json_uid(out, u.uid);
-  out += ", \"user\": ";
-  json_string_or_null(out, u.user);
-  out += ", \"comm\": ";
-  io::append_json_string(out, u.comm);
-  out += ", \"what\": ";
-  io::append_json_string(out, u.what);
-  out += ", \"reason\": ";
-  io::append_json_string(out, u.reason);
-  out += "}";
+void write_refused(JsonWriter& w, const Refused& r) {
+  w.object().key("pid").integer(r.pid).key("file").str(r.file).key("reason").str(r.reason).close();
+}
+
+void write_unreadable(JsonWriter& w, const Unreadable& u) {
+  w.object().key("pid").integer(u.pid);
+  uid_or_null(w.key("uid"), u.uid);
+  w.key("user").str_or_null(u.user).key("comm").str(u.comm).key("what").str(u.what);
+  w.key("reason").str(u.reason).close();
+}
+
+/// `"key": [...]` of a top-level list, each element on a line of its own.
+template <typename T>
+void write_list(JsonWriter& w, std::string_view key, const std::vector<T>& list, void (*write)(JsonWriter&, const T&)) {
+  w.line("  ").key(key).array();
+  for (const T& element : list) write(w.line("    ").item(), element);
+  w.close(list.empty() ? "" : "\n  ");
 }
 
 }  // namespace
@@ -201,29 +198,20 @@ std::string procs_table(const ScanResult& scan) {
 }
 
 std::string procs_json(const ScanResult& scan) {
-  std::string out =
-      fmt::format("{{\n  \"schema\": \"{}\",\n  \"version\": {},\n  \"root\": ", kProcsSchema, kProcsVersion);
-  io::append_json_string(out, scan.root);
-  out += fmt::format(
-      ",\n  \"boot\": \"{}\", \"boot_ns\": {}, \"ticks_per_second\": {},\n  \"processes\": {}, \"kernel_threads\": {}, "
-      "\"vanished\": {}, \"holder_count\": {}, \"unreadable_count\": {},\n  \"holders\": [",
-      format_utc(scan.boot_ns), scan.boot_ns, scan.ticks_per_second, scan.processes, scan.kernel_threads, scan.vanished,
-      scan.holders.size(), scan.unreadable.size());
-  for (std::size_t i = 0; i < scan.holders.size(); ++i) {
-    out += i == 0 ? "\n" : ",\n";
-    append_holder(out, scan.holders[i]);
-  }
-  out += scan.holders.empty() ? "],\n  \"unreadable\": [" : "\n  ],\n  \"unreadable\": [";
-  for (std::size_t i = 0; i < scan.unreadable.size(); ++i) {
-    out += i == 0 ? "\n" : ",\n";
-    append_unreadable(out, scan.unreadable[i]);
-  }
-  out += scan.unreadable.empty() ? "],\n  \"refused\": [" : "\n  ],\n  \"refused\": [";
-  for (std::size_t i = 0; i < scan.refused.size(); ++i) {
-    out += i == 0 ? "\n" : ",\n";
-    append_refused(out, scan.refused[i]);
-  }
-  out += scan.refused.empty() ? "]\n}\n" : "\n  ]\n}\n";
+  std::string out;
+  JsonWriter w(out);
+  w.object().line("  ").key("schema").str(kProcsSchema).line("  ").key("version").integer(kProcsVersion);
+  w.line("  ").key("root").str(scan.root);
+  w.line("  ").key("boot").str(format_utc(scan.boot_ns)).key("boot_ns").integer(scan.boot_ns);
+  w.key("ticks_per_second").integer(scan.ticks_per_second);
+  w.line("  ").key("processes").integer(scan.processes).key("kernel_threads").integer(scan.kernel_threads);
+  w.key("vanished").integer(scan.vanished).key("holder_count").count(scan.holders.size());
+  w.key("unreadable_count").count(scan.unreadable.size());
+  write_list(w, "holders", scan.holders, write_holder);
+  write_list(w, "unreadable", scan.unreadable, write_unreadable);
+  write_list(w, "refused", scan.refused, write_refused);
+  w.close("\n");
+  out.push_back('\n');
   return out;
 }
 

@@ -267,31 +267,31 @@ bool collect_journal(const std::string& dir, std::int64_t start_ns, std::int64_t
   return true;
 }
 
+/// run.json's members, each on a line of its own.
 std::string metadata_json(const RecordOptions& o, const RecordResult& r, const std::string& smi) {
-  std::string out =
-      fmt::format("{{\n  \"schema\": \"{}\",\n  \"version\": {},\n  \"command\": [", kRunSchema, kRunVersion);
-  for (std::size_t i = 0; i < o.command.size(); ++i) {
-    if (i > 0) out += ", ";
-    io::append_json_string(out, o.command[i]);
-  }
-  out += "],\n  \"host\": ";
-  io::append_json_string(out, o.host);
-  out += fmt::format(
-      ",\n  \"start\": \"{}\",\n  \"end\": \"{}\",\n  \"start_ns\": {},\n  \"end_ns\": {},\n  "
-      "\"exit_status\": {},\n  \"signal\": {},\n  \"interval_ms\": {},\n  \"nvidia_smi\": ",
-      format_utc(r.start_ns), format_utc(r.end_ns), r.start_ns, r.end_ns, r.exit_status, r.signal, o.interval_ms);
-  if (smi.empty())
-    out += "null";
-  else
-    io::append_json_string(out, smi);
-  out += ",\n  \"gpucost_version\": ";
-  io::append_json_string(out, o.version);
-  out += ",\n  \"notes\": [";
-  for (std::size_t i = 0; i < r.notes.size(); ++i) {
-    out += i == 0 ? "\n    " : ",\n    ";
-    io::append_json_string(out, r.notes[i]);
-  }
-  out += r.notes.empty() ? "]\n}\n" : "\n  ]\n}\n";
+  std::string out;
+  io::JsonWriter w(out);
+  const auto member = [&w](std::string_view key) -> io::JsonWriter& { return w.line("  ").key(key); };
+  w.object();
+  member("schema").str(kRunSchema);
+  member("version").integer(kRunVersion);
+  member("command").array();
+  for (const std::string& arg : o.command) w.item().str(arg);
+  w.close();
+  member("host").str(o.host);
+  member("start").str(format_utc(r.start_ns));
+  member("end").str(format_utc(r.end_ns));
+  member("start_ns").integer(r.start_ns);
+  member("end_ns").integer(r.end_ns);
+  member("exit_status").integer(r.exit_status);
+  member("signal").integer(r.signal);
+  member("interval_ms").integer(o.interval_ms);
+  member("nvidia_smi").str_or_null(smi);  // its path; null when it is missing
+  member("gpucost_version").str(o.version);
+  member("notes").array();
+  for (const std::string& note : r.notes) w.line("    ").item().str(note);
+  w.close(r.notes.empty() ? "" : "\n  ").close("\n");
+  out.push_back('\n');
   return out;
 }
 

@@ -337,109 +337,62 @@ std::string trace_diff_table(const RunFigures& a, const RunFigures& b, std::size
 
 namespace {
 
-void json_key(std::string& b, std::string_view key) {
-  io::append_json_string(b, key);
-  b.push_back(':');
+using io::JsonWriter;
+
+void json_list(JsonWriter& w, std::string_view key, const std::vector<std::string>& v) {
+  w.key(key).array();
+  for (const std::string& s : v) w.item().str(s);
+  w.close();
 }
 
-void json_opt(std::string& b, std::string_view key, const std::optional<double>& v) {
-  json_key(b, key);
-  if (v)
-    io::append_json_number(b, *v);
-  else
-    b.append("null");
-  b.push_back(',');
+void json_side(JsonWriter& w, const RunFigures& f, bool ps) {
+  w.object().key("label").str(f.label).key("traces").count(f.traces).key("ranks").array();
+  for (const int r : f.ranks) w.item().integer(r);
+  w.close().key("world_size").integer(f.world_size).key("steps").integer(f.steps);
+  w.key("step_ns").num(f.step_ns).key("busy_share").num(f.busy_share);
+  w.key("launch_delay_p50_ns").num(f.launch_p50_ns).key("launch_delay_p95_ns").num(f.launch_p95_ns);
+  w.key("compute_kernel_ns").num(per_unit(f.compute_ns, f, ps));
+  w.key("communication_kernel_ns").num(per_unit(f.communication_ns, f, ps));
+  w.key("memory_op_ns").num(per_unit(f.memory_ns, f, ps));
+  w.key("exposed_comm_fraction").num(f.exposed_comm_fraction).key("wait_fraction").num(f.wait_fraction);
+  w.key("stack").object();
+  json_list(w, "drivers", f.fingerprint.drivers);
+  json_list(w, "cuda", f.fingerprint.cuda);
+  json_list(w, "gpus", f.fingerprint.gpus);
+  json_list(w, "libraries", f.fingerprint.stack);
+  w.close();
+  json_list(w, "notes", f.notes);
+  w.close();
 }
 
-void json_list(std::string& b, std::string_view key, const std::vector<std::string>& v) {
-  json_key(b, key);
-  b.push_back('[');
-  for (std::size_t i = 0; i < v.size(); ++i) {
-    if (i > 0) b.push_back(',');
-    io::append_json_string(b, v[i]);
-  }
-  b.append("],");
-}
-
-void json_side(std::string& b, const RunFigures& f, bool ps) {
-  b.push_back('{');
-  json_key(b, "label");
-  io::append_json_string(b, f.label);
-  b.append(fmt::format(",\"traces\":{},\"ranks\":[", f.traces));
-  for (std::size_t i = 0; i < f.ranks.size(); ++i) b.append(fmt::format("{}{}", i > 0 ? "," : "", f.ranks[i]));
-  b.append(fmt::format("],\"world_size\":{},\"steps\":{},", f.world_size, f.steps));
-  json_opt(b, "step_ns", f.step_ns);
-  json_opt(b, "busy_share", f.busy_share);
-  json_opt(b, "launch_delay_p50_ns", f.launch_p50_ns);
-  json_opt(b, "launch_delay_p95_ns", f.launch_p95_ns);
-  json_opt(b, "compute_kernel_ns", per_unit(f.compute_ns, f, ps));
-  json_opt(b, "communication_kernel_ns", per_unit(f.communication_ns, f, ps));
-  json_opt(b, "memory_op_ns", per_unit(f.memory_ns, f, ps));
-  json_opt(b, "exposed_comm_fraction", f.exposed_comm_fraction);
-  json_opt(b, "wait_fraction", f.wait_fraction);
-  json_key(b, "stack");
-  b.push_back('{');
-  json_list(b, "drivers", f.fingerprint.drivers);
-  json_list(b, "cuda", f.fingerprint.cuda);
-  json_list(b, "gpus", f.fingerprint.gpus);
-  json_list(b, "libraries", f.fingerprint.stack);
-  b.back() = '}';
-  b.push_back(',');
-  json_list(b, "notes", f.notes);
-  b.back() = '}';
-}
-
-void json_cost(std::string& b, const RunFigures& a, const RunFigures& c_b, const breakeven::CostConfig& c) {
+void json_cost(JsonWriter& w, const RunFigures& a, const RunFigures& c_b, const breakeven::CostConfig& c) {
   const auto ca = side_cost(a, c), cb = side_cost(c_b, c);
-  json_key(b, "cost_per_step");
+  w.key("cost_per_step");
   if (!ca || !cb) {
-    b.append("null,");
+    w.null();
     return;
   }
-  b.push_back('{');
-  json_key(b, "currency");
-  io::append_json_string(b, c.currency);
-  b.append(",\"gpu_energy\":\"not included: the traces have no power samples\",");
-  for (const auto& [key, s] : {std::pair{"a", *ca}, std::pair{"b", *cb}}) {
-    json_key(b, key);
-    b.push_back('{');
-    json_opt(b, "local", s.local);
-    json_opt(b, "cloud", s.cloud);
-    json_opt(b, "q", s.q);
-    b.back() = '}';
-    b.push_back(',');
-  }
-  b.back() = '}';
-  b.push_back(',');
+  w.object().key("currency").str(c.currency);
+  w.key("gpu_energy").str("not included: the traces have no power samples");
+  for (const auto& [key, s] : {std::pair{"a", *ca}, std::pair{"b", *cb}})
+    w.key(key).object().key("local").num(s.local).key("cloud").num(s.cloud).key("q").num(s.q).close();
+  w.close();
 }
 
-void json_kernels(std::string& b, const RunFigures& a, const RunFigures& c_b, std::size_t top) {
-  json_key(b, "top_changed_kernels");
-  b.push_back('[');
-  bool first = true;
+void json_kernels(JsonWriter& w, const RunFigures& a, const RunFigures& c_b, std::size_t top) {
+  w.key("top_changed_kernels").array();
   for (const KernelChange& k : top_changed_kernels(a, c_b, top)) {
-    if (!first) b.push_back(',');
-    first = false;
-    b.push_back('{');
-    json_key(b, "name");
-    io::append_json_string(b, k.name);
-    b.push_back(',');
-    json_key(b, "class");
-    io::append_json_string(b, k.cls);
-    b.push_back(',');
-    json_opt(b, "a_ns", k.a_ns);
-    json_opt(b, "b_ns", k.b_ns);
-    json_opt(b, "change_ns", k.change_ns());
-    b.back() = '}';
+    w.item().object().key("name").str(k.name).key("class").str(k.cls);
+    w.key("a_ns").num(k.a_ns).key("b_ns").num(k.b_ns).key("change_ns").num(k.change_ns()).close();
   }
-  b.append("],");
+  w.close();
 }
 
-void json_stack_changes(std::string& b, const RunFigures& a, const RunFigures& c_b) {
+void json_stack_changes(JsonWriter& w, const RunFigures& a, const RunFigures& c_b) {
   std::vector<std::string> changed;
   for (const auto& r : stack_rows(a.fingerprint, c_b.fingerprint))
     if (stack_verdict(r) != "same") changed.push_back(r[0]);
-  json_list(b, "stack_changed", changed);
+  json_list(w, "stack_changed", changed);
 }
 
 }  // namespace
@@ -447,20 +400,16 @@ void json_stack_changes(std::string& b, const RunFigures& a, const RunFigures& c
 std::string trace_diff_json(const RunFigures& a, const RunFigures& b, std::size_t top,
                             const breakeven::CostConfig* config) {
   const bool ps = compare_per_step(a, b);
-  std::string j = "{";
-  json_key(j, "unit");
-  io::append_json_string(j, ps ? "step" : "trace");
-  j.push_back(',');
-  json_key(j, "a");
-  json_side(j, a, ps);
-  j.push_back(',');
-  json_key(j, "b");
-  json_side(j, b, ps);
-  j.push_back(',');
-  if (config != nullptr) json_cost(j, a, b, *config);
-  json_kernels(j, a, b, top);
-  json_stack_changes(j, a, b);
-  j.back() = '}';
+  std::string j;
+  JsonWriter w(j, JsonWriter::Layout::compact);
+  w.object().key("unit").str(ps ? "step" : "trace").key("a");
+  json_side(w, a, ps);
+  w.key("b");
+  json_side(w, b, ps);
+  if (config != nullptr) json_cost(w, a, b, *config);
+  json_kernels(w, a, b, top);
+  json_stack_changes(w, a, b);
+  w.close();
   j.push_back('\n');
   return j;
 }

@@ -3,141 +3,117 @@
 #include <gpucost/io/json_out.hpp>
 #include <gpucost/report/trace_report.hpp>
 
-#include <fmt/format.h>
-
 namespace gpucost::report {
 
 namespace {
 
-/// The event's fields as JSON members `"key": value` (numbers unquoted), each followed by a comma.
-void fields(std::string& b, const TraceEventCopy& e) {
+using io::JsonWriter;
+
+/// The event's fields as members `"key":value`, numbers unquoted.
+void fields(JsonWriter& w, const TraceEventCopy& e) {
   for (const auto& [key, value] : e.fields) {
-    io::append_json_string(b, key);
-    b.push_back(':');
+    w.key(key);
     const auto n = e.numeric.find(key);
     if (n != e.numeric.end() && n->second)
-      b += value;  // the event's own text of a valid JSON number
+      w.number_text(value);  // the event's own text of a valid JSON number
     else
-      io::append_json_string(b, value);
-    b.push_back(',');
+      w.str(value);
   }
 }
 
-/// Ends the object `fields` wrote into: its last comma becomes the closing brace.
-void close_object(std::string& b) {
-  if (b.back() == ',')
-    b.back() = '}';
-  else
-    b.push_back('}');
+void event_object(JsonWriter& w, const TraceEventCopy& e) {
+  w.object();
+  fields(w, e);
+  w.close();
 }
 
-/// `"key":[{...},...],` of the events of `kind` on GPU `gpu` in [from, to).
-void event_list(std::string& b, std::string_view key, const std::vector<TraceEventCopy>& events, std::size_t from,
+/// `"key":[{...},...]` of the events of `kind` on GPU `gpu` in [from, to).
+void event_list(JsonWriter& w, std::string_view key, const std::vector<TraceEventCopy>& events, std::size_t from,
                 std::size_t to, std::string_view kind, int gpu) {
-  io::append_json_string(b, key);
-  b += ":[";
-  bool any = false;
-  for (std::size_t i = from; i < to; ++i) {
-    if (events[i].kind != kind || events[i].gpu != gpu) continue;
-    b.push_back('{');
-    fields(b, events[i]);
-    close_object(b);
-    b.push_back(',');
-    any = true;
-  }
-  if (any) b.pop_back();
-  b += "],";
+  w.key(key).array();
+  for (std::size_t i = from; i < to; ++i)
+    if (events[i].kind == kind && events[i].gpu == gpu) event_object(w.item(), events[i]);
+  w.close();
 }
 
 /// One trace: its trace_info, its GPUs and its communication (null when it has none).
-void trace_object(std::string& b, const std::vector<TraceEventCopy>& events, std::size_t info, std::size_t end) {
-  b += "{\"info\":{";
-  fields(b, events[info]);
-  close_object(b);
-  b += ",\"gpus\":[";
-  bool any = false;
+void trace_object(JsonWriter& w, const std::vector<TraceEventCopy>& events, std::size_t info, std::size_t end) {
+  w.object().key("info");
+  event_object(w, events[info]);
+  w.key("gpus").array();
   for (std::size_t j = info + 1; j < end; ++j) {
     if (events[j].kind != "trace_device") continue;
-    b += fmt::format("{{\"gpu\":{},", events[j].gpu);
-    fields(b, events[j]);
-    event_list(b, "memory", events, info + 1, end, "trace_memory", events[j].gpu);
-    event_list(b, "top_kernels", events, info + 1, end, "trace_kernel", events[j].gpu);
-    close_object(b);
-    b.push_back(',');
-    any = true;
+    w.item().object().key("gpu").integer(events[j].gpu);
+    fields(w, events[j]);
+    event_list(w, "memory", events, info + 1, end, "trace_memory", events[j].gpu);
+    event_list(w, "top_kernels", events, info + 1, end, "trace_kernel", events[j].gpu);
+    w.close();
   }
-  if (any) b.pop_back();
-  b += "],\"communication\":";
+  w.close().key("communication");
   std::size_t comm = end;  // the trace's trace_comm, if any
   for (std::size_t j = info + 1; j < end; ++j)
     if (events[j].kind == "trace_comm") comm = j;
-  if (comm == end) {
-    b += "null}";
-    return;
-  }
-  b.push_back('{');
-  fields(b, events[comm]);
-  close_object(b);
-  b.push_back('}');
+  if (comm == end)
+    w.null();
+  else
+    event_object(w, events[comm]);
+  w.close();
 }
 
-void rank_object(std::string& b, const extract::RankRow& r) {
-  b += fmt::format("{{\"rank\":{},\"trace\":", r.rank);
-  io::append_json_string(b, r.path);
-  b += fmt::format(",\"span_ns\":{},\"wait_ns\":{},\"straggler_steps\":{},\"comm_ns\":{},\"exposed_comm_ns\":{}",
-                   r.span_ns, r.wait_ns, r.straggler_steps, r.comm_ns, r.exposed_comm_ns);
-  io::append_json_number_field(b, "overlap_fraction", r.overlap_fraction());
-  b.push_back('}');
+/// A fraction of a rank or a job. These members have always been written `, "key": value` among
+/// the compact ones; kept so, since the output is compared byte for byte.
+void spaced_fraction(JsonWriter& w, std::string_view key, double value) {
+  w.layout(JsonWriter::Layout::spaced).key(key).num(value).layout(JsonWriter::Layout::compact);
 }
 
-void job_object(std::string& b, const extract::TraceJob& job) {
-  b += fmt::format("{{\"world_size\":{},\"backend\":", job.world_size);
-  io::append_json_string(b, job.backend);
-  b += fmt::format(",\"collectives_matched\":{},\"collectives_unmatched\":{},\"steps\":{},\"straggler_rank\":{}",
-                   job.matched, job.unmatched, job.steps,
-                   job.straggler_rank >= 0 ? std::to_string(job.straggler_rank) : std::string("null"));
-  io::append_json_number_field(b, "straggler_step_share", job.straggler_step_share);
-  b += fmt::format(",\"span_ns\":{},\"wait_ns\":{},\"comm_ns\":{},\"exposed_comm_ns\":{}", job.span_ns, job.wait_ns,
-                   job.comm_ns, job.exposed_comm_ns);
-  io::append_json_number_field(b, "wait_fraction", job.wait_fraction());
-  io::append_json_number_field(b, "exposed_comm_fraction", job.exposed_comm_fraction());
-  io::append_json_number_field(b, "overlap_fraction", job.overlap_fraction());
-  b += ",\"ranks\":[";
-  for (std::size_t i = 0; i < job.ranks.size(); ++i) {
-    if (i > 0) b.push_back(',');
-    rank_object(b, job.ranks[i]);
-  }
-  b += "],\"notes\":[";
-  for (std::size_t i = 0; i < job.notes.size(); ++i) {
-    if (i > 0) b.push_back(',');
-    io::append_json_string(b, job.notes[i]);
-  }
-  b += "]}";
+void rank_object(JsonWriter& w, const extract::RankRow& r) {
+  w.object().key("rank").integer(r.rank).key("trace").str(r.path).key("span_ns").integer(r.span_ns);
+  w.key("wait_ns").integer(r.wait_ns).key("straggler_steps").integer(r.straggler_steps);
+  w.key("comm_ns").integer(r.comm_ns).key("exposed_comm_ns").integer(r.exposed_comm_ns);
+  spaced_fraction(w, "overlap_fraction", r.overlap_fraction());
+  w.close();
+}
+
+void job_object(JsonWriter& w, const extract::TraceJob& job) {
+  w.object().key("world_size").integer(job.world_size).key("backend").str(job.backend);
+  w.key("collectives_matched").integer(job.matched).key("collectives_unmatched").integer(job.unmatched);
+  w.key("steps").integer(job.steps).key("straggler_rank");
+  if (job.straggler_rank >= 0)
+    w.integer(job.straggler_rank);
+  else
+    w.null();  // fewer than two ranks
+  spaced_fraction(w, "straggler_step_share", job.straggler_step_share);
+  w.key("span_ns").integer(job.span_ns).key("wait_ns").integer(job.wait_ns).key("comm_ns").integer(job.comm_ns);
+  w.key("exposed_comm_ns").integer(job.exposed_comm_ns);
+  spaced_fraction(w, "wait_fraction", job.wait_fraction());
+  spaced_fraction(w, "exposed_comm_fraction", job.exposed_comm_fraction());
+  spaced_fraction(w, "overlap_fraction", job.overlap_fraction());
+  w.key("ranks").array();
+  for (const extract::RankRow& r : job.ranks) rank_object(w.item(), r);
+  w.close().key("notes").array();
+  for (const std::string& note : job.notes) w.item().str(note);
+  w.close().close();
 }
 
 }  // namespace
 
 std::string trace_json(const std::vector<TraceEventCopy>& events, const std::vector<extract::TraceJob>& jobs) {
-  std::string b = "{\"traces\":[";
-  bool first = true;
+  std::string b;
+  JsonWriter w(b, JsonWriter::Layout::compact);
+  w.object().key("traces").array();
   // Each trace_info starts one trace; its events follow until the next trace_info.
   for (std::size_t i = 0; i < events.size(); ++i) {
     if (events[i].kind != "trace_info") continue;
     std::size_t end = i + 1;
     while (end < events.size() && events[end].kind != "trace_info") ++end;
-    if (!first) b.push_back(',');
-    first = false;
-    trace_object(b, events, i, end);
+    trace_object(w.item(), events, i, end);
   }
-  b += "],\"jobs\":[";
-  first = true;
-  for (const extract::TraceJob& job : jobs) {
-    if (job.ranks.size() < 2) continue;  // as the table: a job is several ranks
-    if (!first) b.push_back(',');
-    first = false;
-    job_object(b, job);
-  }
-  return b + "]}\n";
+  w.close().key("jobs").array();
+  for (const extract::TraceJob& job : jobs)
+    if (job.ranks.size() >= 2) job_object(w.item(), job);  // as the table: a job is several ranks
+  w.close().close();
+  b.push_back('\n');
+  return b;
 }
 
 }  // namespace gpucost::report

@@ -274,6 +274,21 @@ TEST_CASE("io::JsonWriter: separators, nesting, lines of their own, unknown valu
   CHECK(second == 1);
 }
 
+TEST_CASE("io::JsonWriter: the compact layout, a layout changed midway, a number's own text", "[io]") {
+  using Layout = io::JsonWriter::Layout;
+  std::string b;
+  io::JsonWriter w(b, Layout::compact);
+  w.object().key("gpu").integer(0).key("ratio").number_text("1.50e3").key("list").array();
+  w.item().str("a").item().null().close();
+  w.layout(Layout::spaced).key("share").num(0.5).layout(Layout::compact).key("n").count(7);
+  w.line("  ").key("on_a_line").boolean(false).close("\n");
+  CHECK(b == "{\"gpu\":0,\"ratio\":1.50e3,\"list\":[\"a\",null], \"share\": 0.5,\"n\":7,\n  \"on_a_line\":false\n}");
+  simdjson::dom::parser parser;
+  double ratio = 0;
+  REQUIRE(parser.parse(b)["ratio"].get_double().get(ratio) == simdjson::SUCCESS);
+  CHECK(ratio == 1500.0);
+}
+
 TEST_CASE("io::append_json_number: integers plain, others shortest, non-finite null", "[io]") {
   std::string out;
   io::append_json_number(out, 250.0);

@@ -45,21 +45,30 @@ class OutBuffer {
 void append_json_string(std::string& out, std::string_view s);
 /// Appends the shortest round-trip form of v; null for NaN/inf.
 void append_json_number(std::string& out, double v);
-/// Appends `, "key": "value"` (without the comma when `first`).
-void append_json_text_field(std::string& out, std::string_view key, std::string_view value, bool first = false);
-/// Appends `, "key": number` (append_json_number's form).
-void append_json_number_field(std::string& out, std::string_view key, double value);
 
 /// JSON written into a string: values in the project's forms (strings escaped, numbers in
-/// append_json_number's shortest round-trip form, a value not known as null), the members
-/// separated by ", ", and the layout the caller's: line(indent) puts the next member on a line of
-/// its own. Objects and arrays nest; close() writes what goes before the closing bracket.
+/// append_json_number's shortest round-trip form, a value not known as null), the separators
+/// those of its Layout, and the lines the caller's: line(indent) puts the next member on a line
+/// of its own. Objects and arrays nest; close() writes what goes before the closing bracket.
 ///
 ///   JsonWriter w(b);
 ///   w.object().key("rank").integer(0).key("trace").str("a.json").close();   // {"rank": 0, "trace": "a.json"}
+///   JsonWriter c(b, JsonWriter::Layout::compact);
+///   c.object().key("rank").integer(0).key("trace").str("a.json").close();   // {"rank":0,"trace":"a.json"}
 class JsonWriter {
  public:
-  explicit JsonWriter(std::string& out) : m_out(out) {}
+  /// The separators after a member or element and after a key. spaced: `, ` and `: `, the
+  /// documents people read (features, breakeven --json); compact: `,` and `:`, the one-line
+  /// outputs (trace --json, trace --diff --json). Before a member on a line of its own: `,` in both.
+  enum class Layout { spaced, compact };
+
+  explicit JsonWriter(std::string& out, Layout chosen = Layout::spaced) : m_out(out), m_layout(chosen) {}
+
+  /// The separators from the next member or element on: a part of a document in the other layout.
+  JsonWriter& layout(Layout chosen) {
+    m_layout = chosen;
+    return *this;
+  }
 
   JsonWriter& object() { return open('{', '}'); }
   JsonWriter& array() { return open('[', ']'); }
@@ -78,6 +87,8 @@ class JsonWriter {
   JsonWriter& count(std::uint64_t v);  ///< an unsigned integer: a count, a size, a seed
   JsonWriter& boolean(bool v);
   JsonWriter& null();
+  /// `text` as it is: a number already in JSON's form (an event's field, kept to its own digits).
+  JsonWriter& number_text(std::string_view text);
   JsonWriter& num(const std::optional<double>& v) { return v ? num(*v) : null(); }
   JsonWriter& integer(const std::optional<std::int64_t>& v) { return v ? integer(*v) : null(); }
   /// An empty string is a value not known: null.
@@ -95,6 +106,7 @@ class JsonWriter {
   void separate();
 
   std::string& m_out;
+  Layout m_layout;
   std::vector<Level> m_levels;
   bool m_newline = false;  ///< the next member starts a line, after m_indent
   std::string m_indent;
