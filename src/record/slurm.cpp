@@ -57,10 +57,8 @@ std::string first_lines(const std::string& err) {
   std::string out;
   std::size_t pos = 0;
   for (int n = 0; n < 3 && pos < err.size(); ++n) {
-    const std::size_t nl = std::min(err.find('\n', pos), err.size());
-    const std::string_view line = text::trim(std::string_view(err).substr(pos, nl - pos));
+    const std::string_view line = text::trim(text::next_line(err, pos));
     if (!line.empty()) out += (out.empty() ? "" : "; ") + text::printable(line);
-    pos = nl + 1;
   }
   return out;
 }

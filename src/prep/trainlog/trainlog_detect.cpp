@@ -22,7 +22,7 @@ bool recognised_segment(string_view raw) {
   LogHeader h;
   if (scan_stamped(s, st, rest) > 0) return st.valid && parse_header(rest, h);
   Bar bar;
-  if (parse_bar(s, bar) == BarParse::ok) return bar_kind(bar) != BarKind::other && all_digits(bar.n);
+  if (parse_bar(s, bar) == BarParse::ok) return bar_kind(bar) != BarKind::other && text::all_digits(bar.n);
   if (s.starts_with("{'")) {
     bool trainer = false;
     const bool ok = parse_py_dict(s, [&](string_view k, string_view) {
