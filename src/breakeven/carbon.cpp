@@ -174,9 +174,7 @@ Expected<std::vector<GridIntensity>> parse_grid_intensities(std::string_view tsv
   std::size_t pos = 0, line_no = 0;
   bool header = false;
   while (pos < tsv.size()) {
-    const std::size_t nl = std::min(tsv.find('\n', pos), tsv.size());
-    const std::string_view line = text::rtrim(tsv.substr(pos, nl - pos));
-    pos = nl + 1;
+    const std::string_view line = text::rtrim(text::next_line(tsv, pos));
     ++line_no;
     if (line.empty() || line.front() == '#') continue;
     if (!header) {

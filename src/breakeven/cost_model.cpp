@@ -9,11 +9,38 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <optional>
 #include <random>
 
 namespace gpucost::breakeven {
 
 namespace {
+
+/// A rule and its name, as the options and the documents spell it; the first row is the default.
+template <class Rule>
+struct RuleName {
+  Rule rule;
+  std::string_view name;
+};
+constexpr RuleName<FillRule> kFillRules[] = {
+    {FillRule::mean, "mean"}, {FillRule::idle, "idle"}, {FillRule::none, "none"}};
+constexpr RuleName<FaultRule> kFaultRules[] = {{FaultRule::both_sides, "both-sides"},
+                                               {FaultRule::hardware_only, "hardware-only"},
+                                               {FaultRule::all_local, "all-local"}};
+
+template <class Rule, std::size_t N>
+std::string_view name_of(const RuleName<Rule> (&names)[N], Rule rule) {
+  for (const RuleName<Rule>& r : names)
+    if (r.rule == rule) return r.name;
+  return names[0].name;
+}
+
+template <class Rule, std::size_t N>
+std::optional<Rule> rule_named(const RuleName<Rule> (&names)[N], std::string_view name) {
+  for (const RuleName<Rule>& r : names)
+    if (r.name == name) return r.rule;
+  return std::nullopt;
+}
 
 // Measured and filled energy per GPU from coverage (F002) and energy_filled_fraction (F004).
 void measure_basis(const extract::Features& f, JobInputs& in) {
@@ -56,19 +83,10 @@ void measure_basis(const extract::Features& f, JobInputs& in) {
 
 }  // namespace
 
-std::string_view fill_rule_name(FillRule rule) {
-  switch (rule) {
-    case FillRule::idle: return "idle";
-    case FillRule::none: return "none";
-    case FillRule::mean: break;
-  }
-  return "mean";
-}
+std::string_view fill_rule_name(FillRule rule) { return name_of(kFillRules, rule); }
 
 Expected<FillRule> parse_fill_rule(std::string_view text) {
-  if (text == "mean") return FillRule::mean;
-  if (text == "idle") return FillRule::idle;
-  if (text == "none") return FillRule::none;
+  if (const auto rule = rule_named(kFillRules, text)) return *rule;
   return make_error(ErrorKind::usage, fmt::format("--fill: unknown rule '{}'", text),
                     "mean (uncovered time at the GPU's mean power), idle (at local.idle_power_w) or none (price the "
                     "measured time only)");
@@ -266,20 +284,9 @@ std::string no_use_breakeven_reason(const CostConfig& c, const Result& r, double
 
 }  // namespace
 
-std::string_view fault_rule_name(FaultRule rule) {
-  switch (rule) {
-    case FaultRule::hardware_only: return "hardware-only";
-    case FaultRule::all_local: return "all-local";
-    case FaultRule::both_sides: break;
-  }
-  return "both-sides";
-}
+std::string_view fault_rule_name(FaultRule rule) { return name_of(kFaultRules, rule); }
 
-FaultRule fault_rule_of(std::string_view text) {
-  if (text == "hardware-only") return FaultRule::hardware_only;
-  if (text == "all-local") return FaultRule::all_local;
-  return FaultRule::both_sides;
-}
+FaultRule fault_rule_of(std::string_view text) { return rule_named(kFaultRules, text).value_or(FaultRule::both_sides); }
 
 std::vector<extract::WindowFault> faults_at(const CostConfig& c, const JobInputs& job, std::string* note) {
   std::string text;

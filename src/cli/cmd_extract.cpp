@@ -3,7 +3,6 @@
 #include "console.hpp"
 
 #include <gpucost/core/text.hpp>
-#include <gpucost/io/atomic_file.hpp>
 #include <gpucost/pipeline/inputs.hpp>
 #include <gpucost/report/listings.hpp>
 
@@ -56,9 +55,8 @@ int run_extract_follow(const ExtractArgs& args) {
       return last ? kError : kOk;
     }
     if (args.output == "-" && !last) return kOk;  // stdout takes one document: the last
-    if (auto st = io::write_file_atomically(args.output, extract::features_to_json(*features)); !st)
-      return fail(st.error());  // said on stderr; the next update tries again
-    return kOk;
+    // An error is said on stderr; the next update tries again.
+    return write_result(args.output, extract::features_to_json(*features), kOk);
   };
   return follow_and_update(LiveLoop{args.in, *inputs, *window, timing->every_ns, timing->window_ns}, update);
 }
@@ -85,9 +83,7 @@ int run_extract(const ExtractArgs& args) {
   if (!features) return fail(features.error());
   if (const std::string w = extract::slurm_host_warning(*features); !w.empty())
     fmt::print(stderr, "{} {}\n", prefix(Level::warning), text::printable(w));
-  if (auto st = io::write_file_atomically(args.output, extract::features_to_json(*features)); !st)
-    return fail(st.error());
-  return status;
+  return write_result(args.output, extract::features_to_json(*features), status);
 }
 
 }  // namespace

@@ -2,7 +2,6 @@
 #include "commands.hpp"
 #include "console.hpp"
 
-#include <gpucost/io/atomic_file.hpp>
 #include <gpucost/outputs/ledger.hpp>
 
 #include <memory>
@@ -35,8 +34,7 @@ int run_history(const HistoryArgs& args) {
       : args.csv ? outputs::history_csv(*runs)
                  : printable_text(outputs::history_table(
                        *runs, args.by == "fingerprint" ? outputs::TrendBy::fingerprint : outputs::TrendBy::host));
-  if (auto st = io::write_file_atomically(args.output, text); !st) return fail(st.error());
-  return kOk;
+  return write_result(args.output, text, kOk);
 }
 
 }  // namespace

@@ -2,7 +2,6 @@
 #include "commands.hpp"
 #include "console.hpp"
 
-#include <gpucost/io/atomic_file.hpp>
 #include <gpucost/pipeline/inputs.hpp>
 
 #include <memory>
@@ -28,9 +27,7 @@ int run_merge(const MergeArgs& args) {
   }
   auto merged = extract::merge_features(std::move(docs));
   if (!merged) return fail(merged.error());
-  if (auto st = io::write_file_atomically(args.output, extract::features_to_json(*merged)); !st)
-    return fail(st.error());
-  return kOk;
+  return write_result(args.output, extract::features_to_json(*merged), kOk);
 }
 
 }  // namespace

@@ -5,7 +5,6 @@
 #include "console.hpp"
 
 #include <gpucost/breakeven/cloud_offers.hpp>
-#include <gpucost/io/atomic_file.hpp>
 #include <gpucost/report/listings.hpp>
 
 #include <fmt/format.h>
@@ -32,8 +31,7 @@ int run_offers_list(const ListArgs& args) {
   const std::string today = today_date();
   const std::string text =
       args.json ? report::cloud_offers_json(offers, today) : printable_text(report::cloud_offers_table(offers, today));
-  if (auto st = io::write_file_atomically(args.output, text); !st) return fail(st.error());
-  return kOk;
+  return write_result(args.output, text, kOk);
 }
 
 Runner define_offers_list(CLI::App& cmd) {

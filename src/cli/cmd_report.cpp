@@ -2,7 +2,6 @@
 #include "commands.hpp"
 #include "console.hpp"
 
-#include <gpucost/io/atomic_file.hpp>
 #include <gpucost/pipeline/report_sources.hpp>
 #include <gpucost/report/html_report.hpp>
 #include <gpucost/report/priced_views.hpp>
@@ -35,8 +34,7 @@ int run_report(const ReportArgs& args) {
   const std::string html = report::html_report(
       {result, priced->config, *sources, extras, findings,
        report::ReportOptions{args.temp_threshold_c, std::string("gpucost ") + GPUCOST_VERSION, args.generated_at}});
-  if (auto st = io::write_file_atomically(a.output, html); !st) return fail(st.error());
-  return status;
+  return write_result(a.output, html, status);
 }
 
 Runner define_report(CLI::App& cmd) {

@@ -2,7 +2,6 @@
 #include "commands.hpp"
 #include "console.hpp"
 
-#include <gpucost/io/atomic_file.hpp>
 #include <gpucost/outputs/ledger.hpp>
 #include <gpucost/pipeline/inputs.hpp>
 #include <gpucost/report/trace_diff.hpp>
@@ -45,8 +44,7 @@ int run_trace(const TraceArgs& args) {
   const std::string out =
       args.json ? report::trace_json(events.events(), events.jobs())
                 : printable_text(report::trace_table(events.events(), args.wide) + report::ranks_table(events.jobs()));
-  if (auto st = io::write_file_atomically(args.output, out); !st) return fail(st.error());
-  return status;
+  return write_result(args.output, out, status);
 }
 
 using StepSpan = std::optional<std::pair<std::int64_t, std::int64_t>>;
@@ -91,8 +89,7 @@ int run_diff(const TraceArgs& args) {
   const breakeven::CostConfig* priced = config ? &*config : nullptr;
   const std::string out = args.json ? report::trace_diff_json(*a, *b, top, priced)
                                     : printable_text(report::trace_diff_table(*a, *b, top, priced, args.wide));
-  if (auto st = io::write_file_atomically(args.output, out); !st) return fail(st.error());
-  return status;
+  return write_result(args.output, out, status);
 }
 
 }  // namespace

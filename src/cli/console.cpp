@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <gpucost/io/atomic_file.hpp>
 #include <gpucost/io/line_reader.hpp>
 
 #include <unistd.h>
@@ -112,6 +113,11 @@ int fail(const Error& e) {
   fmt::print(stderr, "{} {}\n", prefix(Level::error), printable(e.message));
   if (!e.hint.empty()) fmt::print(stderr, "  hint: {}\n", printable(e.hint));
   return kError;
+}
+
+int write_result(const std::string& path, std::string_view text, int status) {
+  if (auto st = io::write_file_atomically(path, text); !st) return fail(st.error());
+  return status;
 }
 
 std::uint64_t report_inputs(const std::vector<InputStats>& stats, bool quiet) {

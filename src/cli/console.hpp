@@ -32,6 +32,9 @@ std::string printable_text(std::string_view text);
 
 /// Prints "gpucost: error: ..." and the hint; returns kError.
 int fail(const Error& e);
+/// Writes a command's result to `path` (atomically; - = stdout): `status` once written, else
+/// fail() of the error.
+int write_result(const std::string& path, std::string_view text, int status);
 /// Prints warnings for malformed lines (first examples as file:line: reason: excerpt),
 /// truncation and notes. Returns the number of malformed lines over all inputs.
 std::uint64_t report_inputs(const std::vector<InputStats>& stats, bool quiet);

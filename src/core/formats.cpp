@@ -44,11 +44,7 @@ bool named(const FormatInfo& row, std::string_view name) {
 
 std::span<const FormatInfo> format_infos() { return kFormats; }
 
-const FormatInfo* format_info(Format f) {
-  for (const auto& row : kFormats)
-    if (row.format == f) return &row;
-  return nullptr;
-}
+const FormatInfo* format_info(Format f) { return find_format_row(format_infos(), f); }
 
 std::string_view format_name(Format f) {
   const FormatInfo* row = format_info(f);

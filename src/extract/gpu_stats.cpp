@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 #include <limits>
 
 namespace gpucost::extract::detail {
@@ -397,6 +398,21 @@ struct HeldView {
   [[nodiscard]] double mean() const { return cov() > 0 ? get("held") / cov() : get("sum") / count(); }
 };
 
+/// An indicator read off a series' statistics (HeldView::max, HeldView::mean).
+struct HeldStat {
+  const char* key;
+  double (HeldView::*of)() const;
+};
+
+/// The indicators of a series, or all of them absent for `none` when it has no samples.
+void held_stats(const HeldView& h, std::initializer_list<HeldStat> stats, const char* none, IndicatorSet& out) {
+  for (const HeldStat& s : stats)
+    if (h.count() == 0)
+      set_absent(out, s.key, none);
+    else
+      set_value(out, s.key, (h.*s.of)());
+}
+
 double sum_of(const Partials& p, const std::string& name) {
   const double v = partial(p, name);
   return std::isnan(v) ? 0.0 : v;
@@ -572,22 +588,10 @@ void util_indicators(const Partials& p, IndicatorSet& out) {
       set_value(out, key, h.mean() / 100);
   };
   mean_pct("mem_util", "mem_util_mean", "no memory utilisation samples (dmon mem, query utilization.memory)");
-  const HeldView fb{p, "fb"};
-  if (fb.count() == 0) {
-    for (auto k : {"fb_used_max_mib", "fb_used_mean_mib"})
-      set_absent(out, k, "no framebuffer samples (dmon fb, query memory.used)");
-  } else {
-    set_value(out, "fb_used_max_mib", fb.max());
-    set_value(out, "fb_used_mean_mib", fb.mean());
-  }
-  for (const auto* dir : {"rx", "tx"}) {
-    const HeldView h{p, dir};
-    const std::string key = fmt::format("pcie_{}_mean_mb_s", dir);
-    if (h.count() == 0)
-      set_absent(out, key, "no PCIe throughput samples (dmon -s t: rxpci, txpci)");
-    else
-      set_value(out, key, h.mean());
-  }
+  held_stats(HeldView{p, "fb"}, {{"fb_used_max_mib", &HeldView::max}, {"fb_used_mean_mib", &HeldView::mean}},
+             "no framebuffer samples (dmon fb, query memory.used)", out);
+  for (const auto& [dir, key] : {std::pair{"rx", "pcie_rx_mean_mb_s"}, std::pair{"tx", "pcie_tx_mean_mb_s"}})
+    held_stats(HeldView{p, dir}, {{key, &HeldView::mean}}, "no PCIe throughput samples (dmon -s t: rxpci, txpci)", out);
   const double links = sum_of(p, "pcie.n");
   const std::string no_link = "no sample gives the PCIe link generation and width with their maxima";
   ratio(out, "pcie_gen_ratio", sum_of(p, "pcie.gen_ratio_sum"), links, no_link);
@@ -603,14 +607,8 @@ void thermal_indicators(const Partials& p, IndicatorSet& out) {
     set_value(out, "temp_max_c", t.max());
     set_value(out, "time_above_78c_s", t.get("above_s"));
   }
-  const HeldView m{p, "mem_temp"};
-  if (m.count() == 0) {
-    for (auto k : {"mem_temp_mean_c", "mem_temp_max_c"})
-      set_absent(out, k, "no memory temperature samples (dmon mtemp, query temperature.memory)");
-  } else {
-    set_value(out, "mem_temp_mean_c", m.mean());
-    set_value(out, "mem_temp_max_c", m.max());
-  }
+  held_stats(HeldView{p, "mem_temp"}, {{"mem_temp_mean_c", &HeldView::mean}, {"mem_temp_max_c", &HeldView::max}},
+             "no memory temperature samples (dmon mtemp, query temperature.memory)", out);
 }
 
 void clock_indicators(const Partials& p, IndicatorSet& out) {

@@ -44,6 +44,23 @@ std::string_view incident_device(const Event& ev, EventKind kind) {
 /// A DCGM profiling ratio (0-1) as the sample keeps it; NaN outside [0, 1] (no ratio).
 float profiling_ratio(double v) { return v >= 0 && v <= 1 ? static_cast<float>(v) : Sample::kNoF; }
 
+/// The DCGM profiling fields (ratios) and where a sample keeps them.
+struct ProfilingField {
+  std::string_view key;
+  float Sample::*ratio;
+};
+constexpr ProfilingField kProfilingFields[] = {
+    {"smact", &Sample::sm_active},   {"smocc", &Sample::sm_occupancy}, {"tenso", &Sample::tensor_active},
+    {"drama", &Sample::dram_active}, {"fp64a", &Sample::fp64_active},  {"fp32a", &Sample::fp32_active},
+    {"fp16a", &Sample::fp16_active},
+};
+
+/// Keeps the ratio in the sample when `key` is a profiling field.
+void read_profiling_field(std::string_view key, double v, Sample& x) {
+  for (const ProfilingField& p : kProfilingFields)
+    if (key == p.key) x.*p.ratio = profiling_ratio(v);
+}
+
 /// The DCGM fields a sample keeps from the event's named fields, in one pass: the total-energy
 /// counter (dcgmi's and dcgm-exporter's `totec`, mJ, else nvidia_gpu_exporter's `energy_j`, J;
 /// NaN when the sample has none or it is no count) and the profiling fields (docs/indicators.md,
@@ -60,24 +77,12 @@ void read_dcgm_fields(const Event& ev, Sample& x) {
       exact_counter = true;
     } else if (f.key == "energy_j" && !exact_counter) {
       mj = *v * 1000.0;
-    } else if (f.key == "smact") {
-      x.sm_active = profiling_ratio(*v);
-    } else if (f.key == "smocc") {
-      x.sm_occupancy = profiling_ratio(*v);
-    } else if (f.key == "tenso") {
-      x.tensor_active = profiling_ratio(*v);
-    } else if (f.key == "drama") {
-      x.dram_active = profiling_ratio(*v);
-    } else if (f.key == "fp64a") {
-      x.fp64_active = profiling_ratio(*v);
-    } else if (f.key == "fp32a") {
-      x.fp32_active = profiling_ratio(*v);
-    } else if (f.key == "fp16a") {
-      x.fp16_active = profiling_ratio(*v);
     } else if (f.key == "nvltx" && *v >= 0 && *v <= kLargestReading) {
       x.nvlink_tx_mb_s = static_cast<float>(*v / 1e6);
     } else if (f.key == "nvlrx" && *v >= 0 && *v <= kLargestReading) {
       x.nvlink_rx_mb_s = static_cast<float>(*v / 1e6);
+    } else {
+      read_profiling_field(f.key, *v, x);
     }
   }
   x.energy_mj = mj >= 0 && mj <= kLargestCounterMj ? mj : kNaN;

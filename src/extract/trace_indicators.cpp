@@ -73,13 +73,23 @@ struct TraceSums {
   }
 };
 
+/// `part / whole` as `key`, or absent for `why_absent` when `whole` is 0.
+void set_share(IndicatorSet& out, std::string_view key, double part, double whole, std::string_view why_absent) {
+  if (whole > 0)
+    set_value(out, key, part / whole);
+  else
+    set_absent(out, key, std::string(why_absent));
+}
+
+/// `part` as a share of the trace's GPU span.
+void of_span(const TraceSums& t, std::string_view key, double part, IndicatorSet& out) {
+  set_share(out, key, part, t.span, "the trace's GPU span is 0 s");
+}
+
 /// The kinds of GPU work and the idle kinds (F126, F128-F130) of one GPU or the host.
 void trace_mix_indicators(const TraceSums& t, IndicatorSet& out) {
   const auto of_ops = [&](std::string_view key, double part) {
-    if (t.op_ns > 0)
-      set_value(out, key, part / t.op_ns);
-    else
-      set_absent(out, key, "the trace's GPU ops last 0 s in total");
+    set_share(out, key, part, t.op_ns, "the trace's GPU ops last 0 s in total");
   };
   of_ops("comm_kernel_fraction", t.comm_ns);
   double top = kNaN;
@@ -89,14 +99,8 @@ void trace_mix_indicators(const TraceSums& t, IndicatorSet& out) {
     set_absent(out, "top_kernel_share", "no kernels in the trace");
   else
     of_ops("top_kernel_share", top);
-  const auto of_span = [&](std::string_view key, double part) {
-    if (t.span > 0)
-      set_value(out, key, part / t.span);
-    else
-      set_absent(out, key, "the trace's GPU span is 0 s");
-  };
-  of_span("host_wait_fraction", t.host_wait_ns);
-  of_span("short_gap_fraction", t.short_gap_ns);
+  of_span(t, "host_wait_fraction", t.host_wait_ns, out);
+  of_span(t, "short_gap_fraction", t.short_gap_ns, out);
 }
 
 /// The trace indicators of one GPU (or the host) from its sums; `launch` is the record whose
@@ -111,14 +115,8 @@ void trace_indicators(const TraceSums& t, const TraceRecord* launch, const std::
     return;
   }
   set_value(out, "gpu_busy_s", t.busy / 1e9);
-  const auto share = [&](std::string_view key, double part) {
-    if (t.span > 0)
-      set_value(out, key, part / t.span);
-    else
-      set_absent(out, key, "the trace's GPU span is 0 s");
-  };
-  share("gpu_idle_fraction_trace", t.idle);
-  share("gpu_compute_fraction", t.compute);
+  of_span(t, "gpu_idle_fraction_trace", t.idle, out);
+  of_span(t, "gpu_compute_fraction", t.compute, out);
   for (const auto& [key, field] : {std::pair{"launch_delay_p50_us", "launch_delay_p50_ns"},
                                    std::pair{"launch_delay_p95_us", "launch_delay_p95_ns"},
                                    std::pair{"launch_delay_p99_us", "launch_delay_p99_ns"}}) {
@@ -128,14 +126,8 @@ void trace_indicators(const TraceSums& t, const TraceRecord* launch, const std::
     else
       set_absent(out, key, launch != nullptr ? "no GPU op was joined to a launch call" : launch_reason);
   }
-  if (t.kernels > 0)
-    set_value(out, "short_kernel_fraction", t.short_kernels / t.kernels);
-  else
-    set_absent(out, "short_kernel_fraction", "no kernels in the trace");
-  if (t.launched > 0)
-    set_value(out, "launch_delay_over_10ms_fraction", t.long_delays / t.launched);
-  else
-    set_absent(out, "launch_delay_over_10ms_fraction", "no GPU op was joined to a launch call");
+  set_share(out, "short_kernel_fraction", t.short_kernels, t.kernels, "no kernels in the trace");
+  set_share(out, "launch_delay_over_10ms_fraction", t.long_delays, t.launched, "no GPU op was joined to a launch call");
   set_value(out, "kernels", t.kernels);
   set_value(out, "unmatched_gpu_events", t.unmatched);
   set_value(out, "memcpy_s", t.memcpy_ns / 1e9);

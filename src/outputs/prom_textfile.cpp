@@ -160,13 +160,14 @@ constexpr std::array kIndicators = {
     PromIndicator{"fb_used_mean_mib", "fb_used_mean_bytes", kBytesPerMib},
 };
 
-/// Label values escape backslash, double quote and newline (exposition format).
-std::string escape_label(std::string_view v) {
+/// Backslash and newline escaped, and the double quote too where `quote` (exposition format:
+/// label values escape all three, HELP text the first two).
+std::string escape_exposition(std::string_view v, bool quote) {
   std::string out;
   for (const char c : v) {
     if (c == '\\')
       out += "\\\\";
-    else if (c == '"')
+    else if (quote && c == '"')
       out += "\\\"";
     else if (c == '\n')
       out += "\\n";
@@ -175,20 +176,8 @@ std::string escape_label(std::string_view v) {
   }
   return out;
 }
-
-/// HELP text escapes backslash and newline.
-std::string escape_help(std::string_view v) {
-  std::string out;
-  for (const char c : v) {
-    if (c == '\\')
-      out += "\\\\";
-    else if (c == '\n')
-      out += "\\n";
-    else
-      out.push_back(c);
-  }
-  return out;
-}
+std::string escape_label(std::string_view v) { return escape_exposition(v, true); }
+std::string escape_help(std::string_view v) { return escape_exposition(v, false); }
 
 using Labels = std::vector<std::pair<std::string_view, std::string>>;
 

@@ -23,6 +23,18 @@ std::string_view first_nonblank_line(std::string_view head) {
   return {};
 }
 
+bool HeadLines::next(std::string_view& line) {
+  while (m_pos < m_head.size()) {
+    const std::size_t nl = m_head.find('\n', m_pos);
+    if (nl == std::string_view::npos && m_pos > 0 && m_head.size() >= 64 * 1024) return false;  // a cut last line
+    line = m_head.substr(m_pos, nl == std::string_view::npos ? m_head.npos : nl - m_pos);
+    m_pos = nl == std::string_view::npos ? m_head.size() : nl + 1;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (!text::trim(line).empty()) return true;
+  }
+  return false;
+}
+
 namespace {
 
 // "name, power.draw [W], ..." -> true when every cell is a property name and one is known.

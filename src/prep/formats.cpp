@@ -30,10 +30,6 @@ constexpr FormatRow kParsers[] = {
 
 std::span<const FormatRow> format_table() { return kParsers; }
 
-const FormatRow* format_row(Format f) {
-  for (const auto& row : kParsers)
-    if (row.format == f) return &row;
-  return nullptr;
-}
+const FormatRow* format_row(Format f) { return find_format_row(format_table(), f); }
 
 }  // namespace gpucost::prep

@@ -86,4 +86,17 @@ bool looks_like_python_logging(std::string_view head);
 /// The first line of `head` that is not blank, trimmed (detect.cpp).
 std::string_view first_nonblank_line(std::string_view head);
 
+/// The whole lines of a detection head in order, for counting line shapes: blank lines skipped,
+/// a trailing '\r' dropped, and a last line cut by the end of a full 64 KiB head left out.
+class HeadLines {
+ public:
+  explicit HeadLines(std::string_view head) : m_head(head) {}
+  /// Sets `line` to the next line; false when there is none.
+  bool next(std::string_view& line);
+
+ private:
+  std::string_view m_head;
+  std::size_t m_pos = 0;
+};
+
 }  // namespace gpucost::prep

@@ -23,13 +23,6 @@ bool ends_with(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
 
-bool all_digits(std::string_view s) {
-  if (s.empty()) return false;
-  for (const char c : s)
-    if (!text::is_digit(c)) return false;
-  return true;
-}
-
 /// A container id: lowercase hex, 12 digits at least (runtimes print 64).
 bool container_hex(std::string_view s) {
   if (s.size() < 12) return false;
@@ -72,7 +65,7 @@ void find_container(const std::vector<std::string_view>& parts, CgroupInfo& info
   for (std::size_t i = 0; i < parts.size(); ++i) {
     const std::string_view name = parts[i];
     kubepods = kubepods || starts_with(name, "kubepods");
-    if (info.slurm_job.empty() && starts_with(name, "job_") && all_digits(name.substr(4)))
+    if (info.slurm_job.empty() && starts_with(name, "job_") && text::all_digits(name.substr(4)))
       info.slurm_job = std::string(name.substr(4));
     // A pod: kubepods-burstable-pod<uid with _>.slice (systemd) or kubepods/burstable/pod<uid> (cgroupfs).
     if (info.pod_uid.empty() && kubepods) {
@@ -142,9 +135,7 @@ std::optional<ProcStat> parse_stat(std::string_view text) {
 std::optional<std::int64_t> parse_btime(std::string_view proc_stat) {
   std::size_t pos = 0;
   while (pos < proc_stat.size()) {
-    const std::size_t nl = std::min(proc_stat.find('\n', pos), proc_stat.size());
-    const std::string_view line = proc_stat.substr(pos, nl - pos);
-    pos = nl + 1;
+    const std::string_view line = text::next_line(proc_stat, pos);
     std::size_t p = 0;
     if (text::next_token(line, p) != "btime") continue;
     std::int64_t v = 0;
@@ -166,9 +157,7 @@ ProcStatus parse_status(std::string_view text) {
   ProcStatus st;
   std::size_t pos = 0;
   while (pos < text.size()) {
-    const std::size_t nl = std::min(text.find('\n', pos), text.size());
-    const std::string_view line = text.substr(pos, nl - pos);
-    pos = nl + 1;
+    const std::string_view line = text::next_line(text, pos);
     std::size_t p = 0;
     const std::string_view key = text::next_token(line, p);
     if (key == "Uid:") {
@@ -207,9 +196,7 @@ CgroupInfo parse_cgroup(std::string_view text) {
   std::vector<Line> lines;
   std::size_t pos = 0;
   while (pos < text.size()) {
-    const std::size_t nl = std::min(text.find('\n', pos), text.size());
-    const std::string_view line = text.substr(pos, nl - pos);
-    pos = nl + 1;
+    const std::string_view line = text::next_line(text, pos);
     const std::size_t c1 = line.find(':');
     const std::size_t c2 = c1 == std::string_view::npos ? c1 : line.find(':', c1 + 1);
     if (c2 == std::string_view::npos) continue;
@@ -274,7 +261,7 @@ namespace {
 std::optional<DeviceClass> classify_nvidia_name(std::string_view name) {
   if (!starts_with(name, "nvidia")) return std::nullopt;
   const std::string_view rest = name.substr(6);
-  if (all_digits(rest)) {
+  if (text::all_digits(rest)) {
     int n = 0;
     if (rest.size() <= 6 && parse_unsigned(rest, n)) return DeviceClass{DeviceKind::gpu, n};
     return DeviceClass{DeviceKind::nvidia_other, -1};
@@ -300,8 +287,9 @@ std::optional<DeviceClass> classify_device_path(std::string_view path) {
   if (starts_with(path, kCaps) && path.size() > kCaps.size()) return DeviceClass{DeviceKind::caps, -1};
   if (starts_with(path, kDri)) {
     const std::string_view name = path.substr(kDri.size());
-    if (starts_with(name, "card") && all_digits(name.substr(4))) return DeviceClass{DeviceKind::drm_card, -1};
-    if (starts_with(name, "renderD") && all_digits(name.substr(7))) return DeviceClass{DeviceKind::drm_render, -1};
+    if (starts_with(name, "card") && text::all_digits(name.substr(4))) return DeviceClass{DeviceKind::drm_card, -1};
+    if (starts_with(name, "renderD") && text::all_digits(name.substr(7)))
+      return DeviceClass{DeviceKind::drm_render, -1};
     return std::nullopt;
   }
   const std::string_view name = path.substr(kDev.size());

@@ -76,9 +76,7 @@ std::map<std::uint32_t, std::string> read_passwd(const std::string& path) {
   const std::string& text = f.text;
   std::size_t pos = 0;
   while (pos < text.size()) {
-    const std::size_t nl = std::min(text.find('\n', pos), text.size());
-    const std::string_view line = std::string_view(text).substr(pos, nl - pos);
-    pos = nl + 1;
+    const std::string_view line = text::next_line(text, pos);
     const std::size_t c1 = line.find(':');
     const std::size_t c2 = c1 == std::string_view::npos ? c1 : line.find(':', c1 + 1);
     const std::size_t c3 = c2 == std::string_view::npos ? c2 : line.find(':', c2 + 1);
@@ -272,10 +270,8 @@ bool Scanner::Impl::read_maps(ProcessRead& p, std::map<std::string, DrmCard>& ca
   }
   std::size_t pos = 0;
   while (pos < text.size()) {
-    const std::size_t nl = std::min(text.find('\n', pos), text.size());
-    if (const auto m = parse_maps_line(text.substr(pos, nl - pos)); m && !m->path.empty())
+    if (const auto m = parse_maps_line(text::next_line(text, pos)); m && !m->path.empty())
       add_handle(m->path, m->deleted, false, m->end - m->start, p.found, cards);
-    pos = nl + 1;
   }
   return true;
 }

@@ -2,12 +2,16 @@
 
 #include <gpucost/core/time.hpp>
 
+#include <fcntl.h>
+#include <poll.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <csignal>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
@@ -54,6 +58,37 @@ pid_t spawn(const std::vector<std::string>& argv, Streams streams, bool own_grou
   (void)!::write(STDERR_FILENO, what, std::strlen(what));
   (void)!::write(STDERR_FILENO, "\n", 1);
   ::_exit(127);
+}
+
+pid_t spawn_without_input(const std::vector<std::string>& argv, int out, int err) {
+  const int devnull = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  const pid_t pid = spawn(argv, Streams{devnull, out, err}, true);
+  ::close(out);
+  if (err != out) ::close(err);
+  if (devnull >= 0) ::close(devnull);
+  return pid;
+}
+
+PipeEnd read_until(int fd, std::chrono::steady_clock::time_point deadline, std::size_t cap, std::string& out) {
+  char buf[4096];
+  for (;;) {
+    const int left = ms_left(deadline);
+    if (left <= 0) return PipeEnd::deadline;
+    pollfd p{fd, POLLIN, 0};
+    const int ready = ::poll(&p, 1, left);
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready < 0) return PipeEnd::poll_failed;
+    if (ready == 0) return PipeEnd::deadline;
+    const ssize_t got = ::read(fd, buf, sizeof buf);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) return PipeEnd::closed;
+    if (out.size() < cap) out.append(buf, static_cast<std::size_t>(got));
+  }
+}
+
+int ms_left(std::chrono::steady_clock::time_point deadline) {
+  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+  return static_cast<int>(std::max<std::int64_t>(0, left.count()));
 }
 
 namespace {

@@ -1,6 +1,7 @@
 // Process helpers of `gpucost record`: PATH lookup, spawning with execvp, signal forwarding.
 #pragma once
 
+#include <chrono>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -21,6 +22,19 @@ struct Streams {
 /// terminal does not reach it (the sampler is stopped by record, cleanly). Returns the pid, or
 /// -1 when fork failed. A child whose exec fails prints why and exits 127.
 pid_t spawn(const std::vector<std::string>& argv, Streams streams, bool own_group);
+
+/// spawn() of a command that reads nothing (stdin from /dev/null) in its own group, writing to
+/// `out` and `err` (may be one descriptor). The parent's copies of them are closed, so that a
+/// pipe ends when the child exits. -1 when fork failed, with errno set.
+pid_t spawn_without_input(const std::vector<std::string>& argv, int out, int err);
+
+/// How reading a child's output ended: its writers closed the pipe, the deadline passed, or
+/// poll() failed (the output cannot be waited for).
+enum class PipeEnd { closed, deadline, poll_failed };
+/// Reads `fd` until it ends or `deadline`, appending to `out` while it holds less than `cap` bytes.
+PipeEnd read_until(int fd, std::chrono::steady_clock::time_point deadline, std::size_t cap, std::string& out);
+/// The whole milliseconds left until `deadline`, 0 once it has passed.
+int ms_left(std::chrono::steady_clock::time_point deadline);
 
 /// While alive, SIGINT and SIGTERM sent to gpucost with kill() are forwarded to `pid`. Signals
 /// from the terminal (Ctrl-C) already reach the whole foreground group, the command too, and

@@ -19,7 +19,6 @@
 #include <sstream>
 
 #include <fcntl.h>
-#include <poll.h>
 #include <unistd.h>
 
 namespace gpucost::record {
@@ -58,10 +57,8 @@ std::string first_lines(const std::string& err) {
   std::string out;
   std::size_t pos = 0;
   for (int n = 0; n < 3 && pos < err.size(); ++n) {
-    const std::size_t nl = std::min(err.find('\n', pos), err.size());
-    const std::string_view line = text::trim(std::string_view(err).substr(pos, nl - pos));
+    const std::string_view line = text::trim(text::next_line(err, pos));
     if (!line.empty()) out += (out.empty() ? "" : "; ") + text::printable(line);
-    pos = nl + 1;
   }
   return out;
 }
@@ -69,24 +66,6 @@ std::string first_lines(const std::string& err) {
 std::string tmp_dir() {
   const char* env = std::getenv("TMPDIR");
   return env != nullptr && *env != '\0' ? env : "/tmp";
-}
-
-/// Reads `fd` to its end or the deadline; false when the deadline passed first.
-bool read_until(int fd, std::chrono::steady_clock::time_point deadline, std::string& out) {
-  char buf[4096];
-  for (;;) {
-    const auto left =
-        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) return false;
-    pollfd p{fd, POLLIN, 0};
-    const int ready = ::poll(&p, 1, static_cast<int>(left.count()));
-    if (ready < 0 && errno == EINTR) continue;
-    if (ready <= 0) return ready < 0;
-    const ssize_t got = ::read(fd, buf, sizeof buf);
-    if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) return true;
-    if (out.size() < (64U << 10)) out.append(buf, static_cast<std::size_t>(got));
-  }
 }
 
 class JobSink final : public EventSink {
@@ -135,22 +114,18 @@ Expected<std::unique_ptr<SacctFile>> query_sacct(const std::string& job_id, int 
     if (out >= 0) ::close(out);
     return make_error(ErrorKind::io, fmt::format("--slurm-job: cannot write {}: {}", file->path(), std::strerror(e)));
   }
-  const int devnull = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
-  const pid_t pid = spawn(argv, Streams{devnull, out, err_pipe[1]}, true);
-  ::close(out);
-  ::close(err_pipe[1]);
-  if (devnull >= 0) ::close(devnull);
+  const pid_t pid = spawn_without_input(argv, out, err_pipe[1]);
   if (pid < 0) {
     ::close(err_pipe[0]);
     return make_error(ErrorKind::io, fmt::format("--slurm-job: cannot start sacct: {}", std::strerror(errno)));
   }
   std::string err;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
-  const bool ended = read_until(err_pipe[0], deadline, err);
+  // A failed poll() ends the reading too: sacct still has until the deadline to exit.
+  const bool ended = read_until(err_pipe[0], deadline, 64U << 10, err) != PipeEnd::deadline;
   ::close(err_pipe[0]);
-  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
   bool killed = false;
-  const int status = wait_within(pid, ended ? static_cast<int>(std::max<std::int64_t>(0, left.count())) : 0, killed);
+  const int status = wait_within(pid, ended ? ms_left(deadline) : 0, killed);
   if (!ended || killed)
     return make_error(ErrorKind::io, fmt::format("--slurm-job: sacct did not answer within {:g} s", timeout_ms / 1e3),
                       "is slurmdbd up and reachable? (sacctmgr show cluster)");

@@ -32,6 +32,13 @@ struct FormatInfo {
 
 /// Every format, in the order format_names() lists them.
 std::span<const FormatInfo> format_infos();
+/// The row of `f` in a table of the formats (core's, prep's parsers); nullptr when it has none.
+template <class Row>
+const Row* find_format_row(std::span<const Row> rows, Format f) {
+  for (const Row& row : rows)
+    if (row.format == f) return &row;
+  return nullptr;
+}
 /// The row of `f`; nullptr for Format::unknown.
 const FormatInfo* format_info(Format f);
 

@@ -56,6 +56,24 @@ inline std::string_view next_token(std::string_view s, std::size_t& pos) {
   return s.substr(start, pos - start);
 }
 
+/// True when `s` is one or more ASCII digits and nothing else.
+inline bool all_digits(std::string_view s) {
+  if (s.empty()) return false;
+  for (const char c : s)
+    if (!is_digit(c)) return false;
+  return true;
+}
+
+/// The line of `s` at `pos`, without its '\n'; advances pos past the '\n'. For a loop while
+/// pos < s.size().
+inline std::string_view next_line(std::string_view s, std::size_t& pos) {
+  const std::size_t nl = s.find('\n', pos);
+  const std::size_t end = nl == std::string_view::npos ? s.size() : nl;
+  const std::string_view line = s.substr(pos, end - pos);
+  pos = end + 1;
+  return line;
+}
+
 /// Parses the whole of `s` as a decimal floating point number (no spaces, no unit).
 std::optional<double> parse_double(std::string_view s);
 /// parse_double and is_json_number in one pass: false when `s` is not a number; `json` is true

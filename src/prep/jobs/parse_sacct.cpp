@@ -454,12 +454,7 @@ class SacctParser final : public LineParser {
         ctx.reason = "AllocGRES is not a GRES list (gpu:4, gpu:a100:4(IDX:0-3))";
         return false;
       }
-      if (gres->gpus) {
-        job.gpus = gres->gpus;
-        job.gpu_types = gres->gpu_types;
-        job.gpus_from = "AllocGRES";
-        return true;
-      }
+      if (take_gpus(*gres, "AllocGRES", job)) return true;
     }
     if (has(req_tres)) {
       const auto tres = slurm::parse_alloc_tres(cell(req_tres));
@@ -467,12 +462,18 @@ class SacctParser final : public LineParser {
         ctx.reason = "ReqTRES is not a list of NAME=VALUE";
         return false;
       }
-      if (tres->gpus) {
-        job.gpus = tres->gpus;
-        job.gpu_types = tres->gpu_types;
-        job.gpus_from = "ReqTRES";
-      }
+      take_gpus(*tres, "ReqTRES", job);
     }
+    return true;
+  }
+
+  /// The GPUs of a GRES or TRES list read from the field `from`, when it counts some.
+  template <class GpuList>
+  static bool take_gpus(const GpuList& list, std::string_view from, HeldJob& job) {
+    if (!list.gpus) return false;
+    job.gpus = list.gpus;
+    job.gpu_types = list.gpu_types;
+    job.gpus_from = from;
     return true;
   }
 

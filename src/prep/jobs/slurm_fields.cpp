@@ -24,13 +24,6 @@ std::vector<std::string_view> split_outside_brackets(std::string_view s) {
   return out;
 }
 
-bool all_digits(std::string_view s) {
-  if (s.empty()) return false;
-  for (const char c : s)
-    if (!text::is_digit(c)) return false;
-  return true;
-}
-
 /// The numbers of one bracket's ranges ("01-03,07"), as text with the first bound's padding.
 std::optional<std::vector<std::string>> expand_ranges(std::string_view ranges, std::size_t limit) {
   std::vector<std::string> out;
@@ -40,7 +33,7 @@ std::optional<std::vector<std::string>> expand_ranges(std::string_view ranges, s
     const std::string_view part = ranges.substr(start, comma == std::string_view::npos ? ranges.npos : comma - start);
     const std::size_t dash = part.find('-');
     const std::string_view lo = part.substr(0, dash), hi = dash == std::string_view::npos ? lo : part.substr(dash + 1);
-    if (!all_digits(lo) || !all_digits(hi) || lo.size() > 9 || hi.size() > 9) return std::nullopt;
+    if (!text::all_digits(lo) || !text::all_digits(hi) || lo.size() > 9 || hi.size() > 9) return std::nullopt;
     const auto a = text::parse_int(lo), b = text::parse_int(hi);
     if (!a || !b || *b < *a || static_cast<std::size_t>(*b - *a) >= limit - out.size()) return std::nullopt;
     for (std::int64_t n = *a; n <= *b; ++n) {
@@ -157,7 +150,7 @@ std::optional<GresGpus> parse_gres_gpus(std::string_view gres) {
     std::int64_t count = 1;  // "gpu", "gpu:a100": one, as --gres=gpu asks for
     const std::size_t last = rest.rfind(':');
     const std::string_view tail = last == std::string_view::npos ? rest : rest.substr(last + 1);
-    if (all_digits(tail)) {
+    if (text::all_digits(tail)) {
       const auto n = text::parse_int(tail);
       if (!n || *n > kMaxGres) return std::nullopt;
       count = *n;
@@ -180,7 +173,7 @@ std::optional<GresGpus> parse_gres_gpus(std::string_view gres) {
 std::optional<std::int64_t> parse_time_string(std::string_view text_in) {
   std::string_view s = text::trim(text_in);
   if (const std::size_t dot = s.find('.'); dot != std::string_view::npos) {
-    if (!all_digits(s.substr(dot + 1))) return std::nullopt;
+    if (!text::all_digits(s.substr(dot + 1))) return std::nullopt;
     s = s.substr(0, dot);  // microseconds: only the CPU fields have them
   }
   std::int64_t days = 0;
@@ -188,7 +181,7 @@ std::optional<std::int64_t> parse_time_string(std::string_view text_in) {
   const bool with_days = dash != std::string_view::npos;
   if (with_days) {
     const std::string_view d = s.substr(0, dash);
-    if (!all_digits(d) || d.size() > 6) return std::nullopt;
+    if (!text::all_digits(d) || d.size() > 6) return std::nullopt;
     days = *text::parse_int(d);
     s = s.substr(dash + 1);
   }
@@ -197,7 +190,7 @@ std::optional<std::int64_t> parse_time_string(std::string_view text_in) {
   for (std::size_t pos = 0;;) {
     const std::size_t colon = s.find(':', pos);
     const std::string_view part = s.substr(pos, colon == std::string_view::npos ? s.npos : colon - pos);
-    if (n == 3 || !all_digits(part) || part.size() > 9) return std::nullopt;
+    if (n == 3 || !text::all_digits(part) || part.size() > 9) return std::nullopt;
     parts[n++] = *text::parse_int(part);
     if (colon == std::string_view::npos) break;
     pos = colon + 1;
@@ -262,7 +255,7 @@ std::optional<ExitCode> parse_exit_code(std::string_view text_in) {
   const std::size_t colon = s.find(':');
   if (colon == std::string_view::npos) return std::nullopt;
   const std::string_view a = s.substr(0, colon), b = s.substr(colon + 1);
-  if (!all_digits(a) || !all_digits(b)) return std::nullopt;
+  if (!text::all_digits(a) || !text::all_digits(b)) return std::nullopt;
   const auto code = text::parse_int(a), signal = text::parse_int(b);
   if (!code || !signal) return std::nullopt;
   return ExitCode{*code, *signal};
@@ -284,8 +277,8 @@ std::optional<JobId> split_job_id(std::string_view id) {
   if (i == 0) return std::nullopt;
   if (i == out.job.size()) return out;
   const std::string_view rest = out.job.substr(i + 1);
-  if (out.job[i] == '+' && all_digits(rest)) return out;  // a heterogeneous job's component
-  if (out.job[i] == '_' && (all_digits(rest) || (rest.starts_with('[') && rest.ends_with(']'))))
+  if (out.job[i] == '+' && text::all_digits(rest)) return out;  // a heterogeneous job's component
+  if (out.job[i] == '_' && (text::all_digits(rest) || (rest.starts_with('[') && rest.ends_with(']'))))
     return out;  // an array task, or its pending tasks
   return std::nullopt;
 }

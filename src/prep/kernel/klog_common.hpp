@@ -115,6 +115,29 @@ inline void raise_basis(InputStats& stats, TimeBasis b) {
   if (static_cast<int>(b) > static_cast<int>(stats.time_basis)) stats.time_basis = b;
 }
 
+/// An ISO 8601 stamp: absolute time with an offset, else local time; `seen_absolute` and
+/// `seen_local` remember which kinds the input had (for the notes at its end).
+inline void note_iso_stamp(InputStats& stats, bool has_offset, bool& seen_absolute, bool& seen_local) {
+  raise_basis(stats, has_offset ? TimeBasis::absolute : TimeBasis::local);
+  (has_offset ? seen_absolute : seen_local) = true;
+}
+
+/// How an input's times were placed (InputStats::clock): the parts, joined by "; ".
+class ClockDescription {
+ public:
+  void add(std::string_view part) {
+    if (!m_text.empty()) m_text += "; ";
+    m_text += part;
+  }
+  /// Sets stats.clock, unless no part was added.
+  void store(InputStats& stats) {
+    if (!m_text.empty()) stats.clock = std::move(m_text);
+  }
+
+ private:
+  std::string m_text;
+};
+
 /// Shape of one line of a kernel/system log, for format detection.
 enum class LineShape {
   none,     ///< not a line of these formats (or a continuation line)

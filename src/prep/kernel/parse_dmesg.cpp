@@ -286,13 +286,7 @@ class DmesgParser final : public LineParser {
         }
         break;
       case DStamp::iso:
-        if (m_wall.offset_s) {
-          if (!m_seen_iso_abs) klog::raise_basis(ctx.stats, TimeBasis::absolute);
-          m_seen_iso_abs = true;
-        } else {
-          if (!m_seen_iso_local) klog::raise_basis(ctx.stats, TimeBasis::local);
-          m_seen_iso_local = true;
-        }
+        klog::note_iso_stamp(ctx.stats, m_wall.offset_s.has_value(), m_seen_iso_abs, m_seen_iso_local);
         break;
       case DStamp::none:
         if (!m_seen_none) {
@@ -385,22 +379,19 @@ class DmesgParser final : public LineParser {
   }
 
   void describe_clock(ParseContext& ctx) {
-    std::string out;
-    const auto add = [&](const std::string& part) {
-      if (!out.empty()) out += "; ";
-      out += part;
-    };
+    klog::ClockDescription described;
     if (m_seen_uptime) {
       const bool placed = ctx.options.boot_time_ns || (m_boot_ns && !m_released_relative);
       klog::raise_basis(ctx.stats, placed ? TimeBasis::absolute : TimeBasis::uptime);
       if (ctx.options.boot_time_ns) {
-        add(fmt::format("uptime + boot time {} from {}", format_utc(*ctx.options.boot_time_ns),
-                        ctx.options.boot_time_origin));
+        described.add(fmt::format("uptime + boot time {} from {}", format_utc(*ctx.options.boot_time_ns),
+                                  ctx.options.boot_time_origin));
       } else if (placed) {
-        add(fmt::format("uptime + boot time {} derived from line {} (rtc_cmos set the system clock)",
-                        format_utc(*m_boot_ns), m_boot_line));
+        described.add(fmt::format("uptime + boot time {} derived from line {} (rtc_cmos set the system clock)",
+                                  format_utc(*m_boot_ns), m_boot_line));
       } else {
-        add("uptime: seconds since boot, 1970-01-01T00:00:00Z = boot (no --boot-time and no line giving the wall "
+        described.add(
+            "uptime: seconds since boot, 1970-01-01T00:00:00Z = boot (no --boot-time and no line giving the wall "
             "time)");
         add_note(ctx.stats,
                  "dmesg uptime stamps and no boot time: times are seconds since boot; give --boot-time "
@@ -408,11 +399,11 @@ class DmesgParser final : public LineParser {
       }
     }
     if (m_seen_ctime)
-      add("local time in " + ctx.clock.name() + " (dmesg -T: boot time + uptime, late after a suspend)");
-    if (m_seen_iso_abs) add("absolute (ISO 8601 offsets)");
-    if (m_seen_iso_local) add("local time in " + ctx.clock.name() + " (ISO stamps without an offset)");
-    if (m_seen_none) add("no timestamps on some records: placed at 1970-01-01T00:00:00Z");
-    if (!out.empty()) ctx.stats.clock = out;
+      described.add("local time in " + ctx.clock.name() + " (dmesg -T: boot time + uptime, late after a suspend)");
+    if (m_seen_iso_abs) described.add("absolute (ISO 8601 offsets)");
+    if (m_seen_iso_local) described.add("local time in " + ctx.clock.name() + " (ISO stamps without an offset)");
+    if (m_seen_none) described.add("no timestamps on some records: placed at 1970-01-01T00:00:00Z");
+    described.store(ctx.stats);
   }
 
   // the open record

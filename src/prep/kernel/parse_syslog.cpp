@@ -411,36 +411,31 @@ std::size_t scan_stamp(std::string_view line, Prefix& px) {
 // After the stamp: "[host ]tag: message" or, without a tag, "[host ]message".
 inline bool starts_kernel_tag(std::string_view s) { return s.size() >= 8 && std::memcmp(s.data(), "kernel: ", 8) == 0; }
 
+// "tag: message" at the start of `s` ("kernel: ", or a first token ending in ':'): sets the tag
+// and the message; false when `s` starts with no tag.
+bool take_tag(std::string_view s, Prefix& px) {
+  if (starts_kernel_tag(s)) {
+    px.tag = s.substr(0, 7);
+    px.message = s.substr(8);
+    return true;
+  }
+  const std::size_t end = find_space(s);
+  const std::string_view tok = s.substr(0, end);
+  if (tok.empty() || tok.back() != ':') return false;
+  px.tag = tok;
+  px.message = end == std::string_view::npos ? std::string_view() : s.substr(end + 1);
+  return true;
+}
+
 void scan_tag(std::string_view rest, Prefix& px) {
-  if (starts_kernel_tag(rest)) {  // no host (journalctl --no-hostname)
-    px.tag = rest.substr(0, 7);
-    px.message = rest.substr(8);
-    return;
-  }
-  const std::size_t e1 = find_space(rest);
-  const std::string_view tok1 = rest.substr(0, e1);
-  if (!tok1.empty() && tok1.back() == ':') {
-    px.tag = tok1;
-    px.message = e1 == std::string_view::npos ? std::string_view() : rest.substr(e1 + 1);
-    return;
-  }
+  if (take_tag(rest, px)) return;  // no host (journalctl --no-hostname)
+  const std::size_t end = find_space(rest);
   px.host = true;
-  px.host_name = tok1;
-  if (e1 == std::string_view::npos) return;  // a lone token: a host with an empty message
-  const std::string_view rest2 = rest.substr(e1 + 1);
-  if (starts_kernel_tag(rest2)) {  // the common kern.log line: "host kernel: ..."
-    px.tag = rest2.substr(0, 7);
-    px.message = rest2.substr(8);
-    return;
-  }
-  const std::size_t e2 = find_space(rest2);
-  const std::string_view tok2 = rest2.substr(0, e2);
-  if (!tok2.empty() && tok2.back() == ':') {
-    px.tag = tok2;
-    px.message = e2 == std::string_view::npos ? std::string_view() : rest2.substr(e2 + 1);
-  } else {
-    px.message = rest2;  // no tag: the whole text after the host
-  }
+  px.host_name = rest.substr(0, end);
+  if (end == std::string_view::npos) return;  // a lone token: a host with an empty message
+  // The common kern.log line: "host kernel: ..."; without a tag, the whole text after the host.
+  const std::string_view after_host = rest.substr(end + 1);
+  if (!take_tag(after_host, px)) px.message = after_host;
 }
 
 // "kernel: [ 4564.303884] NVRM: ..." -> uptime " 4564.303884", message "NVRM: ...".
@@ -591,13 +586,7 @@ class SyslogParser final : public LineParser {
     m_seen_stamp = true;
     switch (px.stamp) {
       case Stamp::iso:
-        if (iso_has_offset(px.stamp_text)) {
-          if (!m_seen_iso_abs) klog::raise_basis(ctx.stats, TimeBasis::absolute);
-          m_seen_iso_abs = true;
-        } else {
-          if (!m_seen_iso_local) klog::raise_basis(ctx.stats, TimeBasis::local);
-          m_seen_iso_local = true;
-        }
+        klog::note_iso_stamp(ctx.stats, iso_has_offset(px.stamp_text), m_seen_iso_abs, m_seen_iso_local);
         break;
       case Stamp::unix_s:
         if (!m_seen_unix) klog::raise_basis(ctx.stats, TimeBasis::absolute);
@@ -740,7 +729,7 @@ class SyslogParser final : public LineParser {
     }
     // Local wall-clock time of the reference in the input's zone.
     const std::int64_t ref_local = ref + (ref - ctx.clock.to_utc_ns(ref));
-    const int ref_year = civil_year(ref_local);
+    const int ref_year = utc_year(ref_local);  // the year on the input's wall clock
     CivilTime last;
     last.year = 2000;
     if (m_month == 0 || !bsd_civil(std::string_view(m_last_stamp.data(), m_last_stamp_len), m_month, last))
@@ -751,20 +740,6 @@ class SyslogParser final : public LineParser {
       if (valid_civil(last) && last.as_utc_ns() <= ref_local + kSlackNs) break;
     }
     return year - m_rollovers;
-  }
-
-  static int civil_year(std::int64_t ns) {
-    std::int64_t days = ns / kNsPerSecond / 86400;
-    if (ns < 0) --days;
-    // Howard Hinnant's civil_from_days, year only.
-    days += 719468;
-    const std::int64_t era = (days >= 0 ? days : days - 146096) / 146097;
-    const std::int64_t doe = days - era * 146097;
-    const std::int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    const std::int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    const std::int64_t mp = (5 * doy + 2) / 153;
-    const std::int64_t m = mp < 10 ? mp + 3 : mp - 9;
-    return static_cast<int>(yoe + era * 400 + (m <= 2 ? 1 : 0));
   }
 
   // The year from the file time; when the run's telemetry dates the job and that year puts
@@ -826,11 +801,7 @@ class SyslogParser final : public LineParser {
   }
 
   void describe_clock(ParseContext& ctx) {
-    std::string out;
-    const auto add = [&](const std::string& part) {
-      if (!out.empty()) out += "; ";
-      out += part;
-    };
+    klog::ClockDescription described;
     if (m_seen_bsd) {
       std::string years;
       if (ctx.options.year) {
@@ -845,21 +816,21 @@ class SyslogParser final : public LineParser {
                     ? fmt::format("years {}-{} inferred from {} (Dec->Jan rollover)", y, y + m_rollovers, from)
                     : fmt::format("year {} inferred from {}", y, from);
       }
-      add(fmt::format("local time in {}, {}", ctx.clock.name(), years));
+      described.add(fmt::format("local time in {}, {}", ctx.clock.name(), years));
       add_note(ctx.stats, year_note(ctx, years));
     }
-    if (m_seen_iso_local) add("local time in " + ctx.clock.name() + " (ISO stamps without an offset)");
-    if (m_seen_iso_abs) add("absolute (RFC 3339 offsets)");
-    if (m_seen_unix) add("absolute (seconds since the epoch)");
+    if (m_seen_iso_local) described.add("local time in " + ctx.clock.name() + " (ISO stamps without an offset)");
+    if (m_seen_iso_abs) described.add("absolute (RFC 3339 offsets)");
+    if (m_seen_unix) described.add("absolute (seconds since the epoch)");
     if (m_seen_mono) {
-      add(ctx.options.boot_time_ns
-              ? fmt::format("uptime + boot time {} from --boot-time", format_utc(*ctx.options.boot_time_ns))
-              : std::string("uptime: seconds since boot (no --boot-time)"));
+      described.add(ctx.options.boot_time_ns
+                        ? fmt::format("uptime + boot time {} from --boot-time", format_utc(*ctx.options.boot_time_ns))
+                        : std::string("uptime: seconds since boot (no --boot-time)"));
     }
     if (m_boot_ns)
-      add(fmt::format("kernel uptime stamps in the messages put the boot at {} (line {})", format_utc(*m_boot_ns),
-                      m_boot_line));
-    if (!out.empty()) ctx.stats.clock = out;
+      described.add(fmt::format("kernel uptime stamps in the messages put the boot at {} (line {})",
+                                format_utc(*m_boot_ns), m_boot_line));
+    described.store(ctx.stats);
   }
 
   bool m_journal;
@@ -942,14 +913,10 @@ LineShape syslog_line_shape(std::string_view line) {
 
 Format detect_kernel_log(std::string_view head) {
   std::size_t counts[4] = {0, 0, 0, 0};  // none, syslog, journal, dmesg
-  std::size_t considered = 0, pos = 0;
-  while (pos < head.size() && considered < 40) {
-    const std::size_t nl = head.find('\n', pos);
-    if (nl == std::string_view::npos && pos > 0 && head.size() >= 64 * 1024) break;  // a cut last line
-    std::string_view line = head.substr(pos, nl == std::string_view::npos ? head.npos : nl - pos);
-    pos = nl == std::string_view::npos ? head.size() : nl + 1;
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (text::trim(line).empty()) continue;
+  std::size_t considered = 0;
+  HeadLines lines(head);
+  std::string_view line;
+  while (considered < 40 && lines.next(line)) {
     klog::LineShape shape = klog::syslog_line_shape(line);                    // " 6월 12 ..." (ko) starts with a blank
     if (shape == klog::LineShape::none && text::is_space(line[0])) continue;  // a continuation line
     ++considered;

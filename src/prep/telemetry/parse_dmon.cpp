@@ -35,12 +35,7 @@ class DmonParser final : public LineParser {
   [[nodiscard]] bool skims() const override { return true; }
   void skim(std::string_view line) override {
     const std::string_view body = text::trim(line);
-    if (body.empty()) return;
-    if (body.front() == '#') {
-      m_table.on_hash_line(body, false);
-      return;
-    }
-    if (m_table.gpu_col() < 0) return;
+    if (m_table.read_non_data_line(body, false) || m_table.gpu_col() < 0) return;
     const std::string_view cell = token_at(body, m_table.csv(), static_cast<std::size_t>(m_table.gpu_col()));
     std::size_t pos = 0;
     std::uint64_t gpu = 0;
@@ -75,46 +70,18 @@ class DmonParser final : public LineParser {
 
   LineResult parse(std::string_view line, ParseContext& ctx) override {
     const std::string_view body = text::trim(line);
-    if (body.empty()) return LineResult::ignored;
-    if (body.front() == '#') {
-      m_table.on_hash_line(body, false);
-      return LineResult::ignored;
-    }
+    if (m_table.read_non_data_line(body, false)) return LineResult::ignored;
     if (!m_table.has_header()) return ctx.malformed("data row before any '# gpu ...' header line");
     split_tokens(body, m_table.csv(), m_tokens);
     const auto& cols = m_table.columns();
-    if (m_tokens.size() != cols.size()) {
-      ctx.reason_buf = "expected " + std::to_string(cols.size()) + " columns as in the header, found " +
-                       std::to_string(m_tokens.size());
-      return ctx.malformed(ctx.reason_buf);
-    }
+    if (m_tokens.size() != cols.size()) return column_count_mismatch(ctx, cols.size(), m_tokens.size());
     Event& ev = ctx.event;
     ev.reset();
     ev.source = "dmon";
     ev.kind = "sample";
     std::int64_t gpu = -1;
-    for (std::size_t i = 0; i < cols.size(); ++i) {
-      const Column& col = cols[i];
-      const std::string_view cell = m_tokens[i];
-      switch (col.role) {
-        case ColumnRole::gpu: {
-          const auto g = text::parse_int(cell);
-          if (!g || *g < 0 || *g > 1'000'000) return ctx.malformed("gpu index is not a number");
-          gpu = *g;
-          break;
-        }
-        case ColumnRole::metric:
-          if (!set_metric_cell(ev, col.metric, cell)) {
-            ctx.reason_buf = "column '" + col.name + "' is not a number";
-            return ctx.malformed(ctx.reason_buf);
-          }
-          break;
-        case ColumnRole::extra:  // a column this version does not know: kept by its name
-          if (cell != "-") ev.fields.push_back(Field{col.name, cell, text::is_json_number(cell), true});
-          break;
-        default: break;
-      }
-    }
+    for (std::size_t i = 0; i < cols.size(); ++i)
+      if (!read_shared_cell(cols[i], m_tokens[i], ctx, gpu)) return LineResult::malformed;
     if (gpu < 0) return ctx.malformed("no gpu column");
     count_cycle(gpu);
     m_cycle_read = m_cycle_read || times_by_cycle(m_table);

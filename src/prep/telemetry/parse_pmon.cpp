@@ -21,19 +21,11 @@ class PmonParser final : public LineParser {
 
   LineResult parse(std::string_view line, ParseContext& ctx) override {
     const std::string_view body = text::trim(line);
-    if (body.empty()) return LineResult::ignored;
-    if (body.front() == '#') {
-      m_table.on_hash_line(body, true);
-      return LineResult::ignored;
-    }
+    if (m_table.read_non_data_line(body, true)) return LineResult::ignored;
     if (!m_table.has_header()) return ctx.malformed("data row before any '# gpu pid ...' header line");
     const auto& cols = m_table.columns();
     const bool has_command = !cols.empty() && cols.back().role == ColumnRole::command;
-    if (!split_row(body, cols.size(), has_command)) {
-      ctx.reason_buf = "expected " + std::to_string(cols.size()) + " columns as in the header, found " +
-                       std::to_string(m_tokens.size());
-      return ctx.malformed(ctx.reason_buf);
-    }
+    if (!split_row(body, cols.size(), has_command)) return column_count_mismatch(ctx, cols.size(), m_tokens.size());
     Event& ev = ctx.event;
     ev.reset();
     ev.source = "pmon";
@@ -43,12 +35,6 @@ class PmonParser final : public LineParser {
       const Column& col = cols[i];
       const std::string_view cell = m_tokens[i];
       switch (col.role) {
-        case ColumnRole::gpu: {
-          const auto g = text::parse_int(cell);
-          if (!g || *g < 0 || *g > 1'000'000) return ctx.malformed("gpu index is not a number");
-          gpu = *g;
-          break;
-        }
         case ColumnRole::pid:
           pid_cell = cell;
           if (cell != "-" && !set_metric_cell(ev, Metric::pid, cell)) return ctx.malformed("pid is not a number");
@@ -59,16 +45,9 @@ class PmonParser final : public LineParser {
         case ColumnRole::command:
           if (cell != "-" && !cell.empty()) ev.fields.push_back(Field{"command", cell, false});
           break;
-        case ColumnRole::metric:
-          if (!set_metric_cell(ev, col.metric, cell)) {
-            ctx.reason_buf = "column '" + col.name + "' is not a number";
-            return ctx.malformed(ctx.reason_buf);
-          }
+        default:
+          if (!read_shared_cell(col, cell, ctx, gpu)) return LineResult::malformed;
           break;
-        case ColumnRole::extra:
-          if (cell != "-") ev.fields.push_back(Field{col.name, cell, text::is_json_number(cell), true});
-          break;
-        default: break;
       }
     }
     if (gpu < 0) return ctx.malformed("no gpu column");

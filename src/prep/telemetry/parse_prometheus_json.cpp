@@ -489,14 +489,20 @@ class PrometheusJsonParser final : public LineParser {
     }
   }
 
-  void emit_sample(const GpuSeries& gpu, std::int64_t ts_ns, const Sample& s, std::size_t gpu_no, ParseContext& ctx) {
+  // The context's event, reset to a `kind` event of `gpu` at `ts_ns`.
+  static Event& begin_event(const GpuSeries& gpu, std::string_view kind, std::int64_t ts_ns, ParseContext& ctx) {
     Event& ev = ctx.event;
     ev.reset();
     ev.source = "prometheus";
-    ev.kind = "sample";
+    ev.kind = kind;
     ev.ts_ns = ts_ns;
     ev.gpu = gpu.id.index;
     ev.host = gpu.id.host;
+    return ev;
+  }
+
+  void emit_sample(const GpuSeries& gpu, std::int64_t ts_ns, const Sample& s, std::size_t gpu_no, ParseContext& ctx) {
+    Event& ev = begin_event(gpu, "sample", ts_ns, ctx);
     std::array<int, kMetricCount> priority{};
     double xid = -1, fb_free = -1;
     for (const Point& p : s.points) {
@@ -553,13 +559,7 @@ class PrometheusJsonParser final : public LineParser {
       return;
     }
     if (code == 0 || code == before) return;
-    Event& ev = ctx.event;
-    ev.reset();
-    ev.source = "prometheus";
-    ev.kind = "xid";
-    ev.ts_ns = ts_ns;
-    ev.gpu = gpu.id.index;
-    ev.host = gpu.id.host;
+    Event& ev = begin_event(gpu, "xid", ts_ns, ctx);
     ev.add_number("code", code);
     const XidInfo* info = find_xid(static_cast<int>(code));
     if (info != nullptr) ev.add_text("xid_name", info->name);

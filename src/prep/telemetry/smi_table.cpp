@@ -78,6 +78,13 @@ bool is_unit_line_start(std::string_view first) {
 
 }  // namespace
 
+bool SmiTable::read_non_data_line(std::string_view body, bool pmon) {
+  if (body.empty()) return true;
+  if (body.front() != '#') return false;
+  on_hash_line(body, pmon);
+  return true;
+}
+
 void SmiTable::on_hash_line(std::string_view line, bool pmon) {
   std::string_view body = line.substr(line.find('#') + 1);
   const bool csv = body.find(',') != std::string_view::npos;
@@ -157,6 +164,37 @@ bool set_metric_cell(Event& event, Metric metric, std::string_view cell) {
   if (!text::parse_number(cell, v, json)) return false;
   event.set(metric, v, json ? cell : std::string_view{});
   return true;
+}
+
+LineResult column_count_mismatch(ParseContext& ctx, std::size_t header_columns, std::size_t row_cells) {
+  ctx.reason_buf =
+      "expected " + std::to_string(header_columns) + " columns as in the header, found " + std::to_string(row_cells);
+  return ctx.malformed(ctx.reason_buf);
+}
+
+bool read_shared_cell(const Column& col, std::string_view cell, ParseContext& ctx, std::int64_t& gpu) {
+  switch (col.role) {
+    case ColumnRole::gpu: {
+      const auto g = text::parse_int(cell);
+      if (!g || *g < 0 || *g > 1'000'000) {
+        ctx.malformed("gpu index is not a number");
+        return false;
+      }
+      gpu = *g;
+      return true;
+    }
+    case ColumnRole::metric:
+      if (!set_metric_cell(ctx.event, col.metric, cell)) {
+        ctx.reason_buf = "column '" + col.name + "' is not a number";
+        ctx.malformed(ctx.reason_buf);
+        return false;
+      }
+      return true;
+    case ColumnRole::extra:  // a column this version does not know: kept by its name
+      if (cell != "-") ctx.event.fields.push_back(Field{col.name, cell, text::is_json_number(cell), true});
+      return true;
+    default: return true;
+  }
 }
 
 }  // namespace gpucost::prep

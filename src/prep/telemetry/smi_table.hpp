@@ -2,6 +2,7 @@
 // whitespace (or, for `--format csv`, comma) tokenising, date/time key columns. Internal.
 #pragma once
 
+#include "prep/line_parser.hpp"
 #include "prep/row_clock.hpp"
 
 #include <gpucost/core/event.hpp>
@@ -38,6 +39,9 @@ class SmiTable {
   /// Handles a '#' line: a name line resets the columns, a unit line fills units, any other
   /// '#' line is a comment. Always an ignored line for the accounting.
   void on_hash_line(std::string_view line, bool pmon);
+  /// Reads `body` (a trimmed line) when it is not a data row: a blank line, or a '#' line (see
+  /// on_hash_line()). False for a data row, which is the caller's.
+  bool read_non_data_line(std::string_view body, bool pmon);
   [[nodiscard]] bool has_header() const { return !m_columns.empty(); }
   [[nodiscard]] const std::vector<Column>& columns() const { return m_columns; }
   [[nodiscard]] bool csv() const { return m_csv; }
@@ -63,5 +67,13 @@ bool row_time(const SmiTable& table, const std::vector<std::string_view>& tokens
 /// Parses a metric cell: "-" (or empty) = missing (returns true, nothing set), a number sets
 /// the event's metric; anything else returns false.
 bool set_metric_cell(Event& event, Metric metric, std::string_view cell);
+
+/// A row whose cells do not match the header's columns: malformed, with both counts.
+LineResult column_count_mismatch(ParseContext& ctx, std::size_t header_columns, std::size_t row_cells);
+
+/// Reads a cell of a role dmon and pmon share: the GPU index into `gpu`, a metric into the
+/// event, a column this version does not know kept by its name; other roles are the caller's.
+/// False, with ctx.reason set, when the cell is not the number it should be.
+bool read_shared_cell(const Column& col, std::string_view cell, ParseContext& ctx, std::int64_t& gpu);
 
 }  // namespace gpucost::prep

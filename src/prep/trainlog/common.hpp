@@ -25,8 +25,6 @@ inline std::string_view leading_digits(std::string_view s) {
   return s.substr(0, n);
 }
 
-inline bool all_digits(std::string_view s) { return !s.empty() && leading_digits(s).size() == s.size(); }
-
 // ---- metrics ---------------------------------------------------------------------------------
 
 enum class Phase { start, epoch, step, eval, checkpoint, end };

@@ -22,7 +22,7 @@ bool recognised_segment(string_view raw) {
   LogHeader h;
   if (scan_stamped(s, st, rest) > 0) return st.valid && parse_header(rest, h);
   Bar bar;
-  if (parse_bar(s, bar) == BarParse::ok) return bar_kind(bar) != BarKind::other && all_digits(bar.n);
+  if (parse_bar(s, bar) == BarParse::ok) return bar_kind(bar) != BarKind::other && text::all_digits(bar.n);
   if (s.starts_with("{'")) {
     bool trainer = false;
     const bool ok = parse_py_dict(s, [&](string_view k, string_view) {
@@ -64,17 +64,10 @@ bool recognised_line(string_view line) {
 // returns true; true when one did.
 template <class OnLine>
 bool any_head_line(std::string_view head, std::size_t max_lines, OnLine&& on_line) {
-  std::size_t considered = 0, pos = 0;
-  while (pos < head.size() && considered < max_lines) {
-    const std::size_t nl = head.find('\n', pos);
-    if (nl == std::string_view::npos && pos > 0 && head.size() >= 64 * 1024) break;  // a cut last line
-    std::string_view line = head.substr(pos, nl == std::string_view::npos ? head.npos : nl - pos);
-    pos = nl == std::string_view::npos ? head.size() : nl + 1;
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (text::trim(line).empty()) continue;
-    ++considered;
+  HeadLines lines(head);
+  std::string_view line;
+  for (std::size_t considered = 0; considered < max_lines && lines.next(line); ++considered)
     if (on_line(line)) return true;
-  }
   return false;
 }
 

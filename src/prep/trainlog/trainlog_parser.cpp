@@ -273,7 +273,7 @@ class TrainlogParser final : public LineParser {
     m_has_bar = false;
     const Bar& b = m_bar;
     const BarKind kind = bar_kind(b);
-    if (kind == BarKind::other || !all_digits(b.n) || (!b.total.empty() && !all_digits(b.total))) return;
+    if (kind == BarKind::other || !text::all_digits(b.n) || (!b.total.empty() && !text::all_digits(b.total))) return;
     Event& ev = ctx.event;
     begin(ev, "train", m_bar_worker);
     const std::int64_t total = b.total.empty() ? -1 : text::parse_int(b.total).value_or(-1);

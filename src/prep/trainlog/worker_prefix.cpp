@@ -43,8 +43,8 @@ string_view strip_worker_prefix(string_view s, string_view& worker) {
       return after.substr(9);
     }
     // torchrun --tee: "[default0]:"; PyTorch's "[rank0]:"
-    const bool tee = (inside.starts_with("default") && all_digits(inside.substr(7))) ||
-                     (inside.starts_with("rank") && all_digits(inside.substr(4)));
+    const bool tee = (inside.starts_with("default") && text::all_digits(inside.substr(7))) ||
+                     (inside.starts_with("rank") && text::all_digits(inside.substr(4)));
     if (tee && after.starts_with(":")) {
       worker = inside;
       return after.substr(1);

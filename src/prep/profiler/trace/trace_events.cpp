@@ -71,6 +71,13 @@ void begin(ParseContext& ctx, std::string_view kind, std::int64_t ts, int gpu) {
   ctx.event.gpu = gpu;
 }
 
+/// begin() for an event of GPU `d` at `ts`, with the trace's rank when it has one.
+Event& begin_device(ParseContext& ctx, std::string_view kind, std::int64_t ts, const DeviceReport& d) {
+  begin(ctx, kind, ts, d.device);
+  if (d.rank >= 0) ctx.event.add_number("rank", d.rank);
+  return ctx.event;
+}
+
 void emit_info(const TraceData& data, const TraceReport& report, const TraceClock& clock, ParseContext& ctx) {
   begin(ctx, "trace_info", clock.at(data.has_min_ts ? data.min_ts_ns : 0), -1);
   Event& e = ctx.event;
@@ -104,10 +111,19 @@ void emit_info(const TraceData& data, const TraceReport& report, const TraceCloc
   ctx.emit();
 }
 
+/// The ops joined to their launch calls, and the percentiles and maximum of their delays.
+void add_launch_delays(Event& e, const LaunchStats& l) {
+  e.add_number("launched_ops", static_cast<std::int64_t>(l.matched));
+  e.add_number("unmatched_gpu_events", static_cast<std::int64_t>(l.unmatched));
+  if (l.delays_ns.empty()) return;
+  add_real(e, "launch_delay_p50_ns", *l.percentile_ns(50));
+  add_real(e, "launch_delay_p95_ns", *l.percentile_ns(95));
+  add_real(e, "launch_delay_p99_ns", *l.percentile_ns(99));
+  e.add_number("launch_delay_max_ns", l.delays_ns.back());
+}
+
 void emit_device(const DeviceReport& d, const TraceClock& clock, ParseContext& ctx) {
-  begin(ctx, "trace_device", clock.at(d.start_ns), d.device);
-  Event& e = ctx.event;
-  if (d.rank >= 0) e.add_number("rank", d.rank);
+  Event& e = begin_device(ctx, "trace_device", clock.at(d.start_ns), d);
   if (!d.device_name.empty()) e.add_text("device_name", d.device_name);
   e.add_number("span_ns", d.span_ns);
   e.add_number("busy_ns", d.busy_ns);
@@ -144,13 +160,8 @@ void emit_device(const DeviceReport& d, const TraceClock& clock, ParseContext& c
   e.add_number("split_exposed_comm_ns", split.exposed_comm_ns);
   e.add_number("split_rest_ns", split.rest_ns());
   const LaunchStats& l = d.launch;
-  e.add_number("launched_ops", static_cast<std::int64_t>(l.matched));
-  e.add_number("unmatched_gpu_events", static_cast<std::int64_t>(l.unmatched));
+  add_launch_delays(e, l);
   if (!l.delays_ns.empty()) {
-    add_real(e, "launch_delay_p50_ns", *l.percentile_ns(50));
-    add_real(e, "launch_delay_p95_ns", *l.percentile_ns(95));
-    add_real(e, "launch_delay_p99_ns", *l.percentile_ns(99));
-    e.add_number("launch_delay_max_ns", l.delays_ns.back());
     long double sum = 0;
     for (std::int64_t v : l.delays_ns) sum += static_cast<long double>(v);
     add_real(e, "launch_delay_mean_ns", static_cast<double>(sum / static_cast<long double>(l.delays_ns.size())));
@@ -186,23 +197,14 @@ void emit_launch(const TraceData& data, const TraceReport& report, const TraceCl
   Event& e = ctx.event;
   if (data.rank >= 0) e.add_number("rank", data.rank);
   e.add_number("devices", static_cast<std::int64_t>(report.devices.size()));
-  e.add_number("launched_ops", static_cast<std::int64_t>(all.matched));
-  e.add_number("unmatched_gpu_events", static_cast<std::int64_t>(all.unmatched));
-  if (!all.delays_ns.empty()) {
-    add_real(e, "launch_delay_p50_ns", *all.percentile_ns(50));
-    add_real(e, "launch_delay_p95_ns", *all.percentile_ns(95));
-    add_real(e, "launch_delay_p99_ns", *all.percentile_ns(99));
-    e.add_number("launch_delay_max_ns", all.delays_ns.back());
-    e.add_number("launch_delays_over_10ms", static_cast<std::int64_t>(all.long_delays));
-  }
+  add_launch_delays(e, all);
+  if (!all.delays_ns.empty()) e.add_number("launch_delays_over_10ms", static_cast<std::int64_t>(all.long_delays));
   ctx.emit();
 }
 
 void emit_streams(const DeviceReport& d, const TraceClock& clock, ParseContext& ctx) {
   for (const StreamReport& s : d.streams) {
-    begin(ctx, "trace_stream", clock.at(s.start_ns), d.device);
-    Event& e = ctx.event;
-    if (d.rank >= 0) e.add_number("rank", d.rank);
+    Event& e = begin_device(ctx, "trace_stream", clock.at(s.start_ns), d);
     e.add_number("stream", s.stream);
     e.add_number("ops", static_cast<std::int64_t>(s.ops));
     e.add_number("span_ns", s.end_ns - s.start_ns);
@@ -221,9 +223,7 @@ void emit_streams(const DeviceReport& d, const TraceClock& clock, ParseContext& 
 void emit_kernels(const DeviceReport& d, const TraceClock& clock, ParseContext& ctx) {
   std::int64_t place = 0;
   for (const KernelRow& k : d.top_kernels) {
-    begin(ctx, "trace_kernel", clock.at(d.start_ns), d.device);
-    Event& e = ctx.event;
-    if (d.rank >= 0) e.add_number("rank", d.rank);
+    Event& e = begin_device(ctx, "trace_kernel", clock.at(d.start_ns), d);
     e.add_number("place", ++place);
     e.add_text("name", k.name);
     e.add_text("class", to_string(k.cls));
@@ -239,9 +239,7 @@ void emit_kernels(const DeviceReport& d, const TraceClock& clock, ParseContext& 
 
 void emit_memory(const DeviceReport& d, const TraceClock& clock, ParseContext& ctx) {
   for (const MemoryRow& m : d.memory) {
-    begin(ctx, "trace_memory", clock.at(d.start_ns), d.device);
-    Event& e = ctx.event;
-    if (d.rank >= 0) e.add_number("rank", d.rank);
+    Event& e = begin_device(ctx, "trace_memory", clock.at(d.start_ns), d);
     e.add_text("op", m.type == OpType::memcpy ? "memcpy" : "memset");
     if (m.type == OpType::memcpy) e.add_text("direction", to_string(m.dir));
     e.add_number("count", static_cast<std::int64_t>(m.count));

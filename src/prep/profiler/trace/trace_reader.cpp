@@ -75,6 +75,19 @@ std::string_view key_of(od::field& f) {
   return end == nullptr ? std::string_view{} : std::string_view(k, static_cast<std::size_t>(end - k));
 }
 
+/// Calls on_field(key, value) for each field of `o`; false, at once, on a JSON error.
+template <class OnField>
+bool for_each_field(od::object& o, OnField&& on_field) {
+  for (auto field : o) {
+    od::field f;
+    if (std::move(field).get(f) != sj::SUCCESS) return false;
+    const std::string_view key = key_of(f);
+    od::value v = f.value();
+    on_field(key, v);
+  }
+  return true;
+}
+
 /// Decodes JSON string escapes of `raw` (the text between the quotes) into `out`.
 void unescape(std::string_view raw, std::string& out) {
   out.clear();
@@ -335,11 +348,7 @@ class Reader {
     if (parser.iterate(padded).get(doc) != sj::SUCCESS) return;
     od::object top;
     if (doc.get_object().get(top) != sj::SUCCESS) return;
-    for (auto field : top) {
-      od::field f;
-      if (std::move(field).get(f) != sj::SUCCESS) return;
-      const std::string_view key = key_of(f);
-      od::value v = f.value();
+    for_each_field(top, [&](std::string_view key, od::value& v) {
       if (key == "baseTimeNanoseconds") {
         std::int64_t base = 0;
         if (parse_int_token(v.raw_json_token(), base)) m_out.base_time_ns = base;
@@ -359,24 +368,20 @@ class Reader {
       } else if (key == "deviceProperties" || key == "computeProperties") {
         read_device_properties(v);
       }
-    }
+    });
   }
 
   void read_distributed_info(od::value& v) {
     od::object o;
     if (v.get_object().get(o) != sj::SUCCESS) return;
-    for (auto field : o) {
-      od::field f;
-      if (std::move(field).get(f) != sj::SUCCESS) return;
-      const std::string_view key = key_of(f);
-      od::value fv = f.value();
+    for_each_field(o, [&](std::string_view key, od::value& fv) {
       std::int64_t n = 0;
       if (key == "rank" && parse_int_token(fv.raw_json_token(), n)) m_out.rank = static_cast<int>(n);
       if (key == "world_size" && parse_int_token(fv.raw_json_token(), n)) m_out.world_size = static_cast<int>(n);
       std::string_view s;
       if (key == "backend" && fv.get_string().get(s) == sj::SUCCESS) m_out.backend = std::string(s);
       if (key == "nccl_version" && fv.get_string().get(s) == sj::SUCCESS) m_out.nccl_version = std::string(s);
-    }
+    });
   }
 
   void read_device_properties(od::value& v) {
@@ -387,17 +392,14 @@ class Reader {
       if (item.get_object().get(o) != sj::SUCCESS) return;
       std::int64_t id = -1;
       std::string name;
-      for (auto field : o) {
-        od::field f;
-        if (std::move(field).get(f) != sj::SUCCESS) return;
-        const std::string_view key = key_of(f);
-        od::value fv = f.value();
+      const bool read = for_each_field(o, [&](std::string_view key, od::value& fv) {
         if (key == "id") parse_int_token(fv.raw_json_token(), id);
         if (key == "name") {
           std::string_view s;
           if (fv.get_string().get(s) == sj::SUCCESS) name = std::string(s);
         }
-      }
+      });
+      if (!read) return;
       if (id >= 0) m_out.device_names[static_cast<int>(id)] = name;
     }
   }
