@@ -50,7 +50,9 @@ void measure_basis(const extract::Features& f, JobInputs& in) {
   for (std::size_t i = 0; i < f.gpus.size(); ++i) {
     // A counter's energy is measured wherever the counter covers, gaps between samples included.
     const bool by_counter = f.gpus[i].energy_method == extract::kEnergyByCounter;
-    const auto coverage = extract::value_of(f.gpus[i].indicators, by_counter ? "energy_counter_coverage" : "coverage");
+    const auto coverage =
+        extract::value_of(f.gpus[i].indicators, by_counter ? extract::IndicatorKey("energy_counter_coverage")
+                                                           : extract::IndicatorKey("coverage"));
     const double e = in.energy_kwh[i];
     // energy_filled_fraction is absent only when the energy is 0: nothing was filled then.
     const double filled_share =
@@ -128,10 +130,10 @@ void window_inputs(const extract::Features& f, JobInputs& in) {
   in.faults_listed = f.faults_listed;
   in.window_from_faults = f.chosen_by == "events";
   in.downtime_s = extract::value_of(f.host_indicators, "downtime_s");
-  if (const auto it = f.host_indicators.find("downtime_s"); it == f.host_indicators.end())
+  if (const extract::IndicatorValue* entry = extract::entry_of(f.host_indicators, "downtime_s"); entry == nullptr)
     in.downtime_reason = "the features document has no downtime_s (re-run gpucost extract)";
-  else if (!it->second.value)
-    in.downtime_reason = it->second.reason;
+  else if (!entry->value)
+    in.downtime_reason = entry->reason;
 }
 
 Expected<JobInputs> job_inputs(const extract::Features& f) {
@@ -141,22 +143,21 @@ Expected<JobInputs> job_inputs(const extract::Features& f) {
     return make_error(ErrorKind::usage, "the job window is 0 s long: there is nothing to price",
                       "give a log with at least two samples at different times, or widen --from/--to");
   for (const auto& g : f.gpus) {
-    const auto e = g.indicators.find("energy_kwh");
-    if (e == g.indicators.end() || !e->second.value)
+    const extract::IndicatorValue* e = extract::entry_of(g.indicators, "energy_kwh");
+    if (e == nullptr || !e->value)
       return make_error(ErrorKind::format,
-                        fmt::format("GPU {}: energy unknown ({})", g.gpu,
-                                    e == g.indicators.end() ? "no indicator" : e->second.reason),
+                        fmt::format("GPU {}: energy unknown ({})", g.gpu, e == nullptr ? "no indicator" : e->reason),
                         "the telemetry must include power (dmon -s p, or power.draw in --query-gpu)");
-    in.energy_kwh.push_back(*e->second.value);
+    in.energy_kwh.push_back(*e->value);
     in.gpu_energy_method.emplace_back(g.gpu,
                                       g.energy_method.empty() ? std::string(extract::kEnergyByPower) : g.energy_method);
-    const auto u = g.indicators.find("util_mean");
-    const auto idle = g.indicators.find("gpu_idle_fraction_trace");
-    if (u != g.indicators.end() && u->second.value) {
-      in.util.push_back(*u->second.value);
-    } else if (idle != g.indicators.end() && idle->second.value) {
+    const auto u = extract::value_of(g.indicators, "util_mean");
+    const auto idle = extract::value_of(g.indicators, "gpu_idle_fraction_trace");
+    if (u) {
+      in.util.push_back(*u);
+    } else if (idle) {
       // A profiler trace covers a few steps; without telemetry its busy share stands for u_g.
-      in.util.push_back(1.0 - *idle->second.value);
+      in.util.push_back(1.0 - *idle);
       in.util_source = "trace";
     } else {
       in.util.push_back(1.0);  // unknown: assume the GPU was busy throughout
@@ -164,8 +165,8 @@ Expected<JobInputs> job_inputs(const extract::Features& f) {
     }
   }
   if (in.util_assumed) in.util_source = "assumed";
-  if (const auto t = f.host_indicators.find("gpu_idle_fraction_trace"); t != f.host_indicators.end() && t->second.value)
-    in.trace_busy_fraction = 1.0 - *t->second.value;
+  if (const auto idle = extract::value_of(f.host_indicators, "gpu_idle_fraction_trace"))
+    in.trace_busy_fraction = 1.0 - *idle;
   if (in.energy_kwh.empty())
     return make_error(ErrorKind::format, "no GPU in the features",
                       f.chosen_by == "events" ? "they come from kernel or system logs alone: give the GPU telemetry "
@@ -173,7 +174,7 @@ Expected<JobInputs> job_inputs(const extract::Features& f) {
                                               : "give extract GPU telemetry (nvidia-smi dmon or --query-gpu output)");
   window_inputs(f, in);
   in.profile = f.energy_profile;
-  const auto host = [&](const char* key) { return extract::value_of(f.host_indicators, key); };
+  const auto host = [&](extract::IndicatorKey key) { return extract::value_of(f.host_indicators, key); };
   in.energy_low_kwh = host("energy_low_kwh");
   in.energy_high_kwh = host("energy_high_kwh");
   in.energy_method = f.energy_method.empty() ? std::string(extract::kEnergyByPower) : f.energy_method;

@@ -129,9 +129,9 @@ std::string apply_busy_share(JobInputs& job, const extract::Features& f, std::st
   } else if (const auto host = extract::value_of(f.host_indicators, "sm_active_mean")) {
     job.busy.assign(job.energy_kwh.size(), *host);
   } else {
-    const auto it = f.host_indicators.find("sm_active_mean");
-    const std::string why = it != f.host_indicators.end() && !it->second.reason.empty()
-                                ? it->second.reason
+    const extract::IndicatorValue* entry = extract::entry_of(f.host_indicators, "sm_active_mean");
+    const std::string why = entry != nullptr && !entry->reason.empty()
+                                ? entry->reason
                                 : "the telemetry has no DCGM SM-active field (DCGM_FI_PROF_SM_ACTIVE, 1002)";
     return fmt::format(
         "cloud.busy_share = sm_active, but the features give no sm_active_mean ({}): the busy share is the "

@@ -170,23 +170,26 @@ std::vector<WindowFault> FaultBuilder::finish() {
 }
 
 void fault_indicators(Features& f, const std::string& reason) {
-  static constexpr std::array<std::pair<XidBucket, std::string_view>, 5> kByBucket = {
-      {{XidBucket::restart_app, "fault_restart_app_count"},
-       {XidBucket::reset_gpu, "fault_reset_gpu_count"},
-       {XidBucket::unknown, "fault_unknown_count"},
-       {XidBucket::reboot, "fault_reboot_count"},
-       {XidBucket::contact_support, "fault_contact_support_count"}}};
+  struct BucketKey {
+    XidBucket bucket;
+    IndicatorKey key;
+  };
+  static constexpr std::array<BucketKey, 5> kByBucket = {{{XidBucket::restart_app, "fault_restart_app_count"},
+                                                          {XidBucket::reset_gpu, "fault_reset_gpu_count"},
+                                                          {XidBucket::unknown, "fault_unknown_count"},
+                                                          {XidBucket::reboot, "fault_reboot_count"},
+                                                          {XidBucket::contact_support, "fault_contact_support_count"}}};
   IndicatorSet& out = f.host_indicators;
   if (!reason.empty()) {
     set_absent(out, "fault_count", reason);
-    for (const auto& [bucket, key] : kByBucket) set_absent(out, key, reason);
+    for (const BucketKey& b : kByBucket) set_absent(out, b.key, reason);
     return;
   }
   set_value(out, "fault_count", static_cast<double>(f.faults.size()));
   for (const auto& entry : kByBucket) {  // not a structured binding: clang 14 cannot capture one
     const auto n = std::count_if(f.faults.begin(), f.faults.end(),
-                                 [&](const WindowFault& w) { return xid_bucket_from_name(w.bucket) == entry.first; });
-    set_value(out, entry.second, static_cast<double>(n));
+                                 [&](const WindowFault& w) { return xid_bucket_from_name(w.bucket) == entry.bucket; });
+    set_value(out, entry.key, static_cast<double>(n));
   }
 }
 

@@ -43,10 +43,10 @@ HostCombine host_rule(std::string_view key) {
 void power_vs_counter(const Features& f, IndicatorSet& out) {
   double power_kwh = 0, counter_kwh = 0;
   for (const GpuFeatures& g : f.gpus) {
-    const auto it = g.indicators.find("energy_power_vs_counter_pct");
-    if (it == g.indicators.end() || !it->second.value) {
+    const IndicatorValue* entry = entry_of(g.indicators, "energy_power_vs_counter_pct");
+    if (entry == nullptr || !entry->value) {
       set_absent(out, "energy_power_vs_counter_pct",
-                 fmt::format("GPU {}: {}", g.gpu, it == g.indicators.end() ? "not computed" : it->second.reason));
+                 fmt::format("GPU {}: {}", g.gpu, entry == nullptr ? "not computed" : entry->reason));
       return;
     }
     power_kwh += value_of(g.indicators, "energy_kwh_from_power").value_or(kNaN);
@@ -75,7 +75,8 @@ std::string host_energy_method(const Features& f) {
 
 /// The host's ratios of summed GPU quantities (not means of the GPUs' ratios).
 void host_ratios(const Features& f, double filled_j, double energy_j, IndicatorSet& out) {
-  const IndicatorValue energy = out["energy_kwh"];
+  const IndicatorValue* energy_entry = entry_of(out, "energy_kwh");
+  const IndicatorValue energy = energy_entry != nullptr ? *energy_entry : IndicatorValue{};
   if (!energy.value)
     set_absent(out, "energy_filled_fraction", energy.reason);
   else if (energy_j > 0)
@@ -212,17 +213,17 @@ void host_from_gpus(Features& f, double filled_j, double energy_j) {
       ++n;
     }
     if (rule == HostCombine::sum && n < f.gpus.size()) {
-      set_absent(out, key, gpu_reason);
+      set_absent(out, IndicatorKey::of(key), gpu_reason);
       continue;
     }
     if (n == 0) {
-      set_absent(out, key,
+      set_absent(out, IndicatorKey::of(key),
                  !reason.empty()  ? reason
                  : f.gpus.empty() ? no_gpu_telemetry(f)
                                   : std::string("no GPU has this indicator"));
       continue;
     }
-    set_value(out, key, rule == HostCombine::mean ? acc / static_cast<double>(n) : acc);
+    set_value(out, IndicatorKey::of(key), rule == HostCombine::mean ? acc / static_cast<double>(n) : acc);
   }
   host_ratios(f, filled_j, energy_j, out);
   f.energy_method = host_energy_method(f);
@@ -231,7 +232,7 @@ void host_from_gpus(Features& f, double filled_j, double energy_j) {
 void no_telemetry(IndicatorSet& out) {
   for (const IndicatorDef& d : catalogue())
     if (d.category != "trace" && d.category != "processes" && d.scope != Scope::host_only && d.key != "wall_s")
-      set_absent(out, d.key, "no telemetry samples for this GPU (only a profiler trace)");
+      set_absent(out, IndicatorKey::of(d.key), "no telemetry samples for this GPU (only a profiler trace)");
 }
 
 }  // namespace detail

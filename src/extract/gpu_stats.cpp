@@ -375,7 +375,7 @@ void combine_partials(Partials& into, const Partials& from) {
 namespace {
 
 /// Sets `key` to num / den, or absent with `reason` when den is not positive.
-void ratio(IndicatorSet& out, std::string_view key, double num, double den, const std::string& reason) {
+void ratio(IndicatorSet& out, IndicatorKey key, double num, double den, const std::string& reason) {
   if (den > 0 && !std::isnan(num))
     set_value(out, key, num / den);
   else
@@ -398,9 +398,15 @@ struct HeldView {
   [[nodiscard]] double mean() const { return cov() > 0 ? get("held") / cov() : get("sum") / count(); }
 };
 
+/// A series' mean and the indicator it gives.
+struct MetricMean {
+  const char* metric;
+  IndicatorKey key;
+};
+
 /// An indicator read off a series' statistics (HeldView::max, HeldView::mean).
 struct HeldStat {
-  const char* key;
+  IndicatorKey key;
   double (HeldView::*of)() const;
 };
 
@@ -465,7 +471,7 @@ void power_extras(const Partials& p, const HeldView& pw, const HeldView& ut, dou
     set_absent(out, "power_cv", cov > 0 ? "mean power is 0" : "no covered power interval");
   }
   if (ut.count() == 0) {
-    for (auto k : {"idle_power_w", "idle_energy_kwh", "idle_energy_share"}) set_absent(out, k, kNoUtilisation);
+    set_absent(out, {"idle_power_w", "idle_energy_kwh", "idle_energy_share"}, kNoUtilisation);
   } else {
     ratio(out, "idle_power_w", sum_of(p, "idle.energy_j"), sum_of(p, "idle.power_s"),
           "no covered power interval at 0 % utilisation");
@@ -485,10 +491,11 @@ void power_extras(const Partials& p, const HeldView& pw, const HeldView& ut, dou
 GpuEnergy power_indicators(const Partials& p, double wall_s, IndicatorSet& out) {
   const HeldView pw{p, "power"}, ut{p, "util"};
   if (pw.count() == 0) {
-    for (auto k : {"energy_kwh", "energy_filled_fraction", "power_mean_w", "power_max_w", "energy_low_kwh",
-                   "energy_high_kwh", "power_min_w", "power_cv", "idle_power_w", "idle_energy_kwh", "idle_energy_share",
-                   "energy_per_busy_hour_kwh", "power_limit_time_s", "power_limit_share", "energy_kwh_from_power"})
-      set_absent(out, k, "no power samples");
+    set_absent(out,
+               {"energy_kwh", "energy_filled_fraction", "power_mean_w", "power_max_w", "energy_low_kwh",
+                "energy_high_kwh", "power_min_w", "power_cv", "idle_power_w", "idle_energy_kwh", "idle_energy_share",
+                "energy_per_busy_hour_kwh", "power_limit_time_s", "power_limit_share", "energy_kwh_from_power"},
+               "no power samples");
     return {};
   }
   // Mean power = covered trapezoid energy / covered time, so that filling uncovered time
@@ -549,8 +556,7 @@ GpuEnergy counter_energy(const Partials& p, double wall_s, const GpuEnergy& powe
 /// The energy counter's indicators, and the GPU's energy from it when it covers the window.
 GpuEnergy energy_from_counter_or_power(const Partials& p, double wall_s, const GpuEnergy& power, IndicatorSet& out) {
   if (sum_of(p, "counter.n") == 0) {
-    for (auto k : {"energy_power_vs_counter_pct", "energy_counter_coverage", "energy_counter_resets"})
-      set_absent(out, k, kNoCounter);
+    set_absent(out, {"energy_power_vs_counter_pct", "energy_counter_coverage", "energy_counter_resets"}, kNoCounter);
     return power;
   }
   const double cov = sum_of(p, "counter.cov_s");
@@ -565,9 +571,9 @@ GpuEnergy energy_from_counter_or_power(const Partials& p, double wall_s, const G
                                      : "fewer than two energy counter readings without a reset between them";
   set_absent(out, "energy_power_vs_counter_pct", partly + ": energy from the power samples");
   if (power.method.empty())
-    for (auto k :
-         {"energy_kwh", "energy_filled_fraction", "energy_low_kwh", "energy_high_kwh", "energy_per_busy_hour_kwh"})
-      set_absent(out, k, "no power samples, and " + partly);
+    set_absent(
+        out, {"energy_kwh", "energy_filled_fraction", "energy_low_kwh", "energy_high_kwh", "energy_per_busy_hour_kwh"},
+        "no power samples, and " + partly);
   return power;
 }
 
@@ -575,12 +581,12 @@ void util_indicators(const Partials& p, IndicatorSet& out) {
   const HeldView u{p, "util"};
   const std::string none = "no utilisation samples (MIG mode prints none)";
   if (u.count() == 0) {
-    for (auto k : {"util_mean", "idle_fraction"}) set_absent(out, k, none);
+    set_absent(out, {"util_mean", "idle_fraction"}, none);
   } else {
     set_value(out, "util_mean", u.mean() / 100);
     set_value(out, "idle_fraction", u.cov() > 0 ? u.get("zero_s") / u.cov() : u.get("plain_zero") / u.count());
   }
-  const auto mean_pct = [&](const char* metric, std::string_view key, const char* reason) {
+  const auto mean_pct = [&](const char* metric, IndicatorKey key, const char* reason) {
     const HeldView h{p, metric};
     if (h.count() == 0)
       set_absent(out, key, reason);
@@ -590,8 +596,9 @@ void util_indicators(const Partials& p, IndicatorSet& out) {
   mean_pct("mem_util", "mem_util_mean", "no memory utilisation samples (dmon mem, query utilization.memory)");
   held_stats(HeldView{p, "fb"}, {{"fb_used_max_mib", &HeldView::max}, {"fb_used_mean_mib", &HeldView::mean}},
              "no framebuffer samples (dmon fb, query memory.used)", out);
-  for (const auto& [dir, key] : {std::pair{"rx", "pcie_rx_mean_mb_s"}, std::pair{"tx", "pcie_tx_mean_mb_s"}})
-    held_stats(HeldView{p, dir}, {{key, &HeldView::mean}}, "no PCIe throughput samples (dmon -s t: rxpci, txpci)", out);
+  for (const MetricMean& m : {MetricMean{"rx", "pcie_rx_mean_mb_s"}, MetricMean{"tx", "pcie_tx_mean_mb_s"}})
+    held_stats(HeldView{p, m.metric}, {{m.key, &HeldView::mean}},
+               "no PCIe throughput samples (dmon -s t: rxpci, txpci)", out);
   const double links = sum_of(p, "pcie.n");
   const std::string no_link = "no sample gives the PCIe link generation and width with their maxima";
   ratio(out, "pcie_gen_ratio", sum_of(p, "pcie.gen_ratio_sum"), links, no_link);
@@ -601,7 +608,7 @@ void util_indicators(const Partials& p, IndicatorSet& out) {
 void thermal_indicators(const Partials& p, IndicatorSet& out) {
   const HeldView t{p, "temp"};
   if (t.count() == 0) {
-    for (auto k : {"temp_mean_c", "temp_max_c", "time_above_78c_s"}) set_absent(out, k, "no temperature samples");
+    set_absent(out, {"temp_mean_c", "temp_max_c", "time_above_78c_s"}, "no temperature samples");
   } else {
     set_value(out, "temp_mean_c", t.mean());
     set_value(out, "temp_max_c", t.max());
@@ -615,7 +622,7 @@ void clock_indicators(const Partials& p, IndicatorSet& out) {
   const HeldView c{p, "pclk"}, mc{p, "mclk"};
   const double rated = partial(p, "pclk_rated.max");
   if (c.count() == 0 || !(c.max() > 0)) {
-    for (auto k : {"sm_clock_ratio", "throttle_work_lost_fraction"}) set_absent(out, k, "no SM clock samples");
+    set_absent(out, {"sm_clock_ratio", "throttle_work_lost_fraction"}, "no SM clock samples");
   } else {
     set_value(out, "sm_clock_ratio", c.mean() / c.max());
     const double reference = rated > 0 ? std::max(rated, c.max()) : c.max();
@@ -641,8 +648,8 @@ void throttle_indicators(const Partials& p, IndicatorSet& out) {
           : "no throttle reasons in the samples (query clocks_event_reasons.active, nvidia-smi -q)";
   for (const Reason& r : kReasons)
     if (r.indicator)
-      ratio(out, fmt::format("throttle_{}_fraction", r.name), sum_of(p, fmt::format("throttle.{}_s", r.name)), cov,
-            none);
+      ratio(out, IndicatorKey::of(fmt::format("throttle_{}_fraction", r.name)),
+            sum_of(p, fmt::format("throttle.{}_s", r.name)), cov, none);
   if (sum_of(p, "throttle.n") > 0)
     set_value(out, "throttle_onsets", sum_of(p, "throttle.onsets"));
   else
@@ -665,16 +672,17 @@ constexpr const char* kNoProfiling =
     "DCGM_FI_PROF_*)";
 
 /// DCGM's profiling fields: how much of the busy time did work (docs/indicators.md, "Useful work").
+
 void profiling_indicators(const Partials& p, IndicatorSet& out) {
-  constexpr std::array<std::pair<const char*, const char*>, 9> kMeans = {{{"sm_active", "sm_active_mean"},
-                                                                          {"sm_occupancy", "sm_occupancy_mean"},
-                                                                          {"tensor_active", "tensor_active_mean"},
-                                                                          {"dram_active", "dram_active_mean"},
-                                                                          {"fp64_active", "fp64_active_mean"},
-                                                                          {"fp32_active", "fp32_active_mean"},
-                                                                          {"fp16_active", "fp16_active_mean"},
-                                                                          {"nvlink_tx", "nvlink_tx_mean_mb_s"},
-                                                                          {"nvlink_rx", "nvlink_rx_mean_mb_s"}}};
+  constexpr std::array<MetricMean, 9> kMeans = {{{"sm_active", "sm_active_mean"},
+                                                 {"sm_occupancy", "sm_occupancy_mean"},
+                                                 {"tensor_active", "tensor_active_mean"},
+                                                 {"dram_active", "dram_active_mean"},
+                                                 {"fp64_active", "fp64_active_mean"},
+                                                 {"fp32_active", "fp32_active_mean"},
+                                                 {"fp16_active", "fp16_active_mean"},
+                                                 {"nvlink_tx", "nvlink_tx_mean_mb_s"},
+                                                 {"nvlink_rx", "nvlink_rx_mean_mb_s"}}};
   for (const auto& [metric, key] : kMeans) {
     const HeldView h{p, metric};
     if (h.count() == 0)

@@ -25,12 +25,12 @@ constexpr std::int64_t kNever = std::numeric_limits<std::int64_t>::min();
 
 const std::string kNoHostLogs = "no kernel log, dmesg, journal or bug report among the inputs";
 const std::string kNoErrors = "no Xid, AER, modeset or thermal error in the window";
-constexpr std::string_view kErrorUtilDrop = "error_util_drop_ratio";  // the chain indicator crossings do not set
+constexpr IndicatorKey kErrorUtilDrop = "error_util_drop_ratio";  // the chain indicator crossings do not set
 
 /// Sets every indicator of the catalogue's `category` ("chain", "session") to null with `reason`.
 void absent_category(IndicatorSet& out, std::string_view category, const std::string& reason) {
   for (const IndicatorDef& d : catalogue())
-    if (d.category == category) set_absent(out, d.key, reason);
+    if (d.category == category) set_absent(out, IndicatorKey::of(d.key), reason);
 }
 
 bool has_host_logs(const SampleCollector& c) { return c.has_host_logs() || !c.incidents().empty(); }
@@ -195,8 +195,8 @@ class ChainPass {
     util_drop(utilisation, false, kErrorUtilDrop, out);
     if (!temperature) {
       for (const IndicatorDef& d : catalogue())
-        if (d.category == "chain" && d.key != kErrorUtilDrop)
-          set_absent(out, d.key, "no temperature samples in the window");
+        if (d.category == "chain" && d.key != kErrorUtilDrop.name())
+          set_absent(out, IndicatorKey::of(d.key), "no temperature samples in the window");
       return;
     }
     set_value(out, "chain_errors_after_crossing", m_chained);
@@ -296,7 +296,7 @@ class ChainPass {
   }
 
   /// Mean over the errors (all, or those after a crossing) of mean utilisation after / before.
-  void util_drop(bool utilisation, bool chained, std::string_view key, IndicatorSet& out) const {
+  void util_drop(bool utilisation, bool chained, IndicatorKey key, IndicatorSet& out) const {
     if (!utilisation) {
       set_absent(out, key, "no utilisation samples in the window");
       return;
@@ -405,7 +405,7 @@ class Stretches {
   double m_total = 0;
 };
 
-void rate(IndicatorSet& out, std::string_view key, double count, double wall_s) {
+void rate(IndicatorSet& out, IndicatorKey key, double count, double wall_s) {
   if (wall_s > 0)
     set_value(out, key, count / (wall_s / 3600));
   else
@@ -454,7 +454,7 @@ void session_rates_from_partials(Features& f) {
   IndicatorSet& out = f.host_indicators;
   const auto interruptions = f.host_partials.find("interruptions");
   if (interruptions == f.host_partials.end()) {
-    for (const std::string_view key : kSessionRateKeys) set_absent(out, key, kNoHostLogs);
+    for (const std::string_view key : kSessionRateKeys) set_absent(out, IndicatorKey::of(key), kNoHostLogs);
     return;
   }
   rate(out, "interruptions_per_hour", interruptions->second, f.wall_s());

@@ -15,8 +15,7 @@ namespace {
 
 // The first Xid's time from the host partials (merge recomputes it the same way).
 void xid_times(const Features& f, IndicatorSet& out) {
-  const auto count = out.find("xid_count");
-  if (count == out.end() || !count->second.value) return;
+  if (!value_of(out, "xid_count")) return;
   const auto first = f.host_partials.find("xid.first_ns.min");
   if (first == f.host_partials.end())
     set_absent(out, "xid_first_s", "no Xid in the window");
@@ -26,11 +25,11 @@ void xid_times(const Features& f, IndicatorSet& out) {
 
 // Counts of kernel and system incidents in the window (host only): null when no kernel or
 // journal log was read, since then "0 Xids" would be a guess.
-constexpr std::string_view kIncidentKeys[] = {"xid_count",           "xid_restart_app_count",     "xid_reset_gpu_count",
-                                              "xid_reboot_count",    "xid_contact_support_count", "gpu_lost_count",
-                                              "aer_corrected_count", "aer_uncorrected_count",     "suspend_count",
-                                              "lid_close_count",     "ac_offline_count",          "thermal_event_count",
-                                              "driver_load_count",   "gpu_reset_count",           "oom_kill_count"};
+constexpr IndicatorKey kIncidentKeys[] = {"xid_count",           "xid_restart_app_count",     "xid_reset_gpu_count",
+                                          "xid_reboot_count",    "xid_contact_support_count", "gpu_lost_count",
+                                          "aer_corrected_count", "aer_uncorrected_count",     "suspend_count",
+                                          "lid_close_count",     "ac_offline_count",          "thermal_event_count",
+                                          "driver_load_count",   "gpu_reset_count",           "oom_kill_count"};
 
 /// The count an Xid of `bucket` adds to besides xid_count: the buckets NVIDIA names ("" for none).
 std::string_view xid_bucket_key(XidBucket bucket) {
@@ -64,8 +63,10 @@ std::string_view incident_key(const Incident& i) {
 
 void incident_indicators(const SampleCollector& c, Features& f, IndicatorSet& out) {
   if (!c.has_host_logs() && c.incidents().empty()) {
-    for (auto k : kIncidentKeys) set_absent(out, k, "no kernel log, dmesg, journal or bug report among the inputs");
-    for (auto k : kXidTimeKeys) set_absent(out, k, "no kernel log, dmesg, journal or bug report among the inputs");
+    for (const IndicatorKey k : kIncidentKeys)
+      set_absent(out, k, "no kernel log, dmesg, journal or bug report among the inputs");
+    for (const std::string_view k : kXidTimeKeys)
+      set_absent(out, IndicatorKey::of(k), "no kernel log, dmesg, journal or bug report among the inputs");
     return;
   }
   std::map<std::string_view, double> n;
@@ -84,7 +85,7 @@ void incident_indicators(const SampleCollector& c, Features& f, IndicatorSet& ou
     const std::string_view key = incident_key(i);
     if (!key.empty()) ++n[key];
   });
-  for (const auto& [key, value] : n) set_value(out, key, value);
+  for (const auto& [key, value] : n) set_value(out, IndicatorKey::of(key), value);
   xid_times(f, out);
 }
 

@@ -97,7 +97,7 @@ void note_old_versions(const std::vector<Features>& docs, Features& m) {
     for (const std::string_view key : kAddedInVersion2) {
       const IndicatorDef* d = find_indicator(key);
       if (d != nullptr && (host ? d->scope != Scope::gpu_only : d->scope != Scope::host_only))
-        set_absent(set, key, why);
+        set_absent(set, IndicatorKey::of(key), why);
     }
   };
   fill(m.host_indicators, true);
@@ -120,7 +120,7 @@ void merge_hosts_work(const std::string& key, const std::vector<const IndicatorS
   if (with_value <= 1)
     out[key] = *only;
   else
-    set_absent(out, key,
+    set_absent(out, IndicatorKey::of(key),
                fmt::format("{}: the training logs of {} hosts may count one job's work each (its ranks) or "
                            "separate jobs'",
                            kNotMergeable, with_value));
@@ -138,7 +138,7 @@ void merge_plain(const IndicatorDef& d, const std::vector<const IndicatorSet*>& 
   }
   if (d.category == "work" && docs == Docs::one_per_host) return merge_hosts_work(key, sets, out);
   if (!is_summed(d, docs) && !is_maximum(d)) {
-    set_absent(out, key, kNotMergeable);
+    set_absent(out, IndicatorKey::of(key), kNotMergeable);
     return;
   }
   double sum = 0;
@@ -146,12 +146,12 @@ void merge_plain(const IndicatorDef& d, const std::vector<const IndicatorSet*>& 
     const auto it = s->find(key);
     if (it == s->end()) return;  // not computed by a document: leave it out
     if (!it->second.value) {
-      set_absent(out, key, it->second.reason);
+      set_absent(out, IndicatorKey::of(key), it->second.reason);
       return;
     }
     sum = is_maximum(d) ? std::max(sum, *it->second.value) : sum + *it->second.value;
   }
-  set_value(out, key, sum);
+  set_value(out, IndicatorKey::of(key), sum);
 }
 
 /// The median interval is mergeable only when every document gives the same.
@@ -276,7 +276,7 @@ void merge_host_only(const std::vector<Features>& docs, Features& m) {
   // continue in the next document of the host, which the summaries cannot tell.
   for (const Features& f : docs)
     for (const WindowIncident& w : f.incidents)
-      if (w.downtime_s && w.downtime_to_end && m.host_indicators["downtime_s"].value)
+      if (w.downtime_s && w.downtime_to_end && value_of(m.host_indicators, "downtime_s"))
         set_absent(m.host_indicators, "downtime_s",
                    fmt::format("{}: an incident's downtime reaches the end of its document's window", kNotMergeable));
 }
@@ -296,8 +296,7 @@ void merge_faults(const std::vector<Features>& docs, bool several_hosts, Feature
     }
   }
   m.faults = regroup_faults(std::move(all), m.fault_window_s);
-  const auto count = m.host_indicators.find("fault_count");
-  if (count != m.host_indicators.end() && count->second.value) detail::fault_indicators(m);
+  if (value_of(m.host_indicators, "fault_count")) detail::fault_indicators(m);
 }
 
 /// The Slurm jobs of every document, once each (the documents of a job's nodes name the same
@@ -336,8 +335,7 @@ Expected<Features> merge_features(std::vector<Features> docs) {
   if (docs.empty()) return make_error(ErrorKind::usage, "merge: no features documents");
   for (const Features& f : docs)
     for (const GpuFeatures& g : f.gpus) {
-      const auto samples = g.indicators.find("samples");
-      if (g.partials.empty() && samples != g.indicators.end() && samples->second.value)
+      if (g.partials.empty() && value_of(g.indicators, "samples"))
         return make_error(
             ErrorKind::schema,
             fmt::format("host '{}' GPU {}: the document has no partials (written by an older gpucost)", f.host, g.gpu),

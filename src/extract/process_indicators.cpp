@@ -81,8 +81,7 @@ void set_tally(const ProcessTally& t, bool distinct_pids, IndicatorSet& out) {
 }
 
 void absent_pmon(IndicatorSet& out, const std::string& reason) {
-  for (const char* k : {"processes", "processes_max", "top_process_share", "idle_processes", "idle_process_fb_mib"})
-    set_absent(out, k, reason);
+  set_absent(out, {"processes", "processes_max", "top_process_share", "idle_processes", "idle_process_fb_mib"}, reason);
 }
 
 constexpr const char* kNoHandles =
@@ -110,7 +109,7 @@ void set_handles(const SampleCollector& c, const Features& f, std::optional<int>
 
 void handle_indicators(const SampleCollector& c, Features& f) {
   if (c.handle_holdings().empty()) {
-    for (const char* k : {"handle_holders", "other_handle_holders"}) {
+    for (const IndicatorKey k : std::initializer_list<IndicatorKey>{"handle_holders", "other_handle_holders"}) {
       set_absent(f.host_indicators, k, kNoHandles);
       for (GpuFeatures& g : f.gpus) set_absent(g.indicators, k, kNoHandles);
     }

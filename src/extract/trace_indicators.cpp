@@ -73,8 +73,14 @@ struct TraceSums {
   }
 };
 
+/// A launch delay percentile: its indicator and the trace record's field.
+struct LaunchPercentile {
+  IndicatorKey key;
+  const char* field;
+};
+
 /// `part / whole` as `key`, or absent for `why_absent` when `whole` is 0.
-void set_share(IndicatorSet& out, std::string_view key, double part, double whole, std::string_view why_absent) {
+void set_share(IndicatorSet& out, IndicatorKey key, double part, double whole, std::string_view why_absent) {
   if (whole > 0)
     set_value(out, key, part / whole);
   else
@@ -82,13 +88,13 @@ void set_share(IndicatorSet& out, std::string_view key, double part, double whol
 }
 
 /// `part` as a share of the trace's GPU span.
-void of_span(const TraceSums& t, std::string_view key, double part, IndicatorSet& out) {
+void of_span(const TraceSums& t, IndicatorKey key, double part, IndicatorSet& out) {
   set_share(out, key, part, t.span, "the trace's GPU span is 0 s");
 }
 
 /// The kinds of GPU work and the idle kinds (F126, F128-F130) of one GPU or the host.
 void trace_mix_indicators(const TraceSums& t, IndicatorSet& out) {
-  const auto of_ops = [&](std::string_view key, double part) {
+  const auto of_ops = [&](IndicatorKey key, double part) {
     set_share(out, key, part, t.op_ns, "the trace's GPU ops last 0 s in total");
   };
   of_ops("comm_kernel_fraction", t.comm_ns);
@@ -111,16 +117,17 @@ void trace_indicators(const TraceSums& t, const TraceRecord* launch, const std::
   const std::string no_trace = "no Kineto trace with GPU ops among the inputs";
   if (t.devices == 0) {
     for (const IndicatorDef& d : catalogue())
-      if (d.category == "trace" && d.scope != Scope::host_only) set_absent(out, d.key, no_trace);
+      if (d.category == "trace" && d.scope != Scope::host_only) set_absent(out, IndicatorKey::of(d.key), no_trace);
     return;
   }
   set_value(out, "gpu_busy_s", t.busy / 1e9);
   of_span(t, "gpu_idle_fraction_trace", t.idle, out);
   of_span(t, "gpu_compute_fraction", t.compute, out);
-  for (const auto& [key, field] : {std::pair{"launch_delay_p50_us", "launch_delay_p50_ns"},
-                                   std::pair{"launch_delay_p95_us", "launch_delay_p95_ns"},
-                                   std::pair{"launch_delay_p99_us", "launch_delay_p99_ns"}}) {
-    const double v = launch != nullptr ? launch->get(field) : kNaN;
+  for (const LaunchPercentile& l : {LaunchPercentile{"launch_delay_p50_us", "launch_delay_p50_ns"},
+                                    LaunchPercentile{"launch_delay_p95_us", "launch_delay_p95_ns"},
+                                    LaunchPercentile{"launch_delay_p99_us", "launch_delay_p99_ns"}}) {
+    const IndicatorKey key = l.key;
+    const double v = launch != nullptr ? launch->get(l.field) : kNaN;
     if (!std::isnan(v))
       set_value(out, key, v / kUs);
     else

@@ -82,7 +82,7 @@ void pattern_indicators(const SampleCollector& c, const Features& f, IndicatorSe
     }
   }
   set_value(out, "pattern_events", n);
-  const std::string_view key = "pattern_duration_s";
+  const IndicatorKey key = "pattern_duration_s";
   if (with_duration > 0)
     set_value(out, key, static_cast<double>(ns / 1e9L));
   else

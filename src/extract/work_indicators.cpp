@@ -53,7 +53,7 @@ double from_summaries(const std::vector<TrainWork>& work, const Features& f, Rat
   return sum;
 }
 
-void set_or_absent(IndicatorSet& out, const char* key, double v, const std::string& reason) {
+void set_or_absent(IndicatorSet& out, IndicatorKey key, double v, const std::string& reason) {
   if (std::isnan(v))
     set_absent(out, key, reason);
   else
@@ -61,14 +61,14 @@ void set_or_absent(IndicatorSet& out, const char* key, double v, const std::stri
 }
 
 /// The host's value of `key`, or why it has none.
-IndicatorValue host_value(const IndicatorSet& out, const char* key) {
-  const auto it = out.find(key);
-  if (it == out.end()) return {std::nullopt, std::string(key) + " was not computed"};
+IndicatorValue host_value(const IndicatorSet& out, IndicatorKey key) {
+  const auto it = out.find(std::string(key.name()));
+  if (it == out.end()) return {std::nullopt, std::string(key.name()) + " was not computed"};
   return it->second;
 }
 
 /// energy x energy_scale per `unit` units of work, or absent naming what is missing.
-void per_unit(IndicatorSet& out, const char* key, const char* energy_key, double energy_scale, const char* work_key,
+void per_unit(IndicatorSet& out, IndicatorKey key, IndicatorKey energy_key, double energy_scale, IndicatorKey work_key,
               double unit) {
   const IndicatorValue energy = host_value(out, energy_key);
   const IndicatorValue work = host_value(out, work_key);
@@ -79,7 +79,7 @@ void per_unit(IndicatorSet& out, const char* key, const char* energy_key, double
   else if (*work.value > 0)
     set_value(out, key, *energy.value * energy_scale / (*work.value / unit));
   else
-    set_absent(out, key, std::string(work_key) + " is 0");
+    set_absent(out, key, std::string(work_key.name()) + " is 0");
 }
 
 }  // namespace

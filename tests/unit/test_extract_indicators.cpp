@@ -7,6 +7,7 @@
 #include <gpucost/core/event.hpp>
 #include <gpucost/extract/catalogue.hpp>
 #include <gpucost/extract/extract.hpp>
+#include <gpucost/extract/indicator_key.hpp>
 
 #include <fmt/format.h>
 
@@ -580,6 +581,20 @@ TEST_CASE("extract: catalogue ids are unique and consecutive, keys unique", "[ex
        {"wall_s", "coverage", "energy_kwh", "energy_filled_fraction", "power_mean_w", "power_p95_w", "power_max_w",
         "util_mean", "idle_fraction", "temp_mean_c", "temp_max_c", "time_above_78c_s", "sm_clock_ratio"})
     CHECK(extract::find_indicator(k) != nullptr);
+}
+
+TEST_CASE("extract: the typed keys are the catalogue's, in its order", "[extract][catalogue]") {
+  // indicator_key.hpp checks a key named in the code against kIndicatorKeys when compiled: the
+  // list must be the catalogue's own.
+  const auto defs = extract::catalogue();
+  REQUIRE(extract::kIndicatorKeys.size() == defs.size());
+  for (std::size_t i = 0; i < defs.size(); ++i) {
+    CAPTURE(i);
+    CHECK(extract::kIndicatorKeys[i] == defs[i].key);
+  }
+  constexpr extract::IndicatorKey energy = "energy_kwh";  // compiles: a key of the catalogue
+  STATIC_REQUIRE(energy.name() == "energy_kwh");
+  STATIC_REQUIRE_FALSE(extract::is_indicator_key("energy_kwhh"));  // would not compile as a key
 }
 
 TEST_CASE("extract: every catalogue indicator is computed for the host and each GPU", "[extract]") {

@@ -2,6 +2,9 @@
 // keys), each a value or the reason it is absent.
 #pragma once
 
+#include <gpucost/extract/indicator_key.hpp>
+
+#include <initializer_list>
 #include <map>
 #include <optional>
 #include <string>
@@ -19,19 +22,30 @@ struct IndicatorValue {
 using IndicatorSet = std::map<std::string, IndicatorValue>;  // key -> value
 
 /// The value of `key` in `set`; none when the key is absent or its value is null.
-inline std::optional<double> value_of(const IndicatorSet& set, const std::string& key) {
-  const auto it = set.find(key);
+inline std::optional<double> value_of(const IndicatorSet& set, IndicatorKey key) {
+  const auto it = set.find(std::string(key.name()));
   return it != set.end() ? it->second.value : std::nullopt;
 }
 
+/// The entry of `key` in `set` (its value or why it is absent); null when it was not computed.
+inline const IndicatorValue* entry_of(const IndicatorSet& set, IndicatorKey key) {
+  const auto it = set.find(std::string(key.name()));
+  return it != set.end() ? &it->second : nullptr;
+}
+
 /// Sets `key` to a value.
-inline void set_value(IndicatorSet& set, std::string_view key, double value) {
-  set[std::string(key)] = IndicatorValue{value, {}};
+inline void set_value(IndicatorSet& set, IndicatorKey key, double value) {
+  set[std::string(key.name())] = IndicatorValue{value, {}};
 }
 
 /// Sets `key` to null, with the reason.
-inline void set_absent(IndicatorSet& set, std::string_view key, std::string reason) {
-  set[std::string(key)] = IndicatorValue{std::nullopt, std::move(reason)};
+inline void set_absent(IndicatorSet& set, IndicatorKey key, std::string reason) {
+  set[std::string(key.name())] = IndicatorValue{std::nullopt, std::move(reason)};
+}
+
+/// Sets each of `keys` to null, with the one reason.
+inline void set_absent(IndicatorSet& set, std::initializer_list<IndicatorKey> keys, const std::string& reason) {
+  for (const IndicatorKey key : keys) set_absent(set, key, reason);
 }
 
 }  // namespace gpucost::extract
