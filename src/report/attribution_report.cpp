@@ -137,10 +137,8 @@ void json_strings(io::JsonWriter& w, const std::vector<std::string>& list) {
 
 }  // namespace
 
-void attribution_json(std::string& b, const breakeven::Attribution& a, const std::string& cur) {
-  b.append(",\n  \"attribution\": ");
-  io::JsonWriter w(b);
-  w.object().key("by").str(breakeven::attribution_by_name(a.by)).key("currency").str(cur);
+void attribution_json(io::JsonWriter& w, const breakeven::Attribution& a, const std::string& cur) {
+  w.line("  ").key("attribution").object().key("by").str(breakeven::attribution_by_name(a.by)).key("currency").str(cur);
   w.key("split").boolean(a.reason.empty());
   if (!a.reason.empty())
     w.key("reason").str(a.reason);

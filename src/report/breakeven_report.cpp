@@ -26,7 +26,7 @@ std::string breakeven_json(const breakeven::Result& r, const breakeven::CostConf
   w.object().line("  ").key("schema").str("gpucost.breakeven").line("  ").key("version").integer(1);
   w.line("  ").key("currency").str(c.currency);
   for (const Section& s : answer_sections())
-    if (s.json != nullptr) s.json(w, b, answer);
+    if (s.json != nullptr) s.json(w, answer);
   w.close("\n");
   b.append("\n");
   return b;

@@ -79,10 +79,8 @@ void json_finding(io::JsonWriter& w, const breakeven::Finding& f, std::size_t ra
 
 }  // namespace
 
-void append_findings_json(std::string& b, const std::vector<breakeven::Finding>& findings) {
-  b.append(",\n  \"findings\": ");
-  io::JsonWriter w(b);
-  w.array();
+void findings_json(io::JsonWriter& w, const std::vector<breakeven::Finding>& findings) {
+  w.line("  ").key("findings").array();
   for (std::size_t i = 0; i < findings.size(); ++i) json_finding(w.line("    ").item(), findings[i], i + 1);
   w.close(findings.empty() ? "" : "\n  ");
 }

@@ -7,13 +7,16 @@
 #include <gpucost/breakeven/findings.hpp>
 #include <gpucost/extract/features.hpp>
 
+#include <gpucost/io/json_out.hpp>
+
 #include <string>
 #include <vector>
 
 namespace gpucost::report {
 
-/// Appends `,\n  "findings": [...]` (ranked, with evidence, saving and suggestion).
-void append_findings_json(std::string& out, const std::vector<breakeven::Finding>& findings);
+/// The JSON member `"findings": [...]` on a line of its own, in `w`'s open object (ranked, with
+/// evidence, saving and suggestion).
+void findings_json(io::JsonWriter& w, const std::vector<breakeven::Finding>& findings);
 /// The "findings" section of the table (a line saying none fired when the list is empty).
 /// `evidence`: the indicators each finding rests on, by id and key (--explain; internal names).
 std::string findings_table(const std::vector<breakeven::Finding>& findings, const std::string& currency,

@@ -30,9 +30,8 @@ struct Answer {
 /// the HTML report draws has its name in html_report.cpp's table of drawings).
 struct Section {
   std::string_view name;
-  /// Its members of breakeven --json, each on a line of its own (`out` is the writer's buffer,
-  /// for the writers that append to it directly).
-  void (*json)(io::JsonWriter& w, std::string& out, const Answer& a);
+  /// Its members of breakeven --json, each on a line of its own.
+  void (*json)(io::JsonWriter& w, const Answer& a);
   /// Its lines in --full: every figure and its basis; empty when there is nothing to show.
   std::string (*full)(const Answer& a);
   /// Its lines on the one-screen answer.

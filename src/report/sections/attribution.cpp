@@ -7,8 +7,8 @@
 
 namespace gpucost::report::sections {
 
-void attribution_json(io::JsonWriter& /*w*/, std::string& out, const Answer& a) {
-  if (a.extras.attribution) report::attribution_json(out, *a.extras.attribution, a.config.currency);
+void attribution_json(io::JsonWriter& w, const Answer& a) {
+  if (a.extras.attribution) report::attribution_json(w, *a.extras.attribution, a.config.currency);
 }
 
 std::string attribution_full(const Answer& a) {

@@ -73,7 +73,7 @@ std::string bound_range(const std::optional<double>& low, const std::optional<do
 
 }  // namespace
 
-void breakevens_json(io::JsonWriter& w, std::string& /*out*/, const Answer& a) {
+void breakevens_json(io::JsonWriter& w, const Answer& a) {
   const breakeven::Result& r = a.result;
   w.line("  ").key("breakeven").object();
   solution(w, "job_hours", r.job_hours);

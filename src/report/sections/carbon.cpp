@@ -28,7 +28,7 @@ std::string carbon_side_text(const breakeven::CarbonSide& s, const std::string& 
 
 }  // namespace
 
-void carbon_json(io::JsonWriter& w, std::string& /*out*/, const Answer& a) {
+void carbon_json(io::JsonWriter& w, const Answer& a) {
   const breakeven::CarbonResult& c = a.result.carbon;
   if (!c.computed) return;
   w.line("  ").key("carbon").object().key("unit").str("kg CO2e").key("local");

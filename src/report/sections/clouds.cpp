@@ -47,7 +47,7 @@ std::string speed_source(const CloudRank& k) {
 }  // namespace
 
 // Offers that fit, ranked; those that cannot run the job apart, with the reason, never ranked.
-void clouds_json(io::JsonWriter& w, std::string& /*out*/, const Answer& a) {
+void clouds_json(io::JsonWriter& w, const Answer& a) {
   const std::vector<CloudRank>& clouds = a.extras.clouds;
   if (clouds.empty()) return;
   const std::string& fit_basis = a.extras.fit_basis;

@@ -117,7 +117,7 @@ const breakeven::UnitCost* headline_unit(const breakeven::WorkCosts& w) {
 
 }  // namespace
 
-void costs_json(io::JsonWriter& w, std::string& /*out*/, const Answer& a) {
+void costs_json(io::JsonWriter& w, const Answer& a) {
   const breakeven::Result& r = a.result;
   const breakeven::CostConfig& c = a.config;
   w.line("  ").key("local").object().key("electricity").num(r.electricity).key("amortisation").num(r.amortisation);

@@ -9,7 +9,7 @@
 namespace gpucost::report::sections {
 
 /// --estimate: the GPU model beside the measured energy, per GPU.
-void estimate_check_json(io::JsonWriter& w, std::string& /*out*/, const Answer& a) {
+void estimate_check_json(io::JsonWriter& w, const Answer& a) {
   if (!a.extras.beside) return;
   const breakeven::EstimateBeside& m = *a.extras.beside;
   w.line("  ").key("estimate_check").object().key("table_entry").str(m.estimate.model);

@@ -82,7 +82,7 @@ std::string table_incidents(const breakeven::Result& r, const std::string& cur) 
 
 }  // namespace
 
-void faults_json(io::JsonWriter& w, std::string& /*out*/, const Answer& a) {
+void faults_json(io::JsonWriter& w, const Answer& a) {
   const breakeven::Result& r = a.result;
   w.line("  ").key("incidents").array();
   for (const breakeven::IncidentCost& ic : r.incidents) json_fault(w.line("    ").item(), ic);

@@ -18,8 +18,8 @@ constexpr std::size_t kFindingsShown = 3;
 
 }  // namespace
 
-void findings_json(io::JsonWriter& /*w*/, std::string& out, const Answer& a) {
-  if (a.extras.findings) append_findings_json(out, *a.extras.findings);
+void findings_json(io::JsonWriter& w, const Answer& a) {
+  if (a.extras.findings) report::findings_json(w, *a.extras.findings);
 }
 
 std::string findings_full(const Answer& a) {

@@ -129,7 +129,7 @@ std::string minute_span(std::int64_t from_ns, std::int64_t to_ns) {
 
 }  // namespace
 
-void job_json(io::JsonWriter& w, std::string& /*out*/, const Answer& a) {
+void job_json(io::JsonWriter& w, const Answer& a) {
   const breakeven::Result& r = a.result;
   const extract::Features& f = a.features;
   w.line("  ").key("job").object().key("from").str(format_utc(f.from_ns)).key("to").str(format_utc(f.to_ns));

@@ -46,7 +46,7 @@ std::string parameter_words(std::string_view parameter) {
 
 }  // namespace
 
-void robustness_json(io::JsonWriter& w, std::string& /*out*/, const Answer& a) {
+void robustness_json(io::JsonWriter& w, const Answer& a) {
   const BreakevenExtras& x = a.extras;
   w.line("  ").key("premium_range").object().key("low").num(x.range.low).key("high").num(x.range.high);
   if (!x.range.low) {

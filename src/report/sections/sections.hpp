@@ -31,53 +31,53 @@ std::string one_line(std::string_view line);
 
 // ---- the sections, in the order of the list ----
 
-void verdict_json(io::JsonWriter& w, std::string& out, const Answer& a);
+void verdict_json(io::JsonWriter& w, const Answer& a);
 std::string verdict_full(const Answer& a);
 std::string verdict_summary(const Answer& a);
 
-void job_json(io::JsonWriter& w, std::string& out, const Answer& a);
+void job_json(io::JsonWriter& w, const Answer& a);
 std::string job_full(const Answer& a);
 std::string job_summary(const Answer& a);
 
-void slurm_json(io::JsonWriter& w, std::string& out, const Answer& a);
+void slurm_json(io::JsonWriter& w, const Answer& a);
 std::string slurm_full(const Answer& a);
 
-void costs_json(io::JsonWriter& w, std::string& out, const Answer& a);
+void costs_json(io::JsonWriter& w, const Answer& a);
 std::string costs_full(const Answer& a);
 std::string costs_summary(const Answer& a);
 
-void faults_json(io::JsonWriter& w, std::string& out, const Answer& a);
+void faults_json(io::JsonWriter& w, const Answer& a);
 std::string faults_full(const Answer& a);
 
-void carbon_json(io::JsonWriter& w, std::string& out, const Answer& a);
+void carbon_json(io::JsonWriter& w, const Answer& a);
 std::string carbon_full(const Answer& a);
 
-void breakevens_json(io::JsonWriter& w, std::string& out, const Answer& a);
+void breakevens_json(io::JsonWriter& w, const Answer& a);
 std::string breakevens_full(const Answer& a);
 std::string breakevens_summary(const Answer& a);
 
-void work_json(io::JsonWriter& w, std::string& out, const Answer& a);
+void work_json(io::JsonWriter& w, const Answer& a);
 std::string work_full(const Answer& a);
 
-void trace_jobs_json(io::JsonWriter& w, std::string& out, const Answer& a);
+void trace_jobs_json(io::JsonWriter& w, const Answer& a);
 std::string trace_jobs_full(const Answer& a);
 
-void robustness_json(io::JsonWriter& w, std::string& out, const Answer& a);
+void robustness_json(io::JsonWriter& w, const Answer& a);
 std::string robustness_full(const Answer& a);
 std::string robustness_summary(const Answer& a);
 
-void clouds_json(io::JsonWriter& w, std::string& out, const Answer& a);
+void clouds_json(io::JsonWriter& w, const Answer& a);
 std::string clouds_full(const Answer& a);
 std::string clouds_summary(const Answer& a);
 
-void attribution_json(io::JsonWriter& w, std::string& out, const Answer& a);
+void attribution_json(io::JsonWriter& w, const Answer& a);
 std::string attribution_full(const Answer& a);
 std::string attribution_summary(const Answer& a);
 
-void estimate_check_json(io::JsonWriter& w, std::string& out, const Answer& a);
+void estimate_check_json(io::JsonWriter& w, const Answer& a);
 std::string estimate_check_full(const Answer& a);
 
-void findings_json(io::JsonWriter& w, std::string& out, const Answer& a);
+void findings_json(io::JsonWriter& w, const Answer& a);
 std::string findings_full(const Answer& a);
 std::string findings_summary(const Answer& a);
 

@@ -40,7 +40,7 @@ std::string slurm_lines(const extract::Features& f, const breakeven::Result& r) 
 
 }  // namespace
 
-void slurm_json(io::JsonWriter& w, std::string& /*out*/, const Answer& a) {
+void slurm_json(io::JsonWriter& w, const Answer& a) {
   const extract::Features& f = a.features;
   if (f.jobs.empty()) return;
   w.line("  ").key("slurm_jobs").array();

@@ -9,7 +9,7 @@
 
 namespace gpucost::report::sections {
 
-void trace_jobs_json(io::JsonWriter& w, std::string& /*out*/, const Answer& a) {
+void trace_jobs_json(io::JsonWriter& w, const Answer& a) {
   const auto costs = breakeven::trace_job_costs(a.result, a.features);
   if (costs.empty()) return;
   w.line("  ").key("trace_jobs").array();

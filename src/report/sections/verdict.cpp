@@ -60,7 +60,7 @@ std::string verdict_sentence(const breakeven::Result& r, const breakeven::CostCo
 
 }  // namespace
 
-void verdict_json(io::JsonWriter& w, std::string& /*out*/, const Answer& a) {
+void verdict_json(io::JsonWriter& w, const Answer& a) {
   const breakeven::Result& r = a.result;
   w.line("  ").key("premium").num(r.premium).line("  ").key("line").num(r.line);
   // An offer that cannot run the job gives no side of the line: null, not false.

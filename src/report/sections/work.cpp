@@ -51,7 +51,7 @@ std::string table_work_carbon(const breakeven::WorkCosts& w) {
 
 }  // namespace
 
-void work_json(io::JsonWriter& w, std::string& /*out*/, const Answer& a) {
+void work_json(io::JsonWriter& w, const Answer& a) {
   const breakeven::WorkCosts costs = breakeven::work_costs(a.result, a.features.host_indicators);
   w.line("  ").key("work").object().key("window_h").num(costs.window_h);
   for (const breakeven::UnitCost& u : costs.units) json_work_unit(w.line("    "), u);
