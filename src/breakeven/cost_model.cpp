@@ -174,7 +174,7 @@ Expected<JobInputs> job_inputs(const extract::Features& f) {
                                               : "give extract GPU telemetry (nvidia-smi dmon or --query-gpu output)");
   window_inputs(f, in);
   in.profile = f.energy_profile;
-  const auto host = [&](extract::IndicatorKey key) { return extract::value_of(f.host_indicators, key); };
+  const auto host = [&](const extract::IndicatorKey& key) { return extract::value_of(f.host_indicators, key); };
   in.energy_low_kwh = host("energy_low_kwh");
   in.energy_high_kwh = host("energy_high_kwh");
   in.energy_method = f.energy_method.empty() ? std::string(extract::kEnergyByPower) : f.energy_method;

@@ -375,7 +375,7 @@ void combine_partials(Partials& into, const Partials& from) {
 namespace {
 
 /// Sets `key` to num / den, or absent with `reason` when den is not positive.
-void ratio(IndicatorSet& out, IndicatorKey key, double num, double den, const std::string& reason) {
+void ratio(IndicatorSet& out, const IndicatorKey& key, double num, double den, const std::string& reason) {
   if (den > 0 && !std::isnan(num))
     set_value(out, key, num / den);
   else
@@ -586,7 +586,7 @@ void util_indicators(const Partials& p, IndicatorSet& out) {
     set_value(out, "util_mean", u.mean() / 100);
     set_value(out, "idle_fraction", u.cov() > 0 ? u.get("zero_s") / u.cov() : u.get("plain_zero") / u.count());
   }
-  const auto mean_pct = [&](const char* metric, IndicatorKey key, const char* reason) {
+  const auto mean_pct = [&](const char* metric, const IndicatorKey& key, const char* reason) {
     const HeldView h{p, metric};
     if (h.count() == 0)
       set_absent(out, key, reason);

@@ -296,7 +296,7 @@ class ChainPass {
   }
 
   /// Mean over the errors (all, or those after a crossing) of mean utilisation after / before.
-  void util_drop(bool utilisation, bool chained, IndicatorKey key, IndicatorSet& out) const {
+  void util_drop(bool utilisation, bool chained, const IndicatorKey& key, IndicatorSet& out) const {
     if (!utilisation) {
       set_absent(out, key, "no utilisation samples in the window");
       return;
@@ -405,7 +405,7 @@ class Stretches {
   double m_total = 0;
 };
 
-void rate(IndicatorSet& out, IndicatorKey key, double count, double wall_s) {
+void rate(IndicatorSet& out, const IndicatorKey& key, double count, double wall_s) {
   if (wall_s > 0)
     set_value(out, key, count / (wall_s / 3600));
   else

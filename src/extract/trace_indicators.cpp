@@ -80,7 +80,7 @@ struct LaunchPercentile {
 };
 
 /// `part / whole` as `key`, or absent for `why_absent` when `whole` is 0.
-void set_share(IndicatorSet& out, IndicatorKey key, double part, double whole, std::string_view why_absent) {
+void set_share(IndicatorSet& out, const IndicatorKey& key, double part, double whole, std::string_view why_absent) {
   if (whole > 0)
     set_value(out, key, part / whole);
   else
@@ -88,13 +88,13 @@ void set_share(IndicatorSet& out, IndicatorKey key, double part, double whole, s
 }
 
 /// `part` as a share of the trace's GPU span.
-void of_span(const TraceSums& t, IndicatorKey key, double part, IndicatorSet& out) {
+void of_span(const TraceSums& t, const IndicatorKey& key, double part, IndicatorSet& out) {
   set_share(out, key, part, t.span, "the trace's GPU span is 0 s");
 }
 
 /// The kinds of GPU work and the idle kinds (F126, F128-F130) of one GPU or the host.
 void trace_mix_indicators(const TraceSums& t, IndicatorSet& out) {
-  const auto of_ops = [&](IndicatorKey key, double part) {
+  const auto of_ops = [&](const IndicatorKey& key, double part) {
     set_share(out, key, part, t.op_ns, "the trace's GPU ops last 0 s in total");
   };
   of_ops("comm_kernel_fraction", t.comm_ns);

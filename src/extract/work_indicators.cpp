@@ -53,7 +53,7 @@ double from_summaries(const std::vector<TrainWork>& work, const Features& f, Rat
   return sum;
 }
 
-void set_or_absent(IndicatorSet& out, IndicatorKey key, double v, const std::string& reason) {
+void set_or_absent(IndicatorSet& out, const IndicatorKey& key, double v, const std::string& reason) {
   if (std::isnan(v))
     set_absent(out, key, reason);
   else
@@ -61,15 +61,15 @@ void set_or_absent(IndicatorSet& out, IndicatorKey key, double v, const std::str
 }
 
 /// The host's value of `key`, or why it has none.
-IndicatorValue host_value(const IndicatorSet& out, IndicatorKey key) {
+IndicatorValue host_value(const IndicatorSet& out, const IndicatorKey& key) {
   const auto it = out.find(std::string(key.name()));
   if (it == out.end()) return {std::nullopt, std::string(key.name()) + " was not computed"};
   return it->second;
 }
 
 /// energy x energy_scale per `unit` units of work, or absent naming what is missing.
-void per_unit(IndicatorSet& out, IndicatorKey key, IndicatorKey energy_key, double energy_scale, IndicatorKey work_key,
-              double unit) {
+void per_unit(IndicatorSet& out, const IndicatorKey& key, const IndicatorKey& energy_key, double energy_scale,
+              const IndicatorKey& work_key, double unit) {
   const IndicatorValue energy = host_value(out, energy_key);
   const IndicatorValue work = host_value(out, work_key);
   if (!energy.value)

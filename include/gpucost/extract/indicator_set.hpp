@@ -22,24 +22,24 @@ struct IndicatorValue {
 using IndicatorSet = std::map<std::string, IndicatorValue>;  // key -> value
 
 /// The value of `key` in `set`; none when the key is absent or its value is null.
-inline std::optional<double> value_of(const IndicatorSet& set, IndicatorKey key) {
+inline std::optional<double> value_of(const IndicatorSet& set, const IndicatorKey& key) {
   const auto it = set.find(std::string(key.name()));
   return it != set.end() ? it->second.value : std::nullopt;
 }
 
 /// The entry of `key` in `set` (its value or why it is absent); null when it was not computed.
-inline const IndicatorValue* entry_of(const IndicatorSet& set, IndicatorKey key) {
+inline const IndicatorValue* entry_of(const IndicatorSet& set, const IndicatorKey& key) {
   const auto it = set.find(std::string(key.name()));
   return it != set.end() ? &it->second : nullptr;
 }
 
 /// Sets `key` to a value.
-inline void set_value(IndicatorSet& set, IndicatorKey key, double value) {
+inline void set_value(IndicatorSet& set, const IndicatorKey& key, double value) {
   set[std::string(key.name())] = IndicatorValue{value, {}};
 }
 
 /// Sets `key` to null, with the reason.
-inline void set_absent(IndicatorSet& set, IndicatorKey key, std::string reason) {
+inline void set_absent(IndicatorSet& set, const IndicatorKey& key, std::string reason) {
   set[std::string(key.name())] = IndicatorValue{std::nullopt, std::move(reason)};
 }
 
