@@ -136,11 +136,13 @@ double rate_per_use_hour(const CostConfig& c, const CloudOffer& o, double listed
     case OfferKind::on_demand: basis.clear(); return listed;
     case OfferKind::spot:
       if (!c.is_set("cloud.spot_restart_overhead")) {
-        // The restart defaults to each offer's own cold start, set after this.
-        basis = fmt::format("spot price as listed; the billed time grows by the interruptions expected: {}, {}",
-                            spot_terms_text(c),
-                            c.is_set("cloud.spot_restart_s") ? fmt::format("restart {:g} s", c.spot_restart_s)
-                                                             : std::string("restart = the offer's cold start"));
+        // The checkpoints may come from the job's training log and the restart from each offer's
+        // cold start, both known later: the priced offer's spot line says which.
+        basis = fmt::format(
+            "spot price as listed; the billed time grows by the interruptions expected: {}{}, {}", spot_terms_text(c),
+            c.is_set("cloud.checkpoint_interval_s") ? "" : " unless the training log gives its checkpoints",
+            c.is_set("cloud.spot_restart_s") ? fmt::format("restart {:g} s", c.spot_restart_s)
+                                             : std::string("restart = the offer's cold start"));
         return listed;
       }
       basis = fmt::format(

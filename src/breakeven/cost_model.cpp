@@ -333,7 +333,7 @@ Result evaluate(const CostConfig& c, const JobInputs& job, const EnergyPrices& p
     r.busy_share = std::accumulate(job.busy.begin(), job.busy.end(), 0.0) / static_cast<double>(job.busy.size());
   r.q = (1.0 - r.busy_share) + r.busy_share / c.speed_ratio;
   if (spot_modelled(c)) {  // on spot the run grows by the work lost at interruptions and the restarts
-    r.spot = spot_expectation(r.q * W, spot_terms(c));
+    r.spot = spot_expectation(r.q * W, spot_terms(c, job.checkpoint_interval_s));
     r.q *= r.spot->factor;
   }
   const Billing billing = billing_of(c, r.q);

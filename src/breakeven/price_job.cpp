@@ -188,6 +188,10 @@ Expected<PricedJob> price_job(CostConfig config, const std::optional<CloudOffer>
   auto job = measured_or_estimated(p, features, o);
   if (!job) return job.error();
   p.job = std::move(*job);
+  if (features.checkpoints) {  // a spot offer's checkpoint interval, unless the config sets one
+    p.job.checkpoints = features.checkpoints->count;
+    p.job.checkpoint_interval_s = features.checkpoints->interval_median_s;
+  }
   if (!p.estimate) apply_fill(p.job, o.fill, p.config.idle_power_w);
   if (const std::string why = apply_busy_share(p.job, features, p.config.busy_share); !why.empty()) warn(p, why);
   if (o.fill == FillRule::none && !(p.job.wall_h > 0))

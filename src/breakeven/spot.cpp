@@ -41,13 +41,20 @@ SpotExpectation spot_expectation(double work_h, const SpotTerms& t) {
 
 bool spot_modelled(const CostConfig& c) { return c.offer_kind == "spot" && !c.is_set("cloud.spot_restart_overhead"); }
 
-SpotTerms spot_terms(const CostConfig& c) {
-  return SpotTerms{c.spot_interruptions_per_hour, c.checkpoint_interval_s,
+CheckpointBasis checkpoint_basis(const CostConfig& c, std::optional<double> log_interval_s) {
+  if (c.is_set("cloud.checkpoint_interval_s")) return CheckpointBasis::config;
+  return log_interval_s && *log_interval_s > 0 ? CheckpointBasis::training_log : CheckpointBasis::assumed;
+}
+
+SpotTerms spot_terms(const CostConfig& c, std::optional<double> log_interval_s) {
+  const double tau_s =
+      checkpoint_basis(c, log_interval_s) == CheckpointBasis::training_log ? *log_interval_s : c.checkpoint_interval_s;
+  return SpotTerms{c.spot_interruptions_per_hour, tau_s,
                    c.is_set("cloud.spot_restart_s") ? c.spot_restart_s : c.cold_start_s};
 }
 
-std::string spot_terms_text(const CostConfig& c) {
-  const SpotTerms t = spot_terms(c);
+std::string spot_terms_text(const CostConfig& c, std::optional<double> log_interval_s, std::int64_t log_checkpoints) {
+  const SpotTerms t = spot_terms(c, log_interval_s);
   const std::string every =
       t.interruptions_per_hour > 0
           ? fmt::format("1 interruption per {} of running", text::duration_hours(1.0 / t.interruptions_per_hour))
@@ -56,15 +63,21 @@ std::string spot_terms_text(const CostConfig& c) {
       t.checkpoint_interval_s > 0
           ? fmt::format("checkpoints every {}", text::duration_hours(t.checkpoint_interval_s / 3600.0))
           : std::string("no checkpoint (an interruption loses all the work)");
+  const std::string checkpoint_source =
+      checkpoint_basis(c, log_interval_s) == CheckpointBasis::training_log
+          ? fmt::format("(the training log's median of {} checkpoints)", log_checkpoints)
+          : basis_of(c, "cloud.checkpoint_interval_s");
   return fmt::format("{} {}, {} {}", every, basis_of(c, "cloud.spot_interruptions_per_hour"), checkpoints,
-                     basis_of(c, "cloud.checkpoint_interval_s"));
+                     checkpoint_source);
 }
 
-std::string spot_text(const CostConfig& c, const SpotExpectation& e) {
+std::string spot_text(const CostConfig& c, const SpotExpectation& e, std::optional<double> log_interval_s,
+                      std::int64_t log_checkpoints) {
   const double restart_s = spot_terms(c).restart_s;
   return fmt::format("{}, restart {:g} s{}: {:.3g} interruptions expected, {} on spot for {} of work (x{:.4f})",
-                     spot_terms_text(c), restart_s, c.is_set("cloud.spot_restart_s") ? "" : " (the cold start)",
-                     e.interruptions, text::duration_hours(e.expected_h), text::duration_hours(e.work_h), e.factor);
+                     spot_terms_text(c, log_interval_s, log_checkpoints), restart_s,
+                     c.is_set("cloud.spot_restart_s") ? "" : " (the cold start)", e.interruptions,
+                     text::duration_hours(e.expected_h), text::duration_hours(e.work_h), e.factor);
 }
 
 }  // namespace gpucost::breakeven

@@ -104,6 +104,7 @@ Expected<Features> compute_features(const SampleCollector& samples, const Extrac
   detail::add_trace_indicators(samples, f);
   detail::pattern_indicators(samples, f, f.host_indicators);
   detail::training_indicators(samples, f, f.host_indicators);
+  detail::checkpoint_summary(samples, f);
   detail::work_indicators(samples, {options.tokens_per_step, options.samples_per_step}, f);
   detail::process_indicators(samples, f);
   f.processes = detail::process_list(samples, f);

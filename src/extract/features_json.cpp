@@ -261,6 +261,23 @@ void write_trace_split(io::JsonWriter& w, const std::optional<TraceStepSplit>& s
   w.key("gpu_model").str(split->gpu_model).close();
 }
 
+void write_checkpoints(io::JsonWriter& w, const std::optional<Features::Checkpoints>& c) {
+  if (!c) return;
+  w.line("  ").key("checkpoints").object().key("count").integer(c->count);
+  w.key("interval_median_s").num(c->interval_median_s).close();
+}
+
+// "checkpoints" (absent: no checkpoint line, or a document written before them).
+void read_checkpoints(simdjson::dom::element doc, Features& f) {
+  simdjson::dom::object o;
+  if (doc["checkpoints"].get_object().get(o) != simdjson::SUCCESS) return;
+  Features::Checkpoints c;
+  if (o["count"].get_int64().get(c.count) != simdjson::SUCCESS) return;
+  double median = 0;
+  if (o["interval_median_s"].get_double().get(median) == simdjson::SUCCESS) c.interval_median_s = median;
+  f.checkpoints = c;
+}
+
 // "trace_step_split" (absent: no trace, or a document written before the split).
 Status read_trace_split(simdjson::dom::element doc, Features& f, const std::string& path) {
   simdjson::dom::object o;
@@ -330,6 +347,7 @@ std::string features_to_json(const Features& f) {
   detail::write_processes(b, f.processes);
   detail::write_trace_jobs(b, f.trace_jobs);
   write_trace_split(w, f.trace_split);
+  write_checkpoints(w, f.checkpoints);
   w.close("\n");
   b.push_back('\n');
   return b;
@@ -824,6 +842,7 @@ Expected<Features> features_from_json(std::string_view text, const std::string& 
   GPUCOST_TRY(detail::read_processes(doc, f.processes, path));
   GPUCOST_TRY(detail::read_trace_jobs(doc, f.trace_jobs, path));
   GPUCOST_TRY(read_trace_split(doc, f, path));
+  read_checkpoints(doc, f);
   return f;
 }
 

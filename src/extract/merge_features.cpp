@@ -415,6 +415,7 @@ Expected<Features> merge_features(std::vector<Features> docs) {
   // A step split is one job's: the steps of several jobs or windows are not one step, and the
   // projection made of their sum would describe none of them.
   if (docs.size() == 1) m.trace_split = docs.front().trace_split;
+  if (docs.size() == 1) m.checkpoints = docs.front().checkpoints;  // one job's; several are not one interval
   note_old_versions(docs, m);
   return m;
 }

@@ -204,6 +204,7 @@ void SampleCollector::add_training(const Event& ev, EventKind kind) {
   for (const Field& f : ev.fields) {
     if (kind == EventKind::train && f.key == "phase" && (f.value == "start" || f.value == "end"))
       m_train.emplace_back(ev.ts_ns, std::string(f.value));
+    if (kind == EventKind::train && f.key == "phase" && f.value == "checkpoint") m_checkpoints.push_back(ev.ts_ns);
     eval = eval || (f.key == "phase" && f.value == "eval");
   }
   if (kind == EventKind::train && !eval) add_work(ev);

@@ -89,4 +89,22 @@ void pattern_indicators(const SampleCollector& c, const Features& f, IndicatorSe
     set_absent(out, key, "no matching line in the window has a duration group (dur_ms, dur_us, ...)");
 }
 
+void checkpoint_summary(const SampleCollector& c, Features& f) {
+  std::vector<std::int64_t> times;
+  for (const std::int64_t ts : c.checkpoint_times())
+    if (f.contains(ts)) times.push_back(ts);
+  if (times.empty()) return;
+  std::sort(times.begin(), times.end());
+  Features::Checkpoints s;
+  s.count = static_cast<std::int64_t>(times.size());
+  std::vector<double> intervals;
+  for (std::size_t i = 1; i < times.size(); ++i)
+    if (times[i] > times[i - 1]) intervals.push_back(static_cast<double>(times[i] - times[i - 1]) / 1e9);
+  if (!intervals.empty()) {
+    std::sort(intervals.begin(), intervals.end());
+    s.interval_median_s = linear_percentile(intervals, 0.5);
+  }
+  f.checkpoints = s;
+}
+
 }  // namespace gpucost::extract::detail

@@ -13,4 +13,8 @@ void training_indicators(const SampleCollector& c, const Features& f, IndicatorS
 /// --pattern lines in the window: how many, and their summed durations.
 void pattern_indicators(const SampleCollector& c, const Features& f, IndicatorSet& out);
 
+/// The training log's checkpoints in the window (Features::checkpoints): the work a spot
+/// interruption loses (docs/cost-model.md, "Spot: interruptions priced").
+void checkpoint_summary(const SampleCollector& c, Features& f);
+
 }  // namespace gpucost::extract::detail

@@ -71,3 +71,25 @@ TEST_CASE("spot_text: says which terms are assumed", "[breakeven]") {
   CHECK(text.find("assumed (cloud.checkpoint_interval_s)") != std::string::npos);
   CHECK(text.find("restart 300 s (the cold start)") != std::string::npos);
 }
+
+TEST_CASE("spot: the checkpoint interval from the training log, unless the config sets one", "[breakeven]") {
+  auto c = gpucost::testing::reference_config();
+  c.offer_kind = "spot";
+  auto job = gpucost::testing::reference_job();
+  job.checkpoint_interval_s = 780;
+  job.checkpoints = 4;
+  CHECK(breakeven::spot_terms(c, job.checkpoint_interval_s).checkpoint_interval_s == 780);
+  CHECK(breakeven::checkpoint_basis(c, job.checkpoint_interval_s) == breakeven::CheckpointBasis::training_log);
+  // 1.25 h of work in segments of 780 s = 0.216667 h: 5 whole (1.083333 h) and 0.166667 h, each
+  // e^{1/288} (e^{λ s} - 1) / λ: 5 x 0.2184047 + 0.1678284 = 1.2598517 h (less than 1.2661849 at 1800 s)
+  const auto r = breakeven::compute(c, job);
+  REQUIRE(r.spot.has_value());
+  CHECK(r.spot->expected_h == Approx(1.2598517).epsilon(1e-6));
+  const std::string text = breakeven::spot_text(c, *r.spot, job.checkpoint_interval_s, job.checkpoints);
+  INFO(text);
+  CHECK(text.find("checkpoints every 13.0 min (the training log's median of 4 checkpoints)") != std::string::npos);
+  c.checkpoint_interval_s = 1800;
+  c.keys_set.insert("cloud.checkpoint_interval_s");
+  CHECK(breakeven::spot_terms(c, job.checkpoint_interval_s).checkpoint_interval_s == 1800);
+  CHECK(breakeven::checkpoint_basis(c, job.checkpoint_interval_s) == breakeven::CheckpointBasis::config);
+}

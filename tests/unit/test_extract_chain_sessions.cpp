@@ -372,4 +372,60 @@ TEST_CASE("extract: kernel and system logs alone give the host's event indicator
   CHECK_FALSE(extract::compute_features(quiet, {}));  // nothing to set a window from
 }
 
+TEST_CASE("extract: the training log's checkpoints in the window, and their median interval", "[extract][trainlog]") {
+  extract::SampleCollector c;
+  for (std::int64_t t : {0, 3000}) {
+    Event ev;
+    ev.ts_ns = t * kSec;
+    ev.kind = "sample";
+    ev.set(Metric::power_w, 100);
+    c.on_event(ev);
+  }
+  const auto checkpoint = [&](std::int64_t t) {
+    Event ev;
+    ev.ts_ns = t * kSec;
+    ev.kind = "train";
+    ev.add_text("phase", "checkpoint");
+    c.on_event(ev);
+  };
+  // Intervals 780, 780 and 3 s (a save at the end right after the last checkpoint): median 780 s.
+  for (std::int64_t t : {100, 880, 1660, 1663, 9000}) checkpoint(t);  // 9000: after the window
+  auto f = extract::compute_features(c, {});
+  REQUIRE(f);
+  REQUIRE(f->checkpoints.has_value());
+  CHECK(f->checkpoints->count == 4);
+  REQUIRE(f->checkpoints->interval_median_s.has_value());
+  CHECK(*f->checkpoints->interval_median_s == Approx(780));
+  // Written and read back.
+  auto back = extract::features_from_json(extract::features_to_json(*f), "f.json");
+  REQUIRE(back);
+  REQUIRE(back->checkpoints.has_value());
+  CHECK(back->checkpoints->count == 4);
+  CHECK(*back->checkpoints->interval_median_s == Approx(780));
+}
+
+TEST_CASE("extract: no checkpoint line, no checkpoints; one line, no interval", "[extract][trainlog]") {
+  extract::SampleCollector c;
+  Event ev;
+  ev.kind = "sample";
+  ev.ts_ns = 0;
+  ev.set(Metric::power_w, 100);
+  c.on_event(ev);
+  ev.ts_ns = 100 * kSec;
+  c.on_event(ev);
+  auto none = extract::compute_features(c, {});
+  REQUIRE(none);
+  CHECK_FALSE(none->checkpoints.has_value());
+  Event cp;
+  cp.ts_ns = 50 * kSec;
+  cp.kind = "train";
+  cp.add_text("phase", "checkpoint");
+  c.on_event(cp);
+  auto one = extract::compute_features(c, {});
+  REQUIRE(one);
+  REQUIRE(one->checkpoints.has_value());
+  CHECK(one->checkpoints->count == 1);
+  CHECK_FALSE(one->checkpoints->interval_median_s.has_value());
+}
+
 }  // namespace gpucost::test

@@ -44,7 +44,11 @@ struct EnergyBasis {
 
 /// What the model needs from a job.
 struct JobInputs {
-  double wall_h = 0;               ///< W, hours
+  double wall_h = 0;  ///< W, hours
+  /// The training log's median checkpoint interval and its checkpoint count (Features::checkpoints):
+  /// a spot offer's τ when the config does not set cloud.checkpoint_interval_s.
+  std::optional<double> checkpoint_interval_s;
+  std::int64_t checkpoints = 0;
   std::vector<double> energy_kwh;  ///< E_g per GPU
   std::vector<double> util;        ///< u_g per GPU, 0-1
   bool util_assumed = false;       ///< true when no utilisation was measured (then ū = 1)

@@ -6,6 +6,8 @@
 
 #include <gpucost/breakeven/config.hpp>
 
+#include <cstdint>
+#include <optional>
 #include <string>
 
 namespace gpucost::breakeven {
@@ -35,16 +37,23 @@ SpotExpectation spot_expectation(double work_h, const SpotTerms& terms);
 /// cloud.spot_restart_overhead given (the older rule, kept when a config sets it).
 bool spot_modelled(const CostConfig& c);
 
-/// The config's spot terms: its keys, the restart defaulting to the offer's cold start.
-SpotTerms spot_terms(const CostConfig& c);
+/// Where τ comes from: the config's key, the training log's checkpoints, or the assumed default.
+enum class CheckpointBasis { config, training_log, assumed };
+
+/// The spot terms: the config's keys, the restart defaulting to the offer's cold start, and τ
+/// from the job's training log when the config does not set it (JobInputs::checkpoint_interval_s).
+SpotTerms spot_terms(const CostConfig& c, std::optional<double> log_interval_s = std::nullopt);
+CheckpointBasis checkpoint_basis(const CostConfig& c, std::optional<double> log_interval_s);
 
 /// The rate and the checkpoints in words, each said assumed when the config left it at its
 /// default: "1 interruption per 24.00 h of running assumed (cloud.spot_interruptions_per_hour),
 /// checkpoints every 30.0 min assumed (cloud.checkpoint_interval_s)".
-std::string spot_terms_text(const CostConfig& c);
+std::string spot_terms_text(const CostConfig& c, std::optional<double> log_interval_s = std::nullopt,
+                            std::int64_t log_checkpoints = 0);
 
 /// "1 interruption per 24.0 h assumed (cloud.spot_interruptions_per_hour), checkpoints every 30.0 min
 /// assumed, restart 300 s: 0.42 interruptions expected, 16.5 h on spot for 16.0 h of work (x1.031)".
-std::string spot_text(const CostConfig& c, const SpotExpectation& e);
+std::string spot_text(const CostConfig& c, const SpotExpectation& e,
+                      std::optional<double> log_interval_s = std::nullopt, std::int64_t log_checkpoints = 0);
 
 }  // namespace gpucost::breakeven

@@ -266,6 +266,13 @@ struct Features {
   InputGpus input_gpus;
   /// The traces' steps split by bound; none without a Kineto trace with GPU ops.
   std::optional<TraceStepSplit> trace_split;
+  /// The training log's checkpoints in the window (phase checkpoint): how many, and the median
+  /// interval between consecutive ones (none with fewer than two). None without such lines.
+  struct Checkpoints {
+    std::int64_t count = 0;
+    std::optional<double> interval_median_s;
+  };
+  std::optional<Checkpoints> checkpoints;
 
   [[nodiscard]] double wall_s() const { return static_cast<double>(to_ns - from_ns) / 1e9; }
 };

@@ -137,6 +137,8 @@ class SampleCollector final : public EventSink, public ForkableSink {
   [[nodiscard]] const std::vector<TraceRecord>& trace_records() const { return m_trace; }
   /// Training-log phases: (time, phase) of the `train` events whose phase is start or end.
   [[nodiscard]] const std::vector<std::pair<std::int64_t, std::string>>& train_marks() const { return m_train; }
+  /// The times of the training log's checkpoint lines (phase checkpoint), in input order.
+  [[nodiscard]] const std::vector<std::int64_t>& checkpoint_times() const { return m_checkpoints; }
   /// --pattern events: (time, dur_ns or -1 when the pattern has no duration group).
   [[nodiscard]] const std::vector<std::pair<std::int64_t, std::int64_t>>& pattern_events() const { return m_patterns; }
   [[nodiscard]] const std::vector<TrainRate>& train_rates() const { return m_rates; }
@@ -168,6 +170,7 @@ class SampleCollector final : public EventSink, public ForkableSink {
   SampleStore m_store;
   std::vector<TraceRecord> m_trace;
   std::vector<std::pair<std::int64_t, std::string>> m_train;
+  std::vector<std::int64_t> m_checkpoints;
   std::vector<std::pair<std::int64_t, std::int64_t>> m_patterns;
   std::vector<TrainRate> m_rates;
   std::vector<TrainWork> m_work;

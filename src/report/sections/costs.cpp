@@ -45,13 +45,20 @@ std::string default_mark(const breakeven::CostConfig& c, std::string_view key) {
 }
 
 /// A spot offer's expected run: its terms (each "config" or "assumed") and what they give.
-void json_spot(io::JsonWriter& w, const breakeven::CostConfig& c, const breakeven::SpotExpectation& e) {
-  const breakeven::SpotTerms t = breakeven::spot_terms(c);
+void json_spot(io::JsonWriter& w, const breakeven::CostConfig& c, const breakeven::JobInputs& job,
+               const breakeven::SpotExpectation& e) {
+  const breakeven::SpotTerms t = breakeven::spot_terms(c, job.checkpoint_interval_s);
   const auto basis = [&c](std::string_view key) { return c.is_set(key) ? "config" : "assumed"; };
   w.key("spot").object().key("interruptions_per_hour").num(t.interruptions_per_hour);
   w.key("interruptions_per_hour_basis").str(basis("cloud.spot_interruptions_per_hour"));
   w.key("checkpoint_interval_s").num(t.checkpoint_interval_s);
-  w.key("checkpoint_interval_basis").str(basis("cloud.checkpoint_interval_s")).key("restart_s").num(t.restart_s);
+  const breakeven::CheckpointBasis from = breakeven::checkpoint_basis(c, job.checkpoint_interval_s);
+  w.key("checkpoint_interval_basis")
+      .str(from == breakeven::CheckpointBasis::training_log ? "training log"
+           : from == breakeven::CheckpointBasis::config     ? "config"
+                                                            : "assumed");
+  if (from == breakeven::CheckpointBasis::training_log) w.key("checkpoints_in_log").integer(job.checkpoints);
+  w.key("restart_s").num(t.restart_s);
   w.key("restart_basis").str(c.is_set("cloud.spot_restart_s") ? "config" : "cold start");
   w.key("work_h").num(e.work_h).key("expected_h").num(e.expected_h).key("factor").num(e.factor);
   w.key("interruptions_expected").num(e.interruptions).close();
@@ -139,7 +146,7 @@ void costs_json(io::JsonWriter& w, const Answer& a) {
   w.key("billing_minimum_s").num(c.billing_minimum_s).key("busy_share").num(r.busy_share);
   w.key("busy_source").str(r.job.busy_source).key("busy_share_config").str(c.busy_share).key("q").num(r.q);
   w.key("billed_s").num(r.billed_s);
-  if (r.spot) json_spot(w, c, *r.spot);
+  if (r.spot) json_spot(w, c, r.job, *r.spot);
   w.key("faults").num(r.cloud_fault_cost).key("total").num(r.cloud_total).close();
 
   // The zone matters only to time-of-use windows: a flat tariff reports none.
@@ -198,7 +205,9 @@ std::string cloud_lines(const breakeven::Result& r, const breakeven::CostConfig&
       c.speed_ratio_source, r.q, c.cold_start_s);
   if (c.speed_projection)
     b += fmt::format("  {:<12}{:>14}  {}\n", "speed", "", breakeven::speed_projection_text(*c.speed_projection));
-  if (r.spot) b += fmt::format("  {:<12}{:>14}  {}\n", "spot", "", breakeven::spot_text(c, *r.spot));
+  if (r.spot)
+    b += fmt::format("  {:<12}{:>14}  {}\n", "spot", "",
+                     breakeven::spot_text(c, *r.spot, r.job.checkpoint_interval_s, r.job.checkpoints));
   b += table_busy_share(r, c);
   if (!c.cloud_offer.empty()) b += table_price_line(c);
   if (const std::string conversion = breakeven::exchange_text(c); !conversion.empty())
