@@ -99,7 +99,8 @@ void checkpoint_summary(const SampleCollector& c, Features& f) {
   s.count = static_cast<std::int64_t>(times.size());
   std::vector<double> intervals;
   for (std::size_t i = 1; i < times.size(); ++i)
-    if (times[i] > times[i - 1]) intervals.push_back(static_cast<double>(times[i] - times[i - 1]) / 1e9);
+    if (times[i] > times[i - 1])  // in double: two stamps of any window never overflow
+      intervals.push_back((static_cast<double>(times[i]) - static_cast<double>(times[i - 1])) / 1e9);
   if (!intervals.empty()) {
     std::sort(intervals.begin(), intervals.end());
     s.interval_median_s = linear_percentile(intervals, 0.5);

@@ -765,18 +765,12 @@ std::string incidents_section(const ReportContent& c) {
         i.downtime_s ? fmt::format("{:.0f} s", *i.downtime_s) : std::string("unknown"));
   }
   b += "</table>\n";
-  if (shown.size() < r.incidents.size()) {
-    double cost = 0, operator_h = 0;
-    for (std::size_t n = 0; n < r.incidents.size(); ++n)
-      if (!std::binary_search(shown.begin(), shown.end(), n)) {
-        cost += r.incidents[n].cost;
-        operator_h += r.incidents[n].hours;
-      }
+  if (const HiddenIncidents hidden = incidents_hidden(r, shown); hidden.count > 0) {
     b += fmt::format(
         "<p class=\"note\">The {} costliest of {} incidents. \u2026 and {} more: {}, {} operator "
         "time (gpucost breakeven --json lists them all). All {} together: {}.</p>\n",
-        shown.size(), r.incidents.size(), r.incidents.size() - shown.size(), esc(money(cost, c.config.currency)),
-        duration_h(operator_h), r.incidents.size(), esc(money(r.incident_cost, c.config.currency)));
+        shown.size(), r.incidents.size(), hidden.count, esc(money(hidden.cost, c.config.currency)),
+        duration_h(hidden.operator_h), r.incidents.size(), esc(money(r.incident_cost, c.config.currency)));
   }
   return b + "</section>\n";
 }

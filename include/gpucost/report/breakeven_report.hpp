@@ -52,6 +52,13 @@ inline constexpr std::size_t kIncidentsShown = 20;
 /// a storm of cheap faults cannot hide the one that cost a reboot. JSON lists them all.
 std::vector<std::size_t> incidents_shown(const breakeven::Result& r, std::size_t limit = kIncidentsShown);
 
+/// What the incidents a list leaves out (those not in `shown`) add up to.
+struct HiddenIncidents {
+  std::size_t count = 0;
+  double cost = 0, operator_h = 0;
+};
+HiddenIncidents incidents_hidden(const breakeven::Result& r, const std::vector<std::size_t>& shown);
+
 /// The break-even in work for people, as (label, text): "use" (owning pays above N tokens a month)
 /// and "job" (local is cheaper for jobs of fewer than N steps); the table and the HTML report show
 /// them (docs/cost-model.md, "Cost per unit of work"). Empty when the features count no work.

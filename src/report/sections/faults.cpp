@@ -55,16 +55,9 @@ std::string table_incidents(const breakeven::Result& r, const std::string& cur) 
                      hours(ic.hours), span_of(f), f.device.empty() ? std::string() : ", GPU " + f.device,
                      f.downtime_s ? fmt::format(", down {:.0f} s", *f.downtime_s) : std::string(", downtime unknown"));
   }
-  if (shown.size() < r.incidents.size()) {
-    double cost = 0, operator_h = 0;
-    for (std::size_t i = 0; i < r.incidents.size(); ++i)
-      if (!std::binary_search(shown.begin(), shown.end(), i)) {
-        cost += r.incidents[i].cost;
-        operator_h += r.incidents[i].hours;
-      }
-    b += fmt::format("  \u2026 and {} more (see --json): {}, {} operator time\n", r.incidents.size() - shown.size(),
-                     money(cost, cur), hours(operator_h));
-  }
+  if (const HiddenIncidents hidden = incidents_hidden(r, shown); hidden.count > 0)
+    b += fmt::format("  \u2026 and {} more (see --json): {}, {} operator time\n", hidden.count, money(hidden.cost, cur),
+                     hours(hidden.operator_h));
   if (r.application_faults + r.hardware_faults > 0) {
     const std::string_view application_side = r.fault_rule == breakeven::FaultRule::both_sides      ? "both sides"
                                               : r.fault_rule == breakeven::FaultRule::hardware_only ? "left out"
@@ -117,6 +110,17 @@ std::vector<std::size_t> incidents_shown(const breakeven::Result& r, std::size_t
                    [&r](std::size_t a, std::size_t b) { return r.incidents[a].cost > r.incidents[b].cost; });
   out.resize(limit);
   std::sort(out.begin(), out.end());
+  return out;
+}
+
+HiddenIncidents incidents_hidden(const breakeven::Result& r, const std::vector<std::size_t>& shown) {
+  HiddenIncidents out;
+  for (std::size_t i = 0; i < r.incidents.size(); ++i)
+    if (!std::binary_search(shown.begin(), shown.end(), i)) {
+      ++out.count;
+      out.cost += r.incidents[i].cost;
+      out.operator_h += r.incidents[i].hours;
+    }
   return out;
 }
 
