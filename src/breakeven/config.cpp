@@ -78,7 +78,7 @@ constexpr std::array kKeys = {
     ConfigKey{"cloud.spot_restart_overhead", "ratio",
               "a flat share a spot offer's billed time grows by (the older rule; when set, the interruptions are not "
               "priced)",
-              false, false, 0, 10},
+              false, false, 0, 10, false, false, false, "unset: the spot interruptions are priced instead"},
     ConfigKey{"cloud.spot_interruptions_per_hour", "1/h",
               "interruptions of a spot instance per hour of running (default 1/24: one a day, an assumption)", false,
               false, 0, 100},
@@ -88,7 +88,7 @@ constexpr std::array kKeys = {
     ConfigKey{"cloud.spot_restart_s", "s",
               "from a spot interruption to work resumed: a new instance, the checkpoint loaded (default: the cold "
               "start)",
-              false, false, 0, kInf},
+              false, false, 0, kInf, false, false, false, "default: the offer's cold start"},
     ConfigKey{"cloud.busy_share", "",
               "what gives the busy share of the billed time: util (utilization.gpu) or sm_active (DCGM SM active)",
               false, true},

@@ -362,8 +362,8 @@ void write_key(std::string& out, const Context& c, const ConfigKey& key) {
     head += "required unless cloud.offer is set";
   else if (key.no_default)
     head += "no default: unknown until set";
-  else if (!default_in_words(key.path).empty())
-    head += default_in_words(key.path);
+  else if (!key.default_words.empty())
+    head += key.default_words;
   else
     head += fmt::format("default {}", def == "\"\"" ? "empty" : def);
   out += comment(head);
@@ -381,7 +381,7 @@ void write_key(std::string& out, const Context& c, const ConfigKey& key) {
         fmt::format("not used with cloud.offer, which brings its own ({}). Without an offer: {}", offer_value, where));
   else
     out += comment(fmt::format("set this: {}", where));
-  if (key.required || key.no_default || !default_in_words(key.path).empty())
+  if (key.required || key.no_default || !key.default_words.empty())
     out += fmt::format("# {} =\n", leaf_of(key.path));
   else
     out += fmt::format("# {} = {}\n", leaf_of(key.path), def);
@@ -526,12 +526,6 @@ bool same_model(std::string_view gpu_name, const CloudOffer& offer) {
 }
 
 }  // namespace
-
-std::string_view default_in_words(std::string_view path) {
-  if (path == "cloud.spot_restart_s") return "default: the offer's cold start";
-  if (path == "cloud.spot_restart_overhead") return "unset: the spot interruptions are priced instead";
-  return {};
-}
 
 Expected<std::vector<ElectricityPrice>> parse_electricity_prices(std::string_view toml_text, std::string_view origin) {
   return parse_toml_list<ElectricityPrice>(toml_text, origin, "price", read_price);

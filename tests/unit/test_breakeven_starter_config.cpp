@@ -197,7 +197,7 @@ TEST_CASE("init: the defaults written are the config's own", "[breakeven][init]"
     if (k.required) continue;
     if (k.path == "local.idle_power_w" || k.path == "cloud.offer") continue;  // filled from the facts
     // Written "# key =": unknown until set (never a 0 taken for a value), or a default in words.
-    if (k.no_default || !breakeven::default_in_words(k.path).empty()) {
+    if (k.no_default || !k.default_words.empty()) {
       CHECK_FALSE(loaded->is_set(k.path));
       continue;
     }

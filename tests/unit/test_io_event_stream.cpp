@@ -153,6 +153,21 @@ TEST_CASE("io::read_event_stream: the writer's output reads back to the same eve
   CHECK(sink.events[1].ts_ns == -5);
 }
 
+namespace {
+
+/// `lines`, then one good event: the stream reads on to that event and accounts for every line.
+void check_event_after(const std::string& lines) {
+  auto reader =
+      io::LineReader::from_string(lines + "\n{\"type\":\"event\",\"ts_ns\":1,\"kind\":\"xid\",\"code\":79}\n");
+  test::CollectingSink sink;
+  InputStats st;
+  REQUIRE(io::read_event_stream(*reader, sink, st));
+  CHECK(st.events == 1);
+  CHECK(st.lines == st.events + st.ignored + st.malformed);
+}
+
+}  // namespace
+
 TEST_CASE("io::read_event_stream: bad lines are counted, a wrong version is an error", "[io]") {
   SECTION("malformed lines") {
     auto reader = io::LineReader::from_string(
@@ -205,14 +220,7 @@ TEST_CASE("io::read_event_stream: bad lines are counted, a wrong version is an e
     };
     for (const char* summary : broken) {
       CAPTURE(summary);
-      auto reader = io::LineReader::from_string(
-          std::string("{\"type\":\"header\",\"schema\":\"gpucost.events\",\"version\":1}\n") + summary +
-          "\n{\"type\":\"event\",\"ts_ns\":1,\"kind\":\"xid\",\"code\":79}\n");
-      test::CollectingSink sink;
-      InputStats st;
-      REQUIRE(io::read_event_stream(*reader, sink, st));
-      CHECK(st.events == 1);
-      CHECK(st.lines == st.events + st.ignored + st.malformed);
+      check_event_after(std::string("{\"type\":\"header\",\"schema\":\"gpucost.events\",\"version\":1}\n") + summary);
     }
   }
   SECTION("a header broken after its version is read up to there, never on (found by fuzzing)") {
@@ -226,13 +234,7 @@ TEST_CASE("io::read_event_stream: bad lines are counted, a wrong version is an e
     };
     for (const char* header : broken) {
       CAPTURE(header);
-      auto reader = io::LineReader::from_string(std::string(header) +
-                                                "\n{\"type\":\"event\",\"ts_ns\":1,\"kind\":\"xid\",\"code\":79}\n");
-      test::CollectingSink sink;
-      InputStats st;
-      REQUIRE(io::read_event_stream(*reader, sink, st));
-      CHECK(st.events == 1);
-      CHECK(st.lines == st.events + st.ignored + st.malformed);
+      check_event_after(header);
     }
   }
   SECTION("version 2 is refused with a hint") {

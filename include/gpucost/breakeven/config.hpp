@@ -150,6 +150,9 @@ struct ConfigKey {
   /// No default: the key is unknown until given (a [carbon] intensity left out must not read as
   /// 0). init writes it as "# key =", without a value.
   bool no_default = false;
+  /// A default that is no number, in words ("default: the offer's cold start"): init writes the
+  /// key as "# key =" with these words.
+  std::string_view default_words = {};
 };
 
 std::span<const ConfigKey> config_keys();

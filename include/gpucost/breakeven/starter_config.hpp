@@ -102,10 +102,6 @@ struct StarterConfig {
 /// with load_config() as it is (the required keys it could not fill aside).
 StarterConfig starter_config(const StarterOptions& options);
 
-/// A key whose default is no number, in words ("default: the offer's cold start"): init writes it
-/// as "# key =" with these words; empty for the other keys.
-std::string_view default_in_words(std::string_view path);
-
 /// Where to find the number of key `path` (the invoice, the electricity bill, nvidia-smi -q, the
 /// provider's price page, ...); empty for a key without one (a unit test keeps that from happening).
 std::string_view where_to_find(std::string_view path);
