@@ -42,6 +42,10 @@ constexpr std::array kKeys = {
     ConfigKey{"local.hourly_wage", "currency/h", "cost of an hour of an operator's time", false, false, 0, kInf},
     ConfigKey{"local.maintenance_hours_per_year", "h/year", "yearly operator hours spent on the machine", false, false,
               0, 8760},
+    ConfigKey{"local.machines", "count",
+              "machines that hardware_price, system_power_w, idle_power_w and maintenance describe (a job on more "
+              "hosts scales them)",
+              false, false, 1, 100000, false, false, true},
     ConfigKey{"local.always_on", "", "the machine stays on (idle) when not working", false, false, 0, 0, false, true},
     ConfigKey{"local.idle_power_w", "W", "power of the whole machine when idle (with always_on)", false, false, 0, 1e6},
     ConfigKey{"local.incident_hours.restart_app", "h", "operator hours per fault of bucket restart_app", false, false,
@@ -121,6 +125,7 @@ double* number_slot(CostConfig& c, std::string_view path) {
       {"local.hourly_wage", &CostConfig::hourly_wage},
       {"local.maintenance_hours_per_year", &CostConfig::maintenance_hours_per_year},
       {"local.idle_power_w", &CostConfig::idle_power_w},
+      {"local.machines", &CostConfig::machines},
       {"local.incident_hours.restart_app", &CostConfig::incident_restart_app_h},
       {"local.incident_hours.reset_gpu", &CostConfig::incident_reset_gpu_h},
       {"local.incident_hours.reboot", &CostConfig::incident_reboot_h},

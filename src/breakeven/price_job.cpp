@@ -179,12 +179,45 @@ Expected<JobInputs> measured_or_estimated(PricedJob& p, const extract::Features&
   return estimated_job_inputs(f, *e);
 }
 
+/// The hosts a document names (comma-separated when it holds several).
+int host_count(const extract::Features& f) {
+  return f.host.empty() ? 1 : 1 + static_cast<int>(std::count(f.host.begin(), f.host.end(), ','));
+}
+
+/// A job on several hosts: the config's machine figures describe `local.machines` machines, and
+/// scale to the job's hosts (identical machines); when the config does not say, they are priced as
+/// given, which is one machine's when the config was written for one, and the warning says so.
+void scale_to_hosts(PricedJob& p, const extract::Features& f) {
+  const int hosts = host_count(f);
+  CostConfig& c = p.config;
+  if (c.machines == 0) {
+    if (hosts > 1)
+      warn(p, fmt::format("the job ran on {} hosts ({}): the config's machine figures (hardware_price {}, "
+                          "system_power_w, idle_power_w, maintenance) are priced once, as given; set local.machines "
+                          "to the number of machines they describe (1: one of {} alike, scaled to all; {}: already "
+                          "their sum)",
+                          hosts, f.host, text::short_number(c.hardware_price), hosts, hosts));
+    return;
+  }
+  if (static_cast<double>(hosts) == c.machines) return;
+  const double scale = hosts / c.machines;
+  c.hardware_price *= scale;
+  c.system_power_w *= scale;
+  c.idle_power_w *= scale;
+  c.maintenance_hours_per_year *= scale;
+  note(p, fmt::format("the config describes {} machine{}, the job ran on {} host{}: hardware_price, system_power_w, "
+                      "idle_power_w and maintenance x{}",
+                      text::short_number(c.machines), c.machines == 1 ? "" : "s", hosts, hosts == 1 ? "" : "s",
+                      text::short_number(scale)));
+}
+
 }  // namespace
 
 Expected<PricedJob> price_job(CostConfig config, const std::optional<CloudOffer>& offer,
                               const extract::Features& features, const PriceOptions& o) {
   PricedJob p;
   p.config = std::move(config);
+  scale_to_hosts(p, features);
   auto job = measured_or_estimated(p, features, o);
   if (!job) return job.error();
   p.job = std::move(*job);

@@ -93,6 +93,9 @@ const std::map<std::string_view, std::string_view>& where_map() {
        "what an hour of the person who looks after the machine costs, overhead included (finance/HR)"},
       {"local.maintenance_hours_per_year",
        "your ticket system or time sheets: the hours a year spent on updates, repairs and care of the machine"},
+      {"local.machines",
+       "how many machines the figures above describe: 1 for one node of a cluster of alike nodes (a job on four "
+       "hosts then counts four), or the node count when they are the cluster's sums"},
       {"local.always_on", "true when the machine stays powered on between jobs"},
       {"local.idle_power_w",
        "a wall-plug power meter (or ipmitool dcmi power reading) with the machine on and idle; nvidia-smi "

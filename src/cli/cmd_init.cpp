@@ -46,7 +46,7 @@ std::vector<std::vector<double>> zero_util_power(const extract::SampleCollector&
   std::vector<std::vector<double>> out;
   for (const extract::GpuFeatures& g : features.gpus) {
     std::vector<double> w;
-    for (const extract::Sample& s : samples.samples_of(g.gpu))
+    for (const extract::Sample& s : samples.of_host(g.host).samples_of(g.gpu))
       if (s.util_pct == 0 && std::isfinite(s.power_w) && features.contains(s.ts_ns)) w.push_back(s.power_w);
     out.push_back(std::move(w));
   }

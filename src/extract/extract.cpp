@@ -30,6 +30,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 #include <vector>
 
 namespace gpucost::extract {
@@ -71,9 +72,8 @@ void walk_gpus(const SampleStore& store, const ExtractOptions& options, Features
   }
 }
 
-}  // namespace
-
-Expected<Features> compute_features(const SampleCollector& samples, const ExtractOptions& options) {
+/// The features of one host's collector.
+Expected<Features> features_of_host(const SampleCollector& samples, const ExtractOptions& options) {
   const SampleStore& store = samples.store();
   if (!store.status()) return store.status().error();
   if (!samples.incidents().status()) return samples.incidents().status().error();
@@ -112,6 +112,55 @@ Expected<Features> compute_features(const SampleCollector& samples, const Extrac
     if (job.ranks.size() >= 2 || job.comm_ns > 0) f.trace_jobs.push_back(std::move(job));
   detail::rank_indicators(f.trace_jobs, f.host_indicators);
   return f;
+}
+
+/// The one document's `member` when exactly one of them has one (a job's training log or trace
+/// is read on one host), else its empty value.
+template <typename T>
+std::optional<T> only_one(const std::vector<Features>& docs, std::optional<T> Features::*member) {
+  const std::optional<T>* found = nullptr;
+  for (const Features& f : docs) {
+    if (!(f.*member)) continue;
+    if (found != nullptr) return std::nullopt;
+    found = &(f.*member);
+  }
+  return found != nullptr ? *found : std::nullopt;
+}
+
+/// A job on several nodes: each host's features, merged as `gpucost merge` merges the documents
+/// of one extract per host (docs/cluster.md, "A job on several nodes"), so that its GPUs are
+/// (host, index) and the sums are exact.
+Expected<Features> features_of_hosts(const SampleCollector& samples, const ExtractOptions& options) {
+  std::vector<Features> docs;
+  std::vector<const SampleCollector*> hosts{&samples};
+  for (const auto& other : samples.other_hosts()) hosts.push_back(other.get());
+  for (const SampleCollector* host : hosts) {
+    Expected<Features> f = features_of_host(*host, options);
+    if (!f) {
+      Error e = f.error();
+      e.message = fmt::format("host {}: {}", host->host(), e.message);
+      return e;
+    }
+    docs.push_back(std::move(*f));
+  }
+  const std::string chosen_by = docs.front().chosen_by;
+  const bool one_choice =
+      std::all_of(docs.begin(), docs.end(), [&](const Features& f) { return f.chosen_by == chosen_by; });
+  const auto checkpoints = only_one(docs, &Features::checkpoints);
+  const auto trace_split = only_one(docs, &Features::trace_split);
+  Expected<Features> merged = merge_features(std::move(docs));
+  if (!merged) return merged;
+  merged->merged_from = 1;  // one run's document, not a merge of documents
+  if (one_choice) merged->chosen_by = chosen_by;
+  merged->checkpoints = checkpoints;
+  merged->trace_split = trace_split;
+  return merged;
+}
+
+}  // namespace
+
+Expected<Features> compute_features(const SampleCollector& samples, const ExtractOptions& options) {
+  return samples.other_hosts().empty() ? features_of_host(samples, options) : features_of_hosts(samples, options);
 }
 
 }  // namespace gpucost::extract

@@ -92,6 +92,9 @@ void read_dcgm_fields(const Event& ev, Sample& x) {
 
 void SampleCollector::on_event(const Event& ev) {
   const EventKind kind = event_kind_from_name(ev.kind);
+  // An event that names another host whose telemetry is here is that host's; a job is the run's.
+  if (kind != EventKind::sample && kind != EventKind::job && !m_others.empty() && ev.host != m_host)
+    if (SampleCollector* other = other_host(ev.host)) return other->on_event(ev);
   switch (kind) {
     case EventKind::sample: return add_sample(ev);
     case EventKind::xid:
@@ -327,17 +330,28 @@ void SampleCollector::note_holder_identity(const Event& ev, HandleHolding& h) {
   }
 }
 
-void SampleCollector::note_sample_host(std::string_view host) {
-  if (host.empty()) return;
-  if (m_host.empty())
+SampleCollector* SampleCollector::other_host(std::string_view host) const {
+  for (const auto& other : m_others)
+    if (other->m_host == host) return other.get();
+  return nullptr;
+}
+
+SampleCollector& SampleCollector::sample_target(std::string_view host) {
+  if (host.empty() || host == m_host) return *this;
+  if (m_host.empty()) {
     m_host = std::string(host);
-  else if (host != m_host && m_other_sample_host.empty())
-    m_other_sample_host = std::string(host);
+    return *this;
+  }
+  if (SampleCollector* other = other_host(host)) return *other;
+  auto other = std::make_unique<SampleCollector>(m_sample_budget, m_incident_budget);
+  other->m_host = std::string(host);
+  other->m_first = this;
+  m_others.push_back(std::move(other));
+  return *m_others.back();
 }
 
 void SampleCollector::add_sample(const Event& ev) {
-  note_sample_host(ev.host);
-  m_store.add(ev.gpu < 0 ? 0 : ev.gpu, sample_of(ev));
+  sample_target(ev.host).m_store.add(ev.gpu < 0 ? 0 : ev.gpu, sample_of(ev));
 }
 
 namespace {
@@ -351,22 +365,31 @@ class CollectedChunk final : public EventSink {
       others.add(ev);
       return;
     }
-    if (host.empty() && !ev.host.empty())
-      host = std::string(ev.host);
-    else if (!ev.host.empty() && ev.host != host && other_host.empty())
-      other_host = std::string(ev.host);
-    samples.emplace_back(ev.gpu < 0 ? 0 : ev.gpu, sample_of(ev));
+    samples.push_back(ChunkSample{host_slot(ev.host), ev.gpu < 0 ? 0 : ev.gpu, sample_of(ev)});
   }
   void clear() {
     samples.clear();
     others.clear();
-    host.clear();
-    other_host.clear();
+    hosts.clear();
   }
-  std::vector<std::pair<int, Sample>> samples;
+  struct ChunkSample {
+    std::uint32_t host = 0;  ///< index in `hosts`
+    int gpu = 0;
+    Sample sample;
+  };
+  std::vector<ChunkSample> samples;
   EventBuffer others;
-  std::string host;        // of the chunk's first sample that names one
-  std::string other_host;  // the first other host the chunk's samples name
+  std::vector<std::string> hosts;  ///< the hosts the chunk's samples name, in order of first appearance
+
+ private:
+  std::uint32_t host_slot(std::string_view host) {
+    if (!hosts.empty() && hosts[m_last] == host) return m_last;  // a chunk is mostly one host's
+    const auto at = static_cast<std::size_t>(std::find(hosts.begin(), hosts.end(), host) - hosts.begin());
+    if (at == hosts.size()) hosts.emplace_back(host);
+    m_last = static_cast<std::uint32_t>(at);
+    return m_last;
+  }
+  std::uint32_t m_last = 0;
 };
 
 }  // namespace
@@ -375,9 +398,9 @@ std::unique_ptr<EventSink> SampleCollector::fork() { return std::make_unique<Col
 
 void SampleCollector::join(EventSink& forked) {
   auto& chunk = static_cast<CollectedChunk&>(forked);
-  note_sample_host(chunk.host);
-  note_sample_host(chunk.other_host);
-  for (const auto& [gpu, sample] : chunk.samples) m_store.add(gpu, sample);
+  std::vector<SampleCollector*> targets;  // by the chunk's host slot, found in its order of appearance
+  for (const std::string& host : chunk.hosts) targets.push_back(&sample_target(host));
+  for (const auto& s : chunk.samples) targets[s.host]->m_store.add(s.gpu, s.sample);
   chunk.others.replay(*this);  // incidents and records: apart from the samples, in their order
   chunk.clear();
 }
@@ -465,14 +488,16 @@ void SampleCollector::note_inputs(const std::vector<InputStats>& inputs) {
     return basis == "option" ? 3 : basis == "logs" ? 2 : basis == "machine" ? 1 : 0;
   };
   for (const auto& in : inputs) {
-    m_host_logs = m_host_logs || format_traits(in.format).host_log_inside;
+    // Another host's kernel log tells nothing of this host's incidents: only one naming it counts.
+    const bool ours = m_first == nullptr || std::find(in.hosts.begin(), in.hosts.end(), m_host) != in.hosts.end();
+    m_host_logs = m_host_logs || (ours && format_traits(in.format).host_log_inside);
     add_zone(m_logs_tz, in.logs_tz);
     if (firmness(in.host_basis) > firmness(m_host_basis)) m_host_basis = in.host_basis;
     if (in.upstream_formats.empty()) add_input_gpus(m_input_gpus, in.format, in.fingerprint);
     for (std::size_t i = 0; i < in.upstream_formats.size(); ++i) {  // an events stream: the formats prep read
       Format f = Format::unknown;
       const bool known = format_from_name(in.upstream_formats[i], f);
-      m_host_logs = m_host_logs || (known && format_traits(f).host_log_inside);
+      m_host_logs = m_host_logs || (ours && known && format_traits(f).host_log_inside);
       if (known && i < in.upstream_fingerprints.size()) add_input_gpus(m_input_gpus, f, in.upstream_fingerprints[i]);
     }
   }
@@ -482,6 +507,7 @@ void SampleCollector::note_inputs(const std::vector<InputStats>& inputs) {
   if (m_host_basis != "option")
     for (const auto& in : inputs)
       if (std::find(in.hosts.begin(), in.hosts.end(), host) != in.hosts.end()) m_host_basis = "logs";
+  for (const auto& other : m_others) other->note_inputs(inputs);  // the inputs are every host's
 }
 
 }  // namespace gpucost::extract

@@ -9,7 +9,9 @@
 
 #include <algorithm>
 #include <limits>
+#include <string_view>
 #include <utility>
+#include <vector>
 
 namespace gpucost::extract::detail {
 
@@ -146,15 +148,6 @@ Expected<Window> choose_window(const SampleCollector& samples, const ExtractOpti
                             "nvidia-smi dmon or --query-gpu output beside them"
                           : "give nvidia-smi dmon or --query-gpu output, a Kineto trace (or a gpucost.events stream "
                             "with their events)");
-  // GPUs are told apart by index: two hosts' GPU 0 would be read as one GPU, and their energy,
-  // utilisation and counts priced wrong. One run prices one machine; documents merge.
-  if (!samples.other_sample_host().empty())
-    return make_error(ErrorKind::usage,
-                      fmt::format("the telemetry names two hosts or more ({}, {}, ...): one run prices one machine",
-                                  samples.host(), samples.other_sample_host()),
-                      fmt::format("give each host its own run (its logs, or --prometheus with --match "
-                                  "'Hostname=\"{}\"') and gpucost merge the documents (docs/fleet.md)",
-                                  samples.host()));
   f.host = samples.host().empty() && w.host_only ? samples.incident_host() : samples.host();
   f.host_basis = samples.host_basis();
   f.logs_tz = samples.logs_tz();
@@ -194,15 +187,26 @@ std::string_view short_name(std::string_view host) { return host.substr(0, host.
 }  // namespace
 
 std::string slurm_host_warning(const Features& f) {
-  if (f.jobs.size() != 1 || f.merged_from != 1 || f.host.empty()) return {};
+  if (f.jobs.size() != 1 || f.host.empty()) return {};
   const JobRecord& j = f.jobs.front();
   if (j.nodes.empty()) return {};
-  for (const std::string& node : j.nodes)
-    if (node == f.host || short_name(node) == short_name(f.host)) return {};
+  const auto among_nodes = [&j](std::string_view host) {
+    return std::any_of(j.nodes.begin(), j.nodes.end(), [host](const std::string& node) {
+      return node == host || short_name(node) == short_name(host);
+    });
+  };
+  std::vector<std::string> strangers;  // a document of several hosts names them comma-separated
+  for (std::string_view rest = f.host; !rest.empty();) {
+    const std::size_t comma = std::min(rest.find(','), rest.size());
+    if (!among_nodes(rest.substr(0, comma))) strangers.emplace_back(rest.substr(0, comma));
+    rest.remove_prefix(std::min(comma + 1, rest.size()));
+  }
+  if (strangers.empty()) return {};
   return fmt::format(
-      "the telemetry's host {} is not among the nodes of Slurm job {} ({}): the job's window is applied to "
+      "the telemetry's host{} {} {} not among the nodes of Slurm job {} ({}): the job's window is applied to "
       "another machine's telemetry; {}",
-      f.host, j.id, j.nodelist.empty() ? text::join(j.nodes, ",") : j.nodelist,
+      strangers.size() > 1 ? "s" : "", text::join(strangers, ","), strangers.size() > 1 ? "are" : "is", j.id,
+      j.nodelist.empty() ? text::join(j.nodes, ",") : j.nodelist,
       f.host_basis == "machine" ? "no input names its host (this machine's name is taken): give --host NODE"
                                 : "give the telemetry of the job's nodes (or --host NODE when it is theirs)");
 }

@@ -326,10 +326,11 @@ std::string canonical_config_text(const breakeven::CostConfig& config) {
   std::string out;
   const bool carbon = gives_carbon(config);
   for (const auto& k : breakeven::config_keys()) {
-    // At its default, cloud.busy_share leaves the answer as before it existed, and carbon.* keys
+    // At its default, cloud.busy_share (and local.machines unsaid) leaves the answer as before it existed, and carbon.* keys
     // count only when some are given: not written, so that the hashes (and run keys) of earlier
     // configs stay the same.
     if (k.path == "cloud.busy_share" && config.busy_share == breakeven::kBusyShareUtil) continue;
+    if (k.path == "local.machines" && config.machines == 0) continue;  // not said: as before it existed
     if (!carbon && k.path.starts_with("carbon.")) continue;
     out += fmt::format("{} = {}\n", k.path, config_value(config, k.path));
   }

@@ -409,26 +409,49 @@ void warn_outside(InputStats& st, const prep::TelemetrySpan& span) {
                   format_utc(span.first_ns), format_utc(span.last_ns)));
 }
 
+/// The telemetry of several hosts is priced host by host (a GPU is its host and index); the
+/// incidents of a host that no telemetry names are priced with the first host's GPUs, so a host
+/// log naming one is warned of.
 void warn_several_hosts(std::span<InputStats> stats) {
-  std::vector<std::string> hosts;
+  const auto gives_samples = [](const InputStats& st) {
+    if (format_traits(st.format).telemetry) return true;
+    Format f = Format::unknown;  // an events stream: the formats prep read
+    return std::any_of(st.upstream_formats.begin(), st.upstream_formats.end(), [&f](const std::string& name) {
+      return format_from_name(name, f) && format_traits(f).telemetry;
+    });
+  };
+  std::vector<std::string> hosts, sampled;
   InputStats* second = nullptr;  // the input that names the second host
-  for (InputStats& st : stats) {
+  for (InputStats& st : stats)
     for (const std::string& h : st.hosts) {
-      if (std::find(hosts.begin(), hosts.end(), h) != hosts.end()) continue;
-      hosts.push_back(h);
-      if (hosts.size() == 2) second = &st;
+      if (std::find(hosts.begin(), hosts.end(), h) == hosts.end()) hosts.push_back(h);
+      if (hosts.size() == 2 && second == nullptr) second = &st;
+      if (gives_samples(st) && std::find(sampled.begin(), sampled.end(), h) == sampled.end()) sampled.push_back(h);
     }
-  }
   if (second == nullptr) return;
-  std::string names;
-  for (const std::string& h : hosts) names += (names.empty() ? "" : ", ") + h;
-  // A Prometheus server holds a whole cluster: its hosts are told apart by a label matcher.
-  const bool server = second->format == Format::prometheus_json && second->path.starts_with("prometheus:");
-  second->warnings.push_back(
-      fmt::format("the host logs of this run name {} hosts ({}): their incidents are priced as "
-                  "one machine's; give each host its own run{} and merge the features, or "
-                  "--host if they are one machine",
-                  hosts.size(), names, server ? fmt::format(" (--match 'Hostname=\"{}\"')", hosts[0]) : ""));
+  InputStats* stranger = nullptr;  // the first input naming a host no telemetry names
+  std::string name;
+  for (InputStats& st : stats)
+    for (const std::string& h : st.hosts)
+      if (stranger == nullptr && std::find(sampled.begin(), sampled.end(), h) == sampled.end()) {
+        stranger = &st;
+        name = h;
+      }
+  if (stranger == nullptr) return;
+  if (sampled.empty()) {
+    std::string names;
+    for (const std::string& h : hosts) names += (names.empty() ? "" : ", ") + h;
+    second->warnings.push_back(fmt::format(
+        "the host logs of this run name {} hosts ({}): their incidents are priced as one machine's; give each "
+        "host's telemetry beside its logs (each host is then priced apart), or --host if they are one machine",
+        hosts.size(), names));
+    return;
+  }
+  stranger->warnings.push_back(
+      fmt::format("the host logs name {}, which no telemetry of this run names: its incidents are priced with "
+                  "{}'s GPUs; give {}'s telemetry too (each host is then priced apart), or --host if they are one "
+                  "machine",
+                  name, sampled.front(), name));
 }
 
 /// Reads one group of raw logs of the same format into `sink`: merged by time when there are

@@ -520,7 +520,7 @@ std::string gpu_timeline(const ReportContent& c, const GpuTimeline& t, bool labe
   const double threshold = c.options.temp_threshold_c;
   const double clock_top =
       std::max(series_max(t.sm_clock_mhz), std::isnan(t.reference_clock_mhz) ? 0 : t.reference_clock_mhz);
-  std::string b = fmt::format("<h3>GPU {}</h3>\n", t.gpu);
+  std::string b = fmt::format("<h3>{}GPU {}</h3>\n", t.host.empty() ? "" : esc(t.host) + " ", t.gpu);
   if (!std::isnan(t.reference_clock_mhz))
     b += fmt::format(
         "<p class=\"note\">Throttled {:.0f} s of the window (SM clock below {:.0f} MHz while busy; "
@@ -585,9 +585,10 @@ std::string timelines_section(const ReportContent& c) {
   if (c.sources.timelines.empty()) return b + "<p class=\"note\">No telemetry samples in the inputs.</p>\n</section>\n";
   b += fmt::format(
       "<p class=\"note\">{} in the window, marked on every GPU (kernel "
-      "messages name no GPU index), labelled above GPU {}'s first chart and listed below. Lines are "
+      "messages name no GPU index), labelled above {}GPU {}'s first chart and listed below. Lines are "
       "downsampled to at most {} points each (LTTB); hover a labelled marker or a band for details.</p>\n",
       text::counted(static_cast<long long>(c.sources.events.size()), "kernel and system event"),
+      c.sources.timelines.front().host.empty() ? "" : esc(c.sources.timelines.front().host) + " ",
       c.sources.timelines.front().gpu, kTimelinePoints);
   b += marker_legend();
   for (const GpuTimeline& t : c.sources.timelines) b += gpu_timeline(c, t, &t == &c.sources.timelines.front());
@@ -827,7 +828,7 @@ std::string indicators_section(const extract::Features& f) {
   std::string b =
       "<section id=\"indicators\"><h2>Indicators</h2>\n<table><tr><th>id</th><th>key</th><th>unit</th>"
       "<th>host</th>";
-  for (const auto& g : f.gpus) b += fmt::format("<th>GPU {}</th>", g.gpu);
+  for (const auto& g : f.gpus) b += fmt::format("<th>{}GPU {}</th>", g.host.empty() ? "" : esc(g.host) + " ", g.gpu);
   b += "</tr>\n";
   const auto cat = extract::catalogue();
   std::vector<std::size_t> no_trace;

@@ -337,11 +337,16 @@ std::vector<GpuTimeline> build_timelines(const extract::SampleCollector& samples
                                          const std::map<int, double>& reported_max_sm_clock, std::int64_t from_ns,
                                          std::int64_t to_ns, std::size_t points) {
   std::vector<GpuTimeline> out;
-  for (const int gpu : samples.store().gpus()) {
-    const auto reported = reported_max_sm_clock.find(gpu);
-    const double max_mhz = reported != reported_max_sm_clock.end() ? reported->second : 0;
-    out.push_back(gpu_timeline(samples.store(), gpu, max_mhz, from_ns, to_ns, points));
-  }
+  std::vector<const extract::SampleCollector*> hosts{&samples};
+  for (const auto& other : samples.other_hosts()) hosts.push_back(other.get());
+  for (const extract::SampleCollector* host : hosts)
+    for (const int gpu : host->store().gpus()) {
+      // The reported maximum is kept by index: with several hosts, the largest of their GPU `gpu`.
+      const auto reported = reported_max_sm_clock.find(gpu);
+      const double max_mhz = reported != reported_max_sm_clock.end() ? reported->second : 0;
+      out.push_back(gpu_timeline(host->store(), gpu, max_mhz, from_ns, to_ns, points));
+      if (hosts.size() > 1) out.back().host = host->host();
+    }
   return out;
 }
 

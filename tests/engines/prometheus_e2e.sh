@@ -155,10 +155,21 @@ run job.json extract --prometheus "$base" --slurm-job 4242 --tz UTC "$tmp/job.tx
 grep -q "scoped to Slurm job 4242: nodes node01" "$tmp/err" || fail "--slurm-job did not scope the query: $(cat "$tmp/err")"
 [ "$(jq -r '.window.chosen_by' "$tmp/job.json")" = slurm ] || fail "the job's window was not chosen by slurm"
 compare job.json prom1.json 'power_w|util|temp|clock|samples' 20 || fail "--slurm-job: other indicators than --match"
-# Two hosts in one extract: refused (their GPUs 0 would be read as one), naming the --match to give.
-rc=0
-"$gpucost" extract --prometheus "$base" "${window[@]}" >/dev/null 2>"$tmp/err" || rc=$?
-[ "$rc" -eq 2 ] && grep -q "names two hosts or more (node01, node02" "$tmp/err" ||
-  fail "two hosts in one extract: exit $rc: $(cat "$tmp/err")"
+# 8. A job on both nodes in one run: a GPU is (host, index), and the document equals node01's and
+# node02's extracts merged (all but what says how it was made); a two-node Slurm job scopes the
+# query to both hosts and prices them in one command.
+run both.json extract --prometheus "$base" "${window[@]}"
+run merged.json merge "$tmp/prom1.json" "$tmp/prom2.json"
+strip() { jq -S 'del(.window.chosen_by, .window.merged_from, .inputs, .input_summary)' "$tmp/$1"; }
+diff <(strip both.json) <(strip merged.json) >"$tmp/both.diff" ||
+  { head -20 "$tmp/both.diff"; fail "two hosts in one run differ from their merged extracts"; }
+[ "$(jq '.gpus | length' "$tmp/both.json")" -eq 3 ] || fail "two hosts in one run: not 3 GPUs"
+printf '%s\n' 'JobID|JobName|User|Start|End|NodeList|AllocTRES|ConsumedEnergyRaw|State|ExitCode' \
+  '4343|train|alice|2025-06-12T08:00:00|2025-06-12T08:20:14|node[01-02]|billing=32,cpu=32,gres/gpu=3,mem=128G,node=2||COMPLETED|0:0' \
+  >"$tmp/job2.txt"
+run job2.verdict breakeven --json -c "$config" --prometheus "$base" --slurm-job 4343 --tz UTC "$tmp/job2.txt"
+grep -q "scoped to Slurm job 4343: nodes node\[01-02\]" "$tmp/err" || fail "--slurm-job 4343: $(cat "$tmp/err")"
+[ "$(jq -r '.job.host' "$tmp/job2.verdict")" = node01,node02 ] && [ "$(jq '.job.gpus' "$tmp/job2.verdict")" -eq 3 ] &&
+  [ "$(jq '.hosts | length' "$tmp/job2.verdict")" -eq 2 ] || fail "the two-node job was not priced on both hosts"
 
 echo "ok: Prometheus $(prometheus --version 2>&1 | head -1 | awk '{print $3}') and the CSV agree"

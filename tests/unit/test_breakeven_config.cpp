@@ -365,5 +365,5 @@ TEST_CASE("breakeven: config key table is consistent", "[breakeven]") {
     ov.push_back(std::string(k.path) + "=" + value);
     CHECK(breakeven::load_config(std::nullopt, ov).has_value());
   }
-  CHECK(seen.size() == 40);
+  CHECK(seen.size() == 41);
 }

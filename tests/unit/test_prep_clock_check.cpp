@@ -297,7 +297,7 @@ TEST_CASE("pipeline::collect_inputs: host logs of several hosts warn, naming the
   REQUIRE(c.stats[1].warnings.size() == 1);
   CHECK(c.stats[1].warnings[0] ==
         "the host logs of this run name 2 hosts (gpu07, gpu08): their incidents are priced as one machine's; give "
-        "each host its own run and merge the features, or --host if they are one machine");
+        "each host's telemetry beside its logs (each host is then priced apart), or --host if they are one machine");
   // --host says they are one machine: no names kept, no warning.
   prep::PrepOptions o;
   o.host = "gpu07";

@@ -454,7 +454,12 @@ TEST_CASE("extract: the telemetry's host not among the Slurm job's nodes is a wa
   CHECK(w ==
         "the telemetry's host login01 is not among the nodes of Slurm job 4242 (gpu01): the job's window is applied "
         "to another machine's telemetry; give the telemetry of the job's nodes (or --host NODE when it is theirs)");
-  extract::Features merged = features_on("login01");
-  merged.merged_from = 2;
-  CHECK(extract::slurm_host_warning(merged).empty());
+  // A document of several hosts (one run of a job's nodes, or a merge) is checked host by host.
+  extract::Features several = features_on("gpu01");
+  several.host = "gpu01,login01";
+  CHECK(extract::slurm_host_warning(several) ==
+        "the telemetry's host login01 is not among the nodes of Slurm job 4242 (gpu01): the job's window is applied "
+        "to another machine's telemetry; give the telemetry of the job's nodes (or --host NODE when it is theirs)");
+  several.host = "login01,login02";
+  CHECK(extract::slurm_host_warning(several).starts_with("the telemetry's hosts login01,login02 are not among"));
 }

@@ -35,6 +35,9 @@ struct CostConfig {
   double maintenance_hours_per_year = 0;
   bool always_on = false;   ///< powered (idle) when not working
   double idle_power_w = 0;  ///< whole machine, idle
+  /// How many machines hardware_price, system_power_w, idle_power_w and maintenance describe; a
+  /// job on more hosts scales them (docs/cost-model.md, "A job on several hosts"). 0: not said.
+  double machines = 0;
   /// Operator hours per fault, by its most severe member's bucket (docs/cost-model.md, "Faults").
   double incident_restart_app_h = 0.1, incident_reset_gpu_h = 0.5, incident_reboot_h = 1.0,
          incident_contact_support_h = 8.0, incident_unknown_h = 0.5;

@@ -18,6 +18,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -113,7 +114,10 @@ class SampleCollector final : public EventSink, public ForkableSink {
   void note_inputs(const std::vector<InputStats>& inputs);
   explicit SampleCollector(std::size_t sample_budget = SampleStore::kDefaultBudget,
                            std::size_t incident_budget = IncidentStore::kDefaultBudget)
-      : m_store(sample_budget), m_incidents(incident_budget) {}
+      : m_store(sample_budget),
+        m_incidents(incident_budget),
+        m_sample_budget(sample_budget),
+        m_incident_budget(incident_budget) {}
   /// The telemetry samples of every GPU (bounded memory; read back in time order).
   [[nodiscard]] const SampleStore& store() const { return m_store; }
   /// Every sample of one GPU in time order, in memory (the report's charts; not extract).
@@ -129,9 +133,18 @@ class SampleCollector final : public EventSink, public ForkableSink {
   /// Where the inputs' host comes from (InputStats::host_basis): the firmest the inputs give
   /// (option, then logs, then machine); empty when none says.
   [[nodiscard]] const std::string& host_basis() const { return m_host_basis; }
-  /// A second host that telemetry samples name (empty when they name one at most): their GPUs
-  /// would be told apart by index alone, so extract refuses such a run.
-  [[nodiscard]] const std::string& other_sample_host() const { return m_other_sample_host; }
+  /// The collectors of the other hosts whose telemetry samples the inputs hold (a job on several
+  /// nodes), in order of first appearance; empty when the samples name one host at most. Each
+  /// keeps its host's samples and the events that name its host; this one keeps the first host's
+  /// and the events that name no host. extract prices each and merges them, so that a GPU is
+  /// (host, index).
+  [[nodiscard]] const std::vector<std::unique_ptr<SampleCollector>>& other_hosts() const { return m_others; }
+  /// The collector that holds `host`'s samples: this one for the first host (or none), else
+  /// that host's (this one when no sample names it).
+  [[nodiscard]] const SampleCollector& of_host(std::string_view host) const {
+    const SampleCollector* other = host.empty() ? nullptr : other_host(host);
+    return other != nullptr ? *other : *this;
+  }
   /// The host the kernel and system logs name (the document's host when they are all there is).
   [[nodiscard]] const std::string& incident_host() const { return m_incident_host; }
   [[nodiscard]] const std::vector<TraceRecord>& trace_records() const { return m_trace; }
@@ -154,8 +167,9 @@ class SampleCollector final : public EventSink, public ForkableSink {
   [[nodiscard]] std::vector<extract::TraceJob> trace_jobs() const { return m_trace_jobs.jobs(); }
   /// True when a pmon input gave rows or its "no process" rows.
   [[nodiscard]] bool has_pmon() const { return m_pmon; }
-  /// The Slurm jobs of sacct inputs (`job` events), in input order.
-  [[nodiscard]] const std::vector<JobRecord>& jobs() const { return m_jobs; }
+  /// The Slurm jobs of sacct inputs (`job` events), in input order: the run's, shared by the
+  /// collectors of every host.
+  [[nodiscard]] const std::vector<JobRecord>& jobs() const { return m_first != nullptr ? m_first->m_jobs : m_jobs; }
 
  private:
   void add_sample(const Event& ev);
@@ -166,6 +180,10 @@ class SampleCollector final : public EventSink, public ForkableSink {
   void add_process(const Event& ev);
   void add_handle(const Event& ev);
   static void note_holder_identity(const Event& ev, HandleHolding& h);
+  /// The collector of a sample of `host`: this one for no host or the first, else that host's.
+  SampleCollector& sample_target(std::string_view host);
+  /// The collector of another host, made at its first sample; nullptr when none is.
+  SampleCollector* other_host(std::string_view host) const;
 
   SampleStore m_store;
   std::vector<TraceRecord> m_trace;
@@ -182,9 +200,11 @@ class SampleCollector final : public EventSink, public ForkableSink {
   std::vector<JobRecord> m_jobs;
   extract::TraceJobCollector m_trace_jobs;
   IncidentStore m_incidents;
-  void note_sample_host(std::string_view host);
+  std::vector<std::unique_ptr<SampleCollector>> m_others;
+  const SampleCollector* m_first = nullptr;  ///< another host's collector: the first host's, which holds the jobs
+  std::size_t m_sample_budget = SampleStore::kDefaultBudget, m_incident_budget = IncidentStore::kDefaultBudget;
 
-  std::string m_host, m_incident_host, m_logs_tz, m_other_sample_host, m_host_basis;
+  std::string m_host, m_incident_host, m_logs_tz, m_host_basis;
   InputGpus m_input_gpus;
   bool m_host_logs = false;  // a kernel log, dmesg, journal or bug report was among the inputs
   bool m_pmon = false;

@@ -80,6 +80,7 @@ struct TimelineSeries {
 
 struct GpuTimeline {
   int gpu = 0;
+  std::string host;  ///< set when the inputs hold several hosts' telemetry
   TimelineSeries power_w, temp_c, util_pct, sm_clock_mhz;
   double reference_clock_mhz = 0;   ///< NaN when unknown (then nothing is shaded)
   bool reference_reported = false;  ///< the reference is the reported maximum, not the p99

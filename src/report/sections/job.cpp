@@ -7,6 +7,8 @@
 #include <gpucost/breakeven/energy_estimate.hpp>
 #include <gpucost/core/text.hpp>
 #include <gpucost/core/time.hpp>
+#include <limits>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -127,6 +129,77 @@ std::string minute_span(std::int64_t from_ns, std::int64_t to_ns) {
                      same_day ? "" : to.substr(0, 10) + " ", to.substr(11, 5));
 }
 
+/// The GPUs of one host of a job on several hosts, in the document's order.
+struct HostGpus {
+  std::string_view host;
+  std::vector<const extract::GpuFeatures*> gpus;
+};
+
+/// The hosts of a job on several hosts (its GPUs name theirs); empty for one host.
+std::vector<HostGpus> hosts_of(const extract::Features& f) {
+  std::vector<HostGpus> out;
+  for (const extract::GpuFeatures& g : f.gpus) {
+    if (g.host.empty()) return {};
+    if (out.empty() || out.back().host != g.host) out.push_back(HostGpus{g.host, {}});
+    out.back().gpus.push_back(&g);
+  }
+  return out.size() > 1 ? out : std::vector<HostGpus>{};
+}
+
+double indicator(const extract::GpuFeatures& g, const extract::IndicatorKey& key) {
+  return extract::value_of(g.indicators, key).value_or(std::numeric_limits<double>::quiet_NaN());
+}
+
+/// A host's energy (its GPUs' sum) and mean utilisation (their mean, as the host's indicator is).
+std::pair<double, double> host_energy_util(const HostGpus& h) {
+  double kwh = 0, util = 0;
+  for (const extract::GpuFeatures* g : h.gpus) {
+    kwh += indicator(*g, "energy_kwh");
+    util += indicator(*g, "util_mean");
+  }
+  return {kwh, util / static_cast<double>(h.gpus.size())};
+}
+
+void json_hosts(io::JsonWriter& w, const extract::Features& f) {
+  const std::vector<HostGpus> hosts = hosts_of(f);
+  if (hosts.empty()) return;
+  w.line("  ").key("hosts").array();
+  for (const HostGpus& h : hosts) {
+    const auto [kwh, util] = host_energy_util(h);
+    w.line("    ").item().object().key("host").str(h.host).key("energy_kwh").num(kwh).key("util_mean").num(util);
+    w.key("gpus").array();
+    for (const extract::GpuFeatures* g : h.gpus)
+      w.item()
+          .object()
+          .key("gpu")
+          .integer(g->gpu)
+          .key("energy_kwh")
+          .num(indicator(*g, "energy_kwh"))
+          .key("util_mean")
+          .num(indicator(*g, "util_mean"))
+          .key("coverage")
+          .num(indicator(*g, "coverage"))
+          .close();
+    w.close().close();
+  }
+  w.close();
+}
+
+/// --full's lines of a job on several hosts: each host's energy and utilisation, then its GPUs'.
+std::string hosts_full(const extract::Features& f) {
+  std::string b;
+  for (const HostGpus& h : hosts_of(f)) {
+    const auto [kwh, util] = host_energy_util(h);
+    std::string gpus;
+    for (const extract::GpuFeatures* g : h.gpus)
+      gpus += fmt::format("{}GPU {} {:.4f} kWh {:.1f} %", gpus.empty() ? "" : ", ", g->gpu, indicator(*g, "energy_kwh"),
+                          indicator(*g, "util_mean") * 100);
+    b += fmt::format("{}{} {}, {:.4f} kWh, mean utilisation {:.1f} %: {}\n", b.empty() ? "hosts     " : "          ",
+                     h.host, text::counted(static_cast<long long>(h.gpus.size()), "GPU"), kwh, util * 100, gpus);
+  }
+  return b;
+}
+
 }  // namespace
 
 void job_json(io::JsonWriter& w, const Answer& a) {
@@ -140,6 +213,7 @@ void job_json(io::JsonWriter& w, const Answer& a) {
   w.key("downtime_h").num(r.downtime_h).key("downtime_share").num(r.downtime_share);
   if (!r.downtime_h) w.key("downtime_reason").str(r.job.downtime_reason);
   w.close();
+  json_hosts(w, f);
   json_energy_basis(w, r.job, a.extras.estimate);
 }
 
@@ -153,13 +227,15 @@ std::string job_full(const Answer& a) {
                   f.host.empty() ? "" : ", host " + f.host, x.logs_tz.empty() ? "" : ", log times in " + x.logs_tz);
   if (const std::string note = assumed_host_note(f); !note.empty()) b += fmt::format("          {}\n", note);
   if (x.estimate) return b + estimate_lines(*x.estimate);
-  return b + fmt::format(
-                 "{}, mean utilisation {:.1f} %{}\n", energy_line(r.job, r.energy_kwh), r.util_mean * 100,
-                 r.job.util_assumed             ? " (utilisation not measured: 100 % assumed)"
-                 : r.job.util_source == "trace" ? " (from the profiler trace's busy share: no telemetry utilisation)"
-                 : r.job.trace_busy_fraction ? fmt::format(" (telemetry; the profiler trace's busy share is {:.1f} %)",
-                                                           *r.job.trace_busy_fraction * 100)
-                                             : std::string());
+  return b +
+         fmt::format(
+             "{}, mean utilisation {:.1f} %{}\n", energy_line(r.job, r.energy_kwh), r.util_mean * 100,
+             r.job.util_assumed             ? " (utilisation not measured: 100 % assumed)"
+             : r.job.util_source == "trace" ? " (from the profiler trace's busy share: no telemetry utilisation)"
+             : r.job.trace_busy_fraction    ? fmt::format(" (telemetry; the profiler trace's busy share is {:.1f} %)",
+                                                          *r.job.trace_busy_fraction * 100)
+                                            : std::string()) +
+         hosts_full(f);
 }
 
 std::string job_summary(const Answer& a) {
