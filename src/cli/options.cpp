@@ -487,7 +487,8 @@ Status read_settings(const InputArgs& a, Inputs& in) {
   in.prep = std::move(*po);
   // --match also picks the series of a saved answer or a /metrics text (with --prometheus, the
   // server has applied it already).
-  GPUCOST_TRY(prep::check_label_matchers(a.prometheus.matchers));
+  for (const std::string& m : a.prometheus.matchers) GPUCOST_TRY(pipeline::check_matcher(m));  // its quoting hint
+  GPUCOST_TRY(prep::check_label_matchers(a.prometheus.matchers));                              // and its regex
   in.prep.label_matchers = a.prometheus.matchers;
   auto clock = LocalClock::make(a.settings.tz);
   if (!clock) return clock.error();
