@@ -16,7 +16,7 @@ work=${FUZZ_WORK:-$root/build-fuzz/work}
 cxx=${CXX_FUZZ:-clang++}
 
 all_targets=(prep_dmon prep_pmon prep_query_csv prep_smi_q prep_smi_xml prep_dcgmi prep_syslog prep_dmesg
-             prep_journal_json prep_journal_text prep_bug_report prep_torch_table prep_nsys prep_kineto prep_trainlog prep_prometheus_json prep_sacct prep_detect event_stream
+             prep_journal_json prep_journal_text prep_bug_report prep_torch_table prep_nsys prep_kineto prep_trainlog prep_prometheus_json prep_sacct prep_exposition prep_detect event_stream
              features extract config)
 if [ $# -gt 0 ]; then targets=("$@"); else targets=("${all_targets[@]}"); fi
 
@@ -52,9 +52,10 @@ seed_dirs() {
     prep_trainlog) echo testdata/trainlog ;;
     prep_prometheus_json) echo testdata/prometheus-json ;;
     prep_sacct) echo testdata/sacct ;;
+    prep_exposition) echo testdata/exposition ;;
     prep_detect) echo testdata/dmon testdata/pmon testdata/query-csv testdata/smi-q testdata/smi-xml testdata/dcgmi \
                       testdata/kernlog testdata/dmesg testdata/journal-json testdata/journal-text testdata/bug-report \
-                      testdata/torch-table testdata/nsys testdata/trace testdata/trainlog testdata/prometheus-json testdata/sacct ;;
+                      testdata/torch-table testdata/nsys testdata/trace testdata/trainlog testdata/prometheus-json testdata/sacct testdata/exposition ;;
   esac
 }
 make_seeds() {  # target dir

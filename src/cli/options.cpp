@@ -179,7 +179,7 @@ Expected<pipeline::ProbedInput> fetch_prometheus_input(const InputArgs& a, const
   if (auth->insecure)
     fmt::print(stderr, "{} GPUCOST_PROMETHEUS_INSECURE=1: the server's TLS certificate is not checked\n",
                prefix(Level::warning));
-  io::HttpOptions http = pipeline::prometheus_http_options(*auth);
+  io::HttpOptions http = pipeline::prometheus_http_options(*auth, settings.headers);
   if (const std::string w = io::cleartext_credentials_warning(query->base_url, http); !w.empty())
     fmt::print(stderr, "{} {}\n", prefix(Level::warning), w);
   apply_http_backoff_env(http);
@@ -247,6 +247,17 @@ Status scope_to_slurm_job(const InputArgs& a, Inputs& in, pipeline::PrometheusSe
   return {};
 }
 
+/// --match without --prometheus picks series: an input must have them (a saved Prometheus answer,
+/// an exporter's /metrics text), or the matchers would silently change nothing.
+Status check_match_has_series(const InputArgs& a, const std::vector<pipeline::ProbedInput>& probed) {
+  if (a.prometheus.matchers.empty()) return {};
+  for (const pipeline::ProbedInput& p : probed)
+    if (p.format == Format::prometheus_json || p.format == Format::exposition) return {};
+  return make_error(ErrorKind::usage, "--match: no input has Prometheus series to match",
+                    "--match picks the series of --prometheus URL, of a saved Prometheus answer (prometheus-json) or "
+                    "of an exporter's /metrics text (exposition); other inputs have no labels");
+}
+
 /// --slurm-job without a sacct input among the inputs: sacct is asked, its answer read as one more
 /// input. With a saved sacct -P file, the job is picked from it (extract's window).
 Status add_slurm_input(const InputArgs& a, Inputs& in) {
@@ -279,9 +290,15 @@ void add_prometheus_options(CLI::App* app, InputArgs& a) {
       ->type_name("URL")
       ->group("Prometheus");
   app->add_option("--match", a.prometheus.matchers,
-                  "with --prometheus: a label matcher every series must meet, e.g. 'Hostname=\"node01\"' "
-                  "(repeatable)")
+                  "a label matcher every series must meet, e.g. 'Hostname=\"node01\"' (repeatable): of "
+                  "--prometheus, of a saved Prometheus answer or of an exporter's /metrics text")
       ->type_name("MATCHER")
+      ->allow_extra_args(false)
+      ->group("Prometheus");
+  app->add_option("--header", a.prometheus.headers,
+                  "with --prometheus: a header 'NAME: VALUE' sent with each query, e.g. 'X-Scope-OrgID: tenant1' "
+                  "for Mimir (repeatable; never printed)")
+      ->type_name("HEADER")
       ->allow_extra_args(false)
       ->group("Prometheus");
   app->add_option("--step", a.prometheus.step,
@@ -468,6 +485,11 @@ Status read_settings(const InputArgs& a, Inputs& in) {
   auto po = pipeline::prep_options(a.settings);
   if (!po) return po.error();
   in.prep = std::move(*po);
+  // --match also picks the series of a saved answer or a /metrics text (with --prometheus, the
+  // server has applied it already).
+  for (const std::string& m : a.prometheus.matchers) GPUCOST_TRY(pipeline::check_matcher(m));  // its quoting hint
+  GPUCOST_TRY(prep::check_label_matchers(a.prometheus.matchers));                              // and its regex
+  in.prep.label_matchers = a.prometheus.matchers;
   auto clock = LocalClock::make(a.settings.tz);
   if (!clock) return clock.error();
   in.clock = *clock;
@@ -508,10 +530,10 @@ Expected<Inputs> open_inputs(const InputArgs& a, const std::string& from, const 
   GPUCOST_TRY(read_settings(a, in));
   io::set_decompress_ahead(in.prep.jobs >= 2);
   const bool prometheus = !a.prometheus.url.empty();
-  if (!prometheus && (!a.prometheus.matchers.empty() || !a.prometheus.step.empty()))
+  if (!prometheus && (!a.prometheus.headers.empty() || !a.prometheus.step.empty()))
     return make_error(ErrorKind::usage,
-                      fmt::format("{}: only with --prometheus", a.prometheus.step.empty() ? "--match" : "--step"),
-                      "--match and --step shape the query of --prometheus URL (--steps picks profiler steps)");
+                      fmt::format("{}: only with --prometheus", a.prometheus.step.empty() ? "--header" : "--step"),
+                      "--header and --step shape the query of --prometheus URL (--steps picks profiler steps)");
   const bool slurm_alone = a.inputs.empty() && !a.slurm_job.empty();  // the job's record is the input
   const bool stdin_default = a.inputs.empty() && !prometheus && !slurm_alone;
   auto globbed = pipeline::expand_inputs(stdin_default ? std::vector<std::string>{"-"} : a.inputs);
@@ -524,6 +546,7 @@ Expected<Inputs> open_inputs(const InputArgs& a, const std::string& from, const 
   auto probed = pipeline::probe_inputs(in.paths, in.prep);
   if (!probed) return probed.error();
   in.probed = std::move(*probed);
+  if (!prometheus) GPUCOST_TRY(check_match_has_series(a, in.probed));
   GPUCOST_TRY(add_slurm_input(a, in));
   if (prometheus) {  // fetched before anything is written: a server's error stops the run here
     pipeline::PrometheusSettings settings = a.prometheus;

@@ -31,6 +31,7 @@ constexpr FormatInfo kFormats[] = {
     {Format::trainlog, "trainlog", {}, {}},
     {Format::prometheus_json, "prometheus-json", {"prometheus"}, {.telemetry = true, .whole_document = true}},
     {Format::sacct, "sacct", {"slurm"}, {}},
+    {Format::exposition, "exposition", {"metrics", "openmetrics"}, kTelemetry},
 };
 
 bool named(const FormatInfo& row, std::string_view name) {

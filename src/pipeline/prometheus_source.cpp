@@ -208,8 +208,13 @@ Expected<PrometheusAuth> prometheus_auth_from_env(const EnvLookup& env) {
   return auth;
 }
 
-io::HttpOptions prometheus_http_options(const PrometheusAuth& auth) {
+io::HttpOptions prometheus_http_options(const PrometheusAuth& auth, const std::vector<std::string>& headers) {
   io::HttpOptions o;
+  for (const std::string& h : headers) {
+    const std::size_t colon = h.find(':');
+    o.headers.push_back(fmt::format("{}: {}", text::trim(std::string_view(h).substr(0, colon)),
+                                    text::trim(std::string_view(h).substr(colon + 1))));
+  }
   o.timeout_s = 120;  // Prometheus' own query timeout is 2 minutes
   if (!auth.bearer_token.empty()) o.headers.push_back("Authorization: Bearer " + auth.bearer_token);
   o.user = auth.user;
@@ -299,6 +304,33 @@ Status check_matcher(std::string_view matcher) {
   return make_error(ErrorKind::usage, fmt::format("--match: '{}' is not a label matcher", matcher), hint);
 }
 
+Status check_header(std::string_view header) {
+  const std::size_t colon = header.find(':');
+  const std::string_view name = text::trim(header.substr(0, colon));
+  const auto usage = [&](std::string message, std::string hint) {
+    return make_error(ErrorKind::usage, std::move(message), std::move(hint));
+  };
+  const auto is_token = [](char c) {
+    return text::is_alpha(c) || text::is_digit(c) ||
+           std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
+  };
+  // No message shows what follows the colon: the value may be a secret.
+  if (colon == std::string_view::npos)
+    return usage("--header: no ':' between the name and the value",
+                 "give the header as NAME: VALUE, quoted for the shell: --header 'X-Scope-OrgID: tenant1'");
+  if (name.empty() || !std::all_of(name.begin(), name.end(), is_token))
+    return usage(fmt::format("--header {}: the name is not an HTTP token", io::server_text(name, 64)),
+                 "a header's name is letters, digits and !#$%&'*+-.^_`|~, e.g. --header 'X-Scope-OrgID: tenant1'");
+  if (header.substr(colon + 1).find_first_of(std::string_view("\r\n\0", 3)) != std::string_view::npos)
+    return usage(fmt::format("--header {}: the value holds a line break", name),
+                 "a header's value is one line: give it without CR or LF");
+  if (text::iequals(name, "Authorization") || text::iequals(name, "Proxy-Authorization"))
+    return usage(fmt::format("--header {}: credentials are not taken from a flag", name),
+                 "a flag shows in ps and in the shell's history: set GPUCOST_PROMETHEUS_TOKEN (or _TOKEN_FILE) "
+                 "for a bearer token, or GPUCOST_PROMETHEUS_USER and _PASSWORD for basic auth");
+  return {};
+}
+
 std::string series_selector(const std::vector<std::string_view>& names, const std::vector<std::string>& matchers) {
   std::string out = "{__name__=~\"";
   for (std::size_t i = 0; i < names.size(); ++i) out += fmt::format("{}{}", i > 0 ? "|" : "", names[i]);
@@ -354,6 +386,7 @@ Expected<PrometheusQuery> prometheus_query(const PrometheusSettings& settings, s
   q.base_url = std::move(*base);
   q.name = prometheus_input_name(settings);
   for (const std::string& m : settings.matchers) GPUCOST_TRY(check_matcher(m));
+  for (const std::string& h : settings.headers) GPUCOST_TRY(check_header(h));
   auto step = parse_step(settings.step.empty() ? kDefaultStep : std::string_view(settings.step));
   if (!step) return step.error();
   q.step_ms = *step;

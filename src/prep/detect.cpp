@@ -59,6 +59,9 @@ Format detect_tool_format(std::string_view head, const PrepOptions& options) {
   if (line.empty()) return Format::unknown;
   if (looks_like_bug_report(head)) return Format::bug_report;                   // before its sections' formats
   if (const Format smi = detect_smi(head); smi != Format::unknown) return smi;  // nvidia-smi -q, -q -x
+  // An exporter's /metrics: `# HELP`/`# TYPE` lines, or a sample of a known series; before the
+  // '#' header lines of dmon and dcgmi, whose first words (gpu, Date, Entity) it never has.
+  if (looks_like_exposition(head)) return Format::exposition;
   if (line.front() == '#') {
     // dmon/pmon name line: "# gpu ...", "#Date Time gpu ..."; pmon has a pid column.
     std::string_view body = line.substr(1);
@@ -124,6 +127,18 @@ Status check_format(std::string_view head, Format detected, const PrepOptions& o
     return make_error(ErrorKind::format, fmt::format("{}: binary data, not a log", path),
                       "gpucost reads text logs (plain, .gz or .zst) and trace JSON; force a format with "
                       "--input-format NAME to read it anyway (its lines are then reported as malformed)");
+  // Shapes whose commas make no CSV: an exporter's lines of series gpucost does not map, JSON.
+  if (looks_like_exposition_lines(head))
+    return make_error(ErrorKind::format, fmt::format("{}: cannot recognise the format", path),
+                      "this looks like an exporter's /metrics text (Prometheus exposition format) without a series "
+                      "gpucost reads: it maps dcgm-exporter's DCGM_FI_* and nvidia_gpu_exporter's nvidia_smi_* "
+                      "series; force --input-format exposition to read it anyway");
+  if (const std::string hint = prometheus_json_hint(head); !hint.empty())
+    return make_error(ErrorKind::format, fmt::format("{}: cannot recognise the format", path), hint);
+  if (first.front() == '{' || first.front() == '[')
+    return make_error(ErrorKind::format, fmt::format("{}: JSON of no format gpucost reads", path),
+                      "gpucost reads Prometheus API answers (prometheus-json), journalctl -o json and PyTorch "
+                      "profiler traces; force one with --input-format NAME");
   if (first.find('|') != std::string_view::npos)
     return make_error(ErrorKind::format, fmt::format("{}: cannot recognise the format", path),
                       "if this is sacct output without a header (-n), give its --format list with --sacct-format "

@@ -24,6 +24,7 @@ constexpr FormatRow kParsers[] = {
     {Format::trainlog, make_trainlog_parser},
     {Format::prometheus_json, make_prometheus_json_parser},
     {Format::sacct, make_sacct_parser},
+    {Format::exposition, make_exposition_parser},
 };
 
 }  // namespace

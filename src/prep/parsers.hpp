@@ -31,9 +31,23 @@ Expected<std::unique_ptr<LineParser>> make_dcgmi_parser(ParseContext& ctx, std::
 /// Prometheus HTTP API JSON, read whole (telemetry/parse_prometheus_json.cpp). Fails, with Prometheus'
 /// message, when the input starts with an error response.
 Expected<std::unique_ptr<LineParser>> make_prometheus_json_parser(ParseContext& ctx, std::string_view head);
-/// True when `head` starts like a Prometheus API response: {"status":"success","data":{"resultType":"matrix"
-/// (or "vector"), or {"status":"error","errorType": (whitespace anywhere between the tokens).
+/// True when `head` is a JSON object with "data":{"resultType":"matrix" (or "vector") in it, its
+/// keys in any order, or that starts {"status":"error","errorType": (whitespace anywhere between
+/// the tokens).
 bool looks_like_prometheus_json(std::string_view head);
+/// For a JSON object that is nearly a Prometheus answer (its data without the envelope, a status
+/// without data), the hint naming what it lacks; empty otherwise.
+std::string prometheus_json_hint(std::string_view head);
+/// An exporter's /metrics text, the Prometheus text exposition format (telemetry/parse_exposition.cpp).
+Expected<std::unique_ptr<LineParser>> make_exposition_parser(ParseContext& ctx, std::string_view head);
+/// True when the first line of `head` that is not a scrape time (digits) is `# HELP NAME ...` or
+/// `# TYPE NAME ...`, or a sample line of a series the Prometheus readers map
+/// (`DCGM_FI_DEV_SM_CLOCK{gpu="0",...} 1410`).
+bool looks_like_exposition(std::string_view head);
+/// True when the first line that is no comment has the shape of an exposition sample line,
+/// `name{label="v",...} value` or `name value`, whatever the series: for the hint of an input
+/// that no format claims.
+bool looks_like_exposition_lines(std::string_view head);
 /// Slurm's accounting records, sacct -P with or without its header (jobs/parse_sacct.cpp).
 Expected<std::unique_ptr<LineParser>> make_sacct_parser(ParseContext& ctx, std::string_view head);
 /// True when the first line of `head` is a sacct -P header (JobID among field names, in any

@@ -176,7 +176,10 @@ errors)
   grep -q "hint: the value goes in double quotes: --match 'Hostname=\"node01\"'" "$tmp/err" || fail "no quoting hint"
   expect "'fast' is not a duration" extract --prometheus "$base" --step fast "${window[@]}"
   expect 'the window .* is empty' extract --prometheus "$base" --from 2024-06-12T13:12:30Z --to 2024-06-12T13:02:15Z
-  expect '\-\-match: only with --prometheus' extract --match 'Hostname="node01"' "$h100"
+  # --match picks series of a saved answer too; of a log without labels it is refused.
+  expect '\-\-match: no input has Prometheus series' extract --match 'Hostname="node01"' \
+    "$testdata/prometheus-json/h100x2_10min_query.csv"
+  expect '\-\-header: only with --prometheus' extract --header 'X-Scope-OrgID: t1' "$h100"
   expect '\-\-step: only with --prometheus' breakeven -c "$testdata/samples/h100-server.toml" --step 15s "$h100"
   [ "$(wc -l <"$tmp/err")" -eq 2 ] || fail "the error is not one line and a hint"
   ;;

@@ -290,3 +290,33 @@ TEST_CASE("io: URLs as messages show them: no user, password or key", "[io][http
   CHECK(io::without_userinfo("prom:9090") == "prom:9090");
   CHECK(io::shown_url("https://u:p@h/v1/skus?key=SECRET") == "https://h/v1/skus?key=REDACTED");
 }
+
+TEST_CASE("prometheus: --header takes NAME: VALUE, a token and one line, never credentials", "[pipeline][prometheus]") {
+  CHECK(pipeline::check_header("X-Scope-OrgID: tenant1"));
+  CHECK(pipeline::check_header("X-Scope-OrgID:tenant1|tenant2"));
+  CHECK(pipeline::check_header("X-Custom!#$%&'*+-.^_`|~: v"));
+  for (const std::string bad : {"X-Scope-OrgID tenant1", ": v", "X Scope: v", "X(a): v", "X-A: a\r\nHost: evil"}) {
+    INFO(bad);
+    const auto e = pipeline::check_header(bad);
+    REQUIRE_FALSE(e);
+    CHECK(e.error().kind == gpucost::ErrorKind::usage);
+    CHECK(e.error().message.find("evil") == std::string::npos);  // what follows the colon is never shown
+    CHECK(e.error().message.find("tenant1") == std::string::npos);
+  }
+  const auto auth = pipeline::check_header("authorization: Bearer s3cret");
+  REQUIRE_FALSE(auth);
+  CHECK(auth.error().message.find("s3cret") == std::string::npos);
+  CHECK(auth.error().hint.find("GPUCOST_PROMETHEUS_TOKEN") != std::string::npos);
+
+  // The headers go with the queries, normalised, beside the credentials; not into the input's name.
+  pipeline::PrometheusAuth a;
+  a.bearer_token = "t";
+  const io::HttpOptions o = pipeline::prometheus_http_options(a, {"X-Scope-OrgID:  tenant1 "});
+  CHECK(o.headers == std::vector<std::string>{"X-Scope-OrgID: tenant1", "Authorization: Bearer t"});
+  pipeline::PrometheusSettings s;
+  s.url = "http://prom:9090";
+  s.headers = {"X-Scope-OrgID: tenant1"};
+  CHECK(pipeline::prometheus_input_name(s) == "prometheus:http://prom:9090");
+  s.headers = {"X-A: 1\n2"};
+  CHECK_FALSE(pipeline::prometheus_query(s, 0, 1'000'000'000, 0));
+}

@@ -38,6 +38,7 @@ const std::map<std::string, std::string>& fixture_of_format() {
       {"trainlog", "trainlog/asctime_default.log"},
       {"prometheus-json", "prometheus-json/dcgm_h100x2_10min.json"},
       {"sacct", "sacct/cluster_gpu_jobs.txt"},
+      {"exposition", "exposition/dcgm_a100x2_loop.txt"},
   };
   return kFixtures;
 }

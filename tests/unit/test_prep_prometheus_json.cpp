@@ -256,3 +256,100 @@ TEST_CASE("prep::prometheus-json: extract reads the DCGM series as it reads the 
   CHECK(value(prom.host_indicators, "energy_power_vs_counter_pct") == Approx(0).margin(1e-9));
   CHECK(value(prom.host_indicators, "energy_counter_coverage") == Approx(1.0));
 }
+
+TEST_CASE("prep::prometheus-json: answers of Thanos, Mimir, VictoriaMetrics; keys in any order",
+          "[prep][prometheus-json]") {
+  const prep::PrepOptions none;
+  const std::string series =
+      R"({"metric":{"__name__":"DCGM_FI_DEV_POWER_USAGE","gpu":"0","Hostname":"n1"},"values":[[1718197335,"100"],)"
+      R"([1718197350,"110"]]})";
+  const std::string data_first = R"({"data":{"resultType":"matrix","result":[)" + series + R"(]},"status":"success"})";
+  const std::string victoria = R"({"status":"success","isPartial":false,"data":{"resultType":"matrix","result":[)" +
+                               series + R"(]},"stats":{"seriesFetched":"1"}})";
+  const std::string thanos = R"x({"status":"success","warnings":["store \"sidecar-1\" unreachable\n(partial)"],)x"
+                             R"("infos":["PromQL info: metric might not be a counter"],)"
+                             R"("data":{"resultType":"matrix","result":[)" +
+                             series + "]}}";
+  for (const std::string& text : {data_first, victoria, thanos}) {
+    INFO(text);
+    CHECK(prep::detect_format(text, none) == gpucost::Format::prometheus_json);
+    const PrepRun r = run_prep_text(text);
+    REQUIRE(r.status);
+    check_accounting(r);
+    CHECK(r.events.size() == 2);
+  }
+  const PrepRun t = run_prep_text(thanos);
+  // The server's words: quoted, on one line (the newline a blank), in a note.
+  CHECK(has_note(t, R"x(the answer on line 1: the server warns: "store \"sidecar-1\" unreachable (partial)")x"));
+  CHECK(has_note(t, R"(the answer on line 1: the server informs: "PromQL info: metric might not be a counter")"));
+  // Reordered error answers are errors still.
+  CHECK(prep::detect_format(R"({"errorType":"bad_data","error":"x","status":"error"})", none) ==
+        gpucost::Format::prometheus_json);
+}
+
+TEST_CASE("prep::prometheus-json: an instant query is a snapshot, said so", "[prep][prometheus-json]") {
+  const PrepRun r = run_prep_text(
+      R"({"status":"success","data":{"resultType":"vector","result":[)"
+      R"({"metric":{"__name__":"DCGM_FI_DEV_POWER_USAGE","gpu":"0","Hostname":"n1"},"value":[1718197335,"100"]},)"
+      R"({"metric":{"__name__":"DCGM_FI_DEV_POWER_USAGE","gpu":"1","Hostname":"n1"},"value":[1718197335,"90"]}]}})");
+  REQUIRE(r.status);
+  CHECK(r.events.size() == 2);
+  CHECK(has_note(r, "a snapshot: one instant, no duration to price"));
+  // A range answer is no snapshot.
+  CHECK_FALSE(has_note(run_prep_text(fixture("prometheus-json/dcgm_k8s_a100_pods.jsonl")), "a snapshot"));
+}
+
+TEST_CASE("prep::prometheus-json: the workload is dcgm-exporter's pod, never the exporter's own",
+          "[prep][prometheus-json]") {
+  const auto pod_of = [](const std::string& labels) {
+    const PrepRun r = run_prep_text(
+        R"({"status":"success","data":{"resultType":"vector","result":[{"metric":{"__name__":"DCGM_FI_DEV_GPU_UTIL",)"
+        R"("gpu":"0","Hostname":"n1")" +
+        labels + R"(},"value":[1718197335,"100"]}]}})");
+    REQUIRE(r.events.size() == 1);
+    return field(r.events[0], "pod") + "/" + field(r.events[0], "namespace");
+  };
+  // Scraped without honor_labels: Prometheus renamed the workload's labels, pod is the exporter's.
+  CHECK(pod_of(R"(,"exported_pod":"llm-7d9f","exported_namespace":"ml","pod":"nvidia-dcgm-exporter-x2k4q",)"
+               R"("namespace":"gpu-operator")") == "llm-7d9f/ml");
+  // An idle GPU: only the exporter's own pod, by its name or by a renamed namespace.
+  CHECK(pod_of(R"(,"pod":"nvidia-dcgm-exporter-x2k4q","namespace":"gpu-operator")") == "<absent>/<absent>");
+  CHECK(pod_of(R"(,"pod":"dcgm-exporter-1700000000-abcde")") == "<absent>/<absent>");
+  CHECK(pod_of(R"(,"pod":"exporter-7","exported_namespace":"ml","exported_pod":"")") == "<absent>/<absent>");
+  // dcgm-exporter's own labels (honor_labels: true, or a static scrape): the pod is the workload.
+  CHECK(pod_of(R"(,"pod":"llm-7d9f","namespace":"ml")") == "llm-7d9f/ml");
+}
+
+TEST_CASE("prep::prometheus-json: --match prices one host of a saved two-host answer", "[prep][prometheus-json]") {
+  const std::string two_hosts =
+      R"({"status":"success","data":{"resultType":"matrix","result":[)"
+      R"({"metric":{"__name__":"DCGM_FI_DEV_POWER_USAGE","gpu":"0","Hostname":"node01"},"values":[[1718197335,"100"]]},)"
+      R"({"metric":{"__name__":"DCGM_FI_DEV_POWER_USAGE","gpu":"0","Hostname":"node02"},"values":[[1718197335,"90"]]}]}})";
+  prep::PrepOptions o;
+  o.label_matchers = {R"(Hostname="node02")"};
+  const PrepRun r = run_prep_text(two_hosts, o);
+  REQUIRE(r.status);
+  check_accounting(r);
+  CHECK(r.stats.ignored == 1);
+  CHECK(r.stats.hosts == std::vector<std::string>{"node02"});
+  REQUIRE(r.events.size() == 1);
+  CHECK(r.events[0].metric("power_w") == 90);
+  CHECK(has_note(r, R"(1 series left out by --match Hostname="node02")"));
+}
+
+TEST_CASE("prep::detect: hints that fit JSON nearly a Prometheus answer, and exporter lines",
+          "[prep][prometheus-json]") {
+  const prep::PrepOptions none;
+  const auto hint_of = [&](const std::string& text) {
+    const auto s = prep::check_format(text, none, "f");
+    REQUIRE_FALSE(s);
+    return s.error().hint;
+  };
+  CHECK_THAT(hint_of(R"({"resultType":"matrix","result":[{"metric":{},"values":[]}]})"),
+             Catch::Contains("without its envelope"));
+  CHECK_THAT(hint_of(R"({"status":"success","stats":{"a":1}})"), Catch::Contains("without \"data\""));
+  CHECK_THAT(hint_of("node_load1 0.52\nnode_hwmon_temp_celsius{chip=\"a\",sensor=\"b\"} 42\n"),
+             Catch::Contains("--input-format exposition"));
+  const std::string json_hint = hint_of(R"({"some":"json","with":"commas"})");
+  CHECK(json_hint.find("--fields") == std::string::npos);
+}

@@ -24,22 +24,22 @@ _gpucost_spec() {
     'prep')
       opts='-h --help --input-format --tz --date --start --interval --boot-time --year --fields
         --sacct-format --sacct-delimiter --steps --max-line --top-kernels --pattern --host -j
-        --jobs --strict -q --quiet -v --verbose --prometheus --match --step --slurm-job -o
-        --output --output-format --kinds --from --to --follow'
+        --jobs --strict -q --quiet -v --verbose --prometheus --match --header --step --slurm-job
+        -o --output --output-format --kinds --from --to --follow'
       valued='--input-format --tz --date --start --interval --boot-time --year --fields
         --sacct-format --sacct-delimiter --steps --max-line --top-kernels --pattern --host -j
-        --jobs --prometheus --match --step --slurm-job -o --output --output-format --kinds --from
-        --to'
+        --jobs --prometheus --match --header --step --slurm-job -o --output --output-format
+        --kinds --from --to'
       args='files' ;;
     'extract')
       opts='-h --help --input-format --tz --date --start --interval --boot-time --year --fields
         --sacct-format --sacct-delimiter --steps --max-line --top-kernels --pattern --host -j
-        --jobs --strict -q --quiet -v --verbose --prometheus --match --step --from --to
+        --jobs --strict -q --quiet -v --verbose --prometheus --match --header --step --from --to
         --slurm-job --tokens-per-step --samples-per-step --temp-threshold --chain-window --follow
         --every --window --list --json -o --output'
       valued='--input-format --tz --date --start --interval --boot-time --year --fields
         --sacct-format --sacct-delimiter --steps --max-line --top-kernels --pattern --host -j
-        --jobs --prometheus --match --step --from --to --slurm-job --tokens-per-step
+        --jobs --prometheus --match --header --step --from --to --slurm-job --tokens-per-step
         --samples-per-step --temp-threshold --chain-window --every --window -o --output'
       args='files' ;;
     'merge')
@@ -49,14 +49,14 @@ _gpucost_spec() {
     'breakeven')
       opts='-h --help --input-format --tz --date --start --interval --boot-time --year --fields
         --sacct-format --sacct-delimiter --steps --max-line --top-kernels --pattern --host -j
-        --jobs --strict -q --quiet -v --verbose --prometheus --match --step -c --config --set
-        --from --to --cloud --clouds --speed-ratio --gpu --gpus --util --estimate --fill --faults
-        --slurm-job --tokens-per-step --samples-per-step --list-clouds --compare-clouds
+        --jobs --strict -q --quiet -v --verbose --prometheus --match --header --step -c --config
+        --set --from --to --cloud --clouds --speed-ratio --gpu --gpus --util --estimate --fill
+        --faults --slurm-job --tokens-per-step --samples-per-step --list-clouds --compare-clouds
         --compare-kinds --by --follow --every --window --mc --seed --json --full -o --output
         --fail-above --explain --suggest --prom --mode --ledger --ledger-append'
       valued='--input-format --tz --date --start --interval --boot-time --year --fields
         --sacct-format --sacct-delimiter --steps --max-line --top-kernels --pattern --host -j
-        --jobs --prometheus --match --step -c --config --set --from --to --cloud --clouds
+        --jobs --prometheus --match --header --step -c --config --set --from --to --cloud --clouds
         --speed-ratio --gpu --gpus --util --fill --faults --slurm-job --tokens-per-step
         --samples-per-step --compare-kinds --by --every --window --mc --seed -o --output --suggest
         --prom --mode --ledger'
@@ -76,12 +76,12 @@ _gpucost_spec() {
     'report')
       opts='-h --help --input-format --tz --date --start --interval --boot-time --year --fields
         --sacct-format --sacct-delimiter --steps --max-line --top-kernels --pattern --host -j
-        --jobs --strict -q --quiet -v --verbose --prometheus --match --step -c --config --set
-        --from --to --cloud --clouds --speed-ratio --gpu --gpus --util --estimate --fill --faults
-        --tokens-per-step --samples-per-step --temp-threshold --generated-at -o --output'
+        --jobs --strict -q --quiet -v --verbose --prometheus --match --header --step -c --config
+        --set --from --to --cloud --clouds --speed-ratio --gpu --gpus --util --estimate --fill
+        --faults --tokens-per-step --samples-per-step --temp-threshold --generated-at -o --output'
       valued='--input-format --tz --date --start --interval --boot-time --year --fields
         --sacct-format --sacct-delimiter --steps --max-line --top-kernels --pattern --host -j
-        --jobs --prometheus --match --step -c --config --set --from --to --cloud --clouds
+        --jobs --prometheus --match --header --step -c --config --set --from --to --cloud --clouds
         --speed-ratio --gpu --gpus --util --fill --faults --tokens-per-step --samples-per-step
         --temp-threshold --generated-at -o --output'
       args='files' ;;
@@ -129,7 +129,7 @@ _gpucost_spec() {
 # _gpucost_action SUBCOMMAND OPTION: sets action, how the option's value completes.
 _gpucost_action() {
   case "$1 $2" in
-    *' --input-format') action='words:dmon pmon query-csv journal-json dcgmi smi-q smi-xml syslog dmesg journal-text bug-report kineto-trace torch-table nsys trainlog prometheus-json sacct' ;;
+    *' --input-format') action='words:dmon pmon query-csv journal-json dcgmi smi-q smi-xml syslog dmesg journal-text bug-report kineto-trace torch-table nsys trainlog prometheus-json sacct exposition' ;;
     *' --tz') action='zones' ;;
     *' -o'|*' --output') action='files' ;;
     *' --output-format') action='words:jsonl tsv' ;;

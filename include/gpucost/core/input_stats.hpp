@@ -35,6 +35,7 @@ enum class Format {
   trainlog,         ///< Python training logs (HF/accelerate, Lightning, BasicSR, tqdm); --pattern lines
   prometheus_json,  ///< Prometheus HTTP API query_range / query JSON (dcgm-exporter, nvidia_gpu_exporter series)
   sacct,            ///< Slurm accounting records, sacct -P (jobs: window, nodes, GPUs, energy)
+  exposition,       ///< an exporter's /metrics text (Prometheus exposition format; dcgm-exporter, nvidia_gpu_exporter)
 };
 
 struct MalformedExample {

@@ -28,6 +28,9 @@ struct PrometheusSettings {
   std::string url;                    ///< the server's base URL: http(s)://host:port[/path prefix]
   std::vector<std::string> matchers;  ///< --match: label matchers added to the selector, e.g. Hostname="node01"
   std::string step;                   ///< --step; empty: kDefaultStep
+  /// --header 'NAME: VALUE': sent with each query (a tenant's X-Scope-OrgID for Mimir or
+  /// Cortex), never printed.
+  std::vector<std::string> headers;
 };
 
 /// Credentials and TLS trust, from the environment (never from a flag: flags show in `ps`).
@@ -42,8 +45,13 @@ using EnvLookup = std::function<const char*(const char*)>;
 /// they name; fails (usage) on a token and a user both set, a user without a password, an
 /// unreadable or empty file.
 Expected<PrometheusAuth> prometheus_auth_from_env(const EnvLookup& env = {});
-/// The HTTP options of the queries: the credentials as headers or basic auth, the TLS trust.
-io::HttpOptions prometheus_http_options(const PrometheusAuth& auth);
+/// The HTTP options of the queries: the credentials as headers or basic auth, the TLS trust, and
+/// the --header headers (checked by check_header).
+io::HttpOptions prometheus_http_options(const PrometheusAuth& auth, const std::vector<std::string>& headers = {});
+/// Checks one --header: `NAME: VALUE`, NAME an HTTP token (RFC 9110: letters, digits and
+/// !#$%&'*+-.^_`|~), VALUE without CR, LF or NUL; credentials (Authorization) are refused, they
+/// go in the environment. The message never shows the value.
+Status check_header(std::string_view header);
 
 /// --step: a Prometheus duration ("15s", "1m", "500ms", "1m30s") or plain seconds ("15",
 /// "0.5"), in ms; at least 1 ms, at most a day.

@@ -66,6 +66,9 @@ struct PrepOptions {
   std::size_t top_kernels = 10;                       ///< --top-kernels: kernels listed per device from a trace
   std::size_t max_line = 4u << 20;    ///< --max-line: longer lines are malformed (with their length), not held
   std::vector<std::string> patterns;  ///< --pattern: RE2 with named groups, for training logs
+  /// --match: label matchers (`Hostname="node01"`, `pod=~"llm-.*"`) every series of a saved
+  /// Prometheus answer or an exporter's /metrics text must meet; the others are ignored.
+  std::vector<std::string> label_matchers;
   /// -j: threads the run may use (core/parallel.hpp). 2 or more decompress .gz/.zst inputs beside
   /// their parse, parse one input's chunks side by side where its format and the sink allow
   /// (InputParse::run_to_end), and walk extract's GPUs side by side.
@@ -74,6 +77,10 @@ struct PrepOptions {
 
 /// Compiles every --pattern once to check it: an invalid one fails (ErrorKind::usage) with a hint.
 Status check_patterns(const std::vector<std::string>& patterns);
+
+/// Compiles every --match once to check it: one that is not a matcher, or whose regex does not
+/// compile, fails (ErrorKind::usage) with a hint.
+Status check_label_matchers(const std::vector<std::string>& matchers);
 
 /// Detects the format of an input from its first bytes; Format::unknown when none fits.
 Format detect_format(std::string_view head, const PrepOptions& options);
