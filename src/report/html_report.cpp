@@ -523,7 +523,7 @@ std::string paying_section(const ReportContent& c) {
   b += fmt::format("<p class=\"note\">{}: cheapest {}. At {:g} h/year{}: {}.", esc(p.instance),
                    esc(sections::paying_ranges_words(p)), p.planned_h, p.planned_assumed ? " (assumed)" : "",
                    esc(p.curves[p.cheapest_at(p.planned_h)].way));
-  for (const std::string& m : p.missing) b += " " + esc(m) + ".";
+  for (const std::string& m : p.missing) b += " Not compared: " + esc(m) + ".";
   return b + "</p>\n</section>\n";
 }
 
