@@ -73,6 +73,16 @@ Expected<CloudOffer> read_offer(const toml::table& t, std::string_view origin, s
                                   "savings-plan",
                                   origin, o.name, kind));
   o.kind = *parsed_kind;
+  o.upfront = t["upfront"].value_or(0.0);
+  if (const auto years = t["term_years"].value<double>()) o.term_years = *years;
+  if (o.upfront < 0 || (o.term_years && !(*o.term_years > 0)))
+    return make_error(ErrorKind::config,
+                      fmt::format("{}: offer '{}': upfront below 0 or term_years not above 0", origin, o.name));
+  if ((o.upfront > 0 || o.term_years) && !is_commitment(o.kind))
+    return make_error(ErrorKind::config,
+                      fmt::format("{}: offer '{}': upfront and term_years belong to a reserved or savings-plan offer, "
+                                  "not to a {} one",
+                                  origin, o.name, offer_kind_name(o.kind)));
   o.confirmed = t["confirmed"].value_or(true);
   o.note = t["note"].value_or(std::string());
   o.origin = std::string(origin);
@@ -94,6 +104,22 @@ std::optional<OfferKind> parse_offer_kind(std::string_view word) {
   for (const auto& [k, name] : kKindNames)
     if (name == word) return k;
   return std::nullopt;
+}
+
+bool is_commitment(OfferKind kind) {
+  return kind == OfferKind::reserved_1y || kind == OfferKind::reserved_3y || kind == OfferKind::savings_plan;
+}
+
+double CloudOffer::term_length_years() const {
+  if (term_years) return *term_years;
+  switch (kind) {
+    case OfferKind::reserved_1y: return 1;
+    case OfferKind::reserved_3y: return 3;
+    case OfferKind::savings_plan: return 1;
+    case OfferKind::on_demand:
+    case OfferKind::spot: return 0;
+  }
+  return 0;
 }
 
 Expected<std::vector<CloudOffer>> parse_cloud_offers(std::string_view toml_text, std::string_view origin) {
@@ -128,10 +154,20 @@ bool user_speed_ratio(const CostConfig& c) {
 
 namespace {
 
+// "12000 USD upfront over 1 y (1.37 USD/h of the term) and ": said before the term's rule.
+std::string upfront_words(const CloudOffer& o, int job_gpus) {
+  if (!(o.upfront > 0)) return {};
+  const double years = o.term_length_years();
+  return fmt::format("{:g} {} upfront over {:g} y{} ({:.4g} {}/h of the term) and ", o.upfront_for(job_gpus),
+                     o.currency, years, o.term_years ? "" : " (term assumed)",
+                     o.upfront_for(job_gpus) / (years * kHoursPerYear), o.currency);
+}
+
 // A listed price per hour of use: spot pays the work redone after interruptions; a term (reserved,
-// savings plan) is paid for all 8760 hours of the year whether used or not.
-double rate_per_use_hour(const CostConfig& c, const CloudOffer& o, double listed, std::string& basis) {
-  constexpr double kHoursPerYear = 8760;
+// savings plan) is paid for all 8760 hours of the year whether used or not, and an upfront payment
+// is spread over the term's hours.
+double rate_per_use_hour(const CostConfig& c, const CloudOffer& o, int job_gpus, std::string& basis) {
+  const double listed = o.rate_for(job_gpus);
   switch (o.kind) {
     case OfferKind::on_demand: basis.clear(); return listed;
     case OfferKind::spot:
@@ -154,9 +190,12 @@ double rate_per_use_hour(const CostConfig& c, const CloudOffer& o, double listed
     case OfferKind::reserved_3y:
     case OfferKind::savings_plan: {
       const double used = std::clamp(c.use_hours_per_year, 1.0, kHoursPerYear);
-      basis = fmt::format("{} paid for every hour of the term: x 8760 / {:g} h used a year (local.use_hours_per_year)",
-                          offer_kind_name(o.kind), used);
-      return listed * kHoursPerYear / used;
+      basis =
+          fmt::format("{}{} paid for every hour of the term: x 8760 / {:g} h used a year (local.use_hours_per_year)",
+                      upfront_words(o, job_gpus), offer_kind_name(o.kind), used);
+      const double upfront_per_hour =
+          o.upfront > 0 ? o.upfront_for(job_gpus) / (o.term_length_years() * kHoursPerYear) : 0.0;
+      return (listed + upfront_per_hour) * kHoursPerYear / used;
     }
   }
   return listed;
@@ -170,7 +209,7 @@ CostConfig with_offer(const CostConfig& c, const CloudOffer& o, int job_gpus) {
   out.cloud_name =
       fmt::format("{} {} ({}x {}, {} price seen {})", o.provider, o.instance, o.billed_gpus(job_gpus), o.gpu_model,
                   o.kind == OfferKind::on_demand ? "list" : offer_kind_name(o.kind), o.date_seen);
-  out.rate_per_hour = rate_per_use_hour(c, o, o.rate_for(job_gpus), out.offer_rate_basis);
+  out.rate_per_hour = rate_per_use_hour(c, o, job_gpus, out.offer_rate_basis);
   out.offer_kind = offer_kind_name(o.kind);
   out.offer_date_seen = o.date_seen;
   out.offer_source = o.source;

@@ -373,6 +373,9 @@ Result evaluate(const CostConfig& c, const JobInputs& job, const EnergyPrices& p
   const double rr = cloud_own / W;
   const double I = c.always_on ? c.idle_power_w / 1000.0 * c.cooling_factor * prices.mean : 0.0;
   r.idle_cost_per_hour = I;
+  r.fixed_per_year = F;
+  r.local_per_job_h = v;
+  r.cloud_per_job_h = rr;
   r.idle_cost_per_year = c.always_on ? std::max(0.0, 8760.0 - c.use_hours_per_year) * I : 0.0;
   if (rr - v + I > 0 && (rr > v || c.always_on))
     r.use_hours_per_year.value = (F + 8760.0 * I) / (rr - v + I);

@@ -249,6 +249,11 @@ Expected<PricedJob> price_job(CostConfig config, const std::optional<CloudOffer>
   p.result.carbon = carbon_of(p.config, p.job, p.result.q);
   check_unpaid_faults(p);
   price_analyses(p, features, o);
+  if (offer && p.config.cloud_unfit.empty()) {
+    const std::vector<CloudOffer>& catalogue = o.offers != nullptr ? *o.offers : cloud_offers();
+    if (wants_paying(*offer, catalogue, o.compare_kinds))
+      p.paying = paying_comparison(p.config, p.result, p.job, p.prices, p.shape, *offer, catalogue);
+  }
   if (o.fill != FillRule::mean) {
     const std::string why =
         fmt::format("the energy bounds include the time without samples; none with --fill {}", fill_rule_name(o.fill));

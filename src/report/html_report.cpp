@@ -13,6 +13,8 @@
 #include <gpucost/report/svg_chart.hpp>
 #include <gpucost/report/trace_report.hpp>
 
+#include "report/sections/sections.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -466,6 +468,65 @@ std::string breakeven_section(const ReportContent& c) {
   return b;
 }
 
+// ---- ways of paying: cost per year against use -----------------------------------------
+
+std::string_view way_colour(std::string_view way) {
+  if (way == "owning") return kLocalColour;
+  if (way == "on-demand") return kCloudColour;
+  if (way == "spot") return "#7a7a7a";
+  if (way == "reserved-1y") return "#2a9d8f";
+  if (way == "reserved-3y") return "#264653";
+  return "#8e44ad";  // savings-plan
+}
+
+// A curve's corners over [0, 8760]: its ends and its capacity; a term nothing prices past its
+// capacity ends there.
+ChartSeries paying_series(const breakeven::PayingCurve& c) {
+  ChartSeries s{c.offer.empty() ? c.way : fmt::format("{} ({})", c.way, c.offer),
+                std::string(way_colour(c.way)),
+                {},
+                {},
+                c.way == "spot"};
+  const double end = std::min(breakeven::kHoursPerYear, c.end_h());
+  for (double u : {0.0, c.capacity_job_h.value_or(end), end})
+    if (u <= end && (s.points.empty() || u > s.points.back().x)) s.points.push_back(Point{u, *c.cost(u)});
+  return s;
+}
+
+std::string paying_section(const ReportContent& c) {
+  if (!c.extras.paying) return {};
+  const breakeven::PayingComparison& p = *c.extras.paying;
+  XYChart chart;
+  chart.title = "Cost per year against use";
+  chart.y_unit = c.config.currency;
+  chart.x_caption = "job hours a year";
+  chart.height = 300;
+  chart.x1 = breakeven::kHoursPerYear;
+  double y_max = 1e-9;
+  for (const breakeven::PayingCurve& curve : p.curves) {
+    chart.series.push_back(paying_series(curve));
+    for (const Point& pt : chart.series.back().points) y_max = std::max(y_max, pt.y);
+  }
+  const auto y_ticks = nice_ticks(0, y_max, 5);
+  chart.y1 = std::max(y_max, y_ticks.back());
+  for (double v : y_ticks) chart.y_ticks.push_back(AxisTick{v, tick_label(v)});
+  for (double v : nice_ticks(0, chart.x1, 8)) chart.x_ticks.push_back(AxisTick{v, tick_label(v)});
+  chart.markers.push_back(
+      ChartMarker{p.planned_h, "your use",
+                  fmt::format("your use: {:g} h/year{}", p.planned_h, p.planned_assumed ? " (assumed)" : ""), "#333"});
+  for (std::size_t i = 0; i + 1 < p.ranges.size(); ++i) {
+    const double at = p.ranges[i].to_h;
+    chart.dots.push_back(ChartDot{Point{at, p.curves[p.ranges[i].curve].cost(at).value_or(0)},
+                                  fmt::format("{:.0f} h", at), "#333", i % 2 == 1});
+  }
+  std::string b = "<section id=\"paying\"><h2>Ways of paying</h2>\n" + render_xy_chart(chart);
+  b += fmt::format("<p class=\"note\">{}: cheapest {}. At {:g} h/year{}: {}.", esc(p.instance),
+                   esc(sections::paying_ranges_words(p)), p.planned_h, p.planned_assumed ? " (assumed)" : "",
+                   esc(p.curves[p.cheapest_at(p.planned_h)].way));
+  for (const std::string& m : p.missing) b += " Not compared: " + esc(m) + ".";
+  return b + "</p>\n</section>\n";
+}
+
 // ---- per-GPU timelines ------------------------------------------------------------------
 
 struct TimelineChartSpec {
@@ -867,12 +928,13 @@ std::string footer(const ReportOptions& o) {
 /// The drawing of each section the report shows, by the name of the answer's section it draws
 /// (section.hpp): the report walks the sections in their one order and draws those named here.
 using Drawing = std::string (*)(const ReportContent&);
-constexpr std::array<std::pair<std::string_view, Drawing>, 11> kDrawings = {{
+constexpr std::array<std::pair<std::string_view, Drawing>, 12> kDrawings = {{
     {"verdict", verdict},
     {"costs", cost_section},
     {"faults", incidents_section},
     {"carbon", carbon_section},
     {"break-evens", breakeven_section},
+    {"paying", paying_section},
     {"work", work_section},
     {"timelines", timelines_section},
     {"trace", trace_section},

@@ -15,6 +15,7 @@ BreakevenExtras extras_of(const breakeven::PricedJob& priced, std::string logs_t
   x.monte_carlo = priced.monte_carlo;
   x.monte_carlo_reason = priced.monte_carlo_reason;
   x.clouds = priced.clouds;
+  x.paying = priced.paying;
   x.fit_basis = breakeven::fit_basis(priced.shape, priced.config.memory_margin);
   x.findings = priced.findings;
   x.estimate = priced.estimate;

@@ -15,11 +15,16 @@
 
 namespace gpucost::breakeven {
 
+/// The hours of a year: a term is paid for every one of them.
+inline constexpr double kHoursPerYear = 8760;
+
 /// How the offer is bought: on demand, on the spot market (can be interrupted), or for a term.
 enum class OfferKind { on_demand, spot, reserved_1y, reserved_3y, savings_plan };
 /// "on-demand", "spot", "reserved-1y", "reserved-3y", "savings-plan" (the catalogue's words).
 std::string_view offer_kind_name(OfferKind kind);
 std::optional<OfferKind> parse_offer_kind(std::string_view word);
+/// Whether the kind is a term paid whether used or not (reserved, savings plan).
+bool is_commitment(OfferKind kind);
 
 struct CloudOffer {
   std::string name, provider, instance, region, gpu_model, currency, date_seen, source;
@@ -33,6 +38,17 @@ struct CloudOffer {
   double price_per_hour = 0;
   double billing_increment_s = 1, billing_minimum_s = 0, cold_start_s = 0;
   std::optional<double> speed_ratio;
+  /// Paid once at the start of the term (reserved, savings plan), in `currency`: for the instance,
+  /// or for one GPU with per_gpu. 0: no upfront payment.
+  double upfront = 0;
+  /// The term's length as the catalogue gives it; none: the kind's (reserved-1y 1, reserved-3y 3,
+  /// a savings plan 1, which is then an assumption).
+  std::optional<double> term_years;
+
+  /// The term in years: as given, else the kind's; 0 for offers without a term.
+  [[nodiscard]] double term_length_years() const;
+  /// The upfront payment for a job on `job_gpus` GPUs, in the offer's currency.
+  [[nodiscard]] double upfront_for(int job_gpus) const { return per_gpu ? upfront * job_gpus : upfront; }
 
   /// Whether the offer has GPUs enough for a job on `job_gpus` GPUs (a larger instance is paid whole).
   [[nodiscard]] bool fits(int job_gpus) const { return job_gpus <= gpus; }

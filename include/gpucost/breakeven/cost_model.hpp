@@ -153,6 +153,10 @@ struct Result {
   std::optional<double> downtime_h, downtime_share;
   double idle_cost_per_hour = 0;  ///< I (always_on), currency per idle hour
   double idle_cost_per_year = 0;  ///< (8760 - use_hours_per_year) x I
+  /// The yearly split behind H* (docs/cost-model.md, "Break-even use per year H*"): F, the fixed
+  /// local cost a year; v, the local cost that comes with each job hour; r, this job's cloud cost
+  /// per job hour (billing included, C_A not).
+  double fixed_per_year = 0, local_per_job_h = 0, cloud_per_job_h = 0;
   // cloud
   double busy_share = 0;  ///< ū of q: the mean of job.busy, else util_mean
   double q = 0;           ///< billed share of W: (1 - ū) + ū / speed_ratio

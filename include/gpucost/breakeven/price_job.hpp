@@ -9,6 +9,7 @@
 #include <gpucost/breakeven/cost_model.hpp>
 #include <gpucost/breakeven/energy_estimate.hpp>
 #include <gpucost/breakeven/findings.hpp>
+#include <gpucost/breakeven/paying.hpp>
 #include <gpucost/core/error.hpp>
 #include <gpucost/extract/features.hpp>
 
@@ -51,8 +52,11 @@ struct PricedJob {
   std::vector<Swing> sensitivity;
   PremiumRange range;
   std::optional<MonteCarlo> monte_carlo;
-  std::string monte_carlo_reason;                ///< set when --mc was asked but nothing varies
-  std::vector<OfferPrice> clouds;                ///< --compare-clouds: fit offers cheapest first, then the unfit
+  std::string monte_carlo_reason;  ///< set when --mc was asked but nothing varies
+  std::vector<OfferPrice> clouds;  ///< --compare-clouds: fit offers cheapest first, then the unfit
+  /// The ways of paying for the priced offer's instance (paying.hpp): when the catalogue has a
+  /// term of it or --compare-kinds asks for one, and the offer can run the job.
+  std::optional<PayingComparison> paying;
   std::optional<std::vector<Finding>> findings;  ///< above the line or with explain
   std::vector<Notice> notices;
   std::optional<EnergyEstimate> estimate;  ///< set when the energy was estimated (no telemetry)

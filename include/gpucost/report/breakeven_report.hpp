@@ -7,6 +7,7 @@
 #include <gpucost/breakeven/cost_model.hpp>
 #include <gpucost/breakeven/energy_estimate.hpp>
 #include <gpucost/breakeven/findings.hpp>
+#include <gpucost/breakeven/paying.hpp>
 #include <gpucost/breakeven/work_units.hpp>
 #include <gpucost/extract/features.hpp>
 
@@ -29,7 +30,9 @@ struct BreakevenExtras {
   std::string monte_carlo_reason;  ///< --mc asked, nothing varies
   std::vector<CloudRank> clouds;   ///< --compare-clouds: fit offers cheapest first, then the unfit
   std::string fit_basis;           ///< what an offer had to hold: "fits: 2 GPUs, 68.4 GiB per GPU ..."
-  std::string tariff_tz;           ///< the zone time-of-use windows were read in
+  /// The ways of paying for the priced offer's instance; null when no term is in view.
+  std::optional<breakeven::PayingComparison> paying;
+  std::string tariff_tz;  ///< the zone time-of-use windows were read in
   /// The zone the raw logs' local times were read in (--tz or this machine's); empty when only
   /// event streams or features documents were read (their times are UTC already).
   std::string logs_tz;

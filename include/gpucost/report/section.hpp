@@ -39,7 +39,7 @@ struct Section {
 };
 
 /// The sections in the agreed order: verdict, job, Slurm, costs, faults, carbon, break-evens,
-/// work, timelines, trace, trace jobs, robustness, clouds, attribution, estimate check, findings,
+/// ways of paying, work, timelines, trace, trace jobs, robustness, clouds, attribution, estimate check, findings,
 /// indicators. The verdict comes first in every output; the figures behind it follow.
 std::span<const Section> answer_sections();
 

@@ -17,7 +17,7 @@ using namespace sections;
 
 // The HTML report draws timelines, the trace and the indicators (html_report.cpp): sections
 // with no JSON or text of their own, named here so that every output keeps one order.
-constexpr std::array<Section, 17> kSections = {{
+constexpr std::array<Section, 18> kSections = {{
     {"verdict", verdict_json, verdict_full, verdict_summary},
     {"job", job_json, job_full, job_summary},
     {"slurm", slurm_json, slurm_full, nullptr},
@@ -25,6 +25,7 @@ constexpr std::array<Section, 17> kSections = {{
     {"faults", faults_json, faults_full, nullptr},
     {"carbon", carbon_json, carbon_full, nullptr},
     {"break-evens", breakevens_json, breakevens_full, breakevens_summary},
+    {"paying", paying_json, paying_full, paying_summary},
     {"work", work_json, work_full, nullptr},
     {"timelines", nullptr, nullptr, nullptr},
     {"trace", nullptr, nullptr, nullptr},

@@ -2,6 +2,7 @@
 // the list that orders them in sections.cpp), and the few words they share.
 #pragma once
 
+#include <gpucost/breakeven/paying.hpp>
 #include <gpucost/report/section.hpp>
 
 #include <cstddef>
@@ -55,6 +56,13 @@ std::string carbon_full(const Answer& a);
 void breakevens_json(io::JsonWriter& w, const Answer& a);
 std::string breakevens_full(const Answer& a);
 std::string breakevens_summary(const Answer& a);
+
+void paying_json(io::JsonWriter& w, const Answer& a);
+/// Where each way of paying is the cheapest: "on-demand up to 4205 h/year, reserved-1y 4205 ..
+/// 7623 h/year, owning above 7623 h/year" (the HTML report says it under its chart too).
+std::string paying_ranges_words(const breakeven::PayingComparison& p);
+std::string paying_full(const Answer& a);
+std::string paying_summary(const Answer& a);
 
 void work_json(io::JsonWriter& w, const Answer& a);
 std::string work_full(const Answer& a);
