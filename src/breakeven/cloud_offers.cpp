@@ -365,6 +365,7 @@ std::vector<OfferPrice> price_offers(const CostConfig& c, const JobInputs& job, 
     p.name = o.name;
     p.provider = o.provider;
     p.instance = o.instance;
+    p.region = o.region;
     p.gpu_model = o.gpu_model;
     p.date_seen = o.date_seen;
     p.kind = o.kind;

@@ -152,7 +152,7 @@ void check_slurm_gpus(PricedJob& p, const extract::Features& f) {
   if (static_cast<std::int64_t>(seen) == *j.gpus) return;
   warn(p,
        fmt::format("Slurm job {} was allotted {} on {}, the telemetry shows {}: priced for the {} measured; give "
-                   "the telemetry of every GPU of the job (each of its nodes, then gpucost merge)",
+                   "the telemetry of every GPU of the job (every node's, in one run or merged)",
                    j.id, text::counted(*j.gpus, "GPU"), text::counted(static_cast<long long>(j.nodes.size()), "node"),
                    seen, text::counted(static_cast<long long>(seen), "GPU")));
 }

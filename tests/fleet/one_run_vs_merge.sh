@@ -7,7 +7,13 @@ gpucost=$1 testdata=$2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 dir="$testdata/multinode"
-"$gpucost" extract -q "$dir/dcgm_2nodes.json" -o "$tmp/one-run.json"
+"$gpucost" extract "$dir/dcgm_2nodes.json" -o "$tmp/one-run.json" 2>"$tmp/err"
+# Telemetry alone names both hosts: no host log, so no word of host logs or incidents.
+if grep -q "warning" "$tmp/err"; then
+  cat "$tmp/err"
+  echo "FAIL: a warning for telemetry of two hosts alone"
+  exit 1
+fi
 "$gpucost" extract -q "$dir/dcgm_node01.json" -o "$tmp/node01.json"
 "$gpucost" extract -q "$dir/dcgm_node02.json" -o "$tmp/node02.json"
 "$gpucost" merge "$tmp/node01.json" "$tmp/node02.json" -o "$tmp/merged.json"

@@ -96,6 +96,7 @@ Expected<CostConfig> config_for_offer(const CostConfig& config, const CloudOffer
 /// One catalogue offer priced for the job (--compare-clouds, the cloud_offer finding).
 struct OfferPrice {
   std::string name, provider, instance, gpu_model, date_seen;
+  std::string region;        ///< the offer's region; empty when it names none
   int gpus = 0;              ///< GPUs paid for
   double rate_per_hour = 0;  ///< in the config's currency
   double speed_ratio = 1, billed_s = 0, total = 0, premium = 0;

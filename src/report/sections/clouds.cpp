@@ -19,6 +19,36 @@ namespace {
 /// The one-screen answer lists this many offers that fit, cheapest first.
 constexpr std::size_t kOffersShown = 3;
 
+/// A commitment ranked beside its instance's on-demand offer (the same provider, instance and region). Its job cost is the term's price for
+/// every hour of the year spread over the planned use U, so it scales as 1/U: it pays from
+/// U* = U x (commitment - fee) / (on demand - fee), the per-job fee being the same on both.
+struct CommitmentCheck {
+  const CloudRank* on_demand = nullptr;  ///< the same provider's instance on demand; none: not in the ranking
+  double pays_from_h = 0;                ///< the yearly use from which it costs no more than on demand
+};
+
+CommitmentCheck commitment_check(const std::vector<CloudRank>& clouds, const CloudRank& k, const Answer& a) {
+  CommitmentCheck c;
+  if (!breakeven::is_commitment(k.kind)) return c;
+  for (const CloudRank& o : clouds)
+    if (o.unfit.empty() && o.kind == breakeven::OfferKind::on_demand && o.provider == k.provider &&
+        o.instance == k.instance && o.region == k.region)
+      c.on_demand = &o;
+  if (c.on_demand == nullptr) return c;
+  const double fee = a.config.fixed_per_job;
+  c.pays_from_h = a.config.use_hours_per_year * (k.total - fee) / (c.on_demand->total - fee);
+  return c;
+}
+
+void json_commitment(io::JsonWriter& w, const CommitmentCheck& c, const Answer& a) {
+  w.key("on_demand_twin").str_or_null(c.on_demand != nullptr ? c.on_demand->name : std::string());
+  if (c.on_demand == nullptr) {
+    w.key("pays_from_h").null().key("justified").null();
+    return;
+  }
+  w.key("pays_from_h").num(c.pays_from_h).key("justified").boolean(c.pays_from_h <= a.config.use_hours_per_year);
+}
+
 void json_cloud(io::JsonWriter& w, const CloudRank& k, std::size_t rank) {
   w.object().key("rank").count(rank).key("name").str(k.name);
   w.key("provider").str(k.provider).key("instance").str(k.instance).key("gpu_model").str(k.gpu_model);
@@ -34,7 +64,33 @@ void json_cloud(io::JsonWriter& w, const CloudRank& k, std::size_t rank) {
     w.integer(*k.age_days);
   else
     w.null();
-  w.close();
+}
+
+/// --full's lines on the commitments ranked: from which yearly use each pays against its
+/// instance on demand, and whether the planned use justifies it.
+std::string commitment_lines(const std::vector<CloudRank>& clouds, const Answer& a) {
+  std::string b;
+  const double planned = a.config.use_hours_per_year;
+  for (const CloudRank& k : clouds) {
+    if (!k.unfit.empty() || !breakeven::is_commitment(k.kind)) continue;
+    const CommitmentCheck c = commitment_check(clouds, k, a);
+    if (c.on_demand == nullptr) {
+      b += fmt::format("    {:<30}no on-demand offer of {} ranked to weigh it against\n", k.name, k.instance);
+      continue;
+    }
+    const bool justified = c.pays_from_h <= planned;
+    b += fmt::format("    {:<30}pays against {} from {}: {} ({} against {} for this job)\n", k.name, c.on_demand->name,
+                     c.pays_from_h > breakeven::kHoursPerYear
+                         ? fmt::format("{:.0f} h/year, more than a year holds", c.pays_from_h)
+                         : fmt::format("{:.0f} h/year", c.pays_from_h),
+                     justified ? "justified" : "not justified", money(k.total, a.config.currency),
+                     money(c.on_demand->total, a.config.currency));
+  }
+  if (b.empty()) return b;
+  return fmt::format("  commitments at {:.0f} h/year of use ({}):\n", planned,
+                     a.config.is_set("local.use_hours_per_year") ? "local.use_hours_per_year"
+                                                                 : "the default of local.use_hours_per_year, assumed") +
+         b;
 }
 
 std::string speed_source(const CloudRank& k) {
@@ -53,8 +109,12 @@ void clouds_json(io::JsonWriter& w, const Answer& a) {
   const std::string& fit_basis = a.extras.fit_basis;
   w.line("  ").key("fit_basis").str(fit_basis).line("  ").key("compare_clouds").array();
   std::size_t rank = 0;
-  for (const CloudRank& k : clouds)
-    if (k.unfit.empty()) json_cloud(w.line("    ").item(), k, ++rank);
+  for (const CloudRank& k : clouds) {
+    if (!k.unfit.empty()) continue;
+    json_cloud(w.line("    ").item(), k, ++rank);
+    if (breakeven::is_commitment(k.kind)) json_commitment(w, commitment_check(clouds, k, a), a);
+    w.close();
+  }
   w.close(rank == 0 ? "" : "\n  ");
   w.line("  ").key("unfit_clouds").array();
   bool any = false;
@@ -93,6 +153,7 @@ std::string clouds_full(const Answer& a) {
   }
   if (rank == 0) b += "  none\n";
   for (const auto& [kind, basis] : kinds_basis) b += fmt::format("  {}: {}\n", kind, basis);
+  b += commitment_lines(clouds, a);
   bool header = false;
   for (const CloudRank& k : clouds) {
     if (k.unfit.empty()) continue;
