@@ -113,7 +113,8 @@ Attempt perform(const std::string& url, const HttpOptions& o, const std::functio
   curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, to_ms(o.timeout_s));
   curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, kLowSpeedBytes);
   curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, kLowSpeedSeconds);
-  curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, "");  // gzip/deflate when the server offers them
+  // "": gzip/deflate when the server offers them
+  curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, o.accept_encoding.c_str());
   curl_easy_setopt(h, CURLOPT_USERAGENT, o.user_agent.c_str());
   curl_easy_setopt(h, CURLOPT_ERRORBUFFER, message);
   curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);

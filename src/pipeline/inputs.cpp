@@ -87,9 +87,25 @@ class SharedSource final : public io::ByteSource {
   std::size_t m_pos = 0;
 };
 
+/// A stream shared with its ProbedInput: one reader reads it, once.
+class StreamSource final : public io::ByteSource {
+ public:
+  explicit StreamSource(std::shared_ptr<io::ByteSource> s) : m_s(std::move(s)) {}
+  std::size_t read(char* buf, std::size_t n) override {
+    const std::size_t got = m_s->read(buf, n);
+    if (got == 0) m_error = m_s->error();
+    return got;
+  }
+
+ private:
+  std::shared_ptr<io::ByteSource> m_s;
+};
+
 }  // namespace
 
 Expected<std::unique_ptr<io::LineReader>> open_reader(const ProbedInput& input) {
+  if (input.stream)
+    return std::make_unique<io::LineReader>(std::make_unique<StreamSource>(input.stream), io::Compression::none);
   if (!input.content) return io::LineReader::open(input.path);
   const std::size_t capacity =
       std::clamp<std::size_t>(input.content->size() + 1, io::LineReader::kMinBufferBytes, io::LineReader::kBlockBytes);
@@ -311,7 +327,7 @@ Expected<std::unique_ptr<io::LineReader>> open_raw_log(const ProbedInput& input,
 
 /// A probed input that -j N may parse ahead: a profiler trace in a file (not a pipe, not in memory).
 bool can_parse_ahead(const ProbedInput& in, const prep::PrepOptions& options) {
-  return !in.read_once && !in.content && in.kind == ProbedInput::Kind::raw_log &&
+  return !in.read_once && !in.content && !in.stream && in.kind == ProbedInput::Kind::raw_log &&
          detail::parsed_whole(in.known_format(), options);
 }
 
@@ -504,7 +520,7 @@ Status collect_inputs(const std::vector<ProbedInput>& probed_inputs, const prep:
     }
     MergeInput in{probed.path, nullptr, &st, format};
     if (probed.read_once) in.reader = std::move(*reader);  // else opened when read
-    if (probed.content) {                                  // in memory: "opened" now, read in its turn
+    if (probed.content || probed.stream) {                 // in memory or fetched: "opened" now, read in its turn
       auto held = open_raw_log(probed, options);
       if (!held) return held.error();
       in.reader = std::move(*held);

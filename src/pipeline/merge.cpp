@@ -361,7 +361,7 @@ Expected<std::vector<MergeInput>> merge_inputs_of(const std::vector<ProbedInput>
     InputStats& st = stats.back();
     st.path = p.path == "-" ? "<stdin>" : p.path;
     MergeInput in{p.path, nullptr, &st, p.known_format()};
-    if (p.read_once || p.content) {  // opened once, now, and kept (an input in memory has no file)
+    if (p.read_once || p.content || p.stream) {  // opened once, now, and kept (an input in memory has no file)
       auto reader = open_reader(p);
       if (!reader) return reader.error();
       in.reader = std::move(*reader);

@@ -1,26 +1,29 @@
 // --prometheus: one selector for every metric the prometheus-json format maps, asked over the
-// window in ranges of at most 11,000 steps, the answers kept in memory as JSON Lines (one answer
-// a line) and handed to that format's parser like a saved file.
+// window in time slices of a few MB each (at most 11,000 steps), fetched side by side and handed
+// in time order to that format's parser as JSON Lines (one answer a line, then the slice's end),
+// which emits each slice's samples and forgets them: nothing grows with the window.
 #include <gpucost/pipeline/prometheus.hpp>
 
 #include <gpucost/core/text.hpp>
 #include <gpucost/io/atomic_file.hpp>
 #include <gpucost/prep/prep.hpp>
+#include <gpucost/prep/prometheus_slices.hpp>
 
 #include <fmt/format.h>
 #include <simdjson.h>
 
 #include <algorithm>
+#include <condition_variable>
 #include <cstdlib>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
+#include <thread>
 
 namespace gpucost::pipeline {
 
 namespace {
-
-/// The parser holds its whole input (the join needs every series first); beyond this, ask less.
-constexpr std::size_t kMaxFetchedBytes = std::size_t{1} << 30;
 
 const char* lookup(const EnvLookup& env, const char* name) {
   const char* v = env ? env(name) : std::getenv(name);
@@ -182,6 +185,150 @@ Error no_series(const PrometheusQuery& q) {
                     "(curl 'BASE/api/v1/series?match[]=DCGM_FI_DEV_POWER_USAGE' lists them) and that the exporter "
                     "is scraped");
 }
+
+// ---- slices ------------------------------------------------------------------------------------
+
+/// The first point of the grid after `range`.
+std::int64_t after(const QueryRange& range, std::int64_t step_ms) {
+  return range.start_ms + (((range.end_ms - range.start_ms) / step_ms) + 1) * step_ms;
+}
+
+/// One slice's answer as the reader takes it: on one line (a raw line break can only be JSON's
+/// whitespace, so it becomes a space), then the line that says the slice is complete.
+void frame_answer(std::string& body, const QueryRange& range) {
+  std::replace_if(
+      body.begin(), body.end(), [](char c) { return c == '\n' || c == '\r'; }, ' ');
+  body += fmt::format("\n{{\"{}\":{}}}\n", prep::kPrometheusSliceEndKey, range.end_ms + 1);
+}
+
+/// Whether an answer's start says it is a successful matrix, as Prometheus and the servers that
+/// answer its API write it: then the full check (a second parse of the whole answer) is left to
+/// the reader, which says what a broken answer holds.
+bool looks_like_matrix(std::string_view body) {
+  const std::string_view head = body.substr(0, 4096);
+  return head.starts_with('{') && head.find(R"("status":"success")") != std::string_view::npos &&
+         head.find(R"("resultType":"matrix")") != std::string_view::npos;
+}
+
+/// The window's slices as one byte stream: up to `jobs` threads, each with its own fetcher, ask
+/// the slices after the first ones, at most `jobs` ahead of the reader (so that memory holds a
+/// few answers, whatever the window), and read() hands them on strictly in time order, so that
+/// the input is the same for every number of threads. A failed slice ends the stream with the
+/// slices before it read and its error as error().
+class SliceStream final : public io::ByteSource {
+ public:
+  SliceStream(PrometheusQuery q, FetcherFactory make_fetcher, unsigned jobs, std::vector<QueryRange> ranges,
+              std::vector<std::string> first_answers)
+      : m_query(std::move(q)), m_make_fetcher(std::move(make_fetcher)), m_ranges(std::move(ranges)), m_jobs(jobs) {
+    for (std::size_t i = 0; i < first_answers.size(); ++i) m_done.emplace(i, std::move(first_answers[i]));
+    m_next_fetch = m_done.size();
+  }
+  SliceStream(const SliceStream&) = delete;
+  SliceStream& operator=(const SliceStream&) = delete;
+  ~SliceStream() override {
+    {
+      const std::lock_guard lock(m_mutex);
+      m_stop = true;
+    }
+    m_changed.notify_all();
+    for (std::thread& t : m_workers) t.join();
+  }
+
+  std::size_t read(char* buf, std::size_t n) override {
+    while (m_pos == m_current.size()) {
+      if (!next_answer()) return 0;
+    }
+    const std::size_t k = std::min(n, m_current.size() - m_pos);
+    std::copy_n(m_current.data() + m_pos, k, buf);
+    m_pos += k;
+    return k;
+  }
+
+ private:
+  /// The next slice's framed answer into m_current; false at the end or at a failed slice.
+  bool next_answer() {
+    std::string().swap(m_current);  // a slice's answer is freed as soon as it is read
+    m_pos = 0;
+    std::unique_lock lock(m_mutex);
+    if (m_next_serve >= m_ranges.size()) return false;
+    if (m_workers.empty() && m_next_fetch < m_ranges.size())  // started on the first read, not before
+      for (unsigned i = 0; i < std::min<std::size_t>(m_jobs, m_ranges.size() - m_next_fetch); ++i)
+        m_workers.emplace_back([this] { fetch_slices(); });
+    m_changed.wait(lock, [&] { return m_done.contains(m_next_serve) || (m_failed && m_failed_at == m_next_serve); });
+    const auto done = m_done.find(m_next_serve);
+    if (done == m_done.end()) {
+      m_error = *m_failed;
+      m_next_serve = m_ranges.size();
+      return false;
+    }
+    m_current = std::move(done->second);
+    m_done.erase(done);
+    ++m_next_serve;
+    lock.unlock();
+    m_changed.notify_all();
+    return true;
+  }
+
+  void fetch_slices() {
+    const std::unique_ptr<io::Fetcher> fetcher = m_make_fetcher();
+    for (;;) {
+      std::size_t i = 0;
+      {
+        std::unique_lock lock(m_mutex);
+        m_changed.wait(lock, [&] {
+          return m_stop || m_failed || m_next_fetch >= m_ranges.size() || m_next_fetch < m_next_serve + m_jobs;
+        });
+        if (m_stop || m_failed || m_next_fetch >= m_ranges.size()) return;
+        i = m_next_fetch++;
+      }
+      std::string body;
+      const Status fetched = fetch_slice(*fetcher, m_ranges[i], body);
+      {
+        const std::lock_guard lock(m_mutex);
+        if (!fetched) {
+          if (!m_failed || i < m_failed_at) {
+            m_failed = fmt::format("{} (the samples from {} on are not read)", fetched.error().message,
+                                   format_utc(m_ranges[i].start_ms * 1'000'000));
+            m_failed_at = i;
+          }
+        } else {
+          m_done.emplace(i, std::move(body));
+        }
+      }
+      m_changed.notify_all();
+    }
+  }
+
+  Status fetch_slice(io::Fetcher& fetcher, const QueryRange& range, std::string& out) const {
+    const std::string url = query_range_url(m_query.base_url, m_query.selector, range, m_query.step_ms);
+    auto body = fetcher.get(url);
+    fetcher.take_notes();  // a retry that succeeded changes nothing that is read
+    if (!body) return fetch_error(m_query, url, body.error(), fetcher);
+    if (!looks_like_matrix(*body)) {
+      std::size_t series = 0;
+      std::vector<std::string> notes;  // the reader shows the server's warnings
+      GPUCOST_TRY(check_answer(m_query, *body, series, notes));
+    }
+    out = std::move(*body);
+    frame_answer(out, range);
+    return {};
+  }
+
+  const PrometheusQuery m_query;
+  const FetcherFactory m_make_fetcher;
+  const std::vector<QueryRange> m_ranges;
+  const unsigned m_jobs;
+  std::mutex m_mutex;
+  std::condition_variable m_changed;
+  std::map<std::size_t, std::string> m_done;  ///< framed answers not read yet, by slice
+  std::size_t m_next_fetch = 0, m_next_serve = 0;
+  std::optional<std::string> m_failed;  ///< the error of the earliest failed slice
+  std::size_t m_failed_at = 0;
+  bool m_stop = false;
+  std::vector<std::thread> m_workers;
+  std::string m_current;  ///< the answer being read (only the reader's thread touches it)
+  std::size_t m_pos = 0;
+};
 
 }  // namespace
 
@@ -406,28 +553,42 @@ Expected<PrometheusQuery> prometheus_query(const PrometheusSettings& settings, s
   return q;
 }
 
-Expected<PrometheusFetch> fetch_prometheus(const PrometheusQuery& q, io::Fetcher& fetcher) {
+std::int64_t slice_points(std::size_t series, std::int64_t max_points) {
+  const std::int64_t per_series = kSlicePoints / static_cast<std::int64_t>(std::max<std::size_t>(series, 1));
+  return std::clamp<std::int64_t>(per_series, 2, std::max<std::int64_t>(max_points, 2));
+}
+
+Expected<PrometheusFetch> fetch_prometheus(const PrometheusQuery& q, const FetcherFactory& make_fetcher,
+                                           unsigned jobs) {
   PrometheusFetch out;
-  auto content = std::make_shared<std::string>();
+  std::unique_ptr<io::Fetcher> fetcher = make_fetcher();
+  std::vector<QueryRange> ranges;
+  std::vector<std::string> answers;
   std::size_t series = 0;
-  for (const QueryRange& range : split_query_window(q.start_ms, q.end_ms, q.step_ms, q.max_points)) {
+  std::int64_t probe = std::min(kProbePoints, q.max_points);
+  std::int64_t next = q.start_ms;
+  while (next <= q.end_ms && series == 0) {
+    const QueryRange range = split_query_window(next, q.end_ms, q.step_ms, probe).front();
     const std::string url = query_range_url(q.base_url, q.selector, range, q.step_ms);
-    auto body = fetcher.get(url);
-    for (std::string& n : fetcher.take_notes()) out.notes.push_back(std::move(n));
-    if (!body) return fetch_error(q, url, body.error(), fetcher);
+    auto body = fetcher->get(url);
+    for (std::string& n : fetcher->take_notes()) out.notes.push_back(std::move(n));
+    if (!body) return fetch_error(q, url, body.error(), *fetcher);
     GPUCOST_TRY(check_answer(q, *body, series, out.notes));
-    if (content->size() + body->size() + 1 > kMaxFetchedBytes)
-      return make_error(ErrorKind::io, fmt::format("{}: the answers exceed {} MiB", q.name, kMaxFetchedBytes >> 20),
-                        "ask less at once: a shorter window, a larger --step, or --match to fewer hosts");
-    content->append(*body);
-    if (!content->ends_with('\n')) content->push_back('\n');  // one answer a line (JSON Lines)
+    frame_answer(*body, range);
+    answers.push_back(std::move(*body));
+    ranges.push_back(range);
+    next = after(range, q.step_ms);
+    probe = std::min(probe * 2, q.max_points);
   }
   if (series == 0) return no_series(q);
+  if (next <= q.end_ms)
+    for (const QueryRange& r : split_query_window(next, q.end_ms, q.step_ms, slice_points(series, q.max_points)))
+      ranges.push_back(r);
   out.input.path = q.name;
   out.input.kind = ProbedInput::Kind::raw_log;
   out.input.format = Format::prometheus_json;
-  out.input.size = content->size();
-  out.input.content = std::move(content);
+  out.input.stream =
+      std::make_shared<SliceStream>(q, make_fetcher, std::max(jobs, 1u), std::move(ranges), std::move(answers));
   return out;
 }
 

@@ -146,6 +146,13 @@ run all.events prep --prometheus "$base" "${window[@]}"
 n=$(grep -c '"kind":"sample"' "$tmp/all.events")
 [ "$n" -eq $((81 * 2 + 81 - 12)) ] || fail "prep: $n samples, expected 231"
 grep -q "\"path\":\"prometheus:$base\"" "$tmp/all.events" || fail "prep: the summary does not name prometheus:$base"
+# The window read in slices of 10 points (9 slices), fetched one at a time or four at once: the
+# same events, byte for byte, as in one query.
+GPUCOST_PROMETHEUS_MAX_POINTS=10 run j1.events prep --prometheus "$base" -j 1 "${window[@]}"
+GPUCOST_PROMETHEUS_MAX_POINTS=10 run j4.events prep --prometheus "$base" -j 4 "${window[@]}"
+cmp -s "$tmp/j1.events" "$tmp/j4.events" || fail "prep: -j 1 and -j 4 give other events"
+grep -v '"type":"summary"' "$tmp/all.events" >"$tmp/all.samples"
+grep -v '"type":"summary"' "$tmp/j1.events" | cmp -s - "$tmp/all.samples" || fail "prep: slices give other events"
 # 7. A Slurm job scopes the query: its saved sacct record (job 4242 on node01 over the window
 # above) gives the window and the node, no --from, --to or --match: the same indicators.
 printf '%s\n' 'JobID|JobName|User|Start|End|NodeList|AllocTRES|ConsumedEnergyRaw|State|ExitCode' \

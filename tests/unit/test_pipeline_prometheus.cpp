@@ -53,6 +53,36 @@ class ScriptedFetcher final : public io::Fetcher {
   }
 };
 
+/// Fetchers that all ask `f` (one thread at a time: jobs 1).
+pipeline::FetcherFactory borrowing(io::Fetcher& f) {
+  class Borrowed final : public io::Fetcher {
+   public:
+    explicit Borrowed(io::Fetcher& f) : m_f(f) {}
+    Expected<std::string> get(const std::string& url) override {
+      auto body = m_f.get(url);
+      set_last_status(m_f.last_status());
+      set_last_error_body(m_f.last_error_body());
+      for (std::string& n : m_f.take_notes()) note(std::move(n));
+      return body;
+    }
+    Status stream(const std::string& url, const std::function<void()>& restart,
+                  const std::function<Status(std::string_view)>& sink) override {
+      return m_f.stream(url, restart, sink);
+    }
+
+   private:
+    io::Fetcher& m_f;
+  };
+  return [&f] { return std::make_unique<Borrowed>(f); };
+}
+
+std::string read_all(io::LineReader& reader) {
+  std::string out;
+  char buf[4096];
+  for (std::size_t n; (n = reader.read_bytes(buf, sizeof buf)) > 0;) out.append(buf, n);
+  return out;
+}
+
 const std::string kOneSeries =
     R"({"status":"success","data":{"resultType":"matrix","result":[{"metric":{"Hostname":"node01",)"
     R"("UUID":"GPU-1","__name__":"DCGM_FI_DEV_POWER_USAGE","gpu":"0"},"values":[[1718197335,"250.5"]]}]}})";
@@ -228,29 +258,31 @@ TEST_CASE("prometheus: credentials and TLS from the environment, never half", "[
   }
 }
 
-TEST_CASE("prometheus: the answers become one input in memory, or one clear error", "[pipeline][prometheus]") {
+TEST_CASE("prometheus: the answers become one input read slice by slice, or one clear error",
+          "[pipeline][prometheus]") {
   ScriptedFetcher f;
   f.answers = {{200, kOneSeries}, {200, kNoSeries}};
   auto q = query(1718197335000, 1718197949999);
   q.max_points = 30;  // 41 points: 2 ranges
-  auto fetched = pipeline::fetch_prometheus(q, f);
+  auto fetched = pipeline::fetch_prometheus(q, borrowing(f));
   REQUIRE(fetched);
-  CHECK(f.urls.size() == 2);
+  CHECK(f.urls.size() == 1);  // the first slice, before anything is read
   CHECK(fetched->input.path == "prometheus:http://prom:9090");
   CHECK(fetched->input.format == Format::prometheus_json);
-  REQUIRE(fetched->input.content);
-  CHECK(*fetched->input.content == kOneSeries + "\n" + kNoSeries + "\n");  // JSON Lines
+  REQUIRE(fetched->input.stream);
   auto reader = pipeline::open_reader(fetched->input);
   REQUIRE(reader);
-  io::Line line;
-  CHECK((*reader)->next(line));
-  CHECK(line.text == kOneSeries);
+  // JSON Lines: each answer, then the line that says its slice is complete.
+  CHECK(read_all(**reader) == kOneSeries + "\n{\"gpucost_slice_end_ms\":1718197770001}\n" + kNoSeries +
+                                  "\n{\"gpucost_slice_end_ms\":1718197950000}\n");
+  CHECK((*reader)->error().empty());
+  CHECK(f.urls.size() == 2);
 
   // The server's warnings become notes.
   ScriptedFetcher warned;
   warned.answers = {{200, R"({"status":"success","data":{"resultType":"matrix","result":[{"metric":{"__name__":"x"},)"
                           R"("values":[]}]},"warnings":["partial response"]})"}};
-  fetched = pipeline::fetch_prometheus(query(0, 1000), warned);
+  fetched = pipeline::fetch_prometheus(query(0, 1000), borrowing(warned));
   REQUIRE(fetched);
   CHECK(fetched->notes ==
         std::vector<std::string>{"prometheus:http://prom:9090: the server warns: \"partial response\""});
@@ -258,7 +290,7 @@ TEST_CASE("prometheus: the answers become one input in memory, or one clear erro
   const auto error_of = [](ScriptedFetcher::Answer answer) {
     ScriptedFetcher s;
     s.answers = {std::move(answer)};
-    auto r = pipeline::fetch_prometheus(query(1718197335000, 1718197949999), s);
+    auto r = pipeline::fetch_prometheus(query(1718197335000, 1718197949999), borrowing(s));
     REQUIRE_FALSE(r);
     return r.error();
   };

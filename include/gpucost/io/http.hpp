@@ -32,6 +32,9 @@ struct HttpOptions {
   std::string user, password;
   std::string ca_file;     ///< a PEM bundle that verifies the server's certificate instead of the system's
   bool verify_tls = true;  ///< false: any certificate and host name are accepted (an explicit user choice)
+  /// The Accept-Encoding asked for: empty, every encoding libcurl decodes (gzip, deflate); "identity",
+  /// none: on loopback decoding gzip costs more time than the bytes it saves.
+  std::string accept_encoding;
 };
 
 /// The start of an error message that means the host could not be reached at all (no DNS, no

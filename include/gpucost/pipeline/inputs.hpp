@@ -41,6 +41,8 @@ struct ProbedInput {
   /// The input's bytes, already in memory (what --prometheus fetched); none: read from `path`,
   /// which then is the input's name only.
   std::shared_ptr<const std::string> content;
+  /// The input's bytes as they are fetched (--prometheus' slices), read once; none: see content.
+  std::shared_ptr<io::ByteSource> stream;
   /// The hosts the lines of its start name (a host log's host field or _HOSTNAME), distinct;
   /// empty when they name none or it was not looked at (a pipe, a format without host names).
   std::vector<std::string> named_hosts;

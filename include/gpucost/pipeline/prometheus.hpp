@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -95,14 +96,36 @@ struct PrometheusQuery {
 Expected<PrometheusQuery> prometheus_query(const PrometheusSettings& settings, std::optional<std::int64_t> from_ns,
                                            std::optional<std::int64_t> to_ns, std::int64_t now_ns);
 
-/// What the queries brought back: one raw input in memory (format prometheus-json), and notes
-/// (the server's own warnings, retries).
+/// The first slice asked: an hour at 15 s, so that a short window is one query, and a long one's
+/// series are counted before its slices are cut. An empty slice doubles the next one.
+inline constexpr std::int64_t kProbePoints = 240;
+/// The points (series x steps) one slice's answer should hold: about 4 MB of JSON, so that an
+/// answer is parsed and freed while the next ones arrive, and the window's length never matters.
+inline constexpr std::int64_t kSlicePoints = 200'000;
+
+/// The steps of a slice once `series` series are known: kSlicePoints / series, at least 2, at most
+/// `max_points`.
+std::int64_t slice_points(std::size_t series, std::int64_t max_points = kMaxPointsPerSeries);
+
+/// A source of fetchers: each thread that fetches slices uses its own.
+using FetcherFactory = std::function<std::unique_ptr<io::Fetcher>()>;
+
+/// What the queries bring back: one raw input (format prometheus-json) that fetches the window's
+/// slices as it is read, and notes (the server's own warnings, retries) of the slices fetched
+/// before it is returned.
 struct PrometheusFetch {
   ProbedInput input;
   std::vector<std::string> notes;
 };
-/// Runs every range of `query` through `fetcher`. Fails on the first answer that is not data:
-/// unreachable, HTTP 4xx/5xx, `"status":"error"`, not JSON; and when no range holds a series.
-Expected<PrometheusFetch> fetch_prometheus(const PrometheusQuery& query, io::Fetcher& fetcher);
+/// Asks the window's first slices (kProbePoints, doubled while empty) through a fetcher of
+/// `make_fetcher` before returning, so that an unreachable server, HTTP 4xx/5xx,
+/// `"status":"error"`, an answer that is not JSON, or a window without a series fails here,
+/// before anything is written. The rest of the window is cut into slices of slice_points() steps
+/// that the input fetches while it is read, at most `jobs` at once, and gives in time order, each
+/// slice's answer on one line followed by its kPrometheusSliceEndKey line: the reader emits and
+/// forgets each slice's samples, so memory does not grow with the window. A slice that fails
+/// later ends the input there, its error the reader's error (the input's `truncated`).
+Expected<PrometheusFetch> fetch_prometheus(const PrometheusQuery& query, const FetcherFactory& make_fetcher,
+                                           unsigned jobs = 1);
 
 }  // namespace gpucost::pipeline

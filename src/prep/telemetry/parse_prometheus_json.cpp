@@ -6,7 +6,8 @@
 //      "values":[[1718197338.011,"312.5"],...]}]}}
 // A series is one metric of one GPU over time; an event is one GPU at one time with all its
 // metrics. So every series is read first, its points filed under (host, GPU) and time, and the
-// samples are emitted at the end in time order. Metric names are dcgm-exporter's (DCGM_FI_*) and
+// samples are emitted at the end in time order; `--prometheus` marks the end of each time slice
+// (kPrometheusSliceEndKey), and the samples before it are emitted there. Metric names are dcgm-exporter's (DCGM_FI_*) and
 // nvidia_gpu_exporter's (nvidia_smi_*); any other series is ignored and counted by name.
 #include "prep/parsers.hpp"
 #include "prep/telemetry/prometheus_series.hpp"
@@ -14,6 +15,7 @@
 #include <gpucost/core/text.hpp>
 #include <gpucost/io/http.hpp>
 #include <gpucost/io/line_reader.hpp>
+#include <gpucost/prep/prometheus_slices.hpp>
 
 #include <fmt/format.h>
 #include <simdjson.h>
@@ -28,9 +30,10 @@ namespace gpucost::prep {
 
 namespace {
 
-/// The whole input is held (the join needs every series before the first sample is complete):
-/// beyond this the rest is not read and the summary says so.
-constexpr std::size_t kMaxInputBytes = std::size_t{1} << 30;
+/// Bytes read at a time: the documents are parsed as they arrive, so that only the unparsed rest
+/// (at most one document's start) and the join's samples are held, never the whole input.
+constexpr std::size_t kReadBytes = std::size_t{4} << 20;
+constexpr std::size_t kMinReadBytes = std::size_t{64} << 10;
 
 std::string compact_head(std::string_view head, std::size_t n) {
   std::string out;
@@ -50,9 +53,7 @@ class PrometheusJsonParser final : public LineParser {
   void parse_whole(io::LineReader& reader, ParseContext& ctx) override {
     ctx.stats.time_basis = TimeBasis::absolute;
     ctx.stats.clock = "absolute: Prometheus timestamps (Unix seconds, UTC)";
-    std::string text;
-    if (!read_all(reader, text, ctx)) return;
-    parse_documents(text, ctx);
+    read_documents(reader, ctx);
     m_join.emit(ctx);
     m_join.summarise(ctx);
     note_snapshot(ctx);
@@ -61,50 +62,63 @@ class PrometheusJsonParser final : public LineParser {
  private:
   // ---- reading --------------------------------------------------------------------------
 
-  static bool read_all(io::LineReader& reader, std::string& text, ParseContext& ctx) {
-    // Reads grow with the input from 64 KiB: a short answer (and each fuzz run) does not fill a
-    // megabyte it never uses.
-    std::size_t size = 0;
-    for (;;) {
-      if (size >= kMaxInputBytes) {
-        ctx.stats.truncated = fmt::format("input larger than {} MiB: the rest is not read", kMaxInputBytes >> 20);
+  /// Reads into `buf` what the reader has, up to `want` bytes: at least as much as `buf` held (so
+  /// that a long document is scanned a few times, not once per read) or 64 KiB, unless the input
+  /// ends; a fetched slice comes whole in one read. True at the input's end.
+  static bool fill(io::LineReader& reader, std::string& buf, std::size_t want) {
+    const std::size_t kept = buf.size();
+    const std::size_t enough = std::max(kept, kMinReadBytes);
+    buf.resize(kept + want);
+    std::size_t got = 0;
+    bool end = false;
+    while (got < enough) {
+      const std::size_t n = reader.read_bytes(buf.data() + kept + got, want - got);
+      if (n == 0) {
+        end = true;
         break;
       }
-      const std::size_t chunk = std::max<std::size_t>(std::size_t{64} << 10, size);
-      text.resize(size + chunk);
-      const std::size_t n = reader.read_bytes(text.data() + size, std::min(chunk, kMaxInputBytes - size));
-      if (n == 0) break;
-      size += n;
+      got += n;
     }
-    text.resize(size);
-    text.reserve(size + simdjson::SIMDJSON_PADDING);
-    return size > 0;
+    buf.resize(kept + got);
+    return end;
   }
 
-  void parse_documents(const std::string& text, ParseContext& ctx) {
+  // The documents one after another as the reader gives them: each pass parses every document
+  // the bytes read so far hold and keeps the start of a cut one for the next pass.
+  void read_documents(io::LineReader& reader, ParseContext& ctx) {
     simdjson::dom::parser parser;
-    // One batch holds the whole input, so that any document fits; its buffers are sized by it.
-    const std::size_t batch = std::max<std::size_t>(text.size(), 4096);
-    simdjson::dom::document_stream docs;
-    if (parser.parse_many(text.data(), text.size(), batch).get(docs) != simdjson::SUCCESS) {
-      count_bad_document(ctx, 1, "not JSON");
-      return;
-    }
-    std::size_t line_pos = 0;
-    std::uint64_t line = 1;
-    for (auto it = docs.begin(); it != docs.end(); ++it) {
-      const std::size_t at = std::min(it.current_index(), text.size());
-      line += static_cast<std::uint64_t>(std::count(text.begin() + static_cast<std::ptrdiff_t>(line_pos),
-                                                    text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
-      line_pos = at;
-      simdjson::dom::element doc;
-      if ((*it).get(doc) != simdjson::SUCCESS) {
-        count_bad_document(ctx, line, "not JSON (a cut or broken document)");
-        break;  // the stream cannot resync after a broken document
+    std::string buf;
+    std::uint64_t line = 1;  // the line of buf's first byte
+    for (bool end = false; !end;) {
+      end = fill(reader, buf, std::max(kReadBytes, 2 * buf.size()));
+      if (buf.empty()) return;
+      buf.reserve(buf.size() + simdjson::SIMDJSON_PADDING);
+      simdjson::dom::document_stream docs;
+      // One batch holds all the bytes, so that any document fits; its buffers are sized by it.
+      if (parser.parse_many(buf.data(), buf.size(), std::max<std::size_t>(buf.size(), 4096)).get(docs) !=
+          simdjson::SUCCESS)
+        return count_bad_document(ctx, line, "not JSON");
+      std::size_t line_pos = 0;
+      for (auto it = docs.begin(); it != docs.end(); ++it) {
+        const std::size_t at = std::min(it.current_index(), buf.size());
+        line += newlines(buf, line_pos, at);
+        line_pos = at;
+        simdjson::dom::element doc;
+        if ((*it).get(doc) != simdjson::SUCCESS)
+          return count_bad_document(ctx, line, "not JSON (a cut or broken document)");  // no resync after it
+        parse_document(doc, line, ctx);
       }
-      parse_document(doc, line, ctx);
+      const std::size_t consumed = buf.size() - std::min(docs.truncated_bytes(), buf.size());
+      line += newlines(buf, line_pos, consumed);
+      buf.erase(0, consumed);
     }
-    if (docs.truncated_bytes() > 0) count_bad_document(ctx, line, "the input ends inside a document");
+    if (!text::trim(buf).empty()) count_bad_document(ctx, line, "the input ends inside a document");
+  }
+
+  static std::uint64_t newlines(const std::string& buf, std::size_t from, std::size_t to) {
+    if (to <= from) return 0;
+    return static_cast<std::uint64_t>(std::count(buf.begin() + static_cast<std::ptrdiff_t>(from),
+                                                 buf.begin() + static_cast<std::ptrdiff_t>(to), '\n'));
   }
 
   static void count_bad_document(ParseContext& ctx, std::uint64_t line, std::string_view why) {
@@ -113,6 +127,11 @@ class PrometheusJsonParser final : public LineParser {
   }
 
   void parse_document(simdjson::dom::element doc, std::uint64_t line, ParseContext& ctx) {
+    std::int64_t slice_end_ms = 0;
+    if (doc[kPrometheusSliceEndKey].get_int64().get(slice_end_ms) == simdjson::SUCCESS) {
+      m_join.emit(ctx, slice_end_ms * 1'000'000);  // the samples before it are complete
+      return;
+    }
     std::string_view status;
     if (doc["status"].get_string().get(status) != simdjson::SUCCESS)
       return count_bad_document(ctx, line, "not a Prometheus API response (no \"status\")");
