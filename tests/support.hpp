@@ -108,6 +108,21 @@ inline void check_accounting(const PrepRun& r) {
 }
 
 /// A text field of an event, or "<absent>".
+/// The sample of `gpu` at `ts_ns` among a run's events (fails the test when there is none).
+inline const OwnedEvent& sample_at(const PrepRun& r, int gpu, std::int64_t ts_ns) {
+  for (const auto& e : r.events)
+    if (e.kind == "sample" && e.gpu == gpu && e.ts_ns == ts_ns) return e;
+  FAIL("no sample of GPU " << gpu << " at " << ts_ns);
+  return r.events.front();
+}
+
+/// Whether one of the run's notes contains `part`.
+inline bool has_note(const PrepRun& r, const std::string& part) {
+  for (const auto& n : r.stats.notes)
+    if (n.find(part) != std::string::npos) return true;
+  return false;
+}
+
 inline std::string field(const OwnedEvent& e, const std::string& key) {
   const auto it = e.fields.find(key);
   return it == e.fields.end() ? std::string("<absent>") : it->second;

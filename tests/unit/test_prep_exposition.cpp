@@ -15,9 +15,11 @@
 using gpucost::test::check_accounting;
 using gpucost::test::field;
 using gpucost::test::fixture;
+using gpucost::test::has_note;
 using gpucost::test::OwnedEvent;
 using gpucost::test::PrepRun;
 using gpucost::test::run_prep_text;
+using gpucost::test::sample_at;
 using gpucost::test::utc_ns;
 namespace prep = gpucost::prep;
 
@@ -25,19 +27,6 @@ namespace {
 
 constexpr std::int64_t kSec = gpucost::kNsPerSecond;
 const std::int64_t kStart = utc_ns(2024, 6, 12, 13, 2, 0);  // make_fixtures.py's START, 1718197320
-
-const OwnedEvent& sample_at(const PrepRun& r, int gpu, std::int64_t ts_ns) {
-  for (const auto& e : r.events)
-    if (e.kind == "sample" && e.gpu == gpu && e.ts_ns == ts_ns) return e;
-  FAIL("no sample of GPU " << gpu << " at " << ts_ns);
-  return r.events.front();
-}
-
-bool has_note(const PrepRun& r, const std::string& part) {
-  for (const auto& n : r.stats.notes)
-    if (n.find(part) != std::string::npos) return true;
-  return false;
-}
 
 std::size_t count_kind(const PrepRun& r, const std::string& kind) {
   std::size_t n = 0;

@@ -23,12 +23,6 @@ namespace {
 
 constexpr std::int64_t kUs = 1000;  // ns per µs
 
-// Accounting of a line-grouping input: every line is part of an event, ignored or malformed.
-bool has_note(const PrepRun& r, const std::string& text) {
-  return std::any_of(r.stats.notes.begin(), r.stats.notes.end(),
-                     [&](const std::string& n) { return n.find(text) != std::string::npos; });
-}
-
 /// `host`: the entry's _HOSTNAME (no --host in these tests), else the option's default.
 void check_event(const OwnedEvent& e, std::int64_t ts_us, const std::string& kind,
                  const std::string& host = "localhost") {

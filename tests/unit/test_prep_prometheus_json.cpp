@@ -13,9 +13,11 @@
 using gpucost::test::check_accounting;
 using gpucost::test::field;
 using gpucost::test::fixture;
+using gpucost::test::has_note;
 using gpucost::test::OwnedEvent;
 using gpucost::test::PrepRun;
 using gpucost::test::run_prep_text;
+using gpucost::test::sample_at;
 using gpucost::test::utc_ns;
 namespace prep = gpucost::prep;
 namespace extract = gpucost::extract;
@@ -30,19 +32,6 @@ std::vector<OwnedEvent> of_kind(const PrepRun& r, const std::string& kind) {
   for (const auto& e : r.events)
     if (e.kind == kind) out.push_back(e);
   return out;
-}
-
-const OwnedEvent& sample_at(const PrepRun& r, int gpu, std::int64_t ts_ns) {
-  for (const auto& e : r.events)
-    if (e.kind == "sample" && e.gpu == gpu && e.ts_ns == ts_ns) return e;
-  FAIL("no sample of GPU " << gpu << " at " << ts_ns);
-  return r.events.front();
-}
-
-bool has_note(const PrepRun& r, const std::string& part) {
-  for (const auto& n : r.stats.notes)
-    if (n.find(part) != std::string::npos) return true;
-  return false;
 }
 
 }  // namespace
