@@ -391,6 +391,7 @@ std::vector<OfferPrice> price_offers(const CostConfig& c, const JobInputs& job, 
     p.billed_s = r.billed_s;
     p.total = r.cloud_total;
     p.premium = r.premium;
+    if (spot_modelled(*with)) p.spot = spot_terms(*with, job.checkpoint_interval_s);
     fit.push_back(std::move(p));
   }
   std::stable_sort(fit.begin(), fit.end(), [](const OfferPrice& a, const OfferPrice& b) { return a.total < b.total; });

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <optional>
 
 namespace gpucost::breakeven {
 
@@ -37,6 +38,29 @@ SpotExpectation spot_expectation(double work_h, const SpotTerms& t) {
   e.factor = e.expected_h / e.work_h;
   e.interruptions = lambda * e.expected_h;
   return e;
+}
+
+std::optional<double> spot_dearer_from_h(const SpotTerms& terms, double price_ratio) {
+  constexpr double kFirstH = 1.0 / 60;  // a minute of work
+  const auto reaches = [&](double w) { return spot_expectation(w, terms).factor >= price_ratio; };
+  if (price_ratio <= 1 || reaches(kFirstH)) return 0.0;
+  constexpr int kSteps = 2000;
+  const double growth = std::pow(kSpotSearchMaxH / kFirstH, 1.0 / kSteps);
+  double below = kFirstH;
+  for (int i = 1; i <= kSteps; ++i) {
+    const double w = kFirstH * std::pow(growth, i);
+    if (!reaches(w)) {
+      below = w;
+      continue;
+    }
+    double above = w;
+    for (int k = 0; k < 60; ++k) {  // the crossing to well under a second
+      const double mid = 0.5 * (below + above);
+      (reaches(mid) ? above : below) = mid;
+    }
+    return above;
+  }
+  return std::nullopt;
 }
 
 bool spot_modelled(const CostConfig& c) { return c.offer_kind == "spot" && !c.is_set("cloud.spot_restart_overhead"); }

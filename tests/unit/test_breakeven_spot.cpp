@@ -93,3 +93,23 @@ TEST_CASE("spot: the checkpoint interval from the training log, unless the confi
   CHECK(breakeven::spot_terms(c, job.checkpoint_interval_s).checkpoint_interval_s == 1800);
   CHECK(breakeven::checkpoint_basis(c, job.checkpoint_interval_s) == breakeven::CheckpointBasis::config);
 }
+
+TEST_CASE("spot: the job length from which the interruptions make spot dearer than on demand", "[breakeven]") {
+  // No checkpoint, no restart, 1 interruption per 24 h: factor(w) = (e^{λw} - 1) / (λw). At half the
+  // on-demand price spot is dearer once (e^x - 1) / x = 2, x = 1.2564312 (e^x = 1 + 2x): w = 24 x
+  // 1.2564312 = 30.154 h.
+  const SpotTerms none{1.0 / 24, 0, 0};
+  const auto w = breakeven::spot_dearer_from_h(none, 2.0);
+  REQUIRE(w.has_value());
+  CHECK(*w == Approx(24 * 1.2564312).epsilon(1e-6));
+  CHECK(breakeven::spot_expectation(*w, none).factor == Approx(2.0).epsilon(1e-9));
+  // Checkpoints every 30 min, a 300 s restart: long jobs settle near e^{λR} (e^{λτ} - 1) / (λτ) =
+  // e^{1/288} x 48 (e^{1/48} - 1) = 1.0140: never x3, and from the first minute x1.002 (the restart
+  // alone, e^{1/288} = 1.00348, is more).
+  const SpotTerms checkpointed{1.0 / 24, 1800, 300};
+  CHECK_FALSE(breakeven::spot_dearer_from_h(checkpointed, 3.0).has_value());
+  CHECK(breakeven::spot_expectation(breakeven::kSpotSearchMaxH, checkpointed).factor == Approx(1.0140).epsilon(1e-4));
+  CHECK(breakeven::spot_dearer_from_h(checkpointed, 1.002) == 0.0);
+  // Spot no cheaper than on demand: dearer at every length.
+  CHECK(breakeven::spot_dearer_from_h(none, 1.0) == 0.0);
+}

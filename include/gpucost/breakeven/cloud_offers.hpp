@@ -4,6 +4,7 @@
 #include <gpucost/breakeven/config.hpp>
 #include <gpucost/breakeven/cost_model.hpp>
 #include <gpucost/breakeven/gpu_speed.hpp>
+#include <gpucost/breakeven/spot.hpp>
 #include <gpucost/core/error.hpp>
 #include <gpucost/extract/features.hpp>
 
@@ -109,7 +110,8 @@ struct OfferPrice {
   OfferKind kind = OfferKind::on_demand;
   std::string rate_basis;  ///< how the listed price became rate_per_hour (spot, terms); empty: as listed
   bool confirmed = true;
-  std::optional<int> age_days;  ///< days from date_seen to the run's date; none when not counted
+  std::optional<int> age_days;    ///< days from date_seen to the run's date; none when not counted
+  std::optional<SpotTerms> spot;  ///< a spot offer priced by its interruptions: its terms (restart: its cold start)
 };
 /// Every catalogue offer priced for the job: those that fit, cheapest first, then the unfit ones
 /// (with their reason, unpriced) in catalogue order.

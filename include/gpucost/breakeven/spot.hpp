@@ -33,6 +33,18 @@ struct SpotExpectation {
 /// interrupted (the exact expectation under Poisson interruptions; Daly 2006). λ = 0 gives the work.
 SpotExpectation spot_expectation(double work_h, const SpotTerms& terms);
 
+/// The longest run the search below looks at: ten years of work.
+inline constexpr double kSpotSearchMaxH = 87600;
+
+/// From how many hours of work on the instance spot, at 1 / `price_ratio` of the on-demand price
+/// of the same instance, is expected to cost more than on demand: the least w whose expected
+/// factor E[T](w) / w reaches `price_ratio`. 0 when it does from the first minute (the restart
+/// alone, e^{λR}, reaches it, or spot is no cheaper); none when no run up to kSpotSearchMaxH
+/// does. The factor rises with w without checkpoints (the whole job is one segment) and settles
+/// near the checkpoint interval's with them, so the search walks a geometric grid of w and refines
+/// the first crossing by bisection.
+std::optional<double> spot_dearer_from_h(const SpotTerms& terms, double price_ratio);
+
 /// Whether `c` prices a spot offer by its interruptions: a spot offer, and no flat
 /// cloud.spot_restart_overhead given (the older rule, kept when a config sets it).
 bool spot_modelled(const CostConfig& c);

@@ -7,6 +7,7 @@
 #include <gpucost/breakeven/cloud_offers.hpp>
 #include <gpucost/core/text.hpp>
 #include <map>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -27,17 +28,51 @@ struct CommitmentCheck {
   double pays_from_h = 0;                ///< the yearly use from which it costs no more than on demand
 };
 
-CommitmentCheck commitment_check(const std::vector<CloudRank>& clouds, const CloudRank& k, const Answer& a) {
-  CommitmentCheck c;
-  if (!breakeven::is_commitment(k.kind)) return c;
+/// The ranked on-demand offer of `k`'s instance (the same provider, instance and region); none
+/// when the ranking has none.
+const CloudRank* on_demand_twin(const std::vector<CloudRank>& clouds, const CloudRank& k) {
   for (const CloudRank& o : clouds)
     if (o.unfit.empty() && o.kind == breakeven::OfferKind::on_demand && o.provider == k.provider &&
         o.instance == k.instance && o.region == k.region)
-      c.on_demand = &o;
+      return &o;
+  return nullptr;
+}
+
+CommitmentCheck commitment_check(const std::vector<CloudRank>& clouds, const CloudRank& k, const Answer& a) {
+  CommitmentCheck c;
+  if (!breakeven::is_commitment(k.kind)) return c;
+  c.on_demand = on_demand_twin(clouds, k);
   if (c.on_demand == nullptr) return c;
   const double fee = a.config.fixed_per_job;
   c.pays_from_h = a.config.use_hours_per_year * (k.total - fee) / (c.on_demand->total - fee);
   return c;
+}
+
+/// A spot offer priced by its interruptions beside its instance on demand: the price ratio, and
+/// from which hours of work on the instance the interruptions make it the dearer.
+struct SpotCheck {
+  const CloudRank* on_demand = nullptr;
+  double price_ratio = 0;               ///< on-demand rate / spot rate, per hour of the instance
+  std::optional<double> dearer_from_h;  ///< none: cheaper at every length searched
+};
+
+SpotCheck spot_check(const std::vector<CloudRank>& clouds, const CloudRank& k) {
+  SpotCheck c;
+  if (!k.spot || k.rate_per_hour <= 0) return c;
+  c.on_demand = on_demand_twin(clouds, k);
+  if (c.on_demand == nullptr) return c;
+  c.price_ratio = c.on_demand->rate_per_hour / k.rate_per_hour;
+  c.dearer_from_h = breakeven::spot_dearer_from_h(*k.spot, c.price_ratio);
+  return c;
+}
+
+void json_spot(io::JsonWriter& w, const SpotCheck& c) {
+  w.key("on_demand_twin").str_or_null(c.on_demand != nullptr ? c.on_demand->name : std::string());
+  if (c.on_demand == nullptr) {
+    w.key("price_ratio").null().key("dearer_from_work_h").null();
+    return;
+  }
+  w.key("price_ratio").num(c.price_ratio).key("dearer_from_work_h").num(c.dearer_from_h);
 }
 
 void json_commitment(io::JsonWriter& w, const CommitmentCheck& c, const Answer& a) {
@@ -64,6 +99,28 @@ void json_cloud(io::JsonWriter& w, const CloudRank& k, std::size_t rank) {
     w.integer(*k.age_days);
   else
     w.null();
+}
+
+/// --full's lines on the spot offers ranked: against their instance on demand, from which length
+/// of a job on the instance the interruptions expected make spot the dearer.
+std::string spot_lines(const std::vector<CloudRank>& clouds) {
+  std::string b;
+  for (const CloudRank& k : clouds) {
+    if (!k.unfit.empty() || !k.spot) continue;
+    const SpotCheck c = spot_check(clouds, k);
+    if (c.on_demand == nullptr) continue;  // nothing to weigh it against
+    const std::string against =
+        fmt::format("    {:<30}against {} (x{:.2f} its price): ", k.name, c.on_demand->name, c.price_ratio);
+    if (!c.dearer_from_h)
+      b += against + fmt::format("cheaper at every job length up to ten years (long jobs expect x{:.4f})\n",
+                                 breakeven::spot_expectation(breakeven::kSpotSearchMaxH, *k.spot).factor);
+    else if (*c.dearer_from_h == 0)
+      b += against + "dearer at every job length\n";
+    else
+      b += against +
+           fmt::format("dearer for jobs of more than {} on the instance\n", text::duration_hours(*c.dearer_from_h));
+  }
+  return b.empty() ? b : "  spot against on demand (the interruptions expected, by the job's length):\n" + b;
 }
 
 /// --full's lines on the commitments ranked: from which yearly use each pays against its
@@ -113,6 +170,7 @@ void clouds_json(io::JsonWriter& w, const Answer& a) {
     if (!k.unfit.empty()) continue;
     json_cloud(w.line("    ").item(), k, ++rank);
     if (breakeven::is_commitment(k.kind)) json_commitment(w, commitment_check(clouds, k, a), a);
+    if (k.spot) json_spot(w, spot_check(clouds, k));
     w.close();
   }
   w.close(rank == 0 ? "" : "\n  ");
@@ -154,6 +212,7 @@ std::string clouds_full(const Answer& a) {
   if (rank == 0) b += "  none\n";
   for (const auto& [kind, basis] : kinds_basis) b += fmt::format("  {}: {}\n", kind, basis);
   b += commitment_lines(clouds, a);
+  b += spot_lines(clouds);
   bool header = false;
   for (const CloudRank& k : clouds) {
     if (k.unfit.empty()) continue;
