@@ -329,27 +329,40 @@ bool SeriesJoin::Grid::row_of(std::int64_t ts_ns, std::size_t& row) const {
 }
 
 void SeriesJoin::Grid::resize(std::size_t n) {
+  if (n > filled.size()) {  // grown by doubling: the first series of a slice opens its rows one by one
+    const std::size_t room = std::max(n, 2 * filled.size());
+    filled.resize(room, 0);
+    workload.resize(room, -1);
+    for (auto& v : value) v.resize(room, 0.0);
+    for (auto& o : order) o.resize(room, 0);
+  }
   rows = n;
-  filled.resize(n, 0);
-  workload.resize(n, -1);
-  for (auto& v : value) v.resize(n, 0.0);
-  for (auto& o : order) o.resize(n, 0);
+}
+
+// The rows from `from` on made empty again, their room kept for the next slice.
+void SeriesJoin::Grid::empty_from(std::size_t from) {
+  const auto f = static_cast<std::ptrdiff_t>(from), n = static_cast<std::ptrdiff_t>(rows);
+  std::fill(filled.begin() + f, filled.begin() + n, std::uint8_t{0});
+  std::fill(workload.begin() + f, workload.begin() + n, -1);
+  for (auto& o : order) std::fill(o.begin() + f, o.begin() + n, std::uint8_t{0});
+  rows = from;
 }
 
 void SeriesJoin::Grid::clear() {
+  empty_from(0);
   step = 0;
-  resize(0);
 }
 
 void SeriesJoin::Grid::erase_before(std::size_t row) {
   if (row >= rows) return clear();
-  const auto n = static_cast<std::ptrdiff_t>(row);
-  filled.erase(filled.begin(), filled.begin() + n);
-  workload.erase(workload.begin(), workload.begin() + n);
-  for (auto& v : value) v.erase(v.begin(), v.begin() + n);
-  for (auto& o : order) o.erase(o.begin(), o.begin() + n);
+  if (row == 0) return;
+  const auto r = static_cast<std::ptrdiff_t>(row), n = static_cast<std::ptrdiff_t>(rows);
+  std::copy(filled.begin() + r, filled.begin() + n, filled.begin());
+  std::copy(workload.begin() + r, workload.begin() + n, workload.begin());
+  for (auto& v : value) std::copy(v.begin() + r, v.begin() + n, v.begin());
+  for (auto& o : order) std::copy(o.begin() + r, o.begin() + n, o.begin());
   origin = ts_of(row);
-  rows -= row;
+  empty_from(rows - row);
 }
 
 // Files a point on the GPU's grid; false when it is off the grid (nothing filed). The first time
@@ -372,8 +385,8 @@ bool SeriesJoin::file_on_grid(Grid& grid, std::uint16_t slot, std::int64_t ts_ns
   std::uint8_t& column = grid.column_of[slot];
   if (column == 0) {
     grid.column_slot.push_back(slot);
-    grid.value.emplace_back(grid.rows, 0.0);
-    grid.order.emplace_back(grid.rows, std::uint8_t{0});
+    grid.value.emplace_back(grid.filled.size(), 0.0);
+    grid.order.emplace_back(grid.filled.size(), std::uint8_t{0});
     column = static_cast<std::uint8_t>(grid.column_slot.size());
   }
   const std::size_t c = column - 1u;

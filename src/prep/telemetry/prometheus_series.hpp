@@ -135,9 +135,11 @@ class SeriesJoin {
   /// for the next slice.
   struct Grid {
     std::int64_t origin = 0;
-    std::uint64_t step = 0;                  ///< 0: one time seen so far
-    std::size_t rows = 0;                    ///< 0: empty
-    std::vector<std::uint8_t> filled;        ///< per row: the points of its sample (0: none)
+    std::uint64_t step = 0;  ///< 0: one time seen so far
+    std::size_t rows = 0;    ///< 0: empty
+    /// Per row: the points of its sample (0: none). The vectors hold room beyond `rows`, kept empty
+    /// (0, -1) so that a row opened there needs no writing.
+    std::vector<std::uint8_t> filled;
     std::vector<std::int32_t> workload;      ///< per row, as Sample::workload
     std::vector<std::uint16_t> column_slot;  ///< per column: its index in the metric table
     std::vector<std::uint8_t> column_of;     ///< per metric table index: 1 + its column; 0: none
@@ -150,6 +152,7 @@ class SeriesJoin {
     /// The row of `ts_ns` when it is on the grid: never before the origin, nor far beyond the end.
     [[nodiscard]] bool row_of(std::int64_t ts_ns, std::size_t& row) const;
     void resize(std::size_t n);
+    void empty_from(std::size_t from);
     void clear();
     void erase_before(std::size_t row);
   };
