@@ -538,6 +538,7 @@ void SeriesJoin::emit(ParseContext& ctx, std::int64_t until_ns) {
   std::sort(order.begin(), order.end(), [](const GpuSeries* a, const GpuSeries* b) {
     return std::tie(a->id.host, a->id.index) < std::tie(b->id.host, b->id.index);
   });
+  if (emit_same_grid(order, until_ns, ctx)) return;
   // Each GPU's next held sample: a grid row, or a map entry (a GPU has one or the other).
   struct Cursor {
     std::size_t row = 0;
@@ -581,6 +582,32 @@ void SeriesJoin::emit(ParseContext& ctx, std::int64_t until_ns) {
     if (g.grid.rows > 0) g.grid.erase_before(cursors[i].row);
     g.samples.erase(g.samples.begin(), g.samples.lower_bound(until_ns));
   }
+}
+
+// A time slice of a query_range answer: every GPU on one grid, so that time order is row order
+// and no merge is needed. False, having emitted nothing, when some GPU is off that grid.
+bool SeriesJoin::emit_same_grid(const std::vector<GpuSeries*>& order, std::int64_t until_ns, ParseContext& ctx) {
+  const Grid* first = nullptr;
+  std::size_t rows = 0;
+  for (const GpuSeries* g : order) {
+    if (!g->samples.empty()) return false;
+    if (g->grid.rows == 0) continue;
+    if (first == nullptr) first = &g->grid;
+    if (g->grid.origin != first->origin || g->grid.step != first->step) return false;
+    rows = std::max(rows, g->grid.rows);
+  }
+  if (first == nullptr) return true;
+  const std::int64_t origin = first->origin;
+  const std::uint64_t step = first->step;
+  std::size_t row = 0;
+  for (; row < rows; ++row) {
+    if (static_cast<std::int64_t>(static_cast<std::uint64_t>(origin) + row * step) >= until_ns) break;
+    for (GpuSeries* g : order)
+      if (row < g->grid.rows && g->grid.filled[row] != 0) emit_row(*g, row, ctx);
+  }
+  for (GpuSeries* g : order)
+    if (g->grid.rows > 0) g->grid.erase_before(row);
+  return true;
 }
 
 void SeriesJoin::emit_row(GpuSeries& gpu, std::size_t row, ParseContext& ctx) {

@@ -179,6 +179,7 @@ class SeriesJoin {
   Event& begin_event(const GpuSeries& gpu, std::string_view kind, std::int64_t ts_ns, ParseContext& ctx) const;
   bool file_on_grid(Grid& grid, std::uint16_t slot, std::int64_t ts_ns, double value, std::int32_t workload);
   void grid_to_map(GpuSeries& gpu);
+  bool emit_same_grid(const std::vector<GpuSeries*>& order, std::int64_t until_ns, ParseContext& ctx);
   void emit_row(GpuSeries& gpu, std::size_t row, ParseContext& ctx);
   void emit_sample(GpuSeries& gpu, std::int64_t ts_ns, std::span<const Point> points, std::int32_t workload,
                    ParseContext& ctx);
