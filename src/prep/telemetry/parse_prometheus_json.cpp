@@ -119,10 +119,19 @@ class PrometheusJsonParser final : public LineParser {
       count_bad_document(ctx, line, "the input ends inside a document");
   }
 
+  // By memchr, which skips a line of MBs (a slice's whole answer) many bytes at a time, where a
+  // byte-by-byte count costs as much as a share of the parse.
   static std::uint64_t newlines(std::string_view buf, std::size_t from, std::size_t to) {
-    if (to <= from) return 0;
-    return static_cast<std::uint64_t>(std::count(buf.begin() + static_cast<std::ptrdiff_t>(from),
-                                                 buf.begin() + static_cast<std::ptrdiff_t>(to), '\n'));
+    std::uint64_t n = 0;
+    const char* p = buf.data() + from;
+    const char* const end = buf.data() + std::max(from, to);
+    while (p < end) {
+      p = static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(end - p)));
+      if (p == nullptr) break;
+      ++n;
+      ++p;
+    }
+    return n;
   }
 
   static void count_bad_document(ParseContext& ctx, std::uint64_t line, std::string_view why) {
