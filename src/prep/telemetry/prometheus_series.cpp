@@ -333,10 +333,27 @@ void SeriesJoin::Grid::resize(std::size_t n) {
     const std::size_t room = std::max(n, 2 * filled.size());
     filled.resize(room, 0);
     workload.resize(room, -1);
-    for (auto& v : value) v.resize(room, 0.0);
-    for (auto& o : order) o.resize(room, 0);
+    value.resize(room * column_slot.size(), 0.0);
+    order.resize(room * column_slot.size(), 0);
   }
   rows = n;
+}
+
+// A metric the GPU had no column for: the rows laid out again one column wider (a GPU's columns
+// are kept across slices, so this is done in its first slice only).
+std::size_t SeriesJoin::Grid::add_column(std::uint16_t slot) {
+  const std::size_t before = column_slot.size(), room = filled.size();
+  std::vector<double> wider_value(room * (before + 1), 0.0);
+  std::vector<std::uint8_t> wider_order(room * (before + 1), 0);
+  for (std::size_t row = 0; row < rows; ++row)
+    for (std::size_t c = 0; c < before; ++c) {
+      wider_value[row * (before + 1) + c] = value[row * before + c];
+      wider_order[row * (before + 1) + c] = order[row * before + c];
+    }
+  value.swap(wider_value);
+  order.swap(wider_order);
+  column_slot.push_back(slot);
+  return before;
 }
 
 // The rows from `from` on made empty again, their room kept for the next slice.
@@ -344,7 +361,8 @@ void SeriesJoin::Grid::empty_from(std::size_t from) {
   const auto f = static_cast<std::ptrdiff_t>(from), n = static_cast<std::ptrdiff_t>(rows);
   std::fill(filled.begin() + f, filled.begin() + n, std::uint8_t{0});
   std::fill(workload.begin() + f, workload.begin() + n, -1);
-  for (auto& o : order) std::fill(o.begin() + f, o.begin() + n, std::uint8_t{0});
+  std::fill(order.begin() + static_cast<std::ptrdiff_t>(cell(from, 0)),
+            order.begin() + static_cast<std::ptrdiff_t>(cell(rows, 0)), std::uint8_t{0});
   rows = from;
 }
 
@@ -359,8 +377,9 @@ void SeriesJoin::Grid::erase_before(std::size_t row) {
   const auto r = static_cast<std::ptrdiff_t>(row), n = static_cast<std::ptrdiff_t>(rows);
   std::copy(filled.begin() + r, filled.begin() + n, filled.begin());
   std::copy(workload.begin() + r, workload.begin() + n, workload.begin());
-  for (auto& v : value) std::copy(v.begin() + r, v.begin() + n, v.begin());
-  for (auto& o : order) std::copy(o.begin() + r, o.begin() + n, o.begin());
+  const auto cr = static_cast<std::ptrdiff_t>(cell(row, 0)), cn = static_cast<std::ptrdiff_t>(cell(rows, 0));
+  std::copy(value.begin() + cr, value.begin() + cn, value.begin());
+  std::copy(order.begin() + cr, order.begin() + cn, order.begin());
   origin = ts_of(row);
   empty_from(rows - row);
 }
@@ -383,20 +402,15 @@ bool SeriesJoin::file_on_grid(Grid& grid, std::uint16_t slot, std::int64_t ts_ns
   if (row >= grid.rows) grid.resize(row + 1);
   if (grid.column_of.empty()) grid.column_of.assign(std::size(kMetrics), 0);
   std::uint8_t& column = grid.column_of[slot];
-  if (column == 0) {
-    grid.column_slot.push_back(slot);
-    grid.value.emplace_back(grid.filled.size(), 0.0);
-    grid.order.emplace_back(grid.filled.size(), std::uint8_t{0});
-    column = static_cast<std::uint8_t>(grid.column_slot.size());
-  }
-  const std::size_t c = column - 1u;
-  std::uint8_t& place = grid.order[c][row];
+  if (column == 0) column = static_cast<std::uint8_t>(grid.add_column(slot) + 1);
+  const std::size_t at = grid.cell(row, column - 1u);
+  std::uint8_t& place = grid.order[at];
   if (place != 0) {
     ++m_duplicates;  // the same series twice (overlapping documents, two Prometheus replicas)
     return true;
   }
   place = ++grid.filled[row];
-  grid.value[c][row] = value;
+  grid.value[at] = value;
   if (workload >= 0) grid.workload[row] = workload;
   return true;
 }
@@ -409,8 +423,8 @@ void SeriesJoin::grid_to_map(GpuSeries& gpu) {
     Sample s;
     s.points.resize(grid.filled[row]);
     for (std::size_t c = 0; c < grid.column_slot.size(); ++c)
-      if (const std::uint8_t place = grid.order[c][row]; place != 0)
-        s.points[place - 1u] = Point{grid.column_slot[c], grid.value[c][row]};
+      if (const std::uint8_t place = grid.order[grid.cell(row, c)]; place != 0)
+        s.points[place - 1u] = Point{grid.column_slot[c], grid.value[grid.cell(row, c)]};
     s.workload = grid.workload[row];
     gpu.samples.emplace(grid.ts_of(row), std::move(s));
   }
@@ -513,7 +527,8 @@ void SeriesJoin::drop(std::int64_t ts_ns) {
     if (std::size_t row = 0; grid.rows > 0 && grid.row_of(ts_ns, row) && row < grid.rows) {
       grid.filled[row] = 0;
       grid.workload[row] = -1;
-      for (auto& o : grid.order) o[row] = 0;
+      std::fill_n(grid.order.begin() + static_cast<std::ptrdiff_t>(grid.cell(row, 0)), grid.column_slot.size(),
+                  std::uint8_t{0});
     }
     g->samples.erase(ts_ns);
   }
@@ -613,9 +628,11 @@ bool SeriesJoin::emit_same_grid(const std::vector<GpuSeries*>& order, std::int64
 void SeriesJoin::emit_row(GpuSeries& gpu, std::size_t row, ParseContext& ctx) {
   const Grid& grid = gpu.grid;
   m_row_points.resize(grid.filled[row]);
-  for (std::size_t c = 0; c < grid.column_slot.size(); ++c)
-    if (const std::uint8_t place = grid.order[c][row]; place != 0)
-      m_row_points[place - 1u] = Point{grid.column_slot[c], grid.value[c][row]};
+  const std::size_t columns = grid.column_slot.size();
+  const std::uint8_t* order = grid.order.data() + grid.cell(row, 0);
+  const double* value = grid.value.data() + grid.cell(row, 0);
+  for (std::size_t c = 0; c < columns; ++c)
+    if (order[c] != 0) m_row_points[order[c] - 1u] = Point{grid.column_slot[c], value[c]};
   emit_sample(gpu, grid.ts_of(row), m_row_points, grid.workload[row], ctx);
 }
 

@@ -143,15 +143,19 @@ class SeriesJoin {
     std::vector<std::int32_t> workload;      ///< per row, as Sample::workload
     std::vector<std::uint16_t> column_slot;  ///< per column: its index in the metric table
     std::vector<std::uint8_t> column_of;     ///< per metric table index: 1 + its column; 0: none
-    std::vector<std::vector<double>> value;  ///< per column, per row
-    std::vector<std::vector<std::uint8_t>>
-        order;  ///< per column, per row: 1 + the point's place in its sample; 0: none
+    /// Per row, per column (row x columns + column), so that a row's points are side by side.
+    std::vector<double> value;
+    std::vector<std::uint8_t> order;  ///< as value: 1 + the point's place in its sample; 0: none
+    [[nodiscard]] std::size_t cell(std::size_t row, std::size_t column) const {
+      return row * column_slot.size() + column;
+    }
     [[nodiscard]] std::int64_t ts_of(std::size_t row) const {
       return static_cast<std::int64_t>(static_cast<std::uint64_t>(origin) + row * step);
     }
     /// The row of `ts_ns` when it is on the grid: never before the origin, nor far beyond the end.
     [[nodiscard]] bool row_of(std::int64_t ts_ns, std::size_t& row) const;
     void resize(std::size_t n);
+    std::size_t add_column(std::uint16_t slot);
     void empty_from(std::size_t from);
     void clear();
     void erase_before(std::size_t row);
