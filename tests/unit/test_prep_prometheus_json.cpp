@@ -342,3 +342,73 @@ TEST_CASE("prep::detect: hints that fit JSON nearly a Prometheus answer, and exp
   const std::string json_hint = hint_of(R"({"some":"json","with":"commas"})");
   CHECK(json_hint.find("--fields") == std::string::npos);
 }
+
+namespace {
+
+/// One matrix answer of `series`, each {"metric":{...},"values":[...]} as given.
+std::string answer(const std::vector<std::string>& series) {
+  std::string out = R"({"status":"success","data":{"resultType":"matrix","result":[)";
+  for (std::size_t i = 0; i < series.size(); ++i) out += (i > 0 ? "," : "") + series[i];
+  return out + "]}}\n";
+}
+
+/// A series of GPU `gpu` on node01 with points (seconds after kStart, value).
+std::string series(const std::string& name, int gpu, const std::vector<std::pair<int, std::string>>& points) {
+  std::string out = R"({"metric":{"__name__":")" + name + R"(","gpu":")" + std::to_string(gpu) +
+                    R"(","Hostname":"node01"},"values":[)";
+  for (std::size_t i = 0; i < points.size(); ++i)
+    out += (i > 0 ? "," : "") + std::string("[") + std::to_string(kStart / kSec + points[i].first) + ",\"" +
+           points[i].second + "\"]";
+  return out + "]}";
+}
+
+}  // namespace
+
+// A query_range answer puts every point on one grid (start + k x step), and the join files them
+// by step number; a saved answer need not, and the points off the grid are joined all the same.
+TEST_CASE("prep::prometheus-json: points off the step grid, a GPU on it beside one off it", "[prep][prometheus-json]") {
+  const std::string text = answer({series("DCGM_FI_DEV_POWER_USAGE", 0, {{0, "100"}, {30, "130"}, {60, "160"}}),
+                                   series("DCGM_FI_DEV_GPU_TEMP", 0, {{0, "40"}, {15, "41"}, {45, "42"}, {-15, "39"}}),
+                                   series("DCGM_FI_DEV_POWER_USAGE", 1, {{0, "200"}, {15, "215"}, {30, "230"}}),
+                                   series("DCGM_FI_DEV_GPU_TEMP", 1, {{0, "50"}, {15, "51"}, {30, "52"}})});
+  const PrepRun r = run_prep_text(text);
+  REQUIRE(r.status);
+  check_accounting(r);
+  const auto samples = of_kind(r, "sample");
+  // GPU 0 at -15, 0, 15, 30, 45, 60; GPU 1 at 0, 15, 30: in time order, GPU 0 first at a time.
+  const std::vector<std::pair<int, int>> expected = {{-15, 0}, {0, 0},  {0, 1},  {15, 0}, {15, 1},
+                                                     {30, 0},  {30, 1}, {45, 0}, {60, 0}};
+  REQUIRE(samples.size() == expected.size());
+  for (std::size_t i = 0; i < samples.size(); ++i) {
+    CHECK(samples[i].ts_ns == kStart + expected[i].first * kSec);
+    CHECK(samples[i].gpu == expected[i].second);
+  }
+  CHECK(sample_at(r, 0, kStart - 15 * kSec).metric("temp_c") == 39);
+  CHECK_FALSE(sample_at(r, 0, kStart - 15 * kSec).metric("power_w").has_value());
+  CHECK(sample_at(r, 0, kStart).metric("power_w") == 100);
+  CHECK(sample_at(r, 0, kStart).metric("temp_c") == 40);
+  CHECK(sample_at(r, 0, kStart + 15 * kSec).metric("temp_c") == 41);
+  CHECK_FALSE(sample_at(r, 0, kStart + 15 * kSec).metric("power_w").has_value());
+  CHECK(sample_at(r, 0, kStart + 60 * kSec).metric("power_w") == 160);
+  CHECK(sample_at(r, 1, kStart + 30 * kSec).metric("power_w") == 230);
+  CHECK(sample_at(r, 1, kStart + 30 * kSec).metric("temp_c") == 52);
+}
+
+// Two series that feed one metric at one priority: the point filed first wins, at every time,
+// whichever series the GPU saw first; a series given twice keeps its first points.
+TEST_CASE("prep::prometheus-json: the first point filed wins, on the grid as off it", "[prep][prometheus-json]") {
+  const std::string text = answer({series("DCGM_FI_DEV_POWER_USAGE", 0, {{0, "100"}}),
+                                   series("nvidia_smi_power_draw_watts", 0, {{0, "200"}, {15, "215"}, {30, "230"}})}) +
+                           answer({series("DCGM_FI_DEV_POWER_USAGE", 0, {{15, "115"}, {30, "130"}}),
+                                   series("nvidia_smi_power_draw_watts", 0, {{0, "999"}, {30, "999"}})});
+  for (const bool off_grid : {false, true}) {
+    const PrepRun r = run_prep_text(off_grid ? text + answer({series("DCGM_FI_DEV_GPU_TEMP", 0, {{7, "40"}})}) : text);
+    REQUIRE(r.status);
+    check_accounting(r);
+    CHECK(sample_at(r, 0, kStart).metric("power_w") == 100);
+    CHECK(sample_at(r, 0, kStart + 15 * kSec).metric("power_w") == 215);
+    CHECK(sample_at(r, 0, kStart + 30 * kSec).metric("power_w") == 230);
+    CHECK(has_note(r, "2 points given twice for one series and time: the first kept"));
+    CHECK(of_kind(r, "sample").size() == (off_grid ? 4u : 3u));
+  }
+}

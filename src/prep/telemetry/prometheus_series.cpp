@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <functional>
 #include <numeric>
 #include <queue>
 #include <tuple>
@@ -286,17 +287,148 @@ bool SeriesJoin::add_point(const Series& series, std::int64_t ts_ns, std::string
     ++m_non_finite;
     return true;
   }
-  Sample& s = m_gpus[series.gpu]->samples[ts_ns];
+  GpuSeries& gpu = *m_gpus[series.gpu];
   const auto slot = static_cast<std::uint16_t>(metric_slot(series.metric));
+  const double value = convert(*series.metric, v);
+  if (gpu.samples.empty() && file_on_grid(gpu.grid, slot, ts_ns, value, series.workload)) return true;
+  if (gpu.grid.rows > 0) grid_to_map(gpu);  // a point off the grid: the map holds them all from here
+  Sample& s = gpu.samples[ts_ns];
   for (const Point& p : s.points) {
     if (p.slot == slot) {
       ++m_duplicates;  // the same series twice (overlapping documents, two Prometheus replicas)
       return true;
     }
   }
-  s.points.push_back(Point{slot, convert(*series.metric, v)});
+  s.points.push_back(Point{slot, value});
   if (series.workload >= 0) s.workload = series.workload;
   return true;
+}
+
+// ---- the grid ----------------------------------------------------------------------------------
+
+namespace {
+// Rows a point may open beyond the grid's end at once: further, the points are too sparse for a
+// grid to pay (a year between two points at 15 s would be two million empty rows).
+constexpr std::uint64_t kMaxGridGap = 65536;
+}  // namespace
+
+bool SeriesJoin::Grid::row_of(std::int64_t ts_ns, std::size_t& row) const {
+  if (ts_ns < origin) return false;
+  // Unsigned: the difference of two int64 times fits in uint64, never in int64 (a time at the
+  // minimum of int64 stands for "not placed yet").
+  const std::uint64_t diff = static_cast<std::uint64_t>(ts_ns) - static_cast<std::uint64_t>(origin);
+  if (diff == 0) {
+    row = 0;
+    return true;
+  }
+  if (step == 0 || diff % step != 0) return false;
+  const std::uint64_t k = diff / step;
+  if (k >= rows + kMaxGridGap) return false;
+  row = static_cast<std::size_t>(k);
+  return true;
+}
+
+void SeriesJoin::Grid::resize(std::size_t n) {
+  if (n > filled.size()) {  // grown by doubling: the first series of a slice opens its rows one by one
+    const std::size_t room = std::max(n, 2 * filled.size());
+    filled.resize(room, 0);
+    workload.resize(room, -1);
+    value.resize(room * column_slot.size(), 0.0);
+    order.resize(room * column_slot.size(), 0);
+  }
+  rows = n;
+}
+
+// A metric the GPU had no column for: the rows laid out again one column wider (a GPU's columns
+// are kept across slices, so this is done in its first slice only).
+std::size_t SeriesJoin::Grid::add_column(std::uint16_t slot) {
+  const std::size_t before = column_slot.size(), room = filled.size();
+  std::vector<double> wider_value(room * (before + 1), 0.0);
+  std::vector<std::uint8_t> wider_order(room * (before + 1), 0);
+  for (std::size_t row = 0; row < rows; ++row)
+    for (std::size_t c = 0; c < before; ++c) {
+      wider_value[row * (before + 1) + c] = value[row * before + c];
+      wider_order[row * (before + 1) + c] = order[row * before + c];
+    }
+  value.swap(wider_value);
+  order.swap(wider_order);
+  column_slot.push_back(slot);
+  return before;
+}
+
+// The rows from `from` on made empty again, their room kept for the next slice.
+void SeriesJoin::Grid::empty_from(std::size_t from) {
+  const auto f = static_cast<std::ptrdiff_t>(from), n = static_cast<std::ptrdiff_t>(rows);
+  std::fill(filled.begin() + f, filled.begin() + n, std::uint8_t{0});
+  std::fill(workload.begin() + f, workload.begin() + n, -1);
+  std::fill(order.begin() + static_cast<std::ptrdiff_t>(cell(from, 0)),
+            order.begin() + static_cast<std::ptrdiff_t>(cell(rows, 0)), std::uint8_t{0});
+  rows = from;
+}
+
+void SeriesJoin::Grid::clear() {
+  empty_from(0);
+  step = 0;
+}
+
+void SeriesJoin::Grid::erase_before(std::size_t row) {
+  if (row >= rows) return clear();
+  if (row == 0) return;
+  const auto r = static_cast<std::ptrdiff_t>(row), n = static_cast<std::ptrdiff_t>(rows);
+  std::copy(filled.begin() + r, filled.begin() + n, filled.begin());
+  std::copy(workload.begin() + r, workload.begin() + n, workload.begin());
+  const auto cr = static_cast<std::ptrdiff_t>(cell(row, 0)), cn = static_cast<std::ptrdiff_t>(cell(rows, 0));
+  std::copy(value.begin() + cr, value.begin() + cn, value.begin());
+  std::copy(order.begin() + cr, order.begin() + cn, order.begin());
+  origin = ts_of(row);
+  empty_from(rows - row);
+}
+
+// Files a point on the GPU's grid; false when it is off the grid (nothing filed). The first time
+// is the grid's origin and the second its step; each later point must be a whole number of steps
+// after the origin.
+bool SeriesJoin::file_on_grid(Grid& grid, std::uint16_t slot, std::int64_t ts_ns, double value, std::int32_t workload) {
+  std::size_t row = 0;
+  if (grid.rows == 0) {
+    grid.origin = ts_ns;
+    grid.step = 0;
+  } else if (grid.step == 0 && ts_ns > grid.origin) {
+    const std::uint64_t diff = static_cast<std::uint64_t>(ts_ns) - static_cast<std::uint64_t>(grid.origin);
+    grid.step = diff;
+    row = 1;
+  } else if (!grid.row_of(ts_ns, row)) {
+    return false;
+  }
+  if (row >= grid.rows) grid.resize(row + 1);
+  if (grid.column_of.empty()) grid.column_of.assign(std::size(kMetrics), 0);
+  std::uint8_t& column = grid.column_of[slot];
+  if (column == 0) column = static_cast<std::uint8_t>(grid.add_column(slot) + 1);
+  const std::size_t at = grid.cell(row, column - 1u);
+  std::uint8_t& place = grid.order[at];
+  if (place != 0) {
+    ++m_duplicates;  // the same series twice (overlapping documents, two Prometheus replicas)
+    return true;
+  }
+  place = ++grid.filled[row];
+  grid.value[at] = value;
+  if (workload >= 0) grid.workload[row] = workload;
+  return true;
+}
+
+// The grid's samples into the map, each with its points in the order they were filed.
+void SeriesJoin::grid_to_map(GpuSeries& gpu) {
+  Grid& grid = gpu.grid;
+  for (std::size_t row = 0; row < grid.rows; ++row) {
+    if (grid.filled[row] == 0) continue;
+    Sample s;
+    s.points.resize(grid.filled[row]);
+    for (std::size_t c = 0; c < grid.column_slot.size(); ++c)
+      if (const std::uint8_t place = grid.order[grid.cell(row, c)]; place != 0)
+        s.points[place - 1u] = Point{grid.column_slot[c], grid.value[grid.cell(row, c)]};
+    s.workload = grid.workload[row];
+    gpu.samples.emplace(grid.ts_of(row), std::move(s));
+  }
+  grid.clear();
 }
 
 std::size_t SeriesJoin::gpu_of(Labels labels, std::string_view host) {
@@ -389,14 +521,22 @@ void SeriesJoin::resolve_identities(ParseContext& ctx) {
   ctx.stats.fingerprint.gpu_count = std::max<std::uint64_t>(ctx.stats.fingerprint.gpu_count, m_gpus.size());
 }
 
-// Every GPU's samples merged in time order (then host, then GPU index), so that the stream is
-// sorted as a live log would be.
 void SeriesJoin::drop(std::int64_t ts_ns) {
-  for (const auto& g : m_gpus) g->samples.erase(ts_ns);
+  for (const auto& g : m_gpus) {
+    Grid& grid = g->grid;
+    if (std::size_t row = 0; grid.rows > 0 && grid.row_of(ts_ns, row) && row < grid.rows) {
+      grid.filled[row] = 0;
+      grid.workload[row] = -1;
+      std::fill_n(grid.order.begin() + static_cast<std::ptrdiff_t>(grid.cell(row, 0)), grid.column_slot.size(),
+                  std::uint8_t{0});
+    }
+    g->samples.erase(ts_ns);
+  }
 }
 
 void SeriesJoin::move(std::int64_t from_ns, std::int64_t to_ns) {
   for (const auto& g : m_gpus) {
+    if (g->grid.rows > 0) grid_to_map(*g);
     auto held = g->samples.extract(from_ns);
     if (held.empty()) continue;
     held.key() = to_ns;
@@ -404,6 +544,8 @@ void SeriesJoin::move(std::int64_t from_ns, std::int64_t to_ns) {
   }
 }
 
+// Every GPU's samples merged in time order (then host, then GPU index), so that the stream is
+// sorted as a live log would be.
 void SeriesJoin::emit(ParseContext& ctx, std::int64_t until_ns) {
   resolve_identities(ctx);
   std::vector<GpuSeries*> order;
@@ -411,23 +553,87 @@ void SeriesJoin::emit(ParseContext& ctx, std::int64_t until_ns) {
   std::sort(order.begin(), order.end(), [](const GpuSeries* a, const GpuSeries* b) {
     return std::tie(a->id.host, a->id.index) < std::tie(b->id.host, b->id.index);
   });
-  using Cursor = std::pair<std::map<std::int64_t, Sample>::const_iterator, std::size_t>;
-  const auto held = [until_ns](const GpuSeries& g, std::map<std::int64_t, Sample>::const_iterator it) {
-    return it != g.samples.end() && it->first < until_ns;
+  if (emit_same_grid(order, until_ns, ctx)) return;
+  // Each GPU's next held sample: a grid row, or a map entry (a GPU has one or the other).
+  struct Cursor {
+    std::size_t row = 0;
+    std::map<std::int64_t, Sample>::const_iterator it;
   };
-  const auto later = [](const Cursor& a, const Cursor& b) {
-    return a.first->first != b.first->first ? a.first->first > b.first->first : a.second > b.second;
+  std::vector<Cursor> cursors(order.size());
+  const auto next_ts = [&](std::size_t i, std::int64_t& ts) {
+    const GpuSeries& g = *order[i];
+    Cursor& c = cursors[i];
+    if (g.grid.rows > 0) {
+      while (c.row < g.grid.rows && g.grid.filled[c.row] == 0) ++c.row;
+      if (c.row >= g.grid.rows) return false;
+      ts = g.grid.ts_of(c.row);
+    } else {
+      if (c.it == g.samples.end()) return false;
+      ts = c.it->first;
+    }
+    return ts < until_ns;
   };
-  std::priority_queue<Cursor, std::vector<Cursor>, decltype(later)> next(later);
-  for (std::size_t i = 0; i < order.size(); ++i)
-    if (held(*order[i], order[i]->samples.begin())) next.emplace(order[i]->samples.begin(), i);
-  while (!next.empty()) {
-    auto [it, i] = next.top();
-    next.pop();
-    emit_sample(*order[i], it->first, it->second, ctx);
-    if (held(*order[i], ++it)) next.emplace(it, i);
+  using Next = std::pair<std::int64_t, std::size_t>;  // time, index in order
+  std::priority_queue<Next, std::vector<Next>, std::greater<>> next;
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    cursors[i].it = order[i]->samples.begin();
+    if (std::int64_t ts = 0; next_ts(i, ts)) next.emplace(ts, i);
   }
-  for (GpuSeries* g : order) g->samples.erase(g->samples.begin(), g->samples.lower_bound(until_ns));
+  while (!next.empty()) {
+    const auto [ts, i] = next.top();
+    next.pop();
+    GpuSeries& g = *order[i];
+    Cursor& c = cursors[i];
+    if (g.grid.rows > 0) {
+      emit_row(g, c.row++, ctx);
+    } else {
+      emit_sample(g, ts, c.it->second.points, c.it->second.workload, ctx);
+      ++c.it;
+    }
+    if (std::int64_t later = 0; next_ts(i, later)) next.emplace(later, i);
+  }
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    GpuSeries& g = *order[i];
+    if (g.grid.rows > 0) g.grid.erase_before(cursors[i].row);
+    g.samples.erase(g.samples.begin(), g.samples.lower_bound(until_ns));
+  }
+}
+
+// A time slice of a query_range answer: every GPU on one grid, so that time order is row order
+// and no merge is needed. False, having emitted nothing, when some GPU is off that grid.
+bool SeriesJoin::emit_same_grid(const std::vector<GpuSeries*>& order, std::int64_t until_ns, ParseContext& ctx) {
+  const Grid* first = nullptr;
+  std::size_t rows = 0;
+  for (const GpuSeries* g : order) {
+    if (!g->samples.empty()) return false;
+    if (g->grid.rows == 0) continue;
+    if (first == nullptr) first = &g->grid;
+    if (g->grid.origin != first->origin || g->grid.step != first->step) return false;
+    rows = std::max(rows, g->grid.rows);
+  }
+  if (first == nullptr) return true;
+  const std::int64_t origin = first->origin;
+  const std::uint64_t step = first->step;
+  std::size_t row = 0;
+  for (; row < rows; ++row) {
+    if (static_cast<std::int64_t>(static_cast<std::uint64_t>(origin) + row * step) >= until_ns) break;
+    for (GpuSeries* g : order)
+      if (row < g->grid.rows && g->grid.filled[row] != 0) emit_row(*g, row, ctx);
+  }
+  for (GpuSeries* g : order)
+    if (g->grid.rows > 0) g->grid.erase_before(row);
+  return true;
+}
+
+void SeriesJoin::emit_row(GpuSeries& gpu, std::size_t row, ParseContext& ctx) {
+  const Grid& grid = gpu.grid;
+  m_row_points.resize(grid.filled[row]);
+  const std::size_t columns = grid.column_slot.size();
+  const std::uint8_t* order = grid.order.data() + grid.cell(row, 0);
+  const double* value = grid.value.data() + grid.cell(row, 0);
+  for (std::size_t c = 0; c < columns; ++c)
+    if (order[c] != 0) m_row_points[order[c] - 1u] = Point{grid.column_slot[c], value[c]};
+  emit_sample(gpu, grid.ts_of(row), m_row_points, grid.workload[row], ctx);
 }
 
 // The context's event, reset to a `kind` event of `gpu` at `ts_ns`.
@@ -443,11 +649,12 @@ Event& SeriesJoin::begin_event(const GpuSeries& gpu, std::string_view kind, std:
   return ev;
 }
 
-void SeriesJoin::emit_sample(GpuSeries& gpu, std::int64_t ts_ns, const Sample& s, ParseContext& ctx) {
+void SeriesJoin::emit_sample(GpuSeries& gpu, std::int64_t ts_ns, std::span<const Point> points, std::int32_t workload,
+                             ParseContext& ctx) {
   Event& ev = begin_event(gpu, "sample", ts_ns, ctx);
   std::array<int, kMetricCount> priority{};
   double xid = -1, fb_free = -1;
-  for (const Point& p : s.points) {
+  for (const Point& p : points) {
     const PromMetric& m = kMetrics[p.slot];
     switch (m.role) {
       case Role::metric: {
@@ -470,7 +677,7 @@ void SeriesJoin::emit_sample(GpuSeries& gpu, std::int64_t ts_ns, const Sample& s
   // the GPU offers (total less the driver's reserve), so that extract's free = total - used holds.
   if (!ev.has(Metric::fb_total_mib) && ev.has(Metric::fb_mib) && fb_free >= 0)
     ev.set(Metric::fb_total_mib, ev.get(Metric::fb_mib) + fb_free);
-  add_identity(gpu.id, s.workload, ev);
+  add_identity(gpu.id, workload, ev);
   if (xid >= 0) ev.fields.push_back(Field{"xider", ev.own(fmt::format("{}", xid)), true, false});
   ctx.emit();
   if (xid >= 0) note_xid(gpu, ts_ns, xid, ctx);

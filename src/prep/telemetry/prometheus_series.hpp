@@ -122,12 +122,43 @@ class SeriesJoin {
 
  private:
   struct Point {
-    std::uint16_t slot;  ///< index in the metric table
-    double value;
+    std::uint16_t slot = 0;  ///< index in the metric table
+    double value = 0;
   };
   struct Sample {
     std::vector<Point> points;
     std::int32_t workload = -1;
+  };
+  /// A GPU's samples on one time grid, origin + row x step: a query_range answer gives every
+  /// series on the same grid, so a point is filed by arithmetic into flat columns (one per metric
+  /// table row the GPU has), with no node or vector per sample. The buffers are kept, cleared,
+  /// for the next slice.
+  struct Grid {
+    std::int64_t origin = 0;
+    std::uint64_t step = 0;  ///< 0: one time seen so far
+    std::size_t rows = 0;    ///< 0: empty
+    /// Per row: the points of its sample (0: none). The vectors hold room beyond `rows`, kept empty
+    /// (0, -1) so that a row opened there needs no writing.
+    std::vector<std::uint8_t> filled;
+    std::vector<std::int32_t> workload;      ///< per row, as Sample::workload
+    std::vector<std::uint16_t> column_slot;  ///< per column: its index in the metric table
+    std::vector<std::uint8_t> column_of;     ///< per metric table index: 1 + its column; 0: none
+    /// Per row, per column (row x columns + column), so that a row's points are side by side.
+    std::vector<double> value;
+    std::vector<std::uint8_t> order;  ///< as value: 1 + the point's place in its sample; 0: none
+    [[nodiscard]] std::size_t cell(std::size_t row, std::size_t column) const {
+      return row * column_slot.size() + column;
+    }
+    [[nodiscard]] std::int64_t ts_of(std::size_t row) const {
+      return static_cast<std::int64_t>(static_cast<std::uint64_t>(origin) + row * step);
+    }
+    /// The row of `ts_ns` when it is on the grid: never before the origin, nor far beyond the end.
+    [[nodiscard]] bool row_of(std::int64_t ts_ns, std::size_t& row) const;
+    void resize(std::size_t n);
+    std::size_t add_column(std::uint16_t slot);
+    void empty_from(std::size_t from);
+    void clear();
+    void erase_before(std::size_t row);
   };
   struct GpuIdentity {
     std::string host, uuid, model, driver, bus_id;
@@ -135,7 +166,8 @@ class SeriesJoin {
   };
   struct GpuSeries {
     GpuIdentity id;
-    std::map<std::int64_t, Sample> samples;  ///< by time, ns since the epoch
+    Grid grid;                               ///< the samples while every point fell on one grid
+    std::map<std::int64_t, Sample> samples;  ///< by time, ns since the epoch: the samples otherwise
     std::int64_t last_xid = -1;              ///< the last Xid gauge value emitted; -1: none yet
     bool counted = false;                    ///< in the fingerprint
   };
@@ -149,7 +181,12 @@ class SeriesJoin {
   std::int32_t workload_of(Labels labels);
   void resolve_identities(ParseContext& ctx);
   Event& begin_event(const GpuSeries& gpu, std::string_view kind, std::int64_t ts_ns, ParseContext& ctx) const;
-  void emit_sample(GpuSeries& gpu, std::int64_t ts_ns, const Sample& s, ParseContext& ctx);
+  bool file_on_grid(Grid& grid, std::uint16_t slot, std::int64_t ts_ns, double value, std::int32_t workload);
+  void grid_to_map(GpuSeries& gpu);
+  bool emit_same_grid(const std::vector<GpuSeries*>& order, std::int64_t until_ns, ParseContext& ctx);
+  void emit_row(GpuSeries& gpu, std::size_t row, ParseContext& ctx);
+  void emit_sample(GpuSeries& gpu, std::int64_t ts_ns, std::span<const Point> points, std::int32_t workload,
+                   ParseContext& ctx);
   void add_identity(const GpuIdentity& id, std::int32_t workload, Event& ev) const;
   void note_xid(GpuSeries& gpu, std::int64_t ts_ns, double value, ParseContext& ctx);
 
@@ -161,6 +198,7 @@ class SeriesJoin {
   std::map<std::string, std::uint64_t> m_ignored_names;
   std::uint64_t m_non_finite = 0, m_duplicates = 0, m_filtered = 0;
   std::string m_filter_text;
+  std::vector<Point> m_row_points;  ///< a grid row's points in order, reused
   bool m_numbered_note = false;
 };
 
