@@ -23,6 +23,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -63,14 +64,31 @@ class PrometheusJsonParser final : public LineParser {
  private:
   // ---- reading --------------------------------------------------------------------------
 
+  /// The bytes read and not parsed yet. It only grows, and what it grows by is not zero-filled: a
+  /// short answer (and each fuzz run) does not write the 4 MB a fetched slice may take at once.
+  /// simdjson reads its padding but does not depend on its value.
+  struct ReadBuffer {
+    std::unique_ptr<char[]> bytes;
+    std::size_t capacity = 0;
+    [[nodiscard]] char* data() const { return bytes.get(); }
+    /// At least `size` bytes, the first `keep` kept.
+    void grow(std::size_t size, std::size_t keep) {
+      if (size <= capacity) return;
+      auto grown = std::make_unique_for_overwrite<char[]>(size);
+      if (keep > 0) std::memcpy(grown.get(), bytes.get(), keep);
+      bytes = std::move(grown);
+      capacity = size;
+    }
+  };
+
   /// Reads into `buf` after its first `len` bytes what the reader has, up to `want` bytes: at
   /// least as much as `len` (so that a long document is scanned a few times, not once per read) or
   /// 64 KiB, unless the input ends; a fetched slice comes whole in one read. `buf` only grows, with
   /// simdjson's padding after the bytes read, so that the next slice writes no fresh memory. True
   /// at the input's end.
-  static bool fill(io::LineReader& reader, std::string& buf, std::size_t& len, std::size_t want) {
+  static bool fill(io::LineReader& reader, ReadBuffer& buf, std::size_t& len, std::size_t want) {
     const std::size_t enough = std::max(len, kMinReadBytes);
-    if (buf.size() < len + want + simdjson::SIMDJSON_PADDING) buf.resize(len + want + simdjson::SIMDJSON_PADDING);
+    buf.grow(len + want + simdjson::SIMDJSON_PADDING, len);
     std::size_t got = 0;
     bool end = false;
     while (got < enough) {
@@ -89,7 +107,7 @@ class PrometheusJsonParser final : public LineParser {
   // the bytes read so far hold and keeps the start of a cut one for the next pass.
   void read_documents(io::LineReader& reader, ParseContext& ctx) {
     simdjson::dom::parser parser;
-    std::string buf;
+    ReadBuffer buf;
     std::size_t len = 0;     // the bytes of buf read and not parsed yet
     std::uint64_t line = 1;  // the line of buf's first byte
     for (bool end = false; !end;) {
