@@ -86,7 +86,9 @@ Expected<CloudOffer> read_offer(const toml::table& t, std::string_view origin, s
   o.confirmed = t["confirmed"].value_or(true);
   o.note = t["note"].value_or(std::string());
   o.origin = std::string(origin);
-  if (!(o.price_per_hour > 0) || !(o.billing_increment_s > 0) || o.gpus < 1)
+  // An All Upfront reservation is paid at its start: 0 an hour beside its upfront payment.
+  const bool paid_upfront = is_commitment(o.kind) && o.upfront > 0 && o.price_per_hour == 0;
+  if (!(o.price_per_hour > 0 || paid_upfront) || !(o.billing_increment_s > 0) || o.gpus < 1)
     return make_error(ErrorKind::config,
                       fmt::format("{}: offer '{}': price, billing or GPU count out of range", origin, o.name));
   return o;

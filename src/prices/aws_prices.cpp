@@ -7,6 +7,7 @@
 #include <gpucost/core/text.hpp>
 
 #include "offer_build.hpp"
+#include "toml_write.hpp"
 
 #include <fmt/format.h>
 
@@ -58,18 +59,45 @@ const char* unwanted(simdjson::dom::object a, std::string_view region) {
 }
 
 /// The USD price of the dimension priced by the hour, or none.
-std::optional<double> hourly_usd(simdjson::dom::object term) {
+/// A term's price dimensions: the rate by the hour, and a reservation's upfront fee (unit
+/// "Quantity", "Upfront Fee"). An All Upfront reservation's rate is 0.
+struct TermPrices {
+  std::optional<double> hourly;
+  double upfront = 0;
+};
+
+TermPrices term_prices(simdjson::dom::object term) {
+  TermPrices t;
   simdjson::dom::object dims;
-  if (term["priceDimensions"].get_object().get(dims) != simdjson::SUCCESS) return std::nullopt;
+  if (term["priceDimensions"].get_object().get(dims) != simdjson::SUCCESS) return t;
   for (const auto field : dims) {
     simdjson::dom::object d;
-    if (field.value.get_object().get(d) != simdjson::SUCCESS) continue;
-    const auto hours = hourly_unit(json_string(d, "unit"));
     std::string_view usd;
-    if (!hours || d["pricePerUnit"]["USD"].get_string().get(usd) != simdjson::SUCCESS) continue;
-    if (const auto price = text::parse_double(usd); price && *price > 0) return *price / *hours;
+    if (field.value.get_object().get(d) != simdjson::SUCCESS ||
+        d["pricePerUnit"]["USD"].get_string().get(usd) != simdjson::SUCCESS)
+      continue;
+    const auto price = text::parse_double(usd);
+    if (!price || *price < 0) continue;
+    if (json_string(d, "unit") == "Quantity") {
+      t.upfront += *price;
+    } else if (const auto hours = hourly_unit(json_string(d, "unit")); hours && !t.hourly) {
+      t.hourly = *price / *hours;
+    }
   }
-  return std::nullopt;
+  return t;
+}
+
+/// The name's suffix and words of an AWS purchase option; none for an option gpucost does not read.
+struct PurchaseOption {
+  std::string_view option, suffix;
+};
+constexpr PurchaseOption kPurchaseOptions[] = {
+    {"No Upfront", ""}, {"Partial Upfront", "-partial-upfront"}, {"All Upfront", "-all-upfront"}};
+
+const PurchaseOption* purchase_option(std::string_view option) {
+  for (const PurchaseOption& p : kPurchaseOptions)
+    if (p.option == option) return &p;
+  return nullptr;
 }
 
 }  // namespace
@@ -135,23 +163,29 @@ struct AwsOfferReader::State {
     OfferFacts f{*provider_row("aws"), p.instance, region, &p.gpu};
     f.date_seen = date_part(json_string(term, "effectiveDate"));
     f.source = source;
+    const TermPrices prices = term_prices(term);
     if (type == "Reserved") {
       simdjson::dom::object a;
       if (term["termAttributes"].get_object().get(a) != simdjson::SUCCESS) return skip(result, "reservations");
       if (json_string(a, "OfferingClass") != "standard") return skip(result, "convertible reservations");
-      if (json_string(a, "PurchaseOption") != "No Upfront") return skip(result, "reservations paid upfront");
+      const PurchaseOption* option = purchase_option(json_string(a, "PurchaseOption"));
+      if (option == nullptr) return skip(result, "other purchase options");
       const std::string_view length = json_string(a, "LeaseContractLength");
       const auto kind = reserved_kind(length);
       if (!kind) return skip(result, "other reservation terms");
       f.kind = *kind;
+      f.name_suffix = option->suffix;
+      f.upfront = prices.upfront;
+      f.term_years = length == "1yr" ? 1.0 : 3.0;
       f.note = fmt::format(
-          "standard reserved instance, {}, No Upfront: the hourly rate is billed for every hour of "
-          "the term, used or not",
-          length == "1yr" ? "1 year" : "3 years");
+          "standard reserved instance, {}, {}: {}the hourly rate is billed for every hour of the term, used or not",
+          length == "1yr" ? "1 year" : "3 years", option->option,
+          prices.upfront > 0 ? fmt::format("{} USD paid at the start, and ", toml_number(prices.upfront)) : "");
+    } else if (prices.hourly && *prices.hourly <= 0) {
+      return skip(result, "not priced by the hour");  // an on-demand rate of 0 is no price
     }
-    const auto price = hourly_usd(term);
-    if (!price) return skip(result, "not priced by the hour");
-    f.price_per_hour = *price;
+    if (!prices.hourly || (*prices.hourly <= 0 && prices.upfront <= 0)) return skip(result, "not priced by the hour");
+    f.price_per_hour = *prices.hourly;
     add_offer(result, make_offer(f));
   }
 };

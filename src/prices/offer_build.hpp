@@ -9,6 +9,7 @@
 #include <simdjson.h>
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -25,6 +26,9 @@ struct OfferFacts {
   double price_per_hour = 0;
   std::string date_seen{}, source{}, note{};
   bool per_gpu = false, confirmed = true;
+  double upfront = 0;                  ///< a reservation's payment at its start, USD
+  std::optional<double> term_years{};  ///< a reservation's term
+  std::string_view name_suffix{};      ///< after the offer's name: "-partial-upfront"
 };
 /// The offer, with the provider's billing terms (data/provider-billing.toml) and the cold start
 /// of the SKU's family, else the provider's.

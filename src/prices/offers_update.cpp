@@ -72,6 +72,8 @@ std::string offer_toml(const breakeven::CloudOffer& o) {
   line("price_per_hour", toml_number(o.price_per_hour));
   line("currency", toml_string(o.currency));
   line("kind", toml_string(breakeven::offer_kind_name(o.kind)));
+  if (o.upfront > 0) line("upfront", toml_number(o.upfront));
+  if (o.term_years) line("term_years", toml_number(*o.term_years));
   line("billing_increment_s", toml_number(o.billing_increment_s));
   line("billing_minimum_s", toml_number(o.billing_minimum_s));
   line("cold_start_s", toml_number(o.cold_start_s));

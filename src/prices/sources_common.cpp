@@ -70,7 +70,7 @@ std::string date_part(std::string_view iso) {
 breakeven::CloudOffer make_offer(const OfferFacts& f) {
   const BillingTerms& terms = f.provider.terms();
   breakeven::CloudOffer o;
-  o.name = offer_name(f.provider.key, f.instance, f.region, f.kind);
+  o.name = offer_name(f.provider.key, f.instance, f.region, f.kind) + std::string(f.name_suffix);
   o.provider = std::string(f.provider.display);
   o.instance = std::string(f.instance);
   o.region = std::string(f.region);
@@ -80,6 +80,8 @@ breakeven::CloudOffer make_offer(const OfferFacts& f) {
   o.per_gpu = f.per_gpu;
   // Prices to a millionth of a dollar: the lists give 4 to 10 decimals, amortised terms more.
   o.price_per_hour = std::round(f.price_per_hour * 1e6) / 1e6;
+  o.upfront = f.upfront;
+  o.term_years = f.term_years;
   o.currency = "USD";
   o.kind = f.kind;
   o.billing_increment_s = terms.increment_s;

@@ -63,7 +63,10 @@ end-to-end)
     fail "no [exchange] table with the ECB rates"
   ! grep -qi 'windows\|low priority\|westus2\|r5d\|c3.xlarge' "$c" ||
     fail "a Windows, Low Priority, other-region or non-GPU offer"
-  [ "$(grep -c '^\[\[offer\]\]$' "$c")" -eq 8 ] || fail "expected 8 offers, got $(grep -c '^\[\[offer\]\]$' "$c")"
+  [ "$(grep -c '^\[\[offer\]\]$' "$c")" -eq 10 ] || fail "expected 10 offers, got $(grep -c '^\[\[offer\]\]$' "$c")"
+  # Reservations paid upfront keep their payment and term.
+  grep -q '^name = "aws-p3.8xlarge-reserved-1y-partial-upfront"$' "$c" || fail "no Partial Upfront reservation"
+  grep -q '^upfront = 131472$' "$c" || fail "the All Upfront reservation lost its payment"
   [ "$(hits plain /azure/api/retail/prices)" -eq 2 ] || fail "the Azure pages were not both fetched"
   grep -q 'skip=100' "$tmp/hits.log" || fail "NextPageLink was not followed"
   grep -q 'gcp: skipped: GPUCOST_GCP_API_KEY is not set' "$tmp/err" || fail "no note that gcp was skipped"
@@ -158,7 +161,7 @@ keep-other-providers)
   [ "$(hits 500 /aws/offers/v1.0/aws/AmazonEC2/current/region_index.json)" -eq 0 ] || fail "AWS was asked"
   grep -q '^name = "aws-p3.8xlarge"$' "$tmp/offers.toml" || fail "the AWS offers of the earlier catalogue were dropped"
   grep -q '^name = "azure-nc24ads-a100-v4"$' "$tmp/offers.toml" || fail "no Azure offers"
-  grep -q '3 kept from before' "$tmp/err" || fail "the note does not count the offers kept"
+  grep -q '5 kept from before' "$tmp/err" || fail "the note does not count the offers kept"
   # A GPU filter replaces only that GPU's offers.
   update plain plain plain -o "$tmp/offers.toml" --provider azure --gpu H100
   [ "$rc" -eq 0 ] || fail "exit $rc with --gpu"

@@ -134,7 +134,7 @@ std::string generated_offer_file(std::size_t products, std::size_t gpu_every = 1
 TEST_CASE("the recorded AWS offer file: GPU Linux products, on-demand and standard No Upfront terms", "[prices]") {
   auto r = read_aws(fixture(kAwsOffer), 1 << 20);
   REQUIRE(r);
-  REQUIRE(r->offers.size() == 3);
+  REQUIRE(r->offers.size() == 5);
   const CloudOffer& od = offer(r->offers, "aws-p3.8xlarge");
   CHECK(od.price_per_hour == 12.24);
   CHECK(od.gpus == 4);  // the offer file's "gpu" attribute
@@ -149,6 +149,20 @@ TEST_CASE("the recorded AWS offer file: GPU Linux products, on-demand and standa
   CHECK(r1.kind == OfferKind::reserved_1y);
   CHECK(r1.note.find("No Upfront") != std::string::npos);
   CHECK(offer(r->offers, "aws-p3.8xlarge-reserved-3y").price_per_hour == 5.3);
+  CHECK(r1.upfront == 0);
+  CHECK(r1.term_years == 1.0);
+  // Partial Upfront: the fee (unit Quantity) beside the hourly rate; All Upfront: the fee, 0 an hour.
+  const CloudOffer& partial = offer(r->offers, "aws-p3.8xlarge-reserved-1y-partial-upfront");
+  CHECK(partial.kind == OfferKind::reserved_1y);
+  CHECK(partial.price_per_hour == 3.76);
+  CHECK(partial.upfront == 32928);
+  CHECK(partial.term_years == 1.0);
+  CHECK(partial.note.find("Partial Upfront: 32928 USD paid at the start") != std::string::npos);
+  const CloudOffer& all = offer(r->offers, "aws-p3.8xlarge-reserved-3y-all-upfront");
+  CHECK(all.kind == OfferKind::reserved_3y);
+  CHECK(all.price_per_hour == 0);
+  CHECK(all.upfront == 131472);
+  CHECK(all.term_years == 3.0);
   CHECK(r->skipped.at("not Linux") == 1);             // the Windows BYOL p3.8xlarge
   CHECK(r->skipped.at("other instance types") == 2);  // r5d, c3
   CHECK(r->skipped.at("convertible reservations") == 1);
@@ -182,7 +196,7 @@ TEST_CASE("a retried download starts the AWS reader over", "[prices]") {
   REQUIRE(reader.feed(file));
   auto r = reader.finish();
   REQUIRE(r);
-  CHECK(r->offers.size() == 3);
+  CHECK(r->offers.size() == 5);
 }
 
 TEST_CASE("what the AWS scanner refuses", "[prices]") {
@@ -280,7 +294,7 @@ TEST_CASE("an update's catalogue parses back with parse_cloud_offers, field for 
   req.today = "2026-01-02";
   auto update = prices::fetch_updates(req, fetcher);
   REQUIRE(update);
-  CHECK(update->offers.size() == 9);
+  CHECK(update->offers.size() == 11);
   CHECK(update->exchange.date == "2010-04-20");
   const std::string toml = prices::catalogue_toml(update->offers, update->exchange, req.today);
   auto back = breakeven::parse_cloud_offers(toml, "offers.toml");
@@ -298,6 +312,8 @@ TEST_CASE("an update's catalogue parses back with parse_cloud_offers, field for 
     CHECK(b.gpus == a.gpus);
     CHECK(b.per_gpu == a.per_gpu);
     CHECK(b.price_per_hour == a.price_per_hour);
+    CHECK(b.upfront == a.upfront);
+    CHECK(b.term_years == a.term_years);
     CHECK(b.currency == a.currency);
     CHECK(b.kind == a.kind);
     CHECK(b.billing_increment_s == a.billing_increment_s);
@@ -329,8 +345,8 @@ TEST_CASE("an update replaces only its providers, regions and GPUs", "[prices]")
   REQUIRE(second);
   auto c = prices::new_catalogue(azure, *second, old, "old.toml");
   REQUIRE(c);
-  CHECK(c->kept == 3);  // the AWS offers
-  CHECK(c->offers.size() == 8);
+  CHECK(c->kept == 5);  // the AWS offers
+  CHECK(c->offers.size() == 10);
 
   prices::UpdateRequest h100 = azure;
   h100.gpu = "h100";
@@ -339,7 +355,7 @@ TEST_CASE("an update replaces only its providers, regions and GPUs", "[prices]")
   CHECK(third->offers.size() == 1);
   auto d = prices::new_catalogue(h100, *third, old, "old.toml");
   REQUIRE(d);
-  CHECK(d->offers.size() == 8);  // the A100 offers of Azure kept too
+  CHECK(d->offers.size() == 10);  // the A100 offers of Azure kept too
 
   CHECK_FALSE(prices::new_catalogue(azure, *second, "[[offer]]\nname = 1\n", "old.toml"));
 
