@@ -573,7 +573,8 @@ Expected<PrometheusFetch> fetch_prometheus(const PrometheusQuery& q, const Fetch
     auto body = fetcher->get(url);
     for (std::string& n : fetcher->take_notes()) out.notes.push_back(std::move(n));
     if (!body) return fetch_error(q, url, body.error(), *fetcher);
-    GPUCOST_TRY(check_answer(q, *body, series, out.notes));
+    std::vector<std::string> warnings;  // the reader shows the server's warnings, once
+    GPUCOST_TRY(check_answer(q, *body, series, warnings));
     frame_answer(*body, range);
     answers.push_back(std::move(*body));
     ranges.push_back(range);

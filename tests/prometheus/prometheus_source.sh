@@ -209,6 +209,7 @@ hostile)
   run out.json extract --prometheus "$base/s/warns" "${window[@]}"
   [ "$rc" -eq 0 ] || fail "a warning: exit $rc"
   grep -qF 'the server warns: "\x1b]0;owned' "$tmp/err" || fail "the warning is not quoted and escaped"
+  [ "$(grep -c 'the server warns' "$tmp/err")" -eq 1 ] || fail "the server's warning is not said once"
   for f in "$tmp/err.500" "$tmp/err"; do
     ! grep -q $'\033' "$f" || fail "an escape byte reached stderr"
     ! grep -q $'\a' "$f" || fail "a BEL reached stderr"
