@@ -342,12 +342,16 @@ SampleCollector& SampleCollector::sample_target(std::string_view host) {
     m_host = std::string(host);
     return *this;
   }
-  if (SampleCollector* other = other_host(host)) return *other;
+  // Samples come a host's GPUs after another: the last host found is most often the next.
+  if (m_last_other != nullptr && m_last_other->m_host == host) return *m_last_other;
+  m_last_other = other_host(host);
+  if (m_last_other != nullptr) return *m_last_other;
   auto other = std::make_unique<SampleCollector>(m_sample_budget, m_incident_budget);
   other->m_host = std::string(host);
   other->m_first = this;
   m_others.push_back(std::move(other));
-  return *m_others.back();
+  m_last_other = m_others.back().get();
+  return *m_last_other;
 }
 
 void SampleCollector::add_sample(const Event& ev) {

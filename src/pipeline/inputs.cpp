@@ -455,12 +455,10 @@ void warn_several_hosts(std::span<InputStats> stats) {
       }
   if (stranger == nullptr) return;
   if (sampled.empty()) {
-    std::string names;
-    for (const std::string& h : hosts) names += (names.empty() ? "" : ", ") + h;
     second->warnings.push_back(fmt::format(
         "the host logs of this run name {} hosts ({}): their incidents are priced as one machine's; give each "
         "host's telemetry beside its logs (each host is then priced apart), or --host if they are one machine",
-        hosts.size(), names));
+        hosts.size(), text::join(hosts, ", ")));
     return;
   }
   stranger->warnings.push_back(

@@ -202,6 +202,7 @@ class SampleCollector final : public EventSink, public ForkableSink {
   IncidentStore m_incidents;
   std::vector<std::unique_ptr<SampleCollector>> m_others;
   const SampleCollector* m_first = nullptr;  ///< another host's collector: the first host's, which holds the jobs
+  SampleCollector* m_last_other = nullptr;   ///< the other host's collector sample_target found last
   std::size_t m_sample_budget = SampleStore::kDefaultBudget, m_incident_budget = IncidentStore::kDefaultBudget;
 
   std::string m_host, m_incident_host, m_logs_tz, m_host_basis;

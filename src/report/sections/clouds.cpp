@@ -20,9 +20,10 @@ namespace {
 /// The one-screen answer lists this many offers that fit, cheapest first.
 constexpr std::size_t kOffersShown = 3;
 
-/// A commitment ranked beside its instance's on-demand offer (the same provider, instance and region). Its job cost is the term's price for
-/// every hour of the year spread over the planned use U, so it scales as 1/U: it pays from
-/// U* = U x (commitment - fee) / (on demand - fee), the per-job fee being the same on both.
+/// A commitment ranked beside its instance's on-demand offer (the same provider, instance and
+/// region). Its job cost is the term's price for every hour of the year spread over the planned
+/// use U, so it scales as 1/U: it pays from U* = U x (commitment - fee) / (on demand - fee), the
+/// per-job fee being the same on both.
 struct CommitmentCheck {
   const CloudRank* on_demand = nullptr;  ///< the same provider's instance on demand; none: not in the ranking
   double pays_from_h = 0;                ///< the yearly use from which it costs no more than on demand
@@ -66,9 +67,14 @@ SpotCheck spot_check(const std::vector<CloudRank>& clouds, const CloudRank& k) {
   return c;
 }
 
+/// `on_demand_twin`: its name, or null; true when there is one.
+bool json_twin(io::JsonWriter& w, const CloudRank* on_demand) {
+  w.key("on_demand_twin").str_or_null(on_demand != nullptr ? on_demand->name : std::string());
+  return on_demand != nullptr;
+}
+
 void json_spot(io::JsonWriter& w, const SpotCheck& c) {
-  w.key("on_demand_twin").str_or_null(c.on_demand != nullptr ? c.on_demand->name : std::string());
-  if (c.on_demand == nullptr) {
+  if (!json_twin(w, c.on_demand)) {
     w.key("price_ratio").null().key("dearer_from_work_h").null();
     return;
   }
@@ -76,8 +82,7 @@ void json_spot(io::JsonWriter& w, const SpotCheck& c) {
 }
 
 void json_commitment(io::JsonWriter& w, const CommitmentCheck& c, const Answer& a) {
-  w.key("on_demand_twin").str_or_null(c.on_demand != nullptr ? c.on_demand->name : std::string());
-  if (c.on_demand == nullptr) {
+  if (!json_twin(w, c.on_demand)) {
     w.key("pays_from_h").null().key("justified").null();
     return;
   }
