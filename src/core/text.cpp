@@ -1,5 +1,7 @@
 #include <gpucost/core/text.hpp>
 
+#include <gpucost/core/plain_decimal.hpp>
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -8,48 +10,6 @@
 #include <fmt/format.h>
 
 namespace gpucost::text {
-
-namespace {
-
-// Exact powers of ten: a decimal with at most 15 digits is m / 10^k with m < 2^53, and one IEEE
-// division of two exact values is correctly rounded (Clinger's fast path).
-constexpr double kPow10[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
-
-// "123", "-45.67": true and `out` set; false for anything else (then from_chars decides).
-// `json` tells whether the text is also a JSON number as written (no leading zeros).
-bool parse_plain_decimal(std::string_view s, double& out, bool& json) {
-  std::size_t i = 0;
-  const bool neg = !s.empty() && s[0] == '-';
-  if (neg) ++i;
-  std::uint64_t mant = 0;
-  int digits = 0, frac = 0;
-  const std::size_t int_start = i;
-  while (i < s.size() && is_digit(s[i])) {
-    mant = mant * 10 + static_cast<std::uint64_t>(s[i] - '0');
-    ++digits;
-    ++i;
-  }
-  const std::size_t int_digits = i - int_start;
-  if (int_digits == 0) return false;
-  if (i < s.size() && s[i] == '.') {
-    ++i;
-    const std::size_t frac_start = i;
-    while (i < s.size() && is_digit(s[i])) {
-      mant = mant * 10 + static_cast<std::uint64_t>(s[i] - '0');
-      ++digits;
-      ++frac;
-      ++i;
-    }
-    if (i == frac_start) return false;
-  }
-  if (i != s.size() || digits > 15) return false;
-  const double v = frac == 0 ? static_cast<double>(mant) : static_cast<double>(mant) / kPow10[frac];
-  out = neg ? -v : v;
-  json = !(int_digits > 1 && s[int_start] == '0');
-  return true;
-}
-
-}  // namespace
 
 std::optional<double> parse_double(std::string_view s) {
   if (s.empty()) return std::nullopt;

@@ -1,5 +1,7 @@
 #include <gpucost/core/time.hpp>
 
+#include <gpucost/core/civil_cache.hpp>
+
 #include <gpucost/core/text.hpp>
 
 #include <date/tz.h>
@@ -109,6 +111,28 @@ std::optional<CivilTime> parse_civil_datetime(std::string_view s) {
   while (pos < s.size() && (s[pos] == ' ' || s[pos] == 'T')) ++pos;
   if (!parse_time_part(s, pos, t) || pos != s.size() || !valid_civil(t)) return std::nullopt;
   return t;
+}
+
+std::optional<std::int64_t> CivilStampCache::wall_ns(std::string_view s) {
+  // The fraction starts at the first '.' or ',' (the date and time hold neither): a text that
+  // starts with the remembered prefix followed by one of them, or nothing, shares its second.
+  const std::size_t n = m_prefix.size();
+  if (m_valid && s.size() >= n && s.compare(0, n, m_prefix) == 0 && (s.size() == n || s[n] == '.' || s[n] == ',')) {
+    std::size_t pos = n;
+    std::int64_t nanos = 0;
+    if (!fraction(s, pos, nanos) || pos != s.size()) return std::nullopt;
+    return m_prefix_ns + nanos;
+  }
+  auto t = parse_civil_datetime(s);
+  if (!t) return std::nullopt;
+  std::size_t end = 0;
+  while (end < s.size() && s[end] != '.' && s[end] != ',') ++end;
+  const std::int64_t nanos = t->nanos;
+  t->nanos = 0;
+  m_prefix.assign(s.substr(0, end));
+  m_prefix_ns = t->as_utc_ns();
+  m_valid = true;
+  return m_prefix_ns + nanos;
 }
 
 std::optional<CivilTime> parse_civil_date(std::string_view s) {

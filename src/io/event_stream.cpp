@@ -9,9 +9,15 @@
 #include <simdjson.h>
 
 #include <algorithm>
+#include <array>
 #include <charconv>
+#include <cstdint>
 #include <cstring>
 #include <memory>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace gpucost::io {
 
@@ -38,23 +44,84 @@ struct EventWriter::Impl {
   std::size_t line_cap = 0;
 
   static char* put(char* p, std::string_view s) {
-    std::memcpy(p, s.data(), s.size());
-    return p + s.size();
+    // Most pieces are a few bytes: two overlapping fixed-size moves cost less than a call.
+    const std::size_t n = s.size();
+    const char* from = s.data();
+    if (n >= 8 && n <= 16) {
+      std::memcpy(p, from, 8);
+      std::memcpy(p + n - 8, from + n - 8, 8);
+    } else if (n >= 4 && n < 8) {
+      std::memcpy(p, from, 4);
+      std::memcpy(p + n - 4, from + n - 4, 4);
+    } else if (n < 4) {
+      for (std::size_t i = 0; i < n; ++i) p[i] = from[i];
+    } else {
+      std::memcpy(p, from, n);
+    }
+    return p + n;
+  }
+  /// Whether one of the 8 bytes of `x` needs care (below): SWAR tests, exact for "any byte".
+  static bool word_needs_care(std::uint64_t x) {
+    constexpr std::uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+    const auto has_zero = [](std::uint64_t v) { return ((v - ones) & ~v & highs) != 0; };
+    const bool control = ((x - ones * 0x20) & ~x & highs) != 0;  // a byte below 0x20
+    return (x & highs) != 0 || control || has_zero(x ^ (ones * '"')) || has_zero(x ^ (ones * '\\'));
+  }
+  static std::uint64_t load8(const char* p) {
+    std::uint64_t v = 0;
+    std::memcpy(&v, p, 8);
+    return v;
+  }
+  /// True when `s` holds a byte JSON must escape (a control character, '"', '\\') or one of
+  /// UTF-8 (>= 0x80, left to the escaping writer). Every byte is read once or twice, by
+  /// overlapping words: 16 at a time with SSE2, 8 at a time below that.
+  static bool needs_care(std::string_view s) {
+    const std::size_t n = s.size();
+    const char* d = s.data();
+    if (n < 8) {
+      for (std::size_t i = 0; i < n; ++i)
+        if (static_cast<signed char>(d[i]) < 0x20 || d[i] == '"' || d[i] == '\\') return true;
+      return false;
+    }
+    if (n <= 16) return word_needs_care(load8(d)) || word_needs_care(load8(d + n - 8));
+#if defined(__SSE2__)
+    const __m128i space = _mm_set1_epi8(0x20), quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\');
+    const auto block = [&](std::size_t i) {
+      const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(d + i));
+      // Signed: bytes >= 0x80 are negative, so one compare catches them with the control characters.
+      const __m128i care =
+          _mm_or_si128(_mm_cmplt_epi8(b, space), _mm_or_si128(_mm_cmpeq_epi8(b, quote), _mm_cmpeq_epi8(b, backslash)));
+      return _mm_movemask_epi8(care) != 0;
+    };
+    for (std::size_t i = 0; i + 16 <= n; i += 16)
+      if (block(i)) return true;
+    return block(n - 16);
+#else
+    for (std::size_t i = 0; i + 8 <= n; i += 8)
+      if (word_needs_care(load8(d + i))) return true;
+    return word_needs_care(load8(d + n - 8));
+#endif
   }
   static char* put_string(char* p, std::string_view s) {
     // Plain printable ASCII is copied as is; anything else goes through the escaping writer.
-    for (char c : s) {
-      const auto u = static_cast<unsigned char>(c);
-      if (u < 0x20 || c == '"' || c == '\\' || u >= 0x80) {
-        std::string tmp;
-        append_json_string(tmp, s);
-        return put(p, tmp);
-      }
+    if (needs_care(s)) {
+      std::string tmp;
+      append_json_string(tmp, s);
+      return put(p, tmp);
     }
     *p++ = '"';
     p = put(p, s);
     *p++ = '"';
     return p;
+  }
+  /// `,"key":` of each metric, written as one piece.
+  static const std::array<std::string, kMetricCount>& metric_prefixes() {
+    static const std::array<std::string, kMetricCount> prefixes = [] {
+      std::array<std::string, kMetricCount> out;
+      for (std::size_t i = 0; i < kMetricCount; ++i) out[i] = fmt::format(",\"{}\":", kMetricInfo[i].key);
+      return out;
+    }();
+    return prefixes;
   }
   static char* put_int(char* p, std::int64_t v) { return std::to_chars(p, p + 24, v).ptr; }
   static char* put_value(char* p, const Field& f) { return f.numeric ? put(p, f.value) : put_string(p, f.value); }
@@ -83,13 +150,10 @@ struct EventWriter::Impl {
     p = ev.gpu >= 0 ? put_int(p, ev.gpu) : put(p, "null");
     p = put(p, ",\"kind\":");
     p = put_string(p, ev.kind);
+    const auto& prefixes = metric_prefixes();
     for (std::uint64_t bits = ev.present; bits != 0; bits &= bits - 1) {
       const auto i = static_cast<std::size_t>(__builtin_ctzll(bits));
-      *p++ = ',';
-      *p++ = '"';
-      p = put(p, kMetricInfo[i].key);
-      *p++ = '"';
-      *p++ = ':';
+      p = put(p, prefixes[i]);
       if (!ev.texts[i].empty() && ev.texts[i].size() < 32) {
         p = put(p, ev.texts[i]);
       } else {

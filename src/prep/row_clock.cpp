@@ -57,9 +57,11 @@ std::int64_t RowClock::cycle_ts(std::uint64_t cycle) {
   return start_ns + static_cast<std::int64_t>(std::llround(static_cast<double>(cycle) * step_ns));
 }
 
-std::int64_t RowClock::local_ts(const CivilTime& civil) {
+std::int64_t RowClock::local_ts(const CivilTime& civil) { return local_ts(civil.as_utc_ns()); }
+
+std::int64_t RowClock::local_ts(std::int64_t wall_ns) {
   set_basis(TimeBasis::local);
-  return m_clock.to_utc_ns(civil.as_utc_ns());
+  return m_clock.to_utc_ns(wall_ns);
 }
 
 bool RowClock::time_of_day_ts(std::string_view hhmmss, std::int64_t& out) {

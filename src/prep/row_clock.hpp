@@ -38,6 +38,8 @@ class RowClock {
   std::int64_t cycle_ts(std::uint64_t cycle);
   /// A local wall-clock date and time printed by the tool.
   std::int64_t local_ts(const CivilTime& civil);
+  /// The same for a wall clock already in ns (CivilTime::as_utc_ns()).
+  std::int64_t local_ts(std::int64_t wall_ns);
   /// A local time of day without a date (dmon -o T): the date comes from --date; without it
   /// day 0 of the relative clock. Crossing midnight (time going back > 12 h) moves to the next day.
   bool time_of_day_ts(std::string_view hhmmss, std::int64_t& out);

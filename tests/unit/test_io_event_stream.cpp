@@ -248,6 +248,32 @@ TEST_CASE("io::read_event_stream: bad lines are counted, a wrong version is an e
   }
 }
 
+TEST_CASE("io::EventWriter: a byte that needs escaping is found at any place of a text of any length", "[io]") {
+  // The writer tests texts by words (8 and 16 bytes, overlapping at the end): each length up to
+  // 40 with one such byte at each place must come out as append_json_string writes it.
+  for (const char special : {'"', '\\', '\n', '\x1f', '\x01', '\xc3', '\x7f'}) {
+    for (std::size_t n = 0; n <= 40; ++n) {
+      for (std::size_t at = 0; at <= n; ++at) {  // at == n: no special byte
+        std::string value(n, 'a');
+        if (at < n) value[at] = special;
+        Event ev;
+        ev.source = "s";
+        ev.kind = "k";
+        ev.fields.push_back(Field{"v", value, false, false});
+        const std::string out = capture([&](std::FILE* f) {
+          io::EventWriter w(f, io::StreamFormat::jsonl);
+          w.on_event(ev);
+          w.flush();
+        });
+        std::string expected;
+        io::append_json_string(expected, value);
+        INFO("length " << n << ", special byte at " << at);
+        CHECK(out.find(",\"v\":" + expected + "}") != std::string::npos);
+      }
+    }
+  }
+}
+
 TEST_CASE("io::append_json_string: escapes and invalid UTF-8", "[io]") {
   std::string out;
   io::append_json_string(out, "a\"b\\c\nd\x7f \xc3\xa9 \xff end");

@@ -3,6 +3,7 @@
 //   # gpu    pwr  gtemp  mtemp     sm    mem    enc    dec    jpg    ofa   mclk   pclk
 //   # Idx      W      C      C      %      %      %      %      %      %    MHz    MHz
 //       0    631     63     57    100     10      0      0      0      0   2619   1980
+#include "prep/cells.hpp"
 #include "prep/parsers.hpp"
 #include "smi_table.hpp"
 
@@ -69,7 +70,7 @@ class DmonParser final : public LineParser {
   }
 
   LineResult parse(std::string_view line, ParseContext& ctx) override {
-    const std::string_view body = text::trim(line);
+    const std::string_view body = trimmed_cell(line.data(), line.data() + line.size());
     if (m_table.read_non_data_line(body, false)) return LineResult::ignored;
     if (!m_table.has_header()) return ctx.malformed("data row before any '# gpu ...' header line");
     split_tokens(body, m_table.csv(), m_tokens);

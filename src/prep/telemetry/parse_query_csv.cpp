@@ -2,10 +2,13 @@
 //   timestamp, index, power.draw [W], utilization.gpu [%]
 //   2024/06/12 14:22:18.123, 0, 245.32 W, 98 %
 // Columns are mapped by header name; with noheader the names come from --fields.
+#include "prep/cells.hpp"
 #include "prep/parsers.hpp"
 #include "prep/row_clock.hpp"
 #include "query_fields.hpp"
 
+#include <gpucost/core/civil_cache.hpp>
+#include <gpucost/core/plain_decimal.hpp>
 #include <gpucost/core/text.hpp>
 
 #include <fmt/format.h>
@@ -61,10 +64,12 @@ bool is_null_marker(std::string_view v) {
 
 // Removes the unit nvidia-smi repeats after each value ("245.32 W", "11175 MiB", "0 us").
 std::string_view strip_unit(std::string_view v, std::string_view unit) {
-  if (!unit.empty() && v.size() > unit.size() + 1 && v.substr(v.size() - unit.size()) == unit &&
-      v[v.size() - unit.size() - 1] == ' ')
-    return text::rtrim(v.substr(0, v.size() - unit.size() - 1));
-  return v;
+  const std::size_t n = unit.size();
+  if (n == 0 || v.size() <= n + 1 || v[v.size() - n - 1] != ' ') return v;
+  // Units are a few bytes: compared here rather than by a library call per cell.
+  for (std::size_t i = 0; i < n; ++i)
+    if (v[v.size() - n + i] != unit[i]) return v;
+  return text::rtrim(v.substr(0, v.size() - n - 1));
 }
 
 bool looks_like_header_cell(std::string_view cell) {
@@ -78,16 +83,7 @@ bool looks_like_header_cell(std::string_view cell) {
   return !text::is_digit(name.front());
 }
 
-void split_cells(std::string_view line, std::vector<std::string_view>& out) {
-  out.clear();
-  std::size_t start = 0;
-  for (;;) {
-    const std::size_t comma = line.find(',', start);
-    out.push_back(text::trim(line.substr(start, comma == std::string_view::npos ? line.npos : comma - start)));
-    if (comma == std::string_view::npos) break;
-    start = comma + 1;
-  }
-}
+void split_cells(std::string_view line, std::vector<std::string_view>& out) { split_trimmed(line, ',', out); }
 
 // A header line: every cell is a property name ("power.draw [W]") and one is a known property.
 // Before any column is known, a line of several name-like cells is taken as a header too.
@@ -262,7 +258,7 @@ class QueryCsvParser final : public LineParser {
         case QueryRole::metric: {
           double d = 0;
           bool json = false;
-          const bool is_number = text::parse_number(v, d, json);
+          const bool is_number = text::parse_plain_decimal(v, d, json) || text::parse_number(v, d, json);
           if (!col.primary) ev.fields.push_back(Field{col.name, v, is_number && json, true});
           if (!is_number) {
             if (!col.primary) break;  // a fallback property: kept as text only
@@ -313,9 +309,9 @@ class QueryCsvParser final : public LineParser {
     }
     if (m_has_timestamp) {
       if (ts_cell.empty()) return ctx.malformed("timestamp is missing");
-      const auto civil = parse_civil_datetime(ts_cell);
-      if (!civil) return ctx.malformed("bad timestamp (expected YYYY/MM/DD HH:MM:SS.mmm)");
-      ev.ts_ns = m_clock.local_ts(*civil);
+      const auto wall_ns = m_stamps.wall_ns(ts_cell);
+      if (!wall_ns) return ctx.malformed("bad timestamp (expected YYYY/MM/DD HH:MM:SS.mmm)");
+      ev.ts_ns = m_clock.local_ts(*wall_ns);
     } else {
       ev.ts_ns = m_clock.cycle_ts(m_ids.sample);
     }
@@ -337,6 +333,7 @@ class QueryCsvParser final : public LineParser {
   std::vector<std::string_view> m_cells;
   std::array<int, kMetricCount> m_row_priority{};  // priority of the column that set each metric
   std::string_view m_name_identity;
+  CivilStampCache m_stamps;
 };
 
 }  // namespace

@@ -1,5 +1,8 @@
 #include "smi_table.hpp"
 
+#include "prep/cells.hpp"
+
+#include <gpucost/core/plain_decimal.hpp>
 #include <gpucost/core/text.hpp>
 
 #include <array>
@@ -8,25 +11,11 @@
 namespace gpucost::prep {
 
 void split_tokens(std::string_view line, bool csv, std::vector<std::string_view>& out) {
-  out.clear();
   if (!csv) {
-    std::size_t pos = 0;
-    for (;;) {
-      const std::string_view tok = text::next_token(line, pos);
-      if (tok.empty()) break;
-      out.push_back(tok);
-    }
+    split_blank(line, out);
     return;
   }
-  std::size_t start = 0;
-  for (;;) {
-    const std::size_t comma = line.find(',', start);
-    const std::string_view cell =
-        text::trim(line.substr(start, comma == std::string_view::npos ? line.npos : comma - start));
-    out.push_back(cell);
-    if (comma == std::string_view::npos) break;
-    start = comma + 1;
-  }
+  split_trimmed(line, ',', out);
   if (!out.empty() && out.back().empty()) out.pop_back();  // a trailing comma
 }
 
@@ -158,10 +147,11 @@ bool row_time(const SmiTable& table, const std::vector<std::string_view>& tokens
 }
 
 bool set_metric_cell(Event& event, Metric metric, std::string_view cell) {
-  if (cell.empty() || cell == "-" || cell == "N/A") return true;
+  // Most cells are numbers: the markers are compared only when the first byte could start one.
+  if (cell.empty() || ((cell[0] == '-' || cell[0] == 'N') && (cell == "-" || cell == "N/A"))) return true;
   double v = 0;
   bool json = false;
-  if (!text::parse_number(cell, v, json)) return false;
+  if (!text::parse_plain_decimal(cell, v, json) && !text::parse_number(cell, v, json)) return false;
   event.set(metric, v, json ? cell : std::string_view{});
   return true;
 }
