@@ -81,8 +81,11 @@ class DmonParser final : public LineParser {
     ev.source = "dmon";
     ev.kind = "sample";
     std::int64_t gpu = -1;
-    for (std::size_t i = 0; i < cols.size(); ++i)
+    for (std::size_t i = 0; i < cols.size(); ++i) {
+      // Metric cells, nearly all of them, read here without a call; the rest as pmon reads them.
+      if (cols[i].role == ColumnRole::metric && set_metric_cell(ev, cols[i].metric, m_tokens[i])) continue;
       if (!read_shared_cell(cols[i], m_tokens[i], ctx, gpu)) return LineResult::malformed;
+    }
     if (gpu < 0) return ctx.malformed("no gpu column");
     count_cycle(gpu);
     m_cycle_read = m_cycle_read || times_by_cycle(m_table);

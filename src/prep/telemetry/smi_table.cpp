@@ -2,7 +2,6 @@
 
 #include "prep/cells.hpp"
 
-#include <gpucost/core/plain_decimal.hpp>
 #include <gpucost/core/text.hpp>
 
 #include <array>
@@ -143,16 +142,6 @@ bool row_time(const SmiTable& table, const std::vector<std::string_view>& tokens
     return true;
   }
   ts_ns = clock.cycle_ts(cycle);
-  return true;
-}
-
-bool set_metric_cell(Event& event, Metric metric, std::string_view cell) {
-  // Most cells are numbers: the markers are compared only when the first byte could start one.
-  if (cell.empty() || ((cell[0] == '-' || cell[0] == 'N') && (cell == "-" || cell == "N/A"))) return true;
-  double v = 0;
-  bool json = false;
-  if (!text::parse_plain_decimal(cell, v, json) && !text::parse_number(cell, v, json)) return false;
-  event.set(metric, v, json ? cell : std::string_view{});
   return true;
 }
 

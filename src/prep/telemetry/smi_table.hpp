@@ -6,6 +6,8 @@
 #include "prep/row_clock.hpp"
 
 #include <gpucost/core/event.hpp>
+#include <gpucost/core/plain_decimal.hpp>
+#include <gpucost/core/text.hpp>
 
 #include <string>
 #include <string_view>
@@ -65,8 +67,16 @@ bool row_time(const SmiTable& table, const std::vector<std::string_view>& tokens
               std::int64_t& ts_ns);
 
 /// Parses a metric cell: "-" (or empty) = missing (returns true, nothing set), a number sets
-/// the event's metric; anything else returns false.
-bool set_metric_cell(Event& event, Metric metric, std::string_view cell);
+/// the event's metric; anything else returns false. Inline: the hot loop of dmon and pmon.
+inline bool set_metric_cell(Event& event, Metric metric, std::string_view cell) {
+  // Most cells are numbers: the markers are compared only when the first byte could start one.
+  if (cell.empty() || ((cell[0] == '-' || cell[0] == 'N') && (cell == "-" || cell == "N/A"))) return true;
+  double v = 0;
+  bool json = false;
+  if (!text::parse_plain_decimal(cell, v, json) && !text::parse_number(cell, v, json)) return false;
+  event.set(metric, v, json ? cell : std::string_view{});
+  return true;
+}
 
 /// A row whose cells do not match the header's columns: malformed, with both counts.
 LineResult column_count_mismatch(ParseContext& ctx, std::size_t header_columns, std::size_t row_cells);
