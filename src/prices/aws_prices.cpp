@@ -2,6 +2,9 @@
 // https://docs.aws.amazon.com/awsaccountbilling/latest/aboutv2/using-the-aws-price-list-bulk-api.html
 // The EC2 region index names each region's offer file (hundreds of MB of JSON); the file is
 // streamed through the OfferScanner, which hands over one product or one SKU's terms at a time.
+// The savings plans have their own index and one price file per region (products in an array,
+// each plan's rates for every instance under "terms"."savingsPlan"), streamed the same way:
+// https://docs.aws.amazon.com/awsaccountbilling/latest/aboutv2/reading-service-price-list-file-for-savings-plans.html
 #include <gpucost/prices/sources.hpp>
 
 #include <gpucost/core/text.hpp>
@@ -221,6 +224,203 @@ Expected<SourceResult> AwsOfferReader::finish() {
   return std::move(s.result);
 }
 
+// ---- savings plans -----------------------------------------------------------------------------
+
+namespace {
+
+constexpr std::string_view kSavingsPlanIndexPath =
+    "/savingsPlan/v1.0/aws/AWSComputeSavingsPlan/current/region_index.json";
+
+/// What a savings plan product says: which plan ("compute", "ec2-instance") and how it is paid.
+struct PlanProduct {
+  std::string_view family;
+  const PurchaseOption* option = nullptr;
+};
+
+std::string_view plan_family(std::string_view product_family) {
+  if (product_family == "ComputeSavingsPlans") return "compute";
+  if (product_family == "EC2InstanceSavingsPlans") return "ec2-instance";
+  return {};
+}
+
+/// The purchase option a plan's description names ("1 year No Upfront Compute Savings Plan").
+const PurchaseOption* option_in(std::string_view description) {
+  for (const PurchaseOption& p : kPurchaseOptions)
+    if (description.find(p.option) != std::string_view::npos) return &p;
+  return nullptr;
+}
+
+/// The instance of a rate's usage type when it is shared-tenancy instance time: "BoxUsage:p4d.24xlarge"
+/// (us-east-1) or with the region's prefix, "USW2-BoxUsage:p4d.24xlarge"; empty otherwise
+/// (DedicatedUsage, HostBoxUsage, ...).
+std::string_view box_usage_instance(std::string_view usage) {
+  const std::size_t at = usage.find("BoxUsage:");
+  if (at == std::string_view::npos || (at > 0 && usage[at - 1] != '-')) return {};
+  if (usage.substr(0, at).find(':') != std::string_view::npos) return {};
+  return usage.substr(at + 9);
+}
+
+}  // namespace
+
+struct AwsSavingsPlanReader::State {
+  std::string region, source, publication_date;
+  std::unordered_map<std::string, std::pair<std::string, std::string>> products;  // sku -> family, option words
+  SourceResult result;
+  simdjson::dom::parser parser;
+  OfferScanner scanner;
+
+  State(std::string r, std::string s)
+      : region(std::move(r)),
+        source(std::move(s)),
+        scanner(OfferScanner::Handlers{[this](std::string_view key, std::string_view value) {
+                                         if (key == "publicationDate") publication_date = date_part(value);
+                                       },
+                                       [this](std::string_view, std::string_view object) { return product(object); },
+                                       [](std::string_view) { return true; },
+                                       [this](std::string_view type, std::string_view, std::string_view object) {
+                                         return type == "savingsPlan" ? plan(object) : Status{};
+                                       }}) {}
+
+  Expected<simdjson::dom::object> parse(std::string_view what, std::string_view text) {
+    simdjson::dom::object o;
+    if (const auto err = parser.parse(text.data(), text.size()).get_object().get(o); err != simdjson::SUCCESS)
+      return make_error(ErrorKind::format, fmt::format("{}: {}: {}", source, what, simdjson::error_message(err)));
+    return o;
+  }
+
+  Status product(std::string_view object) {
+    auto o = parse("a savings plan product", object);
+    if (!o) return o.error();
+    simdjson::dom::object attrs;
+    const std::string_view option =
+        (*o)["attributes"].get_object().get(attrs) == simdjson::SUCCESS ? json_string(attrs, "purchaseOption") : "";
+    products[std::string(json_string(*o, "sku"))] = {std::string(json_string(*o, "productFamily")),
+                                                     std::string(option)};
+    return {};
+  }
+
+  /// The plan's product: its family and purchase option from "products", else from its description.
+  PlanProduct plan_product(std::string_view sku, std::string_view description) const {
+    PlanProduct p;
+    if (const auto it = products.find(std::string(sku)); it != products.end()) {
+      p.family = plan_family(it->second.first);
+      p.option = purchase_option(it->second.second);
+    }
+    if (p.family.empty())
+      p.family = description.find("EC2 Instance Savings Plan") != std::string_view::npos ? "ec2-instance"
+                 : description.find("Compute Savings Plan") != std::string_view::npos    ? "compute"
+                                                                                         : "";
+    if (p.option == nullptr) p.option = option_in(description);
+    return p;
+  }
+
+  Status plan(std::string_view object) {
+    auto o = parse("a savings plan", object);
+    if (!o) return o.error();
+    const std::string_view description = json_string(*o, "description");
+    const PlanProduct p = plan_product(json_string(*o, "sku"), description);
+    if (p.family.empty()) return skip(result, "other savings plans"), Status{};
+    if (p.option == nullptr) return skip(result, "other purchase options"), Status{};
+    std::int64_t years = 0;
+    if ((*o)["leaseContractLength"]["duration"].get_int64().get(years) != simdjson::SUCCESS) {
+      std::string_view text_years;  // a number, or its text
+      if ((*o)["leaseContractLength"]["duration"].get_string().get(text_years) == simdjson::SUCCESS)
+        years = text::parse_int(text_years).value_or(0);
+    }
+    if (years != 1 && years != 3) return skip(result, "other savings plan terms"), Status{};
+    simdjson::dom::array rates;
+    if ((*o)["rates"].get_array().get(rates) != simdjson::SUCCESS) return skip(result, "plans without rates"), Status{};
+    const std::string suffix = fmt::format("-{}-{}y{}", p.family, years, p.option->suffix);
+    const std::string note = fmt::format(
+        "{} Savings Plan, {} year{}, {}: the plan's rate for this instance, paid for every hour of the term, used "
+        "or not (an upfront payment is part of the rate, spread over the term)",
+        p.family == "compute" ? "Compute" : "EC2 Instance", years, years == 1 ? "" : "s", p.option->option);
+    const std::string date = date_part(json_string(*o, "effectiveDate"));
+    for (const auto element : rates) {
+      simdjson::dom::object rate;
+      if (element.get_object().get(rate) != simdjson::SUCCESS) continue;
+      add_rate(rate, static_cast<double>(years), suffix, note, date);
+    }
+    return {};
+  }
+
+  void add_rate(simdjson::dom::object rate, double years, std::string_view suffix, std::string_view note,
+                const std::string& date) {
+    if (json_string(rate, "discountedServiceCode") != "AmazonEC2") return skip(result, "other services");
+    if (json_string(rate, "discountedOperation") != "RunInstances") return skip(result, "not Linux");
+    const std::string_view instance = box_usage_instance(json_string(rate, "discountedUsageType"));
+    if (instance.empty()) return skip(result, "not shared tenancy");
+    const auto gpu = aws_instance_gpu(instance);
+    if (!gpu) return skip(result, "other instance types");
+    const std::string_view where = json_string(rate, "discountedRegionCode");
+    if (!where.empty() && where != region) return skip(result, "other regions");
+    if (!hourly_unit(json_string(rate, "unit"))) return skip(result, "not priced by the hour");
+    std::string_view price_text;
+    if (rate["discountedRate"]["price"].get_string().get(price_text) != simdjson::SUCCESS)
+      return skip(result, "not priced by the hour");
+    const auto price = text::parse_double(price_text);
+    if (!price || *price <= 0) return skip(result, "not priced by the hour");
+    OfferFacts f{*provider_row("aws"), instance, region, &*gpu};
+    f.kind = breakeven::OfferKind::savings_plan;
+    f.price_per_hour = *price;
+    f.term_years = years;
+    f.name_suffix = suffix;
+    f.note = std::string(note);
+    f.date_seen = date;
+    f.source = source;
+    add_offer(result, make_offer(f));
+  }
+};
+
+AwsSavingsPlanReader::AwsSavingsPlanReader(std::string region, std::string source_url)
+    : m_state(std::make_unique<State>(std::move(region), std::move(source_url))) {}
+AwsSavingsPlanReader::~AwsSavingsPlanReader() = default;
+
+Status AwsSavingsPlanReader::feed(std::string_view chunk) {
+  m_state->result.bytes += chunk.size();
+  return m_state->scanner.feed(chunk);
+}
+
+void AwsSavingsPlanReader::reset() {
+  State& s = *m_state;
+  s.scanner.reset();
+  s.products.clear();
+  s.result = SourceResult{};
+  s.publication_date.clear();
+}
+
+Expected<SourceResult> AwsSavingsPlanReader::finish() {
+  State& s = *m_state;
+  GPUCOST_TRY(s.scanner.finish());
+  if (!s.publication_date.empty())
+    for (breakeven::CloudOffer& o : s.result.offers) o.date_seen = s.publication_date;
+  s.result.pages = 1;
+  return std::move(s.result);
+}
+
+std::string aws_savings_plan_index_url(std::string_view base) {
+  return std::string(base) + std::string(kSavingsPlanIndexPath);
+}
+
+Expected<std::string> aws_savings_plan_url(std::string_view json, std::string_view base, std::string_view region) {
+  const std::string source = aws_savings_plan_index_url(base);
+  simdjson::dom::parser parser;
+  simdjson::dom::array regions;
+  if (const auto err = parser.parse(json.data(), json.size())["regions"].get_array().get(regions);
+      err != simdjson::SUCCESS)
+    return make_error(ErrorKind::format, fmt::format("{}: not a savings plan region index (no \"regions\" array): {}",
+                                                     source, simdjson::error_message(err)));
+  for (const auto element : regions) {
+    simdjson::dom::object r;
+    if (element.get_object().get(r) != simdjson::SUCCESS || json_string(r, "regionCode") != region) continue;
+    const std::string_view url = json_string(r, "versionUrl");
+    if (!url.starts_with("/"))
+      return make_error(ErrorKind::format, fmt::format("{}: {}: versionUrl is not a path", source, region));
+    return std::string(base) + std::string(url);
+  }
+  return std::string();
+}
+
 std::string aws_region_index_url(std::string_view base) { return std::string(base) + std::string(kRegionIndexPath); }
 
 Expected<std::string> aws_offer_url(std::string_view json, std::string_view base, std::string_view region) {
@@ -247,6 +447,42 @@ Expected<std::string> aws_offer_url(std::string_view json, std::string_view base
   return std::string(base) + std::string(url);
 }
 
+namespace {
+
+void merge_into(SourceResult& all, SourceResult r) {
+  for (breakeven::CloudOffer& o : r.offers) add_offer(all, std::move(o));
+  for (const auto& [reason, n] : r.skipped) all.skipped[reason] += n;
+  all.pages += r.pages;
+  all.bytes += r.bytes;
+}
+
+/// The savings plans' index, then the savings plan file of each region it lists (a region
+/// without one is skipped and counted).
+Status fetch_aws_savings_plans(io::Fetcher& fetcher, std::string_view base, const std::vector<std::string>& regions,
+                               SourceResult& all) {
+  const auto index = fetcher.get(aws_savings_plan_index_url(base));
+  if (!index) return index.error();
+  ++all.pages;
+  all.bytes += index->size();
+  for (const std::string& region : regions) {
+    auto url = aws_savings_plan_url(*index, base, region);
+    if (!url) return url.error();
+    if (url->empty()) {
+      skip(all, "regions without savings plans");
+      continue;
+    }
+    AwsSavingsPlanReader reader(region, *url);
+    GPUCOST_TRY(fetcher.stream(
+        *url, [&] { reader.reset(); }, [&](std::string_view chunk) { return reader.feed(chunk); }));
+    auto r = reader.finish();
+    if (!r) return r.error();
+    merge_into(all, std::move(*r));
+  }
+  return {};
+}
+
+}  // namespace
+
 Expected<SourceResult> fetch_aws(io::Fetcher& fetcher, std::string_view base, const std::vector<std::string>& regions) {
   SourceResult all;
   const auto index = fetcher.get(aws_region_index_url(base));
@@ -261,11 +497,9 @@ Expected<SourceResult> fetch_aws(io::Fetcher& fetcher, std::string_view base, co
         *url, [&] { reader.reset(); }, [&](std::string_view chunk) { return reader.feed(chunk); }));
     auto r = reader.finish();
     if (!r) return r.error();
-    for (breakeven::CloudOffer& o : r->offers) add_offer(all, std::move(o));
-    for (const auto& [reason, n] : r->skipped) all.skipped[reason] += n;
-    all.pages += r->pages;
-    all.bytes += r->bytes;
+    merge_into(all, std::move(*r));
   }
+  GPUCOST_TRY(fetch_aws_savings_plans(fetcher, base, regions, all));
   return all;
 }
 

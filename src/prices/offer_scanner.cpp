@@ -10,7 +10,8 @@ namespace {
 
 bool is_ws(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 bool is_top_key_of_interest(std::string_view key) {
-  return key == "publicationDate" || key == "offerCode" || key == "version" || key == "formatVersion";
+  return key == "publicationDate" || key == "offerCode" || key == "version" || key == "formatVersion" ||
+         key == "regionCode";
 }
 
 }  // namespace
@@ -114,12 +115,14 @@ Status OfferScanner::open(char c, std::size_t i) {
   const std::size_t depth = m_stack.size();
   if (depth > 0 && m_stack.back().object && m_stack.back().expect_key) return malformed("a value where a key belongs");
   if (m_capture == Capture::none && c == '{') {
-    // Depth 2 under "products": a product; depth 3 under "terms"."OnDemand"|"Reserved": a SKU's terms.
+    // Depth 2 under "products": a product (a member keyed by its SKU in an offer file, an element
+    // of an array in a savings plan's); depth 3 under "terms"."OnDemand"|"Reserved": a SKU's
+    // terms, under "terms"."savingsPlan" (an array): one plan's term with its rates.
     if (depth == 2 && m_stack[0].key == "products") {
       m_capture = Capture::product;
       m_capture_sku = m_stack[1].key;
     } else if (depth == 3 && m_stack[0].key == "terms" &&
-               (m_stack[1].key == "OnDemand" || m_stack[1].key == "Reserved") &&
+               (m_stack[1].key == "OnDemand" || m_stack[1].key == "Reserved" || m_stack[1].key == "savingsPlan") &&
                (!m_handlers.want_terms || m_handlers.want_terms(m_stack[2].key))) {
       m_capture = Capture::terms;
       m_capture_type = m_stack[1].key;

@@ -63,7 +63,15 @@ end-to-end)
     fail "no [exchange] table with the ECB rates"
   ! grep -qi 'windows\|low priority\|westus2\|r5d\|c3.xlarge' "$c" ||
     fail "a Windows, Low Priority, other-region or non-GPU offer"
-  [ "$(grep -c '^\[\[offer\]\]$' "$c")" -eq 10 ] || fail "expected 10 offers, got $(grep -c '^\[\[offer\]\]$' "$c")"
+  [ "$(grep -c '^\[\[offer\]\]$' "$c")" -eq 13 ] || fail "expected 13 offers, got $(grep -c '^\[\[offer\]\]$' "$c")"
+  # Savings plans, from their own price file: each plan's rate, its term and kind.
+  grep -q '^name = "aws-p3.8xlarge-savings-plan-compute-1y"$' "$c" || fail "no Compute Savings Plan"
+  grep -q '^name = "aws-p3.8xlarge-savings-plan-ec2-instance-1y-partial-upfront"$' "$c" ||
+    fail "no EC2 Instance Savings Plan"
+  grep -q '^kind = "savings-plan"$' "$c" && grep -q '^price_per_hour = 8.6424$' "$c" ||
+    fail "the Compute Savings Plan's kind or rate is wrong"
+  [ "$(hits plain /aws/savingsPlan/v1.0/aws/AWSComputeSavingsPlan/current/region_index.json)" -eq 1 ] ||
+    fail "the savings plans' index was not fetched once"
   # Reservations paid upfront keep their payment and term.
   grep -q '^name = "aws-p3.8xlarge-reserved-1y-partial-upfront"$' "$c" || fail "no Partial Upfront reservation"
   grep -q '^upfront = 131472$' "$c" || fail "the All Upfront reservation lost its payment"
@@ -161,7 +169,7 @@ keep-other-providers)
   [ "$(hits 500 /aws/offers/v1.0/aws/AmazonEC2/current/region_index.json)" -eq 0 ] || fail "AWS was asked"
   grep -q '^name = "aws-p3.8xlarge"$' "$tmp/offers.toml" || fail "the AWS offers of the earlier catalogue were dropped"
   grep -q '^name = "azure-nc24ads-a100-v4"$' "$tmp/offers.toml" || fail "no Azure offers"
-  grep -q '5 kept from before' "$tmp/err" || fail "the note does not count the offers kept"
+  grep -q '8 kept from before' "$tmp/err" || fail "the note does not count the offers kept"
   # A GPU filter replaces only that GPU's offers.
   update plain plain plain -o "$tmp/offers.toml" --provider azure --gpu H100
   [ "$rc" -eq 0 ] || fail "exit $rc with --gpu"

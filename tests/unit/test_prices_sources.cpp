@@ -229,6 +229,68 @@ TEST_CASE("the AWS region index names each region's offer file", "[prices]") {
   CHECK(none.error().hint.find("us-east-1") != std::string::npos);
 }
 
+constexpr std::string_view kAwsSavingsPlans =
+    "aws/savingsPlan/v1.0/aws/AWSComputeSavingsPlan/20261003000000/us-east-1/index.json";
+
+Expected<prices::SourceResult> read_aws_savings_plans(std::string_view text, std::size_t chunk) {
+  prices::AwsSavingsPlanReader reader("us-east-1", "src");
+  for (std::size_t at = 0; at < text.size(); at += chunk) GPUCOST_TRY(reader.feed(text.substr(at, chunk)));
+  return reader.finish();
+}
+
+TEST_CASE("the AWS savings plan file: each plan's rate for GPU Linux instances of the region", "[prices]") {
+  const std::string file = fixture(kAwsSavingsPlans);
+  auto r = read_aws_savings_plans(file, file.size());
+  REQUIRE(r);
+  REQUIRE(r->offers.size() == 3);
+  const CloudOffer& compute = offer(r->offers, "aws-p3.8xlarge-savings-plan-compute-1y");
+  CHECK(compute.kind == OfferKind::savings_plan);
+  CHECK(compute.price_per_hour == 8.6424);
+  CHECK(compute.term_years == 1.0);
+  CHECK(compute.upfront == 0);
+  CHECK(compute.gpus == 4);
+  CHECK(compute.date_seen == "2026-10-03");  // the file's publicationDate
+  CHECK(compute.note.find("Compute Savings Plan, 1 year, No Upfront") != std::string::npos);
+  const CloudOffer& three = offer(r->offers, "aws-p3.8xlarge-savings-plan-compute-3y-all-upfront");
+  CHECK(three.price_per_hour == 5.3856);
+  CHECK(three.term_years == 3.0);
+  const CloudOffer& instance = offer(r->offers, "aws-p3.8xlarge-savings-plan-ec2-instance-1y-partial-upfront");
+  CHECK(instance.price_per_hour == 7.344);
+  CHECK(instance.note.find("EC2 Instance Savings Plan, 1 year, Partial Upfront") != std::string::npos);
+  CHECK(r->skipped.at("not Linux") == 1);             // RunInstances:0002
+  CHECK(r->skipped.at("not shared tenancy") == 1);    // DedicatedUsage
+  CHECK(r->skipped.at("other instance types") == 1);  // m5.xlarge
+  CHECK(r->skipped.at("other regions") == 1);         // the Boston Local Zone
+  CHECK(r->skipped.at("other services") == 1);        // Fargate
+  // The same whatever the chunk size; a retried download starts over.
+  for (const std::size_t chunk : std::vector<std::size_t>{1, 3, 7, 64, 1000}) {
+    INFO("chunk " << chunk);
+    auto c = read_aws_savings_plans(file, chunk);
+    REQUIRE(c);
+    CHECK(prices_by_name(c->offers) == prices_by_name(r->offers));
+  }
+  prices::AwsSavingsPlanReader reader("us-east-1", "src");
+  REQUIRE(reader.feed(std::string_view(file).substr(0, file.size() / 2)));
+  reader.reset();
+  REQUIRE(reader.feed(file));
+  auto again = reader.finish();
+  REQUIRE(again);
+  CHECK(again->offers.size() == 3);
+  // Cut short: an error, not fewer offers.
+  CHECK_FALSE(read_aws_savings_plans(std::string_view(file).substr(0, file.size() - 10), 100));
+}
+
+TEST_CASE("the AWS savings plan index names each region's file; a region without one is none", "[prices]") {
+  const std::string index = fixture("aws/savingsPlan/v1.0/aws/AWSComputeSavingsPlan/current/region_index.json");
+  auto url = prices::aws_savings_plan_url(index, "http://h/aws", "us-east-1");
+  REQUIRE(url);
+  CHECK(*url == "http://h/aws/savingsPlan/v1.0/aws/AWSComputeSavingsPlan/20261003000000/us-east-1/index.json");
+  auto none = prices::aws_savings_plan_url(index, "http://h/aws", "mars-north-1");
+  REQUIRE(none);
+  CHECK(none->empty());
+  CHECK_FALSE(prices::aws_savings_plan_url(R"({"regions" : {}})", "http://h/aws", "us-east-1"));
+}
+
 TEST_CASE("Azure Retail Prices pages: Linux on demand, spot and reservations; the rest left out", "[prices]") {
   prices::SourceResult r;
   auto next = prices::read_azure_page(fixture("azure/page1.json"), "eastus", "p1", r);
@@ -294,7 +356,7 @@ TEST_CASE("an update's catalogue parses back with parse_cloud_offers, field for 
   req.today = "2026-01-02";
   auto update = prices::fetch_updates(req, fetcher);
   REQUIRE(update);
-  CHECK(update->offers.size() == 11);
+  CHECK(update->offers.size() == 14);  // AWS: 5 on-demand and reserved, 3 savings plans
   CHECK(update->exchange.date == "2010-04-20");
   const std::string toml = prices::catalogue_toml(update->offers, update->exchange, req.today);
   auto back = breakeven::parse_cloud_offers(toml, "offers.toml");
@@ -345,8 +407,8 @@ TEST_CASE("an update replaces only its providers, regions and GPUs", "[prices]")
   REQUIRE(second);
   auto c = prices::new_catalogue(azure, *second, old, "old.toml");
   REQUIRE(c);
-  CHECK(c->kept == 5);  // the AWS offers
-  CHECK(c->offers.size() == 10);
+  CHECK(c->kept == 8);  // the AWS offers: 5 on-demand and reserved, 3 savings plans
+  CHECK(c->offers.size() == 13);
 
   prices::UpdateRequest h100 = azure;
   h100.gpu = "h100";
@@ -355,7 +417,7 @@ TEST_CASE("an update replaces only its providers, regions and GPUs", "[prices]")
   CHECK(third->offers.size() == 1);
   auto d = prices::new_catalogue(h100, *third, old, "old.toml");
   REQUIRE(d);
-  CHECK(d->offers.size() == 10);  // the A100 offers of Azure kept too
+  CHECK(d->offers.size() == 13);  // the A100 offers of Azure kept too
 
   CHECK_FALSE(prices::new_catalogue(azure, *second, "[[offer]]\nname = 1\n", "old.toml"));
 

@@ -1,7 +1,8 @@
-// A structural scanner for AWS offer files (hundreds of MB of JSON): fed the file in chunks of
-// any size, it hands over the top-level string members, each member of "products" and each SKU
-// of "terms"."OnDemand" / "terms"."Reserved" as the text of one JSON object, so that only one
-// such object is held at a time. It knows strings and their escapes and the nesting of objects
+// A structural scanner for AWS offer files (hundreds of MB of JSON) and savings plan price
+// files: fed the file in chunks of any size, it hands over the top-level string members, each
+// product (a member of "products", or an element of it where it is an array) and each SKU of
+// "terms"."OnDemand" / "terms"."Reserved" or element of "terms"."savingsPlan" as the text of one
+// JSON object, so that only one such object is held at a time. It knows strings and their escapes and the nesting of objects
 // and arrays; it checks that brackets match and that the document is closed at the end, and
 // leaves the parse of each object to simdjson.
 #pragma once
@@ -22,12 +23,14 @@ class OfferScanner {
     /// A top-level member whose value is a string ("publicationDate", "offerCode", ...); the value
     /// as written between its quotes (escapes kept).
     std::function<void(std::string_view key, std::string_view value)> top_string;
-    /// One member of "products": its key (the SKU) and its object's text.
+    /// One product: its key (the SKU; empty for an element of an array, which holds its own "sku")
+    /// and its object's text.
     std::function<Status(std::string_view sku, std::string_view object)> product;
     /// Whether the terms of this SKU are wanted (false: skipped without being copied).
     std::function<bool(std::string_view sku)> want_terms;
     /// The terms of one SKU under "terms"."OnDemand" or "terms"."Reserved": the term type, the
-    /// SKU and its object's text ({"SKU.OFFERTERMCODE": {...}, ...}).
+    /// SKU and its object's text ({"SKU.OFFERTERMCODE": {...}, ...}); or one element of
+    /// "terms"."savingsPlan" (type "savingsPlan", SKU empty: the object holds it).
     std::function<Status(std::string_view type, std::string_view sku, std::string_view object)> terms;
   };
 

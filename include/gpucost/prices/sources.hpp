@@ -1,7 +1,7 @@
 // The price lists `gpucost offers update` reads, each turned into catalogue offers
 // (breakeven::CloudOffer) with the names data/cloud-offers.toml uses:
-//   Azure Retail Prices API (paged JSON), the AWS Price List bulk API (a region's EC2 offer file,
-//   streamed), the Google Cloud Billing Catalog API (per-GPU SKUs, with an API key).
+//   Azure Retail Prices API (paged JSON), the AWS Price List bulk API (a region's EC2 offer file
+//   and savings plan price file, streamed), the Google Cloud Billing Catalog API (per-GPU SKUs, with an API key).
 // Every function here only reads text it is given or fetches through a Fetcher; none prints.
 #pragma once
 
@@ -82,7 +82,34 @@ class AwsOfferReader {
   struct State;
   std::unique_ptr<State> m_state;
 };
-/// The region index, then each region's offer file, streamed.
+/// base + /savingsPlan/v1.0/aws/AWSComputeSavingsPlan/current/region_index.json: the index of the
+/// savings plan price files (Compute and EC2 Instance Savings Plans), one per region.
+std::string aws_savings_plan_index_url(std::string_view base);
+/// The savings plan price file URL of `region` in that index (its "regions" array of
+/// {"regionCode", "versionUrl"}): base + its versionUrl.
+Expected<std::string> aws_savings_plan_url(std::string_view index_json, std::string_view base, std::string_view region);
+/// Reads one region's savings plan price file fed in chunks (OfferScanner) into offers (kind
+/// savings-plan): each Compute or EC2 Instance Savings Plan's rate for a GPU instance type of the
+/// table, Linux, shared tenancy, in the region, for its term (1 or 3 years) and purchase option.
+class AwsSavingsPlanReader {
+ public:
+  AwsSavingsPlanReader(std::string region, std::string source_url);
+  ~AwsSavingsPlanReader();
+  AwsSavingsPlanReader(const AwsSavingsPlanReader&) = delete;
+  AwsSavingsPlanReader& operator=(const AwsSavingsPlanReader&) = delete;
+  Status feed(std::string_view chunk);
+  /// The offers, once the whole file was fed.
+  Expected<SourceResult> finish();
+  /// Forgets what was read (a retried download).
+  void reset();
+
+ private:
+  struct State;
+  std::unique_ptr<State> m_state;
+};
+
+/// The region index, then each region's offer file, streamed; then the savings plans' index and
+/// each region's savings plan file, streamed.
 Expected<SourceResult> fetch_aws(io::Fetcher& fetcher, std::string_view base, const std::vector<std::string>& regions);
 
 // ---- Google Cloud Billing Catalog API ----------------------------------------------------------
