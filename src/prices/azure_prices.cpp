@@ -75,6 +75,40 @@ const char* unwanted(simdjson::dom::object item, std::string_view region) {
   return nullptr;
 }
 
+/// The savings plan rates of an on-demand item (api-version 2023-01-01-preview: "savingsPlan", an
+/// array of {"unitPrice", "retailPrice", "term": "1 Year" | "3 Years"}, by the item's unit of
+/// measure), each an offer of kind savings-plan beside the on-demand one.
+void read_savings_plans(simdjson::dom::object item, const OfferFacts& on_demand, SourceResult& into) {
+  simdjson::dom::array plans;
+  if (item["savingsPlan"].get_array().get(plans) != simdjson::SUCCESS) return;
+  const auto hours = hourly_unit(json_string(item, "unitOfMeasure"));
+  for (const auto element : plans) {
+    simdjson::dom::object plan;
+    double price = 0;
+    if (element.get_object().get(plan) != simdjson::SUCCESS ||
+        plan["retailPrice"].get_double().get(price) != simdjson::SUCCESS || !(price > 0) || !hours) {
+      skip(into, "savings plans without a price");
+      continue;
+    }
+    const std::string_view term = json_string(plan, "term");
+    const double years = term == "1 Year" ? 1.0 : term == "3 Years" ? 3.0 : 0.0;
+    if (years == 0.0) {
+      skip(into, "other savings plan terms");
+      continue;
+    }
+    OfferFacts f = on_demand;
+    f.kind = breakeven::OfferKind::savings_plan;
+    f.price_per_hour = price / *hours;
+    f.term_years = years;
+    f.name_suffix = years == 1.0 ? "-1y" : "-3y";
+    f.note = fmt::format(
+        "Azure savings plan for compute, {}: the plan's hourly rate for this size, paid for every hour of the term, "
+        "used or not",
+        term);
+    add_offer(into, make_offer(f));
+  }
+}
+
 void read_item(simdjson::dom::object item, std::string_view region, std::string_view source, SourceResult& into) {
   const std::string_view arm = json_string(item, "armSkuName");
   const auto gpu = azure_sku_gpu(arm);
@@ -94,6 +128,7 @@ void read_item(simdjson::dom::object item, std::string_view region, std::string_
                std::string(source),
                p.note};
   add_offer(into, make_offer(f));
+  if (p.kind == breakeven::OfferKind::on_demand) read_savings_plans(item, f, into);
 }
 
 }  // namespace
@@ -104,8 +139,10 @@ std::string azure_first_page_url(std::string_view base, std::string_view region)
     skus += fmt::format("{}armSkuName eq '{}'", skus.empty() ? "" : " or ", s);
   const std::string filter =
       fmt::format("serviceName eq 'Virtual Machines' and armRegionName eq '{}' and ({})", region, skus);
-  return fmt::format("{}/api/retail/prices?currencyCode={}&$filter={}", base, io::url_encode("'USD'"),
-                     io::url_encode(filter));
+  // The preview API version is the one that gives savings plan rates; its filter values are
+  // case-sensitive, which the table's names (Azure's own spelling) meet.
+  return fmt::format("{}/api/retail/prices?api-version=2023-01-01-preview&currencyCode={}&$filter={}", base,
+                     io::url_encode("'USD'"), io::url_encode(filter));
 }
 
 Expected<std::string> read_azure_page(std::string_view json, std::string_view region, std::string_view source_url,

@@ -63,7 +63,7 @@ end-to-end)
     fail "no [exchange] table with the ECB rates"
   ! grep -qi 'windows\|low priority\|westus2\|r5d\|c3.xlarge' "$c" ||
     fail "a Windows, Low Priority, other-region or non-GPU offer"
-  [ "$(grep -c '^\[\[offer\]\]$' "$c")" -eq 13 ] || fail "expected 13 offers, got $(grep -c '^\[\[offer\]\]$' "$c")"
+  [ "$(grep -c '^\[\[offer\]\]$' "$c")" -eq 15 ] || fail "expected 15 offers, got $(grep -c '^\[\[offer\]\]$' "$c")"
   # Savings plans, from their own price file: each plan's rate, its term and kind.
   grep -q '^name = "aws-p3.8xlarge-savings-plan-compute-1y"$' "$c" || fail "no Compute Savings Plan"
   grep -q '^name = "aws-p3.8xlarge-savings-plan-ec2-instance-1y-partial-upfront"$' "$c" ||
@@ -72,6 +72,8 @@ end-to-end)
     fail "the Compute Savings Plan's kind or rate is wrong"
   [ "$(hits plain /aws/savingsPlan/v1.0/aws/AWSComputeSavingsPlan/current/region_index.json)" -eq 1 ] ||
     fail "the savings plans' index was not fetched once"
+  grep -q '^name = "azure-nc24ads-a100-v4-savings-plan-3y"$' "$c" || fail "no Azure savings plan"
+  grep -q 'api-version=2023-01-01-preview' "$tmp/hits.log" || fail "Azure was not asked for the version with savings plans"
   # Reservations paid upfront keep their payment and term.
   grep -q '^name = "aws-p3.8xlarge-reserved-1y-partial-upfront"$' "$c" || fail "no Partial Upfront reservation"
   grep -q '^upfront = 131472$' "$c" || fail "the All Upfront reservation lost its payment"

@@ -291,7 +291,8 @@ TEST_CASE("the AWS savings plan index names each region's file; a region without
   CHECK_FALSE(prices::aws_savings_plan_url(R"({"regions" : {}})", "http://h/aws", "us-east-1"));
 }
 
-TEST_CASE("Azure Retail Prices pages: Linux on demand, spot and reservations; the rest left out", "[prices]") {
+TEST_CASE("Azure Retail Prices pages: Linux on demand, spot, reservations and savings plans; the rest left out",
+          "[prices]") {
   prices::SourceResult r;
   auto next = prices::read_azure_page(fixture("azure/page1.json"), "eastus", "p1", r);
   REQUIRE(next);
@@ -306,7 +307,16 @@ TEST_CASE("Azure Retail Prices pages: Linux on demand, spot and reservations; th
   CHECK(offer(r.offers, "azure-nc24ads-a100-v4-reserved-1y").price_per_hour == Approx(19303.0 / 8760).margin(1e-6));
   CHECK(offer(r.offers, "azure-nc24ads-a100-v4-reserved-3y").price_per_hour == Approx(37210.0 / 26280).margin(1e-6));
   CHECK(offer(r.offers, "azure-nc24ads-a100-v4").date_seen == "2023-04-01");
-  CHECK(r.offers.size() == 5);
+  // The on-demand item's savingsPlan rates (by the hour, as the item's unit of measure).
+  const CloudOffer& plan1 = offer(r.offers, "azure-nc24ads-a100-v4-savings-plan-1y");
+  CHECK(plan1.kind == OfferKind::savings_plan);
+  CHECK(plan1.price_per_hour == 2.6071);
+  CHECK(plan1.term_years == 1.0);
+  CHECK(plan1.upfront == 0);
+  CHECK(plan1.note.find("savings plan for compute, 1 Year") != std::string::npos);
+  CHECK(offer(r.offers, "azure-nc24ads-a100-v4-savings-plan-3y").price_per_hour == 1.6899);
+  CHECK(offer(r.offers, "azure-nc24ads-a100-v4-savings-plan-3y").term_years == 3.0);
+  CHECK(r.offers.size() == 7);
   CHECK(r.skipped.at("Windows") == 1);
   CHECK(r.skipped.at("Low Priority") == 1);
   CHECK(r.skipped.at("other VM sizes") == 3);  // the documentation's F16s and E64 v4 items
@@ -318,7 +328,8 @@ TEST_CASE("Azure Retail Prices pages: Linux on demand, spot and reservations; th
 
 TEST_CASE("the Azure query asks for the GPU SKUs of one region in USD", "[prices]") {
   const std::string url = prices::azure_first_page_url("https://prices.azure.com", "westeurope");
-  CHECK(url.starts_with("https://prices.azure.com/api/retail/prices?currencyCode=%27USD%27&$filter="));
+  CHECK(url.starts_with(
+      "https://prices.azure.com/api/retail/prices?api-version=2023-01-01-preview&currencyCode=%27USD%27&$filter="));
   CHECK(url.find("armRegionName%20eq%20%27westeurope%27") != std::string::npos);
   CHECK(url.find("Standard_ND96isr_H100_v5") != std::string::npos);
   CHECK(url.find(' ') == std::string::npos);
@@ -356,7 +367,7 @@ TEST_CASE("an update's catalogue parses back with parse_cloud_offers, field for 
   req.today = "2026-01-02";
   auto update = prices::fetch_updates(req, fetcher);
   REQUIRE(update);
-  CHECK(update->offers.size() == 14);  // AWS: 5 on-demand and reserved, 3 savings plans
+  CHECK(update->offers.size() == 16);  // AWS: 5 on-demand and reserved, 3 savings plans; Azure 2 savings plans
   CHECK(update->exchange.date == "2010-04-20");
   const std::string toml = prices::catalogue_toml(update->offers, update->exchange, req.today);
   auto back = breakeven::parse_cloud_offers(toml, "offers.toml");
@@ -408,7 +419,7 @@ TEST_CASE("an update replaces only its providers, regions and GPUs", "[prices]")
   auto c = prices::new_catalogue(azure, *second, old, "old.toml");
   REQUIRE(c);
   CHECK(c->kept == 8);  // the AWS offers: 5 on-demand and reserved, 3 savings plans
-  CHECK(c->offers.size() == 13);
+  CHECK(c->offers.size() == 15);
 
   prices::UpdateRequest h100 = azure;
   h100.gpu = "h100";
@@ -417,7 +428,7 @@ TEST_CASE("an update replaces only its providers, regions and GPUs", "[prices]")
   CHECK(third->offers.size() == 1);
   auto d = prices::new_catalogue(h100, *third, old, "old.toml");
   REQUIRE(d);
-  CHECK(d->offers.size() == 13);  // the A100 offers of Azure kept too
+  CHECK(d->offers.size() == 15);  // the A100 offers of Azure kept too
 
   CHECK_FALSE(prices::new_catalogue(azure, *second, "[[offer]]\nname = 1\n", "old.toml"));
 
