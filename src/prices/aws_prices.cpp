@@ -105,35 +105,67 @@ const PurchaseOption* purchase_option(std::string_view option) {
 
 }  // namespace
 
-struct AwsOfferReader::State {
-  std::string region, source, publication_date, offer_code;
-  std::unordered_map<std::string, Product> wanted;
+/// What the readers of both price files keep: the scanner, the parser of the objects it hands
+/// over, the offers, and the file's publication date (when its prices were seen).
+struct AwsPriceFileReader::State {
+  std::string region, source, publication_date;
   SourceResult result;
   simdjson::dom::parser parser;
   OfferScanner scanner;
 
-  State(std::string r, std::string s)
-      : region(std::move(r)),
-        source(std::move(s)),
-        scanner(OfferScanner::Handlers{
-            [this](std::string_view key, std::string_view value) { top_string(key, value); },
-            [this](std::string_view sku, std::string_view object) { return product(sku, object); },
-            [this](std::string_view sku) { return wanted.count(std::string(sku)) > 0; },
-            [this](std::string_view type, std::string_view sku, std::string_view object) {
-              return terms(type, sku, object);
-            }}) {}
+  State(std::string r, std::string s, OfferScanner::Handlers handlers)
+      : region(std::move(r)), source(std::move(s)), scanner(std::move(handlers)) {}
+  State(const State&) = delete;
+  State& operator=(const State&) = delete;
+  virtual ~State() = default;
 
-  void top_string(std::string_view key, std::string_view value) {
+  virtual void top_string(std::string_view key, std::string_view value) {
     if (key == "publicationDate") publication_date = date_part(value);
-    if (key == "offerCode") offer_code = std::string(value);
   }
+  /// Forgets what the file's own reading kept (a retried download).
+  virtual void forget() = 0;
+  /// What the whole file must be, once read.
+  [[nodiscard]] virtual Status check_file() const { return {}; }
 
   Expected<simdjson::dom::object> parse(std::string_view what, std::string_view sku, std::string_view text) {
     simdjson::dom::object o;
     if (const auto err = parser.parse(text.data(), text.size()).get_object().get(o); err != simdjson::SUCCESS)
-      return make_error(ErrorKind::format,
-                        fmt::format("{}: {} {}: {}", source, what, sku, simdjson::error_message(err)));
+      return make_error(ErrorKind::format, fmt::format("{}: {}{}{}: {}", source, what, sku.empty() ? "" : " ", sku,
+                                                       simdjson::error_message(err)));
     return o;
+  }
+};
+
+namespace {
+
+/// A region's EC2 offer file.
+struct Ec2OfferFile final : AwsPriceFileReader::State {
+  std::string offer_code;
+  std::unordered_map<std::string, Product> wanted;
+
+  Ec2OfferFile(std::string r, std::string s)
+      : State(std::move(r), std::move(s),
+              OfferScanner::Handlers{
+                  [this](std::string_view key, std::string_view value) { top_string(key, value); },
+                  [this](std::string_view sku, std::string_view object) { return product(sku, object); },
+                  [this](std::string_view sku) { return wanted.count(std::string(sku)) > 0; },
+                  [this](std::string_view type, std::string_view sku, std::string_view object) {
+                    return terms(type, sku, object);
+                  }}) {}
+
+  void top_string(std::string_view key, std::string_view value) override {
+    State::top_string(key, value);
+    if (key == "offerCode") offer_code = std::string(value);
+  }
+  void forget() override {
+    wanted.clear();
+    offer_code.clear();
+  }
+  [[nodiscard]] Status check_file() const override {
+    if (!offer_code.empty() && offer_code != "AmazonEC2")
+      return make_error(ErrorKind::format,
+                        fmt::format("{}: the offer file of {}, not of AmazonEC2", source, offer_code));
+    return {};
   }
 
   Status product(std::string_view sku, std::string_view text) {
@@ -193,40 +225,7 @@ struct AwsOfferReader::State {
   }
 };
 
-AwsOfferReader::AwsOfferReader(std::string region, std::string source_url)
-    : m_state(std::make_unique<State>(std::move(region), std::move(source_url))) {}
-AwsOfferReader::~AwsOfferReader() = default;
-
-Status AwsOfferReader::feed(std::string_view chunk) {
-  m_state->result.bytes += chunk.size();
-  return m_state->scanner.feed(chunk);
-}
-
-void AwsOfferReader::reset() {
-  State& s = *m_state;
-  s.scanner.reset();
-  s.wanted.clear();
-  s.result = SourceResult{};
-  s.publication_date.clear();
-  s.offer_code.clear();
-}
-
-Expected<SourceResult> AwsOfferReader::finish() {
-  State& s = *m_state;
-  GPUCOST_TRY(s.scanner.finish());
-  if (!s.offer_code.empty() && s.offer_code != "AmazonEC2")
-    return make_error(ErrorKind::format,
-                      fmt::format("{}: the offer file of {}, not of AmazonEC2", s.source, s.offer_code));
-  // The list's publication date is when these prices were seen.
-  if (!s.publication_date.empty())
-    for (breakeven::CloudOffer& o : s.result.offers) o.date_seen = s.publication_date;
-  s.result.pages = 1;
-  return std::move(s.result);
-}
-
 // ---- savings plans -----------------------------------------------------------------------------
-
-namespace {
 
 constexpr std::string_view kSavingsPlanIndexPath =
     "/savingsPlan/v1.0/aws/AWSComputeSavingsPlan/current/region_index.json";
@@ -260,36 +259,23 @@ std::string_view box_usage_instance(std::string_view usage) {
   return usage.substr(at + 9);
 }
 
-}  // namespace
-
-struct AwsSavingsPlanReader::State {
-  std::string region, source, publication_date;
+/// A region's savings plan price file.
+struct SavingsPlanFile final : AwsPriceFileReader::State {
   std::unordered_map<std::string, std::pair<std::string, std::string>> products;  // sku -> family, option words
-  SourceResult result;
-  simdjson::dom::parser parser;
-  OfferScanner scanner;
 
-  State(std::string r, std::string s)
-      : region(std::move(r)),
-        source(std::move(s)),
-        scanner(OfferScanner::Handlers{[this](std::string_view key, std::string_view value) {
-                                         if (key == "publicationDate") publication_date = date_part(value);
-                                       },
-                                       [this](std::string_view, std::string_view object) { return product(object); },
-                                       [](std::string_view) { return true; },
-                                       [this](std::string_view type, std::string_view, std::string_view object) {
-                                         return type == "savingsPlan" ? plan(object) : Status{};
-                                       }}) {}
+  SavingsPlanFile(std::string r, std::string s)
+      : State(std::move(r), std::move(s),
+              OfferScanner::Handlers{[this](std::string_view key, std::string_view value) { top_string(key, value); },
+                                     [this](std::string_view, std::string_view object) { return product(object); },
+                                     [](std::string_view) { return true; },
+                                     [this](std::string_view type, std::string_view, std::string_view object) {
+                                       return type == "savingsPlan" ? plan(object) : Status{};
+                                     }}) {}
 
-  Expected<simdjson::dom::object> parse(std::string_view what, std::string_view text) {
-    simdjson::dom::object o;
-    if (const auto err = parser.parse(text.data(), text.size()).get_object().get(o); err != simdjson::SUCCESS)
-      return make_error(ErrorKind::format, fmt::format("{}: {}: {}", source, what, simdjson::error_message(err)));
-    return o;
-  }
+  void forget() override { products.clear(); }
 
   Status product(std::string_view object) {
-    auto o = parse("a savings plan product", object);
+    auto o = parse("a savings plan product", {}, object);
     if (!o) return o.error();
     simdjson::dom::object attrs;
     const std::string_view option =
@@ -315,7 +301,7 @@ struct AwsSavingsPlanReader::State {
   }
 
   Status plan(std::string_view object) {
-    auto o = parse("a savings plan", object);
+    auto o = parse("a savings plan", {}, object);
     if (!o) return o.error();
     const std::string_view description = json_string(*o, "description");
     const PlanProduct p = plan_product(json_string(*o, "sku"), description);
@@ -372,26 +358,34 @@ struct AwsSavingsPlanReader::State {
   }
 };
 
-AwsSavingsPlanReader::AwsSavingsPlanReader(std::string region, std::string source_url)
-    : m_state(std::make_unique<State>(std::move(region), std::move(source_url))) {}
-AwsSavingsPlanReader::~AwsSavingsPlanReader() = default;
+}  // namespace
 
-Status AwsSavingsPlanReader::feed(std::string_view chunk) {
+AwsPriceFileReader::AwsPriceFileReader(AwsPriceFile file, std::string region, std::string source_url) {
+  if (file == AwsPriceFile::ec2_offers)
+    m_state = std::make_unique<Ec2OfferFile>(std::move(region), std::move(source_url));
+  else
+    m_state = std::make_unique<SavingsPlanFile>(std::move(region), std::move(source_url));
+}
+AwsPriceFileReader::~AwsPriceFileReader() = default;
+
+Status AwsPriceFileReader::feed(std::string_view chunk) {
   m_state->result.bytes += chunk.size();
   return m_state->scanner.feed(chunk);
 }
 
-void AwsSavingsPlanReader::reset() {
+void AwsPriceFileReader::reset() {
   State& s = *m_state;
   s.scanner.reset();
-  s.products.clear();
+  s.forget();
   s.result = SourceResult{};
   s.publication_date.clear();
 }
 
-Expected<SourceResult> AwsSavingsPlanReader::finish() {
+Expected<SourceResult> AwsPriceFileReader::finish() {
   State& s = *m_state;
   GPUCOST_TRY(s.scanner.finish());
+  GPUCOST_TRY(s.check_file());
+  // The list's publication date is when these prices were seen.
   if (!s.publication_date.empty())
     for (breakeven::CloudOffer& o : s.result.offers) o.date_seen = s.publication_date;
   s.result.pages = 1;
@@ -449,35 +443,27 @@ Expected<std::string> aws_offer_url(std::string_view json, std::string_view base
 
 namespace {
 
-void merge_into(SourceResult& all, SourceResult r) {
-  for (breakeven::CloudOffer& o : r.offers) add_offer(all, std::move(o));
-  for (const auto& [reason, n] : r.skipped) all.skipped[reason] += n;
-  all.pages += r.pages;
-  all.bytes += r.bytes;
-}
-
-/// The savings plans' index, then the savings plan file of each region it lists (a region
-/// without one is skipped and counted).
-Status fetch_aws_savings_plans(io::Fetcher& fetcher, std::string_view base, const std::vector<std::string>& regions,
-                               SourceResult& all) {
-  const auto index = fetcher.get(aws_savings_plan_index_url(base));
+/// An index, fetched and counted in `all`.
+Expected<std::string> fetch_index(io::Fetcher& fetcher, const std::string& url, SourceResult& all) {
+  auto index = fetcher.get(url);
   if (!index) return index.error();
   ++all.pages;
   all.bytes += index->size();
-  for (const std::string& region : regions) {
-    auto url = aws_savings_plan_url(*index, base, region);
-    if (!url) return url.error();
-    if (url->empty()) {
-      skip(all, "regions without savings plans");
-      continue;
-    }
-    AwsSavingsPlanReader reader(region, *url);
-    GPUCOST_TRY(fetcher.stream(
-        *url, [&] { reader.reset(); }, [&](std::string_view chunk) { return reader.feed(chunk); }));
-    auto r = reader.finish();
-    if (!r) return r.error();
-    merge_into(all, std::move(*r));
-  }
+  return index;
+}
+
+/// One region's price file, streamed through its reader, its offers and counts added to `all`.
+Status read_price_file(io::Fetcher& fetcher, AwsPriceFile file, const std::string& region, const std::string& url,
+                       SourceResult& all) {
+  AwsPriceFileReader reader(file, region, url);
+  GPUCOST_TRY(fetcher.stream(
+      url, [&] { reader.reset(); }, [&](std::string_view chunk) { return reader.feed(chunk); }));
+  auto r = reader.finish();
+  if (!r) return r.error();
+  for (breakeven::CloudOffer& o : r->offers) add_offer(all, std::move(o));
+  for (const auto& [reason, n] : r->skipped) all.skipped[reason] += n;
+  all.pages += r->pages;
+  all.bytes += r->bytes;
   return {};
 }
 
@@ -485,21 +471,24 @@ Status fetch_aws_savings_plans(io::Fetcher& fetcher, std::string_view base, cons
 
 Expected<SourceResult> fetch_aws(io::Fetcher& fetcher, std::string_view base, const std::vector<std::string>& regions) {
   SourceResult all;
-  const auto index = fetcher.get(aws_region_index_url(base));
-  if (!index) return index.error();
-  ++all.pages;
-  all.bytes += index->size();
+  const auto offers_index = fetch_index(fetcher, aws_region_index_url(base), all);
+  if (!offers_index) return offers_index.error();
   for (const std::string& region : regions) {
-    auto url = aws_offer_url(*index, base, region);
+    auto url = aws_offer_url(*offers_index, base, region);
     if (!url) return url.error();
-    AwsOfferReader reader(region, *url);
-    GPUCOST_TRY(fetcher.stream(
-        *url, [&] { reader.reset(); }, [&](std::string_view chunk) { return reader.feed(chunk); }));
-    auto r = reader.finish();
-    if (!r) return r.error();
-    merge_into(all, std::move(*r));
+    GPUCOST_TRY(read_price_file(fetcher, AwsPriceFile::ec2_offers, region, *url, all));
   }
-  GPUCOST_TRY(fetch_aws_savings_plans(fetcher, base, regions, all));
+  // The savings plans' own index and files; a region it does not list is counted, not an error.
+  const auto plans_index = fetch_index(fetcher, aws_savings_plan_index_url(base), all);
+  if (!plans_index) return plans_index.error();
+  for (const std::string& region : regions) {
+    auto url = aws_savings_plan_url(*plans_index, base, region);
+    if (!url) return url.error();
+    if (url->empty())
+      skip(all, "regions without savings plans");
+    else
+      GPUCOST_TRY(read_price_file(fetcher, AwsPriceFile::savings_plans, region, *url, all));
+  }
   return all;
 }
 

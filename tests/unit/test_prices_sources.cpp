@@ -88,7 +88,7 @@ const CloudOffer& offer(const std::vector<CloudOffer>& offers, std::string_view 
 }
 
 Expected<prices::SourceResult> read_aws(std::string_view text, std::size_t chunk) {
-  prices::AwsOfferReader reader("us-east-1", "src");
+  prices::AwsPriceFileReader reader(prices::AwsPriceFile::ec2_offers, "us-east-1", "src");
   for (std::size_t at = 0; at < text.size(); at += chunk) GPUCOST_TRY(reader.feed(text.substr(at, chunk)));
   return reader.finish();
 }
@@ -190,7 +190,7 @@ TEST_CASE("the AWS scanner gives the same offers whatever the chunk size", "[pri
 
 TEST_CASE("a retried download starts the AWS reader over", "[prices]") {
   const std::string file = fixture(kAwsOffer);
-  prices::AwsOfferReader reader("us-east-1", "src");
+  prices::AwsPriceFileReader reader(prices::AwsPriceFile::ec2_offers, "us-east-1", "src");
   REQUIRE(reader.feed(std::string_view(file).substr(0, file.size() / 2)));
   reader.reset();
   REQUIRE(reader.feed(file));
@@ -233,7 +233,7 @@ constexpr std::string_view kAwsSavingsPlans =
     "aws/savingsPlan/v1.0/aws/AWSComputeSavingsPlan/20261003000000/us-east-1/index.json";
 
 Expected<prices::SourceResult> read_aws_savings_plans(std::string_view text, std::size_t chunk) {
-  prices::AwsSavingsPlanReader reader("us-east-1", "src");
+  prices::AwsPriceFileReader reader(prices::AwsPriceFile::savings_plans, "us-east-1", "src");
   for (std::size_t at = 0; at < text.size(); at += chunk) GPUCOST_TRY(reader.feed(text.substr(at, chunk)));
   return reader.finish();
 }
@@ -269,7 +269,7 @@ TEST_CASE("the AWS savings plan file: each plan's rate for GPU Linux instances o
     REQUIRE(c);
     CHECK(prices_by_name(c->offers) == prices_by_name(r->offers));
   }
-  prices::AwsSavingsPlanReader reader("us-east-1", "src");
+  prices::AwsPriceFileReader reader(prices::AwsPriceFile::savings_plans, "us-east-1", "src");
   REQUIRE(reader.feed(std::string_view(file).substr(0, file.size() / 2)));
   reader.reset();
   REQUIRE(reader.feed(file));

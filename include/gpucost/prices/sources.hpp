@@ -63,51 +63,44 @@ std::string aws_region_index_url(std::string_view base);
 /// The offer file URL of `region` in a region index (base + its currentVersionUrl).
 Expected<std::string> aws_offer_url(std::string_view region_index_json, std::string_view base, std::string_view region);
 
-/// Reads one region's EC2 offer file fed in chunks (OfferScanner) into offers: GPU instance types
-/// of the table, Linux, shared tenancy, no pre-installed software, capacity "Used"; on-demand
-/// hourly prices and standard No Upfront 1- and 3-year reservations.
-class AwsOfferReader {
+/// The two kinds of AWS price file gpucost reads.
+enum class AwsPriceFile {
+  /// A region's EC2 offer file: GPU instance types of the table, Linux, shared tenancy, no
+  /// pre-installed software, capacity "Used"; on-demand hourly prices and standard 1- and 3-year
+  /// reservations, each purchase option an offer.
+  ec2_offers,
+  /// A region's savings plan price file: each Compute or EC2 Instance Savings Plan's rate for a GPU
+  /// instance type of the table, Linux, shared tenancy, in the region, for its term (1 or 3 years)
+  /// and purchase option (kind savings-plan).
+  savings_plans,
+};
+
+/// Reads one region's price file fed in chunks (OfferScanner) into offers.
+class AwsPriceFileReader {
  public:
-  AwsOfferReader(std::string region, std::string source_url);
-  ~AwsOfferReader();
-  AwsOfferReader(const AwsOfferReader&) = delete;
-  AwsOfferReader& operator=(const AwsOfferReader&) = delete;
+  AwsPriceFileReader(AwsPriceFile file, std::string region, std::string source_url);
+  ~AwsPriceFileReader();
+  AwsPriceFileReader(const AwsPriceFileReader&) = delete;
+  AwsPriceFileReader& operator=(const AwsPriceFileReader&) = delete;
+
   Status feed(std::string_view chunk);
   /// The offers, once the whole file was fed.
   Expected<SourceResult> finish();
   /// Forgets what was read (a retried download).
   void reset();
 
+  struct State;  ///< what both files' readers keep (aws_prices.cpp)
+
  private:
-  struct State;
   std::unique_ptr<State> m_state;
 };
+
 /// base + /savingsPlan/v1.0/aws/AWSComputeSavingsPlan/current/region_index.json: the index of the
 /// savings plan price files (Compute and EC2 Instance Savings Plans), one per region.
 std::string aws_savings_plan_index_url(std::string_view base);
 /// The savings plan price file URL of `region` in that index (its "regions" array of
 /// {"regionCode", "versionUrl"}): base + its versionUrl.
 Expected<std::string> aws_savings_plan_url(std::string_view index_json, std::string_view base, std::string_view region);
-/// Reads one region's savings plan price file fed in chunks (OfferScanner) into offers (kind
-/// savings-plan): each Compute or EC2 Instance Savings Plan's rate for a GPU instance type of the
-/// table, Linux, shared tenancy, in the region, for its term (1 or 3 years) and purchase option.
-class AwsSavingsPlanReader {
- public:
-  AwsSavingsPlanReader(std::string region, std::string source_url);
-  ~AwsSavingsPlanReader();
-  AwsSavingsPlanReader(const AwsSavingsPlanReader&) = delete;
-  AwsSavingsPlanReader& operator=(const AwsSavingsPlanReader&) = delete;
-  Status feed(std::string_view chunk);
-  /// The offers, once the whole file was fed.
-  Expected<SourceResult> finish();
-  /// Forgets what was read (a retried download).
-  void reset();
-
- private:
-  struct State;
-  std::unique_ptr<State> m_state;
-};
-
 /// The region index, then each region's offer file, streamed; then the savings plans' index and
 /// each region's savings plan file, streamed.
 Expected<SourceResult> fetch_aws(io::Fetcher& fetcher, std::string_view base, const std::vector<std::string>& regions);
