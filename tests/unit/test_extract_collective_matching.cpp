@@ -6,6 +6,7 @@
 
 #include "prep/profiler/trace/ranks.hpp"
 
+#include <gpucost/core/event.hpp>
 #include <gpucost/extract/trace_jobs.hpp>
 
 #include <optional>
@@ -234,4 +235,61 @@ TEST_CASE("matching: the reader keeps the collective args Kineto writes on an NC
   CHECK(r.collectives[1].pg_order == 0);
   CHECK(r.collectives[2].pg.empty());
   CHECK(r.collectives[2].pg_order == -1);
+}
+
+TEST_CASE("matching: the identity travels in trace_collective events; streams without it pair by order",
+          "[trace][ranks]") {
+  // window_cut's traces as prep writes them: rank 1's first collective is Seq 8, rank 0's Seq 7.
+  const auto feed = [](bool identity) {
+    gpucost::extract::TraceJobCollector jobs;
+    for (int rank = 0; rank < 2; ++rank) {
+      gpucost::Event e;
+      e.kind = "trace_comm";
+      e.host = "node1";
+      e.ts_ns = kBase;
+      e.add_number("rank", rank);
+      e.add_number("world_size", 2);
+      e.add_text("backend", "nccl");
+      e.add_number("span_ns", 700 * kUs);
+      e.add_text("file", rank == 0 ? "rank-0.json" : "rank-1.json");
+      jobs.on_event(e);
+    }
+    const auto collective = [&](int rank, std::int64_t seq, std::int64_t from, std::int64_t to) {
+      gpucost::Event e;
+      e.kind = "trace_collective";
+      e.host = "node1";
+      e.gpu = 0;
+      e.ts_ns = kBase + from * kUs;
+      e.add_number("rank", rank);
+      e.add_number("lane", 0);
+      e.add_number("seq", seq - (rank == 0 ? 7 : 8));  // the order on the lane
+      e.add_number("dur_ns", (to - from) * kUs);
+      e.add_text("name", "ncclDevKernel_AllReduce_Sum_f32_RING_LL");
+      e.add_text("file", rank == 0 ? "rank-0.json" : "rank-1.json");
+      if (identity) {
+        e.add_text("pg", "0");
+        e.add_text("pg_ranks", "[0, 1]");
+        e.add_text("collective", "allreduce");
+        e.add_number("pg_seq", seq);
+      }
+      jobs.on_event(e);
+    };
+    collective(0, 7, 0, 100);
+    collective(0, 8, 200, 500);
+    collective(0, 9, 600, 700);
+    collective(1, 8, 400, 500);
+    collective(1, 9, 650, 700);
+    return jobs.jobs();
+  };
+  const auto named = feed(true);
+  REQUIRE(named.size() == 1);
+  CHECK(named.front().matched_by_group == 2);
+  CHECK(named.front().wait_ns == 250 * kUs);
+  // An older stream: (step, lane, order) pairs 7 with 8 and 8 with 9; neither overlaps.
+  const auto old = feed(false);
+  REQUIRE(old.size() == 1);
+  CHECK(old.front().matched == 0);
+  CHECK(old.front().unmatched_apart == 2);
+  CHECK(old.front().unmatched_missing == 1);
+  CHECK(old.front().wait_ns == 0);
 }
