@@ -142,11 +142,19 @@ std::map<GroupKey, std::vector<Member>> group_collectives(const std::vector<Rank
   return groups;
 }
 
-/// The ranks that run a collective: its process group's, else the world's.
-std::vector<int> ranks_of(const Collective& c, int world_size) {
-  std::vector<int> out = group_ranks(c.pg_ranks);
-  if (out.empty())
-    for (int r = 0; r < std::max(world_size, 0); ++r) out.push_back(r);
+/// The ranks that run a collective: its process group's, else the world's. PyTorch writes a
+/// group of more than 30 ranks as its first 30 and ", ...": `truncated`, the rest unknown.
+struct RunningRanks {
+  std::vector<int> listed;
+  bool truncated = false;
+};
+
+RunningRanks ranks_of(const Collective& c, int world_size) {
+  RunningRanks out{group_ranks(c.pg_ranks), c.pg_ranks.find("...") != std::string::npos};
+  if (out.listed.empty()) {
+    out.truncated = false;
+    for (int r = 0; r < std::max(world_size, 0); ++r) out.listed.push_back(r);
+  }
   return out;
 }
 
@@ -228,11 +236,13 @@ void match_collectives(const std::vector<RankSummary>& ranks, TraceJob& job) {
   std::int64_t paired_by_order = 0;
   for (const auto& [key, members] : group_collectives(ranks)) {
     const auto basis = static_cast<Basis>(std::get<0>(key));
-    const std::vector<int> all = ranks_of(*members.front().second, job.world_size);
+    const RunningRanks running = ranks_of(*members.front().second, job.world_size);
     std::set<int> needed;  // its ranks that are among the job's traces
-    for (int r : all)
+    for (int r : running.listed)
       if (present.count(r) > 0) needed.insert(r);
-    if (all.empty()) needed = present;  // a job of unknown world size: every trace
+    if (running.truncated)  // past the list, the ranks that ran it are its own
+      for (const auto& m : members) needed.insert(ranks[m.first].rank);
+    if (running.listed.empty()) needed = present;  // a job of unknown world size: every trace
     const Verdict v = judge(ranks, members, basis, needed);
     if (basis != kGroupSeq && (v == Verdict::matched || v == Verdict::apart)) ++paired_by_order;
     if (v != Verdict::matched) {
@@ -241,7 +251,9 @@ void match_collectives(const std::vector<RankSummary>& ranks, TraceJob& job) {
     }
     ++job.matched;
     ++(basis == kLaneOrder ? job.matched_by_order : job.matched_by_group);
-    if (needed.size() < all.size()) ++job.matched_partial;
+    // Some of its ranks are not among the traces (with a cut list, unless the whole world is here).
+    const bool partial = running.truncated ? job.sample() : needed.size() < running.listed.size();
+    if (partial) ++job.matched_partial;
     std::int64_t shortest = members.front().second->dur_ns;
     for (const auto& m : members) shortest = std::min(shortest, m.second->dur_ns);
     const std::int64_t marked = members.front().second->step;

@@ -293,3 +293,21 @@ TEST_CASE("matching: the identity travels in trace_collective events; streams wi
   CHECK(old.front().unmatched_missing == 1);
   CHECK(old.front().wait_ns == 0);
 }
+
+TEST_CASE("matching: a process group listed cut short counts the ranks past the list that ran it", "[trace][ranks]") {
+  // PyTorch lists a group of more than 30 ranks as its first 30 and ", ...". Ranks 0 and 35 of
+  // 40 ran Seq 3 of such a group: 35 is past the list, yet one of its ranks. Rank 0 waits 200 µs.
+  std::string cut = "[0";
+  for (int r = 1; r < 30; ++r) cut += ", " + std::to_string(r);
+  cut += ", ...]";
+  RankBuilder r0(0, 40), r35(35, 40);
+  r0.add(0, 300, group("0", cut, 3));
+  r35.add(200, 300, group("0", cut, 3));
+  const auto jobs = analyse_jobs({r0.summary(), r35.summary()});
+  REQUIRE(jobs.size() == 1);
+  const TraceJob& job = jobs.front();
+  CHECK(job.matched == 1);
+  CHECK(job.matched_partial == 1);  // 38 of the world's ranks are absent: some may be the group's
+  CHECK(row(job, 0).wait_ns == 200 * kUs);
+  CHECK(job.straggler_rank == 35);
+}
