@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <set>
 #include <tuple>
@@ -63,60 +64,218 @@ std::vector<RankSummary> one_per_rank(std::vector<RankSummary> traces, TraceJob&
   return out;
 }
 
-void note_missing(const std::vector<RankSummary>& ranks, TraceJob& job) {
-  if (job.world_size <= 1) return;
+/// The ranks absent from a job of `world_size`, listed (the first 16).
+std::string missing_ranks(const std::vector<RankSummary>& ranks, int world_size) {
   std::vector<int> missing;
   std::size_t i = 0;
-  for (int rank = 0; rank < job.world_size; ++rank) {
+  for (int rank = 0; rank < world_size; ++rank) {
     while (i < ranks.size() && ranks[i].rank < rank) ++i;
     if (i >= ranks.size() || ranks[i].rank != rank) missing.push_back(rank);
   }
-  if (missing.empty()) return;
   std::string list;
   for (std::size_t k = 0; k < missing.size() && k < 16; ++k) list += (k == 0 ? "" : ", ") + std::to_string(missing[k]);
   if (missing.size() > 16) list += fmt::format(" and {} more", missing.size() - 16);
-  job.notes.push_back(fmt::format("ranks {} of {} are missing: waits and the straggler count the {} given", list,
-                                  job.world_size, ranks.size()));
+  return list;
+}
+
+/// A job whose traces are some of its world's ranks: what its waits mean, or that there are none.
+void note_sample(const std::vector<RankSummary>& ranks, TraceJob& job) {
+  if (!job.sample()) return;
+  const std::string head =
+      fmt::format("{} of {} ranks present, a sample of the job (ranks {} of {} are missing)", ranks.size(),
+                  job.world_size, missing_ranks(ranks, job.world_size), job.world_size);
+  if (ranks.size() < 2)
+    job.notes.push_back(head + ": waits not computed (one rank: nobody to wait for)");
+  else if (job.matched == 0)
+    job.notes.push_back(head + ": waits not computed (no collective matched across the ranks present)");
+  else if (job.matched_partial > 0)
+    job.notes.push_back(head + fmt::format(": {} of the {} matched collectives have ranks outside the sample, so "
+                                           "their waits and the straggler are among the ranks present only (a "
+                                           "rank's wait is a lower bound: the last to arrive may be absent)",
+                                           job.matched_partial, job.matched));
+  else
+    job.notes.push_back(head + ": every matched collective's process group is present, so its waits are whole");
+}
+
+/// The ranks of a "Process Group Ranks" text ("[0, 1, 2]"); empty when it lists none.
+std::vector<int> group_ranks(std::string_view text) {
+  std::vector<int> out;
+  for (std::size_t i = 0; i < text.size();) {
+    if (text[i] < '0' || text[i] > '9') {
+      ++i;
+      continue;
+    }
+    const std::size_t from = i;
+    while (i < text.size() && text[i] >= '0' && text[i] <= '9') ++i;
+    if (const auto n = text::parse_int(text.substr(from, i - from)); n && *n <= 1'000'000'000)
+      out.push_back(static_cast<int>(*n));
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+/// How a collective is told apart across ranks, most exact first: its process group's name and
+/// sequence number (Kineto's "Seq"), its order among its group's collectives, else its order on
+/// its lane within the step.
+enum Basis : int { kGroupSeq = 0, kGroupOrder = 1, kLaneOrder = 2 };
+using GroupKey = std::tuple<int, std::string, std::int64_t, std::int64_t, std::int64_t>;
+using Member = std::pair<std::size_t, const Collective*>;  // (rank index, collective)
+
+/// Each rank's collectives by key; a collective given twice the same Seq (one per kernel of a
+/// coalesced call) keeps its occurrences apart.
+std::map<GroupKey, std::vector<Member>> group_collectives(const std::vector<RankSummary>& ranks) {
+  std::map<GroupKey, std::vector<Member>> groups;
+  for (std::size_t i = 0; i < ranks.size(); ++i) {
+    std::map<std::pair<std::string, std::int64_t>, std::int64_t> seen;
+    for (const Collective& c : ranks[i].collectives) {
+      GroupKey key;
+      if (!c.pg.empty() && c.pg_seq >= 0)
+        key = {kGroupSeq, c.pg, c.pg_seq, seen[{c.pg, c.pg_seq}]++, 0};
+      else if (!c.pg.empty() && c.pg_order >= 0)
+        key = {kGroupOrder, c.pg, c.pg_order, 0, 0};
+      else
+        key = {kLaneOrder, std::string(), c.step, c.lane, c.seq};
+      groups[key].emplace_back(i, &c);
+    }
+  }
+  return groups;
+}
+
+/// The ranks that run a collective: its process group's, else the world's. PyTorch writes a
+/// group of more than 30 ranks as its first 30 and ", ...": `truncated`, the rest unknown.
+struct RunningRanks {
+  std::vector<int> listed;
+  bool truncated = false;
+};
+
+RunningRanks ranks_of(const Collective& c, int world_size) {
+  RunningRanks out{group_ranks(c.pg_ranks), c.pg_ranks.find("...") != std::string::npos};
+  if (out.listed.empty()) {
+    out.truncated = false;
+    for (int r = 0; r < std::max(world_size, 0); ++r) out.listed.push_back(r);
+  }
+  return out;
+}
+
+/// A rank's wait in a step none of whose matched collectives it ran.
+constexpr std::int64_t kNotIn = -1;
+
+enum class Verdict : std::uint8_t { matched, missing, differ, apart };
+
+/// Whether a group of collectives is one collective seen on each of its ranks that are present.
+Verdict judge(const std::vector<RankSummary>& ranks, const std::vector<Member>& members, Basis basis,
+              const std::set<int>& needed) {
+  std::set<int> have;
+  for (const auto& [i, c] : members) have.insert(ranks[i].rank);
+  if (have.size() != members.size() || have != needed || have.size() < 2) return Verdict::missing;
+  const Collective& first = *members.front().second;
+  for (const auto& [i, c] : members)
+    if (c->name != first.name || c->op != first.op) return Verdict::differ;
+  if (basis == kGroupSeq) return Verdict::matched;  // the trace's own identity: no clock needed
+  // By order only: the same collective holds every rank at once, at least at its end.
+  std::int64_t latest_start = first.start_ns, earliest_end = first.start_ns + first.dur_ns;
+  for (const auto& [i, c] : members) {
+    latest_start = std::max(latest_start, c->start_ns);
+    earliest_end = std::min(earliest_end, c->start_ns + c->dur_ns);
+  }
+  return latest_start < earliest_end ? Verdict::matched : Verdict::apart;
+}
+
+/// The largest gap between two ranks' ends of the group's kernels.
+std::int64_t ends_apart(const std::vector<Member>& members) {
+  std::int64_t first = std::numeric_limits<std::int64_t>::max(), last = std::numeric_limits<std::int64_t>::min();
+  for (const auto& [i, c] : members) {
+    first = std::min(first, c->start_ns + c->dur_ns);
+    last = std::max(last, c->start_ns + c->dur_ns);
+  }
+  return last - first;
+}
+
+/// Counts a group that is not matched under its reason.
+void count_unmatched(Verdict v, const std::vector<Member>& members, TraceJob& job) {
+  ++job.unmatched;
+  if (v == Verdict::missing) ++job.unmatched_missing;
+  if (v == Verdict::differ) ++job.unmatched_differ;
+  if (v == Verdict::apart) {
+    ++job.unmatched_apart;
+    job.unmatched_apart_max_ns = std::max(job.unmatched_apart_max_ns, ends_apart(members));
+  }
+}
+
+std::string gap_text(std::int64_t ns) {
+  if (ns >= 1'000'000) return fmt::format("{:.1f} ms", static_cast<double>(ns) / 1e6);
+  return fmt::format("{:.1f} µs", static_cast<double>(ns) / 1e3);
+}
+
+/// `paired_by_order`: the groups paired by order whose time was checked, matched or apart.
+void note_unmatched(const TraceJob& job, std::int64_t paired_by_order, std::vector<std::string>& notes) {
+  if (job.unmatched_missing > 0)
+    notes.push_back(
+        fmt::format("{} collectives could not be matched across the ranks (a rank here that runs them "
+                    "lacks them, or only one of their ranks is here): their waits are not counted",
+                    job.unmatched_missing));
+  if (job.unmatched_differ > 0)
+    notes.push_back(
+        fmt::format("{} collectives could not be matched across the ranks (the ranks ran different "
+                    "kernels in their place): their waits are not counted",
+                    job.unmatched_differ));
+  if (job.unmatched_apart > 0)
+    notes.push_back(
+        fmt::format("{} of the {} collectives paired by order did not overlap in time across the ranks "
+                    "(kernel ends up to {} apart): not the same collective, their waits are not counted",
+                    job.unmatched_apart, paired_by_order, gap_text(job.unmatched_apart_max_ns)));
 }
 
 /// Matches the collectives of the ranks and counts the waits and the stragglers.
 void match_collectives(const std::vector<RankSummary>& ranks, TraceJob& job) {
-  using Key = std::tuple<std::int64_t, std::uint32_t, std::uint32_t>;
-  std::map<Key, std::vector<std::pair<std::size_t, const Collective*>>> groups;
-  for (std::size_t i = 0; i < ranks.size(); ++i)
-    for (const Collective& c : ranks[i].collectives) groups[{c.step, c.lane, c.seq}].emplace_back(i, &c);
+  std::set<int> present;
+  for (const RankSummary& r : ranks) present.insert(r.rank);
   std::map<std::int64_t, std::vector<std::int64_t>> step_waits;  // step -> wait per rank index
   std::int64_t lone = 0;                                         // steps of collectives without step marks
-  for (const auto& group : groups) {
-    const auto& members = group.second;  // a lambda cannot capture a structured binding (clang 14)
-    const bool same_name = std::all_of(members.begin(), members.end(),
-                                       [&](const auto& m) { return m.second->name == members.front().second->name; });
-    if (members.size() != ranks.size() || !same_name) {
-      ++job.unmatched;
+  std::int64_t paired_by_order = 0;
+  for (const auto& [key, members] : group_collectives(ranks)) {
+    const auto basis = static_cast<Basis>(std::get<0>(key));
+    const RunningRanks running = ranks_of(*members.front().second, job.world_size);
+    std::set<int> needed;  // its ranks that are among the job's traces
+    for (int r : running.listed)
+      if (present.count(r) > 0) needed.insert(r);
+    if (running.truncated)  // past the list, the ranks that ran it are its own
+      for (const auto& m : members) needed.insert(ranks[m.first].rank);
+    if (running.listed.empty()) needed = present;  // a job of unknown world size: every trace
+    const Verdict v = judge(ranks, members, basis, needed);
+    if (basis != kGroupSeq && (v == Verdict::matched || v == Verdict::apart)) ++paired_by_order;
+    if (v != Verdict::matched) {
+      count_unmatched(v, members, job);
       continue;
     }
     ++job.matched;
+    ++(basis == kLaneOrder ? job.matched_by_order : job.matched_by_group);
+    // Some of its ranks are not among the traces (with a cut list, unless the whole world is here).
+    const bool partial = running.truncated ? job.sample() : needed.size() < running.listed.size();
+    if (partial) ++job.matched_partial;
     std::int64_t shortest = members.front().second->dur_ns;
     for (const auto& m : members) shortest = std::min(shortest, m.second->dur_ns);
-    const std::int64_t step = std::get<0>(group.first) >= 0 ? std::get<0>(group.first) : -1 - lone++;
+    const std::int64_t marked = members.front().second->step;
+    const std::int64_t step = marked >= 0 ? marked : -1 - lone++;
     std::vector<std::int64_t>& waits = step_waits[step];
-    waits.resize(ranks.size(), 0);
+    waits.resize(ranks.size(), kNotIn);
     for (const auto& [i, c] : members) {
-      waits[i] += c->dur_ns - shortest;
+      waits[i] = std::max<std::int64_t>(waits[i], 0) + c->dur_ns - shortest;
       job.ranks[i].wait_ns += c->dur_ns - shortest;
     }
   }
   for (const auto& [step, waits] : step_waits) {
-    if (*std::max_element(waits.begin(), waits.end()) == 0) continue;  // nobody waited: no straggler
-    const auto least = std::min_element(waits.begin(), waits.end());   // the first of equals: the lower rank
-    ++job.ranks[static_cast<std::size_t>(least - waits.begin())].straggler_steps;
+    if (*std::max_element(waits.begin(), waits.end()) <= 0) continue;  // nobody waited: no straggler
+    // Among the ranks that ran the step's matched collectives (a process group may leave some out),
+    // the first of the least: the lower rank among equals.
+    std::size_t least = waits.size();
+    for (std::size_t i = 0; i < waits.size(); ++i)
+      if (waits[i] != kNotIn && (least == waits.size() || waits[i] < waits[least])) least = i;
+    ++job.ranks[least].straggler_steps;
     ++job.steps;
   }
-  if (job.unmatched > 0)
-    job.notes.push_back(
-        fmt::format("{} collectives could not be matched across the ranks (a rank lacks them, or runs "
-                    "another kernel in their place): their waits are not counted",
-                    job.unmatched));
+  note_unmatched(job, paired_by_order, job.notes);
 }
 
 /// The rank most often the straggler; none when two or more share the most steps (a note says so).
@@ -148,7 +307,6 @@ TraceJob analyse_job(std::vector<RankSummary> traces, int world_size, const std:
     ranks = one_per_rank(std::move(traces), job);
   else
     ranks = std::move(traces);
-  note_missing(ranks, job);
   for (const RankSummary& r : ranks) {
     RankRow row;
     row.rank = r.rank;
@@ -161,6 +319,7 @@ TraceJob analyse_job(std::vector<RankSummary> traces, int world_size, const std:
     job.ranks.push_back(std::move(row));
   }
   if (ranks.size() > 1) match_collectives(ranks, job);
+  note_sample(ranks, job);
   for (const RankRow& row : job.ranks) {
     job.span_ns += row.span_ns;
     job.wait_ns += row.wait_ns;
@@ -246,6 +405,15 @@ void TraceJobCollector::on_event(const Event& e) {
   c.start_ns = e.ts_ns;
   c.dur_ns = int_field(e, "dur_ns", 0);
   c.name = std::string(text_field(e, "name"));
+  // Its identity, where the trace carried it (streams written before it have none).
+  c.pg = std::string(text_field(e, "pg"));
+  c.pg_desc = std::string(text_field(e, "pg_desc"));
+  c.pg_ranks = std::string(text_field(e, "pg_ranks"));
+  c.op = std::string(text_field(e, "collective"));
+  c.pg_seq = int_field(e, "pg_seq", -1);
+  c.pg_order = int_field(e, "pg_order", -1);
+  c.in_nelems = int_field(e, "in_nelems", -1);
+  c.out_nelems = int_field(e, "out_nelems", -1);
   m_ranks[it->second]->collectives.push_back(std::move(c));
 }
 

@@ -37,6 +37,12 @@ void job_fields(const TraceJob& job, Event& e) {
   if (!job.backend.empty()) e.add_text("backend", job.backend);
   e.add_number("matched", job.matched);
   e.add_number("unmatched", job.unmatched);
+  e.add_number("matched_by_group", job.matched_by_group);
+  e.add_number("matched_by_order", job.matched_by_order);
+  e.add_number("matched_partial", job.matched_partial);
+  e.add_number("unmatched_missing", job.unmatched_missing);
+  e.add_number("unmatched_differ", job.unmatched_differ);
+  e.add_number("unmatched_apart", job.unmatched_apart);
   e.add_number("steps", job.steps);
   if (job.straggler_rank >= 0) {
     e.add_number("straggler_rank", job.straggler_rank);

@@ -77,6 +77,10 @@ void rank_object(JsonWriter& w, const extract::RankRow& r) {
 void job_object(JsonWriter& w, const extract::TraceJob& job) {
   w.object().key("world_size").integer(job.world_size).key("backend").str(job.backend);
   w.key("collectives_matched").integer(job.matched).key("collectives_unmatched").integer(job.unmatched);
+  w.key("matched_by_group").integer(job.matched_by_group).key("matched_by_order").integer(job.matched_by_order);
+  w.key("matched_partial").integer(job.matched_partial).key("unmatched_missing").integer(job.unmatched_missing);
+  w.key("unmatched_differ").integer(job.unmatched_differ).key("unmatched_apart").integer(job.unmatched_apart);
+  w.key("sample").boolean(job.sample());
   w.key("steps").integer(job.steps).key("straggler_rank");
   if (job.straggler_rank >= 0)
     w.integer(job.straggler_rank);

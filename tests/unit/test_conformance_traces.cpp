@@ -4,14 +4,18 @@
 // the memory timeline must be refused by name. When the corpus is absent the test says so.
 #include <catch2/catch.hpp>
 
+#include "prep/profiler/trace/ranks.hpp"
 #include "prep/profiler/trace/trace.hpp"
 #include "support.hpp"
 
+#include <gpucost/extract/trace_jobs.hpp>
 #include <gpucost/io/line_reader.hpp>
 #include <gpucost/prep/prep.hpp>
 
 #include <algorithm>
 #include <filesystem>
+#include <optional>
+#include <string>
 
 namespace fs = std::filesystem;
 
@@ -77,6 +81,104 @@ TEST_CASE("conformance: prep reads every trace of the corpus", "[conformance][tr
   }
   CHECK(refused == 2);  // the execution trace and the memory timeline
   CHECK(gpu_traces >= 15);
+}
+
+namespace {
+
+/// The corpus trace `name` read and summarised as a rank; nullopt when the corpus is absent.
+std::optional<prep::trace::RankSummary> corpus_rank(const std::string& name, prep::trace::TraceData* data = nullptr) {
+  const fs::path path = fs::path(GPUCOST_CORPUS_DIR) / "traces" / name;
+  if (!fs::is_regular_file(path)) return std::nullopt;
+  auto reader = io::LineReader::open(path.string());
+  REQUIRE(reader);
+  prep::trace::TraceData d;
+  REQUIRE(prep::trace::read_trace(**reader, d));
+  auto summary = prep::trace::summarise_rank(d, name);
+  if (data != nullptr) *data = std::move(d);
+  return summary;
+}
+
+bool has_note(const extract::TraceJob& job, const std::string& text) {
+  return std::any_of(job.notes.begin(), job.notes.end(),
+                     [&](const std::string& n) { return n.find(text) != std::string::npos; });
+}
+
+}  // namespace
+
+TEST_CASE("conformance: HTA's sampled pair of a 128-rank job matches only the collectives that overlap",
+          "[conformance][trace][ranks]") {
+  auto r0 = corpus_rank("hta__trace_filter__sampled_rank-0.json.gz");
+  auto r1 = corpus_rank("hta__trace_filter__sampled_rank-1.json.gz");
+  if (!r0 || !r1) {
+    WARN("the corpus's sampled pair is absent: test skipped");
+    return;
+  }
+  const auto jobs = extract::analyse_jobs({*r0, *r1});
+  REQUIRE(jobs.size() == 1);
+  const extract::TraceJob& job = jobs.front();
+  // Ten SendRecv kernels a rank, no collective args: paired by (step, lane, order), of which four
+  // overlap in time (independently computed from the JSON): in step 551 lane 0's third (rank 0
+  // 11.727 ms, rank 1 8.370 ms) and lane 1's (42.496 / 42.744 ms); in step 552 lane 0's fourth
+  // (36.158 / 13.838 ms) and lane 1's (63.644 / 62.163 ms). The six others end up to 134.153 ms
+  // apart (step 551, lane 0's fourth: 396.148 against 530.301 ms into the second).
+  CHECK(job.world_size == 128);
+  CHECK(job.matched == 4);
+  CHECK(job.matched_by_order == 4);
+  CHECK(job.matched_partial == 4);
+  CHECK(job.unmatched == 6);
+  CHECK(job.unmatched_apart == 6);
+  CHECK(job.unmatched_apart_max_ns == 134'153'000);
+  REQUIRE(job.ranks.size() == 2);
+  CHECK(job.ranks[0].wait_ns == 3'357'000 + 22'320'000 + 1'481'000);
+  CHECK(job.ranks[1].wait_ns == 248'000);
+  CHECK(job.straggler_rank == 1);  // the last of the two in both steps
+  CHECK(job.steps == 2);
+  CHECK(job.sample());
+  CHECK(has_note(job,
+                 "6 of the 10 collectives paired by order did not overlap in time across the ranks (kernel "
+                 "ends up to 134.2 ms apart)"));
+  CHECK(has_note(job, "2 of 128 ranks present, a sample of the job"));
+  CHECK(has_note(job, "a rank's wait is a lower bound"));
+}
+
+TEST_CASE("conformance: the NCCL kernels of nccl_data carry their process group, matched by it",
+          "[conformance][trace][ranks]") {
+  prep::trace::TraceData data;
+  auto r0 = corpus_rank("hta__nccl_parser_config__nccl_data.json.gz", &data);
+  if (!r0) {
+    WARN("the corpus's nccl_data trace is absent: test skipped");
+    return;
+  }
+  // 21 NCCL kernels (15 all-reduces, 6 broadcasts), each with Kineto's collective args of group
+  // "0" (default_pg, ranks [0, 1]); this PyTorch wrote no Seq.
+  REQUIRE(data.comm_args.size() == 21);
+  REQUIRE(r0->collectives.size() == 21);
+  std::size_t allreduces = 0;
+  for (const auto& c : r0->collectives) {
+    CHECK(c.pg == "0");
+    CHECK(c.pg_desc == "default_pg");
+    CHECK(c.pg_ranks == "[0, 1]");
+    CHECK(c.pg_seq == -1);
+    CHECK(c.in_nelems > 0);
+    if (c.op == "allreduce") ++allreduces;
+  }
+  CHECK(allreduces == 15);
+  // Alone, rank 0 of 2: a sample, nothing to match.
+  const auto alone = extract::analyse_jobs({*r0});
+  REQUIRE(alone.size() == 1);
+  CHECK(has_note(alone.front(),
+                 "1 of 2 ranks present, a sample of the job (ranks 1 of 2 are missing): waits not "
+                 "computed"));
+  // Beside itself as rank 1, every collective pairs with its twin by its order in group "0".
+  auto twin = *r0;
+  twin.rank = 1;
+  const auto jobs = extract::analyse_jobs({*r0, twin});
+  REQUIRE(jobs.size() == 1);
+  CHECK(jobs.front().matched == 21);
+  CHECK(jobs.front().matched_by_group == 21);
+  CHECK(jobs.front().matched_partial == 0);
+  CHECK(jobs.front().wait_ns == 0);
+  CHECK_FALSE(jobs.front().sample());
 }
 
 }  // namespace gpucost::test

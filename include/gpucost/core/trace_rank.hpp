@@ -32,6 +32,15 @@ struct Collective {
   int device = 0;
   std::int64_t start_ns = 0, dur_ns = 0;  ///< start: UTC when the trace is absolute, else its own clock
   std::string name;
+  // Its identity where the trace carries it (Kineto's collective args on the kernel); absent: empty / -1.
+  std::string pg;                ///< its process group's name ("Process Group Name")
+  std::string pg_desc;           ///< the group's description ("default_pg")
+  std::string pg_ranks;          ///< the group's global ranks as written: "[0, 1]"
+  std::string op;                ///< "Collective name": allreduce, all_to_all, ...
+  std::int64_t pg_seq = -1;      ///< "Seq": its sequence number in its process group
+  std::int64_t pg_order = -1;    ///< its order among the rank's collectives of its process group
+  std::int64_t in_nelems = -1;   ///< "In msg nelems"
+  std::int64_t out_nelems = -1;  ///< "Out msg nelems"
 };
 
 /// What the job analysis needs of one rank's trace.

@@ -39,13 +39,22 @@ struct TraceJob {
   std::string backend;
   std::vector<RankRow> ranks;      ///< by rank
   std::vector<std::string> notes;  ///< missing or repeated ranks, traces left out, unmatched collectives
-  std::int64_t matched = 0;        ///< collectives every rank ran (groups)
-  std::int64_t unmatched = 0;      ///< collectives some rank lacks, or whose names differ (groups)
+  std::int64_t matched = 0;        ///< collectives matched across the ranks that run them (groups)
+  std::int64_t unmatched = 0;      ///< collectives not matched: missing + differ + apart below (groups)
   std::int64_t steps = 0;          ///< steps with a straggler (each matched collective one, without step marks)
   int straggler_rank = -1;         ///< the most frequent straggler; -1 with fewer than two ranks
   double straggler_step_share = 0;
   std::int64_t span_ns = 0;  ///< Σ of the ranks' spans: the job's GPU time in the traces
   std::int64_t wait_ns = 0, comm_ns = 0, exposed_comm_ns = 0;
+  // How the collectives were matched, and why the others were not (docs/formats.md, "A job of ranks").
+  std::int64_t matched_by_group = 0;        ///< of matched: by process group name and Seq, or order in the group
+  std::int64_t matched_by_order = 0;        ///< of matched: by (step, lane, order), their kernels overlapping in time
+  std::int64_t matched_partial = 0;         ///< of matched: some of their ranks are not among the job's traces
+  std::int64_t unmatched_missing = 0;       ///< of unmatched: a rank here that should run it lacks it
+  std::int64_t unmatched_differ = 0;        ///< of unmatched: the ranks ran different kernels or collectives
+  std::int64_t unmatched_apart = 0;         ///< of unmatched: matched by order, but their kernels do not overlap
+  std::int64_t unmatched_apart_max_ns = 0;  ///< of those, the largest gap between two ranks' kernel ends
+  [[nodiscard]] bool sample() const { return world_size > 1 && static_cast<int>(ranks.size()) < world_size; }
   [[nodiscard]] double wait_fraction() const { return share(wait_ns); }
   [[nodiscard]] double exposed_comm_fraction() const { return share(exposed_comm_ns); }
   [[nodiscard]] double overlap_fraction() const {
@@ -59,8 +68,10 @@ struct TraceJob {
 };
 
 /// Groups the summaries into jobs (traces without a world size are jobs of one rank) and
-/// analyses each: collectives matched by (step, lane, seq) and name, each rank's wait, the
-/// straggler of each step (the rank that waited least: it arrived last), exposed communication.
+/// analyses each: collectives matched by their process group and sequence number (or order in
+/// the group) where the traces carry them, else by (step, lane, seq) when their kernels overlap in
+/// time; each rank's wait, the straggler of each step (the rank that waited least: it arrived
+/// last), exposed communication.
 std::vector<TraceJob> analyse_jobs(std::vector<trace::RankSummary> ranks);
 
 /// Gathers each trace's trace_comm event and the trace_collective events of its rank that follow

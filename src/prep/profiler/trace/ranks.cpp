@@ -200,6 +200,19 @@ bool launched_in(const GpuOp& op, StepRange range, const TraceData& data, const 
   });
 }
 
+/// The collective's identity from its kernel's args; its order in its process group counts the
+/// rank's collectives of that group by start (`next_in_group`).
+void add_identity(const CommArgs& a, std::map<std::string, std::int64_t>& next_in_group, Collective& c) {
+  c.pg = a.pg;
+  c.pg_desc = a.pg_desc;
+  c.pg_ranks = a.pg_ranks;
+  c.op = a.op;
+  c.pg_seq = a.seq;
+  c.in_nelems = a.in_nelems;
+  c.out_nelems = a.out_nelems;
+  if (!a.pg.empty()) c.pg_order = next_in_group[a.pg]++;
+}
+
 void add_collectives(const TraceData& data, const std::vector<const GpuOp*>& ops, const LaunchStarts& launch_start,
                      RankSummary& r) {
   std::vector<const GpuOp*> comm;
@@ -211,6 +224,7 @@ void add_collectives(const TraceData& data, const std::vector<const GpuOp*>& ops
     }
   std::stable_sort(comm.begin(), comm.end(), [](const GpuOp* a, const GpuOp* b) { return a->start_ns < b->start_ns; });
   std::map<std::pair<std::int64_t, std::uint32_t>, std::uint32_t> next_seq;  // (step, lane) -> count
+  std::map<std::string, std::int64_t> next_in_group;                         // process group -> count
   for (const GpuOp* op : comm) {
     Collective c;
     c.step = step_of(*op, data, launch_start);
@@ -220,6 +234,7 @@ void add_collectives(const TraceData& data, const std::vector<const GpuOp*>& ops
     c.start_ns = data.to_epoch_ns(op->start_ns);
     c.dur_ns = op->dur_ns;
     c.name = data.names[op->name];
+    if (op->comm_args >= 0) add_identity(data.comm_args[static_cast<std::size_t>(op->comm_args)], next_in_group, c);
     r.collectives.push_back(std::move(c));
   }
   std::sort(r.collectives.begin(), r.collectives.end(), [](const Collective& a, const Collective& b) {

@@ -48,7 +48,20 @@ struct GpuOp {
   OpType type = OpType::kernel;
   OpClass cls = OpClass::compute;
   MemDir dir = MemDir::none;
+  std::int32_t comm_args = -1;  ///< index into TraceData::comm_args; -1: the kernel carries none
   [[nodiscard]] std::int64_t end_ns() const { return start_ns + dur_ns; }
+};
+
+/// What identifies a collective across ranks, as Kineto copies it from the `record_param_comms`
+/// CPU op onto the NCCL kernel's args (docs/formats.md, "A job of ranks"); absent: empty / -1.
+struct CommArgs {
+  std::string pg;                                ///< "Process Group Name"
+  std::string pg_desc;                           ///< "Process Group Description" (default_pg, ...)
+  std::string pg_ranks;                          ///< "Process Group Ranks" as written: "[0, 1]"
+  std::string op;                                ///< "Collective name": allreduce, all_to_all, ...
+  std::int64_t seq = -1;                         ///< "Seq": the collective's sequence number in its process group
+  std::int64_t in_nelems = -1, out_nelems = -1;  ///< "In msg nelems", "Out msg nelems"
+  [[nodiscard]] bool empty() const { return pg.empty() && op.empty() && seq < 0; }
 };
 
 /// A runtime or driver call that launches GPU work (cudaLaunchKernel, cudaGraphLaunch, ...).
@@ -80,6 +93,7 @@ struct TraceData {
   std::vector<LaunchCall> launches;
   std::vector<StepMark> steps;
   std::vector<std::string> names;           ///< interned GPU op names
+  std::vector<CommArgs> comm_args;          ///< of the communication kernels that carry them (GpuOp::comm_args)
   std::map<int, std::string> device_names;  ///< deviceProperties id -> name
 
   std::optional<std::int64_t> base_time_ns;  ///< baseTimeNanoseconds

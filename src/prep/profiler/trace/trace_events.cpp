@@ -265,6 +265,19 @@ void emit_steps(const TraceData& data, const TraceClock& clock, ParseContext& ct
   }
 }
 
+/// The collective's identity, the fields its kernel's args gave (each optional: older streams
+/// and traces without the args have none).
+void add_identity(const Collective& c, Event& e) {
+  if (!c.pg.empty()) e.add_text("pg", e.own(c.pg));
+  if (!c.pg_desc.empty()) e.add_text("pg_desc", e.own(c.pg_desc));
+  if (!c.pg_ranks.empty()) e.add_text("pg_ranks", e.own(c.pg_ranks));
+  if (!c.op.empty()) e.add_text("collective", e.own(c.op));
+  if (c.pg_seq >= 0) e.add_number("pg_seq", c.pg_seq);
+  if (c.pg_order >= 0) e.add_number("pg_order", c.pg_order);
+  if (c.in_nelems >= 0) e.add_number("in_nelems", c.in_nelems);
+  if (c.out_nelems >= 0) e.add_number("out_nelems", c.out_nelems);
+}
+
 /// A rank's communication (docs/formats.md, "A job of ranks"): its summary, and each collective
 /// with the key that matches it across ranks. Only for traces with communication kernels or of a
 /// job of several ranks.
@@ -308,6 +321,7 @@ void emit_ranks(const TraceData& data, const TraceClock& clock, ParseContext& ct
     ce.add_number("dur_ns", c.dur_ns);
     ce.add_text("name", ce.own(c.name));
     ce.add_text("file", file);
+    add_identity(c, ce);
     ctx.emit();
   }
 }

@@ -197,8 +197,36 @@ struct Record {
   std::int64_t device = -1, stream = 0, correlation = kNoCorrelation, pid = 0, tid = 0;
   std::uint64_t bytes = 0;
   bool has_device = false, has_stream = false, has_bytes = false, has_pid = false, has_tid = false;
+  // A collective kernel's identity (CommArgs), raw: its strings keep their escapes.
+  std::string_view pg, pg_desc, pg_ranks, coll;
+  std::int64_t seq = -1, in_nelems = -1, out_nelems = -1;
+  bool has_comm_args = false;
   void clear() { *this = Record{}; }
 };
+
+/// Reads one of the collective args Kineto writes on an NCCL kernel (CommArgs) into `r`;
+/// false when `key` is none of them.
+bool read_comm_arg(std::string_view key, od::value& v, Record& r) {
+  std::string_view* text = key == "Process Group Name"          ? &r.pg
+                           : key == "Process Group Description" ? &r.pg_desc
+                           : key == "Process Group Ranks"       ? &r.pg_ranks
+                           : key == "Collective name"           ? &r.coll
+                                                                : nullptr;
+  std::int64_t* number = key == "Seq"              ? &r.seq
+                         : key == "In msg nelems"  ? &r.in_nelems
+                         : key == "Out msg nelems" ? &r.out_nelems
+                                                   : nullptr;
+  if (text != nullptr) {
+    r.has_comm_args = raw_string(v, *text) || r.has_comm_args;
+    return true;
+  }
+  if (number == nullptr) return false;
+  if (std::int64_t n = 0; parse_int_token(v.raw_json_token(), n) && n >= 0) {  // Seq may be quoted
+    *number = n;
+    r.has_comm_args = true;
+  }
+  return true;
+}
 
 /// Pull input: reads up to n bytes into dst, 0 at the end.
 using ByteFn = std::function<std::size_t(char*, std::size_t)>;
@@ -613,6 +641,8 @@ class Reader {
           r.bytes = static_cast<std::uint64_t>(b);
         else
           r.has_bytes = false;
+      } else if (!key.empty() && key.front() >= 'A' && key.front() <= 'Z' && read_comm_arg(key, fv, r)) {
+        // Kineto's own kernel args are lower case but "External id": the test stays cheap.
       } else {
         ok = skip(fv);
       }
@@ -746,8 +776,22 @@ class Reader {
       op.cls = OpClass::memory;
       op.dir = op.type == OpType::memcpy ? memcpy_direction(r.name) : MemDir::none;
     }
+    if (op.cls == OpClass::communication && r.has_comm_args) op.comm_args = add_comm_args(r);
     m_out.ops.push_back(op);
     ++m_out.counts.used;
+  }
+
+  std::int32_t add_comm_args(const Record& r) {
+    CommArgs a;
+    unescape(r.pg, a.pg);
+    unescape(r.pg_desc, a.pg_desc);
+    unescape(r.pg_ranks, a.pg_ranks);
+    unescape(r.coll, a.op);
+    a.seq = r.seq;
+    a.in_nelems = r.in_nelems;
+    a.out_nelems = r.out_nelems;
+    m_out.comm_args.push_back(std::move(a));
+    return static_cast<std::int32_t>(m_out.comm_args.size() - 1);
   }
 
   std::uint32_t intern(std::string_view raw_name) {
