@@ -46,7 +46,8 @@ set +e
         -header-filter="$(pwd)/(include|src)/.*" "$(pwd)/src/.*\.cpp$" > "$build/clang-tidy.log" 2>&1
 status=$?
 set -e
-found=$(grep -E ' (warning|error): ' "$build/clang-tidy.log" | sort -u || true)
+# run-clang-tidy colours its messages even into a file: strip the colour codes before looking.
+found=$(sed 's/\x1b\[[0-9;]*m//g' "$build/clang-tidy.log" | grep -E ' (warning|error): ' | sort -u || true)
 [ -z "$found" ] || echo "$found"
 if [ $status -ne 0 ] || [ -n "$found" ]; then
   echo "clang-tidy: problems above (full log: $build/clang-tidy.log)"

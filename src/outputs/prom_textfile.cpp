@@ -203,7 +203,9 @@ class Family {
 };
 
 /// Milliseconds are enough, and dividing whole milliseconds prints 1718197338.011, not ...0110002.
-double epoch_seconds(std::int64_t ns) { return static_cast<double>(ns / 1'000'000) / 1e3; }
+double epoch_seconds(std::int64_t ns) {
+  return static_cast<double>(ns / 1'000'000) / 1e3;  // NOLINT(bugprone-integer-division): whole ms on purpose
+}
 
 std::string indicator_help(const PromIndicator& p, std::string_view scope) {
   const auto* def = extract::find_indicator(p.key);
