@@ -9,10 +9,26 @@ namespace {
 
 using io::JsonWriter;
 
-/// The event's fields as members `"key":value`, numbers unquoted.
+/// "0,3,12" as [0,3,12].
+void number_list(JsonWriter& w, std::string_view list) {
+  w.array();
+  for (std::size_t pos = 0; pos <= list.size() && !list.empty();) {
+    const std::size_t comma = std::min(list.find(',', pos), list.size());
+    w.item().number_text(list.substr(pos, comma - pos));
+    pos = comma + 1;
+  }
+  w.close();
+}
+
+/// The event's fields as members `"key":value`, numbers unquoted, a stream's queue over time as
+/// an array.
 void fields(JsonWriter& w, const TraceEventCopy& e) {
   for (const auto& [key, value] : e.fields) {
     w.key(key);
+    if (key == "queue_max_by_bin") {
+      number_list(w, value);
+      continue;
+    }
     const auto n = e.numeric.find(key);
     if (n != e.numeric.end() && n->second)
       w.number_text(value);  // the event's own text of a valid JSON number
@@ -47,6 +63,7 @@ void trace_object(JsonWriter& w, const std::vector<TraceEventCopy>& events, std:
     fields(w, events[j]);
     event_list(w, "memory", events, info + 1, end, "trace_memory", events[j].gpu);
     event_list(w, "top_kernels", events, info + 1, end, "trace_kernel", events[j].gpu);
+    event_list(w, "streams", events, info + 1, end, "trace_stream", events[j].gpu);
     w.close();
   }
   w.close().key("communication");

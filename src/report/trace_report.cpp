@@ -60,8 +60,8 @@ bool all_distinct(std::vector<std::string> names) {
 }  // namespace
 
 std::vector<std::string> fit_kernel_names(const std::vector<std::string>& names, std::size_t width) {
-  constexpr std::size_t kLeast = 8;  // of the head and of the end: both stay recognisable
-  if (width == 0 || width < 3 + 2 * kLeast) return names;
+  constexpr std::size_t kLeast = 8;          // of the head and of the end: both stay recognisable
+  if (width < 3 + 2 * kLeast) return names;  // 0: no limit; or too narrow to cut
   const auto cut = [&](std::size_t head) {
     std::vector<std::string> out;
     for (const std::string& n : names) out.push_back(n.size() > width ? cut_middle(n, width, head) : n);
@@ -130,6 +130,51 @@ void kernel_rows(const TraceEventCopy& d, const std::vector<TraceEventCopy>& eve
   }
 }
 
+/// A queue length over time as one character a few bins: ' ' empty, then '.:-=+*#%' by eighths of
+/// the stream's longest queue, '@' at the launch queue's 1024 slots (the launching thread stalls).
+std::string queue_sparkline(std::string_view bins, std::int64_t longest) {
+  static constexpr std::string_view kLevels = ".:-=+*#%";
+  constexpr std::size_t kPerChar = 3;  // 120 bins in 40 characters, the longest queue of each 3
+  std::string out;
+  std::int64_t most = 0;
+  std::size_t in_char = 0;
+  const auto put = [&] {
+    if (most >= 1024)
+      out += '@';
+    else if (most <= 0 || longest <= 0)
+      out += ' ';
+    else
+      out += kLevels[static_cast<std::size_t>(std::min<std::int64_t>((most * 8 - 1) / longest, 7))];
+    most = 0;
+    in_char = 0;
+  };
+  for (std::size_t pos = 0; pos <= bins.size();) {
+    const std::size_t comma = std::min(bins.find(',', pos), bins.size());
+    most = std::max(most, text::parse_int(bins.substr(pos, comma - pos)).value_or(0));
+    if (++in_char == kPerChar) put();
+    pos = comma + 1;
+  }
+  if (in_char > 0) put();
+  return out;
+}
+
+/// One line per stream with a launch queue: its length, the time launches stalled on a full
+/// queue, and its length over time.
+void queue_rows(const TraceEventCopy& d, const std::vector<TraceEventCopy>& events, std::size_t from, std::size_t to,
+                std::string& b) {
+  for (std::size_t i = from; i < to; ++i) {
+    const TraceEventCopy& s = events[i];
+    if (s.kind != "trace_stream" || s.gpu != d.gpu || !s.has("queue_length_max")) continue;
+    b += fmt::format(
+        "  queue       stream {}: mean {:.2f}, max {}, full (1024) for {}{}\n", s.text("stream"),
+        s.number("queue_length_mean"), s.text("queue_length_max"), human_ns(s.number("full_queue_ns")),
+        s.has("queue_max_by_bin")
+            ? fmt::format("  |{}|", queue_sparkline(s.text("queue_max_by_bin"),
+                                                    static_cast<std::int64_t>(s.number("queue_length_max"))))
+            : std::string());
+  }
+}
+
 void device_block(const TraceEventCopy& d, const std::vector<TraceEventCopy>& events, std::size_t from, std::size_t to,
                   bool wide, std::string& b) {
   const double span = d.number("span_ns");
@@ -167,6 +212,7 @@ void device_block(const TraceEventCopy& d, const std::vector<TraceEventCopy>& ev
                      m.has("bytes") ? fmt::format(", {}", human_bytes(m.number("bytes"))) : std::string(),
                      m.has("gbps") ? fmt::format(", {:.3g} GB/s", m.number("gbps")) : std::string());
   }
+  queue_rows(d, events, from, to, b);
   kernel_rows(d, events, from, to, wide, b);
 }
 

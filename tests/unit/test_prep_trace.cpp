@@ -242,6 +242,48 @@ TEST_CASE("trace: temporal, idle and launch analyses of a hand-made trace", "[tr
   CHECK(d.top_kernels[1].cls == OpClass::communication);
 }
 
+TEST_CASE("trace: a launch queue that fills: the time launches stalled, the queue over time", "[trace]") {
+  // 1100 kernels launched 1 ns apart from t = 0, run one after another for 1 us each from
+  // t = 10 us: the queue holds 1100 at t = 1099 and drains by one each microsecond from 11 us.
+  // It holds 1024 or more from the 1024th launch (t = 1023) until 77 kernels have ended
+  // (t = 10 000 + 77 x 1000 = 87 000): full for 87 000 - 1023 = 85 977 ns.
+  TraceData data;
+  data.names.emplace_back("k");
+  constexpr std::int64_t kOps = 1100;
+  for (std::int64_t i = 0; i < kOps; ++i) {
+    GpuOp op;
+    op.start_ns = 10'000 + 1000 * i;
+    op.dur_ns = 1000;
+    op.stream = 7;
+    op.correlation = i;
+    data.ops.push_back(op);
+    data.launches.push_back(LaunchCall{i, 1, i});
+  }
+  const TraceReport report = analyse(data, TraceOptions{});
+  REQUIRE(report.devices.size() == 1);
+  const DeviceReport& d = report.devices.front();
+  REQUIRE(d.streams.size() == 1);
+  const StreamReport& s = d.streams.front();
+  CHECK(s.queue_length_max == 1100);
+  CHECK(s.full_queue_ns == 85'977);
+  CHECK(d.full_queue_ns == 85'977);
+  // The queue's span, 0 to the last end (1 110 000 ns), in 120 bins of 9250 ns: the longest
+  // queue of bin 0 and 1 is 1100 (nothing ends before 11 000), of bin 2 ([18 500, 27 750)) 1092
+  // (8 ended by 18 500), of the last ([1 100 750, 1 110 000)) 10.
+  REQUIRE(s.queue_max_by_bin.size() == kQueueBins);
+  CHECK(s.queue_max_by_bin[0] == 1100);
+  CHECK(s.queue_max_by_bin[1] == 1100);
+  CHECK(s.queue_max_by_bin[2] == 1092);
+  CHECK(s.queue_max_by_bin.back() == 10);
+  // A queue that never fills stalls nothing.
+  data.ops.resize(10);
+  data.launches.resize(10);
+  const TraceReport small_report = analyse(data, TraceOptions{});
+  const StreamReport& small = small_report.devices.front().streams.front();
+  CHECK(small.full_queue_ns == 0);
+  CHECK(small.queue_length_max == 10);
+}
+
 TEST_CASE("trace: --steps keeps the ops launched inside the chosen ProfilerStep", "[trace]") {
   const TraceData data = read_trace_text(kModernTrace);
   TraceOptions options;

@@ -155,7 +155,19 @@ struct StreamReport {
   double queue_length_mean = 0;  ///< time-weighted, from first enqueue to last completion
   std::int64_t queue_length_max = 0;
   bool has_queue = false;  ///< false when no op of the stream had its launch call
+  /// Time the queue held kLaunchQueueSlots ops or more: the launching thread stalls then.
+  std::int64_t full_queue_ns = 0;
+  /// The queue length over time: the queue's span (first enqueue to last completion) cut into
+  /// kQueueBins equal bins, the longest queue in each; empty without a queue.
+  std::vector<std::int64_t> queue_max_by_bin;
 };
+
+/// Ops a CUDA stream's launch queue holds: with this many outstanding, a launch blocks the CPU
+/// until one completes (HTA's "Augmented Counters": "When the queue length on a stream is 1024 or
+/// larger new events cannot be scheduled on that stream and the CPU will stall").
+inline constexpr std::int64_t kLaunchQueueSlots = 1024;
+/// Bins of a stream's queue length over time (as the rank strip's kStripBins).
+inline constexpr std::size_t kQueueBins = 120;
 
 struct KernelRow {
   std::string name;
@@ -212,6 +224,7 @@ struct DeviceReport {
   std::vector<MemoryRow> memory;
   double queue_length_mean = 0;  ///< mean over streams with a queue
   std::int64_t queue_length_max = 0;
+  std::int64_t full_queue_ns = 0;  ///< summed over streams: time launches stalled on a full queue
 };
 
 struct TraceReport {

@@ -52,6 +52,19 @@ std::vector<const GpuOp*> select_ops(const TraceData& data, const TraceOptions& 
   return ops;
 }
 
+/// Raises the bins of `bins` (cutting [origin, origin + window) into equal parts) that the
+/// interval [from, to) touches to at least `depth`. Bin k holds [origin + k·window/B, origin + (k+1)·window/B).
+void note_queue_length(std::vector<std::int64_t>& bins, std::int64_t origin, std::int64_t window, std::int64_t from,
+                       std::int64_t to, std::int64_t depth) {
+  if (window <= 0) return;
+  // (t - origin) x bins fits 64 bits for any trace shorter than two years.
+  const auto n = static_cast<std::int64_t>(bins.size());
+  const auto bin_of = [&](std::int64_t t) {
+    return static_cast<std::size_t>(std::clamp<std::int64_t>((t - origin) * n / window, 0, n - 1));
+  };
+  for (std::size_t k = bin_of(from), last = bin_of(to - 1); k <= last; ++k) bins[k] = std::max(bins[k], depth);
+}
+
 /// Idle gaps of one stream's ops (sorted by start), classified; returns the stream's busy time.
 StreamReport analyse_stream(std::int64_t stream, const std::vector<const GpuOp*>& ops, const LaunchIndex& index,
                             const TraceOptions& options) {
@@ -93,16 +106,21 @@ StreamReport analyse_stream(std::int64_t stream, const std::vector<const GpuOp*>
   }
   if (!changes.empty()) {
     std::sort(changes.begin(), changes.end());  // at equal times -1 first: a finished op leaves first
+    const std::int64_t origin = changes.front().first;
+    const std::int64_t window = changes.back().first - origin;
+    s.queue_max_by_bin.assign(kQueueBins, 0);
     long double area = 0;
-    std::int64_t depth = 0, prev = changes.front().first;
+    std::int64_t depth = 0, prev = origin;
     for (const auto& [t, d] : changes) {
       area += static_cast<long double>(depth) * static_cast<long double>(t - prev);
+      if (depth >= kLaunchQueueSlots) s.full_queue_ns += t - prev;
+      if (t > prev) note_queue_length(s.queue_max_by_bin, origin, window, prev, t, depth);
       depth += d;
       s.queue_length_max = std::max(s.queue_length_max, depth);
       prev = t;
     }
-    const std::int64_t window = changes.back().first - changes.front().first;
     s.queue_length_mean = window > 0 ? static_cast<double>(area / static_cast<long double>(window)) : 0.0;
+    if (window == 0) s.queue_max_by_bin.front() = s.queue_length_max;  // all at one instant
     s.has_queue = true;
   }
   return s;
@@ -285,6 +303,7 @@ DeviceReport analyse_device(int device, std::vector<const GpuOp*>& ops, const Tr
       queue_sum += s.queue_length_mean;
       ++queues;
       dev.queue_length_max = std::max(dev.queue_length_max, s.queue_length_max);
+      dev.full_queue_ns += s.full_queue_ns;
     }
     dev.streams.push_back(s);
     i = j;

@@ -175,6 +175,7 @@ void emit_device(const DeviceReport& d, const TraceClock& clock, ParseContext& c
   if (std::any_of(d.streams.begin(), d.streams.end(), [](const StreamReport& s) { return s.has_queue; })) {
     add_real(e, "queue_length_mean", d.queue_length_mean);
     e.add_number("queue_length_max", d.queue_length_max);
+    e.add_number("full_queue_ns", d.full_queue_ns);
   }
   ctx.emit();
 }
@@ -202,6 +203,16 @@ void emit_launch(const TraceData& data, const TraceReport& report, const TraceCl
   ctx.emit();
 }
 
+/// "0,3,12,...": a list of numbers as one text field.
+std::string join_numbers(const std::vector<std::int64_t>& values) {
+  std::string out;
+  for (const std::int64_t v : values) {
+    if (!out.empty()) out += ',';
+    out += std::to_string(v);
+  }
+  return out;
+}
+
 void emit_streams(const DeviceReport& d, const TraceClock& clock, ParseContext& ctx) {
   for (const StreamReport& s : d.streams) {
     Event& e = begin_device(ctx, "trace_stream", clock.at(s.start_ns), d);
@@ -215,6 +226,8 @@ void emit_streams(const DeviceReport& d, const TraceClock& clock, ParseContext& 
     if (s.has_queue) {
       add_real(e, "queue_length_mean", s.queue_length_mean);
       e.add_number("queue_length_max", s.queue_length_max);
+      e.add_number("full_queue_ns", s.full_queue_ns);
+      e.add_text("queue_max_by_bin", join_numbers(s.queue_max_by_bin), true);
     }
     ctx.emit();
   }
