@@ -583,6 +583,29 @@ std::string_view LineReader::peek(std::size_t n) {
   return {m_buf.get() + m_begin, std::min(n, m_end - m_begin)};
 }
 
+namespace {
+
+// The '\n' in [p, end): memchr from one to the next beats std::count, which widens every byte
+// to a 64-bit counter (a quarter of prep -j's time on a kern.log went there).
+std::size_t count_newlines(const char* p, const char* end) {
+  std::size_t n = 0;
+  while ((p = static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(end - p)))) != nullptr) {
+    ++n;
+    ++p;
+  }
+  return n;
+}
+
+}  // namespace
+
+std::string_view LineReader::buffered_lines() const {
+  if (m_begin == m_end) return {};
+  const char* begin = m_buf.get() + m_begin;
+  const void* last = ::memrchr(begin, '\n', m_end - m_begin);
+  if (last == nullptr) return {};
+  return {begin, static_cast<std::size_t>(static_cast<const char*>(last) - begin) + 1};
+}
+
 std::size_t LineReader::append_lines(std::string& out, std::size_t bytes) {
   std::size_t lines = 0;
   while (out.size() < bytes) {
@@ -594,7 +617,7 @@ std::size_t LineReader::append_lines(std::string& out, std::size_t bytes) {
     if (last == nullptr) last = std::memchr(base + m_begin, '\n', std::min(m_end - m_begin, m_max_line + 1));
     if (last != nullptr) {
       const std::size_t end = static_cast<std::size_t>(static_cast<const char*>(last) - base) + 1;
-      const std::size_t count = static_cast<std::size_t>(std::count(base + m_begin, base + end, '\n'));
+      const std::size_t count = count_newlines(base + m_begin, base + end);
       out.append(base + m_begin, end - m_begin);
       m_begin = end;
       m_line_no += count;

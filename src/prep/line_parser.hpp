@@ -141,6 +141,15 @@ class LineParser {
  public:
   virtual ~LineParser() = default;
   virtual LineResult parse(std::string_view line, ParseContext& ctx) = 0;
+  /// The prefilter: how many bytes of the leading lines of `lines` (whole lines, each ended by
+  /// '\n', none overlong) parse() would only count as ignored, changing nothing a later line
+  /// reads but what this call sets itself; `count` gets their number. The caller counts them as
+  /// ignored lines without parsing them. 0 (the default): the next line is parsed.
+  virtual std::size_t skip_ignored(std::string_view lines, std::uint64_t& count) {
+    (void)lines;
+    count = 0;
+    return 0;
+  }
   /// End of input: emit and settle() whatever is still held back.
   virtual void finish(ParseContext& ctx) { (void)ctx; }
   /// The lines parsed so far were replayed to restore this parser's state (a resumed batch

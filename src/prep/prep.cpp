@@ -128,6 +128,19 @@ struct InputParse::Impl {
   Impl(io::LineReader& r, const PrepOptions& options, LocalClock& c, EventSink& sink, InputStats& st)
       : reader(r), clock(c), stats(st), ctx{options, c, sink, st, Event{}, {}, {}, r.mtime_ns(), 0} {}
 
+  // The prefilter: the buffered lines the parser says it would only ignore are counted, not parsed.
+  void skip_ignored() {
+    if (!parser || done || whole_document) return;
+    const std::string_view lines = reader.buffered_lines();
+    if (lines.empty()) return;
+    std::uint64_t count = 0;
+    const std::size_t bytes = parser->skip_ignored(lines, count);
+    if (count == 0) return;
+    reader.skip_buffered(bytes, count);
+    stats.lines += count;
+    stats.ignored += count;
+  }
+
   void end() {
     done = true;
     if (parser) parser->finish(ctx);
@@ -217,7 +230,7 @@ void InputParse::run_to_end() {
       return;
     }
   }
-  while (step()) {
+  while (m.skip_ignored(), step()) {
   }
 }
 

@@ -500,6 +500,8 @@ struct ChunkReads {
   /// chunk (consecutive repeats once): one of them equal to that event's makes the chunk be
   /// parsed again, as the line may continue it.
   std::vector<std::size_t> incident_keys;
+  std::array<char, 40> last_key{};  ///< the second key hashed last (as m_prev_key keeps one)
+  std::size_t last_key_len = 0;
   /// The year state at each held event, and whether the chunk had set it by then.
   struct HeldYear {
     YearState year;
@@ -564,6 +566,34 @@ class SyslogParser final : public LineParser {
     return on_event(px, ctx);
   }
 
+  // The prefilter: the common line "Jun 12 14:22:18 host kernel: [ 4564.303884] message" of the
+  // month of the line before (no rollover to count), whose message classify_message() does not
+  // take and that continues no incident, is only counted as ignored: parse() would change nothing
+  // but the last stamp and m_last_was_event, set here for the last line skipped.
+  std::size_t skip_ignored(std::string_view lines, std::uint64_t& count) override {
+    count = 0;
+    if (m_month_tok_len != 3 || m_month_tok_value == 0 || m_month_tok_value != m_year.month) return 0;
+    std::size_t at = 0;
+    std::string_view last;
+    for (;;) {
+      const void* nl = std::memchr(lines.data() + at, '\n', std::min(lines.size() - at, kSkipLineBytes + 1));
+      if (nl == nullptr) break;
+      const auto end = static_cast<std::size_t>(static_cast<const char*>(nl) - lines.data());
+      const std::string_view line = lines.substr(at, end - at);
+      if (!only_ignored(line)) break;
+      last = line;
+      ++count;
+      at = end + 1;
+      if (at == lines.size()) break;
+    }
+    if (count == 0) return 0;
+    std::memcpy(m_year.last_stamp.data(), last.data() + 3, 12);  // as track_month() keeps it
+    m_year.last_stamp_len = 12;
+    m_chunk.year_read = true;  // the month the skipped lines were taken to be of
+    set_last_was_event(false);
+    return at;
+  }
+
   void finish(ParseContext& ctx) override {
     if (!m_held.empty()) release_held(ctx);
     describe_clock(ctx);
@@ -579,6 +609,62 @@ class SyslogParser final : public LineParser {
   void end_replay(ParseContext& /*ctx*/) override { m_held.mute(); }
 
  private:
+  // Longer lines are left to parse() (they may be overlong).
+  static constexpr std::size_t kSkipLineBytes = 4096;
+
+  // True when parse() would find `line` (no '\n') an ignored line with a C-locale stamp of the
+  // cached month token (which is the month of the last stamp) and the kernel's tag. The byte
+  // compares are written out: at a few tens of nanoseconds a line, libc's memcmp calls showed.
+  bool only_ignored(std::string_view line) {
+    const std::size_t n = line.size();
+    if (n < 24 || line.back() == '\r') return false;
+    const char* p = line.data();
+    // scan_stamp()'s fast path, with no fraction after the seconds, then track_month()'s cache.
+    if (!(p[0] == m_month_tok[0] && p[1] == m_month_tok[1] && p[2] == m_month_tok[2] && text::is_alpha(p[0]) &&
+          p[3] == ' ' && p[6] == ' ' && p[9] == ':' && p[12] == ':' && p[15] == ' ' &&
+          (p[4] == ' ' || text::is_digit(p[4])) && text::is_digit(p[5]) && text::is_digit(p[7]) &&
+          text::is_digit(p[8]) && text::is_digit(p[10]) && text::is_digit(p[11]) && text::is_digit(p[13]) &&
+          text::is_digit(p[14])))
+      return false;
+    // scan_tag(): "kernel: msg" or "host kernel: msg", host not ending in ':'.
+    std::string_view message = line.substr(16);
+    if (!is_kernel_tag(message)) {
+      std::size_t sp = 0;
+      while (sp < message.size() && message[sp] != ' ') ++sp;
+      if (sp == 0 || sp == message.size() || message[sp - 1] == ':') return false;
+      message.remove_prefix(sp + 1);
+      if (!is_kernel_tag(message)) return false;
+    }
+    message.remove_prefix(8);
+    std::string_view uptime;
+    klog::split_printk_stamp(message, uptime, message);
+    if (classify_message("kernel", message, m_probe)) {
+      m_probe.reset();
+      return false;
+    }
+    if (!m_chunk.incident_known && m_chunk.active) note_incident_read(line.substr(0, 15));
+    return m_prev_kind.empty() || m_prev_key_len != 15 || !same_15(p, m_prev_key.data()) ||
+           !continues_incident(m_prev_kind, message);
+  }
+
+  // starts_kernel_tag(), "kernel: " compared as one word.
+  static bool is_kernel_tag(std::string_view s) {
+    if (s.size() < 8) return false;
+    std::uint64_t word = 0, tag = 0;
+    std::memcpy(&word, s.data(), 8);
+    std::memcpy(&tag, "kernel: ", 8);
+    return word == tag;
+  }
+  // The 15 bytes of a bsd second key ("Jun 12 14:22:18") equal.
+  static bool same_15(const char* a, const char* b) {
+    std::uint64_t a0 = 0, a1 = 0, b0 = 0, b1 = 0;
+    std::memcpy(&a0, a, 8);
+    std::memcpy(&a1, a + 7, 8);
+    std::memcpy(&b0, b, 8);
+    std::memcpy(&b1, b + 7, 8);
+    return a0 == b0 && a1 == b1;
+  }
+
   // A line without a stamp: separator, continuation, blank, or malformed.
   LineResult other_line(std::string_view line, ParseContext& ctx) {
     if (text::trim(line).empty()) return LineResult::ignored;
@@ -796,10 +882,14 @@ class SyslogParser final : public LineParser {
     m_chunk.last_was_event_known = true;
   }
 
-  // A line of the chunk looked for the incident of an event before the chunk.
+  // A line of the chunk looked for the incident of an event before the chunk (hashed once for
+  // a run of lines of the same second).
   void note_incident_read(std::string_view second_key) {
-    const std::size_t key = std::hash<std::string_view>{}(second_key);
-    if (m_chunk.incident_keys.empty() || m_chunk.incident_keys.back() != key) m_chunk.incident_keys.push_back(key);
+    const std::string_view last(m_chunk.last_key.data(), m_chunk.last_key_len);
+    if (second_key == last && !m_chunk.incident_keys.empty()) return;
+    m_chunk.incident_keys.push_back(std::hash<std::string_view>{}(second_key));
+    m_chunk.last_key_len = std::min(second_key.size(), m_chunk.last_key.size());
+    std::memcpy(m_chunk.last_key.data(), second_key.data(), m_chunk.last_key_len);
   }
 
   // This parser becomes a chunk's, starting from `from`'s state (its held events left out).
@@ -1032,6 +1122,7 @@ class SyslogParser final : public LineParser {
   std::string_view m_source;
   Prefix m_px;
   klog::HeldEvents m_held;
+  Event m_probe;  // what classify_message() may fill for a line the prefilter looks at
   // month and year tracking
   std::array<char, 24> m_month_tok{};
   std::size_t m_month_tok_len = 0;
