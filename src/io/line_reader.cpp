@@ -598,14 +598,6 @@ std::size_t count_newlines(const char* p, const char* end) {
 
 }  // namespace
 
-std::string_view LineReader::buffered_lines() const {
-  if (m_begin == m_end) return {};
-  const char* begin = m_buf.get() + m_begin;
-  const void* last = ::memrchr(begin, '\n', m_end - m_begin);
-  if (last == nullptr) return {};
-  return {begin, static_cast<std::size_t>(static_cast<const char*>(last) - begin) + 1};
-}
-
 std::size_t LineReader::append_lines(std::string& out, std::size_t bytes) {
   std::size_t lines = 0;
   while (out.size() < bytes) {

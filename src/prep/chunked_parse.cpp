@@ -146,9 +146,9 @@ void for_each_line(const Chunk& chunk, F&& f, LineParser* skip = nullptr, InputS
 }
 
 void parse_chunk(Chunk& chunk) {
+  LineParser* prefilter = chunk.parser->has_prefilter() ? chunk.parser.get() : nullptr;
   for_each_line(
-      chunk, [&](const io::Line& line) { parse_line(*chunk.parser, *chunk.ctx, line); }, chunk.parser.get(),
-      &chunk.stats);
+      chunk, [&](const io::Line& line) { parse_line(*chunk.parser, *chunk.ctx, line); }, prefilter, &chunk.stats);
 }
 
 /// Threads that parse the chunks handed to them, in the order handed.

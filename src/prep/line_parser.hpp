@@ -141,10 +141,13 @@ class LineParser {
  public:
   virtual ~LineParser() = default;
   virtual LineResult parse(std::string_view line, ParseContext& ctx) = 0;
-  /// The prefilter: how many bytes of the leading lines of `lines` (whole lines, each ended by
-  /// '\n', none overlong) parse() would only count as ignored, changing nothing a later line
-  /// reads but what this call sets itself; `count` gets their number. The caller counts them as
-  /// ignored lines without parsing them. 0 (the default): the next line is parsed.
+  /// True when the parser has a prefilter (skip_ignored); asked once per input.
+  [[nodiscard]] virtual bool has_prefilter() const { return false; }
+  /// The prefilter: how many bytes of the leading whole lines of `lines` (each ended by '\n';
+  /// what follows the last '\n' is not a whole line) parse() would only count as ignored,
+  /// changing nothing a later line reads but what this call sets itself; `count` gets their
+  /// number. The caller counts them as ignored lines without parsing them. A line of more than
+  /// 4 KiB, which may be overlong, is never skipped. 0 (the default): the next line is parsed.
   virtual std::size_t skip_ignored(std::string_view lines, std::uint64_t& count) {
     (void)lines;
     count = 0;

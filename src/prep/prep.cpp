@@ -122,6 +122,7 @@ struct InputParse::Impl {
   std::unique_ptr<LineParser> parser;  // null: an empty input, all lines ignored
   bool whole_document = false;         // a trace: read in one step by the parser's parse_whole
   bool live = false;                   // --follow: the input's end is only the end so far
+  bool prefilter = false;              // the parser skips lines it would only ignore
   std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
   bool done = false;
 
@@ -130,8 +131,8 @@ struct InputParse::Impl {
 
   // The prefilter: the buffered lines the parser says it would only ignore are counted, not parsed.
   void skip_ignored() {
-    if (!parser || done || whole_document) return;
-    const std::string_view lines = reader.buffered_lines();
+    if (!prefilter || done) return;
+    const std::string_view lines = reader.buffered();
     if (lines.empty()) return;
     std::uint64_t count = 0;
     const std::size_t bytes = parser->skip_ignored(lines, count);
@@ -191,6 +192,7 @@ Status InputParse::start(std::optional<Format> known) {
   auto parser = row->make(m.ctx, head);
   if (!parser) return parser.error();
   m.parser = std::move(*parser);
+  m.prefilter = !m.whole_document && m.parser->has_prefilter();
   log().debug("{}: format {} ({}), compression {}", stats.path, format_name(format),
               options.forced != Format::unknown ? "forced" : "detected", stats.compression);
   return {};

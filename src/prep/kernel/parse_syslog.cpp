@@ -570,6 +570,7 @@ class SyslogParser final : public LineParser {
   // month of the line before (no rollover to count), whose message classify_message() does not
   // take and that continues no incident, is only counted as ignored: parse() would change nothing
   // but the last stamp and m_last_was_event, set here for the last line skipped.
+  [[nodiscard]] bool has_prefilter() const override { return true; }
   std::size_t skip_ignored(std::string_view lines, std::uint64_t& count) override {
     count = 0;
     if (m_month_tok_len != 3 || m_month_tok_value == 0 || m_month_tok_value != m_year.month) return 0;
@@ -577,7 +578,7 @@ class SyslogParser final : public LineParser {
     std::string_view last;
     for (;;) {
       const void* nl = std::memchr(lines.data() + at, '\n', std::min(lines.size() - at, kSkipLineBytes + 1));
-      if (nl == nullptr) break;
+      if (nl == nullptr) break;  // the end of what is buffered, or a line over 4 KiB
       const auto end = static_cast<std::size_t>(static_cast<const char*>(nl) - lines.data());
       const std::string_view line = lines.substr(at, end - at);
       if (!only_ignored(line)) break;
