@@ -585,14 +585,25 @@ std::string_view LineReader::peek(std::size_t n) {
 
 namespace {
 
-// The '\n' in [p, end): memchr from one to the next beats std::count, which widens every byte
-// to a 64-bit counter (a quarter of prep -j's time on a kern.log went there).
+// The '\n' in [p, end), 16 bytes a step: each byte lane of `lanes` counts the matches in its
+// column for up to 255 steps (GCC/Clang vector types; SSE2's pcmpeqb/psubb on x86-64). Counting
+// a chunk's lines with std::count (which widened every byte to a 64-bit counter) and then with a
+// memchr per line took a quarter of prep -j 2's time on a kern.log, on the thread that cuts chunks.
 std::size_t count_newlines(const char* p, const char* end) {
+  using Bytes = unsigned char __attribute__((vector_size(16)));
+  const Bytes newline = Bytes{} + static_cast<unsigned char>('\n');
   std::size_t n = 0;
-  while ((p = static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(end - p)))) != nullptr) {
-    ++n;
-    ++p;
+  while (end - p >= 16) {
+    const std::ptrdiff_t steps = std::min<std::ptrdiff_t>((end - p) / 16, 255);
+    Bytes lanes = {};
+    for (const char* stop = p + steps * 16; p < stop; p += 16) {
+      Bytes v;
+      std::memcpy(&v, p, sizeof v);
+      lanes -= reinterpret_cast<Bytes>(v == newline);  // a match is all ones: -1
+    }
+    for (std::size_t i = 0; i < sizeof lanes; ++i) n += lanes[i];
   }
+  for (; p < end; ++p) n += *p == '\n' ? 1 : 0;
   return n;
 }
 
