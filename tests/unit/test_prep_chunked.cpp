@@ -193,13 +193,13 @@ TEST_CASE("prep -j: a kern.log over New Year in chunks is the log on one thread"
   CHECK(one.stats.events > 16000 / 41);
   CHECK(one.stream.find("Dec->Jan rollover") != std::string::npos);
   CHECK(one.stream.find("put the boot at") != std::string::npos);
-  for (const unsigned jobs : {2u, 3u}) check_same(one, prep_stream(text, jobs));
+  for (const unsigned jobs : {2u, 3u, 4u}) check_same(one, prep_stream(text, jobs));
   // With --year the events go out as they come, in every chunk.
   prep::PrepOptions options;
   options.year = 2024;
   const StreamRun year = prep_stream(text, 1, options);
   CHECK(year.stream.find("\"ts_ns\":173568") != std::string::npos);  // 2025-01-01T00:0x: the rollover
-  for (const unsigned jobs : {2u, 3u}) check_same(year, prep_stream(text, jobs, options));
+  for (const unsigned jobs : {3u, 4u}) check_same(year, prep_stream(text, jobs, options));
 }
 
 TEST_CASE("prep -j: a kern.log holding more events than the buffer keeps settles its year in a join",
@@ -210,7 +210,7 @@ TEST_CASE("prep -j: a kern.log holding more events than the buffer keeps settles
   REQUIRE(text.size() > 10'000'000);
   const StreamRun one = prep_stream(text, 1);
   CHECK(one.stats.events > 55000);
-  check_same(one, prep_stream(text, 2));
+  check_same(one, prep_stream(text, 3));  // chunks from -j 3 (SyslogParser::chunks_from_jobs)
 }
 
 TEST_CASE("prep -j: a syslog over a DST fall-back in chunks is the log on one thread", "[prep][jobs][kern]") {
