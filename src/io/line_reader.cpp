@@ -583,6 +583,32 @@ std::string_view LineReader::peek(std::size_t n) {
   return {m_buf.get() + m_begin, std::min(n, m_end - m_begin)};
 }
 
+namespace {
+
+// The '\n' in [p, end), 16 bytes a step: each byte lane of `lanes` counts the matches in its
+// column for up to 255 steps (GCC/Clang vector types; SSE2's pcmpeqb/psubb on x86-64). Counting
+// a chunk's lines with std::count (which widened every byte to a 64-bit counter) and then with a
+// memchr per line took a quarter of prep -j 2's time on a kern.log, on the thread that cuts chunks.
+std::size_t count_newlines(const char* p, const char* end) {
+  using Bytes = unsigned char __attribute__((vector_size(16)));
+  const Bytes newline = Bytes{} + static_cast<unsigned char>('\n');
+  std::size_t n = 0;
+  while (end - p >= 16) {
+    const std::ptrdiff_t steps = std::min<std::ptrdiff_t>((end - p) / 16, 255);
+    Bytes lanes = {};
+    for (const char* stop = p + steps * 16; p < stop; p += 16) {
+      Bytes v;
+      std::memcpy(&v, p, sizeof v);
+      lanes -= reinterpret_cast<Bytes>(v == newline);  // a match is all ones: -1
+    }
+    for (std::size_t i = 0; i < sizeof lanes; ++i) n += lanes[i];
+  }
+  for (; p < end; ++p) n += *p == '\n' ? 1 : 0;
+  return n;
+}
+
+}  // namespace
+
 std::size_t LineReader::append_lines(std::string& out, std::size_t bytes) {
   std::size_t lines = 0;
   while (out.size() < bytes) {
@@ -594,7 +620,7 @@ std::size_t LineReader::append_lines(std::string& out, std::size_t bytes) {
     if (last == nullptr) last = std::memchr(base + m_begin, '\n', std::min(m_end - m_begin, m_max_line + 1));
     if (last != nullptr) {
       const std::size_t end = static_cast<std::size_t>(static_cast<const char*>(last) - base) + 1;
-      const std::size_t count = static_cast<std::size_t>(std::count(base + m_begin, base + end, '\n'));
+      const std::size_t count = count_newlines(base + m_begin, base + end);
       out.append(base + m_begin, end - m_begin);
       m_begin = end;
       m_line_no += count;

@@ -113,12 +113,25 @@ bool read_chunk(io::LineReader& reader, Chunk& chunk, const ChunkSizes& sizes, c
   return chunk.line_count > 0;
 }
 
-/// Calls `f` with each line of the chunk, as the reader handed it out.
+/// Calls `f` with each line of the chunk, as the reader handed it out. With `skip` (the
+/// prefilter, LineParser::skip_ignored), lines it skips are counted as ignored instead.
 template <class F>
-void for_each_line(const Chunk& chunk, F&& f) {
+void for_each_line(const Chunk& chunk, F&& f, LineParser* skip = nullptr, InputStats* stats = nullptr) {
   const std::string_view text = chunk.text;
   std::size_t at = 0, next_overlong = 0;
   for (std::uint64_t i = 0; i < chunk.line_count; ++i) {
+    if (skip != nullptr) {
+      // An overlong line is stored cut, with "\r\n": the parser skips no line ending in '\r'.
+      std::uint64_t skipped = 0;
+      const std::size_t bytes = skip->skip_ignored(text.substr(at), skipped);
+      if (skipped > 0) {
+        at += bytes;
+        i += skipped - 1;
+        stats->lines += skipped;
+        stats->ignored += skipped;
+        continue;
+      }
+    }
     const std::size_t nl = text.find('\n', at);  // every line is followed by one
     std::string_view t = text.substr(at, nl - at);
     if (!t.empty() && t.back() == '\r') t.remove_suffix(1);
@@ -133,7 +146,9 @@ void for_each_line(const Chunk& chunk, F&& f) {
 }
 
 void parse_chunk(Chunk& chunk) {
-  for_each_line(chunk, [&](const io::Line& line) { parse_line(*chunk.parser, *chunk.ctx, line); });
+  LineParser* prefilter = chunk.parser->has_prefilter() ? chunk.parser.get() : nullptr;
+  for_each_line(
+      chunk, [&](const io::Line& line) { parse_line(*chunk.parser, *chunk.ctx, line); }, prefilter, &chunk.stats);
 }
 
 /// Threads that parse the chunks handed to them, in the order handed.

@@ -141,6 +141,18 @@ class LineParser {
  public:
   virtual ~LineParser() = default;
   virtual LineResult parse(std::string_view line, ParseContext& ctx) = 0;
+  /// True when the parser has a prefilter (skip_ignored); asked once per input.
+  [[nodiscard]] virtual bool has_prefilter() const { return false; }
+  /// The prefilter: how many bytes of the leading whole lines of `lines` (each ended by '\n';
+  /// what follows the last '\n' is not a whole line) parse() would only count as ignored,
+  /// changing nothing a later line reads but what this call sets itself; `count` gets their
+  /// number. The caller counts them as ignored lines without parsing them. A line of more than
+  /// 4 KiB, which may be overlong, is never skipped. 0 (the default): the next line is parsed.
+  virtual std::size_t skip_ignored(std::string_view lines, std::uint64_t& count) {
+    (void)lines;
+    count = 0;
+    return 0;
+  }
   /// End of input: emit and settle() whatever is still held back.
   virtual void finish(ParseContext& ctx) { (void)ctx; }
   /// The lines parsed so far were replayed to restore this parser's state (a resumed batch

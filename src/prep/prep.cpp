@@ -122,11 +122,25 @@ struct InputParse::Impl {
   std::unique_ptr<LineParser> parser;  // null: an empty input, all lines ignored
   bool whole_document = false;         // a trace: read in one step by the parser's parse_whole
   bool live = false;                   // --follow: the input's end is only the end so far
+  bool prefilter = false;              // the parser skips lines it would only ignore
   std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
   bool done = false;
 
   Impl(io::LineReader& r, const PrepOptions& options, LocalClock& c, EventSink& sink, InputStats& st)
       : reader(r), clock(c), stats(st), ctx{options, c, sink, st, Event{}, {}, {}, r.mtime_ns(), 0} {}
+
+  // The prefilter: the buffered lines the parser says it would only ignore are counted, not parsed.
+  void skip_ignored() {
+    if (!prefilter || done) return;
+    const std::string_view lines = reader.buffered();
+    if (lines.empty()) return;
+    std::uint64_t count = 0;
+    const std::size_t bytes = parser->skip_ignored(lines, count);
+    if (count == 0) return;
+    reader.skip_buffered(bytes, count);
+    stats.lines += count;
+    stats.ignored += count;
+  }
 
   void end() {
     done = true;
@@ -178,6 +192,7 @@ Status InputParse::start(std::optional<Format> known) {
   auto parser = row->make(m.ctx, head);
   if (!parser) return parser.error();
   m.parser = std::move(*parser);
+  m.prefilter = !m.whole_document && m.parser->has_prefilter();
   log().debug("{}: format {} ({}), compression {}", stats.path, format_name(format),
               options.forced != Format::unknown ? "forced" : "detected", stats.compression);
   return {};
@@ -217,7 +232,7 @@ void InputParse::run_to_end() {
       return;
     }
   }
-  while (step()) {
+  while (m.skip_ignored(), step()) {
   }
 }
 

@@ -163,6 +163,32 @@ awk 'BEGIN {  # journalctl -o json-pretty whose third object never closes: chunk
   }
   for (i = 0; i < 2000; i++) printf "        \"FIELD_%d\" : \"value\",\n", i
 }' > "$gen/journal_unclosed.json"
+awk 'BEGIN {  # kern.log over New Year, no year in the stamps: the events wait for it
+  split("pcieport 0000:00:01.1: AER: Corrected error received: 0000:01:00.0|nvidia 0000:01:00.0: PCIe Bus Error: severity=Corrected, type=Physical Layer, (Receiver ID)|nvidia 0000:01:00.0:   device [10de:2684] error status/mask=00000001/0000e000|nvidia 0000:01:00.0:    [ 0] RxErr", aer, "|")
+  for (i = 0; i < 400; i++) {
+    t = 86400 - 200 + i * 3; jan = t >= 86400; s = t % 86400
+    stamp = sprintf("%s %2d %02d:%02d:%02d", jan ? "Jan" : "Dec", jan ? 1 : 31, int(s / 3600), int(s % 3600 / 60), s % 60)
+    if (i % 23 == 5) { for (k = 1; k <= 4; k++) printf "%s node7 kernel: [%5d.000100] %s\n", stamp, 100 + i, aer[k]; continue }
+    if (i % 37 == 9) print "    an indented continuation line"
+    if (i % 51 == 20) print "garbage without a stamp"
+    printf "%s node7 kernel: [%5d.000200] %s\n", stamp, 100 + i, i % 6 == 0 ? "NVRM: Xid (PCI:0000:01:00): 79, pid=1234, GPU has fallen off the bus." : "usb 1-3: new high-speed USB device number 7 using xhci_hcd"
+  }
+}' > "$gen/kern_new_year.log"
+touch -d '2025-01-01 12:00:00 UTC' "$gen/kern_new_year.log"
+awk 'BEGIN {  # journalctl short-monotonic over reboots, with continuation lines
+  for (b = 0; b < 3; b++) {
+    if (b > 0) print "-- Reboot --"
+    for (i = 0; i < 120; i++) {
+      printf "[%6d.%06d] node7 kernel: %s\n", i * 2, i, i % 9 == 0 ? "NVRM: Xid (PCI:0000:01:00): 13, pid=1, Graphics Exception" : "ACPI: button: Lid closed"
+      if (i % 9 == 0) printf "[%6d.%06d] node7 kernel: NVRM: GPU at PCI:0000:01:00: GPU-1234\n", i * 2, i
+      if (i % 17 == 3) print "   continuation of the line before"
+    }
+  }
+}' > "$gen/journal_mono_reboots.txt"
+same gen.kern_new_year prep -q "$gen/kern_new_year.log"
+same gen.kern_new_year.year prep -q --year 2024 "$gen/kern_new_year.log"
+same gen.kern_new_year.extract extract -q "$gen/kern_new_year.log"
+same gen.journal_mono_reboots prep -q --format journal-text "$gen/journal_mono_reboots.txt"
 same gen.journal_unclosed prep -q "$gen/journal_unclosed.json"
 same gen.query_fall_back prep -q --tz Europe/Berlin "$gen/query_fall_back.csv"
 same gen.dmon_no_time prep -q "$gen/dmon_no_time.txt"

@@ -122,7 +122,113 @@ std::string journal_pretty() {
   return out;
 }
 
+// A kern.log (RFC 3164 stamps, no year) of `lines` lines, one a second from `start_s` seconds
+// into December 31 (local time), over New Year when long enough: mostly noise; an Xid every
+// `xid_every` lines; a 4-line AER record (its detail lines continue the event, in the same
+// second) every 97; an indented continuation line, a line without a stamp (malformed) and a bad
+// day now and then. The `uptime` printk stamps give the boot time.
+std::string kern_log(int lines, int start_s, int xid_every) {
+  static constexpr const char* kAer[] = {
+      "pcieport 0000:00:01.1: AER: Corrected error received: 0000:01:00.0",
+      "nvidia 0000:01:00.0: PCIe Bus Error: severity=Corrected, type=Physical Layer, (Receiver ID)",
+      "nvidia 0000:01:00.0:   device [10de:2684] error status/mask=00000001/0000e000",
+      "nvidia 0000:01:00.0:    [ 0] RxErr                  (First)"};
+  std::string out;
+  char row[256];
+  for (int i = 0; i < lines; ++i) {
+    const int t = start_s + i;  // seconds since Dec 31 00:00
+    const bool january = t >= 86400;
+    const int day = january ? 1 + (t - 86400) / 86400 : 31;
+    const int sod = t % 86400;
+    char stamp[32];
+    std::snprintf(stamp, sizeof stamp, "%s %2d %02d:%02d:%02d", january ? "Jan" : "Dec", day, sod / 3600, sod / 60 % 60,
+                  sod % 60);
+    const int uptime = 1000 + i;
+    if (i % 97 == 50) {
+      for (const char* line : kAer) {
+        std::snprintf(row, sizeof row, "%s node7 kernel: [%5d.%06d] %s\n", stamp, uptime, 1000 + i % 1000, line);
+        out += row;
+      }
+      continue;
+    }
+    if (i % 1201 == 600) out += "    an indented continuation line\n";
+    if (i % 3001 == 1500) out += "garbage without a stamp\n";
+    if (i % 4999 == 2500)
+      out +=
+          std::string(january ? "Jan" : "Dec") + " 32 10:00:00 node7 kernel: NVRM: Xid (PCI:0000:01:00): 31, bad day\n";
+    const bool xid = i % xid_every == 0;
+    std::snprintf(row, sizeof row, "%s node7 kernel: [%5d.%06d] %s\n", stamp, uptime, i % 1000000,
+                  xid ? "NVRM: Xid (PCI:0000:01:00): 79, pid=1234, name=python3, Ch 00000008"
+                      : "audit: type=1400 audit(1718194938.123:42): apparmor=\"DENIED\" operation=\"open\" "
+                        "profile=\"snap.firefox.firefox\" name=\"/proc/1/cgroup\"");
+    out += row;
+  }
+  return out;
+}
+
+// A syslog in Europe/Berlin over the DST fall-back of 2024-10-27 (02:00-03:00 twice), a line a
+// second from 01:00, an Xid every 7 lines, about 1.3 MB.
+std::string syslog_over_fall_back() {
+  std::string out;
+  char row[256];
+  for (int s = 0; s < 3 * 3600; ++s) {
+    const int local = s < 7200 ? 3600 + s : s;  // 01:00..03:00, then 02:00..03:59 again
+    std::snprintf(row, sizeof row, "Oct 27 %02d:%02d:%02d node7 kernel: [%5d.000000] %s\n", local / 3600,
+                  local / 60 % 60, local % 60, 100 + s,
+                  s % 7 == 0 ? "NVRM: Xid (PCI:0000:01:00): 13, pid=4242, name=python3, Graphics SM Warp Exception"
+                             : "usb 1-3: new high-speed USB device number 7 using xhci_hcd");
+    out += row;
+  }
+  return out;
+}
+
 }  // namespace
+
+TEST_CASE("prep -j: a kern.log over New Year in chunks is the log on one thread", "[prep][jobs][kern]") {
+  // No --year: the events are held until the year is inferred (here from the current time).
+  const std::string text = kern_log(16000, 86400 - 3 * 3600, 41);
+  REQUIRE(text.size() > 1'000'000);
+  const StreamRun one = prep_stream(text, 1);
+  CHECK(one.stats.malformed >= 5);
+  CHECK(one.stats.events > 16000 / 41);
+  CHECK(one.stream.find("Dec->Jan rollover") != std::string::npos);
+  CHECK(one.stream.find("put the boot at") != std::string::npos);
+  for (const unsigned jobs : {2u, 3u, 4u}) check_same(one, prep_stream(text, jobs));
+  // With --year the events go out as they come, in every chunk.
+  prep::PrepOptions options;
+  options.year = 2024;
+  const StreamRun year = prep_stream(text, 1, options);
+  CHECK(year.stream.find("\"ts_ns\":173568") != std::string::npos);  // 2025-01-01T00:0x: the rollover
+  for (const unsigned jobs : {3u, 4u}) check_same(year, prep_stream(text, jobs, options));
+}
+
+TEST_CASE("prep -j: a kern.log holding more events than the buffer keeps settles its year in a join",
+          "[prep][jobs][kern]") {
+  // An Xid every other line: the buffer of held events (50 000) fills in the middle of the input,
+  // where a chunk is joined, and the year inferred there dates the rest as it comes.
+  const std::string text = kern_log(110000, 86400 - 20 * 3600, 2);
+  REQUIRE(text.size() > 10'000'000);
+  const StreamRun one = prep_stream(text, 1);
+  CHECK(one.stats.events > 55000);
+  check_same(one, prep_stream(text, 3));  // chunks from -j 3 (SyslogParser::chunks_from_jobs)
+}
+
+TEST_CASE("prep -j: a syslog over a DST fall-back in chunks is the log on one thread", "[prep][jobs][kern]") {
+  const std::string text = syslog_over_fall_back();
+  REQUIRE(text.size() > 1'000'000);
+  prep::PrepOptions options;
+  options.year = 2024;
+  const StreamRun one = prep_stream(text, 1, options, "Europe/Berlin");
+  REQUIRE(one.stats.repeated_hours.size() == 1);
+  for (const unsigned jobs : {2u, 3u}) {
+    const StreamRun many = prep_stream(text, jobs, options, "Europe/Berlin");
+    check_same(one, many);
+    REQUIRE(many.stats.repeated_hours.size() == 1);
+    CHECK(many.stats.repeated_hours[0].events == one.stats.repeated_hours[0].events);
+  }
+  // Without --year the same events wait for the year, then the hour repeats the same way.
+  check_same(prep_stream(text, 1, {}, "Europe/Berlin"), prep_stream(text, 3, {}, "Europe/Berlin"));
+}
 
 TEST_CASE("prep -j: journal json-pretty in chunks is the journal on one thread", "[prep][jobs]") {
   const std::string text = journal_pretty();

@@ -28,6 +28,9 @@
 #                bring the pinned version onto the machine; commit none of it)
 #   CONFIG       the cost config for breakeven and report (default testdata/samples/a100x2.toml)
 #   SEED         generator seed (default 1)
+#   ONLY         a regular expression: only the groups whose input it matches ("kern.log",
+#                "journal JSON", "query CSV", "dmon", "trace"; e.g. ONLY=kern for both kern.log
+#                groups, one core and -j N), and only their inputs are generated
 #   SMOKE=1      a check that everything runs, for CI: 5 MB inputs and a 5 MB trace, RUNS=1, no
 #                Python baselines, no HTA (well under a minute). Its ratios mean nothing: at 5 MB
 #                start-up dominates and CPU times have 10 ms resolution. An explicit SIZE_MB,
@@ -91,6 +94,9 @@ config="${CONFIG:-$root/testdata/samples/a100x2.toml}"
 hta_dir="$root/../shared/anchors/hta"
 out="$here/out"
 [[ "$seed" =~ ^[0-9]+$ ]] || die "SEED must be a whole number, not '$seed'"
+only="${ONLY:-}"
+# wanted INPUT: true when the groups of INPUT run (ONLY).
+wanted() { [[ -z "$only" || "$1" =~ $only ]]; }
 for v in runs py_mb py_trace_mb hta_mb hta_runs; do
   [[ "${!v}" =~ ^[1-9][0-9]*$ ]] || die "${v^^} must be a positive integer, not '${!v}'"
 done
@@ -139,11 +145,11 @@ jjson="$out/journal-${size_mb}mb-s${seed}.json"
 qcsv="$out/query-${size_mb}mb-s${seed}.csv"
 dmon="$out/dmon-${size_mb}mb-s${seed}.txt"
 trace="$out/trace-${trace_mb}mb-s${seed}.pt.trace.json"
-gen "$klog" gen_hostlogs.py --format kernlog --mb "$size_mb" --seed "$seed"
-gen "$jjson" gen_hostlogs.py --format journal-json --mb "$size_mb" --seed "$seed"
-gen "$qcsv" gen_logs.py --format query-csv --gpus 8 --mb "$size_mb" --seed "$seed"
-gen "$dmon" gen_logs.py --format dmon --gpus 8 --mb "$size_mb" --seed "$seed"
-if [[ ! -s "$trace" || ! -s "$trace.gz" ]]; then
+wanted "kern.log" && gen "$klog" gen_hostlogs.py --format kernlog --mb "$size_mb" --seed "$seed"
+wanted "journal JSON" && gen "$jjson" gen_hostlogs.py --format journal-json --mb "$size_mb" --seed "$seed"
+wanted "query CSV" && gen "$qcsv" gen_logs.py --format query-csv --gpus 8 --mb "$size_mb" --seed "$seed"
+wanted "dmon" && gen "$dmon" gen_logs.py --format dmon --gpus 8 --mb "$size_mb" --seed "$seed"
+if wanted "trace" && [[ ! -s "$trace" || ! -s "$trace.gz" ]]; then
   note "generating $(basename "$trace") and its .gz"
   python3 "$here/gen_trace.py" --mb "$trace_mb" --seed "$seed" -o "$trace.part" --gzip "$trace.gz.part" >/dev/null \
     || die "generator failed: gen_trace.py --mb $trace_mb"
@@ -281,6 +287,7 @@ ratio() {
 # ---- rows -----------------------------------------------------------------------------------------
 rows=() verdicts=() skipped=()
 [[ -n "$smoke" ]] && skipped+=("skipped: the Python baselines (SMOKE=1)")
+[[ -n "$only" ]] && skipped+=("skipped: the groups of inputs that ONLY='$only' does not match")
 [[ -n "$hta_status" ]] && skipped+=("$hta_status")
 mb_of() { awk -v b="$1" 'BEGIN { printf "%.1f", b / 1e6 }'; }
 # row WORK A B KIND TARGET: a table row of the current group: member A (gpucost) against member B
@@ -323,6 +330,7 @@ null=/dev/null
 
 # ---- kern.log -------------------------------------------------------------------------------------
 kern_re='nvidia|NVRM|Xid|AER|thermal'
+if wanted "kern.log"; then
 n="$(bytes_of "$klog")"; warm "$klog"
 new_group "kern.log"
 member "prep" "$n" "$null" events "$gpucost" prep --tz UTC --year 2024 -q "$klog"
@@ -331,9 +339,11 @@ member "grep -cE" "$n" "$out/grep.count" value grep -cE "$kern_re" "$klog"
 run_group "$runs"
 row "kern.log" 0 1 wall "ratio>=1.5"
 (( have_mawk )) && row "kern.log" 0 2 wall -
+fi
 
 # ---- journal JSON ---------------------------------------------------------------------------------
 journal_re='"MESSAGE":"[^"]*(NVRM|nvidia|AER|temperature|Lid |sleep operation|will suspend)'
+if wanted "journal JSON"; then
 n="$(bytes_of "$jjson")"; warm "$jjson"
 new_group "journal JSON"
 member "prep" "$n" "$null" events "$gpucost" prep --tz UTC --year 2024 -q "$jjson"
@@ -342,6 +352,7 @@ member "grep -cE" "$n" "$out/grep.count" value grep -cE "$journal_re" "$jjson"
 run_group "$runs"
 row "journal JSON" 0 1 wall -
 (( have_mawk )) && row "journal JSON" 0 2 wall -
+fi
 
 # ---- query CSV and dmon ---------------------------------------------------------------------------
 for fmt in query-csv dmon; do
@@ -353,6 +364,7 @@ for fmt in query-csv dmon; do
     f="$dmon" work="dmon" opts=(--tz UTC --start 2024-06-12T14:22:18 --interval 1)
     mawk_prog='$1 !~ /^#/ { print $1, $2 }' mawk_args=()
   fi
+  wanted "$work" || continue
   n="$(bytes_of "$f")"; warm "$f"
   # speed against the yardsticks
   py=""
@@ -389,6 +401,7 @@ for fmt in query-csv dmon; do
 done
 
 # ---- Kineto trace ---------------------------------------------------------------------------------
+if wanted "trace"; then
 n="$(bytes_of "$trace")"; warm "$trace" "$trace.gz"
 new_group "trace"
 member "prep .json" "$n" "$null" ops "$gpucost" prep -q "$trace"
@@ -419,6 +432,7 @@ if [[ -z "$hta_status" ]]; then
     "$out/cmp.hta.json" 2>/dev/null || echo "its output is not JSON: see $out/cmp.hta.json")"
   [[ -n "$hta_err" ]] && skipped+=("note: HTA raised: $hta_err")
 fi
+fi
 
 # ---- every core: -j 1 against -j N, unpinned -------------------------------------------------------
 # The same command on one thread and on every core (the issue's target: >= 1.7x on 2 cores for one
@@ -442,18 +456,26 @@ if (( cores > 1 )); then
     row "$work (-j $cores)" 0 1 wall "$target"
   }
   ratio_target="ratio>=1.7"
-  jobs_group "kern.log" "$klog" "$ratio_target" prep --tz UTC --year 2024 -q
-  jobs_group "kern.log.gz" "$(gz_of "$klog")" - prep --tz UTC --year 2024 -q
-  jobs_group "journal JSON" "$jjson" "$ratio_target" prep --tz UTC --year 2024 -q
-  jobs_group "query CSV" "$qcsv" "$ratio_target" prep --tz UTC -q
-  jobs_group "query CSV.gz" "$(gz_of "$qcsv")" - prep --tz UTC -q
-  jobs_group "query CSV, extract" "$qcsv" - extract --tz UTC -q -o "$out/cmp.features.json"
-  jobs_group "query CSV, report" "$qcsv" - report --tz UTC -q -c "$config" -o "$out/cmp.report.html"
-  jobs_group "dmon" "$dmon" "$ratio_target" prep --tz UTC --start 2024-06-12T14:22:18 --interval 1 -q
-  jobs_group "dmon, extract" "$dmon" - extract --tz UTC --start 2024-06-12T14:22:18 --interval 1 -q \
-    -o "$out/cmp.features.json"
-  jobs_group "trace" "$trace" "$ratio_target" prep -q
-  jobs_group "trace.gz" "$trace.gz" - prep -q
+  if wanted "kern.log"; then
+    jobs_group "kern.log" "$klog" "$ratio_target" prep --tz UTC --year 2024 -q
+    jobs_group "kern.log.gz" "$(gz_of "$klog")" - prep --tz UTC --year 2024 -q
+  fi
+  wanted "journal JSON" && jobs_group "journal JSON" "$jjson" "$ratio_target" prep --tz UTC --year 2024 -q
+  if wanted "query CSV"; then
+    jobs_group "query CSV" "$qcsv" "$ratio_target" prep --tz UTC -q
+    jobs_group "query CSV.gz" "$(gz_of "$qcsv")" - prep --tz UTC -q
+    jobs_group "query CSV, extract" "$qcsv" - extract --tz UTC -q -o "$out/cmp.features.json"
+    jobs_group "query CSV, report" "$qcsv" - report --tz UTC -q -c "$config" -o "$out/cmp.report.html"
+  fi
+  if wanted "dmon"; then
+    jobs_group "dmon" "$dmon" "$ratio_target" prep --tz UTC --start 2024-06-12T14:22:18 --interval 1 -q
+    jobs_group "dmon, extract" "$dmon" - extract --tz UTC --start 2024-06-12T14:22:18 --interval 1 -q \
+      -o "$out/cmp.features.json"
+  fi
+  if wanted "trace"; then
+    jobs_group "trace" "$trace" "$ratio_target" prep -q
+    jobs_group "trace.gz" "$trace.gz" - prep -q
+  fi
 else
   skipped+=("skipped: -j 1 against -j N (this machine has one core)")
 fi

@@ -86,6 +86,14 @@ class LineReader {
   /// 0: at the end of input, or the next line is longer than max_line() (read it with next()).
   /// They are numbered as next() would have numbered them (prep -j's chunks).
   std::size_t append_lines(std::string& out, std::size_t bytes);
+  /// The bytes in the buffer not handed out yet (prep's prefilter looks at them): whole lines,
+  /// each with its '\n', then perhaps the start of one more. Reads nothing.
+  [[nodiscard]] std::string_view buffered() const { return {m_buf.get() + m_begin, m_end - m_begin}; }
+  /// Hands out the first `count` whole lines of buffered(), `bytes` long, without returning them.
+  void skip_buffered(std::size_t bytes, std::uint64_t count) {
+    m_begin += bytes;
+    m_line_no += count;
+  }
   /// The longest line kept (at least kMinMaxLineBytes: format detection looks at 64 KiB);
   /// longer ones are overlong. Set before reading.
   void set_max_line(std::size_t bytes) { m_max_line = std::max<std::size_t>(bytes, kMinMaxLineBytes); }

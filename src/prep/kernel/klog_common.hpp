@@ -56,6 +56,21 @@ class HeldEvents {
   void mute() { m_muted = m_records.size(); }
   /// True when the buffer should be released now to keep memory bounded.
   [[nodiscard]] bool full() const { return m_arena.size() > (8u << 20) || m_records.size() >= 50'000; }
+  /// True when holding `more`'s events as well would make the buffer full(): the events of a
+  /// chunk (prep -j) handed to the parser that joins it would then be released on the way.
+  [[nodiscard]] bool full_with(const HeldEvents& more) const {
+    return m_arena.size() + more.m_arena.size() > (8u << 20) || m_records.size() + more.m_records.size() >= 50'000;
+  }
+  /// Calls `f(time, index)` for every held event, rebuilt into `ev`, in order, then empties the
+  /// buffer (a chunk's events handed on to the parser that joins it).
+  template <class F>
+  void drain(Event& ev, F&& f) {
+    for (std::size_t i = m_muted; i < m_records.size(); ++i) {
+      rebuild(m_records[i], ev);
+      f(m_records[i].time, i);
+    }
+    clear();
+  }
   /// Calls `f(time)` for every held event, in order (to try years before they are placed).
   template <class F>
   void for_each_time(F&& f) const {

@@ -14,6 +14,9 @@
 // Years: from --year, else the last line is placed not after the reference time (the file's
 // mtime) and earlier lines are walked back through Dec->Jan rollovers; events wait in a buffer
 // until the end of the input so that the year is known.
+// prep -j cuts the lines into chunks parsed side by side: a chunk counts its rollovers from the
+// month the chunk before ended with, holds its events while the year is unknown, and hands them
+// on where the chunks are joined in input order, so the year is settled there as on one thread.
 #include "kernel_events.hpp"
 #include "klog_common.hpp"
 #include "prep/parsers.hpp"
@@ -23,9 +26,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstring>
+#include <functional>
+#include <memory>
+#include <vector>
 
 namespace gpucost::prep {
 
@@ -464,10 +471,69 @@ bool iso_has_offset(std::string_view stamp) {
 
 constexpr std::int64_t kSlackNs = 26 * 3600 * kNsPerSecond;  // zone uncertainty of the reference
 
+/// Where the year of the bsd stamps stands after a line: what infer_base_year() reads.
+struct YearState {
+  int month = 0;                      ///< month of the last bsd stamp (0: none yet)
+  int rollovers = 0;                  ///< Dec->Jan rollovers counted so far
+  std::array<char, 16> last_stamp{};  ///< day and time of the last bsd stamp ("  5 22:36:09", fraction cut)
+  std::size_t last_stamp_len = 0;
+};
+
+/// prep -j: a chunk's parser starts from a copy of the parser's state some chunks back (the
+/// joined state when the chunk was handed out), without its held events and with no incident
+/// before. What the chunk's lines read of that start state, before they set it themselves, is
+/// written down here; joining the chunk (continue_with) compares it with the true state there.
+struct ChunkReads {
+  bool active = false;     ///< this parser parses a chunk
+  bool holding = false;    ///< the copied parser held events: the chunk holds all of its own
+  YearState year;          ///< the copied year state
+  bool year_read = false;  ///< a bsd stamp of the chunk read it (rollover check, unknown month)
+  bool unknown_month_noted = false, unknown_month_read = false;
+  bool seen_stamp_read = false;  ///< a reboot separator came before the chunk's first stamp
+  bool seen_mono = false;        ///< the copied m_seen_mono
+  int boots = 0;                 ///< the copied reboot count
+  bool multi_boot_noted = false, boots_read = false;
+  bool boot_set = false;        ///< note_boot() found the boot time in the chunk
+  bool incident_known = false;  ///< the chunk has set the incident of the previous event itself
+  bool last_was_event_known = false, last_was_event_read = false;
+  /// Hashes of the second keys of the lines that looked for the incident of an event before the
+  /// chunk (consecutive repeats once): one of them equal to that event's makes the chunk be
+  /// parsed again, as the line may continue it.
+  std::vector<std::size_t> incident_keys;
+  std::array<char, 40> last_key{};  ///< the second key hashed last (as m_prev_key keeps one)
+  std::size_t last_key_len = 0;
+  /// The year state at each held event, and whether the chunk had set it by then.
+  struct HeldYear {
+    YearState year;
+    bool set_in_chunk;
+  };
+  std::vector<HeldYear> held_years;
+};
+
 class SyslogParser final : public LineParser {
  public:
-  SyslogParser(ParseContext& ctx, bool journal) : m_journal(journal), m_source(journal ? "journal" : "syslog") {
-    (void)ctx;
+  SyslogParser(ParseContext& ctx, bool journal)
+      : m_journal(journal), m_source(journal ? "journal" : "syslog"), m_ctx(&ctx) {}
+
+  // prep -j: the lines are cut into chunks parsed side by side (chunked_parse.cpp). A chunk
+  // starts from the state of some chunks back; what it read of it is checked when it is joined
+  // (ChunkReads). Its events whose year is not known yet stay held in the chunk and are handed
+  // on, one by one, to the parser that joins it, which holds or emits them as on one thread.
+  [[nodiscard]] std::unique_ptr<LineParser> clone(ParseContext& ctx) const override {
+    auto chunk = std::make_unique<SyslogParser>(ctx, m_journal);
+    chunk->start_chunk_from(*this);
+    return chunk;
+  }
+  // With the prefilter a line costs a few tens of nanoseconds, about what the thread that cuts
+  // the chunks spends on it (its read() copy, the count of its lines, the copy into the chunk):
+  // with one worker beside that thread, chunks cost more CPU than they save (0.7-1.0x measured
+  // at -j 2 on 2 cores, docs/performance.md), so -j 2 reads on one thread, as for journal JSON.
+  [[nodiscard]] unsigned chunks_from_jobs() const override { return 3; }
+  bool continue_with(LineParser& other) override {
+    auto& chunk = static_cast<SyslogParser&>(other);
+    if (!reads_match(chunk.m_chunk) || !keeps_order(chunk)) return false;
+    take_chunk_state(chunk);
+    return true;
   }
 
   LineResult parse(std::string_view line, ParseContext& ctx) override {
@@ -496,12 +562,42 @@ class SyslogParser final : public LineParser {
     ev.gpu = -1;
     if (!classify_message(ident, px.message, ev)) {
       // A follow-up line of the previous event's incident (AER detail lines, ...).
+      if (!m_chunk.incident_known && m_chunk.active) note_incident_read(px.second_key);
       const bool cont = !m_prev_kind.empty() && px.second_key == std::string_view(m_prev_key.data(), m_prev_key_len) &&
                         continues_incident(m_prev_kind, px.message);
-      m_last_was_event = cont;
+      set_last_was_event(cont);
       return cont ? LineResult::event : LineResult::ignored;
     }
     return on_event(px, ctx);
+  }
+
+  // The prefilter: the common line "Jun 12 14:22:18 host kernel: [ 4564.303884] message" of the
+  // month of the line before (no rollover to count), whose message classify_message() does not
+  // take and that continues no incident, is only counted as ignored: parse() would change nothing
+  // but the last stamp and m_last_was_event, set here for the last line skipped.
+  [[nodiscard]] bool has_prefilter() const override { return true; }
+  std::size_t skip_ignored(std::string_view lines, std::uint64_t& count) override {
+    count = 0;
+    if (m_month_tok_len != 3 || m_month_tok_value == 0 || m_month_tok_value != m_year.month) return 0;
+    std::size_t at = 0;
+    std::string_view last;
+    for (;;) {
+      const void* nl = std::memchr(lines.data() + at, '\n', std::min(lines.size() - at, kSkipLineBytes + 1));
+      if (nl == nullptr) break;  // the end of what is buffered, or a line over 4 KiB
+      const auto end = static_cast<std::size_t>(static_cast<const char*>(nl) - lines.data());
+      const std::string_view line = lines.substr(at, end - at);
+      if (!only_ignored(line)) break;
+      last = line;
+      ++count;
+      at = end + 1;
+      if (at == lines.size()) break;
+    }
+    if (count == 0) return 0;
+    std::memcpy(m_year.last_stamp.data(), last.data() + 3, 12);  // as track_month() keeps it
+    m_year.last_stamp_len = 12;
+    m_chunk.year_read = true;  // the month the skipped lines were taken to be of
+    set_last_was_event(false);
+    return at;
   }
 
   void finish(ParseContext& ctx) override {
@@ -519,20 +615,78 @@ class SyslogParser final : public LineParser {
   void end_replay(ParseContext& /*ctx*/) override { m_held.mute(); }
 
  private:
+  // Longer lines are left to parse() (they may be overlong).
+  static constexpr std::size_t kSkipLineBytes = 4096;
+
+  // True when parse() would find `line` (no '\n') an ignored line with a C-locale stamp of the
+  // cached month token (which is the month of the last stamp) and the kernel's tag. The byte
+  // compares are written out: at a few tens of nanoseconds a line, libc's memcmp calls showed.
+  bool only_ignored(std::string_view line) {
+    const std::size_t n = line.size();
+    if (n < 24 || line.back() == '\r') return false;
+    const char* p = line.data();
+    // scan_stamp()'s fast path, with no fraction after the seconds, then track_month()'s cache.
+    if (!(p[0] == m_month_tok[0] && p[1] == m_month_tok[1] && p[2] == m_month_tok[2] && text::is_alpha(p[0]) &&
+          p[3] == ' ' && p[6] == ' ' && p[9] == ':' && p[12] == ':' && p[15] == ' ' &&
+          (p[4] == ' ' || text::is_digit(p[4])) && text::is_digit(p[5]) && text::is_digit(p[7]) &&
+          text::is_digit(p[8]) && text::is_digit(p[10]) && text::is_digit(p[11]) && text::is_digit(p[13]) &&
+          text::is_digit(p[14])))
+      return false;
+    // scan_tag(): "kernel: msg" or "host kernel: msg", host not ending in ':'.
+    std::string_view message = line.substr(16);
+    if (!is_kernel_tag(message)) {
+      std::size_t sp = 0;
+      while (sp < message.size() && message[sp] != ' ') ++sp;
+      if (sp == 0 || sp == message.size() || message[sp - 1] == ':') return false;
+      message.remove_prefix(sp + 1);
+      if (!is_kernel_tag(message)) return false;
+    }
+    message.remove_prefix(8);
+    std::string_view uptime;
+    klog::split_printk_stamp(message, uptime, message);
+    if (classify_message("kernel", message, m_probe)) {
+      m_probe.reset();
+      return false;
+    }
+    if (!m_chunk.incident_known && m_chunk.active) note_incident_read(line.substr(0, 15));
+    return m_prev_kind.empty() || m_prev_key_len != 15 || !same_15(p, m_prev_key.data()) ||
+           !continues_incident(m_prev_kind, message);
+  }
+
+  // starts_kernel_tag(), "kernel: " compared as one word.
+  static bool is_kernel_tag(std::string_view s) {
+    if (s.size() < 8) return false;
+    std::uint64_t word = 0, tag = 0;
+    std::memcpy(&word, s.data(), 8);
+    std::memcpy(&tag, "kernel: ", 8);
+    return word == tag;
+  }
+  // The 15 bytes of a bsd second key ("Jun 12 14:22:18") equal.
+  static bool same_15(const char* a, const char* b) {
+    std::uint64_t a0 = 0, a1 = 0, b0 = 0, b1 = 0;
+    std::memcpy(&a0, a, 8);
+    std::memcpy(&a1, a + 7, 8);
+    std::memcpy(&b0, b, 8);
+    std::memcpy(&b1, b + 7, 8);
+    return a0 == b0 && a1 == b1;
+  }
+
   // A line without a stamp: separator, continuation, blank, or malformed.
   LineResult other_line(std::string_view line, ParseContext& ctx) {
     if (text::trim(line).empty()) return LineResult::ignored;
     if (is_separator(line)) {
-      m_last_was_event = false;
+      set_last_was_event(false);
       const std::string_view rest = line.substr(3);
       if (rest.substr(0, 6) == "Reboot" || rest.substr(0, 5) == "Boot ") {
+        if (!m_seen_stamp) m_chunk.seen_stamp_read = true;
         if (m_seen_stamp) ++m_boots;
         m_prev_kind.clear();
+        m_chunk.incident_known = true;
       }
       return LineResult::ignored;
     }
-    if (text::is_space(line[0])) return m_last_was_event ? LineResult::event : LineResult::ignored;
-    m_last_was_event = false;
+    if (text::is_space(line[0])) return last_was_event() ? LineResult::event : LineResult::ignored;
+    set_last_was_event(false);
     return ctx.malformed(m_journal ? "not a journalctl line: no timestamp at the start"
                                    : "not a syslog line: no timestamp at the start");
   }
@@ -555,6 +709,7 @@ class SyslogParser final : public LineParser {
         m_month_tok_len = px.month.size();
         m_month_tok_value = month;
       }
+      if (month == 0) m_chunk.unknown_month_read = true;
       if (month == 0 && !m_unknown_month_noted) {
         m_unknown_month_noted = true;
         add_note(ctx.stats, fmt::format("unknown month name '{}' (line {}): the month of the line before is used",
@@ -562,11 +717,12 @@ class SyslogParser final : public LineParser {
       }
     }
     if (month == 0) {
-      month = m_month;  // 0 while no line before had a known month
-    } else if (m_month != 0 && month + 6 <= m_month) {
-      ++m_rollovers;  // the month went down by 6 or more: a new year began
+      month = m_year.month;  // 0 while no line before had a known month
+    } else if (m_year.month != 0 && month + 6 <= m_year.month) {
+      ++m_year.rollovers;  // the month went down by 6 or more: a new year began
     }
-    m_month = month;
+    m_year.month = month;
+    m_chunk.year_read = true;
     if (!m_seen_bsd) {
       m_seen_bsd = true;
       klog::raise_basis(ctx.stats, TimeBasis::local);
@@ -576,10 +732,10 @@ class SyslogParser final : public LineParser {
     const std::size_t len = std::min<std::size_t>(px.after_month.size(), 16);
     const auto offset = static_cast<std::size_t>(px.after_month.data() - line.data());
     if (line.size() - offset >= 16)
-      std::memcpy(m_last_stamp.data(), px.after_month.data(), 16);  // inlined
+      std::memcpy(m_year.last_stamp.data(), px.after_month.data(), 16);  // inlined
     else
-      std::memcpy(m_last_stamp.data(), px.after_month.data(), len);
-    m_last_stamp_len = len;
+      std::memcpy(m_year.last_stamp.data(), px.after_month.data(), len);
+    m_year.last_stamp_len = len;
   }
 
   void note_stamp(const Prefix& px, ParseContext& ctx) {
@@ -628,38 +784,36 @@ class SyslogParser final : public LineParser {
     t.line = ctx.line_no;
     if (!px.uptime.empty() && klog::parse_uptime(px.uptime, t.uptime_ns))
       ev.fields.push_back(Field{"uptime_s", text::trim(px.uptime), true, false});
-    bool held_civil = false;
     switch (px.stamp) {
       case Stamp::bsd: {
-        if (m_month == 0) {
-          m_last_was_event = false;
+        if (m_year.month == 0) {
+          set_last_was_event(false);
           ctx.reason_buf = fmt::format("unknown month name '{}'", px.month);
           return ctx.malformed(ctx.reason_buf);
         }
         CivilTime c;
         c.year = 2000;  // a leap year, so that Feb 29 passes the check
-        if (!bsd_civil(px.after_month, m_month, c)) {
-          m_last_was_event = false;
+        if (!bsd_civil(px.after_month, m_year.month, c)) {
+          set_last_was_event(false);
           return ctx.malformed("bad day or time in the timestamp");
         }
         if (ctx.options.year) {
-          c.year = *ctx.options.year + m_rollovers;
+          c.year = *ctx.options.year + m_year.rollovers;
           t.ns = ctx.clock.to_utc_ns(c.as_utc_ns());
         } else if (m_base_year) {
-          c.year = *m_base_year + m_rollovers;
+          c.year = *m_base_year + m_year.rollovers;
           t.ns = ctx.clock.to_utc_ns(c.as_utc_ns());
         } else {
-          c.year = m_rollovers;  // offset from the base year, known at the end
+          c.year = m_year.rollovers;  // offset from the base year, known at the end
           t.kind = HeldTime::Kind::civil_no_year;
           t.civil = c;
-          held_civil = true;
         }
         break;
       }
       case Stamp::iso: {
         const auto iso = parse_iso8601(px.stamp_text);
         if (!iso) {
-          m_last_was_event = false;
+          set_last_was_event(false);
           return ctx.malformed("bad ISO 8601 timestamp");
         }
         t.ns = iso->offset_s ? iso->civil.as_utc_ns() - *iso->offset_s * kNsPerSecond
@@ -669,7 +823,7 @@ class SyslogParser final : public LineParser {
       case Stamp::unix_s: {
         std::int64_t ns = 0;
         if (!klog::parse_uptime(px.stamp_text, ns)) {
-          m_last_was_event = false;
+          set_last_was_event(false);
           return ctx.malformed("bad seconds since the epoch");
         }
         t.ns = ns;
@@ -677,6 +831,7 @@ class SyslogParser final : public LineParser {
       }
       case Stamp::mono:
         t.ns = t.uptime_ns + (ctx.options.boot_time_ns ? *ctx.options.boot_time_ns : 0);
+        m_chunk.boots_read = true;
         if (m_boots > 0 && !m_multi_boot_noted) {
           m_multi_boot_noted = true;
           add_note(ctx.stats,
@@ -692,17 +847,26 @@ class SyslogParser final : public LineParser {
     m_prev_kind.assign(ev.kind);
     m_prev_key_len = std::min(px.second_key.size(), m_prev_key.size());
     std::memcpy(m_prev_key.data(), px.second_key.data(), m_prev_key_len);
-    m_last_was_event = true;
+    m_chunk.incident_known = true;
+    set_last_was_event(true);
+    hold_or_emit(t, ctx);
+    return LineResult::event;
+  }
 
-    if (held_civil || !m_held.empty()) {
-      m_held.hold(ev, t);
-      if (m_held.full()) release_held(ctx);
+  // Holds the event (ctx.event) while its year is unknown or events before it wait; else emits
+  // it. A chunk's parser never releases: the year is settled where the chunks are joined.
+  void hold_or_emit(const HeldTime& t, ParseContext& ctx) {
+    if (t.kind == HeldTime::Kind::civil_no_year || m_chunk.holding || !m_held.empty()) {
+      m_held.hold(ctx.event, t);
+      if (m_chunk.active)
+        m_chunk.held_years.push_back(ChunkReads::HeldYear{m_year, m_chunk.year_read});
+      else if (m_held.full())
+        release_held(ctx);
     } else {
-      ev.ts_ns = t.ns;
+      ctx.event.ts_ns = t.ns;
       note_boot(t);
       ctx.emit();
     }
-    return LineResult::event;
   }
 
   // A kernel uptime and a wall-clock time on the same line give the boot time.
@@ -710,6 +874,131 @@ class SyslogParser final : public LineParser {
     if (t.uptime_ns < 0 || m_boot_ns || m_seen_mono) return;
     m_boot_ns = t.ns - t.uptime_ns;
     m_boot_line = t.line;
+    m_chunk.boot_set = true;
+  }
+
+  // ---- prep -j ----
+
+  bool last_was_event() {
+    if (!m_chunk.last_was_event_known) m_chunk.last_was_event_read = true;
+    return m_last_was_event;
+  }
+  void set_last_was_event(bool v) {
+    m_last_was_event = v;
+    m_chunk.last_was_event_known = true;
+  }
+
+  // A line of the chunk looked for the incident of an event before the chunk (hashed once for
+  // a run of lines of the same second).
+  void note_incident_read(std::string_view second_key) {
+    const std::string_view last(m_chunk.last_key.data(), m_chunk.last_key_len);
+    if (second_key == last && !m_chunk.incident_keys.empty()) return;
+    m_chunk.incident_keys.push_back(std::hash<std::string_view>{}(second_key));
+    m_chunk.last_key_len = std::min(second_key.size(), m_chunk.last_key.size());
+    std::memcpy(m_chunk.last_key.data(), second_key.data(), m_chunk.last_key_len);
+  }
+
+  // This parser becomes a chunk's, starting from `from`'s state (its held events left out).
+  void start_chunk_from(const SyslogParser& from) {
+    m_month_tok = from.m_month_tok;
+    m_month_tok_len = from.m_month_tok_len;
+    m_month_tok_value = from.m_month_tok_value;
+    m_year = from.m_year;
+    m_base_year = from.m_base_year;
+    m_unknown_month_noted = from.m_unknown_month_noted;
+    m_seen_stamp = from.m_seen_stamp;
+    m_seen_bsd = from.m_seen_bsd;
+    m_seen_iso_abs = from.m_seen_iso_abs;
+    m_seen_iso_local = from.m_seen_iso_local;
+    m_seen_unix = from.m_seen_unix;
+    m_seen_mono = from.m_seen_mono;
+    m_boots = from.m_boots;
+    m_multi_boot_noted = from.m_multi_boot_noted;
+    m_boot_ns = from.m_boot_ns;
+    m_boot_line = from.m_boot_line;
+    m_chunk.active = true;
+    m_chunk.holding = !from.m_held.empty();
+    m_chunk.year = m_year;
+    m_chunk.unknown_month_noted = m_unknown_month_noted;
+    m_chunk.seen_mono = m_seen_mono;
+    m_chunk.boots = m_boots;
+    m_chunk.multi_boot_noted = m_multi_boot_noted;
+  }
+
+  // True when what the chunk read of its start state is this parser's state now (the true
+  // state before the chunk's lines).
+  [[nodiscard]] bool reads_match(const ChunkReads& r) const {
+    if (r.year_read && (r.year.month != m_year.month || r.year.rollovers != m_year.rollovers)) return false;
+    if (r.unknown_month_read && r.unknown_month_noted != m_unknown_month_noted) return false;
+    if (r.seen_stamp_read && m_seen_stamp) return false;  // the chunk read "no stamp yet"
+    if (r.boots_read && (r.boots != m_boots || r.multi_boot_noted != m_multi_boot_noted)) return false;
+    if (r.last_was_event_read && m_last_was_event) return false;  // the chunk began with false
+    if (!m_prev_kind.empty() && !r.incident_keys.empty()) {
+      const std::size_t key = std::hash<std::string_view>{}(std::string_view(m_prev_key.data(), m_prev_key_len));
+      if (std::find(r.incident_keys.begin(), r.incident_keys.end(), key) != r.incident_keys.end()) return false;
+    }
+    return true;
+  }
+
+  [[nodiscard]] bool base_known() const { return m_ctx->options.year || m_base_year; }
+
+  // True when joining the chunk keeps the events in input order: the chunk's own (in its sink,
+  // handed on after continue_with) come before whatever this parser emits of its held events.
+  [[nodiscard]] bool keeps_order(const SyslogParser& chunk) const {
+    const InputStats& chunk_stats = chunk.m_ctx->stats;
+    const bool emitted = chunk_stats.events > 0;
+    if (emitted && !m_held.empty()) return false;  // one thread would have held them
+    if (chunk.m_held.empty()) return true;
+    const bool releases = m_held.full_with(chunk.m_held);  // the year is inferred on the way
+    if (emitted && (releases || base_known())) return false;
+    if (releases && !chunk_stats.notes.empty()) return false;  // its notes come before the release's
+    // note_boot() of a held event reads m_seen_mono as of its line (when it is emitted at once).
+    return !(chunk.m_seen_mono && !chunk.m_chunk.seen_mono);
+  }
+
+  // Takes a joined chunk's end state; its held events are held or emitted here as they come.
+  void take_chunk_state(SyslogParser& chunk) {
+    const ChunkReads& r = chunk.m_chunk;
+    if (r.boot_set && !m_boot_ns && !m_seen_mono) {
+      m_boot_ns = chunk.m_boot_ns;
+      m_boot_line = chunk.m_boot_line;
+    }
+    m_seen_bsd = m_seen_bsd || chunk.m_seen_bsd;  // release_held() reads it
+    take_held(chunk);
+    if (r.year_read) m_year = chunk.m_year;
+    m_unknown_month_noted = m_unknown_month_noted || chunk.m_unknown_month_noted;
+    m_seen_stamp = m_seen_stamp || chunk.m_seen_stamp;
+    m_seen_iso_abs = m_seen_iso_abs || chunk.m_seen_iso_abs;
+    m_seen_iso_local = m_seen_iso_local || chunk.m_seen_iso_local;
+    m_seen_unix = m_seen_unix || chunk.m_seen_unix;
+    m_seen_mono = m_seen_mono || chunk.m_seen_mono;
+    m_boots += chunk.m_boots - r.boots;
+    m_multi_boot_noted = m_multi_boot_noted || chunk.m_multi_boot_noted;
+    if (r.incident_known) {
+      m_prev_kind = chunk.m_prev_kind;
+      m_prev_key = chunk.m_prev_key;
+      m_prev_key_len = chunk.m_prev_key_len;
+    }
+    if (r.last_was_event_known) m_last_was_event = chunk.m_last_was_event;
+  }
+
+  // The chunk's held events, as if their lines had been parsed here: the year state each was
+  // held with is the one a release on the way infers the year from.
+  void take_held(SyslogParser& chunk) {
+    ParseContext& ctx = *m_ctx;
+    chunk.m_held.drain(ctx.event, [&](const HeldTime& held, std::size_t i) {
+      const ChunkReads::HeldYear& at = chunk.m_chunk.held_years[i];
+      if (at.set_in_chunk) m_year = at.year;
+      HeldTime t = held;
+      if (t.kind == HeldTime::Kind::civil_no_year && m_base_year) {  // settled since the chunk began
+        CivilTime c = t.civil;
+        c.year = *m_base_year + t.civil.year;
+        t.ns = ctx.clock.to_utc_ns(c.as_utc_ns());
+        t.kind = HeldTime::Kind::final_ts;
+      }
+      hold_or_emit(t, ctx);
+    });
+    chunk.m_chunk.held_years.clear();
   }
 
   // The year of the first stamp: from the last stamp, not after the reference time.
@@ -732,14 +1021,15 @@ class SyslogParser final : public LineParser {
     const int ref_year = utc_year(ref_local);  // the year on the input's wall clock
     CivilTime last;
     last.year = 2000;
-    if (m_month == 0 || !bsd_civil(std::string_view(m_last_stamp.data(), m_last_stamp_len), m_month, last))
-      return ref_year - m_rollovers;
+    if (m_year.month == 0 ||
+        !bsd_civil(std::string_view(m_year.last_stamp.data(), m_year.last_stamp_len), m_year.month, last))
+      return ref_year - m_year.rollovers;
     int year = ref_year;
     for (int back = 0; back < 8; ++back, --year) {
       last.year = year;
       if (valid_civil(last) && last.as_utc_ns() <= ref_local + kSlackNs) break;
     }
-    return year - m_rollovers;
+    return year - m_year.rollovers;
   }
 
   // The year from the file time; when the run's telemetry dates the job and that year puts
@@ -748,7 +1038,7 @@ class SyslogParser final : public LineParser {
     const int inferred = infer_base_year(ctx);
     if (!ctx.options.telemetry_span || m_held.empty()) return inferred;
     const TelemetrySpan& span = *ctx.options.telemetry_span;
-    const auto [lowest, highest] = candidate_base_years(span, m_rollovers);
+    const auto [lowest, highest] = candidate_base_years(span, m_year.rollovers);
     const auto fit = fit_base_year(inferred, lowest, highest, [&](int base) { return held_inside(ctx, span, base); });
     if (!fit || *fit == inferred) return inferred;
     m_redated_from = inferred;
@@ -806,14 +1096,15 @@ class SyslogParser final : public LineParser {
       std::string years;
       if (ctx.options.year) {
         const int y = *ctx.options.year;
-        years = m_rollovers > 0 ? fmt::format("years {}-{} from --year (Dec->Jan rollover)", y, y + m_rollovers)
-                                : fmt::format("year {} from --year", y);
+        years = m_year.rollovers > 0
+                    ? fmt::format("years {}-{} from --year (Dec->Jan rollover)", y, y + m_year.rollovers)
+                    : fmt::format("year {} from --year", y);
       } else {
         if (!m_base_year) m_base_year = infer_base_year(ctx);
         const int y = *m_base_year;
         const std::string from = m_redated_from ? std::string("the telemetry of the same run") : m_year_from;
-        years = m_rollovers > 0
-                    ? fmt::format("years {}-{} inferred from {} (Dec->Jan rollover)", y, y + m_rollovers, from)
+        years = m_year.rollovers > 0
+                    ? fmt::format("years {}-{} inferred from {} (Dec->Jan rollover)", y, y + m_year.rollovers, from)
                     : fmt::format("year {} inferred from {}", y, from);
       }
       described.add(fmt::format("local time in {}, {}", ctx.clock.name(), years));
@@ -837,14 +1128,12 @@ class SyslogParser final : public LineParser {
   std::string_view m_source;
   Prefix m_px;
   klog::HeldEvents m_held;
+  Event m_probe;  // what classify_message() may fill for a line the prefilter looks at
   // month and year tracking
   std::array<char, 24> m_month_tok{};
   std::size_t m_month_tok_len = 0;
   int m_month_tok_value = 0;
-  int m_month = 0;  // month of the last bsd stamp
-  int m_rollovers = 0;
-  std::array<char, 48> m_last_stamp{};  // day and time of the last bsd stamp
-  std::size_t m_last_stamp_len = 0;
+  YearState m_year;
   std::optional<int> m_base_year;
   std::optional<int> m_redated_from;  // the year the file time gave, when the telemetry's replaced it
   std::string m_year_from;
@@ -862,6 +1151,9 @@ class SyslogParser final : public LineParser {
   std::array<char, 40> m_prev_key{};
   std::size_t m_prev_key_len = 0;
   bool m_last_was_event = false;
+  // prep -j
+  ParseContext* m_ctx;  ///< the context this parser was made for (the one the chunks are joined in)
+  ChunkReads m_chunk;
 };
 
 }  // namespace
