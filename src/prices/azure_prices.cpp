@@ -155,7 +155,11 @@ Expected<SourceResult> fetch_azure(io::Fetcher& fetcher, std::string_view base,
                                    const std::vector<std::string>& regions) {
   SourceResult r;
   const std::string origin = io::url_origin(base);
-  for (const std::string& region : regions) {
+  for (const std::string& given : regions) {
+    // Azure's region names are lower case ("eastus"), and the API version asked for compares
+    // filter values case-sensitively: "EastUS" would match nothing.
+    std::string region;
+    for (const char c : given) region += text::ascii_lower(c);
     std::string url = azure_first_page_url(base, region);
     std::set<std::string> seen;
     while (!url.empty()) {

@@ -403,6 +403,15 @@ TEST_CASE("an update's catalogue parses back with parse_cloud_offers, field for 
   CHECK((*ex)->per_euro.at("USD") == 1.3486);
 }
 
+TEST_CASE("Azure: a region given in capitals is asked for as Azure spells it", "[prices]") {
+  FixtureFetcher fetcher;
+  auto r = prices::fetch_azure(fetcher, "https://prices.azure.com", {"EastUS"});
+  REQUIRE(r);
+  REQUIRE_FALSE(fetcher.urls.empty());
+  CHECK(fetcher.urls.front().find("armRegionName%20eq%20%27eastus%27") != std::string::npos);
+  CHECK(offer(r->offers, "azure-nc24ads-a100-v4").price_per_hour == 3.673);
+}
+
 TEST_CASE("an update replaces only its providers, regions and GPUs", "[prices]") {
   FixtureFetcher fetcher;
   prices::UpdateRequest all;
