@@ -261,7 +261,7 @@ std::string_view box_usage_instance(std::string_view usage) {
 
 /// A region's savings plan price file.
 struct SavingsPlanFile final : AwsPriceFileReader::State {
-  std::unordered_map<std::string, std::pair<std::string, std::string>> products;  // sku -> family, option words
+  std::unordered_map<std::string, PlanProduct> products;  // by SKU
 
   SavingsPlanFile(std::string r, std::string s)
       : State(std::move(r), std::move(s),
@@ -280,18 +280,15 @@ struct SavingsPlanFile final : AwsPriceFileReader::State {
     simdjson::dom::object attrs;
     const std::string_view option =
         (*o)["attributes"].get_object().get(attrs) == simdjson::SUCCESS ? json_string(attrs, "purchaseOption") : "";
-    products[std::string(json_string(*o, "sku"))] = {std::string(json_string(*o, "productFamily")),
-                                                     std::string(option)};
+    products[std::string(json_string(*o, "sku"))] =
+        PlanProduct{plan_family(json_string(*o, "productFamily")), purchase_option(option)};
     return {};
   }
 
   /// The plan's product: its family and purchase option from "products", else from its description.
   PlanProduct plan_product(std::string_view sku, std::string_view description) const {
     PlanProduct p;
-    if (const auto it = products.find(std::string(sku)); it != products.end()) {
-      p.family = plan_family(it->second.first);
-      p.option = purchase_option(it->second.second);
-    }
+    if (const auto it = products.find(std::string(sku)); it != products.end()) p = it->second;
     if (p.family.empty())
       p.family = description.find("EC2 Instance Savings Plan") != std::string_view::npos ? "ec2-instance"
                  : description.find("Compute Savings Plan") != std::string_view::npos    ? "compute"

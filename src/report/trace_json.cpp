@@ -9,24 +9,15 @@ namespace {
 
 using io::JsonWriter;
 
-/// "0,3,12" as [0,3,12].
-void number_list(JsonWriter& w, std::string_view list) {
-  w.array();
-  for (std::size_t pos = 0; pos <= list.size() && !list.empty();) {
-    const std::size_t comma = std::min(list.find(',', pos), list.size());
-    w.item().number_text(list.substr(pos, comma - pos));
-    pos = comma + 1;
-  }
-  w.close();
-}
-
 /// The event's fields as members `"key":value`, numbers unquoted, a stream's queue over time as
 /// an array.
 void fields(JsonWriter& w, const TraceEventCopy& e) {
   for (const auto& [key, value] : e.fields) {
     w.key(key);
     if (key == "queue_max_by_bin") {
-      number_list(w, value);
+      w.array();
+      for (const std::int64_t bin : number_list(value)) w.item().integer(bin);
+      w.close();
       continue;
     }
     const auto n = e.numeric.find(key);

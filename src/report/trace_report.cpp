@@ -59,6 +59,16 @@ bool all_distinct(std::vector<std::string> names) {
 
 }  // namespace
 
+std::vector<std::int64_t> number_list(std::string_view list) {
+  std::vector<std::int64_t> out;
+  for (std::size_t pos = 0; pos <= list.size() && !list.empty();) {
+    const std::size_t comma = std::min(list.find(',', pos), list.size());
+    out.push_back(text::parse_int(list.substr(pos, comma - pos)).value_or(0));
+    pos = comma + 1;
+  }
+  return out;
+}
+
 std::vector<std::string> fit_kernel_names(const std::vector<std::string>& names, std::size_t width) {
   constexpr std::size_t kLeast = 8;          // of the head and of the end: both stay recognisable
   if (width < 3 + 2 * kLeast) return names;  // 0: no limit; or too narrow to cut
@@ -148,11 +158,9 @@ std::string queue_sparkline(std::string_view bins, std::int64_t longest) {
     most = 0;
     in_char = 0;
   };
-  for (std::size_t pos = 0; pos <= bins.size();) {
-    const std::size_t comma = std::min(bins.find(',', pos), bins.size());
-    most = std::max(most, text::parse_int(bins.substr(pos, comma - pos)).value_or(0));
+  for (const std::int64_t bin : number_list(bins)) {
+    most = std::max(most, bin);
     if (++in_char == kPerChar) put();
-    pos = comma + 1;
   }
   if (in_char > 0) put();
   return out;

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace gpucost::report {
@@ -65,5 +66,9 @@ std::string ranks_table(const std::vector<extract::TraceJob>& jobs);
 
 /// ns as a short human duration: "812 ns", "34.0 us", "1.250 ms", "2.500 s".
 std::string human_ns(double ns);
+
+/// A list of numbers written as one event field ("0,3,12": a stream's queue_max_by_bin); what is
+/// not a number reads as 0.
+std::vector<std::int64_t> number_list(std::string_view list);
 
 }  // namespace gpucost::report
