@@ -1,3 +1,4 @@
+#include <gpucost/report/trace_price.hpp>
 #include <gpucost/report/trace_report.hpp>
 
 #include <gpucost/core/text.hpp>
@@ -267,7 +268,7 @@ std::string ranks_table(const std::vector<extract::TraceJob>& jobs) {
   return b;
 }
 
-std::string trace_table(const std::vector<TraceEventCopy>& events, bool wide) {
+std::string trace_table(const std::vector<TraceEventCopy>& events, bool wide, const TracePrice* price) {
   std::string b;
   // Each trace_info starts one trace; its events follow until the next trace_info.
   for (std::size_t i = 0; i < events.size(); ++i) {
@@ -286,7 +287,8 @@ std::string trace_table(const std::vector<TraceEventCopy>& events, bool wide) {
     for (std::size_t j = i + 1; j < end; ++j)
       if (events[j].kind == "trace_comm") comm_line(events[j], b);
   }
-  if (b.empty()) b = "no profiler trace among the inputs\n";
+  if (b.empty()) return "no profiler trace among the inputs\n";
+  if (price != nullptr) b += trace_price_text(*price);
   return b;
 }
 
