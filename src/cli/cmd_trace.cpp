@@ -81,6 +81,7 @@ Expected<report::RunFigures> read_side(const TraceArgs& args, const std::string&
   InputArgs in = args.in;
   in.inputs = {side};
   in.settings.top_kernels = std::numeric_limits<std::size_t>::max();  // every kernel, to find the changed ones
+  in.settings.trace_operators = true;                                  // and every CPU operator
   report::TraceEventCollector events;
   auto stats = read_traces(in, events, status);
   if (!stats) return stats.error();

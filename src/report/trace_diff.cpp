@@ -30,6 +30,7 @@ struct Tally {
   std::vector<double> p50, p95;
   std::map<std::int64_t, double> step_longest;  // step -> the longest rank's duration
   std::map<std::string, KernelTime> kernels;
+  std::map<std::pair<std::string, std::string>, OperatorTime> operators;  // by (kind, name)
   std::set<int> ranks;
 };
 
@@ -58,6 +59,14 @@ void tally_kernel(const TraceEventCopy& e, Tally& t) {
   k.count += e.number("count");
 }
 
+void tally_operator(const TraceEventCopy& e, Tally& t) {
+  OperatorTime& op = t.operators[{e.text("op_kind"), e.text("name")}];
+  op.name = e.text("name");
+  op.kind = e.text("op_kind");
+  op.total_ns += e.number("total_ns");
+  op.calls += e.number("calls");
+}
+
 void tally_event(const TraceEventCopy& e, RunFigures& f, Tally& t,
                  const std::optional<std::pair<std::int64_t, std::int64_t>>& steps) {
   if (e.kind == "trace_info") {
@@ -69,6 +78,8 @@ void tally_event(const TraceEventCopy& e, RunFigures& f, Tally& t,
     t.p95.push_back(e.number("launch_delay_p95_ns"));
   } else if (e.kind == "trace_kernel") {
     tally_kernel(e, t);
+  } else if (e.kind == "trace_op") {
+    tally_operator(e, t);
   } else if (e.kind == "trace_comm") {
     t.comm_seen = true;
     t.comm_span += e.number("span_ns");
@@ -115,6 +126,8 @@ RunFigures run_figures(const TraceRun& run, std::optional<std::pair<std::int64_t
     f.step_ns = sum / static_cast<double>(f.steps);
   }
   for (auto& [name, k] : t.kernels) f.kernels.push_back(std::move(k));
+  for (auto& [key, op] : t.operators) f.operators.push_back(std::move(op));
+  f.has_operators = !f.operators.empty();
   wait_of_jobs(run.jobs, f);
   return f;
 }
@@ -145,6 +158,41 @@ std::vector<KernelChange> top_changed_kernels(const RunFigures& a, const RunFigu
     return dx != dy ? dx > dy : x.name < y.name;
   });
   if (out.size() > top) out.resize(top);
+  return out;
+}
+
+std::string_view OperatorChange::verdict() const {
+  if (a_calls == 0) return "new";
+  if (b_calls == 0) return "gone";
+  // Per call first: an operator called more often is not slower.
+  const double a_call = a_ns / a_calls, b_call = b_ns / b_calls;
+  if (b_call > a_call * (1 + kOperatorChangeShare)) return "slower";
+  if (b_call < a_call * (1 - kOperatorChangeShare)) return "faster";
+  if (b_calls > a_calls * (1 + 1e-9)) return "more calls";
+  if (b_calls < a_calls * (1 - 1e-9)) return "fewer calls";
+  return "same";
+}
+
+std::vector<OperatorChange> operator_changes(const RunFigures& a, const RunFigures& b) {
+  const bool per_step = compare_per_step(a, b);
+  const double ua = a.units(per_step), ub = b.units(per_step);
+  std::map<std::pair<std::string, std::string>, OperatorChange> by_name;
+  const auto side = [&by_name](const RunFigures& f, double units, bool is_a) {
+    for (const OperatorTime& op : f.operators) {
+      OperatorChange& c = by_name[{op.kind, op.name}];
+      c.name = op.name;
+      c.kind = op.kind;
+      (is_a ? c.a_calls : c.b_calls) = units > 0 ? op.calls / units : 0;
+      (is_a ? c.a_ns : c.b_ns) = units > 0 ? op.total_ns / units : 0;
+    }
+  };
+  side(a, ua, true);
+  side(b, ub, false);
+  std::vector<OperatorChange> out;
+  for (auto& [key, c] : by_name) out.push_back(std::move(c));
+  std::stable_sort(out.begin(), out.end(), [](const OperatorChange& x, const OperatorChange& y) {
+    return std::fabs(x.change_ns()) > std::fabs(y.change_ns());  // ties keep (kind, name) order
+  });
   return out;
 }
 
@@ -313,6 +361,50 @@ std::string kernels_block(const RunFigures& a, const RunFigures& b, std::size_t 
   return t;
 }
 
+/// "3 new, 1 gone, 12 slower per call, 5 faster, 2 more calls, 0 fewer, 30 the same"
+std::string operator_summary(const std::vector<OperatorChange>& changes) {
+  std::map<std::string_view, std::size_t> n;
+  for (const OperatorChange& c : changes) ++n[c.verdict()];
+  return fmt::format("{} new, {} gone, {} slower per call, {} faster, {} called more often, {} less often, {} the same",
+                     n["new"], n["gone"], n["slower"], n["faster"], n["more calls"], n["fewer calls"], n["same"]);
+}
+
+/// What changed, in the verdict's terms: "new", "+12.0 % per call", "+50.0 % calls", "+1.0 %".
+std::string operator_change_text(const OperatorChange& c) {
+  const std::string_view v = c.verdict();
+  if (v == "new" || v == "gone") return std::string(v);
+  if (v == "slower" || v == "faster")
+    return fmt::format("{:+.1f} % per call", ((c.b_ns / c.b_calls) / (c.a_ns / c.a_calls) - 1) * 100);
+  if (v == "more calls" || v == "fewer calls") return fmt::format("{:+.1f} % calls", (c.b_calls / c.a_calls - 1) * 100);
+  return c.a_ns > 0 ? fmt::format("{:+.1f} %", (c.b_ns / c.a_ns - 1) * 100) : std::string(kMissing);
+}
+
+std::string operators_block(const RunFigures& a, const RunFigures& b, std::size_t top, bool wide) {
+  if (!a.has_operators && !b.has_operators) return "operators: none on either side (no cpu_op, runtime or user_annotation records)\n";
+  std::vector<OperatorChange> changes = operator_changes(a, b);
+  const std::string unit = compare_per_step(a, b) ? "step and rank" : "trace";
+  std::string t = fmt::format("operators on the CPU (inclusive time per {}): {}\n", unit, operator_summary(changes));
+  std::erase_if(changes, [](const OperatorChange& c) { return c.change_ns() == 0 && c.a_calls == c.b_calls; });
+  if (changes.size() > top) changes.resize(top);
+  if (changes.empty()) return t;
+  std::vector<std::string> names;
+  for (const OperatorChange& c : changes) names.push_back(c.name);
+  names = fit_kernel_names(names, wide ? 0 : kKernelNameWidth);
+  std::size_t width = 40;
+  for (const std::string& n : names) width = std::max(width, n.size());
+  t += fmt::format("  {:<{}} {:>10} {:>7} {:>7} {:>11} {:>11} {:>11} {:>11} {:>16}\n", "operator", width, "kind",
+                   "calls A", "calls B", "A per call", "B per call", "A", "B", "change");
+  const auto per_call = [](double ns, double calls) { return calls > 0 ? human_ns(ns / calls) : std::string(kMissing); };
+  const auto calls = [](double c) { return c > 0 ? fmt::format("{:.4g}", c) : std::string(kMissing); };
+  for (std::size_t i = 0; i < changes.size(); ++i) {
+    const OperatorChange& c = changes[i];
+    t += fmt::format("  {:<{}} {:>10} {:>7} {:>7} {:>11} {:>11} {:>11} {:>11} {:>16}\n", names[i], width, c.kind,
+                     calls(c.a_calls), calls(c.b_calls), per_call(c.a_ns, c.a_calls), per_call(c.b_ns, c.b_calls),
+                     human_ns(c.a_ns), human_ns(c.b_ns), operator_change_text(c));
+  }
+  return t;
+}
+
 std::string notes_block(const RunFigures& a, const RunFigures& b) {
   std::string t;
   for (const RunFigures* f : {&a, &b})
@@ -329,7 +421,8 @@ std::string trace_diff_table(const RunFigures& a, const RunFigures& b, std::size
   t += row("", "A", "B", "change");
   t += figures_block(a, b);
   if (config != nullptr) t += cost_block(a, b, *config);
-  t += "\n" + stack_block(a, b) + "\n" + kernels_block(a, b, top, wide) + notes_block(a, b);
+  t += "\n" + stack_block(a, b) + "\n" + kernels_block(a, b, top, wide) + "\n" + operators_block(a, b, top, wide) +
+       notes_block(a, b);
   return t;
 }
 
@@ -388,6 +481,25 @@ void json_kernels(JsonWriter& w, const RunFigures& a, const RunFigures& c_b, std
   w.close();
 }
 
+void json_operators(JsonWriter& w, const RunFigures& a, const RunFigures& c_b, std::size_t top) {
+  std::vector<OperatorChange> changes = operator_changes(a, c_b);
+  w.key("operators").object();
+  std::map<std::string_view, std::size_t> n;
+  for (const OperatorChange& c : changes) ++n[c.verdict()];
+  for (const auto& [key, v] : {std::pair{"new", "new"}, {"gone", "gone"}, {"slower", "slower"}, {"faster", "faster"},
+                                {"more_calls", "more calls"}, {"fewer_calls", "fewer calls"}, {"same", "same"}})
+    w.key(key).integer(static_cast<std::int64_t>(n[v]));
+  std::erase_if(changes, [](const OperatorChange& c) { return c.change_ns() == 0 && c.a_calls == c.b_calls; });
+  if (changes.size() > top) changes.resize(top);
+  w.key("top_changed").array();
+  for (const OperatorChange& c : changes) {
+    w.item().object().key("name").str(c.name).key("kind").str(c.kind).key("change").str(c.verdict());
+    w.key("a_calls").num(c.a_calls).key("b_calls").num(c.b_calls).key("a_ns").num(c.a_ns).key("b_ns").num(c.b_ns);
+    w.key("change_ns").num(c.change_ns()).close();
+  }
+  w.close().close();
+}
+
 void json_stack_changes(JsonWriter& w, const RunFigures& a, const RunFigures& c_b) {
   std::vector<std::string> changed;
   for (const auto& r : stack_rows(a.fingerprint, c_b.fingerprint))
@@ -408,6 +520,7 @@ std::string trace_diff_json(const RunFigures& a, const RunFigures& b, std::size_
   json_side(w, b, ps);
   if (config != nullptr) json_cost(w, a, b, *config);
   json_kernels(w, a, b, top);
+  json_operators(w, a, b, top);
   json_stack_changes(w, a, b);
   w.close();
   j.push_back('\n');

@@ -181,4 +181,35 @@ TEST_CASE("conformance: the NCCL kernels of nccl_data carry their process group,
   CHECK_FALSE(jobs.front().sample());
 }
 
+
+TEST_CASE("conformance: CPU operators of one step equal HTA's compare_traces on trace_diff's control",
+          "[conformance][trace]") {
+  const fs::path path = fs::path(GPUCOST_CORPUS_DIR) / "traces" / "hta__trace_diff__control.json.gz";
+  if (!fs::is_regular_file(path)) return;
+  auto reader = io::LineReader::open(path.string());
+  REQUIRE(reader);
+  prep::trace::TraceData data;
+  data.keep_host_ops = true;
+  REQUIRE(prep::trace::read_trace(**reader, data));
+  prep::trace::TraceOptions options;
+  options.step_first = 1010;
+  const prep::trace::TraceReport report = prep::trace::analyse(data, options);
+  // HTA f4d0062 TraceDiff.compare_traces(control, ..., control_iteration=1010,
+  // device_type=trace_diff.DeviceType.CPU): 226 names, 10,641 calls; less its ProfilerStep#1010
+  // row (gpucost times the step itself), 225 names and 10,640 calls, each name's count and total
+  // equal (docs/formats.md, "Two runs side by side").
+  CHECK(report.operators.size() == 225);
+  std::uint64_t calls = 0;
+  for (const auto& row : report.operators) calls += row.calls;
+  CHECK(calls == 10'640);
+  const auto row = [&](std::string_view name) {
+    for (const auto& r : report.operators)
+      if (r.name == name) return std::pair{r.calls, r.total_ns};
+    return std::pair{std::uint64_t{0}, std::int64_t{0}};
+  };
+  CHECK(row("aten::mm") == std::pair{std::uint64_t{182}, std::int64_t{6'477'000}});
+  CHECK(row("cudaLaunchKernel") == std::pair{std::uint64_t{1428}, std::int64_t{10'679'000}});
+  CHECK(row("## backward ##") == std::pair{std::uint64_t{1}, std::int64_t{35'253'000}});
+}
+
 }  // namespace gpucost::test

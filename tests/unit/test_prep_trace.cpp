@@ -296,6 +296,67 @@ TEST_CASE("trace: --steps keeps the ops launched inside the chosen ProfilerStep"
   CHECK(report.devices[0].span_ns == 102750);  // 300 .. 402.75
 }
 
+namespace {
+
+// Two steps of 100 µs; aten::mm twice in step 1 (10 + 14 µs) and once in step 2 (12.5 µs), each
+// launching a kernel (3 µs calls); an annotation; a cpu_op without "dur" (not an operator).
+constexpr std::string_view kOperatorTrace = R"({"schemaVersion": 1, "traceEvents": [
+  {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, "tid": 1, "ts": 0, "dur": 100},
+  {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#2", "pid": 1, "tid": 1, "ts": 100, "dur": 100},
+  {"ph": "X", "cat": "user_annotation", "name": "## forward ##", "pid": 1, "tid": 1, "ts": 1, "dur": 60},
+  {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 2, "dur": 10, "args": {"External id": 1}},
+  {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 5, "dur": 3, "args": {"correlation": 11}},
+  {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 20, "dur": 14, "args": {"External id": 2}},
+  {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 22, "dur": 3, "args": {"correlation": 12}},
+  {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 120, "dur": 12.5, "args": {"External id": 3}},
+  {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 121, "dur": 3, "args": {"correlation": 13}},
+  {"ph": "X", "cat": "cpu_op", "name": "aten::empty", "pid": 1, "tid": 1, "ts": 150},
+  {"ph": "X", "cat": "kernel", "name": "gemm", "pid": 0, "tid": 7, "ts": 9, "dur": 20, "args": {"device": 0, "stream": 7, "correlation": 11}},
+  {"ph": "X", "cat": "kernel", "name": "gemm", "pid": 0, "tid": 7, "ts": 30, "dur": 20, "args": {"device": 0, "stream": 7, "correlation": 12}},
+  {"ph": "X", "cat": "kernel", "name": "gemm", "pid": 0, "tid": 7, "ts": 125, "dur": 20, "args": {"device": 0, "stream": 7, "correlation": 13}}
+]})";
+
+const OperatorRow* operator_row(const TraceReport& r, std::string_view name) {
+  for (const OperatorRow& row : r.operators)
+    if (row.name == name) return &row;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("trace: CPU operators by name, kept only when asked, within --steps", "[trace]") {
+  CHECK(read_trace_text(kOperatorTrace).host_ops.empty());  // the default: nothing kept
+  const TraceData data = read_trace_text(kOperatorTrace, kTraceChunkBytes, true);
+  // 3 aten::mm + 3 launches + 1 annotation; aten::empty has no "dur"; ProfilerStep is the step.
+  REQUIRE(data.host_ops.size() == 7);
+  CHECK(data.cpu_ops == 4);
+
+  const TraceReport all = analyse(data, TraceOptions{});
+  REQUIRE(all.operators.size() == 3);
+  const OperatorRow* mm = operator_row(all, "aten::mm");
+  REQUIRE(mm != nullptr);
+  CHECK(mm->kind == HostOpKind::cpu_op);
+  CHECK(mm->calls == 3);
+  CHECK(mm->total_ns == 36'500);  // 10 + 14 + 12.5 µs
+  CHECK(mm->max_ns == 14'000);
+  const OperatorRow* launch = operator_row(all, "cudaLaunchKernel");
+  REQUIRE(launch != nullptr);
+  CHECK(launch->kind == HostOpKind::runtime);
+  CHECK(launch->total_ns == 9'000);
+  const OperatorRow* fwd = operator_row(all, "## forward ##");
+  REQUIRE(fwd != nullptr);
+  CHECK(fwd->kind == HostOpKind::annotation);
+  CHECK(all.operators.front().name == "aten::mm");  // cpu_op rows first, by total time
+
+  TraceOptions step2;
+  step2.step_first = 2;  // 100..200 µs: the third aten::mm and its launch
+  const TraceReport two = analyse(data, step2);
+  REQUIRE(two.operators.size() == 2);
+  CHECK(operator_row(two, "aten::mm")->calls == 1);
+  CHECK(operator_row(two, "aten::mm")->total_ns == 12'500);
+  CHECK(operator_row(two, "## forward ##") == nullptr);
+}
+
 TEST_CASE("trace: prep emits the analyses as events on the UTC clock", "[trace]") {
   const PrepRun r = run_prep_text(kModernTrace);
   check_accounting(r);

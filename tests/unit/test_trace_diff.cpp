@@ -143,6 +143,53 @@ TEST_CASE("trace diff: without step marks on a side, kernels compare per trace",
   CHECK(table.find("note: kernel times are per trace") != std::string::npos);
 }
 
+TEST_CASE("trace diff: CPU operators per step and rank, new, gone, slower per call or called more often",
+          "[trace_diff]") {
+  // A: 2 ranks x 2 steps = 4 units; B: 2 ranks x 4 steps = 8 units.
+  std::vector<TraceEventCopy> a_events, b_events;
+  for (int rank = 0; rank < 2; ++rank) {
+    a_events.push_back(event("trace_info", {{"rank", std::to_string(rank)}, {"steps", "2"}}));
+    b_events.push_back(event("trace_info", {{"rank", std::to_string(rank)}, {"steps", "4"}}));
+  }
+  const auto op = [](const std::string& name, const std::string& kind, const std::string& calls,
+                     const std::string& total) {
+    return event("trace_op", {{"name", name}, {"op_kind", kind}, {"calls", calls}, {"total_ns", total}});
+  };
+  // aten::mm: A 8 calls 80 µs (2 calls, 20 µs per unit; 10 µs a call); B 16 calls 240 µs (2, 30 µs; 15 a call): slower.
+  a_events.push_back(op("aten::mm", "cpu_op", "8", "80000"));
+  b_events.push_back(op("aten::mm", "cpu_op", "16", "240000"));
+  // cudaLaunchKernel: A 4 calls 12 µs (1 a unit, 3 µs); B 16 calls 48 µs (2, 6 µs; 3 a call): more calls.
+  a_events.push_back(op("cudaLaunchKernel", "runtime", "4", "12000"));
+  b_events.push_back(op("cudaLaunchKernel", "runtime", "16", "48000"));
+  // aten::copy_ only in A (gone), aten::fill_ only in B (new), "## forward ##" the same per unit.
+  a_events.push_back(op("aten::copy_", "cpu_op", "4", "4000"));
+  b_events.push_back(op("aten::fill_", "cpu_op", "8", "16000"));
+  a_events.push_back(op("## forward ##", "annotation", "4", "400000"));
+  b_events.push_back(op("## forward ##", "annotation", "8", "800000"));
+  const report::RunFigures a = report::run_figures(report::TraceRun{"A", a_events, {}, {}}, std::nullopt);
+  const report::RunFigures b = report::run_figures(report::TraceRun{"B", b_events, {}, {}}, std::nullopt);
+  REQUIRE(a.has_operators);
+  const std::vector<report::OperatorChange> changes = report::operator_changes(a, b);
+  REQUIRE(changes.size() == 5);
+  // By |change| per unit: aten::mm +10 µs, cudaLaunchKernel +3 µs, fill_ +2 µs, copy_ -1 µs, forward 0.
+  CHECK(changes[0].name == "aten::mm");
+  CHECK(changes[0].a_ns == Approx(20'000));
+  CHECK(changes[0].b_ns == Approx(30'000));
+  CHECK(changes[0].verdict() == "slower");
+  CHECK(changes[1].name == "cudaLaunchKernel");
+  CHECK(changes[1].a_calls == Approx(1));
+  CHECK(changes[1].b_calls == Approx(2));
+  CHECK(changes[1].verdict() == "more calls");
+  CHECK(changes[2].verdict() == "new");
+  CHECK(changes[3].verdict() == "gone");
+  CHECK(changes[4].verdict() == "same");
+  const std::string table = report::trace_diff_table(a, b, 10, nullptr);
+  CHECK_THAT(table, Catch::Contains("1 new, 1 gone, 1 slower per call, 0 faster, 1 called more often, 0 less often, "
+                                    "1 the same"));
+  CHECK_THAT(table, Catch::Contains("+50.0 % per call"));  // aten::mm: 10 -> 15 µs a call
+  CHECK_THAT(table, Catch::Contains("+100.0 % calls"));    // cudaLaunchKernel: 1 -> 2 calls a unit
+}
+
 TEST_CASE("trace diff: a step priced by its length, without the GPUs' energy", "[trace_diff][cost]") {
   breakeven::CostConfig c;
   c.price_per_kwh = 0.30;

@@ -29,6 +29,12 @@ struct KernelTime {
   double total_ns = 0, count = 0;
 };
 
+/// A CPU operator's (or runtime call's) calls and inclusive time on one side, over its traces.
+struct OperatorTime {
+  std::string name, kind;  ///< kind: cpu_op, runtime or annotation
+  double total_ns = 0, calls = 0;
+};
+
 /// One side's figures, totals over its traces. The comparison divides the totals by units: the
 /// steps analysed (summed over the ranks) when both sides have ProfilerStep marks, else the traces.
 struct RunFigures {
@@ -45,6 +51,8 @@ struct RunFigures {
   std::optional<double> exposed_comm_fraction;  ///< Σ exposed / Σ span of the traces' trace_comm (0: no comm)
   std::optional<double> wait_fraction;          ///< of the jobs of two ranks or more
   std::vector<KernelTime> kernels;              ///< every kernel the events list, by name
+  std::vector<OperatorTime> operators;          ///< every CPU operator, runtime call, annotation (trace_op)
+  bool has_operators = false;                   ///< the events carried trace_op (raw traces do; prep'd streams may not)
   Fingerprint fingerprint;
   std::vector<std::string> notes;
   /// The units totals are divided by: steps when `per_step`, else traces.
@@ -66,6 +74,21 @@ struct KernelChange {
 
 /// The kernels whose time per unit changed most (by |B − A|, then name), at most `top`.
 std::vector<KernelChange> top_changed_kernels(const RunFigures& a, const RunFigures& b, std::size_t top);
+
+/// A CPU operator's calls and time per unit on each side (0 calls: absent there).
+struct OperatorChange {
+  std::string name, kind;
+  double a_calls = 0, b_calls = 0, a_ns = 0, b_ns = 0;
+  [[nodiscard]] double change_ns() const { return b_ns - a_ns; }
+  /// "new", "gone", "slower" / "faster" (time per call changed by more than kOperatorChangeShare),
+  /// else "more calls" / "fewer calls", else "same".
+  [[nodiscard]] std::string_view verdict() const;
+};
+/// An operator is slower or faster when its time per call changed by more than this share.
+inline constexpr double kOperatorChangeShare = 0.05;
+
+/// Every operator of either side, by |B − A| time per unit, then kind and name.
+std::vector<OperatorChange> operator_changes(const RunFigures& a, const RunFigures& b);
 
 /// The comparison as a table for people; `config` prices a step on each side; `wide`: kernel
 /// names are not cut.

@@ -71,6 +71,17 @@ struct LaunchCall {
   [[nodiscard]] std::int64_t end_ns() const { return start_ns + dur_ns; }
 };
 
+/// A CPU operator (`cpu_op`: aten::mm, ...), runtime call or user annotation (record_function
+/// ranges but ProfilerStep#N), kept only when asked (TraceData::keep_host_ops: `trace --diff`'s
+/// operator comparison).
+enum class HostOpKind : std::uint8_t { cpu_op, runtime, annotation };
+std::string_view to_string(HostOpKind k);
+struct HostOp {
+  std::int64_t start_ns = 0, dur_ns = 0;
+  std::uint32_t name = 0;  ///< index into TraceData::names
+  HostOpKind kind = HostOpKind::cpu_op;
+};
+
 /// A ProfilerStep#N annotation (CPU side).
 struct StepMark {
   std::int64_t number = 0;
@@ -112,6 +123,10 @@ struct TraceData {
   RecordCounts counts;
   std::string not_kineto;  ///< non-empty when the document is JSON of another kind: what it is
   std::string truncated;   ///< non-empty when the document ended early
+  /// Set before reading: keep every CPU operator, runtime call and user annotation in host_ops
+/// (24 bytes each).
+  bool keep_host_ops = false;
+  std::vector<HostOp> host_ops;
 
   /// True when `ts` values are microseconds since the Unix epoch or relative to baseTimeNanoseconds.
   [[nodiscard]] bool absolute() const;
@@ -127,7 +142,8 @@ Status read_trace(io::LineReader& reader, TraceData& out);
 inline constexpr std::size_t kTraceChunkBytes = 8u << 20;
 /// The same over text in memory (for the unit tests; a small `chunk_bytes` exercises the chunk
 /// boundaries).
-TraceData read_trace_text(std::string_view text, std::size_t chunk_bytes = kTraceChunkBytes);
+/// `keep_host_ops`: as TraceData::keep_host_ops.
+TraceData read_trace_text(std::string_view text, std::size_t chunk_bytes = kTraceChunkBytes, bool keep_host_ops = false);
 /// True when `head` (the first bytes of a file) looks like Chrome trace JSON from a profiler,
 /// or like one of the profiler's other JSON files (reported as not a Kineto trace).
 bool looks_like_trace(std::string_view head);
@@ -227,10 +243,21 @@ struct DeviceReport {
   std::int64_t full_queue_ns = 0;  ///< summed over streams: time launches stalled on a full queue
 };
 
+/// The CPU operators (or runtime calls) of one name: their calls and inclusive time.
+struct OperatorRow {
+  std::string name;
+  HostOpKind kind = HostOpKind::cpu_op;
+  std::uint64_t calls = 0;
+  std::int64_t total_ns = 0, max_ns = 0;
+};
+
 struct TraceReport {
   std::vector<DeviceReport> devices;   ///< by device
   std::vector<StepMark> steps_used;    ///< the steps the analysis was restricted to (if any)
   std::uint64_t ops_filtered_out = 0;  ///< ops outside --steps
+  /// With TraceData::keep_host_ops: every operator name, by kind then total time (those starting
+  /// inside the steps of --steps, else all).
+  std::vector<OperatorRow> operators;
 };
 
 /// Runs every analysis on the trace's GPU ops; devices without ops are not reported.

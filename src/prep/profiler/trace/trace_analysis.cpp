@@ -1,4 +1,5 @@
 // The analyses of a Kineto trace, per device (definitions in docs/formats.md, "Kineto traces").
+#include "host_ops.hpp"
 #include "trace.hpp"
 
 #include <algorithm>
@@ -370,6 +371,8 @@ TraceReport analyse(const TraceData& data, const TraceOptions& options) {
     report.devices.push_back(analyse_device(ops[i]->device, device_ops, data, index, options, steps, name_bounds));
     i = j;
   }
+  if (data.keep_host_ops)
+    report.operators = operator_table(data, options.step_first ? std::optional(report.steps_used) : std::nullopt);
   return report;
 }
 

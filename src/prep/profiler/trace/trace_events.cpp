@@ -266,6 +266,21 @@ void emit_memory(const DeviceReport& d, const TraceClock& clock, ParseContext& c
   }
 }
 
+/// One trace_op per operator name (only when asked: PrepOptions::trace_operators).
+void emit_operators(const TraceData& data, const TraceReport& report, const TraceClock& clock, ParseContext& ctx) {
+  for (const OperatorRow& op : report.operators) {
+    begin(ctx, "trace_op", clock.at(data.has_min_ts ? data.min_ts_ns : 0), -1);
+    Event& e = ctx.event;
+    if (data.rank >= 0) e.add_number("rank", data.rank);
+    e.add_text("name", op.name);
+    e.add_text("op_kind", to_string(op.kind));
+    e.add_number("calls", static_cast<std::int64_t>(op.calls));
+    e.add_number("total_ns", op.total_ns);
+    e.add_number("max_ns", op.max_ns);
+    ctx.emit();
+  }
+}
+
 void emit_steps(const TraceData& data, const TraceClock& clock, ParseContext& ctx) {
   std::vector<StepMark> steps = data.steps;
   std::sort(steps.begin(), steps.end(), [](const StepMark& a, const StepMark& b) { return a.start_ns < b.start_ns; });
@@ -390,6 +405,7 @@ std::string not_kineto_reason(std::string_view head) {
 
 void parse_trace(io::LineReader& reader, ParseContext& ctx) {
   TraceData data;
+  data.keep_host_ops = ctx.options.trace_operators;
   (void)read_trace(reader, data);
   account(data, ctx);
   if (!data.not_kineto.empty()) {
@@ -414,6 +430,7 @@ void parse_trace(io::LineReader& reader, ParseContext& ctx) {
     emit_kernels(d, clock, ctx);
     emit_memory(d, clock, ctx);
   }
+  emit_operators(data, report, clock, ctx);
   emit_ranks(data, clock, ctx);
 }
 

@@ -728,6 +728,7 @@ class Reader {
       case Cat::memset: commit_op(r, cat, ts, dur); return;
       case Cat::runtime:
         ++m_out.runtime_calls;
+        if (m_out.keep_host_ops) keep_host_op(r, HostOpKind::runtime, ts, has_ts);
         if (r.correlation != kNoCorrelation && is_launch_api(r.name)) {
           m_out.launches.push_back(LaunchCall{ts, dur, r.correlation});
           ++m_out.counts.used;
@@ -744,15 +745,27 @@ class Reader {
             return;
           }
         }
+        if (m_out.keep_host_ops) m_out.host_ops.push_back(HostOp{ts, dur, intern(r.name), HostOpKind::annotation});
         ++m_out.counts.ignored;
         return;
       case Cat::sync: ++m_out.sync_events; break;
-      case Cat::cpu_op: ++m_out.cpu_ops; break;
+      case Cat::cpu_op:
+        ++m_out.cpu_ops;
+        if (m_out.keep_host_ops) keep_host_op(r, HostOpKind::cpu_op, ts, has_ts);
+        break;
       case Cat::gpu_annotation: ++m_out.gpu_annotations; break;
       case Cat::device_other: ++m_out.other_device_categories[std::string(r.cat)]; break;
       case Cat::other: break;
     }
     ++m_out.counts.ignored;
+  }
+
+  /// A CPU operator or runtime call for the operator comparison; one without a valid time is left
+  /// out (it is counted as ignored, as every cpu_op record is).
+  void keep_host_op(const Record& r, HostOpKind kind, std::int64_t ts, bool has_ts) {
+    std::int64_t dur = 0;
+    if (!has_ts || r.dur.empty() || !parse_us_to_ns(r.dur, dur) || dur < 0) return;
+    m_out.host_ops.push_back(HostOp{ts, dur, intern(r.name), kind});
   }
 
   void commit_op(const Record& r, Cat cat, std::int64_t ts, std::int64_t dur) {
@@ -996,8 +1009,9 @@ Status read_trace(io::LineReader& reader, TraceData& out) {
   return {};
 }
 
-TraceData read_trace_text(std::string_view text, std::size_t chunk_bytes) {
+TraceData read_trace_text(std::string_view text, std::size_t chunk_bytes, bool keep_host_ops) {
   TraceData out;
+  out.keep_host_ops = keep_host_ops;
   std::size_t pos = 0;
   Reader r(
       [&](char* dst, std::size_t n) {
