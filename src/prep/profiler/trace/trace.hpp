@@ -68,6 +68,18 @@ struct CommArgs {
 struct LaunchCall {
   std::int64_t start_ns = 0, dur_ns = 0;
   std::int64_t correlation = kNoCorrelation;
+  std::int64_t tid = 0;  ///< the launching thread (joins the call to the user annotations around it)
+  [[nodiscard]] std::int64_t end_ns() const { return start_ns + dur_ns; }
+};
+
+/// A user annotation range (record_function) other than ProfilerStep#N: on the CPU
+/// (`user_annotation`, lane = its thread) or Kineto's projection of it onto a GPU stream
+/// (`gpu_user_annotation`, lane = the stream, device = its pid).
+struct RegionMark {
+  std::int64_t start_ns = 0, dur_ns = 0;
+  std::int64_t lane = 0;
+  std::uint32_t name = 0;  ///< index into TraceData::region_names
+  std::int32_t device = -1;
   [[nodiscard]] std::int64_t end_ns() const { return start_ns + dur_ns; }
 };
 
@@ -112,6 +124,9 @@ struct TraceData {
   RecordCounts counts;
   std::string not_kineto;  ///< non-empty when the document is JSON of another kind: what it is
   std::string truncated;   ///< non-empty when the document ended early
+  /// User annotations (docs/formats.md, "Annotated regions"): 32 bytes per range kept, names once.
+  std::vector<RegionMark> cpu_regions, gpu_regions;
+  std::vector<std::string> region_names;
 
   /// True when `ts` values are microseconds since the Unix epoch or relative to baseTimeNanoseconds.
   [[nodiscard]] bool absolute() const;
