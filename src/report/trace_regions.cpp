@@ -121,6 +121,8 @@ std::string trace_regions_text(const std::vector<TraceEventCopy>& events, std::s
     b += "\n";
   }
   if (tree.size() > kRegionRows) b += fmt::format("  ... {} more regions in --json\n", tree.size() - kRegionRows);
+  b += "  GPU time from annotation: the union of its gpu_user_annotation ranges (Kineto's projection: gaps between its\n"
+       "  kernels included); from launches: the union of the ops launched while it was open, on any thread\n";
   if (priced)
     b += fmt::format("  priced by CPU time (the step's wall time inside the region), in {}\n", price->config->currency);
   if (priced && !price->steps_per_epoch)

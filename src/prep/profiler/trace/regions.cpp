@@ -101,22 +101,19 @@ std::int64_t per_device_union(std::vector<std::pair<std::int32_t, Interval>>& sp
   return total;
 }
 
+/// Launch calls by start, to find those made while a region was open.
 class LaunchIndex {
  public:
   explicit LaunchIndex(const TraceData& data) : m_ops(ops_by_correlation(data)) {
     for (const LaunchCall& c : data.launches) m_calls.push_back(&c);
-    std::sort(m_calls.begin(), m_calls.end(), [](const LaunchCall* a, const LaunchCall* b) {
-      return a->tid != b->tid ? a->tid < b->tid : a->start_ns < b->start_ns;
-    });
+    std::sort(m_calls.begin(), m_calls.end(),
+              [](const LaunchCall* a, const LaunchCall* b) { return a->start_ns < b->start_ns; });
   }
-  /// Adds the ops launched on thread `tid` from `from` to `to` to `spans`.
-  void ops_launched(std::int64_t tid, std::int64_t from, std::int64_t to,
-                    std::vector<std::pair<std::int32_t, Interval>>& spans) const {
-    auto it = std::lower_bound(m_calls.begin(), m_calls.end(), std::pair{tid, from},
-                               [](const LaunchCall* c, const std::pair<std::int64_t, std::int64_t>& k) {
-                                 return c->tid != k.first ? c->tid < k.first : c->start_ns < k.second;
-                               });
-    for (; it != m_calls.end() && (*it)->tid == tid && (*it)->start_ns < to; ++it) {
+  /// Adds the ops whose launch call starts in [from, to), on any thread, to `spans`.
+  void ops_launched(std::int64_t from, std::int64_t to, std::vector<std::pair<std::int32_t, Interval>>& spans) const {
+    auto it = std::lower_bound(m_calls.begin(), m_calls.end(), from,
+                               [](const LaunchCall* c, std::int64_t t) { return c->start_ns < t; });
+    for (; it != m_calls.end() && (*it)->start_ns < to; ++it) {
       auto op = std::lower_bound(m_ops.begin(), m_ops.end(), (*it)->correlation,
                                  [](const auto& e, std::int64_t c) { return e.first < c; });
       for (; op != m_ops.end() && op->first == (*it)->correlation; ++op)
@@ -129,30 +126,42 @@ class LaunchIndex {
   std::vector<const LaunchCall*> m_calls;
 };
 
+/// The ops launched while any of `ranges` was open: the backward pass's kernels are launched by
+/// autograd's own thread while the thread that opened "## backward ##" waits, so any thread counts.
+std::int64_t launched_gpu_ns(std::vector<Interval>& ranges, const LaunchIndex& launches) {
+  std::sort(ranges.begin(), ranges.end());
+  std::vector<std::pair<std::int32_t, Interval>> spans;
+  for (std::size_t i = 0; i < ranges.size();) {
+    Interval u = ranges[i];
+    for (++i; i < ranges.size() && ranges[i].first <= u.second; ++i) u.second = std::max(u.second, ranges[i].second);
+    launches.ops_launched(u.first, u.second, spans);
+  }
+  return per_device_union(spans, nullptr);
+}
+
 /// CPU time, calls and threads of each name, and the GPU time of the ops launched inside it.
 void cpu_side(const std::vector<const RegionMark*>& cpu, const LaunchIndex& launches, std::vector<RegionRow>& rows) {
-  std::vector<std::pair<std::int32_t, Interval>> launched;
+  std::vector<Interval> ranges;
   for (std::size_t i = 0; i < cpu.size();) {
     const std::uint32_t name = cpu[i]->name;
     RegionRow& row = rows[name];
-    launched.clear();
+    ranges.clear();
     for (; i < cpu.size() && cpu[i]->name == name;) {  // one thread of the name
       const std::int64_t lane = cpu[i]->lane;
       ++row.threads;
       std::int64_t from = cpu[i]->start_ns, to = cpu[i]->end_ns();
       for (; i < cpu.size() && cpu[i]->name == name && cpu[i]->lane == lane; ++i) {
         ++row.calls;
-        if (cpu[i]->start_ns > to) {  // a new stretch of the union
+        ranges.emplace_back(cpu[i]->start_ns, cpu[i]->end_ns());
+        if (cpu[i]->start_ns > to) {  // a new stretch of the thread's union
           row.cpu_ns += to - from;
-          launches.ops_launched(lane, from, to, launched);
           from = cpu[i]->start_ns;
         }
         to = std::max(to, cpu[i]->end_ns());
       }
       row.cpu_ns += to - from;
-      launches.ops_launched(lane, from, to, launched);
     }
-    row.launched_gpu_ns = per_device_union(launched, nullptr);
+    row.launched_gpu_ns = launched_gpu_ns(ranges, launches);
   }
 }
 

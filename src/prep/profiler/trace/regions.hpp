@@ -15,7 +15,7 @@ namespace gpucost::prep::trace {
 enum class RegionGpuSource : std::uint8_t {
   none,         ///< no GPU annotation and no GPU op launched inside it
   annotation,   ///< its gpu_user_annotation ranges
-  launched_ops  ///< the GPU ops whose launch call lies inside its CPU ranges on the same thread
+  launched_ops  ///< the GPU ops whose launch call (on any thread) starts inside its CPU ranges
 };
 std::string_view to_string(RegionGpuSource s);
 
@@ -28,7 +28,7 @@ struct RegionRow {
   /// Inclusive: Σ over threads of the union of its ranges (a region called inside itself counts once).
   std::int64_t cpu_ns = 0;
   std::int64_t annotated_gpu_ns = 0;  ///< Σ over devices of the union of its gpu_user_annotation ranges
-  std::int64_t launched_gpu_ns = 0;   ///< Σ over devices of the union of the ops launched inside it
+  std::int64_t launched_gpu_ns = 0;   ///< Σ over devices of the union of the ops launched while it was open
   std::int64_t first_ns = 0;          ///< start of its first range (trace clock)
   RegionGpuSource gpu_source = RegionGpuSource::none;
   [[nodiscard]] std::int64_t gpu_ns() const {

@@ -68,7 +68,6 @@ struct CommArgs {
 struct LaunchCall {
   std::int64_t start_ns = 0, dur_ns = 0;
   std::int64_t correlation = kNoCorrelation;
-  std::int64_t tid = 0;  ///< the launching thread (joins the call to the user annotations around it)
   [[nodiscard]] std::int64_t end_ns() const { return start_ns + dur_ns; }
 };
 

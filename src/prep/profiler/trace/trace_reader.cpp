@@ -730,7 +730,7 @@ class Reader {
       case Cat::runtime:
         ++m_out.runtime_calls;
         if (r.correlation != kNoCorrelation && is_launch_api(r.name)) {
-          m_out.launches.push_back(LaunchCall{ts, dur, r.correlation, r.tid});
+          m_out.launches.push_back(LaunchCall{ts, dur, r.correlation});
           ++m_out.counts.used;
         } else {
           ++m_out.counts.ignored;
