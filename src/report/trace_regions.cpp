@@ -53,8 +53,8 @@ std::vector<Shown> region_tree(const std::vector<TraceEventCopy>& events, std::s
 /// The figures of one region per step (per trace without step marks).
 struct PerStep {
   double divisor = 1;  ///< the steps, 1 without step marks
-  double calls = 0, cpu_ns = 0, gpu_ns = 0;
-  bool has_gpu = false;
+  double calls = 0, cpu_ns = 0, gpu_ns = 0, annotated_ns = 0, launched_ns = 0;
+  bool has_gpu = false, annotated = false;
 };
 
 PerStep per_step(const TraceEventCopy& r) {
@@ -64,17 +64,15 @@ PerStep per_step(const TraceEventCopy& r) {
   p.cpu_ns = r.number("cpu_ns") / p.divisor;
   p.has_gpu = r.has("gpu_ns");
   p.gpu_ns = r.number("gpu_ns") / p.divisor;
+  p.annotated = r.has("gpu_annotated_ns");
+  p.annotated_ns = r.number("gpu_annotated_ns") / p.divisor;
+  p.launched_ns = r.number("gpu_launched_ns") / p.divisor;
   return p;
 }
 
 /// The region's CPU time per step priced as a span of the step.
 breakeven::StepCost region_cost(const TraceEventCopy& r, const TracePrice& price) {
   return breakeven::step_cost(*price.config, per_step(r).cpu_ns / 1e9, price.busy_share);
-}
-
-std::string gpu_from(const TraceEventCopy& r) {
-  const std::string s = r.text("gpu_source");
-  return s == "gpu_user_annotation" ? "annotation" : s == "launched_ops" ? "launches" : "-";
 }
 
 std::string header(const TraceEventCopy& first) {
@@ -99,16 +97,16 @@ std::string trace_regions_text(const std::vector<TraceEventCopy>& events, std::s
                                               s.region->text("name"));
   names = fit_kernel_names(names, wide ? 0 : 44);
   std::string b = header(*tree.front().region);
-  b += fmt::format("  {:<44} {:>7} {:>11} {:>11} {:<10} {:>7}", "region", "calls", "CPU time", "GPU time", "GPU from",
-                   "share");
+  b += fmt::format("  {:<44} {:>7} {:>11} {:>11} {:>11} {:>7}", "region", "calls", "CPU time", "GPU annot.",
+                   "GPU launch.", "share");
   if (priced) b += fmt::format(" {:>11} {:>11}", fmt::format("local/{}", per), fmt::format("cloud/{}", per));
   if (epoch) b += fmt::format(" {:>11} {:>11}", "local/epoch", "cloud/epoch");
   b += "\n";
   for (std::size_t i = 0; i < tree.size() && i < kRegionRows; ++i) {
     const TraceEventCopy& r = *tree[i].region;
     const PerStep p = per_step(r);
-    b += fmt::format("  {:<44} {:>7.2f} {:>11} {:>11} {:<10} {:>7}", names[i], p.calls, human_ns(p.cpu_ns),
-                     p.has_gpu ? human_ns(p.gpu_ns) : "-", gpu_from(r),
+    b += fmt::format("  {:<44} {:>7.2f} {:>11} {:>11} {:>11} {:>7}", names[i], p.calls, human_ns(p.cpu_ns),
+                     p.annotated ? human_ns(p.annotated_ns) : "-", human_ns(p.launched_ns),
                      r.has("step_share") ? fmt::format("{:.1f} %", 100 * r.number("step_share")) : "-");
     if (priced) {
       const breakeven::StepCost c = region_cost(r, *price);
@@ -121,8 +119,8 @@ std::string trace_regions_text(const std::vector<TraceEventCopy>& events, std::s
     b += "\n";
   }
   if (tree.size() > kRegionRows) b += fmt::format("  ... {} more regions in --json\n", tree.size() - kRegionRows);
-  b += "  GPU time from annotation: the union of its gpu_user_annotation ranges (Kineto's projection: gaps between its\n"
-       "  kernels included); from launches: the union of the ops launched while it was open, on any thread\n";
+  b += "  GPU annot.: the union of its gpu_user_annotation ranges (Kineto's projection of the ops its own thread\n"
+       "  launched, gaps included); GPU launch.: the union of the ops launched while it was open, on any thread\n";
   if (priced)
     b += fmt::format("  priced by CPU time (the step's wall time inside the region), in {}\n", price->config->currency);
   if (priced && !price->steps_per_epoch)

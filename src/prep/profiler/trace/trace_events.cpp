@@ -299,8 +299,9 @@ void emit_regions(const TraceData& data, const TraceReport& report, const TraceO
     if (r.gpu_calls > 0) {
       e.add_number("gpu_calls", static_cast<std::int64_t>(r.gpu_calls));
       e.add_number("gpu_devices", static_cast<std::int64_t>(r.devices));
+      e.add_number("gpu_annotated_ns", r.annotated_gpu_ns);
     }
-    e.add_number("launched_gpu_ns", r.launched_gpu_ns);
+    e.add_number("gpu_launched_ns", r.launched_gpu_ns);
     e.add_number("steps", regions.steps);
     if (regions.steps > 0) {
       e.add_number("step_ns", regions.step_ns);
