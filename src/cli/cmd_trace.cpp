@@ -144,7 +144,7 @@ Runner define_trace(CLI::App& cmd) {
   cmd.add_option("--steps-per-epoch", args->steps_per_epoch,
                  "the training steps in one epoch: prices each annotated region per epoch (with -c or --cloud)")
       ->type_name("N")
-      ->check(CLI::PositiveNumber)
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1'000'000'000}))
       ->group("Cost");
   cmd.footer(
       "Example: gpucost trace --steps 5-7 --top-kernels 5 rank0.pt.trace.json.gz\n"
