@@ -187,4 +187,28 @@ TEST_CASE("regions: trace_region events, the table and the JSON, priced per step
         std::string::npos);
 }
 
+TEST_CASE("regions: without step marks a region is priced per trace, and not per epoch", "[regions][cost]") {
+  // The fixture without its two ProfilerStep records: prep counts the regions over the whole trace.
+  std::string text = fixture("trace/regions_two_steps.pt.trace.json");
+  for (const char* step : {"\"ProfilerStep#1\", \"pid\": 100", "\"ProfilerStep#2\", \"pid\": 100"}) {
+    const std::size_t at = text.find(step);
+    REQUIRE(at != std::string::npos);
+    text.replace(at + 1, 14, "Step marker #0");  // a user region named so, not a step
+  }
+  const auto events = trace_events(text);
+  const breakeven::CostConfig c = lab_config();
+  report::TracePrice price;
+  price.config = &c;
+  price.steps_per_epoch = 1000;
+  const std::string table = report::trace_regions_text(events, 0, events.size(), false, &price);
+  CHECK(table.find("over the whole trace") != std::string::npos);
+  CHECK(table.find("local/trace") != std::string::npos);
+  CHECK(table.find("local/epoch") == std::string::npos);
+  CHECK(table.find("no per-step figure") != std::string::npos);
+  // The two former steps are now the top-level region "Step marker #0": 2 ms in all, and
+  // "## backward ##" nested in it; 900 us priced per trace: 2.536 / 3600 x 0.0009 = 6.34e-07 EUR.
+  CHECK(table.find("Step marker #0") != std::string::npos);
+  CHECK(table.find("6.34e-07") != std::string::npos);
+}
+
 }  // namespace gpucost::test
