@@ -222,9 +222,8 @@ RegionReport analyse_regions(const TraceData& data, const std::vector<StepMark>&
     return a.cpu_ns != b.cpu_ns ? a.cpu_ns > b.cpu_ns : a.name < b.name;
   });
   report.steps = static_cast<std::int64_t>(steps.size());
-  std::int64_t total = 0;
-  for (const StepMark& s : steps) total += s.dur_ns;
-  if (!steps.empty()) report.step_ns = total / report.steps;
+  for (const StepMark& s : steps) report.steps_ns += s.dur_ns;
+  if (!steps.empty()) report.step_ns = report.steps_ns / report.steps;
   return report;
 }
 

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace gpucost::prep::trace {
@@ -40,6 +41,7 @@ struct RegionReport {
   std::vector<RegionRow> rows;  ///< by CPU time, longest first
   std::int64_t steps = 0;       ///< ProfilerStep marks the regions were counted over (0: none)
   std::int64_t step_ns = 0;     ///< their mean length
+  std::int64_t steps_ns = 0;    ///< their total length (a region's share of the steps: cpu_ns / steps_ns)
 };
 
 /// The regions of `data` counted over `steps`: with `restricted` (--steps) the ranges that start

@@ -305,7 +305,7 @@ void emit_regions(const TraceData& data, const TraceReport& report, const TraceO
     e.add_number("steps", regions.steps);
     if (regions.steps > 0) {
       e.add_number("step_ns", regions.step_ns);
-      add_fraction(e, "step_share", r.cpu_ns, regions.step_ns * regions.steps);
+      add_fraction(e, "step_share", r.cpu_ns, regions.steps_ns);
     }
     ctx.emit();
   }
