@@ -158,8 +158,10 @@ Runner define_trace(CLI::App& cmd) {
       return fail(make_error(ErrorKind::usage, "--set overrides a key of --config: give -c (or --cloud)",
                              "gpucost trace -c costs.toml --set cloud.rate_per_hour=2.5 rank0.pt.trace.json"));
     if (args->steps_per_epoch > 0 && (!priced(*args) || args->diff))
-      return fail(make_error(ErrorKind::usage, "--steps-per-epoch prices the annotated regions of a run: give -c (or --cloud), without --diff",
-                             "gpucost trace -c costs.toml --steps-per-epoch 1250 rank0.pt.trace.json"));
+      return fail(
+          make_error(ErrorKind::usage,
+                     "--steps-per-epoch prices the annotated regions of a run: give -c (or --cloud), without --diff",
+                     "gpucost trace -c costs.toml --steps-per-epoch 1250 rank0.pt.trace.json"));
     args->model.in.quiet = args->in.quiet;
     return args->diff ? run_diff(*args) : run_trace(*args);
   };

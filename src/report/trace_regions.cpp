@@ -93,8 +93,8 @@ std::string trace_regions_text(const std::vector<TraceEventCopy>& events, std::s
   const bool epoch = priced && price->steps_per_epoch && tree.front().region->number("steps") > 0;
   const char* per = tree.front().region->number("steps") > 0 ? "step" : "trace";
   std::vector<std::string> names;
-  for (const Shown& s : tree) names.push_back(std::string(static_cast<std::size_t>(2 * std::min(s.indent, 4)), ' ') +
-                                              s.region->text("name"));
+  for (const Shown& s : tree)
+    names.push_back(std::string(static_cast<std::size_t>(2 * std::min(s.indent, 4)), ' ') + s.region->text("name"));
   names = fit_kernel_names(names, wide ? 0 : 44);
   std::string b = header(*tree.front().region);
   b += fmt::format("  {:<44} {:>7} {:>11} {:>11} {:>11} {:>7}", "region", "calls", "CPU time", "GPU annot.",
@@ -130,8 +130,8 @@ std::string trace_regions_text(const std::vector<TraceEventCopy>& events, std::s
   return b;
 }
 
-void trace_regions_json(io::JsonWriter& w, const std::vector<TraceEventCopy>& events, std::size_t from,
-                        std::size_t to, const TracePrice* price) {
+void trace_regions_json(io::JsonWriter& w, const std::vector<TraceEventCopy>& events, std::size_t from, std::size_t to,
+                        const TracePrice* price) {
   w.key("regions").array();
   const bool priced = price != nullptr && price->config != nullptr;
   for (std::size_t i = from; i < to; ++i) {

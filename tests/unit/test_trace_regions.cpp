@@ -108,7 +108,7 @@ TEST_CASE("regions: calls, inclusive CPU time, GPU time and nesting over two ste
   CHECK(bwd.devices == 1);
   CHECK(bwd.cpu_ns == 900'000);
   CHECK(bwd.gpu_source == RegionGpuSource::annotation);
-  CHECK(bwd.gpu_ns() == 780'000);  // the union over its streams
+  CHECK(bwd.gpu_ns() == 780'000);         // the union over its streams
   CHECK(bwd.launched_gpu_ns == 120'000);  // autograd's thread launched 20 us of it
   const RegionRow& opt = row(r, "Optimizer.step#SGD.step");
   CHECK(opt.cpu_ns == 200'000);

@@ -24,7 +24,7 @@ inline constexpr std::size_t kRegionRows = 24;
 std::string trace_regions_text(const std::vector<TraceEventCopy>& events, std::size_t from, std::size_t to, bool wide,
                                const TracePrice* price);
 /// `"regions":[...]` of that trace: each trace_region's fields, and its `cost` when priced.
-void trace_regions_json(io::JsonWriter& w, const std::vector<TraceEventCopy>& events, std::size_t from,
-                        std::size_t to, const TracePrice* price);
+void trace_regions_json(io::JsonWriter& w, const std::vector<TraceEventCopy>& events, std::size_t from, std::size_t to,
+                        const TracePrice* price);
 
 }  // namespace gpucost::report

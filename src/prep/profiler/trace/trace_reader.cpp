@@ -716,9 +716,8 @@ class Reader {
       return;
     }
     std::int64_t dur = 0;
-    const bool needs_time =
-        cat == Cat::kernel || cat == Cat::memcpy || cat == Cat::memset || cat == Cat::runtime || cat == Cat::annotation ||
-        cat == Cat::gpu_annotation;
+    const bool needs_time = cat == Cat::kernel || cat == Cat::memcpy || cat == Cat::memset || cat == Cat::runtime ||
+                            cat == Cat::annotation || cat == Cat::gpu_annotation;
     if (needs_time && (!has_ts || r.dur.empty() || !parse_us_to_ns(r.dur, dur) || dur < 0)) {
       malformed(!has_ts ? "complete event without a valid \"ts\"" : "complete event without a valid \"dur\"");
       return;
@@ -751,8 +750,8 @@ class Reader {
       case Cat::gpu_annotation:
         ++m_out.gpu_annotations;
         if (r.name.starts_with("ProfilerStep#")) break;  // the step on the GPU: not a region
-        m_out.gpu_regions.push_back(
-            RegionMark{ts, dur, r.has_stream ? r.stream : r.tid, intern_region(r.name), static_cast<std::int32_t>(r.pid)});
+        m_out.gpu_regions.push_back(RegionMark{ts, dur, r.has_stream ? r.stream : r.tid, intern_region(r.name),
+                                               static_cast<std::int32_t>(r.pid)});
         ++m_out.counts.used;
         return;
       case Cat::sync: ++m_out.sync_events; break;
@@ -838,7 +837,7 @@ class Reader {
   sj::error_code m_last_error = sj::SUCCESS;
   std::unordered_map<std::string_view, std::uint32_t> m_names;
   std::deque<std::string> m_name_keys;  // owns the raw names the map's keys view
-  NameIds m_region_ids;                  // user annotation names, as m_names
+  NameIds m_region_ids;                 // user annotation names, as m_names
   std::deque<std::string> m_region_keys;
 };
 
