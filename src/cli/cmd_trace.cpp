@@ -22,6 +22,7 @@ struct TraceArgs {
   std::string output = "-";
   bool diff = false, json = false, wide = false;
   ModelArgs model;  ///< --config, --set, --cloud: prices a step on each side of --diff
+  std::int64_t steps_per_epoch = 0;  ///< --steps-per-epoch: prices the annotated regions per epoch (0: not given)
 };
 
 /// Reads `in`'s inputs into `events`; the inputs' accounting is printed as for any command.
@@ -67,6 +68,7 @@ int run_trace(const TraceArgs& args) {
     if (!c) return fail(c.error());
     config = std::move(*c);
     price = report::price_traces(events.events(), *config, *steps);
+    if (args.steps_per_epoch > 0) price->steps_per_epoch = args.steps_per_epoch;
   }
   const report::TracePrice* p = price ? &*price : nullptr;
   const std::string out = args.json ? report::trace_json(events.events(), events.jobs(), p)
@@ -140,6 +142,11 @@ Runner define_trace(CLI::App& cmd) {
   cmd.add_option("--cloud", args->model.cloud, "price the cloud's step with this catalogue offer")
       ->type_name("OFFER")
       ->group("Cost");
+  cmd.add_option("--steps-per-epoch", args->steps_per_epoch,
+                 "the training steps in one epoch: prices each annotated region per epoch (with -c or --cloud)")
+      ->type_name("N")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1'000'000'000}))
+      ->group("Cost");
   cmd.footer(
       "Example: gpucost trace --steps 5-7 --top-kernels 5 rank0.pt.trace.json.gz\n"
       "         gpucost trace --json rank0.pt.trace.json.gz | jq '.traces[].gpus[].top_kernels[].name'\n"
@@ -151,6 +158,11 @@ Runner define_trace(CLI::App& cmd) {
     if (!args->model.sets.empty() && !priced(*args))
       return fail(make_error(ErrorKind::usage, "--set overrides a key of --config: give -c (or --cloud)",
                              "gpucost trace -c costs.toml --set cloud.rate_per_hour=2.5 rank0.pt.trace.json"));
+    if (args->steps_per_epoch > 0 && (!priced(*args) || args->diff))
+      return fail(
+          make_error(ErrorKind::usage,
+                     "--steps-per-epoch prices the annotated regions of a run: give -c (or --cloud), without --diff",
+                     "gpucost trace -c costs.toml --steps-per-epoch 1250 rank0.pt.trace.json"));
     args->model.in.quiet = args->in.quiet;
     return args->diff ? run_diff(*args) : run_trace(*args);
   };

@@ -2,6 +2,7 @@
 // named as in the events (docs/formats.md), grouped per trace and per GPU as the table is.
 #include <gpucost/io/json_out.hpp>
 #include <gpucost/report/trace_price.hpp>
+#include <gpucost/report/trace_regions.hpp>
 #include <gpucost/report/trace_report.hpp>
 
 namespace gpucost::report {
@@ -45,7 +46,8 @@ void event_list(JsonWriter& w, std::string_view key, const std::vector<TraceEven
 }
 
 /// One trace: its trace_info, its GPUs and its communication (null when it has none).
-void trace_object(JsonWriter& w, const std::vector<TraceEventCopy>& events, std::size_t info, std::size_t end) {
+void trace_object(JsonWriter& w, const std::vector<TraceEventCopy>& events, std::size_t info, std::size_t end,
+                  const TracePrice* price) {
   w.object().key("info");
   event_object(w, events[info]);
   w.key("gpus").array();
@@ -66,6 +68,7 @@ void trace_object(JsonWriter& w, const std::vector<TraceEventCopy>& events, std:
     w.null();
   else
     event_object(w, events[comm]);
+  trace_regions_json(w, events, info + 1, end, price);
   w.close();
 }
 
@@ -120,7 +123,7 @@ std::string trace_json(const std::vector<TraceEventCopy>& events, const std::vec
     if (events[i].kind != "trace_info") continue;
     std::size_t end = i + 1;
     while (end < events.size() && events[end].kind != "trace_info") ++end;
-    trace_object(w.item(), events, i, end);
+    trace_object(w.item(), events, i, end, price);
   }
   w.close().key("jobs").array();
   for (const extract::TraceJob& job : jobs)

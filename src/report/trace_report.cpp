@@ -1,4 +1,5 @@
 #include <gpucost/report/trace_price.hpp>
+#include <gpucost/report/trace_regions.hpp>
 #include <gpucost/report/trace_report.hpp>
 
 #include <gpucost/core/text.hpp>
@@ -286,6 +287,7 @@ std::string trace_table(const std::vector<TraceEventCopy>& events, bool wide, co
     if (!any) b += "  no GPU ops: nothing to analyse (see the notes)\n";
     for (std::size_t j = i + 1; j < end; ++j)
       if (events[j].kind == "trace_comm") comm_line(events[j], b);
+    b += trace_regions_text(events, i + 1, end, wide, price);
   }
   if (b.empty()) return "no profiler trace among the inputs\n";
   if (price != nullptr) b += trace_price_text(*price);

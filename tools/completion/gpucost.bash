@@ -113,10 +113,10 @@ _gpucost_spec() {
       opts='-h --help --input-format --tz --date --start --interval --boot-time --year --fields
         --sacct-format --sacct-delimiter --steps --max-line --top-kernels --pattern --host -j
         --jobs --strict -q --quiet -v --verbose -o --output --diff --json --wide -c --config --set
-        --cloud'
+        --cloud --steps-per-epoch'
       valued='--input-format --tz --date --start --interval --boot-time --year --fields
         --sacct-format --sacct-delimiter --steps --max-line --top-kernels --pattern --host -j
-        --jobs -o --output -c --config --set --cloud'
+        --jobs -o --output -c --config --set --cloud --steps-per-epoch'
       args='files' ;;
     'completion')
       opts='-h --help'

@@ -25,6 +25,7 @@ struct TracePrice {
   std::optional<double> step_ns;           ///< mean over the steps of the longest rank's step
   double busy_share = 1;                   ///< Σ busy / Σ span over the traces' GPUs (1 when unknown)
   std::optional<breakeven::StepCost> step;  ///< empty without step marks
+  std::optional<std::int64_t> steps_per_epoch;  ///< --steps-per-epoch: prices the regions per epoch
 };
 
 /// The step of `events` priced with `config` (which must outlive the result); `steps`: --steps.

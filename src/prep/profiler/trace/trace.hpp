@@ -82,6 +82,17 @@ struct HostOp {
   HostOpKind kind = HostOpKind::cpu_op;
 };
 
+/// A user annotation range (record_function) other than ProfilerStep#N: on the CPU
+/// (`user_annotation`, lane = its thread) or Kineto's projection of it onto a GPU stream
+/// (`gpu_user_annotation`, lane = the stream, device = its pid).
+struct RegionMark {
+  std::int64_t start_ns = 0, dur_ns = 0;
+  std::int64_t lane = 0;
+  std::uint32_t name = 0;  ///< index into TraceData::region_names
+  std::int32_t device = -1;
+  [[nodiscard]] std::int64_t end_ns() const { return start_ns + dur_ns; }
+};
+
 /// A ProfilerStep#N annotation (CPU side).
 struct StepMark {
   std::int64_t number = 0;
@@ -124,9 +135,12 @@ struct TraceData {
   std::string not_kineto;  ///< non-empty when the document is JSON of another kind: what it is
   std::string truncated;   ///< non-empty when the document ended early
   /// Set before reading: keep every CPU operator, runtime call and user annotation in host_ops
-/// (24 bytes each).
+  /// (24 bytes each).
   bool keep_host_ops = false;
   std::vector<HostOp> host_ops;
+  /// User annotations (docs/formats.md, "Annotated regions"): 32 bytes per range kept, names once.
+  std::vector<RegionMark> cpu_regions, gpu_regions;
+  std::vector<std::string> region_names;
 
   /// True when `ts` values are microseconds since the Unix epoch or relative to baseTimeNanoseconds.
   [[nodiscard]] bool absolute() const;

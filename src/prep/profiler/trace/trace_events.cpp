@@ -3,6 +3,7 @@
 // fields are listed in docs/formats.md, "Kineto traces".
 #include "prep/parsers.hpp"
 #include "ranks.hpp"
+#include "regions.hpp"
 #include "trace.hpp"
 
 #include <gpucost/core/time.hpp>
@@ -293,6 +294,38 @@ void emit_steps(const TraceData& data, const TraceClock& clock, ParseContext& ct
   }
 }
 
+/// One trace_region per user annotation name (docs/formats.md, "Annotated regions").
+void emit_regions(const TraceData& data, const TraceReport& report, const TraceOptions& options,
+                  const TraceClock& clock, ParseContext& ctx) {
+  const bool restricted = options.step_first.has_value();
+  const RegionReport regions = analyse_regions(data, restricted ? report.steps_used : data.steps, restricted);
+  for (const RegionRow& r : regions.rows) {
+    begin(ctx, "trace_region", clock.at(r.first_ns), -1);
+    Event& e = ctx.event;
+    if (data.rank >= 0) e.add_number("rank", data.rank);
+    e.add_text("name", r.name, true);
+    if (!r.parent.empty()) e.add_text("parent", r.parent, true);
+    e.add_number("depth", r.depth);
+    e.add_number("calls", static_cast<std::int64_t>(r.calls));
+    e.add_number("threads", static_cast<std::int64_t>(r.threads));
+    e.add_number("cpu_ns", r.cpu_ns);
+    e.add_text("gpu_source", to_string(r.gpu_source));
+    if (r.gpu_source != RegionGpuSource::none) e.add_number("gpu_ns", r.gpu_ns());
+    if (r.gpu_calls > 0) {
+      e.add_number("gpu_calls", static_cast<std::int64_t>(r.gpu_calls));
+      e.add_number("gpu_devices", static_cast<std::int64_t>(r.devices));
+      e.add_number("gpu_annotated_ns", r.annotated_gpu_ns);
+    }
+    e.add_number("gpu_launched_ns", r.launched_gpu_ns);
+    e.add_number("steps", regions.steps);
+    if (regions.steps > 0) {
+      e.add_number("step_ns", regions.step_ns);
+      add_fraction(e, "step_share", r.cpu_ns, regions.steps_ns);
+    }
+    ctx.emit();
+  }
+}
+
 /// The collective's identity, the fields its kernel's args gave (each optional: older streams
 /// and traces without the args have none).
 void add_identity(const Collective& c, Event& e) {
@@ -431,6 +464,7 @@ void parse_trace(io::LineReader& reader, ParseContext& ctx) {
     emit_memory(d, clock, ctx);
   }
   emit_operators(data, report, clock, ctx);
+  emit_regions(data, report, options, clock, ctx);
   emit_ranks(data, clock, ctx);
 }
 

@@ -716,8 +716,8 @@ class Reader {
       return;
     }
     std::int64_t dur = 0;
-    const bool needs_time =
-        cat == Cat::kernel || cat == Cat::memcpy || cat == Cat::memset || cat == Cat::runtime || cat == Cat::annotation;
+    const bool needs_time = cat == Cat::kernel || cat == Cat::memcpy || cat == Cat::memset || cat == Cat::runtime ||
+                            cat == Cat::annotation || cat == Cat::gpu_annotation;
     if (needs_time && (!has_ts || r.dur.empty() || !parse_us_to_ns(r.dur, dur) || dur < 0)) {
       malformed(!has_ts ? "complete event without a valid \"ts\"" : "complete event without a valid \"dur\"");
       return;
@@ -746,14 +746,21 @@ class Reader {
           }
         }
         if (m_out.keep_host_ops) m_out.host_ops.push_back(HostOp{ts, dur, intern(r.name), HostOpKind::annotation});
-        ++m_out.counts.ignored;
+        m_out.cpu_regions.push_back(RegionMark{ts, dur, r.tid, intern_region(r.name), -1});
+        ++m_out.counts.used;
+        return;
+      case Cat::gpu_annotation:
+        ++m_out.gpu_annotations;
+        if (r.name.starts_with("ProfilerStep#")) break;  // the step on the GPU: not a region
+        m_out.gpu_regions.push_back(RegionMark{ts, dur, r.has_stream ? r.stream : r.tid, intern_region(r.name),
+                                               static_cast<std::int32_t>(r.pid)});
+        ++m_out.counts.used;
         return;
       case Cat::sync: ++m_out.sync_events; break;
       case Cat::cpu_op:
         ++m_out.cpu_ops;
         if (m_out.keep_host_ops) keep_host_op(r, HostOpKind::cpu_op, ts, has_ts);
         break;
-      case Cat::gpu_annotation: ++m_out.gpu_annotations; break;
       case Cat::device_other: ++m_out.other_device_categories[std::string(r.cat)]; break;
       case Cat::other: break;
     }
@@ -807,17 +814,24 @@ class Reader {
     return static_cast<std::int32_t>(m_out.comm_args.size() - 1);
   }
 
-  std::uint32_t intern(std::string_view raw_name) {
-    if (auto it = m_names.find(raw_name); it != m_names.end()) return it->second;
+  std::uint32_t intern(std::string_view raw_name) { return intern_in(raw_name, m_names, m_name_keys, m_out.names); }
+  std::uint32_t intern_region(std::string_view raw_name) {
+    return intern_in(raw_name, m_region_ids, m_region_keys, m_out.region_names);
+  }
+
+  using NameIds = std::unordered_map<std::string_view, std::uint32_t>;
+  static std::uint32_t intern_in(std::string_view raw_name, NameIds& ids, std::deque<std::string>& keys,
+                                 std::vector<std::string>& names) {
+    if (auto it = ids.find(raw_name); it != ids.end()) return it->second;
     std::string name;
     if (raw_name.find('\\') != std::string_view::npos)
       unescape(raw_name, name);
     else
       name.assign(raw_name);
-    const auto id = static_cast<std::uint32_t>(m_out.names.size());
-    m_out.names.push_back(std::move(name));
-    m_name_keys.emplace_back(raw_name);
-    m_names.emplace(m_name_keys.back(), id);
+    const auto id = static_cast<std::uint32_t>(names.size());
+    names.push_back(std::move(name));
+    keys.emplace_back(raw_name);
+    ids.emplace(keys.back(), id);
     return id;
   }
 
@@ -836,6 +850,8 @@ class Reader {
   sj::error_code m_last_error = sj::SUCCESS;
   std::unordered_map<std::string_view, std::uint32_t> m_names;
   std::deque<std::string> m_name_keys;  // owns the raw names the map's keys view
+  NameIds m_region_ids;                 // user annotation names, as m_names
+  std::deque<std::string> m_region_keys;
 };
 
 }  // namespace
