@@ -10,6 +10,7 @@
 // Internal to prep: the rest of gpucost sees a trace as the events trace_events.cpp makes of it.
 #pragma once
 
+#include "host_records.hpp"
 #include "kernel_bound.hpp"
 
 #include <gpucost/core/error.hpp>
@@ -112,6 +113,8 @@ struct TraceData {
   RecordCounts counts;
   std::string not_kineto;  ///< non-empty when the document is JSON of another kind: what it is
   std::string truncated;   ///< non-empty when the document ended early
+  /// CPU records and GPU op references in file order; only with ReadOptions::keep_cpu_ops.
+  std::vector<HostRecord> cpu_records;
 
   /// True when `ts` values are microseconds since the Unix epoch or relative to baseTimeNanoseconds.
   [[nodiscard]] bool absolute() const;
@@ -122,12 +125,13 @@ struct TraceData {
 /// Reads a whole trace from `reader` (plain, gzip or zstd), a bounded chunk at a time: only
 /// one event is materialised at once, and memory holds the chunk plus the compact records
 /// above. Fails only on I/O errors that leave nothing; JSON errors are recorded in `truncated`.
-Status read_trace(io::LineReader& reader, TraceData& out);
+Status read_trace(io::LineReader& reader, TraceData& out, const ReadOptions& options = {});
 /// Text of the events array parsed per simdjson pass (the memory the reader holds).
 inline constexpr std::size_t kTraceChunkBytes = 8u << 20;
 /// The same over text in memory (for the unit tests; a small `chunk_bytes` exercises the chunk
 /// boundaries).
-TraceData read_trace_text(std::string_view text, std::size_t chunk_bytes = kTraceChunkBytes);
+TraceData read_trace_text(std::string_view text, std::size_t chunk_bytes = kTraceChunkBytes,
+                          const ReadOptions& options = {});
 /// True when `head` (the first bytes of a file) looks like Chrome trace JSON from a profiler,
 /// or like one of the profiler's other JSON files (reported as not a Kineto trace).
 bool looks_like_trace(std::string_view head);

@@ -201,6 +201,7 @@ struct Record {
   std::string_view pg, pg_desc, pg_ranks, coll;
   std::int64_t seq = -1, in_nelems = -1, out_nelems = -1;
   bool has_comm_args = false;
+  std::int64_t wait_on_stream = -1, wait_on_record = -1;  // cuda_sync args, read only when kept
   void clear() { *this = Record{}; }
 };
 
@@ -233,8 +234,8 @@ using ByteFn = std::function<std::size_t(char*, std::size_t)>;
 
 class Reader {
  public:
-  Reader(ByteFn read, TraceData& out, std::size_t chunk_bytes)
-      : m_read(std::move(read)), m_out(out), m_chunk(std::max<std::size_t>(chunk_bytes, 64)) {}
+  Reader(ByteFn read, TraceData& out, std::size_t chunk_bytes, const ReadOptions& options = {})
+      : m_read(std::move(read)), m_out(out), m_chunk(std::max<std::size_t>(chunk_bytes, 64)), m_keep(options.keep_cpu_ops) {}
 
   void run() {
     const std::size_t events_at = find_events();
@@ -610,7 +611,8 @@ class Reader {
       case 'a':
         // Only GPU ops and runtime calls need their args; Kineto writes "cat" first, so the
         // args of cpu_op records (shapes, concrete inputs: most of a trace's bytes) are stepped over.
-        if (key == "args") return r.cat.empty() || wants_args(r.cat) ? read_args(v, r) : skip(v);
+        if (key == "args")
+          return r.cat.empty() || wants_args(r.cat) || (m_keep && r.cat == "cuda_sync") ? read_args(v, r) : skip(v);
         break;
       default: break;
     }
@@ -641,6 +643,9 @@ class Reader {
           r.bytes = static_cast<std::uint64_t>(b);
         else
           r.has_bytes = false;
+      } else if (m_keep && (key == "wait_on_stream" || key == "wait_on_cuda_event_record_corr_id")) {
+        bool has = false;
+        ok = number_or_skip(fv, key == "wait_on_stream" ? r.wait_on_stream : r.wait_on_record, has);
       } else if (!key.empty() && key.front() >= 'A' && key.front() <= 'Z' && read_comm_arg(key, fv, r)) {
         // Kineto's own kernel args are lower case but "External id": the test stays cheap.
       } else {
@@ -722,6 +727,7 @@ class Reader {
       malformed(!has_ts ? "complete event without a valid \"ts\"" : "complete event without a valid \"dur\"");
       return;
     }
+    if (m_keep && has_ts) keep_host(r, cat, ts);
     switch (cat) {
       case Cat::kernel:
       case Cat::memcpy:
@@ -777,8 +783,29 @@ class Reader {
       op.dir = op.type == OpType::memcpy ? memcpy_direction(r.name) : MemDir::none;
     }
     if (op.cls == OpClass::communication && r.has_comm_args) op.comm_args = add_comm_args(r);
+    if (m_keep) {
+      HostRecord h{.ts_ns = ts, .dur_ns = dur, .pid = op.device, .tid = op.stream, .correlation = op.correlation,
+                   .stream = op.stream, .name = op.name, .op = static_cast<std::uint32_t>(m_out.ops.size()),
+                   .kind = HostKind::gpu_op};
+      m_out.cpu_records.push_back(h);
+    }
     m_out.ops.push_back(op);
     ++m_out.counts.used;
+  }
+
+  /// With keep_cpu_ops: a CPU-side record (operator, annotation, runtime call, CUDA sync event).
+  void keep_host(const Record& r, Cat cat, std::int64_t ts) {
+    const HostKind kind = cat == Cat::cpu_op       ? HostKind::cpu_op
+                          : cat == Cat::annotation ? HostKind::annotation
+                          : cat == Cat::runtime    ? HostKind::runtime
+                          : cat == Cat::sync       ? HostKind::sync
+                                                   : HostKind::gpu_op;
+    std::int64_t dur = 0;
+    if (kind == HostKind::gpu_op || r.dur.empty() || !parse_us_to_ns(r.dur, dur) || dur < 0) return;
+    HostRecord h{.ts_ns = ts, .dur_ns = dur, .pid = r.pid, .tid = r.tid, .correlation = r.correlation,
+                 .stream = r.has_stream ? r.stream : -1, .wait_on_stream = r.wait_on_stream,
+                 .wait_on_record = r.wait_on_record, .name = intern(r.name), .op = 0, .kind = kind};
+    m_out.cpu_records.push_back(h);
   }
 
   std::int32_t add_comm_args(const Record& r) {
@@ -823,6 +850,7 @@ class Reader {
   sj::error_code m_last_error = sj::SUCCESS;
   std::unordered_map<std::string_view, std::uint32_t> m_names;
   std::deque<std::string> m_name_keys;  // owns the raw names the map's keys view
+  bool m_keep = false;                  // ReadOptions::keep_cpu_ops
 };
 
 }  // namespace
@@ -986,8 +1014,8 @@ bool looks_like_trace(std::string_view head) {
   return false;
 }
 
-Status read_trace(io::LineReader& reader, TraceData& out) {
-  Reader r([&reader](char* dst, std::size_t n) { return reader.read_bytes(dst, n); }, out, kTraceChunkBytes);
+Status read_trace(io::LineReader& reader, TraceData& out, const ReadOptions& options) {
+  Reader r([&reader](char* dst, std::size_t n) { return reader.read_bytes(dst, n); }, out, kTraceChunkBytes, options);
   r.run();
   if (out.truncated.empty() && !reader.error().empty())
     out.truncated = reader.error();
@@ -996,7 +1024,7 @@ Status read_trace(io::LineReader& reader, TraceData& out) {
   return {};
 }
 
-TraceData read_trace_text(std::string_view text, std::size_t chunk_bytes) {
+TraceData read_trace_text(std::string_view text, std::size_t chunk_bytes, const ReadOptions& options) {
   TraceData out;
   std::size_t pos = 0;
   Reader r(
@@ -1006,7 +1034,7 @@ TraceData read_trace_text(std::string_view text, std::size_t chunk_bytes) {
         pos += take;
         return take;
       },
-      out, chunk_bytes);
+      out, chunk_bytes, options);
   r.run();
   return out;
 }
