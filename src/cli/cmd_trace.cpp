@@ -102,6 +102,10 @@ Runner define_trace(CLI::App& cmd) {
                "compare two runs: exactly two inputs, each a trace, a directory of a job's rank traces or a quoted "
                "glob")
       ->group("Compare");
+  cmd.add_flag("--critical-path", args->in.settings.critical_path,
+               "the critical path of each ProfilerStep (else of the whole trace) as HolisticTraceAnalysis defines it: "
+               "its length, what bounds it, its top operators")
+      ->group("Output");
   cmd.add_flag("--json", args->json, "the analyses (or with --diff the comparison) as JSON")->group("Output");
   cmd.add_flag("--wide", args->wide,
                "kernel names in full (else longer ones are cut in the middle to 56 characters, keeping their end)")
@@ -126,6 +130,9 @@ Runner define_trace(CLI::App& cmd) {
     if (!args->diff && (!args->model.config.empty() || !args->model.sets.empty() || !args->model.cloud.empty()))
       return fail(make_error(ErrorKind::usage, "--config, --set and --cloud go with --diff",
                              "gpucost trace --diff [-c costs.toml] [--json] A B"));
+    if (args->diff && args->in.settings.critical_path)
+      return fail(make_error(ErrorKind::usage, "--critical-path does not go with --diff",
+                             "gpucost trace --critical-path [--steps A-B] TRACE"));
     args->model.in.quiet = args->in.quiet;
     return args->diff ? run_diff(*args) : run_trace(*args);
   };

@@ -43,6 +43,24 @@ void event_list(JsonWriter& w, std::string_view key, const std::vector<TraceEven
   w.close();
 }
 
+/// --critical-path: `"critical_path":[{...,"top_ops":[...]},...]`, one per window; absent without it.
+void critical_path_list(JsonWriter& w, const std::vector<TraceEventCopy>& events, std::size_t from, std::size_t to) {
+  bool any = false;
+  for (std::size_t i = from; i < to; ++i) {
+    if (events[i].kind != "trace_critical_path") continue;
+    if (!any) w.key("critical_path").array();
+    any = true;
+    w.item().object();
+    fields(w, events[i]);
+    w.key("top_ops").array();
+    for (std::size_t j = from; j < to; ++j)
+      if (events[j].kind == "trace_critical_op" && events[j].text("step") == events[i].text("step"))
+        event_object(w.item(), events[j]);
+    w.close().close();
+  }
+  if (any) w.close();
+}
+
 /// One trace: its trace_info, its GPUs and its communication (null when it has none).
 void trace_object(JsonWriter& w, const std::vector<TraceEventCopy>& events, std::size_t info, std::size_t end) {
   w.object().key("info");
@@ -65,6 +83,7 @@ void trace_object(JsonWriter& w, const std::vector<TraceEventCopy>& events, std:
     w.null();
   else
     event_object(w, events[comm]);
+  critical_path_list(w, events, info + 1, end);
   w.close();
 }
 

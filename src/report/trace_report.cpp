@@ -1,5 +1,7 @@
 #include <gpucost/report/trace_report.hpp>
 
+#include <gpucost/report/critical_path_report.hpp>
+
 #include <gpucost/core/text.hpp>
 
 #include <fmt/format.h>
@@ -285,6 +287,7 @@ std::string trace_table(const std::vector<TraceEventCopy>& events, bool wide) {
     if (!any) b += "  no GPU ops: nothing to analyse (see the notes)\n";
     for (std::size_t j = i + 1; j < end; ++j)
       if (events[j].kind == "trace_comm") comm_line(events[j], b);
+    critical_path_rows(events, i + 1, end, wide, b);
   }
   if (b.empty()) b = "no profiler trace among the inputs\n";
   return b;

@@ -24,6 +24,7 @@ struct InputSettings {
   int year = 0;
   std::size_t top_kernels = 10;
   unsigned jobs = 0;  ///< -j; 0: default_jobs() (core/parallel.hpp)
+  bool critical_path = false;  ///< gpucost trace --critical-path
 };
 
 /// Checks every setting and fills in the host name (this machine's when none is given).
