@@ -513,8 +513,9 @@ class Builder {
         }
       }
     }
-    std::int32_t end = topo.front();
-    for (std::int32_t v : topo)
+    // Of the nodes the longest path reaches, the earliest: no trailing 0-weight sync edges.
+    std::int32_t end = 0;
+    for (std::int32_t v = 1; v < static_cast<std::int32_t>(n); ++v)
       if (dist[static_cast<std::size_t>(v)] > dist[static_cast<std::size_t>(end)]) end = v;
     out.length_ns = dist[static_cast<std::size_t>(end)];
     out.end_ns = node(end).ts;
