@@ -5,6 +5,7 @@
 #include <gpucost/outputs/ledger.hpp>
 #include <gpucost/pipeline/inputs.hpp>
 #include <gpucost/report/trace_diff.hpp>
+#include <gpucost/report/trace_price.hpp>
 #include <gpucost/report/trace_report.hpp>
 
 #include <fmt/format.h>
@@ -37,17 +38,42 @@ Expected<std::vector<InputStats>> read_traces(const InputArgs& in, report::Trace
   return stats;
 }
 
-int run_trace(const TraceArgs& args) {
-  report::TraceEventCollector events;
-  int status = kOk;
-  if (auto stats = read_traces(args.in, events, status); !stats) return fail(stats.error());
-  const std::string out =
-      args.json ? report::trace_json(events.events(), events.jobs())
-                : printable_text(report::trace_table(events.events(), args.wide) + report::ranks_table(events.jobs()));
-  return write_result(args.output, out, status);
+using StepSpan = std::optional<std::pair<std::int64_t, std::int64_t>>;
+
+/// --steps as the span of step numbers whose marks are timed (empty: every step).
+Expected<StepSpan> step_span(const TraceArgs& args) {
+  if (args.in.settings.steps.empty()) return StepSpan{};
+  auto range = pipeline::parse_step_range(args.in.settings.steps);
+  if (!range) return range.error();
+  return StepSpan{std::pair{range->first, range->last}};
 }
 
-using StepSpan = std::optional<std::pair<std::int64_t, std::int64_t>>;
+bool priced(const TraceArgs& args) { return !args.model.config.empty() || !args.model.cloud.empty(); }
+
+int run_trace(const TraceArgs& args) {
+  auto steps = step_span(args);
+  if (!steps) return fail(steps.error());
+  report::TraceEventCollector events;
+  int status = kOk;
+  auto stats = read_traces(args.in, events, status);
+  if (!stats) return fail(stats.error());
+  std::optional<breakeven::CostConfig> config;
+  std::optional<report::TracePrice> price;
+  if (priced(args)) {
+    const auto jobs = events.jobs();
+    std::size_t ranks = 1;
+    for (const auto& job : jobs) ranks = std::max(ranks, job.ranks.size());
+    auto c = step_pricing_config(args.model, static_cast<int>(ranks), outputs::merge_fingerprints(*stats).gpus);
+    if (!c) return fail(c.error());
+    config = std::move(*c);
+    price = report::price_traces(events.events(), *config, *steps);
+  }
+  const report::TracePrice* p = price ? &*price : nullptr;
+  const std::string out = args.json ? report::trace_json(events.events(), events.jobs(), p)
+                                    : printable_text(report::trace_table(events.events(), args.wide, p) +
+                                                     report::ranks_table(events.jobs()));
+  return write_result(args.output, out, status);
+}
 
 /// One side of --diff: its argument (a trace, a directory of ranks' traces, a quoted glob) read alone.
 Expected<report::RunFigures> read_side(const TraceArgs& args, const std::string& side, const StepSpan& steps,
@@ -67,19 +93,15 @@ int run_diff(const TraceArgs& args) {
     return fail(make_error(ErrorKind::usage, fmt::format("--diff compares two runs: {} given", args.in.inputs.size()),
                            "gpucost trace --diff before.pt.trace.json after.pt.trace.json (each side a trace, a "
                            "directory of a job's rank traces, or a quoted glob such as 'runA/rank-*.json')"));
-  StepSpan steps;
-  if (!args.in.settings.steps.empty()) {
-    auto range = pipeline::parse_step_range(args.in.settings.steps);
-    if (!range) return fail(range.error());
-    steps = std::pair{range->first, range->last};
-  }
+  auto steps = step_span(args);
+  if (!steps) return fail(steps.error());
   int status = kOk;
-  auto a = read_side(args, args.in.inputs[0], steps, status);
+  auto a = read_side(args, args.in.inputs[0], *steps, status);
   if (!a) return fail(a.error());
-  auto b = read_side(args, args.in.inputs[1], steps, status);
+  auto b = read_side(args, args.in.inputs[1], *steps, status);
   if (!b) return fail(b.error());
   std::optional<breakeven::CostConfig> config;
-  if (!args.model.config.empty() || !args.model.cloud.empty()) {
+  if (priced(args)) {
     const int gpus = static_cast<int>(std::max(a->ranks.size(), b->ranks.size()));
     auto c = step_pricing_config(args.model, gpus, a->fingerprint.gpus);
     if (!c) return fail(c.error());
@@ -111,25 +133,27 @@ Runner define_trace(CLI::App& cmd) {
                "kernel names in full (else longer ones are cut in the middle to 56 characters, keeping their end)")
       ->group("Output")
       ->excludes("--json");
-  cmd.add_option("-c,--config", args->model.config, "--diff: the cost config that prices a step on each side")
+  cmd.add_option("-c,--config", args->model.config,
+                 "the cost config that prices a step (with --diff: a step on each side)")
       ->type_name("FILE")
-      ->group("Compare");
-  cmd.add_option("--set", args->model.sets, "--diff: override a config key (section.key=value), repeatable")
+      ->group("Cost");
+  cmd.add_option("--set", args->model.sets, "override a config key of --config (section.key=value), repeatable")
       ->type_name("KEY=VALUE")
-      ->group("Compare");
-  cmd.add_option("--cloud", args->model.cloud, "--diff: price the cloud side with this catalogue offer")
+      ->group("Cost");
+  cmd.add_option("--cloud", args->model.cloud, "price the cloud's step with this catalogue offer")
       ->type_name("OFFER")
-      ->group("Compare");
+      ->group("Cost");
   cmd.footer(
       "Example: gpucost trace --steps 5-7 --top-kernels 5 rank0.pt.trace.json.gz\n"
       "         gpucost trace --json rank0.pt.trace.json.gz | jq '.traces[].gpus[].top_kernels[].name'\n"
+      "         gpucost trace -c costs.toml --cloud aws-p4d.24xlarge runs/after/\n"
       "         gpucost trace --diff -c costs.toml runs/before/ runs/after/\n"
       "The same figures as events: gpucost prep rank0.pt.trace.json.gz\n" +
       std::string(kExitFooter));
   return [args] {
-    if (!args->diff && (!args->model.config.empty() || !args->model.sets.empty() || !args->model.cloud.empty()))
-      return fail(make_error(ErrorKind::usage, "--config, --set and --cloud go with --diff",
-                             "gpucost trace --diff [-c costs.toml] [--json] A B"));
+    if (!args->model.sets.empty() && !priced(*args))
+      return fail(make_error(ErrorKind::usage, "--set overrides a key of --config: give -c (or --cloud)",
+                             "gpucost trace -c costs.toml --set cloud.rate_per_hour=2.5 rank0.pt.trace.json"));
     if (args->diff && args->in.settings.critical_path)
       return fail(make_error(ErrorKind::usage, "--critical-path does not go with --diff",
                              "gpucost trace --critical-path [--steps A-B] TRACE"));

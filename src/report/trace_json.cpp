@@ -1,6 +1,7 @@
 // `gpucost trace --json`: the analyses of the trace_* events as one JSON document, the fields
 // named as in the events (docs/formats.md), grouped per trace and per GPU as the table is.
 #include <gpucost/io/json_out.hpp>
+#include <gpucost/report/trace_price.hpp>
 #include <gpucost/report/trace_report.hpp>
 
 namespace gpucost::report {
@@ -128,7 +129,8 @@ void job_object(JsonWriter& w, const extract::TraceJob& job) {
 
 }  // namespace
 
-std::string trace_json(const std::vector<TraceEventCopy>& events, const std::vector<extract::TraceJob>& jobs) {
+std::string trace_json(const std::vector<TraceEventCopy>& events, const std::vector<extract::TraceJob>& jobs,
+                       const TracePrice* price) {
   std::string b;
   JsonWriter w(b, JsonWriter::Layout::compact);
   w.object().key("traces").array();
@@ -142,7 +144,9 @@ std::string trace_json(const std::vector<TraceEventCopy>& events, const std::vec
   w.close().key("jobs").array();
   for (const extract::TraceJob& job : jobs)
     if (job.ranks.size() >= 2) job_object(w.item(), job);  // as the table: a job is several ranks
-  w.close().close();
+  w.close();
+  if (price != nullptr) trace_price_json(w, *price);
+  w.close();
   b.push_back('\n');
   return b;
 }

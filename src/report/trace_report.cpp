@@ -1,3 +1,4 @@
+#include <gpucost/report/trace_price.hpp>
 #include <gpucost/report/trace_report.hpp>
 
 #include <gpucost/report/critical_path_report.hpp>
@@ -269,7 +270,7 @@ std::string ranks_table(const std::vector<extract::TraceJob>& jobs) {
   return b;
 }
 
-std::string trace_table(const std::vector<TraceEventCopy>& events, bool wide) {
+std::string trace_table(const std::vector<TraceEventCopy>& events, bool wide, const TracePrice* price) {
   std::string b;
   // Each trace_info starts one trace; its events follow until the next trace_info.
   for (std::size_t i = 0; i < events.size(); ++i) {
@@ -289,7 +290,8 @@ std::string trace_table(const std::vector<TraceEventCopy>& events, bool wide) {
       if (events[j].kind == "trace_comm") comm_line(events[j], b);
     critical_path_rows(events, i + 1, end, wide, b);
   }
-  if (b.empty()) b = "no profiler trace among the inputs\n";
+  if (b.empty()) return "no profiler trace among the inputs\n";
+  if (price != nullptr) b += trace_price_text(*price);
   return b;
 }
 

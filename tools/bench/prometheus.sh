@@ -8,6 +8,8 @@
 #   tools/bench/prometheus.sh [GPUCOST [GPUS [DAYS [RUNS]]]]     (defaults: build/src/cli/gpucost 64 7 2)
 #
 # Environment:
+#   PER_HOST   GPUs per host: hosts node0001, node0002, ... (default: one host, node01); no CSV then,
+#              only the --prometheus runs
 #   OUT        the work folder (default tools/bench/out/prom-GPUSg-DAYSd, gitignored); its tsdb/ and
 #              query.csv are kept and reused (generating and backfilling 30 days takes long)
 #   JOBS       -j of the --prometheus runs (default 2)
@@ -23,11 +25,22 @@ jobs=${JOBS:-2} encodings=${ENCODINGS:-identity}
 out=${OUT:-$here/out/prom-${gpus}g-${days}d}
 mkdir -p "$out"
 
-if [ ! -d "$out/tsdb" ] || [ ! -f "$out/query.csv" ]; then
-  echo "generating $gpus GPUs x $days days ..." >&2
-  python3 "$here/gen_prom_openmetrics.py" "$out" "$gpus" "$days"
-  promtool tsdb create-blocks-from openmetrics "$out/dcgm.om" "$out/tsdb" >"$out/promtool.log"
+# The TSDB is backfilled two hours at a time (one OpenMetrics slice per promtool run: promtool
+# reads its whole input once per block, so one month-long file would be read 360 times); each
+# slice done is marked, so an interrupted backfill goes on where it stopped.
+per_host=(${PER_HOST:+--per-host "$PER_HOST"})
+slices=$(python3 -c "import math; print(math.ceil($days * 12))")
+mkdir -p "$out/tsdb" "$out/slices-done"
+for k in $(seq 0 $((slices - 1))); do
+  [ -f "$out/slices-done/$k" ] && continue
+  [ "$k" = 0 ] && echo "backfilling $gpus GPUs x $days days, $slices two-hour slices ..." >&2
+  python3 "$here/gen_prom_openmetrics.py" "$out" "$gpus" "$days" "${per_host[@]}" --slice "$k"
+  promtool tsdb create-blocks-from openmetrics "$out/dcgm.om" "$out/tsdb" >>"$out/promtool.log"
   rm -f "$out/dcgm.om"
+  touch "$out/slices-done/$k"
+done
+if [ -z "${PER_HOST:-}" ] && [ ! -f "$out/query.csv" ]; then
+  python3 "$here/gen_prom_openmetrics.py" "$out" "$gpus" "$days" --csv-only
 fi
 
 prom_pid=""
@@ -63,7 +76,9 @@ measure() {
 }
 
 echo "# $gpus GPUs x $days days, 4 metrics at 15 s; $(nproc) cores; $(date -u +%FT%TZ)"
-echo "# CSV: $(du -m "$out/query.csv" | cut -f1) MB; TSDB: $(du -sm "$out/tsdb" | cut -f1) MB"
+csv=""
+[ -z "${PER_HOST:-}" ] && csv=$out/query.csv
+echo "# ${PER_HOST:+$PER_HOST GPUs per host; }CSV: ${csv:+$(du -m "$csv" | cut -f1) MB}${csv:-none}; TSDB: $(du -sm "$out/tsdb" | cut -f1) MB"
 for r in $(seq "$runs"); do
   for enc in $encodings; do
     measure "prometheus -j$jobs ($enc) run $r" env GPUCOST_PROMETHEUS_ACCEPT_ENCODING="$enc" \
@@ -73,9 +88,19 @@ for r in $(seq "$runs"); do
   if [ -n "${BEFORE:-}" ]; then
     measure "before: prometheus run $r" "$BEFORE" extract --prometheus "$base" -j "$jobs" "${window[@]}"
   fi
-  measure "csv -j$jobs run $r" "$gpucost" extract --host node01 "$out/query.csv" -j "$jobs" "${window[@]}"
+  [ -n "$csv" ] || continue
+  measure "csv -j$jobs run $r" "$gpucost" extract --host node01 "$csv" -j "$jobs" "${window[@]}"
   cp "$out/last.json" "$out/csv.json"
 done
+if [ -z "$csv" ]; then
+  python3 - "$out/prom.json" <<'EOF'
+import json, sys
+a = json.load(open(sys.argv[1]))
+n = [g["indicators"].get("samples", {}).get("value") or 0 for g in a["gpus"]]
+print(f"# GPUs {len(n)} on {len({g.get('host') for g in a['gpus']})} hosts; samples {sum(n):.0f}")
+EOF
+  exit 0
+fi
 # The same samples: the same count of samples per GPU from both.
 python3 - "$out/prom.json" "$out/csv.json" <<'EOF'
 import json, sys

@@ -14,6 +14,8 @@
 
 namespace gpucost::report {
 
+struct TracePrice;  // trace_price.hpp
+
 /// One trace_* event with its fields copied.
 struct TraceEventCopy {
   std::int64_t ts_ns = 0;
@@ -52,13 +54,15 @@ std::vector<std::string> fit_kernel_names(const std::vector<std::string>& names,
 
 /// The table: per trace its rank and steps, per GPU the temporal and idle breakdown, launch
 /// delays, kernels, memory copies and the top kernels. Empty input gives a one-line note.
-/// `wide`: kernel names are not cut.
-std::string trace_table(const std::vector<TraceEventCopy>& events, bool wide = false);
+/// `wide`: kernel names are not cut. `price` (gpucost trace -c/--cloud): the step priced after
+/// the traces.
+std::string trace_table(const std::vector<TraceEventCopy>& events, bool wide = false, const TracePrice* price = nullptr);
 
 /// The same analyses as JSON (docs/formats.md, "gpucost trace --json"): per trace its
 /// trace_info, per GPU its trace_device with its memory copies and top kernels, its
-/// communication; and the jobs of several ranks.
-std::string trace_json(const std::vector<TraceEventCopy>& events, const std::vector<extract::TraceJob>& jobs);
+/// communication; and the jobs of several ranks. `price`: a `cost_per_step` member.
+std::string trace_json(const std::vector<TraceEventCopy>& events, const std::vector<extract::TraceJob>& jobs,
+                       const TracePrice* price = nullptr);
 
 /// The jobs of several ranks: waits, the straggler and exposed communication per rank; empty
 /// when no job has two ranks or more.
