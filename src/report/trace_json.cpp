@@ -1,6 +1,7 @@
 // `gpucost trace --json`: the analyses of the trace_* events as one JSON document, the fields
 // named as in the events (docs/formats.md), grouped per trace and per GPU as the table is.
 #include <gpucost/io/json_out.hpp>
+#include <gpucost/report/critical_path_report.hpp>
 #include <gpucost/report/trace_price.hpp>
 #include <gpucost/report/trace_report.hpp>
 
@@ -45,7 +46,8 @@ void event_list(JsonWriter& w, std::string_view key, const std::vector<TraceEven
 }
 
 /// --critical-path: `"critical_path":[{...,"top_ops":[...]},...]`, one per window; absent without it.
-void critical_path_list(JsonWriter& w, const std::vector<TraceEventCopy>& events, std::size_t from, std::size_t to) {
+void critical_path_list(JsonWriter& w, const std::vector<TraceEventCopy>& events, std::size_t from, std::size_t to,
+                        const TracePrice* price) {
   bool any = false;
   for (std::size_t i = from; i < to; ++i) {
     if (events[i].kind != "trace_critical_path") continue;
@@ -57,13 +59,17 @@ void critical_path_list(JsonWriter& w, const std::vector<TraceEventCopy>& events
     for (std::size_t j = from; j < to; ++j)
       if (events[j].kind == "trace_critical_op" && events[j].text("step") == events[i].text("step"))
         event_object(w.item(), events[j]);
-    w.close().close();
+    w.close();
+    if (price != nullptr && price->config != nullptr && !events[i].has("error"))
+      critical_path_cost_json(w, events[i], *price);
+    w.close();
   }
   if (any) w.close();
 }
 
 /// One trace: its trace_info, its GPUs and its communication (null when it has none).
-void trace_object(JsonWriter& w, const std::vector<TraceEventCopy>& events, std::size_t info, std::size_t end) {
+void trace_object(JsonWriter& w, const std::vector<TraceEventCopy>& events, std::size_t info, std::size_t end,
+                  const TracePrice* price) {
   w.object().key("info");
   event_object(w, events[info]);
   w.key("gpus").array();
@@ -84,7 +90,7 @@ void trace_object(JsonWriter& w, const std::vector<TraceEventCopy>& events, std:
     w.null();
   else
     event_object(w, events[comm]);
-  critical_path_list(w, events, info + 1, end);
+  critical_path_list(w, events, info + 1, end, price);
   w.close();
 }
 
@@ -139,7 +145,7 @@ std::string trace_json(const std::vector<TraceEventCopy>& events, const std::vec
     if (events[i].kind != "trace_info") continue;
     std::size_t end = i + 1;
     while (end < events.size() && events[end].kind != "trace_info") ++end;
-    trace_object(w.item(), events, i, end);
+    trace_object(w.item(), events, i, end, price);
   }
   w.close().key("jobs").array();
   for (const extract::TraceJob& job : jobs)

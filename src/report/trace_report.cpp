@@ -288,7 +288,7 @@ std::string trace_table(const std::vector<TraceEventCopy>& events, bool wide, co
     if (!any) b += "  no GPU ops: nothing to analyse (see the notes)\n";
     for (std::size_t j = i + 1; j < end; ++j)
       if (events[j].kind == "trace_comm") comm_line(events[j], b);
-    critical_path_rows(events, i + 1, end, wide, b);
+    critical_path_rows(events, i + 1, end, wide, price, b);
   }
   if (b.empty()) return "no profiler trace among the inputs\n";
   if (price != nullptr) b += trace_price_text(*price);
