@@ -68,13 +68,20 @@ std::uint64_t stream_key(std::int64_t device, std::int64_t stream) {
 
 class Builder {
  public:
-  Builder(const TraceData& d, std::int64_t w0, std::int64_t w1) : m_d(d), m_recs(d.cpu_records), m_w0(w0), m_w1(w1) {}
+  explicit Builder(const TraceData& d) : m_d(d), m_recs(d.cpu_records) { prepare(); }
 
-  CriticalPath run(std::size_t top_ops) {
+  /// The path of one window; what prepare() found over the whole trace is shared by all.
+  CriticalPath run(std::int64_t w0, std::int64_t w1, std::size_t top_ops) {
+    m_w0 = w0;
+    m_w1 = w1;
+    m_nodes.clear();
+    m_edges.clear();
+    m_edge_at.clear();
+    m_kernel_sync.clear();
+    m_last_on_stream.clear();
     CriticalPath out;
     out.window_start_ns = m_w0;
     out.window_end_ns = m_w1;
-    prepare();
     out.has_sync_events = m_has_sync;
     make_nodes();
     runtime_lock_edges();
@@ -543,7 +550,7 @@ class Builder {
 
   const TraceData& m_d;
   const std::vector<HostRecord>& m_recs;
-  std::int64_t m_w0, m_w1;
+  std::int64_t m_w0 = 0, m_w1 = 0;
   bool m_has_sync = false;
   std::vector<NameFlags> m_flags;
   std::vector<std::int32_t> m_partner;
@@ -576,7 +583,17 @@ std::string_view to_string(CpBound b) {
 
 CriticalPath critical_path(const TraceData& data, std::int64_t window_start_ns, std::int64_t window_end_ns,
                            std::size_t top_ops) {
-  return Builder(data, window_start_ns, window_end_ns).run(top_ops);
+  return Builder(data).run(window_start_ns, window_end_ns, top_ops);
+}
+
+std::vector<CriticalPath> critical_paths(const TraceData& data,
+                                         const std::vector<std::pair<std::int64_t, std::int64_t>>& windows,
+                                         std::size_t top_ops) {
+  std::vector<CriticalPath> out;
+  if (windows.empty()) return out;
+  Builder b(data);
+  for (const auto& [w0, w1] : windows) out.push_back(b.run(w0, w1, top_ops));
+  return out;
 }
 
 std::pair<std::int64_t, std::int64_t> whole_trace_window(const TraceData& data) {

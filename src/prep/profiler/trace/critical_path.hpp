@@ -51,6 +51,12 @@ struct CriticalPath {
 CriticalPath critical_path(const TraceData& data, std::int64_t window_start_ns, std::int64_t window_end_ns,
                            std::size_t top_ops = 5);
 
+/// The same for several windows, the whole-trace preparation (correlation, queue lengths, event
+/// records, stream waits) done once.
+std::vector<CriticalPath> critical_paths(const TraceData& data,
+                                         const std::vector<std::pair<std::int64_t, std::int64_t>>& windows,
+                                         std::size_t top_ops = 5);
+
 /// Whole trace window: the first start to the last end of the kept records.
 std::pair<std::int64_t, std::int64_t> whole_trace_window(const TraceData& data);
 

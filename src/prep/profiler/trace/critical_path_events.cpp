@@ -89,11 +89,14 @@ void emit_path(const TraceData& data, const Window& w, const CriticalPath& p, st
 
 void emit_critical_paths(const TraceData& data, const std::function<std::int64_t(std::int64_t)>& at,
                          ParseContext& ctx) {
+  const std::vector<Window> ws = windows(data, ctx.options);
+  std::vector<std::pair<std::int64_t, std::int64_t>> spans;
+  for (const Window& w : ws) spans.emplace_back(w.start_ns, w.end_ns);
+  const std::vector<CriticalPath> paths = critical_paths(data, spans, kTopOps);
   bool any_sync = false;
-  for (const Window& w : windows(data, ctx.options)) {
-    const CriticalPath p = critical_path(data, w.start_ns, w.end_ns, kTopOps);
-    any_sync = p.has_sync_events;
-    emit_path(data, w, p, at(w.start_ns), ctx);
+  for (std::size_t i = 0; i < ws.size(); ++i) {
+    any_sync = paths[i].has_sync_events;
+    emit_path(data, ws[i], paths[i], at(ws[i].start_ns), ctx);
   }
   if (!any_sync && !data.cpu_records.empty())
     add_note(ctx.stats,
