@@ -9,6 +9,7 @@
 #include <deque>
 #include <limits>
 #include <map>
+#include <tuple>
 #include <unordered_map>
 
 namespace gpucost::prep::trace {
@@ -203,19 +204,20 @@ class Builder {
   /// For each cudaStreamWaitEvent call: the GPU op of the next launch on the same thread onto
   /// the waiting stream (HTA's index_next_launch).
   void stream_wait_targets() {
+    // Launches by thread and target stream, in launch order: a binary search per wait.
+    std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, std::vector<std::int32_t>> by_thread;
+    for (std::int32_t l : m_launches) by_thread[{rec(l).pid, rec(l).tid, rec(partner(l)).stream}].push_back(l);
     for (std::int32_t i = 0; i < static_cast<std::int32_t>(m_recs.size()); ++i) {
       if (rec(i).kind != HostKind::sync || !fl(i).stream_wait_event) continue;
       const std::int32_t call = partner(i);
       if (call < 0 || !fl(call).stream_wait_call) continue;
-      std::int32_t best = kNone;
-      for (std::int32_t l : m_launches) {  // in launch order: the first at or after the call
-        const HostRecord& lr = rec(l);
-        if (lr.ts_ns < rec(call).ts_ns || lr.pid != rec(call).pid || lr.tid != rec(call).tid) continue;
-        if (rec(partner(l)).stream != rec(i).stream) continue;
-        best = partner(l);
-        break;
+      std::int32_t next = kNone;  // the first launch at or after the call
+      if (auto it = by_thread.find({rec(call).pid, rec(call).tid, rec(i).stream}); it != by_thread.end()) {
+        auto l = std::lower_bound(it->second.begin(), it->second.end(), rec(call).ts_ns,
+                                  [&](std::int32_t a, std::int64_t t) { return rec(a).ts_ns < t; });
+        if (l != it->second.end()) next = partner(*l);
       }
-      m_wait_target.emplace(call, best);
+      m_wait_target.emplace(call, next);
     }
   }
 

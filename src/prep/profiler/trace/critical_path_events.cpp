@@ -93,12 +93,8 @@ void emit_critical_paths(const TraceData& data, const std::function<std::int64_t
   std::vector<std::pair<std::int64_t, std::int64_t>> spans;
   for (const Window& w : ws) spans.emplace_back(w.start_ns, w.end_ns);
   const std::vector<CriticalPath> paths = critical_paths(data, spans, kTopOps);
-  bool any_sync = false;
-  for (std::size_t i = 0; i < ws.size(); ++i) {
-    any_sync = paths[i].has_sync_events;
-    emit_path(data, ws[i], paths[i], at(ws[i].start_ns), ctx);
-  }
-  if (!any_sync && !data.cpu_records.empty())
+  for (std::size_t i = 0; i < ws.size(); ++i) emit_path(data, ws[i], paths[i], at(ws[i].start_ns), ctx);
+  if (!paths.empty() && !paths.front().has_sync_events)
     add_note(ctx.stats,
              "--critical-path: the trace has no cuda_sync events (torch.profiler records them from PyTorch 2.2 with "
              "experimental_config enable_cuda_sync_events): CPU waits on the GPU are not modelled, the path may "
