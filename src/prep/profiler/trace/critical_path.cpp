@@ -9,6 +9,7 @@
 #include <deque>
 #include <limits>
 #include <map>
+#include <optional>
 #include <tuple>
 #include <unordered_map>
 
@@ -29,6 +30,7 @@ struct NameFlags {
   bool launch = false;    // HTA's kernel / memory launch calls (queue length, event record, stream wait)
   bool event_record = false, stream_wait_call = false;
   bool event_sync = false, context_sync = false, stream_sync = false, stream_wait_event = false;
+  bool forward = false, autograd = false;  // names a forward pass / a backward-pass (autograd) op
 };
 
 NameFlags flags_of(std::string_view n) {
@@ -47,6 +49,8 @@ NameFlags flags_of(std::string_view n) {
   f.context_sync = n == "Context Sync";
   f.stream_sync = n == "Stream Sync";
   f.stream_wait_event = n == "Stream Wait Event";
+  f.forward = n.find("forward") != std::string_view::npos;
+  f.autograd = n.find("autograd") != std::string_view::npos;
   return f;
 }
 
@@ -329,14 +333,35 @@ class Builder {
     return x.dur != y.dur ? x.dur < y.dur : x.idx > y.idx;
   }
 
+  /// The one thread of the window's ops and annotations whose names match `pick`; empty when
+  /// none or several do (HTA's _get_tid_for_event).
+  template <class Pick>
+  std::optional<std::int64_t> only_thread(Pick pick) const {
+    std::optional<std::int64_t> tid;
+    for (std::int32_t i = 0; i < static_cast<std::int32_t>(m_recs.size()); ++i) {
+      const HostRecord& h = rec(i);
+      if (!m_selected[static_cast<std::size_t>(i)] || (h.kind != HostKind::cpu_op && h.kind != HostKind::annotation) ||
+          !pick(fl(i)))
+        continue;
+      if (tid && *tid != h.tid) return std::nullopt;
+      tid = h.tid;
+    }
+    return tid;
+  }
+
   /// Nesting and order of each CPU thread's events (HTA's _construct_graph_from_call_stacks).
+  /// As HTA does, a backward-pass thread (the one thread with "autograd" ops) is merged into the
+  /// forward thread (the one with "forward" ops), so the path runs through both passes.
   void call_stack_edges() {
+    const auto fwd = only_thread([](const NameFlags& f) { return f.forward; });
+    const auto bwd = only_thread([](const NameFlags& f) { return f.autograd; });
+    const bool merge = fwd && bwd && *fwd != 0 && *bwd != 0 && *fwd != *bwd;  // HTA: a tid of 0 reads as none
     std::map<std::pair<std::int64_t, std::int64_t>, std::vector<Endpoint>> threads;
     for (std::int32_t i = 0; i < static_cast<std::int32_t>(m_recs.size()); ++i) {
       if (!m_selected[static_cast<std::size_t>(i)] || (gpu_side(i) && stream_of(i) >= 0)) continue;
       const HostRecord& h = rec(i);
       if (h.kind == HostKind::gpu_op) continue;
-      auto& eps = threads[{h.pid, h.tid}];
+      auto& eps = threads[{h.pid, merge && h.tid == *bwd ? *fwd : h.tid}];
       eps.push_back(Endpoint{h.ts_ns, h.dur_ns, i, true});
       eps.push_back(Endpoint{h.end_ns(), h.dur_ns, i, false});
     }
