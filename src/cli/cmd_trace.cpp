@@ -127,6 +127,10 @@ Runner define_trace(CLI::App& cmd) {
                "compare two runs: exactly two inputs, each a trace, a directory of a job's rank traces or a quoted "
                "glob")
       ->group("Compare");
+  cmd.add_flag("--critical-path", args->in.settings.critical_path,
+               "the critical path of each ProfilerStep (else of the whole trace) as HolisticTraceAnalysis defines it: "
+               "its length, what bounds it, its top operators")
+      ->group("Output");
   cmd.add_flag("--json", args->json, "the analyses (or with --diff the comparison) as JSON")->group("Output");
   cmd.add_flag("--wide", args->wide,
                "kernel names in full (else longer ones are cut in the middle to 56 characters, keeping their end)")
@@ -163,6 +167,9 @@ Runner define_trace(CLI::App& cmd) {
           make_error(ErrorKind::usage,
                      "--steps-per-epoch prices the annotated regions of a run: give -c (or --cloud), without --diff",
                      "gpucost trace -c costs.toml --steps-per-epoch 1250 rank0.pt.trace.json"));
+    if (args->diff && args->in.settings.critical_path)
+      return fail(make_error(ErrorKind::usage, "--critical-path does not go with --diff",
+                             "gpucost trace --critical-path [--steps A-B] TRACE"));
     args->model.in.quiet = args->in.quiet;
     return args->diff ? run_diff(*args) : run_trace(*args);
   };

@@ -57,6 +57,7 @@ Status apply_reading(const InputSettings& s, prep::PrepOptions& o) {
   }
   o.top_kernels = s.top_kernels;
   o.trace_operators = s.trace_operators;
+  o.critical_path = s.critical_path;
   if (!s.max_line.empty()) {
     const auto bytes = parse_size(s.max_line);
     if (!bytes || *bytes < io::LineReader::kMinMaxLineBytes || *bytes > (std::uint64_t{1} << 30))

@@ -1,6 +1,7 @@
 // `gpucost trace --json`: the analyses of the trace_* events as one JSON document, the fields
 // named as in the events (docs/formats.md), grouped per trace and per GPU as the table is.
 #include <gpucost/io/json_out.hpp>
+#include <gpucost/report/critical_path_report.hpp>
 #include <gpucost/report/trace_price.hpp>
 #include <gpucost/report/trace_regions.hpp>
 #include <gpucost/report/trace_report.hpp>
@@ -45,6 +46,28 @@ void event_list(JsonWriter& w, std::string_view key, const std::vector<TraceEven
   w.close();
 }
 
+/// --critical-path: `"critical_path":[{...,"top_ops":[...]},...]`, one per window; absent without it.
+void critical_path_list(JsonWriter& w, const std::vector<TraceEventCopy>& events, std::size_t from, std::size_t to,
+                        const TracePrice* price) {
+  bool any = false;
+  for (std::size_t i = from; i < to; ++i) {
+    if (events[i].kind != "trace_critical_path") continue;
+    if (!any) w.key("critical_path").array();
+    any = true;
+    w.item().object();
+    fields(w, events[i]);
+    w.key("top_ops").array();
+    for (std::size_t j = from; j < to; ++j)
+      if (events[j].kind == "trace_critical_op" && events[j].text("step") == events[i].text("step"))
+        event_object(w.item(), events[j]);
+    w.close();
+    if (price != nullptr && price->config != nullptr && !events[i].has("error"))
+      critical_path_cost_json(w, events[i], *price);
+    w.close();
+  }
+  if (any) w.close();
+}
+
 /// One trace: its trace_info, its GPUs and its communication (null when it has none).
 void trace_object(JsonWriter& w, const std::vector<TraceEventCopy>& events, std::size_t info, std::size_t end,
                   const TracePrice* price) {
@@ -69,6 +92,7 @@ void trace_object(JsonWriter& w, const std::vector<TraceEventCopy>& events, std:
   else
     event_object(w, events[comm]);
   trace_regions_json(w, events, info + 1, end, price);
+  critical_path_list(w, events, info + 1, end, price);
   w.close();
 }
 

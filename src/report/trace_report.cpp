@@ -2,6 +2,8 @@
 #include <gpucost/report/trace_regions.hpp>
 #include <gpucost/report/trace_report.hpp>
 
+#include <gpucost/report/critical_path_report.hpp>
+
 #include <gpucost/core/text.hpp>
 
 #include <fmt/format.h>
@@ -288,6 +290,7 @@ std::string trace_table(const std::vector<TraceEventCopy>& events, bool wide, co
     for (std::size_t j = i + 1; j < end; ++j)
       if (events[j].kind == "trace_comm") comm_line(events[j], b);
     b += trace_regions_text(events, i + 1, end, wide, price);
+    critical_path_rows(events, i + 1, end, wide, price, b);
   }
   if (b.empty()) return "no profiler trace among the inputs\n";
   if (price != nullptr) b += trace_price_text(*price);

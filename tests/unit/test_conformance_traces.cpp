@@ -189,8 +189,7 @@ TEST_CASE("conformance: CPU operators of one step equal HTA's compare_traces on 
   auto reader = io::LineReader::open(path.string());
   REQUIRE(reader);
   prep::trace::TraceData data;
-  data.keep_host_ops = true;
-  REQUIRE(prep::trace::read_trace(**reader, data));
+  REQUIRE(prep::trace::read_trace(**reader, data, prep::trace::ReadOptions{.keep_host_ops = true}));
   prep::trace::TraceOptions options;
   options.step_first = 1010;
   const prep::trace::TraceReport report = prep::trace::analyse(data, options);

@@ -326,7 +326,7 @@ const OperatorRow* operator_row(const TraceReport& r, std::string_view name) {
 
 TEST_CASE("trace: CPU operators by name, kept only when asked, within --steps", "[trace]") {
   CHECK(read_trace_text(kOperatorTrace).host_ops.empty());  // the default: nothing kept
-  const TraceData data = read_trace_text(kOperatorTrace, kTraceChunkBytes, true);
+  const TraceData data = read_trace_text(kOperatorTrace, kTraceChunkBytes, ReadOptions{.keep_host_ops = true});
   // 3 aten::mm + 3 launches + 1 annotation; aten::empty has no "dur"; ProfilerStep is the step.
   REQUIRE(data.host_ops.size() == 7);
   CHECK(data.cpu_ops == 4);

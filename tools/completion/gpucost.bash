@@ -112,8 +112,8 @@ _gpucost_spec() {
     'trace')
       opts='-h --help --input-format --tz --date --start --interval --boot-time --year --fields
         --sacct-format --sacct-delimiter --steps --max-line --top-kernels --pattern --host -j
-        --jobs --strict -q --quiet -v --verbose -o --output --diff --json --wide -c --config --set
-        --cloud --steps-per-epoch'
+        --jobs --strict -q --quiet -v --verbose -o --output --diff --critical-path --json --wide
+        -c --config --set --cloud --steps-per-epoch'
       valued='--input-format --tz --date --start --interval --boot-time --year --fields
         --sacct-format --sacct-delimiter --steps --max-line --top-kernels --pattern --host -j
         --jobs -o --output -c --config --set --cloud --steps-per-epoch'

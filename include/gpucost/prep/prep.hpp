@@ -74,6 +74,9 @@ struct PrepOptions {
   /// their parse, parse one input's chunks side by side where its format and the sink allow
   /// (InputParse::run_to_end), and walk extract's GPUs side by side.
   unsigned jobs = 1;
+  /// --critical-path (gpucost trace): keep a trace's CPU records and emit each step's critical
+  /// path (trace_critical_path, trace_critical_op).
+  bool critical_path = false;
 };
 
 /// Compiles every --pattern once to check it: an invalid one fails (ErrorKind::usage) with a hint.

@@ -10,6 +10,7 @@
 // Internal to prep: the rest of gpucost sees a trace as the events trace_events.cpp makes of it.
 #pragma once
 
+#include "host_records.hpp"
 #include "kernel_bound.hpp"
 
 #include <gpucost/core/error.hpp>
@@ -72,7 +73,7 @@ struct LaunchCall {
 };
 
 /// A CPU operator (`cpu_op`: aten::mm, ...), runtime call or user annotation (record_function
-/// ranges but ProfilerStep#N), kept only when asked (TraceData::keep_host_ops: `trace --diff`'s
+/// ranges but ProfilerStep#N), kept only when asked (ReadOptions::keep_host_ops: `trace --diff`'s
 /// operator comparison).
 enum class HostOpKind : std::uint8_t { cpu_op, runtime, annotation };
 std::string_view to_string(HostOpKind k);
@@ -134,13 +135,14 @@ struct TraceData {
   RecordCounts counts;
   std::string not_kineto;  ///< non-empty when the document is JSON of another kind: what it is
   std::string truncated;   ///< non-empty when the document ended early
-  /// Set before reading: keep every CPU operator, runtime call and user annotation in host_ops
-  /// (24 bytes each).
-  bool keep_host_ops = false;
+  /// Every CPU operator, runtime call and user annotation (24 bytes each); only with
+  /// ReadOptions::keep_host_ops.
   std::vector<HostOp> host_ops;
   /// User annotations (docs/formats.md, "Annotated regions"): 32 bytes per range kept, names once.
   std::vector<RegionMark> cpu_regions, gpu_regions;
   std::vector<std::string> region_names;
+  /// CPU records and GPU op references in file order; only with ReadOptions::keep_cpu_ops.
+  std::vector<HostRecord> cpu_records;
 
   /// True when `ts` values are microseconds since the Unix epoch or relative to baseTimeNanoseconds.
   [[nodiscard]] bool absolute() const;
@@ -151,13 +153,13 @@ struct TraceData {
 /// Reads a whole trace from `reader` (plain, gzip or zstd), a bounded chunk at a time: only
 /// one event is materialised at once, and memory holds the chunk plus the compact records
 /// above. Fails only on I/O errors that leave nothing; JSON errors are recorded in `truncated`.
-Status read_trace(io::LineReader& reader, TraceData& out);
+Status read_trace(io::LineReader& reader, TraceData& out, const ReadOptions& options = {});
 /// Text of the events array parsed per simdjson pass (the memory the reader holds).
 inline constexpr std::size_t kTraceChunkBytes = 8u << 20;
 /// The same over text in memory (for the unit tests; a small `chunk_bytes` exercises the chunk
 /// boundaries).
-/// `keep_host_ops`: as TraceData::keep_host_ops.
-TraceData read_trace_text(std::string_view text, std::size_t chunk_bytes = kTraceChunkBytes, bool keep_host_ops = false);
+TraceData read_trace_text(std::string_view text, std::size_t chunk_bytes = kTraceChunkBytes,
+                          const ReadOptions& options = {});
 /// True when `head` (the first bytes of a file) looks like Chrome trace JSON from a profiler,
 /// or like one of the profiler's other JSON files (reported as not a Kineto trace).
 bool looks_like_trace(std::string_view head);
@@ -269,7 +271,7 @@ struct TraceReport {
   std::vector<DeviceReport> devices;   ///< by device
   std::vector<StepMark> steps_used;    ///< the steps the analysis was restricted to (if any)
   std::uint64_t ops_filtered_out = 0;  ///< ops outside --steps
-  /// With TraceData::keep_host_ops: every operator name, by kind then total time (those starting
+  /// With ReadOptions::keep_host_ops: every operator name, by kind then total time (those starting
   /// inside the steps of --steps, else all).
   std::vector<OperatorRow> operators;
 };

@@ -371,7 +371,7 @@ TraceReport analyse(const TraceData& data, const TraceOptions& options) {
     report.devices.push_back(analyse_device(ops[i]->device, device_ops, data, index, options, steps, name_bounds));
     i = j;
   }
-  if (data.keep_host_ops)
+  if (!data.host_ops.empty())
     report.operators = operator_table(data, options.step_first ? std::optional(report.steps_used) : std::nullopt);
   return report;
 }

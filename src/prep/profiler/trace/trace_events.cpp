@@ -1,6 +1,7 @@
 // A Kineto trace as events of the gpucost.events stream: the trace's analyses, not its raw
 // records (a trace holds hundreds of thousands; the cost model needs their sums). Kinds and
 // fields are listed in docs/formats.md, "Kineto traces".
+#include "critical_path_events.hpp"
 #include "prep/parsers.hpp"
 #include "ranks.hpp"
 #include "regions.hpp"
@@ -438,8 +439,8 @@ std::string not_kineto_reason(std::string_view head) {
 
 void parse_trace(io::LineReader& reader, ParseContext& ctx) {
   TraceData data;
-  data.keep_host_ops = ctx.options.trace_operators;
-  (void)read_trace(reader, data);
+  (void)read_trace(reader, data,
+                   ReadOptions{.keep_cpu_ops = ctx.options.critical_path, .keep_host_ops = ctx.options.trace_operators});
   account(data, ctx);
   if (!data.not_kineto.empty()) {
     add_note(ctx.stats, "not a Kineto trace: " + data.not_kineto);
@@ -466,6 +467,7 @@ void parse_trace(io::LineReader& reader, ParseContext& ctx) {
   emit_operators(data, report, clock, ctx);
   emit_regions(data, report, options, clock, ctx);
   emit_ranks(data, clock, ctx);
+  if (ctx.options.critical_path) emit_critical_paths(data, [&clock](std::int64_t t) { return clock.at(t); }, ctx);
 }
 
 // A trace is read whole, in one step (FormatTraits::whole_document): parse() is never called.

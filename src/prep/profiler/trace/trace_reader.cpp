@@ -201,6 +201,7 @@ struct Record {
   std::string_view pg, pg_desc, pg_ranks, coll;
   std::int64_t seq = -1, in_nelems = -1, out_nelems = -1;
   bool has_comm_args = false;
+  std::int64_t wait_on_stream = -1, wait_on_record = -1;  // cuda_sync args, read only when kept
   void clear() { *this = Record{}; }
 };
 
@@ -233,8 +234,9 @@ using ByteFn = std::function<std::size_t(char*, std::size_t)>;
 
 class Reader {
  public:
-  Reader(ByteFn read, TraceData& out, std::size_t chunk_bytes)
-      : m_read(std::move(read)), m_out(out), m_chunk(std::max<std::size_t>(chunk_bytes, 64)) {}
+  Reader(ByteFn read, TraceData& out, std::size_t chunk_bytes, const ReadOptions& options = {})
+      : m_read(std::move(read)), m_out(out), m_chunk(std::max<std::size_t>(chunk_bytes, 64)), m_keep(options.keep_cpu_ops),
+        m_keep_host_ops(options.keep_host_ops) {}
 
   void run() {
     const std::size_t events_at = find_events();
@@ -610,7 +612,8 @@ class Reader {
       case 'a':
         // Only GPU ops and runtime calls need their args; Kineto writes "cat" first, so the
         // args of cpu_op records (shapes, concrete inputs: most of a trace's bytes) are stepped over.
-        if (key == "args") return r.cat.empty() || wants_args(r.cat) ? read_args(v, r) : skip(v);
+        if (key == "args")
+          return r.cat.empty() || wants_args(r.cat) || (m_keep && r.cat == "cuda_sync") ? read_args(v, r) : skip(v);
         break;
       default: break;
     }
@@ -641,6 +644,9 @@ class Reader {
           r.bytes = static_cast<std::uint64_t>(b);
         else
           r.has_bytes = false;
+      } else if (m_keep && (key == "wait_on_stream" || key == "wait_on_cuda_event_record_corr_id")) {
+        bool has = false;
+        ok = number_or_skip(fv, key == "wait_on_stream" ? r.wait_on_stream : r.wait_on_record, has);
       } else if (!key.empty() && key.front() >= 'A' && key.front() <= 'Z' && read_comm_arg(key, fv, r)) {
         // Kineto's own kernel args are lower case but "External id": the test stays cheap.
       } else {
@@ -722,13 +728,14 @@ class Reader {
       malformed(!has_ts ? "complete event without a valid \"ts\"" : "complete event without a valid \"dur\"");
       return;
     }
+    if (m_keep && has_ts) keep_host(r, cat, ts);
     switch (cat) {
       case Cat::kernel:
       case Cat::memcpy:
       case Cat::memset: commit_op(r, cat, ts, dur); return;
       case Cat::runtime:
         ++m_out.runtime_calls;
-        if (m_out.keep_host_ops) keep_host_op(r, HostOpKind::runtime, ts, has_ts);
+        if (m_keep_host_ops) keep_host_op(r, HostOpKind::runtime, ts, has_ts);
         if (r.correlation != kNoCorrelation && is_launch_api(r.name)) {
           m_out.launches.push_back(LaunchCall{ts, dur, r.correlation});
           ++m_out.counts.used;
@@ -745,7 +752,7 @@ class Reader {
             return;
           }
         }
-        if (m_out.keep_host_ops) m_out.host_ops.push_back(HostOp{ts, dur, intern(r.name), HostOpKind::annotation});
+        if (m_keep_host_ops) m_out.host_ops.push_back(HostOp{ts, dur, intern(r.name), HostOpKind::annotation});
         m_out.cpu_regions.push_back(RegionMark{ts, dur, r.tid, intern_region(r.name), -1});
         ++m_out.counts.used;
         return;
@@ -759,7 +766,7 @@ class Reader {
       case Cat::sync: ++m_out.sync_events; break;
       case Cat::cpu_op:
         ++m_out.cpu_ops;
-        if (m_out.keep_host_ops) keep_host_op(r, HostOpKind::cpu_op, ts, has_ts);
+        if (m_keep_host_ops) keep_host_op(r, HostOpKind::cpu_op, ts, has_ts);
         break;
       case Cat::device_other: ++m_out.other_device_categories[std::string(r.cat)]; break;
       case Cat::other: break;
@@ -797,8 +804,29 @@ class Reader {
       op.dir = op.type == OpType::memcpy ? memcpy_direction(r.name) : MemDir::none;
     }
     if (op.cls == OpClass::communication && r.has_comm_args) op.comm_args = add_comm_args(r);
+    if (m_keep) {
+      HostRecord h{.ts_ns = ts, .dur_ns = dur, .pid = op.device, .tid = op.stream, .correlation = op.correlation,
+                   .stream = op.stream, .name = op.name, .op = static_cast<std::uint32_t>(m_out.ops.size()),
+                   .kind = HostKind::gpu_op};
+      m_out.cpu_records.push_back(h);
+    }
     m_out.ops.push_back(op);
     ++m_out.counts.used;
+  }
+
+  /// With keep_cpu_ops: a CPU-side record (operator, annotation, runtime call, CUDA sync event).
+  void keep_host(const Record& r, Cat cat, std::int64_t ts) {
+    const HostKind kind = cat == Cat::cpu_op       ? HostKind::cpu_op
+                          : cat == Cat::annotation ? HostKind::annotation
+                          : cat == Cat::runtime    ? HostKind::runtime
+                          : cat == Cat::sync       ? HostKind::sync
+                                                   : HostKind::gpu_op;
+    std::int64_t dur = 0;
+    if (kind == HostKind::gpu_op || r.dur.empty() || !parse_us_to_ns(r.dur, dur) || dur < 0) return;
+    HostRecord h{.ts_ns = ts, .dur_ns = dur, .pid = r.pid, .tid = r.tid, .correlation = r.correlation,
+                 .stream = r.has_stream ? r.stream : -1, .wait_on_stream = r.wait_on_stream,
+                 .wait_on_record = r.wait_on_record, .name = intern(r.name), .op = 0, .kind = kind};
+    m_out.cpu_records.push_back(h);
   }
 
   std::int32_t add_comm_args(const Record& r) {
@@ -852,6 +880,8 @@ class Reader {
   std::deque<std::string> m_name_keys;  // owns the raw names the map's keys view
   NameIds m_region_ids;                 // user annotation names, as m_names
   std::deque<std::string> m_region_keys;
+  bool m_keep = false;                  // ReadOptions::keep_cpu_ops
+  bool m_keep_host_ops = false;         // ReadOptions::keep_host_ops
 };
 
 }  // namespace
@@ -1015,8 +1045,8 @@ bool looks_like_trace(std::string_view head) {
   return false;
 }
 
-Status read_trace(io::LineReader& reader, TraceData& out) {
-  Reader r([&reader](char* dst, std::size_t n) { return reader.read_bytes(dst, n); }, out, kTraceChunkBytes);
+Status read_trace(io::LineReader& reader, TraceData& out, const ReadOptions& options) {
+  Reader r([&reader](char* dst, std::size_t n) { return reader.read_bytes(dst, n); }, out, kTraceChunkBytes, options);
   r.run();
   if (out.truncated.empty() && !reader.error().empty())
     out.truncated = reader.error();
@@ -1025,9 +1055,8 @@ Status read_trace(io::LineReader& reader, TraceData& out) {
   return {};
 }
 
-TraceData read_trace_text(std::string_view text, std::size_t chunk_bytes, bool keep_host_ops) {
+TraceData read_trace_text(std::string_view text, std::size_t chunk_bytes, const ReadOptions& options) {
   TraceData out;
-  out.keep_host_ops = keep_host_ops;
   std::size_t pos = 0;
   Reader r(
       [&](char* dst, std::size_t n) {
@@ -1036,7 +1065,7 @@ TraceData read_trace_text(std::string_view text, std::size_t chunk_bytes, bool k
         pos += take;
         return take;
       },
-      out, chunk_bytes);
+      out, chunk_bytes, options);
   r.run();
   return out;
 }
