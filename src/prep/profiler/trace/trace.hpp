@@ -11,6 +11,7 @@
 #pragma once
 
 #include "kernel_bound.hpp"
+#include "memory_events.hpp"
 
 #include <gpucost/core/error.hpp>
 
@@ -112,6 +113,7 @@ struct TraceData {
   RecordCounts counts;
   std::string not_kineto;  ///< non-empty when the document is JSON of another kind: what it is
   std::string truncated;   ///< non-empty when the document ended early
+  MemoryEvents memory = {};  ///< the `[memory]` instants (profile_memory=True): 32 bytes per GPU event
 
   /// True when `ts` values are microseconds since the Unix epoch or relative to baseTimeNanoseconds.
   [[nodiscard]] bool absolute() const;
@@ -225,6 +227,7 @@ struct DeviceReport {
   double queue_length_mean = 0;  ///< mean over streams with a queue
   std::int64_t queue_length_max = 0;
   std::int64_t full_queue_ns = 0;  ///< summed over streams: time launches stalled on a full queue
+  std::optional<GpuMemory> gpu_memory = {};  ///< from the trace's `[memory]` instants of this device
 };
 
 struct TraceReport {

@@ -370,6 +370,7 @@ TraceReport analyse(const TraceData& data, const TraceOptions& options) {
     report.devices.push_back(analyse_device(ops[i]->device, device_ops, data, index, options, steps, name_bounds));
     i = j;
   }
+  attach_gpu_memory(data, options.step_first ? report.steps_used : data.steps, report);
   return report;
 }
 
