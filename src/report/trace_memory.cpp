@@ -40,12 +40,12 @@ std::string memory_sparkline(std::string_view bins, std::int64_t peak) {
 
 namespace {
 
-/// "6.17 / 11.90 GiB": a step's peak allocated and reserved, "?" for a total no event gave.
+/// "6.17 GiB / 11.90 GiB": a step's peak allocated and reserved, "?" for a total no event gave.
 std::string peak_pair(const TraceEventCopy& e, const std::string& allocated, const std::string& reserved) {
   const auto one = [&](const std::string& key) {
-    return e.has(key) ? fmt::format("{:.2f}", e.number(key) / (1024.0 * 1024 * 1024)) : std::string("?");
+    return e.has(key) ? human_bytes_binary(e.number(key)) : std::string("?");
   };
-  return fmt::format("{} / {} GiB", one(allocated), one(reserved));
+  return fmt::format("{} / {}", one(allocated), one(reserved));
 }
 
 /// One line for the GPU's steps, at most kShown of them, each "#N allocated / reserved".
