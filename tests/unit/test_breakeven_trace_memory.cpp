@@ -6,7 +6,9 @@
 #include "support.hpp"
 
 #include <gpucost/breakeven/cloud_offers.hpp>
+#include <gpucost/breakeven/cost_model.hpp>
 #include <gpucost/extract/features.hpp>
+#include <gpucost/report/html_report.hpp>
 
 namespace gpucost::test {
 
@@ -95,6 +97,36 @@ TEST_CASE("features: trace_memory is written, read back and merged as the larges
   CHECK(sum->allocated_bytes == 200);
   CHECK(sum->reserved_bytes == 300);
   CHECK(sum->gpus == 2);
+}
+
+TEST_CASE("report: the trace table's memory column, only when a trace has [memory] events", "[report][trace_memory]") {
+  breakeven::CostConfig c;
+  c.currency = "EUR";
+  c.price_per_kwh = 0.30;
+  c.hardware_price = 3000;
+  c.rate_per_hour = 0.5;
+  breakeven::JobInputs job;
+  job.wall_h = 1.0;
+  job.energy_kwh = {0.4};
+  job.util = {0.5};
+  const auto result = breakeven::compute(c, job);
+  report::ReportSources sources;
+  sources.features.to_ns = 3600LL * 1'000'000'000;
+  sources.from_features_document = true;
+  extract::TraceRecord d;
+  d.kind = EventKind::trace_device;
+  d.gpu = 1;
+  d.values = {{"span_ns", 10e9}, {"compute_ns", 6e9}, {"noncompute_ns", 1e9}, {"idle_ns", 3e9}};
+  sources.trace_devices.push_back(d);
+  const std::string without = report::html_report({result, c, sources, {}, {}, {}});
+  CHECK(without.find("memory peak allocated") == std::string::npos);
+  // 6629508096 B = 6.17 GiB, 12782141440 B = 11.90 GiB (the corpus trace's peaks).
+  sources.trace_devices.front().values["mem_events"] = 26770;
+  sources.trace_devices.front().values["mem_peak_allocated_bytes"] = 6629508096;
+  sources.trace_devices.front().values["mem_peak_reserved_bytes"] = 12782141440;
+  const std::string with = report::html_report({result, c, sources, {}, {}, {}});
+  CHECK(with.find("<th>memory peak allocated / reserved</th>") != std::string::npos);
+  CHECK(with.find("<td class=\"num\">6.17 GiB / 11.90 GiB</td>") != std::string::npos);
 }
 
 }  // namespace gpucost::test
