@@ -250,25 +250,84 @@ JobShape job_shape(const extract::Features& f, const std::vector<std::string>& g
   }
   if (gpu_names.size() == 1) s.local_model = gpu_names.front();  // several models: no one ratio
   s.trace_split = f.trace_split;
+  s.trace_memory = f.trace_memory;
   // Without telemetry (a trace alone) no model names the local GPU: the trace's own device does.
   if (gpu_names.empty() && f.trace_split && !f.trace_split->gpu_model.empty()) s.local_model = f.trace_split->gpu_model;
   return s;
 }
 
+namespace {
+
+constexpr double kMib = 1024.0 * 1024.0;
+
+/// The trace's allocated peak in MiB; none when no trace gave it.
+std::optional<double> trace_allocated_mib(const JobShape& shape) {
+  if (!shape.trace_memory || shape.trace_memory->allocated_bytes < 0) return std::nullopt;
+  return static_cast<double>(shape.trace_memory->allocated_bytes) / kMib;
+}
+
+/// "trace peak allocated 6.17 GiB + 5 % + 0.50 GiB outside the allocator (nvidia-smi 12.40 GiB -
+/// reserved 11.90 GiB)", or "peak use 24.4 GiB + 5 %": how the need was made.
+std::string need_basis(const JobShape& shape, double margin) {
+  const auto allocated = trace_allocated_mib(shape);
+  if (!allocated) return fmt::format("peak use {:.1f} GiB + {:g} %", *shape.peak_fb_mib / 1024.0, margin * 100);
+  const double outside = *outside_allocator_mib(shape);
+  const double reserved = static_cast<double>(shape.trace_memory->reserved_bytes) / kMib;
+  const std::string why = shape.peak_fb_mib && shape.trace_memory->reserved_bytes >= 0
+                              ? fmt::format("nvidia-smi peak {:.2f} GiB - reserved {:.2f} GiB",
+                                            *shape.peak_fb_mib / 1024.0, reserved / 1024.0)
+                              : "allowance for the CUDA context";
+  return fmt::format("trace peak allocated {:.2f} GiB + {:g} % + {:.2f} GiB outside the allocator ({})",
+                     *allocated / 1024.0, margin * 100, outside / 1024.0, why);
+}
+
+/// "; allocator reserved 11.90 GiB, nvidia-smi frame-buffer peak 12.40 GiB": the figures beside
+/// the one that decided, so both are seen.
+std::string other_figures(const JobShape& shape) {
+  if (!trace_allocated_mib(shape)) return {};
+  std::string out;
+  if (shape.trace_memory->reserved_bytes >= 0)
+    out += fmt::format("; allocator reserved {:.2f} GiB",
+                       static_cast<double>(shape.trace_memory->reserved_bytes) / kMib / 1024.0);
+  out += shape.peak_fb_mib ? fmt::format("; nvidia-smi frame-buffer peak {:.2f} GiB", *shape.peak_fb_mib / 1024.0)
+                           : std::string("; nvidia-smi frame-buffer peak not in the logs");
+  return out;
+}
+
+}  // namespace
+
+std::optional<double> outside_allocator_mib(const JobShape& shape) {
+  if (!trace_allocated_mib(shape)) return std::nullopt;
+  if (shape.peak_fb_mib && shape.trace_memory->reserved_bytes >= 0)
+    return std::max(0.0, *shape.peak_fb_mib - static_cast<double>(shape.trace_memory->reserved_bytes) / kMib);
+  return kContextAllowanceMib;
+}
+
+namespace {
+
+/// The need before the local card's cap: the trace's allocated peak when it gives one, else nvidia-smi's.
+std::optional<double> uncapped_need_mib(const JobShape& shape, double margin) {
+  if (const auto allocated = trace_allocated_mib(shape))
+    return *allocated * (1.0 + margin) + *outside_allocator_mib(shape);
+  if (shape.peak_fb_mib) return *shape.peak_fb_mib * (1.0 + margin);
+  return std::nullopt;
+}
+
+}  // namespace
+
 std::optional<double> required_memory_mib(const JobShape& shape, double margin) {
-  if (!shape.peak_fb_mib) return std::nullopt;
-  const double want = *shape.peak_fb_mib * (1.0 + margin);
-  return shape.local_fb_mib ? std::min(want, *shape.local_fb_mib) : want;
+  const auto want = uncapped_need_mib(shape, margin);
+  if (!want) return std::nullopt;
+  return shape.local_fb_mib ? std::min(*want, *shape.local_fb_mib) : *want;
 }
 
 std::string fit_basis(const JobShape& shape, double margin) {
   const std::string gpus = fmt::format("{} GPU{}", shape.gpus, shape.gpus == 1 ? "" : "s");
   const auto need = required_memory_mib(shape, margin);
   if (!need) return fmt::format("to fit: {} (memory use not in the logs: not checked)", gpus);
-  return fmt::format(
-      "to fit: {}, {:.1f} GiB per GPU (peak use {:.1f} GiB + {:g} %{})", gpus, *need / 1024.0,
-      *shape.peak_fb_mib / 1024.0, margin * 100,
-      shape.local_fb_mib && *need < *shape.peak_fb_mib * (1.0 + margin) ? ", capped at the local card's" : "");
+  const bool capped = shape.local_fb_mib && *shape.local_fb_mib < *uncapped_need_mib(shape, margin);
+  return fmt::format("to fit: {}, {:.1f} GiB per GPU ({}{}{})", gpus, *need / 1024.0, need_basis(shape, margin),
+                     capped ? ", capped at the local card's" : "", other_figures(shape));
 }
 
 std::string unfit_reason(const CloudOffer& o, const JobShape& shape, double margin) {
@@ -278,10 +337,12 @@ std::string unfit_reason(const CloudOffer& o, const JobShape& shape, double marg
   // Offers list memory in GB as vendors print it (80 for an 80 GB card), which is GiB in practice:
   // nvidia-smi shows an "80 GB" H100 as 81559 MiB.
   const double have = o.gpu_memory_gb * 1024.0;
-  if (need && o.gpu_memory_gb > 0 && have < *need)
-    return fmt::format("{:g} GB per GPU, the job used up to {:.1f} GiB (+{:g} % margin)", o.gpu_memory_gb,
-                       *shape.peak_fb_mib / 1024.0, margin * 100);
-  return {};
+  if (!need || o.gpu_memory_gb <= 0 || have >= *need) return {};
+  if (trace_allocated_mib(shape))
+    return fmt::format("{:g} GB per GPU, the job needs {:.1f} GiB ({})", o.gpu_memory_gb, *need / 1024.0,
+                       need_basis(shape, margin));
+  return fmt::format("{:g} GB per GPU, the job used up to {:.1f} GiB (+{:g} % margin)", o.gpu_memory_gb,
+                     *shape.peak_fb_mib / 1024.0, margin * 100);
 }
 
 Expected<double> exchange_rate(const CostConfig& c, std::string_view currency) {

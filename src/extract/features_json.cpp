@@ -278,6 +278,23 @@ void read_checkpoints(simdjson::dom::element doc, Features& f) {
   f.checkpoints = c;
 }
 
+void write_trace_memory(io::JsonWriter& w, const std::optional<TraceMemoryPeak>& m) {
+  if (!m) return;
+  w.line("  ").key("trace_memory").object().key("peak_allocated_bytes").integer(m->allocated_bytes);
+  w.key("peak_reserved_bytes").integer(m->reserved_bytes).key("gpus").integer(m->gpus).close();
+}
+
+// "trace_memory" (absent: no trace with [memory] events, or a document written before them).
+void read_trace_memory(simdjson::dom::element doc, Features& f) {
+  simdjson::dom::object o;
+  if (doc["trace_memory"].get_object().get(o) != simdjson::SUCCESS) return;
+  TraceMemoryPeak m;
+  if (o["peak_allocated_bytes"].get_int64().get(m.allocated_bytes) != simdjson::SUCCESS) m.allocated_bytes = -1;
+  if (o["peak_reserved_bytes"].get_int64().get(m.reserved_bytes) != simdjson::SUCCESS) m.reserved_bytes = -1;
+  if (o["gpus"].get_int64().get(m.gpus) != simdjson::SUCCESS) m.gpus = 0;
+  f.trace_memory = m;
+}
+
 // "trace_step_split" (absent: no trace, or a document written before the split).
 Status read_trace_split(simdjson::dom::element doc, Features& f, const std::string& path) {
   simdjson::dom::object o;
@@ -348,6 +365,7 @@ std::string features_to_json(const Features& f) {
   detail::write_trace_jobs(b, f.trace_jobs);
   write_trace_split(w, f.trace_split);
   write_checkpoints(w, f.checkpoints);
+  write_trace_memory(w, f.trace_memory);
   w.close("\n");
   b.push_back('\n');
   return b;
@@ -843,6 +861,7 @@ Expected<Features> features_from_json(std::string_view text, const std::string& 
   GPUCOST_TRY(detail::read_trace_jobs(doc, f.trace_jobs, path));
   GPUCOST_TRY(read_trace_split(doc, f, path));
   read_checkpoints(doc, f);
+  read_trace_memory(doc, f);
   return f;
 }
 

@@ -416,6 +416,8 @@ Expected<Features> merge_features(std::vector<Features> docs) {
   // projection made of their sum would describe none of them.
   if (docs.size() == 1) m.trace_split = docs.front().trace_split;
   if (docs.size() == 1) m.checkpoints = docs.front().checkpoints;  // one job's; several are not one interval
+  for (const Features& f : docs)  // each GPU must hold its own peak: the largest of any document
+    if (f.trace_memory) add_trace_memory(*f.trace_memory, m.trace_memory);
   note_old_versions(docs, m);
   return m;
 }

@@ -180,6 +180,19 @@ void busy_without_trace(const SampleCollector& c, const TraceSums& host, Indicat
     set_value(out, "gpu_busy_s", nsys_ns / 1e9);
 }
 
+/// One trace_device record's GPU memory peaks (its mem_* fields; -1 for a total it lacks).
+TraceMemoryPeak trace_memory_of(const TraceRecord& r) {
+  const auto bytes = [&](const char* k) {
+    const double x = r.get(k);
+    return std::isnan(x) ? std::int64_t{-1} : static_cast<std::int64_t>(std::llround(x));
+  };
+  TraceMemoryPeak m;
+  m.allocated_bytes = bytes("mem_peak_allocated_bytes");
+  m.reserved_bytes = bytes("mem_peak_reserved_bytes");
+  m.gpus = 1;
+  return m;
+}
+
 /// Adds one trace_device record's split (prep's split_* and *_bound_ns fields) to the sums.
 void add_split(const TraceRecord& r, TraceStepSplit& s) {
   const auto ns = [&](const char* k) {
@@ -224,6 +237,7 @@ void add_trace_indicators(const SampleCollector& c, Features& f) {
         if (!f.trace_split) f.trace_split.emplace();
         add_split(r, *f.trace_split);
       }
+      if (!std::isnan(r.get("mem_events"))) add_trace_memory(trace_memory_of(r), f.trace_memory);
     } else if (r.kind == EventKind::trace_memory) {
       per_gpu[r.gpu].add_memory(r);
       host.add_memory(r);

@@ -11,6 +11,7 @@
 #include <gpucost/report/html.hpp>
 #include <gpucost/report/section.hpp>
 #include <gpucost/report/svg_chart.hpp>
+#include <gpucost/report/trace_memory.hpp>
 #include <gpucost/report/trace_report.hpp>
 
 #include "report/sections/sections.hpp"
@@ -669,7 +670,11 @@ std::string trace_section(const ReportContent& c) {
   BarChart chart;
   chart.title = "Profiler trace: where the GPU time went";
   chart.unit = "ms";
-  std::string table = "<table><tr><th>device</th><th>span</th><th>compute</th><th>non-compute</th><th>idle</th></tr>\n";
+  // The GPU memory peaks of the `[memory]` events (docs/formats.md), a column only when a trace has them.
+  const bool memory = std::any_of(devices.begin(), devices.end(),
+                                  [](const extract::TraceRecord& d) { return !std::isnan(d.get("mem_events")); });
+  std::string table = "<table><tr><th>device</th><th>span</th><th>compute</th><th>non-compute</th><th>idle</th>";
+  table += memory ? "<th>memory peak allocated / reserved</th></tr>\n" : "</tr>\n";
   for (const auto& d : devices) {
     const double span = d.get("span_ns"), compute = d.get("compute_ns"), other = d.get("noncompute_ns"),
                  idle = d.get("idle_ns");
@@ -680,8 +685,15 @@ std::string trace_section(const ReportContent& c) {
     const auto share = [&](double v) { return span > 0 ? fmt::format("{:.1f} %", v / span * 100) : std::string("-"); };
     table += fmt::format(
         "<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td "
-        "class=\"num\">{}</td><td class=\"num\">{}</td></tr>\n",
+        "class=\"num\">{}</td><td class=\"num\">{}</td>",
         esc(trace_device_label(d)), esc(human_ns(span)), share(compute), share(other), share(idle));
+    const auto bytes = [&](const char* key) {
+      return std::isnan(d.get(key)) ? std::string("-") : human_bytes_binary(d.get(key));
+    };
+    if (memory)
+      table += fmt::format("<td class=\"num\">{} / {}</td>", esc(bytes("mem_peak_allocated_bytes")),
+                           esc(bytes("mem_peak_reserved_bytes")));
+    table += "</tr>\n";
   }
   return "<section id=\"trace\"><h2>Trace breakdown</h2>\n" + render_bar_chart(chart) + table +
          "</table>\n<p class=\"note\">Compute: compute kernels; non-compute: memory copies and sets, communication "

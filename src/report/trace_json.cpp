@@ -12,12 +12,12 @@ namespace {
 
 using io::JsonWriter;
 
-/// The event's fields as members `"key":value`, numbers unquoted, a stream's queue over time as
-/// an array.
+/// The event's fields as members `"key":value`, numbers unquoted, a list over time (a stream's
+/// queue, a GPU's memory) as an array.
 void fields(JsonWriter& w, const TraceEventCopy& e) {
   for (const auto& [key, value] : e.fields) {
     w.key(key);
-    if (key == "queue_max_by_bin") {
+    if (key.ends_with("_by_bin")) {  // queue_max_by_bin, mem_allocated_max_by_bin, mem_reserved_max_by_bin
       w.array();
       for (const std::int64_t bin : number_list(value)) w.item().integer(bin);
       w.close();
@@ -81,6 +81,7 @@ void trace_object(JsonWriter& w, const std::vector<TraceEventCopy>& events, std:
     event_list(w, "memory", events, info + 1, end, "trace_memory", events[j].gpu);
     event_list(w, "top_kernels", events, info + 1, end, "trace_kernel", events[j].gpu);
     event_list(w, "streams", events, info + 1, end, "trace_stream", events[j].gpu);
+    event_list(w, "step_memory", events, info + 1, end, "trace_step_memory", events[j].gpu);
     w.close();
   }
   w.close().key("communication");

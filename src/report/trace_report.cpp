@@ -3,6 +3,7 @@
 #include <gpucost/report/trace_report.hpp>
 
 #include <gpucost/report/critical_path_report.hpp>
+#include <gpucost/report/trace_memory.hpp>
 
 #include <gpucost/core/text.hpp>
 
@@ -224,6 +225,7 @@ void device_block(const TraceEventCopy& d, const std::vector<TraceEventCopy>& ev
                      m.has("bytes") ? fmt::format(", {}", human_bytes(m.number("bytes"))) : std::string(),
                      m.has("gbps") ? fmt::format(", {:.3g} GB/s", m.number("gbps")) : std::string());
   }
+  gpu_memory_rows(d, events, from, to, b);
   queue_rows(d, events, from, to, b);
   kernel_rows(d, events, from, to, wide, b);
 }

@@ -211,4 +211,42 @@ TEST_CASE("conformance: CPU operators of one step equal HTA's compare_traces on 
   CHECK(row("## backward ##") == std::pair{std::uint64_t{1}, std::int64_t{35'253'000}});
 }
 
+TEST_CASE("conformance: GPU memory of HTA's df_index_resolver trace (profile_memory)", "[conformance][trace][trace_memory]") {
+  prep::trace::TraceData data;
+  if (!corpus_rank("hta__df_index_resolver__df_index_resolver.json.gz", &data)) {
+    WARN("the corpus's df_index_resolver trace is absent: test skipped");
+    return;
+  }
+  // Computed independently with a plain json.load of the file (docs/formats.md, "Against
+  // HolisticTraceAnalysis", the script there): 28010 `[memory]` instants, 26770 of CUDA device 1
+  // and 1240 of the CPU; on GPU 1 13385 allocations and 13385 frees, max "Total Allocated"
+  // 6629508096, max "Total Reserved" 12782141440, first to last 1718465 µs; in each of the five
+  // ProfilerSteps #2..#6 5354 events, 2677 of them allocations, and the same two peaks.
+  CHECK(data.memory.gpu.size() == 26770);
+  CHECK(data.memory.cpu == 1240);
+  CHECK(data.memory.other_device == 0);
+  CHECK(data.memory.without_device == 0);
+  const prep::trace::TraceReport report = prep::trace::analyse(data, prep::trace::TraceOptions{});
+  REQUIRE(report.devices.size() == 1);
+  REQUIRE(report.devices[0].gpu_memory);
+  const prep::trace::GpuMemory& g = *report.devices[0].gpu_memory;
+  CHECK(g.device == 1);
+  CHECK(g.peaks.events == 26770);
+  CHECK(g.peaks.allocs == 13385);
+  CHECK(g.peaks.frees == 13385);
+  CHECK(g.peaks.without_totals == 0);
+  CHECK(g.peaks.peak_allocated == 6629508096);
+  CHECK(g.peaks.peak_reserved == 12782141440);
+  CHECK(g.last_ns - g.first_ns == 1'718'465'000);
+  REQUIRE(g.steps.size() == 5);
+  for (std::size_t i = 0; i < g.steps.size(); ++i) {
+    INFO("ProfilerStep#" << g.steps[i].step);
+    CHECK(g.steps[i].step == static_cast<std::int64_t>(i) + 2);
+    CHECK(g.steps[i].peaks.events == 5354);
+    CHECK(g.steps[i].peaks.allocs == 2677);
+    CHECK(g.steps[i].peaks.peak_allocated == 6629508096);
+    CHECK(g.steps[i].peaks.peak_reserved == 12782141440);
+  }
+}
+
 }  // namespace gpucost::test

@@ -416,7 +416,7 @@ TEST_CASE("report: trace --json has each trace, its GPUs with their kernels, num
   kernel.numeric = {{"count", true}};
   CHECK(report::trace_json({info, device, kernel}, {}) ==
         R"({"traces":[{"info":{"records":4,"trace_name":"r0.json"},"gpus":[{"gpu":1,"busy_ns":700,"memory":[],)"
-        R"("top_kernels":[{"count":2,"name":"k\"1"}],"streams":[]}],"communication":null,"regions":[]}],"jobs":[]})"
+        R"("top_kernels":[{"count":2,"name":"k\"1"}],"streams":[],"step_memory":[]}],"communication":null,"regions":[]}],"jobs":[]})"
         "\n");
   CHECK(report::trace_json({}, {}) == "{\"traces\":[],\"jobs\":[]}\n");
 }

@@ -70,11 +70,23 @@ struct JobShape {
   std::optional<extract::TraceStepSplit> trace_split;
   /// The GPU table the projection reads; null: the compiled-in data/gpu-speed.toml.
   const std::vector<GpuSpeed>* gpu_table = nullptr;
+  /// The traces' `[memory]` peaks: when they give the allocated peak, it decides the memory fit.
+  std::optional<extract::TraceMemoryPeak> trace_memory = {};
 };
+
+/// MiB outside PyTorch's allocator (CUDA context, cuBLAS/cuDNN/NCCL workspaces) added to a trace's
+/// allocated peak when no nvidia-smi figure measures it (docs/cost-model.md, "Offers that can run the job").
+inline constexpr double kContextAllowanceMib = 512;
+/// The MiB beside the trace's allocated peak that the job needs: nvidia-smi's frame-buffer peak
+/// less the allocator's reserved peak (what only the driver sees) when both are known, else
+/// kContextAllowanceMib; none without a trace allocated peak.
+std::optional<double> outside_allocator_mib(const JobShape& shape);
 /// The job's shape from its features and the GPU names of its inputs (their fingerprint).
 JobShape job_shape(const extract::Features& features, const std::vector<std::string>& gpu_names);
-/// The memory (MiB) an offer's GPU needs for the job: peak x (1 + margin), but never more than
-/// the local card had (a job that ran on it fits any card as large); none when not measured.
+/// The memory (MiB) an offer's GPU needs for the job: the trace's allocated peak x (1 + margin) +
+/// outside_allocator_mib when a trace gives it, else nvidia-smi's frame-buffer peak x (1 + margin);
+/// never more than the local card had (a job that ran on it fits any card as large); none when
+/// not measured.
 std::optional<double> required_memory_mib(const JobShape& shape, double margin);
 /// What an offer must hold, in words: "to fit: 2 GPUs, 25.6 GiB per GPU (peak 24.4 GiB + 5 %)", or
 /// "to fit: 2 GPUs (memory use not in the logs: not checked)".

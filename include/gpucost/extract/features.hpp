@@ -9,6 +9,7 @@
 #include <gpucost/extract/sample.hpp>
 #include <gpucost/extract/trace_jobs.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -223,6 +224,22 @@ struct TraceStepSplit {
   }
 };
 
+/// The GPU memory the traces' `[memory]` instants show (profile_memory=True; docs/formats.md, "GPU
+/// memory from [memory] events"): the largest peak over their GPUs, bytes; -1 where no event gave
+/// that total. The cloud fit reads it (docs/cost-model.md, "Does the offer fit?").
+struct TraceMemoryPeak {
+  std::int64_t allocated_bytes = -1, reserved_bytes = -1;
+  std::int64_t gpus = 0;  ///< GPUs (trace_device records) with memory events
+};
+
+/// Adds one GPU's (or one document's) peaks to `into`: the larger of each total, the GPUs summed.
+inline void add_trace_memory(const TraceMemoryPeak& one, std::optional<TraceMemoryPeak>& into) {
+  if (!into) into.emplace();
+  into->allocated_bytes = std::max(into->allocated_bytes, one.allocated_bytes);
+  into->reserved_bytes = std::max(into->reserved_bytes, one.reserved_bytes);
+  into->gpus += one.gpus;
+}
+
 struct Features {
   std::int64_t from_ns = 0, to_ns = 0;
   /// The window is [from, to) when --to gave its end, else [from, to].
@@ -273,6 +290,8 @@ struct Features {
     std::optional<double> interval_median_s;
   };
   std::optional<Checkpoints> checkpoints;
+  /// The traces' GPU memory peaks; none without a trace with `[memory]` events.
+  std::optional<TraceMemoryPeak> trace_memory = {};
 
   [[nodiscard]] double wall_s() const { return static_cast<double>(to_ns - from_ns) / 1e9; }
 };

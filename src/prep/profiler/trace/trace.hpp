@@ -12,6 +12,7 @@
 
 #include "host_records.hpp"
 #include "kernel_bound.hpp"
+#include "memory_events.hpp"
 
 #include <gpucost/core/error.hpp>
 
@@ -143,6 +144,7 @@ struct TraceData {
   std::vector<std::string> region_names;
   /// CPU records and GPU op references in file order; only with ReadOptions::keep_cpu_ops.
   std::vector<HostRecord> cpu_records;
+  MemoryEvents memory = {};  ///< the `[memory]` instants (profile_memory=True): 32 bytes per GPU event
 
   /// True when `ts` values are microseconds since the Unix epoch or relative to baseTimeNanoseconds.
   [[nodiscard]] bool absolute() const;
@@ -257,6 +259,7 @@ struct DeviceReport {
   double queue_length_mean = 0;  ///< mean over streams with a queue
   std::int64_t queue_length_max = 0;
   std::int64_t full_queue_ns = 0;  ///< summed over streams: time launches stalled on a full queue
+  std::optional<GpuMemory> gpu_memory = {};  ///< from the trace's `[memory]` instants of this device
 };
 
 /// The CPU operators (or runtime calls) of one name: their calls and inclusive time.

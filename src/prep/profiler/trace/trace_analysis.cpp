@@ -373,6 +373,7 @@ TraceReport analyse(const TraceData& data, const TraceOptions& options) {
   }
   if (!data.host_ops.empty())
     report.operators = operator_table(data, options.step_first ? std::optional(report.steps_used) : std::nullopt);
+  attach_gpu_memory(data, options.step_first ? report.steps_used : data.steps, report);
   return report;
 }
 

@@ -110,6 +110,7 @@ void emit_info(const TraceData& data, const TraceReport& report, const TraceCloc
       e.add_text("device_name", name);  // the first GPU's name; every GPU's is on trace_device
       break;
     }
+  add_memory_counts(e, data.memory);
   ctx.emit();
 }
 
@@ -179,6 +180,7 @@ void emit_device(const DeviceReport& d, const TraceClock& clock, ParseContext& c
     e.add_number("queue_length_max", d.queue_length_max);
     e.add_number("full_queue_ns", d.full_queue_ns);
   }
+  if (d.gpu_memory) add_gpu_memory_fields(e, *d.gpu_memory);
   ctx.emit();
 }
 
@@ -279,6 +281,15 @@ void emit_operators(const TraceData& data, const TraceReport& report, const Trac
     e.add_number("calls", static_cast<std::int64_t>(op.calls));
     e.add_number("total_ns", op.total_ns);
     e.add_number("max_ns", op.max_ns);
+    ctx.emit();
+  }
+}
+
+/// The GPU's memory in each step (the `[memory]` instants), after its trace_device.
+void emit_step_memory(const DeviceReport& d, const TraceClock& clock, ParseContext& ctx) {
+  if (!d.gpu_memory) return;
+  for (const StepMemory& s : d.gpu_memory->steps) {
+    add_step_memory_fields(begin_device(ctx, "trace_step_memory", clock.at(s.start_ns), d), s);
     ctx.emit();
   }
 }
@@ -463,6 +474,7 @@ void parse_trace(io::LineReader& reader, ParseContext& ctx) {
     emit_streams(d, clock, ctx);
     emit_kernels(d, clock, ctx);
     emit_memory(d, clock, ctx);
+    emit_step_memory(d, clock, ctx);
   }
   emit_operators(data, report, clock, ctx);
   emit_regions(data, report, options, clock, ctx);

@@ -202,6 +202,7 @@ struct Record {
   std::int64_t seq = -1, in_nelems = -1, out_nelems = -1;
   bool has_comm_args = false;
   std::int64_t wait_on_stream = -1, wait_on_record = -1;  // cuda_sync args, read only when kept
+  MemoryArgs mem;  ///< a `[memory]` instant's args (memory_events.hpp)
   void clear() { *this = Record{}; }
 };
 
@@ -612,6 +613,7 @@ class Reader {
       case 'a':
         // Only GPU ops and runtime calls need their args; Kineto writes "cat" first, so the
         // args of cpu_op records (shapes, concrete inputs: most of a trace's bytes) are stepped over.
+        if (key == "args" && r.name == "[memory]") return read_memory_args(v, r);
         if (key == "args")
           return r.cat.empty() || wants_args(r.cat) || (m_keep && r.cat == "cuda_sync") ? read_args(v, r) : skip(v);
         break;
@@ -653,6 +655,21 @@ class Reader {
         ok = skip(fv);
       }
       if (!ok) return false;
+    }
+    return true;
+  }
+
+  /// The args of a `[memory]` instant (profile_memory=True): device, Bytes and the allocator's totals.
+  bool read_memory_args(od::value& v, Record& r) {
+    od::object o;
+    if (auto e = v.get_object().get(o); e) return e == sj::INCORRECT_TYPE ? skip(v) : json_error(e);
+    for (auto field : o) {
+      od::field f;
+      if (auto e = std::move(field).get(f); e) return json_error(e);
+      od::value fv = f.value();
+      std::int64_t* value = nullptr;
+      bool* has = nullptr;
+      if (!(memory_arg_slot(key_of(f), r.mem, value, has) ? number_or_skip(fv, *value, *has) : skip(fv))) return false;
     }
     return true;
   }
@@ -717,6 +734,10 @@ class Reader {
       m_out.has_min_ts = true;
     }
     const Cat cat = classify_category(r.cat);
+    if (r.ph == "i" && r.name == "[memory]") {
+      ++(add_memory_event(m_out.memory, r.mem, has_ts, ts) ? m_out.counts.used : m_out.counts.ignored);
+      return;
+    }
     if (r.ph != "X") {  // flows, instants, counters, metadata: not durations gpucost uses
       ++m_out.counts.ignored;
       return;
