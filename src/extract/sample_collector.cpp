@@ -129,6 +129,7 @@ void SampleCollector::on_event(const Event& ev) {
     default:
       // A trace's communication (kinds without an EventKind: only the job analysis reads them).
       if (ev.kind == "trace_comm" || ev.kind == "trace_collective") m_trace_jobs.on_event(ev);
+      if (ev.kind == "trace_region") add_trace_region(ev);  // for the report's regions table
       return;  // extract reads no other kind
   }
 }
@@ -200,6 +201,20 @@ void SampleCollector::add_trace_record(const Event& ev, EventKind kind) {
   }
   if (m_host.empty() && !ev.host.empty()) m_host = std::string(ev.host);
   m_trace.push_back(std::move(r));
+}
+
+void SampleCollector::add_trace_region(const Event& ev) {
+  TraceRecord r;
+  r.ts_ns = ev.ts_ns;
+  r.gpu = ev.gpu;
+  for (const Field& f : ev.fields) {
+    if (f.numeric) {
+      if (const auto v = text::parse_double(f.value)) r.values[std::string(f.key)] = *v;
+    } else if (f.key == "name") {
+      r.detail = std::string(f.value);
+    }
+  }
+  m_trace_regions.push_back(std::move(r));
 }
 
 void SampleCollector::add_training(const Event& ev, EventKind kind) {

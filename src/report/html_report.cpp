@@ -664,6 +664,52 @@ std::string trace_device_label(const extract::TraceRecord& r) {
   return std::isnan(rank) ? fmt::format("GPU {}", r.gpu) : fmt::format("rank {} GPU {}", number(rank), r.gpu);
 }
 
+/// Σ busy / Σ span of the traces' GPUs (1 when unknown): the cloud's billed share of a region's time.
+double traces_busy_share(const std::vector<extract::TraceRecord>& devices) {
+  double busy = 0, span = 0;
+  for (const auto& d : devices)
+    if (!std::isnan(d.get("busy_ns")) && !std::isnan(d.get("span_ns"))) {
+      busy += d.get("busy_ns");
+      span += d.get("span_ns");
+    }
+  return span > 0 ? busy / span : 1.0;
+}
+
+/// The annotated regions (docs/formats.md, "Annotated regions") per step, priced with the
+/// report's config as `gpucost trace -c` prices them: the step's wall time inside the region.
+std::string regions_table(const ReportContent& c) {
+  const auto& regions = c.sources.trace_regions;
+  if (regions.empty()) return {};
+  const double busy = traces_busy_share(c.sources.trace_devices);
+  std::string b =
+      "<h3>Annotated regions</h3>\n<table><tr><th>rank</th><th>region</th><th>calls</th><th>CPU time</th>"
+      "<th>GPU time</th><th>share of the step</th><th>local</th><th>cloud</th></tr>\n";
+  for (const auto& r : regions) {
+    const double steps = std::max(1.0, std::isnan(r.get("steps")) ? 1.0 : r.get("steps"));
+    const double cpu_ns = r.get("cpu_ns") / steps, gpu_ns = r.get("gpu_ns");
+    const breakeven::StepCost cost = breakeven::step_cost(c.config, cpu_ns / 1e9, busy);
+    const double rank = r.get("rank"), depth = std::isnan(r.get("depth")) ? 0 : r.get("depth");
+    std::string indent;
+    for (int i = 0; i < static_cast<int>(depth); ++i) indent += "&nbsp;&nbsp;";
+    b += fmt::format(
+        "<tr><td>{}</td><td>{}{}</td><td class=\"num\">{:.3g}</td><td class=\"num\">{}</td><td "
+        "class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{:.4g} {}</td><td class=\"num\">{:.4g} "
+        "{}</td></tr>\n",
+        std::isnan(rank) ? std::string("-") : number(rank), indent, esc(r.detail), r.get("calls") / steps,
+        esc(human_ns(cpu_ns)), std::isnan(gpu_ns) ? std::string("-") : esc(human_ns(gpu_ns / steps)),
+        std::isnan(r.get("step_share")) ? std::string("-") : fmt::format("{:.1f} %", 100 * r.get("step_share")),
+        cost.local, esc(c.config.currency), cost.cloud, esc(c.config.currency));
+  }
+  const bool per_step = std::any_of(regions.begin(), regions.end(), [](const auto& r) { return r.get("steps") > 0; });
+  return b + fmt::format(
+                 "</table>\n<p class=\"note\">Per {} of each trace; times inclusive (a nested region's time is also "
+                 "its parent's, so shares do not add up). GPU time: the region's gpu_user_annotation ranges, else "
+                 "the ops launched while it was open. Money: the {}'s wall time inside the region, priced as a "
+                 "step of that length (local without the GPUs' energy; cloud at the GPUs' busy share {:.1f} %); "
+                 "<code>gpucost trace -c</code> prices it per epoch.</p>\n",
+                 per_step ? "step" : "trace", per_step ? "step" : "trace", 100 * busy);
+}
+
 std::string trace_section(const ReportContent& c) {
   const auto& devices = c.sources.trace_devices;
   if (devices.empty()) return {};
@@ -697,7 +743,7 @@ std::string trace_section(const ReportContent& c) {
   }
   return "<section id=\"trace\"><h2>Trace breakdown</h2>\n" + render_bar_chart(chart) + table +
          "</table>\n<p class=\"note\">Compute: compute kernels; non-compute: memory copies and sets, communication "
-         "kernels; idle: no GPU op on any stream.</p>\n</section>\n";
+         "kernels; idle: no GPU op on any stream.</p>\n" + regions_table(c) + "</section>\n";
 }
 
 // ---- a distributed job's ranks (docs/report.md, "Distributed job: ranks over time") -------

@@ -361,6 +361,7 @@ ReportSources report_sources(const ReportCollector& collector, extract::Features
                    [](const TimelineEvent& a, const TimelineEvent& b) { return a.ts_ns < b.ts_ns; });
   for (const auto& r : collector.samples().trace_records())
     if (r.kind == EventKind::trace_device) out.trace_devices.push_back(r);
+  out.trace_regions = collector.samples().trace_regions();
   return out;
 }
 

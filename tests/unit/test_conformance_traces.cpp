@@ -249,4 +249,28 @@ TEST_CASE("conformance: GPU memory of HTA's df_index_resolver trace (profile_mem
   }
 }
 
+TEST_CASE("conformance: MTIA's device events are read as ops on their streams", "[conformance][trace]") {
+  prep::trace::TraceData data;
+  if (!corpus_rank("hta__mtia_inference_trace__mtia_inference_rank_0.json.gz", &data)) return;
+  // Counted by a python over the JSON: 1,313 mtia_ccp_events, of them 291 event_record and 48
+  // event_wait (sync), 877 dma_request (HOST_TO_DEVICE 427, DEVICE_TO_HOST 450), 37 remote, 36
+  // merge, 24 pe_exe; 730 ops carry the correlation of a runFunction / enqueueCommand memcpy call.
+  CHECK(data.mtia_ops == 1313);
+  CHECK(data.sync_events == 339);
+  REQUIRE(data.ops.size() == 974);
+  const auto copies = std::count_if(data.ops.begin(), data.ops.end(),
+                                    [](const prep::trace::GpuOp& op) { return op.type == prep::trace::OpType::memcpy; });
+  CHECK(copies == 877);
+  const auto h2d = std::count_if(data.ops.begin(), data.ops.end(),
+                                 [](const prep::trace::GpuOp& op) { return op.dir == prep::trace::MemDir::h2d; });
+  CHECK(h2d == 427);
+  const prep::trace::TraceReport report = prep::trace::analyse(data, prep::trace::TraceOptions{});
+  REQUIRE(report.devices.size() == 1);
+  CHECK(report.devices[0].device == 17);
+  CHECK(report.devices[0].kernels == 97);
+  CHECK(report.devices[0].launch.matched == 730);
+  CHECK(report.devices[0].launch.unmatched == 244);
+  CHECK(report.devices[0].streams.size() == 12);
+}
+
 }  // namespace gpucost::test

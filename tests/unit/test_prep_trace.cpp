@@ -357,6 +357,39 @@ TEST_CASE("trace: CPU operators by name, kept only when asked, within --steps", 
   CHECK(operator_row(two, "## forward ##") == nullptr);
 }
 
+TEST_CASE("trace: MTIA device events: copies, kernels and stream waits, launched by the MTIA runtime", "[trace]") {
+  // A runFunction call at 10-12 µs runs "remote" on stream 101 at 14 µs (delay from the call's end
+  // 2 µs); a memcpy call at 20-21 µs becomes two DMA requests of 1024 B on stream 105 at 23 and 24 µs
+  // (delays 2 and 3 µs); a stream wait of 30 µs and an event record are synchronisation, not ops.
+  const TraceData data = read_trace_text(R"J({"schemaVersion": 1, "deviceProperties": [{"id": 17, "name": "ARTEMIS"}],
+  "traceEvents": [
+  {"ph": "X", "cat": "mtia_runtime", "name": "runFunction - job_prep_and_submit_for_execution", "pid": 865, "tid": 1837, "ts": 10, "dur": 2, "args": {"correlation": 7, "device": 17}},
+  {"ph": "X", "cat": "mtia_runtime", "name": "enqueueCommand memcpyHtoDAsync", "pid": 865, "tid": 1837, "ts": 20, "dur": 1, "args": {"correlation": 8, "device": 17}},
+  {"ph": "X", "cat": "mtia_runtime", "name": "synchronizeStream", "pid": 865, "tid": 1837, "ts": 40, "dur": 5, "args": {"device": 17}},
+  {"ph": "X", "cat": "mtia_ccp_events", "name": "remote", "pid": 17, "tid": 3536, "ts": 14, "dur": 6, "args": {"correlation": 7, "stream": 101, "column": "0", "row": "0", "packet_ptr": 4}},
+  {"ph": "X", "cat": "mtia_ccp_events", "name": "dma_request", "pid": 17, "tid": 3672, "ts": 23, "dur": 1, "args": {"correlation": 8, "stream": 105, "direction": "HOST_TO_DEVICE", "size": 1024, "sqid": 8}},
+  {"ph": "X", "cat": "mtia_ccp_events", "name": "dma_request", "pid": 17, "tid": 3672, "ts": 24, "dur": 1, "args": {"correlation": 8, "stream": 105, "direction": "HOST_TO_DEVICE", "size": 1024, "sqid": 8}},
+  {"ph": "X", "cat": "mtia_ccp_events", "name": "event_wait", "pid": 17, "tid": 3774, "ts": 0, "dur": 30, "args": {"stream": 108, "wait_on_stream": 104, "seq_num": 5}},
+  {"ph": "X", "cat": "mtia_ccp_events", "name": "event_record", "pid": 17, "tid": 3672, "ts": 26, "dur": 0.168, "args": {"stream": 105, "seq_num": 6}}
+  ]})J");
+  CHECK(data.mtia_ops == 5);
+  CHECK(data.sync_events == 2);
+  REQUIRE(data.ops.size() == 3);
+  CHECK(data.launches.size() == 2);  // synchronizeStream launches nothing
+  const TraceReport report = analyse(data, TraceOptions{});
+  REQUIRE(report.devices.size() == 1);
+  const DeviceReport& d = report.devices[0];
+  CHECK(d.device == 17);
+  CHECK(d.kernels == 1);
+  CHECK(d.memcpys == 2);
+  CHECK(d.busy_ns == 8'000);  // [14, 20) + [23, 25)
+  CHECK(d.launch.matched == 3);
+  CHECK(d.launch.delays_ns == std::vector<std::int64_t>{2'000, 2'000, 3'000});
+  REQUIRE(d.memory.size() == 1);
+  CHECK(d.memory[0].dir == MemDir::h2d);
+  CHECK(d.memory[0].bytes == 2048);
+}
+
 TEST_CASE("trace: prep emits the analyses as events on the UTC clock", "[trace]") {
   const PrepRun r = run_prep_text(kModernTrace);
   check_accounting(r);

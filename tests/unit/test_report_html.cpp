@@ -244,6 +244,40 @@ TEST_CASE("report: the HTML parses as XML whatever the text holds, and fetches n
   CHECK(html == report::html_report({result, config, sources, extras, findings, {78, "gpucost test", ""}}));
 }
 
+TEST_CASE("report: a trace's annotated regions per step, nested and priced as gpucost trace -c prices them",
+          "[report][html][regions]") {
+  const auto config = test_config();
+  breakeven::JobInputs job;
+  job.wall_h = 1.0;
+  job.energy_kwh = {0.4};
+  job.util = {0.5};
+  const auto result = breakeven::compute(config, job);
+  auto sources = hostile_sources();
+  sources.trace_devices.front().values["busy_ns"] = 5e9;  // of 10 s: busy share 0.5
+  const auto region = [](const std::string& name, double depth, double calls, double cpu_ns) {
+    extract::TraceRecord r;
+    r.detail = name;
+    r.values = {{"rank", 0}, {"depth", depth}, {"calls", calls}, {"cpu_ns", cpu_ns}, {"steps", 2},
+                {"step_share", cpu_ns / 2 / 1e6}};
+    return r;
+  };
+  sources.trace_regions = {region("<forward> & \"co\"", 0, 2, 1.2e6), region("DDP.forward", 1, 3, 0.8e6)};
+  const report::BreakevenExtras extras;
+  const std::string html = report::html_report({result, config, sources, extras, {}, {78, "gpucost test", ""}});
+  pugi::xml_document doc;
+  REQUIRE(doc.load_string(html.c_str()));
+  CHECK_THAT(html, Catch::Contains("<h3>Annotated regions</h3>"));
+  // Per step of 2: forward 1 call, 600 µs of CPU, 60.0 % of a 1 ms step; its child indented, 1.5 calls.
+  CHECK_THAT(html, Catch::Contains("<td>&lt;forward&gt; &amp; &quot;co&quot;</td><td class=\"num\">1</td><td "
+                                   "class=\"num\">600.0 us</td>"));
+  CHECK_THAT(html, Catch::Contains("<td>&nbsp;&nbsp;DDP.forward</td><td class=\"num\">1.5</td>"));
+  CHECK_THAT(html, Catch::Contains("60.0 %"));
+  const breakeven::StepCost cost = breakeven::step_cost(config, 600e-6, 0.5);
+  CHECK_THAT(html, Catch::Contains(fmt::format("{:.4g} {}</td><td class=\"num\">{:.4g} {}", cost.local,
+                                               config.currency, cost.cloud, config.currency)));
+  CHECK_THAT(html, Catch::Contains("busy share 50.0 %"));
+}
+
 TEST_CASE("report: no findings, no trace: those sections stay out", "[report][html]") {
   const auto config = test_config();
   breakeven::JobInputs job;

@@ -78,7 +78,9 @@ measure() {
 echo "# $gpus GPUs x $days days, 4 metrics at 15 s; $(nproc) cores; $(date -u +%FT%TZ)"
 csv=""
 [ -z "${PER_HOST:-}" ] && csv=$out/query.csv
-echo "# ${PER_HOST:+$PER_HOST GPUs per host; }CSV: ${csv:+$(du -m "$csv" | cut -f1) MB}${csv:-none}; TSDB: $(du -sm "$out/tsdb" | cut -f1) MB"
+csv_size=none
+[ -n "$csv" ] && csv_size="$(du -m "$csv" | cut -f1) MB"
+echo "# ${PER_HOST:+$PER_HOST GPUs per host; }CSV: $csv_size; TSDB: $(du -sm "$out/tsdb" | cut -f1) MB"
 for r in $(seq "$runs"); do
   for enc in $encodings; do
     measure "prometheus -j$jobs ($enc) run $r" env GPUCOST_PROMETHEUS_ACCEPT_ENCODING="$enc" \

@@ -148,6 +148,8 @@ class SampleCollector final : public EventSink, public ForkableSink {
   /// The host the kernel and system logs name (the document's host when they are all there is).
   [[nodiscard]] const std::string& incident_host() const { return m_incident_host; }
   [[nodiscard]] const std::vector<TraceRecord>& trace_records() const { return m_trace; }
+  /// The traces' trace_region events (annotated regions; detail: the region's name), in order.
+  [[nodiscard]] const std::vector<TraceRecord>& trace_regions() const { return m_trace_regions; }
   /// Training-log phases: (time, phase) of the `train` events whose phase is start or end.
   [[nodiscard]] const std::vector<std::pair<std::int64_t, std::string>>& train_marks() const { return m_train; }
   /// The times of the training log's checkpoint lines (phase checkpoint), in input order.
@@ -175,6 +177,7 @@ class SampleCollector final : public EventSink, public ForkableSink {
   void add_sample(const Event& ev);
   void add_incident(const Event& ev, EventKind kind);
   void add_trace_record(const Event& ev, EventKind kind);
+  void add_trace_region(const Event& ev);
   void add_training(const Event& ev, EventKind kind);
   void add_work(const Event& ev);
   void add_process(const Event& ev);
@@ -187,6 +190,7 @@ class SampleCollector final : public EventSink, public ForkableSink {
 
   SampleStore m_store;
   std::vector<TraceRecord> m_trace;
+  std::vector<TraceRecord> m_trace_regions;
   std::vector<std::pair<std::int64_t, std::string>> m_train;
   std::vector<std::int64_t> m_checkpoints;
   std::vector<std::pair<std::int64_t, std::int64_t>> m_patterns;

@@ -106,6 +106,7 @@ struct ReportSources {
   std::vector<GpuTimeline> timelines;               ///< empty when the input was a features document
   std::vector<TimelineEvent> events;                ///< in the window, in time order
   std::vector<extract::TraceRecord> trace_devices;  ///< the trace_device records (per GPU of each trace)
+  std::vector<extract::TraceRecord> trace_regions;  ///< the trace_region records (annotated regions), in order
   bool from_features_document = false;
 };
 

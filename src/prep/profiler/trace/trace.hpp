@@ -132,6 +132,7 @@ struct TraceData {
   std::int64_t min_ts_ns = 0;  ///< earliest `ts` of any record (valid when records > 0)
   bool has_min_ts = false;
   std::uint64_t sync_events = 0, cpu_ops = 0, runtime_calls = 0, gpu_annotations = 0;
+  std::uint64_t mtia_ops = 0;  ///< MTIA device events (mtia_ccp_events), each an op or a sync event
   std::map<std::string, std::uint64_t> other_device_categories;  ///< e.g. mtia_runtime, cuda_profiler_range
   RecordCounts counts;
   std::string not_kineto;  ///< non-empty when the document is JSON of another kind: what it is

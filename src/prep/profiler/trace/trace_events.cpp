@@ -465,6 +465,10 @@ void parse_trace(io::LineReader& reader, ParseContext& ctx) {
   if (options.step_first && report.steps_used.empty())
     add_note(ctx.stats, "--steps: no ProfilerStep annotation of those numbers in the trace: nothing analysed");
   if (data.ops.empty()) explain_no_gpu_ops(data, ctx);
+  if (data.mtia_ops > 0)
+    add_note(ctx.stats, "MTIA: its device events (mtia_ccp_events) are read as GPU ops on their streams: dma_request "
+                        "as copies, event_record and event_wait as synchronisation (not ops), the rest as kernels; "
+                        "launches are its runFunction and enqueueCommand memcpy calls");
   const TraceClock clock(data, ctx);
   emit_info(data, report, clock, ctx);
   emit_steps(data, clock, ctx);

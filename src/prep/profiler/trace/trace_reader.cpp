@@ -150,6 +150,7 @@ enum class Cat : std::uint8_t {
   gpu_annotation,
   sync,
   cpu_op,
+  mtia_op,  ///< MTIA's device events: read as GPU ops on their streams (mtia_ops())
   device_other
 };
 
@@ -162,6 +163,9 @@ Cat classify_category(std::string_view cat) {
   if (cat == "gpu_user_annotation") return Cat::gpu_annotation;
   if (cat == "cuda_sync") return Cat::sync;
   if (cat == "cpu_op" || cat == "Operator") return Cat::cpu_op;
+  // MTIA (Meta's accelerator): its device events and runtime calls, as CUDA's.
+  if (cat == "mtia_ccp_events") return Cat::mtia_op;
+  if (cat == "mtia_runtime") return Cat::runtime;
   // Accelerator work gpucost does not model: named so a GPU-less result can say why.
   if (cat.starts_with("mtia_") || cat == "cuda_profiler_range" || cat == "xpu_runtime" || cat == "privateuse1_runtime")
     return Cat::device_other;
@@ -177,6 +181,15 @@ MemDir memcpy_direction(std::string_view name) {
   return MemDir::other;
 }
 
+/// An MTIA dma_request's args.direction.
+MemDir mtia_direction(std::string_view direction) {
+  if (direction == "HOST_TO_DEVICE") return MemDir::h2d;
+  if (direction == "DEVICE_TO_HOST") return MemDir::d2h;
+  if (direction == "DEVICE_TO_DEVICE") return MemDir::d2d;
+  if (direction == "HOST_TO_HOST") return MemDir::h2h;
+  return MemDir::other;
+}
+
 bool starts_with_icase(std::string_view s, std::string_view prefix) {
   if (s.size() < prefix.size()) return false;
   for (std::size_t i = 0; i < prefix.size(); ++i) {
@@ -188,7 +201,7 @@ bool starts_with_icase(std::string_view s, std::string_view prefix) {
 
 bool wants_args(std::string_view cat) {
   const Cat c = classify_category(cat);
-  return c == Cat::kernel || c == Cat::memcpy || c == Cat::memset || c == Cat::runtime;
+  return c == Cat::kernel || c == Cat::memcpy || c == Cat::memset || c == Cat::runtime || c == Cat::mtia_op;
 }
 
 /// One record as decoded, before it is committed.
@@ -203,6 +216,7 @@ struct Record {
   bool has_comm_args = false;
   std::int64_t wait_on_stream = -1, wait_on_record = -1;  // cuda_sync args, read only when kept
   MemoryArgs mem;  ///< a `[memory]` instant's args (memory_events.hpp)
+  std::string_view direction;  ///< an MTIA dma_request's args.direction (HOST_TO_DEVICE, ...)
   void clear() { *this = Record{}; }
 };
 
@@ -639,7 +653,7 @@ class Reader {
         bool has = false;
         ok = number_or_skip(fv, r.correlation, has);
         if (!has) r.correlation = kNoCorrelation;
-      } else if (key == "bytes") {
+      } else if (key == "bytes" || key == "size") {  // size: an MTIA dma_request's
         std::int64_t b = 0;
         ok = number_or_skip(fv, b, r.has_bytes);
         if (r.has_bytes && b >= 0)
@@ -649,6 +663,8 @@ class Reader {
       } else if (m_keep && (key == "wait_on_stream" || key == "wait_on_cuda_event_record_corr_id")) {
         bool has = false;
         ok = number_or_skip(fv, key == "wait_on_stream" ? r.wait_on_stream : r.wait_on_record, has);
+      } else if (key == "direction") {
+        ok = raw_string(fv, r.direction) || skip(fv);
       } else if (!key.empty() && key.front() >= 'A' && key.front() <= 'Z' && read_comm_arg(key, fv, r)) {
         // Kineto's own kernel args are lower case but "External id": the test stays cheap.
       } else {
@@ -744,7 +760,7 @@ class Reader {
     }
     std::int64_t dur = 0;
     const bool needs_time = cat == Cat::kernel || cat == Cat::memcpy || cat == Cat::memset || cat == Cat::runtime ||
-                            cat == Cat::annotation || cat == Cat::gpu_annotation;
+                            cat == Cat::annotation || cat == Cat::gpu_annotation || cat == Cat::mtia_op;
     if (needs_time && (!has_ts || r.dur.empty() || !parse_us_to_ns(r.dur, dur) || dur < 0)) {
       malformed(!has_ts ? "complete event without a valid \"ts\"" : "complete event without a valid \"dur\"");
       return;
@@ -754,6 +770,7 @@ class Reader {
       case Cat::kernel:
       case Cat::memcpy:
       case Cat::memset: commit_op(r, cat, ts, dur); return;
+      case Cat::mtia_op: commit_mtia_op(r, ts, dur); return;
       case Cat::runtime:
         ++m_out.runtime_calls;
         if (m_keep_host_ops) keep_host_op(r, HostOpKind::runtime, ts, has_ts);
@@ -803,6 +820,19 @@ class Reader {
     m_out.host_ops.push_back(HostOp{ts, dur, intern(r.name), kind});
   }
 
+  /// An MTIA device event: event_record / event_wait synchronise streams (counted as sync
+  /// events, not ops), a dma_request is a copy (its direction and size in args), every other
+  /// (pe_exe, remote, merge, ...) a kernel.
+  void commit_mtia_op(const Record& r, std::int64_t ts, std::int64_t dur) {
+    ++m_out.mtia_ops;
+    if (r.name == "event_record" || r.name == "event_wait") {
+      ++m_out.sync_events;
+      ++m_out.counts.ignored;
+      return;
+    }
+    commit_op(r, r.name == "dma_request" ? Cat::memcpy : Cat::kernel, ts, dur);
+  }
+
   void commit_op(const Record& r, Cat cat, std::int64_t ts, std::int64_t dur) {
     if (!r.has_stream && !r.has_tid) {
       malformed("GPU event without a stream (args.stream or tid)");
@@ -822,7 +852,9 @@ class Reader {
                                                                                       : OpClass::compute;
     } else {
       op.cls = OpClass::memory;
-      op.dir = op.type == OpType::memcpy ? memcpy_direction(r.name) : MemDir::none;
+      op.dir = op.type != OpType::memcpy ? MemDir::none
+               : r.direction.empty()     ? memcpy_direction(r.name)
+                                         : mtia_direction(r.direction);
     }
     if (op.cls == OpClass::communication && r.has_comm_args) op.comm_args = add_comm_args(r);
     if (m_keep) {
@@ -1037,7 +1069,10 @@ bool is_launch_api(std::string_view name) {
                                                "hipMemcpyWithStream",
                                                "hipLaunchCooperativeKernel",
                                                "hipExtLaunchMultiKernelMultiDevice"};
-  return std::find(std::begin(kApis), std::end(kApis), name) != std::end(kApis);
+  if (std::find(std::begin(kApis), std::end(kApis), name) != std::end(kApis)) return true;
+  // MTIA's runtime: "runFunction - job_prep_and_submit_for_execution" runs a kernel (HTA's launch
+  // pattern is ^runFunction), "enqueueCommand memcpyHtoDAsync" / "...DtoHAsync" a copy.
+  return name.starts_with("runFunction") || name.starts_with("enqueueCommand memcpy");
 }
 
 bool looks_like_trace(std::string_view head) {
