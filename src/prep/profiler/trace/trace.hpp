@@ -158,7 +158,7 @@ struct TraceData {
 /// above. Fails only on I/O errors that leave nothing; JSON errors are recorded in `truncated`.
 Status read_trace(io::LineReader& reader, TraceData& out, const ReadOptions& options = {});
 /// Text of the events array parsed per simdjson pass (the memory the reader holds).
-inline constexpr std::size_t kTraceChunkBytes = 8u << 20;
+inline constexpr std::size_t kTraceChunkBytes = 2u << 20;
 /// The same over text in memory (for the unit tests; a small `chunk_bytes` exercises the chunk
 /// boundaries).
 TraceData read_trace_text(std::string_view text, std::size_t chunk_bytes = kTraceChunkBytes,
