@@ -15,28 +15,7 @@ std::string human_bytes_binary(double b) {
   return fmt::format("{:.2f} GiB", b / (1024.0 * 1024 * 1024));
 }
 
-std::string memory_sparkline(std::string_view bins, std::int64_t peak) {
-  static constexpr std::string_view kLevels = ".:-=+*#%";
-  constexpr std::size_t kPerChar = 3;  // 120 bins in 40 characters, the largest of each 3
-  std::string out;
-  std::int64_t most = 0;
-  std::size_t in_char = 0;
-  const auto put = [&] {
-    if (most <= 0 || peak <= 0)
-      out += ' ';
-    else  // (most x 8 - 1) / peak: the peak itself is the top level, 1/8 of it or less the lowest
-      out += kLevels[static_cast<std::size_t>(std::clamp<long double>(
-          std::floor((static_cast<long double>(most) * 8 - 1) / static_cast<long double>(peak)), 0, 7))];
-    most = 0;
-    in_char = 0;
-  };
-  for (const std::int64_t bin : number_list(bins)) {
-    most = std::max(most, bin);
-    if (++in_char == kPerChar) put();
-  }
-  if (in_char > 0) put();
-  return out;
-}
+std::string memory_sparkline(std::string_view bins, std::int64_t peak) { return level_sparkline(bins, peak); }
 
 namespace {
 

@@ -40,6 +40,30 @@ void TraceEventCollector::on_event(const Event& event) {
   m_events.push_back(std::move(c));
 }
 
+std::string level_sparkline(std::string_view bins, std::int64_t top, std::int64_t mark_at) {
+  static constexpr std::string_view kLevels = ".:-=+*#%";
+  constexpr std::size_t kPerChar = 3;  // 120 bins in 40 characters, the largest of each 3
+  std::string out;
+  std::int64_t most = 0;
+  std::size_t in_char = 0;
+  const auto put = [&] {
+    if (mark_at > 0 && most >= mark_at)
+      out += '@';
+    else if (most <= 0 || top <= 0)
+      out += ' ';
+    else  // (most x 8 - 1) / top: the top itself is the highest level, 1/8 of it or less the lowest
+      out += kLevels[static_cast<std::size_t>(std::clamp<std::int64_t>((most * 8 - 1) / top, 0, 7))];
+    most = 0;
+    in_char = 0;
+  };
+  for (const std::int64_t bin : number_list(bins)) {
+    most = std::max(most, bin);
+    if (++in_char == kPerChar) put();
+  }
+  if (in_char > 0) put();
+  return out;
+}
+
 std::string human_ns(double ns) {
   const double a = std::fabs(ns);
   if (a < 1e3) return fmt::format("{:.0f} ns", ns);
@@ -145,30 +169,10 @@ void kernel_rows(const TraceEventCopy& d, const std::vector<TraceEventCopy>& eve
   }
 }
 
-/// A queue length over time as one character a few bins: ' ' empty, then '.:-=+*#%' by eighths of
-/// the stream's longest queue, '@' at the launch queue's 1024 slots (the launching thread stalls).
+/// A queue length over time (level_sparkline), '@' at the launch queue's 1024 slots (the
+/// launching thread stalls).
 std::string queue_sparkline(std::string_view bins, std::int64_t longest) {
-  static constexpr std::string_view kLevels = ".:-=+*#%";
-  constexpr std::size_t kPerChar = 3;  // 120 bins in 40 characters, the longest queue of each 3
-  std::string out;
-  std::int64_t most = 0;
-  std::size_t in_char = 0;
-  const auto put = [&] {
-    if (most >= 1024)
-      out += '@';
-    else if (most <= 0 || longest <= 0)
-      out += ' ';
-    else
-      out += kLevels[static_cast<std::size_t>(std::min<std::int64_t>((most * 8 - 1) / longest, 7))];
-    most = 0;
-    in_char = 0;
-  };
-  for (const std::int64_t bin : number_list(bins)) {
-    most = std::max(most, bin);
-    if (++in_char == kPerChar) put();
-  }
-  if (in_char > 0) put();
-  return out;
+  return level_sparkline(bins, longest, 1024);
 }
 
 /// One line per stream with a launch queue: its length, the time launches stalled on a full

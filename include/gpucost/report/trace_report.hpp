@@ -68,6 +68,10 @@ std::string trace_json(const std::vector<TraceEventCopy>& events, const std::vec
 /// when no job has two ranks or more.
 std::string ranks_table(const std::vector<extract::TraceJob>& jobs);
 
+/// A number list of bins (a queue's or memory's max per bin) as one character per 3 bins: ' ' for
+/// 0, then '.:-=+*#%' by eighths of `top`; a bin of `mark_at` or more (0: none) draws '@'.
+std::string level_sparkline(std::string_view bins, std::int64_t top, std::int64_t mark_at = 0);
+
 /// ns as a short human duration: "812 ns", "34.0 us", "1.250 ms", "2.500 s".
 std::string human_ns(double ns);
 
