@@ -185,9 +185,11 @@ std::vector<GpuMemory> analyse_gpu_memory(std::vector<MemorySample> events, cons
 
 void attach_gpu_memory(const TraceData& data, const std::vector<StepMark>& steps, TraceReport& report) {
   if (data.memory.gpu.empty()) return;
-  for (GpuMemory& g : analyse_gpu_memory(data.memory.gpu, steps))
-    for (DeviceReport& d : report.devices)
-      if (d.device == g.device) d.gpu_memory = std::move(g);
+  for (GpuMemory& g : analyse_gpu_memory(data.memory.gpu, steps)) {
+    const auto d = std::find_if(report.devices.begin(), report.devices.end(),
+                                [&g](const DeviceReport& r) { return r.device == g.device; });
+    if (d != report.devices.end()) d->gpu_memory = std::move(g);  // a trace's devices are distinct
+  }
 }
 
 void add_memory_counts(Event& e, const MemoryEvents& m) {
