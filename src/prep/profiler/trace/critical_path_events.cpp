@@ -39,15 +39,22 @@ void add_share(Event& e, std::string_view key, std::int64_t part, std::int64_t w
   if (whole > 0) e.fields.push_back(Field{key, e.own(fmt::format("{}", static_cast<double>(part) / static_cast<double>(whole))), true, false});
 }
 
-void emit_path(const TraceData& data, const Window& w, const CriticalPath& p, std::int64_t ts, ParseContext& ctx) {
+/// A trace_critical_* event of window `w` at `ts`, with the trace's rank and the window's step.
+Event& begin_window_event(ParseContext& ctx, std::string_view kind, std::int64_t ts, const TraceData& data,
+                          const Window& w) {
   ctx.event.reset();
   ctx.event.source = "kineto-trace";
-  ctx.event.kind = "trace_critical_path";
+  ctx.event.kind = kind;
   ctx.event.ts_ns = ts;
   ctx.event.gpu = -1;
   Event& e = ctx.event;
   if (data.rank >= 0) e.add_number("rank", data.rank);
   if (w.step) e.add_number("step", *w.step);
+  return e;
+}
+
+void emit_path(const TraceData& data, const Window& w, const CriticalPath& p, std::int64_t ts, ParseContext& ctx) {
+  Event& e = begin_window_event(ctx, "trace_critical_path", ts, data, w);
   e.add_number("window_ns", w.end_ns - w.start_ns);
   if (!p.error.empty()) {
     e.add_text("error", e.own(p.error));
@@ -68,14 +75,7 @@ void emit_path(const TraceData& data, const Window& w, const CriticalPath& p, st
   ctx.emit();
   std::int64_t place = 0;
   for (const CpOpRow& op : p.top_ops) {
-    ctx.event.reset();
-    ctx.event.source = "kineto-trace";
-    ctx.event.kind = "trace_critical_op";
-    ctx.event.ts_ns = ts;
-    ctx.event.gpu = -1;
-    Event& o = ctx.event;
-    if (data.rank >= 0) o.add_number("rank", data.rank);
-    if (w.step) o.add_number("step", *w.step);
+    Event& o = begin_window_event(ctx, "trace_critical_op", ts, data, w);
     o.add_number("place", ++place);
     o.add_text("name", o.own(op.name));
     o.add_text("bound", to_string(op.bound));
