@@ -361,7 +361,7 @@ SampleCollector& SampleCollector::sample_target(std::string_view host) {
   if (m_last_other != nullptr && m_last_other->m_host == host) return *m_last_other;
   m_last_other = other_host(host);
   if (m_last_other != nullptr) return *m_last_other;
-  auto other = std::make_unique<SampleCollector>(m_sample_budget, m_incident_budget);
+  auto other = std::make_unique<SampleCollector>(m_store.shared_budget(), m_incident_budget);
   other->m_host = std::string(host);
   other->m_first = this;
   m_others.push_back(std::move(other));

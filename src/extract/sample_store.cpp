@@ -11,23 +11,38 @@ constexpr std::size_t kReadChunk = 4096;      // samples per read of a run (~420
 constexpr std::size_t kSettleRecords = 4096;  // samples of a GPU before its buffer is sized
 }  // namespace
 
-SampleStore::SampleStore(std::size_t budget) : m_budget(std::max<std::size_t>(budget, 16)) {}
+SampleStore::SampleStore(std::size_t budget) : m_pool(std::make_shared<SampleBudget>()) {
+  m_pool->budget = std::max<std::size_t>(budget, 16);
+  m_pool->stores.push_back(this);
+}
 
-SampleStore::~SampleStore() = default;
+SampleStore::SampleStore(std::shared_ptr<SampleBudget> shared) : m_pool(std::move(shared)) {
+  m_pool->stores.push_back(this);
+}
+
+SampleStore::~SampleStore() {
+  m_pool->in_memory -= m_in_memory;
+  m_pool->series -= m_series.size();
+  std::erase(m_pool->stores, this);
+}
 
 void SampleStore::add(int gpu, const Sample& s) {
-  SpillSeries<Sample>& series = m_series[gpu];
+  const auto [it, added] = m_series.try_emplace(gpu);
+  if (added) ++m_pool->series;
+  SpillSeries<Sample>& series = it->second;
+  const std::size_t budget = m_pool->budget;
   // Once a GPU holds a few thousand samples, every GPU of the host has shown up: its buffer then
   // gets room for its likely share (twice the budget over the GPUs, at most half the budget) and
   // need not regrow. Not before: a huge page fills whole, and a reserve made while the GPUs were
   // still being counted gave each of 64 GPUs 2 MiB for a few kB.
-  if (series.in_memory() == kSettleRecords) series.reserve(std::min(m_budget / 2, 2 * m_budget / m_series.size()));
+  if (series.in_memory() == kSettleRecords) series.reserve(std::min(budget / 2, 2 * budget / m_pool->series));
   series.add(s);
   ++m_in_memory;
+  ++m_pool->in_memory;
   ++m_total;
   m_min_ts = std::min(m_min_ts, s.ts_ns);
   m_max_ts = std::max(m_max_ts, s.ts_ns);
-  if (m_in_memory > m_budget) spill_largest();
+  if (m_pool->in_memory > m_pool->budget) spill_largest();
 }
 
 std::vector<int> SampleStore::gpus() const {
@@ -44,17 +59,27 @@ std::size_t SampleStore::runs() const {
 
 // Writes the largest in-memory series as one sorted run and frees its memory.
 void SampleStore::spill_largest() {
-  auto largest = m_series.begin();
-  for (auto it = m_series.begin(); it != m_series.end(); ++it)
-    if (it->second.in_memory() > largest->second.in_memory()) largest = it;
-  const std::size_t n = largest->second.in_memory();
+  SampleStore* owner = nullptr;
+  std::map<int, SpillSeries<Sample>>::iterator largest;
+  for (SampleStore* store : m_pool->stores)
+    for (auto it = store->m_series.begin(); it != store->m_series.end(); ++it)
+      if (owner == nullptr || it->second.in_memory() > largest->second.in_memory()) {
+        owner = store;
+        largest = it;
+      }
+  if (owner == nullptr || !owner->spill(largest))
+    m_pool->budget *= 2;  // the file failed: keep the samples in memory rather than lose them
+}
+
+bool SampleStore::spill(std::map<int, SpillSeries<Sample>>::iterator gpu) {
+  const std::size_t n = gpu->second.in_memory();
   // Each GPU may keep a buffer of twice its share of the budget, so the kept buffers together
   // stay within twice the budget, as the regrowing ones did.
-  const std::size_t keep = 2 * m_budget / m_series.size();
-  if (largest->second.spill(m_file, keep))
-    m_in_memory -= n;
-  else
-    m_budget *= 2;  // the file failed: keep the samples in memory rather than lose them
+  const std::size_t keep = 2 * m_pool->budget / std::max<std::size_t>(1, m_pool->series);
+  if (!gpu->second.spill(m_file, keep)) return false;
+  m_in_memory -= n;
+  m_pool->in_memory -= n;
+  return true;
 }
 
 std::size_t SampleStore::runs_of(int gpu) const {
@@ -64,7 +89,7 @@ std::size_t SampleStore::runs_of(int gpu) const {
 
 // Samples read from each run at a time: the readers open together share about one budget.
 std::size_t SampleStore::chunk_for(std::size_t runs, std::size_t readers) const {
-  return std::max<std::size_t>(64, std::min(kReadChunk, m_budget / (readers * (runs + 1))));
+  return std::max<std::size_t>(64, std::min(kReadChunk, m_pool->budget / (readers * (runs + 1))));
 }
 
 SampleStore::Reader::Reader(const SampleStore& store, int gpu, std::int64_t from_ns, std::int64_t to_ns,

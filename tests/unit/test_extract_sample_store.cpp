@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <memory>
 #include <random>
 #include <vector>
 
@@ -60,6 +61,41 @@ TEST_CASE("sample store: spilled runs read back as a stable sort of the arrival 
     // A second read gives the same (the tail was sorted in place on the first).
     CHECK(read_all(store, 1).size() == expected[1].size());
   }
+}
+
+TEST_CASE("sample store: the stores of several hosts spend one budget, each reads back whole", "[extract][store]") {
+  // Budget 100 over three hosts' stores of 2 GPUs each: 3 x 2 x 400 samples, never more than
+  // 100 held in memory together (before the budget was per store: 300).
+  SampleStore first(100);
+  std::vector<std::unique_ptr<SampleStore>> others;
+  others.push_back(std::make_unique<SampleStore>(first.shared_budget()));
+  others.push_back(std::make_unique<SampleStore>(first.shared_budget()));
+  SampleStore* stores[3] = {&first, others[0].get(), others[1].get()};
+  std::size_t most_held = 0;
+  for (int i = 0; i < 400; ++i)
+    for (SampleStore* store : stores)
+      for (int gpu = 0; gpu < 2; ++gpu) {
+        Sample s;
+        s.ts_ns = (400 - i) * 1'000'000'000LL;  // arriving backwards: every read is a merge
+        s.power_w = i;
+        store->add(gpu, s);
+        most_held = std::max(most_held, first.shared_budget()->in_memory);
+      }
+  CHECK(most_held <= 100);
+  CHECK(first.shared_budget()->series == 6);
+  for (SampleStore* store : stores) {
+    CHECK(store->size() == 800);
+    CHECK(store->runs() > 0);
+    for (int gpu = 0; gpu < 2; ++gpu) {
+      const auto got = read_all(*store, gpu);
+      REQUIRE(got.size() == 400);
+      CHECK(std::is_sorted(got.begin(), got.end(), [](const Sample& a, const Sample& b) { return a.ts_ns < b.ts_ns; }));
+      CHECK(got.front().power_w == 399);
+    }
+  }
+  others.clear();  // a store that goes gives back what it held
+  CHECK(first.shared_budget()->series == 2);
+  CHECK(first.shared_budget()->stores.size() == 1);
 }
 
 TEST_CASE("sample store: the window, the extremes and an unknown GPU", "[extract][store]") {

@@ -118,6 +118,9 @@ class SampleCollector final : public EventSink, public ForkableSink {
         m_incidents(incident_budget),
         m_sample_budget(sample_budget),
         m_incident_budget(incident_budget) {}
+  /// Another host's collector of the same run: its samples spend `shared` with the first host's.
+  SampleCollector(std::shared_ptr<SampleBudget> shared, std::size_t incident_budget)
+      : m_store(std::move(shared)), m_incidents(incident_budget), m_incident_budget(incident_budget) {}
   /// The telemetry samples of every GPU (bounded memory; read back in time order).
   [[nodiscard]] const SampleStore& store() const { return m_store; }
   /// Every sample of one GPU in time order, in memory (the report's charts; not extract).

@@ -16,6 +16,18 @@
 
 namespace gpucost::extract {
 
+class SampleStore;
+
+/// The memory budget of the stores of one run: every host's store spends the one budget, so that
+/// a run over many hosts holds what a run over one does (issue 35: 125 hosts each with its own
+/// budget held 9.8 GB).
+struct SampleBudget {
+  std::size_t budget = 0;     ///< samples the stores hold in memory together
+  std::size_t in_memory = 0;  ///< samples they hold now
+  std::size_t series = 0;     ///< GPUs with samples, over the stores
+  std::vector<SampleStore*> stores;
+};
+
 /// The samples of every GPU. Up to `budget` samples stay in memory; beyond it the GPU holding
 /// the most is sorted by time and written as a run to an unlinked file in $TMPDIR (or /tmp),
 /// so memory stays bounded whatever the length of the logs. Reading merges the runs: samples
@@ -24,7 +36,11 @@ class SampleStore {
  public:
   static constexpr std::size_t kDefaultBudget = std::size_t{1} << 18;  ///< samples (~39 MB)
   explicit SampleStore(std::size_t budget = kDefaultBudget);
+  /// A store that spends `shared` with the other stores of the run (another host's).
+  explicit SampleStore(std::shared_ptr<SampleBudget> shared);
   ~SampleStore();
+  /// The budget this store spends, to share with another host's store.
+  [[nodiscard]] const std::shared_ptr<SampleBudget>& shared_budget() const { return m_pool; }
   SampleStore(const SampleStore&) = delete;
   SampleStore& operator=(const SampleStore&) = delete;
 
@@ -69,12 +85,16 @@ class SampleStore {
   }
 
  private:
+  /// Spills the GPU that holds the most samples in memory, over every store of the budget.
   void spill_largest();
+  /// Spills `gpu`'s samples held in memory; false when the file failed.
+  bool spill(std::map<int, SpillSeries<Sample>>::iterator gpu);
   [[nodiscard]] std::size_t chunk_for(std::size_t runs, std::size_t readers = 1) const;
   [[nodiscard]] std::size_t runs_of(int gpu) const;
 
+  std::shared_ptr<SampleBudget> m_pool;
   std::map<int, SpillSeries<Sample>> m_series;
-  std::size_t m_budget, m_in_memory = 0, m_total = 0;
+  std::size_t m_in_memory = 0, m_total = 0;
   std::int64_t m_min_ts = std::numeric_limits<std::int64_t>::max();
   std::int64_t m_max_ts = std::numeric_limits<std::int64_t>::min();
   SpillFile m_file;
