@@ -60,14 +60,16 @@ std::size_t SampleStore::runs() const {
 // Writes the largest in-memory series as one sorted run and frees its memory.
 void SampleStore::spill_largest() {
   SampleStore* owner = nullptr;
-  std::map<int, SpillSeries<Sample>>::iterator largest;
+  int largest = 0;
+  std::size_t most = 0;
   for (SampleStore* store : m_pool->stores)
-    for (auto it = store->m_series.begin(); it != store->m_series.end(); ++it)
-      if (owner == nullptr || it->second.in_memory() > largest->second.in_memory()) {
+    for (const auto& [gpu, series] : store->m_series)
+      if (owner == nullptr || series.in_memory() > most) {
         owner = store;
-        largest = it;
+        largest = gpu;
+        most = series.in_memory();
       }
-  if (owner == nullptr || !owner->spill(largest))
+  if (owner == nullptr || !owner->spill(owner->m_series.find(largest)))
     m_pool->budget *= 2;  // the file failed: keep the samples in memory rather than lose them
 }
 
