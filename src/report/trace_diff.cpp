@@ -127,7 +127,6 @@ RunFigures run_figures(const TraceRun& run, std::optional<std::pair<std::int64_t
   }
   for (auto& [name, k] : t.kernels) f.kernels.push_back(std::move(k));
   for (auto& [key, op] : t.operators) f.operators.push_back(std::move(op));
-  f.has_operators = !f.operators.empty();
   wait_of_jobs(run.jobs, f);
   return f;
 }
@@ -380,7 +379,7 @@ std::string operator_change_text(const OperatorChange& c) {
 }
 
 std::string operators_block(const RunFigures& a, const RunFigures& b, std::size_t top, bool wide) {
-  if (!a.has_operators && !b.has_operators) return "operators: none on either side (no cpu_op, runtime or user_annotation records)\n";
+  if (!a.has_operators() && !b.has_operators()) return "operators: none on either side (no cpu_op, runtime or user_annotation records)\n";
   std::vector<OperatorChange> changes = operator_changes(a, b);
   const std::string unit = compare_per_step(a, b) ? "step and rank" : "trace";
   std::string t = fmt::format("operators on the CPU (inclusive time per {}): {}\n", unit, operator_summary(changes));

@@ -168,7 +168,7 @@ TEST_CASE("trace diff: CPU operators per step and rank, new, gone, slower per ca
   b_events.push_back(op("## forward ##", "annotation", "8", "800000"));
   const report::RunFigures a = report::run_figures(report::TraceRun{"A", a_events, {}, {}}, std::nullopt);
   const report::RunFigures b = report::run_figures(report::TraceRun{"B", b_events, {}, {}}, std::nullopt);
-  REQUIRE(a.has_operators);
+  REQUIRE(a.has_operators());
   const std::vector<report::OperatorChange> changes = report::operator_changes(a, b);
   REQUIRE(changes.size() == 5);
   // By |change| per unit: aten::mm +10 µs, cudaLaunchKernel +3 µs, fill_ +2 µs, copy_ -1 µs, forward 0.

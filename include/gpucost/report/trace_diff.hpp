@@ -52,9 +52,10 @@ struct RunFigures {
   std::optional<double> wait_fraction;          ///< of the jobs of two ranks or more
   std::vector<KernelTime> kernels;              ///< every kernel the events list, by name
   std::vector<OperatorTime> operators;          ///< every CPU operator, runtime call, annotation (trace_op)
-  bool has_operators = false;                   ///< the events carried trace_op (raw traces do; prep'd streams may not)
   Fingerprint fingerprint;
   std::vector<std::string> notes;
+  /// The events carried trace_op (raw traces do; prep'd streams may not).
+  [[nodiscard]] bool has_operators() const { return !operators.empty(); }
   /// The units totals are divided by: steps when `per_step`, else traces.
   [[nodiscard]] double units(bool per_step) const { return per_step ? step_units : static_cast<double>(traces); }
 };
