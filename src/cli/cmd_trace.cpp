@@ -21,7 +21,7 @@ struct TraceArgs {
   InputArgs in;
   std::string output = "-";
   bool diff = false, json = false, wide = false;
-  ModelArgs model;  ///< --config, --set, --cloud: prices a step on each side of --diff
+  ModelArgs model;                   ///< --config, --set, --cloud: prices a step on each side of --diff
   std::int64_t steps_per_epoch = 0;  ///< --steps-per-epoch: prices the annotated regions per epoch (0: not given)
 };
 
@@ -71,9 +71,10 @@ int run_trace(const TraceArgs& args) {
     if (args.steps_per_epoch > 0) price->steps_per_epoch = args.steps_per_epoch;
   }
   const report::TracePrice* p = price ? &*price : nullptr;
-  const std::string out = args.json ? report::trace_json(events.events(), events.jobs(), p)
-                                    : printable_text(report::trace_table(events.events(), args.wide, p) +
-                                                     report::ranks_table(events.jobs()));
+  const std::string out =
+      args.json
+          ? report::trace_json(events.events(), events.jobs(), p)
+          : printable_text(report::trace_table(events.events(), args.wide, p) + report::ranks_table(events.jobs()));
   return write_result(args.output, out, status);
 }
 
@@ -83,7 +84,7 @@ Expected<report::RunFigures> read_side(const TraceArgs& args, const std::string&
   InputArgs in = args.in;
   in.inputs = {side};
   in.settings.top_kernels = std::numeric_limits<std::size_t>::max();  // every kernel, to find the changed ones
-  in.settings.trace_operators = true;                                  // and every CPU operator
+  in.settings.trace_operators = true;                                 // and every CPU operator
   report::TraceEventCollector events;
   auto stats = read_traces(in, events, status);
   if (!stats) return stats.error();

@@ -130,7 +130,7 @@ void SampleCollector::on_event(const Event& ev) {
       // A trace's communication (kinds without an EventKind: only the job analysis reads them).
       if (ev.kind == "trace_comm" || ev.kind == "trace_collective") m_trace_jobs.on_event(ev);
       if (ev.kind == "trace_region") add_trace_region(ev);  // for the report's regions table
-      return;  // extract reads no other kind
+      return;                                               // extract reads no other kind
   }
 }
 

@@ -31,8 +31,9 @@ void op_rows(const std::vector<TraceEventCopy>& events, std::size_t from, std::s
     }
   names = fit_kernel_names(names, wide ? 0 : kKernelNameWidth);
   for (std::size_t i = 0; i < ops.size(); ++i)
-    b += fmt::format("      {:<{}} {:>4} {:>12} {:>7}\n", names[i], kKernelNameWidth, short_bound(ops[i]->text("bound")),
-                     human_ns(ops[i]->number("path_ns")), share(ops[i]->number("path_ns"), path.number("path_ns")));
+    b +=
+        fmt::format("      {:<{}} {:>4} {:>12} {:>7}\n", names[i], kKernelNameWidth, short_bound(ops[i]->text("bound")),
+                    human_ns(ops[i]->number("path_ns")), share(ops[i]->number("path_ns"), path.number("path_ns")));
 }
 
 /// The window and its launch overhead on the path, priced as a step of their length.
@@ -74,8 +75,9 @@ void critical_path_rows(const std::vector<TraceEventCopy>& events, std::size_t f
     const TraceEventCopy& p = events[i];
     if (p.kind != "trace_critical_path") continue;
     if (!header) {
-      b += "critical path (HTA's longest chain of CPU ops, launches, kernels and syncs); shares of the path: cpu\n"
-           "  bound, gpu compute, gpu communication, launch delay, gaps between kernels; calls: launch calls (of cpu)\n";
+      b +=
+          "critical path (HTA's longest chain of CPU ops, launches, kernels and syncs); shares of the path: cpu\n"
+          "  bound, gpu compute, gpu communication, launch delay, gaps between kernels; calls: launch calls (of cpu)\n";
       b += fmt::format("  {:>6} {:>12} {:>12} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7}\n", "step", "window", "path",
                        "of win", "cpu", "gpu", "comm", "launch", "gaps", "calls");
       header = true;

@@ -743,7 +743,8 @@ std::string trace_section(const ReportContent& c) {
   }
   return "<section id=\"trace\"><h2>Trace breakdown</h2>\n" + render_bar_chart(chart) + table +
          "</table>\n<p class=\"note\">Compute: compute kernels; non-compute: memory copies and sets, communication "
-         "kernels; idle: no GPU op on any stream.</p>\n" + regions_table(c) + "</section>\n";
+         "kernels; idle: no GPU op on any stream.</p>\n" +
+         regions_table(c) + "</section>\n";
 }
 
 // ---- a distributed job's ranks (docs/report.md, "Distributed job: ranks over time") -------

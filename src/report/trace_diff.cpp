@@ -379,7 +379,8 @@ std::string operator_change_text(const OperatorChange& c) {
 }
 
 std::string operators_block(const RunFigures& a, const RunFigures& b, std::size_t top, bool wide) {
-  if (!a.has_operators() && !b.has_operators()) return "operators: none on either side (no cpu_op, runtime or user_annotation records)\n";
+  if (!a.has_operators() && !b.has_operators())
+    return "operators: none on either side (no cpu_op, runtime or user_annotation records)\n";
   std::vector<OperatorChange> changes = operator_changes(a, b);
   const std::string unit = compare_per_step(a, b) ? "step and rank" : "trace";
   std::string t = fmt::format("operators on the CPU (inclusive time per {}): {}\n", unit, operator_summary(changes));
@@ -393,7 +394,9 @@ std::string operators_block(const RunFigures& a, const RunFigures& b, std::size_
   for (const std::string& n : names) width = std::max(width, n.size());
   t += fmt::format("  {:<{}} {:>10} {:>7} {:>7} {:>11} {:>11} {:>11} {:>11} {:>16}\n", "operator", width, "kind",
                    "calls A", "calls B", "A per call", "B per call", "A", "B", "change");
-  const auto per_call = [](double ns, double calls) { return calls > 0 ? human_ns(ns / calls) : std::string(kMissing); };
+  const auto per_call = [](double ns, double calls) {
+    return calls > 0 ? human_ns(ns / calls) : std::string(kMissing);
+  };
   const auto calls = [](double c) { return c > 0 ? fmt::format("{:.4g}", c) : std::string(kMissing); };
   for (std::size_t i = 0; i < changes.size(); ++i) {
     const OperatorChange& c = changes[i];
@@ -485,8 +488,13 @@ void json_operators(JsonWriter& w, const RunFigures& a, const RunFigures& c_b, s
   w.key("operators").object();
   std::map<std::string_view, std::size_t> n;
   for (const OperatorChange& c : changes) ++n[c.verdict()];
-  for (const auto& [key, v] : {std::pair{"new", "new"}, {"gone", "gone"}, {"slower", "slower"}, {"faster", "faster"},
-                                {"more_calls", "more calls"}, {"fewer_calls", "fewer calls"}, {"same", "same"}})
+  for (const auto& [key, v] : {std::pair{"new", "new"},
+                               {"gone", "gone"},
+                               {"slower", "slower"},
+                               {"faster", "faster"},
+                               {"more_calls", "more calls"},
+                               {"fewer_calls", "fewer calls"},
+                               {"same", "same"}})
     w.key(key).integer(static_cast<std::int64_t>(n[v]));
   std::erase_if(changes, [](const OperatorChange& c) { return c.change_ns() == 0 && c.a_calls == c.b_calls; });
   if (changes.size() > top) changes.resize(top);

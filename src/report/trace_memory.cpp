@@ -50,24 +50,23 @@ void step_rows(const TraceEventCopy& d, const std::vector<TraceEventCopy>& event
 void gpu_memory_rows(const TraceEventCopy& d, const std::vector<TraceEventCopy>& events, std::size_t from,
                      std::size_t to, std::string& b) {
   if (!d.has("mem_events")) return;
-  const std::string counts = fmt::format("{} events, {} allocs, {} frees", d.text("mem_events"),
-                                         d.text("mem_allocs"), d.text("mem_frees"));
+  const std::string counts =
+      fmt::format("{} events, {} allocs, {} frees", d.text("mem_events"), d.text("mem_allocs"), d.text("mem_frees"));
   if (!d.has("mem_peak_allocated_bytes") && !d.has("mem_peak_reserved_bytes")) {
     b += fmt::format("  gpu memory  peak unknown: {} without the allocator's totals (PyTorch 1.8 writes none)\n",
                      counts);
     return;
   }
   const double allocated = d.number("mem_peak_allocated_bytes", -1), reserved = d.number("mem_peak_reserved_bytes", -1);
-  b += fmt::format("  gpu memory  peak allocated {}, reserved {} ({}{}){}\n",
-                   allocated >= 0 ? human_bytes_binary(allocated) : std::string("?"),
-                   reserved >= 0 ? human_bytes_binary(reserved) : std::string("?"), counts,
-                   d.has("mem_events_without_totals")
-                       ? fmt::format(", {} without totals", d.text("mem_events_without_totals"))
-                       : std::string(),
-                   d.has("mem_allocated_max_by_bin")
-                       ? fmt::format("  |{}|", memory_sparkline(d.text("mem_allocated_max_by_bin"),
-                                                                static_cast<std::int64_t>(allocated)))
-                       : std::string());
+  b += fmt::format(
+      "  gpu memory  peak allocated {}, reserved {} ({}{}){}\n",
+      allocated >= 0 ? human_bytes_binary(allocated) : std::string("?"),
+      reserved >= 0 ? human_bytes_binary(reserved) : std::string("?"), counts,
+      d.has("mem_events_without_totals") ? fmt::format(", {} without totals", d.text("mem_events_without_totals"))
+                                         : std::string(),
+      d.has("mem_allocated_max_by_bin") ? fmt::format("  |{}|", memory_sparkline(d.text("mem_allocated_max_by_bin"),
+                                                                                 static_cast<std::int64_t>(allocated)))
+                                        : std::string());
   step_rows(d, events, from, to, b);
 }
 

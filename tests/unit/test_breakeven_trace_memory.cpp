@@ -51,7 +51,8 @@ TEST_CASE("cloud fit: a trace's allocated peak decides, plus the CUDA context al
         "allocator (allowance for the CUDA context))");
 }
 
-TEST_CASE("cloud fit: with nvidia-smi's peak, what lies outside the allocator is measured", "[breakeven][trace_memory]") {
+TEST_CASE("cloud fit: with nvidia-smi's peak, what lies outside the allocator is measured",
+          "[breakeven][trace_memory]") {
   const double margin = 0.05;
   // nvidia-smi 31.5 GiB, reserved 30 GiB: 1.5 GiB outside the allocator; need 20 x 1.05 + 1.5 =
   // 22.5 GiB: a 24 GB card fits, where the frame-buffer rule (31.5 x 1.05 = 33.1 GiB) left it out.

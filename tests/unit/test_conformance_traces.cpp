@@ -181,7 +181,6 @@ TEST_CASE("conformance: the NCCL kernels of nccl_data carry their process group,
   CHECK_FALSE(jobs.front().sample());
 }
 
-
 TEST_CASE("conformance: CPU operators of one step equal HTA's compare_traces on trace_diff's control",
           "[conformance][trace]") {
   const fs::path path = fs::path(GPUCOST_CORPUS_DIR) / "traces" / "hta__trace_diff__control.json.gz";
@@ -211,7 +210,8 @@ TEST_CASE("conformance: CPU operators of one step equal HTA's compare_traces on 
   CHECK(row("## backward ##") == std::pair{std::uint64_t{1}, std::int64_t{35'253'000}});
 }
 
-TEST_CASE("conformance: GPU memory of HTA's df_index_resolver trace (profile_memory)", "[conformance][trace][trace_memory]") {
+TEST_CASE("conformance: GPU memory of HTA's df_index_resolver trace (profile_memory)",
+          "[conformance][trace][trace_memory]") {
   prep::trace::TraceData data;
   if (!corpus_rank("hta__df_index_resolver__df_index_resolver.json.gz", &data)) {
     WARN("the corpus's df_index_resolver trace is absent: test skipped");
@@ -258,8 +258,9 @@ TEST_CASE("conformance: MTIA's device events are read as ops on their streams", 
   CHECK(data.mtia_ops == 1313);
   CHECK(data.sync_events == 339);
   REQUIRE(data.ops.size() == 974);
-  const auto copies = std::count_if(data.ops.begin(), data.ops.end(),
-                                    [](const prep::trace::GpuOp& op) { return op.type == prep::trace::OpType::memcpy; });
+  const auto copies = std::count_if(data.ops.begin(), data.ops.end(), [](const prep::trace::GpuOp& op) {
+    return op.type == prep::trace::OpType::memcpy;
+  });
   CHECK(copies == 877);
   const auto h2d = std::count_if(data.ops.begin(), data.ops.end(),
                                  [](const prep::trace::GpuOp& op) { return op.dir == prep::trace::MemDir::h2d; });

@@ -176,7 +176,8 @@ TEST_CASE("critical path: the corpus's critical-path traces give HTA's path", "[
       {"hta__critical_path__alexnet__benchmark_result_2869224_1695835535_trace.json.gz",
        "[param|pytorch.model.alex_net|0|0|0|measure|forward]", 1, 35834, 32042, 3712, 30, 50, 149},
       {"hta__critical_path__cuda_event_sync__event_sync_trace.json.gz", "ProfilerStep", 0, 2411, 2365, 36, 10, 0, 40},
-      {"hta__critical_path__cuda_event_sync_multi_stream__event_sync_trace.json.gz", "", 0, 1178, 1025, 124, 14, 15, 59},
+      {"hta__critical_path__cuda_event_sync_multi_stream__event_sync_trace.json.gz", "", 0, 1178, 1025, 124, 14, 15,
+       59},
       {"hta__critical_path__end_to_end__output__overlaid_critical_path_trace.json.gz",
        "[param|pytorch.model.alex_net|0|0|0|measure|forward]", 1, 241724, 241190, 508, 17, 9, 315},
       // A V100 training step without cuda_sync events (HTA's test uses this trace for other

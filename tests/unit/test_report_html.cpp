@@ -257,8 +257,8 @@ TEST_CASE("report: a trace's annotated regions per step, nested and priced as gp
   const auto region = [](const std::string& name, double depth, double calls, double cpu_ns) {
     extract::TraceRecord r;
     r.detail = name;
-    r.values = {{"rank", 0}, {"depth", depth}, {"calls", calls}, {"cpu_ns", cpu_ns}, {"steps", 2},
-                {"step_share", cpu_ns / 2 / 1e6}};
+    r.values = {{"rank", 0},        {"depth", depth}, {"calls", calls},
+                {"cpu_ns", cpu_ns}, {"steps", 2},     {"step_share", cpu_ns / 2 / 1e6}};
     return r;
   };
   sources.trace_regions = {region("<forward> & \"co\"", 0, 2, 1.2e6), region("DDP.forward", 1, 3, 0.8e6)};
@@ -273,8 +273,8 @@ TEST_CASE("report: a trace's annotated regions per step, nested and priced as gp
   CHECK_THAT(html, Catch::Contains("<td>&nbsp;&nbsp;DDP.forward</td><td class=\"num\">1.5</td>"));
   CHECK_THAT(html, Catch::Contains("60.0 %"));
   const breakeven::StepCost cost = breakeven::step_cost(config, 600e-6, 0.5);
-  CHECK_THAT(html, Catch::Contains(fmt::format("{:.4g} {}</td><td class=\"num\">{:.4g} {}", cost.local,
-                                               config.currency, cost.cloud, config.currency)));
+  CHECK_THAT(html, Catch::Contains(fmt::format("{:.4g} {}</td><td class=\"num\">{:.4g} {}", cost.local, config.currency,
+                                               cost.cloud, config.currency)));
   CHECK_THAT(html, Catch::Contains("busy share 50.0 %"));
 }
 
@@ -448,10 +448,11 @@ TEST_CASE("report: trace --json has each trace, its GPUs with their kernels, num
   kernel.gpu = 1;
   kernel.fields = {{"name", "k\"1"}, {"count", "2"}};
   kernel.numeric = {{"count", true}};
-  CHECK(report::trace_json({info, device, kernel}, {}) ==
-        R"({"traces":[{"info":{"records":4,"trace_name":"r0.json"},"gpus":[{"gpu":1,"busy_ns":700,"memory":[],)"
-        R"("top_kernels":[{"count":2,"name":"k\"1"}],"streams":[],"step_memory":[]}],"communication":null,"regions":[]}],"jobs":[]})"
-        "\n");
+  CHECK(
+      report::trace_json({info, device, kernel}, {}) ==
+      R"({"traces":[{"info":{"records":4,"trace_name":"r0.json"},"gpus":[{"gpu":1,"busy_ns":700,"memory":[],)"
+      R"("top_kernels":[{"count":2,"name":"k\"1"}],"streams":[],"step_memory":[]}],"communication":null,"regions":[]}],"jobs":[]})"
+      "\n");
   CHECK(report::trace_json({}, {}) == "{\"traces\":[],\"jobs\":[]}\n");
 }
 

@@ -23,9 +23,9 @@ struct InputSettings {
   double interval_s = 0;
   int year = 0;
   std::size_t top_kernels = 10;
-  unsigned jobs = 0;  ///< -j; 0: default_jobs() (core/parallel.hpp)
+  unsigned jobs = 0;             ///< -j; 0: default_jobs() (core/parallel.hpp)
   bool trace_operators = false;  ///< set by trace --diff, not a flag: trace_op events per CPU operator
-  bool critical_path = false;  ///< gpucost trace --critical-path
+  bool critical_path = false;    ///< gpucost trace --critical-path
 };
 
 /// Checks every setting and fills in the host name (this machine's when none is given).

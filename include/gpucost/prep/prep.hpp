@@ -64,7 +64,7 @@ struct PrepOptions {
   std::optional<TelemetrySpan> telemetry_span;
   std::optional<std::int64_t> step_first, step_last;  ///< --steps A[-B]: trace analyses on ProfilerStep#A..B
   std::size_t top_kernels = 10;                       ///< --top-kernels: kernels listed per device from a trace
-  bool trace_operators = false;  ///< a trace_op event per CPU operator name (trace --diff's operator comparison)
+  bool trace_operators = false;       ///< a trace_op event per CPU operator name (trace --diff's operator comparison)
   std::size_t max_line = 4u << 20;    ///< --max-line: longer lines are malformed (with their length), not held
   std::vector<std::string> patterns;  ///< --pattern: RE2 with named groups, for training logs
   /// --match: label matchers (`Hostname="node01"`, `pod=~"llm-.*"`) every series of a saved

@@ -21,10 +21,10 @@ namespace gpucost::report {
 /// of them (breakeven::step_cost over that span's seconds).
 struct TracePrice {
   const breakeven::CostConfig* config = nullptr;
-  std::int64_t steps = 0;                  ///< distinct steps timed (0: no ProfilerStep marks)
-  std::optional<double> step_ns;           ///< mean over the steps of the longest rank's step
-  double busy_share = 1;                   ///< Σ busy / Σ span over the traces' GPUs (1 when unknown)
-  std::optional<breakeven::StepCost> step;  ///< empty without step marks
+  std::int64_t steps = 0;                       ///< distinct steps timed (0: no ProfilerStep marks)
+  std::optional<double> step_ns;                ///< mean over the steps of the longest rank's step
+  double busy_share = 1;                        ///< Σ busy / Σ span over the traces' GPUs (1 when unknown)
+  std::optional<breakeven::StepCost> step;      ///< empty without step marks
   std::optional<std::int64_t> steps_per_epoch;  ///< --steps-per-epoch: prices the regions per epoch
 };
 

@@ -56,7 +56,8 @@ std::vector<std::string> fit_kernel_names(const std::vector<std::string>& names,
 /// delays, kernels, memory copies and the top kernels. Empty input gives a one-line note.
 /// `wide`: kernel names are not cut. `price` (gpucost trace -c/--cloud): the step priced after
 /// the traces.
-std::string trace_table(const std::vector<TraceEventCopy>& events, bool wide = false, const TracePrice* price = nullptr);
+std::string trace_table(const std::vector<TraceEventCopy>& events, bool wide = false,
+                        const TracePrice* price = nullptr);
 
 /// The same analyses as JSON (docs/formats.md, "gpucost trace --json"): per trace its
 /// trace_info, per GPU its trace_device with its memory copies and top kernels, its

@@ -39,9 +39,9 @@ NameFlags flags_of(std::string_view n) {
   f.blocking = n == "cudaDeviceSynchronize" || n == "cudaStreamSynchronize" || n == "cudaEventQuery" ||
                n == "cudaEventSynchronize" || n == "cudaMemcpy" || n == "cudaMemcpyAsync";
   static constexpr std::array<std::string_view, 12> kLaunch = {
-      "cudaMemsetAsync", "cudaMemcpyAsync",  "cudaLaunchKernel",         "cudaLaunchKernelExC",
-      "cuLaunchKernel",  "cuLaunchKernelEx", "hipLaunchKernel",          "hipExtModuleLaunchKernel",
-      "hipMemsetAsync",  "hipMemcpyAsync",   "hipMemcpyWithStream",      "runFunction - job_prep_and_submit_for_execution"};
+      "cudaMemsetAsync", "cudaMemcpyAsync",  "cudaLaunchKernel",    "cudaLaunchKernelExC",
+      "cuLaunchKernel",  "cuLaunchKernelEx", "hipLaunchKernel",     "hipExtModuleLaunchKernel",
+      "hipMemsetAsync",  "hipMemcpyAsync",   "hipMemcpyWithStream", "runFunction - job_prep_and_submit_for_execution"};
   f.launch = std::find(kLaunch.begin(), kLaunch.end(), n) != kLaunch.end();
   f.event_record = n == "cudaEventRecord";
   f.stream_wait_call = n == "cudaStreamWaitEvent";
@@ -188,7 +188,8 @@ class Builder {
   void event_record_sources() {
     std::unordered_map<std::int64_t, std::pair<std::int64_t, std::int64_t>> recorded;  // corr -> (device, stream)
     for (const HostRecord& h : m_recs)
-      if (h.kind == HostKind::sync && h.wait_on_stream > -1) recorded.emplace(h.wait_on_record, std::pair{h.pid, h.wait_on_stream});
+      if (h.kind == HostKind::sync && h.wait_on_stream > -1)
+        recorded.emplace(h.wait_on_record, std::pair{h.pid, h.wait_on_stream});
     if (recorded.empty()) return;
     std::map<std::uint64_t, std::vector<std::int32_t>> launches;  // by device and stream, in launch order
     for (std::int32_t l : m_launches) launches[stream_key(rec(partner(l)).pid, rec(partner(l)).stream)].push_back(l);
@@ -245,8 +246,8 @@ class Builder {
       if (!selected(i)) continue;
       m_selected[static_cast<std::size_t>(i)] = true;
       const HostRecord& h = rec(i);
-      const bool node = h.kind == HostKind::cpu_op || h.kind == HostKind::runtime ||
-                        (h.kind == HostKind::gpu_op && partner(i) >= 0);
+      const bool node =
+          h.kind == HostKind::cpu_op || h.kind == HostKind::runtime || (h.kind == HostKind::gpu_op && partner(i) >= 0);
       if (!node || gpu_side(i) != (h.kind == HostKind::gpu_op)) continue;
       m_nodes.push_back(Node{h.ts_ns, i, true});
       m_nodes.push_back(Node{h.end_ns(), i, false});

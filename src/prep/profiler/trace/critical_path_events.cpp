@@ -23,7 +23,8 @@ struct Window {
 std::vector<Window> windows(const TraceData& data, const PrepOptions& options) {
   std::vector<Window> out;
   for (const StepMark& s : data.steps) {
-    if (options.step_first && (s.number < *options.step_first || s.number > options.step_last.value_or(*options.step_first)))
+    if (options.step_first &&
+        (s.number < *options.step_first || s.number > options.step_last.value_or(*options.step_first)))
       continue;
     out.push_back(Window{s.start_ns, s.start_ns + s.dur_ns, s.number});
   }
@@ -36,7 +37,9 @@ std::vector<Window> windows(const TraceData& data, const PrepOptions& options) {
 }
 
 void add_share(Event& e, std::string_view key, std::int64_t part, std::int64_t whole) {
-  if (whole > 0) e.fields.push_back(Field{key, e.own(fmt::format("{}", static_cast<double>(part) / static_cast<double>(whole))), true, false});
+  if (whole > 0)
+    e.fields.push_back(
+        Field{key, e.own(fmt::format("{}", static_cast<double>(part) / static_cast<double>(whole))), true, false});
 }
 
 /// A trace_critical_* event of window `w` at `ts`, with the trace's rank and the window's step.
@@ -63,7 +66,7 @@ void emit_path(const TraceData& data, const Window& w, const CriticalPath& p, st
   }
   e.add_number("path_ns", p.length_ns);
   add_share(e, "path_share", p.length_ns, w.end_ns - w.start_ns);
-  static constexpr std::string_view kKeys[kCpBounds] = {"cpu_bound_ns",       "gpu_compute_ns",    "gpu_comm_ns",
+  static constexpr std::string_view kKeys[kCpBounds] = {"cpu_bound_ns",       "gpu_compute_ns",   "gpu_comm_ns",
                                                         "launch_overhead_ns", "kernel_kernel_ns", ""};
   for (int b = 0; b + 1 < kCpBounds; ++b) e.add_number(kKeys[b], p.bound_ns[b]);
   e.add_number("launch_calls_ns", p.launch_calls_ns);

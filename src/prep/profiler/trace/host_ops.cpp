@@ -17,8 +17,9 @@ std::string_view to_string(HostOpKind k) {
 namespace {
 
 bool starts_inside(const HostOp& op, const std::vector<StepMark>& steps) {
-  return std::any_of(steps.begin(), steps.end(),
-                     [&](const StepMark& s) { return op.start_ns >= s.start_ns && op.start_ns < s.start_ns + s.dur_ns; });
+  return std::any_of(steps.begin(), steps.end(), [&](const StepMark& s) {
+    return op.start_ns >= s.start_ns && op.start_ns < s.start_ns + s.dur_ns;
+  });
 }
 
 }  // namespace

@@ -19,8 +19,7 @@ namespace gpucost::prep::trace {
 /// The args of one `[memory]` instant as read; has_*: the key was there and an integer.
 struct MemoryArgs {
   std::int64_t device_type = 0, device_id = 0, bytes = 0, total_allocated = 0, total_reserved = 0;
-  bool has_device_type = false, has_device_id = false, has_bytes = false, has_allocated = false,
-       has_reserved = false;
+  bool has_device_type = false, has_device_id = false, has_bytes = false, has_allocated = false, has_reserved = false;
 };
 
 /// The slot of `args` an args key of a `[memory]` instant fills ("Device Type", "Bytes", "Total

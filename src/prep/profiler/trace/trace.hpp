@@ -259,7 +259,7 @@ struct DeviceReport {
   std::vector<MemoryRow> memory;
   double queue_length_mean = 0;  ///< mean over streams with a queue
   std::int64_t queue_length_max = 0;
-  std::int64_t full_queue_ns = 0;  ///< summed over streams: time launches stalled on a full queue
+  std::int64_t full_queue_ns = 0;            ///< summed over streams: time launches stalled on a full queue
   std::optional<GpuMemory> gpu_memory = {};  ///< from the trace's `[memory]` instants of this device
 };
 

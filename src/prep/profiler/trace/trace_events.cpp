@@ -450,8 +450,9 @@ std::string not_kineto_reason(std::string_view head) {
 
 void parse_trace(io::LineReader& reader, ParseContext& ctx) {
   TraceData data;
-  (void)read_trace(reader, data,
-                   ReadOptions{.keep_cpu_ops = ctx.options.critical_path, .keep_host_ops = ctx.options.trace_operators});
+  (void)read_trace(
+      reader, data,
+      ReadOptions{.keep_cpu_ops = ctx.options.critical_path, .keep_host_ops = ctx.options.trace_operators});
   account(data, ctx);
   if (!data.not_kineto.empty()) {
     add_note(ctx.stats, "not a Kineto trace: " + data.not_kineto);
@@ -466,9 +467,10 @@ void parse_trace(io::LineReader& reader, ParseContext& ctx) {
     add_note(ctx.stats, "--steps: no ProfilerStep annotation of those numbers in the trace: nothing analysed");
   if (data.ops.empty()) explain_no_gpu_ops(data, ctx);
   if (data.mtia_ops > 0)
-    add_note(ctx.stats, "MTIA: its device events (mtia_ccp_events) are read as GPU ops on their streams: dma_request "
-                        "as copies, event_record and event_wait as synchronisation (not ops), the rest as kernels; "
-                        "launches are its runFunction and enqueueCommand memcpy calls");
+    add_note(ctx.stats,
+             "MTIA: its device events (mtia_ccp_events) are read as GPU ops on their streams: dma_request "
+             "as copies, event_record and event_wait as synchronisation (not ops), the rest as kernels; "
+             "launches are its runFunction and enqueueCommand memcpy calls");
   const TraceClock clock(data, ctx);
   emit_info(data, report, clock, ctx);
   emit_steps(data, clock, ctx);
@@ -483,7 +485,9 @@ void parse_trace(io::LineReader& reader, ParseContext& ctx) {
   emit_operators(data, report, clock, ctx);
   emit_regions(data, report, options, clock, ctx);
   emit_ranks(data, clock, ctx);
-  if (ctx.options.critical_path) emit_critical_paths(data, [&clock](std::int64_t t) { return clock.at(t); }, ctx);
+  if (ctx.options.critical_path)
+    emit_critical_paths(
+        data, [&clock](std::int64_t t) { return clock.at(t); }, ctx);
 }
 
 // A trace is read whole, in one step (FormatTraits::whole_document): parse() is never called.

@@ -215,7 +215,7 @@ struct Record {
   std::int64_t seq = -1, in_nelems = -1, out_nelems = -1;
   bool has_comm_args = false;
   std::int64_t wait_on_stream = -1, wait_on_record = -1;  // cuda_sync args, read only when kept
-  MemoryArgs mem;  ///< a `[memory]` instant's args (memory_events.hpp)
+  MemoryArgs mem;                                         ///< a `[memory]` instant's args (memory_events.hpp)
   std::string_view direction;  ///< an MTIA dma_request's args.direction (HOST_TO_DEVICE, ...)
   void clear() { *this = Record{}; }
 };
@@ -250,7 +250,10 @@ using ByteFn = std::function<std::size_t(char*, std::size_t)>;
 class Reader {
  public:
   Reader(ByteFn read, TraceData& out, std::size_t chunk_bytes, const ReadOptions& options = {})
-      : m_read(std::move(read)), m_out(out), m_chunk(std::max<std::size_t>(chunk_bytes, 64)), m_keep(options.keep_cpu_ops),
+      : m_read(std::move(read)),
+        m_out(out),
+        m_chunk(std::max<std::size_t>(chunk_bytes, 64)),
+        m_keep(options.keep_cpu_ops),
         m_keep_host_ops(options.keep_host_ops) {}
 
   void run() {
@@ -858,8 +861,14 @@ class Reader {
     }
     if (op.cls == OpClass::communication && r.has_comm_args) op.comm_args = add_comm_args(r);
     if (m_keep) {
-      HostRecord h{.ts_ns = ts, .dur_ns = dur, .pid = op.device, .tid = op.stream, .correlation = op.correlation,
-                   .stream = op.stream, .name = op.name, .op = static_cast<std::uint32_t>(m_out.ops.size()),
+      HostRecord h{.ts_ns = ts,
+                   .dur_ns = dur,
+                   .pid = op.device,
+                   .tid = op.stream,
+                   .correlation = op.correlation,
+                   .stream = op.stream,
+                   .name = op.name,
+                   .op = static_cast<std::uint32_t>(m_out.ops.size()),
                    .kind = HostKind::gpu_op};
       m_out.cpu_records.push_back(h);
     }
@@ -876,9 +885,17 @@ class Reader {
                                                    : HostKind::gpu_op;
     std::int64_t dur = 0;
     if (kind == HostKind::gpu_op || r.dur.empty() || !parse_us_to_ns(r.dur, dur) || dur < 0) return;
-    HostRecord h{.ts_ns = ts, .dur_ns = dur, .pid = r.pid, .tid = r.tid, .correlation = r.correlation,
-                 .stream = r.has_stream ? r.stream : -1, .wait_on_stream = r.wait_on_stream,
-                 .wait_on_record = r.wait_on_record, .name = intern(r.name), .op = 0, .kind = kind};
+    HostRecord h{.ts_ns = ts,
+                 .dur_ns = dur,
+                 .pid = r.pid,
+                 .tid = r.tid,
+                 .correlation = r.correlation,
+                 .stream = r.has_stream ? r.stream : -1,
+                 .wait_on_stream = r.wait_on_stream,
+                 .wait_on_record = r.wait_on_record,
+                 .name = intern(r.name),
+                 .op = 0,
+                 .kind = kind};
     m_out.cpu_records.push_back(h);
   }
 
@@ -933,8 +950,8 @@ class Reader {
   std::deque<std::string> m_name_keys;  // owns the raw names the map's keys view
   NameIds m_region_ids;                 // user annotation names, as m_names
   std::deque<std::string> m_region_keys;
-  bool m_keep = false;                  // ReadOptions::keep_cpu_ops
-  bool m_keep_host_ops = false;         // ReadOptions::keep_host_ops
+  bool m_keep = false;           // ReadOptions::keep_cpu_ops
+  bool m_keep_host_ops = false;  // ReadOptions::keep_host_ops
 };
 
 }  // namespace
