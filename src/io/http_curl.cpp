@@ -1,17 +1,24 @@
 // The libcurl fetcher: one easy handle per try, the body to a string or to a sink, the status
 // and Retry-After read back, and the try repeated only for what may pass (429, 5xx, a dropped
 // or stalled transfer).
+//
+// libcurl is opened (dlopen) at the first fetcher, not linked: a linked libcurl loads about 30
+// libraries (TLS, Kerberos, LDAP, IDN, ...) at every start of gpucost, 16 ms of each run that
+// never fetches anything (docs/performance.md, "Start-up").
 #include <gpucost/io/http.hpp>
 
 #include <gpucost/core/text.hpp>
 
 #include <curl/curl.h>
+#include <dlfcn.h>
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <array>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <mutex>
 #include <thread>
 
@@ -24,10 +31,73 @@ constexpr std::size_t kMaxErrorBody = 4096;               // what an error answe
 constexpr long kLowSpeedBytes = 1;                        // below this many bytes/s ...
 constexpr long kLowSpeedSeconds = 60;                     // ... for this long: a stalled transfer
 
-void global_init() {
-  static std::once_flag once;
-  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+/// The libcurl functions gpucost calls, from the library opened at run time.
+struct CurlApi {
+  CURLcode (*global_init)(long flags) = nullptr;
+  CURL* (*easy_init)() = nullptr;
+  CURLcode (*easy_setopt)(CURL* handle, CURLoption option, ...) = nullptr;
+  CURLcode (*easy_perform)(CURL* handle) = nullptr;
+  CURLcode (*easy_getinfo)(CURL* handle, CURLINFO info, ...) = nullptr;
+  void (*easy_cleanup)(CURL* handle) = nullptr;
+  const char* (*easy_strerror)(CURLcode code) = nullptr;
+  curl_slist* (*slist_append)(curl_slist* list, const char* value) = nullptr;
+  void (*slist_free_all)(curl_slist* list) = nullptr;
+};
+
+/// The soname of libcurl's ABI 4 (every libcurl since 7.16, 2006); GPUCOST_LIBCURL names
+/// another file (tests: a library that is not there).
+constexpr const char* kLibcurl = "libcurl.so.4";
+
+struct LoadedCurl {
+  CurlApi api;
+  std::string error;  ///< why it could not be opened; empty when it was
+};
+
+template <class Fn>
+bool bind_symbol(void* lib, const char* name, Fn& fn, std::string& error) {
+  void* sym = ::dlsym(lib, name);
+  if (sym == nullptr) {
+    error = fmt::format("{} has no {}", kLibcurl, name);
+    return false;
+  }
+  static_assert(sizeof fn == sizeof sym);
+  std::memcpy(&fn, &sym, sizeof fn);  // dlsym's object pointer as the function pointer it is
+  return true;
 }
+
+LoadedCurl open_libcurl() {
+  LoadedCurl loaded;
+  const char* file = std::getenv("GPUCOST_LIBCURL");
+  void* lib = ::dlopen(file != nullptr && *file != '\0' ? file : kLibcurl, RTLD_NOW | RTLD_LOCAL);
+  if (lib == nullptr) {
+    const char* why = ::dlerror();
+    loaded.error = why != nullptr ? why : "dlopen failed";
+    return loaded;
+  }
+  CurlApi& a = loaded.api;
+  std::string& e = loaded.error;
+  const bool all = bind_symbol(lib, "curl_global_init", a.global_init, e) &&
+                   bind_symbol(lib, "curl_easy_init", a.easy_init, e) &&
+                   bind_symbol(lib, "curl_easy_setopt", a.easy_setopt, e) &&
+                   bind_symbol(lib, "curl_easy_perform", a.easy_perform, e) &&
+                   bind_symbol(lib, "curl_easy_getinfo", a.easy_getinfo, e) &&
+                   bind_symbol(lib, "curl_easy_cleanup", a.easy_cleanup, e) &&
+                   bind_symbol(lib, "curl_easy_strerror", a.easy_strerror, e) &&
+                   bind_symbol(lib, "curl_slist_append", a.slist_append, e) &&
+                   bind_symbol(lib, "curl_slist_free_all", a.slist_free_all, e);
+  if (!all) return loaded;  // the library stays open: harmless, and dlclose would gain nothing
+  a.global_init(CURL_GLOBAL_DEFAULT);
+  return loaded;
+}
+
+/// libcurl, opened and initialised once (the first caller waits for it).
+const LoadedCurl& libcurl() {
+  static const LoadedCurl loaded = open_libcurl();
+  return loaded;
+}
+
+/// The functions of an opened libcurl; only called once libcurl().error is empty.
+const CurlApi& curl() { return libcurl().api; }
 
 /// What one try saw.
 struct Attempt {
@@ -50,7 +120,7 @@ std::size_t on_body(char* data, std::size_t size, std::size_t count, void* user)
   auto* st = static_cast<TransferState*>(user);
   const std::size_t n = size * count;
   long status = 0;
-  curl_easy_getinfo(st->handle, CURLINFO_RESPONSE_CODE, &status);
+  curl().easy_getinfo(st->handle, CURLINFO_RESPONSE_CODE, &status);
   if (!success(status)) {  // an error page: keep its start for the message, never parse it
     std::string& e = st->attempt->error_body;
     e.append(data, std::min(n, kMaxErrorBody - std::min(e.size(), kMaxErrorBody)));
@@ -77,14 +147,14 @@ long to_ms(double seconds) { return static_cast<long>(std::llround(seconds * 100
 /// Basic authentication and the TLS trust of one handle, as the options say.
 void set_credentials(CURL* h, const HttpOptions& o) {
   if (!o.user.empty()) {
-    curl_easy_setopt(h, CURLOPT_HTTPAUTH, CURLAUTH_BASIC);
-    curl_easy_setopt(h, CURLOPT_USERNAME, o.user.c_str());
-    curl_easy_setopt(h, CURLOPT_PASSWORD, o.password.c_str());
+    curl().easy_setopt(h, CURLOPT_HTTPAUTH, CURLAUTH_BASIC);
+    curl().easy_setopt(h, CURLOPT_USERNAME, o.user.c_str());
+    curl().easy_setopt(h, CURLOPT_PASSWORD, o.password.c_str());
   }
-  if (!o.ca_file.empty()) curl_easy_setopt(h, CURLOPT_CAINFO, o.ca_file.c_str());
+  if (!o.ca_file.empty()) curl().easy_setopt(h, CURLOPT_CAINFO, o.ca_file.c_str());
   if (!o.verify_tls) {
-    curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 0L);
-    curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 0L);
+    curl().easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 0L);
+    curl().easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 0L);
   }
 }
 
@@ -92,44 +162,44 @@ bool secret_headers(const HttpOptions& o);
 
 Attempt perform(const std::string& url, const HttpOptions& o, const std::function<Status(std::string_view)>& sink) {
   Attempt a;
-  CURL* h = curl_easy_init();
+  CURL* h = curl().easy_init();
   if (h == nullptr) {
     a.rc = CURLE_FAILED_INIT;
     return a;
   }
   TransferState st{h, &sink, &a};
   char message[CURL_ERROR_SIZE] = {};
-  curl_easy_setopt(h, CURLOPT_URL, url.c_str());
-  curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+  curl().easy_setopt(h, CURLOPT_URL, url.c_str());
+  curl().easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
   const std::string redirects(redirect_protocols(url));
-  curl_easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, redirects.c_str());
+  curl().easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, redirects.c_str());
   // libcurl keeps Authorization and basic auth to the first host (no UNRESTRICTED_AUTH), but would
   // send another header, such as an API key, on to wherever a redirect points.
-  curl_easy_setopt(h, CURLOPT_UNRESTRICTED_AUTH, 0L);
-  curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, secret_headers(o) ? 0L : 1L);
-  curl_easy_setopt(h, CURLOPT_MAXREDIRS, 5L);
-  curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, to_ms(o.connect_timeout_s));
-  curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, to_ms(o.timeout_s));
-  curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, kLowSpeedBytes);
-  curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, kLowSpeedSeconds);
+  curl().easy_setopt(h, CURLOPT_UNRESTRICTED_AUTH, 0L);
+  curl().easy_setopt(h, CURLOPT_FOLLOWLOCATION, secret_headers(o) ? 0L : 1L);
+  curl().easy_setopt(h, CURLOPT_MAXREDIRS, 5L);
+  curl().easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+  curl().easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, to_ms(o.connect_timeout_s));
+  curl().easy_setopt(h, CURLOPT_TIMEOUT_MS, to_ms(o.timeout_s));
+  curl().easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, kLowSpeedBytes);
+  curl().easy_setopt(h, CURLOPT_LOW_SPEED_TIME, kLowSpeedSeconds);
   // "": gzip/deflate when the server offers them
-  curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, o.accept_encoding.c_str());
-  curl_easy_setopt(h, CURLOPT_USERAGENT, o.user_agent.c_str());
-  curl_easy_setopt(h, CURLOPT_ERRORBUFFER, message);
-  curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
-  curl_easy_setopt(h, CURLOPT_WRITEDATA, &st);
-  curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
-  curl_easy_setopt(h, CURLOPT_HEADERDATA, &st);
+  curl().easy_setopt(h, CURLOPT_ACCEPT_ENCODING, o.accept_encoding.c_str());
+  curl().easy_setopt(h, CURLOPT_USERAGENT, o.user_agent.c_str());
+  curl().easy_setopt(h, CURLOPT_ERRORBUFFER, message);
+  curl().easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
+  curl().easy_setopt(h, CURLOPT_WRITEDATA, &st);
+  curl().easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
+  curl().easy_setopt(h, CURLOPT_HEADERDATA, &st);
   curl_slist* headers = nullptr;
-  for (const std::string& header : o.headers) headers = curl_slist_append(headers, header.c_str());
-  if (headers != nullptr) curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers);
+  for (const std::string& header : o.headers) headers = curl().slist_append(headers, header.c_str());
+  if (headers != nullptr) curl().easy_setopt(h, CURLOPT_HTTPHEADER, headers);
   set_credentials(h, o);
-  a.rc = curl_easy_perform(h);
-  curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &a.status);
-  a.curl_message = message[0] != '\0' ? std::string(message) : std::string(curl_easy_strerror(a.rc));
-  curl_easy_cleanup(h);
-  curl_slist_free_all(headers);
+  a.rc = curl().easy_perform(h);
+  curl().easy_getinfo(h, CURLINFO_RESPONSE_CODE, &a.status);
+  a.curl_message = message[0] != '\0' ? std::string(message) : std::string(curl().easy_strerror(a.rc));
+  curl().easy_cleanup(h);
+  curl().slist_free_all(headers);
   return a;
 }
 
@@ -171,7 +241,7 @@ std::string failure_text(const Attempt& a, bool followed) {
 
 class CurlFetcher final : public Fetcher {
  public:
-  explicit CurlFetcher(const HttpOptions& o) : m_options(o) { global_init(); }
+  explicit CurlFetcher(const HttpOptions& o) : m_options(o) {}
 
   Expected<std::string> get(const std::string& url) override {
     std::string body;
@@ -191,6 +261,9 @@ class CurlFetcher final : public Fetcher {
   Status stream(const std::string& url, const std::function<void()>& restart,
                 const std::function<Status(std::string_view)>& sink) override {
     const std::string shown = shown_url(url);
+    if (const std::string& why = libcurl().error; !why.empty())
+      return make_error(ErrorKind::io, fmt::format("{}: cannot load libcurl: {}", shown, why),
+                        "gpucost fetches over HTTP with libcurl (ABI 4); install it: apt-get install libcurl4");
     const int tries = std::max(1, m_options.tries);
     for (int attempt_no = 1;; ++attempt_no) {
       if (attempt_no > 1) restart();

@@ -92,4 +92,10 @@ expect "--clouds missing field" 2 "offer 'colo': 'price_per_hour' is missing" --
   "$gpucost" offers list --clouds "$work/mine.toml"
 grep -qF 'hint: an [[offer]] needs name, provider, instance, gpu_model, price_per_hour, currency, date_seen and source' \
   "$work/err" || fail "--clouds missing field: hint: $(cat "$work/err")"
+# libcurl is opened at the first fetch, not linked: without it, the fetch (not gpucost) fails and
+# says how to get it. Port 9 on loopback: nothing is sent anywhere.
+GPUCOST_LIBCURL=/nonexistent/libcurl.so.4 expect "no libcurl" 2 'cannot load libcurl: /nonexistent/libcurl.so.4' -- \
+  "$gpucost" offers update --provider aws --region us-east-1 --endpoint aws=http://127.0.0.1:9/ --dry-run
+grep -qF 'hint: gpucost fetches over HTTP with libcurl (ABI 4); install it: apt-get install libcurl4' "$work/err" ||
+  fail "no libcurl: hint: $(cat "$work/err")"
 echo "ok"
