@@ -632,18 +632,9 @@ class SyslogParser final : public LineParser {
           text::is_digit(p[8]) && text::is_digit(p[10]) && text::is_digit(p[11]) && text::is_digit(p[13]) &&
           text::is_digit(p[14])))
       return false;
-    // scan_tag(): "kernel: msg" or "host kernel: msg", host not ending in ':'.
-    std::string_view message = line.substr(16);
-    if (!is_kernel_tag(message)) {
-      std::size_t sp = 0;
-      while (sp < message.size() && message[sp] != ' ') ++sp;
-      if (sp == 0 || sp == message.size() || message[sp - 1] == ':') return false;
-      message.remove_prefix(sp + 1);
-      if (!is_kernel_tag(message)) return false;
-    }
-    message.remove_prefix(8);
-    std::string_view uptime;
-    klog::split_printk_stamp(message, uptime, message);
+    std::string_view message(p + 16, n - 16);
+    if (!skip_kernel_tag(message)) return false;
+    skip_printk_stamp(message);
     if (classify_message("kernel", message, m_probe)) {
       m_probe.reset();
       return false;
@@ -651,6 +642,57 @@ class SyslogParser final : public LineParser {
     if (!m_chunk.incident_known && m_chunk.active) note_incident_read(line.substr(0, 15));
     return m_prev_kind.empty() || m_prev_key_len != 15 || !same_15(p, m_prev_key.data()) ||
            !continues_incident(m_prev_kind, message);
+  }
+
+  // scan_tag(): "kernel: msg" or "host kernel: msg", host not ending in ':', taken off `message`.
+  // The last "host kernel: " is remembered and compared word by word: a log's lines share it.
+  bool skip_kernel_tag(std::string_view& message) {
+    const std::size_t n = m_host_tag_len;
+    if (n != 0 && message.size() >= (n + 7) / 8 * 8 && same_words(message.data(), m_host_tag.data(), n)) {
+      message.remove_prefix(n);
+      return true;
+    }
+    if (is_kernel_tag(message)) {
+      message.remove_prefix(8);
+      return true;
+    }
+    std::size_t sp = 0;
+    while (sp < message.size() && message[sp] != ' ') ++sp;
+    if (sp == 0 || sp == message.size() || message[sp - 1] == ':') return false;
+    if (!is_kernel_tag(message.substr(sp + 1))) return false;
+    if (sp + 9 <= m_host_tag.size()) {
+      std::memcpy(m_host_tag.data(), message.data(), sp + 9);
+      m_host_tag_len = sp + 9;
+    }
+    message.remove_prefix(sp + 9);
+    return true;
+  }
+  // The first `n` bytes of `a` and `b` equal; both may be read up to `n` rounded up to 8.
+  static bool same_words(const char* a, const char* b, std::size_t n) {
+    std::size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+      std::uint64_t x = 0, y = 0;
+      std::memcpy(&x, a + i, 8);
+      std::memcpy(&y, b + i, 8);
+      if (x != y) return false;
+    }
+    if (i == n) return true;
+    std::uint64_t x = 0, y = 0;
+    std::memcpy(&x, a + i, 8);
+    std::memcpy(&y, b + i, 8);
+    const std::uint64_t mask = ~std::uint64_t{0} >> (64 - 8 * (n - i));  // little-endian: the first bytes
+    return ((x ^ y) & mask) == 0;
+  }
+  // klog::split_printk_stamp() keeping only the message, its common "[%5lu.%06lu] " inline.
+  static void skip_printk_stamp(std::string_view& message) {
+    const char* m = message.data();
+    if (message.size() >= 15 && m[0] == '[' && m[13] == ']' && m[6] == '.' && m[14] == ' ' && text::is_digit(m[5]) &&
+        text::is_digit(m[7]) && text::is_digit(m[12])) {
+      message.remove_prefix(15);
+      return;
+    }
+    std::string_view uptime;
+    klog::split_printk_stamp(message, uptime, message);
   }
 
   // starts_kernel_tag(), "kernel: " compared as one word.
@@ -1131,6 +1173,8 @@ class SyslogParser final : public LineParser {
   Event m_probe;  // what classify_message() may fill for a line the prefilter looks at
   // month and year tracking
   std::array<char, 24> m_month_tok{};
+  std::array<char, 72> m_host_tag{};  // "host kernel: " of the prefilter's last line (see skip_kernel_tag)
+  std::size_t m_host_tag_len = 0;
   std::size_t m_month_tok_len = 0;
   int m_month_tok_value = 0;
   YearState m_year;
