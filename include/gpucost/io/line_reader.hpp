@@ -64,7 +64,7 @@ class LineReader {
   /// keeping memory bounded.
   static constexpr std::size_t kMaxLineBytes = 4u << 20;
   static constexpr std::size_t kMinMaxLineBytes = 64u << 10;
-  static constexpr std::size_t kBlockBytes = 1u << 20;
+  static constexpr std::size_t kBlockBytes = 256u << 10;
   /// The smallest buffer: more than an overlong line's excerpt; it grows by doubling.
   static constexpr std::size_t kMinBufferBytes = 4u << 10;
 
