@@ -13,12 +13,18 @@
 #include <gpucost/core/text.hpp>
 #include <gpucost/io/line_reader.hpp>
 
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <atomic>
 #include <condition_variable>
 #include <cstdlib>
+#include <cstring>
 #include <deque>
 #include <exception>
 #include <mutex>
 #include <optional>
+#include <stdexcept>
 #include <thread>
 #include <utility>
 
@@ -31,6 +37,9 @@ constexpr std::uint64_t kFirstBytes = 64u << 10;
 /// A chunk: large enough that handing it out costs little next to its parse, small enough that
 /// the few in flight (their lines and their formatted events) stay in the cores' caches.
 constexpr std::size_t kChunkBytes = 128u << 10;
+/// A chunk a worker reads from the file itself: fewer hand-overs (each wakes a thread: a few
+/// microseconds on a VM), still within the core's L2 from the read to the parse.
+constexpr std::size_t kDirectChunkBytes = 256u << 10;
 
 /// A chunk that the parser would not let end (a json-pretty object that never closes) ends at
 /// this many chunks' bytes all the same (16 MiB): the next one then starts inside a record, and
@@ -41,6 +50,7 @@ struct ChunkSizes {
   std::uint64_t first = kFirstBytes;
   std::size_t chunk = kChunkBytes;
   std::size_t largest = kChunkBytes * kLargestChunkFactor;
+  std::size_t direct = kDirectChunkBytes;
 };
 
 /// GPUCOST_CHUNK_BYTES=N (tests: tests/cli/jobs_identical.sh) cuts after N bytes from the start,
@@ -50,8 +60,46 @@ ChunkSizes chunk_sizes() {
   const auto n = v != nullptr ? text::parse_int(v) : std::nullopt;
   if (!n || *n < 1 || *n > (1 << 30)) return {};
   const auto bytes = static_cast<std::size_t>(*n);
-  return {bytes, bytes, bytes * kLargestChunkFactor};
+  return {bytes, bytes, bytes * kLargestChunkFactor, bytes};
 }
+
+/// The first line numbers of chunks read straight from the file (direct reads). Chunk k's first
+/// line is known once chunk k - 1 has counted its lines: each worker counts its own chunk's,
+/// waits for the number of its first line and hands on the sum. One slot per chunk, in a ring
+/// larger than the chunks in flight: a slot is written again only long after it was read.
+class LineNumbers {
+ public:
+  explicit LineNumbers(std::size_t in_flight) : m_count(2 * in_flight + 2), m_slots(new Slot[m_count]) {}
+  void publish(std::uint64_t seq, std::uint64_t first_line) {
+    Slot& s = m_slots[seq % m_count];
+    s.line = first_line;
+    s.seq.store(seq + 1, std::memory_order_release);
+    s.seq.notify_all();
+  }
+  std::uint64_t wait(std::uint64_t seq) {
+    Slot& s = m_slots[seq % m_count];
+    for (;;) {
+      const std::uint64_t have = s.seq.load(std::memory_order_acquire);
+      if (have == seq + 1) return s.line;
+      s.seq.wait(have, std::memory_order_acquire);
+    }
+  }
+
+ private:
+  struct Slot {
+    std::atomic<std::uint64_t> seq{0};  // the chunk's sequence number + 1 once `line` is set
+    std::uint64_t line = 0;
+  };
+  std::size_t m_count;
+  std::unique_ptr<Slot[]> m_slots;
+};
+
+/// What the workers of direct reads share.
+struct DirectRead {
+  io::DirectFile file;
+  std::size_t max_line = 0;
+  LineNumbers* numbers = nullptr;
+};
 
 struct Chunk {
   // Filled by the reading thread.
@@ -68,6 +116,16 @@ struct Chunk {
   std::uint64_t skim_round = 0;  // the skimmer's corrections before this chunk was copied from it
   std::exception_ptr error;
   bool done = false;  // guarded by the workers' mutex
+  // A direct read: the worker reads the lines starting in [from, to) of the input itself.
+  const DirectRead* direct = nullptr;
+  std::uint64_t seq = 0, from = 0, to = 0;
+  std::uint64_t end = 0;        // set by the worker: the input's offset just after the chunk's last line
+  bool last = false;            // the input (as it stood) ends inside or just after this chunk
+  bool stop = false;            // a line the chunk cannot take whole (overlong, a read error): the lines
+                                // from its start on are read on one thread
+  std::unique_ptr<char[]> raw;  // the bytes read, [from - 1, ...)
+  std::size_t raw_cap = 0, raw_len = 0;
+  std::string_view lines;  // the chunk's lines in `raw` (a direct read) or `text`
 };
 
 /// The last line of the chunk's text, as the reader handed it out.
@@ -110,14 +168,17 @@ bool read_chunk(io::LineReader& reader, Chunk& chunk, const ChunkSizes& sizes, c
     else if (skimmer != nullptr)
       skimmer->skim(line.text);
   }
+  chunk.lines = chunk.text;
   return chunk.line_count > 0;
 }
 
 /// Calls `f` with each line of the chunk, as the reader handed it out. With `skip` (the
-/// prefilter, LineParser::skip_ignored), lines it skips are counted as ignored instead.
+/// prefilter, LineParser::skip_ignored), lines it skips are counted as ignored instead. A direct
+/// read's line longer than the reader takes whole stops the chunk (Chunk::stop).
 template <class F>
-void for_each_line(const Chunk& chunk, F&& f, LineParser* skip = nullptr, InputStats* stats = nullptr) {
-  const std::string_view text = chunk.text;
+void for_each_line(Chunk& chunk, F&& f, LineParser* skip = nullptr, InputStats* stats = nullptr) {
+  const std::string_view text = chunk.lines;
+  const std::size_t max_line = chunk.direct != nullptr ? chunk.direct->max_line : text.size();
   std::size_t at = 0, next_overlong = 0;
   for (std::uint64_t i = 0; i < chunk.line_count; ++i) {
     if (skip != nullptr) {
@@ -133,6 +194,10 @@ void for_each_line(const Chunk& chunk, F&& f, LineParser* skip = nullptr, InputS
       }
     }
     const std::size_t nl = text.find('\n', at);  // every line is followed by one
+    if (nl - at > max_line) {
+      chunk.stop = true;
+      return;
+    }
     std::string_view t = text.substr(at, nl - at);
     if (!t.empty() && t.back() == '\r') t.remove_suffix(1);
     io::Line line{t, chunk.first_line + i, 0, false};
@@ -145,7 +210,110 @@ void for_each_line(const Chunk& chunk, F&& f, LineParser* skip = nullptr, InputS
   }
 }
 
+/// Reads bytes of the direct file from the input's offset `at` into `dst`, up to `n` (fewer at
+/// its end, or on a read error).
+std::size_t read_at(const io::DirectFile& file, std::uint64_t at, char* dst, std::size_t n) {
+  std::size_t got = 0;
+  while (got < n) {
+    const ssize_t k = ::pread(file.fd, dst + got, n - got, static_cast<off_t>(file.offset + at + got));
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) break;
+    got += static_cast<std::size_t>(k);
+  }
+  return got;
+}
+
+/// A direct read's bytes, [base, base + raw_len) of the input, read on as far as needed.
+class ChunkBytes {
+ public:
+  ChunkBytes(Chunk& chunk, std::uint64_t base) : m_chunk(chunk), m_base(base) { m_chunk.raw_len = 0; }
+  /// The input's offset of the first '\n' at or after `at`, reading on while the line it ends
+  /// could still be taken whole; nullopt at the end of the input (as it stood) or past that.
+  std::optional<std::uint64_t> newline_at(std::uint64_t at, std::size_t longest) {
+    std::uint64_t searched = at;
+    for (;;) {
+      const std::uint64_t have = m_base + m_chunk.raw_len;
+      if (searched < have) {
+        const char* p = m_chunk.raw.get() + (searched - m_base);
+        const void* nl = std::memchr(p, '\n', have - searched);
+        if (nl != nullptr) return searched + static_cast<std::uint64_t>(static_cast<const char*>(nl) - p);
+        searched = have;
+      }
+      if (have > at + longest || !read_more()) return std::nullopt;
+    }
+  }
+  [[nodiscard]] std::uint64_t read_to() const { return m_base + m_chunk.raw_len; }
+
+  bool read_more() {
+    const io::DirectFile& file = m_chunk.direct->file;
+    const std::uint64_t have = m_base + m_chunk.raw_len;
+    if (have >= file.size) return false;
+    const std::size_t want = static_cast<std::size_t>(
+        std::min<std::uint64_t>(file.size - have, std::max<std::uint64_t>(m_chunk.to + kSlack, have + kSlack) - have));
+    if (m_chunk.raw_cap - m_chunk.raw_len < want) {
+      const std::size_t cap = std::max(m_chunk.raw_len + want, 2 * m_chunk.raw_cap);
+      std::unique_ptr<char[]> grown(new char[cap]);
+      if (m_chunk.raw_len > 0) std::memcpy(grown.get(), m_chunk.raw.get(), m_chunk.raw_len);
+      m_chunk.raw = std::move(grown);
+      m_chunk.raw_cap = cap;
+    }
+    const std::size_t got = read_at(file, have, m_chunk.raw.get() + m_chunk.raw_len, want);
+    m_chunk.raw_len += got;
+    return got == want;  // short: the file shrank, or a read error (the one thread reports it)
+  }
+
+ private:
+  static constexpr std::uint64_t kSlack = 4u << 10;  // read past `to` for the line that crosses it
+  Chunk& m_chunk;
+  std::uint64_t m_base;
+};
+
+/// A direct read on its worker: finds the chunk's lines (those that start in [from, to)), counts
+/// them, and takes the number of its first line from the chunk before.
+void read_direct(Chunk& chunk) {
+  const DirectRead& direct = *chunk.direct;
+  const std::uint64_t base = chunk.seq == 0 ? chunk.from : chunk.from - 1;
+  ChunkBytes bytes(chunk, base);
+  const std::size_t longest = direct.max_line + 1;
+  std::uint64_t start = chunk.from;
+  if (chunk.seq != 0) {  // the line after the first '\n' at or after from - 1
+    const auto nl = bytes.newline_at(chunk.from - 1, longest);
+    if (!nl) {
+      chunk.stop = bytes.read_to() - (chunk.from - 1) > longest;  // else: the input ends within the line
+      chunk.last = true;
+    }
+    start = nl ? *nl + 1 : chunk.from;
+  }
+  std::uint64_t end = start;
+  if (!chunk.last && start < chunk.to) {
+    const auto nl = bytes.newline_at(chunk.to - 1, longest);
+    if (nl) {
+      end = *nl + 1;
+    } else {  // its lines up to the last '\n' (the one thread reads on from there), or a long line
+      chunk.stop = bytes.read_to() < chunk.direct->file.size;
+      chunk.last = true;
+      const std::string_view read(chunk.raw.get() + (start - base), bytes.read_to() - start);
+      const std::size_t last_nl = read.rfind('\n');
+      end = last_nl == std::string_view::npos ? start : start + last_nl + 1;
+    }
+  }
+  chunk.end = end;
+  chunk.lines = end > start ? std::string_view(chunk.raw.get() + (start - base), end - start) : std::string_view();
+  chunk.line_count = io::count_newlines(chunk.lines);
+  chunk.first_line = direct.numbers->wait(chunk.seq);
+  direct.numbers->publish(chunk.seq + 1, chunk.first_line + chunk.line_count);
+}
+
 void parse_chunk(Chunk& chunk) {
+  if (chunk.direct != nullptr) {
+    try {
+      read_direct(chunk);
+    } catch (...) {  // the chunk after waits for its first line number: hand it on all the same
+      chunk.direct->numbers->publish(chunk.seq + 1, 0);
+      throw;
+    }
+    if (chunk.stop) return;
+  }
   LineParser* prefilter = chunk.parser->has_prefilter() ? chunk.parser.get() : nullptr;
   for_each_line(
       chunk, [&](const io::Line& line) { parse_line(*chunk.parser, *chunk.ctx, line); }, prefilter, &chunk.stats);
@@ -180,6 +348,24 @@ class ChunkWorkers {
     std::unique_lock lock(m_mutex);
     m_done.wait(lock, [&] { return chunk.done; });
   }
+  /// Waits for `chunk`, parsing the chunks queued meanwhile on this thread: with one thread
+  /// fewer than -j asks, none of them waits for a core.
+  void wait_helping(Chunk& chunk) {
+    for (;;) {
+      Chunk* next = nullptr;
+      {
+        std::unique_lock lock(m_mutex);
+        if (chunk.done) return;
+        if (m_queue.empty()) {
+          m_done.wait(lock, [&] { return chunk.done; });
+          return;
+        }
+        next = m_queue.front();
+        m_queue.pop_front();
+      }
+      run(*next);
+    }
+  }
 
  private:
   void work() {
@@ -192,17 +378,21 @@ class ChunkWorkers {
         chunk = m_queue.front();
         m_queue.pop_front();
       }
-      try {
-        parse_chunk(*chunk);
-      } catch (...) {
-        chunk->error = std::current_exception();
-      }
-      {
-        const std::lock_guard lock(m_mutex);
-        chunk->done = true;
-      }
-      m_done.notify_all();
+      run(*chunk);
     }
+  }
+
+  void run(Chunk& chunk) {
+    try {
+      parse_chunk(chunk);
+    } catch (...) {
+      chunk.error = std::current_exception();
+    }
+    {
+      const std::lock_guard lock(m_mutex);
+      chunk.done = true;
+    }
+    m_done.notify_all();
   }
 
   std::mutex m_mutex;
@@ -272,15 +462,83 @@ bool join_chunk(Chunk& chunk, LineParser& parser, ParseContext& ctx, ForkableSin
   return true;
 }
 
+/// The rest of a plain file, read by the workers themselves (see the top of this file): this
+/// thread only hands out byte ranges and joins. It ends at the input's end as it stood when it
+/// began, or before a chunk with a line too long to take whole; this thread's reader reads on
+/// from there.
+void parse_direct(io::LineReader& reader, const io::DirectFile& file, LineParser& parser, ParseContext& ctx,
+                  ForkableSink& sink, unsigned jobs, const ChunkSizes& sizes) {
+  const std::size_t max_in_flight = 2 * static_cast<std::size_t>(jobs);
+  LineNumbers numbers(max_in_flight);
+  const DirectRead direct{file, reader.max_line(), &numbers};
+  std::uint64_t joined_end = reader.position(), joined_lines = reader.lines_read();
+  numbers.publish(0, joined_lines + 1);
+  std::deque<std::unique_ptr<Chunk>> in_flight;
+  std::vector<std::unique_ptr<Chunk>> spare;
+  ChunkWorkers workers(jobs - 1);  // and this thread: after the chunks, its threads stop before they go
+  std::uint64_t seq = 0, next_from = joined_end, chunks = 0, parsed_again = 0;
+  bool ended = false;
+  while (!ended) {
+    while (next_from < file.size && in_flight.size() < max_in_flight) {
+      std::unique_ptr<Chunk> chunk;
+      if (spare.empty()) {
+        chunk = std::make_unique<Chunk>();
+      } else {
+        chunk = std::move(spare.back());
+        spare.pop_back();
+      }
+      prepare_chunk(*chunk, parser, ctx, sink);  // the state before its lines
+      chunk->direct = &direct;
+      chunk->seq = seq++;
+      chunk->from = next_from;
+      chunk->to = std::min<std::uint64_t>(next_from + sizes.direct, file.size);
+      chunk->last = chunk->stop = false;
+      next_from = chunk->to;
+      workers.submit(*chunk);
+      in_flight.push_back(std::move(chunk));
+    }
+    if (in_flight.empty()) break;
+    Chunk& chunk = *in_flight.front();
+    workers.wait_helping(chunk);
+    if (chunk.stop) break;  // its lines are read on one thread, from its start (joined_end)
+    ++chunks;
+    if (!join_chunk(chunk, parser, ctx, sink)) ++parsed_again;
+    io::report_read(static_cast<std::size_t>(chunk.end - joined_end));
+    joined_end = chunk.end;
+    joined_lines += chunk.line_count;
+    ended = chunk.last;
+    spare.push_back(std::move(in_flight.front()));
+    in_flight.pop_front();
+  }
+  for (const std::unique_ptr<Chunk>& chunk : in_flight) {  // parsed past the end: not joined
+    workers.wait_helping(*chunk);
+    sink.discard(*chunk->sink);
+  }
+  log().debug("{}: {} chunks read directly on {} threads, {} parsed again; one thread from byte {}", ctx.stats.path,
+              chunks, jobs, parsed_again, joined_end);
+  if (!reader.seek(joined_end, joined_lines))
+    throw std::runtime_error(fmt::format("{}: cannot seek to byte {}", ctx.stats.path, joined_end));
+  io::Line line;
+  while (reader.next(line)) parse_line(parser, ctx, line);
+}
+
 }  // namespace
 
 bool parse_in_chunks(io::LineReader& reader, LineParser& parser, ParseContext& ctx, ForkableSink& sink, unsigned jobs) {
-  if (jobs < parser.chunks_from_jobs() || !parser.clone(ctx)) return false;
+  // A plain file is read by the workers themselves (no copy on this thread): that pays from -j 2.
+  const bool direct = !parser.skims() && parser.cuts_anywhere() && reader.direct_file().has_value();
+  if (jobs < (direct ? 2 : parser.chunks_from_jobs()) || !parser.clone(ctx)) return false;
   const ChunkSizes sizes = chunk_sizes();
   io::Line line;
   while (reader.position() < sizes.first) {
     if (!reader.next(line)) return true;
     parse_line(parser, ctx, line);
+  }
+  if (direct) {
+    if (const auto file = reader.direct_file()) {
+      parse_direct(reader, *file, parser, ctx, sink, jobs, sizes);
+      return true;
+    }
   }
   const std::unique_ptr<LineParser> skimmer = parser.skims() ? parser.clone(ctx) : nullptr;
   std::deque<std::unique_ptr<Chunk>> in_flight;

@@ -197,6 +197,9 @@ class LineParser {
     (void)line;
     return true;
   }
+  /// True when a chunk may end after any line (may_cut_after() is always true): a plain file's
+  /// chunks are then cut by byte offsets, each read by its worker (chunked_parse.cpp).
+  [[nodiscard]] virtual bool cuts_anywhere() const { return true; }
   /// True when a copy of this parser, given every line in input order on the reading thread
   /// (skim()), keeps what a chunk needs at its start better than the joined state (dmon's
   /// cycle count, which every row moves): the chunks are then copied from it.

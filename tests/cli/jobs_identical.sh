@@ -185,6 +185,27 @@ awk 'BEGIN {  # journalctl short-monotonic over reboots, with continuation lines
     }
   }
 }' > "$gen/journal_mono_reboots.txt"
+# Plain files are read by the workers themselves (direct reads): a byte-order mark, CRLF lines, a
+# line longer than --max-line (from its chunk on, one thread reads), a last line without '\n'.
+awk 'BEGIN {
+  printf "\357\273\277"
+  for (i = 0; i < 300; i++) {
+    stamp = sprintf("Jun 12 14:%02d:%02d", int(i / 60), i % 60)
+    if (i == 150) { printf "%s node7 kernel: [ 1200.000100] ", stamp; for (k = 0; k < 7000; k++) printf "0123456789"; print "" }
+    printf "%s node7 kernel: [%5d.000200] %s%s\n", stamp, 100 + i,
+      i % 7 == 0 ? "NVRM: Xid (PCI:0000:01:00): 79, pid=1234, GPU has fallen off the bus." : "usb 1-3: new high-speed USB device number 7 using xhci_hcd",
+      i % 5 == 0 ? "\r" : ""
+  }
+  printf "Jun 12 14:59:59 node7 kernel: [ 9999.000000] NVRM: Xid (PCI:0000:01:00): 13, pid=1, no newline"
+}' > "$gen/kern_direct.log"
+awk 'BEGIN {
+  print "timestamp, index, power.draw [W]"
+  for (s = 0; s < 200; s++) for (g = 0; g < 2; g++) printf "2024/06/12 10:%02d:%02d.000, %d, %d.5 W\n", int(s / 60), s % 60, g, 200 + s
+  printf "2024/06/12 11:00:00.000, 0, 99.5 W"
+}' > "$gen/query_no_final_newline.csv"
+same gen.kern_direct prep -q --max-line 65536 --year 2024 "$gen/kern_direct.log"
+same gen.kern_direct.extract extract -q --max-line 65536 --year 2024 "$gen/kern_direct.log"
+same gen.query_no_final_newline prep -q "$gen/query_no_final_newline.csv"
 same gen.kern_new_year prep -q "$gen/kern_new_year.log"
 same gen.kern_new_year.year prep -q --year 2024 "$gen/kern_new_year.log"
 same gen.kern_new_year.extract extract -q "$gen/kern_new_year.log"

@@ -24,6 +24,11 @@ std::string_view to_string(Compression c);
 /// -j 2 and more: readers opened from now on decompress .gz/.zst on a thread of their own, a few
 /// MiB ahead of their lines (off by default).
 void set_decompress_ahead(bool on);
+/// The '\n' in `text` (16 bytes a step).
+std::size_t count_newlines(std::string_view text);
+/// Tells the read observer (set_read_observer) of `bytes` read outside a LineReader (prep -j's
+/// direct reads).
+void report_read(std::size_t bytes);
 /// The compression the first bytes of an input announce (gzip or zstd magic), else none.
 Compression sniff_compression(std::string_view head);
 
@@ -37,6 +42,14 @@ bool read_once(const std::string& path);
 /// written, as a file that cannot be opened is, since stdin is not opened ahead.
 Status check_stdin_open();
 
+/// A regular file whose bytes from `offset` on are an input's (plain UTF-8 text, not compressed):
+/// prep -j reads its chunks straight from it (pread), each worker its own.
+struct DirectFile {
+  int fd = -1;
+  std::uint64_t offset = 0;  ///< the file offset of the input's first byte
+  std::uint64_t size = 0;    ///< the input's bytes in the file now (it may still grow)
+};
+
 /// Decompressed bytes of one input. Implementations: plain fd, zlib, zstd.
 class ByteSource {
  public:
@@ -44,6 +57,13 @@ class ByteSource {
   /// Reads up to n bytes; 0 at the end. On a read or decompression error returns 0 and
   /// error() describes it (a truncated archive keeps every byte before the cut).
   virtual std::size_t read(char* buf, std::size_t n) = 0;
+  /// The regular file under this source when its bytes are the input's as they are.
+  [[nodiscard]] virtual std::optional<DirectFile> direct_file() const { return std::nullopt; }
+  /// Reads on from the input's byte `offset` (a direct file's only); false when it cannot.
+  virtual bool seek(std::uint64_t offset) {
+    (void)offset;
+    return false;
+  }
   [[nodiscard]] const std::string& error() const { return m_error; }
 
  protected:
@@ -116,6 +136,12 @@ class LineReader {
   /// numbers the next line `lines + 1` (batch mode resumes a file read before). False when
   /// the input ends before `offset`.
   bool skip_to(std::uint64_t offset, std::uint64_t lines);
+  /// The regular file under a plain input (not compressed, not UTF-16), else nullopt: prep -j's
+  /// workers read their chunks from it themselves.
+  [[nodiscard]] std::optional<DirectFile> direct_file() const;
+  /// Reads on from byte `offset` of the input (a line boundary) through its direct file, the next
+  /// line numbered `lines + 1`; what is buffered is dropped. False when the input has no direct file.
+  bool seek(std::uint64_t offset, std::uint64_t lines);
   /// A last line without its '\n' (a writer mid-line) is held back instead of handed out, so
   /// that position() stays on a line boundary.
   void hold_back_unterminated_line() { m_hold_partial = true; }

@@ -111,6 +111,7 @@ class JournalJsonParser final : public LineParser {
     return std::make_unique<JournalJsonParser>(ctx);
   }
   [[nodiscard]] unsigned chunks_from_jobs() const override { return 3; }
+  [[nodiscard]] bool cuts_anywhere() const override { return false; }
   [[nodiscard]] bool may_cut_after(std::string_view line) const override {
     const std::string_view t = text::rtrim(line);
     return !t.empty() && t.back() == '}' && (t.front() == '}' || t.front() == '{');

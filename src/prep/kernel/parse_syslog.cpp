@@ -933,8 +933,10 @@ class SyslogParser final : public LineParser {
   // A line of the chunk looked for the incident of an event before the chunk (hashed once for
   // a run of lines of the same second).
   void note_incident_read(std::string_view second_key) {
-    const std::string_view last(m_chunk.last_key.data(), m_chunk.last_key_len);
-    if (second_key == last && !m_chunk.incident_keys.empty()) return;
+    if (!m_chunk.incident_keys.empty() && second_key.size() == m_chunk.last_key_len &&
+        (second_key.size() == 15 ? same_15(second_key.data(), m_chunk.last_key.data())
+                                 : second_key == std::string_view(m_chunk.last_key.data(), m_chunk.last_key_len)))
+      return;  // the second of the line before (a bsd stamp's 15 bytes compared as two words)
     m_chunk.incident_keys.push_back(std::hash<std::string_view>{}(second_key));
     m_chunk.last_key_len = std::min(second_key.size(), m_chunk.last_key.size());
     std::memcpy(m_chunk.last_key.data(), second_key.data(), m_chunk.last_key_len);
