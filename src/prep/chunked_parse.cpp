@@ -419,6 +419,14 @@ void prepare_chunk(Chunk& chunk, const LineParser& parser, const ParseContext& c
   chunk.parser = parser.clone(*chunk.ctx);
 }
 
+/// A chunk joined before (its buffers stay allocated), else a new one.
+std::unique_ptr<Chunk> reuse_or_new(std::vector<std::unique_ptr<Chunk>>& spare) {
+  if (spare.empty()) return std::make_unique<Chunk>();
+  std::unique_ptr<Chunk> chunk = std::move(spare.back());
+  spare.pop_back();
+  return chunk;
+}
+
 /// Adds a joined chunk's accounting to the input's, as if its lines had been counted here.
 void add_chunk_stats(ParseContext& ctx, const Chunk& chunk) {
   InputStats& into = ctx.stats;
@@ -480,13 +488,7 @@ void parse_direct(io::LineReader& reader, const io::DirectFile& file, LineParser
   bool ended = false;
   while (!ended) {
     while (next_from < file.size && in_flight.size() < max_in_flight) {
-      std::unique_ptr<Chunk> chunk;
-      if (spare.empty()) {
-        chunk = std::make_unique<Chunk>();
-      } else {
-        chunk = std::move(spare.back());
-        spare.pop_back();
-      }
+      std::unique_ptr<Chunk> chunk = reuse_or_new(spare);
       prepare_chunk(*chunk, parser, ctx, sink);  // the state before its lines
       chunk->direct = &direct;
       chunk->seq = seq++;
@@ -549,13 +551,7 @@ bool parse_in_chunks(io::LineReader& reader, LineParser& parser, ParseContext& c
   bool more = true;
   for (;;) {
     while (more && in_flight.size() < max_in_flight) {
-      std::unique_ptr<Chunk> chunk;
-      if (spare.empty()) {
-        chunk = std::make_unique<Chunk>();
-      } else {
-        chunk = std::move(spare.back());
-        spare.pop_back();
-      }
+      std::unique_ptr<Chunk> chunk = reuse_or_new(spare);
       prepare_chunk(*chunk, skimmer ? *skimmer : parser, ctx, sink);  // the state before its lines
       chunk->skim_round = skim_round;
       if (!read_chunk(reader, *chunk, sizes, parser, skimmer.get())) {
