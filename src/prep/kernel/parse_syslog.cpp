@@ -22,6 +22,7 @@
 #include "prep/parsers.hpp"
 
 #include <gpucost/core/text.hpp>
+#include <gpucost/io/newline_cursor.hpp>
 #include <gpucost/prep/clock_check.hpp>
 
 #include <fmt/format.h>
@@ -581,11 +582,12 @@ class SyslogParser final : public LineParser {
     if (m_month_tok_len != 3 || m_month_tok_value == 0 || m_month_tok_value != m_year.month) return 0;
     std::size_t at = 0;
     std::string_view last;
+    io::NewlineCursor newlines(lines);
     for (;;) {
-      const void* nl = std::memchr(lines.data() + at, '\n', std::min(lines.size() - at, kSkipLineBytes + 1));
-      if (nl == nullptr) break;  // the end of what is buffered, or a line over 4 KiB
-      const auto end = static_cast<std::size_t>(static_cast<const char*>(nl) - lines.data());
-      const std::string_view line = lines.substr(at, end - at);
+      const std::size_t end = newlines.next(at);
+      if (end == io::NewlineCursor::npos || end - at > kSkipLineBytes)
+        break;  // the end of what is buffered, or a line over 4 KiB
+      const std::string_view line(lines.data() + at, end - at);
       if (!only_ignored(line)) break;
       last = line;
       ++count;

@@ -1,0 +1,45 @@
+// NewlineCursor (include/gpucost/io/newline_cursor.hpp) against std::string_view::find: the same
+// '\n' from every start, for texts of every length around its 64-byte blocks.
+#include <catch2/catch.hpp>
+
+#include <gpucost/io/newline_cursor.hpp>
+
+#include <random>
+#include <string>
+#include <string_view>
+
+using gpucost::io::NewlineCursor;
+
+TEST_CASE("newline cursor: every '\\n' from every start, as find() sees them", "[io][newline]") {
+  std::mt19937 rng(7);
+  for (std::size_t len = 0; len <= 200; ++len) {
+    for (const int density : {2, 10, 70}) {  // a '\n' in 1 of `density` bytes (70: mostly none per block)
+      std::string buf(len, 'x');
+      for (char& c : buf) c = static_cast<int>(rng() % density) == 0 ? '\n' : static_cast<char>('a' + rng() % 26);
+      const std::string_view text(buf);
+      // One cursor walking forward, as the prefilter uses it, and a fresh one per start.
+      NewlineCursor walk(text);
+      std::size_t at = 0;
+      for (;;) {
+        const std::size_t want = text.find('\n', at);
+        REQUIRE(walk.next(at) == want);
+        if (want == std::string_view::npos) break;
+        at = want + 1;
+      }
+      for (std::size_t from = 0; from <= len; ++from) {
+        NewlineCursor fresh(text);
+        REQUIRE(fresh.next(from) == text.find('\n', from));
+      }
+    }
+  }
+}
+
+TEST_CASE("newline cursor: a start in an earlier block than the last call's", "[io][newline]") {
+  std::string buf(300, 'a');
+  buf[10] = buf[140] = buf[299] = '\n';
+  NewlineCursor c{std::string_view(buf)};
+  CHECK(c.next(200) == 299);
+  CHECK(c.next(0) == 10);
+  CHECK(c.next(11) == 140);
+  CHECK(c.next(300) == std::string_view::npos);
+}
