@@ -13,9 +13,9 @@ using gpucost::io::NewlineCursor;
 TEST_CASE("newline cursor: every '\\n' from every start, as find() sees them", "[io][newline]") {
   std::mt19937 rng(7);
   for (std::size_t len = 0; len <= 200; ++len) {
-    for (const int density : {2, 10, 70}) {  // a '\n' in 1 of `density` bytes (70: mostly none per block)
+    for (const unsigned density : {2U, 10U, 70U}) {  // a '\n' in 1 of `density` bytes (70: mostly none per block)
       std::string buf(len, 'x');
-      for (char& c : buf) c = static_cast<int>(rng() % density) == 0 ? '\n' : static_cast<char>('a' + rng() % 26);
+      for (char& c : buf) c = rng() % density == 0 ? '\n' : static_cast<char>('a' + rng() % 26);
       const std::string_view text(buf);
       // One cursor walking forward, as the prefilter uses it, and a fresh one per start.
       NewlineCursor walk(text);
