@@ -10,7 +10,7 @@
 
 using gpucost::io::NewlineCursor;
 
-TEST_CASE("newline cursor: every '\\n' from every start, as find() sees them", "[io][newline]") {
+TEST_CASE("newline cursor: every newline from every start, as find() sees them", "[io][newline]") {
   std::mt19937 rng(7);
   for (std::size_t len = 0; len <= 200; ++len) {
     for (const unsigned density : {2U, 10U, 70U}) {  // a '\n' in 1 of `density` bytes (70: mostly none per block)
