@@ -60,7 +60,7 @@ constexpr const char* kGcpVms =
 
 }  // namespace
 
-TEST_CASE("catalogue: kind, confirmed and note are read; a kind that is not one is refused", "[breakeven]") {
+TEST_CASE("catalogue: kind, confirmed and note are read, a kind that is not one is refused", "[breakeven]") {
   const auto offers = breakeven::parse_cloud_offers(R"(
 [[offer]]
 name = "x-spot"
@@ -116,7 +116,7 @@ TEST_CASE("catalogue: every built-in offer has a kind, a date and a source", "[b
   }
 }
 
-TEST_CASE("catalogue: price age in whole days; none without dates", "[breakeven]") {
+TEST_CASE("catalogue: price age in whole days, none without dates", "[breakeven]") {
   CloudOffer o;
   o.date_seen = "2026-09-03";
   CHECK(breakeven::price_age_days(o, "2026-12-02") == 90);

@@ -94,7 +94,7 @@ TEST_CASE("tariff: windows follow the zone's DST changes", "[breakeven][tou]") {
   CHECK(t.price_at(utc("2024-10-26T06:00:00Z")) == 0.40);  // 08:00 CEST the day before
 }
 
-TEST_CASE("tariff: months restrict a window; overlapping windows are refused", "[breakeven][tou]") {
+TEST_CASE("tariff: months restrict a window, overlapping windows are refused", "[breakeven][tou]") {
   const auto t = tariff({window("mon-fri", "08:00-20:00", 0.50, "jun-aug")}, "UTC");
   CHECK(t.price_at(utc("2024-07-01T10:00:00Z")) == 0.50);  // a Monday in July
   CHECK(t.price_at(utc("2024-09-02T10:00:00Z")) == 0.20);  // a Monday in September
@@ -231,7 +231,7 @@ TEST_CASE("breakeven: sensitivity recomputes the premium at 0.8x and 1.2x, large
   CHECK(s.front().parameter == "rate_per_hour");  // swing 0.204 against speed_ratio 0.113
 }
 
-TEST_CASE("breakeven: premium range from the energy bounds; Monte-Carlo is reproducible", "[breakeven]") {
+TEST_CASE("breakeven: premium range from the energy bounds, Monte-Carlo is reproducible", "[breakeven]") {
   const CostConfig c = reference_config();
   JobInputs j = reference_job();
   const auto prices = breakeven::price_energy(c, j);

@@ -116,7 +116,7 @@ TEST_CASE("energy: a warning names the estimated share, --fill none a note", "[b
   CHECK_FALSE(q->range.low);  // the bounds include the unsampled time
 }
 
-TEST_CASE("currency: [exchange] converts an offer; a missing rate names the key", "[breakeven][trust]") {
+TEST_CASE("currency: [exchange] converts an offer, a missing rate names the key", "[breakeven][trust]") {
   auto c = breakeven::load_config(std::nullopt,
                                   {"currency=\"EUR\"", "electricity.price_per_kwh=0.3", "local.hardware_price=3000",
                                    "cloud.offer=\"x\"", "exchange.USD=0.92", "exchange.date=\"2026-11-28\""});
@@ -258,7 +258,7 @@ TEST_CASE("GPU table: board power and memory, by hand from the datasheets' colum
   CHECK(bad.error().message == "t.toml: gpu 'X': tdp_w must be > 0");
 }
 
-TEST_CASE("speed ratio: flag, config and offer win over the table; the table over the default", "[breakeven][trust]") {
+TEST_CASE("speed ratio: flag, config and offer win over the table, the table over the default", "[breakeven][trust]") {
   CostConfig c = simple_config();
   breakeven::JobShape shape;
   shape.gpus = 1;
@@ -289,7 +289,7 @@ TEST_CASE("speed ratio: flag, config and offer win over the table; the table ove
   CHECK(t->speed_ratio_basis.find("not in the logs") != std::string::npos);
 }
 
-TEST_CASE("warnings: implausible values; --mc without ranges says nothing varies", "[breakeven][trust]") {
+TEST_CASE("warnings: implausible values, --mc without ranges says nothing varies", "[breakeven][trust]") {
   CostConfig c = simple_config();
   CHECK(breakeven::implausible_values(c).empty());
   c.price_per_kwh = 25;  // cents typed as units

@@ -150,7 +150,7 @@ TEST_CASE("core::time: LocalClock converts local wall-clock time with the zone's
   CHECK(bad.error().hint.find("IANA") != std::string::npos);
 }
 
-TEST_CASE("core::time: LocalClock in a DST gap moves forward; a repeated hour takes the earlier instant",
+TEST_CASE("core::time: LocalClock in a DST gap moves forward, a repeated hour takes the earlier instant",
           "[core][time]") {
   LocalClock berlin = zone("Europe/Berlin");
   // 2024-03-31: 02:00 CET -> 03:00 CEST. 02:30 does not exist: read with the offset before the

@@ -404,7 +404,7 @@ TEST_CASE("extract: the training log's checkpoints in the window, and their medi
   CHECK(*back->checkpoints->interval_median_s == Approx(780));
 }
 
-TEST_CASE("extract: no checkpoint line, no checkpoints; one line, no interval", "[extract][trainlog]") {
+TEST_CASE("extract: no checkpoint line, no checkpoints, one line, no interval", "[extract][trainlog]") {
   extract::SampleCollector c;
   Event ev;
   ev.kind = "sample";

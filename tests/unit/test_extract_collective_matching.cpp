@@ -137,7 +137,7 @@ TEST_CASE("matching: by order in the process group, only kernels that overlap in
                  "up to 400.0 µs apart)"));
 }
 
-TEST_CASE("matching: without identity, order and overlap; a sample of the world says so", "[trace][ranks]") {
+TEST_CASE("matching: without identity, order and overlap, a sample of the world says so", "[trace][ranks]") {
   // Ranks 0 and 1 of 4, no collective args (the corpus's sampled pair is of this kind):
   //   1st: rank 0    0 .. 300 µs, rank 1  200 .. 300 µs  -> overlap: rank 0 waits 200 µs
   //   2nd: rank 0 1000 .. 1100,    rank 1 1200 .. 1300   -> apart (ends 200 µs apart): not counted
@@ -237,7 +237,7 @@ TEST_CASE("matching: the reader keeps the collective args Kineto writes on an NC
   CHECK(r.collectives[2].pg_order == -1);
 }
 
-TEST_CASE("matching: the identity travels in trace_collective events; streams without it pair by order",
+TEST_CASE("matching: the identity travels in trace_collective events, streams without it pair by order",
           "[trace][ranks]") {
   // window_cut's traces as prep writes them: rank 1's first collective is Seq 8, rank 0's Seq 7.
   const auto feed = [](bool identity) {

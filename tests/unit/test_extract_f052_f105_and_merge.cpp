@@ -310,7 +310,7 @@ TEST_CASE("merge: extract of the whole log equals the merge of the extracts of i
   }
 }
 
-TEST_CASE("merge: several hosts keep their GPUs apart; overlaps and old documents are refused", "[extract][merge]") {
+TEST_CASE("merge: several hosts keep their GPUs apart, overlaps and old documents are refused", "[extract][merge]") {
   Features a = extract_part(0, 600), b = extract_part(0, 600);
   b.host = "node2";
   auto merged = extract::merge_features({a, b});

@@ -100,7 +100,7 @@ double host(const extract::Features& f, const std::string& key) {
 
 }  // namespace
 
-TEST_CASE("faults: members each within the window of the previous one; the boundary is inside", "[extract][faults]") {
+TEST_CASE("faults: members each within the window of the previous one, the boundary is inside", "[extract][faults]") {
   // 0, 60 (gap 60 = the window: joins), 120 (gap 60: joins), 181 (gap 61: a new fault).
   const auto faults =
       group({member(0, "0000:01:00", "xid", "restart_app", 13), member(60, "0000:01:00", "xid", "restart_app", 13),
@@ -114,7 +114,7 @@ TEST_CASE("faults: members each within the window of the previous one; the bound
   CHECK(faults[1].ts_ns == 181 * kSec);
 }
 
-TEST_CASE("faults: each GPU has its own; events naming no GPU are the host's", "[extract][faults]") {
+TEST_CASE("faults: each GPU has its own, events naming no GPU are the host's", "[extract][faults]") {
   const auto faults = group({member(0, "0000:01:00", "xid", "restart_app", 13),
                              member(5, "0000:02:00", "xid", "reset_gpu", 62), member(10, "", "aer", "", -1),
                              member(20, "0000:01:00", "xid", "restart_app", 13), member(30, "", "aer", "", -1)});

@@ -131,7 +131,7 @@ TEST_CASE("extract: a second host inside one chunk (prep -j) is routed at the jo
   CHECK(value(f->gpus[1].indicators, "samples") == 2);
 }
 
-TEST_CASE("extract: events are their host's; those naming none, or a host without telemetry, the first host's",
+TEST_CASE("extract: events are their host's, those naming none, or a host without telemetry, the first host's",
           "[extract][hosts]") {
   extract::SampleCollector c;
   feed_hosts(c, {"node01", "node02"}, 1, 5);

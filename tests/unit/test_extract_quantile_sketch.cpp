@@ -198,7 +198,7 @@ TEST_CASE("quantile sketch: merge is independent of the order", "[extract][sketc
   CHECK(same_state(halves, sketch_of(first)));
 }
 
-TEST_CASE("quantile sketch: at most kMaxBuckets per sign; the smallest magnitudes fold", "[extract][sketch]") {
+TEST_CASE("quantile sketch: at most kMaxBuckets per sign, the smallest magnitudes fold", "[extract][sketch]") {
   QuantileSketch s;
   for (int i = 0; i < 3000; ++i) s.add(100 + i * 0.1);  // buckets
   s.add(1e-200);                                        // far below: folds into the lowest kept bucket

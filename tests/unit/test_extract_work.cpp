@@ -300,7 +300,7 @@ TEST_CASE("extract: without a trace, the profiler table's device total is the ho
   CHECK_FALSE(f.gpus.at(0).indicators.at("gpu_busy_s").value.has_value());  // per GPU: a trace only
 }
 
-TEST_CASE("merge: work counts add over windows; a version-1 document leaves the new indicators null",
+TEST_CASE("merge: work counts add over windows, a version-1 document leaves the new indicators null",
           "[extract][merge][work]") {
   extract::SampleCollector c;
   feed_power(c);

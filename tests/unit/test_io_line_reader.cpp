@@ -346,7 +346,7 @@ TEST_CASE("io::line_reader: UTF-16 with a byte-order mark (Windows PowerShell's 
   CHECK(b.lines[39998] == "ab\xF0\x9F\x94\xA5xx");
 }
 
-TEST_CASE("io::line_reader: a UTF-8 byte-order mark is dropped; broken UTF-16 is replaced or reported",
+TEST_CASE("io::line_reader: a UTF-8 byte-order mark is dropped, broken UTF-16 is replaced or reported",
           "[io][line_reader]") {
   CHECK(read_string("\xEF\xBB\xBFtimestamp, index\n1, 2\n").lines ==
         std::vector<std::string>{"timestamp, index", "1, 2"});

@@ -255,7 +255,7 @@ TEST_CASE("ledger: a run without finite figures is recorded with NULLs, not refu
   CHECK(std::isnan(runs->front().premium));
 }
 
-TEST_CASE("ledger: the same run priced twice is one row; --ledger-append keeps both", "[outputs][ledger]") {
+TEST_CASE("ledger: the same run priced twice is one row, --ledger-append keeps both", "[outputs][ledger]") {
   TempDir dir;
   const std::string path = dir.file("runs.sqlite");
   auto ledger = outputs::Ledger::open(path);

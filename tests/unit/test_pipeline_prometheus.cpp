@@ -180,7 +180,7 @@ TEST_CASE("prometheus: --match takes one label matcher with a quoted value", "[p
   CHECK(e.error().hint == R"(the value goes in double quotes: --match 'Hostname="node01"')");
 }
 
-TEST_CASE("prometheus: the query of a window; --from required, --to exclusive", "[pipeline][prometheus]") {
+TEST_CASE("prometheus: the query of a window, --from required, --to exclusive", "[pipeline][prometheus]") {
   pipeline::PrometheusSettings s;
   s.url = "https://prom.example.org/prometheus/";
   s.matchers = {"Hostname=\"node01\""};

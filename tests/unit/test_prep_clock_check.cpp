@@ -184,7 +184,7 @@ TEST_CASE("prep::syslog: a log across New Year keeps its rollover when re-dated"
         "rollover)");
 }
 
-TEST_CASE("prep::syslog and journal: events carry the host their line names; --host wins", "[prep][clock]") {
+TEST_CASE("prep::syslog and journal: events carry the host their line names, --host wins", "[prep][clock]") {
   const std::string log = std::string("Nov 28 14:05:00 ") + kXid +
                           "Nov 28 14:06:00 gpu08 kernel: NVRM: Xid (PCI:0000:01:00): 79, GPU has fallen off the bus.\n";
   prep::PrepOptions options;

@@ -78,7 +78,7 @@ TEST_CASE("prep::dmesg: <prio> prefixes, empty messages, no boot time", "[prep][
   CHECK(r.stats.ignored == 14 - 3);
 }
 
-TEST_CASE("prep::dmesg: dmesg -T is local time; GSP dumps continue the Xid", "[prep][dmesg]") {
+TEST_CASE("prep::dmesg: dmesg -T is local time, GSP dumps continue the Xid", "[prep][dmesg]") {
   const PrepRun r = run_prep_text(fixture("dmesg/ctime_h100x8_550_xid119.txt"), {}, "America/Chicago");
   check_accounting(r);
   CHECK(r.stats.format == gpucost::Format::dmesg);

@@ -148,7 +148,7 @@ TEST_CASE("prep::dmon: -o DT local times converted with --tz across a DST change
   CHECK(u.events[2].ts_ns == utc_ns(2024, 3, 31, 3, 0, 0));
 }
 
-TEST_CASE("prep::dmon: -o TD is read like -o DT; blank lines in the middle are skipped", "[prep][dmon]") {
+TEST_CASE("prep::dmon: -o TD is read like -o DT, blank lines in the middle are skipped", "[prep][dmon]") {
   const PrepRun r = run_prep_text(fixture("dmon/a10_535_TD_mutc.txt"), {}, "Asia/Kolkata");
   check_accounting(r);
   CHECK(r.stats.lines == 6);

@@ -95,7 +95,7 @@ TEST_CASE("prep::prometheus-json: dcgm-exporter, two H100s, one document per met
   CHECK(field(xids[0], "xid_name") != "<absent>");
 }
 
-TEST_CASE("prep::prometheus-json: Kubernetes pod labels, NaN, a gap; JSON Lines", "[prep][prometheus-json]") {
+TEST_CASE("prep::prometheus-json: Kubernetes pod labels, NaN, a gap, JSON Lines", "[prep][prometheus-json]") {
   const PrepRun r = run_prep_text(fixture("prometheus-json/dcgm_k8s_a100_pods.jsonl"));
   REQUIRE(r.status);
   check_accounting(r);
@@ -246,7 +246,7 @@ TEST_CASE("prep::prometheus-json: extract reads the DCGM series as it reads the 
   CHECK(value(prom.host_indicators, "energy_counter_coverage") == Approx(1.0));
 }
 
-TEST_CASE("prep::prometheus-json: answers of Thanos, Mimir, VictoriaMetrics; keys in any order",
+TEST_CASE("prep::prometheus-json: answers of Thanos, Mimir, VictoriaMetrics, keys in any order",
           "[prep][prometheus-json]") {
   const prep::PrepOptions none;
   const std::string series =

@@ -75,7 +75,7 @@ TEST_CASE("prep::query-csv: without index or bus id, rows are keyed by position 
   CHECK(r.stats.time_basis == gpucost::TimeBasis::relative);
 }
 
-TEST_CASE("prep::query-csv: nounits keeps [unit] in the header; [N/A] is null", "[prep][query-csv]") {
+TEST_CASE("prep::query-csv: nounits keeps [unit] in the header, [N/A] is null", "[prep][query-csv]") {
   const std::string text = fixture("query-csv/v100x2_470_nounits.csv");
   REQUIRE(text.back() != '\n');  // this capture has no final newline
   const PrepRun r = run_prep_text(text);
@@ -104,7 +104,7 @@ TEST_CASE("prep::query-csv: nounits keeps [unit] in the header; [N/A] is null", 
   CHECK(r.events[0].ts_ns == r.events[1].ts_ns);
 }
 
-TEST_CASE("prep::query-csv: noheader,nounits with --fields aliases; bare N/A is null", "[prep][query-csv]") {
+TEST_CASE("prep::query-csv: noheader,nounits with --fields aliases, bare N/A is null", "[prep][query-csv]") {
   prep::PrepOptions o;
   o.fields = "gpu_name,index,temperature.gpu,utilization.gpu,memory.used,power.draw,clocks.gr,clocks.mem";
   o.start = gpucost::parse_iso8601("2024-02-29T23:59:58Z");
@@ -202,7 +202,7 @@ TEST_CASE("prep::query-csv: timestamp is local time of --tz (America/New_York, E
   CHECK(j.events[2].metric("power_w") == 291.20);
 }
 
-TEST_CASE("prep::query-csv: power.draw beats power.draw.average; clocks.current.sm beats graphics",
+TEST_CASE("prep::query-csv: power.draw beats power.draw.average, clocks.current.sm beats graphics",
           "[prep][query-csv]") {
   const PrepRun r = run_prep_text(fixture("query-csv/rtx4090_590_power.csv"));
   check_accounting(r);

@@ -163,7 +163,7 @@ TEST_CASE("prep::sacct: headerless -n output of the documented list, -p's traili
   CHECK(field(p.events[0], "state") == "TIMEOUT");
 }
 
-TEST_CASE("extract: a Slurm job's start and end are the window; its record goes with the features",
+TEST_CASE("extract: a Slurm job's start and end are the window, its record goes with the features",
           "[extract][sacct]") {
   // The job runs 12:00-12:20 Berlin time (10:00-10:20Z); the telemetry 11:58-12:22.
   auto reader = gpucost::io::LineReader::from_string(fixture("sacct/job_4242.txt"));
@@ -371,7 +371,7 @@ TEST_CASE("prep::sacct: --delimiter=STR output, found by itself or given with --
   CHECK(plain.events.size() == 1);
 }
 
-TEST_CASE("prep::sacct: -p, Elapsed with days, Unknown; an ended job without End ends at Start + Elapsed",
+TEST_CASE("prep::sacct: -p, Elapsed with days, Unknown, an ended job without End ends at Start + Elapsed",
           "[prep][sacct]") {
   const PrepRun r = run_prep_text(fixture("sacct/states_elapsed_p.txt"));
   check_accounting(r);

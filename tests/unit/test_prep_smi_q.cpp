@@ -427,7 +427,7 @@ TEST_CASE("prep::smi-q: the summary carries the fingerprint", "[prep][smi-q][io]
   CHECK(out2.find("fingerprint") == std::string::npos);
 }
 
-TEST_CASE("prep::smi-q: a GPU nvidia-smi cannot reach is noted; the others keep their index", "[prep][smi-q]") {
+TEST_CASE("prep::smi-q: a GPU nvidia-smi cannot reach is noted, the others keep their index", "[prep][smi-q]") {
   const std::string text =
       "==============NVSMI LOG==============\n"
       "\n"

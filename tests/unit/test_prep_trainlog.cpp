@@ -48,7 +48,7 @@ prep::PrepOptions with_patterns(std::vector<std::string> patterns) {
 
 }  // namespace
 
-TEST_CASE("prep::trainlog: HF accelerate example with tqdm bars redrawn with \\r", "[prep][trainlog]") {
+TEST_CASE("prep::trainlog: HF accelerate example with tqdm bars redrawn with carriage returns", "[prep][trainlog]") {
   // America/New_York is UTC-4 in June: 14:22:25 local = 18:22:25Z.
   const PrepRun r = run_prep_text(fixture("trainlog/hf_accelerate_tqdm_cr.log"), {}, "America/New_York");
   // 17 lines: 7 event lines (line 7 holds a bar and a glued log line: two events), 1 bad date.
@@ -381,7 +381,7 @@ TEST_CASE("prep::trainlog --pattern: a file of no known format is read through i
   CHECK(field(r.events[0], "time_from") == "none");
 }
 
-TEST_CASE("prep::trainlog --pattern: ts, step, loss, phase and other groups; the second pattern",
+TEST_CASE("prep::trainlog --pattern: ts, step, loss, phase and other groups, the second pattern",
           "[prep][trainlog][pattern]") {
   const std::string text =
       "2024-06-12T10:00:00Z step=10 loss=0.5 took 1.25s on gpu3\n"

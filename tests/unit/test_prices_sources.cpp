@@ -280,7 +280,7 @@ TEST_CASE("the AWS savings plan file: each plan's rate for GPU Linux instances o
   CHECK_FALSE(read_aws_savings_plans(std::string_view(file).substr(0, file.size() - 10), 100));
 }
 
-TEST_CASE("the AWS savings plan index names each region's file; a region without one is none", "[prices]") {
+TEST_CASE("the AWS savings plan index names each region's file, a region without one is none", "[prices]") {
   const std::string index = fixture("aws/savingsPlan/v1.0/aws/AWSComputeSavingsPlan/current/region_index.json");
   auto url = prices::aws_savings_plan_url(index, "http://h/aws", "us-east-1");
   REQUIRE(url);
@@ -291,7 +291,7 @@ TEST_CASE("the AWS savings plan index names each region's file; a region without
   CHECK_FALSE(prices::aws_savings_plan_url(R"({"regions" : {}})", "http://h/aws", "us-east-1"));
 }
 
-TEST_CASE("Azure Retail Prices pages: Linux on demand, spot, reservations and savings plans; the rest left out",
+TEST_CASE("Azure Retail Prices pages: Linux on demand, spot, reservations and savings plans, the rest left out",
           "[prices]") {
   prices::SourceResult r;
   auto next = prices::read_azure_page(fixture("azure/page1.json"), "eastus", "p1", r);
