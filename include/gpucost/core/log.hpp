@@ -19,20 +19,12 @@ class Logger {
   enum class Level : int { trace, debug, info, warn, error, critical, off };
 
   template <typename... Args>
-  void trace(fmt::format_string<Args...> format, Args&&... args) {
-    put(Level::trace, format, std::forward<Args>(args)...);
-  }
-  template <typename... Args>
   void debug(fmt::format_string<Args...> format, Args&&... args) {
     put(Level::debug, format, std::forward<Args>(args)...);
   }
   template <typename... Args>
   void info(fmt::format_string<Args...> format, Args&&... args) {
     put(Level::info, format, std::forward<Args>(args)...);
-  }
-  template <typename... Args>
-  void warn(fmt::format_string<Args...> format, Args&&... args) {
-    put(Level::warn, format, std::forward<Args>(args)...);
   }
 
   [[nodiscard]] bool enabled(Level level) const {
