@@ -586,7 +586,7 @@ bool LineReader::fill() {
   }
   m_end += got;
   m_bytes += got;
-  if (g_read_observer != nullptr) g_read_observer(got);
+  report_read(got);
   return true;
 }
 
@@ -638,18 +638,24 @@ std::string_view LineReader::peek(std::size_t n) {
 
 namespace {
 
-// The '\n' in [p, end), 16 bytes a step: each byte lane of `lanes` counts the matches in its
-// column for up to 255 steps (GCC/Clang vector types; SSE2's pcmpeqb/psubb on x86-64). Counting
-// a chunk's lines with std::count (which widened every byte to a 64-bit counter) and then with a
-// memchr per line took a quarter of prep -j 2's time on a kern.log, on the thread that cuts chunks.
-std::size_t count_newlines(const char* p, const char* end) {
-  using Bytes = unsigned char __attribute__((vector_size(16)));
+// Byte vectors (GCC/Clang vector types): SSE2's pcmpeqb/psubb for 16 bytes on x86-64, AVX2's for 32.
+using Bytes16 = unsigned char __attribute__((vector_size(16)));
+using Bytes32 = unsigned char __attribute__((vector_size(32)));
+
+// The '\n' in [p, end), a vector of bytes a step: each byte lane of `lanes` counts the matches in
+// its column for up to 255 steps. Counting a chunk's lines with std::count (which widened every
+// byte to a 64-bit counter) and then with a memchr per line took a quarter of prep -j 2's time on
+// a kern.log, on the thread that cuts chunks. Always inlined: the AVX2 copy is compiled inside its
+// caller.
+template <class Bytes>
+[[gnu::always_inline]] inline std::size_t count_newlines_by(const char* p, const char* end) {
+  constexpr auto width = static_cast<std::ptrdiff_t>(sizeof(Bytes));
   const Bytes newline = Bytes{} + static_cast<unsigned char>('\n');
   std::size_t n = 0;
-  while (end - p >= 16) {
-    const std::ptrdiff_t steps = std::min<std::ptrdiff_t>((end - p) / 16, 255);
+  while (end - p >= width) {
+    const std::ptrdiff_t steps = std::min<std::ptrdiff_t>((end - p) / width, 255);
     Bytes lanes = {};
-    for (const char* stop = p + steps * 16; p < stop; p += 16) {
+    for (const char* stop = p + steps * width; p < stop; p += width) {
       Bytes v;
       std::memcpy(&v, p, sizeof v);
       lanes -= reinterpret_cast<Bytes>(v == newline);  // a match is all ones: -1
@@ -660,28 +666,16 @@ std::size_t count_newlines(const char* p, const char* end) {
   return n;
 }
 
+std::size_t count_newlines(const char* p, const char* end) { return count_newlines_by<Bytes16>(p, end); }
+
 #if defined(__x86_64__) && defined(__GNUC__)
-// The same, 32 bytes a step with AVX2 (most x86-64 CPUs since 2013), chosen at run time: prep -j's
-// workers count each chunk's lines before they parse it, and the 16-byte loop was a tenth of -j 2.
+// 32 bytes a step with AVX2 (most x86-64 CPUs since 2013), chosen at run time: prep -j's workers
+// count each chunk's lines before they parse it, and the 16-byte loop was a tenth of -j 2.
 __attribute__((target("avx2"))) std::size_t count_newlines_avx2(const char* p, const char* end) {
-  using Bytes = unsigned char __attribute__((vector_size(32)));
-  const Bytes newline = Bytes{} + static_cast<unsigned char>('\n');
-  std::size_t n = 0;
-  while (end - p >= 32) {
-    const std::ptrdiff_t left = (end - p) / 32;
-    const std::ptrdiff_t steps = left < 255 ? left : 255;
-    Bytes lanes = {};
-    for (const char* stop = p + steps * 32; p < stop; p += 32) {
-      Bytes v;
-      __builtin_memcpy(&v, p, sizeof v);
-      lanes -= reinterpret_cast<Bytes>(v == newline);
-    }
-    for (std::size_t i = 0; i < sizeof lanes; ++i) n += lanes[i];
-  }
-  return n + count_newlines(p, end);
+  return count_newlines_by<Bytes32>(p, end);
 }
 
-const bool g_has_avx2 = __builtin_cpu_supports("avx2");
+const bool g_has_avx2 = (__builtin_cpu_init(), __builtin_cpu_supports("avx2") != 0);
 #endif
 
 }  // namespace

@@ -248,8 +248,9 @@ class ChunkBytes {
     const io::DirectFile& file = m_chunk.direct->file;
     const std::uint64_t have = m_base + m_chunk.raw_len;
     if (have >= file.size) return false;
-    const std::size_t want = static_cast<std::size_t>(
-        std::min<std::uint64_t>(file.size - have, std::max<std::uint64_t>(m_chunk.to + kSlack, have + kSlack) - have));
+    // The first read reaches a little past `to` (for the line that crosses it), each later one a little further.
+    const std::uint64_t until = std::min<std::uint64_t>(file.size, std::max(m_chunk.to, have) + kSlack);
+    const auto want = static_cast<std::size_t>(until - have);
     if (m_chunk.raw_cap - m_chunk.raw_len < want) {
       const std::size_t cap = std::max(m_chunk.raw_len + want, 2 * m_chunk.raw_cap);
       std::unique_ptr<char[]> grown(new char[cap]);
@@ -278,10 +279,9 @@ void read_direct(Chunk& chunk) {
   std::uint64_t start = chunk.from;
   if (chunk.seq != 0) {  // the line after the first '\n' at or after from - 1
     const auto nl = bytes.newline_at(chunk.from - 1, longest);
-    if (!nl) {
-      chunk.stop = bytes.read_to() - (chunk.from - 1) > longest;  // else: the input ends within the line
-      chunk.last = true;
-    }
+    // None: the chunk before looked for the same '\n' as its end, found none either and was the
+    // last joined; this one is never joined.
+    chunk.last = !nl;
     start = nl ? *nl + 1 : chunk.from;
   }
   std::uint64_t end = start;
@@ -528,19 +528,18 @@ void parse_direct(io::LineReader& reader, const io::DirectFile& file, LineParser
 
 bool parse_in_chunks(io::LineReader& reader, LineParser& parser, ParseContext& ctx, ForkableSink& sink, unsigned jobs) {
   // A plain file is read by the workers themselves (no copy on this thread): that pays from -j 2.
-  const bool direct = !parser.skims() && parser.cuts_anywhere() && reader.direct_file().has_value();
-  if (jobs < (direct ? 2 : parser.chunks_from_jobs()) || !parser.clone(ctx)) return false;
+  const std::optional<io::DirectFile> file =
+      parser.skims() || !parser.cuts_anywhere() ? std::nullopt : reader.direct_file();
+  if (jobs < (file ? 2 : parser.chunks_from_jobs()) || !parser.clone(ctx)) return false;
   const ChunkSizes sizes = chunk_sizes();
   io::Line line;
   while (reader.position() < sizes.first) {
     if (!reader.next(line)) return true;
     parse_line(parser, ctx, line);
   }
-  if (direct) {
-    if (const auto file = reader.direct_file()) {
-      parse_direct(reader, *file, parser, ctx, sink, jobs, sizes);
-      return true;
-    }
+  if (file) {
+    parse_direct(reader, *file, parser, ctx, sink, jobs, sizes);
+    return true;
   }
   const std::unique_ptr<LineParser> skimmer = parser.skims() ? parser.clone(ctx) : nullptr;
   std::deque<std::unique_ptr<Chunk>> in_flight;

@@ -5,6 +5,7 @@
 #include "prep/line_parser.hpp"
 
 #include <gpucost/core/event.hpp>
+#include <gpucost/core/text.hpp>
 #include <gpucost/core/time.hpp>
 #include <gpucost/prep/prep.hpp>
 
@@ -20,10 +21,24 @@ namespace gpucost::prep::klog {
 /// or without a trailing dot ("févr.", "фев", "Avril"). 0 when unknown.
 int month_number(std::string_view name);
 
+/// split_printk_stamp() for the stamps printk's "[%5lu.%06lu]" does not fill exactly.
+bool split_printk_stamp_other(std::string_view text, std::string_view& stamp, std::string_view& message);
+
 /// "[ 4564.303884] NVRM: ..." -> stamp " 4564.303884", message "NVRM: ..." (one blank after the
 /// stamp dropped). False, and nothing set, when `text` does not start with a printk stamp.
-/// `message` may alias `text`.
-bool split_printk_stamp(std::string_view text, std::string_view& stamp, std::string_view& message);
+/// `message` may alias `text`. The common "[%5lu.%06lu]" is checked at fixed offsets, inline: the
+/// syslog prefilter looks at every line's stamp.
+inline bool split_printk_stamp(std::string_view text, std::string_view& stamp, std::string_view& message) {
+  const char* m = text.data();
+  if (text.size() >= 14 && m[0] == '[' && m[13] == ']' && m[6] == '.' && text::is_digit(m[5]) && text::is_digit(m[7]) &&
+      text::is_digit(m[12])) {
+    stamp = std::string_view(m + 1, 12);
+    const std::size_t after = text.size() > 14 && m[14] == ' ' ? 15 : 14;
+    message = std::string_view(m + after, text.size() - after);
+    return true;
+  }
+  return split_printk_stamp_other(text, stamp, message);
+}
 
 /// "12.345678" (the inside of a printk "[   12.345678]" stamp, spaces allowed before) -> ns.
 bool parse_uptime(std::string_view s, std::int64_t& ns);

@@ -256,17 +256,10 @@ void HeldEvents::clear() {
   m_muted = 0;
 }
 
-bool split_printk_stamp(std::string_view text, std::string_view& stamp, std::string_view& message) {
+bool split_printk_stamp_other(std::string_view text, std::string_view& stamp, std::string_view& message) {
   const std::string_view m = text;
   if (m.size() < 3 || m[0] != '[') return false;
   // "[ 4564.303884]": blanks, digits, one dot; parsed only when the line becomes an event.
-  // printk prints "[%5lu.%06lu]": the common case is checked at fixed offsets.
-  if (m.size() >= 14 && m[13] == ']' && m[6] == '.' && text::is_digit(m[5]) && text::is_digit(m[7]) &&
-      text::is_digit(m[12])) {
-    stamp = m.substr(1, 12);
-    message = m.size() > 14 && m[14] == ' ' ? m.substr(15) : m.substr(14);
-    return true;
-  }
   const std::size_t limit = std::min<std::size_t>(m.size(), 24);
   std::size_t rb = 1, dots = 0, digits = 0;
   for (; rb < limit; ++rb) {
@@ -636,7 +629,8 @@ class SyslogParser final : public LineParser {
       return false;
     std::string_view message(p + 16, n - 16);
     if (!skip_kernel_tag(message)) return false;
-    skip_printk_stamp(message);
+    std::string_view uptime;
+    klog::split_printk_stamp(message, uptime, message);
     if (classify_message("kernel", message, m_probe)) {
       m_probe.reset();
       return false;
@@ -685,18 +679,6 @@ class SyslogParser final : public LineParser {
     const std::uint64_t mask = ~std::uint64_t{0} >> (64 - 8 * (n - i));  // little-endian: the first bytes
     return ((x ^ y) & mask) == 0;
   }
-  // klog::split_printk_stamp() keeping only the message, its common "[%5lu.%06lu] " inline.
-  static void skip_printk_stamp(std::string_view& message) {
-    const char* m = message.data();
-    if (message.size() >= 15 && m[0] == '[' && m[13] == ']' && m[6] == '.' && m[14] == ' ' && text::is_digit(m[5]) &&
-        text::is_digit(m[7]) && text::is_digit(m[12])) {
-      message.remove_prefix(15);
-      return;
-    }
-    std::string_view uptime;
-    klog::split_printk_stamp(message, uptime, message);
-  }
-
   // starts_kernel_tag(), "kernel: " compared as one word.
   static bool is_kernel_tag(std::string_view s) {
     if (s.size() < 8) return false;
