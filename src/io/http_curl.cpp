@@ -4,7 +4,7 @@
 //
 // libcurl is opened (dlopen) at the first fetcher, not linked: a linked libcurl loads about 30
 // libraries (TLS, Kerberos, LDAP, IDN, ...) at every start of gpucost, 16 ms of each run that
-// never fetches anything (docs/performance.md, "Start-up").
+// never fetches anything (docs/performance.md, "Issue 39, round 3").
 #include <gpucost/io/http.hpp>
 
 #include <gpucost/core/text.hpp>
