@@ -328,6 +328,19 @@ TEST_CASE("breakeven: a TOML syntax error gives file:line:column", "[breakeven]"
   CHECK_FALSE(c.error().hint.empty());
 }
 
+TEST_CASE("breakeven: a malformed table header is a syntax error, not an abort", "[breakeven]") {
+  // toml++ 3.3 reached parse_key() on these with a failing precondition (an assert() abort, or
+  // undefined behaviour under NDEBUG); found by tools/fuzz's config target.
+  for (const std::string header : {"[[[1]]]", "[[[a]]]", "[[[]]", "[[=", "[=", "[ [x]]", "[[\t{]]"}) {
+    CAPTURE(header);
+    const std::string path = write_toml("header.toml", header + "\nprice_per_kwh = 0.30\n");
+    auto c = breakeven::load_config(path, {});
+    REQUIRE_FALSE(c.has_value());
+    CHECK(c.error().kind == ErrorKind::config);
+    CHECK(c.error().message.rfind(path + ":1:", 0) == 0);
+  }
+}
+
 TEST_CASE("breakeven: an unreadable config file is an I/O error", "[breakeven]") {
   const std::string path = (temp_dir() / "does-not-exist.toml").string();
   auto c = breakeven::load_config(path, {});
