@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <stdexcept>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -43,7 +44,7 @@ struct EventWriter::Impl {
   std::unique_ptr<char[]> line;
   std::size_t line_cap = 0;
 
-  static char* put(char* p, std::string_view s) {
+  [[gnu::always_inline]] static char* put(char* p, std::string_view s) {
     // Most pieces are a few bytes: two overlapping fixed-size moves cost less than a call.
     const std::size_t n = s.size();
     const char* from = s.data();
@@ -114,14 +115,56 @@ struct EventWriter::Impl {
     *p++ = '"';
     return p;
   }
-  /// `,"key":` of each metric, written as one piece.
-  static const std::array<std::string, kMetricCount>& metric_prefixes() {
-    static const std::array<std::string, kMetricCount> prefixes = [] {
-      std::array<std::string, kMetricCount> out;
-      for (std::size_t i = 0; i < kMetricCount; ++i) out[i] = fmt::format(",\"{}\":", kMetricInfo[i].key);
+  /// `,"key":` of each metric in a fixed 32-byte slot, copied whole (two 16-byte moves, no
+  /// branch on its length; the line buffer has room) and then counted by its size.
+  struct MetricPrefix {
+    char text[32];
+    std::size_t size;
+  };
+  static const std::array<MetricPrefix, kMetricCount>& metric_prefixes() {
+    static const std::array<MetricPrefix, kMetricCount> prefixes = [] {
+      std::array<MetricPrefix, kMetricCount> out{};
+      for (std::size_t i = 0; i < kMetricCount; ++i) {
+        const std::string piece = fmt::format(",\"{}\":", kMetricInfo[i].key);
+        if (piece.size() > sizeof out[i].text) throw std::logic_error("metric key longer than its prefix slot");
+        std::memcpy(out[i].text, piece.data(), piece.size());
+        out[i].size = piece.size();
+      }
       return out;
     }();
     return prefixes;
+  }
+  /// The last event's time, source and kind as written: telemetry repeats them row after row
+  /// (dmon's rows of one cycle share their time), so each is formatted once per change.
+  struct Repeated {
+    std::int64_t ts_ns = 0;
+    char ts_digits[24] = {'0'};
+    std::size_t ts_size = 1;
+    std::string source, source_json = "\"\"";
+    std::string kind, kind_json = "\"\"";
+  } last;
+  /// a == b for the short names compared at every event, without a library call for 4 to 16 bytes.
+  static bool same_text(std::string_view a, std::string_view b) {
+    const std::size_t n = a.size();
+    if (n != b.size()) return false;
+    const char* x = a.data();
+    const char* y = b.data();
+    if (n >= 8 && n <= 16) return load8(x) == load8(y) && load8(x + n - 8) == load8(y + n - 8);
+    if (n >= 4 && n < 8) {
+      std::uint32_t x0 = 0, x1 = 0, y0 = 0, y1 = 0;
+      std::memcpy(&x0, x, 4);
+      std::memcpy(&x1, x + n - 4, 4);
+      std::memcpy(&y0, y, 4);
+      std::memcpy(&y1, y + n - 4, 4);
+      return x0 == y0 && x1 == y1;
+    }
+    return a == b;
+  }
+  static void remember(std::string_view text, std::string& key, std::string& json) {
+    if (same_text(text, key)) return;
+    key.assign(text);
+    json.clear();
+    append_json_string(json, text);
   }
   static char* put_int(char* p, std::int64_t v) { return std::to_chars(p, p + 24, v).ptr; }
   static char* put_value(char* p, const Field& f) { return f.numeric ? put(p, f.value) : put_string(p, f.value); }
@@ -134,26 +177,33 @@ struct EventWriter::Impl {
       line_cap = bound * 2;
       line.reset(new char[line_cap]);
     }
-    if (ev.host != host_cache_key) {
+    if (!same_text(ev.host, host_cache_key)) {
       host_cache_key.assign(ev.host);
       host_json.clear();
       append_json_string(host_json, ev.host);
     }
+    if (ev.ts_ns != last.ts_ns) {
+      last.ts_ns = ev.ts_ns;
+      last.ts_size = static_cast<std::size_t>(put_int(last.ts_digits, ev.ts_ns) - last.ts_digits);
+    }
+    remember(ev.source, last.source, last.source_json);
+    remember(ev.kind, last.kind, last.kind_json);
     char* p = line.get();
     p = put(p, "{\"type\":\"event\",\"ts_ns\":");
-    p = put_int(p, ev.ts_ns);
+    p = put(p, std::string_view(last.ts_digits, last.ts_size));
     p = put(p, ",\"source\":");
-    p = put_string(p, ev.source);
+    p = put(p, last.source_json);
     p = put(p, ",\"host\":");
     p = put(p, host_json);
     p = put(p, ",\"gpu\":");
     p = ev.gpu >= 0 ? put_int(p, ev.gpu) : put(p, "null");
     p = put(p, ",\"kind\":");
-    p = put_string(p, ev.kind);
+    p = put(p, last.kind_json);
     const auto& prefixes = metric_prefixes();
     for (std::uint64_t bits = ev.present; bits != 0; bits &= bits - 1) {
       const auto i = static_cast<std::size_t>(__builtin_ctzll(bits));
-      p = put(p, prefixes[i]);
+      std::memcpy(p, prefixes[i].text, sizeof prefixes[i].text);
+      p += prefixes[i].size;
       if (!ev.texts[i].empty() && ev.texts[i].size() < 32) {
         p = put(p, ev.texts[i]);
       } else {

@@ -4,6 +4,8 @@
 // Internal to prep.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <string_view>
 #include <vector>
 
@@ -80,5 +82,78 @@ inline void split_blank(std::string_view line, std::vector<std::string_view>& ou
     if (is_blank(data[i]) == in_token) take(i, 1U);
   if (in_token) out.emplace_back(data + token_start, n - token_start);
 }
+
+/// The tokens of a row of 16 to 127 bytes (split_blank()'s) as bit masks of where each starts
+/// and ends, made from its blanks 16 bytes at a time, then taken in order with a few bit
+/// operations each and no vector (the dmon row's fast path).
+class RowTokens {
+ public:
+  static constexpr std::size_t kMinBytes = 16, kMaxBytes = 127;
+
+  /// False (and nothing set) when `row` is shorter than kMinBytes or longer than kMaxBytes.
+  bool set(std::string_view row) {
+    const std::size_t n = row.size();
+    if (n < kMinBytes || n > kMaxBytes) return false;
+    // Bit k of `blank`: byte k is blank; bytes past the row's end count as blank.
+    std::uint64_t blank[2] = {~std::uint64_t{0}, ~std::uint64_t{0}};
+    std::size_t i = 0;
+    for (; i + 16 <= n; i += 16) put(blank, i, blanks16(row.data() + i), 0xFFFFU);
+    if (i < n) {  // the last bytes: the block that ends with the row, its new part shifted down
+      const std::size_t fresh = n - i;
+      put(blank, i, blanks16(row.data() + n - 16) >> (16 - fresh), (1U << fresh) - 1);
+    }
+    // A token starts at a non-blank byte after a blank one (or the row's start) and ends at the
+    // first blank byte after it, which the row's end or the blank bits past it always provide.
+    const std::uint64_t before0 = (blank[0] << 1) | 1U;
+    const std::uint64_t before1 = (blank[1] << 1) | (blank[0] >> 63);
+    m_starts[0] = ~blank[0] & before0;
+    m_starts[1] = ~blank[1] & before1;
+    m_ends[0] = blank[0] & ~before0;
+    m_ends[1] = blank[1] & ~before1;
+    return true;
+  }
+  [[nodiscard]] std::size_t count() const {
+    return static_cast<std::size_t>(__builtin_popcountll(m_starts[0]) + __builtin_popcountll(m_starts[1]));
+  }
+  /// The next token as [begin, end) offsets; at most count() times after set().
+  void next(std::size_t& begin, std::size_t& end) {
+    begin = take(m_starts);
+    end = take(m_ends);
+  }
+
+ private:
+  static unsigned blanks16(const char* p) {
+#if defined(__SSE2__)
+    const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    const __m128i tab = _mm_set1_epi8('\t'), cr = _mm_set1_epi8('\r');
+    const __m128i control = _mm_cmpeq_epi8(_mm_min_epu8(_mm_max_epu8(b, tab), cr), b);  // as in split_blank
+    return static_cast<unsigned>(_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(b, _mm_set1_epi8(' ')), control)));
+#else
+    unsigned bits = 0;
+    for (unsigned k = 0; k < 16; ++k) bits |= is_blank(p[k]) ? 1U << k : 0U;
+    return bits;
+#endif
+  }
+  // Bits [at, at + 16) never straddle the two words: `at` is a multiple of 16.
+  static void put(std::uint64_t* words, std::size_t at, unsigned bits, unsigned keep) {
+    std::uint64_t& w = words[at / 64];
+    const unsigned shift = at % 64;
+    w = (w & ~(std::uint64_t{keep} << shift)) | (std::uint64_t{bits & keep} << shift);
+  }
+  /// The lowest set bit of the pair (which must have one), cleared.
+  static std::size_t take(std::uint64_t* words) {
+    if (words[0] != 0) {
+      const auto at = static_cast<std::size_t>(__builtin_ctzll(words[0]));
+      words[0] &= words[0] - 1;
+      return at;
+    }
+    const auto at = static_cast<std::size_t>(__builtin_ctzll(words[1]));
+    words[1] &= words[1] - 1;
+    return 64 + at;
+  }
+
+  std::uint64_t m_starts[2] = {0, 0};
+  std::uint64_t m_ends[2] = {0, 0};
+};
 
 }  // namespace gpucost::prep

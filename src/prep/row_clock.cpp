@@ -52,9 +52,13 @@ std::int64_t RowClock::start_ts() {
 }
 
 std::int64_t RowClock::cycle_ts(std::uint64_t cycle) {
+  if (m_cycle_cached && cycle == m_cached_cycle) return m_cached_cycle_ts;  // start and interval are settled
   const std::int64_t start_ns = start_ts();
   const double step_ns = interval_s() * 1e9;
-  return start_ns + static_cast<std::int64_t>(std::llround(static_cast<double>(cycle) * step_ns));
+  m_cycle_cached = true;
+  m_cached_cycle = cycle;
+  m_cached_cycle_ts = start_ns + static_cast<std::int64_t>(std::llround(static_cast<double>(cycle) * step_ns));
+  return m_cached_cycle_ts;
 }
 
 std::int64_t RowClock::local_ts(const CivilTime& civil) { return local_ts(civil.as_utc_ns()); }

@@ -64,6 +64,10 @@ class RowClock {
   Day m_day;
   Day m_day_at_start;       // a chunk's clock: m_day when it was copied
   bool m_day_read = false;  // a chunk's clock: some row's time depended on m_day
+  // cycle_ts()'s last answer: the rows of one cycle (dmon's GPUs) share it.
+  bool m_cycle_cached = false;
+  std::uint64_t m_cached_cycle = 0;
+  std::int64_t m_cached_cycle_ts = 0;
 };
 
 }  // namespace gpucost::prep

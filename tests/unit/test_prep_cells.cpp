@@ -70,6 +70,31 @@ TEST_CASE("prep::split_trimmed and split_blank give the cells of find() and the 
   CHECK(cells == std::vector<std::string_view>{"0", "515", "32", "-", "2619", "1980"});
 }
 
+TEST_CASE("prep::RowTokens gives split_blank's tokens for rows of 16 to 127 bytes", "[prep][cells]") {
+  std::mt19937 rng(13);
+  std::vector<std::string_view> expected;
+  prep::RowTokens row;
+  for (std::size_t length = 0; length <= 140; ++length) {
+    for (int round = 0; round < 40; ++round) {
+      std::string line = random_line(rng, length);
+      if (round % 4 == 0)  // mostly blanks, as a dmon row is
+        for (char& c : line) c = rng() % 3 == 0 ? c : ' ';
+      INFO("line '" << line << "'");
+      const bool taken = row.set(line);
+      REQUIRE(taken == (length >= prep::RowTokens::kMinBytes && length <= prep::RowTokens::kMaxBytes));
+      if (!taken) continue;
+      prep::split_blank(line, expected);
+      REQUIRE(row.count() == expected.size());
+      for (const std::string_view token : expected) {
+        std::size_t begin = 0, end = 0;
+        row.next(begin, end);
+        CHECK(std::string_view(line).substr(begin, end - begin) == token);
+        CHECK(line.data() + begin == token.data());
+      }
+    }
+  }
+}
+
 TEST_CASE("CivilStampCache: the answer of parse_civil_datetime for each stamp of a column", "[prep][cells][time]") {
   // Rows sharing a second, a fraction written with ',', a bad fraction after a good prefix, a new
   // day, a stamp without a fraction, junk, and the remembered prefix followed by something else.

@@ -4,8 +4,13 @@
 
 #include "support.hpp"
 
+#include <fmt/format.h>
+
 #include <fstream>
+#include <random>
 #include <sstream>
+#include <string>
+#include <vector>
 
 using gpucost::test::check_accounting;
 using gpucost::test::fixture;
@@ -392,4 +397,101 @@ TEST_CASE("prep::dmon: a DST fall-back is named, not counted as the clock going 
   CHECK(u.stats.clock_anomalies.steps_back == 1);
   REQUIRE_FALSE(u.stats.notes.empty());
   CHECK(u.stats.notes[0].rfind("the clock goes back 1 time (the largest step 55 min 0 s at line 6)", 0) == 0);
+}
+
+namespace {
+
+/// Every event as one line of text, with each metric's value and the verbatim digits it keeps
+/// (what the event stream writes), so two runs can be compared whole.
+class TextSink final : public gpucost::EventSink {
+ public:
+  std::vector<std::string> events;
+  void on_event(const gpucost::Event& ev) override {
+    std::string s = fmt::format("{} gpu {}", ev.ts_ns, ev.gpu);
+    for (std::size_t i = 0; i < gpucost::kMetricCount; ++i) {
+      if (ev.has(static_cast<gpucost::Metric>(i)))
+        s += fmt::format(" {}={}'{}'", gpucost::kMetricInfo[i].key, ev.values[i], ev.texts[i]);
+    }
+    for (const gpucost::Field& f : ev.fields) s += fmt::format(" {}:{}", f.key, f.value);
+    events.push_back(std::move(s));
+  }
+};
+
+struct TextRun {
+  std::vector<std::string> events;
+  std::vector<std::string> reasons;  // of the malformed rows, with their line numbers
+};
+
+TextRun run_text(const std::string& text) {
+  auto reader = gpucost::io::LineReader::from_string(text);
+  auto clock = gpucost::LocalClock::make("UTC");
+  TextSink sink;
+  gpucost::InputStats stats;
+  stats.path = "test";
+  prep::PrepOptions o = with_start("2024-06-12T10:00:00Z", 1.0);
+  o.date = gpucost::parse_civil_date("2024-06-12");
+  REQUIRE(static_cast<bool>(prep::run_prep_input(*reader, o, *clock, sink, stats)));
+  TextRun run{std::move(sink.events), {}};
+  for (const auto& e : stats.examples) run.reasons.push_back(fmt::format("{}: {}", e.line, e.reason));
+  return run;
+}
+
+}  // namespace
+
+TEST_CASE("prep::dmon: the one-pass row and the general path read every row alike", "[prep][dmon]") {
+  // Rows of at most 127 bytes take the one-pass read (parse_dmon.cpp, read_plain_row); the same
+  // row with its blanks widened past 127 bytes takes the general path. Cells of every kind: plain
+  // numbers, leading zeros, fractions, signs, exponents, markers, junk; rows with a cell too few or
+  // too many; tabs and runs of blanks.
+  const std::vector<std::string> headers = {
+      "# gpu    pwr  gtemp  mtemp     sm    mem    enc    dec    jpg    ofa   mclk   pclk \n"
+      "# Idx      W      C      C      %      %      %      %      %      %    MHz    MHz \n",
+      "#Date       Time        gpu    pwr  gtemp     sm    mem   mclk   pclk \n"
+      "#YYYYMMDD   HH:MM:SS    Idx      W      C      %      %    MHz    MHz \n",
+      "#Time        gpu    pwr     sm \n#HH:MM:SS    Idx      W      % \n",
+  };
+  const std::vector<std::string> metric_cells = {
+      "0", "515", "2619", "007", "00", "-", "N/A", "1.5", "-3", "+5", "1e3", "nan", "x", "0.25", "1234567890123456"};
+  const std::vector<std::string> gpu_cells = {"0", "1", "7", "+2", "007", "x", "1000001", "12345678"};
+  std::mt19937 rng(11);
+  const auto pick = [&](const std::vector<std::string>& from) {
+    return from[std::uniform_int_distribution<std::size_t>(0, from.size() - 1)(rng)];
+  };
+  const auto blanks = [&](bool wide) {
+    std::string s(std::uniform_int_distribution<std::size_t>(1, 4)(rng), ' ');
+    if (rng() % 5 == 0) s[0] = '\t';
+    if (wide) s += std::string(40, ' ');
+    return s;
+  };
+  for (const std::string& header : headers) {
+    std::string narrow = header, wide = header;
+    const bool has_date = header.find("Date") != std::string::npos;
+    const bool has_time = header.find("Time") != std::string::npos;
+    const std::size_t metrics = has_date ? 6 : has_time ? 2 : 11;
+    for (int row = 0; row < 400; ++row) {
+      std::vector<std::string> cells;
+      if (has_date) cells.push_back(rng() % 20 == 0 ? "2024061x" : "20240612");
+      if (has_time) cells.push_back(fmt::format("10:{:02}:{:02}", row / 60 % 60, row % 60));
+      cells.push_back(rng() % 4 == 0 ? pick(gpu_cells) : std::to_string(row % 8));
+      for (std::size_t m = 0; m < metrics; ++m)
+        cells.push_back(rng() % 3 == 0 ? pick(metric_cells) : pick({"0", "98", "301"}));
+      if (rng() % 10 == 0) cells.pop_back();
+      if (rng() % 10 == 0) cells.push_back("0");
+      std::string n = rng() % 2 == 0 ? "" : blanks(false), w = blanks(true);
+      for (std::size_t c = 0; c < cells.size(); ++c) {
+        n += (c > 0 ? blanks(false) : "") + cells[c];
+        w += (c > 0 ? blanks(true) : "") + cells[c];
+      }
+      n += rng() % 2 == 0 ? " \n" : "\n";
+      w += " \n";
+      REQUIRE(w.size() > 128);
+      narrow += n;
+      wide += w;
+    }
+    INFO(header);
+    const TextRun a = run_text(narrow), b = run_text(wide);
+    CHECK(a.events.size() > 100);
+    CHECK(a.events == b.events);
+    CHECK(a.reasons == b.reasons);
+  }
 }

@@ -36,7 +36,11 @@ class DmonParser final : public LineParser {
   [[nodiscard]] bool skims() const override { return true; }
   void skim(std::string_view line) override {
     const std::string_view body = text::trim(line);
-    if (m_table.read_non_data_line(body, false) || m_table.gpu_col() < 0) return;
+    if (m_table.read_non_data_line(body, false)) {
+      m_plan.clear();
+      return;
+    }
+    if (m_table.gpu_col() < 0) return;
     const std::string_view cell = token_at(body, m_table.csv(), static_cast<std::size_t>(m_table.gpu_col()));
     std::size_t pos = 0;
     std::uint64_t gpu = 0;
@@ -61,6 +65,7 @@ class DmonParser final : public LineParser {
     if (!(chunk.m_start_table == m_table) || !m_clock.can_continue_with(chunk.m_clock)) return false;
     if (chunk.m_cycle_read && (chunk.m_start_cycle != m_cycle || chunk.m_start_prev_gpu != m_prev_gpu)) return false;
     m_table = std::move(chunk.m_table);
+    m_plan.clear();
     if (chunk.m_first_gpu >= 0) {
       m_cycle += (m_prev_gpu >= 0 && chunk.m_first_gpu <= m_prev_gpu ? 1 : 0) + chunk.m_later_cycles;
       m_prev_gpu = chunk.m_prev_gpu;
@@ -71,22 +76,28 @@ class DmonParser final : public LineParser {
 
   LineResult parse(std::string_view line, ParseContext& ctx) override {
     const std::string_view body = trimmed_cell(line.data(), line.data() + line.size());
-    if (m_table.read_non_data_line(body, false)) return LineResult::ignored;
+    if (m_table.read_non_data_line(body, false)) {
+      m_plan.clear();  // a name line may have changed the columns
+      return LineResult::ignored;
+    }
     if (!m_table.has_header()) return ctx.malformed("data row before any '# gpu ...' header line");
-    split_tokens(body, m_table.csv(), m_tokens);
-    const auto& cols = m_table.columns();
-    if (m_tokens.size() != cols.size()) return column_count_mismatch(ctx, cols.size(), m_tokens.size());
     Event& ev = ctx.event;
     ev.reset();
     ev.source = "dmon";
     ev.kind = "sample";
     std::int64_t gpu = -1;
-    for (std::size_t i = 0; i < cols.size(); ++i) {
-      // Metric cells, nearly all of them, read here without a call; the rest as pmon reads them.
-      if (cols[i].role == ColumnRole::metric && set_metric_cell(ev, cols[i].metric, m_tokens[i])) continue;
-      if (!read_shared_cell(cols[i], m_tokens[i], ctx, gpu)) return LineResult::malformed;
+    if (!read_plain_row(body, ev, gpu)) {
+      ev.reset();  // what the one-pass read set is set again below
+      split_tokens(body, m_table.csv(), m_tokens);
+      const auto& cols = m_table.columns();
+      if (m_tokens.size() != cols.size()) return column_count_mismatch(ctx, cols.size(), m_tokens.size());
+      for (std::size_t i = 0; i < cols.size(); ++i) {
+        // Metric cells, nearly all of them, read here without a call; the rest as pmon reads them.
+        if (cols[i].role == ColumnRole::metric && set_metric_cell(ev, cols[i].metric, m_tokens[i])) continue;
+        if (!read_shared_cell(cols[i], m_tokens[i], ctx, gpu)) return LineResult::malformed;
+      }
+      if (gpu < 0) return ctx.malformed("no gpu column");
     }
-    if (gpu < 0) return ctx.malformed("no gpu column");
     count_cycle(gpu);
     m_cycle_read = m_cycle_read || times_by_cycle(m_table);
     if (!row_time(m_table, m_tokens, m_cycle, m_clock, ev.ts_ns)) return ctx.malformed("bad date or time");
@@ -96,6 +107,74 @@ class DmonParser final : public LineParser {
   }
 
  private:
+  // How read_plain_row() takes each column of a whitespace table whose columns are metrics, the
+  // GPU index, a date or a time; empty: not made yet for the current header, or `m_plan_usable`
+  // is false (a CSV table, or another column).
+  enum class PlainCell : std::uint8_t { metric, gpu, token };
+  struct PlanCell {
+    PlainCell what;
+    Metric metric;
+  };
+
+  void make_plan() {
+    m_plan.clear();
+    m_plan_usable = !m_table.csv() && m_table.gpu_col() >= 0;
+    for (const Column& col : m_table.columns()) {
+      switch (col.role) {
+        case ColumnRole::metric: m_plan.push_back({PlainCell::metric, col.metric}); break;
+        case ColumnRole::gpu: m_plan.push_back({PlainCell::gpu, Metric{}}); break;
+        case ColumnRole::date:
+        case ColumnRole::time: m_plan.push_back({PlainCell::token, Metric{}}); break;
+        default: m_plan_usable = false;
+      }
+    }
+  }
+
+  /// The common row in one pass over `body` (trimmed): a whitespace table whose cells are what
+  /// their columns hold, a metric cell a number, "-" or "N/A" (set_metric_cell()), the GPU index
+  /// at most 7 digits, the row 16 to 127 bytes (RowTokens). The cells land in m_tokens as split_tokens() would put them. False when the
+  /// row needs the general path (another table, column or cell, fewer or more cells), which
+  /// then reads it again from the start and says what is wrong with it.
+  bool read_plain_row(std::string_view body, Event& ev, std::int64_t& gpu) {
+    if (m_plan.empty()) make_plan();
+    if (!m_plan_usable || !m_row.set(body) || m_row.count() != m_plan.size()) return false;
+    m_tokens.resize(m_plan.size());  // the general path may have left another count
+    for (std::size_t i = 0; i < m_plan.size(); ++i) {
+      std::size_t begin = 0, end = 0;
+      m_row.next(begin, end);
+      const std::string_view cell(body.data() + begin, end - begin);
+      m_tokens[i] = cell;
+      switch (m_plan[i].what) {
+        case PlainCell::metric:
+          if (!set_count_cell(ev, m_plan[i].metric, cell) && !set_metric_cell(ev, m_plan[i].metric, cell)) return false;
+          break;
+        case PlainCell::gpu: {
+          std::size_t digits = 0;
+          std::uint64_t g = 0;
+          if (!text::read_uint(cell, digits, 7, g) || digits != cell.size() || g > 1'000'000) return false;
+          gpu = static_cast<std::int64_t>(g);
+          break;
+        }
+        case PlainCell::token: break;
+      }
+    }
+    return true;
+  }
+
+  /// The cell nearly every dmon cell is, 1 to 15 digits, set as set_metric_cell() would set it
+  /// (its text kept when it is also a JSON number: no leading zero); false for any other cell.
+  static bool set_count_cell(Event& ev, Metric metric, std::string_view cell) {
+    if (cell.size() > 15) return false;
+    std::uint64_t v = 0;
+    for (const char c : cell) {
+      const unsigned d = static_cast<unsigned char>(c) - unsigned{'0'};  // wraps above 9 for a non-digit
+      if (d > 9) return false;
+      v = v * 10 + d;
+    }
+    ev.set(metric, static_cast<double>(v), cell.size() > 1 && cell[0] == '0' ? std::string_view{} : cell);
+    return true;
+  }
+
   // A new sampling cycle starts when the GPU index does not increase (0..7, 0..7, ...).
   void count_cycle(std::int64_t gpu) {
     if (m_prev_gpu >= 0 && gpu <= m_prev_gpu) {
@@ -109,6 +188,9 @@ class DmonParser final : public LineParser {
   SmiTable m_table;
   RowClock m_clock;
   std::vector<std::string_view> m_tokens;
+  std::vector<PlanCell> m_plan;  // not copied with the parser: made again from its table
+  RowTokens m_row;
+  bool m_plan_usable = false;
   std::uint64_t m_cycle = 0;
   std::int64_t m_prev_gpu = -1;
   // A chunk's copy (prep -j): the state it started from; its first row's GPU, the cycles begun
