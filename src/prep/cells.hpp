@@ -113,7 +113,8 @@ class RowTokens {
     return true;
   }
   [[nodiscard]] std::size_t count() const {
-    return static_cast<std::size_t>(__builtin_popcountll(m_starts[0]) + __builtin_popcountll(m_starts[1]));
+    return static_cast<std::size_t>(__builtin_popcountll(m_starts[0])) +
+           static_cast<std::size_t>(__builtin_popcountll(m_starts[1]));
   }
   /// The next token as [begin, end) offsets; at most count() times after set().
   void next(std::size_t& begin, std::size_t& end) {
