@@ -39,6 +39,13 @@ constexpr std::size_t kHeadLimit = 64u << 20;                    // "traceEvents
 constexpr std::size_t kMaxRecordBytes = 64u << 20;               // one trace record larger than this is broken JSON
 constexpr std::int64_t kEpochUsFloor = 946684800LL * 1'000'000;  // 2000-01-01 in µs
 
+/// `s == lit` with the literal's length known here, so that the compare is inlined (a library
+/// call per key and category compare was a tenth of the reader's time).
+template <std::size_t N>
+bool is(std::string_view s, const char (&lit)[N]) {
+  return s.size() == N - 1 && std::memcmp(s.data(), lit, N - 1) == 0;
+}
+
 std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\n' || s.front() == '\r' || s.front() == '\t'))
     s.remove_prefix(1);
@@ -71,8 +78,10 @@ bool parse_int_token(std::string_view tok, std::int64_t& out) {
 /// The key of a field as written (Kineto keys carry no escapes).
 std::string_view key_of(od::field& f) {
   const char* k = f.key().raw();
-  const char* end = static_cast<const char*>(std::memchr(k, '"', 256));
-  return end == nullptr ? std::string_view{} : std::string_view(k, static_cast<std::size_t>(end - k));
+  // A byte loop, not memchr: keys are a few bytes, and a call per key cost more than the search.
+  for (std::size_t n = 0; n < 256; ++n)
+    if (k[n] == '"') return {k, n};
+  return {};
 }
 
 /// Calls on_field(key, value) for each field of `o`; false, at once, on a JSON error.
@@ -155,19 +164,20 @@ enum class Cat : std::uint8_t {
 };
 
 Cat classify_category(std::string_view cat) {
-  if (cat == "kernel" || cat == "Kernel") return Cat::kernel;
-  if (cat == "gpu_memcpy" || cat == "Memcpy") return Cat::memcpy;
-  if (cat == "gpu_memset" || cat == "Memset") return Cat::memset;
-  if (cat == "cuda_runtime" || cat == "Runtime" || cat == "cuda_driver" || cat == "Driver") return Cat::runtime;
-  if (cat == "user_annotation" || cat == "User annotation") return Cat::annotation;
-  if (cat == "gpu_user_annotation") return Cat::gpu_annotation;
-  if (cat == "cuda_sync") return Cat::sync;
-  if (cat == "cpu_op" || cat == "Operator") return Cat::cpu_op;
+  if (is(cat, "kernel") || is(cat, "Kernel")) return Cat::kernel;
+  if (is(cat, "gpu_memcpy") || is(cat, "Memcpy")) return Cat::memcpy;
+  if (is(cat, "gpu_memset") || is(cat, "Memset")) return Cat::memset;
+  if (is(cat, "cuda_runtime") || is(cat, "Runtime") || is(cat, "cuda_driver") || is(cat, "Driver")) return Cat::runtime;
+  if (is(cat, "user_annotation") || is(cat, "User annotation")) return Cat::annotation;
+  if (is(cat, "gpu_user_annotation")) return Cat::gpu_annotation;
+  if (is(cat, "cuda_sync")) return Cat::sync;
+  if (is(cat, "cpu_op") || is(cat, "Operator")) return Cat::cpu_op;
   // MTIA (Meta's accelerator): its device events and runtime calls, as CUDA's.
-  if (cat == "mtia_ccp_events") return Cat::mtia_op;
-  if (cat == "mtia_runtime") return Cat::runtime;
+  if (is(cat, "mtia_ccp_events")) return Cat::mtia_op;
+  if (is(cat, "mtia_runtime")) return Cat::runtime;
   // Accelerator work gpucost does not model: named so a GPU-less result can say why.
-  if (cat.starts_with("mtia_") || cat == "cuda_profiler_range" || cat == "xpu_runtime" || cat == "privateuse1_runtime")
+  if (cat.starts_with("mtia_") || is(cat, "cuda_profiler_range") || is(cat, "xpu_runtime") ||
+      is(cat, "privateuse1_runtime"))
     return Cat::device_other;
   return Cat::other;
 }
@@ -183,10 +193,10 @@ MemDir memcpy_direction(std::string_view name) {
 
 /// An MTIA dma_request's args.direction.
 MemDir mtia_direction(std::string_view direction) {
-  if (direction == "HOST_TO_DEVICE") return MemDir::h2d;
-  if (direction == "DEVICE_TO_HOST") return MemDir::d2h;
-  if (direction == "DEVICE_TO_DEVICE") return MemDir::d2d;
-  if (direction == "HOST_TO_HOST") return MemDir::h2h;
+  if (is(direction, "HOST_TO_DEVICE")) return MemDir::h2d;
+  if (is(direction, "DEVICE_TO_HOST")) return MemDir::d2h;
+  if (is(direction, "DEVICE_TO_DEVICE")) return MemDir::d2d;
+  if (is(direction, "HOST_TO_HOST")) return MemDir::h2h;
   return MemDir::other;
 }
 
@@ -199,14 +209,14 @@ bool starts_with_icase(std::string_view s, std::string_view prefix) {
   return true;
 }
 
-bool wants_args(std::string_view cat) {
-  const Cat c = classify_category(cat);
+bool wants_args(Cat c) {
   return c == Cat::kernel || c == Cat::memcpy || c == Cat::memset || c == Cat::runtime || c == Cat::mtia_op;
 }
 
 /// One record as decoded, before it is committed.
 struct Record {
   std::string_view ph, cat, name, ts, dur;
+  Cat cat_class = Cat::other;  ///< classify_category(cat), once per record
   std::int64_t device = -1, stream = 0, correlation = kNoCorrelation, pid = 0, tid = 0;
   std::uint64_t bytes = 0;
   bool has_device = false, has_stream = false, has_bytes = false, has_pid = false, has_tid = false;
@@ -223,15 +233,15 @@ struct Record {
 /// Reads one of the collective args Kineto writes on an NCCL kernel (CommArgs) into `r`;
 /// false when `key` is none of them.
 bool read_comm_arg(std::string_view key, od::value& v, Record& r) {
-  std::string_view* text = key == "Process Group Name"          ? &r.pg
-                           : key == "Process Group Description" ? &r.pg_desc
-                           : key == "Process Group Ranks"       ? &r.pg_ranks
-                           : key == "Collective name"           ? &r.coll
-                                                                : nullptr;
-  std::int64_t* number = key == "Seq"              ? &r.seq
-                         : key == "In msg nelems"  ? &r.in_nelems
-                         : key == "Out msg nelems" ? &r.out_nelems
-                                                   : nullptr;
+  std::string_view* text = is(key, "Process Group Name")          ? &r.pg
+                           : is(key, "Process Group Description") ? &r.pg_desc
+                           : is(key, "Process Group Ranks")       ? &r.pg_ranks
+                           : is(key, "Collective name")           ? &r.coll
+                                                                  : nullptr;
+  std::int64_t* number = is(key, "Seq")              ? &r.seq
+                         : is(key, "In msg nelems")  ? &r.in_nelems
+                         : is(key, "Out msg nelems") ? &r.out_nelems
+                                                     : nullptr;
   if (text != nullptr) {
     r.has_comm_args = raw_string(v, *text) || r.has_comm_args;
     return true;
@@ -397,23 +407,23 @@ class Reader {
     od::object top;
     if (doc.get_object().get(top) != sj::SUCCESS) return;
     for_each_field(top, [&](std::string_view key, od::value& v) {
-      if (key == "baseTimeNanoseconds") {
+      if (is(key, "baseTimeNanoseconds")) {
         std::int64_t base = 0;
         if (parse_int_token(v.raw_json_token(), base)) m_out.base_time_ns = base;
-      } else if (key == "schemaVersion") {
+      } else if (is(key, "schemaVersion")) {
         parse_int_token(v.raw_json_token(), m_out.schema_version);
-      } else if (key == "cuda_runtime_version") {
+      } else if (is(key, "cuda_runtime_version")) {
         parse_int_token(v.raw_json_token(), m_out.cuda_runtime_version);
-      } else if (key == "cuda_driver_version") {
+      } else if (is(key, "cuda_driver_version")) {
         parse_int_token(v.raw_json_token(), m_out.cuda_driver_version);
-      } else if (key == "cupti_version") {
+      } else if (is(key, "cupti_version")) {
         parse_int_token(v.raw_json_token(), m_out.cupti_version);
-      } else if (key == "traceName") {
+      } else if (is(key, "traceName")) {
         std::string_view s;
         if (v.get_string().get(s) == sj::SUCCESS) m_out.trace_name = std::string(s);
-      } else if (key == "distributedInfo") {
+      } else if (is(key, "distributedInfo")) {
         read_distributed_info(v);
-      } else if (key == "deviceProperties" || key == "computeProperties") {
+      } else if (is(key, "deviceProperties") || is(key, "computeProperties")) {
         read_device_properties(v);
       }
     });
@@ -424,11 +434,11 @@ class Reader {
     if (v.get_object().get(o) != sj::SUCCESS) return;
     for_each_field(o, [&](std::string_view key, od::value& fv) {
       std::int64_t n = 0;
-      if (key == "rank" && parse_int_token(fv.raw_json_token(), n)) m_out.rank = static_cast<int>(n);
-      if (key == "world_size" && parse_int_token(fv.raw_json_token(), n)) m_out.world_size = static_cast<int>(n);
+      if (is(key, "rank") && parse_int_token(fv.raw_json_token(), n)) m_out.rank = static_cast<int>(n);
+      if (is(key, "world_size") && parse_int_token(fv.raw_json_token(), n)) m_out.world_size = static_cast<int>(n);
       std::string_view s;
-      if (key == "backend" && fv.get_string().get(s) == sj::SUCCESS) m_out.backend = std::string(s);
-      if (key == "nccl_version" && fv.get_string().get(s) == sj::SUCCESS) m_out.nccl_version = std::string(s);
+      if (is(key, "backend") && fv.get_string().get(s) == sj::SUCCESS) m_out.backend = std::string(s);
+      if (is(key, "nccl_version") && fv.get_string().get(s) == sj::SUCCESS) m_out.nccl_version = std::string(s);
     });
   }
 
@@ -441,8 +451,8 @@ class Reader {
       std::int64_t id = -1;
       std::string name;
       const bool read = for_each_field(o, [&](std::string_view key, od::value& fv) {
-        if (key == "id") parse_int_token(fv.raw_json_token(), id);
-        if (key == "name") {
+        if (is(key, "id")) parse_int_token(fv.raw_json_token(), id);
+        if (is(key, "name")) {
           std::string_view s;
           if (fv.get_string().get(s) == sj::SUCCESS) name = std::string(s);
         }
@@ -510,7 +520,8 @@ class Reader {
   /// Moves the read position, counting the lines passed (for the line of a malformed record).
   void advance_to(std::size_t pos) {
     if (pos > m_begin)
-      m_lines += static_cast<std::uint64_t>(std::count(m_buf.data() + m_begin, m_buf.data() + pos, '\n'));
+      m_lines +=
+          io::count_newlines(std::string_view(m_buf.data() + m_begin, pos - m_begin));  // SIMD: every byte passes here
     m_begin = pos;
   }
 
@@ -611,28 +622,33 @@ class Reader {
   bool read_field(std::string_view key, od::value& v, Record& r) {
     switch (key.empty() ? '\0' : key.front()) {
       case 'p':
-        if (key == "ph") return raw_string(v, r.ph) || skip(v);
-        if (key == "pid") return number_or_skip(v, r.pid, r.has_pid);
+        if (is(key, "ph")) return raw_string(v, r.ph) || skip(v);
+        if (is(key, "pid")) return number_or_skip(v, r.pid, r.has_pid);
         break;
       case 'c':
-        if (key == "cat") return raw_string(v, r.cat) || skip(v);
+        if (is(key, "cat")) {
+          if (!raw_string(v, r.cat)) return skip(v);
+          r.cat_class = classify_category(r.cat);
+          return true;
+        }
         break;
       case 'n':
-        if (key == "name") return raw_string(v, r.name) || skip(v);
+        if (is(key, "name")) return raw_string(v, r.name) || skip(v);
         break;
       case 't':
-        if (key == "ts") return token(v, r.ts);
-        if (key == "tid") return number_or_skip(v, r.tid, r.has_tid);
+        if (is(key, "ts")) return token(v, r.ts);
+        if (is(key, "tid")) return number_or_skip(v, r.tid, r.has_tid);
         break;
       case 'd':
-        if (key == "dur") return token(v, r.dur);
+        if (is(key, "dur")) return token(v, r.dur);
         break;
       case 'a':
         // Only GPU ops and runtime calls need their args; Kineto writes "cat" first, so the
         // args of cpu_op records (shapes, concrete inputs: most of a trace's bytes) are stepped over.
-        if (key == "args" && r.name == "[memory]") return read_memory_args(v, r);
-        if (key == "args")
-          return r.cat.empty() || wants_args(r.cat) || (m_keep && r.cat == "cuda_sync") ? read_args(v, r) : skip(v);
+        if (is(key, "args") && is(r.name, "[memory]")) return read_memory_args(v, r);
+        if (is(key, "args"))
+          return r.cat.empty() || wants_args(r.cat_class) || (m_keep && r.cat_class == Cat::sync) ? read_args(v, r)
+                                                                                                  : skip(v);
         break;
       default: break;
     }
@@ -648,25 +664,25 @@ class Reader {
       const std::string_view key = key_of(f);
       od::value fv = f.value();
       bool ok = true;
-      if (key == "device") {
+      if (is(key, "device")) {
         ok = number_or_skip(fv, r.device, r.has_device);
-      } else if (key == "stream") {
+      } else if (is(key, "stream")) {
         ok = number_or_skip(fv, r.stream, r.has_stream);
-      } else if (key == "correlation") {
+      } else if (is(key, "correlation")) {
         bool has = false;
         ok = number_or_skip(fv, r.correlation, has);
         if (!has) r.correlation = kNoCorrelation;
-      } else if (key == "bytes" || key == "size") {  // size: an MTIA dma_request's
+      } else if (is(key, "bytes") || is(key, "size")) {  // size: an MTIA dma_request's
         std::int64_t b = 0;
         ok = number_or_skip(fv, b, r.has_bytes);
         if (r.has_bytes && b >= 0)
           r.bytes = static_cast<std::uint64_t>(b);
         else
           r.has_bytes = false;
-      } else if (m_keep && (key == "wait_on_stream" || key == "wait_on_cuda_event_record_corr_id")) {
+      } else if (m_keep && (is(key, "wait_on_stream") || is(key, "wait_on_cuda_event_record_corr_id"))) {
         bool has = false;
-        ok = number_or_skip(fv, key == "wait_on_stream" ? r.wait_on_stream : r.wait_on_record, has);
-      } else if (key == "direction") {
+        ok = number_or_skip(fv, is(key, "wait_on_stream") ? r.wait_on_stream : r.wait_on_record, has);
+      } else if (is(key, "direction")) {
         ok = raw_string(fv, r.direction) || skip(fv);
       } else if (!key.empty() && key.front() >= 'A' && key.front() <= 'Z' && read_comm_arg(key, fv, r)) {
         // Kineto's own kernel args are lower case but "External id": the test stays cheap.
@@ -748,16 +764,16 @@ class Reader {
     ++m_out.counts.records;
     std::int64_t ts = 0;
     const bool has_ts = !r.ts.empty() && parse_us_to_ns(r.ts, ts);
-    if (has_ts && (!m_out.has_min_ts || ts < m_out.min_ts_ns) && r.ph != "M") {
+    if (has_ts && (!m_out.has_min_ts || ts < m_out.min_ts_ns) && !is(r.ph, "M")) {
       m_out.min_ts_ns = ts;
       m_out.has_min_ts = true;
     }
-    const Cat cat = classify_category(r.cat);
-    if (r.ph == "i" && r.name == "[memory]") {
+    const Cat cat = r.cat_class;
+    if (is(r.ph, "i") && is(r.name, "[memory]")) {
       ++(add_memory_event(m_out.memory, r.mem, has_ts, ts) ? m_out.counts.used : m_out.counts.ignored);
       return;
     }
-    if (r.ph != "X") {  // flows, instants, counters, metadata: not durations gpucost uses
+    if (!is(r.ph, "X")) {  // flows, instants, counters, metadata: not durations gpucost uses
       ++m_out.counts.ignored;
       return;
     }
@@ -828,12 +844,12 @@ class Reader {
   /// (pe_exe, remote, merge, ...) a kernel.
   void commit_mtia_op(const Record& r, std::int64_t ts, std::int64_t dur) {
     ++m_out.mtia_ops;
-    if (r.name == "event_record" || r.name == "event_wait") {
+    if (is(r.name, "event_record") || is(r.name, "event_wait")) {
       ++m_out.sync_events;
       ++m_out.counts.ignored;
       return;
     }
-    commit_op(r, r.name == "dma_request" ? Cat::memcpy : Cat::kernel, ts, dur);
+    commit_op(r, is(r.name, "dma_request") ? Cat::memcpy : Cat::kernel, ts, dur);
   }
 
   void commit_op(const Record& r, Cat cat, std::int64_t ts, std::int64_t dur) {
