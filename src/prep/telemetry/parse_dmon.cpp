@@ -132,9 +132,10 @@ class DmonParser final : public LineParser {
 
   /// The common row in one pass over `body` (trimmed): a whitespace table whose cells are what
   /// their columns hold, a metric cell a number, "-" or "N/A" (set_metric_cell()), the GPU index
-  /// at most 7 digits, the row 16 to 127 bytes (RowTokens). The cells land in m_tokens as split_tokens() would put them. False when the
-  /// row needs the general path (another table, column or cell, fewer or more cells), which
-  /// then reads it again from the start and says what is wrong with it.
+  /// at most 7 digits, the row 16 to 127 bytes (RowTokens). The cells land in m_tokens as
+  /// split_tokens() would put them. False when the row needs the general path (another table,
+  /// column or cell, fewer or more cells), which then reads it again from the start and says what
+  /// is wrong with it.
   bool read_plain_row(std::string_view body, Event& ev, std::int64_t& gpu) {
     if (m_plan.empty()) make_plan();
     if (!m_plan_usable || !m_row.set(body) || m_row.count() != m_plan.size()) return false;
