@@ -137,11 +137,23 @@ std::string_view last_line(const std::string& text) {
   return t;
 }
 
+/// Shows each line of `text` (whole lines, each ending in '\n', as append_lines() copies them) to
+/// `skimmer`, as next() would hand it out (one '\r' taken off).
+void skim_lines(LineParser& skimmer, std::string_view text) {
+  for (std::size_t at = 0; at < text.size();) {
+    const std::size_t nl = text.find('\n', at);
+    std::string_view line = text.substr(at, nl - at);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    skimmer.skim(line);
+    at = nl + 1;
+  }
+}
+
 /// Reads lines until the chunk holds sizes.chunk bytes and `parser` may cut after the last one
 /// (or it holds sizes.largest), showing each to `skimmer` if there is one; false when the input
-/// had none left. Without a skimmer the lines are copied as read, many at once (with the '\r'
-/// next() would take off); a line read with next() is stored with "\r\n". for_each_line() takes
-/// one '\r' off each, which gives every line as next() hands it out.
+/// had none left. The lines are copied as read, many at once (with the '\r' next() would take
+/// off); a line read with next() (one too long to take whole, or the last) is stored with "\r\n".
+/// for_each_line() takes one '\r' off each, which gives every line as next() hands it out.
 bool read_chunk(io::LineReader& reader, Chunk& chunk, const ChunkSizes& sizes, const LineParser& parser,
                 LineParser* skimmer) {
   chunk.text.clear();
@@ -150,13 +162,13 @@ bool read_chunk(io::LineReader& reader, Chunk& chunk, const ChunkSizes& sizes, c
   io::Line line;
   bool cut = false;
   while (!(cut && chunk.text.size() >= sizes.chunk) && chunk.text.size() < sizes.largest) {
-    if (skimmer == nullptr) {
-      if (const std::size_t n = reader.append_lines(chunk.text, sizes.chunk); n > 0) {
-        if (chunk.line_count == 0) chunk.first_line = reader.lines_read() - n + 1;
-        chunk.line_count += n;
-        cut = parser.may_cut_after(last_line(chunk.text));
-        continue;
-      }
+    const std::size_t before = chunk.text.size();
+    if (const std::size_t n = reader.append_lines(chunk.text, sizes.chunk); n > 0) {
+      if (chunk.line_count == 0) chunk.first_line = reader.lines_read() - n + 1;
+      chunk.line_count += n;
+      if (skimmer != nullptr) skim_lines(*skimmer, std::string_view(chunk.text).substr(before));
+      cut = parser.may_cut_after(last_line(chunk.text));
+      continue;
     }
     if (!reader.next(line)) break;  // a line too long to take whole, the end, or a skimmer's line
     if (chunk.line_count++ == 0) chunk.first_line = line.number;
