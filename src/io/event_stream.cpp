@@ -32,11 +32,10 @@ constexpr std::string_view kTsvTextColumns[] = {"name", "uuid", "pci_bus_id", "p
 struct EventWriter::Impl {
   OutBuffer out;
   StreamFormat format;
-  std::string host_cache_key, host_json;  // the host name, escaped once
-  std::string tz_name;                    // repeated in the summary
-  std::string selection;                  // prep --kinds/--from/--to, as given
-  std::uint64_t left_out = 0;             // events the selection left out
-  std::uint64_t derived = 0;              // events computed from several inputs (trace_job, trace_rank)
+  std::string tz_name;         // repeated in the summary
+  std::string selection;       // prep --kinds/--from/--to, as given
+  std::uint64_t left_out = 0;  // events the selection left out
+  std::uint64_t derived = 0;   // events computed from several inputs (trace_job, trace_rank)
   Impl(std::FILE* f, StreamFormat fmt_) : out(f), format(fmt_) {}
 
   // The hot path: one event line, written with raw pointers into a scratch buffer sized for the
@@ -134,13 +133,14 @@ struct EventWriter::Impl {
     }();
     return prefixes;
   }
-  /// The last event's time, source and kind as written: telemetry repeats them row after row
-  /// (dmon's rows of one cycle share their time), so each is formatted once per change.
+  /// The last event's time, source, host and kind as written: telemetry repeats them row after
+  /// row (dmon's rows of one cycle share their time), so each is formatted once per change.
   struct Repeated {
     std::int64_t ts_ns = 0;
     char ts_digits[24] = {'0'};
     std::size_t ts_size = 1;
     std::string source, source_json = "\"\"";
+    std::string host, host_json = "\"\"";
     std::string kind, kind_json = "\"\"";
   } last;
   /// a == b for the short names compared at every event, without a library call for 4 to 16 bytes.
@@ -170,23 +170,19 @@ struct EventWriter::Impl {
   static char* put_value(char* p, const Field& f) { return f.numeric ? put(p, f.value) : put_string(p, f.value); }
 
   void json_event(const Event& ev, std::string& dst) {
-    std::size_t bound = 160 + host_json.size() + 6 * (ev.source.size() + ev.kind.size() + ev.host.size());
+    std::size_t bound = 160 + last.host_json.size() + 6 * (ev.source.size() + ev.kind.size() + ev.host.size());
     bound += kMetricCount * 64;
     for (const Field& f : ev.fields) bound += 6 * (f.key.size() + f.value.size()) + 16;
     if (bound > line_cap) {
       line_cap = bound * 2;
       line.reset(new char[line_cap]);
     }
-    if (!same_text(ev.host, host_cache_key)) {
-      host_cache_key.assign(ev.host);
-      host_json.clear();
-      append_json_string(host_json, ev.host);
-    }
     if (ev.ts_ns != last.ts_ns) {
       last.ts_ns = ev.ts_ns;
       last.ts_size = static_cast<std::size_t>(put_int(last.ts_digits, ev.ts_ns) - last.ts_digits);
     }
     remember(ev.source, last.source, last.source_json);
+    remember(ev.host, last.host, last.host_json);
     remember(ev.kind, last.kind, last.kind_json);
     char* p = line.get();
     p = put(p, "{\"type\":\"event\",\"ts_ns\":");
@@ -194,7 +190,7 @@ struct EventWriter::Impl {
     p = put(p, ",\"source\":");
     p = put(p, last.source_json);
     p = put(p, ",\"host\":");
-    p = put(p, host_json);
+    p = put(p, last.host_json);
     p = put(p, ",\"gpu\":");
     p = ev.gpu >= 0 ? put_int(p, ev.gpu) : put(p, "null");
     p = put(p, ",\"kind\":");

@@ -49,6 +49,20 @@ inline void split_trimmed(std::string_view line, char sep, std::vector<std::stri
   out.push_back(trimmed_cell(start, data + line.size()));
 }
 
+/// Bit k set when p[k] is blank (is_blank), for the 16 bytes at `p`.
+inline unsigned blanks16(const char* p) {
+#if defined(__SSE2__)
+  const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  // '\t'..'\r' (9-13): clamping into that range leaves exactly those bytes unchanged.
+  const __m128i control = _mm_cmpeq_epi8(_mm_min_epu8(_mm_max_epu8(b, _mm_set1_epi8('\t')), _mm_set1_epi8('\r')), b);
+  return static_cast<unsigned>(_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(b, _mm_set1_epi8(' ')), control)));
+#else
+  unsigned bits = 0;
+  for (unsigned k = 0; k < 16; ++k) bits |= is_blank(p[k]) ? 1U << k : 0U;
+  return bits;
+#endif
+}
+
 /// `line`'s runs of non-blank bytes (text::next_token's tokens) into `out` (cleared first): the
 /// blanks of 16 bytes at a time make a bit mask whose changes are where tokens start and end.
 inline void split_blank(std::string_view line, std::vector<std::string_view>& out) {
@@ -68,13 +82,8 @@ inline void split_blank(std::string_view line, std::vector<std::string_view>& ou
   };
   std::size_t i = 0;
 #if defined(__SSE2__)
-  const __m128i space = _mm_set1_epi8(' '), tab = _mm_set1_epi8('\t'), cr = _mm_set1_epi8('\r');
   for (; i + 16 <= n; i += 16) {
-    const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(data + i));
-    // '\t'..'\r' (9-13): clamping into that range leaves exactly those bytes unchanged.
-    const __m128i control = _mm_cmpeq_epi8(_mm_min_epu8(_mm_max_epu8(b, tab), cr), b);
-    const auto blank = static_cast<unsigned>(_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(b, space), control)));
-    const unsigned token = ~blank & 0xFFFFU;
+    const unsigned token = ~blanks16(data + i) & 0xFFFFU;
     take(i, (token ^ ((token << 1) | (in_token ? 1U : 0U))) & 0xFFFFU);
   }
 #endif
@@ -123,18 +132,6 @@ class RowTokens {
   }
 
  private:
-  static unsigned blanks16(const char* p) {
-#if defined(__SSE2__)
-    const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-    const __m128i tab = _mm_set1_epi8('\t'), cr = _mm_set1_epi8('\r');
-    const __m128i control = _mm_cmpeq_epi8(_mm_min_epu8(_mm_max_epu8(b, tab), cr), b);  // as in split_blank
-    return static_cast<unsigned>(_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(b, _mm_set1_epi8(' ')), control)));
-#else
-    unsigned bits = 0;
-    for (unsigned k = 0; k < 16; ++k) bits |= is_blank(p[k]) ? 1U << k : 0U;
-    return bits;
-#endif
-  }
   // Bits [at, at + 16) never straddle the two words: `at` is a multiple of 16.
   static void put(std::uint64_t* words, std::size_t at, unsigned bits, unsigned keep) {
     std::uint64_t& w = words[at / 64];

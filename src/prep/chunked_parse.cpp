@@ -152,7 +152,8 @@ void skim_lines(LineParser& skimmer, std::string_view text) {
 /// Reads lines until the chunk holds sizes.chunk bytes and `parser` may cut after the last one
 /// (or it holds sizes.largest), showing each to `skimmer` if there is one; false when the input
 /// had none left. The lines are copied as read, many at once (with the '\r' next() would take
-/// off); a line read with next() (one too long to take whole, or the last) is stored with "\r\n".
+/// off); a line read with next() (one too long to take whole, or one past the chunk's bytes while
+/// the parser may not cut yet) is stored with "\r\n".
 /// for_each_line() takes one '\r' off each, which gives every line as next() hands it out.
 bool read_chunk(io::LineReader& reader, Chunk& chunk, const ChunkSizes& sizes, const LineParser& parser,
                 LineParser* skimmer) {
@@ -170,7 +171,7 @@ bool read_chunk(io::LineReader& reader, Chunk& chunk, const ChunkSizes& sizes, c
       cut = parser.may_cut_after(last_line(chunk.text));
       continue;
     }
-    if (!reader.next(line)) break;  // a line too long to take whole, the end, or a skimmer's line
+    if (!reader.next(line)) break;  // a line too long to take whole, one more line before a cut, or the end
     if (chunk.line_count++ == 0) chunk.first_line = line.number;
     chunk.text.append(line.text);
     chunk.text += "\r\n";  // for_each_line() takes the '\r' off: the text is the line's as handed out

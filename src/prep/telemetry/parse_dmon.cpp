@@ -147,7 +147,7 @@ class DmonParser final : public LineParser {
       m_tokens[i] = cell;
       switch (m_plan[i].what) {
         case PlainCell::metric:
-          if (!set_count_cell(ev, m_plan[i].metric, cell) && !set_metric_cell(ev, m_plan[i].metric, cell)) return false;
+          if (!set_metric_cell(ev, m_plan[i].metric, cell)) return false;
           break;
         case PlainCell::gpu: {
           std::size_t digits = 0;
@@ -159,20 +159,6 @@ class DmonParser final : public LineParser {
         case PlainCell::token: break;
       }
     }
-    return true;
-  }
-
-  /// The cell nearly every dmon cell is, 1 to 15 digits, set as set_metric_cell() would set it
-  /// (its text kept when it is also a JSON number: no leading zero); false for any other cell.
-  static bool set_count_cell(Event& ev, Metric metric, std::string_view cell) {
-    if (cell.size() > 15) return false;
-    std::uint64_t v = 0;
-    for (const char c : cell) {
-      const unsigned d = static_cast<unsigned char>(c) - unsigned{'0'};  // wraps above 9 for a non-digit
-      if (d > 9) return false;
-      v = v * 10 + d;
-    }
-    ev.set(metric, static_cast<double>(v), cell.size() > 1 && cell[0] == '0' ? std::string_view{} : cell);
     return true;
   }
 

@@ -9,6 +9,7 @@
 #include <gpucost/core/plain_decimal.hpp>
 #include <gpucost/core/text.hpp>
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -66,10 +67,26 @@ inline bool times_by_cycle(const SmiTable& table) { return table.time_col() < 0;
 bool row_time(const SmiTable& table, const std::vector<std::string_view>& tokens, std::uint64_t cycle, RowClock& clock,
               std::int64_t& ts_ns);
 
+/// The cell nearly every dmon and pmon cell is, 1 to 15 digits, set as the decimal reader below
+/// would set it (its text kept when it is also a JSON number: no leading zero) by a plain digit
+/// loop; false, nothing set, for any other cell.
+inline bool set_digits_cell(Event& event, Metric metric, std::string_view cell) {
+  if (cell.empty() || cell.size() > 15) return false;
+  std::uint64_t v = 0;
+  for (const char c : cell) {
+    const unsigned d = static_cast<unsigned char>(c) - unsigned{'0'};  // wraps above 9 for a non-digit
+    if (d > 9) return false;
+    v = v * 10 + d;
+  }
+  event.set(metric, static_cast<double>(v), cell.size() > 1 && cell[0] == '0' ? std::string_view{} : cell);
+  return true;
+}
+
 /// Parses a metric cell: "-" (or empty) = missing (returns true, nothing set), a number sets
 /// the event's metric; anything else returns false. Inline: the hot loop of dmon and pmon.
 inline bool set_metric_cell(Event& event, Metric metric, std::string_view cell) {
-  // Most cells are numbers: the markers are compared only when the first byte could start one.
+  if (set_digits_cell(event, metric, cell)) return true;
+  // The markers are compared only when the first byte could start one.
   if (cell.empty() || ((cell[0] == '-' || cell[0] == 'N') && (cell == "-" || cell == "N/A"))) return true;
   double v = 0;
   bool json = false;
