@@ -11,7 +11,9 @@
 //                  when it starts with one's header)
 // The prep targets take the first byte as a set of option bits (--start, --interval, --fields,
 // --year, --boot-time, --date, --pattern) and check the accounting invariant
-// lines == event_lines + ignored + malformed on every input: a mismatch aborts.
+// lines == event_lines + ignored + malformed on every input: a mismatch aborts. prep_kineto also
+// reads the input with the trace reader's own scanner and with simdjson alone: the same data, or
+// (where simdjson finds the JSON broken) broken for both, else it aborts.
 #include <gpucost/breakeven/cloud_offers.hpp>
 #include <gpucost/breakeven/config.hpp>
 #include <gpucost/core/time.hpp>
@@ -21,6 +23,10 @@
 #include <gpucost/prep/prep.hpp>
 #include <gpucost/prices/offer_catalogue.hpp>
 
+#if defined(GPUCOST_FUZZ_TRACE_SCAN)
+#include "prep/profiler/trace/trace.hpp"
+#endif
+
 #include <unistd.h>
 
 #include <cstdint>
@@ -29,6 +35,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace {
@@ -62,6 +69,23 @@ LocalClock& berlin() {
   return clock;
 }
 
+#if defined(GPUCOST_FUZZ_TRACE_SCAN)
+void check_trace_scan(std::string_view text) {
+  for (const std::size_t chunk : {std::size_t{64}, prep::trace::kTraceChunkBytes}) {
+    prep::trace::ReadOptions alone_options;
+    alone_options.scan_records = false;
+    const prep::trace::TraceData alone = prep::trace::read_trace_text(text, chunk, alone_options);
+    const prep::trace::TraceData scanned = prep::trace::read_trace_text(text, chunk);
+    if (alone.truncated.empty() ? scanned == alone : !scanned.truncated.empty()) continue;
+    std::fprintf(stderr, "trace reader: json_scan and simdjson differ (chunk %zu): records %llu / %llu, '%s' / '%s'\n",
+                 chunk, static_cast<unsigned long long>(scanned.counts.records),
+                 static_cast<unsigned long long>(alone.counts.records), scanned.truncated.c_str(),
+                 alone.truncated.c_str());
+    std::abort();
+  }
+}
+#endif
+
 [[maybe_unused]] void fuzz_prep(Format format, const std::uint8_t* data, std::size_t size) {
   prep::PrepOptions options;
   options.forced = format;
@@ -94,6 +118,9 @@ LocalClock& berlin() {
   auto reader = io::LineReader::from_string(std::string(reinterpret_cast<const char*>(data), size));
   const Status st = prep::run_prep_input(*reader, options, clock, sink, stats);
   if (st) check_accounting(stats);
+#if defined(GPUCOST_FUZZ_TRACE_SCAN)
+  check_trace_scan(std::string_view(reinterpret_cast<const char*>(data), size));
+#endif
 }
 
 [[maybe_unused]] void fuzz_event_stream(const std::uint8_t* data, std::size_t size) {

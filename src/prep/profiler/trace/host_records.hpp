@@ -21,12 +21,16 @@ struct HostRecord {
   std::uint32_t op = 0;              ///< gpu_op: index into TraceData::ops
   HostKind kind = HostKind::cpu_op;
   [[nodiscard]] std::int64_t end_ns() const { return ts_ns + dur_ns; }
+  bool operator==(const HostRecord&) const = default;
 };
 
 /// What the reader keeps beyond the default (the default path stays as fast as without it).
 struct ReadOptions {
   bool keep_cpu_ops = false;   ///< fill TraceData::cpu_records
   bool keep_host_ops = false;  ///< fill TraceData::host_ops (trace --diff's operator comparison)
+  /// Read records with the reader's own scanner (json_scan.hpp) and leave to simdjson only what it
+  /// does not take; false: simdjson reads every record (the tests hold the two to the same data).
+  bool scan_records = true;
 };
 
 }  // namespace gpucost::prep::trace

@@ -20,6 +20,7 @@ namespace gpucost::prep::trace {
 struct MemoryArgs {
   std::int64_t device_type = 0, device_id = 0, bytes = 0, total_allocated = 0, total_reserved = 0;
   bool has_device_type = false, has_device_id = false, has_bytes = false, has_allocated = false, has_reserved = false;
+  bool operator==(const MemoryArgs&) const = default;
 };
 
 /// The slot of `args` an args key of a `[memory]` instant fills ("Device Type", "Bytes", "Total
@@ -32,6 +33,7 @@ struct MemorySample {
   std::int64_t allocated = -1, reserved = -1;  ///< the allocator's totals after the event; -1: not written
   std::int32_t device = 0;
   std::int8_t sign = 0;  ///< +1 allocation, -1 free, 0 a zero-byte event
+  bool operator==(const MemorySample&) const = default;
 };
 
 /// The trace's memory instants: the GPU ones kept as samples, the others counted.
@@ -40,6 +42,7 @@ struct MemoryEvents {
   std::uint64_t cpu = 0;             ///< Device Type 0: host allocations, not GPU memory
   std::uint64_t other_device = 0;    ///< any other Device Type (XPU, MPS, MTIA, ...): not analysed
   std::uint64_t without_device = 0;  ///< no Device Type or Device Id, or no Bytes: not usable
+  bool operator==(const MemoryEvents&) const = default;
 };
 
 /// Files one `[memory]` instant: true when kept as a GPU sample; false when counted only (CPU,

@@ -52,6 +52,7 @@ struct GpuOp {
   MemDir dir = MemDir::none;
   std::int32_t comm_args = -1;  ///< index into TraceData::comm_args; -1: the kernel carries none
   [[nodiscard]] std::int64_t end_ns() const { return start_ns + dur_ns; }
+  bool operator==(const GpuOp&) const = default;
 };
 
 /// What identifies a collective across ranks, as Kineto copies it from the `record_param_comms`
@@ -64,6 +65,7 @@ struct CommArgs {
   std::int64_t seq = -1;                         ///< "Seq": the collective's sequence number in its process group
   std::int64_t in_nelems = -1, out_nelems = -1;  ///< "In msg nelems", "Out msg nelems"
   [[nodiscard]] bool empty() const { return pg.empty() && op.empty() && seq < 0; }
+  bool operator==(const CommArgs&) const = default;
 };
 
 /// A runtime or driver call that launches GPU work (cudaLaunchKernel, cudaGraphLaunch, ...).
@@ -71,6 +73,7 @@ struct LaunchCall {
   std::int64_t start_ns = 0, dur_ns = 0;
   std::int64_t correlation = kNoCorrelation;
   [[nodiscard]] std::int64_t end_ns() const { return start_ns + dur_ns; }
+  bool operator==(const LaunchCall&) const = default;
 };
 
 /// A CPU operator (`cpu_op`: aten::mm, ...), runtime call or user annotation (record_function
@@ -82,6 +85,7 @@ struct HostOp {
   std::int64_t start_ns = 0, dur_ns = 0;
   std::uint32_t name = 0;  ///< index into TraceData::names
   HostOpKind kind = HostOpKind::cpu_op;
+  bool operator==(const HostOp&) const = default;
 };
 
 /// A user annotation range (record_function) other than ProfilerStep#N: on the CPU
@@ -93,22 +97,26 @@ struct RegionMark {
   std::uint32_t name = 0;  ///< index into TraceData::region_names
   std::int32_t device = -1;
   [[nodiscard]] std::int64_t end_ns() const { return start_ns + dur_ns; }
+  bool operator==(const RegionMark&) const = default;
 };
 
 /// A ProfilerStep#N annotation (CPU side).
 struct StepMark {
   std::int64_t number = 0;
   std::int64_t start_ns = 0, dur_ns = 0;
+  bool operator==(const StepMark&) const = default;
 };
 
 /// Accounting of the trace's records (elements of traceEvents), like lines of a text input.
 struct MalformedRecord {
   std::uint64_t record = 0, line = 0;  ///< 1-based record number, and the line it starts on
   std::string reason, excerpt;         ///< excerpt: its start, whitespace runs collapsed
+  bool operator==(const MalformedRecord&) const = default;
 };
 struct RecordCounts {
   std::uint64_t records = 0, used = 0, ignored = 0, malformed = 0;
   std::vector<MalformedRecord> examples;  ///< the first few malformed records
+  bool operator==(const RecordCounts&) const = default;
 };
 
 /// What the reader keeps of one trace.
@@ -151,6 +159,7 @@ struct TraceData {
   [[nodiscard]] bool absolute() const;
   /// `ts_ns` (trace clock) on the UTC clock when absolute(), else unchanged.
   [[nodiscard]] std::int64_t to_epoch_ns(std::int64_t ts_ns) const;
+  bool operator==(const TraceData&) const = default;
 };
 
 /// Reads a whole trace from `reader` (plain, gzip or zstd), a bounded chunk at a time: only

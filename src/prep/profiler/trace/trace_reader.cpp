@@ -12,6 +12,7 @@
 // A file without newlines is simply read as one chunk. Each record is decoded into a small
 // struct first and committed only when it parsed completely, so a record cut by the chunk
 // boundary is never half-counted.
+#include "json_scan.hpp"
 #include "trace.hpp"
 
 #include <gpucost/core/input_stats.hpp>
@@ -26,6 +27,7 @@
 #include <deque>
 #include <functional>
 #include <limits>
+#include <type_traits>
 #include <unordered_map>
 
 namespace gpucost::prep::trace {
@@ -38,6 +40,7 @@ namespace od = simdjson::ondemand;
 constexpr std::size_t kHeadLimit = 64u << 20;                    // "traceEvents" must start within this
 constexpr std::size_t kMaxRecordBytes = 64u << 20;               // one trace record larger than this is broken JSON
 constexpr std::int64_t kEpochUsFloor = 946684800LL * 1'000'000;  // 2000-01-01 in µs
+constexpr std::size_t kWindowBytes = 64u << 10;                  // simdjson's share after a record json_scan left
 
 /// `s == lit` with the literal's length known here, so that the compare is inlined (a library
 /// call per key and category compare was a tenth of the reader's time).
@@ -75,11 +78,14 @@ bool parse_int_token(std::string_view tok, std::int64_t& out) {
   return true;
 }
 
+/// Keys this long or longer read as empty (none gpucost uses is near it).
+constexpr std::size_t kMaxKeyBytes = 256;
+
 /// The key of a field as written (Kineto keys carry no escapes).
 std::string_view key_of(od::field& f) {
   const char* k = f.key().raw();
   // A byte loop, not memchr: keys are a few bytes, and a call per key cost more than the search.
-  for (std::size_t n = 0; n < 256; ++n)
+  for (std::size_t n = 0; n < kMaxKeyBytes; ++n)
     if (k[n] == '"') return {k, n};
   return {};
 }
@@ -139,15 +145,175 @@ void unescape(std::string_view raw, std::string& out) {
   }
 }
 
-/// The text between the quotes of a string value, escapes kept; false when not a string.
-bool raw_string(od::value& v, std::string_view& out) {
-  // The token of a string runs from its opening quote to the next structural character, so
-  // once trailing blanks are trimmed it ends with the closing quote.
-  const std::string_view tok = trim(v.raw_json_token());
-  if (tok.size() < 2 || tok.front() != '"' || tok.back() != '"') return false;
-  out = tok.substr(1, tok.size() - 2);
-  return true;
-}
+// ---- values ------------------------------------------------------------------------------
+// A record's fields are decoded by the same code (read_field and what it calls) whether simdjson
+// or json_scan read them: each gives it a value with this interface.
+//   string(raw)   true when the value is a string: raw is the text between its quotes, escapes kept
+//   token(tok)    the value's text as simdjson's raw_json_token() gives it, trimmed: a number or
+//                 literal whole, a string with its quotes, an object or array as its '{' or '[';
+//                 false on a JSON error
+//   fields(f)     calls f(key, value) for each field of an object (Fields::not_object when the
+//                 value is none: the caller then skips it)
+//   skip()        a value not used; false on a JSON error
+
+enum class Fields : std::uint8_t { ok, not_object, error };
+
+/// A value as simdjson's On-Demand reads it; its JSON errors go to `error`.
+class OdValue {
+ public:
+  OdValue(od::value v, sj::error_code& error) : m_v(v), m_error(error) {}
+
+  bool string(std::string_view& raw) {
+    // The token of a string runs from its opening quote to the next structural character, so
+    // once trailing blanks are trimmed it ends with the closing quote.
+    const std::string_view tok = trim(m_v.raw_json_token());
+    if (tok.size() < 2 || tok.front() != '"' || tok.back() != '"') return false;
+    raw = tok.substr(1, tok.size() - 2);
+    return true;
+  }
+
+  bool token(std::string_view& tok) {
+    tok = trim(m_v.raw_json_token());
+    return true;
+  }
+
+  template <class OnField>
+  Fields fields(OnField&& on_field) {
+    od::object o;
+    if (auto e = m_v.get_object().get(o); e) {
+      if (e == sj::INCORRECT_TYPE) return Fields::not_object;
+      m_error = e;
+      return Fields::error;
+    }
+    for (auto field : o) {
+      od::field f;
+      if (auto e = std::move(field).get(f); e) {
+        m_error = e;
+        return Fields::error;
+      }
+      const std::string_view key = key_of(f);
+      OdValue value(f.value(), m_error);
+      if (!on_field(key, value)) return Fields::error;
+    }
+    return Fields::ok;
+  }
+
+  /// Left untouched: On-Demand steps over it when the next field is read.
+  static bool skip() { return true; }
+
+ private:
+  od::value m_v;
+  sj::error_code& m_error;
+};
+
+/// A value as json_scan reads it, from `at` (its first byte) to at most `end`. A false from it
+/// means "not taken" (failed() then says so): the record is left to simdjson.
+class ScanValue {
+ public:
+  ScanValue(const char* at, const char* end) : m_at(at), m_end(end) {}
+
+  bool string(std::string_view& raw) {
+    if (*m_at != '"') return false;
+    const char* p = m_at;
+    bool escaped = false;
+    if (!json_scan::string(p, m_end, raw, escaped)) return fail();
+    m_next = p;
+    return true;
+  }
+
+  bool token(std::string_view& tok) {
+    if (*m_at == '{' || *m_at == '[') {  // as raw_json_token(): the bracket; skip() steps over the rest
+      tok = std::string_view(m_at, 1);
+      return true;
+    }
+    const char* p = m_at;
+    if (*m_at == '"') {
+      std::string_view raw;
+      bool escaped = false;
+      if (!json_scan::string(p, m_end, raw, escaped)) return fail();
+      tok = std::string_view(m_at, static_cast<std::size_t>(p - m_at));
+    } else if (!json_scan::scalar(p, m_end, tok)) {
+      return fail();
+    }
+    m_next = p;
+    return true;
+  }
+
+  /// An integer as JSON writes one (no fraction or exponent) read in the same pass that checks
+  /// it: `out` and has as parse_int_token() would set them from its token; false (nothing read)
+  /// for any other value.
+  bool plain_integer(std::int64_t& out, bool& has) {
+    const char* q = m_at;
+    const bool neg = *q == '-';
+    q += neg ? 1 : 0;
+    const char* const digits = q;
+    if (!json_scan::is_digit(*q) || (*q == '0' && json_scan::is_digit(q[1]))) return false;
+    std::uint64_t v = 0;  // wraps past 19 digits, which are not taken below
+    for (; json_scan::is_digit(*q); ++q) v = v * 10 + static_cast<std::uint64_t>(*q - '0');
+    if (q >= m_end || !json_scan::ends_scalar(*q)) return false;  // a fraction, an exponent, or no end
+    has = q - digits <= 19 && v <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+    if (has) out = neg ? -static_cast<std::int64_t>(v) : static_cast<std::int64_t>(v);
+    m_next = q;
+    return true;
+  }
+
+  template <class OnField>
+  Fields fields(OnField&& on_field) {
+    if (*m_at != '{') return Fields::not_object;
+    const char* p = m_at + 1;
+    if (!json_scan::skip_space(p, m_end)) return error();
+    if (*p == '}') {
+      m_next = p + 1;
+      return Fields::ok;
+    }
+    for (;;) {
+      std::string_view key;
+      bool escaped = false;
+      // A key with escapes is left to simdjson (key_of() reads keys as written, up to a quote).
+      if (*p != '"' || !json_scan::string(p, m_end, key, escaped) || escaped) return error();
+      if (key.size() >= kMaxKeyBytes) key = {};  // as key_of()
+      if (!json_scan::skip_space_to(p, m_end, ':') || !json_scan::skip_space_before(p, m_end)) return error();
+      ScanValue value(p, m_end);
+      if (!on_field(key, value) || !value.skip()) return error();
+      p = value.m_next;
+      if (!json_scan::skip_space_to(p, m_end, ',')) {
+        if (*p != '}') return error();  // skip_space_to() stopped at the first other byte
+        m_next = p + 1;
+        return Fields::ok;
+      }
+      if (!json_scan::skip_space_before(p, m_end)) return error();
+    }
+  }
+
+  /// Steps over the value unless something read it already.
+  bool skip() {
+    if (m_failed) return false;
+    if (m_next != nullptr) return true;
+    const char* p = m_at;
+    if (!json_scan::skip_value(p, m_end)) return fail();
+    m_next = p;
+    return true;
+  }
+
+  [[nodiscard]] bool failed() const { return m_failed; }
+  /// Just after the value (once read or skipped).
+  [[nodiscard]] const char* next() const { return m_next; }
+
+ private:
+  bool fail() {
+    m_failed = true;
+    return false;
+  }
+  Fields error() {
+    m_failed = true;
+    return Fields::error;
+  }
+
+  const char* m_at;
+  const char* m_end;
+  const char* m_next = nullptr;
+  bool m_failed = false;
+};
 
 enum class Cat : std::uint8_t {
   other,
@@ -232,7 +398,8 @@ struct Record {
 
 /// Reads one of the collective args Kineto writes on an NCCL kernel (CommArgs) into `r`;
 /// false when `key` is none of them.
-bool read_comm_arg(std::string_view key, od::value& v, Record& r) {
+template <class Value>
+bool read_comm_arg(std::string_view key, Value& v, Record& r) {
   std::string_view* text = is(key, "Process Group Name")          ? &r.pg
                            : is(key, "Process Group Description") ? &r.pg_desc
                            : is(key, "Process Group Ranks")       ? &r.pg_ranks
@@ -243,11 +410,12 @@ bool read_comm_arg(std::string_view key, od::value& v, Record& r) {
                          : is(key, "Out msg nelems") ? &r.out_nelems
                                                      : nullptr;
   if (text != nullptr) {
-    r.has_comm_args = raw_string(v, *text) || r.has_comm_args;
+    r.has_comm_args = v.string(*text) || r.has_comm_args;
     return true;
   }
   if (number == nullptr) return false;
-  if (std::int64_t n = 0; parse_int_token(v.raw_json_token(), n) && n >= 0) {  // Seq may be quoted
+  std::string_view tok;
+  if (std::int64_t n = 0; v.token(tok) && parse_int_token(tok, n) && n >= 0) {  // Seq may be quoted
     *number = n;
     r.has_comm_args = true;
   }
@@ -264,7 +432,8 @@ class Reader {
         m_out(out),
         m_chunk(std::max<std::size_t>(chunk_bytes, 64)),
         m_keep(options.keep_cpu_ops),
-        m_keep_host_ops(options.keep_host_ops) {}
+        m_keep_host_ops(options.keep_host_ops),
+        m_scan(options.scan_records) {}
 
   void run() {
     const std::size_t events_at = find_events();
@@ -484,7 +653,23 @@ class Reader {
         want = (m_len - m_begin) * 2;
         continue;
       }
-      const Outcome r = parse_chunk(cut);
+      if (!to_end && m_scan && read_plain_records(cut)) {
+        want = m_chunk;
+        continue;
+      }
+      // What json_scan did not take goes to simdjson: a window of some records first, so that a
+      // record it leaves does not cost a pass over the whole chunk; the rest if that fails.
+      std::size_t window = cut;
+      if (m_scan && cut - m_begin > kWindowBytes) {
+        const char* from = m_buf.data() + m_begin + kWindowBytes;
+        if (const void* line_end = std::memchr(from, '\n', cut - m_begin - kWindowBytes); line_end != nullptr)
+          window = static_cast<std::size_t>(static_cast<const char*>(line_end) - m_buf.data()) + 1;
+      }
+      Outcome r = parse_chunk(window);
+      if (r.error && window < cut) {
+        advance_to(r.resume_at);
+        r = parse_chunk(cut);
+      }
       advance_to(r.resume_at);
       if (r.array_closed) {
         m_tail_at = r.resume_at;
@@ -506,8 +691,40 @@ class Reader {
                                       m_offset + m_begin - 1, m_eof ? " (file cut short?)" : "", r.message);
         return;
       }
-      want = std::max(m_chunk, (cut - m_begin) * 2);
+      // More text than is buffered, so that the next cut moves: when a long line follows the
+      // cut, the buffer may already hold twice the text before it, and asking for that read
+      // nothing and parsed the same text again, for ever (a record that starts before a line of
+      // more than a chunk).
+      want = std::max(m_chunk, (m_len - m_begin) * 2);
     }
+  }
+
+  /// Reads the records of [m_begin, cut) with json_scan, committing each one read whole, up to
+  /// the first it does not take (one with text json_scan leaves to simdjson, the record the cut
+  /// splits, the array's end); true when it read any.
+  bool read_plain_records(std::size_t cut) {
+    const char* const end = m_buf.data() + cut;
+    const char* const from = m_buf.data() + m_begin;
+    const char* p = from;
+    static_assert(sj::SIMDJSON_PADDING >= 64, "json_scan reads blocks of 64 bytes");
+    const char saved = m_buf[cut];
+    m_buf[cut] = '\0';  // json_scan's stop: its runs of blanks and digits need no bound
+    while (p < end && *p == '{') {
+      m_record_at = p;
+      ScanValue record(p, end);
+      m_rec.clear();
+      if (record.fields([this](std::string_view key, ScanValue& v) { return read_field(key, v, m_rec); }) != Fields::ok)
+        break;
+      commit(m_rec);
+      // The separator: blanks, a comma, blanks (anything else stops here, for simdjson).
+      p = record.next();
+      if (!json_scan::skip_space(p, end) || *p != ',') break;
+      ++p;
+      json_scan::skip_space(p, end);
+    }
+    m_buf[cut] = saved;
+    advance_to(static_cast<std::size_t>(p - m_buf.data()));
+    return p != from;
   }
 
   /// Whitespace and the comma between two records (a chunk resumes after a record).
@@ -591,56 +808,44 @@ class Reader {
     return out;
   }
 
-  /// Decodes one record and commits it; false on a JSON error (the record is then read again
-  /// with more text, or reported).
+  /// Decodes one record (simdjson's) and commits it; false on a JSON error (the record is then
+  /// read again with more text, or reported).
   bool read_record(od::value& v) {
-    od::object obj;
-    if (auto e = v.get_object().get(obj); e) {
-      if (e != sj::INCORRECT_TYPE) return json_error(e);
-      ++m_out.counts.records;
-      malformed("not a JSON object");  // a record that is not an object: count it, go on
-      return skip(v);
+    OdValue value(v, m_last_error);
+    m_rec.clear();
+    switch (value.fields([this](std::string_view key, OdValue& fv) { return read_field(key, fv, m_rec); })) {
+      case Fields::ok: commit(m_rec); return true;
+      case Fields::error: return false;
+      case Fields::not_object: break;
     }
-    Record& r = m_rec;
-    r.clear();
-    for (auto field : obj) {
-      od::field f;
-      if (auto e = std::move(field).get(f); e) return json_error(e);
-      const std::string_view key = key_of(f);
-      od::value fv = f.value();
-      if (!read_field(key, fv, r)) return false;
-    }
-    commit(r);
+    ++m_out.counts.records;
+    malformed("not a JSON object");  // a record that is not an object: count it, go on
     return true;
   }
 
-  bool json_error(sj::error_code e) {
-    m_last_error = e;
-    return false;
-  }
-
-  bool read_field(std::string_view key, od::value& v, Record& r) {
+  template <class Value>
+  bool read_field(std::string_view key, Value& v, Record& r) {
     switch (key.empty() ? '\0' : key.front()) {
       case 'p':
-        if (is(key, "ph")) return raw_string(v, r.ph) || skip(v);
+        if (is(key, "ph")) return v.string(r.ph) || v.skip();
         if (is(key, "pid")) return number_or_skip(v, r.pid, r.has_pid);
         break;
       case 'c':
         if (is(key, "cat")) {
-          if (!raw_string(v, r.cat)) return skip(v);
+          if (!v.string(r.cat)) return v.skip();
           r.cat_class = classify_category(r.cat);
           return true;
         }
         break;
       case 'n':
-        if (is(key, "name")) return raw_string(v, r.name) || skip(v);
+        if (is(key, "name")) return v.string(r.name) || v.skip();
         break;
       case 't':
-        if (is(key, "ts")) return token(v, r.ts);
+        if (is(key, "ts")) return v.token(r.ts);
         if (is(key, "tid")) return number_or_skip(v, r.tid, r.has_tid);
         break;
       case 'd':
-        if (is(key, "dur")) return token(v, r.dur);
+        if (is(key, "dur")) return v.token(r.dur);
         break;
       case 'a':
         // Only GPU ops and runtime calls need their args; Kineto writes "cat" first, so the
@@ -648,82 +853,68 @@ class Reader {
         if (is(key, "args") && is(r.name, "[memory]")) return read_memory_args(v, r);
         if (is(key, "args"))
           return r.cat.empty() || wants_args(r.cat_class) || (m_keep && r.cat_class == Cat::sync) ? read_args(v, r)
-                                                                                                  : skip(v);
+                                                                                                  : v.skip();
         break;
       default: break;
     }
-    return skip(v);
+    return v.skip();
   }
 
-  bool read_args(od::value& v, Record& r) {
-    od::object o;
-    if (auto e = v.get_object().get(o); e) return e == sj::INCORRECT_TYPE ? skip(v) : json_error(e);
-    for (auto field : o) {
-      od::field f;
-      if (auto e = std::move(field).get(f); e) return json_error(e);
-      const std::string_view key = key_of(f);
-      od::value fv = f.value();
-      bool ok = true;
-      if (is(key, "device")) {
-        ok = number_or_skip(fv, r.device, r.has_device);
-      } else if (is(key, "stream")) {
-        ok = number_or_skip(fv, r.stream, r.has_stream);
-      } else if (is(key, "correlation")) {
+  template <class Value>
+  bool read_args(Value& v, Record& r) {
+    const Fields read = v.fields([&](std::string_view key, Value& fv) {
+      if (is(key, "device")) return number_or_skip(fv, r.device, r.has_device);
+      if (is(key, "stream")) return number_or_skip(fv, r.stream, r.has_stream);
+      if (is(key, "correlation")) {
         bool has = false;
-        ok = number_or_skip(fv, r.correlation, has);
+        const bool ok = number_or_skip(fv, r.correlation, has);
         if (!has) r.correlation = kNoCorrelation;
-      } else if (is(key, "bytes") || is(key, "size")) {  // size: an MTIA dma_request's
+        return ok;
+      }
+      if (is(key, "bytes") || is(key, "size")) {  // size: an MTIA dma_request's
         std::int64_t b = 0;
-        ok = number_or_skip(fv, b, r.has_bytes);
+        const bool ok = number_or_skip(fv, b, r.has_bytes);
         if (r.has_bytes && b >= 0)
           r.bytes = static_cast<std::uint64_t>(b);
         else
           r.has_bytes = false;
-      } else if (m_keep && (is(key, "wait_on_stream") || is(key, "wait_on_cuda_event_record_corr_id"))) {
-        bool has = false;
-        ok = number_or_skip(fv, is(key, "wait_on_stream") ? r.wait_on_stream : r.wait_on_record, has);
-      } else if (is(key, "direction")) {
-        ok = raw_string(fv, r.direction) || skip(fv);
-      } else if (!key.empty() && key.front() >= 'A' && key.front() <= 'Z' && read_comm_arg(key, fv, r)) {
-        // Kineto's own kernel args are lower case but "External id": the test stays cheap.
-      } else {
-        ok = skip(fv);
+        return ok;
       }
-      if (!ok) return false;
-    }
-    return true;
+      if (m_keep && (is(key, "wait_on_stream") || is(key, "wait_on_cuda_event_record_corr_id"))) {
+        bool has = false;
+        return number_or_skip(fv, is(key, "wait_on_stream") ? r.wait_on_stream : r.wait_on_record, has);
+      }
+      if (is(key, "direction")) return fv.string(r.direction) || fv.skip();
+      // Kineto's own kernel args are lower case but "External id": the test stays cheap.
+      if (!key.empty() && key.front() >= 'A' && key.front() <= 'Z' && read_comm_arg(key, fv, r)) return true;
+      return fv.skip();
+    });
+    return read == Fields::not_object ? v.skip() : read == Fields::ok;
   }
 
   /// The args of a `[memory]` instant (profile_memory=True): device, Bytes and the allocator's totals.
-  bool read_memory_args(od::value& v, Record& r) {
-    od::object o;
-    if (auto e = v.get_object().get(o); e) return e == sj::INCORRECT_TYPE ? skip(v) : json_error(e);
-    for (auto field : o) {
-      od::field f;
-      if (auto e = std::move(field).get(f); e) return json_error(e);
-      od::value fv = f.value();
+  template <class Value>
+  bool read_memory_args(Value& v, Record& r) {
+    const Fields read = v.fields([&](std::string_view key, Value& fv) {
       std::int64_t* value = nullptr;
       bool* has = nullptr;
-      if (!(memory_arg_slot(key_of(f), r.mem, value, has) ? number_or_skip(fv, *value, *has) : skip(fv))) return false;
+      return memory_arg_slot(key, r.mem, value, has) ? number_or_skip(fv, *value, *has) : fv.skip();
+    });
+    return read == Fields::not_object ? v.skip() : read == Fields::ok;
+  }
+
+  /// An integer (has: parse_int_token() took it), any other value stepped over.
+  template <class Value>
+  static bool number_or_skip(Value& v, std::int64_t& out, bool& has) {
+    if constexpr (std::is_same_v<Value, ScanValue>) {
+      if (v.plain_integer(out, has)) return true;
     }
-    return true;
-  }
-
-  bool token(od::value& v, std::string_view& out) {
-    out = trim(v.raw_json_token());
-    return true;
-  }
-
-  bool number_or_skip(od::value& v, std::int64_t& out, bool& has) {
     std::string_view tok;
-    if (!token(v, tok)) return false;
-    if (tok.empty() || tok.front() == '{' || tok.front() == '[') return skip(v);
+    if (!v.token(tok)) return false;
+    if (tok.empty() || tok.front() == '{' || tok.front() == '[') return v.skip();
     has = parse_int_token(tok, out);
     return true;
   }
-
-  /// A value we do not need: left untouched, On-Demand steps over it when the next field is read.
-  static bool skip(od::value& /*unused*/) { return true; }
 
   // ---- committing records ------------------------------------------------------------------
 
@@ -968,6 +1159,7 @@ class Reader {
   std::deque<std::string> m_region_keys;
   bool m_keep = false;           // ReadOptions::keep_cpu_ops
   bool m_keep_host_ops = false;  // ReadOptions::keep_host_ops
+  bool m_scan = true;            // ReadOptions::scan_records
 };
 
 }  // namespace
@@ -1004,7 +1196,40 @@ std::int64_t TraceData::to_epoch_ns(std::int64_t ts_ns) const {
   return ts_ns;
 }
 
+namespace {
+
+/// parse_us_to_ns() for what profilers write, [-]D[.D...] with 1 to 15 integer digits and nothing
+/// around it, in one pass; false (out untouched) for anything else, which the general reader takes.
+bool parse_plain_us_to_ns(std::string_view text, std::int64_t& out) {
+  const char* p = text.data();
+  const char* const end = p + text.size();
+  const bool neg = p != end && *p == '-';
+  p += neg ? 1 : 0;
+  const char* const digits = p;
+  std::int64_t whole = 0;
+  for (; p != end && *p >= '0' && *p <= '9'; ++p) whole = whole * 10 + (*p - '0');
+  if (p == digits || p - digits > 15) return false;
+  std::int64_t frac = 0;  // the first three fraction digits, the fourth rounds (half away from zero)
+  int frac_digits = 0;
+  bool round_up = false;
+  if (p != end && *p == '.') {
+    for (++p; p != end && *p >= '0' && *p <= '9'; ++p) {
+      if (frac_digits < 3) frac = frac * 10 + (*p - '0');
+      if (frac_digits == 3) round_up = *p >= '5';
+      frac_digits += frac_digits < 4 ? 1 : 0;
+    }
+  }
+  if (p != end) return false;
+  for (; frac_digits < 3; ++frac_digits) frac *= 10;
+  const std::int64_t ns = whole * 1000 + frac + (round_up ? 1 : 0);
+  out = neg ? -ns : ns;
+  return true;
+}
+
+}  // namespace
+
 bool parse_us_to_ns(std::string_view text, std::int64_t& out) {
+  if (parse_plain_us_to_ns(text, out)) return true;
   text = trim(text);
   if (text.empty()) return false;
   bool neg = false;
