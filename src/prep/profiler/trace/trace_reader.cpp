@@ -1206,9 +1206,11 @@ bool parse_plain_us_to_ns(std::string_view text, std::int64_t& out) {
   const bool neg = p != end && *p == '-';
   p += neg ? 1 : 0;
   const char* const digits = p;
-  std::int64_t whole = 0;
-  for (; p != end && *p >= '0' && *p <= '9'; ++p) whole = whole * 10 + (*p - '0');
+  std::uint64_t digits_value = 0;  // wraps past 19 digits, which are not taken below
+  for (; p != end && *p >= '0' && *p <= '9'; ++p)
+    digits_value = digits_value * 10 + static_cast<std::uint64_t>(*p - '0');
   if (p == digits || p - digits > 15) return false;
+  const auto whole = static_cast<std::int64_t>(digits_value);
   std::int64_t frac = 0;  // the first three fraction digits, the fourth rounds (half away from zero)
   int frac_digits = 0;
   bool round_up = false;
