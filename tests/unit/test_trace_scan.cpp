@@ -331,9 +331,10 @@ TEST_CASE("trace scan: the same data with and without the scanner on random reco
   }
 }
 
-TEST_CASE("trace scan: records the scanner leaves to simdjson are read between records it takes", "[trace]") {
-  // Four records: json_scan takes the first, third and fourth; the second (a non-ASCII name) goes
-  // to simdjson, whose window ends at the next line.
+TEST_CASE("trace scan: a record the scanner leaves goes to simdjson with the rest of its chunk", "[trace]") {
+  // Four records: json_scan takes the first; the second (a non-ASCII name) and the rest of the
+  // chunk go to simdjson. With chunks of 300 bytes the third and fourth are in later chunks, which
+  // json_scan reads again.
   const std::string text = R"({"traceEvents": [
 {"ph": "X", "cat": "kernel", "name": "k1", "pid": 0, "tid": 7, "ts": 10.5, "dur": 2, "args": {"stream": 7, "correlation": 1}},
 {"ph": "X", "cat": "kernel", "name": "k)"
@@ -342,14 +343,28 @@ TEST_CASE("trace scan: records the scanner leaves to simdjson are read between r
 {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 9, "dur": 1, "args": {"correlation": 1}},
 {"ph": "f", "id": 1, "pid": 0, "tid": 7, "ts": 10.5, "cat": "ac2g", "name": "ac2g", "bp": "e"}
 ]})";
-  const prep::trace::TraceData d = read(text, prep::trace::kTraceChunkBytes, true);
-  CHECK(d.truncated.empty());
-  CHECK(d.counts.records == 4);
-  REQUIRE(d.ops.size() == 2);
-  CHECK(d.names[d.ops[1].name] == "k\xC3\xA9");
-  CHECK(d.ops[0].start_ns == 10500);
-  CHECK(d.launches.size() == 1);
-  CHECK(d == read(text, prep::trace::kTraceChunkBytes, false));
+  for (const std::size_t chunk : {std::size_t{300}, prep::trace::kTraceChunkBytes}) {
+    const prep::trace::TraceData d = read(text, chunk, true);
+    CHECK(d.truncated.empty());
+    CHECK(d.counts.records == 4);
+    REQUIRE(d.ops.size() == 2);
+    CHECK(d.names[d.ops[1].name] == "k\xC3\xA9");
+    CHECK(d.ops[0].start_ns == 10500);
+    CHECK(d.launches.size() == 1);
+    CHECK(d == read(text, chunk, false));
+  }
+}
+
+TEST_CASE("trace scan: a record is taken only with what may follow it in the array", "[trace]") {
+  // A missing comma (the fuzzer's `}true,`), a trailing one, a doubled one: simdjson alone finds
+  // each, so the scanner must not take the record before it and let simdjson start after it.
+  const std::string record = R"({"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 1, "dur": 2})";
+  for (const char* between : {"true, ", " ", ", ]", ",, ", "\n5, ", ", 5, "}) {
+    const std::string text = "{\"traceEvents\": [\n" + record + between + record + "\n]}\n";
+    INFO(text);
+    for (const std::size_t chunk : {std::size_t{64}, std::size_t{150}, prep::trace::kTraceChunkBytes})
+      check_same(text, chunk);
+  }
 }
 
 }  // namespace gpucost::test

@@ -71,7 +71,7 @@ LocalClock& berlin() {
 
 #if defined(GPUCOST_FUZZ_TRACE_SCAN)
 void check_trace_scan(std::string_view text) {
-  for (const std::size_t chunk : {std::size_t{64}, prep::trace::kTraceChunkBytes}) {
+  for (const std::size_t chunk : {std::size_t{512}}) {
     prep::trace::ReadOptions alone_options;
     alone_options.scan_records = false;
     const prep::trace::TraceData alone = prep::trace::read_trace_text(text, chunk, alone_options);

@@ -40,7 +40,6 @@ namespace od = simdjson::ondemand;
 constexpr std::size_t kHeadLimit = 64u << 20;                    // "traceEvents" must start within this
 constexpr std::size_t kMaxRecordBytes = 64u << 20;               // one trace record larger than this is broken JSON
 constexpr std::int64_t kEpochUsFloor = 946684800LL * 1'000'000;  // 2000-01-01 in µs
-constexpr std::size_t kWindowBytes = 64u << 10;                  // simdjson's share after a record json_scan left
 
 /// `s == lit` with the literal's length known here, so that the compare is inlined (a library
 /// call per key and category compare was a tenth of the reader's time).
@@ -653,23 +652,16 @@ class Reader {
         want = (m_len - m_begin) * 2;
         continue;
       }
-      if (!to_end && m_scan && read_plain_records(cut)) {
-        want = m_chunk;
-        continue;
+      // json_scan first; simdjson reads what it leaves, from there to the cut, as it read the
+      // whole chunk before (the same cut, so that the same records and faults meet there).
+      if (!to_end && m_scan) {
+        read_plain_records(cut);
+        if (m_begin >= cut) {
+          want = m_chunk;
+          continue;
+        }
       }
-      // What json_scan did not take goes to simdjson: a window of some records first, so that a
-      // record it leaves does not cost a pass over the whole chunk; the rest if that fails.
-      std::size_t window = cut;
-      if (m_scan && cut - m_begin > kWindowBytes) {
-        const char* from = m_buf.data() + m_begin + kWindowBytes;
-        if (const void* line_end = std::memchr(from, '\n', cut - m_begin - kWindowBytes); line_end != nullptr)
-          window = static_cast<std::size_t>(static_cast<const char*>(line_end) - m_buf.data()) + 1;
-      }
-      Outcome r = parse_chunk(window);
-      if (r.error && window < cut) {
-        advance_to(r.resume_at);
-        r = parse_chunk(cut);
-      }
+      const Outcome r = parse_chunk(cut);
       advance_to(r.resume_at);
       if (r.array_closed) {
         m_tail_at = r.resume_at;
@@ -701,11 +693,12 @@ class Reader {
 
   /// Reads the records of [m_begin, cut) with json_scan, committing each one read whole, up to
   /// the first it does not take (one with text json_scan leaves to simdjson, the record the cut
-  /// splits, the array's end); true when it read any.
-  bool read_plain_records(std::size_t cut) {
+  /// splits, the array's end), and moves m_begin there. A record is taken only with what may
+  /// follow it in the array: a comma and the next record's '{', the array's ']', or the cut (as
+  /// simdjson, which would otherwise find the missing comma or the trailing one there).
+  void read_plain_records(std::size_t cut) {
     const char* const end = m_buf.data() + cut;
-    const char* const from = m_buf.data() + m_begin;
-    const char* p = from;
+    const char* p = m_buf.data() + m_begin;
     static_assert(sj::SIMDJSON_PADDING >= 64, "json_scan reads blocks of 64 bytes");
     const char saved = m_buf[cut];
     m_buf[cut] = '\0';  // json_scan's stop: its runs of blanks and digits need no bound
@@ -715,16 +708,22 @@ class Reader {
       m_rec.clear();
       if (record.fields([this](std::string_view key, ScanValue& v) { return read_field(key, v, m_rec); }) != Fields::ok)
         break;
+      const char* next = record.next();
+      json_scan::skip_space(next, end);
+      const bool more = next < end && *next == ',';
+      if (more) {
+        ++next;
+        json_scan::skip_space(next, end);
+        if (next < end && *next != '{') break;
+      } else if (next < end && *next != ']') {
+        break;
+      }
       commit(m_rec);
-      // The separator: blanks, a comma, blanks (anything else stops here, for simdjson).
-      p = record.next();
-      if (!json_scan::skip_space(p, end) || *p != ',') break;
-      ++p;
-      json_scan::skip_space(p, end);
+      p = next;
+      if (!more) break;
     }
     m_buf[cut] = saved;
     advance_to(static_cast<std::size_t>(p - m_buf.data()));
-    return p != from;
   }
 
   /// Whitespace and the comma between two records (a chunk resumes after a record).
