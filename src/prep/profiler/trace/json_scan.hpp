@@ -1,10 +1,11 @@
 // The trace reader's own JSON scanner, for the records a profiler writes (trace_reader.cpp reads
 // them with it first and hands anything it does not take to simdjson).
 //
-// Every function takes a cursor `p` and the end of the text it may use, and either moves `p`
-// past what it read and returns true, or returns false and leaves `p` alone: false means "not
-// taken here" (the text is not what this scanner accepts, or it runs past `end`), never a
-// verdict on the JSON. What it accepts is valid JSON that simdjson reads the same way: strings
+// The readers of a value (string, scalar, skip_container, skip_value) take a cursor `p` and the
+// end of the text they may use, and either move `p` past what they read and return true, or
+// return false and leave `p` alone (the skip_space functions move it past the blanks either way):
+// false means "not taken here" (the text is not what this scanner accepts, or it runs past
+// `end`), never a verdict on the JSON. What it accepts is valid JSON that simdjson reads the same way: strings
 // of printable ASCII with valid escapes, numbers and literals by JSON's grammar; whatever else
 // (a byte >= 0x80, a control byte, a bad escape, a value cut by `end`) is left to simdjson, which
 // decides. A skipped object or array is checked as simdjson's On-Demand checks one it steps over
