@@ -286,19 +286,23 @@ TEST_CASE("trace scan: a skipped value with what simdjson must judge is left to 
   CHECK(skip_taken(std::string(64, '[') + std::string(64, ']')) == 128);
 }
 
-TEST_CASE("trace scan: the reader gives the same data with and without its scanner on every trace of testdata",
-          "[trace]") {
+/// check_same() on every plain .json trace under `dir` at each of `chunks`; how many there were.
+int check_traces_under(const fs::path& dir, std::initializer_list<std::size_t> chunks) {
   int traces = 0;
-  for (const auto& entry : fs::recursive_directory_iterator(GPUCOST_TESTDATA_DIR)) {
+  for (const auto& entry : fs::recursive_directory_iterator(dir)) {
     if (!entry.is_regular_file() || entry.path().extension() != ".json") continue;
     const std::string text = file_text(entry.path());
     if (!prep::trace::looks_like_trace(text.substr(0, 64 * 1024))) continue;
     INFO(entry.path().string());
     ++traces;
-    for (std::size_t chunk : {std::size_t{64}, std::size_t{700}, prep::trace::kTraceChunkBytes})
-      check_same(text, chunk);
+    for (const std::size_t chunk : chunks) check_same(text, chunk);
   }
-  CHECK(traces >= 10);
+  return traces;
+}
+
+TEST_CASE("trace scan: the reader gives the same data with and without its scanner on every trace of testdata",
+          "[trace]") {
+  CHECK(check_traces_under(GPUCOST_TESTDATA_DIR, {64, 700, prep::trace::kTraceChunkBytes}) >= 10);
 }
 
 TEST_CASE("trace scan: the reader gives the same data with and without its scanner on every trace of the corpus",
@@ -308,15 +312,7 @@ TEST_CASE("trace scan: the reader gives the same data with and without its scann
     WARN("corpus " << dir.string() << " not found: skipped");
     return;
   }
-  int traces = 0;
-  for (const auto& entry : fs::recursive_directory_iterator(dir)) {
-    if (!entry.is_regular_file() || entry.path().extension() != ".json") continue;
-    const std::string text = file_text(entry.path());
-    if (!prep::trace::looks_like_trace(text.substr(0, 64 * 1024))) continue;
-    INFO(entry.path().string());
-    ++traces;
-    for (std::size_t chunk : {std::size_t{300}, prep::trace::kTraceChunkBytes}) check_same(text, chunk);
-  }
+  const int traces = check_traces_under(dir, {300, prep::trace::kTraceChunkBytes});
   WARN(traces << " corpus traces compared");
 }
 

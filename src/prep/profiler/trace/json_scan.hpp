@@ -273,17 +273,17 @@ inline bool skip_container(const char*& p, const char* end) {
     }
     // Bit k of `inside`: byte k is in a string (its opening quote included, its closing not).
     const std::uint64_t inside = prefix_xor64(b.quote) ^ (in_string ? ~std::uint64_t{0} : 0);
-    std::uint64_t taken = valid;  // the bytes that belong to this container
-    int last = -1;                // its closing bracket, when in this block
+    int last = -1;  // the container's closing bracket, when in this block
     for (std::uint64_t brackets = (b.open | b.close) & ~inside & valid; brackets != 0; brackets &= brackets - 1) {
       const int k = __builtin_ctzll(brackets);
       if (!bracket(q[k])) return false;
       if (depth == 0) {
         last = k;
-        taken = k == 63 ? ~std::uint64_t{0} : (std::uint64_t{2} << k) - 1;  // bytes 0..k
         break;
       }
     }
+    // The bytes that belong to the container: up to its closing bracket, else all before `end`.
+    const std::uint64_t taken = last < 0 ? valid : last == 63 ? ~std::uint64_t{0} : (std::uint64_t{2} << last) - 1;
     // Control bytes: none in a string, only blanks outside one; no byte >= 0x80 anywhere.
     if ((b.unusual & ~(b.blank & ~inside)) & taken) return false;
     if (last >= 0) {

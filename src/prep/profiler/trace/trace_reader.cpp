@@ -27,7 +27,6 @@
 #include <deque>
 #include <functional>
 #include <limits>
-#include <type_traits>
 #include <unordered_map>
 
 namespace gpucost::prep::trace {
@@ -154,6 +153,8 @@ void unescape(std::string_view raw, std::string& out) {
 //   fields(f)     calls f(key, value) for each field of an object (Fields::not_object when the
 //                 value is none: the caller then skips it)
 //   skip()        a value not used; false on a JSON error
+//   plain_integer(out, has)  true when it read the value as a plain integer in one pass (out and
+//                 has as parse_int_token() sets them); false leaves it to token()
 
 enum class Fields : std::uint8_t { ok, not_object, error };
 
@@ -200,13 +201,16 @@ class OdValue {
   /// Left untouched: On-Demand steps over it when the next field is read.
   static bool skip() { return true; }
 
+  /// Integers go through token(): On-Demand has found the token's end already.
+  static bool plain_integer(std::int64_t& /*out*/, bool& /*has*/) { return false; }
+
  private:
   od::value m_v;
   sj::error_code& m_error;
 };
 
 /// A value as json_scan reads it, from `at` (its first byte) to at most `end`. A false from it
-/// means "not taken" (failed() then says so): the record is left to simdjson.
+/// means "not taken": the record is left to simdjson.
 class ScanValue {
  public:
   ScanValue(const char* at, const char* end) : m_at(at), m_end(end) {}
@@ -225,15 +229,12 @@ class ScanValue {
       tok = std::string_view(m_at, 1);
       return true;
     }
-    const char* p = m_at;
-    if (*m_at == '"') {
-      std::string_view raw;
-      bool escaped = false;
-      if (!json_scan::string(p, m_end, raw, escaped)) return fail();
-      tok = std::string_view(m_at, static_cast<std::size_t>(p - m_at));
-    } else if (!json_scan::scalar(p, m_end, tok)) {
-      return fail();
+    if (std::string_view raw; string(raw)) {  // with its quotes
+      tok = std::string_view(m_at, static_cast<std::size_t>(m_next - m_at));
+      return true;
     }
+    const char* p = m_at;
+    if (m_failed || !json_scan::scalar(p, m_end, tok)) return fail();
     m_next = p;
     return true;
   }
@@ -294,7 +295,6 @@ class ScanValue {
     return true;
   }
 
-  [[nodiscard]] bool failed() const { return m_failed; }
   /// Just after the value (once read or skipped).
   [[nodiscard]] const char* next() const { return m_next; }
 
@@ -905,9 +905,7 @@ class Reader {
   /// An integer (has: parse_int_token() took it), any other value stepped over.
   template <class Value>
   static bool number_or_skip(Value& v, std::int64_t& out, bool& has) {
-    if constexpr (std::is_same_v<Value, ScanValue>) {
-      if (v.plain_integer(out, has)) return true;
-    }
+    if (v.plain_integer(out, has)) return true;
     std::string_view tok;
     if (!v.token(tok)) return false;
     if (tok.empty() || tok.front() == '{' || tok.front() == '[') return v.skip();
@@ -1197,6 +1195,30 @@ std::int64_t TraceData::to_epoch_ns(std::int64_t ts_ns) const {
 
 namespace {
 
+/// The fraction of a time in µs as far as ns keep it: its first three digits, the fourth rounding
+/// (half away from zero).
+struct UsFraction {
+  std::int64_t kept = 0;  ///< the first three digits, as read
+  int digits = 0;         ///< digits read, counted up to 4
+  bool round_up = false;
+
+  /// The digits at `p` (just after the '.'), up to `end` or the first other byte.
+  void read(const char*& p, const char* end) {
+    for (; p != end && *p >= '0' && *p <= '9'; ++p) {
+      if (digits < 3) kept = kept * 10 + (*p - '0');
+      if (digits == 3) round_up = *p >= '5';
+      digits += digits < 4 ? 1 : 0;
+    }
+  }
+
+  /// The fraction in ns, rounded.
+  [[nodiscard]] std::int64_t ns() const {
+    std::int64_t v = kept;
+    for (int d = digits; d < 3; ++d) v *= 10;
+    return v + (round_up ? 1 : 0);
+  }
+};
+
 /// parse_us_to_ns() for what profilers write, [-]D[.D...] with 1 to 15 integer digits and nothing
 /// around it, in one pass; false (out untouched) for anything else, which the general reader takes.
 bool parse_plain_us_to_ns(std::string_view text, std::int64_t& out) {
@@ -1209,20 +1231,10 @@ bool parse_plain_us_to_ns(std::string_view text, std::int64_t& out) {
   for (; p != end && *p >= '0' && *p <= '9'; ++p)
     digits_value = digits_value * 10 + static_cast<std::uint64_t>(*p - '0');
   if (p == digits || p - digits > 15) return false;
-  const auto whole = static_cast<std::int64_t>(digits_value);
-  std::int64_t frac = 0;  // the first three fraction digits, the fourth rounds (half away from zero)
-  int frac_digits = 0;
-  bool round_up = false;
-  if (p != end && *p == '.') {
-    for (++p; p != end && *p >= '0' && *p <= '9'; ++p) {
-      if (frac_digits < 3) frac = frac * 10 + (*p - '0');
-      if (frac_digits == 3) round_up = *p >= '5';
-      frac_digits += frac_digits < 4 ? 1 : 0;
-    }
-  }
+  UsFraction fraction;
+  if (p != end && *p == '.') fraction.read(++p, end);
   if (p != end) return false;
-  for (; frac_digits < 3; ++frac_digits) frac *= 10;
-  const std::int64_t ns = whole * 1000 + frac + (round_up ? 1 : 0);
+  const std::int64_t ns = static_cast<std::int64_t>(digits_value) * 1000 + fraction.ns();
   out = neg ? -ns : ns;
   return true;
 }
@@ -1238,46 +1250,33 @@ bool parse_us_to_ns(std::string_view text, std::int64_t& out) {
     neg = true;
     text.remove_prefix(1);
   }
-  std::size_t i = 0;
+  const char* p = text.data();
+  const char* const end = p + text.size();
   std::int64_t whole = 0;
-  std::size_t int_digits = 0;
-  for (; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i, ++int_digits) {
+  const char* const int_start = p;
+  for (; p != end && *p >= '0' && *p <= '9'; ++p) {
     if (whole > (std::numeric_limits<std::int64_t>::max() - 9) / 10) return false;
-    whole = whole * 10 + (text[i] - '0');
+    whole = whole * 10 + (*p - '0');
   }
-  // Fraction: µs -> ns keeps three digits; the fourth rounds (half away from zero).
-  std::int64_t frac = 0;
-  int frac_digits = 0;
-  bool round_up = false;
-  if (i < text.size() && text[i] == '.') {
-    ++i;
-    for (; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i) {
-      if (frac_digits < 3) {
-        frac = frac * 10 + (text[i] - '0');
-        ++frac_digits;
-      } else if (frac_digits == 3) {
-        round_up = text[i] >= '5';
-        ++frac_digits;
-      }
-    }
-  }
+  const bool int_digits = p != int_start;
+  UsFraction fraction;
+  if (p != end && *p == '.') fraction.read(++p, end);
   int exp10 = 0;
-  if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
-    ++i;
+  if (p != end && (*p == 'e' || *p == 'E')) {
+    ++p;
     bool eneg = false;
-    if (i < text.size() && (text[i] == '+' || text[i] == '-')) eneg = text[i++] == '-';
+    if (p != end && (*p == '+' || *p == '-')) eneg = *p++ == '-';
     int e = 0;
-    std::size_t digits = 0;
-    for (; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i, ++digits)
-      e = std::min(e * 10 + (text[i] - '0'), 400);
-    if (digits == 0) return false;
+    const char* const exp_start = p;
+    for (; p != end && *p >= '0' && *p <= '9'; ++p) e = std::min(e * 10 + (*p - '0'), 400);
+    if (p == exp_start) return false;
     exp10 = eneg ? -e : e;
   }
-  if (i != text.size() || (int_digits == 0 && frac_digits == 0)) return false;
+  if (p != end || (!int_digits && fraction.digits == 0)) return false;
   if (exp10 != 0) {  // rare (1e3): go through long double, still exact for realistic values
-    long double v = static_cast<long double>(whole) + static_cast<long double>(frac) / [&] {
+    long double v = static_cast<long double>(whole) + static_cast<long double>(fraction.kept) / [&] {
       long double d = 1;
-      for (int k = 0; k < std::min(frac_digits, 3); ++k) d *= 10;
+      for (int k = 0; k < std::min(fraction.digits, 3); ++k) d *= 10;
       return d;
     }();
     for (int k = 0; k < std::abs(exp10); ++k) v = exp10 > 0 ? v * 10 : v / 10;
@@ -1287,12 +1286,8 @@ bool parse_us_to_ns(std::string_view text, std::int64_t& out) {
     out = neg ? -ns : ns;
     return true;
   }
-  while (frac_digits < 3) {
-    frac *= 10;
-    ++frac_digits;
-  }
   if (whole > (std::numeric_limits<std::int64_t>::max() - 1000) / 1000) return false;
-  std::int64_t ns = whole * 1000 + frac + (round_up ? 1 : 0);
+  const std::int64_t ns = whole * 1000 + fraction.ns();
   out = neg ? -ns : ns;
   return true;
 }
