@@ -123,7 +123,8 @@ class DroppedEvents final : public EventSink {
 
 /// The hosts the lines of a host log's start name, read by its own parser (the same host fields,
 /// --no-hostname shapes and _HOSTNAME as the real parse); its events and counts are dropped.
-std::vector<std::string> hosts_named_at_start(std::string_view head, Format format, const prep::PrepOptions& options) {
+std::vector<std::string> hosts_named_at_start(const std::string& path, std::string_view head, Format format,
+                                              const prep::PrepOptions& options) {
   const std::size_t last_newline = head.rfind('\n');
   if (options.host_given || !format_traits(format).host_log || last_newline == std::string_view::npos) return {};
   auto whole_lines = std::make_shared<const std::string>(head.substr(0, last_newline + 1));
@@ -132,9 +133,11 @@ std::vector<std::string> hosts_named_at_start(std::string_view head, Format form
       std::clamp<std::size_t>(whole_lines->size() + 1, io::LineReader::kMinBufferBytes, io::LineReader::kBlockBytes));
   prep::PrepOptions one_thread = options;
   one_thread.jobs = 1;
+  one_thread.look_ahead = true;
   LocalClock clock = LocalClock::utc();  // only the hosts are kept, not the times
   DroppedEvents dropped;
   InputStats stats;
+  stats.path = path;
   (void)prep::run_prep_input(reader, one_thread, clock, dropped, stats, format);
   return stats.hosts;
 }
@@ -160,7 +163,7 @@ Expected<ProbedInput> probe_file(const std::string& path, const prep::PrepOption
     in.kind = ProbedInput::Kind::features_document;
   if (options.forced == Format::unknown && in.kind == ProbedInput::Kind::raw_log)
     GPUCOST_TRY(prep::check_format(head, in.format, options, path));
-  if (in.kind == ProbedInput::Kind::raw_log) in.named_hosts = hosts_named_at_start(head, in.format, options);
+  if (in.kind == ProbedInput::Kind::raw_log) in.named_hosts = hosts_named_at_start(path, head, in.format, options);
   return in;
 }
 

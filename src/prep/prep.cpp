@@ -154,8 +154,13 @@ struct InputParse::Impl {
       if (stats.time_basis == TimeBasis::relative) stats.clock = "relative: no anchor in the input or the options";
     }
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    log().info("{}: {} lines ({} events, {} ignored, {} malformed), {:.1f} MB in {:.3f} s", stats.path, stats.lines,
-               stats.events, stats.ignored, stats.malformed, static_cast<double>(reader.bytes_read()) / 1e6, secs);
+    const double mb = static_cast<double>(reader.bytes_read()) / 1e6;
+    if (ctx.options.look_ahead)
+      log().debug("{} (its start, read ahead for the host names): {} lines, {:.1f} MB in {:.3f} s", stats.path,
+                  stats.lines, mb, secs);
+    else
+      log().info("{}: {} lines ({} events, {} ignored, {} malformed), {:.1f} MB in {:.3f} s", stats.path, stats.lines,
+                 stats.events, stats.ignored, stats.malformed, mb, secs);
   }
 };
 

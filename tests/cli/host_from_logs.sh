@@ -45,4 +45,11 @@ grep -q "host h100box," <<<"$out" || fail "pipeline: not host h100box"
 "$gpucost" prep --tz Europe/Berlin "$csv" 2>/dev/null | "$gpucost" extract - 2>/dev/null |
   "$gpucost" breakeven "${config[@]}" - >"$work/alone.txt" 2>/dev/null || fail "pipeline of the CSV alone failed"
 grep -q "host $machine: this machine's name" "$work/alone.txt" || fail "pipeline: the assumed host is not said"
-echo "ok: the host from the logs, this machine's name said, --host first, the same through prep | extract"
+# 5. The host names are read ahead from the kernel log's start: under -v that look-ahead is not
+# logged as an input of its own (it was, with an empty name: "info: : 12 lines ...").
+"$gpucost" prep -v --tz Europe/Berlin "$csv" "$kern" 2>"$work/v.log" >/dev/null || fail "prep -v failed"
+grep -q 'info: : ' "$work/v.log" && fail "-v logs an input without a name: $(grep 'info: : ' "$work/v.log")"
+[ "$(grep -c ' lines (' "$work/v.log")" = 2 ] || fail "-v should sum up each of the 2 inputs once: $(cat "$work/v.log")"
+"$gpucost" prep -vv --tz Europe/Berlin "$kern" 2>"$work/vv.log" >/dev/null || fail "prep -vv failed"
+grep -q "report-h100x2_kern.log (its start, read ahead" "$work/vv.log" || fail "-vv does not name the look-ahead"
+echo "ok: the host from the logs, this machine's name said, --host first, the same through prep | extract, -v's lines"

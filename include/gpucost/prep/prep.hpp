@@ -77,6 +77,9 @@ struct PrepOptions {
   /// --critical-path (gpucost trace): keep a trace's CPU records and emit each step's critical
   /// path (trace_critical_path, trace_critical_op).
   bool critical_path = false;
+  /// A parse of an input's start whose counts are dropped (the host names it names): its summary
+  /// line is logged at debug level, marked as such, not as the input's (-v).
+  bool look_ahead = false;
 };
 
 /// Compiles every --pattern once to check it: an invalid one fails (ErrorKind::usage) with a hint.
