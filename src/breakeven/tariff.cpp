@@ -3,7 +3,7 @@
 #include <gpucost/core/text.hpp>
 #include <gpucost/core/time.hpp>
 
-#include <date/tz.h>
+#include <date/date.h>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -79,8 +79,6 @@ Expected<int> parse_minute(std::string_view s) {
   return static_cast<int>(*h * 60 + *m);
 }
 
-const date::time_zone* zone_of(const void* z) { return static_cast<const date::time_zone*>(z); }
-
 }  // namespace
 
 bool TouWindow::covers(unsigned month, unsigned weekday, int minute) const {
@@ -143,12 +141,11 @@ Expected<Tariff> Tariff::make(double flat_price, std::vector<TouWindow> windows,
   t.m_flat = flat_price;
   t.m_windows = std::move(windows);
   if (zone.empty() || zone == "UTC" || zone == "Etc/UTC") return t;
-  try {
-    t.m_zone = date::locate_zone(zone);
-  } catch (const std::exception&) {
-    return make_error(ErrorKind::config, fmt::format("electricity.tz: unknown time zone '{}'", zone),
+  auto loaded = TimeZone::load(zone);
+  if (!loaded)
+    return make_error(ErrorKind::config, fmt::format("electricity.tz: {}", loaded.error().message),
                       "give an IANA zone name such as Europe/Berlin (see /usr/share/zoneinfo)");
-  }
+  t.m_zone = std::move(*loaded);
   return t;
 }
 
@@ -157,9 +154,7 @@ double Tariff::price_at(std::int64_t utc_ns) const {
   using namespace std::chrono;
   std::int64_t s = utc_ns / kNsPerSecond;
   if (utc_ns < 0 && utc_ns % kNsPerSecond != 0) --s;
-  const date::sys_seconds sys{seconds{s}};
-  const date::local_seconds local =
-      m_zone == nullptr ? date::local_seconds{seconds{s}} : zone_of(m_zone)->to_local(sys);
+  const date::local_seconds local{seconds{s + (m_zone == nullptr ? 0 : m_zone->at_utc(s).offset_s)}};
   const auto day = date::floor<date::days>(local);
   const date::year_month_day ymd{day};
   const unsigned weekday = (date::weekday{day}.iso_encoding() + 6) % 7;  // 0 = Monday

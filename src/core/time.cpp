@@ -4,7 +4,7 @@
 
 #include <gpucost/core/text.hpp>
 
-#include <date/tz.h>
+#include <date/date.h>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -225,15 +225,15 @@ std::string repeated_interval(const FallBack& f) {
   return hm(end - f.repeat_ns) + "\u2013" + hm(end);
 }
 
-void LocalClock::note_fall_back(const date::local_info& info) {
+void LocalClock::note_fall_back(const TimeZone::Local& info) {
   FallBack f;
-  f.at_ns = static_cast<std::int64_t>(info.second.begin.time_since_epoch().count()) * kNsPerSecond;
+  f.at_ns = info.second.begin * kNsPerSecond;
   for (const FallBack& known : m_fall_backs)
     if (known.at_ns == f.at_ns) return;
-  f.before_offset_ns = static_cast<std::int64_t>(info.first.offset.count()) * kNsPerSecond;
-  f.repeat_ns = f.before_offset_ns - static_cast<std::int64_t>(info.second.offset.count()) * kNsPerSecond;
-  f.before = info.first.abbrev;
-  f.after = info.second.abbrev;
+  f.before_offset_ns = std::int64_t{info.first.offset_s} * kNsPerSecond;
+  f.repeat_ns = f.before_offset_ns - std::int64_t{info.second.offset_s} * kNsPerSecond;
+  f.before = std::string(info.first.abbrev);
+  f.after = std::string(info.second.abbrev);
   m_fall_backs.push_back(std::move(f));
 }
 
@@ -256,23 +256,22 @@ Expected<LocalClock> LocalClock::make(std::string_view name) {
     }
   }
   if (name.empty()) {
-    try {
-      clock.m_zone = date::current_zone();
-      clock.m_name = std::string(clock.m_zone->name());
-    } catch (const std::exception&) {
+    if (auto zone = TimeZone::machine()) {
+      clock.m_zone = std::move(*zone);
+      clock.m_name = clock.m_zone->name();
+    } else {
       clock.m_fallback = true;  // no /etc/localtime: stay on UTC, the summary says so
     }
     return clock;
   }
   if (name == "UTC" || name == "Etc/UTC" || name == "Z") return clock;
-  try {
-    clock.m_zone = date::locate_zone(name);
-    clock.m_name = std::string(name);
-  } catch (const std::exception&) {
-    return make_error(ErrorKind::usage, fmt::format("--tz: unknown time zone '{}'", name),
+  auto zone = TimeZone::load(name);
+  if (!zone)
+    return make_error(ErrorKind::usage, fmt::format("--tz: {}", zone.error().message),
                       "give an IANA zone name such as Europe/Berlin or America/New_York "
                       "(see /usr/share/zoneinfo)");
-  }
+  clock.m_zone = std::move(*zone);
+  clock.m_name = std::string(name);
   return clock;
 }
 
@@ -284,12 +283,11 @@ std::int64_t LocalClock::to_utc_ns(std::int64_t local_ns) {
   constexpr std::int64_t kBucket = 900 * kNsPerSecond;
   std::int64_t bucket = local_ns / kBucket;
   if (local_ns < 0 && local_ns % kBucket != 0) --bucket;
-  const auto local_s = date::local_seconds{std::chrono::seconds{local_ns / kNsPerSecond}};
-  const date::local_info info = m_zone->get_info(local_s);
+  const TimeZone::Local info = m_zone->at_local(local_ns / kNsPerSecond);
   // unique: the offset; repeated hour: the earlier instant (first); DST gap: the offset before
   // the gap, which moves the time forward by the gap's length.
-  m_cache_offset_ns = static_cast<std::int64_t>(info.first.offset.count()) * kNsPerSecond;
-  if (info.result == date::local_info::ambiguous) note_fall_back(info);
+  m_cache_offset_ns = std::int64_t{info.first.offset_s} * kNsPerSecond;
+  if (info.kind == TimeZone::Local::Kind::repeated) note_fall_back(info);
   m_cache_begin = bucket * kBucket;
   m_cache_end = m_cache_begin + kBucket;
   return local_ns - m_cache_offset_ns;

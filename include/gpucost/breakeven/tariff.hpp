@@ -3,9 +3,11 @@
 #pragma once
 
 #include <gpucost/core/error.hpp>
+#include <gpucost/core/time_zone.hpp>
 #include <gpucost/extract/features.hpp>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -48,7 +50,7 @@ class Tariff {
  private:
   double m_flat = 0;
   std::vector<TouWindow> m_windows;
-  const void* m_zone = nullptr;  // date::time_zone; null = UTC
+  std::shared_ptr<const TimeZone> m_zone;  // null = UTC
 };
 
 /// Energy-weighted prices of one job (currency per kWh).

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <gpucost/core/error.hpp>
+#include <gpucost/core/time_zone.hpp>
 
 #include <cstdint>
 #include <memory>
@@ -10,11 +11,6 @@
 #include <string>
 #include <string_view>
 #include <vector>
-
-namespace date {
-class time_zone;
-struct local_info;
-}  // namespace date
 
 namespace gpucost {
 
@@ -97,9 +93,9 @@ class LocalClock {
   void add_fall_backs(const LocalClock& other);
 
  private:
-  void note_fall_back(const date::local_info& info);
+  void note_fall_back(const TimeZone::Local& info);
 
-  const date::time_zone* m_zone = nullptr;  // null = UTC
+  std::shared_ptr<const TimeZone> m_zone;  // null = UTC
   std::string m_name = "UTC";
   bool m_fallback = false;
   std::int64_t m_cache_begin = 1, m_cache_end = 0;  // local ns range with a fixed offset
