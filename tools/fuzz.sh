@@ -17,7 +17,7 @@ cxx=${CXX_FUZZ:-clang++}
 
 all_targets=(prep_dmon prep_pmon prep_query_csv prep_smi_q prep_smi_xml prep_dcgmi prep_syslog prep_dmesg
              prep_journal_json prep_journal_text prep_bug_report prep_torch_table prep_nsys prep_kineto prep_trainlog prep_prometheus_json prep_sacct prep_exposition prep_detect event_stream
-             features extract config)
+             features extract config time_zone)
 if [ $# -gt 0 ]; then targets=("$@"); else targets=("${all_targets[@]}"); fi
 
 # FUZZ_BUILD=DIR: a build configured with -DGPUCOST_FUZZ=ON already (CI's sanitizer build, which
@@ -80,6 +80,11 @@ make_seeds() {  # target dir
         n=$((n + 1))
         { printf '\000'; cat "$f"; } >"$dir/seed$n-0"
         { printf '\017'; cat "$f"; } >"$dir/seed$n-f"
+      done ;;
+    time_zone)  # the machine's zone files (not kept in the tree): fixed and DST zones, slim or fat
+      for f in UTC Europe/Berlin America/New_York Australia/Lord_Howe Europe/Dublin Africa/Casablanca Asia/Kolkata; do
+        [ -f "/usr/share/zoneinfo/$f" ] || continue
+        n=$((n + 1)); cp "/usr/share/zoneinfo/$f" "$dir/seed$n"
       done ;;
     config)
       for f in testdata/samples/*.toml; do

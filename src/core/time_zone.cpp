@@ -25,7 +25,9 @@ namespace {
 
 constexpr std::int64_t kMin = std::numeric_limits<std::int64_t>::min();
 constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
-/// The footer's rule is written out as transitions up to this year; later times keep the last.
+/// The footer's rule is written out as transitions from (at the earliest) and up to these years;
+/// later times keep the last.
+constexpr int kFirstRuleYear = 1800;
 constexpr int kLastRuleYear = 2200;
 
 Error zone_error(std::string message) {
@@ -381,7 +383,9 @@ class TzifReader {
     const std::uint32_t dst_type = type_of(rule.dst_offset, true, rule.dst_abbrev);
     const std::int64_t last = zone.m_transitions.back().at;
     std::vector<TimeZone::Transition> added;
-    for (int y = last == kMin ? 1970 : year_of(last); y <= kLastRuleYear; ++y) {
+    // From the last transition's year (no rule of the database is older than 1800: a file that
+    // says otherwise is damaged, and its earlier years keep its last type).
+    for (int y = last == kMin ? 1970 : std::max(year_of(last), kFirstRuleYear); y <= kLastRuleYear; ++y) {
       // DST starts at a local standard time and ends at a local DST time.
       added.push_back({local_time_of(rule.start, y) - rule.std_offset, dst_type});
       added.push_back({local_time_of(rule.end, y) - rule.dst_offset, std_type});
@@ -466,7 +470,8 @@ TimeZone::Local TimeZone::at_local(std::int64_t local_s) const {
   Local info;
   info.first = period(k - 1);
   const std::int64_t utc = local_s - info.first.offset_s;
-  if (utc < info.first.begin + 86400) {  // near the period's start: the one before may hold it too
+  // Near the period's start (within a day): the period before may hold the time too.
+  if (info.first.begin > kMax - 86400 || utc < info.first.begin + 86400) {
     if (k >= 2) {
       const Period before = period(k - 2);
       if (local_s - before.offset_s < before.end) {

@@ -9,6 +9,7 @@
 //                  the lines after it are --set overrides), and prices::load_catalogue() with
 //                  that file as the user catalogue and as a --clouds file (a SkyPilot vms.csv
 //                  when it starts with one's header)
+//   time_zone      TimeZone::from_tzif() (a zone file), and the periods of a few instants in it
 // The prep targets take the first byte as a set of option bits (--start, --interval, --fields,
 // --year, --boot-time, --date, --pattern) and check the accounting invariant
 // lines == event_lines + ignored + malformed on every input: a mismatch aborts. prep_kineto also
@@ -17,6 +18,7 @@
 #include <gpucost/breakeven/cloud_offers.hpp>
 #include <gpucost/breakeven/config.hpp>
 #include <gpucost/core/time.hpp>
+#include <gpucost/core/time_zone.hpp>
 #include <gpucost/extract/extract.hpp>
 #include <gpucost/io/event_stream.hpp>
 #include <gpucost/io/line_reader.hpp>
@@ -32,7 +34,9 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -208,6 +212,24 @@ void check_trace_scan(std::string_view text) {
   (void)catalogue;
 }
 
+// A zone file (TZif) from the bytes, and the periods of a few instants in it: times from the
+// input's last 8 bytes, and the transitions' neighbourhood of 1970, 2024 and 2100.
+[[maybe_unused]] void fuzz_time_zone(const std::uint8_t* data, std::size_t size) {
+  const std::string_view bytes(reinterpret_cast<const char*>(data), size);
+  const auto zone = TimeZone::from_tzif(bytes, "fuzz");
+  if (!zone) return;
+  std::int64_t tail = 0;
+  if (size >= 8) std::memcpy(&tail, data + size - 8, 8);
+  for (const std::int64_t t :
+       {tail, std::int64_t{0}, std::int64_t{1718200000}, std::int64_t{4102444800},
+        std::numeric_limits<std::int64_t>::min() / 2, std::numeric_limits<std::int64_t>::max() / 2}) {
+    const TimeZone::Period p = (*zone)->at_utc(t);
+    if (p.begin > t || (p.end != std::numeric_limits<std::int64_t>::max() && p.end <= t)) std::abort();
+    const TimeZone::Local l = (*zone)->at_local(t / 2);
+    (void)l;
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -221,9 +243,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   fuzz_extract(data, size);
 #elif defined(GPUCOST_FUZZ_CONFIG)
   fuzz_config(data, size);
+#elif defined(GPUCOST_FUZZ_TIME_ZONE)
+  fuzz_time_zone(data, size);
 #else
 #error \
-    "define GPUCOST_FUZZ_PREP=<format>, GPUCOST_FUZZ_EVENT_STREAM, GPUCOST_FUZZ_FEATURES, GPUCOST_FUZZ_EXTRACT or GPUCOST_FUZZ_CONFIG"
+    "define GPUCOST_FUZZ_PREP=<format>, GPUCOST_FUZZ_EVENT_STREAM, GPUCOST_FUZZ_FEATURES, GPUCOST_FUZZ_EXTRACT, GPUCOST_FUZZ_CONFIG or GPUCOST_FUZZ_TIME_ZONE"
 #endif
   return 0;
 }
