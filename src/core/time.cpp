@@ -250,9 +250,18 @@ LocalClock LocalClock::utc() { return LocalClock{}; }
 Expected<LocalClock> LocalClock::make(std::string_view name) {
   LocalClock clock;
   if (name.empty()) {
-    if (const char* env = std::getenv("TZ"); env != nullptr && *env != '\0') {
-      name = env;
-      if (name.front() == ':') name.remove_prefix(1);
+    const char* env = std::getenv("TZ");
+    if (env != nullptr && *env != '\0' && std::string_view(env) != ":") {
+      const std::string_view tz(env);
+      if (tz == "UTC" || tz == ":UTC" || tz == "Etc/UTC" || tz == ":Etc/UTC") return clock;
+      auto zone = TimeZone::from_tz_variable(tz);
+      if (!zone)
+        return make_error(ErrorKind::usage, fmt::format("TZ: {}", zone.error().message),
+                          "set TZ to an IANA zone name (Europe/Berlin), a zone file (:/etc/localtime) or a "
+                          "POSIX TZ string, or give --tz");
+      clock.m_zone = std::move(*zone);
+      clock.m_name = clock.m_zone->name();
+      return clock;
     }
   }
   if (name.empty()) {

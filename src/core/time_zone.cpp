@@ -310,6 +310,16 @@ class TzifReader {
     return std::shared_ptr<const TimeZone>(std::move(zone));
   }
 
+  // A zone of a POSIX TZ string alone (the TZ variable): its rule for every year.
+  static std::shared_ptr<const TimeZone> from_rule(const PosixRule& rule, std::string name) {
+    auto zone = std::make_shared<TimeZone>();
+    zone->m_name = std::move(name);
+    zone->m_types.push_back(TimeZone::Type{rule.std_offset, false, rule.std_abbrev});
+    zone->m_transitions.push_back(TimeZone::Transition{kMin, 0});
+    if (rule.has_dst) add_rule_transitions(*zone, rule);
+    return zone;
+  }
+
  private:
   struct Header {
     char version = 0;
@@ -385,7 +395,7 @@ class TzifReader {
     std::vector<TimeZone::Transition> added;
     // From the last transition's year (no rule of the database is older than 1800: a file that
     // says otherwise is damaged, and its earlier years keep its last type).
-    for (int y = last == kMin ? 1970 : std::max(year_of(last), kFirstRuleYear); y <= kLastRuleYear; ++y) {
+    for (int y = last == kMin ? kFirstRuleYear : std::max(year_of(last), kFirstRuleYear); y <= kLastRuleYear; ++y) {
       // DST starts at a local standard time and ends at a local DST time.
       added.push_back({local_time_of(rule.start, y) - rule.std_offset, dst_type});
       added.push_back({local_time_of(rule.end, y) - rule.dst_offset, std_type});
@@ -421,6 +431,25 @@ Expected<std::shared_ptr<const TimeZone>> TimeZone::load(std::string_view name) 
   const std::optional<std::string> bytes = read_file(path);
   if (!bytes) return zone_error(fmt::format("unknown time zone '{}'", name));
   return from_tzif(*bytes, std::string(name));
+}
+
+Expected<std::shared_ptr<const TimeZone>> TimeZone::from_tz_variable(std::string_view value) {
+  const bool file = !value.empty() && value.front() == ':';
+  if (file) value.remove_prefix(1);
+  if (!value.empty() && value.front() == '/') {
+    const std::string path(value);
+    const std::optional<std::string> bytes = read_file(path);
+    if (!bytes) return zone_error(fmt::format("cannot read the zone file '{}'", path));
+    std::optional<std::string> name = link_target(path.c_str());  // /etc/localtime -> .../zoneinfo/Europe/Berlin
+    name = name_after_zoneinfo(name ? *name : path);
+    return from_tzif(*bytes, name ? *name : path);
+  }
+  if (listed_name(value) && read_file(zone_dir() + '/' + std::string(value))) return load(value);
+  if (!file) {
+    if (const std::optional<PosixRule> rule = PosixParser(value).parse())
+      return TzifReader::from_rule(*rule, std::string(value));
+  }
+  return zone_error(fmt::format("unknown time zone '{}'", value));
 }
 
 Expected<std::shared_ptr<const TimeZone>> TimeZone::machine() {

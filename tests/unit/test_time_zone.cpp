@@ -5,6 +5,7 @@
 // the footer's POSIX rule goes on, checked against transitions a file lists and by hand.
 #include <catch2/catch.hpp>
 
+#include <gpucost/core/time.hpp>
 #include <gpucost/core/time_zone.hpp>
 
 #include <date/tz.h>
@@ -14,6 +15,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <limits>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -302,4 +304,104 @@ TEST_CASE("time zone: past the last listed transition the footer's POSIX rule go
   CHECK((*dublin)->at_utc(2234998800).abbrev == "GMT");
   CHECK((*dublin)->at_utc(2240000000).abbrev == "GMT");  // December 2040
   CHECK((*dublin)->at_utc(2240000000).offset_s == 0);
+}
+
+TEST_CASE("time zone: the TZ variable as the C library reads it: a file, a zone's name, a POSIX rule",
+          "[core][time][zone]") {
+  const auto berlin = TimeZone::load("Europe/Berlin");
+  REQUIRE(berlin);
+  const auto same_offsets = [](const TimeZone& a, const TimeZone& b, std::int64_t from, std::int64_t to) {
+    for (std::int64_t s = from; s < to; s += 3 * 3600) {
+      const TimeZone::Period x = a.at_utc(s), y = b.at_utc(s);
+      if (x.offset_s != y.offset_s || x.abbrev != y.abbrev || x.is_dst != y.is_dst) return false;
+    }
+    return true;
+  };
+  const std::int64_t y2000 = 946684800, y2038 = 2145916800;
+  for (const char* file :
+       {":/usr/share/zoneinfo/Europe/Berlin", "/usr/share/zoneinfo/Europe/Berlin", ":Europe/Berlin", "Europe/Berlin"}) {
+    INFO("TZ=" << file);
+    const auto z = TimeZone::from_tz_variable(file);
+    REQUIRE(z);
+    CHECK((*z)->name() == "Europe/Berlin");
+    CHECK(same_offsets(**z, **berlin, y2000, y2038));
+  }
+  // A rule alone: Berlin's since 1996, New York's since 2007.
+  const auto cet = TimeZone::from_tz_variable("CET-1CEST,M3.5.0,M10.5.0/3");
+  REQUIRE(cet);
+  CHECK((*cet)->name() == "CET-1CEST,M3.5.0,M10.5.0/3");
+  CHECK(same_offsets(**cet, **berlin, y2000, y2038));
+  const auto ny = TimeZone::load("America/New_York");
+  REQUIRE(ny);
+  const auto est = TimeZone::from_tz_variable("EST5EDT,M3.2.0,M11.1.0");
+  REQUIRE(est);
+  CHECK(same_offsets(**est, **ny, 1199145600 /* 2008 */, y2038));
+  const auto tehran = TimeZone::from_tz_variable("<+0330>-3:30");
+  REQUIRE(tehran);
+  CHECK((*tehran)->at_utc(y2000).offset_s == 12600);
+  CHECK((*tehran)->at_utc(y2000).abbrev == "+0330");
+  CHECK((*tehran)->at_utc(y2038).offset_s == 12600);
+  // A zone file's name comes first, as in the C library (EST5EDT is a file of the database).
+  const auto est5edt = TimeZone::from_tz_variable("EST5EDT");
+  REQUIRE(est5edt);
+  CHECK((*est5edt)->name() == "EST5EDT");
+  // What the C library would not read either.
+  CHECK(TimeZone::from_tz_variable(":/nonexistent").error().message == "cannot read the zone file '/nonexistent'");
+  CHECK(TimeZone::from_tz_variable(":Nowhere/Zone").error().message == "unknown time zone 'Nowhere/Zone'");
+  for (const char* bad : {"Nowhere/Zone", "AB5", "CET-1CEST", "CET-1CEST,M3.5.0", "CET-1CEST,M13.5.0,M10.5.0", "CET-25",
+                          "<+03", "EST5EDT,M3.2.0,M11.1.0x"}) {
+    INFO("TZ=" << bad);
+    CHECK_FALSE(TimeZone::from_tz_variable(bad));
+  }
+}
+
+namespace {
+
+// Sets TZ for the scope of one test, then puts back what it was.
+class TzVariable {
+ public:
+  explicit TzVariable(const char* value) {
+    if (const char* old = std::getenv("TZ"); old != nullptr) m_old = old;
+    ::setenv("TZ", value, 1);
+  }
+  ~TzVariable() {
+    if (m_old)
+      ::setenv("TZ", m_old->c_str(), 1);
+    else
+      ::unsetenv("TZ");
+  }
+  TzVariable(const TzVariable&) = delete;
+  TzVariable& operator=(const TzVariable&) = delete;
+
+ private:
+  std::optional<std::string> m_old;
+};
+
+}  // namespace
+
+TEST_CASE("time zone: LocalClock takes TZ as the C library does, and names TZ in its error", "[core][time][zone]") {
+  {
+    const TzVariable tz(":/usr/share/zoneinfo/Europe/Berlin");
+    auto clock = gpucost::LocalClock::make("");
+    REQUIRE(clock);
+    CHECK(clock->name() == "Europe/Berlin");
+    // 2024-07-01 12:00 local is 10:00 UTC in summer time.
+    CHECK(clock->to_utc_ns(std::int64_t{1719835200} * 1'000'000'000) == std::int64_t{1719828000} * 1'000'000'000);
+  }
+  {
+    const TzVariable tz("CET-1CEST,M3.5.0,M10.5.0/3");
+    auto clock = gpucost::LocalClock::make("");
+    REQUIRE(clock);
+    CHECK(clock->to_utc_ns(std::int64_t{1719835200} * 1'000'000'000) == std::int64_t{1719828000} * 1'000'000'000);
+  }
+  {
+    const TzVariable tz("Nowhere/Zone");
+    auto clock = gpucost::LocalClock::make("");
+    REQUIRE_FALSE(clock);
+    CHECK(clock.error().message == "TZ: unknown time zone 'Nowhere/Zone'");
+    // --tz wins over TZ, as before.
+    auto given = gpucost::LocalClock::make("Asia/Tokyo");
+    REQUIRE(given);
+    CHECK(given->name() == "Asia/Tokyo");
+  }
 }

@@ -45,6 +45,11 @@ class TimeZone {
   /// "zoneinfo/" on), else /etc/TZ's, else /etc/timezone's first line, else ZONE= in
   /// /etc/sysconfig/clock; an error when none names a zone.
   static Expected<std::shared_ptr<const TimeZone>> machine();
+  /// The zone the TZ environment variable names, read as the C library reads it (tzset(3)): ':'
+  /// and a file (an absolute path, or a name under the zone directory); else a zone's name; else
+  /// a POSIX TZ string ("CET-1CEST,M3.5.0,M10.5.0/3", a zone of that rule alone). A file under
+  /// a "zoneinfo/" directory, or /etc/localtime linking to one, is named as its zone.
+  static Expected<std::shared_ptr<const TimeZone>> from_tz_variable(std::string_view value);
   /// A zone from the bytes of a TZif file (tests; load() reads the file).
   static Expected<std::shared_ptr<const TimeZone>> from_tzif(std::string_view bytes, std::string name);
 
