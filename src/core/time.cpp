@@ -249,38 +249,30 @@ LocalClock LocalClock::utc() { return LocalClock{}; }
 
 Expected<LocalClock> LocalClock::make(std::string_view name) {
   LocalClock clock;
-  if (name.empty()) {
-    const char* env = std::getenv("TZ");
-    if (env != nullptr && *env != '\0' && std::string_view(env) != ":") {
-      const std::string_view tz(env);
-      if (tz == "UTC" || tz == ":UTC" || tz == "Etc/UTC" || tz == ":Etc/UTC") return clock;
-      auto zone = TimeZone::from_tz_variable(tz);
-      if (!zone)
-        return make_error(ErrorKind::usage, fmt::format("TZ: {}", zone.error().message),
-                          "set TZ to an IANA zone name (Europe/Berlin), a zone file (:/etc/localtime) or a "
-                          "POSIX TZ string, or give --tz");
-      clock.m_zone = std::move(*zone);
-      clock.m_name = clock.m_zone->name();
-      return clock;
-    }
-  }
-  if (name.empty()) {
-    if (auto zone = TimeZone::machine()) {
-      clock.m_zone = std::move(*zone);
-      clock.m_name = clock.m_zone->name();
-    } else {
-      clock.m_fallback = true;  // no /etc/localtime: stay on UTC, the summary says so
-    }
+  const auto is_utc = [](std::string_view z) { return z == "UTC" || z == "Etc/UTC" || z == "Z"; };
+  // The clock on `zone`, or the error named by where the zone came from.
+  const auto on = [&clock](Expected<std::shared_ptr<const TimeZone>> zone, std::string_view source,
+                           const char* hint) -> Expected<LocalClock> {
+    if (!zone) return make_error(ErrorKind::usage, fmt::format("{}: {}", source, zone.error().message), hint);
+    clock.m_zone = std::move(*zone);
+    clock.m_name = clock.m_zone->name();
     return clock;
+  };
+  if (!name.empty()) {
+    if (is_utc(name)) return clock;
+    return on(TimeZone::load(name), "--tz",
+              "give an IANA zone name such as Europe/Berlin or America/New_York (see /usr/share/zoneinfo)");
   }
-  if (name == "UTC" || name == "Etc/UTC" || name == "Z") return clock;
-  auto zone = TimeZone::load(name);
-  if (!zone)
-    return make_error(ErrorKind::usage, fmt::format("--tz: {}", zone.error().message),
-                      "give an IANA zone name such as Europe/Berlin or America/New_York "
-                      "(see /usr/share/zoneinfo)");
-  clock.m_zone = std::move(*zone);
-  clock.m_name = std::string(name);
+  const char* env = std::getenv("TZ");
+  std::string_view tz = env != nullptr ? env : "";
+  if (!tz.empty() && tz != ":") {
+    if (is_utc(tz.substr(tz.front() == ':' ? 1 : 0))) return clock;
+    return on(TimeZone::from_tz_variable(tz), "TZ",
+              "set TZ to an IANA zone name (Europe/Berlin), a zone file (:/etc/localtime) or a POSIX TZ string, "
+              "or give --tz");
+  }
+  if (auto zone = TimeZone::machine()) return on(std::move(zone), "", "");
+  clock.m_fallback = true;  // no /etc/localtime: stay on UTC, the summary says so
   return clock;
 }
 
