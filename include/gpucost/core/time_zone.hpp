@@ -43,7 +43,8 @@ class TimeZone {
   static Expected<std::shared_ptr<const TimeZone>> load(std::string_view name);
   /// This machine's zone, named as date/tz named it: the target of the /etc/localtime link (from
   /// "zoneinfo/" on), else /etc/TZ's, else /etc/timezone's first line, else ZONE= in
-  /// /etc/sysconfig/clock; an error when none names a zone.
+  /// /etc/sysconfig/clock; else /etc/localtime itself when it is a file (named by its path); an
+  /// error when there is none.
   static Expected<std::shared_ptr<const TimeZone>> machine();
   /// The zone the TZ environment variable names, read as the C library reads it (tzset(3)): ':'
   /// and a file (an absolute path, or a name under the zone directory); else a zone's name; else
