@@ -190,8 +190,8 @@ TEST_CASE("time zone: the machine's zone is named as date/tz named it", "[core][
   } catch (const std::exception&) {
   }
   const auto ours = TimeZone::machine();
-  if (theirs == nullptr) {
-    CHECK_FALSE(ours);
+  if (theirs == nullptr) {  // none named; a copied /etc/localtime is still read, under its path
+    if (ours) CHECK((*ours)->name() == "/etc/localtime");
     return;
   }
   REQUIRE(ours);
