@@ -159,20 +159,13 @@ class PosixParser {
   std::size_t m_at = 0;
 };
 
-bool is_leap(int y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
-
-unsigned days_in_month(int y, int m) {
-  static constexpr std::array<unsigned, 12> kDays{31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-  return m == 2 && is_leap(y) ? 29 : kDays[static_cast<std::size_t>(m - 1)];
-}
-
 /// The local seconds since the epoch (as if UTC) at which `d` falls in year `y`.
 std::int64_t local_time_of(const RuleDate& d, int y) {
   std::int64_t day = 0;  // days since the epoch
   switch (d.kind) {
     case RuleDate::Kind::julian_no_leap: {  // 1-365, February 29 never counted
       std::int64_t n = d.day - 1;
-      if (is_leap(y) && d.day >= 60) ++n;
+      if (days_in_month(y, 2) == 29 && d.day >= 60) ++n;
       day = days_from_civil(y, 1, 1) + n;
       break;
     }
@@ -183,7 +176,7 @@ std::int64_t local_time_of(const RuleDate& d, int y) {
       // 1970-01-01 was a Thursday (4).
       const std::int64_t first_weekday = ((first % 7) + 7 + 4) % 7;
       std::int64_t mday = 1 + (d.weekday - first_weekday + 7) % 7 + 7 * (d.week - 1);
-      while (mday > days_in_month(y, d.month)) mday -= 7;  // week 5: the last such weekday
+      while (mday > days_in_month(y, month)) mday -= 7;  // week 5: the last such weekday
       day = first + mday - 1;
       break;
     }
@@ -191,16 +184,11 @@ std::int64_t local_time_of(const RuleDate& d, int y) {
   return day * 86400 + d.time_s;
 }
 
+/// The year of a UTC instant in seconds (floored to its day, before the epoch too).
 int year_of(std::int64_t utc_s) {
-  const std::int64_t days = utc_s >= 0 ? utc_s / 86400 : -((-utc_s + 86399) / 86400);
-  // Howard Hinnant's civil_from_days, the year only.
-  const std::int64_t z = days + 719468;
-  const std::int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-  const std::int64_t doe = z - era * 146097;
-  const std::int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  const std::int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  const std::int64_t mp = (5 * doy + 2) / 153;
-  return static_cast<int>(yoe + era * 400 + (mp >= 10 ? 1 : 0));
+  std::int64_t days = utc_s / 86400;
+  if (utc_s % 86400 < 0) --days;
+  return year_from_days(days);
 }
 
 std::uint32_t be32(const unsigned char* p) {
@@ -381,21 +369,18 @@ class TzifReader {
   }
 
   static void add_rule_transitions(TimeZone& zone, const PosixRule& rule) {
-    const auto type_of = [&](std::int32_t offset, bool dst, const std::string& abbrev) {
-      for (std::size_t i = 0; i < zone.m_types.size(); ++i) {
-        const TimeZone::Type& t = zone.m_types[i];
-        if (t.offset_s == offset && t.is_dst == dst && t.abbrev == abbrev) return static_cast<std::uint32_t>(i);
-      }
-      zone.m_types.push_back(TimeZone::Type{offset, dst, abbrev});
-      return static_cast<std::uint32_t>(zone.m_types.size() - 1);
+    const auto type_of = [&](const TimeZone::Type& type) {
+      auto it = std::find(zone.m_types.begin(), zone.m_types.end(), type);
+      if (it == zone.m_types.end()) it = zone.m_types.insert(it, type);
+      return static_cast<std::uint32_t>(it - zone.m_types.begin());
     };
-    const std::uint32_t std_type = type_of(rule.std_offset, false, rule.std_abbrev);
-    const std::uint32_t dst_type = type_of(rule.dst_offset, true, rule.dst_abbrev);
+    const std::uint32_t std_type = type_of({rule.std_offset, false, rule.std_abbrev});
+    const std::uint32_t dst_type = type_of({rule.dst_offset, true, rule.dst_abbrev});
     const std::int64_t last = zone.m_transitions.back().at;
     std::vector<TimeZone::Transition> added;
     // From the last transition's year (no rule of the database is older than 1800: a file that
     // says otherwise is damaged, and its earlier years keep its last type).
-    for (int y = last == kMin ? kFirstRuleYear : std::max(year_of(last), kFirstRuleYear); y <= kLastRuleYear; ++y) {
+    for (int y = std::max(year_of(last), kFirstRuleYear); y <= kLastRuleYear; ++y) {
       // DST starts at a local standard time and ends at a local DST time.
       added.push_back({local_time_of(rule.start, y) - rule.std_offset, dst_type});
       added.push_back({local_time_of(rule.end, y) - rule.dst_offset, std_type});
@@ -408,9 +393,7 @@ class TzifReader {
   // date/tz drops a transition that changes neither the offset, the DST flag nor the abbreviation.
   static void merge_unchanged(TimeZone& zone) {
     const auto same = [&](const TimeZone::Transition& a, const TimeZone::Transition& b) {
-      const TimeZone::Type& x = zone.m_types[a.type];
-      const TimeZone::Type& y = zone.m_types[b.type];
-      return x.offset_s == y.offset_s && x.is_dst == y.is_dst && x.abbrev == y.abbrev;
+      return zone.m_types[a.type] == zone.m_types[b.type];
     };
     zone.m_transitions.erase(std::unique(zone.m_transitions.begin(), zone.m_transitions.end(), same),
                              zone.m_transitions.end());
@@ -425,10 +408,18 @@ Expected<std::shared_ptr<const TimeZone>> TimeZone::from_tzif(std::string_view b
   return reader.read();
 }
 
+namespace {
+
+/// The zone file of a listed name (listed_name()), read; none when it is not one.
+std::optional<std::string> listed_zone_file(std::string_view name) {
+  if (!listed_name(name)) return std::nullopt;
+  return read_file(zone_dir() + '/' + std::string(name));
+}
+
+}  // namespace
+
 Expected<std::shared_ptr<const TimeZone>> TimeZone::load(std::string_view name) {
-  if (!listed_name(name)) return zone_error(fmt::format("unknown time zone '{}'", name));
-  const std::string path = zone_dir() + '/' + std::string(name);
-  const std::optional<std::string> bytes = read_file(path);
+  const std::optional<std::string> bytes = listed_zone_file(name);
   if (!bytes) return zone_error(fmt::format("unknown time zone '{}'", name));
   return from_tzif(*bytes, std::string(name));
 }
@@ -444,7 +435,7 @@ Expected<std::shared_ptr<const TimeZone>> TimeZone::from_tz_variable(std::string
     name = name_after_zoneinfo(name ? *name : path);
     return from_tzif(*bytes, name ? *name : path);
   }
-  if (listed_name(value) && read_file(zone_dir() + '/' + std::string(value))) return load(value);
+  if (const std::optional<std::string> bytes = listed_zone_file(value)) return from_tzif(*bytes, std::string(value));
   if (!file) {
     if (const std::optional<PosixRule> rule = PosixParser(value).parse())
       return TzifReader::from_rule(*rule, std::string(value));
@@ -471,7 +462,7 @@ Expected<std::shared_ptr<const TimeZone>> TimeZone::machine() {
   }
   // A copied /etc/localtime (container images) that names no zone: its rules all the same, named
   // by its path (date/tz gave up here, and gpucost read local times as UTC).
-  if (read_file("/etc/localtime")) return from_tz_variable(":/etc/localtime");
+  if (auto zone = from_tz_variable(":/etc/localtime")) return zone;
   return make_error(ErrorKind::usage, "this machine names no time zone", "give --tz");
 }
 

@@ -54,14 +54,7 @@ int utc_year(std::int64_t ts_ns) {
   if (ts_ns % kNsPerSecond < 0) --secs;  // floor, also before the epoch
   std::int64_t days = secs / 86400;
   if (secs % 86400 < 0) --days;
-  // Howard Hinnant's civil_from_days, year only.
-  days += 719468;
-  const std::int64_t era = (days >= 0 ? days : days - 146096) / 146097;
-  const std::int64_t doe = days - era * 146097;
-  const std::int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  const std::int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  const std::int64_t mp = (5 * doy + 2) / 153;
-  return static_cast<int>(yoe + era * 400 + (mp < 10 ? 0 : 1));
+  return year_from_days(days);
 }
 
 }  // namespace gpucost::prep

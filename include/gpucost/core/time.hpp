@@ -21,6 +21,10 @@ inline constexpr std::int64_t kNsPerSecond = 1'000'000'000;
 
 /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
 std::int64_t days_from_civil(std::int64_t y, unsigned m, unsigned d);
+/// The year of a day counted since 1970-01-01 (Howard Hinnant's civil_from_days, the year only).
+int year_from_days(std::int64_t days);
+/// 28 to 31 (`month` 1-12).
+unsigned days_in_month(int year, unsigned month);
 
 /// Wall-clock fields as printed by a tool, before any zone is applied.
 struct CivilTime {

@@ -65,6 +65,7 @@ class TimeZone {
     std::int32_t offset_s = 0;
     bool is_dst = false;
     std::string abbrev;
+    bool operator==(const Type&) const = default;
   };
   struct Transition {
     std::int64_t at = 0;  ///< UTC seconds; the first is the lowest int64
